@@ -46,13 +46,24 @@ const REPLACE_REFUSED: Readonly<Record<string, string>> = {
   Job: 'a replace sends it without the selector and pod template labels the API server generated at its creation, so once its manifest changes every sync fails: spec.selector: Invalid value: null: field is immutable',
 };
 
+/** What mends each cause, printed with its finding (the remediation lists them all). */
+const FIX = {
+  filter: "write argocd-cm's resource.exclusions and resource.inclusions as Argo CD reads them: a YAML list of entries with apiGroups, kinds and clusters",
+  excluded: "drop the excluded object, or narrow argocd-cm's resource filter so that it leaves the kind in",
+  generated: 'give an object that is no hook a name (metadata.name), or make it a hook (argocd.argoproj.io/hook)',
+  managedFields: 'drop metadata.managedFields from the manifest',
+  applyLists: 'set each env var and container port once in a container synced server-side, and each imagePullSecret and hostAlias ip once in its pod',
+  replace: 'sync claims and Jobs without Replace=true, or with Force=true beside it',
+  size: "add ServerSideApply=true to the Application syncOptions (or the object's argocd.argoproj.io/sync-options)",
+  namespace: 'leave the namespace to one owner: drop CreateNamespace=true from all but one Application, or drop the Namespace object',
+} as const;
+
 export const argocdWillSyncCheck: PolicyCheck = {
   id: 'argocd-will-sync',
   description:
     "Argo CD can apply the object: a client-side apply whose last-applied-configuration would pass 256 KiB needs ServerSideApply=true or Replace=true; a kind Argo CD's resource filter leaves out (its core exclusions, argocd-cm's resource.exclusions, which a patch replaces whole, and resource.inclusions) is never applied, and argocd-cm's filter keys must be readable; an object that is no hook has a name (kubectl apply cannot use generateName); no claim or Job is synced with Replace=true unless Force=true makes the sync delete and create it (a replace of a bound claim is refused; a Job's generated selector is sent as null); one synced with ServerSideApply=true carries no managedFields and has no two env vars of one name or container ports of one port and protocol in a container, nor two imagePullSecrets of one name or hostAliases of one ip in a pod (server-side apply cannot build it); a namespace is created by one owner only (a Namespace object, or one Application's CreateNamespace=true) (invariants P1).",
   invariants: ['P1'],
-  remediation:
-    "add ServerSideApply=true to the Application syncOptions (or the object's argocd.argoproj.io/sync-options), drop the excluded object or narrow argocd-cm's resource filter, give an object that is no hook a name, set each env var and container port once in a container synced server-side, sync claims and Jobs without Replace=true (or with Force=true beside it), or leave the namespace to one owner",
+  remediation: Object.values(FIX).join('; '),
   reads: { kinds: ['*'], everyKind: 'Argo CD applies every resource, and its resource filter and size limit apply to any kind', files: [ARGOCD_CM_PATCH] },
   exemptible: false,
   run(ctx) {
@@ -63,7 +74,7 @@ export const argocdWillSyncCheck: PolicyCheck = {
     for (const { key, problem } of problems) {
       const message = `argocd-cm's ${key} cannot be read (${problem}): Argo CD fails to load its resource filter, and with it the settings every sync needs`;
       const place = settingsPlace(settings, ['data', key]);
-      if (place) ctx.fail(place, message);
+      if (place) ctx.fail(place, message, FIX.filter);
     }
     for (const r of ctx.resources) {
       const group = groupOf(r.apiVersion);
@@ -72,7 +83,11 @@ export const argocdWillSyncCheck: PolicyCheck = {
       const managed = verdict(group, r.kind, cluster);
       if (managed !== 'managed') {
         const why = managed === 'excluded' ? 'resource.exclusions (or its core list) leave' : `resource.inclusions name kinds for ${cluster} and leave`;
-        ctx.fail({ resource: r, path: ['kind'] }, `${r.kind} ${r.name}: Argo CD's ${why} ${group || 'core'}/${r.kind} out, so it is never applied`);
+        ctx.fail(
+          { resource: r, path: ['kind'] },
+          `${r.kind} ${r.name}: Argo CD's ${why} ${group || 'core'}/${r.kind} out, so it is never applied`,
+          FIX.excluded,
+        );
         continue;
       }
       const generated = generatedName(r);
@@ -80,6 +95,7 @@ export const argocdWillSyncCheck: PolicyCheck = {
         ctx.fail(
           { resource: r, path: ['metadata', 'generateName'] },
           `${r.kind} with generateName ${generated}: Argo CD applies what is not a hook with kubectl apply, which refuses it: "from ${generated}: cannot use generate name with apply"`,
+          FIX.generated,
         );
         continue;
       }
@@ -88,24 +104,27 @@ export const argocdWillSyncCheck: PolicyCheck = {
         ctx.fail(
           { resource: r, path: ['metadata', 'managedFields'] },
           `${r.kind} ${r.name} is synced with ServerSideApply=true and carries managedFields, which the API server refuses in an apply: metadata.managedFields must be nil`,
+          FIX.managedFields,
         );
       if (options.includes('ServerSideApply=true'))
         for (const { path, message } of applyListDuplicates(r))
           ctx.fail(
             { resource: r, path },
             `${r.kind} ${r.name} is synced with ServerSideApply=true, which cannot build it: failed to create typed patch object: ${message}`,
+            FIX.applyLists,
           );
       // A replace the API server refuses once the object exists: the sync fails at it, unless Force=true makes it
       // `kubectl replace --force`, a delete and a create (sync-method.ts; argocd-prune judges what that loses).
       const refused = options.includes('Replace=true') ? REPLACE_REFUSED[r.kind] : undefined;
       if (refused && onRefusedUpdate(syncMethodOf(r.object, undefined, syncOptions(app)), r.kind) === 'fails' && !r.rendered?.hook)
-        ctx.fail({ resource: r, path: ['spec'] }, `${r.kind} ${r.name} is synced with Replace=true: ${refused}`);
+        ctx.fail({ resource: r, path: ['spec'] }, `${r.kind} ${r.name} is synced with Replace=true: ${refused}`, FIX.replace);
       if (options.includes('ServerSideApply=true') || options.includes('Replace=true')) continue;
       const size = jsonBytes(r.object);
       if (size > LAST_APPLIED_LIMIT)
         ctx.fail(
           { resource: r, path: ['metadata'] },
           `${r.kind} ${r.name}: a client-side apply stores the object (${size.toLocaleString('en-US')} bytes) in kubectl.kubernetes.io/last-applied-configuration, over the 262,144-byte annotation limit: "metadata.annotations: Too long"`,
+          FIX.size,
         );
     }
     // A namespace Argo CD creates (CreateNamespace=true, and no Namespace of that name among the app's own manifests,
@@ -118,6 +137,7 @@ export const argocdWillSyncCheck: PolicyCheck = {
         ctx.fail(
           { resource: m.app.resource, path: ['spec', 'syncPolicy', 'syncOptions'] },
           `Application ${m.app.name} creates namespace ${m.namespace} (CreateNamespace=true), which ${declared ? `${declared.file} also declares` : `Application ${other!.app.name} also creates`}: two owners fight over its labels`,
+          FIX.namespace,
         );
     }
   },

@@ -47,6 +47,14 @@ const SILENCES_API_PATH = '/api/v2/silences';
 /** Whether a `Prefix` path routes the alerts API. */
 const prefixCovers = (path: string) => ingressPathMatches(path, 'Prefix', ALERTS_API_PATH);
 
+/** What mends each cause, printed with its finding (the remediation lists them all). */
+const FIX = {
+  sender: `record each sender in ${SENDERS_FILE} (url http(s)://<host>${ALERTS_API_PATH}, contentType application/json, payload, minimumLevel)`,
+  body: `write each payload in ${PAYLOADS_DIR} as a JSON array of postable alerts with the labels and summary A9 gives, each text the hypervisor fills in as {{ escape <name> }}`,
+  ingress: `serve the senders' host with alertmanager.ingress (ingressClassName ${LAN_GATEWAY}, pathType Prefix, paths [${ALERTS_API_PATH}] alone)`,
+  dsmEscaping: "nothing in the repository settles it: send DSM's test message with a quote in its text, and see Alertmanager take it",
+} as const;
+
 /** What judging a sender needs: the check's context, the senders' file, and Alertmanager's configurations (read once). */
 interface SenderContext {
   ctx: CheckContext;
@@ -56,7 +64,7 @@ interface SenderContext {
 
 /** The sender's entry: its URL (returned when Alertmanager takes pushes there), its content type and its level. */
 function senderUrl({ ctx, senders }: SenderContext, sender: WebhookSender, minimumLevel: string): URL | undefined {
-  const fail = (key: string, message: string) => ctx.fail({ data: senders, path: [...sender.at, key] }, message);
+  const fail = (key: string, message: string) => ctx.fail({ data: senders, path: [...sender.at, key] }, message, FIX.sender);
   if (sender.contentType !== 'application/json')
     fail('contentType', `${sender.name} must send Content-Type application/json: Alertmanager refuses any other body`);
   if (sender.minimumLevel !== minimumLevel)
@@ -85,14 +93,16 @@ function checkPayload({ ctx, senders, configs }: SenderContext, { sender, expect
     return ctx.fail(
       { data: senders, path: [...sender.at, 'payload'] },
       `${who}'s payload ${JSON.stringify(sender.payload ?? '')} is not a file in ${PAYLOADS_DIR}`,
+      FIX.sender,
     );
-  const refused = (path: Path, why: string) => ctx.fail({ data: payload, path }, `${payload.file} ${why}: Alertmanager refuses the body (HTTP 400)`);
+  const failBody = (path: Path, message: string) => ctx.fail({ data: payload, path }, message, FIX.body);
+  const refused = (path: Path, why: string) => failBody(path, `${payload.file} ${why}: Alertmanager refuses the body (HTTP 400)`);
   if (payload.errors.length > 0) return refused([], `is not JSON: ${payload.errors[0]}`);
   const filled = fillBody(payload.data, expected.filler);
   for (const p of filled.problems)
-    ctx.fail({ data: payload, path: p.path }, `${who} ${names.length > 1 ? 'fill' : 'fills'} in ${JSON.stringify(dig(payload.data, p.path))}, which ${p.why}`);
+    failBody(p.path, `${who} ${names.length > 1 ? 'fill' : 'fills'} in ${JSON.stringify(dig(payload.data, p.path))}, which ${p.why}`);
   // Once per body, not per sample event: the second filling below only compares labels.
-  for (const n of filled.notJudged) ctx.notJudged({ data: payload, path: n.path }, `${who}: ${n.why}`);
+  for (const n of filled.notJudged) ctx.notJudged({ data: payload, path: n.path }, `${who}: ${n.why}`, FIX.dsmEscaping);
   if (filled.data === undefined) return;
   const { alerts, problems } = postableAlerts(filled.data);
   for (const p of problems) refused(p.path, p.why);
@@ -100,19 +110,17 @@ function checkPayload({ ctx, senders, configs }: SenderContext, { sender, expect
   const next = postableAlerts(fillBody(payload.data, expected.filler, 1).data).alerts;
   for (const alert of alerts) {
     if (next.some((other) => other.at[0] === alert.at[0] && sameLabels(other.labels, alert.labels)))
-      ctx.fail(
-        { data: payload, path: [...alert.at, 'labels'] },
+      failBody(
+        [...alert.at, 'labels'],
         `${who} ${names.length > 1 ? 'give' : 'gives'} two different events the same labels, so Alertmanager takes the second for an update of the first and never sends it (A13: each event goes to chat): add a label that carries the event, such as ${EVENT_LABEL[expected.filler]}`,
       );
     for (const [key, value] of Object.entries(expected.labels))
-      if (alert.labels[key] !== value)
-        ctx.fail({ data: payload, path: [...alert.at, 'labels', ...(key in alert.labels ? [key] : [])] }, `${who}'s alerts carry ${key}="${value}" (A9)`);
-    if (!alert.annotations.summary) ctx.fail({ data: payload, path: [...alert.at, 'annotations'] }, `${who}'s alerts carry a summary annotation (A9)`);
+      if (alert.labels[key] !== value) failBody([...alert.at, 'labels', ...(key in alert.labels ? [key] : [])], `${who}'s alerts carry ${key}="${value}" (A9)`);
+    if (!alert.annotations.summary) failBody([...alert.at, 'annotations'], `${who}'s alerts carry a summary annotation (A9)`);
     for (const { config } of configs) {
       const want = expectedReceiver(alert.labels);
       const got = route(config, alert.labels).map((hit) => hit.receiver);
-      if (!got.includes(want))
-        ctx.fail({ data: payload, path: [...alert.at, 'labels'] }, `Alertmanager routes ${who}'s alerts to ${got.join(', ')}, not ${want}`);
+      if (!got.includes(want)) failBody([...alert.at, 'labels'], `Alertmanager routes ${who}'s alerts to ${got.join(', ')}, not ${want}`);
     }
   }
 }
@@ -159,15 +167,16 @@ export const webhookCheck: PolicyCheck = {
   id: 'alert-webhooks',
   description: `The NAS, the hypervisor and its backup server push to Alertmanager's ${ALERTS_API_PATH} through the LAN's gateway, as ${SENDERS_FILE} records, with JSON bodies that, as each sender fills them in, carry the labels and summary the event route expects and tell one event from the next (A9, A13).`,
   invariants: ['A9', 'A13'],
-  remediation: `record each sender in ${SENDERS_FILE} (url, contentType application/json, payload, minimumLevel), write each text the hypervisor fills in as {{ escape <name> }}, and serve its host with alertmanager.ingress (ingressClassName ${LAN_GATEWAY}, pathType Prefix, paths [${ALERTS_API_PATH}] alone)`,
+  remediation: [FIX.sender, FIX.body, FIX.ingress].join('; '),
   reads: { kinds: ['Ingress', 'Service'], files: [`${PAYLOADS_DIR}*`], charts: ['kube-prometheus-stack'], renders: true },
   exemptible: false,
   run(ctx) {
     const recorded = webhookSenders(ctx.repo);
-    if (!recorded) return ctx.fail({ file: `${PAYLOADS_DIR}README.md` }, `${SENDERS_FILE} is missing: nothing records where the NAS and the hypervisor push`);
+    if (!recorded)
+      return ctx.fail({ file: `${PAYLOADS_DIR}README.md` }, `${SENDERS_FILE} is missing: nothing records where the NAS and the hypervisor push`, FIX.sender);
     const names = new Set(recorded.senders.map((s) => s.name));
     for (const name of Object.keys(SENDERS).filter((n) => !names.has(n)))
-      ctx.fail({ data: recorded.file, path: ['senders'] }, `no entry for ${name}, which A9 says pushes to Alertmanager`);
+      ctx.fail({ data: recorded.file, path: ['senders'] }, `no entry for ${name}, which A9 says pushes to Alertmanager`, FIX.sender);
     const env: SenderContext = { ctx, senders: recorded.file, configs: alertmanagerConfigs(ctx.repo) };
     // Each URL once, naming every sender that posts to it: they share Alertmanager's one address.
     const byUrl = new Map<string, { url: URL; names: string[] }>();
@@ -176,7 +185,11 @@ export const webhookCheck: PolicyCheck = {
     for (const sender of recorded.senders) {
       const expected = SENDERS[sender.name];
       if (!expected) {
-        ctx.fail({ data: recorded.file, path: [...sender.at, 'name'] }, `unknown sender "${sender.name}": A9 names ${Object.keys(SENDERS).join(', ')}`);
+        ctx.fail(
+          { data: recorded.file, path: [...sender.at, 'name'] },
+          `unknown sender "${sender.name}": A9 names ${Object.keys(SENDERS).join(', ')}`,
+          FIX.sender,
+        );
         continue;
       }
       const key = JSON.stringify([sender.payload, expected]);
@@ -191,13 +204,14 @@ export const webhookCheck: PolicyCheck = {
       const who = `${names.join(', ')} ${names.length > 1 ? 'post' : 'posts'} to ${url.href}`;
       for (const { values, source } of stacks) {
         const problem = ingressProblem(values, url);
-        if (problem) ctx.fail({ data: source, path: problem.path }, `${who}, but ${problem.why}`);
+        if (problem) ctx.fail({ data: source, path: problem.path }, `${who}, but ${problem.why}`, FIX.ingress);
       }
       // Not rendered (no chart in the cache): the summary counts the source as not judged, and the values speak above.
       if (render?.status === 'rendered' && !renderedRoute(ctx.resources, url))
         ctx.fail(
           { resource: render.app.resource, path: [...render.source.at, 'chart'] },
           `${who}, but no rendered Ingress of class ${LAN_GATEWAY} routes it to Alertmanager's Service`,
+          FIX.ingress,
         );
     }
   },

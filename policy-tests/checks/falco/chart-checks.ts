@@ -18,56 +18,72 @@ const SLACK_URL_ENV = 'SLACK_WEBHOOKURL';
 const valuesCheck = (ctx: CheckContext, chart: string, body: (v: ChartValues, fail: ValuesFail) => void) =>
   eachChartValues(ctx, chart, 'security/README.md', body);
 
+/** What mends each cause of falco-sensor, printed with its finding (the remediation lists them all). */
+const SENSOR_FIX = {
+  driver: 'set driver.kind: modern_ebpf',
+  nodes: 'tolerate node-role.kubernetes.io/control-plane, and leave nodeSelector and affinity empty',
+  plugins: `load only the ${RULES_PLUGIN.name} plugin (collectors.containerEngine on, pluginRef ${RULES_PLUGIN.ref}:<${RULES_PLUGIN.required} or later>, collectors.kubernetes off, nothing in falco.load_plugins or falco.plugins)`,
+  output: 'set falco.json_output: true and falco.http_output.enabled: true',
+  metrics: 'set metrics.enabled: true with metrics.interval: 15m',
+} as const;
+
 export const falcoChartChecks: PolicyCheck[] = [
   {
     id: 'falco-sensor',
     description:
       'The sensor: modern eBPF driver, on every node (control-plane tolerations match the cluster facts), syscalls as the only event source (no source plugin, no audit log; the container metadata plugin falco-rules 5 requires is the one plugin loaded, at a compatible version), JSON output to the forwarder, metrics every 15 min; judged on the rendered falco.yaml when the chart is rendered (S1, S5, A16).',
     invariants: ['S1', 'S5', 'A16'],
-    remediation: `set driver.kind: modern_ebpf, tolerate node-role.kubernetes.io/control-plane, load only the ${RULES_PLUGIN.name} plugin (collectors.containerEngine on, pluginRef ${RULES_PLUGIN.ref}:<${RULES_PLUGIN.required} or later>, collectors.kubernetes off), json_output and http_output on, metrics.enabled with metrics.interval: 15m`,
+    remediation: Object.values(SENSOR_FIX).join('; '),
     reads: { kinds: ['Application'], charts: ['falco'], renders: true },
     exemptible: false,
     run(ctx) {
       valuesCheck(ctx, 'falco', ({ values }, fail) => {
         if (dig(values, ['driver', 'kind']) !== 'modern_ebpf')
-          fail(['driver', 'kind'], `driver.kind is "${String(dig(values, ['driver', 'kind']))}", must be modern_ebpf`);
+          fail(['driver', 'kind'], `driver.kind is "${String(dig(values, ['driver', 'kind']))}", must be modern_ebpf`, SENSOR_FIX.driver);
         const facts = ctx.repo.facts;
         if (facts && facts.controlPlaneCount > 0 && !toleratesControlPlane(dig(values, ['tolerations'])))
           fail(
             ['tolerations'],
             `the sensor would run on ${facts.nodeCount - facts.controlPlaneCount} of ${facts.nodeCount} nodes: no toleration for the control-plane taint`,
+            SENSOR_FIX.nodes,
           );
         for (const key of ['nodeSelector', 'affinity'] as const) {
           const v = dig(values, [key]);
           if (v && typeof v === 'object' && Object.keys(v).length)
-            fail([key], `${key} restricts the sensor to some nodes; it must run on all ${facts?.nodeCount ?? ''} nodes`);
+            fail([key], `${key} restricts the sensor to some nodes; it must run on all ${facts?.nodeCount ?? ''} nodes`, SENSOR_FIX.nodes);
         }
         const loaded = extraPlugins((dig(values, ['falco', 'load_plugins']) ?? []) as unknown[]);
         if (loaded.length)
           fail(
             ['falco', 'load_plugins'],
             `falco.load_plugins loads ${loaded.join(', ')}: syscalls are the only event source, and ${RULES_PLUGIN.name} is the one plugin allowed`,
+            SENSOR_FIX.plugins,
           );
         const configured = extraPlugins(((dig(values, ['falco', 'plugins']) ?? []) as { name?: unknown }[]).map((p) => p?.name));
-        if (configured.length) fail(['falco', 'plugins'], `falco.plugins configures ${configured.join(', ')}: ${RULES_PLUGIN.name} is the one plugin allowed`);
+        if (configured.length)
+          fail(['falco', 'plugins'], `falco.plugins configures ${configured.join(', ')}: ${RULES_PLUGIN.name} is the one plugin allowed`, SENSOR_FIX.plugins);
         if (dig(values, ['collectors', 'kubernetes', 'enabled']) === true)
           fail(
             ['collectors', 'kubernetes', 'enabled'],
             `the Kubernetes metadata collector is a plugin (k8smeta); ${RULES_PLUGIN.name} is the one plugin allowed`,
+            SENSOR_FIX.plugins,
           );
         if (dig(values, ['collectors', 'containerEngine', 'enabled']) === false)
           fail(
             ['collectors', 'containerEngine', 'enabled'],
             `falco-rules 5 requires the ${RULES_PLUGIN.name} plugin (required_plugin_versions: ${RULES_PLUGIN.name} ${RULES_PLUGIN.required}); without it the rules do not load`,
+            SENSOR_FIX.plugins,
           );
         const ref = dig(values, ['collectors', 'containerEngine', 'pluginRef']);
         const refProblem = typeof ref === 'string' ? pluginRefProblem(ref) : undefined;
-        if (refProblem) fail(['collectors', 'containerEngine', 'pluginRef'], refProblem);
-        if (dig(values, ['falco', 'json_output']) !== true) fail(['falco', 'json_output'], 'falco.json_output must be true for the forwarder');
-        if (dig(values, ['falco', 'http_output', 'enabled']) !== true) fail(['falco', 'http_output'], 'falco.http_output must send events to the forwarder');
+        if (refProblem) fail(['collectors', 'containerEngine', 'pluginRef'], refProblem, SENSOR_FIX.plugins);
+        if (dig(values, ['falco', 'json_output']) !== true)
+          fail(['falco', 'json_output'], 'falco.json_output must be true for the forwarder', SENSOR_FIX.output);
+        if (dig(values, ['falco', 'http_output', 'enabled']) !== true)
+          fail(['falco', 'http_output'], 'falco.http_output must send events to the forwarder', SENSOR_FIX.output);
         // The chart's metrics block is what it writes into falco.yaml (falco.metricsConfiguration overrides falco.metrics).
         if (dig(values, ['metrics', 'enabled']) !== true || dig(values, ['metrics', 'interval']) !== '15m')
-          fail(['metrics'], `sensor metrics must be enabled with interval 15m, found ${JSON.stringify(dig(values, ['metrics']) ?? null)}`);
+          fail(['metrics'], `sensor metrics must be enabled with interval 15m, found ${JSON.stringify(dig(values, ['metrics']) ?? null)}`, SENSOR_FIX.metrics);
       });
       // What will run: the falco.yaml the chart rendered, with whatever plugins its helpers added.
       const rendered = renderedFalcoFile(ctx.renders, 'falco.yaml');
@@ -76,8 +92,13 @@ export const falcoChartChecks: PolicyCheck[] = [
         const loaded = (rendered.data.load_plugins ?? []) as unknown[];
         const extra = [...extraPlugins(loaded), ...extraPlugins(((rendered.data.plugins ?? []) as { name?: unknown }[]).map((p) => p?.name))];
         if (extra.length)
-          ctx.fail(at, `the rendered falco.yaml loads or configures ${[...new Set(extra)].join(', ')}: ${RULES_PLUGIN.name} is the one plugin allowed`);
-        if (!loaded.includes(RULES_PLUGIN.name)) ctx.fail(at, `the rendered falco.yaml does not load ${RULES_PLUGIN.name}, which falco-rules 5 requires`);
+          ctx.fail(
+            at,
+            `the rendered falco.yaml loads or configures ${[...new Set(extra)].join(', ')}: ${RULES_PLUGIN.name} is the one plugin allowed`,
+            SENSOR_FIX.plugins,
+          );
+        if (!loaded.includes(RULES_PLUGIN.name))
+          ctx.fail(at, `the rendered falco.yaml does not load ${RULES_PLUGIN.name}, which falco-rules 5 requires`, SENSOR_FIX.plugins);
       }
     },
   },

@@ -68,7 +68,7 @@ export interface PolicyCheck {
   run(ctx: CheckContext): void;
 }
 
-export type ValuesFail = (path: Path, message: string) => void;
+export type ValuesFail = (path: Path, message: string, fix?: string) => void;
 
 /**
  * Runs `body` on each values file of `chart`, with a `fail` that reports at a
@@ -77,8 +77,13 @@ export type ValuesFail = (path: Path, message: string) => void;
  */
 export function eachChartValues(ctx: CheckContext, chart: string, whereMissing: string, body: (v: ChartValues, fail: ValuesFail) => void): void {
   const found = chartValues(ctx.repo, chart);
-  if (found.length === 0) ctx.fail({ file: whereMissing }, `no Application deploys the ${chart} chart with values from this repo`);
-  for (const v of found) body(v, (path, message) => ctx.fail({ data: v.source, path }, message));
+  if (found.length === 0)
+    ctx.fail(
+      { file: whereMissing },
+      `no Application deploys the ${chart} chart with values from this repo`,
+      `deploy the ${chart} chart from an Application whose values this repository holds`,
+    );
+  for (const v of found) body(v, (path, message, fix) => ctx.fail({ data: v.source, path }, message, fix));
 }
 
 /** The checks whose reads say `*` without saying why: each must narrow its kinds or give its reason. */

@@ -523,6 +523,7 @@ const mutations: Mutation[] = [
     why: "an Endpoints object, which Argo CD's default resource.exclusions never apply",
     mutate: (c) => c.write('portfolio-api/deploy/endpoints.yaml', 'apiVersion: v1\nkind: Endpoints\nmetadata:\n  name: legacy\n  namespace: portfolio\n'),
     at: 'kind: Endpoints',
+    fix: "drop the excluded object, or narrow argocd-cm's resource filter so that it leaves the kind in",
   },
   {
     check: 'argocd-will-sync',
@@ -543,6 +544,7 @@ const mutations: Mutation[] = [
     why: "argocd-cm's resource.exclusions give kinds as one string, which Argo CD cannot unmarshal: its settings fail to load",
     mutate: (c) => c.edit(ARGOCD_CM, 0, (d) => d.setIn(['data', 'resource.exclusions'], '- apiGroups: [""]\n  kinds: Secret\n')),
     at: (c) => ({ file: ARGOCD_CM, line: lineOf(c, ARGOCD_CM, 'resource.exclusions') }),
+    fix: "write argocd-cm's resource.exclusions and resource.inclusions as Argo CD reads them: a YAML list of entries with apiGroups, kinds and clusters",
   },
   {
     check: 'argocd-will-sync',
@@ -553,6 +555,7 @@ const mutations: Mutation[] = [
         'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  generateName: run-\n  namespace: portfolio\ndata:\n  started: "1"\n',
       ),
     at: (c) => ({ file: 'portfolio-api/deploy/run.yaml', line: lineOf(c, 'portfolio-api/deploy/run.yaml', 'generateName: run-') }),
+    fix: 'give an object that is no hook a name (metadata.name), or make it a hook (argocd.argoproj.io/hook)',
   },
   {
     check: 'argocd-will-sync',
@@ -570,12 +573,14 @@ const mutations: Mutation[] = [
           .split('\n')
           .findLastIndex((l) => l.includes('name: PORT')) + 1,
     }),
+    fix: 'set each env var and container port once in a container synced server-side, and each imagePullSecret and hostAlias ip once in its pod',
   },
   {
     check: 'argocd-will-sync',
     why: "Sonarr's claim synced with Replace=true: once bound, every replace sends it without its volume, and the API server refuses it",
     mutate: (c) => c.edit('apps/media/sonarr/pvc.yaml', 0, (d) => d.setIn(['metadata', 'annotations', 'argocd.argoproj.io/sync-options'], 'Replace=true')),
     at: (c) => ({ file: 'apps/media/sonarr/pvc.yaml', line: lineOf(c, 'apps/media/sonarr/pvc.yaml', 'spec:') }),
+    fix: 'sync claims and Jobs without Replace=true, or with Force=true beside it',
   },
   {
     check: 'argocd-will-sync',
@@ -599,6 +604,7 @@ const mutations: Mutation[] = [
         d.setIn(['metadata', 'managedFields'], d.createNode([{ manager: 'kubectl', operation: 'Apply', apiVersion: 'apps/v1' }]));
       }),
     at: 'managedFields:',
+    fix: 'drop metadata.managedFields from the manifest',
   },
   {
     check: 'argocd-will-sync',
@@ -609,6 +615,7 @@ const mutations: Mutation[] = [
         `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\n  namespace: portfolio\ndata:\n  blob: ${'x'.repeat(300 * 1024)}\n`,
       ),
     at: 'metadata:',
+    fix: "add ServerSideApply=true to the Application syncOptions (or the object's argocd.argoproj.io/sync-options)",
   },
   {
     check: 'argocd-will-sync',
@@ -616,6 +623,7 @@ const mutations: Mutation[] = [
     why: 'an Application creating a namespace that namespaces.yaml declares',
     mutate: (c) => c.edit('apps/platform/cert-manager/application.yaml', 0, (d) => d.addIn(['spec', 'syncPolicy', 'syncOptions'], 'CreateNamespace=true')),
     at: 'syncOptions:',
+    fix: 'leave the namespace to one owner: drop CreateNamespace=true from all but one Application, or drop the Namespace object',
   },
   {
     check: 'argocd-sync-authorized',

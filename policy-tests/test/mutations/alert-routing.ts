@@ -43,6 +43,7 @@ export const alertRoutingMutations: Mutation[] = [
     why: 'the NAS pushes its events as warnings',
     mutate: swap(NAS, '"severity": "critical"', '"severity": "warning"'),
     at: '"severity"',
+    fix: `write each payload in ${PAYLOADS} as a JSON array of postable alerts with the labels and summary A9 gives, each text the hypervisor fills in as {{ escape <name> }}`,
   },
   {
     check: 'alert-webhooks',
@@ -55,6 +56,7 @@ export const alertRoutingMutations: Mutation[] = [
     why: "the hypervisor's report goes into the body unescaped, so its first newline makes the body no JSON",
     mutate: swap(HYPERVISOR, '{{ escape message }}', '{{ message }}'),
     at: '"description"',
+    fix: `write each payload in ${PAYLOADS} as a JSON array of postable alerts with the labels and summary A9 gives, each text the hypervisor fills in as {{ escape <name> }}`,
   },
   {
     check: 'alert-webhooks',
@@ -79,6 +81,7 @@ export const alertRoutingMutations: Mutation[] = [
     why: "the NAS posts to Alertmanager's removed v1 API",
     mutate: swap(SENDERS, 'url: http://alertmanager.lan.example.net/api/v2/alerts', 'url: http://alertmanager.lan.example.net/api/v1/alerts'),
     at: '/api/v1/alerts',
+    fix: `record each sender in ${SENDERS} (url http(s)://<host>/api/v2/alerts, contentType application/json, payload, minimumLevel)`,
   },
   {
     check: 'alert-webhooks',
@@ -91,12 +94,14 @@ export const alertRoutingMutations: Mutation[] = [
     why: 'the backup server is no longer recorded as a sender',
     mutate: (c) => c.write(SENDERS, c.read(SENDERS).replace(/  - name: backup-server\n(    .*\n)+/, '')),
     at: 'senders:',
+    fix: `record each sender in ${SENDERS} (url http(s)://<host>/api/v2/alerts, contentType application/json, payload, minimumLevel)`,
   },
   {
     check: 'alert-webhooks',
     why: 'Alertmanager has no Ingress, so nothing outside the cluster reaches it',
     mutate: (c) => c.edit(KPS, 0, (d) => d.setIn(['alertmanager', 'ingress', 'enabled'], false)),
     at: inFile(KPS, '  ingress:'),
+    fix: "serve the senders' host with alertmanager.ingress (ingressClassName private-gateway, pathType Prefix, paths [/api/v2/alerts] alone)",
   },
   {
     check: 'alert-webhooks',

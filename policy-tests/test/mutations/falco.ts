@@ -15,6 +15,10 @@ const appendTuning = (c: RepoCopy, text: string): void => editTuning(c, (rules) 
  * Rook's CSI image set as its chart renders it (rook-ceph v1.20.6), written as a plain manifest the Ceph cluster's
  * directory source applies: offline no chart is rendered, so this is how a copy shows the gate what the operator starts.
  */
+/** falco-sensor's mend for its plugins, the one its plugin findings name. */
+const PLUGIN_FIX =
+  'load only the container plugin (collectors.containerEngine on, pluginRef ghcr.io/falcosecurity/plugins/plugin/container:<0.4.0 or later>, collectors.kubernetes off, nothing in falco.load_plugins or falco.plugins)';
+
 const CSI_IMAGE_SET = 'apps/platform/rook-ceph-cluster/csi-image-set.yaml';
 const csiImageSet = (provisioner: string) => `apiVersion: v1
 kind: ConfigMap
@@ -123,12 +127,14 @@ export const falcoMutations: Mutation[] = [
     why: 'the driver is the legacy eBPF probe',
     mutate: (c) => c.edit(FALCO_VALUES, 0, (d) => d.setIn(['driver', 'kind'], 'ebpf')),
     at: 'kind: ebpf',
+    fix: 'set driver.kind: modern_ebpf',
   },
   {
     check: 'falco-sensor',
     why: 'control-plane nodes are not tolerated',
     mutate: (c) => c.edit(FALCO_VALUES, 0, (d) => d.deleteIn(['tolerations'])),
     at: 'driver:',
+    fix: 'tolerate node-role.kubernetes.io/control-plane, and leave nodeSelector and affinity empty',
   },
   {
     check: 'falco-sensor',
@@ -154,6 +160,7 @@ export const falcoMutations: Mutation[] = [
     why: 'the container plugin the rules require is turned off',
     mutate: (c) => c.edit(FALCO_VALUES, 0, (d) => d.setIn(['collectors', 'containerEngine', 'enabled'], false)),
     at: (c) => lineOf(c, FALCO_VALUES, 'containerEngine:') + 1,
+    fix: PLUGIN_FIX,
   },
   {
     check: 'falco-sensor',

@@ -27,6 +27,8 @@ export interface Mutation {
   mutate: (c: RepoCopy) => void;
   /** Omitted only where the finding is about something absent, with no line to name. */
   at?: Where;
+  /** Where the check fails for several causes: the mend every finding names, that cause's and not the list of all. */
+  fix?: string;
 }
 
 function expectAt(copy: RepoCopy, findings: readonly { file: string; line: number }[], at: Where): void {
@@ -57,6 +59,7 @@ export function describeMutations(title: string, mutations: readonly Mutation[],
       const findings = await copy.gate(options);
       expect(checkIds(findings), describeFindings(findings)).toEqual([check]);
       if (mutation.at) expectAt(copy, findings, mutation.at);
+      if (mutation.fix) expect(new Set(findings.map((f) => f.fix)), describeFindings(findings)).toEqual(new Set([mutation.fix]));
     });
   });
 }
