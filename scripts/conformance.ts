@@ -29,7 +29,7 @@ function podSecurityFixtures(root: string, minor: number): conformance.PodSecuri
       const dir = join(root, 'test/testdata', level, `v1.${minor}`, expect);
       for (const file of listDir(dir).filter((f) => f.endsWith('.yaml'))) {
         const pod = parse(readFileSync(join(dir, file), 'utf8')) as Record<string, unknown>;
-        out.push({ level, expect, check: conformance.fixtureCheck(file), file: `${level}/v1.${minor}/${expect}/${file}`, pod });
+        out.push({ level, expect, check: conformance.fixtureCheck(file), file: `${level}/v1.${minor}/${expect}/${file}`, pod, minor });
       }
     }
   return out;

@@ -30,7 +30,7 @@ export function podSecurityCheck(isBuiltin: (r: Resource) => boolean): PolicyChe
   return {
     id: 'pod-security',
     description:
-      "Every pod template passes Pod Security admission at its namespace's enforce level (its pod-security.kubernetes.io/enforce label, else the cluster's default in the podSecurity fact, read as Pod Security reads them; exempt namespaces are skipped; a level pinned to an older policy version is not judged); the warn and audit levels are reported as warnings. A namespace whose level is below the default says why, whether its Namespace sets the level or an Application's managedNamespaceMetadata writes it (invariants P1).",
+      "Every pod template passes Pod Security admission at its namespace's enforce level (its pod-security.kubernetes.io/enforce label, else the cluster's default in the podSecurity fact, read as Pod Security reads them; exempt namespaces are skipped; a level pinned to an older policy version judged by that version's controls); the warn and audit levels are reported as warnings. A namespace whose level is below the default says why, whether its Namespace sets the level or an Application's managedNamespaceMetadata writes it (invariants P1).",
     invariants: ['P1'],
     remediation: `make the pod meet the level (drop the capability, the host namespace, the hostPath), or move it to a namespace labelled for what it needs, annotated ${POD_SECURITY_REASON}: "<why>"`,
     reads: { kinds: ['*'], everyKind: "a pod may come from any kind that carries a pod template, and its namespace's labels set the level" },
@@ -53,20 +53,11 @@ export function podSecurityCheck(isBuiltin: (r: Resource) => boolean): PolicyChe
         const meta = (r.kind === 'Pod' ? dig(r.object, ['metadata']) : dig(r.object, [...pod.at.slice(0, -1), 'metadata'])) ?? {};
         const metaAt = r.kind === 'Pod' ? [] : pod.at.slice(0, -1);
         const place = (path: (string | number)[]) => ({ resource: r, path: path[0] === 'metadata' ? [...metaAt, ...path] : [...pod.at, ...path] });
-        // A mode pinned to an older policy version is judged by that version's controls, which the gate does not hold
-        // (it holds the newest, measured against upstream's fixtures): not judged. One pinned newer is the cluster's latest.
-        const older = (mode: (typeof MODES)[number]) => {
-          const pinned = levels.versions?.[mode];
-          return pinned !== undefined && pinned < minor ? pinned : undefined;
-        };
+        // A mode pinned to a policy version is judged by that version's controls (measured against upstream's fixtures
+        // of every version up to the newest); one pinned newer than the cluster is the cluster's latest.
+        const versionOf = (mode: (typeof MODES)[number]) => Math.min(levels.versions?.[mode] ?? minor, minor);
         const policy = (mode: (typeof MODES)[number]) => `${levels[mode]}:${levels.versions?.[mode] === undefined ? 'latest' : `v1.${levels.versions[mode]}`}`;
-        const pinnedOlder = levels.enforce !== 'privileged' ? older('enforce') : undefined;
-        if (pinnedOlder !== undefined)
-          ctx.notJudged(
-            place([]),
-            `${r.kind} ${r.name}: namespace ${namespace} pins Pod Security's enforce level to policy v1.${pinnedOlder}, whose controls the gate does not hold (it judges the cluster's v1.${minor})`,
-          );
-        const enforced = pinnedOlder !== undefined ? [] : podSecurityViolations(levels.enforce, meta as never, pod.spec, minor);
+        const enforced = podSecurityViolations(levels.enforce, meta as never, pod.spec, versionOf('enforce'));
         for (const v of enforced)
           ctx.fail(
             place(v.path),
@@ -74,8 +65,8 @@ export function podSecurityCheck(isBuiltin: (r: Resource) => boolean): PolicyChe
           );
         const reported = new Set(enforced.map((v) => v.message));
         for (const mode of ['warn', 'audit'] as const) {
-          if (levelRank(levels[mode]) <= levelRank(levels.enforce) || older(mode) !== undefined) continue;
-          for (const v of podSecurityViolations(levels[mode], meta as never, pod.spec, minor)) {
+          if (levelRank(levels[mode]) <= levelRank(levels.enforce)) continue;
+          for (const v of podSecurityViolations(levels[mode], meta as never, pod.spec, versionOf(mode))) {
             if (reported.has(v.message)) continue;
             reported.add(v.message);
             ctx.warn(

@@ -8,10 +8,28 @@ import {
   inUserNamespace,
   type Obj,
   procMountUnmasked,
-  SAFE_SYSCTLS,
-  SELINUX_TYPES,
+  safeSysctls,
+  selinuxTypes,
   type Violation,
 } from './controls.ts';
+
+/** The seccomp annotations' prefixes, which policy versions before 1.19 judge instead of the fields. */
+const SECCOMP_POD_ANNOTATION = 'seccomp.security.alpha.kubernetes.io/pod';
+const SECCOMP_CONTAINER_ANNOTATION = 'container.seccomp.security.alpha.kubernetes.io/';
+
+/** `seccompProfileBaseline_1_0`: the pod's and each container's seccomp annotation, if set, is runtime/default, docker/default or localhost/<profile>. */
+function seccompAnnotations(meta: Obj, spec: Obj): Violation[] {
+  const annotations = (meta.annotations ?? {}) as Obj;
+  const valid = (v: unknown) => v === 'runtime/default' || v === 'docker/default' || (typeof v === 'string' && v.startsWith('localhost/'));
+  const keys = [SECCOMP_POD_ANNOTATION, ...containersOf(spec).map(({ name }) => `${SECCOMP_CONTAINER_ANNOTATION}${name}`)];
+  return keys
+    .filter((key) => key in annotations && !valid(annotations[key]))
+    .map((key) => ({
+      control: 'seccompProfile_baseline',
+      path: ['metadata', 'annotations', key],
+      message: `seccompProfile: forbidden annotation ${key}="${String(annotations[key])}"`,
+    }));
+}
 
 export const baseline: Record<string, Control> = {
   windowsHostProcess(_meta, spec) {
@@ -106,11 +124,12 @@ export const baseline: Record<string, Control> = {
     }
     return out;
   },
-  seLinuxOptions(_meta, spec) {
+  seLinuxOptions(_meta, spec, minor) {
     const out: Violation[] = [];
+    const types = selinuxTypes(minor);
     const judge = (opts: Obj | undefined, path: PathSegment[], who: string) => {
       if (!opts) return;
-      if (opts.type !== undefined && !SELINUX_TYPES.has(String(opts.type)))
+      if (opts.type !== undefined && !types.has(String(opts.type)))
         out.push({ control: 'seLinuxOptions', path: [...path, 'type'], message: `seLinuxOptions: ${who} must not set type "${String(opts.type)}"` });
       for (const f of ['user', 'role'])
         if (opts[f] !== undefined && opts[f] !== '')
@@ -125,7 +144,8 @@ export const baseline: Record<string, Control> = {
     // A pod in a user namespace may set any procMount at baseline (procMount1_35baseline); restricted has its own control.
     return inUserNamespace(spec, minor) ? [] : procMountUnmasked(meta, spec, 'procMount');
   },
-  seccompProfile_baseline(_meta, spec) {
+  seccompProfile_baseline(meta, spec, minor) {
+    if (minor < 19) return seccompAnnotations(meta, spec);
     const out: Violation[] = [];
     if (spec.securityContext?.seccompProfile?.type === 'Unconfined')
       out.push({
@@ -142,9 +162,10 @@ export const baseline: Record<string, Control> = {
         });
     return out;
   },
-  sysctls(_meta, spec) {
+  sysctls(_meta, spec, minor) {
+    const safe = safeSysctls(minor);
     return ((spec.securityContext?.sysctls ?? []) as Obj[]).flatMap((s, i) =>
-      SAFE_SYSCTLS.has(String(s?.name))
+      safe.has(String(s?.name))
         ? []
         : [{ control: 'sysctls', path: ['securityContext', 'sysctls', i, 'name'], message: `forbidden sysctl ${String(s?.name)}` }],
     );

@@ -32,23 +32,24 @@ export function containersOf(spec: Obj): Container[] {
  * (the Pod Security Standards: the capabilities a container gets by default, less the one that allows spoofing).
  */
 export const BASELINE_CAPABILITIES: ReadonlySet<string> = new Set(RUNTIME_DEFAULT_CAPABILITIES.filter((c) => c !== 'NET_RAW'));
-/** `sysctlsAllowedV1Dot32`: the safe sysctls (the newest set, which 1.36 uses). */
-export const SAFE_SYSCTLS = new Set([
-  'kernel.shm_rmid_forced',
-  'net.ipv4.ip_local_port_range',
-  'net.ipv4.ip_unprivileged_port_start',
-  'net.ipv4.tcp_syncookies',
-  'net.ipv4.ping_group_range',
-  'net.ipv4.ip_local_reserved_ports',
-  'net.ipv4.tcp_keepalive_time',
-  'net.ipv4.tcp_fin_timeout',
-  'net.ipv4.tcp_keepalive_intvl',
-  'net.ipv4.tcp_keepalive_probes',
-  'net.ipv4.tcp_rmem',
-  'net.ipv4.tcp_wmem',
-]);
-/** `seLinuxOptions1_31`: the types baseline allows. */
-export const SELINUX_TYPES = new Set(['', 'container_t', 'container_init_t', 'container_kvm_t', 'container_engine_t']);
+/**
+ * The safe sysctls by the policy version that added them (`sysctlsAllowedV1Dot0` ... `V1Dot32`; `V1Dot37` adds two
+ * more, past the newest version these controls describe).
+ */
+const SYSCTLS_SINCE: ReadonlyArray<readonly [number, readonly string[]]> = [
+  [
+    0,
+    ['kernel.shm_rmid_forced', 'net.ipv4.ip_local_port_range', 'net.ipv4.tcp_syncookies', 'net.ipv4.ping_group_range', 'net.ipv4.ip_unprivileged_port_start'],
+  ],
+  [27, ['net.ipv4.ip_local_reserved_ports']],
+  [29, ['net.ipv4.tcp_keepalive_time', 'net.ipv4.tcp_fin_timeout', 'net.ipv4.tcp_keepalive_intvl', 'net.ipv4.tcp_keepalive_probes']],
+  [32, ['net.ipv4.tcp_rmem', 'net.ipv4.tcp_wmem']],
+];
+/** The sysctls baseline allows at a policy version. */
+export const safeSysctls = (minor: number): ReadonlySet<string> => new Set(SYSCTLS_SINCE.filter(([since]) => since <= minor).flatMap(([, names]) => names));
+/** The SELinux types baseline allows at a policy version: `selinuxAllowedTypes1_0`, and `1_31`'s container_engine_t. */
+export const selinuxTypes = (minor: number): ReadonlySet<string> =>
+  new Set(['', 'container_t', 'container_init_t', 'container_kvm_t', ...(minor >= 31 ? ['container_engine_t'] : [])]);
 /** `restrictedVolumes_1_0` (with the image volume source): the only volume sources restricted allows. */
 export const RESTRICTED_VOLUME_SOURCES = new Set([
   'configMap',
@@ -84,3 +85,9 @@ export function procMountUnmasked(_meta: Obj, spec: Obj, control: string): Viola
 }
 
 export const isWindows = (spec: Obj) => spec.os?.name === 'windows';
+
+/**
+ * A Windows pod, which the restricted controls that read Linux fields admit from 1.25 (`allowPrivilegeEscalation_1_25`,
+ * `capabilitiesRestricted_1_25`, `seccompProfileRestricted_1_25`: the API server refuses those fields on it).
+ */
+export const windowsExempt = (spec: Obj, minor: number) => minor >= 25 && isWindows(spec);

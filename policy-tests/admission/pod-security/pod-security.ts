@@ -1,8 +1,8 @@
 /**
  * Pod Security admission: the Pod Security Standards (baseline and
- * restricted) as the API server's PodSecurity plugin evaluates them, at the
- * policy version "latest" of Kubernetes 1.36 (k8s.io/pod-security-admission,
- * policy/check_*.go). Each control is a pure function of the pod's metadata
+ * restricted) as the API server's PodSecurity plugin evaluates them, at each
+ * policy version up to "latest" of Kubernetes 1.36, as each control's
+ * versions read (k8s.io/pod-security-admission, policy/check_*.go). Each control is a pure function of the pod's metadata
  * and spec; a violation names the control and the field.
  */
 import { baseline } from './baseline.ts';
@@ -29,23 +29,34 @@ export const CONTROLS: Readonly<Record<Exclude<Level, 'privileged'>, readonly st
   restricted: Object.keys(restricted),
 };
 
-/** Controls that exist only from a policy version on (their MinimumVersion): before it, they neither judge nor override. */
-const SINCE: Readonly<Record<string, number>> = { procMount_restricted: 35 };
-const exists = (id: string, minor: number) => (SINCE[id] ?? 0) <= minor;
+/** Controls that exist only from a policy version on (their first MinimumVersion): before it, they neither judge nor override. */
+const SINCE: Readonly<Record<string, number>> = {
+  allowPrivilegeEscalation: 8,
+  seccompProfile_restricted: 19,
+  capabilities_restricted: 22,
+  runAsUser: 23,
+  hostProbesAndHostLifecycle: 34,
+  procMount_restricted: 35,
+};
+/** Whether a control is in force at a policy version. */
+export const controlExists = (id: string, minor: number) => (SINCE[id] ?? 0) <= minor;
 
 /** The violations of `level`, at policy version 1.`minor` (the newest by default), by a pod with this metadata and spec. */
 export function podSecurityViolations(level: Level, meta: Obj, spec: Obj, minor: number = LATEST_POLICY_MINOR): Violation[] {
   if (level === 'privileged') return [];
-  const overridden = new Set([...OVERRIDDEN_AT_RESTRICTED].filter(([, by]) => exists(by, minor)).map(([id]) => id));
+  const overridden = new Set([...OVERRIDDEN_AT_RESTRICTED].filter(([, by]) => controlExists(by, minor)).map(([id]) => id));
+  const inForce = ([id]: [string, unknown]) => controlExists(id, minor);
   const controls =
     level === 'baseline'
-      ? Object.values(baseline)
+      ? Object.entries(baseline)
+          .filter(inForce)
+          .map(([, f]) => f)
       : [
           ...Object.entries(baseline)
-            .filter(([id]) => !overridden.has(id))
+            .filter((entry) => inForce(entry) && !overridden.has(entry[0]))
             .map(([, f]) => f),
           ...Object.entries(restricted)
-            .filter(([id]) => exists(id, minor))
+            .filter(inForce)
             .map(([, f]) => f),
         ];
   return controls.flatMap((control) => control(meta ?? {}, spec ?? {}, minor));

@@ -1,5 +1,14 @@
 /** The restricted level's controls, added to baseline's (some override one of them: OVERRIDDEN_AT_RESTRICTED), by upstream control id. */
-import { containersOf, type Control, inUserNamespace, isWindows, type Obj, procMountUnmasked, RESTRICTED_VOLUME_SOURCES, type Violation } from './controls.ts';
+import {
+  containersOf,
+  type Control,
+  inUserNamespace,
+  type Obj,
+  procMountUnmasked,
+  RESTRICTED_VOLUME_SOURCES,
+  type Violation,
+  windowsExempt,
+} from './controls.ts';
 
 export const restricted: Record<string, Control> = {
   // procMount_restricted (1.35): procMount_1_0 with no user-namespace relaxation; it overrides procMount.
@@ -13,8 +22,8 @@ export const restricted: Record<string, Control> = {
         : [];
     });
   },
-  allowPrivilegeEscalation(_meta, spec) {
-    if (isWindows(spec)) return [];
+  allowPrivilegeEscalation(_meta, spec, minor) {
+    if (windowsExempt(spec, minor)) return [];
     return containersOf(spec)
       .filter(({ c }) => c.securityContext?.allowPrivilegeEscalation !== false)
       .map(({ name, at }) => ({
@@ -60,8 +69,8 @@ export const restricted: Record<string, Control> = {
         out.push({ control: 'runAsUser', path: [...at, 'securityContext', 'runAsUser'], message: `runAsUser=0: container ${name} must not run as user 0` });
     return out;
   },
-  seccompProfile_restricted(_meta, spec) {
-    if (isWindows(spec)) return [];
+  seccompProfile_restricted(_meta, spec, minor) {
+    if (windowsExempt(spec, minor)) return [];
     const ok = (t: unknown) => t === 'RuntimeDefault' || t === 'Localhost';
     const podType = spec.securityContext?.seccompProfile?.type;
     const out: Violation[] = [];
@@ -88,8 +97,8 @@ export const restricted: Record<string, Control> = {
     }
     return out;
   },
-  capabilities_restricted(_meta, spec) {
-    if (isWindows(spec)) return [];
+  capabilities_restricted(_meta, spec, minor) {
+    if (windowsExempt(spec, minor)) return [];
     const out: Violation[] = [];
     for (const { c, name, at } of containersOf(spec)) {
       const caps = c.securityContext?.capabilities ?? {};

@@ -8,7 +8,7 @@
  *     k8s.io/apiserver's library_compatibility_test.go assigns to a release;
  *   - the cases of TestValidationExpressions (validation-expressions.ts).
  */
-import { OVERRIDDEN_AT_RESTRICTED, podSecurityViolations, type Level } from '../pod-security/pod-security.ts';
+import { controlExists, LATEST_POLICY_MINOR, OVERRIDDEN_AT_RESTRICTED, podSecurityViolations, type Level } from '../pod-security/pod-security.ts';
 import { compileRule, evaluateMetered, implementedFunctions } from '../cel/crd-rules.ts';
 import { asOptional } from '../cel/optional.ts';
 import { count, emptyAgreement, type Agreement } from './agreement.ts';
@@ -24,6 +24,8 @@ export interface PodSecurityFixture {
   check: string;
   file: string;
   pod: Record<string, unknown>;
+  /** The policy version the fixture is of (its v1.<minor> folder), at which it is judged; the newest where not given. */
+  minor?: number;
 }
 
 /** The fixture's check from its file name: `procmount_restricted0.yaml` → `procmount_restricted`. */
@@ -37,13 +39,14 @@ export function podSecurityAgreement(fixtures: readonly PodSecurityFixture[]): A
   const a = emptyAgreement();
   for (const f of fixtures) {
     const meta = (f.pod.metadata ?? {}) as Record<string, unknown>;
-    const violations = podSecurityViolations(f.level, meta, (f.pod.spec ?? {}) as Record<string, unknown>);
+    const violations = podSecurityViolations(f.level, meta, (f.pod.spec ?? {}) as Record<string, unknown>, f.minor);
     const controls = [...new Set(violations.map((v) => v.control.toLowerCase()))];
     if (f.expect === 'pass')
       count(a, { group: f.check, ok: controls.length === 0, file: f.file, why: `refused by ${controls.join(', ')}, upstream admits it` });
     else {
       // At restricted, a baseline check another one overrides is not run: the overriding check refuses instead.
-      const override = [...OVERRIDDEN_AT_RESTRICTED].find(([baseline]) => baseline.toLowerCase() === f.check)?.[1]?.toLowerCase();
+      const by = [...OVERRIDDEN_AT_RESTRICTED].find(([baseline]) => baseline.toLowerCase() === f.check)?.[1];
+      const override = by !== undefined && controlExists(by, f.minor ?? LATEST_POLICY_MINOR) ? by.toLowerCase() : undefined;
       const expected = f.level === 'restricted' && override ? override : f.check;
       count(a, {
         group: f.check,

@@ -143,6 +143,40 @@ describe('Pod Security admission', () => {
     expect(at(34)).toEqual(['procMount', 'runAsNonRoot', 'runAsUser']);
   });
 
+  it('judges a namespace pinned to an older policy with the controls of that version, as upstream keeps each (MinimumVersion)', () => {
+    const at = (level: 'baseline' | 'restricted', spec: Obj, minor: number, meta: Obj = {}) =>
+      [...new Set(podSecurityViolations(level, meta, spec, minor).map((v) => v.control))].sort();
+    const sysctl = (name: string) => pod({}, { securityContext: { sysctls: [{ name, value: '1' }] } });
+    // The safe sysctls grew at 1.27, 1.29 and 1.32.
+    for (const [name, since] of [
+      ['net.ipv4.ip_local_reserved_ports', 27],
+      ['net.ipv4.tcp_keepalive_time', 29],
+      ['net.ipv4.tcp_wmem', 32],
+    ] as const) {
+      expect(at('baseline', sysctl(name), since - 1)).toEqual(['sysctls']);
+      expect(at('baseline', sysctl(name), since)).toEqual([]);
+    }
+    // container_engine_t is a baseline SELinux type from 1.31.
+    const engine = pod({ securityContext: { seLinuxOptions: { type: 'container_engine_t' } } });
+    expect([at('baseline', engine, 30), at('baseline', engine, 31)]).toEqual([['seLinuxOptions'], []]);
+    // A Windows pod needs no Linux-only restricted field from 1.25.
+    const windows = pod({ securityContext: { runAsNonRoot: true } }, { os: { name: 'windows' } });
+    expect(at('restricted', windows, 24)).toEqual(['allowPrivilegeEscalation', 'capabilities_restricted', 'seccompProfile_restricted']);
+    expect(at('restricted', windows, 25)).toEqual([]);
+    // runAsUser from 1.23, capabilities_restricted (overriding capabilities_baseline) from 1.22, the probe host from 1.34.
+    const root = pod({ securityContext: { ...restrictedContainer.securityContext, runAsUser: 0 } });
+    expect([at('restricted', root, 22), at('restricted', root, 23)]).toEqual([[], ['runAsUser']]);
+    const raw = pod({ securityContext: { ...restrictedContainer.securityContext, capabilities: { add: ['SYS_ADMIN'] } } });
+    expect([at('restricted', raw, 21), at('restricted', raw, 22)]).toEqual([['capabilities_baseline'], ['capabilities_restricted']]);
+    const probe = pod({ livenessProbe: { httpGet: { host: '10.0.0.1', port: 80 } } });
+    expect([at('baseline', probe, 33), at('baseline', probe, 34)]).toEqual([[], ['hostProbesAndHostLifecycle']]);
+    // Before 1.19 seccomp is judged on its annotations, not its fields.
+    const unconfined = pod({ securityContext: { seccompProfile: { type: 'Unconfined' } } });
+    const annotated = { annotations: { 'seccomp.security.alpha.kubernetes.io/pod': 'unconfined' } };
+    expect([at('baseline', unconfined, 18), at('baseline', unconfined, 19)]).toEqual([[], ['seccompProfile_baseline']]);
+    expect([at('baseline', pod(), 18, annotated), at('baseline', pod(), 19, annotated)]).toEqual([['seccompProfile_baseline'], []]);
+  });
+
   it('admits an empty AppArmor annotation, as upstream does', () => {
     expect(controlsOf('baseline', pod(), { annotations: { 'container.apparmor.security.beta.kubernetes.io/app': '' } })).toEqual([]);
   });

@@ -97,6 +97,22 @@ describe('conformance: agreement with upstream test data', () => {
     expect(a.disagreements).toEqual([{ group: 'privileged', file: 'b/fail/privileged0.yaml', why: 'admitted, upstream refuses it' }]);
   });
 
+  it("judges each Pod Security fixture at its own version: before 1.35 a restricted procMount fixture is procMount's, and runAsUser is no control before 1.23", () => {
+    const unmasked = { spec: { hostUsers: false, containers: [{ name: 'c', securityContext: { procMount: 'Unmasked' } }] } };
+    expect(
+      podSecurityAgreement([{ level: 'restricted', expect: 'fail', check: 'procmount', file: 'r/v1.34/fail/procmount0.yaml', pod: unmasked, minor: 34 }]),
+    ).toMatchObject({ total: 1, agree: 1 });
+    const root = {
+      spec: {
+        containers: [{ name: 'c', securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, runAsUser: 0 } }],
+        securityContext: { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } },
+      },
+    };
+    const at = (minor: number) =>
+      podSecurityAgreement([{ level: 'restricted', expect: 'pass', check: 'runasuser', file: `r/v1.${minor}/pass/runasuser0.yaml`, pod: root, minor }]).agree;
+    expect([at(22), at(23)]).toEqual([1, 0]);
+  });
+
   it('reads the library function list by release', () => {
     const go = `knownFunctions := sets.New(
 		// Kubernetes 1.24:
