@@ -27,13 +27,24 @@ function missingEnvironment(ctx: CheckContext, job: Resource, container: Record<
   return needs.filter((need) => !need.some((n) => names.has(n))).map((need) => need.join(' or '));
 }
 
+/** What mends each cause, printed with its finding (the remediation lists them all). */
+const FIX = {
+  concurrency: 'set concurrencyPolicy: Forbid',
+  history: 'set successfulJobsHistoryLimit and failedJobsHistoryLimit between 1 and 10',
+  image: `run image ${BACKUP_IMAGE}:<tag>`,
+  requests: 'set resources.requests.cpu and resources.requests.memory',
+  backupDir: 'set BACKUP_DIR and mount a volume at that path',
+  secrets: 'take each Secret the job reads from an ExternalSecret in its namespace',
+  environment: 'give the container each variable its command reads (in env, or as a key of a Secret its envFrom names)',
+} as const;
+
 export const backupHygieneChecks: PolicyCheck[] = [
   {
     id: 'backup-job-hygiene',
     description:
       'Every backup, backup-check and restore-test CronJob runs the backup image, forbids overlapping runs, keeps a bounded job history, requests CPU and memory, mounts BACKUP_DIR, reads secrets only from ExternalSecrets, and gives its command the environment it reads (the restic repository and password, the manifest key) (B1).',
     invariants: ['B1'],
-    remediation: `set concurrencyPolicy: Forbid, successfulJobsHistoryLimit and failedJobsHistoryLimit (1-10), resources.requests.cpu/memory, image ${BACKUP_IMAGE}:<tag>, a volume at BACKUP_DIR, and take secrets from ExternalSecrets`,
+    remediation: Object.values(FIX).join('; '),
     reads: { kinds: ['CronJob', 'ExternalSecret', 'PrometheusRule'] },
     exemptible: false,
     run(ctx) {
@@ -43,6 +54,7 @@ export const backupHygieneChecks: PolicyCheck[] = [
           ctx.fail(
             { resource: job, path: spec.concurrencyPolicy === undefined ? ['spec'] : ['spec', 'concurrencyPolicy'] },
             `${job.name} must set concurrencyPolicy: Forbid (two backups of one target must never run at once)`,
+            FIX.concurrency,
           );
         for (const limit of ['successfulJobsHistoryLimit', 'failedJobsHistoryLimit'] as const) {
           const value = spec[limit];
@@ -50,6 +62,7 @@ export const backupHygieneChecks: PolicyCheck[] = [
             ctx.fail(
               { resource: job, path: value === undefined ? ['spec'] : ['spec', limit] },
               `${job.name} must keep a bounded ${limit} between 1 and 10 (a failed run is what the operator reads at 2 a.m.)`,
+              FIX.history,
             );
         }
         const main = mainContainer(job);
@@ -60,10 +73,11 @@ export const backupHygieneChecks: PolicyCheck[] = [
           ctx.fail(
             { resource: job, path: [...c.at, 'image'] },
             `${job.name} must run the backup image ${BACKUP_IMAGE} built from scripts/backup/Dockerfile, not ${image || '(none)'}`,
+            FIX.image,
           );
         for (const kind of ['cpu', 'memory'] as const) {
           if (dig(c.container, ['resources', 'requests', kind]) === undefined)
-            ctx.fail({ resource: job, path: [...c.at, c.container.resources ? 'resources' : 'name'] }, `${job.name} must request ${kind}`);
+            ctx.fail({ resource: job, path: [...c.at, c.container.resources ? 'resources' : 'name'] }, `${job.name} must request ${kind}`, FIX.requests);
         }
         const backupDir = ((c.container.env as { name: string; value?: string }[] | undefined) ?? []).find((e) => e.name === 'BACKUP_DIR')?.value;
         const mounts = (c.container.volumeMounts as { mountPath: string }[] | undefined) ?? [];
@@ -71,16 +85,22 @@ export const backupHygieneChecks: PolicyCheck[] = [
           ctx.fail(
             { resource: job, path: [...c.at, 'name'] },
             `${job.name} must set BACKUP_DIR and mount a volume there${backupDir ? ` (nothing is mounted at ${backupDir})` : ''}`,
+            FIX.backupDir,
           );
         for (const secret of secretsRead(job)) {
           if (!writtenByExternalSecret(ctx.repo, secret.name, job.namespace ?? ''))
-            ctx.fail({ resource: job, path: secret.at }, `${job.name} reads Secret ${secret.name}, which no ExternalSecret in ${job.namespace} writes`);
+            ctx.fail(
+              { resource: job, path: secret.at },
+              `${job.name} reads Secret ${secret.name}, which no ExternalSecret in ${job.namespace} writes`,
+              FIX.secrets,
+            );
         }
         const missing = missingEnvironment(ctx, job, c.container);
         if (missing.length)
           ctx.fail(
             { resource: job, path: [...c.at, 'name'] },
             `${job.name}'s environment lacks ${missing.join(', ')}, which the backup image's ${String(dig(c.container, ['args', 0]))} reads: it fails every run`,
+            FIX.environment,
           );
       }
     },

@@ -27,6 +27,18 @@ const SENSOR_FIX = {
   metrics: 'set metrics.enabled: true with metrics.interval: 15m',
 } as const;
 
+/** What mends each cause of falco-rules-source. */
+const RULES_FIX = {
+  falcoctl: 'enable falcoctl artifact install and follow, with refs ["falco-rules:5"], follow.every: 168h, and allowedTypes rulesfile and plugin alone',
+  rulesFiles: 'mount the tuning ConfigMap into the sensor and list its file after /etc/falco/falco_rules.yaml in falco.rules_files',
+} as const;
+
+/** What mends each cause of falco-forwarder. */
+const FORWARDER_FIX = {
+  values: 'set replicaCount: 2, webui.enabled: false and config.slack.minimumpriority: notice, and no config.alertmanager.hostport',
+  secret: `take the chat webhook from config.existingSecret, a Secret an ExternalSecret writes with the key ${SLACK_URL_ENV}, and commit no config.slack.webhookurl`,
+} as const;
+
 export const falcoChartChecks: PolicyCheck[] = [
   {
     id: 'falco-sensor',
@@ -107,12 +119,12 @@ export const falcoChartChecks: PolicyCheck[] = [
     description:
       'Rules come from falco-rules:5, installed and followed every 168h by falcoctl (which installs nothing else but the container plugin the rules require), plus the tuning ConfigMap loaded after them; judged on the rendered falcoctl.yaml when the chart is rendered (S3).',
     invariants: ['S3'],
-    remediation:
-      'set falcoctl install and follow refs to ["falco-rules:5"], follow.every: 168h, and list the mounted tuning file after /etc/falco/falco_rules.yaml in falco.rules_files',
+    remediation: Object.values(RULES_FIX).join('; '),
     reads: { kinds: ['Application', 'ConfigMap'], charts: ['falco'], renders: true },
     exemptible: false,
     run(ctx) {
-      valuesCheck(ctx, 'falco', ({ values }, fail) => {
+      valuesCheck(ctx, 'falco', ({ values }, failAt) => {
+        const fail = (path: (string | number)[], message: string) => failAt(path, message, path[0] === 'falcoctl' ? RULES_FIX.falcoctl : RULES_FIX.rulesFiles);
         for (const phase of ['install', 'follow'] as const) {
           if (dig(values, ['falcoctl', 'artifact', phase, 'enabled']) !== true)
             fail(['falcoctl', 'artifact', phase], `falcoctl artifact ${phase} must be enabled`);
@@ -155,18 +167,19 @@ export const falcoChartChecks: PolicyCheck[] = [
       const rendered = renderedFalcoFile(ctx.renders, 'falcoctl.yaml');
       if (rendered) {
         const at = { resource: rendered.resource, path: ['data', rendered.key] };
+        const failRendered = (message: string) => ctx.fail(at, message, RULES_FIX.falcoctl);
         const artifact = (rendered.data.artifact ?? {}) as { allowedTypes?: unknown[]; install?: { refs?: unknown[] }; follow?: { refs?: unknown[] } };
         const install = (artifact.install?.refs ?? []).map(String);
-        if (!install.includes('falco-rules:5')) ctx.fail(at, `the rendered falcoctl.yaml installs ${JSON.stringify(install)}, without falco-rules:5`);
+        if (!install.includes('falco-rules:5')) failRendered(`the rendered falcoctl.yaml installs ${JSON.stringify(install)}, without falco-rules:5`);
         for (const ref of install.filter((r) => r !== 'falco-rules:5')) {
           const problem = pluginRefProblem(ref);
-          if (problem) ctx.fail(at, `the rendered falcoctl.yaml installs ${problem}`);
+          if (problem) failRendered(`the rendered falcoctl.yaml installs ${problem}`);
         }
         const follow = (artifact.follow?.refs ?? []).map(String);
         if (JSON.stringify(follow) !== JSON.stringify(['falco-rules:5']))
-          ctx.fail(at, `the rendered falcoctl.yaml follows ${JSON.stringify(follow)}, must be ["falco-rules:5"]`);
+          failRendered(`the rendered falcoctl.yaml follows ${JSON.stringify(follow)}, must be ["falco-rules:5"]`);
         const wider = (artifact.allowedTypes ?? []).map(String).filter((t) => t !== 'rulesfile' && t !== 'plugin');
-        if (wider.length) ctx.fail(at, `the rendered falcoctl.yaml allows ${wider.join(', ')}`);
+        if (wider.length) failRendered(`the rendered falcoctl.yaml allows ${wider.join(', ')}`);
       }
     },
   },
@@ -227,12 +240,13 @@ export const falcoChartChecks: PolicyCheck[] = [
     description:
       'falcosidekick runs 2 replicas, posts to chat at priority notice and above with its webhook from an ExternalSecret (key SLACK_WEBHOOKURL, the variable it reads), its web UI off, and no Alertmanager output (S2, A16).',
     invariants: ['S2', 'A16'],
-    remediation:
-      'set replicaCount: 2, webui.enabled: false, config.slack.minimumpriority: notice, config.existingSecret to an ExternalSecret target, and no alertmanager hostport',
+    remediation: Object.values(FORWARDER_FIX).join('; '),
     reads: { kinds: ['Application', 'ExternalSecret'], charts: ['falcosidekick'] },
     exemptible: false,
     run(ctx) {
-      valuesCheck(ctx, 'falcosidekick', ({ appName, values }, fail) => {
+      valuesCheck(ctx, 'falcosidekick', ({ appName, values }, failAt) => {
+        const fail = (path: (string | number)[], message: string) =>
+          failAt(path, message, ['webhookurl', 'existingSecret'].includes(String(path.at(-1))) ? FORWARDER_FIX.secret : FORWARDER_FIX.values);
         if (dig(values, ['replicaCount']) !== 2) fail(['replicaCount'], `replicaCount is ${String(dig(values, ['replicaCount']))}, must be 2`);
         if (dig(values, ['webui', 'enabled']) !== false) fail(['webui'], 'the web UI must be off');
         if (dig(values, ['config', 'slack', 'minimumpriority']) !== 'notice')

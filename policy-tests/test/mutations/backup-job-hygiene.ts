@@ -8,24 +8,28 @@ export const backupJobHygieneMutations: Mutation[] = [
     why: 'the restic password written under a name restic never reads, so every etcd backup fails',
     mutate: swap('apps/platform/backups/secrets.yaml', '        RESTIC_PASSWORD: "{{ .password }}"', '        RESTIC_PASS: "{{ .password }}"'),
     at: '- name: etcd-backup\n',
+    fix: 'give the container each variable its command reads (in env, or as a key of a Secret its envFrom names)',
   },
   {
     check: 'backup-job-hygiene',
     why: 'two backups of one database allowed at once, in the shared component',
     mutate: swap(DB_BACKUP_COMPONENT, 'concurrencyPolicy: Forbid', 'concurrencyPolicy: Allow'),
     at: inComponent('concurrencyPolicy: Allow'),
+    fix: 'set concurrencyPolicy: Forbid',
   },
   {
     check: 'backup-job-hygiene',
     why: 'failed runs kept forever',
     mutate: (c) => c.edit(ETCD_JOBS, 0, (d) => d.deleteIn(['spec', 'failedJobsHistoryLimit'])),
     at: 'spec:\n',
+    fix: 'set successfulJobsHistoryLimit and failedJobsHistoryLimit between 1 and 10',
   },
   {
     check: 'backup-job-hygiene',
     why: 'a check job running another image',
     mutate: swap(DB_BACKUP_COMPONENT, /(name: backup-check\n\s+image: )\S+/, '$1docker.io/library/alpine:3.20'),
     at: inComponent('image: docker.io/library/alpine:3.20'),
+    fix: 'run image ghcr.io/homelab-operator/homelab-backup:<tag>',
   },
   {
     check: 'backup-job-hygiene',
@@ -36,17 +40,20 @@ export const backupJobHygieneMutations: Mutation[] = [
       c.write('apps/platform/backups/talosconfig-by-hand.yaml', 'apiVersion: v1\nkind: Secret\nmetadata:\n  name: talosconfig-by-hand\n  namespace: backups\n');
     },
     at: 'secretName: talosconfig-by-hand',
+    fix: 'take each Secret the job reads from an ExternalSecret in its namespace',
   },
   {
     check: 'backup-job-hygiene',
     why: 'the drill reading a BACKUP_DIR nothing is mounted at',
     mutate: swap(DRILL, 'mountPath: /backups', 'mountPath: /backup'),
     at: '- name: restore-test',
+    fix: 'set BACKUP_DIR and mount a volume at that path',
   },
   {
     check: 'backup-job-hygiene',
     why: 'a backup job without a CPU request',
     mutate: swap(DB_BACKUP_COMPONENT, /requests:\n(\s+)cpu: 100m\n/, 'requests:\n'),
     at: inComponent('resources:'),
+    fix: 'set resources.requests.cpu and resources.requests.memory',
   },
 ];

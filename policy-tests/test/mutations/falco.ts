@@ -19,6 +19,9 @@ const appendTuning = (c: RepoCopy, text: string): void => editTuning(c, (rules) 
 const PLUGIN_FIX =
   'load only the container plugin (collectors.containerEngine on, pluginRef ghcr.io/falcosecurity/plugins/plugin/container:<0.4.0 or later>, collectors.kubernetes off, nothing in falco.load_plugins or falco.plugins)';
 
+const FALCOCTL_FIX =
+  'enable falcoctl artifact install and follow, with refs ["falco-rules:5"], follow.every: 168h, and allowedTypes rulesfile and plugin alone';
+
 const CSI_IMAGE_SET = 'apps/platform/rook-ceph-cluster/csi-image-set.yaml';
 const csiImageSet = (provisioner: string) => `apiVersion: v1
 kind: ConfigMap
@@ -174,6 +177,7 @@ export const falcoMutations: Mutation[] = [
     why: 'falcoctl may install any artifact type',
     mutate: (c) => c.edit(FALCO_VALUES, 0, (d) => d.setIn(['falcoctl', 'config', 'artifact', 'allowedTypes'], d.createNode(['rulesfile', 'plugin', 'asset']))),
     at: 'allowedTypes:',
+    fix: FALCOCTL_FIX,
   },
   {
     check: 'falco-sensor',
@@ -186,6 +190,7 @@ export const falcoMutations: Mutation[] = [
     why: 'rules followed daily',
     mutate: (c) => c.edit(FALCO_VALUES, 0, (d) => d.setIn(['falcoctl', 'config', 'artifact', 'follow', 'every'], '24h')),
     at: 'every: 24h',
+    fix: FALCOCTL_FIX,
   },
   {
     check: 'falco-rules-source',
@@ -201,6 +206,7 @@ export const falcoMutations: Mutation[] = [
         d.setIn(['falco', 'rules_files'], d.createNode(['/etc/falco/homelab/homelab-tuning.yaml', '/etc/falco/falco_rules.yaml'])),
       ),
     at: 'rules_files:',
+    fix: 'mount the tuning ConfigMap into the sensor and list its file after /etc/falco/falco_rules.yaml in falco.rules_files',
   },
   {
     check: 'falco-egress',
@@ -243,6 +249,7 @@ export const falcoMutations: Mutation[] = [
     why: 'warnings and above only',
     mutate: (c) => c.edit(SIDEKICK_VALUES, 0, (d) => d.setIn(['config', 'slack', 'minimumpriority'], 'warning')),
     at: 'minimumpriority',
+    fix: 'set replicaCount: 2, webui.enabled: false and config.slack.minimumpriority: notice, and no config.alertmanager.hostport',
   },
   {
     check: 'falco-forwarder',
@@ -253,6 +260,7 @@ export const falcoMutations: Mutation[] = [
         c.read('security/falcosidekick/externalsecret.yaml').replace('secretKey: SLACK_WEBHOOKURL', 'secretKey: url'),
       ),
     at: 'existingSecret',
+    fix: 'take the chat webhook from config.existingSecret, a Secret an ExternalSecret writes with the key SLACK_WEBHOOKURL, and commit no config.slack.webhookurl',
   },
   {
     check: 'falco-forwarder',
