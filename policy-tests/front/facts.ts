@@ -22,7 +22,7 @@ export { ignoresExtraneous } from '../model/controller/sync-options.ts';
 export { statusIsSubresource } from '../model/controller/status-subresource.ts';
 export { withLiveValues, withoutPointers } from '../model/compare/ignore-differences.ts';
 // What an ApplicationSet's controller may do to the Applications it made (the diff's held-back and move risks).
-export { policyAllows } from '../model/appset/outcomes.ts';
+export { policyAllows, withPreservedMetadata } from '../model/appset/outcomes.ts';
 export { byRequiredApis, oneMinorAtATime, upgradesOneMinor } from '../model/argocd/app-declarations.ts';
 // An image reference as the registry resolves it (the diff's image risks).
 export { imageParts, scaledKey, scaleTargetKey } from '../model/core/workloads.ts';

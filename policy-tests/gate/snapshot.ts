@@ -32,7 +32,14 @@ import { checkoutTree, type Repo } from '../model/repository/repo.ts';
 import { groupOf } from '../model/core/manifest.ts';
 import type { SourceRender } from '../model/argocd/rendered.ts';
 import { crdSchemas, type JsonSchemaNode } from '../admission/index.ts';
-import { applicationSetProblems, controllerComparison, madeBy, restrainedApplications } from '../model/appset/outcomes.ts';
+import {
+  applicationSetProblems,
+  controllerComparison,
+  madeBy,
+  preservedMetadata,
+  restrainedApplications,
+  type PreservedMetadata,
+} from '../model/appset/outcomes.ts';
 import { loadTree, renderTree, renderWithBuiltinApis, type RenderedTree } from './pipeline.ts';
 import { chartFaces, type ChartFace } from './chart-faces.ts';
 
@@ -61,6 +68,8 @@ export interface Snapshot {
       liveIgnored?: IgnoredFields;
       /** For an Application an ApplicationSet makes: the ApplicationSet's name (its controller writes it, no sync does). */
       madeBy?: string;
+      /** For such an Application: the annotations and labels its controller keeps as the cluster holds them. */
+      preserved?: PreservedMetadata;
     }
   >;
   /** `apiVersion/Kind` to the CRD schema the API server validates that kind with (rendered, plain or bundled). */
@@ -252,7 +261,7 @@ export async function snapshot(root: string, env: NodeJS.ProcessEnv = process.en
       prune: app.automated?.prune === true,
       object: r.object,
       syncOptions: options,
-      ...(made ? { madeBy: made.set.name } : {}),
+      ...(made ? { madeBy: made.set.name, preserved: preservedMetadata(repo, r) } : {}),
       ...(ignored.pointers.length || ignored.unread.length
         ? { ignored, respectIgnored: controller !== undefined || options.includes('RespectIgnoreDifferences=true') }
         : {}),

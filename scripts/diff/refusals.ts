@@ -82,10 +82,18 @@ const wayThrough = (kind: string) => WAY_THROUGH[kind] ?? 'delete it by hand and
  * What the sync sends of the head's entry `b` over the base's `a`: under RespectIgnoreDifferences=true, the target
  * without the fields Argo CD ignores of it, then the cluster's (the base's) values of the fields it ignores of the
  * live object (controller/sync.go normalizeTargetResources: the normalized target, patched with what normalizing the
- * live object took out of it); else `b` itself. Where the head's snapshot did not work out the live object's fields,
+ * live object took out of it); else `b` itself. For an Application an ApplicationSet made, the annotations and labels
+ * its controller preserves, as the base holds them. Where the head's snapshot did not work out the live object's fields,
  * the target's stand for them.
  */
 export function sentOf(b: Entry, a: Entry): Entry {
+  const kept = keptIgnored(b, a);
+  // An Application an ApplicationSet made keeps the annotations and labels it preserves as the cluster holds them.
+  return kept.preserved ? { ...kept, object: facts.withPreservedMetadata(kept.object, a.object, kept.preserved) } : kept;
+}
+
+/** The head's entry with what its comparison ignores as the cluster holds it, where the sync respects that. */
+function keptIgnored(b: Entry, a: Entry): Entry {
   const live = b.liveIgnored ?? b.ignored;
   if (!b.respectIgnored || !(b.ignored?.pointers.length || live?.pointers.length)) return b;
   const normalized = facts.withoutPointers(b.object, b.ignored?.pointers ?? []);

@@ -277,6 +277,23 @@ describe('the rendered diff sees what Argo CD applies', () => {
     });
   });
 
+  it("an ApplicationSet's preservedFields keep the annotations and labels they name as the cluster holds them: a change to one alone changes nothing, a new one is written", async () => {
+    await reset();
+    const set = (annotations: string, labels: string) =>
+      `apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata:\n  name: extras\n  namespace: argocd\nspec:\n  goTemplate: true\n  preservedFields: {annotations: [team.example.net/owner], labels: [tier]}\n  generators:\n    - list: {elements: [{name: tools}]}\n  template:\n    metadata:\n      name: '{{ .name }}'\n      annotations: {${annotations}}\n      labels: {${labels}}\n    spec:\n      project: default\n      source: {repoURL: https://github.com/example/lab.git, targetRevision: main, path: apps/demo, directory: {exclude: application.yaml}}\n      destination: {server: https://kubernetes.default.svc, namespace: demo}\n`;
+    repo.write('clusters/home/extras.yaml', set('team.example.net/owner: ops', ''));
+    await onBase('an ApplicationSet that preserves an annotation and a label', async () => {
+      const application = (report: { changes: { id: string }[] }) => report.changes.filter((c) => c.id.includes('Application|argocd|tools'));
+      repo.write('clusters/home/extras.yaml', set('team.example.net/owner: media', ''));
+      expect(application((await diff()).report)).toEqual([]);
+      // A preserved key the cluster does not hold yet is written, and so is what it does not preserve.
+      repo.write('clusters/home/extras.yaml', set('team.example.net/owner: media', 'tier: db'));
+      expect(application((await diff()).report)).toHaveLength(1);
+      repo.write('clusters/home/extras.yaml', set('team.example.net/owner: media, team.example.net/pager: on', ''));
+      expect(application((await diff()).report)).toHaveLength(1);
+    });
+  });
+
   it("an Application moved from root's manifests into an ApplicationSet is a delete risk: root's prune races the controller's adoption", async () => {
     await reset();
     const tools = (annotations: string) =>

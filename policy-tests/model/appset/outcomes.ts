@@ -8,6 +8,7 @@ import type { Resource } from '../core/manifest.ts';
 import type { Repo } from '../repository/repo.ts';
 import { isMap, obj } from '../core/dig.ts';
 import { namespaceOrDestination } from '../argocd/argocd.ts';
+import { cmdParamsList } from '../argocd/refusals.ts';
 
 export interface SetOutcome {
   apps: Resource[];
@@ -98,6 +99,49 @@ export function controllerComparison(app: Resource): { ignoreDifferences: Record
       return { group: 'argoproj.io', kind: 'Application', ...(typeof name === 'string' && name ? { name } : {}), jsonPointers, jqPathExpressions };
     }),
   };
+}
+
+/** The annotations and labels the ApplicationSet controller keeps as the cluster holds them on an Application it writes. */
+export interface PreservedMetadata {
+  annotations: readonly string[];
+  labels: readonly string[];
+}
+
+/** The annotations it always keeps (defaultPreservedAnnotations): notifications' record, a refresh or hydrate asked for. */
+const ALWAYS_PRESERVED = ['notified.notifications.argoproj.io', 'argocd.argoproj.io/refresh', 'argocd.argoproj.io/hydrate'];
+
+/**
+ * What the ApplicationSet controller keeps of an Application it made, where the cluster holds it
+ * (createOrUpdateInCluster): the ApplicationSet's preservedFields, argocd-cmd-params-cm's
+ * applicationsetcontroller.global.preserved.annotations and .labels, and its own three annotations. Where the live
+ * Application has no such key, the generated value is written.
+ */
+export function preservedMetadata(repo: Repo, app: Resource): PreservedMetadata | undefined {
+  const made = madeBy(app);
+  if (!made) return undefined;
+  const own = obj(obj(made.set.object.spec).preservedFields);
+  const keys = (list: unknown) => (Array.isArray(list) ? list.filter((k): k is string => typeof k === 'string') : []);
+  return {
+    annotations: [...keys(own.annotations), ...cmdParamsList(repo, 'applicationsetcontroller.global.preserved.annotations'), ...ALWAYS_PRESERVED],
+    labels: [...keys(own.labels), ...cmdParamsList(repo, 'applicationsetcontroller.global.preserved.labels')],
+  };
+}
+
+/** `target` with each preserved annotation and label the live object holds set to the live value, as the controller writes it. */
+export function withPreservedMetadata(target: Record<string, unknown>, live: Record<string, unknown>, preserved: PreservedMetadata): Record<string, unknown> {
+  const liveMetadata = obj(live.metadata);
+  let out = target;
+  for (const field of ['annotations', 'labels'] as const) {
+    const held = obj(liveMetadata[field]);
+    for (const key of preserved[field]) {
+      const value = Object.hasOwn(held, key) ? held[key] : undefined;
+      if (typeof value !== 'string') continue;
+      if (out === target) out = structuredClone(target);
+      const metadata = (out.metadata = { ...obj(out.metadata) });
+      metadata[field] = { ...obj(metadata[field]), [key]: value };
+    }
+  }
+  return out;
 }
 
 /**

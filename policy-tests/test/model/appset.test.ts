@@ -22,6 +22,7 @@ import { applyTemplatePatch } from '../../model/appset/template-patch.ts';
 import { generatedApplicationErrors } from '../../model/appset/validation.ts';
 import { generatorParams, MAX_PARAMETER_SETS, type Run } from '../../model/appset/generators.ts';
 import { GeneratorError, Unjudged, type TemplateMode } from '../../model/appset/renderer.ts';
+import { withPreservedMetadata } from '../../model/appset/outcomes.ts';
 import { renderGoTemplates } from '../../render/go-template.ts';
 
 describe("parameters as Argo CD's generators make them", () => {
@@ -366,5 +367,20 @@ describe("the git files generator under argocd-cmd-params-cm's new git file glob
   it('fails where a pattern names a folder, which the repo-server cannot read as a file, and does not judge one that reaches .git', () => {
     expect(() => gitFiles(repo('true'), [{ path: 'envs/*' }])).toThrow(/read envs\/dev: is a directory/);
     expect(() => gitFiles(repo('true'), [{ path: '**' }])).toThrow(Unjudged);
+  });
+});
+
+describe('what the controller keeps of an Application it writes', () => {
+  it('keeps a preserved annotation or label the cluster holds, writes one it does not hold, and leaves the rest as generated', () => {
+    const generated = { metadata: { name: 'tools', annotations: { owner: 'media', pager: 'on' } }, spec: {} };
+    const live = { metadata: { name: 'tools', annotations: { owner: 'ops', 'argocd.argoproj.io/refresh': 'hard' }, labels: { tier: 'web' } } };
+    const kept = withPreservedMetadata(generated, live, { annotations: ['owner', 'argocd.argoproj.io/refresh', 'absent'], labels: ['tier'] });
+    expect(kept.metadata).toEqual({
+      name: 'tools',
+      annotations: { owner: 'ops', pager: 'on', 'argocd.argoproj.io/refresh': 'hard' },
+      labels: { tier: 'web' },
+    });
+    expect(generated.metadata.annotations.owner).toBe('media');
+    expect(withPreservedMetadata(generated, { metadata: {} }, { annotations: ['owner'], labels: [] })).toBe(generated);
   });
 });
