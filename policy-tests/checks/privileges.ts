@@ -10,7 +10,7 @@ import { namespaceOrDestination } from '../model/argocd/argocd.ts';
 import { namespaceLabels } from '../model/cluster/namespaces.ts';
 import { namedPrivileges, privilegeLabel, privilegesOf, PRIVILEGES_ANNOTATION, type Privilege, type PrivilegeKind } from '../model/cluster/privileges.ts';
 import type { Resource } from '../model/core/manifest.ts';
-import { EXEMPTION_PREFIX, WORKLOAD_KINDS, workloadAnnotations } from '../model/core/workloads.ts';
+import { EXEMPTION_PREFIX, podSpecOf, WORKLOAD_KINDS, workloadAnnotations } from '../model/core/workloads.ts';
 import type { Repo } from '../model/repository/repo.ts';
 import { type PolicyCheck, type Area, staticArea } from '../model/checks/kit.ts';
 
@@ -23,12 +23,14 @@ const EXEMPTION_COVERS: Record<string, readonly PrivilegeKind[]> = {
 /** What no other check refuses where Pod Security enforces nothing (root, escalation and hostPath are workload-privilege's and workload-hostpath's). */
 const UNGUARDED: readonly PrivilegeKind[] = ['privileged', 'capability', 'hostNetwork', 'hostPID', 'hostIPC'];
 
-/** Where Pod Security admission refuses nothing: a namespace enforced at `privileged`, or one the cluster exempts. */
+/** Where Pod Security admission refuses nothing: a namespace enforced at `privileged`, or one (or a runtime class) the cluster exempts. */
 function unguarded(repo: Repo, resource: Resource): boolean {
   const facts = repo.facts?.podSecurity;
   const namespace = namespaceOrDestination(repo, resource);
   if (!facts || !namespace) return false;
   if (facts.exemptNamespaces.includes(namespace)) return true;
+  const runtimeClass = podSpecOf(resource)?.spec.runtimeClassName;
+  if (typeof runtimeClass === 'string' && facts.exemptRuntimeClasses.includes(runtimeClass)) return true;
   return levelsFor(namespaceLabels(repo).get(namespace), facts.defaults).enforce === 'privileged';
 }
 

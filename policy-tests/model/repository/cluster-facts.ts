@@ -67,12 +67,27 @@ export const POD_SECURITY_LEVELS = ['privileged', 'baseline', 'restricted'] as c
 export type PodSecurityLevel = (typeof POD_SECURITY_LEVELS)[number];
 
 export interface PodSecurityFacts {
-  defaults: { enforce: PodSecurityLevel; audit: PodSecurityLevel; warn: PodSecurityLevel };
+  defaults: {
+    enforce: PodSecurityLevel;
+    audit: PodSecurityLevel;
+    warn: PodSecurityLevel;
+    /** The policy version a mode's default is pinned to (`<mode>-version: v1.N`, its minor); a mode not here is "latest". */
+    versions?: Partial<Record<'enforce' | 'audit' | 'warn', number>>;
+  };
   exemptNamespaces: string[];
+  /** Pods whose runtimeClassName is one of these are not judged by Pod Security (exemptions.runtimeClasses). */
+  exemptRuntimeClasses: string[];
+  /** Requests by these users are not judged by Pod Security (exemptions.usernames). */
+  exemptUsernames: string[];
 }
 
 /** Kubernetes' own default when no AdmissionConfiguration sets one: nothing enforced. Used only when the fact is missing, which is itself a problem. */
-const UNCONFIGURED: PodSecurityFacts = { defaults: { enforce: 'privileged', audit: 'privileged', warn: 'privileged' }, exemptNamespaces: [] };
+const UNCONFIGURED: PodSecurityFacts = {
+  defaults: { enforce: 'privileged', audit: 'privileged', warn: 'privileged' },
+  exemptNamespaces: [],
+  exemptRuntimeClasses: [],
+  exemptUsernames: [],
+};
 
 export interface OutsideGit {
   kind: string;
@@ -301,35 +316,56 @@ function remoteBases(raw: unknown, problems: FactsProblem[]): string[] {
 }
 
 /**
- * The `podSecurity` fact: the cluster-wide PodSecurityConfiguration (for
- * Talos, its machine configuration's default), as a YAML mapping in a string:
- * `defaults: {enforce, audit, warn}` and `exemptNamespaces: [...]`.
+ * The `podSecurity` fact: the cluster-wide PodSecurityConfiguration (for Talos, its admissionControl entry) as a YAML
+ * mapping in a string: `defaults: {enforce, audit, warn}`, each with an optional `<mode>-version`, and the exemptions
+ * (`exemptNamespaces`, or the configuration's `exemptions: {namespaces, runtimeClasses, usernames}`).
  */
 function podSecurity(raw: unknown, problems: FactsProblem[]): PodSecurityFacts {
+  const say = (message: string) => problems.push({ key: 'podSecurity', message: `cluster fact "podSecurity"${message}` });
   const fail = (message: string): PodSecurityFacts => {
-    problems.push({ key: 'podSecurity', message });
+    say(message);
     return UNCONFIGURED;
   };
   if (raw === undefined)
-    return fail(
-      'cluster fact "podSecurity" is missing: state the API server\'s Pod Security defaults (Talos: enforce baseline, audit and warn restricted, kube-system exempt)',
-    );
+    return fail(" is missing: state the API server's Pod Security defaults (Talos: enforce baseline, audit and warn restricted, kube-system exempt)");
   let value: any;
   try {
     value = typeof raw === 'string' ? parse(raw) : undefined;
   } catch (err) {
-    return fail(`cluster fact "podSecurity" does not parse: ${(err as Error).message.split('\n')[0]}`);
+    return fail(` does not parse: ${(err as Error).message.split('\n')[0]}`);
   }
   const defaults = value?.defaults;
   const level = (mode: string): PodSecurityLevel | undefined =>
     (POD_SECURITY_LEVELS as readonly string[]).includes(defaults?.[mode]) ? defaults[mode] : undefined;
   const [enforce, audit, warn] = [level('enforce'), level('audit'), level('warn')];
-  if (!enforce || !audit || !warn)
-    return fail(`cluster fact "podSecurity" needs defaults.enforce, defaults.audit and defaults.warn, each one of ${POD_SECURITY_LEVELS.join(', ')}`);
-  const exempt = value.exemptNamespaces ?? [];
-  if (!Array.isArray(exempt) || exempt.some((n) => typeof n !== 'string'))
-    return fail('cluster fact "podSecurity": exemptNamespaces must be a list of namespace names');
-  return { defaults: { enforce, audit, warn }, exemptNamespaces: exempt };
+  if (!enforce || !audit || !warn) return fail(` needs defaults.enforce, defaults.audit and defaults.warn, each one of ${POD_SECURITY_LEVELS.join(', ')}`);
+  const versions: NonNullable<PodSecurityFacts['defaults']['versions']> = {};
+  for (const mode of ['enforce', 'audit', 'warn'] as const) {
+    const version = defaults[`${mode}-version`];
+    if (version === undefined || version === 'latest') continue;
+    const pinned = typeof version === 'string' ? /^v1\.(0|[1-9][0-9]*)$/.exec(version) : null;
+    // The API server does not start with it: a problem of the fact, the rest read on.
+    if (pinned) versions[mode] = Number(pinned[1]);
+    else say(`: defaults.${mode}-version ${JSON.stringify(version)} is neither "latest" nor "v1.N"`);
+  }
+  const exemptions = value.exemptions ?? {};
+  const names = (list: unknown, key: string): string[] | undefined => {
+    if (list === undefined || list === null) return [];
+    if (Array.isArray(list) && list.every((n) => typeof n === 'string')) return list;
+    say(`: ${key} must be a list of names`);
+    return undefined;
+  };
+  const [namespaces, fromExemptions, runtimeClasses, usernames] = [
+    names(value.exemptNamespaces, 'exemptNamespaces'),
+    ...(['namespaces', 'runtimeClasses', 'usernames'] as const).map((key) => names(exemptions[key], `exemptions.${key}`)),
+  ];
+  if (!namespaces || !fromExemptions || !runtimeClasses || !usernames) return UNCONFIGURED;
+  return {
+    defaults: { enforce, audit, warn, ...(Object.keys(versions).length ? { versions } : {}) },
+    exemptNamespaces: [...new Set([...namespaces, ...fromExemptions])],
+    exemptRuntimeClasses: runtimeClasses,
+    exemptUsernames: usernames,
+  };
 }
 
 /** The data of the cluster facts file of the checkout at `root`, read on its own (scripts, tests, benchmarks). */

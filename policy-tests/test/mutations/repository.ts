@@ -18,6 +18,12 @@ export const repositoryMutations: Mutation[] = [
   },
   {
     check: 'cluster-facts',
+    why: "the Pod Security defaults pin enforce to 1.24, which is no version the API server's PodSecurityConfiguration reads (v1.24)",
+    mutate: swap('clusters/home/cluster-facts.yaml', 'defaults: {enforce: baseline,', 'defaults: {enforce: baseline, enforce-version: "1.24",'),
+    at: (c) => ({ file: 'clusters/home/cluster-facts.yaml', line: lineOf(c, 'clusters/home/cluster-facts.yaml', '  podSecurity:') }),
+  },
+  {
+    check: 'cluster-facts',
     why: 'the node network lists two control-plane nodes where the facts count three',
     mutate: swap('clusters/home/cluster-facts.yaml', 'controlPlane: [192.168.1.11, 192.168.1.12, 192.168.1.13]', 'controlPlane: [192.168.1.11, 192.168.1.12]'),
     at: (c) => ({ file: 'clusters/home/cluster-facts.yaml', line: lineOf(c, 'clusters/home/cluster-facts.yaml', '  nodeNetwork:') }),
