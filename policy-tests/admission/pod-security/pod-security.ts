@@ -1,9 +1,8 @@
 /**
- * Pod Security admission: the Pod Security Standards (baseline and
- * restricted) as the API server's PodSecurity plugin evaluates them, at each
- * policy version up to "latest" of Kubernetes 1.36, as each control's
- * versions read (k8s.io/pod-security-admission, policy/check_*.go). Each control is a pure function of the pod's metadata
- * and spec; a violation names the control and the field.
+ * Pod Security admission: the Pod Security Standards (baseline and restricted) as the API server's PodSecurity plugin
+ * evaluates them, at each policy version up to "latest" of Kubernetes 1.36, as each control's versions read
+ * (k8s.io/pod-security-admission, policy/check_*.go). Each control is a pure function of the pod's metadata, its spec
+ * and the policy version; a violation names the control and the field.
  */
 import { baseline } from './baseline.ts';
 import { restricted } from './restricted.ts';
