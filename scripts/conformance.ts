@@ -35,6 +35,18 @@ function podSecurityFixtures(root: string, minor: number): conformance.PodSecuri
   return out;
 }
 
+/** The Pod Security fixtures of every policy version up to `newest`, each judged at its own: a line per version, then the total. */
+function reportEveryPolicyVersion(root: string, newest: number, print: (t: string) => void): void {
+  let [agree, total] = [0, 0];
+  for (let minor = 0; minor <= newest; minor++) {
+    const a = conformance.podSecurityAgreement(podSecurityFixtures(root, minor));
+    print(`Pod Security fixtures, v1.${minor}: ${a.agree}/${a.total} agree (${percent(a.agree, a.total)})\n`);
+    for (const d of a.disagreements) print(`  DISAGREES ${d.file}: ${d.why}\n`);
+    [agree, total] = [agree + a.agree, total + a.total];
+  }
+  print(`Pod Security fixtures of v1.0 to v1.${newest}: ${agree}/${total} agree (${percent(agree, total)})\n`);
+}
+
 /** Every input of the YAML test suite's data branch: `<id>/in.yaml`, or `<id>/<n>/in.yaml` for a case of several. */
 function yamlSuiteCases(root: string): conformance.YamlSuiteCase[] {
   const out: conformance.YamlSuiteCase[] = [];
@@ -272,6 +284,10 @@ is committed):
                       yaml library (the same objects and places, or left
                       to it; an input the specification refuses, left)
   --kubernetes 1.NN   the version to measure at (default: the cluster facts')
+  --every-policy-version
+                      with --pod-security: the fixtures of every policy
+                      version from v1.0 to that one, each at its own, with
+                      a line per version and their total
 Prints agreement per control and per library, then each disagreement.
 Exit status: 0 measured (agreement is a figure, not a verdict), 1 a checkout
 cannot be read, 2 a usage error. Reads no environment variables.`;
@@ -293,6 +309,7 @@ export function conformanceCommand(argv: string[], io?: CommandIo): Promise<numb
         'go-kubernetes': { type: 'string' },
         'yaml-test-suite': { type: 'string' },
         kubernetes: { type: 'string' },
+        'every-policy-version': { type: 'boolean' },
       },
       positionals: { min: 0, max: 0 },
       async run({ values }) {
@@ -311,7 +328,8 @@ export function conformanceCommand(argv: string[], io?: CommandIo): Promise<numb
         if (version !== undefined && !/^1\.\d+$/.test(version)) throw new UsageError(`--kubernetes ${version}: expected 1.NN`);
         const minor = version ? Number(version.split('.')[1]) : facts.factsKubernetesMinor(REPO_ROOT);
         const celCases: Agreement[] = [];
-        if (psa) report(`Pod Security fixtures, v1.${minor}`, conformance.podSecurityAgreement(podSecurityFixtures(psa, minor)), print);
+        if (psa && values['every-policy-version']) reportEveryPolicyVersion(psa, minor, print);
+        else if (psa) report(`Pod Security fixtures, v1.${minor}`, conformance.podSecurityAgreement(podSecurityFixtures(psa, minor)), print);
         if (apiserver) celCases.push(reportApiserver(apiserver, minor, print));
         if (apiextensions) celCases.push(...reportApiextensions(apiextensions, print));
         if (celCases.length > 1) {

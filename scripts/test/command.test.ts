@@ -186,6 +186,29 @@ describe('the scripts on the contract', () => {
     expect(noVersion.out.stderr).toMatch(/^falco:facts: --version <x\.y\.z> is required/);
   });
 
+  it('conformance --every-policy-version judges the Pod Security fixtures of each version at that version, and totals them', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'conformance-'));
+    try {
+      // A restricted pod running as root: runAsUser refuses it from v1.23, and admits it before.
+      const pod =
+        'apiVersion: v1\nkind: Pod\nmetadata: {name: runasuser0}\nspec:\n  securityContext: {runAsNonRoot: true, seccompProfile: {type: RuntimeDefault}}\n  containers:\n  - name: c\n    image: x\n    securityContext: {runAsUser: 0, allowPrivilegeEscalation: false, capabilities: {drop: [ALL]}}\n';
+      for (let minor = 0; minor <= 23; minor++)
+        for (const level of ['baseline', 'restricted'])
+          for (const expect of ['pass', 'fail']) mkdirSync(join(root, 'test/testdata', level, `v1.${minor}`, expect), { recursive: true });
+      writeFileSync(join(root, 'test/testdata/restricted/v1.22/pass/runasuser0.yaml'), pod);
+      writeFileSync(join(root, 'test/testdata/restricted/v1.23/fail/runasuser0.yaml'), pod);
+      const { out, io } = capture();
+      expect(await conformanceCommand(['--pod-security', root, '--kubernetes', '1.23', '--every-policy-version'], io)).toBe(0);
+      expect(out.stdout.split('\n').filter((l) => /v1\.2[23]/.test(l))).toEqual([
+        'Pod Security fixtures, v1.22: 1/1 agree (100.0%)',
+        'Pod Security fixtures, v1.23: 1/1 agree (100.0%)',
+        'Pod Security fixtures of v1.0 to v1.23: 2/2 agree (100.0%)',
+      ]);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
   it('conformance: measures checkouts given by path and prints the agreement of every CEL suite together', async () => {
     const root = mkdtempSync(join(tmpdir(), 'conformance-'));
     try {
