@@ -1,5 +1,6 @@
 /**
- * What the API server refuses when a CRD is created: a validation rule that
+ * What the API server refuses when a CRD is created: its definition's fields and its schema's keywords
+ * (validation/crd-definition.ts, crd-schema-fields.ts), a validation rule that
  * does not compile in the cluster's CEL environment (a syntax error, a
  * function the cluster does not declare, a constant pattern RE2 cannot
  * compile, a field its schema node does not declare), a rule whose
@@ -12,10 +13,12 @@ import { costMessage, PER_CRD_LIMIT, PER_EXPRESSION_LIMIT, unboundedCardinality 
 import type { JsonSchemaNode, ValidationRule } from '../cel/schema-node.ts';
 import { re2Problem } from '../../model/core/re2.ts';
 import { entryProblems } from '../cel/rule-fields.ts';
-import { listTypeProblems } from '../validation/crd-list-types.ts';
+import { listTypeProblems, type SchemaProblem } from '../validation/crd-list-types.ts';
+import { definitionProblems } from '../validation/crd-definition.ts';
+import { schemaFieldProblems } from '../validation/crd-schema-fields.ts';
 import { structuralProblems } from '../validation/crd-structural.ts';
 import { defaultProblems } from '../validation/crd-defaults.ts';
-import { dig } from '../../model/core/dig.ts';
+import { dig, isMap } from '../../model/core/dig.ts';
 import type { PathSegment } from '../../model/core/positions.ts';
 import { extendPath, spellPath, type PathChain } from '../../model/core/path-chain.ts';
 import type { Resource } from '../../model/core/manifest.ts';
@@ -181,10 +184,20 @@ function judgeCrd(object: unknown, name: string): Said[] {
     fail: (path, message) => said.push({ path, message }),
     notJudged: (path, message) => said.push({ path, message, notJudged: true }),
   };
+  const report = (base: PathSegment[], p: SchemaProblem) => {
+    const message = `CustomResourceDefinition ${name}: ${fieldPath([...base, ...p.at])}: ${p.detail}`;
+    if (p.notJudged) say.notJudged([...base, ...p.at], message);
+    else say.fail([...base, ...p.at], message);
+  };
+  for (const p of isMap(object) ? definitionProblems(object) : []) report([], p);
   const versions = dig(object, ['spec', 'versions']);
   if (Array.isArray(versions))
-    for (const [v, version] of versions.entries())
-      judgeVersion(say, name, dig(version, ['schema', 'openAPIV3Schema']), ['spec', 'versions', v, 'schema', 'openAPIV3Schema']);
+    for (const [v, version] of versions.entries()) {
+      const root: PathSegment[] = ['spec', 'versions', v, 'schema', 'openAPIV3Schema'];
+      const schema = dig(version, ['schema', 'openAPIV3Schema']);
+      for (const p of schemaFieldProblems(schema, isMap(dig(version, ['subresources', 'status'])))) report(root, p);
+      judgeVersion(say, name, schema, root);
+    }
   return said;
 }
 
@@ -213,10 +226,10 @@ function saidOf(r: Resource): Said[] {
 export const crdAcceptedCheck: PolicyCheck = {
   id: 'crd-accepted',
   description:
-    "The API server accepts every CRD the repository applies or renders: each x-kubernetes-validations rule and messageExpression compiles in the cluster's CEL environment (a structural schema; defaults its schema and rules accept, with no field it would prune; list and map types as the API server declares them; each entry well formed: a rule, a one-line message, a known reason, a fieldPath into the schema; no syntax error, no function or variable the cluster does not declare, no field its schema node does not declare, a bool rule and a string messageExpression, oldSelf only where old and new items correlate, no constant pattern RE2 refuses), no rule's estimated cost passes the per-expression limit nor their total the CRD's (cel-go's estimator with Kubernetes' call costs and the schema's sizes; a rule whose functions it cannot type is not judged), and each schema pattern is RE2 (invariants P1).",
+    "The API server accepts every CRD the repository applies or renders: its definition (a group with a dot, a scope, versions named as DNS labels with exactly one for storage and a schema each, names, the scale subresource's paths, printer columns, selectable fields, conversion and its webhook, no preserveUnknownFields, a protected group's api-approved.kubernetes.io annotation), no schema keyword it refuses (uniqueItems, $ref, id, definitions, dependencies, patternProperties, additionalItems, a type OpenAPI v3 lacks, additionalProperties beside properties; at a status subresource's root only the fields status keeps); each x-kubernetes-validations rule and messageExpression compiles in the cluster's CEL environment (a structural schema; defaults its schema and rules accept, with no field it would prune; list and map types as the API server declares them; each entry well formed: a rule, a one-line message, a known reason, a fieldPath into the schema; no syntax error, no function or variable the cluster does not declare, no field its schema node does not declare, a bool rule and a string messageExpression, oldSelf only where old and new items correlate, no constant pattern RE2 refuses), no rule's estimated cost passes the per-expression limit nor their total the CRD's (cel-go's estimator with Kubernetes' call costs and the schema's sizes; a rule whose functions it cannot type is not judged), and each schema pattern is RE2 (invariants P1).",
   invariants: ['P1'],
   remediation:
-    'fix the rule or the pattern the finding names (patterns are RE2: no lookaround, no backreferences, as in Go); bound the lists, maps and strings a costly rule walks with maxItems, maxProperties and maxLength',
+    'fix the field, the rule or the pattern the finding names (patterns are RE2: no lookaround, no backreferences, as in Go); bound the lists, maps and strings a costly rule walks with maxItems, maxProperties and maxLength',
   reads: { kinds: ['CustomResourceDefinition'] },
   exemptible: false,
   run(ctx) {

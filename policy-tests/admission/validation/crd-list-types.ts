@@ -17,6 +17,8 @@ export interface SchemaProblem {
   at: PathSegment[];
   /** As field.Error prints it after the path. */
   detail: string;
+  /** What the gate cannot say the API server refuses or admits. */
+  notJudged?: true;
 }
 
 type Node = Record<string, unknown>;
@@ -26,10 +28,11 @@ const text = (v: unknown): string => (typeof v === 'object' && v !== null ? JSON
 /** field.Error's rendering of a bad value: a string quoted, a missing one null, a list as Go's %#v prints []string. */
 const shown = (v: unknown): string =>
   v === undefined || v === null ? 'null' : Array.isArray(v) ? `[]string{${v.map((x) => JSON.stringify(text(x))).join(', ')}}` : JSON.stringify(text(v));
-const required = (at: PathSegment[], why: string): SchemaProblem => ({ at, detail: `Required value: ${why}` });
-const invalid = (at: PathSegment[], value: unknown, why: string): SchemaProblem => ({ at, detail: `Invalid value: ${shown(value)}: ${why}` });
-const forbidden = (at: PathSegment[], why: string): SchemaProblem => ({ at, detail: `Forbidden: ${why}` });
-const unsupported = (at: PathSegment[], value: string, supported: string[]): SchemaProblem => ({
+/** field.Required, field.Invalid, field.Forbidden and field.NotSupported, as each prints after the path. */
+export const required = (at: PathSegment[], why: string): SchemaProblem => ({ at, detail: why ? `Required value: ${why}` : 'Required value' });
+export const invalid = (at: PathSegment[], value: unknown, why: string): SchemaProblem => ({ at, detail: `Invalid value: ${shown(value)}: ${why}` });
+export const forbidden = (at: PathSegment[], why: string): SchemaProblem => ({ at, detail: `Forbidden: ${why}` });
+export const unsupported = (at: PathSegment[], value: string, supported: string[]): SchemaProblem => ({
   at,
   detail: notSupported(value, supported),
 });

@@ -338,6 +338,41 @@ const mutations: Mutation[] = [
   // What the API server refuses when a CRD is created.
   {
     check: 'crd-accepted',
+    why: 'a CRD that marks two versions for storage: the API server keeps one',
+    mutate: (c) =>
+      c.write(
+        CRD_FILE,
+        drillCrd('                target:\n                  type: string').replace(
+          '  versions:\n',
+          '  versions:\n    - name: v1alpha1\n      served: true\n      storage: true\n      schema:\n        openAPIV3Schema:\n          type: object\n          x-kubernetes-preserve-unknown-fields: true\n',
+        ),
+      ),
+    at: '  versions:',
+  },
+  {
+    check: 'crd-accepted',
+    why: 'a CRD whose list asks uniqueItems, which the API server refuses (its cost is quadratic)',
+    mutate: (c) =>
+      c.write(
+        CRD_FILE,
+        crd(
+          '                hosts:\n                  type: array\n                  uniqueItems: true\n                  items:\n                    type: string',
+        ),
+      ),
+    at: 'uniqueItems: true',
+  },
+  {
+    check: 'crd-accepted',
+    why: 'a CRD in a kubernetes.io group, which the API server holds for approved APIs, without its api-approved.kubernetes.io annotation',
+    mutate: (c) =>
+      c.write(
+        CRD_FILE,
+        crdYaml({ group: 'backups.kubernetes.io', kind: 'Drill', plural: 'drills', specProperties: '                target:\n                  type: string' }),
+      ),
+    at: 'metadata:',
+  },
+  {
+    check: 'crd-accepted',
     why: 'a CRD whose validation rule does not compile',
     mutate: (c) => c.write(CRD_FILE, crd('                  x-kubernetes-validations:\n                    - rule: "self.size() >"')),
     at: '- rule: "self.size() >"',
