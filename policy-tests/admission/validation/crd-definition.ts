@@ -100,8 +100,16 @@ function deprecationProblems(version: Node, at: PathSegment[]): SchemaProblem[] 
   const out: SchemaProblem[] = [];
   if (text.length > 256) out.push(invalid(where, text, 'must be <= 256 characters long'));
   if (text.length === 0) out.push(invalid(where, text, 'must not be an empty string'));
-  const bad = [...text].findIndex((c) => /[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Zl}\p{Zp}]/u.test(c) || (/\s/.test(c) && c !== ' '));
-  if (bad >= 0) out.push(invalid(where, text, `must only contain printable UTF-8 characters; non-printable character found at index ${bad}`));
+  // unicode.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space; Go counts the index in bytes.
+  const bad = /[^\p{L}\p{M}\p{N}\p{P}\p{S} ]/u.exec(text);
+  if (bad)
+    out.push(
+      invalid(
+        where,
+        text,
+        `must only contain printable UTF-8 characters; non-printable character found at index ${Buffer.byteLength(text.slice(0, bad.index))}`,
+      ),
+    );
   return out;
 }
 
