@@ -51,6 +51,11 @@ describe("a CRD's definition, as the API server validates it on a create", () =>
       'spec.versions.0.deprecationWarning: Invalid value: "use v2": can only be set for deprecated versions',
     ],
     [
+      'a deprecation warning with a tab, counted in bytes as Go counts',
+      (c: Obj) => Object.assign(version(c), { deprecated: true, deprecationWarning: 'é\tv2' }),
+      'spec.versions.0.deprecationWarning: Invalid value: "é\\tv2": must only contain printable UTF-8 characters; non-printable character found at index 2',
+    ],
+    [
       'a scale subresource whose replicas are read outside .spec',
       (c: Obj) => (version(c).subresources = { scale: { specReplicasPath: '.replicas', statusReplicasPath: '.status.replicas' } }),
       'spec.versions.0.subresources.scale.specReplicasPath: Invalid value: ".replicas": should be a json path under .spec',
