@@ -298,7 +298,7 @@ export function conformanceCommand(argv: string[], io?: CommandIo): Promise<numb
     {
       name: 'conformance',
       usage:
-        'conformance [--pod-security <checkout>] [--apiserver <checkout>] [--apiextensions <checkout>] [--argocd <checkout>] [--talos <checkout>] [--go-kubernetes <checkout>] [--yaml-test-suite <data>] [--kubernetes 1.NN]',
+        'conformance [--pod-security <checkout>] [--apiserver <checkout>] [--apiextensions <checkout>] [--argocd <checkout>] [--talos <checkout>] [--go-kubernetes <checkout>] [--yaml-test-suite <data>] [--kubernetes 1.NN] [--every-policy-version]',
       help: HELP,
       options: {
         'pod-security': { type: 'string' },
