@@ -45,11 +45,21 @@ const SYSCTLS_SINCE: ReadonlyArray<readonly [number, readonly string[]]> = [
   [29, ['net.ipv4.tcp_keepalive_time', 'net.ipv4.tcp_fin_timeout', 'net.ipv4.tcp_keepalive_intvl', 'net.ipv4.tcp_keepalive_probes']],
   [32, ['net.ipv4.tcp_rmem', 'net.ipv4.tcp_wmem']],
 ];
+/** A set by policy version, made once per version: every pod of a run asks at the same one or two. */
+function byVersion(make: (minor: number) => ReadonlySet<string>): (minor: number) => ReadonlySet<string> {
+  const made = new Map<number, ReadonlySet<string>>();
+  return (minor) => {
+    let set = made.get(minor);
+    if (!set) made.set(minor, (set = make(minor)));
+    return set;
+  };
+}
 /** The sysctls baseline allows at a policy version. */
-export const safeSysctls = (minor: number): ReadonlySet<string> => new Set(SYSCTLS_SINCE.filter(([since]) => since <= minor).flatMap(([, names]) => names));
+export const safeSysctls = byVersion((minor) => new Set(SYSCTLS_SINCE.filter(([since]) => since <= minor).flatMap(([, names]) => names)));
 /** The SELinux types baseline allows at a policy version: `selinuxAllowedTypes1_0`, and `1_31`'s container_engine_t. */
-export const selinuxTypes = (minor: number): ReadonlySet<string> =>
-  new Set(['', 'container_t', 'container_init_t', 'container_kvm_t', ...(minor >= 31 ? ['container_engine_t'] : [])]);
+export const selinuxTypes = byVersion(
+  (minor) => new Set(['', 'container_t', 'container_init_t', 'container_kvm_t', ...(minor >= 31 ? ['container_engine_t'] : [])]),
+);
 /** `restrictedVolumes_1_0` (with the image volume source): the only volume sources restricted allows. */
 export const RESTRICTED_VOLUME_SOURCES = new Set([
   'configMap',

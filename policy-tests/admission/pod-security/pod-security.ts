@@ -6,7 +6,7 @@
  */
 import { baseline } from './baseline.ts';
 import { restricted } from './restricted.ts';
-import { type Violation, type Obj, LATEST_POLICY_MINOR } from './controls.ts';
+import { type Control, type Violation, type Obj, LATEST_POLICY_MINOR } from './controls.ts';
 
 export type { Violation };
 export { LATEST_POLICY_MINOR };
@@ -40,25 +40,27 @@ const SINCE: Readonly<Record<string, number>> = {
 /** Whether a control is in force at a policy version. */
 export const controlExists = (id: string, minor: number) => (SINCE[id] ?? 0) <= minor;
 
+/** The controls of a level in force at a policy version, worked out once per level and version. */
+const controlsAt = new Map<string, readonly Control[]>();
+function controlsOf(level: Exclude<Level, 'privileged'>, minor: number): readonly Control[] {
+  const key = `${level}@${minor}`;
+  const known = controlsAt.get(key);
+  if (known) return known;
+  const overridden = new Set([...OVERRIDDEN_AT_RESTRICTED].filter(([, by]) => controlExists(by, minor)).map(([id]) => id));
+  const inForce = (entries: [string, Control][], skip: ReadonlySet<string>) =>
+    entries.filter(([id]) => controlExists(id, minor) && !skip.has(id)).map(([, f]) => f);
+  const controls =
+    level === 'baseline'
+      ? inForce(Object.entries(baseline), new Set())
+      : [...inForce(Object.entries(baseline), overridden), ...inForce(Object.entries(restricted), new Set())];
+  controlsAt.set(key, controls);
+  return controls;
+}
+
 /** The violations of `level`, at policy version 1.`minor` (the newest by default), by a pod with this metadata and spec. */
 export function podSecurityViolations(level: Level, meta: Obj, spec: Obj, minor: number = LATEST_POLICY_MINOR): Violation[] {
   if (level === 'privileged') return [];
-  const overridden = new Set([...OVERRIDDEN_AT_RESTRICTED].filter(([, by]) => controlExists(by, minor)).map(([id]) => id));
-  const inForce = ([id]: [string, unknown]) => controlExists(id, minor);
-  const controls =
-    level === 'baseline'
-      ? Object.entries(baseline)
-          .filter(inForce)
-          .map(([, f]) => f)
-      : [
-          ...Object.entries(baseline)
-            .filter((entry) => inForce(entry) && !overridden.has(entry[0]))
-            .map(([, f]) => f),
-          ...Object.entries(restricted)
-            .filter(inForce)
-            .map(([, f]) => f),
-        ];
-  return controls.flatMap((control) => control(meta ?? {}, spec ?? {}, minor));
+  return controlsOf(level, minor).flatMap((control) => control(meta ?? {}, spec ?? {}, minor));
 }
 
 /** A namespace's Pod Security labels, falling back per mode to the cluster's defaults. */
