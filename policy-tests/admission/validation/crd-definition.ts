@@ -98,7 +98,8 @@ function deprecationProblems(version: Node, at: PathSegment[]): SchemaProblem[] 
   if (version.deprecated !== true) return [invalid(where, warning, 'can only be set for deprecated versions')];
   const text = String(warning as string);
   const out: SchemaProblem[] = [];
-  if (text.length > 256) out.push(invalid(where, text, 'must be <= 256 characters long'));
+  // Go's len counts bytes.
+  if (Buffer.byteLength(text) > 256) out.push(invalid(where, text, 'must be <= 256 characters long'));
   if (text.length === 0) out.push(invalid(where, text, 'must not be an empty string'));
   // unicode.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space; Go counts the index in bytes.
   const bad = /[^\p{L}\p{M}\p{N}\p{P}\p{S} ]/u.exec(text);
@@ -179,12 +180,15 @@ function conversionProblems(spec: Node): SchemaProblem[] {
   const strategy = str(conversion.strategy);
   const webhook = isMap(conversion.webhook) ? conversion.webhook : undefined;
   if (strategy === '') return [required([...at, 'strategy'], '')];
-  if (strategy !== 'Webhook')
-    return strategy !== 'None'
-      ? [unsupported([...at, 'strategy'], strategy, ['None', 'Webhook'])]
-      : webhook
-        ? [forbidden([...at, 'webhook'], 'should not be set when strategy is not set to Webhook')]
-        : [];
+  if (strategy !== 'Webhook' && strategy !== 'None') return [unsupported([...at, 'strategy'], strategy, ['None', 'Webhook'])];
+  if (strategy === 'None') {
+    // The v1 webhook block converts to the two fields the API server forbids under None; an empty one sets neither.
+    const notUnderNone = 'should not be set when strategy is not set to Webhook';
+    return [
+      ...(webhook && isMap(webhook.clientConfig) ? [forbidden([...at, 'webhook', 'clientConfig'], notUnderNone)] : []),
+      ...(webhook && list(webhook.conversionReviewVersions).length > 0 ? [forbidden([...at, 'webhook', 'conversionReviewVersions'], notUnderNone)] : []),
+    ];
+  }
   const out: SchemaProblem[] = [];
   const client = webhook && isMap(webhook.clientConfig) ? webhook.clientConfig : undefined;
   if (!client) out.push(required([...at, 'webhook', 'clientConfig'], 'required when strategy is set to Webhook'));
@@ -206,18 +210,7 @@ function conversionProblems(spec: Node): SchemaProblem[] {
 function clientConfigProblems(client: Node, at: PathSegment[]): SchemaProblem[] {
   const { url, service } = client;
   if ((url === undefined) === (service === undefined)) return [required(at, 'exactly one of url or service is required')];
-  if (typeof url === 'string') {
-    const where = [...at, 'url'];
-    if (!URL.canParse(url)) return [invalid(where, url, 'url must be a valid URL')];
-    const u = new URL(url);
-    const out: SchemaProblem[] = [];
-    if (u.protocol !== 'https:') out.push(invalid(where, url, "'https' is the only allowed URL scheme"));
-    if (u.hostname === '') out.push(invalid(where, url, 'host must be specified'));
-    if (u.username || u.password) out.push(invalid(where, url, 'user information is not permitted in the URL'));
-    if (u.hash) out.push(invalid(where, url, 'fragments are not permitted in the URL'));
-    if (u.search) out.push(invalid(where, url, 'query parameters are not permitted in the URL'));
-    return out;
-  }
+  if (typeof url === 'string') return urlProblems(url, [...at, 'url']);
   const svc = isMap(service) ? service : {};
   const out: SchemaProblem[] = [];
   for (const key of ['name', 'namespace'] as const) if (str(svc[key]) === '') out.push(required([...at, 'service', key], `service ${key} is required`));
@@ -226,6 +219,23 @@ function clientConfigProblems(client: Node, at: PathSegment[]): SchemaProblem[] 
   if (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535)
     out.push(invalid([...at, 'service', 'port'], port, 'port is not valid: must be between 1 and 65535, inclusive'));
   return [...out, ...servicePathProblems(str(svc.path), [...at, 'service', 'path'])];
+}
+
+/**
+ * ValidateWebhookURL with https forced: an https scheme and a host, no user, fragment or query, each refusal naming
+ * the part it refuses. What WHATWG's URL cannot read, Go's url.Parse reads as a path: no scheme, no host.
+ */
+function urlProblems(url: string, at: PathSegment[]): SchemaProblem[] {
+  const form = '; desired format: https://host[/path]';
+  const u = URL.canParse(url) ? new URL(url) : undefined;
+  const scheme = u ? u.protocol.replace(/:$/, '') : (/^([A-Za-z][A-Za-z0-9+.-]*):/.exec(url)?.[1] ?? '');
+  const out: SchemaProblem[] = [];
+  if (scheme !== 'https') out.push(invalid(at, scheme, `'https' is the only allowed URL scheme${form}`));
+  if (!u || u.host === '') out.push(invalid(at, '', `host must be specified${form}`));
+  if (u?.username || u?.password) out.push(invalid(at, `${u.username}${u.password ? ':***' : ''}`, 'user information is not permitted in the URL'));
+  if (u?.hash) out.push(invalid(at, u.hash.slice(1), 'fragments are not permitted in the URL'));
+  if (u?.search) out.push(invalid(at, u.search.slice(1), 'query parameters are not permitted in the URL'));
+  return out;
 }
 
 /** ValidateWebhookService's path: "/" or none, else a "/" and segments that are each a DNS subdomain. */

@@ -88,12 +88,12 @@ describe("a CRD's definition, as the API server validates it on a create", () =>
       'a webhook conversion over plain http',
       (c: Obj) =>
         (c.spec.conversion = { strategy: 'Webhook', webhook: { clientConfig: { url: 'http://conv.example.net/' }, conversionReviewVersions: ['v1'] } }),
-      `spec.conversion.webhook.clientConfig.url: Invalid value: "http://conv.example.net/": 'https' is the only allowed URL scheme`,
+      `spec.conversion.webhook.clientConfig.url: Invalid value: "http": 'https' is the only allowed URL scheme; desired format: https://host[/path]`,
     ],
     [
       'a webhook set under conversion None',
       (c: Obj) => (c.spec.conversion = { strategy: 'None', webhook: { conversionReviewVersions: ['v1'] } }),
-      'spec.conversion.webhook: Forbidden: should not be set when strategy is not set to Webhook',
+      'spec.conversion.webhook.conversionReviewVersions: Forbidden: should not be set when strategy is not set to Webhook',
     ],
     [
       'preserveUnknownFields',
