@@ -46,11 +46,17 @@ function misfit(entry: string, network: NodeNetwork): string | undefined {
   return undefined;
 }
 
+/** What mends each cause, printed with its finding (the remediation lists them both). */
+const FIX = {
+  pool: `keep MetalLB's layer-2 pool (apps/platform/metallb/addresses.yaml) inside nodeNetwork's subnet and clear of its addresses; a fork on another LAN changes nodeNetwork in ${CLUSTER_FACTS_FILE} first`,
+  node: `name a node address of nodeNetwork in ${CLUSTER_FACTS_FILE} as TALOS_NODE, a control-plane one where the call needs etcd`,
+} as const;
+
 export const nodeNetworkClosureCheck: PolicyCheck = {
   id: 'closure-node-network',
   description: `What the repository puts on the nodes' network is on it, as nodeNetwork in ${CLUSTER_FACTS_FILE} states it: every IPAddressPool an L2Advertisement announces lies in the nodes' subnet (ARP never leaves the segment) and holds no node, gateway or VIP address; an address a workload names as a node (TALOS_NODE) is a node of the facts, a control-plane node where it asks for etcd (invariants P1, P2, B1).`,
   invariants: ['P1', 'P2', 'B1'],
-  remediation: `keep MetalLB's layer-2 pool (apps/platform/metallb/addresses.yaml) inside nodeNetwork's subnet and clear of its addresses, and name a control-plane address of nodeNetwork as TALOS_NODE; a fork on another LAN changes nodeNetwork in ${CLUSTER_FACTS_FILE} first`,
+  remediation: Object.values(FIX).join('; '),
   reads: { kinds: ['IPAddressPool', 'L2Advertisement', ...WORKLOAD_KINDS], renders: true },
   exemptible: false,
   run(ctx) {
@@ -69,6 +75,7 @@ export const nodeNetworkClosureCheck: PolicyCheck = {
             ctx.fail(
               { resource: pool, path: ['spec', 'addresses', i] },
               `IPAddressPool ${pool.name}, announced over layer 2 by L2Advertisement ${advertisement.name}: ${String(entry)} ${why}`,
+              FIX.pool,
             );
         });
       }
@@ -80,11 +87,13 @@ export const nodeNetworkClosureCheck: PolicyCheck = {
         ctx.fail(
           { resource: named.resource, path: named.at },
           `${named.resource.kind} ${named.resource.name} names ${named.address} as ${named.env}, and no node of nodeNetwork has that address (control plane ${network.controlPlane.join(', ')}; workers ${network.workers.join(', ')}): the call reaches no node`,
+          FIX.node,
         );
       else if (role !== need.role)
         ctx.fail(
           { resource: named.resource, path: named.at },
           `${named.resource.kind} ${named.resource.name} names ${named.address} as ${named.env}, which is a ${role} node: ${need.why}`,
+          FIX.node,
         );
     }
   },

@@ -181,6 +181,7 @@ export const closureMutations: Mutation[] = [
       '    - 192.168.1.240-192.168.1.249\n    - 10.0.20.240-10.0.20.249\n',
     ),
     at: inFile('apps/platform/metallb/addresses.yaml', '- 10.0.20.240-10.0.20.249'),
+    fix: "keep MetalLB's layer-2 pool (apps/platform/metallb/addresses.yaml) inside nodeNetwork's subnet and clear of its addresses; a fork on another LAN changes nodeNetwork in clusters/home/cluster-facts.yaml first",
   },
   {
     check: 'closure-node-network',
@@ -197,6 +198,7 @@ export const closureMutations: Mutation[] = [
     why: 'the etcd backup asks a worker for its etcd snapshot: workers run no etcd',
     mutate: swap('apps/platform/backups/etcd-backup.yaml', 'value: 192.168.1.11\n', 'value: 192.168.1.21\n'),
     at: inFile('apps/platform/backups/etcd-backup.yaml', 'value: 192.168.1.21'),
+    fix: 'name a node address of nodeNetwork in clusters/home/cluster-facts.yaml as TALOS_NODE, a control-plane one where the call needs etcd',
   },
   {
     check: 'closure-port-name',
