@@ -92,13 +92,20 @@ function nodeReason(peer: CidrPeer, block: BlockList, nodes: ReadonlyMap<string,
 /** `policyCIDRMatchMode` as the chart takes it: a string or a list. */
 const matchModes = (value: unknown): string[] => (typeof value === 'string' ? value.split(/[\s,]+/) : list(value).map(String)).filter(Boolean);
 
+/** What mends each cause, printed with its finding (the remediation lists them all). */
+const FIX = {
+  address: "name a node's address from nodeNetwork in clusters/home/cluster-facts.yaml",
+  matchMode:
+    'set policyCIDRMatchMode: [nodes] in apps/platform/cilium/values.yaml, or allow the nodes as an entity (toEntities: [remote-node, host]) on that port',
+  rollOut: 'set rollOutCiliumPods: true in apps/platform/cilium/values.yaml, so a change of policyCIDRMatchMode restarts the agents',
+} as const;
+
 export const nodeCidrCheck: PolicyCheck = {
   id: 'network-policy-node-cidr',
   description:
     "A network policy that allows a cluster node by its address (a CIDR peer on a node's own port, Talos' API or the kubelet's, or covering an address the repository names as a node) allows one of the nodes the cluster facts' nodeNetwork lists, and runs under a Cilium whose CIDR selectors select nodes (policyCIDRMatchMode: [nodes]) and whose agents restart when that setting changes (rollOutCiliumPods); Cilium otherwise matches CIDRs only outside the cluster, and the allowance allows nothing (invariants P1).",
   invariants: ['P1'],
-  remediation:
-    "name a node's address from nodeNetwork in clusters/home/cluster-facts.yaml; set policyCIDRMatchMode: [nodes] and rollOutCiliumPods: true in apps/platform/cilium/values.yaml, or allow the nodes as an entity (toEntities: [remote-node, host]) on that port",
+  remediation: Object.values(FIX).join('; '),
   reads: {
     kinds: [...POLICY_KINDS, ...WORKLOAD_KINDS],
     charts: ['cilium'],
@@ -124,6 +131,7 @@ export const nodeCidrCheck: PolicyCheck = {
           ctx.fail(
             { resource: policy, path: peer.at },
             `${policy.kind} ${policy.name} allows ${peer.cidr} on port ${port}, ${NODE_PORTS.get(port)}, which only a node serves, and no node of the cluster facts' nodeNetwork (${network.subnet}) is in it: the call goes to a node's address, which this rule does not allow`,
+            FIX.address,
           );
           continue;
         }
@@ -131,6 +139,7 @@ export const nodeCidrCheck: PolicyCheck = {
           ctx.fail(
             { resource: policy, path: peer.at },
             `${policy.kind} ${policy.name} allows ${peer.cidr}, and ${why}: Cilium selects no cluster node by CIDR unless its policyCIDRMatchMode includes nodes (apps/platform/cilium/values.yaml), so this allowance allows nothing and the traffic is dropped`,
+            FIX.matchMode,
           );
           continue;
         }
@@ -139,6 +148,7 @@ export const nodeCidrCheck: PolicyCheck = {
           ctx.fail(
             { data: v.source, path: ['policyCIDRMatchMode'] },
             `${policy.kind} ${policy.name} relies on policyCIDRMatchMode: nodes (${why}), and the agents read it only at start: without rollOutCiliumPods: true a sync changes the ConfigMap and no agent, so the allowance stays dead until someone restarts them`,
+            FIX.rollOut,
           );
         }
       }

@@ -37,13 +37,21 @@ function selected(budget: Resource, workloads: readonly Template[], namespace: s
   return workloads.filter((w) => w.namespace === namespace && selectorMatches(selector as Obj, w.labels));
 }
 
+/** What mends each cause, printed with its finding (the remediation lists them all). */
+const FIX = {
+  unscaled:
+    'count the budget in pods (minAvailable or maxUnavailable as a number), or select only pods of a workload with a scale (a Deployment, StatefulSet or ReplicaSet)',
+  blocking:
+    'lower minAvailable below the replicas (or raise the replicas), use maxUnavailable: 1, or leave a single-replica or DaemonSet workload without a budget',
+  twice: 'give each pod one budget: narrow one selector, or drop one budget',
+} as const;
+
 export const disruptionBudgetCheck: PolicyCheck = {
   id: 'workload-disruption-budget',
   description:
     "Every PodDisruptionBudget allows a disruption with its pods healthy, as the disruption controller counts it (minAvailable below the pods there are, maxUnavailable or a percentage against the scale of a Deployment, StatefulSet or ReplicaSet, never a DaemonSet's or a Job's pods), and no pod is selected by two: otherwise the eviction API refuses every eviction of those pods, and a node drain (kubectl drain, a Talos upgrade or reboot) waits on them (invariants P1).",
   invariants: ['P1'],
-  remediation:
-    'lower minAvailable below the replicas (or raise the replicas), use maxUnavailable: 1, leave a single-replica or DaemonSet workload without a budget, and give each pod one budget',
+  remediation: Object.values(FIX).join('; '),
   reads: { kinds: ['PodDisruptionBudget', 'HorizontalPodAutoscaler', ...WORKLOAD_KINDS, 'Application'] },
   exemptible: true,
   run(ctx) {
@@ -71,6 +79,7 @@ export const disruptionBudgetCheck: PolicyCheck = {
         ctx.fail(
           where,
           `PodDisruptionBudget ${budget.name} counts by scale (${field}: ${JSON.stringify(max ?? min)}) and selects the pods of ${unscaled.map((w) => `${w.resource.kind} ${w.resource.name}`).join(', ')}, whose scale the disruption controller cannot find ("found no controllers"): it allows no disruption, and every eviction of its pods is refused`,
+          FIX.unscaled,
         );
         continue;
       }
@@ -86,6 +95,7 @@ export const disruptionBudgetCheck: PolicyCheck = {
       ctx.fail(
         where,
         `PodDisruptionBudget ${budget.name} (${field}: ${JSON.stringify(max ?? min)}) allows no disruption of the ${expected} pod(s) of ${pods.map((w) => `${w.resource.kind} ${w.resource.name}`).join(', ')}, even all healthy: every eviction of them is refused, and a node drain (kubectl drain, a Talos upgrade or reboot) waits on them`,
+        FIX.blocking,
       );
     }
     for (const [workload, over] of budgetsOf)
@@ -93,6 +103,7 @@ export const disruptionBudgetCheck: PolicyCheck = {
         ctx.fail(
           { resource: over[1]!, path: ['spec', 'selector'] },
           `PodDisruptionBudgets ${over.map((b) => b.name).join(' and ')} both select the pods of ${workload.kind} ${workload.name}: the eviction API refuses to evict them ("This pod has more than one PodDisruptionBudget, which the eviction subresource does not support")`,
+          FIX.twice,
         );
   },
 };

@@ -159,6 +159,7 @@ networkPolicyMutations.push(
     why: "Cilium left at its default CIDR matching: the etcd backup's rule to the control-plane node's Talos API allows nothing",
     mutate: swap(CILIUM_VALUES, 'policyCIDRMatchMode: [nodes]\n', ''),
     at: inFile(BACKUP_POLICY, TALOS_API_RULE),
+    fix: 'set policyCIDRMatchMode: [nodes] in apps/platform/cilium/values.yaml, or allow the nodes as an entity (toEntities: [remote-node, host]) on that port',
   },
   {
     check: 'network-policy-node-cidr',
@@ -177,12 +178,14 @@ networkPolicyMutations.push(
       swap(BACKUP_POLICY, TALOS_API_RULE, '    - toCIDR: [10.0.10.11/32]')(c);
     },
     at: inFile(BACKUP_POLICY, '    - toCIDR: [10.0.10.11/32]'),
+    fix: "name a node's address from nodeNetwork in clusters/home/cluster-facts.yaml",
   },
   {
     check: 'network-policy-node-cidr',
     why: 'CIDRs select nodes, and the agents never restart to read it: a sync changes the ConfigMap and nothing else',
     mutate: swap(CILIUM_VALUES, 'rollOutCiliumPods: true\n', ''),
     at: inFile(CILIUM_VALUES, 'policyCIDRMatchMode: [nodes]'),
+    fix: 'set rollOutCiliumPods: true in apps/platform/cilium/values.yaml, so a change of policyCIDRMatchMode restarts the agents',
   },
   {
     check: 'network-policy-fqdn-dns',

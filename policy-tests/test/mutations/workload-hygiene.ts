@@ -100,6 +100,7 @@ export const workloadHygieneMutations: Mutation[] = [
     why: "the API's budget asks both its replicas to stay available: no eviction of either is ever allowed, and a node drain for a Talos upgrade waits on them",
     mutate: (c) => c.write(API_SERVICE, c.read(API_SERVICE).replace('  minAvailable: 1\n', '  minAvailable: 2\n')),
     at: (c) => ({ file: API_SERVICE, line: lineOf(c, API_SERVICE, 'minAvailable: 2') }),
+    fix: 'lower minAvailable below the replicas (or raise the replicas), use maxUnavailable: 1, or leave a single-replica or DaemonSet workload without a budget',
   },
   {
     check: 'workload-disruption-budget',
@@ -110,5 +111,6 @@ export const workloadHygieneMutations: Mutation[] = [
         `${c.read(API_SERVICE)}---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: portfolio-api-spare\n  namespace: portfolio\nspec:\n  maxUnavailable: 1\n  selector:\n    matchLabels:\n      app.kubernetes.io/name: portfolio-api\n`,
       ),
     at: (c) => ({ file: API_SERVICE, line: c.read(API_SERVICE).split('\n').lastIndexOf('  selector:') + 1 }),
+    fix: 'give each pod one budget: narrow one selector, or drop one budget',
   },
 ];
