@@ -28,14 +28,20 @@ function keepNameserverHonoured(image: string, env: readonly { name: string; val
   return undefined;
 }
 
+/** What mends each cause of media-vpn-sidecars (the remediation lists them all). */
+const VPN_FIX = {
+  sidecars: 'run prowlarr and qbittorrent as containers of the gluetun pod, and nowhere else',
+  resolver: 'set DNS_KEEP_NAMESERVER=on on the gluetun container, on gluetun 3.40.2 to 3.41.1 (or DOT=off before 3.40.2)',
+  subnets: "list nodeNetwork's pod and Service networks in the gluetun container's FIREWALL_OUTBOUND_SUBNETS",
+} as const;
+
 export const mediaPodChecks: PolicyCheck[] = [
   {
     id: 'media-vpn-sidecars',
     description:
       "The indexer manager and the torrent client are sidecars in the VPN pod, and the pod keeps the cluster resolver (DNS_KEEP_NAMESERVER=on, on a gluetun release that honours it: from 3.40.2, or with DNS over TLS off, up to 3.41.1) and lets the cluster's pod and Service networks (nodeNetwork in the cluster facts) bypass the tunnel (FIREWALL_OUTBOUND_SUBNETS) (M31; DNS constraint A20).",
     invariants: ['M31', 'A20'],
-    remediation:
-      "run prowlarr and qbittorrent as containers of the gluetun pod, with DNS_KEEP_NAMESERVER=on on gluetun 3.40.2 to 3.41.1 and FIREWALL_OUTBOUND_SUBNETS listing nodeNetwork's pods and services",
+    remediation: Object.values(VPN_FIX).join('; '),
     reads: { kinds: ['Deployment'], files: ['apps/media/facts/media.yaml'] },
     exemptible: false,
     run(ctx) {
@@ -49,6 +55,7 @@ export const mediaPodChecks: PolicyCheck[] = [
             ctx.fail(
               { resource: w, path: ['spec', 'template', 'spec', 'containers'] },
               `${need.container} is not a container of the VPN pod ${roles.vpn.workload}`,
+              VPN_FIX.sidecars,
             );
         }
         const vpn = containers.find((c) => c.name === roles.vpn.container);
@@ -58,6 +65,7 @@ export const mediaPodChecks: PolicyCheck[] = [
           ctx.fail(
             { resource: w, path: vpn ? [...vpn.at, 'env', ...(keep === -1 ? [] : [keep])] : ['spec'] },
             'the VPN container must keep the cluster resolver (DNS_KEEP_NAMESERVER=on), or in-cluster names stop resolving',
+            VPN_FIX.resolver,
           );
         else if (vpn) {
           const image = scalarText(vpn.container.image ?? '');
@@ -67,7 +75,7 @@ export const mediaPodChecks: PolicyCheck[] = [
               { resource: w, path: [...vpn.at, 'image'] },
               `gluetun's image ${image} names no version, so what it does with DNS_KEEP_NAMESERVER is not known`,
             );
-          else if (judged) ctx.fail({ resource: w, path: [...vpn.at, 'image'] }, judged);
+          else if (judged) ctx.fail({ resource: w, path: [...vpn.at, 'image'] }, judged, VPN_FIX.resolver);
         }
         // Everything else leaves through the tunnel: the cluster's own networks must bypass it.
         const network = ctx.repo.facts?.nodeNetwork;
@@ -82,6 +90,7 @@ export const mediaPodChecks: PolicyCheck[] = [
             ctx.fail(
               { resource: w, path: [...vpn.at, 'env', ...(at === -1 ? [] : [at, 'value'])] },
               `the VPN container's FIREWALL_OUTBOUND_SUBNETS (${listed.join(', ') || 'unset'}) does not cover the cluster's ${uncovered.map((key) => `${key === 'pods' ? 'pod' : 'Service'} network ${network[key]}`).join(' and ')} (nodeNetwork in the cluster facts): gluetun routes that traffic into the tunnel and its firewall drops it, so the sidecars reach neither the cluster DNS nor the managers they sync with`,
+              VPN_FIX.subnets,
             );
         }
         for (const other of ctx.repo.resources.filter(
@@ -89,7 +98,11 @@ export const mediaPodChecks: PolicyCheck[] = [
         )) {
           const images = containersOf(podSpecOf(other) ?? { spec: {}, at: [] }).map((c) => scalarText(c.container.image ?? ''));
           if (images.some((i) => /\/(prowlarr|qbittorrent):/.test(i)))
-            ctx.fail({ resource: other, path: ['metadata', 'name'] }, `${other.name} runs an indexer manager or torrent client outside the VPN pod`);
+            ctx.fail(
+              { resource: other, path: ['metadata', 'name'] },
+              `${other.name} runs an indexer manager or torrent client outside the VPN pod`,
+              VPN_FIX.sidecars,
+            );
         }
       });
     },

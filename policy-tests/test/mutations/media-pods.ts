@@ -9,12 +9,14 @@ export const mediaPodsMutations: Mutation[] = [
     why: 'the cluster resolver is dropped',
     mutate: (c) => c.write(GLUETUN, c.read(GLUETUN).replace('value: "on"', 'value: "off"')),
     at: '- name: DNS_KEEP_NAMESERVER',
+    fix: 'set DNS_KEEP_NAMESERVER=on on the gluetun container, on gluetun 3.40.2 to 3.41.1 (or DOT=off before 3.40.2)',
   },
   {
     check: 'media-vpn-sidecars',
     why: 'gluetun back at v3.40.0 with DNS over TLS at its default: its DNS loop never reports running, and the VPN loop hangs waiting for it once the tunnel is up',
     mutate: (c) => c.write(GLUETUN, c.read(GLUETUN).replace('qmcgaw/gluetun:v3.40.4', 'qmcgaw/gluetun:v3.40.0')),
     at: 'image: docker.io/qmcgaw/gluetun:v3.40.0',
+    fix: 'set DNS_KEEP_NAMESERVER=on on the gluetun container, on gluetun 3.40.2 to 3.41.1 (or DOT=off before 3.40.2)',
   },
   {
     check: 'media-vpn-sidecars',
@@ -27,6 +29,7 @@ export const mediaPodsMutations: Mutation[] = [
     why: "the Service network dropped from the VPN's bypass: the sidecars' DNS and their sync with the managers go into the tunnel, and gluetun's firewall drops them",
     mutate: (c) => c.write(GLUETUN, c.read(GLUETUN).replace('value: 10.244.0.0/16,10.96.0.0/12', 'value: 10.244.0.0/16')),
     at: 'value: 10.244.0.0/16',
+    fix: "list nodeNetwork's pod and Service networks in the gluetun container's FIREWALL_OUTBOUND_SUBNETS",
   },
   // Renamed rather than removed: removing it would also (rightly) orphan its database backup job.
   {
@@ -34,6 +37,7 @@ export const mediaPodsMutations: Mutation[] = [
     why: 'the indexer manager is no longer a container of the VPN pod',
     mutate: (c) => c.edit(GLUETUN, 0, (d) => d.setIn(['spec', 'template', 'spec', 'containers', 1, 'name'], 'indexer')),
     at: '      containers:',
+    fix: 'run prowlarr and qbittorrent as containers of the gluetun pod, and nowhere else',
   },
   {
     check: 'media-exposure',
