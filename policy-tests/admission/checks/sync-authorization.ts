@@ -17,6 +17,13 @@ import { builtinResourceName } from '../cel/admission-policies.ts';
 import { crdPlurals } from '../crd-schemas.ts';
 import { rbacAuthorizer, serviceAccountUser, type Decision, type ResourceRequest } from '../authorization/rbac.ts';
 
+/** What mends each cause, printed with its finding (the remediation lists them all). */
+const FIX = {
+  account:
+    "add a destinationServiceAccounts entry for the Application's destination to its AppProject, naming a service account as <namespace>:<name> or <name> (or turn application.sync.impersonation.enforced off to sync the rest as the controller)",
+  verbs: 'bind the account to a Role or ClusterRole that grants the verbs the finding names on those resources',
+} as const;
+
 /**
  * The verbs a sync asks for on an object, each with why (gitops-engine sync_context.go at Argo CD v3.5.1, every request
  * made with the impersonated config): kubectl apply reads it, then creates it or patches it (server-side apply
@@ -103,8 +110,7 @@ export function syncAuthorizationCheck(scope: Scope): PolicyCheck {
     description:
       "Where argocd-cm turns sync impersonation on, every Application syncs as a ServiceAccount its AppProject's destinationServiceAccounts names for its destination (or, with impersonation not enforced, as the controller), and the roles the repository binds to that account let it get, create and patch (update, with Replace=true) every object the Application applies, in its namespace, update and delete each sync hook (the finalizer Argo CD puts on it, its delete policy), delete each object the automated sync prunes once the repository drops it or the Application's resources finalizer deletes with it, create and delete its delete hooks, and get, create and patch the namespace CreateNamespace=true makes, as the API server's RBAC authorizer judges; a role bound to it that the repository does not declare is not judged (invariants P1).",
     invariants: ['P1'],
-    remediation:
-      "add a destinationServiceAccounts entry for the Application's destination to its AppProject, or bind the account to a Role or ClusterRole that grants the verbs on those resources (or turn application.sync.impersonation.enforced off to sync the rest as the controller)",
+    remediation: Object.values(FIX).join('; '),
     reads: {
       kinds: ['*'],
       everyKind: 'an impersonated sync writes every kind an Application applies, with the RBAC the repository grants',
@@ -140,6 +146,7 @@ export function syncAuthorizationCheck(scope: Scope): PolicyCheck {
           ctx.fail(
             { resource: app.resource, path: ['spec', 'project'] },
             `Application ${app.name}: failed to derive service account to impersonate: ${account.error} (AppProject ${app.project}'s destinationServiceAccounts): the sync fails`,
+            FIX.account,
           );
           continue;
         }
@@ -148,6 +155,7 @@ export function syncAuthorizationCheck(scope: Scope): PolicyCheck {
             ctx.fail(
               { resource: app.resource, path: ['spec', 'destination'] },
               `Application ${app.name}: no matching service account found for destination server ${server} and namespace ${app.destinationNamespace ?? ''}: argocd-cm's ${IMPERSONATION_ENABLED} is on and AppProject ${app.project} names no destinationServiceAccounts entry for it, so the sync fails`,
+              FIX.account,
             );
           continue;
         }
@@ -188,7 +196,7 @@ function judgeAs(ctx: CheckContext, { app, account, authorize, requestsFor }: Sy
       unknown ??= `${r.kind} ${r.name} is a kind whose resource name no CRD of the repository gives, so only a rule on every resource is known to grant it`;
       continue;
     }
-    if (verdict.denied.length > 0) ctx.fail({ resource: r, path: ['kind'] }, forbidden(`${r.kind} ${r.name}`, verdict.denied));
+    if (verdict.denied.length > 0) ctx.fail({ resource: r, path: ['kind'] }, forbidden(`${r.kind} ${r.name}`, verdict.denied), FIX.verbs);
     else if (verdict.unknown) unknown ??= unknownRole(`${r.kind} ${r.name}`);
   }
   // CreateNamespace=true: gitops-engine reads the destination namespace and applies it, with the same account (autoCreateNamespace).
@@ -201,7 +209,7 @@ function judgeAs(ctx: CheckContext, { app, account, authorize, requestsFor }: Sy
       authorize,
     );
     const at = { resource: app.resource, path: ['spec', 'syncPolicy', 'syncOptions', options.indexOf('CreateNamespace=true')] };
-    if (verdict.denied.length > 0) ctx.fail(at, forbidden(`Namespace ${name}`, verdict.denied));
+    if (verdict.denied.length > 0) ctx.fail(at, forbidden(`Namespace ${name}`, verdict.denied), FIX.verbs);
     else if (verdict.unknown) unknown ??= unknownRole(`Namespace ${name}`);
   }
   return unknown;

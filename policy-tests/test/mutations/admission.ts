@@ -665,6 +665,7 @@ const mutations: Mutation[] = [
     why: "argocd-cm turns sync impersonation on (enforced by default), and no AppProject names a destinationServiceAccounts entry: every sync fails, the portfolio API's with them",
     mutate: (c) => c.write(ARGOCD_CM, `${c.read(ARGOCD_CM)}  application.sync.impersonation.enabled: "true"\n`),
     at: (c) => ({ file: 'portfolio-api/deploy/application.yaml', line: lineOf(c, 'portfolio-api/deploy/application.yaml', 'destination:') }),
+    fix: "add a destinationServiceAccounts entry for the Application's destination to its AppProject, naming a service account as <namespace>:<name> or <name> (or turn application.sync.impersonation.enforced off to sync the rest as the controller)",
   },
   {
     check: 'argocd-sync-authorized',
@@ -705,6 +706,7 @@ const mutations: Mutation[] = [
       );
     },
     at: (c) => ({ file: PORTFOLIO_DEPLOYMENT, line: lineOf(c, PORTFOLIO_DEPLOYMENT, 'kind: Deployment') }),
+    fix: 'bind the account to a Role or ClusterRole that grants the verbs the finding names on those resources',
   },
 ];
 
