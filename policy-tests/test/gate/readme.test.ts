@@ -15,6 +15,7 @@ const AREA_READMES = ['policy-tests', 'apps/media', 'monitoring', 'security', 's
 /** The READMEs of the rooms inside an area, and the other areas: linked from their area, held to the same link check and length. */
 const ROOM_READMES = [
   'policy-tests/render',
+  'policy-tests/admission',
   'policy-tests/checks',
   'policy-tests/test',
   'bench',
