@@ -261,7 +261,7 @@ export async function snapshot(root: string, env: NodeJS.ProcessEnv = process.en
       prune: app.automated?.prune === true,
       object: r.object,
       syncOptions: options,
-      ...(made ? { madeBy: made.set.name, preserved: preservedMetadata(repo, r) } : {}),
+      ...(made ? { madeBy: made.set.name, preserved: preservedMetadata(repo, made.set) } : {}),
       ...(ignored.pointers.length || ignored.unread.length
         ? { ignored, respectIgnored: controller !== undefined || options.includes('RespectIgnoreDifferences=true') }
         : {}),

@@ -7,6 +7,7 @@
 import { baseline } from './baseline.ts';
 import { restricted } from './restricted.ts';
 import { type Control, type Violation, type Obj, LATEST_POLICY_MINOR } from './controls.ts';
+import { policyVersionMinor } from '../../model/core/text.ts';
 
 export type { Violation };
 export { LATEST_POLICY_MINOR };
@@ -79,10 +80,8 @@ export function isLevel(value: unknown): value is Level {
   return typeof value === 'string' && (LEVELS as readonly string[]).includes(value);
 }
 
-const VERSION = /^v1\.([0-9]|[1-9][0-9]*)$/;
-
 /** Whether a `<mode>-version` label is one Pod Security reads (ParseVersion): "latest" or "v1.N". */
-export const isPolicyVersion = (value: unknown): boolean => value === 'latest' || (typeof value === 'string' && VERSION.test(value));
+export const isPolicyVersion = (value: unknown): boolean => value === 'latest' || policyVersionMinor(value) !== undefined;
 
 /** How strict a level is: privileged 0, baseline 1, restricted 2 (CompareLevels). */
 export const levelRank = (level: Level): number => LEVELS.indexOf(level);
@@ -104,8 +103,8 @@ export function levelsFor(labels: Record<string, unknown> | undefined, defaults:
   for (const mode of MODES) {
     const v = label(`${mode}-version`);
     if (v === undefined) continue;
-    const pinned = typeof v === 'string' ? VERSION.exec(v) : null;
-    if (pinned) versions[mode] = Number(pinned[1]);
+    const pinned = policyVersionMinor(v);
+    if (pinned !== undefined) versions[mode] = pinned;
     else delete versions[mode];
   }
   if (label('warn') === undefined && isLevel(label('enforce')) && levelRank(levels.enforce) > levelRank(levels.warn)) {

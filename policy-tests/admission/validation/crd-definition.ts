@@ -7,7 +7,7 @@
  * `preserveUnknownFields`, and the approval a protected group needs. Each in field.Error's words, at the path of the
  * v1 field it names (the API server spells a few of them by its internal names: `spec.conversion.webhookClientConfig`).
  */
-import { isMap, list } from '../../model/core/dig.ts';
+import { isMap, list, obj, str } from '../../model/core/dig.ts';
 import type { PathSegment } from '../../model/core/positions.ts';
 import { forbidden, invalid, required, unsupported, type SchemaProblem } from './crd-list-types.ts';
 import { dns1035Label, dns1123Subdomain, tooMany } from './syntax.ts';
@@ -21,8 +21,6 @@ const CONVERSION_REVIEW_VERSIONS = ['v1', 'v1beta1'];
 const MAX_SELECTABLE_FIELDS = 8;
 const APPROVAL_ANNOTATION = 'api-approved.kubernetes.io';
 const APPROVAL_PR = 'see https://github.com/kubernetes/enhancements/pull/1111';
-
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 /** validateSimpleJSONPath, then the prefix the field needs. */
 function jsonPathProblems(at: PathSegment[], path: string, prefixes: readonly string[], under: string): SchemaProblem[] {
@@ -70,7 +68,7 @@ function selectableFieldProblems(fields: unknown[], schema: unknown, at: PathSeg
   const seen = new Set<string>();
   fields.forEach((f, i) => {
     const where = [...at, i, 'jsonPath'];
-    const path = str(isMap(f) ? f.jsonPath : undefined);
+    const path = str(obj(f).jsonPath);
     if (path === '') return void out.push(required(where, ''));
     if (!/^(\.[A-Za-z_][A-Za-z0-9_-]*)+$/.test(path))
       return void out.push({ at: where, detail: `${JSON.stringify(path)}: a path this gate does not read (only .a.b)`, notJudged: true });
@@ -80,7 +78,7 @@ function selectableFieldProblems(fields: unknown[], schema: unknown, at: PathSeg
     if (node === undefined) out.push(invalid(where, path, `is an invalid path: does not refer to a valid field`));
     else {
       if (names[0] === 'metadata') out.push(invalid(where, path, 'must not point to fields in metadata'));
-      if (!['string', 'boolean', 'integer'].includes(str(isMap(node) ? node.type : undefined)))
+      if (!['string', 'boolean', 'integer'].includes(str(obj(node).type)))
         out.push(invalid(where, path, 'must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed.'));
     }
     if (seen.has(path)) out.push({ at: where, detail: `Duplicate value: ${JSON.stringify(path)}` });
@@ -121,20 +119,18 @@ function versionProblems(spec: Node): SchemaProblem[] {
   const names: string[] = [];
   let storage = 0;
   versions.forEach((v, i) => {
-    const version = isMap(v) ? v : {};
+    const version = obj(v);
     const at: PathSegment[] = ['spec', 'versions', i];
     const name = str(version.name);
     names.push(name);
     if (version.storage === true) storage++;
     const bad = dns1035Label(name);
     if (bad) out.push(invalid([...at, 'name'], name, bad));
-    const schema = isMap(version.schema) ? version.schema.openAPIV3Schema : undefined;
+    const schema = obj(version.schema).openAPIV3Schema;
     if (!isMap(schema)) out.push(required([...at, 'schema', 'openAPIV3Schema'], 'schemas are required'));
     out.push(...deprecationProblems(version, at));
-    out.push(...scaleProblems(isMap(version.subresources) ? version.subresources.scale : undefined, [...at, 'subresources', 'scale']));
-    (list(version.additionalPrinterColumns) as unknown[]).forEach((c, j) =>
-      out.push(...columnProblems(isMap(c) ? c : {}, [...at, 'additionalPrinterColumns', j])),
-    );
+    out.push(...scaleProblems(obj(version.subresources).scale, [...at, 'subresources', 'scale']));
+    (list(version.additionalPrinterColumns) as unknown[]).forEach((c, j) => out.push(...columnProblems(obj(c), [...at, 'additionalPrinterColumns', j])));
     const selectable = list(version.selectableFields) as unknown[];
     if (selectable.length > 0 && !isMap(schema))
       out.push(invalid([...at, 'selectableFields'], '', 'selectableFields may only be set when version.schema.openAPIV3Schema is not included'));
@@ -148,7 +144,7 @@ function versionProblems(spec: Node): SchemaProblem[] {
 
 /** ValidateCustomResourceDefinitionNames, after the v1 defaults, with plural and kind required. */
 function nameProblems(spec: Node): SchemaProblem[] {
-  const names = isMap(spec.names) ? spec.names : {};
+  const names = obj(spec.names);
   const at: PathSegment[] = ['spec', 'names'];
   const [plural, kind] = [str(names.plural), str(names.kind)];
   const singular = str(names.singular) || kind.toLowerCase();
@@ -211,7 +207,7 @@ function clientConfigProblems(client: Node, at: PathSegment[]): SchemaProblem[] 
   const { url, service } = client;
   if ((url === undefined) === (service === undefined)) return [required(at, 'exactly one of url or service is required')];
   if (typeof url === 'string') return urlProblems(url, [...at, 'url']);
-  const svc = isMap(service) ? service : {};
+  const svc = obj(service);
   const out: SchemaProblem[] = [];
   for (const key of ['name', 'namespace'] as const) if (str(svc[key]) === '') out.push(required([...at, 'service', key], `service ${key} is required`));
   // The v1 default port is 443.
@@ -257,7 +253,7 @@ const isProtectedGroup = (group: string): boolean => ['k8s.io', 'kubernetes.io']
 /** validateAPIApproval on a create: a protected group's CRD names its approval (a URL) or says it is "unapproved...". */
 function approvalProblems(o: Node, group: string): SchemaProblem[] {
   if (!isProtectedGroup(group)) return [];
-  const annotations = isMap(o.metadata) && isMap(o.metadata.annotations) ? o.metadata.annotations : {};
+  const annotations = obj(obj(o.metadata).annotations);
   const value = str(annotations[APPROVAL_ANNOTATION]);
   const at: PathSegment[] = ['metadata', 'annotations', APPROVAL_ANNOTATION];
   if (value === '') return [required(at, `protected groups must have approval annotation "${APPROVAL_ANNOTATION}", ${APPROVAL_PR}`)];
@@ -274,7 +270,7 @@ function approvalProblems(o: Node, group: string): SchemaProblem[] {
 
 /** Everything validation.go refuses of the CRD object beyond its schemas' contents (crd-schema-fields.ts, crd-structural.ts). */
 export function definitionProblems(o: Node): SchemaProblem[] {
-  const spec = isMap(o.spec) ? o.spec : {};
+  const spec = obj(o.spec);
   const out: SchemaProblem[] = [];
   const group = str(spec.group);
   const badGroup = group === '' ? undefined : dns1123Subdomain(group);

@@ -111,15 +111,13 @@ export interface PreservedMetadata {
 const ALWAYS_PRESERVED = ['notified.notifications.argoproj.io', 'argocd.argoproj.io/refresh', 'argocd.argoproj.io/hydrate'];
 
 /**
- * What the ApplicationSet controller keeps of an Application it made, where the cluster holds it
+ * What the ApplicationSet `set`'s controller keeps of an Application it made, where the cluster holds it
  * (createOrUpdateInCluster): the ApplicationSet's preservedFields, argocd-cmd-params-cm's
  * applicationsetcontroller.global.preserved.annotations and .labels, and its own three annotations. Where the live
  * Application has no such key, the generated value is written.
  */
-export function preservedMetadata(repo: Repo, app: Resource): PreservedMetadata | undefined {
-  const made = madeBy(app);
-  if (!made) return undefined;
-  const own = obj(obj(made.set.object.spec).preservedFields);
+export function preservedMetadata(repo: Repo, set: Resource): PreservedMetadata {
+  const own = obj(obj(set.object.spec).preservedFields);
   const keys = (list: unknown) => (Array.isArray(list) ? list.filter((k): k is string => typeof k === 'string') : []);
   return {
     annotations: [...keys(own.annotations), ...cmdParamsList(repo, 'applicationsetcontroller.global.preserved.annotations'), ...ALWAYS_PRESERVED],

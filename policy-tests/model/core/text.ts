@@ -50,6 +50,12 @@ export function goParseBool(text: unknown): boolean | undefined {
   return GO_TRUE.has(text) ? true : GO_FALSE.has(text) ? false : undefined;
 }
 
+/** A Pod Security policy version as ParseVersion reads it, "v1.N": its minor, or undefined for anything else ("latest" too). */
+export function policyVersionMinor(text: unknown): number | undefined {
+  const pinned = typeof text === 'string' ? /^v1\.(0|[1-9][0-9]*)$/.exec(text) : null;
+  return pinned ? Number(pinned[1]) : undefined;
+}
+
 /** The pointer versions git-lfs decodes (lfs/pointer.go `v1Aliases`: the alpha's, the pre-release's, the launch's). */
 const LFS_POINTER_VERSIONS = new Set(['http://git-media.io/v/2', 'https://hawser.github.com/spec/v1', 'https://git-lfs.github.com/spec/v1']);
 const LFS_POINTER_KEYS = ['version', 'oid', 'size'];

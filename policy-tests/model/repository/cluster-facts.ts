@@ -10,6 +10,7 @@ import { readCni, type CniFacts } from './cni.ts';
 import { readNodeNetwork, type NodeNetwork } from './node-network.ts';
 import type { Resource } from '../core/manifest.ts';
 import { perObject } from '../core/per-object.ts';
+import { policyVersionMinor } from '../core/text.ts';
 import { compareReleases } from '../core/workloads.ts';
 import { listFact, SEMVER, yamlFact, type FactsProblem } from './fact-lists.ts';
 import {
@@ -343,9 +344,9 @@ function podSecurity(raw: unknown, problems: FactsProblem[]): PodSecurityFacts {
   for (const mode of ['enforce', 'audit', 'warn'] as const) {
     const version = defaults[`${mode}-version`];
     if (version === undefined || version === 'latest') continue;
-    const pinned = typeof version === 'string' ? /^v1\.(0|[1-9][0-9]*)$/.exec(version) : null;
+    const pinned = policyVersionMinor(version);
     // The API server does not start with it: a problem of the fact, the rest read on.
-    if (pinned) versions[mode] = Number(pinned[1]);
+    if (pinned !== undefined) versions[mode] = pinned;
     else say(`: defaults.${mode}-version ${JSON.stringify(version)} is neither "latest" nor "v1.N"`);
   }
   const exemptions = value.exemptions ?? {};
