@@ -16,8 +16,9 @@ import { entryProblems } from '../cel/rule-fields.ts';
 import { listTypeProblems, type SchemaProblem } from '../validation/crd-list-types.ts';
 import { definitionProblems } from '../validation/crd-definition.ts';
 import { schemaFieldProblems } from '../validation/crd-schema-fields.ts';
-import { structuralProblems } from '../validation/crd-structural.ts';
+import { notStructuralError, structuralProblems } from '../validation/crd-structural.ts';
 import { defaultProblems } from '../validation/crd-defaults.ts';
+import { errorTypeOf, fieldPathText, internalPath, repeatsSharedField, sharedPerVersionFields } from '../validation/crd-field-paths.ts';
 import { dig, isMap } from '../../model/core/dig.ts';
 import type { PathSegment } from '../../model/core/positions.ts';
 import { extendPath, spellPath, type PathChain } from '../../model/core/path-chain.ts';
@@ -67,16 +68,6 @@ function schemaNodes(root: unknown, rootPath: PathSegment[]): (Omit<ExpressionAt
   return out;
 }
 
-/** field.Path's spelling of a schema path: spec.versions[0].schema.openAPIV3Schema.properties[spec].items */
-function fieldPath(path: readonly PathSegment[]): string {
-  let out = '';
-  path.forEach((p, i) => {
-    const keyed = typeof p === 'number' || ['properties', 'patternProperties', 'definitions'].includes(String(path[i - 1]));
-    out += keyed ? `[${p}]` : `${out ? '.' : ''}${p}`;
-  });
-  return out;
-}
-
 /** Where an expression sits: its schema node, whether that is the resource's root, how many times the node can occur, and the list it is an item of that does not correlate old and new items (oldSelf is refused there). */
 interface ExpressionAt {
   node: Node;
@@ -93,14 +84,16 @@ function judgeExpression(
 ): number {
   const { name, path: at } = place;
   const field = String(at.at(-1));
-  const refused = (why: string) => say.fail(at, `CustomResourceDefinition ${name}: the ${field} ${JSON.stringify(text)} is refused: ${why}`);
+  // validation.go: a rule that does not compile is Invalid, one over its cost limit Forbidden.
+  const refused = (why: string, type = 'Invalid value') =>
+    say.fail(at, type, `CustomResourceDefinition ${name}: the ${field} ${JSON.stringify(text)} is refused: ${why}`);
   const c = compileOutcome(text);
   if (!c.ok) {
     if (c.refused) refused(c.why ?? 'compilation failed');
     return 0;
   }
   if (field === 'rule' && c.transition && uncorrelatable)
-    refused(`oldSelf cannot be used on the uncorrelatable portion of the schema within ${fieldPath(uncorrelatable)}`);
+    refused(`oldSelf cannot be used on the uncorrelatable portion of the schema within ${say.spell(uncorrelatable)}`);
   // Type-checked against its node: a field the node does not declare is a compile error too.
   const atNode = ruleAtNode(text, node as JsonSchemaNode, isRoot);
   for (const problem of atNode.typeProblems) refused(`compilation failed: ${problem}`);
@@ -116,7 +109,7 @@ function judgeExpression(
   const times = field !== 'rule' ? 1 : Number.isFinite(cardinality) ? cardinality : unboundedCardinality(node as JsonSchemaNode, isRoot);
   const cost = atNode.estimatedCost * times;
   if (cost > PER_EXPRESSION_LIMIT)
-    refused(costMessage(field === 'rule' ? 'estimated rule cost' : 'estimated messageExpression cost', cost, PER_EXPRESSION_LIMIT));
+    refused(costMessage(field === 'rule' ? 'estimated rule cost' : 'estimated messageExpression cost', cost, PER_EXPRESSION_LIMIT), 'Forbidden');
   return cost;
 }
 
@@ -125,78 +118,155 @@ function optionalOldSelfProblem(say: Sink, place: { name: string; path: PathSegm
   if (rule?.optionalOldSelf === undefined || rule.optionalOldSelf === null || typeof rule.rule !== 'string') return;
   const c = compileOutcome(rule.rule);
   if (c.ok && !c.transition)
-    say.fail(place.path, `CustomResourceDefinition ${place.name}: optionalOldSelf is refused: may not be set if oldSelf is not used in rule`);
+    say.fail(place.path, 'Invalid value', `CustomResourceDefinition ${place.name}: optionalOldSelf is refused: may not be set if oldSelf is not used in rule`);
 }
 
-/** What the check says of one CRD, at a path in it: a refusal, or what it cannot judge. */
-interface Said {
+/**
+ * What the check says of one CRD, at a path in it: a refusal, or what it cannot judge. `path` is the v1 object's (for
+ * the line in the file); `field` is the API server's name for it, and `type` field.ErrorType's words for a refusal.
+ */
+export interface Said {
   path: PathSegment[];
+  field: string;
   message: string;
+  type?: string;
   notJudged?: true;
 }
 
 /** Where the judging of one CRD says what it finds. */
 interface Sink {
-  fail(path: PathSegment[], message: string): void;
+  fail(path: PathSegment[], type: string, message: string): void;
   notJudged(path: PathSegment[], message: string): void;
+  /** field.Path's spelling of a v1 path, as the API server names it (crd-field-paths.ts). */
+  spell(path: readonly PathSegment[]): string;
+}
+
+/** A field.Error found at a path: refused in its type's words, or not judged. */
+function sayProblem(say: Sink, name: string, path: PathSegment[], p: { detail: string; notJudged?: true }): void {
+  const message = `CustomResourceDefinition ${name}: ${say.spell(path)}: ${p.detail}`;
+  if (p.notJudged) say.notJudged(path, message);
+  else say.fail(path, errorTypeOf(p.detail) ?? 'Invalid value', message);
+}
+
+/** The rules that cost the most, each named when their total is over the CRD's limit (TotalCost.MostExpensive). */
+const MOST_EXPENSIVE = 4;
+
+/** Whether `path` lies at or under `node` (a path in the same CRD). */
+const under = (path: readonly PathSegment[], node: readonly PathSegment[]): boolean => node.every((p, i) => path[i] === p);
+
+/** One version's schema being judged: where it says so, the CRD's name, the schema's path, and where its fields were refused. */
+interface VersionJudging {
+  say: Sink;
+  name: string;
+  root: PathSegment[];
+  /** Paths in the CRD where a schema error stands (crd-schema-fields.ts first, then the list types and rule entries). */
+  schemaErrors: PathSegment[][];
 }
 
 /** One version's schema: its structure, defaults, patterns, list types and rules, and the rules' total cost. */
-function judgeVersion(say: Sink, name: string, schema: unknown, root: PathSegment[]): void {
+function judgeVersion(v: VersionJudging, schema: unknown): void {
+  const { say, name, root, schemaErrors } = v;
   // A problem found at a path under a schema node, in field.Path's spelling, as the API server reports it.
-  const failUnder = (base: PathSegment[], p: { at: readonly PathSegment[]; detail: string }) =>
-    say.fail([...base, ...p.at], `CustomResourceDefinition ${name}: ${fieldPath([...base, ...p.at])}: ${p.detail}`);
-  let total = 0;
-  for (const p of [...structuralProblems(schema), ...defaultProblems(schema)]) failUnder(root, p);
-  for (const at of schemaNodes(schema, root)) {
-    const { node, path } = at;
+  const failUnder = (base: PathSegment[], p: { at: readonly PathSegment[]; detail: string }) => {
+    schemaErrors.push([...base, ...p.at]);
+    sayProblem(say, name, [...base, ...p.at], p);
+  };
+  // validation.go: a schema NewStructural cannot read gets no structural, default or rule checks; one with a
+  // structural problem no default check; and rules compile only where there is neither (a CEL context).
+  const readable = notStructuralError(schema) === undefined;
+  const structural = readable ? structuralProblems(schema) : [];
+  const defaults = readable && structural.length === 0 ? defaultProblems(schema) : [];
+  for (const p of [...structural, ...defaults]) sayProblem(say, name, [...root, ...p.at], p);
+  const nodes = schemaNodes(schema, root);
+  for (const { node, path } of nodes) {
     if (typeof node.pattern === 'string') {
       const problem = re2Problem(node.pattern);
-      if (problem) say.fail([...path, 'pattern'], `CustomResourceDefinition ${name}: the pattern ${JSON.stringify(node.pattern)} is not RE2: ${problem}`);
+      if (problem)
+        say.fail([...path, 'pattern'], 'Invalid value', `CustomResourceDefinition ${name}: the pattern ${JSON.stringify(node.pattern)} is not RE2: ${problem}`);
     }
     for (const p of listTypeProblems(node)) failUnder(path, p);
     const rules = node['x-kubernetes-validations'];
     if (!Array.isArray(rules)) continue;
+    for (const [i, rule] of rules.entries())
+      for (const p of entryProblems(rule as ValidationRule, node as JsonSchemaNode)) {
+        const at = [...path, 'x-kubernetes-validations', i, p.field];
+        schemaErrors.push(at);
+        say.fail(at, errorTypeOf(p.detail) ?? 'Invalid value', `CustomResourceDefinition ${name}: x-kubernetes-validations[${i}].${p.field}: ${p.detail}`);
+      }
+  }
+  if (readable && structural.length === 0 && defaults.length === 0) judgeRules(v, nodes);
+}
+
+/**
+ * The rules of a schema with a CEL context: each node's compiled where no schema error lies at or under it
+ * (ValidateCustomResourceDefinitionOpenAPISchema), and their estimated costs against the CRD's limit.
+ */
+function judgeRules({ say, name, root, schemaErrors }: VersionJudging, nodes: ReturnType<typeof schemaNodes>): void {
+  const costs: { path: PathSegment[]; cost: number }[] = [];
+  for (const at of nodes) {
+    const { node, path } = at;
+    const rules = node['x-kubernetes-validations'];
+    if (!Array.isArray(rules) || schemaErrors.some((e) => under(e, path))) continue;
     const place = (i: number, field: string) => ({ name, path: [...path, 'x-kubernetes-validations', i, field] });
-    // validation.go: with an entry refused as written, the API server reports that and compiles none of the node's rules.
-    const problems = rules.flatMap((rule, i) => entryProblems(rule as ValidationRule, node as JsonSchemaNode).map((p) => ({ ...p, i })));
-    for (const p of problems) say.fail(place(p.i, p.field).path, `CustomResourceDefinition ${name}: x-kubernetes-validations[${p.i}].${p.field}: ${p.detail}`);
-    if (problems.length > 0) continue;
     for (const [i, rule] of rules.entries()) {
       for (const field of ['rule', 'messageExpression'] as const) {
         const text = (rule as Node)?.[field];
-        if (typeof text === 'string') total += judgeExpression(say, place(i, field), text, { ...at, isRoot: path.length === root.length });
+        if (typeof text === 'string')
+          costs.push({ path: place(i, field).path, cost: judgeExpression(say, place(i, field), text, { ...at, isRoot: path.length === root.length }) });
       }
       optionalOldSelfProblem(say, place(i, 'optionalOldSelf'), rule as Node);
     }
   }
-  if (total > PER_CRD_LIMIT)
+  const total = costs.reduce((sum, c) => sum + c.cost, 0);
+  if (total <= PER_CRD_LIMIT) return;
+  // validation.go: the total's refusal, after one at each of the four costliest expressions.
+  for (const { path } of costs.sort((a, b) => b.cost - a.cost).slice(0, MOST_EXPENSIVE))
     say.fail(
-      root,
-      `CustomResourceDefinition ${name}: ${costMessage('x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema', total, PER_CRD_LIMIT)}`,
+      path,
+      'Forbidden',
+      `CustomResourceDefinition ${name}: ${say.spell(path)}: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema`,
     );
+  say.fail(
+    root,
+    'Forbidden',
+    `CustomResourceDefinition ${name}: ${costMessage('x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema', total, PER_CRD_LIMIT)}`,
+  );
 }
 
-/** Everything the check says of one CRD object: a function of the object alone. */
-function judgeCrd(object: unknown, name: string): Said[] {
+/**
+ * Everything the check says of one CRD object: a function of the object alone. What the API server judges once for
+ * all versions (a per-version field they hold alike) is judged once, at the first version, and named as it names it.
+ */
+export function judgeCrd(object: unknown, name: string): Said[] {
   const said: Said[] = [];
+  const seen = new Set<string>();
+  const shared = sharedPerVersionFields(object);
+  const spell = (path: readonly PathSegment[]) => fieldPathText(internalPath(path, shared));
+  const keep = (entry: Said) => {
+    const key = `${entry.field}\0${entry.message}`;
+    if (repeatsSharedField(entry.path, shared) || seen.has(key)) return;
+    seen.add(key);
+    said.push(entry);
+  };
   const say: Sink = {
-    fail: (path, message) => said.push({ path, message }),
-    notJudged: (path, message) => said.push({ path, message, notJudged: true }),
+    fail: (path, type, message) => keep({ path, field: spell(path), message, type }),
+    notJudged: (path, message) => keep({ path, field: spell(path), message, notJudged: true }),
+    spell,
   };
-  const report = (base: PathSegment[], p: SchemaProblem) => {
-    const message = `CustomResourceDefinition ${name}: ${fieldPath([...base, ...p.at])}: ${p.detail}`;
-    if (p.notJudged) say.notJudged([...base, ...p.at], message);
-    else say.fail([...base, ...p.at], message);
-  };
+  const report = (base: PathSegment[], p: SchemaProblem) => sayProblem(say, name, [...base, ...p.at], p);
   for (const p of isMap(object) ? definitionProblems(object) : []) report([], p);
   const versions = dig(object, ['spec', 'versions']);
+  const statusOf = (version: unknown) => isMap(dig(version, ['subresources', 'status']));
+  // A shared schema's root is judged with the status of any version enabled (validation.go hasAnyStatusEnabled).
+  const anyStatus = Array.isArray(versions) && versions.some(statusOf);
   if (Array.isArray(versions))
     for (const [v, version] of versions.entries()) {
       const root: PathSegment[] = ['spec', 'versions', v, 'schema', 'openAPIV3Schema'];
       const schema = dig(version, ['schema', 'openAPIV3Schema']);
-      for (const p of schemaFieldProblems(schema, isMap(dig(version, ['subresources', 'status'])))) report(root, p);
-      judgeVersion(say, name, schema, root);
+      const fieldProblems = schemaFieldProblems(schema, shared.has('schema') ? anyStatus : statusOf(version));
+      for (const p of fieldProblems) report(root, p);
+      // A schema every version holds alike is judged once, as the API server judges spec.validation.
+      if (!repeatsSharedField(root, shared)) judgeVersion({ say, name, root, schemaErrors: fieldProblems.map((p) => [...root, ...p.at]) }, schema);
     }
   return said;
 }

@@ -2,7 +2,7 @@
  * The part of Go that Kubernetes' test tables are written in, read as data:
  * literals (strings, raw strings, runes, numbers, true, false, nil),
  * composite literals (`map[K]V{...}`, `[]T{...}`, `T{...}`, and untyped
- * `{...}` inside them), calls, `&x`, unary minus, `+ - * /`, and selectors
+ * `{...}` inside them), calls and methods called on their results, `&x`, unary minus, `+ - * /`, and selectors
  * (`math.MaxInt64`). A call or an identifier is resolved by the caller's
  * environment; anything else is a GoUnsupported error, so a table entry
  * this reader cannot follow is counted apart, never guessed.
@@ -14,16 +14,17 @@ type Token = { kind: 'ident' | 'number' | 'string' | 'punct'; text: string; valu
 
 const PUNCT = ['...', '&&', '||', '==', '!=', '<=', '>=', ':=', '{', '}', '(', ')', '[', ']', ',', ':', '&', '*', '+', '-', '/', '.', '!', '<', '>', '=', '%'];
 
+const GO_ESCAPES: Readonly<Record<string, string>> = { a: '\x07', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '\\': '\\', "'": "'", '"': '"' };
+
+/** A Go interpreted string's value: each escape read once, left to right (`\\a` is a backslash and an a, not a bell). */
 function unquoteGo(text: string): string {
-  // A Go interpreted string reads as a JSON string, but for \x and \' escapes and octal escapes.
-  const json = text
-    .slice(1, -1)
-    .replace(/\\x([0-9a-fA-F]{2})/g, (_, h: string) => `\\u00${h}`)
-    .replace(/\\'/g, "'")
-    .replace(/\\([0-7]{3})/g, (_, o: string) => `\\u${parseInt(o, 8).toString(16).padStart(4, '0')}`)
-    .replace(/\\a/g, '\\u0007')
-    .replace(/\\v/g, '\\u000b');
-  return JSON.parse(`"${json}"`) as string;
+  return text.slice(1, -1).replace(/\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0-7]{3}|.)/g, (_, e: string) => {
+    if (/^[xuU]/.test(e)) return String.fromCodePoint(parseInt(e.slice(1), 16));
+    if (/^[0-7]{3}$/.test(e)) return String.fromCodePoint(parseInt(e, 8));
+    const c = GO_ESCAPES[e];
+    if (c === undefined) throw new GoUnsupported(`unknown escape \\${e}`);
+    return c;
+  });
 }
 
 export function tokenize(src: string): Token[] {
@@ -175,7 +176,9 @@ export class GoParser {
     const name = this.type();
     if (this.at('{')) {
       this.take('{');
-      return { ...(this.composite() as object), '@type': name };
+      const value = this.composite();
+      // A named list type's literal (`apiextensions.ValidationRules{{...}}`) is a list; a struct's an object with its type.
+      return Array.isArray(value) && value.length > 0 ? value : { ...(value as object), '@type': name };
     }
     // A generic function's instantiation (`ptr.To[int64](10)`): the type argument changes nothing here.
     if (this.at('[') && this.peek(1)?.kind === 'ident' && this.peek(2)?.text === ']' && this.peek(3)?.text === '(') {
@@ -183,17 +186,27 @@ export class GoParser {
       this.take();
       this.take(']');
     }
-    if (this.at('(')) {
-      this.take('(');
-      const args: unknown[] = [];
-      while (!this.at(')')) {
-        args.push(this.expr());
-        if (!this.at(')')) this.take(',');
-      }
-      this.take(')');
-      return this.env.call(name, args);
+    if (!this.at('(')) return this.env.value(name);
+    let value = this.env.call(name, this.args());
+    // A method called on what a call returned (`invalid("spec").contains("x")`): the environment's `.name`, the receiver first.
+    while (this.at('.') && this.peek(1)?.kind === 'ident' && this.peek(2)?.text === '(') {
+      this.take('.');
+      const method = this.take().text;
+      value = this.env.call(`.${method}`, [value, ...this.args()]);
     }
-    return this.env.value(name);
+    return value;
+  }
+
+  /** A call's arguments, from its `(` to its `)`. */
+  private args(): unknown[] {
+    this.take('(');
+    const args: unknown[] = [];
+    while (!this.at(')')) {
+      args.push(this.expr());
+      if (!this.at(')')) this.take(',');
+    }
+    this.take(')');
+    return args;
   }
 
   private unary(): unknown {

@@ -127,7 +127,7 @@ function versionProblems(spec: Node): SchemaProblem[] {
     const bad = dns1035Label(name);
     if (bad) out.push(invalid([...at, 'name'], name, bad));
     const schema = obj(version.schema).openAPIV3Schema;
-    if (!isMap(schema)) out.push(required([...at, 'schema', 'openAPIV3Schema'], 'schemas are required'));
+    if (!isMap(schema)) out.push(required([...at, 'schema', 'openAPIV3Schema'], ''));
     out.push(...deprecationProblems(version, at));
     out.push(...scaleProblems(obj(version.subresources).scale, [...at, 'subresources', 'scale']));
     (list(version.additionalPrinterColumns) as unknown[]).forEach((c, j) => out.push(...columnProblems(obj(c), [...at, 'additionalPrinterColumns', j])));

@@ -4,8 +4,9 @@
  * ValidateCustomResourceDefinitionOpenAPISchema, as on a create): a type OpenAPI v3 does not have (null among them),
  * the JSON Schema keywords Kubernetes does not support (id, $ref, additionalItems, patternProperties, definitions,
  * dependencies, a list of item schemas), uniqueItems, additionalProperties beside properties, a preserve-unknown-fields
- * of false; at the root, nullable, and, where the version has a status subresource, any field but those that keep
- * status's validation when it is read as properties[status]. Each in field.Error's words, at its path from the root.
+ * of false; an embedded resource inside a resource's metadata, apiVersion or kind, a default in the root's own or
+ * under additionalProperties inside metadata; at the root, nullable, and, where the version has a status
+ * subresource, any field but those that keep status's validation when it is read as properties[status]. Each in field.Error's words, at its path from the root.
  */
 import { isMap } from '../../model/core/dig.ts';
 import type { PathSegment } from '../../model/core/positions.ts';
@@ -104,22 +105,51 @@ function rootProblems(s: Node, statusEnabled: boolean): SchemaProblem[] {
   return out;
 }
 
+/** metaFields: the properties of a resource that are its type and object metadata. */
+const META_FIELDS = new Set(['metadata', 'apiVersion', 'kind']);
+
+/**
+ * What a node's place forbids (specStandardValidatorV3's withInsideResourceMeta and withForbiddenDefaults): inside a
+ * resource's metadata, apiVersion or kind (at the root, or of an embedded resource) no embedded resource; and no
+ * default in the root's own metadata, apiVersion and kind, nor under additionalProperties inside metadata, where
+ * pruning without a value is ambiguous. Both hold for everything under the node.
+ */
+interface Place {
+  insideMeta: boolean;
+  noDefaults?: string;
+}
+
+function placeProblems(s: Node, place: Place): SchemaProblem[] {
+  const out: SchemaProblem[] = [];
+  if (place.noDefaults && s.default !== undefined) out.push(forbidden(['default'], `must not be set ${place.noDefaults}`));
+  if (place.insideMeta && s['x-kubernetes-embedded-resource'] === true)
+    out.push(forbidden(['x-kubernetes-embedded-resource'], 'must not be used inside of resource meta'));
+  return out;
+}
+
 /** Every node's problems under a version's openAPIV3Schema, at paths from it. */
 export function schemaFieldProblems(root: unknown, statusEnabled: boolean): SchemaProblem[] {
   if (!isMap(root)) return [];
   const out: SchemaProblem[] = rootProblems(root, statusEnabled);
-  const visit = (node: unknown, at: PathSegment[]): void => {
+  const visit = (node: unknown, at: PathSegment[], place: Place): void => {
     if (!isMap(node)) return;
-    for (const p of nodeProblems(node)) out.push({ ...p, at: [...at, ...p.at] });
-    for (const key of ['properties', 'definitions'] as const)
-      if (isMap(node[key])) for (const [name, child] of Object.entries(node[key])) visit(child, [...at, key, name]);
-    if (Array.isArray(node.items)) node.items.forEach((item, i) => visit(item, [...at, 'items', i]));
-    else visit(node.items, [...at, 'items']);
-    visit(node.additionalProperties, [...at, 'additionalProperties']);
-    visit(node.not, [...at, 'not']);
+    for (const p of [...nodeProblems(node), ...placeProblems(node, place)]) out.push({ ...p, at: [...at, ...p.at] });
+    const isRoot = at.length === 0;
+    if (isMap(node.properties))
+      for (const [name, child] of Object.entries(node.properties)) {
+        const meta = (isRoot || node['x-kubernetes-embedded-resource'] === true) && META_FIELDS.has(name);
+        const inner = meta ? { insideMeta: true, noDefaults: isRoot ? `in top-level ${name}` : place.noDefaults } : place;
+        visit(child, [...at, 'properties', name], inner);
+      }
+    if (isMap(node.definitions)) for (const [name, child] of Object.entries(node.definitions)) visit(child, [...at, 'definitions', name], place);
+    if (Array.isArray(node.items)) node.items.forEach((item, i) => visit(item, [...at, 'items', i], place));
+    else visit(node.items, [...at, 'items'], place);
+    const underMeta = place.insideMeta ? { ...place, noDefaults: 'inside additionalProperties applying to object metadata' } : place;
+    visit(node.additionalProperties, [...at, 'additionalProperties'], underMeta);
+    visit(node.not, [...at, 'not'], place);
     for (const key of ['allOf', 'anyOf', 'oneOf'] as const)
-      if (Array.isArray(node[key])) (node[key] as unknown[]).forEach((sub, i) => visit(sub, [...at, key, i]));
+      if (Array.isArray(node[key])) (node[key] as unknown[]).forEach((sub, i) => visit(sub, [...at, key, i], place));
   };
-  visit(root, []);
+  visit(root, [], { insideMeta: false });
   return out;
 }

@@ -176,3 +176,46 @@ function walkStructural(s: unknown, level: Level, place: Place, out: SchemaProbl
   const here = spellPath(place.chain, place.at);
   for (const p of own) out.push({ at: [...here, ...p.at], detail: p.detail });
 }
+
+/** validateUnsupportedFields: the keywords a structural schema cannot hold at all (a Go pointer is set even as {}). */
+const NOT_STRUCTURAL: ReadonlyArray<readonly [string, string]> = [
+  ['id', "OpenAPIV3Schema 'id' is not supported"],
+  ['$schema', "OpenAPIV3Schema 'schema' is not supported"],
+  ['$ref', "OpenAPIV3Schema '$ref' is not supported"],
+  ['patternProperties', "OpenAPIV3Schema 'patternProperties' is not supported"],
+  ['dependencies', "OpenAPIV3Schema 'dependencies' is not supported"],
+  ['additionalItems', "OpenAPIV3Schema 'additionalItems' is not supported"],
+  ['definitions', "OpenAPIV3Schema 'definitions' is not supported"],
+];
+
+const holds = (s: Node, key: string): boolean => {
+  const v = s[key];
+  if (v === undefined || v === null || v === '') return false;
+  // A map or list (patternProperties, definitions) counts when it holds something; a pointer (dependencies, additionalItems) when set.
+  return key === 'patternProperties' || key === 'definitions' ? Object.keys(v as object).length > 0 : true;
+};
+
+/**
+ * Why the schema cannot be read as a structural schema at all (schema.NewStructural), or undefined: a keyword it
+ * cannot hold, a list of item schemas, or x-kubernetes-preserve-unknown-fields false, in any node it reads (items,
+ * properties, additionalProperties, and allOf, anyOf, oneOf and not). The API server then skips the structural, default
+ * and rule checks of the schema, and says only what its OpenAPI check says.
+ */
+export function notStructuralError(s: unknown): string | undefined {
+  if (!isMap(s)) return undefined;
+  for (const [key, why] of NOT_STRUCTURAL) if (holds(s, key)) return why;
+  if (s['x-kubernetes-preserve-unknown-fields'] === false) return "internal error: 'x-kubernetes-preserve-unknown-fields' must be true or undefined";
+  if (Array.isArray(s.items) && s.items.length > 0) return "OpenAPIV3Schema 'items' must be a schema, but is an array";
+  const children = [
+    s.items,
+    s.not,
+    ...(isMap(s.properties) ? Object.values(s.properties) : []),
+    ...(isMap(s.additionalProperties) ? [s.additionalProperties] : []),
+    ...(['allOf', 'anyOf', 'oneOf'] as const).flatMap((k) => (Array.isArray(s[k]) ? (s[k] as unknown[]) : [])),
+  ];
+  for (const child of children) {
+    const why = notStructuralError(child);
+    if (why) return why;
+  }
+  return undefined;
+}

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { definitionProblems } from '../../admission/validation/crd-definition.ts';
 import { schemaFieldProblems } from '../../admission/validation/crd-schema-fields.ts';
+import { judgeCrd } from '../../admission/checks/crd-accepted.ts';
 import { crdYaml } from '../../../test-support/crd-fixture.ts';
 
 type Obj = Record<string, any>;
@@ -39,7 +40,7 @@ describe("a CRD's definition, as the API server validates it on a create", () =>
       (c: Obj) => (version(c).storage = false),
       'spec.versions: Invalid value: must have exactly one version marked as storage version',
     ],
-    ['a version with no schema', (c: Obj) => delete version(c).schema, 'spec.versions.0.schema.openAPIV3Schema: Required value: schemas are required'],
+    ['a version with no schema', (c: Obj) => delete version(c).schema, 'spec.versions.0.schema.openAPIV3Schema: Required value'],
     [
       'a version name in capitals',
       (c: Obj) => (version(c).name = 'V1'),
@@ -165,5 +166,116 @@ describe("a CRD schema's keywords, as the API server refuses them in any node", 
     ]);
     expect(fields({ ...root, 'x-kubernetes-map-type': 'atomic' }, false)).toEqual([]);
     expect(fields({ ...root, nullable: true })).toEqual(['nullable: Forbidden: nullable cannot be true at the root']);
+  });
+
+  it("forbids an embedded resource inside a resource's metadata and a default in the root's own metadata", () => {
+    expect(
+      fields({
+        type: 'object',
+        properties: {
+          metadata: { type: 'object', default: {} },
+          embedded: {
+            type: 'object',
+            'x-kubernetes-embedded-resource': true,
+            properties: { kind: { type: 'string', properties: { foo: { type: 'object', 'x-kubernetes-embedded-resource': true } } } },
+          },
+        },
+      }),
+    ).toEqual([
+      'properties.metadata.default: Forbidden: must not be set in top-level metadata',
+      'properties.embedded.properties.kind.properties.foo.x-kubernetes-embedded-resource: Forbidden: must not be used inside of resource meta',
+    ]);
+  });
+});
+
+describe('a CRD refused as the API server names it (judgeCrd)', () => {
+  const judged = (edit: (crd: Obj) => void) => {
+    const crd = base();
+    edit(crd);
+    return judgeCrd(crd, crd.metadata.name).map((s) => ({ path: s.path.join('.'), field: s.field, type: s.type }));
+  };
+  const second = (c: Obj, schema = structuredClone(version(c).schema)) => c.spec.versions.push({ name: 'v2', served: true, storage: false, schema });
+  const untyped = (c: Obj) => (version(c).schema.openAPIV3Schema.properties.spec.properties.target = {});
+
+  it('names a schema every version holds alike spec.validation, once, at the first version in the file', () => {
+    expect(
+      judged((c) => {
+        untyped(c);
+        second(c);
+      }),
+    ).toEqual([
+      {
+        path: 'spec.versions.0.schema.openAPIV3Schema.properties.spec.properties.target.type',
+        field: 'spec.validation.openAPIV3Schema.properties[spec].properties[target].type',
+        type: 'Required value',
+      },
+    ]);
+  });
+
+  it('names each version where their schemas differ, and a printer column every version shares at the top level', () => {
+    const said = judged((c) => {
+      second(c);
+      untyped(c);
+      for (const v of c.spec.versions) v.additionalPrinterColumns = [{ name: 'Age', type: 'time', jsonPath: '.metadata.creationTimestamp' }];
+    });
+    expect(said.map((s) => s.field)).toEqual([
+      'spec.additionalPrinterColumns[0].type',
+      'spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[target].type',
+    ]);
+  });
+
+  it("names a webhook conversion's fields by the internal object's names", () => {
+    expect(
+      judged(
+        (c) =>
+          (c.spec.conversion = {
+            strategy: 'Webhook',
+            webhook: { clientConfig: { service: { name: 'conv', namespace: 'backups', port: 0 } }, conversionReviewVersions: ['v1'] },
+          }),
+      ),
+    ).toEqual([
+      { path: 'spec.conversion.webhook.clientConfig.service.port', field: 'spec.conversion.webhookClientConfig.service.port', type: 'Invalid value' },
+    ]);
+  });
+
+  it('judges nothing structural, no default and no rule of a schema NewStructural cannot read', () => {
+    expect(
+      judged((c) => {
+        untyped(c);
+        const spec = version(c).schema.openAPIV3Schema.properties.spec;
+        spec['x-kubernetes-preserve-unknown-fields'] = false;
+        spec['x-kubernetes-validations'] = [{ rule: 'self.nothing == 1' }];
+      }).map((s) => s.field),
+    ).toEqual(['spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-preserve-unknown-fields']);
+  });
+
+  it('compiles no rule of a schema with a structural problem, and none at a node with a schema error under it', () => {
+    const rule = (c: Obj) => (version(c).schema.openAPIV3Schema.properties.spec['x-kubernetes-validations'] = [{ rule: 'self.nothing == 1' }]);
+    expect(judged(rule).map((s) => s.field)).toEqual(['spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule']);
+    expect(
+      judged((c) => {
+        rule(c);
+        untyped(c);
+      }).map((s) => s.field),
+    ).toEqual(['spec.validation.openAPIV3Schema.properties[spec].properties[target].type']);
+    expect(
+      judged((c) => {
+        rule(c);
+        version(c).schema.openAPIV3Schema.properties.spec.properties.target = { type: 'array', uniqueItems: true, items: { type: 'string' } };
+      }).map((s) => s.field),
+    ).toEqual(['spec.validation.openAPIV3Schema.properties[spec].properties[target].uniqueItems']);
+  });
+
+  it('names the costliest rules beside the total, when their total is over the CRD limit', () => {
+    const said = judged((c) => {
+      const spec = version(c).schema.openAPIV3Schema.properties.spec;
+      spec.properties.target = { type: 'array', items: { type: 'string' } };
+      spec['x-kubernetes-validations'] = [{ rule: 'self.target.all(x, self.target.all(y, x == y))' }];
+    });
+    expect(said.map((s) => [s.field, s.type])).toEqual([
+      ['spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule', 'Forbidden'],
+      ['spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule', 'Forbidden'],
+      ['spec.validation.openAPIV3Schema', 'Forbidden'],
+    ]);
   });
 });

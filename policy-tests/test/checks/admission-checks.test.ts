@@ -141,7 +141,7 @@ describe("a transition rule where nothing correlates old and new, in the API ser
       );
       const messages = (await copy.gate()).map((f) => f.message);
       expect(messages).toEqual([
-        'CustomResourceDefinition drills.backups.homelab.example: the rule "self == oldSelf" is refused: oldSelf cannot be used on the uncorrelatable portion of the schema within spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[hosts]',
+        'CustomResourceDefinition drills.backups.homelab.example: the rule "self == oldSelf" is refused: oldSelf cannot be used on the uncorrelatable portion of the schema within spec.validation.openAPIV3Schema.properties[spec].properties[hosts]',
       ]);
     } finally {
       copy.dispose();
