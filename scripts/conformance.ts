@@ -248,8 +248,10 @@ is committed):
                       pkg/cel/library/library_compatibility_test.go, and
                       the cases of pkg/cel/library/*_test.go
   --apiextensions DIR k8s.io/apiextensions-apiserver: TestValidationExpressions
-                      (pkg/apiserver/schema/cel/validation_test.go) and
+                      (pkg/apiserver/schema/cel/validation_test.go),
                       TestCelCostStability's rules (celcoststability_test.go)
+                      and TestValidateCustomResourceDefinition
+                      (pkg/apis/apiextensions/validation/validation_test.go)
   --argocd DIR        argoproj/argo-cd at the pinned tag: gitops-engine's
                       hook tests (gitops-engine/pkg/sync/hook), judged
                       through the gate's reading of hooks, and its sort
@@ -332,6 +334,7 @@ export function conformanceCommand(argv: string[], io?: CommandIo): Promise<numb
         else if (psa) report(`Pod Security fixtures, v1.${minor}`, conformance.podSecurityAgreement(podSecurityFixtures(psa, minor)), print);
         if (apiserver) celCases.push(reportApiserver(apiserver, minor, print));
         if (apiextensions) celCases.push(...reportApiextensions(apiextensions, print));
+        if (apiextensions) reportCrdDefinitions(apiextensions, print);
         if (celCases.length > 1) {
           const [agree, total] = [celCases.reduce((n, a) => n + a.agree, 0), celCases.reduce((n, a) => n + a.total, 0)];
           print(`CEL cases of every suite read: ${agree}/${total} agree (${percent(agree, total)})\n`);
@@ -384,6 +387,22 @@ function reportApiextensions(dir: string, print: (line: string) => void): Agreem
   const estimated = conformance.estimatedCostAgreement(conformance.estimatedCostCases(stabilityGo));
   report("Estimated cost at CRD create (TestCelEstimatedCostStability), equal to the API server's", estimated, print);
   return [rules, stability];
+}
+
+/** A CRD's own validation at create: TestValidateCustomResourceDefinition, each row written as the v1 object it comes from. */
+function reportCrdDefinitions(dir: string, print: (line: string) => void): void {
+  const api = (file: string) => join(dir, 'pkg/apis/apiextensions', file);
+  if (!existsSync(api('validation/validation_test.go'))) {
+    print('TestValidateCustomResourceDefinition: pkg/apis/apiextensions/validation/validation_test.go is not in this checkout\n');
+    return;
+  }
+  const table = conformance.crdDefinitionCases(
+    readText(api('validation/validation_test.go')),
+    [readText(api('v1/types.go')), readText(api('v1/types_jsonschema.go'))],
+    [readText(api('types.go')), readText(api('types_jsonschema.go'))],
+  );
+  report('CRD definitions at create (TestValidateCustomResourceDefinition), as the v1 object each row converts from', conformance.crdDefinitionAgreement(table), print);
+  for (const d of table.declined) print(`  DECLINED ${d.name}: ${d.why}\n`);
 }
 
 const isMain = process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'));

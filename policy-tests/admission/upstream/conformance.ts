@@ -229,6 +229,7 @@ export function libraryAgreement(cases: readonly LibraryCase[]): Agreement {
 }
 
 export type { Agreement };
+export { crdDefinitionAgreement, crdDefinitionCases } from './crd-definition-cases.ts';
 export { celCostStabilityCases, validationAgreement, validationExpressionCases } from './validation-expressions.ts';
 export { estimatedCostAgreement, estimatedCostCases } from './estimated-cost.ts';
 export { repoServerAgreement, repoServerCases } from './argocd-repo-server.ts';

@@ -25,7 +25,8 @@ const read = (go: string) =>
       if (name === 'math.MaxInt64') return 9223372036854775807n;
       throw new GoUnsupported(`unknown identifier ${name}`);
     },
-    call: (name, args) => (name === 'double' ? Number(args[0]) * 2 : undefined),
+    // `.double` is the method: its receiver comes first.
+    call: (name, args) => (name === 'double' || name === '.double' ? Number(args[0]) * 2 : undefined),
   }).expr();
 
 describe('Go literals', () => {
@@ -43,6 +44,17 @@ describe('Go literals', () => {
       '@type': 'schema.Structural',
     });
     expect(read('double(21)')).toBe(42);
+  });
+
+  it('reads each escape once, left to right: an escaped backslash before a letter is no escape of the letter', () => {
+    expect(read('"c\\\\a"')).toBe('c\\a');
+    expect(read('"c\\a\\101\\U0001F600"')).toBe('c\x07A\u{1F600}');
+    expect(() => read('"\\q"')).toThrow(GoUnsupported);
+  });
+
+  it("reads a named list type's literal as a list, and a method called on a call's result", () => {
+    expect(read('apiextensions.ValidationRules{{Rule: "a"}, {Rule: "b"}}')).toEqual([{ Rule: 'a' }, { Rule: 'b' }]);
+    expect(read('double(2).double()')).toBe(8);
   });
 
   it('says what it cannot follow, never guesses', () => {
