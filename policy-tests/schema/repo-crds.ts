@@ -189,14 +189,34 @@ export function crdsFromObjects(crdObjects: readonly { file: string; object: Rec
 let valueAjv: Ajv | undefined;
 let makeup: string | undefined;
 
+/** One thing a CRD schema node refuses of a value: where in the value (its keys and indexes), the keyword, its parameters and ajv's message. */
+export interface ValueFailure {
+  steps: string[];
+  keyword: string;
+  params: Record<string, unknown>;
+  message: string;
+}
+
 /**
- * What a CRD schema node refuses of a value (a default, say): each error as its path in the value and ajv's message.
- * Kept across runs by node and value (model/stores/validation-cache.ts): a warm run compiles none of them.
+ * What a CRD schema node refuses of a value (a default, say). The compiled validator is kept across runs by the node
+ * (model/stores/validation-cache.ts): a warm run compiles none of them.
  */
-export function schemaValueErrors(node: Record<string, unknown>, value: unknown): string[] {
+export function schemaValueFailures(node: Record<string, unknown>, value: unknown): ValueFailure[] {
   const validate = cachedValidator(JSON.stringify(node), (makeup ??= crdAjvMakeup()), () => (valueAjv ??= crdAjv()).compile(withNullable(node as JsonSchema)));
   if (validate(value)) return [];
-  return (validate.errors ?? []).map((e) => `${e.instancePath || 'the value'} ${e.message ?? 'is refused'}`);
+  return (validate.errors ?? []).map((e) => ({
+    // A JSON pointer's tokens, unescaped (RFC 6901).
+    steps:
+      e.instancePath === ''
+        ? []
+        : e.instancePath
+            .slice(1)
+            .split('/')
+            .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~')),
+    keyword: e.keyword,
+    params: e.params as Record<string, unknown>,
+    message: e.message ?? 'is refused',
+  }));
 }
 
 export function loadRepoCrds(): RepoCrd[] {

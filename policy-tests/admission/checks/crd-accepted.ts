@@ -135,17 +135,20 @@ export interface Said {
 
 /** Where the judging of one CRD says what it finds. */
 interface Sink {
-  fail(path: PathSegment[], type: string, message: string): void;
-  notJudged(path: PathSegment[], message: string): void;
+  /** `field` when the API server names the place otherwise than `spell` would (a place inside a default). */
+  fail(path: PathSegment[], type: string, message: string, field?: string): void;
+  notJudged(path: PathSegment[], message: string, field?: string): void;
   /** field.Path's spelling of a v1 path, as the API server names it (crd-field-paths.ts). */
   spell(path: readonly PathSegment[]): string;
 }
 
 /** A field.Error found at a path: refused in its type's words, or not judged. */
-function sayProblem(say: Sink, name: string, path: PathSegment[], p: { detail: string; notJudged?: true }): void {
-  const message = `CustomResourceDefinition ${name}: ${say.spell(path)}: ${p.detail}`;
-  if (p.notJudged) say.notJudged(path, message);
-  else say.fail(path, errorTypeOf(p.detail) ?? 'Invalid value', message);
+function sayProblem(say: Sink, name: string, path: PathSegment[], p: { detail: string; notJudged?: true; inValue?: SchemaProblem['inValue'] }): void {
+  // A place inside a value (a default) is spelt as the value's validator names it, after the schema path to it.
+  const field = p.inValue ? `${say.spell(path.slice(0, path.length - p.inValue.steps))}${p.inValue.text}` : say.spell(path);
+  const message = `CustomResourceDefinition ${name}: ${field}: ${p.detail}`;
+  if (p.notJudged) say.notJudged(path, message, field);
+  else say.fail(path, errorTypeOf(p.detail) ?? 'Invalid value', message, field);
 }
 
 /** The rules that cost the most, each named when their total is over the CRD's limit (TotalCost.MostExpensive). */
@@ -249,8 +252,8 @@ export function judgeCrd(object: unknown, name: string): Said[] {
     said.push(entry);
   };
   const say: Sink = {
-    fail: (path, type, message) => keep({ path, field: spell(path), message, type }),
-    notJudged: (path, message) => keep({ path, field: spell(path), message, notJudged: true }),
+    fail: (path, type, message, field = spell(path)) => keep({ path, field, message, type }),
+    notJudged: (path, message, field = spell(path)) => keep({ path, field, message, notJudged: true }),
     spell,
   };
   const report = (base: PathSegment[], p: SchemaProblem) => sayProblem(say, name, [...base, ...p.at], p);

@@ -305,8 +305,10 @@ export function structTableRows(body: string, names: RegExp, env: GoEnvironment)
   for (let i = table.indexOf('{'); i !== -1;) {
     const text = blockAt(table, i);
     try {
-      // A conversion `[]byte(x)` is read as a call, which the environment may answer (byteText).
-      out.push({ text, row: asJson(new GoParser(tokenize(`Row{${text.replace(/\[\]byte\(/g, 'byteText(')}}`), env).expr()) as Record<string, unknown> });
+      // A conversion `[]byte(x)` is read as a call, which the environment may answer (byteText); a function literal
+      // called in place that returns the address of its one local (`func() *T { r := x; return &r }()`) is that local.
+      const go = text.replace(/\[\]byte\(/g, 'byteText(').replace(/func\(\) \*[\w.]+ \{\s*(\w+) := ([^\n]+)\s*return &\1\s*\}\(\)/g, '$2');
+      out.push({ text, row: asJson(new GoParser(tokenize(`Row{${go}}`), env).expr()) as Record<string, unknown> });
     } catch (err) {
       out.push({ text, why: (err as Error).message });
     }

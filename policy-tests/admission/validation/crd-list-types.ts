@@ -19,6 +19,11 @@ export interface SchemaProblem {
   detail: string;
   /** What the gate cannot say the API server refuses or admits. */
   notJudged?: true;
+  /**
+   * Where the problem lies inside a value (a default): how many of `at`'s last steps are the value's, and field.Path's
+   * spelling of them, which is not a schema path's (`.foo.0.bar` as kube-openapi names it, `.list[0].kind` as objectmeta does).
+   */
+  inValue?: { steps: number; text: string };
 }
 
 type Node = Record<string, unknown>;

@@ -6,7 +6,7 @@ const problems = (schema: unknown) => defaultProblems(schema).map((p) => `${p.at
 const root = (properties: Record<string, unknown>) => ({ type: 'object', properties });
 
 describe('defaults', () => {
-  it('passes defaults their schema and rules accept, and those under the root metadata are left alone', () => {
+  it('passes defaults their schema and rules accept', () => {
     expect(
       problems(
         root({
@@ -21,11 +21,9 @@ describe('defaults', () => {
 
   it('refuses one its schema refuses, one its rules refuse, and one with a field it would prune, where the default stands', () => {
     expect(problems(root({ mode: { type: 'string', enum: ['a', 'b'], default: 'c' } }))).toEqual([
-      'properties.mode.default: Invalid value: "c": the value must be equal to one of the allowed values',
+      'properties.mode.default: Unsupported value: "c": supported values: "a", "b"',
     ]);
-    expect(problems(root({ replicas: { type: 'integer', default: 'two' } }))).toEqual([
-      'properties.replicas.default: Invalid value: "two": the value must be integer',
-    ]);
+    expect(problems(root({ replicas: { type: 'integer', default: 'two' } }))).toEqual(['properties.replicas.default: Invalid value: "two": must be integer']);
     expect(problems(root({ replicas: { type: 'integer', default: 12, 'x-kubernetes-validations': [{ rule: 'self < 10', message: 'at most 9' }] } }))).toEqual([
       'properties.replicas.default: Invalid value: at most 9',
     ]);
@@ -41,5 +39,57 @@ describe('defaults', () => {
     expect(
       prunedField({ type: 'object', 'x-kubernetes-embedded-resource': true, properties: {} }, { apiVersion: 'v1', kind: 'ConfigMap', metadata: {} }),
     ).toBeUndefined();
+  });
+
+  const placed = (schema: unknown) => defaultProblems(schema).map((p) => ({ at: p.at.join('.'), value: p.inValue?.text, detail: p.detail }));
+
+  it('names an error inside a default where kube-openapi names it, in field.ErrorType words', () => {
+    const spec = {
+      type: 'object',
+      required: ['name'],
+      properties: { name: { type: 'string' }, ports: { type: 'array', maxItems: 1, items: { type: 'object', properties: { port: { type: 'integer' } } } } },
+    };
+    expect(placed(root({ spec: { ...spec, default: { name: 'a', ports: [{ port: 'http' }] } } }))).toEqual([
+      { at: 'properties.spec.default.ports.0.port', value: '.ports.0.port', detail: 'Invalid value: "http": must be integer' },
+    ]);
+    expect(placed(root({ spec: { ...spec, default: { ports: [{}, {}] } } })).map((p) => [p.value, p.detail])).toEqual([
+      ['.name', 'Required value'],
+      ['.ports', 'Too many: 2: must have at most 1 items'],
+    ]);
+  });
+
+  it("judges an embedded resource's type and metadata in a default, as objectmeta does", () => {
+    const embedded = { type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true };
+    expect(placed(root({ pod: { ...embedded, default: { apiVersion: 'v1', metadata: { labels: { 'bad key!': 'x' } } } } }))).toEqual([
+      { at: 'properties.pod.default.kind', value: '.kind', detail: 'Required value' },
+      { at: 'properties.pod.default.metadata.labels', value: '.metadata.labels', detail: expect.stringMatching(/^Invalid value: label key "bad key!": /) },
+    ]);
+    // Coerce comes first, and stops at its first error: a metadata that is no ObjectMeta.
+    expect(placed(root({ pod: { ...embedded, default: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 42 } } } }))).toEqual([
+      {
+        at: 'properties.pod.default.metadata',
+        value: '.metadata',
+        detail: 'Invalid value: {"name":42}: json: cannot unmarshal number into Go struct field ObjectMeta.name of type string',
+      },
+    ]);
+    expect(placed(root({ pods: { type: 'array', items: embedded, default: [{ apiVersion: 'a/b/c', kind: 'Pod' }] } })).map((p) => p.value)).toEqual([
+      '[0].apiVersion',
+    ]);
+  });
+
+  it("sets a default inside a resource's metadata into that resource, which must then hold valid metadata", () => {
+    const metadata = (properties: Record<string, unknown>) => ({ type: 'object', properties });
+    expect(placed(root({ metadata: metadata({ name: { type: 'string', default: 'a/b' } }) }))).toEqual([
+      {
+        at: 'properties.metadata.properties.name.default',
+        value: undefined,
+        detail: `Invalid value: "a/b": must result in valid metadata: [Invalid value: "a/b": may not contain '/' or '%']`,
+      },
+    ]);
+    expect(placed(root({ metadata: metadata({ name: { type: 'string', default: 'fine' } }) }))).toEqual([]);
+  });
+
+  it('walks items and properties only, as ValidateDefaults does: a default under additionalProperties is not its to judge', () => {
+    expect(placed(root({ labels: { type: 'object', additionalProperties: { type: 'integer', default: 'x' } } }))).toEqual([]);
   });
 });

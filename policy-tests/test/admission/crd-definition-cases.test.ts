@@ -86,7 +86,8 @@ const crd = (spec: string, status = 'StoredVersions: []string{"v1"}') => `&apiex
 	Status: apiextensions.CustomResourceDefinitionStatus{${status}},
 }`;
 const ONE_VERSION = 'Versions: singleVersionList,';
-const schema = (props: string) => `Validation: &apiextensions.CustomResourceValidation{OpenAPIV3Schema: &apiextensions.JSONSchemaProps{Type: "object", ${props}}},`;
+const schema = (props: string) =>
+  `Validation: &apiextensions.CustomResourceValidation{OpenAPIV3Schema: &apiextensions.JSONSchemaProps{Type: "object", ${props}}},`;
 
 const TEST = `
 func TestValidateCustomResourceDefinition(t *testing.T) {
