@@ -108,8 +108,9 @@ is committed):
                       the cases of pkg/cel/library/*_test.go
   --apiextensions DIR k8s.io/apiextensions-apiserver: TestValidationExpressions
                       (pkg/apiserver/schema/cel/validation_test.go),
-                      TestCelCostStability's rules (celcoststability_test.go)
-                      and TestValidateCustomResourceDefinition
+                      TestCelCostStability's rules (celcoststability_test.go),
+                      TestValidateCustomResourceDefinition and
+                      TestSelectableFields
                       (pkg/apis/apiextensions/validation/validation_test.go)
   --argocd DIR        argoproj/argo-cd at the pinned tag: gitops-engine's
                       hook tests (gitops-engine/pkg/sync/hook), judged
@@ -248,7 +249,7 @@ function reportApiextensions(dir: string, print: (line: string) => void): Agreem
   return [rules, stability];
 }
 
-/** A CRD's own validation at create: TestValidateCustomResourceDefinition, each row written as the v1 object it comes from. */
+/** A CRD's own validation at create: TestValidateCustomResourceDefinition and TestSelectableFields, each row as the v1 object it comes from. */
 function reportCrdDefinitions(dir: string, print: (line: string) => void): void {
   const api = (file: string) => join(dir, 'pkg/apis/apiextensions', file);
   if (!existsSync(api('validation/validation_test.go'))) {
@@ -261,7 +262,7 @@ function reportCrdDefinitions(dir: string, print: (line: string) => void): void 
     [readText(api('types.go')), readText(api('types_jsonschema.go'))],
   );
   report(
-    'CRD definitions at create (TestValidateCustomResourceDefinition), as the v1 object each row converts from',
+    'CRD definitions at create (TestValidateCustomResourceDefinition, TestSelectableFields), as the v1 object each row converts from',
     conformance.crdDefinitionAgreement(table),
     print,
   );

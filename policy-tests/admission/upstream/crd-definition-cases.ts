@@ -1,5 +1,5 @@
 /**
- * k8s.io/apiextensions-apiserver's TestValidateCustomResourceDefinition
+ * k8s.io/apiextensions-apiserver's TestValidateCustomResourceDefinition and TestSelectableFields
  * (pkg/apis/apiextensions/validation/validation_test.go), read as data. Each row is an internal
  * CustomResourceDefinition (the form the API server validates); it is written here as the apiextensions.k8s.io/v1
  * object that converts to it (Convert_apiextensions_..._To_v1: a top-level schema, subresources, printer columns and
@@ -29,6 +29,7 @@ export interface ExpectedError {
 }
 
 export interface CrdDefinitionCase {
+  /** The test and the row's name: `TestSelectableFields/...`. */
   name: string;
   /** The apiextensions.k8s.io/v1 object that converts to the row's resource. */
   object: Record<string, unknown>;
@@ -36,7 +37,6 @@ export interface CrdDefinitionCase {
 }
 
 export interface CrdDefinitionTable {
-  suite: string;
   cases: CrdDefinitionCase[];
   declined: { name: string; why: string }[];
   unread: { name: string; why: string }[];
@@ -211,33 +211,39 @@ function stringConstants(goSources: readonly string[]): Map<string, string> {
   return out;
 }
 
+/** The tests that call ValidateCustomResourceDefinition on a table of rows shaped alike (name, resource, errors). */
+const CREATE_TESTS = ['TestValidateCustomResourceDefinition', 'TestSelectableFields'];
+
 /**
- * The rows of TestValidateCustomResourceDefinition: `testGo` is validation_test.go, `v1Go` the v1 types.go and
- * types_jsonschema.go, `internalGo` the internal ones (for their constants).
+ * The rows of the create tests (CREATE_TESTS): `testGo` is validation_test.go, `v1Go` the v1 types.go and
+ * types_jsonschema.go, `internalGo` the internal ones (for their constants). Each row is named `<test>/<name>`.
  */
 export function crdDefinitionCases(testGo: string, v1Go: readonly string[], internalGo: readonly string[]): CrdDefinitionTable {
-  const suite = 'TestValidateCustomResourceDefinition';
-  const table: CrdDefinitionTable = { suite, cases: [], declined: [], unread: [] };
-  const at = testGo.indexOf(`func ${suite}(`);
-  if (at === -1) return table;
-  const body = blockAt(testGo, testGo.indexOf('{', at));
+  const table: CrdDefinitionTable = { cases: [], declined: [], unread: [] };
   const types = v1Types(v1Go);
-  const env = environment(`${body}\n${testGo}`, stringConstants(internalGo));
-  for (const { text, row, why } of structTableRows(body, /tests/, env)) {
-    const name = /name:\s*"((?:[^"\\]|\\.)*)"/.exec(text)?.[1] ?? '(unnamed)';
-    if (!row) {
-      table.unread.push({ name, why: why ?? 'unread' });
-      continue;
-    }
-    try {
-      const errors = (row.errors as ExpectedError[] | undefined) ?? [];
-      const resource = row.resource as Go;
-      const declined = unreachable(resource, errors);
-      if (declined) table.declined.push({ name, why: declined });
-      else table.cases.push({ name, object: toV1(types, resource), errors });
-    } catch (err) {
-      if (!(err instanceof GoUnsupported)) throw err;
-      table.unread.push({ name, why: err.message });
+  const constants = stringConstants(internalGo);
+  for (const test of CREATE_TESTS) {
+    const at = testGo.indexOf(`func ${test}(`);
+    if (at === -1) continue;
+    const body = blockAt(testGo, testGo.indexOf('{', at));
+    // A test's own variables first (each declares its singleVersionList), then the file's.
+    const env = environment(`${body}\n${testGo}`, constants);
+    for (const { text, row, why } of structTableRows(body, /tests/, env)) {
+      const name = `${test}/${/name:\s*"((?:[^"\\]|\\.)*)"/.exec(text)?.[1] ?? '(unnamed)'}`;
+      if (!row) {
+        table.unread.push({ name, why: why ?? 'unread' });
+        continue;
+      }
+      try {
+        const errors = (row.errors as ExpectedError[] | undefined) ?? [];
+        const resource = row.resource as Go;
+        const declined = unreachable(resource, errors);
+        if (declined) table.declined.push({ name, why: declined });
+        else table.cases.push({ name, object: toV1(types, resource), errors });
+      } catch (err) {
+        if (!(err instanceof GoUnsupported)) throw err;
+        table.unread.push({ name, why: err.message });
+      }
     }
   }
   return table;
@@ -271,8 +277,8 @@ export function crdDefinitionAgreement(table: CrdDefinitionTable): Agreement {
       ...left.map((r) => `refused ${r.type} at ${r.field}`),
       ...notJudged.map((f) => `not judged at ${f}`),
     ].join('; ');
-    count(a, { group: group || 'admitted', ok: why === '', file: `${table.suite}/${c.name}`, why });
+    count(a, { group: group || 'admitted', ok: why === '', file: c.name, why });
   }
-  for (const u of table.unread) count(a, { group: 'not read', ok: false, file: `${table.suite}/${u.name}`, why: `not read: ${u.why}` });
+  for (const u of table.unread) count(a, { group: 'not read', ok: false, file: u.name, why: `not read: ${u.why}` });
   return a;
 }

@@ -153,7 +153,7 @@ describe('TestValidateCustomResourceDefinition, read as data', () => {
 
   it('writes each row as the v1 object it converts from: the top-level schema in every version, status left out', () => {
     const { cases } = table();
-    expect(cases.find((c) => c.name === 'untyped field')?.object).toEqual({
+    expect(cases.find((c) => c.name === 'TestValidateCustomResourceDefinition/untyped field')?.object).toEqual({
       apiVersion: 'apiextensions.k8s.io/v1',
       kind: 'CustomResourceDefinition',
       metadata: { name: 'plural.group.com' },
@@ -169,12 +169,13 @@ describe('TestValidateCustomResourceDefinition, read as data', () => {
 
   it('declines a row no v1 object can be, and counts one it cannot read apart', () => {
     const { cases, declined, unread } = table();
-    expect(cases.map((c) => c.name)).toEqual(['admitted', 'untyped field', 'a rule that does not compile', 'wrong on purpose']);
+    const test = (name: string) => `TestValidateCustomResourceDefinition/${name}`;
+    expect(cases.map((c) => c.name)).toEqual(['admitted', 'untyped field', 'a rule that does not compile', 'wrong on purpose'].map(test));
     expect(declined).toEqual([
-      { name: 'bad stored versions', why: 'an error of status: a create resets status' },
-      { name: 'a version beside spec.version', why: 'a spec.version other than the first version: v1 has no spec.version' },
+      { name: test('bad stored versions'), why: 'an error of status: a create resets status' },
+      { name: test('a version beside spec.version'), why: 'a spec.version other than the first version: v1 has no spec.version' },
     ]);
-    expect(unread).toEqual([{ name: 'unread', why: 'unknown function otherType' }]);
+    expect(unread).toEqual([{ name: test('unread'), why: 'unknown function otherType' }]);
   });
 
   it('agrees where the gate refuses exactly the expected type and field, and says what differs where it does not', () => {
