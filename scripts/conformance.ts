@@ -12,6 +12,7 @@ import { REPO_ROOT, conformance, facts } from '../policy-tests/index.ts';
 import { runCommand, UsageError, type CommandIo } from './lib/command.ts';
 import { percent, readText, report } from './lib/agreement-report.ts';
 import { reportRepoServer } from './conformance-argocd.ts';
+import { reportKubeconform } from './conformance-kubeconform.ts';
 
 type Agreement = conformance.Agreement;
 
@@ -145,6 +146,9 @@ is committed):
                       read by the gate's fast manifest reader against the
                       yaml library (the same objects and places, or left
                       to it; an input the specification refuses, left)
+  --kubeconform DIR   yannh/kubeconform: its acceptance tests
+                      (acceptance.bats over fixtures/), each run as the
+                      gate's command line (exit, counts, verdicts)
   --kubernetes 1.NN   the version to measure at (default: the cluster facts')
   --every-policy-version
                       with --pod-security: the fixtures of every policy
@@ -160,7 +164,7 @@ export function conformanceCommand(argv: string[], io?: CommandIo): Promise<numb
     {
       name: 'conformance',
       usage:
-        'conformance [--pod-security <checkout>] [--apiserver <checkout>] [--apiextensions <checkout>] [--argocd <checkout>] [--talos <checkout>] [--go-kubernetes <checkout>] [--yaml-test-suite <data>] [--kubernetes 1.NN] [--every-policy-version]',
+        'conformance [--pod-security <checkout>] [--apiserver <checkout>] [--apiextensions <checkout>] [--argocd <checkout>] [--talos <checkout>] [--go-kubernetes <checkout>] [--yaml-test-suite <data>] [--kubeconform <checkout>] [--kubernetes 1.NN] [--every-policy-version]',
       help: HELP,
       options: {
         'pod-security': { type: 'string' },
@@ -170,6 +174,7 @@ export function conformanceCommand(argv: string[], io?: CommandIo): Promise<numb
         talos: { type: 'string' },
         'go-kubernetes': { type: 'string' },
         'yaml-test-suite': { type: 'string' },
+        kubeconform: { type: 'string' },
         kubernetes: { type: 'string' },
         'every-policy-version': { type: 'boolean' },
       },
@@ -182,9 +187,10 @@ export function conformanceCommand(argv: string[], io?: CommandIo): Promise<numb
         const talos = values.talos as string | undefined;
         const goKubernetes = values['go-kubernetes'] as string | undefined;
         const yamlSuite = values['yaml-test-suite'] as string | undefined;
-        if (!psa && !apiserver && !apiextensions && !argocd && !talos && !goKubernetes && !yamlSuite)
+        const kubeconform = values.kubeconform as string | undefined;
+        if (!psa && !apiserver && !apiextensions && !argocd && !talos && !goKubernetes && !yamlSuite && !kubeconform)
           throw new UsageError(
-            'give --pod-security, --apiserver, --apiextensions, --argocd, --talos, --go-kubernetes or --yaml-test-suite: the upstream checkouts to measure against',
+            'give --pod-security, --apiserver, --apiextensions, --argocd, --talos, --go-kubernetes, --yaml-test-suite or --kubeconform: the upstream checkouts to measure against',
           );
         const version = values.kubernetes as string | undefined;
         if (version !== undefined && !/^1\.\d+$/.test(version)) throw new UsageError(`--kubernetes ${version}: expected 1.NN`);
@@ -209,6 +215,7 @@ export function conformanceCommand(argv: string[], io?: CommandIo): Promise<numb
         if (yamlSuite)
           report('YAML test suite, the fast manifest reader against the yaml library', conformance.yamlSuiteAgreement(yamlSuiteCases(yamlSuite)), print);
         if (argocd) await reportRepoServer(argocd, print);
+        if (kubeconform) await reportKubeconform(kubeconform, print);
         return 0;
       },
     },

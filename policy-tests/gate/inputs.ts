@@ -1,5 +1,5 @@
 /** What the gate was asked to judge: files of the repository (judged with it) and files outside it (judged alone). */
-import { existsSync, lstatSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, fstatSync, lstatSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { readSource, type Source } from '../model/core/source.ts';
 import { isManifestPath, MANIFEST_ROOTS, relativeToRepo, walkFiles } from '../model/repository/repo.ts';
@@ -18,12 +18,22 @@ function lstatOrUndefined(path: string) {
   }
 }
 
+/**
+ * Standard input, when `-` asks for it. A terminal (or /dev/null, a device too) is refused, as kubeconform refuses it:
+ * from a terminal the gate would wait for input nobody means to type.
+ */
+export function readStandardInput(fd = 0): string {
+  if (fstatSync(fd).isCharacterDevice())
+    throw new Error('- reads standard input, which is a terminal or a device, not a pipe or a file: pipe the manifests in (cat x.yaml | homelab-gate -)');
+  return readFileSync(fd, 'utf8');
+}
+
 export function collectInputs(paths: readonly string[], root: string, cwd: string, stdin?: () => string): Inputs {
   const repoFiles = new Set<string>();
   const outside: Inputs['outside'] = [];
   for (const raw of paths) {
     if (raw === '-') {
-      outside.push({ filename: 'stdin', read: () => ({ text: stdin ? stdin() : readFileSync(0, 'utf8') }) });
+      outside.push({ filename: 'stdin', read: () => ({ text: stdin ? stdin() : readStandardInput() }) });
       continue;
     }
     const abs = resolve(cwd, raw);

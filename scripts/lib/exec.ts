@@ -92,10 +92,12 @@ export async function runToEnd(command: string, args: readonly string[], o: RunO
     out = await $({
       env: o.env ?? process.env,
       cwd: o.cwd,
+      input: o.input,
       quiet: true,
       verbose: false,
       nothrow: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      // No input: stdin is /dev/null, as in `run`.
+      stdio: [o.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
       ...limits(o),
     })`${command} ${args}`;
   } catch (err) {
