@@ -13,7 +13,8 @@ import { argocdNamespace, namespaceOrDestination, owningApplication, ownersByFil
 import { APPSET_DRY_RUN_KEY, argocdCmdParams, cmdParamsList, cmdParamsSwitch } from '../argocd/refusals.ts';
 import { matchStringInList } from '../core/glob.ts';
 import type { Params } from './params.ts';
-import { generatorParams, type Run } from './generators.ts';
+import { generatorBody, generatorParams, type Run } from './generators.ts';
+import { generatorTemplate } from './generator-template.ts';
 import { GeneratorError, renderObjects, renderStrings, Unjudged, type GoTemplateEngine, type TemplateMode } from './renderer.ts';
 import { applyTemplatePatch } from './template-patch.ts';
 import { generatedApplicationErrors, qualifiedName } from './validation.ts';
@@ -185,10 +186,20 @@ async function applicationsOf(
   };
   const run: Run = { repo, mode, reads };
   const generators = Array.isArray(spec.generators) ? spec.generators : [];
-  const sets: Params[] = [];
-  for (const [i, generator] of generators.entries()) sets.push(...(await generatorParams(run, obj(generator), `generator ${i}`)));
   const template = obj(spec.template);
-  const rendered = (await renderObjects(mode, template, sets)) as Obj[];
+  // Each generator's sets are rendered with its own template merged over the ApplicationSet's (Transform); those of
+  // generators one after another with none of their own, in one call.
+  const groups: { template: Obj; sets: Params[] }[] = [];
+  for (const [i, generator] of generators.entries()) {
+    const own = await generatorParams(run, obj(generator), `generator ${i}`);
+    const used = generatorTemplate(generatorBody(obj(generator)), template);
+    const last = groups.at(-1);
+    if (last?.template === used) last.sets.push(...own);
+    else groups.push({ template: used, sets: [...own] });
+  }
+  const sets = groups.flatMap((g) => g.sets);
+  const rendered: Obj[] = [];
+  for (const g of groups) rendered.push(...((await renderObjects(mode, g.template, g.sets)) as Obj[]));
   const preserve = obj(spec.syncPolicy).preserveResourcesOnDeletion === true;
   // The patch's text is rendered with each set like any string of the template, then applied (template-patch.ts).
   const patch = spec.templatePatch as string | undefined;

@@ -63,8 +63,8 @@ export async function generatorParams(run: Run, generator: Obj, where: string, t
   if (kinds.length !== 1 || !KINDS.includes(kind!))
     throw new Unjudged(`${where} (${kinds.join(', ')}) is not evaluated here: only list, git, clusters, matrix and merge generators are`);
   const body = obj(generator[kind!]);
-  // A nested generator's template is not used (the matrix and merge take its parameters alone).
-  if (top && Object.keys(obj(body.template)).length > 0) throw new Unjudged(`${where} carries a template of its own, which is not merged here`);
+  // A top-level generator's own template is merged over the ApplicationSet's where its sets are rendered
+  // (generator-template.ts); a nested one's is not used (the matrix and merge take its parameters alone).
   let params: Params[];
   if (kind === 'list') params = bounded(listParams(body, run.mode.goTemplate), where);
   else if (kind === 'git') params = await gitParams(run, body);
@@ -75,6 +75,12 @@ export async function generatorParams(run: Run, generator: Obj, where: string, t
   if (!isMap(generator.selector)) return params;
   const selector = generator.selector;
   return params.filter((p) => selectorMatches(selector, Object.fromEntries(Object.entries(flatten(p)).map(([k, v]) => [k, goPrint(v)]))));
+}
+
+/** The body of a generator (its one kind's), where its own template stands. */
+export function generatorBody(generator: Obj): Obj {
+  const kind = Object.keys(generator).find((k) => k !== 'selector' && generator[k] !== null);
+  return kind === undefined ? {} : obj(generator[kind]);
 }
 
 async function gitParams(run: Run, git: Obj): Promise<Params[]> {

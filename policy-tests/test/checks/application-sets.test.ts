@@ -116,6 +116,27 @@ describe('an ApplicationSet is expanded as Argo CD expands it, and its Applicati
     ]);
   });
 
+  it("a generator's own template is merged over the ApplicationSet's, as mergeGeneratorTemplate merges it: its path is the one synced", async () => {
+    withWorkload();
+    const own = [
+      '    template:',
+      '      metadata: {}',
+      '      spec:',
+      '        project: media',
+      '        destination: {}',
+      '        source:',
+      `          repoURL: ${REPO_URL}`,
+      '          path: apps/extras/whoami',
+    ];
+    copy.write(
+      SET_FILE,
+      applicationSet([], ['- list:', '    elements:', '      - app: whoami-db', ...own], { name: 'extra-{{app}}', path: 'apps/extras/{{app}}' }),
+    );
+    const result = await gateRefusingWhoami();
+    const made = result.resources.filter((r) => r.kind === 'Application' && r.filename === SET_FILE);
+    expect(made.map((r) => `${r.name} ${r.status}`)).toEqual(['extra-whoami-db valid']);
+  });
+
   it('a clusters generator makes an Application for the one cluster this lab declares, the local one, judged like the rest', async () => {
     withWorkload();
     copy.write(SET_FILE, applicationSet([], ['- clusters: {}'], { name: 'whoami-{{name}}', path: 'apps/extras/whoami' }));
