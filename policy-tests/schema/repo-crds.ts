@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import type { Ajv, ValidateFunction } from 'ajv';
 import { cachedValidator } from '../model/stores/validation-cache.ts';
-import { re2 } from '../model/core/re2.ts';
+import { invalidPatternMessage, re2 } from '../model/core/re2.ts';
 import type { Shape } from './field-tree.ts';
 
 export const REPO_CRD_DIR = fileURLToPath(new URL('../schema/crds/', import.meta.url));
@@ -66,15 +66,15 @@ let crds: RepoCrd[] | undefined;
 /**
  * CRD patterns are Go (RE2) regular expressions, matched in linear time as
  * the API server matches them (a JavaScript RegExp backtracks). A pattern RE2
- * cannot compile matches everything here, so an upstream schema never stops
- * the gate; the CRD itself is refused by crd-accepted when the repository
- * applies it.
+ * cannot compile matches nothing, as kube-openapi's validate.Pattern fails
+ * every value it is asked about (the API server admits such a CRD:
+ * crd-accepted warns of it).
  */
 function goRegExpImpl(pattern: string): { test(text: string): boolean } {
   try {
     return re2(pattern);
   } catch {
-    return { test: () => true };
+    return { test: () => false };
   }
 }
 const goRegExp = Object.assign(goRegExpImpl, { code: 'goRegExp' });
@@ -215,7 +215,7 @@ export function schemaValueFailures(node: Record<string, unknown>, value: unknow
             .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~')),
     keyword: e.keyword,
     params: e.params as Record<string, unknown>,
-    message: e.message ?? 'is refused',
+    message: (e.keyword === 'pattern' && invalidPatternMessage(String((e.params as { pattern?: unknown }).pattern))) || (e.message ?? 'is refused'),
   }));
 }
 

@@ -9,6 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { didYouMean } from '../model/core/did-you-mean.ts';
+import { invalidPatternMessage } from '../model/core/re2.ts';
 import type { Finding } from '../model/core/findings.ts';
 import { findingAt, type Resource } from '../model/core/manifest.ts';
 import { cronJobFindings, objectSizeFindings } from './kind-findings.ts';
@@ -76,6 +77,8 @@ function describeError(err: ErrorObject): string {
   if (err.keyword === 'enum')
     return `${where}: must be one of ${(err.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
   if (err.keyword === 'required') return `${where}: missing required field "${(err.params as { missingProperty: string }).missingProperty}"`;
+  const invalidPattern = err.keyword === 'pattern' ? invalidPatternMessage(String((err.params as { pattern?: unknown }).pattern)) : undefined;
+  if (invalidPattern) return `${where}: ${invalidPattern}`;
   return `${where}: ${err.message ?? err.keyword}`;
 }
 

@@ -131,6 +131,8 @@ export interface Said {
   message: string;
   type?: string;
   notJudged?: true;
+  /** Admitted, with a caveat. */
+  warning?: true;
 }
 
 /** Where the judging of one CRD says what it finds. */
@@ -138,6 +140,7 @@ interface Sink {
   /** `field` when the API server names the place otherwise than `spell` would (a place inside a default). */
   fail(path: PathSegment[], type: string, message: string, field?: string): void;
   notJudged(path: PathSegment[], message: string, field?: string): void;
+  warn(path: PathSegment[], message: string): void;
   /** field.Path's spelling of a v1 path, as the API server names it (crd-field-paths.ts). */
   spell(path: readonly PathSegment[]): string;
 }
@@ -182,10 +185,15 @@ function judgeVersion(v: VersionJudging, schema: unknown): void {
   for (const p of [...structural, ...defaults]) sayProblem(say, name, [...root, ...p.at], p);
   const nodes = schemaNodes(schema, root);
   for (const { node, path } of nodes) {
+    // The API server admits a pattern Go cannot compile (validation.go compiles none); kube-openapi then refuses every
+    // value it is asked to match, so every object that sets the field is refused: said, as a warning, at the CRD.
     if (typeof node.pattern === 'string') {
       const problem = re2Problem(node.pattern);
       if (problem)
-        say.fail([...path, 'pattern'], 'Invalid value', `CustomResourceDefinition ${name}: the pattern ${JSON.stringify(node.pattern)} is not RE2: ${problem}`);
+        say.warn(
+          [...path, 'pattern'],
+          `CustomResourceDefinition ${name}: the pattern ${JSON.stringify(node.pattern)} is not RE2 (${problem}): the API server admits the CRD, and refuses every object that sets ${say.spell(path)}`,
+        );
     }
     for (const p of listTypeProblems(node)) failUnder(path, p);
     const rules = node['x-kubernetes-validations'];
@@ -254,6 +262,7 @@ export function judgeCrd(object: unknown, name: string): Said[] {
   const say: Sink = {
     fail: (path, type, message, field = spell(path)) => keep({ path, field, message, type }),
     notJudged: (path, message, field = spell(path)) => keep({ path, field, message, notJudged: true }),
+    warn: (path, message) => keep({ path, field: spell(path), message, warning: true }),
     spell,
   };
   const report = (base: PathSegment[], p: SchemaProblem) => sayProblem(say, name, [...base, ...p.at], p);
@@ -299,17 +308,18 @@ function saidOf(r: Resource): Said[] {
 export const crdAcceptedCheck: PolicyCheck = {
   id: 'crd-accepted',
   description:
-    "The API server accepts every CRD the repository applies or renders: its definition (a group with a dot, a scope, versions named as DNS labels with exactly one for storage and a schema each, names, the scale subresource's paths, printer columns, selectable fields, conversion and its webhook, no preserveUnknownFields, a protected group's api-approved.kubernetes.io annotation), no schema keyword it refuses (uniqueItems, $ref, id, definitions, dependencies, patternProperties, additionalItems, a type OpenAPI v3 lacks, additionalProperties beside properties; at a status subresource's root only the fields status keeps); each x-kubernetes-validations rule and messageExpression compiles in the cluster's CEL environment (a structural schema; defaults its schema and rules accept, with no field it would prune; list and map types as the API server declares them; each entry well formed: a rule, a one-line message, a known reason, a fieldPath into the schema; no syntax error, no function or variable the cluster does not declare, no field its schema node does not declare, a bool rule and a string messageExpression, oldSelf only where old and new items correlate, no constant pattern RE2 refuses), no rule's estimated cost passes the per-expression limit nor their total the CRD's (cel-go's estimator with Kubernetes' call costs and the schema's sizes; a rule whose functions it cannot type is not judged), and each schema pattern is RE2 (invariants P1).",
+    "The API server accepts every CRD the repository applies or renders: its definition (a group with a dot, a scope, versions named as DNS labels with exactly one for storage and a schema each, names, the scale subresource's paths, printer columns, selectable fields, conversion and its webhook, no preserveUnknownFields, a protected group's api-approved.kubernetes.io annotation), no schema keyword it refuses (uniqueItems, $ref, id, definitions, dependencies, patternProperties, additionalItems, a type OpenAPI v3 lacks, additionalProperties beside properties; at a status subresource's root only the fields status keeps); each x-kubernetes-validations rule and messageExpression compiles in the cluster's CEL environment (a structural schema; defaults its schema and rules accept, with no field it would prune; list and map types as the API server declares them; each entry well formed: a rule, a one-line message, a known reason, a fieldPath into the schema; no syntax error, no function or variable the cluster does not declare, no field its schema node does not declare, a bool rule and a string messageExpression, oldSelf only where old and new items correlate, no constant pattern RE2 refuses), no rule's estimated cost passes the per-expression limit nor their total the CRD's (cel-go's estimator with Kubernetes' call costs and the schema's sizes; a rule whose functions it cannot type is not judged) (invariants P1). A schema pattern Go cannot compile is a warning: the API server admits the CRD and refuses every object that sets the field.",
   invariants: ['P1'],
   remediation:
-    'fix the field, the rule or the pattern the finding names (patterns are RE2: no lookaround, no backreferences, as in Go); bound the lists, maps and strings a costly rule walks with maxItems, maxProperties and maxLength',
+    'fix the field, the rule or the pattern the finding names (patterns and regular expressions are RE2: no lookaround, no backreferences, as in Go); bound the lists, maps and strings a costly rule walks with maxItems, maxProperties and maxLength',
   reads: { kinds: ['CustomResourceDefinition'] },
   exemptible: false,
   run(ctx) {
     for (const r of ctx.resources) {
       if (r.kind !== 'CustomResourceDefinition') continue;
-      for (const { path, message, notJudged } of saidOf(r))
+      for (const { path, message, notJudged, warning } of saidOf(r))
         if (notJudged) ctx.notJudged({ resource: r, path }, message);
+        else if (warning) ctx.warn({ resource: r, path }, message);
         else ctx.fail({ resource: r, path }, message);
     }
   },

@@ -254,7 +254,8 @@ export function refusedFields(object: Record<string, unknown>): { refused: Expec
   const said = judgeCrd(object, String((object.metadata as Go | undefined)?.name ?? ''));
   const named = validateBuiltin('CustomResourceDefinition', object).map((p) => ({ type: 'Invalid value', field: p.path.join('.') }));
   return {
-    refused: [...said.filter((s) => !s.notJudged).map((s) => ({ type: s.type ?? 'Invalid value', field: s.field })), ...named],
+    // A warning is admitted: no refusal.
+    refused: [...said.filter((s) => !s.notJudged && !s.warning).map((s) => ({ type: s.type ?? 'Invalid value', field: s.field })), ...named],
     notJudged: said.filter((s) => s.notJudged).map((s) => s.field),
   };
 }

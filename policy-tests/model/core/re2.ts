@@ -24,3 +24,12 @@ export function re2Problem(pattern: string): string | undefined {
     return (err as Error).message;
   }
 }
+
+/**
+ * kube-openapi's words for a value a schema pattern Go cannot compile fails (validate.Pattern): the API server admits
+ * the CRD, and refuses every object that sets the field. Undefined for a pattern that compiles.
+ */
+export function invalidPatternMessage(pattern: string): string | undefined {
+  const problem = re2Problem(pattern);
+  return problem === undefined ? undefined : `should match '${pattern}, but pattern is invalid: ${problem}'`;
+}

@@ -174,6 +174,9 @@ describe('CEL: RE2, as Go compiles patterns', () => {
     const validate = compileCrdValidator({ type: 'object', properties: { s: { type: 'string', pattern: '^(a+)+$' } } });
     expect(validate({ s: `${'a'.repeat(5000)}b` })).toBe(false);
     expect(validate({ s: 'aaa' })).toBe(true);
+    // A pattern Go cannot compile fails every value, as kube-openapi's validate.Pattern fails it.
+    const lookahead = compileCrdValidator({ type: 'object', properties: { s: { type: 'string', pattern: '^(?=a)a$' } } });
+    expect([lookahead({ s: 'a' }), lookahead({})]).toEqual([false, true]);
   });
 });
 

@@ -266,6 +266,21 @@ describe('a CRD refused as the API server names it (judgeCrd)', () => {
     ).toEqual(['spec.validation.openAPIV3Schema.properties[spec].properties[target].uniqueItems']);
   });
 
+  it('warns of a schema pattern Go cannot compile, which the API server admits, refusing every object that sets the field', () => {
+    const crd = base();
+    version(crd).schema.openAPIV3Schema.properties.spec.properties.target.pattern = '^(a)\\1$';
+    expect(judgeCrd(crd, crd.metadata.name)).toEqual([
+      {
+        path: ['spec', 'versions', 0, 'schema', 'openAPIV3Schema', 'properties', 'spec', 'properties', 'target', 'pattern'],
+        field: 'spec.validation.openAPIV3Schema.properties[spec].properties[target].pattern',
+        message: expect.stringMatching(
+          /the pattern "\^\(a\)\\\\1\$" is not RE2 \(.*\): the API server admits the CRD, and refuses every object that sets spec\.validation\.openAPIV3Schema\.properties\[spec\]\.properties\[target\]$/,
+        ),
+        warning: true,
+      },
+    ]);
+  });
+
   it('names the costliest rules beside the total, when their total is over the CRD limit', () => {
     const said = judged((c) => {
       const spec = version(c).schema.openAPIV3Schema.properties.spec;

@@ -523,10 +523,16 @@ const mutations: Mutation[] = [
     at: `- rule: "self.replace('a', self).contains('b')"`,
   },
   {
-    check: 'crd-accepted',
-    why: 'a CRD whose schema pattern is not RE2 (a backreference)',
-    mutate: (c) => c.write(CRD_FILE, crd("                  pattern: '^(a)\\1$'")),
-    at: 'pattern:',
+    check: 'schema',
+    why: 'a Drill that sets a field whose CRD pattern is not RE2 (a backreference): the API server admits the CRD, and kube-openapi refuses every value the pattern is asked to match',
+    mutate: (c) => {
+      c.write(CRD_FILE, crd("                  pattern: '^(a)\\1$'"));
+      c.write(
+        'apps/platform/backups/drill.yaml',
+        'apiVersion: backups.homelab.example/v1\nkind: Drill\nmetadata:\n  name: nightly\n  namespace: backups\n  annotations:\n    argocd.argoproj.io/sync-options: SkipDryRunOnMissingResource=true\nspec:\n  target: sonarr\n',
+      );
+    },
+    at: (c) => ({ file: 'apps/platform/backups/drill.yaml', line: c.read('apps/platform/backups/drill.yaml').split('\n').indexOf('  target: sonarr') + 1 }),
   },
   // ValidatingAdmissionPolicy, through its binding.
   {
