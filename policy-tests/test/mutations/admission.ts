@@ -523,16 +523,17 @@ const mutations: Mutation[] = [
     at: `- rule: "self.replace('a', self).contains('b')"`,
   },
   {
-    check: 'schema',
-    why: 'a Drill that sets a field whose CRD pattern is not RE2 (a backreference): the API server admits the CRD, and kube-openapi refuses every value the pattern is asked to match',
-    mutate: (c) => {
-      c.write(CRD_FILE, crd("                  pattern: '^(a)\\1$'"));
+    check: 'crd-accepted',
+    why: "a CRD whose schema defaults the resource's own metadata, which the API server forbids (withForbiddenDefaults: in top-level metadata)",
+    mutate: (c) =>
       c.write(
-        'apps/platform/backups/drill.yaml',
-        'apiVersion: backups.homelab.example/v1\nkind: Drill\nmetadata:\n  name: nightly\n  namespace: backups\n  annotations:\n    argocd.argoproj.io/sync-options: SkipDryRunOnMissingResource=true\nspec:\n  target: sonarr\n',
-      );
-    },
-    at: (c) => ({ file: 'apps/platform/backups/drill.yaml', line: c.read('apps/platform/backups/drill.yaml').split('\n').indexOf('  target: sonarr') + 1 }),
+        CRD_FILE,
+        drillCrd('                target:\n                  type: string').replace(
+          '          properties:\n            spec:\n',
+          '          properties:\n            metadata:\n              type: object\n              default: {}\n            spec:\n',
+        ),
+      ),
+    at: 'default: {}',
   },
   // ValidatingAdmissionPolicy, through its binding.
   {

@@ -104,6 +104,30 @@ describe('schema layer: strict by default', () => {
     expect(typo!.findings.map(formatFinding)).toEqual([expect.stringMatching(/\[unknown-field\] .*"spec\.sise"/)]);
   });
 
+  it("refuses a value at a field whose CRD pattern Go cannot compile, in kube-openapi's words: the API server admits the CRD, not the object", async () => {
+    const crd = crdYaml({
+      group: 'example.com',
+      kind: 'Gadget',
+      plural: 'gadgets',
+      specProperties: "                code: {type: string, pattern: '^(a)\\1$'}",
+    });
+    const layer = (await SchemaLayer.create()).withCrds([{ file: 'crd.yaml', object: parseManifest('crd.yaml', crd).resources[0]!.object }]);
+    const gadgetOf = async (spec: string) =>
+      (
+        await evaluate(
+          [parseManifest('t.yaml', `apiVersion: example.com/v1\nkind: Gadget\nmetadata:\n  name: g\n  namespace: x\nspec:\n  ${spec}\n`)],
+          [],
+          defaults,
+          { given: layer },
+        )
+      )[0]!;
+    expect((await gadgetOf('code: aa')).findings.map(formatFinding)).toEqual([
+      expect.stringMatching(/^t\.yaml:7:9 \[schema\] example\.com\/v1\/Gadget: \/spec\/code: should match '\^\(a\)\\1\$, but pattern is invalid: .*'$/),
+    ]);
+    // An object that leaves the field unset is admitted, as the API server admits it.
+    expect((await gadgetOf('{}')).status).toBe('valid');
+  });
+
   it('reports type, enum and required-field errors at the offending node', async () => {
     const wrongType = await check(deployment('').replace('spec:\n  selector', 'spec:\n  replicas: two\n  selector'));
     expect(wrongType.findings).toEqual([expect.stringMatching(/^t\.yaml:7:13 \[schema\] .*\/spec\/replicas: must be integer/)]);
