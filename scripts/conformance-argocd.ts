@@ -117,6 +117,15 @@ async function reportApplicationSets(checkout: string, print: (t: string) => voi
     print,
   );
   for (const u of validation.unread) print(`  NOT READ ${u.test}: ${u.why}\n`);
+  const patchTests = join(checkout, 'applicationset/controllers/template/patch_test.go');
+  if (existsSync(patchTests)) {
+    const patches = conformance.templatePatchCases(readText(patchTests));
+    report(
+      "Argo CD's templatePatch cases (applicationset/controllers/template/patch_test.go)",
+      conformance.templatePatchAgreement(patches.cases, patches.unread),
+      print,
+    );
+  }
 }
 
 export async function reportRepoServer(checkout: string, print: (t: string) => void): Promise<void> {
