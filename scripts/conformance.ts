@@ -110,8 +110,9 @@ is committed):
   --apiextensions DIR k8s.io/apiextensions-apiserver: TestValidationExpressions
                       (pkg/apiserver/schema/cel/validation_test.go),
                       TestCelCostStability's rules (celcoststability_test.go),
-                      TestValidateCustomResourceDefinition and
-                      TestSelectableFields
+                      TestValidateCustomResourceDefinition,
+                      TestSelectableFields and
+                      Test_validateDeprecationWarning
                       (pkg/apis/apiextensions/validation/validation_test.go)
   --argocd DIR        argoproj/argo-cd at the pinned tag: gitops-engine's
                       hook tests (gitops-engine/pkg/sync/hook), judged
@@ -274,6 +275,9 @@ function reportCrdDefinitions(dir: string, print: (line: string) => void): void 
     print,
   );
   for (const d of table.declined) print(`  DECLINED ${d.name}: ${d.why}\n`);
+  const warnings = conformance.deprecationWarningCases(readText(api('validation/validation_test.go')));
+  report("A version's deprecation warning (Test_validateDeprecationWarning)", conformance.deprecationWarningAgreement(warnings.cases, warnings.unread), print);
+  for (const d of warnings.declined) print(`  DECLINED ${d.test}: ${d.why}\n`);
 }
 
 const isMain = process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'));

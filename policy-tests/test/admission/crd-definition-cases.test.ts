@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { crdDefinitionAgreement, crdDefinitionCases, v1Types } from '../../admission/upstream/crd-definition-cases.ts';
+import { deprecationWarningAgreement, deprecationWarningCases } from '../../admission/upstream/crd-deprecation-warnings.ts';
 
 // The v1 types as upstream writes them (types.go, types_jsonschema.go), cut to the fields the rows use.
 const V1_TYPES = `
@@ -185,5 +186,36 @@ describe('TestValidateCustomResourceDefinition, read as data', () => {
       { group: 'spec.group', file: 'TestValidateCustomResourceDefinition/wrong on purpose', why: 'expected Forbidden at spec.group' },
       { group: 'not read', file: 'TestValidateCustomResourceDefinition/unread', why: 'not read: unknown function otherType' },
     ]);
+  });
+});
+
+describe('Test_validateDeprecationWarning, read as data', () => {
+  const GO = `
+func Test_validateDeprecationWarning(t *testing.T) {
+	tests := []struct {
+		name string
+
+		deprecated bool
+		warning    *string
+
+		want []string
+	}{
+		{name: "not deprecated, set warning", deprecated: false, warning: ptr.To("foo"), want: []string{"can only be set for deprecated versions"}},
+		{name: "long warning", deprecated: true, warning: ptr.To(strings.Repeat("x", 256)), want: nil},
+		{name: "too long warning", deprecated: true, warning: ptr.To(strings.Repeat("x", 257)), want: []string{"must be <= 256 characters long"}},
+		{name: "wrong on purpose", deprecated: true, warning: ptr.To("fine"), want: []string{"must be <= 256 characters long"}},
+		{name: "non-utf-8", deprecated: true, warning: ptr.To("Test message\\xc5foo"), want: []string{"must only contain printable UTF-8 characters"}},
+	}
+	for _, tt := range tests {}
+}
+`;
+
+  it("judges each row's version as the gate judges a CRD's, declining a warning no JSON or YAML text can hold", () => {
+    const { cases, declined, unread } = deprecationWarningCases(GO);
+    expect(unread).toEqual([]);
+    expect(declined.map((d) => d.test)).toEqual(['Test_validateDeprecationWarning/non-utf-8']);
+    const a = deprecationWarningAgreement(cases);
+    expect([a.agree, a.total]).toEqual([3, 4]);
+    expect(a.disagreements.map((d) => d.file)).toEqual(['Test_validateDeprecationWarning/wrong on purpose']);
   });
 });
