@@ -147,6 +147,10 @@ is committed):
                       read by the gate's fast manifest reader against the
                       yaml library (the same objects and places, or left
                       to it; an input the specification refuses, left)
+  --apimachinery DIR  k8s.io/apimachinery: the name and value rules of
+                      pkg/util/validation/validation_test.go (DNS labels
+                      and subdomains, qualified names, label values, port
+                      names, ConfigMap keys, env names), each value
   --kubeconform DIR   yannh/kubeconform: its acceptance tests
                       (acceptance.bats over fixtures/), each run as the
                       gate's command line (exit, counts, verdicts)
@@ -165,7 +169,7 @@ export function conformanceCommand(argv: string[], io?: CommandIo): Promise<numb
     {
       name: 'conformance',
       usage:
-        'conformance [--pod-security <checkout>] [--apiserver <checkout>] [--apiextensions <checkout>] [--argocd <checkout>] [--talos <checkout>] [--go-kubernetes <checkout>] [--yaml-test-suite <data>] [--kubeconform <checkout>] [--kubernetes 1.NN] [--every-policy-version]',
+        'conformance [--pod-security <checkout>] [--apiserver <checkout>] [--apiextensions <checkout>] [--argocd <checkout>] [--talos <checkout>] [--go-kubernetes <checkout>] [--yaml-test-suite <data>] [--apimachinery <checkout>] [--kubeconform <checkout>] [--kubernetes 1.NN] [--every-policy-version]',
       help: HELP,
       options: {
         'pod-security': { type: 'string' },
@@ -176,6 +180,7 @@ export function conformanceCommand(argv: string[], io?: CommandIo): Promise<numb
         'go-kubernetes': { type: 'string' },
         'yaml-test-suite': { type: 'string' },
         kubeconform: { type: 'string' },
+        apimachinery: { type: 'string' },
         kubernetes: { type: 'string' },
         'every-policy-version': { type: 'boolean' },
       },
@@ -189,9 +194,10 @@ export function conformanceCommand(argv: string[], io?: CommandIo): Promise<numb
         const goKubernetes = values['go-kubernetes'] as string | undefined;
         const yamlSuite = values['yaml-test-suite'] as string | undefined;
         const kubeconform = values.kubeconform as string | undefined;
-        if (!psa && !apiserver && !apiextensions && !argocd && !talos && !goKubernetes && !yamlSuite && !kubeconform)
+        const apimachinery = values.apimachinery as string | undefined;
+        if (!psa && !apiserver && !apiextensions && !argocd && !talos && !goKubernetes && !yamlSuite && !kubeconform && !apimachinery)
           throw new UsageError(
-            'give --pod-security, --apiserver, --apiextensions, --argocd, --talos, --go-kubernetes, --yaml-test-suite or --kubeconform: the upstream checkouts to measure against',
+            'give --pod-security, --apiserver, --apiextensions, --apimachinery, --argocd, --talos, --go-kubernetes, --yaml-test-suite or --kubeconform: the upstream checkouts to measure against',
           );
         const version = values.kubernetes as string | undefined;
         if (version !== undefined && !/^1\.\d+$/.test(version)) throw new UsageError(`--kubernetes ${version}: expected 1.NN`);
@@ -202,6 +208,11 @@ export function conformanceCommand(argv: string[], io?: CommandIo): Promise<numb
         if (apiserver) celCases.push(reportApiserver(apiserver, minor, print));
         if (apiextensions) celCases.push(...reportApiextensions(apiextensions, print));
         if (apiextensions) reportCrdDefinitions(apiextensions, print);
+        if (apimachinery) {
+          const table = conformance.syntaxCases(readText(join(apimachinery, 'pkg/util/validation/validation_test.go')));
+          report("apimachinery's name and value rules (pkg/util/validation/validation_test.go)", conformance.syntaxAgreement(table), print);
+          if (table.unported.length) print(`  NO PORT HERE (not counted): ${table.unported.join(', ')}\n`);
+        }
         if (celCases.length > 1) {
           const [agree, total] = [celCases.reduce((n, a) => n + a.agree, 0), celCases.reduce((n, a) => n + a.total, 0)];
           print(`CEL cases of every suite read: ${agree}/${total} agree (${percent(agree, total)})\n`);

@@ -12,17 +12,7 @@ import type { ValidationFeatures } from './feature-gates.ts';
 import { dnsProblems } from './pod-dns.ts';
 import { affinityProblems, placementProblems, topologySpreadProblems } from './pod-scheduling.ts';
 import { securityProfileProblems } from './security-profiles.ts';
-import {
-  configMapKey,
-  dns1123Label,
-  dns1123Subdomain,
-  envVarName,
-  isPortNumber,
-  isSloppyIP,
-  localPathFaults,
-  portName,
-  portNumOrNameProblem,
-} from './syntax.ts';
+import { dns1123Label, dns1123Subdomain, envVarName, isPortNumber, isSloppyIP, localPathFaults, portName, portNumOrNameProblem } from './syntax.ts';
 // resource.ParseQuantity lives with the model's scalars: the admission layer and the checks read quantities alike.
 import { parseQuantity } from '../../model/core/text.ts';
 
@@ -265,16 +255,25 @@ function volumeProblems(volumes: unknown, at: PathSegment[]): Invalid[] {
         fn: 'validateVolumeSource',
         message: `volume ${String(v?.name)}: may not specify more than 1 volume type (${sources.join(', ')})`,
       });
+    // validateKeyToPath (any key the API server admits; a path relative, no '..' element, not starting with '..').
     for (const src of ['configMap', 'secret']) {
       (list(v?.[src]?.items) as Obj[]).forEach((item, j) => {
-        const bad = typeof item?.key === 'string' ? configMapKey(item.key) : undefined;
-        if (bad)
-          out.push({ path: [...vat, src, 'items', j, 'key'], fn: 'validateKeyToPath', message: `volume ${String(v.name)}: key "${String(item.key)}": ${bad}` });
-        if (typeof item?.path === 'string' && Object.values(localPathFaults(item.path)).some(Boolean))
+        const where = (field: string) => [...vat, src, 'items', j, field];
+        for (const field of ['key', 'path'])
+          if (typeof item?.[field] !== 'string' || item[field] === '')
+            out.push({ path: where(field), fn: 'validateKeyToPath', message: `volume ${String(v.name)}: items[${j}].${field}: Required value` });
+        if (typeof item?.path !== 'string') return;
+        if (Object.values(localPathFaults(item.path)).some(Boolean))
           out.push({
-            path: [...vat, src, 'items', j, 'path'],
+            path: where('path'),
             fn: 'validateKeyToPath',
             message: `volume ${String(v.name)}: path "${item.path}" must be relative and may not contain '..'`,
+          });
+        else if (item.path.startsWith('..'))
+          out.push({
+            path: where('path'),
+            fn: 'validateLocalNonReservedPath',
+            message: `volume ${String(v.name)}: path "${item.path}": must not start with '..'`,
           });
       });
     }

@@ -92,7 +92,9 @@ export function portName(v: string): string | undefined {
 export function configMapKey(v: string): string | undefined {
   if (v.length > 253) return 'must be no more than 253 characters';
   if (!CONFIG_KEY.test(v)) return `a valid config key must consist of alphanumeric characters, '-', '_' or '.'`;
+  // hasChDirPrefix: a key the kubelet would write as a path that leaves the volume's folder, or names its `..data` link.
   if (v === '.' || v === '..') return `must not be '${v}'`;
+  if (v.startsWith('..')) return "must not start with '..'";
   return undefined;
 }
 

@@ -421,6 +421,23 @@ describe('built-in validation: what the API server defaults, and what no node ca
   it.each(['localhost:5000/x', 'traefik/whoami:v1.10', `ghcr.io/a/b:1.0@sha256:${'a'.repeat(64)}`, '[::1]:5000/x:1'])('accepts the image %s', (image) => {
     expect(validateBuiltin('Pod', pod([{ name: 'scratch', emptyDir: {} }], image))).toEqual([]);
   });
+
+  it("judges a ConfigMap volume's items as validateKeyToPath does: any key, a relative path that neither holds nor starts with '..'", () => {
+    const items = (...list: object[]) => validateBuiltin('Pod', pod([{ name: 'scratch', configMap: { name: 'cm', items: list } }])).map((p) => p.message);
+    expect(items({ key: '..data', path: 'data' }, { key: 'a/b', path: 'x/y' })).toEqual([]);
+    expect(items({ key: '', path: 'a' }, { key: 'k', path: '..hidden' }, { key: 'k', path: '../up' }, { key: 'k' })).toEqual([
+      'volume scratch: items[0].key: Required value',
+      `volume scratch: path "..hidden": must not start with '..'`,
+      `volume scratch: path "../up" must be relative and may not contain '..'`,
+      'volume scratch: items[3].path: Required value',
+    ]);
+  });
+
+  it("refuses a ConfigMap key that starts with '..', as IsConfigMapKey's hasChDirPrefix does (the kubelet's own ..data link)", () => {
+    const cm = (key: string) => validateBuiltin('ConfigMap', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { [key]: 'x' } });
+    expect(cm('..data').map((p) => p.message)).toEqual([expect.stringContaining("must not start with '..'")]);
+    expect(cm('.data')).toEqual([]);
+  });
 });
 
 describe('ValidatingAdmissionPolicy', () => {

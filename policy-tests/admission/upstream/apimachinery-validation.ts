@@ -1,0 +1,131 @@
+/**
+ * k8s.io/apimachinery's own cases of the name and value rules every API object's validation is built from
+ * (pkg/util/validation/validation_test.go), read as data and judged by the gate's ports of them
+ * (validation/syntax.ts). Most tests list good and bad values and loop over each calling one function
+ * (`goodValues := []string{...}` ... `for _, val := range goodValues { if msgs := IsDNS1123Label(val); len(msgs) != 0`);
+ * a value agrees when the gate admits a good one and refuses a bad one, and so in a table test whose rows give the
+ * expected messages (`expected []string`, none for a good value). A function the gate has no port of is
+ * listed apart, not counted; a list this reader cannot follow is counted as not read.
+ */
+import {
+  configMapKey,
+  dns1035Label,
+  dns1123Label,
+  dns1123Subdomain,
+  dns1123SubdomainWithUnderscore,
+  envVarName,
+  isPortNumber,
+  labelValue,
+  portName,
+  qualifiedName,
+  wildcardSubdomain,
+} from '../validation/syntax.ts';
+import { count, emptyAgreement, type Agreement } from './agreement.ts';
+import { blockAt, GoParser, GoUnsupported, structTableRows, tokenize, type GoEnvironment } from './go-literals.ts';
+
+/** apimachinery's functions the gate ports: each value's problem, or undefined where it admits it. */
+const PORTS: Readonly<Record<string, (v: unknown) => string | undefined>> = {
+  IsDNS1123Label: (v) => dns1123Label(String(v)),
+  IsDNS1123Subdomain: (v) => dns1123Subdomain(String(v)),
+  IsDNS1035Label: (v) => dns1035Label(String(v)),
+  IsDNS1123SubdomainWithUnderscore: (v) => dns1123SubdomainWithUnderscore(String(v)),
+  IsQualifiedName: (v) => qualifiedName(String(v)),
+  IsValidLabelValue: (v) => labelValue(String(v)),
+  IsValidPortName: (v) => portName(String(v)),
+  IsConfigMapKey: (v) => configMapKey(String(v)),
+  IsRelaxedEnvVarName: (v) => envVarName(String(v), true),
+  IsEnvVarName: (v) => envVarName(String(v), false),
+  IsWildcardDNS1123Subdomain: (v) => wildcardSubdomain(String(v)),
+  IsValidPortNum: (v) => (isPortNumber(Number(v)) ? undefined : 'must be between 1 and 65535, inclusive'),
+};
+
+const ENV: GoEnvironment = {
+  value(name) {
+    throw new GoUnsupported(`unknown identifier ${name}`);
+  },
+  call(name, args) {
+    if (name === 'strings.Repeat') return String(args[0]).repeat(Number(args[1]));
+    // string(rune(n)): the character of that code point.
+    if (name === 'rune') return Number(args[0]);
+    if (name === 'string' && typeof args[0] === 'number') return String.fromCodePoint(args[0]);
+    throw new GoUnsupported(`unknown function ${name}`);
+  },
+};
+
+/**
+ * A table's rows are compared by validity alone: their expected messages are built by the package's own helpers
+ * (RegexError, MaxLenError) from its unexported constants, which stand in here as their names.
+ */
+const TABLE_ENV: GoEnvironment = {
+  value: (name) => name,
+  call: (name, args) => (name === 'strings.Repeat' ? ENV.call(name, args) : `${name}(${args.join(', ')})`),
+};
+
+export interface SyntaxCase {
+  test: string;
+  fn: string;
+  value: unknown;
+  valid: boolean;
+}
+
+export interface SyntaxTable {
+  cases: SyntaxCase[];
+  /** Functions the gate has no port of: their tests are not counted. */
+  unported: string[];
+  unread: { test: string; why: string }[];
+}
+
+/** A list literal declared in a test body (`name := []string{...}`), read as data. */
+function listIn(body: string, name: string): unknown[] {
+  const at = new RegExp(`\\b${name} := (\\[\\](?:string|int)\\{)`).exec(body);
+  if (!at) throw new GoUnsupported(`${name} is not a list literal`);
+  const open = at.index + at[0].length - 1;
+  const text = body.slice(at.index + at[0].length - at[1]!.length, open + blockAt(body, open).length + 2);
+  return (new GoParser(tokenize(text), ENV).expr() as unknown[]).map((v) => (typeof v === 'bigint' ? Number(v) : v));
+}
+
+export function syntaxCases(goSource: string): SyntaxTable {
+  const table: SyntaxTable = { cases: [], unported: [], unread: [] };
+  for (const m of goSource.matchAll(/^func (Test\w+)\(t \*testing\.T\) \{/gm)) {
+    const test = m[1]!;
+    // `string(make([]byte, n))` is n zero bytes.
+    const body = blockAt(goSource, goSource.indexOf('{', m.index)).replace(/string\(make\(\[\]byte, (\d+)\)\)/g, 'strings.Repeat("\\x00", $1)');
+    // A loop over a list, asserting each value admitted (len != 0 fails it) or refused (len == 0 fails it).
+    const loops = [...body.matchAll(/for (?:_, val|i) := range (\w+) \{\s*if (?:msgs|errs) := (Is\w+)\((?:val|\w+\[i\])\); len\((?:msgs|errs)\) (!=|==|>) 0/g)];
+    const tabled = /result := (Is\w+)\(tt\.value\)/.exec(body);
+    const fns = [...new Set([...loops.map((l) => l[2]!), ...(tabled ? [tabled[1]!] : [])])];
+    const unported = fns.filter((f) => !(f in PORTS));
+    if (unported.length) {
+      table.unported.push(...unported);
+      continue;
+    }
+    try {
+      // A test is read whole or not at all.
+      const cases: SyntaxCase[] = [];
+      for (const [, list, fn, op] of loops) for (const value of listIn(body, list!)) cases.push({ test, fn: fn!, value, valid: op !== '==' });
+      if (tabled)
+        for (const { row, why, text } of structTableRows(body, /tests/, TABLE_ENV)) {
+          if (!row) throw new GoUnsupported(why ?? `a row not read: ${text.slice(0, 40)}`);
+          const expected = (row.expected as unknown[] | null | undefined) ?? [];
+          cases.push({ test, fn: tabled[1]!, value: row.value, valid: expected.length === 0 });
+        }
+      table.cases.push(...cases);
+    } catch (err) {
+      if (!(err instanceof GoUnsupported)) throw err;
+      table.unread.push({ test, why: err.message });
+    }
+  }
+  return table;
+}
+
+export function syntaxAgreement(table: SyntaxTable): Agreement {
+  const a = emptyAgreement();
+  for (const c of table.cases) {
+    const problem = PORTS[c.fn]!(c.value);
+    const ok = (problem === undefined) === c.valid;
+    const why = `${c.valid ? 'refused' : 'admitted'} ${JSON.stringify(c.value)}${problem ? `: ${problem}` : ''}`;
+    count(a, { group: c.fn, ok, file: `${c.test}/${JSON.stringify(c.value)}`, why });
+  }
+  for (const u of table.unread) count(a, { group: 'not read', ok: false, file: u.test, why: `not read: ${u.why}` });
+  return a;
+}
