@@ -150,7 +150,8 @@ is committed):
   --apimachinery DIR  k8s.io/apimachinery: the name and value rules of
                       pkg/util/validation/validation_test.go (DNS labels
                       and subdomains, qualified names, label values, port
-                      names, ConfigMap keys, env names), each value
+                      names, ConfigMap keys, env names) and of ip_test.go
+                      (IPs and CIDRs of legacy fields), each value
   --kubeconform DIR   yannh/kubeconform: its acceptance tests
                       (acceptance.bats over fixtures/), each run as the
                       gate's command line (exit, counts, verdicts)
@@ -212,6 +213,12 @@ export function conformanceCommand(argv: string[], io?: CommandIo): Promise<numb
           const table = conformance.syntaxCases(readText(join(apimachinery, 'pkg/util/validation/validation_test.go')));
           report("apimachinery's name and value rules (pkg/util/validation/validation_test.go)", conformance.syntaxAgreement(table), print);
           if (table.unported.length) print(`  NO PORT HERE (not counted): ${table.unported.join(', ')}\n`);
+          const ips = conformance.ipCases(readText(join(apimachinery, 'pkg/util/validation/ip_test.go')));
+          report(
+            "apimachinery's IP and CIDR rules for legacy fields, without strict validation (pkg/util/validation/ip_test.go)",
+            conformance.syntaxAgreement(ips),
+            print,
+          );
         }
         if (celCases.length > 1) {
           const [agree, total] = [celCases.reduce((n, a) => n + a.agree, 0), celCases.reduce((n, a) => n + a.total, 0)];

@@ -8,6 +8,7 @@
  * listed apart, not counted; a list this reader cannot follow is counted as not read.
  */
 import {
+  cidr,
   configMapKey,
   dns1035Label,
   dns1123Label,
@@ -15,6 +16,7 @@ import {
   dns1123SubdomainWithUnderscore,
   envVarName,
   isPortNumber,
+  isSloppyIP,
   labelValue,
   portName,
   qualifiedName,
@@ -37,7 +39,32 @@ const PORTS: Readonly<Record<string, (v: unknown) => string | undefined>> = {
   IsEnvVarName: (v) => envVarName(String(v), false),
   IsWildcardDNS1123Subdomain: (v) => wildcardSubdomain(String(v)),
   IsValidPortNum: (v) => (isPortNumber(Number(v)) ? undefined : 'must be between 1 and 65535, inclusive'),
+  // The legacy fields' validators without StrictIPCIDRValidation (alpha since 1.33, off): a Service's clusterIP, a
+  // pod's hostAliases and DNS nameservers, an ipBlock's CIDR.
+  IsValidIPForLegacyField: (v) => (isSloppyIP(String(v)) ? undefined : 'must be a valid IP address'),
+  IsValidCIDRForLegacyField: (v) => cidr(String(v)),
 };
+
+/**
+ * ip_test.go's TestIsValidIP and TestIsValidCIDR: each row's value, valid for the legacy field validator without
+ * strict validation where its `legacyErr` is empty (the cluster's default: StrictIPCIDRValidation is alpha and off).
+ */
+export function ipCases(goSource: string): SyntaxTable {
+  const table: SyntaxTable = { cases: [], unported: [], unread: [] };
+  for (const [test, fn] of [
+    ['TestIsValidIP', 'IsValidIPForLegacyField'],
+    ['TestIsValidCIDR', 'IsValidCIDRForLegacyField'],
+  ] as const) {
+    const at = goSource.indexOf(`func ${test}(`);
+    if (at === -1) continue;
+    for (const { row, why, text } of structTableRows(blockAt(goSource, goSource.indexOf('{', at)), /testCases/, ENV)) {
+      const name = /name:\s*"((?:[^"\\]|\\.)*)"/.exec(text)?.[1] ?? '(unnamed)';
+      if (!row) table.unread.push({ test: `${test}/${name}`, why: why ?? 'unread' });
+      else table.cases.push({ test, fn, value: row.in, valid: !row.legacyErr });
+    }
+  }
+  return table;
+}
 
 const ENV: GoEnvironment = {
   value(name) {

@@ -138,22 +138,33 @@ export function intOrPercent(v: unknown): string | undefined {
   return undefined;
 }
 
-/** An IPv4 or IPv6 CIDR as netip.ParsePrefix reads it. */
+/** An IPv4 address as netutils.ParseIPSloppy reads one: four decimal parts of up to three digits, leading zeros allowed. */
+const isSloppyIPv4 = (v: string): boolean => {
+  const parts = v.split('.');
+  return parts.length === 4 && parts.every((p) => /^\d{1,3}$/.test(p) && Number(p) <= 255);
+};
+
+/**
+ * An IPv4 or IPv6 CIDR as netutils.ParseCIDRSloppy reads it (IsValidCIDRForLegacyField without StrictIPCIDRValidation,
+ * which is alpha and off): an IPv4 part may carry leading zeros, and no IPv6 part a zone.
+ */
 export function cidr(v: string): string | undefined {
   const [ip, bits, extra] = v.split('/');
   if (extra !== undefined || bits === undefined || !/^[0-9]+$/.test(bits)) return 'must be a valid CIDR value (e.g. 10.9.8.0/24 or 2001:db8::/64)';
-  const v4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/.test(ip!);
-  const v6 = !v4 && ip!.includes(':') && /^[0-9a-fA-F:.]+$/.test(ip!);
+  const v4 = isSloppyIPv4(ip!);
+  const v6 = !v4 && !ip!.includes('%') && isIP(ip!) === 6;
   if (!v4 && !v6) return 'must be a valid CIDR value (e.g. 10.9.8.0/24 or 2001:db8::/64)';
   if (Number(bits) > (v4 ? 32 : 128)) return 'prefix length out of range';
   return undefined;
 }
 
-/** An IP as netutils.ParseIPSloppy reads it: IPv4 may carry leading zeros (StrictIPCIDRValidation is off by default). */
+/**
+ * An IP as netutils.ParseIPSloppy reads it: IPv4 may carry leading zeros (StrictIPCIDRValidation is off by default);
+ * an IPv6 zone (`fe80::1%eth0`), which Node's isIP admits and Go's parser does not, is refused.
+ */
 export function isSloppyIP(v: string): boolean {
-  if (isIP(v) !== 0) return true;
-  const parts = v.split('.');
-  return parts.length === 4 && parts.every((p) => /^\d{1,3}$/.test(p) && Number(p) <= 255);
+  if (v.includes('%')) return false;
+  return isIP(v) !== 0 || isSloppyIPv4(v);
 }
 
 /** IsDomainPrefixedPath: `<DNS subdomain>/<HTTP path>`, as a Job's managedBy and an IngressClass's controller are written. */
@@ -179,8 +190,10 @@ export function wildcardSubdomain(v: string): string | undefined {
  * its prefix longer. Both must already be valid CIDRs.
  */
 export function strictSubnet(inner: string, outer: string): boolean {
-  const [outerIP, outerBits] = outer.split('/') as [string, string];
-  const [innerIP, innerBits] = inner.split('/') as [string, string];
+  // An IPv4 part written with leading zeros (as ParseCIDRSloppy reads it) is its decimal value.
+  const plain = (ip: string) => (isSloppyIPv4(ip) ? ip.split('.').map(Number).join('.') : ip);
+  const [outerIP, outerBits] = outer.split('/').map((p, i) => (i === 0 ? plain(p) : p)) as [string, string];
+  const [innerIP, innerBits] = inner.split('/').map((p, i) => (i === 0 ? plain(p) : p)) as [string, string];
   const family = (ip: string) => (ip.includes(':') ? 'ipv6' : 'ipv4');
   if (family(innerIP) !== family(outerIP) || Number(innerBits) <= Number(outerBits)) return false;
   const list = new BlockList();

@@ -380,6 +380,18 @@ describe("the API server's value syntaxes", () => {
     for (const bad of ['prometheus-metrics', 'HTTP', '8080', 'a--b']) expect(portName(bad)).toBeDefined();
   });
 
+  it('IPs and CIDRs of legacy fields as ParseIPSloppy and ParseCIDRSloppy read them: leading zeros admitted, a zone refused', () => {
+    const policy = (cidr: string, except: string[]) =>
+      validateBuiltin('NetworkPolicy', {
+        metadata: { name: 'n' },
+        spec: { podSelector: {}, ingress: [{ from: [{ ipBlock: { cidr, except } }] }] },
+      }).map((p) => p.message);
+    expect(policy('010.0.0.0/8', ['10.1.0.0/16'])).toEqual([]);
+    expect(policy('10.0.0.0/8', ['010.001.0.0/16'])).toEqual([]);
+    expect(policy('fe80::/10', ['fe80::1%eth0/64'])).toEqual([expect.stringMatching(/^except "fe80::1%eth0\/64" must be a valid CIDR value/)]);
+    expect(policy('10.0.0.0/8', ['11.0.0.0/16'])).toEqual(['except "11.0.0.0/16": must be a strict subset of `cidr`']);
+  });
+
   it('rejects what every schema accepts: an env var with =, a Job without a restart policy, a StatefulSet selector matching nothing', () => {
     const template = { metadata: { labels: { app: 'a' } }, spec: { containers: [{ name: 'a', image: 'a:1', env: [{ name: 'A=B', value: '1' }] }] } };
     expect(validateBuiltin('Deployment', { metadata: { name: 'd' }, spec: { selector: { matchLabels: { app: 'a' } }, template } }).map((p) => p.fn)).toEqual([

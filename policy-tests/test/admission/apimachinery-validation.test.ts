@@ -1,6 +1,6 @@
 /** apimachinery's validation_test.go read as data (admission/upstream/apimachinery-validation.ts), on tests in its shape. */
 import { describe, expect, it } from 'vitest';
-import { syntaxAgreement, syntaxCases } from '../../admission/upstream/apimachinery-validation.ts';
+import { ipCases, syntaxAgreement, syntaxCases } from '../../admission/upstream/apimachinery-validation.ts';
 
 const GO = `
 func TestIsDNS1123Label(t *testing.T) {
@@ -79,5 +79,50 @@ describe("apimachinery's name and value rules, read as data", () => {
     const a = syntaxAgreement(syntaxCases(GO));
     expect([a.agree, a.total]).toEqual([11, 12]);
     expect(a.disagreements.map((d) => d.file)).toEqual(['TestIsDNS1123Label/"fine-on-purpose"']);
+  });
+
+  it("reads ip_test.go's tables by their legacy, non-strict column: leading zeros admitted, a zone refused", () => {
+    const IP = `
+func TestIsValidIP(t *testing.T) {
+	testCases := []struct {
+		name string
+		in   string
+
+		err             string
+		legacyErr       string
+		legacyStrictErr string
+	}{
+		{name: "ipv4", in: "1.2.3.4"},
+		{name: "ipv4, leading 0s", in: "1.002.3.4", err: "must not have leading 0s", legacyStrictErr: "must not have leading 0s"},
+		{name: "ipv6 with zone", in: "1234::abcd%eth0", err: "zone", legacyErr: "must be a valid IP address", legacyStrictErr: "must be a valid IP address"},
+	}
+	for _, tc := range testCases {}
+}
+
+func TestIsValidCIDR(t *testing.T) {
+	testCases := []struct {
+		name string
+		in   string
+
+		err             string
+		legacyErr       string
+		legacyStrictErr string
+	}{
+		{name: "ipv4, leading 0s", in: "1.1.01.0/24", err: "leading 0s", legacyStrictErr: "leading 0s"},
+		{name: "bad prefix", in: "1.2.3.4/33", err: "prefix", legacyErr: "must be a valid CIDR value", legacyStrictErr: "must be a valid CIDR value"},
+	}
+	for _, tc := range testCases {}
+}
+`;
+    const table = ipCases(IP);
+    expect(table.cases.map((c) => [c.fn, c.value, c.valid])).toEqual([
+      ['IsValidIPForLegacyField', '1.2.3.4', true],
+      ['IsValidIPForLegacyField', '1.002.3.4', true],
+      ['IsValidIPForLegacyField', '1234::abcd%eth0', false],
+      ['IsValidCIDRForLegacyField', '1.1.01.0/24', true],
+      ['IsValidCIDRForLegacyField', '1.2.3.4/33', false],
+    ]);
+    const a = syntaxAgreement(table);
+    expect([a.agree, a.total]).toEqual([5, 5]);
   });
 });
