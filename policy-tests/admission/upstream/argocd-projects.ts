@@ -9,7 +9,7 @@ import { sourcePermitted } from '../../model/argocd/argocd.ts';
 import { destinationPermitted, kindPermitted, projectSpec, virtualProject } from '../../model/controller/projects.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { count, emptyAgreement, type Agreement } from './agreement.ts';
-import { blockAt, GoParser, GoUnsupported, tokenize } from './go-literals.ts';
+import { asManifest, blockAt, GoParser, GoUnsupported, tokenize } from './go-literals.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -21,17 +21,6 @@ const NO_NAMES = {
     throw new GoUnsupported(`unknown call ${name}`);
   },
 };
-
-/** A Go value as the manifest spells it: field names lower-camel, the parser's type tags dropped. */
-function asManifest(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(asManifest);
-  if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(
-    Object.entries(value as Obj)
-      .filter(([k]) => k !== '@type')
-      .map(([k, v]) => [k[0]!.toLowerCase() + k.slice(1), asManifest(v)]),
-  );
-}
 
 const parse = (go: string): unknown => new GoParser(tokenize(go), NO_NAMES).expr();
 const body = (src: string, test: string): string | undefined => {

@@ -8,7 +8,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { applyTemplatePatch } from '../../model/appset/template-patch.ts';
 import { count, emptyAgreement, type Agreement } from './agreement.ts';
-import { blockAt, GoUnsupported, structTableRows, type GoEnvironment } from './go-literals.ts';
+import { asManifest, blockAt, GoUnsupported, structTableRows, type GoEnvironment } from './go-literals.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -25,20 +25,6 @@ const ENV: GoEnvironment = {
     throw new GoUnsupported(`unknown function ${name}`);
   },
 };
-
-/** A Go field name as its JSON tag spells it: the leading capitals lowered, but the one that starts the next word. */
-export const jsonName = (go: string): string => go.replace(/^[A-Z]+(?=[A-Z][a-z]|$)|^[A-Z]/, (run) => run.toLowerCase());
-
-/** A Go value as the manifest spells it, fields renamed, the parser's type tags dropped. */
-function asManifest(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(asManifest);
-  if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(
-    Object.entries(value as Obj)
-      .filter(([k]) => k !== '@type')
-      .map(([k, v]) => [jsonName(k), asManifest(v)]),
-  );
-}
 
 /** An appv1.Application literal as the controller holds it: metadata and spec (TypeMeta is inline, and the patch keeps it). */
 function application(go: unknown): Obj {

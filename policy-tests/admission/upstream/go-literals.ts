@@ -280,6 +280,20 @@ export function blockAt(src: string, open: number): string {
   return src.slice(open + 1);
 }
 
+/** A Go field name as its JSON tag spells it: the leading capitals lowered, but the one that starts the next word. */
+export const jsonName = (go: string): string => go.replace(/^[A-Z]+(?=[A-Z][a-z]|$)|^[A-Z]/, (run) => run.toLowerCase());
+
+/** A parsed Go struct value as a manifest spells it: each field by its JSON name, the parser's type tags dropped. */
+export function asManifest(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(asManifest);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value as Record<string, unknown>)
+      .filter(([k]) => k !== '@type')
+      .map(([k, v]) => [jsonName(k), asManifest(v)]),
+  );
+}
+
 /** A parsed Go value as JSON holds it: the parser's integers (BigInt) as numbers, its type tags dropped. */
 export function asJson(value: unknown): unknown {
   if (typeof value === 'bigint') return Number(value);

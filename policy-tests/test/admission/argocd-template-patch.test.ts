@@ -1,6 +1,7 @@
 /** Argo CD's templatePatch cases read as data (admission/upstream/argocd-template-patch.ts), on a table in patch_test.go's shape. */
 import { describe, expect, it } from 'vitest';
-import { jsonName, templatePatchAgreement, templatePatchCases } from '../../admission/upstream/argocd-template-patch.ts';
+import { templatePatchAgreement, templatePatchCases } from '../../admission/upstream/argocd-template-patch.ts';
+import { jsonName } from '../../admission/upstream/go-literals.ts';
 
 const app = (extra: string) => `&appv1.Application{
 				TypeMeta: metav1.TypeMeta{Kind: "Application", APIVersion: "argoproj.io/v1alpha1"},

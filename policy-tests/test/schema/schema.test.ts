@@ -86,33 +86,11 @@ describe('schema layer: strict by default', () => {
     ]);
   });
 
-  it("allows a custom resource's apiVersion, kind and metadata when its CRD's schema does not list them, as the API server does", async () => {
-    const crd = crdYaml({ group: 'example.com', kind: 'Gadget', plural: 'gadgets', specProperties: '                size: {type: integer}' });
+  /** A Gadget (example.com/v1) with this spec, judged by a schema layer that knows the Gadget CRD with these spec properties. */
+  const gadgetJudge = async (specProperties: string) => {
+    const crd = crdYaml({ group: 'example.com', kind: 'Gadget', plural: 'gadgets', specProperties });
     const layer = (await SchemaLayer.create()).withCrds([{ file: 'crd.yaml', object: parseManifest('crd.yaml', crd).resources[0]!.object }]);
-    const gadgetOf = async (spec: string) =>
-      (
-        await evaluate(
-          [parseManifest('t.yaml', `apiVersion: example.com/v1\nkind: Gadget\nmetadata:\n  name: g\n  namespace: x\nspec:\n  ${spec}\n`)],
-          [],
-          defaults,
-          { given: layer },
-        )
-      )[0];
-    const gadget = await gadgetOf('size: 1');
-    expect({ status: gadget!.status, findings: gadget!.findings.map(formatFinding) }).toEqual({ status: 'valid', findings: [] });
-    const typo = await gadgetOf('sise: 1');
-    expect(typo!.findings.map(formatFinding)).toEqual([expect.stringMatching(/\[unknown-field\] .*"spec\.sise"/)]);
-  });
-
-  it("refuses a value at a field whose CRD pattern Go cannot compile, in kube-openapi's words: the API server admits the CRD, not the object", async () => {
-    const crd = crdYaml({
-      group: 'example.com',
-      kind: 'Gadget',
-      plural: 'gadgets',
-      specProperties: "                code: {type: string, pattern: '^(a)\\1$'}",
-    });
-    const layer = (await SchemaLayer.create()).withCrds([{ file: 'crd.yaml', object: parseManifest('crd.yaml', crd).resources[0]!.object }]);
-    const gadgetOf = async (spec: string) =>
+    return async (spec: string) =>
       (
         await evaluate(
           [parseManifest('t.yaml', `apiVersion: example.com/v1\nkind: Gadget\nmetadata:\n  name: g\n  namespace: x\nspec:\n  ${spec}\n`)],
@@ -121,6 +99,18 @@ describe('schema layer: strict by default', () => {
           { given: layer },
         )
       )[0]!;
+  };
+
+  it("allows a custom resource's apiVersion, kind and metadata when its CRD's schema does not list them, as the API server does", async () => {
+    const gadgetOf = await gadgetJudge('                size: {type: integer}');
+    const gadget = await gadgetOf('size: 1');
+    expect({ status: gadget!.status, findings: gadget!.findings.map(formatFinding) }).toEqual({ status: 'valid', findings: [] });
+    const typo = await gadgetOf('sise: 1');
+    expect(typo!.findings.map(formatFinding)).toEqual([expect.stringMatching(/\[unknown-field\] .*"spec\.sise"/)]);
+  });
+
+  it("refuses a value at a field whose CRD pattern Go cannot compile, in kube-openapi's words: the API server admits the CRD, not the object", async () => {
+    const gadgetOf = await gadgetJudge("                code: {type: string, pattern: '^(a)\\1$'}");
     expect((await gadgetOf('code: aa')).findings.map(formatFinding)).toEqual([
       expect.stringMatching(/^t\.yaml:7:9 \[schema\] example\.com\/v1\/Gadget: \/spec\/code: should match '\^\(a\)\\1\$, but pattern is invalid: .*'$/),
     ]);
