@@ -150,8 +150,10 @@ is committed):
   --apimachinery DIR  k8s.io/apimachinery: the name and value rules of
                       pkg/util/validation/validation_test.go (DNS labels
                       and subdomains, qualified names, label values, port
-                      names, ConfigMap keys, env names) and of ip_test.go
-                      (IPs and CIDRs of legacy fields), each value
+                      names, ConfigMap keys, env names), of ip_test.go
+                      (IPs and CIDRs of legacy fields), and the label and
+                      annotation maps of TestValidateLabels and
+                      TestValidateAnnotations, each value
   --kubeconform DIR   yannh/kubeconform: its acceptance tests
                       (acceptance.bats over fixtures/), each run as the
                       gate's command line (exit, counts, verdicts)
@@ -217,6 +219,14 @@ export function conformanceCommand(argv: string[], io?: CommandIo): Promise<numb
           report(
             "apimachinery's IP and CIDR rules for legacy fields, without strict validation (pkg/util/validation/ip_test.go)",
             conformance.syntaxAgreement(ips),
+            print,
+          );
+          const maps = ['pkg/apis/meta/v1/validation/validation_test.go', 'pkg/api/validation/objectmeta_test.go']
+            .map((f) => join(apimachinery, f))
+            .filter(existsSync);
+          report(
+            "apimachinery's label and annotation maps (TestValidateLabels, TestValidateAnnotations)",
+            conformance.syntaxAgreement(conformance.metadataMapCases(maps.map(readText))),
             print,
           );
         }

@@ -22,6 +22,7 @@ import {
   qualifiedName,
   wildcardSubdomain,
 } from '../validation/syntax.ts';
+import { validateAnnotations, validateLabels } from '../validation/metadata.ts';
 import { count, emptyAgreement, type Agreement } from './agreement.ts';
 import { blockAt, GoParser, GoUnsupported, structTableRows, tokenize, type GoEnvironment } from './go-literals.ts';
 
@@ -43,6 +44,8 @@ const PORTS: Readonly<Record<string, (v: unknown) => string | undefined>> = {
   // pod's hostAliases and DNS nameservers, an ipBlock's CIDR.
   IsValidIPForLegacyField: (v) => (isSloppyIP(String(v)) ? undefined : 'must be a valid IP address'),
   IsValidCIDRForLegacyField: (v) => cidr(String(v)),
+  ValidateLabels: (v) => validateLabels(v, [])[0]?.message,
+  ValidateAnnotations: (v) => validateAnnotations(v, [])[0]?.message,
 };
 
 /**
@@ -155,4 +158,46 @@ export function syntaxAgreement(table: SyntaxTable): Agreement {
   }
   for (const u of table.unread) count(a, { group: 'not read', ok: false, file: u.test, why: `not read: ${u.why}` });
   return a;
+}
+
+/** The label and annotation maps of metav1's TestValidateLabels and api/validation's TestValidateAnnotations. */
+const MAP_TESTS = [
+  { test: 'TestValidateLabels', fn: 'ValidateLabels' },
+  { test: 'TestValidateAnnotations', fn: 'ValidateAnnotations' },
+] as const;
+
+const MAP_ENV: GoEnvironment = {
+  // The tests' message constants stand in as their names: only whether a map is refused is compared.
+  value: (name) => (name === 'TotalAnnotationSizeLimitB' ? 256 * 1024 : name),
+  call: (name, args) => ENV.call(name, args),
+};
+
+/**
+ * TestValidateLabels (apimachinery pkg/apis/meta/v1/validation) and TestValidateAnnotations (pkg/api/validation),
+ * `goSources` the two test files: each success map admitted, each error map refused.
+ */
+export function metadataMapCases(goSources: readonly string[]): SyntaxTable {
+  const table: SyntaxTable = { cases: [], unported: [], unread: [] };
+  for (const { test, fn } of MAP_TESTS)
+    for (const src of goSources) {
+      const at = src.indexOf(`func ${test}(`);
+      if (at === -1) continue;
+      const body = blockAt(src, src.indexOf('{', at));
+      try {
+        const cases: SyntaxCase[] = [];
+        for (const m of body.matchAll(/(\w+) := (\[\](?:map\[string\]string|struct \{[^}]*\})\{)/g)) {
+          const open = m.index + m[0].length - 1;
+          const text = `[]Row${body.slice(open, open + blockAt(body, open).length + 2)}`;
+          const rows = new GoParser(tokenize(text), MAP_ENV).expr() as unknown[];
+          const valid = /success/i.test(m[1]!);
+          // A struct row (`{map[string]string{...}, expect}`) holds its map first.
+          for (const row of rows) cases.push({ test, fn, value: Array.isArray(row) ? row[0] : row, valid });
+        }
+        table.cases.push(...cases);
+      } catch (err) {
+        if (!(err instanceof GoUnsupported)) throw err;
+        table.unread.push({ test, why: err.message });
+      }
+    }
+  return table;
 }

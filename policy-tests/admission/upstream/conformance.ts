@@ -230,7 +230,7 @@ export function libraryAgreement(cases: readonly LibraryCase[]): Agreement {
 
 export type { Agreement };
 export { crdDefinitionAgreement, crdDefinitionCases } from './crd-definition-cases.ts';
-export { ipCases, syntaxAgreement, syntaxCases } from './apimachinery-validation.ts';
+export { ipCases, metadataMapCases, syntaxAgreement, syntaxCases } from './apimachinery-validation.ts';
 export { deprecationWarningAgreement, deprecationWarningCases } from './crd-deprecation-warnings.ts';
 export { templatePatchAgreement, templatePatchCases } from './argocd-template-patch.ts';
 export { kubeconformAgreement, kubeconformCases } from './kubeconform-acceptance.ts';

@@ -1,6 +1,6 @@
 /** apimachinery's validation_test.go read as data (admission/upstream/apimachinery-validation.ts), on tests in its shape. */
 import { describe, expect, it } from 'vitest';
-import { ipCases, syntaxAgreement, syntaxCases } from '../../admission/upstream/apimachinery-validation.ts';
+import { ipCases, metadataMapCases, syntaxAgreement, syntaxCases } from '../../admission/upstream/apimachinery-validation.ts';
 
 const GO = `
 func TestIsDNS1123Label(t *testing.T) {
@@ -124,5 +124,34 @@ func TestIsValidCIDR(t *testing.T) {
     ]);
     const a = syntaxAgreement(table);
     expect([a.agree, a.total]).toEqual([5, 5]);
+  });
+
+  it('reads the label and annotation maps, success maps admitted and error maps refused, the size limit by its constant', () => {
+    const GO = `
+func TestValidateAnnotations(t *testing.T) {
+	successCases := []map[string]string{
+		{"simple": "bar"},
+		{"a": strings.Repeat("b", TotalAnnotationSizeLimitB-1)},
+	}
+	nameErrorCases := []struct {
+		annotations map[string]string
+		expect      string
+	}{
+		{map[string]string{"only/one/slash": "bar"}, nameErrMsg},
+	}
+	totalSizeErrorCases := []map[string]string{
+		{"a": strings.Repeat("b", TotalAnnotationSizeLimitB)},
+	}
+}
+`;
+    const table = metadataMapCases([GO]);
+    expect(table.cases.map((c) => [c.fn, Object.keys(c.value as object)[0], c.valid])).toEqual([
+      ['ValidateAnnotations', 'simple', true],
+      ['ValidateAnnotations', 'a', true],
+      ['ValidateAnnotations', 'only/one/slash', false],
+      ['ValidateAnnotations', 'a', false],
+    ]);
+    const a = syntaxAgreement(table);
+    expect([a.agree, a.total]).toEqual([4, 4]);
   });
 });
