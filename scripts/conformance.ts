@@ -211,25 +211,7 @@ export function conformanceCommand(argv: string[], io?: CommandIo): Promise<numb
         if (apiserver) celCases.push(reportApiserver(apiserver, minor, print));
         if (apiextensions) celCases.push(...reportApiextensions(apiextensions, print));
         if (apiextensions) reportCrdDefinitions(apiextensions, print);
-        if (apimachinery) {
-          const table = conformance.syntaxCases(readText(join(apimachinery, 'pkg/util/validation/validation_test.go')));
-          report("apimachinery's name and value rules (pkg/util/validation/validation_test.go)", conformance.syntaxAgreement(table), print);
-          if (table.unported.length) print(`  NO PORT HERE (not counted): ${table.unported.join(', ')}\n`);
-          const ips = conformance.ipCases(readText(join(apimachinery, 'pkg/util/validation/ip_test.go')));
-          report(
-            "apimachinery's IP and CIDR rules for legacy fields, without strict validation (pkg/util/validation/ip_test.go)",
-            conformance.syntaxAgreement(ips),
-            print,
-          );
-          const maps = ['pkg/apis/meta/v1/validation/validation_test.go', 'pkg/api/validation/objectmeta_test.go']
-            .map((f) => join(apimachinery, f))
-            .filter(existsSync);
-          report(
-            "apimachinery's label and annotation maps (TestValidateLabels, TestValidateAnnotations)",
-            conformance.syntaxAgreement(conformance.metadataMapCases(maps.map(readText))),
-            print,
-          );
-        }
+        if (apimachinery) reportApimachinery(apimachinery, print);
         if (celCases.length > 1) {
           const [agree, total] = [celCases.reduce((n, a) => n + a.agree, 0), celCases.reduce((n, a) => n + a.total, 0)];
           print(`CEL cases of every suite read: ${agree}/${total} agree (${percent(agree, total)})\n`);
@@ -283,6 +265,25 @@ function reportApiextensions(dir: string, print: (line: string) => void): Agreem
   const estimated = conformance.estimatedCostAgreement(conformance.estimatedCostCases(stabilityGo));
   report("Estimated cost at CRD create (TestCelEstimatedCostStability), equal to the API server's", estimated, print);
   return [rules, stability];
+}
+
+/** apimachinery's own cases of the name and value rules every object's validation is built from. */
+function reportApimachinery(dir: string, print: (line: string) => void): void {
+  const table = conformance.syntaxCases(readText(join(dir, 'pkg/util/validation/validation_test.go')));
+  report("apimachinery's name and value rules (pkg/util/validation/validation_test.go)", conformance.syntaxAgreement(table), print);
+  if (table.unported.length) print(`  NO PORT HERE (not counted): ${table.unported.join(', ')}\n`);
+  const ips = conformance.ipCases(readText(join(dir, 'pkg/util/validation/ip_test.go')));
+  report(
+    "apimachinery's IP and CIDR rules for legacy fields, without strict validation (pkg/util/validation/ip_test.go)",
+    conformance.syntaxAgreement(ips),
+    print,
+  );
+  const maps = ['pkg/apis/meta/v1/validation/validation_test.go', 'pkg/api/validation/objectmeta_test.go'].map((f) => join(dir, f)).filter(existsSync);
+  report(
+    "apimachinery's label and annotation maps (TestValidateLabels, TestValidateAnnotations)",
+    conformance.syntaxAgreement(conformance.metadataMapCases(maps.map(readText))),
+    print,
+  );
 }
 
 /** A CRD's own validation at create: TestValidateCustomResourceDefinition and TestSelectableFields, each row as the v1 object it comes from. */
