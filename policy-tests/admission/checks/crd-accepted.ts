@@ -274,11 +274,12 @@ export function judgeCrd(object: unknown, name: string): Said[] {
   if (Array.isArray(versions))
     for (const [v, version] of versions.entries()) {
       const root: PathSegment[] = ['spec', 'versions', v, 'schema', 'openAPIV3Schema'];
+      // A schema every version holds alike is judged once, at the first version, as the API server judges spec.validation.
+      if (repeatsSharedField(root, shared)) continue;
       const schema = dig(version, ['schema', 'openAPIV3Schema']);
       const fieldProblems = schemaFieldProblems(schema, shared.has('schema') ? anyStatus : statusOf(version));
       for (const p of fieldProblems) report(root, p);
-      // A schema every version holds alike is judged once, as the API server judges spec.validation.
-      if (!repeatsSharedField(root, shared)) judgeVersion({ say, name, root, schemaErrors: fieldProblems.map((p) => [...root, ...p.at]) }, schema);
+      judgeVersion({ say, name, root, schemaErrors: fieldProblems.map((p) => [...root, ...p.at]) }, schema);
     }
   return said;
 }

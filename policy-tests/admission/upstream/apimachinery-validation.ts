@@ -24,7 +24,7 @@ import {
 } from '../validation/syntax.ts';
 import { validateAnnotations, validateLabels } from '../validation/metadata.ts';
 import { count, emptyAgreement, type Agreement } from './agreement.ts';
-import { blockAt, GoParser, GoUnsupported, structTableRows, tokenize, type GoEnvironment } from './go-literals.ts';
+import { blockAt, goBuiltin, GoParser, GoUnsupported, NOT_BUILTIN, structTableRows, tokenize, type GoEnvironment } from './go-literals.ts';
 
 /** apimachinery's functions the gate ports: each value's problem, or undefined where it admits it. */
 const PORTS: Readonly<Record<string, (v: unknown) => string | undefined>> = {
@@ -74,11 +74,9 @@ const ENV: GoEnvironment = {
     throw new GoUnsupported(`unknown identifier ${name}`);
   },
   call(name, args) {
-    if (name === 'strings.Repeat') return String(args[0]).repeat(Number(args[1]));
-    // string(rune(n)): the character of that code point.
-    if (name === 'rune') return Number(args[0]);
-    if (name === 'string' && typeof args[0] === 'number') return String.fromCodePoint(args[0]);
-    throw new GoUnsupported(`unknown function ${name}`);
+    const built = goBuiltin(name, args);
+    if (built === NOT_BUILTIN) throw new GoUnsupported(`unknown function ${name}`);
+    return built;
   },
 };
 

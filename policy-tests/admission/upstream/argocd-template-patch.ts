@@ -8,7 +8,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { applyTemplatePatch } from '../../model/appset/template-patch.ts';
 import { count, emptyAgreement, type Agreement } from './agreement.ts';
-import { asManifest, blockAt, GoUnsupported, structTableRows, type GoEnvironment } from './go-literals.ts';
+import { asManifest, blockAt, goBuiltin, GoUnsupported, NOT_BUILTIN, structTableRows, type GoEnvironment } from './go-literals.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -20,9 +20,9 @@ const ENV: GoEnvironment = {
     throw new GoUnsupported(`unknown identifier ${name}`);
   },
   call(name, args) {
-    // Go 1.26's new(expr): a pointer to the value, which the manifest spells as the value.
-    if (name === 'new') return args[0];
-    throw new GoUnsupported(`unknown function ${name}`);
+    const built = goBuiltin(name, args);
+    if (built === NOT_BUILTIN) throw new GoUnsupported(`unknown function ${name}`);
+    return built;
   },
 };
 

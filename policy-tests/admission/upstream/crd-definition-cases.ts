@@ -17,7 +17,7 @@ import { judgeCrd } from '../checks/crd-accepted.ts';
 import { validateBuiltin } from '../validation/kinds.ts';
 import { isMap } from '../../model/core/dig.ts';
 import { count, emptyAgreement, type Agreement } from './agreement.ts';
-import { asJson, blockAt, GoParser, GoUnsupported, structTableRows, tokenize, type GoEnvironment } from './go-literals.ts';
+import { asJson, blockAt, goBuiltin, GoParser, GoUnsupported, jsonName, NOT_BUILTIN, structTableRows, tokenize, type GoEnvironment } from './go-literals.ts';
 
 type Go = Record<string, any>;
 
@@ -67,8 +67,6 @@ export function v1Types(goSources: readonly string[]): V1Types {
   return { structs, aliases };
 }
 
-const lowerCamel = (name: string) => name.charAt(0).toLowerCase() + name.slice(1);
-
 /** A Go value of a v1 type, as its JSON: fields by their tags, the schema unions as their one JSON form. */
 function named(types: V1Types, value: unknown, goType: string): unknown {
   if (value === null || value === undefined) return undefined;
@@ -86,8 +84,8 @@ function named(types: V1Types, value: unknown, goType: string): unknown {
   if (type === 'JSONSchemaPropsOrArray') return v.Schema ? named(types, v.Schema, 'JSONSchemaProps') : named(types, v.JSONSchemas, '[]JSONSchemaProps');
   if (type === 'JSONSchemaPropsOrBool') return v.Schema ? named(types, v.Schema, 'JSONSchemaProps') : v.Allows === true;
   if (type === 'JSONSchemaPropsOrStringArray') return v.Schema ? named(types, v.Schema, 'JSONSchemaProps') : v.Property;
-  // metav1.ObjectMeta is not in the checkout read: its fields' JSON names are their Go names in lower camel case.
-  if (type === 'metav1.ObjectMeta' && isMap(value)) return Object.fromEntries(Object.entries(value).map(([k, inner]) => [lowerCamel(k), inner]));
+  // metav1.ObjectMeta is not in the checkout read: its fields' JSON names are their Go names as their tags spell them.
+  if (type === 'metav1.ObjectMeta' && isMap(value)) return Object.fromEntries(Object.entries(value).map(([k, inner]) => [jsonName(k), inner]));
   const fields = types.structs.get(type);
   if (!fields || !isMap(value)) return value;
   const out: Go = {};
@@ -113,10 +111,10 @@ function unreachable(resource: Go, errors: ExpectedError[]): string | undefined 
   ] as const;
   for (const [top, own] of perVersion) {
     const set = versions.filter((v) => v[own] !== undefined && v[own] !== null);
-    if (spec[top] && set.length > 0) return `spec.${lowerCamel(top)} beside a version's: v1 converts to one or the other`;
+    if (spec[top] && set.length > 0) return `spec.${jsonName(top)} beside a version's: v1 converts to one or the other`;
     const first = JSON.stringify(versions[0]?.[own]);
     if (versions.length > 0 && set.length === versions.length && versions.every((v) => JSON.stringify(v[own]) === first))
-      return `every version's ${lowerCamel(own)} alike: v1 converts them to spec's top level`;
+      return `every version's ${jsonName(own)} alike: v1 converts them to spec's top level`;
   }
   // v1's preserveUnknownFields is a bool, so the internal pointer it converts to is never nil; nil and false part
   // where a conversion strategy or a default is judged against it (validation.go).
@@ -197,7 +195,10 @@ function environment(goSource: string, constants: ReadonlyMap<string, string>): 
       }
       if (name === '.contains') return { ...(args[0] as object), contains: args[1] };
       if (name === 'jsonSlice') return args;
-      if (['ptr.To', 'jsonPtr', 'byteText', 'int64', 'int32', 'float64', 'string'].includes(name) || /^apiextensions\.[A-Z]\w*$/.test(name)) return args[0];
+      const built = goBuiltin(name, args);
+      if (built !== NOT_BUILTIN) return built;
+      // The test file's own wrappers and the internal types' conversions hand their argument on.
+      if (name === 'jsonPtr' || name === 'byteText' || /^apiextensions\.[A-Z]\w*$/.test(name)) return args[0];
       throw new GoUnsupported(`unknown function ${name}`);
     },
   };

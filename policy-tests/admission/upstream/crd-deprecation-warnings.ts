@@ -7,7 +7,7 @@
  */
 import { definitionProblems } from '../validation/crd-definition.ts';
 import { count, emptyAgreement, type Agreement } from './agreement.ts';
-import { blockAt, GoUnsupported, structTableRows, type GoEnvironment } from './go-literals.ts';
+import { blockAt, goBuiltin, GoUnsupported, NOT_BUILTIN, structTableRows, type GoEnvironment } from './go-literals.ts';
 
 export interface DeprecationWarningCase {
   test: string;
@@ -21,9 +21,9 @@ const ENV: GoEnvironment = {
     throw new GoUnsupported(`unknown identifier ${name}`);
   },
   call(name, args) {
-    if (name === 'ptr.To') return args[0];
-    if (name === 'strings.Repeat') return String(args[0]).repeat(Number(args[1]));
-    throw new GoUnsupported(`unknown function ${name}`);
+    const built = goBuiltin(name, args);
+    if (built === NOT_BUILTIN) throw new GoUnsupported(`unknown function ${name}`);
+    return built;
   },
 };
 

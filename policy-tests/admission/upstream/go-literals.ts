@@ -280,6 +280,22 @@ export function blockAt(src: string, open: number): string {
   return src.slice(open + 1);
 }
 
+/** What `goBuiltin` answers for a call that is none of its own. */
+export const NOT_BUILTIN = Symbol('not a builtin');
+
+/**
+ * The calls Kubernetes' and Argo CD's test tables make to build a value, as their values: a pointer to one (`ptr.To(x)`,
+ * Go 1.26's `new(x)`, both spelt as the value a manifest holds), a conversion (`int64(x)`, `rune(n)`, and `string(n)`
+ * of a code point), and `strings.Repeat`. Anything else is NOT_BUILTIN, for the caller's environment to answer.
+ */
+export function goBuiltin(name: string, args: readonly unknown[]): unknown {
+  if (name === 'ptr.To' || name === 'new' || name === 'int64' || name === 'int32' || name === 'float64') return args[0];
+  if (name === 'rune') return Number(args[0]);
+  if (name === 'string') return typeof args[0] === 'number' || typeof args[0] === 'bigint' ? String.fromCodePoint(Number(args[0])) : args[0];
+  if (name === 'strings.Repeat') return String(args[0]).repeat(Number(args[1]));
+  return NOT_BUILTIN;
+}
+
 /** A Go field name as its JSON tag spells it: the leading capitals lowered, but the one that starts the next word. */
 export const jsonName = (go: string): string => go.replace(/^[A-Z]+(?=[A-Z][a-z]|$)|^[A-Z]/, (run) => run.toLowerCase());
 

@@ -36,7 +36,7 @@ const LISTS = ['finalizers', 'ownerReferences', 'managedFields'];
  * GetObjectMeta without dropping malformed fields: the metadata as metav1.ObjectMeta holds it (unknown fields gone,
  * empty ones omitted), or encoding/json's error.
  */
-export function objectMetaOf(metadata: unknown): { meta: Node } | { error: string } {
+function objectMetaOf(metadata: unknown): { meta: Node } | { error: string } {
   if (metadata === null) return { meta: {} };
   if (!isMap(metadata)) return { error: `json: cannot unmarshal ${jsonKind(metadata)} into Go value of type v1.ObjectMeta` };
   const meta: Node = {};
