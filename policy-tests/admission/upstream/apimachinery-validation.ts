@@ -24,7 +24,7 @@ import {
 } from '../validation/syntax.ts';
 import { validateAnnotations, validateLabels } from '../validation/metadata.ts';
 import { count, emptyAgreement, type Agreement } from './agreement.ts';
-import { blockAt, goBuiltin, GoParser, GoUnsupported, NOT_BUILTIN, structTableRows, tokenize, type GoEnvironment } from './go-literals.ts';
+import { blockAt, builtinEnvironment, GoParser, GoUnsupported, structTableRows, tokenize, type GoEnvironment } from './go-literals.ts';
 
 /** apimachinery's functions the gate ports: each value's problem, or undefined where it admits it. */
 const PORTS: Readonly<Record<string, (v: unknown) => string | undefined>> = {
@@ -69,16 +69,7 @@ export function ipCases(goSource: string): SyntaxTable {
   return table;
 }
 
-const ENV: GoEnvironment = {
-  value(name) {
-    throw new GoUnsupported(`unknown identifier ${name}`);
-  },
-  call(name, args) {
-    const built = goBuiltin(name, args);
-    if (built === NOT_BUILTIN) throw new GoUnsupported(`unknown function ${name}`);
-    return built;
-  },
-};
+const ENV = builtinEnvironment();
 
 /**
  * A table's rows are compared by validity alone: their expected messages are built by the package's own helpers

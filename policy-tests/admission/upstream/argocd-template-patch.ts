@@ -8,23 +8,13 @@
 import { isDeepStrictEqual } from 'node:util';
 import { applyTemplatePatch } from '../../model/appset/template-patch.ts';
 import { count, emptyAgreement, type Agreement } from './agreement.ts';
-import { asManifest, blockAt, goBuiltin, GoUnsupported, NOT_BUILTIN, structTableRows, type GoEnvironment } from './go-literals.ts';
+import { asManifest, blockAt, builtinEnvironment, structTableRows } from './go-literals.ts';
 
 type Obj = Record<string, unknown>;
 
 const CONSTANTS: Readonly<Record<string, string>> = { 'appv1.ResourcesFinalizerName': 'resources-finalizer.argocd.argoproj.io' };
 
-const ENV: GoEnvironment = {
-  value(name) {
-    if (name in CONSTANTS) return CONSTANTS[name];
-    throw new GoUnsupported(`unknown identifier ${name}`);
-  },
-  call(name, args) {
-    const built = goBuiltin(name, args);
-    if (built === NOT_BUILTIN) throw new GoUnsupported(`unknown function ${name}`);
-    return built;
-  },
-};
+const ENV = builtinEnvironment(CONSTANTS);
 
 /** An appv1.Application literal as the controller holds it: metadata and spec (TypeMeta is inline, and the patch keeps it). */
 function application(go: unknown): Obj {

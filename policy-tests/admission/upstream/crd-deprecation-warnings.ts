@@ -7,7 +7,7 @@
  */
 import { definitionProblems } from '../validation/crd-definition.ts';
 import { count, emptyAgreement, type Agreement } from './agreement.ts';
-import { blockAt, goBuiltin, GoUnsupported, NOT_BUILTIN, structTableRows, type GoEnvironment } from './go-literals.ts';
+import { blockAt, builtinEnvironment, structTableRows } from './go-literals.ts';
 
 export interface DeprecationWarningCase {
   test: string;
@@ -16,16 +16,7 @@ export interface DeprecationWarningCase {
   want: string[];
 }
 
-const ENV: GoEnvironment = {
-  value(name) {
-    throw new GoUnsupported(`unknown identifier ${name}`);
-  },
-  call(name, args) {
-    const built = goBuiltin(name, args);
-    if (built === NOT_BUILTIN) throw new GoUnsupported(`unknown function ${name}`);
-    return built;
-  },
-};
+const ENV = builtinEnvironment();
 
 /** A Go string literal's bytes that are no UTF-8 (`\xc5` alone). */
 const notUtf8 = (goText: string): boolean => /\\x[89a-fA-F][0-9a-fA-F]/.test(goText);

@@ -296,6 +296,21 @@ export function goBuiltin(name: string, args: readonly unknown[]): unknown {
   return NOT_BUILTIN;
 }
 
+/** An environment of goBuiltin's calls and the given constants, refusing any other name (GoUnsupported). */
+export function builtinEnvironment(constants: Readonly<Record<string, unknown>> = {}): GoEnvironment {
+  return {
+    value(name) {
+      if (name in constants) return constants[name];
+      throw new GoUnsupported(`unknown identifier ${name}`);
+    },
+    call(name, args) {
+      const built = goBuiltin(name, args);
+      if (built === NOT_BUILTIN) throw new GoUnsupported(`unknown function ${name}`);
+      return built;
+    },
+  };
+}
+
 /** A Go field name as its JSON tag spells it: the leading capitals lowered, but the one that starts the next word. */
 export const jsonName = (go: string): string => go.replace(/^[A-Z]+(?=[A-Z][a-z]|$)|^[A-Z]/, (run) => run.toLowerCase());
 
