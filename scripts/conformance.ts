@@ -153,7 +153,10 @@ is committed):
                       names, ConfigMap keys, env names), of ip_test.go
                       (IPs and CIDRs of legacy fields), and the label and
                       annotation maps of TestValidateLabels and
-                      TestValidateAnnotations, each value
+                      TestValidateAnnotations, each value; and every
+                      strategic merge patch pkg/util/strategicpatch/
+                      patch_test.go applies (as an ApplicationSet's
+                      templatePatch is applied), on its MergeItem schema
   --kubeconform DIR   yannh/kubeconform: its acceptance tests
                       (acceptance.bats over fixtures/), each run as the
                       gate's command line (exit, counts, verdicts)
@@ -284,6 +287,16 @@ function reportApimachinery(dir: string, print: (line: string) => void): void {
     conformance.syntaxAgreement(conformance.metadataMapCases(maps.map(readText))),
     print,
   );
+  const patchTest = join(dir, 'pkg/util/strategicpatch/patch_test.go');
+  if (!existsSync(patchTest)) print('strategic merge patch: pkg/util/strategicpatch/patch_test.go is not in this checkout\n');
+  else {
+    const patches = conformance.strategicMergePatchCases(readText(patchTest));
+    report(
+      "apimachinery's strategic merge patches applied (pkg/util/strategicpatch/patch_test.go)",
+      conformance.strategicMergePatchAgreement(patches.cases, patches.schema, patches.unread),
+      print,
+    );
+  }
 }
 
 /** A CRD's own validation at create: TestValidateCustomResourceDefinition and TestSelectableFields, each row as the v1 object it comes from. */

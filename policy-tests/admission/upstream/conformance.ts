@@ -233,6 +233,7 @@ export { crdDefinitionAgreement, crdDefinitionCases } from './crd-definition-cas
 export { ipCases, metadataMapCases, syntaxAgreement, syntaxCases } from './apimachinery-validation.ts';
 export { deprecationWarningAgreement, deprecationWarningCases } from './crd-deprecation-warnings.ts';
 export { templatePatchAgreement, templatePatchCases } from './argocd-template-patch.ts';
+export { strategicMergePatchAgreement, strategicMergePatchCases } from './strategic-merge-patch-cases.ts';
 export { kubeconformAgreement, kubeconformCases } from './kubeconform-acceptance.ts';
 export { celCostStabilityCases, validationAgreement, validationExpressionCases } from './validation-expressions.ts';
 export { estimatedCostAgreement, estimatedCostCases } from './estimated-cost.ts';

@@ -27,10 +27,10 @@ export interface ParameterFile {
 }
 
 /** A Go type of the source's fields, as encoding/json decodes into it. */
-type GoType = 'string' | 'bool' | 'intstr' | 'raw' | { struct: string; fields: Record<string, GoType> } | { map: GoType } | { list: GoType };
+export type GoType = 'string' | 'bool' | 'intstr' | 'raw' | { struct: string; fields: Record<string, GoType> } | { map: GoType } | { list: GoType };
 
-const struct = (name: string, fields: Record<string, GoType>): GoType => ({ struct: name, fields });
-const list = (of: GoType): GoType => ({ list: of });
+export const struct = (name: string, fields: Record<string, GoType>): GoType => ({ struct: name, fields });
+export const list = (of: GoType): GoType => ({ list: of });
 const strings = list('string');
 
 const JSONNET_VAR = struct('JsonnetVar', { name: 'string', value: 'string', code: 'bool' });

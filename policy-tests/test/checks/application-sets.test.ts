@@ -200,6 +200,21 @@ describe('an ApplicationSet is expanded as Argo CD expands it, and its Applicati
     expect(findings.some((f) => /project platform/.test(f.message))).toBe(false);
   });
 
+  it("a templatePatch's directives do what apimachinery makes them do: a sync policy emptied by $patch: delete is judged, and a patch it refuses fails the ApplicationSet", async () => {
+    withWorkload();
+    const generators = ['- list:', '    elements:', '      - app: whoami'];
+    const template = { name: 'extra-{{app}}', path: 'apps/extras/{{app}}' };
+    copy.write(SET_FILE, applicationSet(['templatePatch: |', '  spec:', '    syncPolicy:', '      $patch: delete'], generators, template));
+    const emptied = await copy.gate({});
+    expect(emptied.filter((f) => f.file === SET_FILE).map((f) => `${f.check}: ${f.message}`)).toEqual([expect.stringMatching(/^argocd-sync-policy: .*extra-whoami/)]);
+    copy.write(SET_FILE, applicationSet(['templatePatch: |', '  spec:', '    $patch: merge'], generators, template));
+    const refused = await copy.gate({});
+    expect(refused.filter((f) => f.file === SET_FILE).map((f) => `${f.check}: ${f.message}`)).toEqual([
+      expect.stringMatching(/^argocd-applied-files: .*error while applying templatePatch template to json .*unknown patch type: merge in map/),
+    ]);
+    expect(refused.find((f) => f.file === SET_FILE)!.line).toBe(lineOf(copy, SET_FILE, 'generators:'));
+  });
+
   it('a RollingSync strategy, where argocd-cmd-params-cm turns progressive syncs on, leaves the Applications without automated sync, as the controller makes them', async () => {
     withWorkload();
     copy.write(

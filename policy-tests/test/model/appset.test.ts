@@ -265,7 +265,8 @@ describe("a templatePatch, as Argo CD's controller applies it", () => {
       '{"metadata": {"annotations": {"k": "v"}, "finalizers": ["x"]}, "spec": {"project": "other", "source": {"helm": {"valueFiles": ["a.yaml", "b.yaml"]}}, "syncPolicy": {"automated": {"prune": true}}}}',
     );
     expect(patched).toEqual({
-      metadata: { name: 'guestbook', annotations: { k: 'v' }, finalizers: ['resources-finalizer.argocd.argoproj.io', 'x'] },
+      // A merged list's new items go first where the live list does not order them (apimachinery's mergeSortedSlice).
+      metadata: { name: 'guestbook', annotations: { k: 'v' }, finalizers: ['x', 'resources-finalizer.argocd.argoproj.io'] },
       spec: {
         project: 'default',
         source: { repoURL: 'https://example.com/r.git', path: 'guestbook', helm: { valueFiles: ['a.yaml', 'b.yaml'] } },
@@ -275,10 +276,44 @@ describe("a templatePatch, as Argo CD's controller applies it", () => {
     });
   });
 
-  it('reads YAML, removes what a null names, and says a directive is not judged', () => {
+  it('reads YAML, removes what a null names, and fails what Argo CD cannot read', () => {
     expect(applyTemplatePatch(app, 'spec:\n  destination: null\n')).toEqual({ ...app, spec: { project: 'default', source: app.spec.source } });
-    expect(() => applyTemplatePatch(app, 'spec:\n  $patch: replace\n')).toThrow(Unjudged);
     expect(() => applyTemplatePatch(app, '- a\n')).toThrow(GeneratorError);
+  });
+
+  it('does what a directive does in apimachinery: a map replaced or emptied, keys retained, items deleted from a list', () => {
+    expect(applyTemplatePatch(app, 'spec:\n  $patch: replace\n  destination: {name: in-cluster}\n').spec).toEqual({
+      destination: { name: 'in-cluster' },
+      project: 'default',
+    });
+    expect(applyTemplatePatch(app, 'spec:\n  source:\n    $patch: delete\n').spec).toEqual({ ...app.spec, source: {} });
+    expect(applyTemplatePatch(app, 'spec:\n  source:\n    $retainKeys: [repoURL, path]\n').spec).toEqual({
+      ...app.spec,
+      source: { repoURL: app.spec.source.repoURL, path: 'guestbook' },
+    });
+    expect(applyTemplatePatch(app, 'metadata:\n  $deleteFromPrimitiveList/finalizers: [resources-finalizer.argocd.argoproj.io]\n').metadata).toEqual({
+      name: 'guestbook',
+      finalizers: [],
+    });
+  });
+
+  it("keeps a directive a replaced list carries as Go's decode keeps it: dropped, the item kept", () => {
+    const withSources = { ...app, spec: { ...app.spec, sources: [{ repoURL: 'a' }, { repoURL: 'b' }] } };
+    expect(applyTemplatePatch(withSources, 'spec:\n  sources:\n  - repoURL: b\n    $patch: delete\n').spec).toEqual({
+      ...withSources.spec,
+      sources: [{ repoURL: 'b' }],
+    });
+    // Where the app has no such list, the marked item is removed before it lands.
+    expect(applyTemplatePatch(app, 'spec:\n  sources:\n  - repoURL: b\n    $patch: delete\n').spec).toEqual({ ...app.spec, sources: [] });
+  });
+
+  it("fails a patch apimachinery refuses, in Argo CD's words, and says a merge into status is not judged", () => {
+    const helm = { ...app, spec: { ...app.spec, source: { ...app.spec.source, helm: { valuesObject: { ingress: { enabled: false } } } } } };
+    expect(() => applyTemplatePatch(helm, 'spec:\n  source:\n    helm:\n      valuesObject:\n        ingress: {enabled: true}\n')).toThrow(
+      /error while applying templatePatch template to json .*: unable to find api field in struct RawExtension for the json field "ingress"/,
+    );
+    expect(() => applyTemplatePatch(app, 'spec:\n  $patch: merge\n')).toThrow(/unknown patch type: merge in map: map\[\$patch:merge\]/);
+    expect(() => applyTemplatePatch({ ...app, status: { sync: { status: 'Synced' } } }, 'status:\n  sync: {status: OutOfSync}\n')).toThrow(Unjudged);
   });
 });
 
