@@ -157,6 +157,10 @@ is committed):
                       strategic merge patch pkg/util/strategicpatch/
                       patch_test.go applies (as an ApplicationSet's
                       templatePatch is applied), on its MergeItem schema
+  --kube-openapi DIR  k8s.io/kube-openapi: the formats a custom resource's
+                      values are held to, through the schema layer's CRD
+                      validator: pkg/validation/validate/fixtures/formats
+                      and pkg/validation/strfmt's format tests, each value
   --kubeconform DIR   yannh/kubeconform: its acceptance tests
                       (acceptance.bats over fixtures/), each run as the
                       gate's command line (exit, counts, verdicts)
@@ -175,7 +179,7 @@ export function conformanceCommand(argv: string[], io?: CommandIo): Promise<numb
     {
       name: 'conformance',
       usage:
-        'conformance [--pod-security <checkout>] [--apiserver <checkout>] [--apiextensions <checkout>] [--argocd <checkout>] [--talos <checkout>] [--go-kubernetes <checkout>] [--yaml-test-suite <data>] [--apimachinery <checkout>] [--kubeconform <checkout>] [--kubernetes 1.NN] [--every-policy-version]',
+        'conformance [--pod-security <checkout>] [--apiserver <checkout>] [--apiextensions <checkout>] [--argocd <checkout>] [--talos <checkout>] [--go-kubernetes <checkout>] [--yaml-test-suite <data>] [--apimachinery <checkout>] [--kube-openapi <checkout>] [--kubeconform <checkout>] [--kubernetes 1.NN] [--every-policy-version]',
       help: HELP,
       options: {
         'pod-security': { type: 'string' },
@@ -187,6 +191,7 @@ export function conformanceCommand(argv: string[], io?: CommandIo): Promise<numb
         'yaml-test-suite': { type: 'string' },
         kubeconform: { type: 'string' },
         apimachinery: { type: 'string' },
+        'kube-openapi': { type: 'string' },
         kubernetes: { type: 'string' },
         'every-policy-version': { type: 'boolean' },
       },
@@ -201,9 +206,10 @@ export function conformanceCommand(argv: string[], io?: CommandIo): Promise<numb
         const yamlSuite = values['yaml-test-suite'] as string | undefined;
         const kubeconform = values.kubeconform as string | undefined;
         const apimachinery = values.apimachinery as string | undefined;
-        if (!psa && !apiserver && !apiextensions && !argocd && !talos && !goKubernetes && !yamlSuite && !kubeconform && !apimachinery)
+        const kubeOpenapi = values['kube-openapi'] as string | undefined;
+        if (![psa, apiserver, apiextensions, argocd, talos, goKubernetes, yamlSuite, kubeconform, apimachinery, kubeOpenapi].some(Boolean))
           throw new UsageError(
-            'give --pod-security, --apiserver, --apiextensions, --apimachinery, --argocd, --talos, --go-kubernetes, --yaml-test-suite or --kubeconform: the upstream checkouts to measure against',
+            'give --pod-security, --apiserver, --apiextensions, --apimachinery, --kube-openapi, --argocd, --talos, --go-kubernetes, --yaml-test-suite or --kubeconform: the upstream checkouts to measure against',
           );
         const version = values.kubernetes as string | undefined;
         if (version !== undefined && !/^1\.\d+$/.test(version)) throw new UsageError(`--kubernetes ${version}: expected 1.NN`);
@@ -215,6 +221,7 @@ export function conformanceCommand(argv: string[], io?: CommandIo): Promise<numb
         if (apiextensions) celCases.push(...reportApiextensions(apiextensions, print));
         if (apiextensions) reportCrdDefinitions(apiextensions, print);
         if (apimachinery) reportApimachinery(apimachinery, print);
+        if (kubeOpenapi) reportKubeOpenapi(kubeOpenapi, print);
         if (celCases.length > 1) {
           const [agree, total] = [celCases.reduce((n, a) => n + a.agree, 0), celCases.reduce((n, a) => n + a.total, 0)];
           print(`CEL cases of every suite read: ${agree}/${total} agree (${percent(agree, total)})\n`);
@@ -297,6 +304,24 @@ function reportApimachinery(dir: string, print: (line: string) => void): void {
       print,
     );
   }
+}
+
+/** kube-openapi's own cases of the formats a custom resource's values are held to, through the schema layer's CRD validator. */
+function reportKubeOpenapi(dir: string, print: (line: string) => void): void {
+  const fixture = join(dir, 'pkg/validation/validate/fixtures/formats/extended-format.json');
+  if (existsSync(fixture))
+    report(
+      "kube-openapi's format fixtures (pkg/validation/validate/fixtures/formats)",
+      conformance.formatAgreement(conformance.extendedFormatCases(readText(fixture))),
+      print,
+    );
+  else print('kube-openapi format fixtures: pkg/validation/validate/fixtures/formats/extended-format.json is not in this checkout\n');
+  const strfmt = join(dir, 'pkg/validation/strfmt');
+  const files = ['default_test.go', 'kubernetes-extensions_test.go', 'date_test.go', 'time_test.go', 'duration_test.go']
+    .filter((f) => existsSync(join(strfmt, f)))
+    .map((name) => ({ name, source: readText(join(strfmt, name)) }));
+  const { cases, unread } = conformance.strfmtCases(files);
+  report("kube-openapi's format tests (pkg/validation/strfmt)", conformance.formatAgreement(cases, unread), print);
 }
 
 /** A CRD's own validation at create: TestValidateCustomResourceDefinition and TestSelectableFields, each row as the v1 object it comes from. */

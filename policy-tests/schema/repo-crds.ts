@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import type { Ajv, ValidateFunction } from 'ajv';
 import { cachedValidator } from '../model/stores/validation-cache.ts';
 import { invalidPatternMessage, re2 } from '../model/core/re2.ts';
+import { NUMBER_FORMATS, STRING_FORMATS, validatedFormat } from '../model/go/strfmt.ts';
 import type { Shape } from './field-tree.ts';
 
 export const REPO_CRD_DIR = fileURLToPath(new URL('../schema/crds/', import.meta.url));
@@ -80,21 +81,20 @@ function goRegExpImpl(pattern: string): { test(text: string): boolean } {
 const goRegExp = Object.assign(goRegExpImpl, { code: 'goRegExp' });
 
 /** What, besides a schema and an object, decides a CRD validation's outcome: the code that configures ajv. */
-export const crdAjvMakeup = (): string => `${crdAjv.toString()}\n${goRegExpImpl.toString()}`;
+export const crdAjvMakeup = (): string =>
+  [crdAjv, withServerFormats, validatedFormat, goRegExpImpl, ...Object.values(STRING_FORMATS), ...Object.values(NUMBER_FORMATS)].map(String).join('\n');
 
 /** One ajv for CRD schemas: Kubernetes' structural-schema extensions are annotations to it, not constraints. */
 function crdAjv(): Ajv {
   // Loaded when a CRD schema is first compiled: a warm run whose validations are all stored never loads ajv.
   const require = createRequire(import.meta.url);
   const { Ajv: AjvClass } = require('ajv') as typeof import('ajv');
-  const addFormats = require('ajv-formats') as { default: (ajv: Ajv) => unknown };
   // validateSchema off: the meta-schema check costs more than compiling the
   // schemas; policy-tests/test/schema/own-schemas.test.ts does it for the repo's own.
   // optimize off: ajv's passes over the code it generates (optimizeNames, addNames) were 0.5 of the 1.6 CPU-s a cold
   // run spent compiling the charts' CRDs, and change only the code's shape, never what it accepts; the run is 1.4 s
   // quicker, the validations the same (bench/README.md, 2026-11-30).
   const ajv = new AjvClass({ allErrors: true, strict: false, validateSchema: false, code: { regExp: goRegExp, optimize: false } });
-  addFormats.default(ajv);
   for (const keyword of [
     'x-kubernetes-group-version-kind',
     'x-scope',
@@ -107,9 +107,39 @@ function crdAjv(): Ajv {
     'x-kubernetes-validations',
   ])
     ajv.addKeyword(keyword);
-  // OpenAPI formats Kubernetes uses that JSON Schema does not define: the type already says enough.
-  for (const format of ['int32', 'int64', 'float', 'double', 'byte', 'binary', 'password', 'quantity', 'duration']) ajv.addFormat(format, true);
+  // The formats as the API server checks them (model/go/strfmt.ts), under the names withServerFormats gives them.
+  for (const [name, validate] of Object.entries(STRING_FORMATS)) ajv.addFormat(name, { type: 'string', validate });
+  for (const [name, validate] of Object.entries(NUMBER_FORMATS)) ajv.addFormat(name, { type: 'number', validate });
   return ajv;
+}
+
+/** A schema node's one type, as the API server's format post-processor reads it (a nullable type array is still one). */
+function singleType(type: unknown): unknown {
+  if (!Array.isArray(type)) return type;
+  const rest = type.filter((t) => t !== 'null');
+  return rest.length === 1 ? rest[0] : '';
+}
+
+/**
+ * Each node's `format` as the API server keeps it (`validatedFormat`): a format it does not support dropped, a
+ * supported one named as its registry names it, and an integer's range (int64's by default) made a format, since
+ * kube-openapi checks every integer against it.
+ */
+function withServerFormats(schema: JsonSchema): JsonSchema {
+  const walk = (s: unknown): unknown => {
+    if (Array.isArray(s)) return s.map(walk);
+    if (!s || typeof s !== 'object') return s;
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(s)) out[k] = k === 'enum' || k === 'default' || k === 'example' ? v : walk(v);
+    // A schema node: its type or its format a string (a properties map holds schemas under those names, never strings).
+    if (typeof out.format === 'string' || typeof out.type === 'string' || Array.isArray(out.type)) {
+      const format = validatedFormat(singleType(out.type), out.format);
+      if (format === undefined) delete out.format;
+      else out.format = format;
+    }
+    return out;
+  };
+  return walk(schema) as JsonSchema;
 }
 
 /** Names withNullable in a key: a schema as written, compiled after it. */
@@ -133,7 +163,7 @@ function withNullable(schema: JsonSchema): JsonSchema {
 const converted = new WeakMap<JsonSchema, JsonSchema>();
 function asJsonSchema(raw: JsonSchema): JsonSchema {
   let schema = converted.get(raw);
-  if (!schema) converted.set(raw, (schema = withNullable(raw)));
+  if (!schema) converted.set(raw, (schema = withNullable(withServerFormats(raw))));
   return schema;
 }
 
@@ -202,7 +232,9 @@ export interface ValueFailure {
  * (model/stores/validation-cache.ts): a warm run compiles none of them.
  */
 export function schemaValueFailures(node: Record<string, unknown>, value: unknown): ValueFailure[] {
-  const validate = cachedValidator(JSON.stringify(node), (makeup ??= crdAjvMakeup()), () => (valueAjv ??= crdAjv()).compile(withNullable(node as JsonSchema)));
+  const validate = cachedValidator(JSON.stringify(node), (makeup ??= crdAjvMakeup()), () =>
+    (valueAjv ??= crdAjv()).compile(withNullable(withServerFormats(node as JsonSchema))),
+  );
   if (validate(value)) return [];
   return (validate.errors ?? []).map((e) => ({
     // A JSON pointer's tokens, unescaped (RFC 6901).
@@ -222,7 +254,7 @@ export function schemaValueFailures(node: Record<string, unknown>, value: unknow
 export function loadRepoCrds(): RepoCrd[] {
   if (crds) return crds;
   let shared: Ajv | undefined;
-  const ajv = { compile: (schema: JsonSchema) => (shared ??= crdAjv()).compile(schema) };
+  const ajv = { compile: (schema: JsonSchema) => (shared ??= crdAjv()).compile(withServerFormats(schema)) };
   crds = [];
   for (const name of readdirSync(REPO_CRD_DIR)
     .filter((n) => n.endsWith('.json'))

@@ -7,7 +7,7 @@
  * there. A format is carried as its name behind a private-use marker.
  */
 import type { CelFunc } from '@bufbuild/cel';
-import { GoURLError, parseRequestURI } from './go-url.ts';
+import { GoURLError, parseRequestURI } from '../../model/go/url.ts';
 import { optionalNone, optionalOf } from './optional.ts';
 
 type Cel = typeof import('@bufbuild/cel');
@@ -74,7 +74,7 @@ const labelValue = (s: string): string[] => [
   ...(whole(LABEL_VALUE).test(s) ? [] : [regexError(LABEL_VALUE_MESSAGE, LABEL_VALUE, 'MyValue', 'my_value', '12345')]),
 ];
 
-/** Go's url.ParseRequestURI (go-url.ts), with Go's error as apimachinery's uri format reports it. */
+/** Go's url.ParseRequestURI (model/go/url.ts), with Go's error as apimachinery's uri format reports it. */
 function uri(s: string): string[] {
   try {
     parseRequestURI(s);

@@ -19,14 +19,14 @@ import { listTypeFunctions } from './list-types.ts';
 import { elementTypeOf } from './budget.ts';
 import { twoVariableFunctions } from './two-variable.ts';
 import { opaque, opaqueText, opaqueType } from './opaque-types.ts';
-import { escapedPath, GoURLError, hostname, parseRequestURI, parseURL, port, query, type GoURL } from './go-url.ts';
+import { escapedPath, GoURLError, hostname, parseRequestURI, parseURL, port, query, type GoURL } from '../../model/go/url.ts';
 import { formatFunctions } from './format.ts';
 import { optionalFunctions } from './optional.ts';
 import { optionalSyntaxFunctions } from './optional-syntax.ts';
 
 type Cel = typeof import('@bufbuild/cel');
 
-/** A URL as Kubernetes' url() reads it: accepted by Go's url.ParseRequestURI, read by url.Parse (go-url.ts); undefined where Go refuses it. */
+/** A URL as Kubernetes' url() reads it: accepted by Go's url.ParseRequestURI, read by url.Parse (model/go/url.ts); undefined where Go refuses it. */
 function goURL(text: string): GoURL | undefined {
   try {
     parseRequestURI(text);

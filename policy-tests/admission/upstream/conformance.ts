@@ -234,6 +234,7 @@ export { ipCases, metadataMapCases, syntaxAgreement, syntaxCases } from './apima
 export { deprecationWarningAgreement, deprecationWarningCases } from './crd-deprecation-warnings.ts';
 export { templatePatchAgreement, templatePatchCases } from './argocd-template-patch.ts';
 export { strategicMergePatchAgreement, strategicMergePatchCases } from './strategic-merge-patch-cases.ts';
+export { extendedFormatCases, formatAgreement, strfmtCases } from './kube-openapi-formats.ts';
 export { kubeconformAgreement, kubeconformCases } from './kubeconform-acceptance.ts';
 export { celCostStabilityCases, validationAgreement, validationExpressionCases } from './validation-expressions.ts';
 export { estimatedCostAgreement, estimatedCostCases } from './estimated-cost.ts';

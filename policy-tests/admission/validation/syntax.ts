@@ -3,7 +3,8 @@
  * pkg/api/resource: names, label keys and values, port names, quantities.
  * Each returns the API server's reason, or undefined when the value is valid.
  */
-import { BlockList, isIP } from 'node:net';
+import { BlockList } from 'node:net';
+import { cidrSloppy, isIPSloppy, isIPv4Sloppy } from '../../model/go/net.ts';
 
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
@@ -139,33 +140,18 @@ export function intOrPercent(v: unknown): string | undefined {
 }
 
 /** An IPv4 address as netutils.ParseIPSloppy reads one: four decimal parts of up to three digits, leading zeros allowed. */
-const isSloppyIPv4 = (v: string): boolean => {
-  const parts = v.split('.');
-  return parts.length === 4 && parts.every((p) => /^\d{1,3}$/.test(p) && Number(p) <= 255);
-};
-
 /**
  * An IPv4 or IPv6 CIDR as netutils.ParseCIDRSloppy reads it (IsValidCIDRForLegacyField without StrictIPCIDRValidation,
  * which is alpha and off): an IPv4 part may carry leading zeros, and no IPv6 part a zone.
  */
 export function cidr(v: string): string | undefined {
-  const [ip, bits, extra] = v.split('/');
-  if (extra !== undefined || bits === undefined || !/^[0-9]+$/.test(bits)) return 'must be a valid CIDR value (e.g. 10.9.8.0/24 or 2001:db8::/64)';
-  const v4 = isSloppyIPv4(ip!);
-  const v6 = !v4 && !ip!.includes('%') && isIP(ip!) === 6;
-  if (!v4 && !v6) return 'must be a valid CIDR value (e.g. 10.9.8.0/24 or 2001:db8::/64)';
-  if (Number(bits) > (v4 ? 32 : 128)) return 'prefix length out of range';
-  return undefined;
+  const read = cidrSloppy(v);
+  if (!('problem' in read)) return undefined;
+  return read.problem === 'invalid' ? 'must be a valid CIDR value (e.g. 10.9.8.0/24 or 2001:db8::/64)' : read.problem;
 }
 
-/**
- * An IP as netutils.ParseIPSloppy reads it: IPv4 may carry leading zeros (StrictIPCIDRValidation is off by default);
- * an IPv6 zone (`fe80::1%eth0`), which Node's isIP admits and Go's parser does not, is refused.
- */
-export function isSloppyIP(v: string): boolean {
-  if (v.includes('%')) return false;
-  return isIP(v) !== 0 || isSloppyIPv4(v);
-}
+/** An IP as netutils.ParseIPSloppy reads it (model/go/net.ts). */
+export const isSloppyIP = isIPSloppy;
 
 /** IsDomainPrefixedPath: `<DNS subdomain>/<HTTP path>`, as a Job's managedBy and an IngressClass's controller are written. */
 export function domainPrefixedPath(value: string): string | undefined {
@@ -191,7 +177,7 @@ export function wildcardSubdomain(v: string): string | undefined {
  */
 export function strictSubnet(inner: string, outer: string): boolean {
   // An IPv4 part written with leading zeros (as ParseCIDRSloppy reads it) is its decimal value.
-  const plain = (ip: string) => (isSloppyIPv4(ip) ? ip.split('.').map(Number).join('.') : ip);
+  const plain = (ip: string) => (isIPv4Sloppy(ip) ? ip.split('.').map(Number).join('.') : ip);
   const [outerIP, outerBits] = outer.split('/').map((p, i) => (i === 0 ? plain(p) : p)) as [string, string];
   const [innerIP, innerBits] = inner.split('/').map((p, i) => (i === 0 ? plain(p) : p)) as [string, string];
   const family = (ip: string) => (ip.includes(':') ? 'ipv6' : 'ipv4');

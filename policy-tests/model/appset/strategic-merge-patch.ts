@@ -8,7 +8,7 @@
  * Held to apimachinery's own cases: `npm run conformance -- --strategic-merge-patch`.
  */
 import { isMap, type Obj } from '../core/dig.ts';
-import { decodedSlice, goAppend, goDeleteAt, goStableSort, viewOf, type GoSlice } from './go-slices.ts';
+import { decodedSlice, goAppend, goDeleteAt, goStableSort, viewOf, type GoSlice } from '../go/slices.ts';
 import { goPrint as goSprint } from './params.ts';
 
 const MARKER = '$patch';
@@ -178,7 +178,7 @@ interface ListKind {
   kind: string;
 }
 
-/** `mergeSlice` on the caller's list `live`, which sees the writes Go's makes into it (go-slices.ts). */
+/** `mergeSlice` on the caller's list `live`, which sees the writes Go's makes into it (model/go/slices.ts). */
 function mergeSlice(live: GoSlice, patchIn: List, { schema, mergeKey }: Pick<PatchMeta, 'schema' | 'mergeKey'>, isDeleteList: boolean): List {
   const originalIn = viewOf(live);
   if (originalIn.length === 0 && patchIn.length === 0) return originalIn;

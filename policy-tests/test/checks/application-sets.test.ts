@@ -206,7 +206,9 @@ describe('an ApplicationSet is expanded as Argo CD expands it, and its Applicati
     const template = { name: 'extra-{{app}}', path: 'apps/extras/{{app}}' };
     copy.write(SET_FILE, applicationSet(['templatePatch: |', '  spec:', '    syncPolicy:', '      $patch: delete'], generators, template));
     const emptied = await copy.gate({});
-    expect(emptied.filter((f) => f.file === SET_FILE).map((f) => `${f.check}: ${f.message}`)).toEqual([expect.stringMatching(/^argocd-sync-policy: .*extra-whoami/)]);
+    expect(emptied.filter((f) => f.file === SET_FILE).map((f) => `${f.check}: ${f.message}`)).toEqual([
+      expect.stringMatching(/^argocd-sync-policy: .*extra-whoami/),
+    ]);
     copy.write(SET_FILE, applicationSet(['templatePatch: |', '  spec:', '    $patch: merge'], generators, template));
     const refused = await copy.gate({});
     expect(refused.filter((f) => f.file === SET_FILE).map((f) => `${f.check}: ${f.message}`)).toEqual([

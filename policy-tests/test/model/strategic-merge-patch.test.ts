@@ -1,7 +1,7 @@
 /** The strategic merge patch as apimachinery applies it (model/appset/strategic-merge-patch.ts), and Go's slices under it. */
 import { describe, expect, it } from 'vitest';
 import { patchSchemaOf, type PatchType } from '../../model/appset/application-type.ts';
-import { decodedSlice, goAppend, goDeleteAt, goStableSort, viewOf } from '../../model/appset/go-slices.ts';
+import { decodedSlice, goAppend, goDeleteAt, goStableSort, viewOf } from '../../model/go/slices.ts';
 import { PatchError, strategicMergePatch } from '../../model/appset/strategic-merge-patch.ts';
 
 // A schema in the shape of apimachinery's test struct: a list merged by name, one of scalars merged, one replaced.

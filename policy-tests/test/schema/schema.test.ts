@@ -118,6 +118,37 @@ describe('schema layer: strict by default', () => {
     expect((await gadgetOf('{}')).status).toBe('valid');
   });
 
+  it("holds a value to its format as the API server does: kube-openapi's formats, an unsupported one checking nothing, and each integer's range", async () => {
+    const gadgetOf = await gadgetJudge(
+      [
+        '                replicas: {type: integer, format: int32}',
+        '                count: {type: integer}',
+        '                net: {type: string, format: cidr}',
+        '                link: {type: string, format: uri-reference}',
+        '                at: {type: string, format: date-time}',
+        '                every: {type: string, format: duration}',
+      ].join('\n'),
+    );
+    // Past int32 (the format says so) and past int64 (every integer's own range): refused.
+    expect((await gadgetOf('replicas: 3000000000')).findings.map(formatFinding)).toEqual([
+      expect.stringMatching(/\/spec\/replicas: must match format "int32"/),
+    ]);
+    expect((await gadgetOf('count: 1.0e+20')).findings.map(formatFinding)).toEqual([expect.stringMatching(/\/spec\/count: must match format "int64"/)]);
+    // A CIDR kube-openapi cannot parse is refused; JSON Schema has no such format, and its checker let it through.
+    expect((await gadgetOf('net: 10.0.0.0/33')).findings.map(formatFinding)).toEqual([expect.stringMatching(/\/spec\/net: must match format "cidr"/)]);
+    // The API server strips a format it does not support; JSON Schema's uri-reference refuses a space, kube-openapi nothing.
+    expect((await gadgetOf("link: 'a b'")).status).toBe('valid');
+    // strfmt's date-time and duration, not RFC 3339's and ISO 8601's: a lowercase t and "3 days" are admitted, a space for the T is not.
+    expect((await gadgetOf("at: '2014-12-15t08:00:00z'")).status).toBe('valid');
+    expect((await gadgetOf("at: '2014-12-15 08:00:00Z'")).findings.map(formatFinding)).toEqual([
+      expect.stringMatching(/\/spec\/at: must match format "datetime"/),
+    ]);
+    expect((await gadgetOf("every: '3 days'")).status).toBe('valid');
+    // strfmt reads any digits-and-unit run loosely (P3D is 3 days to it); a text with none is refused.
+    expect((await gadgetOf("every: 'P3D'")).status).toBe('valid');
+    expect((await gadgetOf('every: soon')).findings.map(formatFinding)).toEqual([expect.stringMatching(/\/spec\/every: must match format "duration"/)]);
+  });
+
   it('reports type, enum and required-field errors at the offending node', async () => {
     const wrongType = await check(deployment('').replace('spec:\n  selector', 'spec:\n  replicas: two\n  selector'));
     expect(wrongType.findings).toEqual([expect.stringMatching(/^t\.yaml:7:13 \[schema\] .*\/spec\/replicas: must be integer/)]);

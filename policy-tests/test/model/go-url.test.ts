@@ -1,10 +1,10 @@
 /**
- * Kubernetes' url() reads a URL with Go's url.ParseRequestURI (admission/cel/go-url.ts): the cases of Go's own
+ * Kubernetes' url() reads a URL with Go's url.ParseRequestURI (model/go/url.ts): the cases of Go's own
  * net/url tests (url_test.go: parseRequestURLTests, TestURLHostnameAndPort), and the examples of the Kubernetes
  * library's documentation (k8s.io/apiserver pkg/cel/library/urls.go), through the rule evaluator.
  */
 import { describe, expect, it } from 'vitest';
-import { hostname, parseRequestURI, port } from '../../admission/cel/go-url.ts';
+import { hostname, parseRequestURI, port } from '../../model/go/url.ts';
 import { eachHolds } from '../support/cel-rule.ts';
 
 const valid = (raw: string) => {
