@@ -7,6 +7,7 @@
  * there. A format is carried as its name behind a private-use marker.
  */
 import type { CelFunc } from '@bufbuild/cel';
+import { STRING_FORMATS } from '../../model/go/strfmt.ts';
 import { GoURLError, parseRequestURI } from '../../model/go/url.ts';
 import { optionalNone, optionalOf } from './optional.ts';
 
@@ -85,24 +86,6 @@ function uri(s: string): string[] {
   }
 }
 
-const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-
-/** A real calendar date, yyyy-mm-dd, as strfmt's full-date. */
-function isDate(s: string): boolean {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s);
-  if (!m) return false;
-  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  const date = new Date(Date.UTC(y, mo - 1, d));
-  return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d;
-}
-
-/** strfmt's date-time: a full date, a time with optional fraction, and a zone. */
-function isDateTime(s: string): boolean {
-  const m = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/.exec(s);
-  return m !== null && isDate(m[1]!) && Number(m[2]) < 24 && Number(m[3]) < 60 && Number(m[4]) < 61;
-}
-
 /** Every named format, with its validation (library.ConstantFormats). */
 const FORMATS: Readonly<Record<string, (s: string) => string[]>> = {
   dns1123Label,
@@ -114,10 +97,11 @@ const FORMATS: Readonly<Record<string, (s: string) => string[]>> = {
   dns1035LabelPrefix: prefix(dns1035Label),
   labelValue,
   uri,
-  uuid: (s) => (UUID.test(s) ? [] : ['does not match the UUID format']),
-  byte: (s) => (BASE64.test(s) ? [] : ['invalid base64']),
-  date: (s) => (isDate(s) ? [] : ['invalid date']),
-  datetime: (s) => (isDateTime(s) ? [] : ['invalid datetime']),
+  // strfmt.Default.Validates, as library/format.go asks it (model/go/strfmt.ts).
+  uuid: (s) => (STRING_FORMATS.uuid!(s) ? [] : ['does not match the UUID format']),
+  byte: (s) => (STRING_FORMATS.byte!(s) ? [] : ['invalid base64']),
+  date: (s) => (STRING_FORMATS.date!(s) ? [] : ['invalid date']),
+  datetime: (s) => (STRING_FORMATS.datetime!(s) ? [] : ['invalid datetime']),
 };
 
 export function formatFunctions(cel: Cel): CelFunc[] {

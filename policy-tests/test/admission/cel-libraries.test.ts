@@ -244,6 +244,10 @@ describe('CEL: optional values and the format library, as the API server gives t
     ["format.date().validate('2024-02-30').value()", ['invalid date']],
     ["format.datetime().validate('2024-02-29T23:59:59.5+01:00').hasValue()", false],
     ["format.byte().validate('aGVsbG8').value()", ['invalid base64']],
+    // strfmt's own validators, as library/format.go asks them: no empty base64, a year of the first century, the T a T.
+    ["format.byte().validate('').value()", ['invalid base64']],
+    ["format.date().validate('0050-01-31').hasValue()", false],
+    ["format.datetime().validate('2024-02-29 23:59:59Z').value()", ['invalid datetime']],
     ["format.uuid().validate('123e4567-e89b-12d3-a456-42661417400').value()", ['does not match the UUID format']],
   ] as const)('%s', (expr, expected) => {
     const got = value(expr);
