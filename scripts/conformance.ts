@@ -160,7 +160,10 @@ is committed):
   --kube-openapi DIR  k8s.io/kube-openapi: the formats a custom resource's
                       values are held to, through the schema layer's CRD
                       validator: pkg/validation/validate/fixtures/formats
-                      and pkg/validation/strfmt's format tests, each value
+                      and pkg/validation/strfmt's format tests, each value;
+                      and the JSON Schema Test Suite its validator runs
+                      (fixtures/jsonschema_suite), where a CRD can hold
+                      the schema
   --kubeconform DIR   yannh/kubeconform: its acceptance tests
                       (acceptance.bats over fixtures/), each run as the
                       gate's command line (exit, counts, verdicts)
@@ -322,6 +325,14 @@ function reportKubeOpenapi(dir: string, print: (line: string) => void): void {
     .map((name) => ({ name, source: readText(join(strfmt, name)) }));
   const { cases, unread } = conformance.strfmtCases(files);
   report("kube-openapi's format tests (pkg/validation/strfmt)", conformance.formatAgreement(cases, unread), print);
+  const suite = join(dir, 'pkg/validation/validate/fixtures/jsonschema_suite');
+  if (!existsSync(suite)) return print('JSON Schema Test Suite: pkg/validation/validate/fixtures/jsonschema_suite is not in this checkout\n');
+  const suiteFiles = readdirSync(suite)
+    .filter((f) => f.endsWith('.json'))
+    .map((f) => ({ name: f.replace(/\.json$/, ''), json: readText(join(suite, f)) }));
+  const { agreement, declined } = conformance.suiteAgreement(conformance.suiteCases(suiteFiles).cases);
+  report('the JSON Schema Test Suite as kube-openapi runs it (validate/jsonschema_test.go), where a CRD can hold the schema', agreement, print);
+  for (const [why, n] of declined) print(`  DECLINED ${n}: ${why}\n`);
 }
 
 /** A CRD's own validation at create: TestValidateCustomResourceDefinition and TestSelectableFields, each row as the v1 object it comes from. */

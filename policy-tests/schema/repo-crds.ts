@@ -82,7 +82,9 @@ const goRegExp = Object.assign(goRegExpImpl, { code: 'goRegExp' });
 
 /** What, besides a schema and an object, decides a CRD validation's outcome: the code that configures ajv. */
 export const crdAjvMakeup = (): string =>
-  [crdAjv, withServerFormats, validatedFormat, goRegExpImpl, ...Object.values(STRING_FORMATS), ...Object.values(NUMBER_FORMATS)].map(String).join('\n');
+  [crdAjv, withServerFormats, exclusiveBounds, validatedFormat, goRegExpImpl, ...Object.values(STRING_FORMATS), ...Object.values(NUMBER_FORMATS)]
+    .map(String)
+    .join('\n');
 
 /** One ajv for CRD schemas: Kubernetes' structural-schema extensions are annotations to it, not constraints. */
 function crdAjv(): Ajv {
@@ -120,10 +122,26 @@ function singleType(type: unknown): unknown {
   return rest.length === 1 ? rest[0] : '';
 }
 
+/** OpenAPI v3's (draft 4's) exclusive bound, a boolean beside `maximum`, as ajv's draft-07 reads one: the bound itself. */
+function exclusiveBounds(node: Record<string, unknown>): void {
+  for (const [exclusive, bound] of [
+    ['exclusiveMaximum', 'maximum'],
+    ['exclusiveMinimum', 'minimum'],
+  ] as const) {
+    if (typeof node[exclusive] !== 'boolean') continue;
+    // kube-openapi reads the flag only with its bound; without one, or false, it says nothing.
+    if (node[exclusive] === true && typeof node[bound] === 'number') {
+      node[exclusive] = node[bound];
+      delete node[bound];
+    } else delete node[exclusive];
+  }
+}
+
 /**
- * Each node's `format` as the API server keeps it (`validatedFormat`): a format it does not support dropped, a
- * supported one named as its registry names it, and an integer's range (int64's by default) made a format, since
- * kube-openapi checks every integer against it.
+ * Each node as kube-openapi validates with it: its `format` as the API server keeps it (`validatedFormat`: a format
+ * it does not support dropped, a supported one named as its registry names it, and an integer's range, int64's by
+ * default, made a format, since kube-openapi checks every integer against it), and its exclusive bounds as ajv
+ * reads them (ajv refused to compile the boolean form, which CRDs write).
  */
 function withServerFormats(schema: JsonSchema): JsonSchema {
   const walk = (s: unknown): unknown => {
@@ -137,6 +155,7 @@ function withServerFormats(schema: JsonSchema): JsonSchema {
       if (format === undefined) delete out.format;
       else out.format = format;
     }
+    exclusiveBounds(out);
     return out;
   };
   return walk(schema) as JsonSchema;

@@ -235,6 +235,7 @@ export { deprecationWarningAgreement, deprecationWarningCases } from './crd-depr
 export { templatePatchAgreement, templatePatchCases } from './argocd-template-patch.ts';
 export { strategicMergePatchAgreement, strategicMergePatchCases } from './strategic-merge-patch-cases.ts';
 export { extendedFormatCases, formatAgreement, strfmtCases } from './kube-openapi-formats.ts';
+export { suiteAgreement, suiteCases } from './kube-openapi-suite.ts';
 export { kubeconformAgreement, kubeconformCases } from './kubeconform-acceptance.ts';
 export { celCostStabilityCases, validationAgreement, validationExpressionCases } from './validation-expressions.ts';
 export { estimatedCostAgreement, estimatedCostCases } from './estimated-cost.ts';

@@ -149,6 +149,13 @@ describe('schema layer: strict by default', () => {
     expect((await gadgetOf('every: soon')).findings.map(formatFinding)).toEqual([expect.stringMatching(/\/spec\/every: must match format "duration"/)]);
   });
 
+  it('reads an exclusive bound as OpenAPI v3 writes it, a flag beside its bound, as kube-openapi reads it', async () => {
+    const gadgetOf = await gadgetJudge('                size: {type: integer, minimum: 0, exclusiveMinimum: true, maximum: 10, exclusiveMaximum: false}');
+    expect((await gadgetOf('size: 10')).status).toBe('valid');
+    expect((await gadgetOf('size: 0')).findings.map(formatFinding)).toEqual([expect.stringMatching(/\/spec\/size: must be > 0/)]);
+    expect((await gadgetOf('size: 11')).findings.map(formatFinding)).toEqual([expect.stringMatching(/\/spec\/size: must be <= 10/)]);
+  });
+
   it('reports type, enum and required-field errors at the offending node', async () => {
     const wrongType = await check(deployment('').replace('spec:\n  selector', 'spec:\n  replicas: two\n  selector'));
     expect(wrongType.findings).toEqual([expect.stringMatching(/^t\.yaml:7:13 \[schema\] .*\/spec\/replicas: must be integer/)]);
