@@ -113,7 +113,9 @@ is committed):
                       TestValidateCustomResourceDefinition,
                       TestSelectableFields and
                       Test_validateDeprecationWarning
-                      (pkg/apis/apiextensions/validation/validation_test.go)
+                      (pkg/apis/apiextensions/validation/validation_test.go),
+                      and TestDefault and TestPruneNonNullableNulls...
+                      (pkg/apiserver/schema/defaulting)
   --argocd DIR        argoproj/argo-cd at the pinned tag: gitops-engine's
                       hook tests (gitops-engine/pkg/sync/hook), judged
                       through the gate's reading of hooks, and its sort
@@ -356,6 +358,13 @@ function reportCrdDefinitions(dir: string, print: (line: string) => void): void 
   const warnings = conformance.deprecationWarningCases(readText(api('validation/validation_test.go')));
   report("A version's deprecation warning (Test_validateDeprecationWarning)", conformance.deprecationWarningAgreement(warnings.cases, warnings.unread), print);
   for (const d of warnings.declined) print(`  DECLINED ${d.test}: ${d.why}\n`);
+  const defaulting = ['algorithm_test.go', 'prunenulls_test.go'].map((f) => join(dir, 'pkg/apiserver/schema/defaulting', f)).filter(existsSync);
+  const steps = conformance.defaultingCases(defaulting.map(readText));
+  report(
+    "A custom resource's nulls and defaults before validation (TestDefault, TestPruneNonNullableNullsWithoutDefaults)",
+    conformance.defaultingAgreement(steps.cases, steps.unread),
+    print,
+  );
 }
 
 const isMain = process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'));

@@ -16,6 +16,7 @@ import { cronJobFindings, objectSizeFindings } from './kind-findings.ts';
 import { parseInstancePath, type PathSegment } from '../model/core/positions.ts';
 import { loadFieldTrees, packageDir, type FieldTrees, type Shape } from './field-tree.ts';
 import { jsonOf, packageVersion } from '../model/stores/outcome-store.ts';
+import { asDefaulted } from './structural-defaults.ts';
 import { crdAjvMakeup, crdsFromObjects, loadRepoCrds, NULLABLE_AS_TYPES, shapesFromJsonSchema, type LazyCrd, type RepoCrd } from './repo-crds.ts';
 import { cachedValidator } from '../model/stores/validation-cache.ts';
 import { perPair } from '../model/core/per-object.ts';
@@ -50,6 +51,16 @@ export interface SchemaResult {
 }
 
 type Validator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
+
+/** A CRD's validator run on the object as the API server validates it: its nulls pruned and its defaults set (structural-defaults.ts). */
+function defaultedFirst(validate: Validator, schema: object): Validator {
+  const run = ((data: unknown) => {
+    const valid = validate(asDefaulted(data, schema as Record<string, unknown>));
+    run.errors = validate.errors;
+    return valid;
+  }) as Validator;
+  return run;
+}
 
 interface KindSchema {
   validate: Validator;
@@ -87,7 +98,7 @@ export class SchemaLayer {
 
   /** CRDs the repository renders or declares: their schemas come first, ahead of the model packages. */
   /** The CRDs the repository applies or renders, by `apiVersion/Kind`: compiled, keyed and shaped on first use. */
-  private readonly declared = new Map<string, Pick<LazyCrd, 'apiVersion' | 'kind' | 'scope' | 'file' | 'compile'> & { root: number; key: string }>();
+  private readonly declared = new Map<string, Pick<LazyCrd, 'apiVersion' | 'kind' | 'scope' | 'file' | 'compile' | 'raw'> & { root: number; key: string }>();
 
   private readonly trees: FieldTrees;
   private readonly shapes: Shape[];
@@ -117,6 +128,7 @@ export class SchemaLayer {
         kind: crd.kind,
         scope: crd.scope,
         file: crd.file,
+        raw: crd.raw,
         compile: () => crd.compile(),
         // Keyed and shaped by the schema as written: `nullable` changes neither its fields nor whether a node is an
         // object, and the conversion ajv needs walks megabytes of the charts' CRDs, so it waits for a compile.
@@ -204,12 +216,18 @@ export class SchemaLayer {
                 }) as unknown as ValidateFunction;
               }
             };
-            this.byKind.set(key, { validate: cachedValidator(declared.key, crdAjvMakeup(), compile) as Validator, root: declared.root });
+            this.byKind.set(key, {
+              validate: defaultedFirst(cachedValidator(declared.key, crdAjvMakeup(), compile) as Validator, declared.raw),
+              root: declared.root,
+            });
             return;
           }
           const crd = this.repoCrds.get(key);
           if (crd) {
-            this.byKind.set(key, { validate: cachedValidator(JSON.stringify(crd.schema), crdAjvMakeup(), () => crd.validate) as Validator, root: crd.root });
+            this.byKind.set(key, {
+              validate: defaultedFirst(cachedValidator(JSON.stringify(crd.schema), crdAjvMakeup(), () => crd.validate) as Validator, crd.schema),
+              root: crd.root,
+            });
             return;
           }
           const entry = this.trees.kinds[key];

@@ -11,6 +11,7 @@
  * silently. Each evaluation is metered (budget.ts). Transition
  * rules (on `oldSelf`) are judged only between an old and a new object.
  */
+import { asDefaulted } from '../../schema/structural-defaults.ts';
 import type { CelInput } from '@bufbuild/cel';
 import type { PathSegment } from '../../model/core/positions.ts';
 import { celRuntime, isCelError, scan, type Cel } from './runtime.ts';
@@ -161,20 +162,6 @@ export function evaluateMetered(evaluate: () => unknown): { value: unknown; cost
   }
 }
 
-/** Structural defaulting: absent properties with a `default` get it, as the API server does before validation. */
-export function withDefaults(value: unknown, schema: JsonSchemaNode | undefined): unknown {
-  if (!schema || value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return schema.items ? value.map((v) => withDefaults(v, schema.items)) : value;
-  const out: Record<string, unknown> = { ...(value as Record<string, unknown>) };
-  for (const [k, sub] of Object.entries(schema.properties ?? {})) {
-    if (out[k] === undefined && sub.default !== undefined) out[k] = structuredClone(sub.default);
-    if (out[k] !== undefined) out[k] = withDefaults(out[k], sub);
-  }
-  if (typeof schema.additionalProperties === 'object')
-    for (const k of Object.keys(out)) if (!schema.properties?.[k]) out[k] = withDefaults(out[k], schema.additionalProperties);
-  return out;
-}
-
 /** `.spec.foo['bar'][0]` → ['spec', 'foo', 'bar', 0] */
 function fieldPathSegments(fieldPath: string): PathSegment[] {
   const out: PathSegment[] = [];
@@ -238,7 +225,8 @@ export function ruleViolations(schema: JsonSchemaNode, object: unknown, old?: un
       if (sub) walk(sub, v, oldO?.[k], [...path, k]);
     }
   };
-  walk(schema, withDefaults(object, schema), old === undefined ? undefined : withDefaults(old, schema), []);
+  // The object as the API server holds it when the rules run: non-nullable nulls pruned, then defaulted (schema/structural-defaults.ts).
+  walk(schema, asDefaulted(object, schema as Record<string, unknown>), old === undefined ? undefined : asDefaulted(old, schema as Record<string, unknown>), []);
   return out;
 }
 

@@ -236,6 +236,7 @@ export { templatePatchAgreement, templatePatchCases } from './argocd-template-pa
 export { strategicMergePatchAgreement, strategicMergePatchCases } from './strategic-merge-patch-cases.ts';
 export { extendedFormatCases, formatAgreement, strfmtCases } from './kube-openapi-formats.ts';
 export { suiteAgreement, suiteCases } from './kube-openapi-suite.ts';
+export { defaultingAgreement, defaultingCases } from './structural-defaulting-cases.ts';
 export { kubeconformAgreement, kubeconformCases } from './kubeconform-acceptance.ts';
 export { celCostStabilityCases, validationAgreement, validationExpressionCases } from './validation-expressions.ts';
 export { estimatedCostAgreement, estimatedCostCases } from './estimated-cost.ts';

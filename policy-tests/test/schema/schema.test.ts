@@ -149,6 +149,21 @@ describe('schema layer: strict by default', () => {
     expect((await gadgetOf('every: soon')).findings.map(formatFinding)).toEqual([expect.stringMatching(/\/spec\/every: must match format "duration"/)]);
   });
 
+  it('validates a custom resource as the API server does: a null it takes none of pruned, a default set before a required field is asked for', async () => {
+    const gadgetOf = await gadgetJudge(
+      [
+        '                size: {type: integer}',
+        '                inner: {type: object, required: [size], properties: {size: {type: integer, default: 1, minimum: 0}}}',
+      ].join('\n'),
+    );
+    // Helm writes `size: null` for an empty value; the API server drops it (not nullable, no default).
+    expect((await gadgetOf('size: null')).status).toBe('valid');
+    // A required field with a default is defaulted first, missing or null.
+    expect((await gadgetOf('inner: {}')).status).toBe('valid');
+    expect((await gadgetOf('inner: {size: null}')).status).toBe('valid');
+    expect((await gadgetOf('inner: {size: -1}')).findings.map(formatFinding)).toEqual([expect.stringMatching(/\/spec\/inner\/size: must be >= 0/)]);
+  });
+
   it('reads an exclusive bound as OpenAPI v3 writes it, a flag beside its bound, as kube-openapi reads it', async () => {
     const gadgetOf = await gadgetJudge('                size: {type: integer, minimum: 0, exclusiveMinimum: true, maximum: 10, exclusiveMaximum: false}');
     expect((await gadgetOf('size: 10')).status).toBe('valid');
