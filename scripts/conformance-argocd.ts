@@ -1,7 +1,7 @@
 /**
  * The conformance command's Argo CD part: the gate's reading of a source held to Argo CD's own tests at the pinned
  * tag (gitops-engine's hooks and sync order, the impersonated account, symlinks and paths, AppProject permissions,
- * ApplicationSet templates, generators and validation, the repo-server's cases).
+ * ApplicationSet templates, generators and validation, the built-in health scripts' tests, the repo-server's cases).
  */
 import { existsSync, readdirSync, readlinkSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
@@ -128,8 +128,41 @@ async function reportApplicationSets(checkout: string, print: (t: string) => voi
   }
 }
 
+/** Every built-in health script's folder under resource_customizations, as the reader takes it. */
+function healthScriptDirs(root: string): { dir: string; script: string; testYaml: string; read(path: string): string | undefined }[] {
+  const out: { dir: string; script: string; testYaml: string; read(path: string): string | undefined }[] = [];
+  const walk = (at: string) => {
+    for (const name of readdirSync(at).sort()) {
+      const full = join(at, name);
+      if (statSync(full).isDirectory()) walk(full);
+      else if (name === 'health.lua')
+        out.push({
+          dir: relative(root, at).split(sep).join('/'),
+          script: readText(full),
+          testYaml: existsSync(join(at, 'health_test.yaml')) ? readText(join(at, 'health_test.yaml')) : 'tests: []',
+          read: (path) => (existsSync(join(at, path)) ? readText(join(at, path)) : undefined),
+        });
+    }
+  };
+  walk(root);
+  return out;
+}
+
+/** Argo CD's built-in health scripts on their own tests, run by the gate's Lua runner. */
+function reportHealthScripts(checkout: string, print: (t: string) => void): void {
+  const root = join(checkout, 'resource_customizations');
+  if (!existsSync(root)) return print('Argo CD health scripts: resource_customizations is not in this checkout\n');
+  const { cases, unread } = conformance.healthCases(healthScriptDirs(root));
+  report(
+    "Argo CD's health scripts on their own tests (resource_customizations/*/*/health_test.yaml, util/lua/health_test.go)",
+    conformance.healthAgreement(cases, unread),
+    print,
+  );
+}
+
 export async function reportRepoServer(checkout: string, print: (t: string) => void): Promise<void> {
   reportHooks(checkout, print);
+  reportHealthScripts(checkout, print);
   reportImpersonation(checkout, print);
   reportSymlinks(checkout, print);
   reportProjects(checkout, print);

@@ -129,7 +129,9 @@ is committed):
                       utils/utils_test.go, generators/git_test.go and
                       list_test.go; Go templates through the pinned Helm), what
                       its controller refuses of what they make (controllers/
-                      applicationset_controller_test.go), and the
+                      applicationset_controller_test.go), the built-in
+                      health scripts on their own tests (resource_
+                      customizations, run by the gate's Lua), and the
                       repo-server's tests (reposerver/repository/
                       repository_test.go and its testdata/), judged through
                       the gate's reading of a source; its line is printed last

@@ -237,6 +237,7 @@ export { strategicMergePatchAgreement, strategicMergePatchCases } from './strate
 export { extendedFormatCases, formatAgreement, strfmtCases } from './kube-openapi-formats.ts';
 export { suiteAgreement, suiteCases } from './kube-openapi-suite.ts';
 export { defaultingAgreement, defaultingCases } from './structural-defaulting-cases.ts';
+export { healthAgreement, healthCases } from './argocd-health-scripts.ts';
 export { kubeconformAgreement, kubeconformCases } from './kubeconform-acceptance.ts';
 export { celCostStabilityCases, validationAgreement, validationExpressionCases } from './validation-expressions.ts';
 export { estimatedCostAgreement, estimatedCostCases } from './estimated-cost.ts';

@@ -18,6 +18,7 @@ declare module 'fengari' {
     lua_pushnil(L: LuaState): void;
     lua_pushboolean(L: LuaState, b: boolean): void;
     lua_pushnumber(L: LuaState, n: number): void;
+    lua_pushinteger(L: LuaState, n: number): void;
     lua_pushstring(L: LuaState, s: LuaString): void;
     lua_pushjsfunction(L: LuaState, f: JsFunction): void;
     lua_createtable(L: LuaState, narr: number, nrec: number): void;
@@ -44,6 +45,7 @@ declare module 'fengari' {
     luaL_newstate(): LuaState;
     luaL_requiref(L: LuaState, name: LuaString, opener: JsFunction, global: number): void;
     luaL_loadstring(L: LuaState, s: LuaString): number;
+    luaL_dostring(L: LuaState, s: LuaString): number;
     luaL_checkstring(L: LuaState, arg: number): LuaString;
     luaL_checklstring(L: LuaState, arg: number): LuaString;
     luaL_checkinteger(L: LuaState, arg: number): number;

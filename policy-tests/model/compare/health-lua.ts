@@ -48,8 +48,14 @@ function push(L: State, value: unknown): void {
   const { lua, to_luastring } = fengari();
   if (value === null || value === undefined) lua.lua_pushnil(L);
   else if (typeof value === 'boolean') lua.lua_pushboolean(L, value);
-  else if (typeof value === 'number') lua.lua_pushnumber(L, value);
-  else if (typeof value === 'string') lua.lua_pushstring(L, to_luastring(value));
+  // gopher-lua holds every number as a float64 and prints an integral one without a point ("3"); Lua 5.3 prints a
+  // float as "3.0", so a whole number goes in as an integer, which prints as gopher-lua's does.
+  else if (typeof value === 'number') {
+    // fengari's integers are 32 bits: a larger whole number stays a float, and prints as 5000000000.0 where gopher-lua
+    // prints 5000000000.
+    if (Number.isInteger(value) && value >= -(2 ** 31) && value < 2 ** 31) lua.lua_pushinteger(L, value);
+    else lua.lua_pushnumber(L, value);
+  } else if (typeof value === 'string') lua.lua_pushstring(L, to_luastring(value));
   else if (Array.isArray(value)) {
     lua.lua_createtable(L, value.length, 0);
     value.forEach((item, i) => {
@@ -146,7 +152,20 @@ function sandbox(L: State, openLibs: boolean): void {
     return 1;
   });
   lua.lua_setglobal(L, to_luastring('require'));
+  // What gopher-lua (Lua 5.1) has and Lua 5.3 dropped, as Argo CD's own scripts call it (table.getn above all).
+  if (lauxlib.luaL_dostring(L, to_luastring(LUA51_COMPAT)) !== lua.LUA_OK) lua.lua_pop(L, 1);
 }
+
+const LUA51_COMPAT = `
+table.getn = function(t) return #t end
+table.maxn = function(t) local n = 0 for k in pairs(t) do if type(k) == 'number' and k > n then n = k end end return n end
+unpack = table.unpack
+if math then
+  math.pow = function(x, y) return x ^ y end
+  math.mod = math.fmod
+  math.log10 = function(x) return math.log(x, 10) end
+end
+`;
 
 /** Runs a health script on `object`: the health status it returns, or why it returns none. */
 export function runHealthLua(script: string, object: unknown, openLibs = false): HealthRun {

@@ -39,6 +39,18 @@ describe('runHealthLua', () => {
       expect(runHealthLua(escape, app())).toEqual({ error: expect.any(String) });
   });
 
+  it("reads as gopher-lua (Lua 5.1) reads: a whole number prints without a point, and 5.1's table.getn and unpack are there", () => {
+    // (fengari's integers are 32 bits: a whole number past them is a float, printed as 5000000000.0, docs/design.md.)
+    const counted = { ...app(), status: { readyReplicas: 2, replicas: 3, ratio: 0.5 } };
+    expect(
+      runHealthLua('return {status = "Progressing", message = obj.status.readyReplicas .. "/" .. obj.status.replicas .. " " .. obj.status.ratio}', counted),
+    ).toEqual({ status: 'Progressing', message: '2/3 0.5' });
+    expect(runHealthLua('local t = {"a", "b"} local x, y = unpack(t) return {status = "Healthy", message = table.getn(t) .. x .. y}', app())).toEqual({
+      status: 'Healthy',
+      message: '2ab',
+    });
+  });
+
   it('reads the returned table as Argo CD does: an unknown status is Unknown, nil is none, another type an error', () => {
     expect(runHealthLua('return {status = "Fine"}', app())).toEqual({
       status: 'Unknown',
