@@ -35,7 +35,8 @@ const CREDIT_CARD =
   /^(?:4[0-9]{12}(?:[0-9]{3})?|5[1-5][0-9]{14}|6(?:011|5[0-9][0-9])[0-9]{12}|3[47][0-9]{13}|3(?:0[0-5]|[68][0-9])[0-9]{11}|(?:2131|1800|35\d{3})\d{11})$/;
 const HEXCOLOR = /^#?([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
 const RGB_PART = String.raw`\s*(0|[1-9]\d?|1\d\d?|2[0-4]\d|25[0-5])\s*`;
-const RGBCOLOR = new RegExp(String.raw`^rgb\(${RGB_PART},${RGB_PART},${RGB_PART}\)$`);
+// Through RE2: the spaces around each part would let a backtracking engine try them quadratically often.
+const RGBCOLOR = goRegexp(String.raw`^rgb\(${RGB_PART},${RGB_PART},${RGB_PART}\)$`);
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4})$/;
 const SHORT_NAME = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
 const DATE_TIME_TAIL = /^([0-9]{2}):([0-9]{2}):([0-9]{2})(.[0-9]+)?(z|([+-][0-9]{2}:[0-9]{2}))$/;
@@ -76,7 +77,9 @@ function isStrfmtDuration(s: string): boolean {
   if (goDurationMs(s) !== undefined) return true;
   let ok = false;
   for (const [, digits, unitText] of s.matchAll(/(\d+)[\t\n\f\r ]*([A-Za-zµ]+)/g)) {
-    if (BigInt(digits!) > 2n ** 63n - 1n) return false; // strconv.Atoi fails, and so does the parse
+    // strconv.Atoi fails past int64, and so does the parse (leading zeros count for nothing; a long run is read no further).
+    const significant = digits!.replace(/^0+/, '');
+    if (significant.length > 19 || BigInt(significant || '0') > 2n ** 63n - 1n) return false;
     const unit = unitText!.toLowerCase();
     for (const variants of DURATION_UNITS)
       variants.forEach((variant, i) => {
@@ -157,7 +160,7 @@ export const STRING_FORMATS: Readonly<Record<string, (s: string) => boolean>> = 
   creditcard: isCreditCard,
   ssn: (s) => bytes(s) === 11 && /^\d{3}[- ]?\d{2}[- ]?\d{4}$/.test(s),
   hexcolor: (s) => HEXCOLOR.test(s),
-  rgbcolor: (s) => RGBCOLOR.test(s),
+  rgbcolor: RGBCOLOR,
   byte: (s) => BASE64.test(s),
   password: () => true,
   date: isGoDate,

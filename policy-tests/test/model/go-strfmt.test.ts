@@ -55,6 +55,16 @@ describe("strfmt's validators, as Go's parsers and govalidator's patterns read a
   });
 });
 
+describe('a hostile value', () => {
+  it('costs each format linear time: a long run of spaces in an rgb(), a long run of digits in a duration', () => {
+    const spaces = ' '.repeat(200_000);
+    const started = process.hrtime.bigint();
+    expect([STRING_FORMATS.rgbcolor!(`rgb(${spaces}1${spaces},`), STRING_FORMATS.duration!(`${'9'.repeat(300_000)}s`)]).toEqual([false, false]);
+    // Well inside a second on any machine; a backtracking pattern takes minutes here.
+    expect(Number(process.hrtime.bigint() - started) / 1e9).toBeLessThan(30);
+  });
+});
+
 describe("Go's net/mail.ParseAddress", () => {
   it('reads an addr-spec, a named address, a quoted local part, a domain literal and a group of one', () => {
     expect(['a@b.c', 'Name <a@b.c>', '"Joe\\\\Blow"@example.com', 'a@[192.0.2.1]', 'Team: a@b.c;', 'a@b.c (the admin)'].map(parseMailAddress)).toEqual([
