@@ -82,7 +82,16 @@ const goRegExp = Object.assign(goRegExpImpl, { code: 'goRegExp' });
 
 /** What, besides a schema and an object, decides a CRD validation's outcome: the code that configures ajv. */
 export const crdAjvMakeup = (): string =>
-  [crdAjv, withServerFormats, exclusiveBounds, validatedFormat, goRegExpImpl, ...Object.values(STRING_FORMATS), ...Object.values(NUMBER_FORMATS)]
+  [
+    crdAjv,
+    withServerFormats,
+    eachSchemaNode,
+    exclusiveBounds,
+    validatedFormat,
+    goRegExpImpl,
+    ...Object.values(STRING_FORMATS),
+    ...Object.values(NUMBER_FORMATS),
+  ]
     .map(String)
     .join('\n');
 
@@ -144,18 +153,25 @@ function exclusiveBounds(node: Record<string, unknown>): void {
  * reads them (ajv refused to compile the boolean form, which CRDs write).
  */
 function withServerFormats(schema: JsonSchema): JsonSchema {
+  return eachSchemaNode(schema, (node) => {
+    // A schema node: its type or its format a string (a properties map holds schemas under those names, never strings).
+    if (typeof node.format === 'string' || typeof node.type === 'string' || Array.isArray(node.type)) {
+      const format = validatedFormat(singleType(node.type), node.format);
+      if (format === undefined) delete node.format;
+      else node.format = format;
+    }
+    exclusiveBounds(node);
+  });
+}
+
+/** A copy of the schema with `visit` run on each object in it, bottom up; values (enum, default, example) are left whole. */
+function eachSchemaNode(schema: JsonSchema, visit: (node: Record<string, unknown>) => void): JsonSchema {
   const walk = (s: unknown): unknown => {
     if (Array.isArray(s)) return s.map(walk);
     if (!s || typeof s !== 'object') return s;
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(s)) out[k] = k === 'enum' || k === 'default' || k === 'example' ? v : walk(v);
-    // A schema node: its type or its format a string (a properties map holds schemas under those names, never strings).
-    if (typeof out.format === 'string' || typeof out.type === 'string' || Array.isArray(out.type)) {
-      const format = validatedFormat(singleType(out.type), out.format);
-      if (format === undefined) delete out.format;
-      else out.format = format;
-    }
-    exclusiveBounds(out);
+    visit(out);
     return out;
   };
   return walk(schema) as JsonSchema;
@@ -166,16 +182,10 @@ export const NULLABLE_AS_TYPES = 'nullable as a type array';
 
 /** OpenAPI v3's `nullable: true` as JSON Schema: null is allowed beside the declared type. */
 function withNullable(schema: JsonSchema): JsonSchema {
-  const walk = (s: unknown): unknown => {
-    if (Array.isArray(s)) return s.map(walk);
-    if (!s || typeof s !== 'object') return s;
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(s)) out[k] = k === 'enum' || k === 'default' || k === 'example' ? v : walk(v);
-    if (out.nullable === true && typeof out.type === 'string') out.type = [out.type, 'null'];
-    delete out.nullable;
-    return out;
-  };
-  return walk(schema) as JsonSchema;
+  return eachSchemaNode(schema, (node) => {
+    if (node.nullable === true && typeof node.type === 'string') node.type = [node.type, 'null'];
+    delete node.nullable;
+  });
 }
 
 /** Each CRD schema converted once in a process, by the schema object (parsed objects are shared and never mutated). */
