@@ -7,14 +7,14 @@
  */
 import type { ParsedFile, Resource } from '../core/manifest.ts';
 import type { PathSegment } from '../core/positions.ts';
-import { isMap, obj, type Obj } from '../core/dig.ts';
+import { dig, isMap, obj, type Obj } from '../core/dig.ts';
 import type { Repo } from '../repository/repo.ts';
 import { argocdNamespace, namespaceOrDestination, owningApplication, ownersByFile } from '../argocd/argocd.ts';
 import { APPSET_DRY_RUN_KEY, argocdCmdParams, cmdParamsList, cmdParamsSwitch } from '../argocd/refusals.ts';
 import { matchStringInList } from '../core/glob.ts';
 import type { Params } from './params.ts';
 import { generatorBody, generatorParams, type Run } from './generators.ts';
-import { generatorTemplate } from './generator-template.ts';
+import { generatorTemplate, isEmpty } from './generator-template.ts';
 import { GeneratorError, renderObjects, renderStrings, Unjudged, type GoTemplateEngine, type TemplateMode } from './renderer.ts';
 import { applyTemplatePatch } from './template-patch.ts';
 import { generatedApplicationErrors, qualifiedName } from './validation.ts';
@@ -189,17 +189,21 @@ async function applicationsOf(
   const template = obj(spec.template);
   // Each generator's sets are rendered with its own template merged over the ApplicationSet's (Transform); those of
   // generators one after another with none of their own, in one call.
-  const groups: { template: Obj; sets: Params[] }[] = [];
+  const groups: { template: Obj; sets: Params[]; own?: OwnTemplate }[] = [];
   for (const [i, generator] of generators.entries()) {
     const own = await generatorParams(run, obj(generator), `generator ${i}`);
     const used = generatorTemplate(generatorBody(obj(generator)), template);
     const last = groups.at(-1);
     if (last?.template === used) last.sets.push(...own);
-    else groups.push({ template: used, sets: [...own] });
+    else groups.push({ template: used, sets: [...own], ...(used === template ? {} : { own: ownTemplate(obj(generator), i) }) });
   }
   const sets = groups.flatMap((g) => g.sets);
   const rendered: Obj[] = [];
-  for (const g of groups) rendered.push(...((await renderObjects(mode, g.template, g.sets)) as Obj[]));
+  const ownOf: (OwnTemplate | undefined)[] = [];
+  for (const g of groups) {
+    rendered.push(...((await renderObjects(mode, g.template, g.sets)) as Obj[]));
+    ownOf.push(...g.sets.map(() => g.own));
+  }
   const preserve = obj(spec.syncPolicy).preserveResourcesOnDeletion === true;
   // The patch's text is rendered with each set like any string of the template, then applied (template-patch.ts).
   const patch = spec.templatePatch as string | undefined;
@@ -218,7 +222,7 @@ async function applicationsOf(
     const finalizers = named || preserve || Object.keys(sets[i]!).length === 0 ? metadata.finalizers : [RESOURCES_FINALIZER];
     const app: Obj = { metadata: { ...metadata, ...(finalizers === undefined ? {} : { finalizers }) }, spec: made.spec ?? {} };
     const patched = patches ? applyTemplatePatch(app, patches[i]!) : app;
-    return generated(set, rolling ? withoutAutomatedSync(patched) : patched, i, { owner, namespace });
+    return generated(set, rolling ? withoutAutomatedSync(patched) : patched, i, { owner, namespace, own: ownOf[i] });
   });
 }
 
@@ -258,14 +262,30 @@ function withoutAutomatedSync(app: Obj): Obj {
   return { ...app, spec: { ...spec, syncPolicy: { ...policy, automated: { ...policy.automated, enabled: false } } } };
 }
 
-/** Where a path of a made Application sits in the ApplicationSet: under its template. */
-function templatePath(path: readonly PathSegment[]): PathSegment[] {
+/** A generator's own template, and where it stands in the ApplicationSet. */
+interface OwnTemplate {
+  template: Obj;
+  at: PathSegment[];
+}
+
+function ownTemplate(generator: Obj, index: number): OwnTemplate {
+  const kind = Object.keys(generator).find((k) => k !== 'selector' && generator[k] !== null) ?? '';
+  return { template: obj(generatorBody(generator).template), at: ['spec', 'generators', index, kind, 'template'] };
+}
+
+/**
+ * Where a path of a made Application sits in the ApplicationSet: under the generator's own template where that
+ * template writes it and mergo kept it (a value it leaves empty takes the ApplicationSet's), else under the
+ * ApplicationSet's.
+ */
+function templatePath(path: readonly PathSegment[], own: OwnTemplate | undefined): PathSegment[] {
   if (path[0] === 'apiVersion' || path[0] === 'kind') return [...path];
+  if (own && path.length > 0 && !isEmpty(dig(own.template, path))) return [...own.at, ...path];
   return ['spec', 'template', ...path];
 }
 
 /** A made Application, as a resource of the ApplicationSet's file that the app applying the file rendered. */
-function generated(set: Resource, made: Obj, index: number, { owner, namespace }: { owner: string; namespace: string }): Resource {
+function generated(set: Resource, made: Obj, index: number, { owner, namespace, own }: { owner: string; namespace: string; own?: OwnTemplate }): Resource {
   const metadata = obj(made.metadata);
   const name = typeof metadata.name === 'string' ? metadata.name : '';
   const object = {
@@ -284,7 +304,7 @@ function generated(set: Resource, made: Obj, index: number, { owner, namespace }
     name,
     namespace,
     object,
-    positions: { at: (path, target) => set.positions.at(templatePath(path), target) },
+    positions: { at: (path, target) => set.positions.at(templatePath(path, own), target) },
     rendered: { id: `ApplicationSet/${set.name}#${index}`, app: owner, source: `ApplicationSet ${set.name}` },
   };
 }

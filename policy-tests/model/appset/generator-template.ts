@@ -11,7 +11,7 @@
 import { isMap } from '../core/dig.ts';
 
 /** Go's zero values, which mergo's isEmptyValue reads as empty (a pointer to one is not, but its value is merged in turn). */
-const isEmpty = (v: unknown): boolean => v === undefined || v === null || v === '' || v === 0 || v === false || (Array.isArray(v) && v.length === 0);
+export const isEmpty = (v: unknown): boolean => v === undefined || v === null || v === '' || v === 0 || v === false || (Array.isArray(v) && v.length === 0);
 
 /** Fields mergo treats as opaque: their value is one Go value (runtime.RawExtension's bytes), not a struct to merge into. */
 const OPAQUE = new Set(['valuesObject']);

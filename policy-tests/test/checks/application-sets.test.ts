@@ -137,6 +137,27 @@ describe('an ApplicationSet is expanded as Argo CD expands it, and its Applicati
     expect(made.map((r) => `${r.name} ${r.status}`)).toEqual(['extra-whoami-db valid']);
   });
 
+  it("a finding on what a generator's own template writes lands on that template's line, the rest on the ApplicationSet's", async () => {
+    withWorkload();
+    const own = [
+      '    template:',
+      '      metadata: {}',
+      '      spec:',
+      '        project: media',
+      '        destination: {}',
+      '        source:',
+      '          path: apps/extras/missing',
+    ];
+    copy.write(
+      SET_FILE,
+      applicationSet([], ['- list:', '    elements:', '      - app: whoami', ...own], { name: 'extra-{{app}}', path: 'apps/extras/{{app}}' }),
+    );
+    const findings = (await copy.gate({})).filter((f) => f.file === SET_FILE);
+    const missing = findings.find((f) => /apps\/extras\/missing/.test(f.message));
+    expect(missing, describeFindings(findings)).toBeDefined();
+    expect(missing!.line).toBe(lineOf(copy, SET_FILE, 'path: apps/extras/missing'));
+  });
+
   it('a clusters generator makes an Application for the one cluster this lab declares, the local one, judged like the rest', async () => {
     withWorkload();
     copy.write(SET_FILE, applicationSet([], ['- clusters: {}'], { name: 'whoami-{{name}}', path: 'apps/extras/whoami' }));
