@@ -114,8 +114,9 @@ is committed):
                       TestSelectableFields and
                       Test_validateDeprecationWarning
                       (pkg/apis/apiextensions/validation/validation_test.go),
-                      and TestDefault and TestPruneNonNullableNulls...
-                      (pkg/apiserver/schema/defaulting)
+                      TestDefault and TestPruneNonNullableNulls...
+                      (pkg/apiserver/schema/defaulting), and TestPrune
+                      (pkg/apiserver/schema/pruning)
   --argocd DIR        argoproj/argo-cd at the pinned tag: gitops-engine's
                       hook tests (gitops-engine/pkg/sync/hook), judged
                       through the gate's reading of hooks, and its sort
@@ -367,6 +368,10 @@ function reportCrdDefinitions(dir: string, print: (line: string) => void): void 
     conformance.defaultingAgreement(steps.cases, steps.unread),
     print,
   );
+  const pruning = join(dir, 'pkg/apiserver/schema/pruning/algorithm_test.go');
+  if (!existsSync(pruning)) return;
+  const pruned = conformance.pruningCases(readText(pruning));
+  report("A custom resource's unknown fields, as the API server prunes them (TestPrune)", conformance.pruningAgreement(pruned.cases, pruned.unread), print);
 }
 
 const isMain = process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'));

@@ -17,7 +17,42 @@ import { dirname, join, relative } from 'node:path';
 import { packageVersion } from '../model/stores/outcome-store.ts';
 
 /** A field's shape: scalar, open (anything goes), array, map, or an object with known fields. */
-export type Shape = 's' | 'o' | { a: number } | { m: number } | { f: Record<string, number> };
+/**
+ * A node's fields as the API server prunes them: 's' a value with no fields, 'o' anything, a list's items, a map's
+ * entries, or an object's fields (`rest`: the shape of any other, as additionalProperties beside properties; `open`:
+ * others kept, as `x-kubernetes-preserve-unknown-fields` keeps them; `none`: a node that declares no field, whose
+ * lists' objects hold none either).
+ */
+export type Shape = 's' | 'o' | { a: number } | { m: number } | { f: Record<string, number>; rest?: number; open?: true; none?: true };
+
+/** The unknown fields of `value` under a shape, each by its path and the fields its object knows. */
+export function unknownFieldPaths(shapes: readonly Shape[], shapeId: number, value: unknown): { path: (string | number)[]; known: string[] }[] {
+  const out: { path: (string | number)[]; known: string[] }[] = [];
+  const walk = (v: unknown, id: number, path: (string | number)[]) => {
+    const shape = shapes[id];
+    if (shape === undefined || shape === 's' || shape === 'o' || v === null || typeof v !== 'object') return;
+    if ('a' in shape) {
+      if (Array.isArray(v)) v.forEach((item, i) => walk(item, shape.a, [...path, i]));
+      return;
+    }
+    if (Array.isArray(v)) {
+      if ('f' in shape && shape.none) v.forEach((item, i) => walk(item, id, [...path, i]));
+      return;
+    }
+    const o = v as Record<string, unknown>;
+    if ('m' in shape) {
+      for (const [k, item] of Object.entries(o)) walk(item, shape.m, [...path, k]);
+      return;
+    }
+    for (const [k, item] of Object.entries(o)) {
+      const child = shape.f[k] ?? shape.rest;
+      if (child !== undefined) walk(item, child, [...path, k]);
+      else if (!shape.open) out.push({ path: [...path, k], known: Object.keys(shape.f) });
+    }
+  };
+  walk(value, shapeId, []);
+  return out;
+}
 
 export interface KindEntry {
   /** Package and file (relative to the package) exporting the precompiled `validate` function. */

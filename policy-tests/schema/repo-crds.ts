@@ -13,6 +13,7 @@ import { cachedValidator } from '../model/stores/validation-cache.ts';
 import { invalidPatternMessage, re2 } from '../model/core/re2.ts';
 import { NUMBER_FORMATS, STRING_FORMATS, validatedFormat } from '../model/go/strfmt.ts';
 import type { Shape } from './field-tree.ts';
+import { isMap } from '../model/core/dig.ts';
 
 export const REPO_CRD_DIR = fileURLToPath(new URL('../schema/crds/', import.meta.url));
 
@@ -36,30 +37,44 @@ export interface RepoCrd {
   schema: JsonSchema;
 }
 
-/** Converts a CRD JSON Schema to the same field shapes the core kinds use, so one walker enforces strictness. */
-export function shapesFromJsonSchema(schema: JsonSchema, shapes: Shape[], objectMetaShape: number): number {
+/**
+ * Converts a CRD JSON Schema to the same field shapes the core kinds use, so one walker enforces strictness, with the
+ * fields the API server prunes (pkg/apiserver/schema/pruning, which strict field validation turns into "unknown
+ * field" errors): an object node keeps the properties it declares, or its additionalProperties' entries (with
+ * `additionalProperties: true`, entries whose objects hold no field), and nothing else, even with no properties at
+ * all; `x-kubernetes-preserve-unknown-fields` keeps the rest, but still prunes inside the properties it declares; a
+ * resource (the root, or an `x-kubernetes-embedded-resource`) keeps its apiVersion, kind and metadata.
+ */
+export function shapesFromJsonSchema(schema: JsonSchema, shapes: Shape[], objectMetaShape: number, asResource = true): number {
   const push = (shape: Shape): number => shapes.push(shape) - 1;
+  let none: number | undefined;
+  // A node that declares no field: an object under it keeps none, nor do the objects of a list under it.
+  const noFields = () => (none ??= push({ f: {}, none: true }));
   const convert = (s: JsonSchema, isRoot: boolean): number => {
-    if (s['x-kubernetes-preserve-unknown-fields']) return push('o');
-    if (s.properties) {
-      const fields: Record<string, number> = {};
-      for (const [name, sub] of Object.entries(s.properties)) {
-        fields[name] = isRoot && name === 'metadata' ? objectMetaShape : convert(sub, false);
-      }
-      // The API server always allows a custom resource's apiVersion, kind and metadata, listed or not.
-      if (isRoot) {
-        fields.apiVersion ??= push('s');
-        fields.kind ??= push('s');
-        fields.metadata ??= objectMetaShape;
-      }
-      return push({ f: fields });
+    if (isMap(s.items)) return push({ a: convert(s.items as JsonSchema, false) });
+    const preserve = s['x-kubernetes-preserve-unknown-fields'] === true;
+    const embedded = isRoot || (s as { 'x-kubernetes-embedded-resource'?: unknown })['x-kubernetes-embedded-resource'] === true;
+    // additionalProperties: its entries pruned by its schema; a boolean one has none, so their objects keep no field.
+    const rest = isMap(s.additionalProperties)
+      ? convert(s.additionalProperties as JsonSchema, false)
+      : typeof s.additionalProperties === 'boolean'
+        ? noFields()
+        : undefined;
+    if (!isMap(s.properties) && !embedded) {
+      if (rest !== undefined) return push(preserve ? { f: {}, rest, open: true } : { m: rest });
+      return preserve ? push('o') : noFields();
     }
-    if (typeof s.additionalProperties === 'object') return push({ m: convert(s.additionalProperties, false) });
-    if (s.items) return push({ a: convert(s.items, false) });
-    const types = Array.isArray(s.type) ? s.type : [s.type];
-    return push(types.includes('object') || s.type === undefined ? 'o' : 's');
+    const fields: Record<string, number> = {};
+    for (const [name, sub] of Object.entries(s.properties ?? {})) fields[name] = convert(sub, false);
+    // A resource's apiVersion, kind and metadata are not pruned, listed or not (its metadata is ObjectMeta's to judge).
+    if (embedded) {
+      fields.apiVersion = push('s');
+      fields.kind = push('s');
+      fields.metadata = objectMetaShape;
+    }
+    return push({ f: fields, ...(rest === undefined ? {} : { rest }), ...(preserve ? { open: true as const } : {}) });
   };
-  return convert(schema, true);
+  return convert(schema, asResource);
 }
 
 let crds: RepoCrd[] | undefined;

@@ -13,8 +13,8 @@ import { invalidPatternMessage } from '../model/core/re2.ts';
 import type { Finding } from '../model/core/findings.ts';
 import { findingAt, type Resource } from '../model/core/manifest.ts';
 import { cronJobFindings, objectSizeFindings } from './kind-findings.ts';
-import { parseInstancePath, type PathSegment } from '../model/core/positions.ts';
-import { loadFieldTrees, packageDir, type FieldTrees, type Shape } from './field-tree.ts';
+import { parseInstancePath } from '../model/core/positions.ts';
+import { loadFieldTrees, packageDir, unknownFieldPaths, type FieldTrees, type Shape } from './field-tree.ts';
 import { jsonOf, packageVersion } from '../model/stores/outcome-store.ts';
 import { asDefaulted } from './structural-defaults.ts';
 import { crdAjvMakeup, crdsFromObjects, loadRepoCrds, NULLABLE_AS_TYPES, shapesFromJsonSchema, type LazyCrd, type RepoCrd } from './repo-crds.ts';
@@ -331,45 +331,25 @@ export class SchemaLayer {
   private unknownFields(resource: Resource, rootId: number, key: string): readonly Finding[] {
     const find = () => {
       const found: Finding[] = [];
-      this.findUnknownFields({ resource, key, out: found }, resource.object, rootId, []);
+      this.findUnknownFields({ resource, key, out: found }, resource.object, rootId);
       return found;
     };
     const root = this.shapes[rootId];
     return typeof root === 'object' ? unknownFieldsSeen(resource, root, find) : find();
   }
 
-  /** Unknown fields of `value` under its shape, into `walk.out`: the walk's resource and kind key stay the same all the way down. */
-  private findUnknownFields(walk: { resource: Resource; key: string; out: Finding[] }, value: unknown, shapeId: number, path: PathSegment[]): void {
+  /** Unknown fields of `value` under its shape (field-tree.ts unknownFieldPaths), each a finding at its key. */
+  private findUnknownFields(walk: { resource: Resource; key: string; out: Finding[] }, value: unknown, shapeId: number): void {
     const { resource, key, out } = walk;
-    const shape = this.shapes[shapeId];
-    if (shape === undefined || shape === 's' || shape === 'o' || value === null || typeof value !== 'object') return;
-    if ('a' in shape) {
-      if (Array.isArray(value)) value.forEach((item, i) => this.findUnknownFields(walk, item, shape.a, [...path, i]));
-      return;
-    }
-    if (Array.isArray(value)) return;
-    const obj = value as Record<string, unknown>;
-    if ('m' in shape) {
-      for (const [k, v] of Object.entries(obj)) this.findUnknownFields(walk, v, shape.m, [...path, k]);
-      return;
-    }
-    for (const [k, v] of Object.entries(obj)) {
-      const child = shape.f[k];
-      const childPath = [...path, k];
-      if (child === undefined) {
-        const known = Object.keys(shape.f);
-        out.push(
-          findingAt(resource, childPath, {
-            check: 'unknown-field',
-            message: `${key}: unknown field "${childPath.join('.')}"${didYouMean(k, known)}`,
-            fix: `remove it or fix its name; known fields here: ${known.join(', ')}`,
-            target: 'key',
-          }),
-        );
-        continue;
-      }
-      this.findUnknownFields(walk, v, child, childPath);
-    }
+    for (const { path, known } of unknownFieldPaths(this.shapes, shapeId, value))
+      out.push(
+        findingAt(resource, path, {
+          check: 'unknown-field',
+          message: `${key}: unknown field "${path.join('.')}"${didYouMean(String(path.at(-1)), known)}`,
+          fix: known.length ? `remove it or fix its name; known fields here: ${known.join(', ')}` : 'remove it: the schema declares no field here',
+          target: 'key',
+        }),
+      );
   }
 }
 

@@ -238,6 +238,7 @@ export { extendedFormatCases, formatAgreement, strfmtCases } from './kube-openap
 export { suiteAgreement, suiteCases } from './kube-openapi-suite.ts';
 export { defaultingAgreement, defaultingCases } from './structural-defaulting-cases.ts';
 export { healthAgreement, healthCases } from './argocd-health-scripts.ts';
+export { pruningAgreement, pruningCases } from './crd-pruning-cases.ts';
 export { kubeconformAgreement, kubeconformCases } from './kubeconform-acceptance.ts';
 export { celCostStabilityCases, validationAgreement, validationExpressionCases } from './validation-expressions.ts';
 export { estimatedCostAgreement, estimatedCostCases } from './estimated-cost.ts';

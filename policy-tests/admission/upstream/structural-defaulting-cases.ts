@@ -23,9 +23,13 @@ export interface DefaultingCase {
 }
 
 /** A structuralschema.Structural literal as the CRD schema it stands for. */
-function schemaOf(go: unknown): Obj | undefined {
+export function schemaOf(go: unknown): Obj | undefined {
   if (!isMap(go)) return undefined;
   const out: Obj = {};
+  const extensions = isMap(go.Extensions) ? go.Extensions : {};
+  if (extensions.XPreserveUnknownFields === true) out['x-kubernetes-preserve-unknown-fields'] = true;
+  if (extensions.XEmbeddedResource === true) out['x-kubernetes-embedded-resource'] = true;
+  if (isMap(go.Generic) && typeof go.Generic.Type === 'string' && go.Generic.Type !== '') out.type = go.Generic.Type;
   if (isMap(go.Properties)) out.properties = Object.fromEntries(Object.entries(go.Properties).map(([k, v]) => [k, schemaOf(v) ?? {}]));
   if (isMap(go.Items)) out.items = schemaOf(go.Items);
   if (isMap(go.AdditionalProperties))

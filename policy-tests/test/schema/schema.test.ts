@@ -149,6 +149,29 @@ describe('schema layer: strict by default', () => {
     expect((await gadgetOf('every: soon')).findings.map(formatFinding)).toEqual([expect.stringMatching(/\/spec\/every: must match format "duration"/)]);
   });
 
+  it('refuses the fields the API server prunes, as strict field validation refuses them, and only those', async () => {
+    const gadgetOf = await gadgetJudge(
+      [
+        '                bare: {type: object}',
+        '                kept: {type: object, x-kubernetes-preserve-unknown-fields: true, properties: {known: {type: object, properties: {a: {type: string}}}}}',
+        '                template: {type: object, x-kubernetes-embedded-resource: true, properties: {spec: {type: object, x-kubernetes-preserve-unknown-fields: true}}}',
+      ].join('\n'),
+    );
+    // An object node that declares no field keeps none: JSON Schema would take anything there, the API server nothing.
+    expect((await gadgetOf('bare: {foo: 1}')).findings.map(formatFinding)).toEqual([
+      expect.stringMatching(/\[unknown-field\] .*unknown field "spec\.bare\.foo".*\(fix: remove it: the schema declares no field here\)/),
+    ]);
+    // Preserved fields stay, but the properties the node declares are still pruned inside.
+    expect((await gadgetOf('kept: {other: 1, known: {a: x, b: y}}')).findings.map(formatFinding)).toEqual([
+      expect.stringMatching(/unknown field "spec\.kept\.known\.b"/),
+    ]);
+    // An embedded resource keeps its apiVersion, kind and metadata unlisted; its metadata is ObjectMeta's.
+    expect((await gadgetOf('template: {apiVersion: v1, kind: Pod, metadata: {name: p}, spec: {x: 1}}')).status).toBe('valid');
+    expect((await gadgetOf('template: {metadata: {nmae: p}}')).findings.map(formatFinding)).toEqual([
+      expect.stringMatching(/unknown field "spec\.template\.metadata\.nmae"/),
+    ]);
+  });
+
   it('validates a custom resource as the API server does: a null it takes none of pruned, a default set before a required field is asked for', async () => {
     const gadgetOf = await gadgetJudge(
       [
