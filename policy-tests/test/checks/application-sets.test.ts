@@ -44,6 +44,17 @@ spec:
 
 const GIT_DIRECTORIES = ['- git:', `    repoURL: ${REPO_URL}`, '    revision: main', '    directories:', '      - path: apps/extras/*'];
 
+/** A list generator's own template (its lines under the generator), with these lines under its source. */
+const generatorTemplate = (source: readonly string[]): string[] => [
+  '    template:',
+  '      metadata: {}',
+  '      spec:',
+  '        project: media',
+  '        destination: {}',
+  '        source:',
+  ...source,
+];
+
 describe('an ApplicationSet is expanded as Argo CD expands it, and its Applications judged', () => {
   let copy: RepoCopy;
   beforeAll(() => {
@@ -118,16 +129,7 @@ describe('an ApplicationSet is expanded as Argo CD expands it, and its Applicati
 
   it("a generator's own template is merged over the ApplicationSet's, as mergeGeneratorTemplate merges it: its path is the one synced", async () => {
     withWorkload();
-    const own = [
-      '    template:',
-      '      metadata: {}',
-      '      spec:',
-      '        project: media',
-      '        destination: {}',
-      '        source:',
-      `          repoURL: ${REPO_URL}`,
-      '          path: apps/extras/whoami',
-    ];
+    const own = generatorTemplate([`          repoURL: ${REPO_URL}`, '          path: apps/extras/whoami']);
     copy.write(
       SET_FILE,
       applicationSet([], ['- list:', '    elements:', '      - app: whoami-db', ...own], { name: 'extra-{{app}}', path: 'apps/extras/{{app}}' }),
@@ -139,15 +141,7 @@ describe('an ApplicationSet is expanded as Argo CD expands it, and its Applicati
 
   it("a finding on what a generator's own template writes lands on that template's line, the rest on the ApplicationSet's", async () => {
     withWorkload();
-    const own = [
-      '    template:',
-      '      metadata: {}',
-      '      spec:',
-      '        project: media',
-      '        destination: {}',
-      '        source:',
-      '          path: apps/extras/missing',
-    ];
+    const own = generatorTemplate(['          path: apps/extras/missing']);
     copy.write(
       SET_FILE,
       applicationSet([], ['- list:', '    elements:', '      - app: whoami', ...own], { name: 'extra-{{app}}', path: 'apps/extras/{{app}}' }),
