@@ -7,7 +7,9 @@ import { withExactIntegers } from '../../model/yaml/exact-integers.ts';
 import { crdSchemas } from '../crd-schemas.ts';
 import { rulesOf, ruleViolations } from '../cel/crd-rules.ts';
 import { validateBuiltin } from '../validation/kinds.ts';
-import { validateObjectMeta } from '../validation/metadata.ts';
+import { validateObjectMeta, type Invalid } from '../validation/metadata.ts';
+import { objectMetaValueErrors } from '../validation/crd-default-meta.ts';
+import { asDefaulted } from '../../schema/structural-defaults.ts';
 import { listSetAndMapDuplicates } from '../validation/list-sets.ts';
 import { type JsonSchemaNode } from '../cel/schema-node.ts';
 import type { Resource } from '../../model/core/manifest.ts';
@@ -19,6 +21,23 @@ function hasRules(schema: JsonSchemaNode): boolean {
   let has = withRules.get(schema);
   if (has === undefined) withRules.set(schema, (has = rulesOf(schema).length > 0));
   return has;
+}
+
+/**
+ * objectmeta.Validate over a custom resource's embedded resources (`x-kubernetes-embedded-resource`): each one's
+ * apiVersion and kind there and well formed, its metadata a valid ObjectMeta, on the object as the API server holds
+ * it (defaulted). The root's metadata is validateObjectMeta's.
+ */
+function embeddedResourceProblems(schema: Record<string, unknown> | undefined, object: unknown): Invalid[] {
+  if (!schema) return [];
+  return objectMetaValueErrors(asDefaulted(object, schema), schema, false).map((e) => ({
+    path: e.steps.map((s) => ('child' in s ? s.child : 'key' in s ? s.key : s.index)),
+    message: `${e.steps
+      .map((s) => ('child' in s ? `.${s.child}` : 'key' in s ? `[${s.key}]` : `[${s.index}]`))
+      .join('')
+      .slice(1)}: ${e.detail}`,
+    fn: 'objectmeta.Validate',
+  }));
 }
 
 export function apiValidationCheck(isBuiltin: (r: Resource) => boolean): PolicyCheck {
@@ -41,6 +60,7 @@ export function apiValidationCheck(isBuiltin: (r: Resource) => boolean): PolicyC
               ...validateObjectMeta(r.kind, r.object.metadata, ['metadata']),
               // The schema as written: list and map types, keys and defaults are what OpenAPI's `nullable` moves none of.
               ...listSetAndMapDuplicates(schemas.get(`${r.apiVersion}/${r.kind}`)?.raw, r.object),
+              ...embeddedResourceProblems(schemas.get(`${r.apiVersion}/${r.kind}`)?.raw, r.object),
             ];
         for (const p of problems)
           if (p.notJudged) ctx.notJudged({ resource: r, path: p.path }, `${r.kind} ${r.name}: ${p.message} [${p.fn}]`);

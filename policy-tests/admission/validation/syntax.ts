@@ -50,8 +50,9 @@ export function dns1123SubdomainWithUnderscore(v: string): string | undefined {
 /** IsValidPathSegmentName (RBAC names) */
 export function pathSegmentName(v: string): string | undefined {
   if (v === '.' || v === '..') return `may not be '${v}'`;
-  if (/[/%]/.test(v)) return `may not contain '/' or '%'`;
-  return undefined;
+  // IsPathSegmentPrefix: one message for each character the name holds.
+  const held = ['/', '%'].filter((c) => v.includes(c));
+  return held.length ? held.map((c) => `may not contain '${c}'`).join(', ') : undefined;
 }
 
 /** IsQualifiedName: label and annotation keys, `[prefix/]name`. */

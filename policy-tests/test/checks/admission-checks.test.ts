@@ -148,3 +148,39 @@ describe("a transition rule where nothing correlates old and new, in the API ser
     }
   });
 });
+
+describe("a custom resource's embedded resource is validated as objectmeta.Validate validates it", () => {
+  let copy: RepoCopy;
+  beforeAll(() => {
+    copy = copyRepo();
+    copy.write(
+      CRD_FILE,
+      drillCrd(
+        `                template:\n                  type: object\n                  x-kubernetes-embedded-resource: true\n                  x-kubernetes-preserve-unknown-fields: true\n`,
+      ),
+    );
+  });
+  afterAll(() => copy?.dispose());
+  const judged = async (template: string) => {
+    copy.write(
+      'apps/platform/backups/drill.yaml',
+      `apiVersion: backups.homelab.example/v1\nkind: Drill\nmetadata:\n  name: edge\n  namespace: backups\nspec:\n  template: ${template}\n`,
+    );
+    return (await copy.gate()).map((f) => `${f.check} ${f.file}:${f.line} ${f.message}`);
+  };
+
+  it('admits one with its apiVersion, kind and a valid name', async () => {
+    expect(await judged('{apiVersion: v1, kind: ConfigMap, metadata: {name: probe}}')).toEqual([]);
+  });
+
+  it('refuses one without a kind, and one whose name holds a slash, at the field', async () => {
+    expect(await judged('{apiVersion: v1, metadata: {name: a/b}}')).toEqual([
+      expect.stringMatching(
+        /^api-validation apps\/platform\/backups\/drill\.yaml:7 Drill edge: spec\.template\.kind: Required value \[objectmeta\.Validate\]$/,
+      ),
+      expect.stringMatching(
+        /^api-validation apps\/platform\/backups\/drill\.yaml:7 Drill edge: spec\.template\.metadata\.name: Invalid value: "a\/b": may not contain '\/' \[objectmeta\.Validate\]$/,
+      ),
+    ]);
+  });
+});
