@@ -44,7 +44,7 @@ export function apiValidationCheck(isBuiltin: (r: Resource) => boolean): PolicyC
   return {
     id: 'api-validation',
     description:
-      "The API server's built-in validation accepts the object: names by kind, labels and annotations, pod specs (unique names, mounts that name a volume, ports, probe handlers, quantities, requests within limits, environment names, DNS settings, scheduling, security profiles and sysctls), label selectors and the templates they match, Job specs, rollout strategies, Services, keys, claims, Ingresses, network policies, RBAC, budgets, autoscalers, classes, limit ranges, quotas and webhooks; a custom resource's lists its CRD makes sets or maps hold no duplicate (invariants P1; docs/admission.md lists every rule).",
+      "The API server's built-in validation accepts the object: names by kind, labels and annotations, pod specs (unique names, mounts that name a volume, ports, probe handlers, quantities, requests within limits, environment names, DNS settings, scheduling, security profiles and sysctls), label selectors and the templates they match, Job specs, rollout strategies, Services, keys, claims, Ingresses, network policies, RBAC, budgets, autoscalers, classes, limit ranges, quotas and webhooks; a custom resource's lists its CRD makes sets or maps hold no duplicate, and its embedded resources have an apiVersion, a kind and valid metadata (invariants P1; docs/admission.md lists every rule).",
     invariants: ['P1'],
     remediation: 'fix the field the finding names; docs/admission.md gives the Kubernetes rule behind it',
     reads: { kinds: ['*'], everyKind: 'the API server validates every resource of a built-in kind' },
