@@ -7,6 +7,7 @@
  * metadata valid as ValidateObjectMeta judges a custom resource's (its name a path segment). Each error at its field
  * in the value, named as field.Path names it (`Child` for a property, `Key` for a map entry, `Index` for an item).
  */
+import { isGoRFC3339 } from '../../model/go/strfmt.ts';
 import { isMap } from '../../model/core/dig.ts';
 import { dns1035Label, dns1123Label, pathSegmentName } from './syntax.ts';
 import { validateAnnotations, validateLabels } from './metadata.ts';
@@ -44,8 +45,7 @@ function objectMetaOf(metadata: unknown): { meta: Node } | { error: string } {
     if (v === null) continue;
     if (STRINGS.includes(k) && typeof v !== 'string') return { error: cannot(v, k, 'string') };
     if (INTEGERS.includes(k) && !Number.isInteger(v)) return { error: cannot(v, k, 'int64') };
-    if (TIMES.includes(k) && (typeof v !== 'string' || Number.isNaN(Date.parse(v))))
-      return { error: `ObjectMeta.${k}: ${JSON.stringify(v)} is not an RFC 3339 time` };
+    if (TIMES.includes(k) && (typeof v !== 'string' || !isGoRFC3339(v))) return { error: `ObjectMeta.${k}: ${JSON.stringify(v)} is not an RFC 3339 time` };
     if (STRING_MAPS.includes(k)) {
       if (!isMap(v)) return { error: cannot(v, k, 'map[string]string') };
       const bad = Object.values(v).find((x) => typeof x !== 'string' && x !== null);

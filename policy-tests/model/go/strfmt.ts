@@ -52,6 +52,18 @@ export function isGoDate(s: string): boolean {
   return day >= 1 && day <= days;
 }
 
+/**
+ * Go's time.Parse(time.RFC3339), as metav1.Time reads a timestamp: a date as above, `T`, a time of day (seconds
+ * below 60, a fraction after them allowed), and `Z` or an offset; nothing before or after.
+ */
+export function isGoRFC3339(s: string): boolean {
+  const m = /^(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2}):(\d{2})(?:[.,]\d+)?(?:Z|[+-](\d{2}):(\d{2}))$/.exec(s);
+  if (!m || !isGoDate(m[1]!)) return false;
+  const [h, min, sec] = [Number(m[2]), Number(m[3]), Number(m[4])];
+  const zoneOk = m[5] === undefined || (Number(m[5]) <= 23 && Number(m[6]) <= 59);
+  return h <= 23 && min <= 59 && sec <= 59 && zoneOk;
+}
+
 /** strfmt's IsDateTime: a date, `t` (any case), and a time whose hour, minute and second read as at most 23, 59, 59. */
 export function isStrfmtDateTime(s: string): boolean {
   if (s.length < 4) return false;

@@ -173,6 +173,14 @@ describe("a custom resource's embedded resource is validated as objectmeta.Valid
     expect(await judged('{apiVersion: v1, kind: ConfigMap, metadata: {name: probe}}')).toEqual([]);
   });
 
+  it("refuses a creationTimestamp Go's RFC 3339 parse refuses, though JavaScript's Date reads it", async () => {
+    expect(await judged("{apiVersion: v1, kind: ConfigMap, metadata: {name: probe, creationTimestamp: 'Feb 29 2024'}}")).toEqual([
+      expect.stringMatching(
+        /spec\.template\.metadata: Invalid value: .*ObjectMeta\.creationTimestamp: "Feb 29 2024" is not an RFC 3339 time \[objectmeta\.Validate\]$/,
+      ),
+    ]);
+  });
+
   it('refuses one without a kind, and one whose name holds a slash, at the field', async () => {
     expect(await judged('{apiVersion: v1, metadata: {name: a/b}}')).toEqual([
       expect.stringMatching(

@@ -1,7 +1,7 @@
 /** kube-openapi's formats as the API server holds a custom resource to them (model/go/strfmt.ts), and Go's net/mail under `email`. */
 import { describe, expect, it } from 'vitest';
 import { parseMailAddress } from '../../model/go/mail.ts';
-import { NUMBER_FORMATS, STRING_FORMATS, validatedFormat } from '../../model/go/strfmt.ts';
+import { isGoRFC3339, NUMBER_FORMATS, STRING_FORMATS, validatedFormat } from '../../model/go/strfmt.ts';
 
 describe('the formats the API server keeps, as StripUnsupportedFormatsPostProcessor keeps them', () => {
   it('keeps a supported string format by its registry name, an integer its range, a float its own; drops the rest', () => {
@@ -52,6 +52,15 @@ describe("strfmt's validators, as Go's parsers and govalidator's patterns read a
     expect(judge('ssn', ['111-11-1111', '999 99 999'])).toEqual([true, false]);
     expect(judge('byte', ['aGVsbG8=', 'aGVsbG8', ''])).toEqual([true, false, false]);
     expect(judge('k8slongname', ['a.b-c', 'a..b', 'A'])).toEqual([true, false, false]);
+  });
+});
+
+describe("Go's time.Parse(time.RFC3339), as metav1.Time reads a timestamp", () => {
+  it('takes a date, T, a time and a zone, a fraction too; not what Date.parse also takes', () => {
+    expect(['2024-02-29T23:59:59Z', '2024-02-29T23:59:59.5+01:00', '2024-02-29T23:59:59,5Z'].map(isGoRFC3339)).toEqual([true, true, true]);
+    expect(
+      ['2024-02-29 23:59:59Z', '2024-02-29T23:59:59', '2023-02-29T00:00:00Z', '2024-01-01T24:00:00Z', 'Feb 29 2024', '2024-01-01'].map(isGoRFC3339),
+    ).toEqual(Array(6).fill(false));
   });
 });
 
