@@ -8,6 +8,7 @@
  * cluster takes them. Pure, copy on write: an object that needs nothing is returned as it is.
  */
 import { isMap } from '../model/core/dig.ts';
+import { perPair } from '../model/core/per-object.ts';
 
 type Schema = Record<string, unknown>;
 
@@ -65,7 +66,13 @@ export function withDefaults(x: unknown, s: Schema | undefined): unknown {
   return out ?? x;
 }
 
-/** The object as the API server validates it under this schema (its openAPIV3Schema). */
+const defaulted = perPair<object, unknown>();
+
+/**
+ * The object as the API server validates it under this schema (its openAPIV3Schema), once per object and schema: the
+ * schema layer, the CRD rules and the embedded resources' metadata each ask it of every custom resource.
+ */
 export function asDefaulted(object: unknown, schema: Schema): unknown {
-  return withDefaults(pruneNulls(object, schema), schema);
+  if (typeof object !== 'object' || object === null) return withDefaults(pruneNulls(object, schema), schema);
+  return defaulted(object, schema, () => withDefaults(pruneNulls(object, schema), schema));
 }

@@ -9,6 +9,8 @@ import { runHealthLua } from '../../model/compare/health-lua.ts';
 import { parseAllDocuments, type Document } from 'yaml';
 import { readYaml11 } from '../../model/appset/params.ts';
 import { goFilepathMatch } from '../../model/core/glob.ts';
+import { isMap } from '../../model/core/dig.ts';
+import { jsonFieldOf } from '../../model/go/json.ts';
 import { count, emptyAgreement, type Agreement } from './agreement.ts';
 
 export interface HealthScriptDir {
@@ -28,9 +30,12 @@ export interface HealthCase {
   message: string;
 }
 
-/** A field as encoding/json finds it for a struct field without a JSON tag: its name in any case. */
-const field = (o: unknown, name: string): unknown =>
-  o !== null && typeof o === 'object' ? Object.entries(o).find(([k]) => k.toLowerCase() === name.toLowerCase())?.[1] : undefined;
+/** The value encoding/json decodes into a struct field without a JSON tag: the key of its name, in any case. */
+const field = (o: unknown, name: string): unknown => {
+  if (!isMap(o)) return undefined;
+  const key = Object.keys(o).find((k) => jsonFieldOf({ [name]: true }, k) === name);
+  return key === undefined ? undefined : o[key];
+};
 
 const asText = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v));
 

@@ -10,7 +10,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { parse } from 'yaml';
 import { isMap, type Obj } from '../../model/core/dig.ts';
 import { patchSchemaOf, type PatchTags, type PatchType } from '../../model/appset/application-type.ts';
-import { goPrint } from '../../model/appset/params.ts';
+import { goPrint } from '../../model/go/fmt.ts';
 import { strategicMergePatch, type PatchSchema } from '../../model/appset/strategic-merge-patch.ts';
 import { count, emptyAgreement, type Agreement } from './agreement.ts';
 import { blockAt } from './go-literals.ts';

@@ -7,6 +7,7 @@
  * judged. Scalars are all one here, since a lookup is only made where both sides hold a map or a list.
  */
 import { isMap, type Obj } from '../core/dig.ts';
+import { jsonFieldOf } from '../go/json.ts';
 import { APPLICATION_SOURCE, list, struct, type GoType } from '../argocd/source-parameters.ts';
 import { PatchError, type PatchMeta, type PatchSchema } from './strategic-merge-patch.ts';
 
@@ -153,8 +154,7 @@ export function patchSchemaOf(t: PatchType, tags: PatchTags): PatchSchema {
     if (typeof target !== 'string' && 'unmodelled' in target) throw new UnmodelledField(`a patch that merges into the Application's ${target.unmodelled}`);
     const s = structOf(t);
     if (!s) throw new PatchError(`merging an object in json but data type is not struct, instead is: ${kindOf(target)}`);
-    // encoding/json's field match: the exact JSON name, else the first equal to it under case folding.
-    const field = Object.hasOwn(s.fields, key) ? key : Object.keys(s.fields).find((f) => f.toLowerCase() === key.toLowerCase());
+    const field = jsonFieldOf(s.fields, key);
     if (field === undefined) throw new PatchError(`unable to find api field in struct ${s.name} for the json field ${JSON.stringify(key)}`);
     const tag = tags[`${s.name}.${field}`];
     const type = s.fields[field]!;
@@ -193,7 +193,7 @@ export function dropLeftoverDirectives(value: unknown, t: PatchType = APPLICATIO
   }
   const out: Obj = {};
   for (const [k, v] of Object.entries(value)) {
-    const field = Object.hasOwn(s.fields, k) ? k : Object.keys(s.fields).find((f) => f.toLowerCase() === k.toLowerCase());
+    const field = jsonFieldOf(s.fields, k);
     if (field === undefined && k.startsWith('$')) continue;
     out[k] = field === undefined ? v : dropLeftoverDirectives(v, s.fields[field]!);
   }

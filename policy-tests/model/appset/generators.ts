@@ -20,7 +20,6 @@ import {
   fileParams,
   flatten,
   gitFiles,
-  goPrint,
   listParams,
   matchedDirectories,
   readCheckoutFile,
@@ -28,6 +27,7 @@ import {
   type GitItem,
   type Params,
 } from './params.ts';
+import { goPrint } from '../go/fmt.ts';
 import { GeneratorError, renderObjects, renderStrings, Unjudged, withValues, type TemplateMode } from './renderer.ts';
 
 /** One ApplicationSet's evaluation: the repository, its templating, and the files its git generators read. */

@@ -9,7 +9,7 @@
  */
 import { isMap, type Obj } from '../core/dig.ts';
 import { decodedSlice, goAppend, goDeleteAt, goStableSort, viewOf, type GoSlice } from '../go/slices.ts';
-import { goPrint as goSprint } from './params.ts';
+import { goPrint as goSprint } from '../go/fmt.ts';
 
 const MARKER = '$patch';
 const DELETE = 'delete';

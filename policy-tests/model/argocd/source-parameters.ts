@@ -16,6 +16,7 @@
  * Pure: the caller reads the files (argocd.ts), and a problem is said, never guessed past.
  */
 import { dig, isMap } from '../core/dig.ts';
+import { jsonFieldOf } from '../go/json.ts';
 import type { Path } from '../core/positions.ts';
 import type { FilePosition, Positions } from '../core/manifest.ts';
 
@@ -172,13 +173,6 @@ interface Decode {
   set: Map<string, Path>;
 }
 
-/** The field a JSON key decodes into: its exact name, else one equal to it with ASCII letters folded (encoding/json). */
-function fieldOf(fields: Record<string, GoType>, key: string): string | undefined {
-  if (Object.hasOwn(fields, key)) return key;
-  const folded = key.toLowerCase();
-  return Object.keys(fields).find((f) => f.toLowerCase() === folded);
-}
-
 /** Where a decode is: the source's path (Go's fields) and the path as the file wrote it (its keys). */
 interface At {
   at: Path;
@@ -222,7 +216,7 @@ function decodeInto(old: unknown, json: unknown, t: GoType, p: At): unknown {
   }
   // The merged document is marshalled from a Go map: its keys in byte order, so of two keys for one field the later wins.
   for (const key of Object.keys(json).sort()) {
-    const field = fieldOf(t.fields, key);
+    const field = jsonFieldOf(t.fields, key);
     if (field === undefined) continue;
     const inner = step(p, field, key);
     out[field] = decodeInto(out[field], json[key], t.fields[field]!, inner);
@@ -244,7 +238,7 @@ function ignoredKeys(json: unknown, t: GoType, p: { written: Path; file: string;
   }
   if (!('struct' in t)) return;
   for (const [key, value] of Object.entries(json)) {
-    const field = fieldOf(t.fields, key);
+    const field = jsonFieldOf(t.fields, key);
     const path = [...p.written, key];
     if (field === undefined)
       p.out.push({ file: p.file, path, fails: false, message: `Argo CD drops ${path.join('.')}: no field of ${t.struct} is called that` });

@@ -13,6 +13,15 @@ import { admissionMutations, CRD_FILE, drillCrd } from '../mutations/admission.t
 
 describeMutations("admission checks (admission/) on one object's validation bite on a broken copy of the real repository", admissionMutations);
 
+/** The backups app's Drill `edge` with this one line of spec, and every finding the gate then makes, as `check file:line message`. */
+async function judgedDrill(copy: RepoCopy, specLine: string): Promise<string[]> {
+  copy.write(
+    'apps/platform/backups/drill.yaml',
+    `apiVersion: backups.homelab.example/v1\nkind: Drill\nmetadata:\n  name: edge\n  namespace: backups\nspec:\n  ${specLine}\n`,
+  );
+  return (await copy.gate()).map((f) => `${f.check} ${f.file}:${f.line} ${f.message}`);
+}
+
 describe('built-in validation follows --kubernetes-version where a feature gate changed it', () => {
   // Two gates, off by default before the minor they changed in (kube_features.go): RelaxedEnvironmentVariableValidation
   // (1.32: an env name may start with a digit) and RelaxedDNSSearchValidation (1.33: a search path may hold '_').
@@ -66,13 +75,7 @@ describe('a CRD rule reads an integer past a double exactly, as the API server r
     );
   });
   afterAll(() => copy?.dispose());
-  const judged = async (digits: string) => {
-    copy.write(
-      'apps/platform/backups/drill.yaml',
-      `apiVersion: backups.homelab.example/v1\nkind: Drill\nmetadata:\n  name: edge\n  namespace: backups\nspec:\n  max: ${digits}\n`,
-    );
-    return (await copy.gate()).map((f) => `${f.check} ${f.file}:${f.line} ${f.message}`);
-  };
+  const judged = (digits: string) => judgedDrill(copy, `max: ${digits}`);
 
   it('admits the largest int64', async () => {
     expect(await judged('9223372036854775807')).toEqual([]);
@@ -161,13 +164,7 @@ describe("a custom resource's embedded resource is validated as objectmeta.Valid
     );
   });
   afterAll(() => copy?.dispose());
-  const judged = async (template: string) => {
-    copy.write(
-      'apps/platform/backups/drill.yaml',
-      `apiVersion: backups.homelab.example/v1\nkind: Drill\nmetadata:\n  name: edge\n  namespace: backups\nspec:\n  template: ${template}\n`,
-    );
-    return (await copy.gate()).map((f) => `${f.check} ${f.file}:${f.line} ${f.message}`);
-  };
+  const judged = (template: string) => judgedDrill(copy, `template: ${template}`);
 
   it('admits one with its apiVersion, kind and a valid name', async () => {
     expect(await judged('{apiVersion: v1, kind: ConfigMap, metadata: {name: probe}}')).toEqual([]);

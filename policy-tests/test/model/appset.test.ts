@@ -11,12 +11,12 @@ import {
   fileParams,
   flatten,
   gitFiles,
-  goPrint,
   listParams,
   MAX_GENERATOR_FILE_BYTES,
   readCheckoutFile,
   sanitizeName,
 } from '../../model/appset/params.ts';
+import { goPrint } from '../../model/go/fmt.ts';
 import { fastReplace, goTemplateVerdict } from '../../model/appset/template.ts';
 import { applyTemplatePatch } from '../../model/appset/template-patch.ts';
 import { generatedApplicationErrors } from '../../model/appset/validation.ts';
