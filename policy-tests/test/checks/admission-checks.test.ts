@@ -13,13 +13,25 @@ import { admissionMutations, CRD_FILE, drillCrd } from '../mutations/admission.t
 
 describeMutations("admission checks (admission/) on one object's validation bite on a broken copy of the real repository", admissionMutations);
 
-/** The backups app's Drill `edge` with this one line of spec, and every finding the gate then makes, as `check file:line message`. */
-async function judgedDrill(copy: RepoCopy, specLine: string): Promise<string[]> {
-  copy.write(
-    'apps/platform/backups/drill.yaml',
-    `apiVersion: backups.homelab.example/v1\nkind: Drill\nmetadata:\n  name: edge\n  namespace: backups\nspec:\n  ${specLine}\n`,
-  );
-  return (await copy.gate()).map((f) => `${f.check} ${f.file}:${f.line} ${f.message}`);
+/**
+ * For the describe it is called in: a broken copy of the repository whose Drill CRD declares these spec properties,
+ * and a function that writes the backups app's Drill `edge` with one line of spec and gives every finding the gate
+ * then makes, as `check file:line message`.
+ */
+function withDrillCrd(specProperties: string): (specLine: string) => Promise<string[]> {
+  let copy: RepoCopy;
+  beforeAll(() => {
+    copy = copyRepo();
+    copy.write(CRD_FILE, drillCrd(specProperties));
+  });
+  afterAll(() => copy?.dispose());
+  return async (specLine) => {
+    copy.write(
+      'apps/platform/backups/drill.yaml',
+      `apiVersion: backups.homelab.example/v1\nkind: Drill\nmetadata:\n  name: edge\n  namespace: backups\nspec:\n  ${specLine}\n`,
+    );
+    return (await copy.gate()).map((f) => `${f.check} ${f.file}:${f.line} ${f.message}`);
+  };
 }
 
 describe('built-in validation follows --kubernetes-version where a feature gate changed it', () => {
@@ -64,18 +76,10 @@ describe('built-in validation follows --kubernetes-version where a feature gate 
 
 describe('a CRD rule reads an integer past a double exactly, as the API server reads int64', () => {
   // One broken copy: a CRD whose rule pins a field to the largest int64, and a custom resource the backups app applies.
-  let copy: RepoCopy;
-  beforeAll(() => {
-    copy = copyRepo();
-    copy.write(
-      CRD_FILE,
-      drillCrd(
-        `                max:\n                  type: integer\n                  format: int64\n                  x-kubernetes-validations:\n                    - rule: "self == 9223372036854775807"\n                      message: max must be the largest int64\n`,
-      ),
-    );
-  });
-  afterAll(() => copy?.dispose());
-  const judged = (digits: string) => judgedDrill(copy, `max: ${digits}`);
+  const drill = withDrillCrd(
+    `                max:\n                  type: integer\n                  format: int64\n                  x-kubernetes-validations:\n                    - rule: "self == 9223372036854775807"\n                      message: max must be the largest int64\n`,
+  );
+  const judged = (digits: string) => drill(`max: ${digits}`);
 
   it('admits the largest int64', async () => {
     expect(await judged('9223372036854775807')).toEqual([]);
@@ -153,18 +157,10 @@ describe("a transition rule where nothing correlates old and new, in the API ser
 });
 
 describe("a custom resource's embedded resource is validated as objectmeta.Validate validates it", () => {
-  let copy: RepoCopy;
-  beforeAll(() => {
-    copy = copyRepo();
-    copy.write(
-      CRD_FILE,
-      drillCrd(
-        `                template:\n                  type: object\n                  x-kubernetes-embedded-resource: true\n                  x-kubernetes-preserve-unknown-fields: true\n`,
-      ),
-    );
-  });
-  afterAll(() => copy?.dispose());
-  const judged = (template: string) => judgedDrill(copy, `template: ${template}`);
+  const drill = withDrillCrd(
+    `                template:\n                  type: object\n                  x-kubernetes-embedded-resource: true\n                  x-kubernetes-preserve-unknown-fields: true\n`,
+  );
+  const judged = (template: string) => drill(`template: ${template}`);
 
   it('admits one with its apiVersion, kind and a valid name', async () => {
     expect(await judged('{apiVersion: v1, kind: ConfigMap, metadata: {name: probe}}')).toEqual([]);
