@@ -12,7 +12,7 @@ import type { Ajv, ValidateFunction } from 'ajv';
 import { cachedValidator } from '../model/stores/validation-cache.ts';
 import { invalidPatternMessage, re2 } from '../model/core/re2.ts';
 import { NUMBER_FORMATS, STRING_FORMATS, validatedFormat } from '../model/go/strfmt.ts';
-import type { Shape } from './field-tree.ts';
+import { unknownFieldPaths, type Shape } from './field-tree.ts';
 import { isMap } from '../model/core/dig.ts';
 
 export const REPO_CRD_DIR = fileURLToPath(new URL('../schema/crds/', import.meta.url));
@@ -51,8 +51,9 @@ export function shapesFromJsonSchema(schema: JsonSchema, shapes: Shape[], object
   // A node that declares no field: an object under it keeps none, nor do the objects of a list under it.
   const noFields = () => (none ??= push({ f: {}, none: true }));
   const convert = (s: JsonSchema, isRoot: boolean): number => {
-    if (isMap(s.items)) return push({ a: convert(s.items as JsonSchema, false) });
     const preserve = s['x-kubernetes-preserve-unknown-fields'] === true;
+    // A list that keeps unknown fields keeps its items' too (skipPrune walks the items as it walks a kept object).
+    if (isMap(s.items)) return push({ a: convert(preserve ? { ...s.items, 'x-kubernetes-preserve-unknown-fields': true } : s.items, false) });
     const embedded = isRoot || (s as { 'x-kubernetes-embedded-resource'?: unknown })['x-kubernetes-embedded-resource'] === true;
     // additionalProperties: its entries pruned by its schema; a boolean one has none, so their objects keep no field.
     const rest = isMap(s.additionalProperties)
@@ -75,6 +76,19 @@ export function shapesFromJsonSchema(schema: JsonSchema, shapes: Shape[], object
     return push({ f: fields, ...(rest === undefined ? {} : { rest }), ...(preserve ? { open: true as const } : {}) });
   };
   return convert(schema, asResource);
+}
+
+/**
+ * Every field pruning by `schema` drops from `value` (pruning.Prune), as paths; a resource's metadata is left to
+ * ObjectMeta's own reading. No schema at all prunes every field of an object (a resource keeps apiVersion, kind and
+ * metadata).
+ */
+export function prunedFieldPaths(schema: JsonSchema | undefined, value: unknown, isResourceRoot: boolean): (string | number)[][] {
+  const shapes: Shape[] = [];
+  const meta = shapes.push('o') - 1;
+  const root =
+    schema === undefined && !isResourceRoot ? shapes.push({ f: {}, none: true }) - 1 : shapesFromJsonSchema(schema ?? {}, shapes, meta, isResourceRoot);
+  return unknownFieldPaths(shapes, root, value).map((u) => u.path);
 }
 
 let crds: RepoCrd[] | undefined;

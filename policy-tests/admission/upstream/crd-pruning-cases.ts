@@ -2,14 +2,11 @@
  * apiextensions-apiserver's own cases of the fields the API server prunes from a custom resource
  * (pkg/apiserver/schema/pruning/algorithm_test.go, `TestPrune`), which strict field validation, as Argo CD's apply
  * asks for it, turns into "unknown field" errors: each row's structural schema written as the CRD schema it stands
- * for, its JSON walked by the schema layer's unknown-field reading (schema/repo-crds.ts `shapesFromJsonSchema`,
- * field-tree.ts `unknownFieldPaths`), the paths held to the row's pruned ones. A resource's metadata is left to
+ * for, its JSON walked by the schema layer's unknown-field reading (schema/repo-crds.ts `prunedFieldPaths`), the paths held to the row's pruned ones. A resource's metadata is left to
  * ObjectMeta's own reading, as the pruning leaves it; a row this reader cannot follow is counted apart.
  */
 import { isMap } from '../../model/core/dig.ts';
-import type { Shape } from '../../schema/field-tree.ts';
-import { unknownFieldPaths } from '../../schema/field-tree.ts';
-import { shapesFromJsonSchema } from '../../schema/repo-crds.ts';
+import { prunedFieldPaths } from '../../schema/repo-crds.ts';
 import { count, emptyAgreement, type Agreement } from './agreement.ts';
 import { blockAt, builtinEnvironment, structTableRows } from './go-literals.ts';
 import { schemaOf } from './structural-defaulting-cases.ts';
@@ -45,16 +42,10 @@ const pathText = (path: (string | number)[]): string => path.map((seg, i) => (ty
 
 /** The paths the schema layer finds unknown in a row's JSON. */
 export function unknownPathsOf(c: PruningCase): string[] {
-  const shapes: Shape[] = [];
-  const meta = shapes.push('o') - 1;
-  // No schema at all prunes every field of an object (a resource keeps its apiVersion, kind and metadata).
-  const schema = c.schema ?? (c.isResourceRoot ? {} : { type: 'object', properties: {} });
-  const root =
-    c.schema === undefined && !c.isResourceRoot ? shapes.push({ f: {}, none: true }) - 1 : shapesFromJsonSchema(schema, shapes, meta, c.isResourceRoot);
   // The pruning records no apiVersion, kind or metadata at the top of what it is given, a resource or not.
-  return unknownFieldPaths(shapes, root, c.json)
-    .filter((u) => u.path.length > 1 || !['apiVersion', 'kind', 'metadata'].includes(String(u.path[0])))
-    .map((u) => pathText(u.path))
+  return prunedFieldPaths(c.schema, c.json, c.isResourceRoot)
+    .filter((path) => path.length > 1 || !['apiVersion', 'kind', 'metadata'].includes(String(path[0])))
+    .map(pathText)
     .sort();
 }
 

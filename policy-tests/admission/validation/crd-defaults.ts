@@ -15,7 +15,7 @@
 import { isMap } from '../../model/core/dig.ts';
 import type { PathSegment } from '../../model/core/positions.ts';
 import { extendPath, spellPath, type PathChain } from '../../model/core/path-chain.ts';
-import { schemaValueFailures, type ValueFailure } from '../../schema/repo-crds.ts';
+import { prunedFieldPaths, schemaValueFailures, type ValueFailure } from '../../schema/repo-crds.ts';
 import { ruleViolations } from '../cel/crd-rules.ts';
 import type { JsonSchemaNode } from '../cel/schema-node.ts';
 import type { SchemaProblem } from './crd-list-types.ts';
@@ -26,27 +26,9 @@ type Node = Record<string, unknown>;
 const EMBEDDED_KEPT = new Set(['apiVersion', 'kind', 'metadata']);
 
 /** The first field of `value` that pruning by `s` would drop, as a path in the value, or undefined. */
-export function prunedField(s: unknown, value: unknown, at: string[] = []): string[] | undefined {
-  if (!isMap(s) || s['x-kubernetes-int-or-string'] === true) return undefined;
-  if (Array.isArray(value)) {
-    for (const [i, item] of value.entries()) {
-      const found = prunedField(s.items, item, [...at, String(i)]);
-      if (found) return found;
-    }
-    return undefined;
-  }
-  if (!isMap(value)) return undefined;
-  const properties = isMap(s.properties) ? s.properties : undefined;
-  const extra = s.additionalProperties;
-  for (const [k, v] of Object.entries(value)) {
-    // The schema a field is kept by: its own property, else additionalProperties as a schema.
-    const field = properties && k in properties ? properties[k] : isMap(extra) ? extra : undefined;
-    const kept = field !== undefined || extra === true || s['x-kubernetes-preserve-unknown-fields'] === true;
-    if (!kept && !(s['x-kubernetes-embedded-resource'] === true && EMBEDDED_KEPT.has(k))) return [...at, k];
-    const found = field === undefined ? undefined : prunedField(field, v, [...at, k]);
-    if (found) return found;
-  }
-  return undefined;
+export function prunedField(s: unknown, value: unknown, isResourceRoot = false): string[] | undefined {
+  if (!isMap(s)) return undefined;
+  return prunedFieldPaths(s, value, isResourceRoot)[0]?.map(String);
 }
 
 const shown = (v: unknown): string => JSON.stringify(v);
@@ -107,7 +89,7 @@ function metaDefaultProblems(s: Node, where: PathSegment[], inside: { resource: 
 /** Any other default: not pruned, then its resources' metadata, its schema, its rules. */
 function plainDefaultProblems(s: Node, where: PathSegment[], isResourceRoot: boolean): SchemaProblem[] {
   const out: SchemaProblem[] = [];
-  const pruned = prunedField(s, s.default);
+  const pruned = prunedField(s, s.default, s['x-kubernetes-embedded-resource'] === true);
   if (pruned) out.push({ at: where, detail: `Invalid value: ${shown(s.default)}: must not have unknown fields (${pruned.join('.')})` });
   // Coerce rewrites the default's metadata as ObjectMeta keeps it, and what follows judges that.
   const value = structuredClone(s.default);

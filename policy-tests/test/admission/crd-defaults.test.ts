@@ -36,6 +36,18 @@ describe('defaults', () => {
     expect(prunedField({ type: 'object', properties: { a: { type: 'object', properties: {} } } }, { a: { b: 1 } })).toEqual(['a', 'b']);
     expect(prunedField({ type: 'array', items: { type: 'object', properties: { x: {} } } }, [{ x: 1 }, { y: 2 }])).toEqual(['1', 'y']);
     expect(prunedField({ type: 'object', 'x-kubernetes-preserve-unknown-fields': true }, { any: 1 })).toBeUndefined();
+    // A kept object still prunes inside what it declares; additionalProperties: true keeps an entry, not its fields.
+    const kept = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, properties: { a: { type: 'object', properties: {} } } };
+    expect(prunedField(kept, { any: { deep: 1 }, a: { b: 1 } })).toEqual(['a', 'b']);
+    expect(prunedField({ type: 'object', additionalProperties: true }, { a: 1, b: { c: 1 } })).toEqual(['b', 'c']);
+    // A list that keeps unknown fields keeps its items' (skipPrune), and still prunes inside their declared fields.
+    const list = {
+      type: 'array',
+      'x-kubernetes-preserve-unknown-fields': true,
+      items: { type: 'object', properties: { x: { type: 'object', properties: {} } } },
+    };
+    expect(prunedField(list, [{ y: 1 }])).toBeUndefined();
+    expect(prunedField(list, [{ x: { z: 1 } }])).toEqual(['0', 'x', 'z']);
     expect(
       prunedField({ type: 'object', 'x-kubernetes-embedded-resource': true, properties: {} }, { apiVersion: 'v1', kind: 'ConfigMap', metadata: {} }),
     ).toBeUndefined();
