@@ -161,7 +161,9 @@ is committed):
                       TestValidateAnnotations, each value; and every
                       strategic merge patch pkg/util/strategicpatch/
                       patch_test.go applies (as an ApplicationSet's
-                      templatePatch is applied), on its MergeItem schema
+                      templatePatch is applied), on its MergeItem schema;
+                      and pkg/api/resource/quantity_test.go's quantities,
+                      parsed and decoded
   --kube-openapi DIR  k8s.io/kube-openapi: the formats a custom resource's
                       values are held to, through the schema layer's CRD
                       validator: pkg/validation/validate/fixtures/formats
@@ -302,6 +304,14 @@ function reportApimachinery(dir: string, print: (line: string) => void): void {
     conformance.syntaxAgreement(conformance.metadataMapCases(maps.map(readText))),
     print,
   );
+  const quantityTest = join(dir, 'pkg/api/resource/quantity_test.go');
+  if (!existsSync(quantityTest)) print('quantities: pkg/api/resource/quantity_test.go is not in this checkout\n');
+  else
+    report(
+      "apimachinery's quantities parsed and decoded (pkg/api/resource/quantity_test.go)",
+      conformance.quantityAgreement(conformance.quantityCases(readText(quantityTest))),
+      print,
+    );
   const patchTest = join(dir, 'pkg/util/strategicpatch/patch_test.go');
   if (!existsSync(patchTest)) print('strategic merge patch: pkg/util/strategicpatch/patch_test.go is not in this checkout\n');
   else {

@@ -19,6 +19,9 @@ import { jsonOf, packageVersion } from '../model/stores/outcome-store.ts';
 import { asDefaulted } from './structural-defaults.ts';
 import { crdAjvMakeup, crdsFromObjects, loadRepoCrds, NULLABLE_AS_TYPES, shapesFromJsonSchema, type LazyCrd, type RepoCrd } from './repo-crds.ts';
 import { cachedValidator } from '../model/stores/validation-cache.ts';
+import { decodedFormatsMakeup, useDecodedFormats } from './decoded-formats.ts';
+import { decodeQuantity } from '../model/go/quantity.ts';
+import { dig } from '../model/core/dig.ts';
 import { perPair } from '../model/core/per-object.ts';
 import { NO_SCHEMA_ALLOWLIST } from './allowlist.ts';
 import { removalFor } from './removed-apis.ts';
@@ -91,6 +94,14 @@ function describeError(err: ErrorObject): string {
   const invalidPattern = err.keyword === 'pattern' ? invalidPatternMessage(String((err.params as { pattern?: unknown }).pattern)) : undefined;
   if (invalidPattern) return `${where}: ${invalidPattern}`;
   return `${where}: ${err.message ?? err.keyword}`;
+}
+
+const isQuantityError = (err: ErrorObject) => err.keyword === 'format' && (err.params as { format?: unknown }).format === 'quantity';
+
+/** A quantity the API server cannot decode, in Quantity.UnmarshalJSON's words. */
+function quantityMessage(err: ErrorObject, value: unknown): string {
+  const decoded = decodeQuantity(value);
+  return `${err.instancePath}: ${JSON.stringify(value)} is not a quantity: ${decoded.ok ? 'refused' : decoded.error}`;
 }
 
 export class SchemaLayer {
@@ -236,10 +247,14 @@ export class SchemaLayer {
           // (prepareFor), so a warm run imports none of them.
           const url = pathToFileURL(join(packageDir(entry.validator.pkg), entry.validator.file)).href;
           let loaded: ValidateFunction | undefined;
-          const cached = cachedValidator(`${entry.validator.pkg}@${packageVersion(entry.validator.pkg)}/${entry.validator.file}`, 'precompiled', () => {
-            if (!loaded) throw new Error(`the validator of ${key} was not imported before an object needed it`);
-            return loaded;
-          });
+          const cached = cachedValidator(
+            `${entry.validator.pkg}@${packageVersion(entry.validator.pkg)}/${entry.validator.file}`,
+            decodedFormatsMakeup(),
+            () => {
+              if (!loaded) throw new Error(`the validator of ${key} was not imported before an object needed it`);
+              return loaded;
+            },
+          );
           // A large tree validates directly: a stored outcome's key (the object as JSON, hashed) costs more than the
           // precompiled validator itself, and the import is paid once.
           let direct = false;
@@ -251,7 +266,10 @@ export class SchemaLayer {
           }) as Validator;
           const load: KindLoad = {
             known: (data) => cached.known(data),
-            import: async () => void (loaded ??= ((await import(url)) as { validate: ValidateFunction }).validate),
+            import: async () => {
+              await useDecodedFormats(packageDir(entry.validator.pkg));
+              loaded ??= ((await import(url)) as { validate: ValidateFunction }).validate;
+            },
             direct: (on) => void (direct = on),
           };
           this.byKind.set(key, { validate, root: entry.root, load });
@@ -312,10 +330,14 @@ export class SchemaLayer {
     if (!schema.validate(resource.object) && schema.validate.errors) {
       const errors = schema.validate.errors.map((e) => ({ ...e }));
       localizeEn(errors);
+      // A quantity is a number or a string (a oneOf): where the string is not one, the decoder's error says it all.
+      const quantities = new Set(errors.filter(isQuantityError).map((e) => e.instancePath));
       for (const err of errors) {
+        if (quantities.has(err.instancePath) && !isQuantityError(err)) continue;
         const path = parseInstancePath(err.instancePath);
         if (err.keyword === 'required') path.push((err.params as { missingProperty: string }).missingProperty);
-        findings.push(findingAt(resource, path, { check: 'schema', message: `${key}: ${describeError(err)}` }));
+        const message = isQuantityError(err) ? quantityMessage(err, dig(resource.object, path)) : describeError(err);
+        findings.push(findingAt(resource, path, { check: 'schema', message: `${key}: ${message}` }));
       }
     }
     if (options.strict) findings.push(...this.unknownFields(resource, schema.root, key));

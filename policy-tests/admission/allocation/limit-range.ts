@@ -5,7 +5,7 @@
  * a template LimitRanger refuses leaves its workload with no pod, and Argo CD's sync waits on it for good.
  */
 import { containersOf, runsAlongside, type PodSpecRef } from '../../model/core/workloads.ts';
-import { parseQuantity } from '../../model/core/text.ts';
+import { quantityValue } from '../../model/go/quantity.ts';
 
 type Obj = Record<string, any>;
 /** A resource list as written: names to quantities (text or number). */
@@ -48,7 +48,7 @@ export function admittedRequirements(container: Obj, ranges: readonly Obj[], def
   return { requests, limits };
 }
 
-const amount = (v: unknown) => parseQuantity(v) ?? 0;
+const amount = (v: unknown) => quantityValue(v) ?? 0;
 
 /** minConstraint, maxConstraint, limitRequestRatioConstraint and maxRequestConstraint, in the plugin's words. */
 function constraintErrors(type: string, item: Obj, have: Requirements, limitsRead = true): string[] {

@@ -5,7 +5,7 @@
  */
 import { dig } from '../../model/core/dig.ts';
 import { groupOf, type Resource } from '../../model/core/manifest.ts';
-import { parseQuantity } from '../../model/core/text.ts';
+import { quantityValue } from '../../model/go/quantity.ts';
 import { LONG_RUNNING_KINDS, podsAtOnce, podSpecOf, scaledKey, scaleTargetKey, surgePods, WORKLOAD_KINDS } from '../../model/core/workloads.ts';
 import { isDefaultStorageClass } from '../../model/cluster/providers.ts';
 import { podTotals } from './limit-range.ts';
@@ -133,7 +133,7 @@ export function namespaceUsage(
       case 'persistentvolumeclaims':
         return claims.reduce((sum, c) => sum + c.copies, 0);
       case 'requests.storage':
-        return claims.reduce((sum, c) => sum + c.copies * (parseQuantity(c.spec.resources?.requests?.storage) ?? 0), 0);
+        return claims.reduce((sum, c) => sum + c.copies * (quantityValue(c.spec.resources?.requests?.storage) ?? 0), 0);
       case 'configmaps':
         // Every namespace holds kube-root-ca.crt, which the root CA publisher writes.
         return count('ConfigMap') + 1 + madeByExternalSecrets(resources, 'ConfigMap');
@@ -146,7 +146,7 @@ export function namespaceUsage(
         if (!perClass) return undefined;
         const ofClass = claims.filter((c) => (c.spec.storageClassName ?? defaultClass) === perClass[1]);
         return ofClass.reduce(
-          (sum, c) => sum + c.copies * (perClass[2] === 'persistentvolumeclaims' ? 1 : (parseQuantity(c.spec.resources?.requests?.storage) ?? 0)),
+          (sum, c) => sum + c.copies * (perClass[2] === 'persistentvolumeclaims' ? 1 : (quantityValue(c.spec.resources?.requests?.storage) ?? 0)),
           0,
         );
       }

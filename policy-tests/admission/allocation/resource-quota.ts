@@ -6,7 +6,7 @@
  * rolling update's surge, a Job's parallelism), so a quota that holds the replicas but not the surge stalls every
  * rollout.
  */
-import { parseQuantity } from '../../model/core/text.ts';
+import { quantityValue } from '../../model/go/quantity.ts';
 import { toleratesControlPlane } from '../../model/core/workloads.ts';
 
 type Obj = Record<string, any>;
@@ -66,7 +66,7 @@ export function amountText(name: string, value: number): string {
 }
 
 /** The hard amount of a resource, or undefined where the quota does not limit it or writes no quantity. */
-export const hardOf = (quota: Obj, name: string): number | undefined => parseQuantity(quota?.spec?.hard?.[name]);
+export const hardOf = (quota: Obj, name: string): number | undefined => quantityValue(quota?.spec?.hard?.[name]);
 
 /** The quotas that count whole objects (helper.IsIntegerResourceName, with every `count/`). */
 const COUNTED = [
@@ -114,7 +114,7 @@ export function resourceQuotaProblems(quota: Obj): { path: (string | number)[]; 
     const isHuge = /^(requests\.)?hugepages-/.test(name);
     if (!name.includes('/') && !STANDARD_QUOTA.has(name) && !isHuge)
       out.push({ path: at, message: `spec.hard[${name}]: Invalid value: ${JSON.stringify(name)}: must be a standard resource for quota` });
-    const amount = parseQuantity(raw);
+    const amount = quantityValue(raw);
     if (amount === undefined) continue; // a quantity that does not parse is the schema's to refuse
     if (amount < 0) out.push({ path: at, message: `spec.hard[${name}]: Invalid value: ${shown}: must be greater than or equal to 0` });
     else if ((INTEGER_QUOTA.has(name) || name.startsWith('count/')) && !Number.isInteger(amount))

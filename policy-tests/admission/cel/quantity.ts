@@ -6,9 +6,7 @@
  * normal form (no exponent suffix, no trailing zeros), so the engine's string
  * equality is the API server's Quantity.Equal.
  */
-const QUANTITY = /^([+-]?)([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE]([+-]?[0-9]+)|(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE])?)$/;
-const DECIMAL: Record<string, number> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
-const BINARY: Record<string, bigint> = { Ki: 10n, Mi: 20n, Gi: 30n, Ti: 40n, Pi: 50n, Ei: 60n };
+import { parseGoQuantity } from '../../model/go/quantity.ts';
 
 export interface Exact {
   digits: bigint;
@@ -25,18 +23,10 @@ function normal(q: Exact): Exact {
   return { digits, exponent };
 }
 
+/** A text as resource.ParseQuantity reads it (model/go/quantity.ts), in the normal form, or undefined when it refuses it. */
 export function parseExact(text: string): Exact | undefined {
-  const m = QUANTITY.exec(text);
-  if (!m) return undefined;
-  const [, sign, number, exp, suffix = ''] = m;
-  const [whole = '', fraction = ''] = number!.split('.');
-  let digits = BigInt(`${whole}${fraction}` || '0');
-  let exponent = -fraction.length;
-  if (exp !== undefined) exponent += Number(exp);
-  else if (suffix in BINARY) digits <<= BINARY[suffix]!;
-  else exponent += DECIMAL[suffix]!;
-  if (sign === '-') digits = -digits;
-  return normal({ digits, exponent });
+  const parsed = parseGoQuantity(text);
+  return parsed.ok ? normal({ digits: parsed.quantity.digits, exponent: parsed.quantity.exponent }) : undefined;
 }
 
 export function formatExact(q: Exact): string {

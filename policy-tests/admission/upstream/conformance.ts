@@ -234,6 +234,7 @@ export { ipCases, metadataMapCases, syntaxAgreement, syntaxCases } from './apima
 export { deprecationWarningAgreement, deprecationWarningCases } from './crd-deprecation-warnings.ts';
 export { templatePatchAgreement, templatePatchCases } from './argocd-template-patch.ts';
 export { strategicMergePatchAgreement, strategicMergePatchCases } from './strategic-merge-patch-cases.ts';
+export { quantityAgreement, quantityCases } from './quantity-cases.ts';
 export { extendedFormatCases, formatAgreement, strfmtCases } from './kube-openapi-formats.ts';
 export { suiteAgreement, suiteCases } from './kube-openapi-suite.ts';
 export { defaultingAgreement, defaultingCases } from './structural-defaulting-cases.ts';

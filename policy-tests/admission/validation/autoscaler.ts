@@ -6,7 +6,7 @@
  */
 import { list } from '../../model/core/dig.ts';
 import type { PathSegment } from '../../model/core/positions.ts';
-import { parseQuantity } from '../../model/core/text.ts';
+import { quantityValue } from '../../model/go/quantity.ts';
 import type { Invalid } from './metadata.ts';
 import { dns1123Label, notSupported, pathSegmentName } from './syntax.ts';
 
@@ -31,7 +31,7 @@ function targetProblems(t: Obj, at: PathSegment[]): Invalid[] {
   if (t.type !== undefined && !['Utilization', 'Value', 'AverageValue'].includes(t.type))
     out.push({ path: [...at, 'type'], fn, message: `type "${String(t.type)}": must be either Utilization, Value, or AverageValue` });
   for (const field of ['value', 'averageValue']) {
-    const q = t[field] === undefined ? undefined : parseQuantity(t[field]);
+    const q = t[field] === undefined ? undefined : quantityValue(t[field]);
     if (t[field] !== undefined && (q === undefined || q <= 0))
       out.push({ path: [...at, field], fn, message: `${field} ${JSON.stringify(t[field])}: must be positive` });
   }

@@ -16,7 +16,7 @@ import { ingressClassProblems, ingressProblems } from './ingress.ts';
 import { storageClassProblems } from './storage-class.ts';
 import { autoscalerProblems } from './autoscaler.ts';
 import { cidr, configMapKey, dns1123Subdomain, intOrPercent, portNumOrNameProblem, strictSubnet } from './syntax.ts';
-import { parseQuantity } from '../../model/core/text.ts';
+import { quantityValue } from '../../model/go/quantity.ts';
 
 type Obj = Record<string, any>;
 
@@ -86,7 +86,7 @@ function pvcSpec(spec: Obj | undefined, at: PathSegment[]): Invalid[] {
   }
   out.push(...dataSourceProblems(spec, at));
   const storage = spec.resources?.requests?.storage;
-  const value = parseQuantity(storage);
+  const value = quantityValue(storage);
   if (storage === undefined)
     out.push({ path: [...at, 'resources'], fn: 'ValidatePersistentVolumeClaimSpec', message: 'resources.requests.storage is required' });
   else if (value === undefined || value <= 0)

@@ -14,7 +14,7 @@ import { affinityProblems, placementProblems, topologySpreadProblems } from './p
 import { securityProfileProblems } from './security-profiles.ts';
 import { dns1123Label, dns1123Subdomain, envVarName, isPortNumber, isSloppyIP, localPathFaults, portName, portNumOrNameProblem } from './syntax.ts';
 // resource.ParseQuantity lives with the model's scalars: the admission layer and the checks read quantities alike.
-import { parseQuantity } from '../../model/core/text.ts';
+import { decodeQuantity, QUANTITY_ERRORS, quantityValue } from '../../model/go/quantity.ts';
 
 type Obj = Record<string, any>;
 
@@ -60,12 +60,13 @@ function resourceProblems(resources: Obj | undefined, path: PathSegment[], who: 
   const parsed: Record<'limits' | 'requests', Record<string, number>> = { limits: {}, requests: {} };
   for (const side of ['limits', 'requests'] as const) {
     for (const [name, raw] of Object.entries((resources[side] ?? {}) as Obj)) {
-      const value = parseQuantity(raw);
-      if (value === undefined)
+      const decoded = decodeQuantity(raw);
+      const value = quantityValue(raw);
+      if (!decoded.ok || value === undefined)
         out.push({
           path: [...path, side, name],
-          fn: 'ValidateResourceRequirements (ParseQuantity)',
-          message: `${who}: ${side}.${name} "${String(raw)}" is not a quantity (quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$')`,
+          fn: 'Quantity.UnmarshalJSON (ParseQuantity)',
+          message: `${who}: ${side}.${name} "${String(raw)}" is not a quantity (${decoded.ok ? QUANTITY_ERRORS.format : decoded.error})`,
         });
       else if (value < 0)
         out.push({ path: [...path, side, name], fn: 'ValidateResourceRequirements', message: `${who}: ${side}.${name} must be greater than or equal to 0` });

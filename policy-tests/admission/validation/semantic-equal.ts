@@ -5,7 +5,7 @@
  * renders of one object are compared so, since the object the cluster holds is the base's render, defaulted.
  */
 import { dig, isMap, obj } from '../../model/core/dig.ts';
-import { parseQuantity } from '../../model/core/text.ts';
+import { quantityValue } from '../../model/go/quantity.ts';
 import { imageParts } from '../../model/core/workloads.ts';
 
 type Obj = Record<string, any>;
@@ -19,7 +19,7 @@ const QUANTITY_MAPS = new Set(['requests', 'limits', 'capacity', 'hard', 'alloca
 export function semanticEqual(a: unknown, b: unknown, quantities = false): boolean {
   if (isEmpty(a) && isEmpty(b)) return true;
   if (quantities && (typeof a === 'string' || typeof a === 'number') && (typeof b === 'string' || typeof b === 'number')) {
-    const [x, y] = [parseQuantity(a), parseQuantity(b)];
+    const [x, y] = [quantityValue(a), quantityValue(b)];
     if (x !== undefined && y !== undefined) return x === y;
   }
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => semanticEqual(x, b[i]));

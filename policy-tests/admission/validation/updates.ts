@@ -9,7 +9,7 @@
 import type { Invalid } from './metadata.ts';
 import { list } from '../../model/core/dig.ts';
 import { canonicalPodTemplate, firstDifference, semanticEqual, withoutDefaults } from './semantic-equal.ts';
-import { parseQuantity } from '../../model/core/text.ts';
+import { quantityValue } from '../../model/go/quantity.ts';
 import { IMMUTABLE, immutable, refuse, unknown, type Obj, type UpdateCluster } from './update-verdicts.ts';
 import { serviceUpdate } from './service-update.ts';
 
@@ -142,7 +142,7 @@ function claimUpdate(old: Obj, next: Obj, cluster: UpdateCluster): Invalid[] {
         `spec: Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims (${changed} changed)`,
       ),
     );
-  const [from, to] = [parseQuantity(storage(old)), parseQuantity(storage(next))];
+  const [from, to] = [quantityValue(storage(old)), quantityValue(storage(next))];
   if (from !== undefined && to !== undefined && to < from)
     out.push(
       refuse(

@@ -10,7 +10,7 @@
  */
 import { dig } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
-import { parseQuantity } from '../../model/core/text.ts';
+import { quantityValue } from '../../model/go/quantity.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { namespaceOrDestination } from '../../model/cluster/references.ts';
 import { FACTS_FIX } from './closing.ts';
@@ -37,7 +37,7 @@ function mismatch(claim: Resource, claimNamespace: string, pv: Resource, default
   if (volumeMode(pv) !== volumeMode(claim)) return `its volumeMode is ${volumeMode(pv)} and the claim's is ${volumeMode(claim)}`;
   const request = dig(claim.object, ['spec', 'resources', 'requests', 'storage']);
   const capacity = dig(pv.object, ['spec', 'capacity', 'storage']);
-  const [asks, has] = [parseQuantity(request), parseQuantity(capacity)];
+  const [asks, has] = [quantityValue(request), quantityValue(capacity)];
   if (asks !== undefined && has !== undefined && has < asks) return `its capacity ${String(capacity)} is less than the ${String(request)} the claim requests`;
   return undefined;
 }

@@ -19,7 +19,7 @@ import { checkoutView, kustomizeInputs } from './kustomize.ts';
 import { valueFilesOf } from './source-files.ts';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseQuantity } from '../core/text.ts';
+import { parsedQuantityValue } from '../go/quantity.ts';
 import { sizeOnDisk } from '../repository/directory-source.ts';
 import {
   appliedFileRefusal,
@@ -86,7 +86,7 @@ export const HIDDEN_DIRECTORIES_KEY = 'reposerver.include.hidden.directories';
  * repository: every directory source asks.
  */
 const maxCombinedManifestsBytes = perRepo((repo: Repo): number => {
-  const bytes = parseQuantity(argocdCmdParams(repo)?.[MAX_COMBINED_MANIFESTS_KEY]);
+  const bytes = parsedQuantityValue(argocdCmdParams(repo)?.[MAX_COMBINED_MANIFESTS_KEY]);
   return bytes === undefined || bytes < 0 ? DEFAULT_MAX_COMBINED_MANIFESTS_BYTES : Math.floor(bytes);
 });
 

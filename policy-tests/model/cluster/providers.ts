@@ -13,7 +13,7 @@ import { perRepo } from '../repository/per-repo.ts';
 import type { Repo } from '../repository/repo.ts';
 import { podSpecs, str, type Reference } from './references.ts';
 import type { Path } from '../core/positions.ts';
-import { parseQuantity } from '../core/text.ts';
+import { quantityValue } from '../go/quantity.ts';
 import { containersOf, podsAtOnce, podSpecOf, runsAlongside } from '../core/workloads.ts';
 
 /** What Kubernetes creates by itself, whatever the distribution. */
@@ -278,7 +278,7 @@ export function deviceDemand(resources: readonly Resource[]): DeviceDemand[] {
           for (const [name, raw] of Object.entries((dig(c.container, ['resources', field]) ?? {}) as Record<string, unknown>)) {
             // A request and its limit are one claim; an extended resource's request defaults to its limit.
             if (!isExtended(name) || (field === 'limits' && dig(c.container, ['resources', 'requests', name]) !== undefined)) continue;
-            const amount = parseQuantity(raw) ?? 0;
+            const amount = quantityValue(raw) ?? 0;
             const entry = asked.get(name) ?? { together: 0, alone: 0, path: [...c.at, 'resources', field, name] };
             if (runsAlongside(c)) entry.together += amount;
             else entry.alone = Math.max(entry.alone, amount);

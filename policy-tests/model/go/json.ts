@@ -4,3 +4,11 @@ export function jsonFieldOf(fields: Readonly<Record<string, unknown>>, key: stri
   const folded = key.toLowerCase();
   return Object.keys(fields).find((f) => f.toLowerCase() === folded);
 }
+
+const STD_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/**
+ * encoding/json's []byte: a string base64.StdEncoding decodes, padded, in the standard alphabet, with the line breaks
+ * (`\r`, `\n`) it skips wherever they stand, so a certificate wrapped at 76 columns decodes. Empty is no bytes.
+ */
+export const isJsonBytes = (s: string): boolean => STD_BASE64.test(s.replace(/[\r\n]/g, ''));

@@ -15,7 +15,7 @@ import { builtinResourceName, policyCoverage, policyDecisions } from '../../admi
 import { validateBuiltin } from '../../admission/validation/kinds.ts';
 import { featuresAt } from '../../admission/validation/feature-gates.ts';
 import { labelValue, portName, qualifiedName } from '../../admission/validation/syntax.ts';
-import { parseQuantity } from '../../model/core/text.ts';
+import { quantityValue } from '../../model/go/quantity.ts';
 
 const fixture = (name: string) => JSON.parse(readFileSync(new URL(`../fixtures/admission/${name}`, import.meta.url), 'utf8')) as JsonSchemaNode;
 
@@ -365,10 +365,13 @@ describe('CEL: real CRD rules (fixtures that copy them)', () => {
 
 describe("the API server's value syntaxes", () => {
   it('quantities', () => {
-    expect(parseQuantity('128Mi')).toBe(128 * 2 ** 20);
-    expect(parseQuantity('500m')).toBe(0.5);
-    expect(parseQuantity('1e3')).toBe(1000);
-    for (const bad of ['1.5 Gi', 'Gi', '10MB', ' 1']) expect(parseQuantity(bad)).toBeUndefined();
+    expect(quantityValue('128Mi')).toBe(128 * 2 ** 20);
+    expect(quantityValue('500m')).toBe(0.5);
+    expect(quantityValue('1e3')).toBe(1000);
+    for (const bad of ['1.5 Gi', '10MB', '1d', '2h', '1Y', '100p']) expect(quantityValue(bad)).toBeUndefined();
+    // A field's quantity is trimmed of spaces when decoded (Quantity.UnmarshalJSON); a number is its JSON text.
+    expect(quantityValue(' 1 ')).toBe(1);
+    expect(quantityValue(0.5)).toBe(0.5);
   });
 
   it('names, label values, port names', () => {

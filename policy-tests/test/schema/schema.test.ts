@@ -206,6 +206,35 @@ describe('schema layer: strict by default', () => {
   });
 });
 
+describe("schema layer: a built-in kind's formats as the API server decodes them", () => {
+  it('refuses a quantity Quantity.UnmarshalJSON refuses (an SI prefix Kubernetes lacks), in its words, once, and takes one it trims', async () => {
+    const sized = (limit: string) =>
+      deployment('').replace(
+        '          image: nginx:1.27.3\n',
+        `          image: nginx:1.27.3\n      volumes:\n        - name: s\n          emptyDir: {sizeLimit: ${limit}}\n`,
+      );
+    const refused = await check(sized('2d'));
+    expect(refused.findings).toEqual([
+      expect.stringMatching(/^t\.yaml:18:33 \[schema\] .*\/emptyDir\/sizeLimit: "2d" is not a quantity: quantities must match the regular expression/),
+    ]);
+    expect((await check(sized('"1Gi "'))).findings).toEqual([]);
+    expect((await check(sized('1.5'))).findings).toEqual([]);
+  });
+
+  it("takes a base64 value wrapped over lines, as encoding/json's []byte does, and refuses one without its padding", async () => {
+    const secret = (value: string) => `apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n  namespace: apps\ndata:\n  key: ${value}\n`;
+    expect((await check(secret('|\n    YWJj\n    ZGVm\n'))).findings).toEqual([]);
+    expect((await check(secret('YWJjZA'))).findings).toEqual([expect.stringMatching(/\/data\/key: must match format "byte"/)]);
+  });
+
+  it("refuses a timestamp metav1.Time's time.Parse(time.RFC3339) refuses, which JSON Schema's date-time takes", async () => {
+    const stamped = (at: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: apps\n  creationTimestamp: "${at}"\n`;
+    expect((await check(stamped('2024-01-01T00:00:00Z'))).findings).toEqual([]);
+    for (const at of ['2024-01-01 00:00:00Z', '2024-01-01t00:00:00z'])
+      expect((await check(stamped(at))).findings).toEqual([expect.stringMatching(/creationTimestamp: must match format "date-time"/)]);
+  });
+});
+
 describe('schema layer: kinds and versions', () => {
   const widget = 'apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n';
 
