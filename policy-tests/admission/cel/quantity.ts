@@ -7,20 +7,22 @@
  * equality is the API server's Quantity.Equal.
  */
 import { parseGoQuantity } from '../../model/go/quantity.ts';
+import { fail } from './values.ts';
+
+const PLAIN_EXPONENT_LIMIT = 30;
+const MAX_ALIGNED_DIGITS = 100_000;
 
 export interface Exact {
   digits: bigint;
   exponent: number;
 }
 
+/** Trailing zeros folded into the exponent, by the text (a division per zero would take minutes over a hostile 1e300000). */
 function normal(q: Exact): Exact {
-  let { digits, exponent } = q;
-  if (digits === 0n) return { digits: 0n, exponent: 0 };
-  while (digits % 10n === 0n) {
-    digits /= 10n;
-    exponent++;
-  }
-  return { digits, exponent };
+  if (q.digits === 0n) return { digits: 0n, exponent: 0 };
+  const text = q.digits.toString();
+  const kept = text.replace(/0+$/, '');
+  return { digits: BigInt(kept), exponent: q.exponent + text.length - kept.length };
 }
 
 /** A text as resource.ParseQuantity reads it (model/go/quantity.ts), in the normal form, or undefined when it refuses it. */
@@ -34,7 +36,9 @@ export function formatExact(q: Exact): string {
   const negative = digits < 0n;
   const text = (negative ? -digits : digits).toString();
   let out: string;
-  if (exponent >= 0) out = text + '0'.repeat(exponent);
+  // A large exponent is written as one (ParseQuantity reads it back exactly): a quantity's text stays as short as the text it was read from.
+  if (exponent > PLAIN_EXPONENT_LIMIT) out = `${text}e${exponent}`;
+  else if (exponent >= 0) out = text + '0'.repeat(exponent);
   else {
     const padded = text.padStart(-exponent + 1, '0');
     out = `${padded.slice(0, exponent)}.${padded.slice(exponent)}`;
@@ -42,9 +46,13 @@ export function formatExact(q: Exact): string {
   return negative ? `-${out}` : out;
 }
 
-/** Both values at one exponent, to add or compare. */
+/**
+ * Both values at one exponent, to add or compare. A sum over a wider spread than this would be a number of that many
+ * digits (Go's inf.Dec builds it too): past it the gate says it cannot compute it, not hold for minutes.
+ */
 function aligned(a: Exact, b: Exact): [bigint, bigint, number] {
   const e = Math.min(a.exponent, b.exponent);
+  if (Math.max(a.exponent, b.exponent) - e > MAX_ALIGNED_DIGITS) fail('quantities too far apart in magnitude for the gate to compute exactly');
   return [a.digits * 10n ** BigInt(a.exponent - e), b.digits * 10n ** BigInt(b.exponent - e), e];
 }
 
@@ -53,7 +61,17 @@ export const addExact = (a: Exact, b: Exact): Exact => {
   return normal({ digits: x + y, exponent: e });
 };
 export const negate = (a: Exact): Exact => ({ digits: -a.digits, exponent: a.exponent });
+
+/** The power of ten just above a nonzero value's magnitude: its digits' count plus its exponent. */
+const magnitude = (q: Exact): number => (q.digits < 0n ? -q.digits : q.digits).toString().length + q.exponent;
+
 export const compareExact = (a: Exact, b: Exact): number => {
+  const [sa, sb] = [Math.sign(Number(a.digits)), Math.sign(Number(b.digits))];
+  if (sa !== sb) return sa < sb ? -1 : 1;
+  if (sa === 0) return 0;
+  // Different magnitudes decide without aligning; equal ones differ in exponent by no more than their digits.
+  const [ma, mb] = [magnitude(a), magnitude(b)];
+  if (ma !== mb) return ma < mb ? -sa : sa;
   const [x, y] = aligned(a, b);
   return x < y ? -1 : x > y ? 1 : 0;
 };
@@ -64,6 +82,8 @@ const INT64_MAX = 2n ** 63n - 1n;
 /** The value as an int64, or undefined when it has a fraction or does not fit (Quantity.AsInt64's ok). */
 export function asInt64(q: Exact): bigint | undefined {
   if (q.exponent < 0) return undefined;
+  // int64 holds 19 digits: a larger exponent on a nonzero value is out of it, before 10^exponent is built.
+  if (q.digits !== 0n && q.exponent > 19) return undefined;
   const v = q.digits * 10n ** BigInt(q.exponent);
   return v >= INT64_MIN && v <= INT64_MAX ? v : undefined;
 }

@@ -163,8 +163,10 @@ function slowPath(split: Split, suffix: { base: 2 | 10; exponent: number; format
   let format = suffix.format;
   // Any value finer than a nano rounds up, away from zero, to the next nano.
   if (digits !== 0n && exponent < -9) {
-    const unit = 10n ** BigInt(-9 - exponent);
-    digits = (digits + unit - 1n) / unit;
+    // A value below 1n is 1n; otherwise the unit has fewer digits than the value (and a hostile 1e-2000000000 builds no 10^2e9).
+    const shift = -9 - exponent;
+    const unit = digits.toString().length <= shift ? undefined : 10n ** BigInt(shift);
+    digits = unit === undefined ? 1n : (digits + unit - 1n) / unit;
     exponent = -9;
   }
   // The cap is on the value: digits × 10^exponent against int64's maximum.

@@ -42,6 +42,11 @@ const cases: [string, unknown][] = [
   ['quantity("-5").sign()', -1n],
   ['quantity("200m").asApproximateFloat()', 0.2],
   ['quantity("1e3").compareTo(quantity("1k"))', 0n],
+  // As ParseQuantity reads them: finer than 1n rounds up to it; an exponent as large as a hostile value's stays an exponent.
+  ['quantity("3.001n") == quantity("4n")', true],
+  ['quantity("1e300000").isGreaterThan(quantity("9e299999"))', true],
+  ['quantity("-1e300000").isLessThan(quantity("1"))', true],
+  ['quantity("1e300000").isInteger()', false],
   // Semantic versions (1.33).
   ["semver('1.2.3').major() == 1 && semver('1.2.3').minor() == 2 && semver('1.2.3').patch() == 3", true],
   ["semver('1.0.0').isLessThan(semver('1.0.1'))", true],

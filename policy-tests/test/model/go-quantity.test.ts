@@ -33,6 +33,8 @@ describe('resource.ParseQuantity', () => {
     expect(parsed('0.000000000001Ki')).toBe('2e-9 DecimalSI');
     expect(parsed('9Ei')).toBe(`${2n ** 63n - 1n}e0 BinarySI`);
     expect(parsed('1e4294967296')).toBe('1e0 DecimalExponent');
+    // Far below 1n is 1n, with no power of ten two billion digits long built to say so.
+    expect(parsed('1e-2000000000')).toBe('1e-9 DecimalExponent');
   });
 });
 
