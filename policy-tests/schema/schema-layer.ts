@@ -6,29 +6,22 @@
  */
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { createRequire } from 'node:module';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { didYouMean } from '../model/core/did-you-mean.ts';
-import { invalidPatternMessage } from '../model/core/re2.ts';
 import type { Finding } from '../model/core/findings.ts';
 import { findingAt, type Resource } from '../model/core/manifest.ts';
 import { cronJobFindings, objectSizeFindings } from './kind-findings.ts';
-import { parseInstancePath } from '../model/core/positions.ts';
 import { loadFieldTrees, packageDir, unknownFieldPaths, type FieldTrees, type Shape } from './field-tree.ts';
 import { jsonOf, packageVersion } from '../model/stores/outcome-store.ts';
 import { asDefaulted } from './structural-defaults.ts';
 import { crdAjvMakeup, crdsFromObjects, loadRepoCrds, NULLABLE_AS_TYPES, shapesFromJsonSchema, type LazyCrd, type RepoCrd } from './repo-crds.ts';
 import { cachedValidator } from '../model/stores/validation-cache.ts';
 import { decodedFormatsMakeup, useDecodedFormats } from './decoded-formats.ts';
-import { decodeQuantity } from '../model/go/quantity.ts';
-import { dig } from '../model/core/dig.ts';
+import { schemaErrorFindings } from './schema-errors.ts';
 import { perPair } from '../model/core/per-object.ts';
 import { NO_SCHEMA_ALLOWLIST } from './allowlist.ts';
 import { removalFor } from './removed-apis.ts';
 import { CLUSTER_SCOPED_BUILTIN_KINDS } from './scope.ts';
-
-// ajv-i18n is CommonJS whose typings claim an ES default export; require() gets the function either way.
-const localizeEn = createRequire(import.meta.url)('ajv-i18n/localize/en') as (errors: ErrorObject[] | null | undefined) => void;
 
 /**
  * The Kubernetes minor the bundled kubernetes-models 5.x schemas describe
@@ -84,24 +77,6 @@ const DIRECT_FROM = 2000;
 
 function matchesKindList(list: readonly string[], resource: Resource): boolean {
   return list.some((entry) => entry === resource.kind || entry === `${resource.apiVersion}/${resource.kind}`);
-}
-
-function describeError(err: ErrorObject): string {
-  const where = err.instancePath || '(root)';
-  if (err.keyword === 'enum')
-    return `${where}: must be one of ${(err.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
-  if (err.keyword === 'required') return `${where}: missing required field "${(err.params as { missingProperty: string }).missingProperty}"`;
-  const invalidPattern = err.keyword === 'pattern' ? invalidPatternMessage(String((err.params as { pattern?: unknown }).pattern)) : undefined;
-  if (invalidPattern) return `${where}: ${invalidPattern}`;
-  return `${where}: ${err.message ?? err.keyword}`;
-}
-
-const isQuantityError = (err: ErrorObject) => err.keyword === 'format' && (err.params as { format?: unknown }).format === 'quantity';
-
-/** A quantity the API server cannot decode, in Quantity.UnmarshalJSON's words. */
-function quantityMessage(err: ErrorObject, value: unknown): string {
-  const decoded = decodeQuantity(value);
-  return `${err.instancePath}: ${JSON.stringify(value)} is not a quantity: ${decoded.ok ? 'refused' : decoded.error}`;
 }
 
 export class SchemaLayer {
@@ -327,19 +302,8 @@ export class SchemaLayer {
       };
     }
     const findings: Finding[] = [];
-    if (!schema.validate(resource.object) && schema.validate.errors) {
-      const errors = schema.validate.errors.map((e) => ({ ...e }));
-      localizeEn(errors);
-      // A quantity is a number or a string (a oneOf): where the string is not one, the decoder's error says it all.
-      const quantities = new Set(errors.filter(isQuantityError).map((e) => e.instancePath));
-      for (const err of errors) {
-        if (quantities.has(err.instancePath) && !isQuantityError(err)) continue;
-        const path = parseInstancePath(err.instancePath);
-        if (err.keyword === 'required') path.push((err.params as { missingProperty: string }).missingProperty);
-        const message = isQuantityError(err) ? quantityMessage(err, dig(resource.object, path)) : describeError(err);
-        findings.push(findingAt(resource, path, { check: 'schema', message: `${key}: ${message}` }));
-      }
-    }
+    if (!schema.validate(resource.object) && schema.validate.errors)
+      findings.push(...schemaErrorFindings(resource, key, schema.validate.errors, { decoded: schema.load !== undefined }));
     if (options.strict) findings.push(...this.unknownFields(resource, schema.root, key));
     if (key === 'batch/v1/CronJob') findings.push(...cronJobFindings(resource));
     if (key === 'v1/ConfigMap' || key === 'v1/Secret') findings.push(...objectSizeFindings(resource));

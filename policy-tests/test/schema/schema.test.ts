@@ -194,6 +194,13 @@ describe('schema layer: strict by default', () => {
     expect((await gadgetOf('size: 11')).findings.map(formatFinding)).toEqual([expect.stringMatching(/\/spec\/size: must be <= 10/)]);
   });
 
+  it("says a CRD's own oneOf as ajv says it: a value validation, not a field a decoder reads", async () => {
+    const gadgetOf = await gadgetJudge("                mode: {type: string, oneOf: [{enum: ['a']}, {enum: ['b']}]}");
+    expect((await gadgetOf('mode: c')).findings.map(formatFinding)).toContainEqual(
+      expect.stringMatching(/\/spec\/mode: must match exactly one schema in "oneOf"/),
+    );
+  });
+
   it('reports type, enum and required-field errors at the offending node', async () => {
     const wrongType = await check(deployment('').replace('spec:\n  selector', 'spec:\n  replicas: two\n  selector'));
     expect(wrongType.findings).toEqual([expect.stringMatching(/^t\.yaml:7:13 \[schema\] .*\/spec\/replicas: must be integer/)]);
@@ -219,6 +226,18 @@ describe("schema layer: a built-in kind's formats as the API server decodes them
     ]);
     expect((await check(sized('"1Gi "'))).findings).toEqual([]);
     expect((await check(sized('1.5'))).findings).toEqual([]);
+  });
+
+  it("says an int-or-string IntOrString.UnmarshalJSON refuses once, in encoding/json's words, where a CRD's own oneOf stays as it is", async () => {
+    const rolling = (value: string) =>
+      deployment('').replace('spec:\n  selector', `spec:\n  strategy:\n    rollingUpdate: {maxUnavailable: ${value}}\n  selector`);
+    expect((await check(rolling('1.5'))).findings).toEqual([
+      expect.stringMatching(
+        /^t\.yaml:\d+:\d+ \[schema\] .*\/maxUnavailable: 1\.5 is not an int-or-string: json: cannot unmarshal number 1\.5 into Go value of type int32$/,
+      ),
+    ]);
+    expect((await check(rolling('true'))).findings).toEqual([expect.stringMatching(/cannot unmarshal bool into Go value of type int32$/)]);
+    expect((await check(rolling('"25%"'))).findings).toEqual([]);
   });
 
   it("takes a base64 value wrapped over lines, as encoding/json's []byte does, and refuses one without its padding", async () => {
