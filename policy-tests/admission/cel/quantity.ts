@@ -6,16 +6,13 @@
  * normal form (no exponent suffix, no trailing zeros), so the engine's string
  * equality is the API server's Quantity.Equal.
  */
-import { parseGoQuantity } from '../../model/go/quantity.ts';
+import { compareDecimals, parseGoQuantity, type Decimal } from '../../model/go/quantity.ts';
 import { fail } from './values.ts';
 
 const PLAIN_EXPONENT_LIMIT = 30;
 const MAX_ALIGNED_DIGITS = 100_000;
 
-export interface Exact {
-  digits: bigint;
-  exponent: number;
-}
+export type Exact = Decimal;
 
 /** Trailing zeros folded into the exponent, by the text (a division per zero would take minutes over a hostile 1e300000). */
 function normal(q: Exact): Exact {
@@ -62,19 +59,8 @@ export const addExact = (a: Exact, b: Exact): Exact => {
 };
 export const negate = (a: Exact): Exact => ({ digits: -a.digits, exponent: a.exponent });
 
-/** The power of ten just above a nonzero value's magnitude: its digits' count plus its exponent. */
-const magnitude = (q: Exact): number => (q.digits < 0n ? -q.digits : q.digits).toString().length + q.exponent;
-
-export const compareExact = (a: Exact, b: Exact): number => {
-  const [sa, sb] = [Math.sign(Number(a.digits)), Math.sign(Number(b.digits))];
-  if (sa !== sb) return sa < sb ? -1 : 1;
-  if (sa === 0) return 0;
-  // Different magnitudes decide without aligning; equal ones differ in exponent by no more than their digits.
-  const [ma, mb] = [magnitude(a), magnitude(b)];
-  if (ma !== mb) return ma < mb ? -sa : sa;
-  const [x, y] = aligned(a, b);
-  return x < y ? -1 : x > y ? 1 : 0;
-};
+/** Quantity.Cmp, as the model reads it (model/go/quantity.ts). */
+export const compareExact = (a: Exact, b: Exact): number => compareDecimals(a, b);
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;

@@ -13,8 +13,8 @@ import { dnsProblems } from './pod-dns.ts';
 import { affinityProblems, placementProblems, topologySpreadProblems } from './pod-scheduling.ts';
 import { securityProfileProblems } from './security-profiles.ts';
 import { dns1123Label, dns1123Subdomain, envVarName, isPortNumber, isSloppyIP, localPathFaults, portName, portNumOrNameProblem } from './syntax.ts';
-// resource.ParseQuantity lives with the model's scalars: the admission layer and the checks read quantities alike.
-import { decodeQuantity, QUANTITY_ERRORS, quantityValue } from '../../model/go/quantity.ts';
+import { containerResourceProblems } from './resource-requirements.ts';
+import { downwardApiItemProblems, ENV_FIELD_PATHS, fieldSelectorProblems, resourceFieldSelectorProblems } from './downward-api.ts';
 
 type Obj = Record<string, any>;
 
@@ -54,37 +54,6 @@ function probeProblems(probe: Obj | undefined, path: PathSegment[], what: string
   return out;
 }
 
-function resourceProblems(resources: Obj | undefined, path: PathSegment[], who: string): Invalid[] {
-  if (!resources || typeof resources !== 'object') return [];
-  const out: Invalid[] = [];
-  const parsed: Record<'limits' | 'requests', Record<string, number>> = { limits: {}, requests: {} };
-  for (const side of ['limits', 'requests'] as const) {
-    for (const [name, raw] of Object.entries((resources[side] ?? {}) as Obj)) {
-      const decoded = decodeQuantity(raw);
-      const value = quantityValue(raw);
-      if (!decoded.ok || value === undefined)
-        out.push({
-          path: [...path, side, name],
-          fn: 'Quantity.UnmarshalJSON (ParseQuantity)',
-          message: `${who}: ${side}.${name} "${String(raw)}" is not a quantity (${decoded.ok ? QUANTITY_ERRORS.format : decoded.error})`,
-        });
-      else if (value < 0)
-        out.push({ path: [...path, side, name], fn: 'ValidateResourceRequirements', message: `${who}: ${side}.${name} must be greater than or equal to 0` });
-      else parsed[side][name] = value;
-    }
-  }
-  for (const [name, request] of Object.entries(parsed.requests)) {
-    const limit = parsed.limits[name];
-    if (limit !== undefined && request > limit)
-      out.push({
-        path: [...path, 'requests', name],
-        fn: 'ValidateResourceRequirements',
-        message: `${who}: requests.${name} ${String(resources.requests[name])} must be less than or equal to its limit ${String(resources.limits[name])}`,
-      });
-  }
-  return out;
-}
-
 /** ValidateEnv and ValidateEnvFrom: names and prefixes by the cluster's RelaxedEnvironmentVariableValidation gate. */
 function envProblems(c: Obj, at: PathSegment[], who: string, features: ValidationFeatures): Invalid[] {
   const out: Invalid[] = [];
@@ -115,6 +84,11 @@ function envProblems(c: Obj, at: PathSegment[], who: string, features: Validatio
           fn: 'validateEnvVarValueFrom',
           message: `${who}: env ${String(e.name)}: may not have both value and valueFrom`,
         });
+      const { fieldRef, resourceFieldRef } = e.valueFrom as Obj;
+      const from = [...at, 'valueFrom'];
+      if (fieldRef && typeof fieldRef === 'object') out.push(...fieldSelectorProblems(fieldRef, [...from, 'fieldRef'], who, ENV_FIELD_PATHS));
+      if (resourceFieldRef && typeof resourceFieldRef === 'object')
+        out.push(...resourceFieldSelectorProblems(resourceFieldRef, [...from, 'resourceFieldRef'], who, false));
     }
   });
   return out;
@@ -226,7 +200,7 @@ function containerProblems(c: Obj, at: PathSegment[], pod: { volumes: ReadonlySe
   });
   out.push(...handlerProblemsOf(c, at, who, init));
   out.push(
-    ...resourceProblems(c.resources, [...at, 'resources'], who),
+    ...containerResourceProblems(c.resources, [...at, 'resources'], who),
     ...envProblems(c, at, who, pod.features),
     ...securityContextProblems(c.securityContext, [...at, 'securityContext'], who),
   );
@@ -256,6 +230,12 @@ function volumeProblems(volumes: unknown, at: PathSegment[]): Invalid[] {
         fn: 'validateVolumeSource',
         message: `volume ${String(v?.name)}: may not specify more than 1 volume type (${sources.join(', ')})`,
       });
+    out.push(...downwardApiItemProblems(v?.downwardAPI?.items, [...vat, 'downwardAPI', 'items'], `volume ${String(v?.name)}`));
+    (list(v?.projected?.sources) as Obj[]).forEach((source, j) =>
+      out.push(
+        ...downwardApiItemProblems(source?.downwardAPI?.items, [...vat, 'projected', 'sources', j, 'downwardAPI', 'items'], `volume ${String(v?.name)}`),
+      ),
+    );
     // validateKeyToPath (any key the API server admits; a path relative, no '..' element, not starting with '..').
     for (const src of ['configMap', 'secret']) {
       (list(v?.[src]?.items) as Obj[]).forEach((item, j) => {

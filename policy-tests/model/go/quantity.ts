@@ -19,10 +19,14 @@ export const QUANTITY_ERRORS = {
 
 export type QuantityFormat = 'DecimalExponent' | 'BinarySI' | 'DecimalSI';
 
-/** A quantity's value, digits × 10^exponent, and the format it prints in. */
-export interface GoQuantity {
+/** A decimal value: digits × 10^exponent. */
+export interface Decimal {
   digits: bigint;
   exponent: number;
+}
+
+/** A quantity's value, digits × 10^exponent, and the format it prints in. */
+export interface GoQuantity extends Decimal {
   format: QuantityFormat;
 }
 
@@ -190,6 +194,38 @@ export function decodeQuantity(value: unknown): ParsedQuantity {
   if (typeof value === 'number') return parseGoQuantity(JSON.stringify(value));
   if (typeof value !== 'string') return { ok: false, error: 'a quantity is a string or a number' };
   return parseGoQuantity(value.replace(TRIMMED, ''));
+}
+
+/** The power of ten just above a nonzero value's magnitude: its digits' count plus its exponent. */
+const magnitude = (q: Decimal): number => (q.digits < 0n ? -q.digits : q.digits).toString().length + q.exponent;
+
+/**
+ * Quantity.Cmp: -1, 0 or 1. Different signs or magnitudes decide without aligning the two (a hostile 1e2000000000
+ * would otherwise build a power of ten of two billion digits); equal magnitudes differ in exponent by no more than
+ * their digits.
+ */
+export function compareDecimals(a: Decimal, b: Decimal): number {
+  const [sa, sb] = [Math.sign(Number(a.digits)), Math.sign(Number(b.digits))];
+  if (sa !== sb) return sa < sb ? -1 : 1;
+  if (sa === 0) return 0;
+  const [ma, mb] = [magnitude(a), magnitude(b)];
+  if (ma !== mb) return ma < mb ? -sa : sa;
+  const e = Math.min(a.exponent, b.exponent);
+  const [x, y] = [a.digits * 10n ** BigInt(a.exponent - e), b.digits * 10n ** BigInt(b.exponent - e)];
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/**
+ * Quantity.ScaledValue for a value of at most 10^40 (Value at scale 0, MilliValue at -3): rounded up, as it rounds;
+ * undefined past that, where int64 would not hold it either.
+ */
+export function scaledValue(q: Decimal, scale: number): bigint | undefined {
+  const shift = q.exponent - scale;
+  if (magnitude(q) - scale > 40) return undefined;
+  if (shift >= 0) return q.digits * 10n ** BigInt(shift);
+  const unit = 10n ** BigInt(-shift);
+  const whole = q.digits / unit;
+  return q.digits % unit !== 0n && q.digits > 0n ? whole + 1n : whole;
 }
 
 const asNumber = (parsed: ParsedQuantity): number | undefined => (parsed.ok ? Number(parsed.quantity.digits) * 10 ** parsed.quantity.exponent : undefined);

@@ -6,6 +6,7 @@ import { CONTAINER, swap, API, SERVICE, NAMESPACES, STORE, after, inProject, POR
 
 const ARGOCD_CM = 'apps/platform/argocd/patches/argocd-cm.yaml';
 const FOLDERS = 'apps/media/storage/folders.yaml';
+const TDARR = 'apps/media/tdarr/deployment.yaml';
 const VOLSYNC_APP = 'apps/platform/volsync/application.yaml';
 
 export const CRD_FILE = 'apps/platform/backups/crd.yaml';
@@ -185,6 +186,23 @@ const mutations: Mutation[] = [
     why: 'a memory request above its limit',
     mutate: (c) => c.edit(API, 0, (d) => d.setIn([...CONTAINER, 'resources', 'requests', 'memory'], '256Mi')),
     at: 'memory: 256Mi',
+  },
+  {
+    check: 'api-validation',
+    why: "Tdarr's node is given two GPU shares and still asks for one: a GPU cannot be overcommitted, so its request must equal its limit (validateResourceRequirements)",
+    mutate: swap(TDARR, '              memory: 4Gi\n              gpu.intel.com/i915: "1"', '              memory: 4Gi\n              gpu.intel.com/i915: "2"'),
+    at: 'gpu.intel.com/i915: "1"',
+  },
+  {
+    check: 'api-validation',
+    why: 'an env var reads a pod field the kubelet does not fill in (validateObjectFieldSelector: metadata.nam)',
+    mutate: (c) =>
+      c.edit(API, 0, (d) =>
+        (d.getIn([...CONTAINER, 'env']) as { add(v: unknown): void }).add(
+          d.createNode({ name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.nam' } } }),
+        ),
+      ),
+    at: 'fieldPath: metadata.nam',
   },
   {
     check: 'api-validation',
