@@ -14,7 +14,8 @@ import { affinityProblems, placementProblems, topologySpreadProblems } from './p
 import { securityProfileProblems } from './security-profiles.ts';
 import { dns1123Label, dns1123Subdomain, envVarName, isPortNumber, isSloppyIP, localPathFaults, portName, portNumOrNameProblem } from './syntax.ts';
 import { containerResourceProblems } from './resource-requirements.ts';
-import { downwardApiItemProblems, ENV_FIELD_PATHS, fieldSelectorProblems, resourceFieldSelectorProblems } from './downward-api.ts';
+import { ENV_FIELD_PATHS, fieldSelectorProblems, resourceFieldSelectorProblems } from './downward-api.ts';
+import { fileSourceProblems } from './volume-sources.ts';
 
 type Obj = Record<string, any>;
 
@@ -230,34 +231,7 @@ function volumeProblems(volumes: unknown, at: PathSegment[]): Invalid[] {
         fn: 'validateVolumeSource',
         message: `volume ${String(v?.name)}: may not specify more than 1 volume type (${sources.join(', ')})`,
       });
-    out.push(...downwardApiItemProblems(v?.downwardAPI?.items, [...vat, 'downwardAPI', 'items'], `volume ${String(v?.name)}`));
-    (list(v?.projected?.sources) as Obj[]).forEach((source, j) =>
-      out.push(
-        ...downwardApiItemProblems(source?.downwardAPI?.items, [...vat, 'projected', 'sources', j, 'downwardAPI', 'items'], `volume ${String(v?.name)}`),
-      ),
-    );
-    // validateKeyToPath (any key the API server admits; a path relative, no '..' element, not starting with '..').
-    for (const src of ['configMap', 'secret']) {
-      (list(v?.[src]?.items) as Obj[]).forEach((item, j) => {
-        const where = (field: string) => [...vat, src, 'items', j, field];
-        for (const field of ['key', 'path'])
-          if (typeof item?.[field] !== 'string' || item[field] === '')
-            out.push({ path: where(field), fn: 'validateKeyToPath', message: `volume ${String(v.name)}: items[${j}].${field}: Required value` });
-        if (typeof item?.path !== 'string') return;
-        if (Object.values(localPathFaults(item.path)).some(Boolean))
-          out.push({
-            path: where('path'),
-            fn: 'validateKeyToPath',
-            message: `volume ${String(v.name)}: path "${item.path}" must be relative and may not contain '..'`,
-          });
-        else if (item.path.startsWith('..'))
-          out.push({
-            path: where('path'),
-            fn: 'validateLocalNonReservedPath',
-            message: `volume ${String(v.name)}: path "${item.path}": must not start with '..'`,
-          });
-      });
-    }
+    out.push(...fileSourceProblems(v, vat, `volume ${String(v?.name)}`));
   });
   return out;
 }

@@ -206,6 +206,16 @@ const mutations: Mutation[] = [
   },
   {
     check: 'api-validation',
+    why: 'the status volume gives its file mode as decimal 755, which is 01363: past 0777 (validateConfigMapVolumeSource)',
+    mutate: swap(
+      API,
+      '            name: portfolio-infra-status\n            optional: true\n',
+      '            name: portfolio-infra-status\n            optional: true\n            defaultMode: 755\n',
+    ),
+    at: 'defaultMode: 755',
+  },
+  {
+    check: 'api-validation',
     why: 'a probe with two handlers',
     mutate: (c) => c.edit(API, 0, (d) => d.setIn([...CONTAINER, 'livenessProbe', 'tcpSocket'], d.createNode({ port: 3000 }))),
     at: 'tcpSocket:',
