@@ -53,6 +53,16 @@ const GATES = {
    * off, validateMatchLabelKeysInTopologySpread refuses a key the selector names. Beta and on in 1.34.
    */
   MatchLabelKeysInPodTopologySpreadSelectorMerge: [{ since: 34, enabled: true }],
+  /** KEP-3960: a lifecycle hook's sleep action; off, the API server drops it. Alpha in 1.29, beta and on in 1.30, GA in 1.34. */
+  PodLifecycleSleepAction: [
+    { since: 29, enabled: false },
+    { since: 30, enabled: true },
+  ],
+  /** KEP-4818: a sleep action of zero seconds (AllowPodLifecycleSleepActionZeroValue). Alpha in 1.32, beta and on in 1.33, GA in 1.34. */
+  PodLifecycleSleepActionAllowZero: [
+    { since: 32, enabled: false },
+    { since: 33, enabled: true },
+  ],
   /** A Job's podFailurePolicy: alpha in 1.25, beta and on in 1.26, GA in 1.31; dropped when off. */
   JobPodFailurePolicy: [
     { since: 25, enabled: false },

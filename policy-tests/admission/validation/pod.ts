@@ -12,10 +12,11 @@ import type { ValidationFeatures } from './feature-gates.ts';
 import { dnsProblems } from './pod-dns.ts';
 import { affinityProblems, placementProblems, topologySpreadProblems } from './pod-scheduling.ts';
 import { securityProfileProblems } from './security-profiles.ts';
-import { dns1123Label, dns1123Subdomain, envVarName, isPortNumber, isSloppyIP, localPathFaults, portName, portNumOrNameProblem } from './syntax.ts';
+import { dns1123Label, dns1123Subdomain, envVarName, isPortNumber, isSloppyIP, portName, portNumOrNameProblem } from './syntax.ts';
 import { containerResourceProblems } from './resource-requirements.ts';
 import { ENV_FIELD_PATHS, fieldSelectorProblems, resourceFieldSelectorProblems } from './downward-api.ts';
 import { fileSourceProblems } from './volume-sources.ts';
+import { volumeMountProblems } from './volume-mounts.ts';
 
 type Obj = Record<string, any>;
 
@@ -117,7 +118,23 @@ function securityContextProblems(sc: Obj | undefined, path: PathSegment[], who: 
 }
 
 /** A container's probes (none on a plain init container) and lifecycle hooks. */
-function handlerProblemsOf(c: Obj, at: PathSegment[], who: string, init: boolean): Invalid[] {
+/**
+ * validateSleepAction: a lifecycle hook's sleep within the pod's grace period (defaulted to 30 s before validation),
+ * above zero unless PodLifecycleSleepActionAllowZero; dropped where PodLifecycleSleepAction is off.
+ */
+function sleepProblems(handler: Obj | undefined, at: PathSegment[], what: string, pod: ContainerContext): Invalid[] {
+  const seconds = handler?.sleep?.seconds;
+  if (typeof seconds !== 'number' || !pod.features.has('PodLifecycleSleepAction')) return [];
+  const zero = pod.features.has('PodLifecycleSleepActionAllowZero');
+  if (seconds <= pod.gracePeriod && (zero ? seconds >= 0 : seconds > 0)) return [];
+  const message = zero
+    ? `must be non-negative and less than terminationGracePeriodSeconds (${pod.gracePeriod})`
+    : `must be greater than 0 and less than terminationGracePeriodSeconds (${pod.gracePeriod}). Enable AllowPodLifecycleSleepActionZeroValue feature gate for zero sleep.`;
+  return [{ path: [...at, 'sleep'], fn: 'validateSleepAction', message: `${what}: sleep ${seconds}: ${message}` }];
+}
+
+function handlerProblemsOf(c: Obj, at: PathSegment[], who: string, pod: ContainerContext): Invalid[] {
+  const { init } = pod;
   const out: Invalid[] = [];
   if (!init || c.restartPolicy === 'Always') {
     out.push(...probeProblems(c.livenessProbe, [...at, 'livenessProbe'], `${who} livenessProbe`, true));
@@ -139,12 +156,22 @@ function handlerProblemsOf(c: Obj, at: PathSegment[], who: string, init: boolean
         what: `${who} lifecycle.${h}`,
         fn: 'validateLifecycle (validateHandler)',
       }),
+      ...sleepProblems(c.lifecycle?.[h], [...at, 'lifecycle', h], `${who} lifecycle.${h}`, pod),
     );
   return out;
 }
 
-function containerProblems(c: Obj, at: PathSegment[], pod: { volumes: ReadonlySet<string>; init: boolean; features: ValidationFeatures }): Invalid[] {
-  const { volumes, init } = pod;
+/** What a container's rules read of its pod. */
+interface ContainerContext {
+  volumes: ReadonlySet<string>;
+  init: boolean;
+  features: ValidationFeatures;
+  /** terminationGracePeriodSeconds as defaulted (SetDefaults_PodSpec: 30). */
+  gracePeriod: number;
+}
+
+function containerProblems(c: Obj, at: PathSegment[], pod: ContainerContext): Invalid[] {
+  const { volumes } = pod;
   const who = `container ${String(c.name)}`;
   const out: Invalid[] = [];
   if (typeof c.name === 'string') {
@@ -177,29 +204,8 @@ function containerProblems(c: Obj, at: PathSegment[], pod: { volumes: ReadonlySe
       portNames.add(p.name);
     }
   });
-  const mountPaths = new Set<string>();
-  (list(c.volumeMounts) as Obj[]).forEach((m, i) => {
-    const mat = [...at, 'volumeMounts', i];
-    if (typeof m?.name === 'string' && !volumes.has(m.name))
-      out.push({ path: [...mat, 'name'], fn: 'ValidateVolumeMounts', message: `${who}: volumeMount "${m.name}" names no volume of the pod` });
-    if (typeof m?.mountPath === 'string') {
-      if (mountPaths.has(m.mountPath))
-        out.push({ path: [...mat, 'mountPath'], fn: 'ValidateVolumeMounts', message: `${who}: mountPath "${m.mountPath}" must be unique` });
-      mountPaths.add(m.mountPath);
-    }
-    if (m?.subPath && m?.subPathExpr)
-      out.push({ path: [...mat, 'subPathExpr'], fn: 'ValidateVolumeMounts', message: `${who}: subPathExpr and subPath are mutually exclusive` });
-    for (const f of ['subPath', 'subPathExpr']) {
-      const v = m?.[f];
-      if (typeof v === 'string' && Object.values(localPathFaults(v)).some(Boolean))
-        out.push({
-          path: [...mat, f],
-          fn: 'ValidateVolumeMounts (validateLocalDescendingPath)',
-          message: `${who}: ${f} "${v}" must be a relative path without '..'`,
-        });
-    }
-  });
-  out.push(...handlerProblemsOf(c, at, who, init));
+  out.push(...volumeMountProblems(c, at, who, volumes));
+  out.push(...handlerProblemsOf(c, at, who, pod));
   out.push(
     ...containerResourceProblems(c.resources, [...at, 'resources'], who),
     ...envProblems(c, at, who, pod.features),
@@ -295,7 +301,8 @@ export function validatePodSpec(spec: Obj, at: PathSegment[], { features, extraV
           out.push({ path: [...cat, 'name'], fn: 'validateContainers', message: `container name "${c.name}" is used twice in the pod` });
         containerNames.add(c.name);
       }
-      out.push(...containerProblems(c ?? {}, cat, { volumes: volumeNames, init: field === 'initContainers', features }));
+      const gracePeriod = typeof spec.terminationGracePeriodSeconds === 'number' ? spec.terminationGracePeriodSeconds : 30;
+      out.push(...containerProblems(c ?? {}, cat, { volumes: volumeNames, init: field === 'initContainers', features, gracePeriod }));
     });
   }
   for (const f of ['terminationGracePeriodSeconds', 'activeDeadlineSeconds'])

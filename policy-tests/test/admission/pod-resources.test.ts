@@ -1,6 +1,8 @@
 /** A container's resources and what a pod reads of itself, as pkg/apis/core/validation judges them. */
 import { describe, expect, it } from 'vitest';
 import { containerResourceNameProblems, containerResourceProblems } from '../../admission/validation/resource-requirements.ts';
+import { validatePodSpec } from '../../admission/validation/pod.ts';
+import { featuresAt } from '../../admission/validation/feature-gates.ts';
 import { downwardApiItemProblems, ENV_FIELD_PATHS, fieldSelectorProblems, resourceFieldSelectorProblems } from '../../admission/validation/downward-api.ts';
 
 const messages = (list: { message: string }[]) => list.map((i) => i.message.replace(/^c: /, ''));
@@ -90,5 +92,40 @@ describe('what a pod reads of itself (the downward API)', () => {
     expect(items([{ path: 'node', fieldRef: { fieldPath: 'spec.nodeName' } }])).toEqual([expect.stringMatching(/Unsupported value: "spec\.nodeName"/)]);
     expect(items([{ path: 'x' }])).toEqual(['items[0]: one of fieldRef and resourceFieldRef is required']);
     expect(items([{ path: '../x', fieldRef: { fieldPath: 'metadata.name' } }])).toEqual([`items[0].path "../x" must be relative, without '..'`]);
+  });
+});
+
+describe('a container’s mounts and its lifecycle sleep', () => {
+  const pod = (container: Record<string, unknown>, spec: Record<string, unknown> = {}, minor = Number.NaN) =>
+    messages(
+      validatePodSpec({ volumes: [{ name: 'data', emptyDir: {} }], containers: [{ name: 'c', image: 'nginx:1.27.3', ...container }], ...spec }, ['spec'], {
+        features: featuresAt(minor),
+      }),
+    ).map((m) => m.replace(/^container c:? /, ''));
+
+  it('Bidirectional propagation only in a privileged container; a recursive read-only mount read-only, without propagation', () => {
+    expect(pod({ volumeMounts: [{ name: 'data', mountPath: '/d', mountPropagation: 'Bidirectional' }] })).toEqual([
+      'mountPropagation: Bidirectional mount propagation is available only to privileged containers',
+    ]);
+    expect(pod({ volumeMounts: [{ name: 'data', mountPath: '/d', mountPropagation: 'Bidirectional' }], securityContext: { privileged: true } })).toEqual([]);
+    expect(pod({ volumeMounts: [{ name: 'data', mountPath: '/d', recursiveReadOnly: 'Enabled' }] })).toEqual([
+      'recursiveReadOnly may only be specified when readOnly is true',
+    ]);
+    expect(
+      pod({ volumeMounts: [{ name: 'data', mountPath: '/d', readOnly: true, recursiveReadOnly: 'IfPossible', mountPropagation: 'HostToContainer' }] }),
+    ).toEqual(['recursiveReadOnly may only be specified when mountPropagation is None or not specified']);
+  });
+
+  it("a preStop sleep within the pod's grace period, defaulted to 30 s; zero only where the cluster's minor allows it", () => {
+    const sleep = (seconds: number) => ({ lifecycle: { preStop: { sleep: { seconds } } } });
+    expect(pod(sleep(20))).toEqual([]);
+    expect(pod(sleep(60))).toEqual(['lifecycle.preStop: sleep 60: must be non-negative and less than terminationGracePeriodSeconds (30)']);
+    expect(pod(sleep(60), { terminationGracePeriodSeconds: 90 })).toEqual([]);
+    expect(pod(sleep(0))).toEqual([]);
+    expect(pod(sleep(0), {}, 32)).toEqual([
+      'lifecycle.preStop: sleep 0: must be greater than 0 and less than terminationGracePeriodSeconds (30). Enable AllowPodLifecycleSleepActionZeroValue feature gate for zero sleep.',
+    ]);
+    // Before 1.30 the API server drops the sleep action: nothing to judge.
+    expect(pod(sleep(60), {}, 29)).toEqual([]);
   });
 });

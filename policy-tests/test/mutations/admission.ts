@@ -216,6 +216,12 @@ const mutations: Mutation[] = [
   },
   {
     check: 'api-validation',
+    why: "the API is given a minute's preStop sleep to drain, past its pod's grace period of 30 s (validateSleepAction)",
+    mutate: (c) => c.edit(API, 0, (d) => d.setIn([...CONTAINER, 'lifecycle'], d.createNode({ preStop: { sleep: { seconds: 60 } } }))),
+    at: 'sleep:',
+  },
+  {
+    check: 'api-validation',
     why: 'a probe with two handlers',
     mutate: (c) => c.edit(API, 0, (d) => d.setIn([...CONTAINER, 'livenessProbe', 'tcpSocket'], d.createNode({ port: 3000 }))),
     at: 'tcpSocket:',
