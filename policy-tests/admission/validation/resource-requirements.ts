@@ -34,13 +34,18 @@ const isExtended = (name: string) => !isNative(name) && !name.startsWith('reques
 const overcommitAllowed = (name: string) => isNative(name) && !isHugePages(name);
 const isInteger = (name: string) => COUNTS.has(name) || isExtended(name);
 
-/** validateContainerResourceName, with validateResourceName before it: each message the API server gives. */
-export function containerResourceNameProblems(name: string): string[] {
+/** validateResourceName: a qualified name, standard where unprefixed. */
+export function resourceNameProblems(name: string): string[] {
   const qualified = qualifiedName(name);
   if (qualified) return [qualified];
-  const out: string[] = [];
+  return !name.includes('/') && !STANDARD.has(name) && !isQuotaHugePages(name) ? ['must be a standard resource type or fully qualified'] : [];
+}
+
+/** validateContainerResourceName, with validateResourceName before it: each message the API server gives. */
+export function containerResourceNameProblems(name: string): string[] {
+  const out = resourceNameProblems(name);
+  if (qualifiedName(name)) return out;
   const unprefixed = !name.includes('/');
-  if (unprefixed && !STANDARD.has(name) && !isQuotaHugePages(name)) out.push('must be a standard resource type or fully qualified');
   if (unprefixed && !STANDARD_CONTAINER.has(name) && !isHugePages(name)) out.push('must be a standard resource for containers');
   else if (!unprefixed && !isNative(name) && !isExtended(name)) out.push("doesn't follow extended resource name standard");
   return out;
