@@ -18,6 +18,7 @@ import { dig } from '../../model/core/dig.ts';
 import { containersOf, podSpecOf } from '../../model/core/workloads.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { scalarText } from '../../model/core/text.ts';
+import { prometheusRegex } from '../../model/core/re2.ts';
 
 /** The image built from scripts/backup/Dockerfile; every backup job runs it. */
 export const BACKUP_IMAGE = 'ghcr.io/homelab-operator/homelab-backup';
@@ -55,12 +56,22 @@ const declaredTargets = perRepo(
 );
 
 /** What the backup alerts watch, read from the rules themselves: BackupJobStale's cronjob regex and RestoreTestFailed's cronjob name. */
-const watchedJobs = perRepo((repo: Repo): { stale?: RegExp; restoreTest?: string } => {
+/** A PromQL regex matched as Prometheus matches it, with its text for messages; undefined where Go cannot compile it. */
+function wholeRegex(source: string): { test(text: string): boolean; source: string } | undefined {
+  try {
+    const re = prometheusRegex(source);
+    return { test: (text) => re.test(text), source };
+  } catch {
+    return undefined;
+  }
+}
+
+const watchedJobs = perRepo((repo: Repo): { stale?: { test(text: string): boolean; source: string }; restoreTest?: string } => {
   const rules = alertRules(repo);
   const regex = /cronjob=~"([^"]+)"/.exec(rules.find((r) => r.alert === 'BackupJobStale')?.expr ?? '')?.[1];
   const restoreTest = /cronjob="([^"]+)"/.exec(rules.find((r) => r.alert === 'RestoreTestFailed')?.expr ?? '')?.[1];
-  // PromQL regex matchers are fully anchored.
-  return { stale: regex ? new RegExp(`^(?:${regex})$`) : undefined, restoreTest };
+  // PromQL regex matchers are fully anchored, Go's RE2 (a regex it cannot compile watches nothing).
+  return { stale: regex ? wholeRegex(regex) : undefined, restoreTest };
 });
 
 export const jobNamesOf = (t: Target) => ({ backup: t.engine === 'etcd' ? 'etcd-backup' : `${t.name}-db-backup`, check: `${t.name}-backup-check` });

@@ -7,6 +7,7 @@
 import { chartValues } from '../helm/chart-values.ts';
 import { dig } from '../core/dig.ts';
 import type { DataFile, Repo } from '../repository/repo.ts';
+import { alertmanagerRegex } from '../core/re2.ts';
 
 export interface AmRoute {
   receiver?: string;
@@ -57,15 +58,26 @@ function matcherMatches(matcher: string, labels: Record<string, string>): boolea
   const actual = labels[name] ?? '';
   if (op === '=') return actual === value;
   if (op === '!=') return actual !== value;
-  const re = new RegExp(`^(?:${value})$`);
-  return op === '=~' ? re.test(actual) : !re.test(actual);
+  const matched = wholeMatch(value, actual);
+  // A regex Go cannot compile: Alertmanager refuses the configuration, so no route is followed through it.
+  if (matched === undefined) return false;
+  return op === '=~' ? matched : !matched;
+}
+
+/** Whether `text` matches the Alertmanager regex whole, or undefined where Go cannot compile it. */
+function wholeMatch(source: string, text: string): boolean | undefined {
+  try {
+    return alertmanagerRegex(source).test(text);
+  } catch {
+    return undefined;
+  }
 }
 
 function routeMatches(route: AmRoute, labels: Record<string, string>): boolean {
   return (
     (route.matchers ?? []).every((m) => matcherMatches(m, labels)) &&
     Object.entries(route.match ?? {}).every(([k, v]) => (labels[k] ?? '') === v) &&
-    Object.entries(route.match_re ?? {}).every(([k, v]) => new RegExp(`^(?:${v})$`).test(labels[k] ?? ''))
+    Object.entries(route.match_re ?? {}).every(([k, v]) => wholeMatch(v, labels[k] ?? '') === true)
   );
 }
 

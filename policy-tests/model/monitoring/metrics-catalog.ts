@@ -15,6 +15,7 @@ import { intervalMs, monitorId, monitorJobs, MONITOR_TARGET_LABELS, namespaceIn,
 import { declaredIn, isExtractor, sameMetrics, type CatalogMetrics, type ExtractorName } from './metrics-extract.ts';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { prometheusRegex, type WholeMatch } from '../core/re2.ts';
 
 export const CATALOG_DIR = 'monitoring/metrics-catalog/';
 export const CATALOG_EXEMPTIONS = `${CATALOG_DIR}exemptions.yaml`;
@@ -63,7 +64,7 @@ export interface CatalogProblem {
 }
 
 export interface Exemption {
-  pattern: RegExp;
+  pattern: WholeMatch;
   text: string;
   reason: string;
   index: number;
@@ -87,14 +88,14 @@ export interface MetricsCatalog {
   problems: CatalogProblem[];
 }
 
-/** A regex matched whole, as PromQL matches label values. */
-export const fullMatch = (source: string): RegExp => new RegExp(`^(?:${source})$`);
+/** A regex matched whole, as PromQL matches label values (Go's RE2, `.` matching a newline: prometheusRegex). */
+export const fullMatch = (source: string): WholeMatch => prometheusRegex(source);
 
 /** A PromQL matcher's regex, compiled once per source; undefined when it does not compile (not judged). */
-const matchers = new Map<string, RegExp | undefined>();
-export function safeFullMatch(source: string): RegExp | undefined {
+const matchers = new Map<string, WholeMatch | undefined>();
+export function safeFullMatch(source: string): WholeMatch | undefined {
   if (!matchers.has(source)) {
-    let re: RegExp | undefined;
+    let re: WholeMatch | undefined;
     try {
       re = fullMatch(source);
     } catch {
@@ -181,7 +182,14 @@ function exemptionsOf(exemptionsFile: DataFile | undefined, problems: CatalogPro
     .map(obj)
     .forEach((e, index) => {
       const reasoned = typeof e.reason === 'string' && e.reason.trim() !== '';
-      if (reasoned && typeof e.metric === 'string') exemptions.push({ pattern: fullMatch(e.metric), text: e.metric, reason: String(e.reason), index });
+      const pattern = reasoned && typeof e.metric === 'string' ? safeFullMatch(e.metric) : undefined;
+      if (reasoned && typeof e.metric === 'string' && pattern === undefined)
+        problems.push({
+          data: exemptionsFile!,
+          path: [index, 'metric'],
+          message: `the metric regex ${JSON.stringify(e.metric)} is not one Go's regexp (RE2) compiles`,
+        });
+      else if (pattern && typeof e.metric === 'string') exemptions.push({ pattern, text: e.metric, reason: String(e.reason), index });
       else if (reasoned && typeof e.monitor === 'string') monitorExemptions.push({ monitor: e.monitor, reason: String(e.reason), index });
       else
         problems.push({

@@ -10,6 +10,7 @@ import { durationMs } from '../core/time.ts';
 import { selectorIndex } from '../core/label-selector.ts';
 import type { Resource } from '../core/manifest.ts';
 import { scalarText } from '../core/text.ts';
+import { goExpand, prometheusRegex } from '../core/re2.ts';
 import { perRepo } from '../repository/per-repo.ts';
 import type { Repo } from '../repository/repo.ts';
 
@@ -111,8 +112,9 @@ export function monitorJobs(monitor: Resource, services: readonly ServiceView[],
 
 /**
  * The job after the relabel rules that write it, as Prometheus applies a `replace` rule: the source labels
- * joined by the separator, matched whole by the regex (default `(.*)`), and the replacement (default `$1`) with
- * its `$n` and `${n}` filled from the match; no match leaves the label as it was. Only `job` is known here,
+ * joined by the separator, matched whole by the regex (default `(.*)`) as Prometheus compiles it (Go's RE2, `.`
+ * matching a newline), and the replacement (default `$1`) expanded as Go's regexp.Expand expands it (`$1x` is the
+ * group named `1x`, none, so empty); no match leaves the label as it was. Only `job` is known here,
  * so another source label reads as empty. Undefined when no rule writes `job`.
  */
 export function relabelJob(rules: readonly Record<string, unknown>[], job: string): string | undefined {
@@ -121,15 +123,24 @@ export function relabelJob(rules: readonly Record<string, unknown>[], job: strin
     if (rule.targetLabel !== 'job' || (rule.action !== undefined && scalarText(rule.action).toLowerCase() !== 'replace')) continue;
     const sources = list(rule.sourceLabels).map(String);
     const value = sources.map((l) => (l === 'job' ? (current ?? job) : '')).join(typeof rule.separator === 'string' ? rule.separator : ';');
-    let match: RegExpExecArray | null;
+    let match: ReturnType<ReturnType<typeof prometheusRegex>['matcher']>;
     try {
-      match = new RegExp(`^(?:${typeof rule.regex === 'string' ? rule.regex : '(.*)'})$`).exec(value);
+      match = prometheusRegex(typeof rule.regex === 'string' ? rule.regex : '(.*)').matcher(value);
     } catch {
-      continue; // a regex JavaScript cannot compile: the rule is not followed
+      continue; // a regex Go cannot compile: Prometheus refuses the config, and the rule is not followed here
     }
-    if (!match) continue;
+    if (!match.matches()) continue;
     const replacement = typeof rule.replacement === 'string' ? rule.replacement : '$1';
-    current = replacement.replace(/\$(?:\{(\d+)\}|(\d+))/g, (_, a: string | undefined, b: string | undefined) => match[Number(a ?? b)] ?? '');
+    const found = match;
+    current = goExpand(replacement, (name) => {
+      // A name of at most nine digits, without a leading zero, is a group's number; any other a group's name.
+      const index = /^(?:0|[1-9]\d{0,8})$/.test(name) ? Number(name) : undefined;
+      try {
+        return (index === undefined ? found.group(name) : index <= found.groupCount() ? found.group(index) : undefined) ?? '';
+      } catch {
+        return '';
+      }
+    });
   }
   return current;
 }
