@@ -59,6 +59,18 @@ function duplicatePaths(paths: { path: string; at: PathSegment[] }[], who: strin
   });
 }
 
+/** validateDownwardAPIVolumeFile over a downwardAPI volume's or projection's items, each file's mode with it. */
+function downwardFileProblems(items: unknown, at: PathSegment[], who: string): Invalid[] {
+  const modes = (list(items) as Obj[]).flatMap((item, j) => modeProblems(item?.mode, [...at, j, 'mode'], who, 'validateDownwardAPIVolumeFile'));
+  return [...downwardApiItemProblems(items, at, who), ...modes];
+}
+
+/** The volume sources that name one object: the field that names it, and the function that judges them. */
+const OBJECT_SOURCES = [
+  ['configMap', 'name', 'validateConfigMapVolumeSource'],
+  ['secret', 'secretName', 'validateSecretVolumeSource'],
+] as const;
+
 const PROJECTIONS = ['secret', 'configMap', 'downwardAPI', 'serviceAccountToken', 'clusterTrustBundle', 'podCertificate'];
 
 /** One projected source: what validateProjectionSources asks of its kind, and the paths it writes. */
@@ -74,8 +86,7 @@ function projectionProblems(source: Obj, at: PathSegment[], who: string): { out:
   }
   if (kinds.includes('downwardAPI')) {
     const items = list(source.downwardAPI.items) as Obj[];
-    out.push(...downwardApiItemProblems(items, [...at, 'downwardAPI', 'items'], who));
-    items.forEach((item, j) => out.push(...modeProblems(item?.mode, [...at, 'downwardAPI', 'items', j, 'mode'], who, 'validateDownwardAPIVolumeFile')));
+    out.push(...downwardFileProblems(items, [...at, 'downwardAPI', 'items'], who));
     items.forEach((item, j) => paths.push({ path: str(item?.path), at: [...at, 'downwardAPI', 'items', j, 'path'] }));
   }
   if (kinds.includes('serviceAccountToken')) {
@@ -99,29 +110,18 @@ function projectionProblems(source: Obj, at: PathSegment[], who: string): { out:
 /** What validateVolumeSource asks of a volume's configMap, secret, downwardAPI or projected source. */
 export function fileSourceProblems(v: Obj, vat: PathSegment[], who: string): Invalid[] {
   const out: Invalid[] = [];
-  if (v?.configMap && typeof v.configMap === 'object') {
-    const fn = 'validateConfigMapVolumeSource';
+  for (const [kind, nameField, fn] of OBJECT_SOURCES) {
+    const source = v?.[kind];
+    if (!source || typeof source !== 'object') continue;
     out.push(
-      ...namedProblems(v.configMap, 'name', { at: [...vat, 'configMap'], who, fn }),
-      ...modeProblems(v.configMap.defaultMode, [...vat, 'configMap', 'defaultMode'], who, fn),
+      ...namedProblems(source, nameField, { at: [...vat, kind], who, fn }),
+      ...modeProblems(source.defaultMode, [...vat, kind, 'defaultMode'], who, fn),
+      ...keyToPathProblems(source.items, [...vat, kind, 'items'], who),
     );
-    out.push(...keyToPathProblems(v.configMap.items, [...vat, 'configMap', 'items'], who));
-  }
-  if (v?.secret && typeof v.secret === 'object') {
-    const fn = 'validateSecretVolumeSource';
-    out.push(
-      ...namedProblems(v.secret, 'secretName', { at: [...vat, 'secret'], who, fn }),
-      ...modeProblems(v.secret.defaultMode, [...vat, 'secret', 'defaultMode'], who, fn),
-    );
-    out.push(...keyToPathProblems(v.secret.items, [...vat, 'secret', 'items'], who));
   }
   if (v?.downwardAPI && typeof v.downwardAPI === 'object') {
-    const fn = 'validateDownwardAPIVolumeSource';
-    out.push(...modeProblems(v.downwardAPI.defaultMode, [...vat, 'downwardAPI', 'defaultMode'], who, fn));
-    out.push(...downwardApiItemProblems(v.downwardAPI.items, [...vat, 'downwardAPI', 'items'], who));
-    (list(v.downwardAPI.items) as Obj[]).forEach((item, j) =>
-      out.push(...modeProblems(item?.mode, [...vat, 'downwardAPI', 'items', j, 'mode'], who, 'validateDownwardAPIVolumeFile')),
-    );
+    out.push(...modeProblems(v.downwardAPI.defaultMode, [...vat, 'downwardAPI', 'defaultMode'], who, 'validateDownwardAPIVolumeSource'));
+    out.push(...downwardFileProblems(v.downwardAPI.items, [...vat, 'downwardAPI', 'items'], who));
   }
   if (v?.projected && typeof v.projected === 'object') {
     out.push(...modeProblems(v.projected.defaultMode, [...vat, 'projected', 'defaultMode'], who, 'validateProjectedVolumeSource'));
