@@ -171,6 +171,11 @@ is committed):
                       and the JSON Schema Test Suite its validator runs
                       (fixtures/jsonschema_suite), where a CRD can hold
                       the schema
+  --falco-libs DIR    falcosecurity/libs: every condition of libsinsp's
+                      parser tests (userspace/libsinsp/test/
+                      filter_parser.ut.cpp), accepted or refused (with its
+                      message, where the test gives one) by the port of its
+                      parser that reads the Falco tuning
   --kubeconform DIR   yannh/kubeconform: its acceptance tests
                       (acceptance.bats over fixtures/), each run as the
                       gate's command line (exit, counts, verdicts)
@@ -189,7 +194,7 @@ export function conformanceCommand(argv: string[], io?: CommandIo): Promise<numb
     {
       name: 'conformance',
       usage:
-        'conformance [--pod-security <checkout>] [--apiserver <checkout>] [--apiextensions <checkout>] [--argocd <checkout>] [--talos <checkout>] [--go-kubernetes <checkout>] [--yaml-test-suite <data>] [--apimachinery <checkout>] [--kube-openapi <checkout>] [--kubeconform <checkout>] [--kubernetes 1.NN] [--every-policy-version]',
+        'conformance [--pod-security <checkout>] [--apiserver <checkout>] [--apiextensions <checkout>] [--argocd <checkout>] [--talos <checkout>] [--go-kubernetes <checkout>] [--yaml-test-suite <data>] [--apimachinery <checkout>] [--kube-openapi <checkout>] [--falco-libs <checkout>] [--kubeconform <checkout>] [--kubernetes 1.NN] [--every-policy-version]',
       help: HELP,
       options: {
         'pod-security': { type: 'string' },
@@ -202,6 +207,7 @@ export function conformanceCommand(argv: string[], io?: CommandIo): Promise<numb
         kubeconform: { type: 'string' },
         apimachinery: { type: 'string' },
         'kube-openapi': { type: 'string' },
+        'falco-libs': { type: 'string' },
         kubernetes: { type: 'string' },
         'every-policy-version': { type: 'boolean' },
       },
@@ -217,9 +223,10 @@ export function conformanceCommand(argv: string[], io?: CommandIo): Promise<numb
         const kubeconform = values.kubeconform as string | undefined;
         const apimachinery = values.apimachinery as string | undefined;
         const kubeOpenapi = values['kube-openapi'] as string | undefined;
-        if (![psa, apiserver, apiextensions, argocd, talos, goKubernetes, yamlSuite, kubeconform, apimachinery, kubeOpenapi].some(Boolean))
+        const falcoLibs = values['falco-libs'] as string | undefined;
+        if (![psa, apiserver, apiextensions, argocd, talos, goKubernetes, yamlSuite, kubeconform, apimachinery, kubeOpenapi, falcoLibs].some(Boolean))
           throw new UsageError(
-            'give --pod-security, --apiserver, --apiextensions, --apimachinery, --kube-openapi, --argocd, --talos, --go-kubernetes, --yaml-test-suite or --kubeconform: the upstream checkouts to measure against',
+            'give --pod-security, --apiserver, --apiextensions, --apimachinery, --kube-openapi, --argocd, --talos, --go-kubernetes, --yaml-test-suite, --falco-libs or --kubeconform: the upstream checkouts to measure against',
           );
         const version = values.kubernetes as string | undefined;
         if (version !== undefined && !/^1\.\d+$/.test(version)) throw new UsageError(`--kubernetes ${version}: expected 1.NN`);
@@ -245,6 +252,12 @@ export function conformanceCommand(argv: string[], io?: CommandIo): Promise<numb
           );
         if (yamlSuite)
           report('YAML test suite, the fast manifest reader against the yaml library', conformance.yamlSuiteAgreement(yamlSuiteCases(yamlSuite)), print);
+        if (falcoLibs)
+          report(
+            "libsinsp's filter parser tests (userspace/libsinsp/test/filter_parser.ut.cpp)",
+            conformance.falcoParserAgreement(conformance.falcoParserCases(readText(join(falcoLibs, 'userspace/libsinsp/test/filter_parser.ut.cpp')))),
+            print,
+          );
         if (argocd) await reportRepoServer(argocd, print);
         if (kubeconform) await reportKubeconform(kubeconform, print);
         return 0;

@@ -235,6 +235,7 @@ export { deprecationWarningAgreement, deprecationWarningCases } from './crd-depr
 export { templatePatchAgreement, templatePatchCases } from './argocd-template-patch.ts';
 export { strategicMergePatchAgreement, strategicMergePatchCases } from './strategic-merge-patch-cases.ts';
 export { quantityAgreement, quantityCases } from './quantity-cases.ts';
+export { falcoParserAgreement, falcoParserCases } from './falco-parser-cases.ts';
 export { extendedFormatCases, formatAgreement, strfmtCases } from './kube-openapi-formats.ts';
 export { suiteAgreement, suiteCases } from './kube-openapi-suite.ts';
 export { defaultingAgreement, defaultingCases } from './structural-defaulting-cases.ts';

@@ -3,7 +3,7 @@
  * macros and lists exempt something, and what each alternative pins (a
  * process, an image, a path, a namespace).
  */
-import { parseAppend, parseCondition, disjuncts, pinned, unwrap, type Expr } from './expr.ts';
+import { parseAppend, parseCondition, disjuncts, pinned, unwrap, UPSTREAM, type Expr } from './expr.ts';
 import { isExemptionList, isHookName, type FalcoPolicy } from './policy.ts';
 import type { TuningFile, TuningItem } from './tuning.ts';
 
@@ -36,7 +36,7 @@ export function safeParse(parse: () => Expr): Expr | undefined {
 /** `X and not (...)`: the only shape a rule's own condition may be extended with. Returns the excluded expression. */
 export function appendedExclusion(fragment: string): Expr | undefined {
   const expr = safeParse(() => parseAppend(fragment));
-  if (!expr || expr.kind !== 'and' || expr.left.kind !== 'macro' || expr.left.name !== '__upstream__') return undefined;
+  if (!expr || expr.kind !== 'and' || expr.left.kind !== 'macro' || expr.left.name !== UPSTREAM) return undefined;
   const not = expr.right;
   return not.kind === 'not' && not.expr.kind === 'group' ? not.expr.expr : undefined;
 }
