@@ -376,7 +376,7 @@ describe('the scripts on the contract', () => {
     const none = capture();
     expect(await conformanceCommand([], none.io)).toBe(2);
     expect(none.out.stderr).toMatch(
-      /^conformance: give --pod-security, --apiserver, --apiextensions, --apimachinery, --kube-openapi, --argocd, --talos, --go-kubernetes, --yaml-test-suite or --kubeconform: /,
+      /^conformance: give --pod-security, --apiserver, --apiextensions, --apimachinery, --kube-openapi, --argocd, --talos, --go-kubernetes, --yaml-test-suite, --falco-libs or --kubeconform: /,
     );
     const table = capture();
     expect(await conformanceCommand(['--apiextensions', '/nonexistent/ext'], table.io)).toBe(1);
