@@ -46,22 +46,23 @@ function decodedMessage(where: string, value: unknown, quantity: boolean): strin
 
 /**
  * The validator's errors on the resource, each a finding at its node. Where a precompiled model validator judged it
- * (`decoded`: a built-in kind's, or a model package's CRD), a oneOf's errors at one node are one, the decoder's.
+ * (`precompiled`: a built-in kind's, or a model package's CRD), a oneOf's errors at one node are one, the decoder's.
  */
-export function schemaErrorFindings(resource: Resource, key: string, raw: readonly ErrorObject[], { decoded: byDecoder }: { decoded: boolean }): Finding[] {
+export function schemaErrorFindings(resource: Resource, key: string, raw: readonly ErrorObject[], { precompiled }: { precompiled: boolean }): Finding[] {
   const errors = raw.map((e) => ({ ...e }));
   localizeEn(errors);
   // Such a oneOf is a quantity's or an int-or-string's (a number or a string): the decoder decides. A CRD's own
   // oneOf is a value validation, said as it is.
-  const decoded = new Map<string, boolean>();
-  for (const e of byDecoder ? errors : [])
-    if (e.keyword === 'oneOf' || isQuantityError(e)) decoded.set(e.instancePath, decoded.get(e.instancePath) === true || isQuantityError(e));
+  // Where the decoder speaks: each such node, and whether it is a quantity (else an int-or-string).
+  const decodedAt = new Map<string, boolean>();
+  for (const e of precompiled ? errors : [])
+    if (e.keyword === 'oneOf' || isQuantityError(e)) decodedAt.set(e.instancePath, decodedAt.get(e.instancePath) === true || isQuantityError(e));
   const said = new Set<string>();
   const findings: Finding[] = [];
   for (const err of errors) {
     const path = parseInstancePath(err.instancePath);
     if (err.keyword === 'required') path.push((err.params as { missingProperty: string }).missingProperty);
-    const quantity = decoded.get(err.instancePath);
+    const quantity = decodedAt.get(err.instancePath);
     if (quantity !== undefined && said.has(err.instancePath)) continue;
     if (quantity !== undefined) said.add(err.instancePath);
     const message = quantity === undefined ? describeError(err) : decodedMessage(err.instancePath, dig(resource.object, path), quantity);

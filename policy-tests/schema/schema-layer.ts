@@ -303,7 +303,7 @@ export class SchemaLayer {
     }
     const findings: Finding[] = [];
     if (!schema.validate(resource.object) && schema.validate.errors)
-      findings.push(...schemaErrorFindings(resource, key, schema.validate.errors, { decoded: schema.load !== undefined }));
+      findings.push(...schemaErrorFindings(resource, key, schema.validate.errors, { precompiled: schema.load !== undefined }));
     if (options.strict) findings.push(...this.unknownFields(resource, schema.root, key));
     if (key === 'batch/v1/CronJob') findings.push(...cronJobFindings(resource));
     if (key === 'v1/ConfigMap' || key === 'v1/Secret') findings.push(...objectSizeFindings(resource));

@@ -117,7 +117,6 @@ function securityContextProblems(sc: Obj | undefined, path: PathSegment[], who: 
   return out;
 }
 
-/** A container's probes (none on a plain init container) and lifecycle hooks. */
 /**
  * validateSleepAction: a lifecycle hook's sleep within the pod's grace period (defaulted to 30 s before validation),
  * above zero unless PodLifecycleSleepActionAllowZero; dropped where PodLifecycleSleepAction is off.
@@ -133,6 +132,7 @@ function sleepProblems(handler: Obj | undefined, at: PathSegment[], what: string
   return [{ path: [...at, 'sleep'], fn: 'validateSleepAction', message: `${what}: sleep ${seconds}: ${message}` }];
 }
 
+/** A container's probes (none on a plain init container) and lifecycle hooks. */
 function handlerProblemsOf(c: Obj, at: PathSegment[], who: string, pod: ContainerContext): Invalid[] {
   const { init } = pod;
   const out: Invalid[] = [];
