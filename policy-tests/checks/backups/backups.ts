@@ -18,7 +18,7 @@ import { dig } from '../../model/core/dig.ts';
 import { containersOf, podSpecOf } from '../../model/core/workloads.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { scalarText } from '../../model/core/text.ts';
-import { prometheusRegex } from '../../model/core/re2.ts';
+import { prometheusMatch } from '../../model/core/re2.ts';
 
 /** The image built from scripts/backup/Dockerfile; every backup job runs it. */
 export const BACKUP_IMAGE = 'ghcr.io/homelab-operator/homelab-backup';
@@ -59,7 +59,7 @@ const declaredTargets = perRepo(
 /** A PromQL regex matched as Prometheus matches it, with its text for messages; undefined where Go cannot compile it. */
 function wholeRegex(source: string): { test(text: string): boolean; source: string } | undefined {
   try {
-    const re = prometheusRegex(source);
+    const re = prometheusMatch(source);
     return { test: (text) => re.test(text), source };
   } catch {
     return undefined;

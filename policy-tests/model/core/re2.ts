@@ -46,8 +46,62 @@ export interface WholeMatch {
  */
 export const prometheusRegex = (source: string): RE2JS => re2(`^(?s:${source})$`);
 
+/**
+ * A pattern both engines read alike, and JavaScript's runs without blowing up: literal characters, classes of
+ * literals and ranges, a few escapes (not `\s` or `\b`, which the two engines mean otherwise), `.`, `|`, groups, and
+ * a `*`, `+` or `?` on one character or class only (none on a group).
+ */
+const SAME_IN_BOTH =
+  /^(?:[A-Za-z0-9_:/ ,=@%&!<>~'"#-]|\\[.\-+*?()|[\]{}^$/dDwW]|\[\^?(?:[A-Za-z0-9_.:/ -]|\\[.\-\]\\dw])+\]|[.|]|\((?![?*+{])|\)(?![*+?{])|[*+?](?![*+?{]))*$/;
+
+/** How many unbounded repeats (`*`, `+`) one way through a pattern meets; alternatives are ways of their own. */
+function unboundedRuns(source: string): number {
+  const groups: { best: number; current: number }[] = [];
+  let current = 0;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i]!;
+    if (c === '\\') i++;
+    else if (c === '[') while (i < source.length && source[i] !== ']') i += source[i] === '\\' ? 2 : 1;
+    else if (c === '(') {
+      groups.push({ best: 0, current });
+      current = 0;
+    } else if (c === '|') {
+      const g = groups.at(-1);
+      if (g) g.best = Math.max(g.best, current);
+      else current = 0;
+    } else if (c === ')') {
+      const g = groups.pop();
+      if (g) current = g.current + Math.max(g.best, current);
+    } else if (c === '*' || c === '+') current++;
+  }
+  return current;
+}
+
+const matchers = new Map<string, WholeMatch>();
+
+/**
+ * A label regex matched whole, compiled once: by JavaScript's engine where the pattern is one both engines read alike
+ * with at most two unbounded repeats one way through (at worst quadratic, and an order of magnitude quicker than
+ * re2js), else by RE2. Throws RE2's error where Go cannot compile it.
+ */
+function wholeMatcher(source: string, dotAll: boolean): WholeMatch {
+  const key = `${dotAll ? 's' : ''}\0${source}`;
+  let m = matchers.get(key);
+  if (!m) {
+    m =
+      SAME_IN_BOTH.test(source) && unboundedRuns(source) <= 2
+        ? new RegExp(`^(?:${source})$`, dotAll ? 's' : '')
+        : re2(dotAll ? `^(?s:${source})$` : `^(?:${source})$`);
+    matchers.set(key, m);
+  }
+  return m;
+}
+
+/** A Prometheus label regex, matched whole as Prometheus matches it (prometheusRegex), where only whether it matches counts. */
+export const prometheusMatch = (source: string): WholeMatch => wholeMatcher(source, true);
+
 /** An Alertmanager matcher's regex (`=~` in `matchers`, `match_re`), as labels.NewMatcher compiles it: `^(?:` + re + `)$`. */
-export const alertmanagerRegex = (source: string): RE2JS => re2(`^(?:${source})$`);
+export const alertmanagerRegex = (source: string): WholeMatch => wholeMatcher(source, false);
 
 /**
  * Go's regexp.Expand of a template over a match (a relabel rule's `replacement`): `$$` is a dollar; `$name` or

@@ -6,8 +6,21 @@ import { parseFalcoCondition, type Expr } from './condition-parser.ts';
 
 export { ConditionSyntaxError, type Expr } from './condition-parser.ts';
 
+/** Each condition's tree (or its refusal), once per text: the tuning checks and the exemptions read the same conditions. Never mutated. */
+const parsed = new Map<string, Expr | Error>();
+
 export function parseCondition(source: string): Expr {
-  return parseFalcoCondition(source);
+  let result = parsed.get(source);
+  if (result === undefined) {
+    try {
+      result = parseFalcoCondition(source);
+    } catch (err) {
+      result = err as Error;
+    }
+    parsed.set(source, result);
+  }
+  if (result instanceof Error) throw result;
+  return result;
 }
 
 /** The name an appended fragment's upstream condition goes by: a macro name Falco's grammar takes (a letter first). */

@@ -15,7 +15,7 @@ import { intervalMs, monitorId, monitorJobs, MONITOR_TARGET_LABELS, namespaceIn,
 import { declaredIn, isExtractor, sameMetrics, type CatalogMetrics, type ExtractorName } from './metrics-extract.ts';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { prometheusRegex, type WholeMatch } from '../core/re2.ts';
+import { prometheusMatch, type WholeMatch } from '../core/re2.ts';
 
 export const CATALOG_DIR = 'monitoring/metrics-catalog/';
 export const CATALOG_EXEMPTIONS = `${CATALOG_DIR}exemptions.yaml`;
@@ -89,7 +89,7 @@ export interface MetricsCatalog {
 }
 
 /** A regex matched whole, as PromQL matches label values (Go's RE2, `.` matching a newline: prometheusRegex). */
-export const fullMatch = (source: string): WholeMatch => prometheusRegex(source);
+export const fullMatch = (source: string): WholeMatch => prometheusMatch(source);
 
 /** A PromQL matcher's regex, compiled once per source; undefined when it does not compile (not judged). */
 const matchers = new Map<string, WholeMatch | undefined>();

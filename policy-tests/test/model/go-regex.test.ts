@@ -1,6 +1,6 @@
 /** Prometheus' and Alertmanager's label regexes as Go compiles them, and Go's regexp.Expand. */
 import { describe, expect, it } from 'vitest';
-import { alertmanagerRegex, goExpand, prometheusRegex } from '../../model/core/re2.ts';
+import { alertmanagerRegex, goExpand, prometheusMatch, prometheusRegex } from '../../model/core/re2.ts';
 import { route, type AmConfig } from '../../model/monitoring/alertmanager.ts';
 import { relabelJob } from '../../model/monitoring/scrape-jobs.ts';
 
@@ -13,6 +13,15 @@ describe("Prometheus' and Alertmanager's regexes", () => {
     // Linear time: a pattern that backtracks for minutes in JavaScript returns at once.
     expect(prometheusRegex('(a+)+$').test(`${'a'.repeat(40)}!`)).toBe(false);
     expect(() => prometheusRegex('(?=a)')).toThrow();
+  });
+
+  it('a pattern both engines read alike runs in JavaScript; any other (a quantified group, Go syntax) in RE2, alike', () => {
+    expect(prometheusMatch('etcd-backup|.+-db-backup')).toBeInstanceOf(RegExp);
+    expect(prometheusMatch('.+-db-backup').test('media-db-backup')).toBe(true);
+    expect(prometheusMatch('a.b').test('a\nb')).toBe(true);
+    for (const goOnly of ['(a+)+b', '(?i)x', 'a\\sb', 'x{2}', '.*a.*b.*c']) expect(prometheusMatch(goOnly), goOnly).not.toBeInstanceOf(RegExp);
+    expect(prometheusMatch('(a+)+b').test(`${'a'.repeat(40)}!`)).toBe(false);
+    expect(prometheusMatch('(?i)X').test('x')).toBe(true);
   });
 
   it('route an alert through a matcher with (?i), and follow none through a regex Go cannot compile', () => {
