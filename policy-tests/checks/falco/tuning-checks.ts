@@ -2,7 +2,7 @@
  * The discipline of the custom tuning file (S4-S10): its syntax, no copied upstream rule, changes only through hooks, exemptions scoped to one workload, the boundary rules armed.
  */
 import { parseAppend, parseCondition, walk, ConditionSyntaxError } from '../../model/falco/expr.ts';
-import { isHookName, loadFalcoPolicy, FALCO_POLICY_FILE, type FalcoPolicy } from '../../model/falco/policy.ts';
+import { fieldProblems, isHookName, loadFalcoPolicy, FALCO_POLICY_FILE, type FalcoPolicy } from '../../model/falco/policy.ts';
 import { normalizeRuleName, tuningFiles, type TuningFile } from '../../model/falco/tuning.ts';
 import {
   appendedExclusion,
@@ -47,13 +47,16 @@ export function forEachTuning(ctx: CheckContext, body: (tuning: TuningFile, poli
 export const falcoTuningChecks: PolicyCheck[] = [
   {
     id: 'falco-tuning-syntax',
-    description: 'The tuning file is a Falco rules file: YAML list items, every condition parses (Runtime-security exemptions; S6).',
+    description:
+      'The tuning file is a Falco rules file: YAML list items, every condition parses as Falco parses it and reads only fields the deployed Falco knows (Runtime-security exemptions; S6).',
     invariants: ['S6'],
     remediation: 'fix the YAML or the condition expression at the reported place',
     reads: { kinds: ['ConfigMap'] },
     exemptible: false,
     run(ctx) {
       const fail = tuningFailer(ctx);
+      // The fields the sensor knows, where the policy names them (falco-tuning-policy reports facts it cannot read).
+      const fields = loadFalcoPolicy(ctx.repo).policy?.fields;
       for (const tuning of tuningFiles(ctx.repo)) {
         for (const e of tuning.errors) ctx.fail({ file: tuning.file, line: e.pos.line, col: e.pos.col }, `${tuning.key}: ${e.message}`);
         for (const item of tuning.items) {
@@ -61,8 +64,9 @@ export const falcoTuningChecks: PolicyCheck[] = [
             fail(tuning, [item.index], 'item is not a rule, macro or list');
           if (!item.condition) continue;
           try {
-            if (item.override?.condition === 'append') parseAppend(item.condition);
-            else parseCondition(item.condition);
+            const expr = item.override?.condition === 'append' ? parseAppend(item.condition) : parseCondition(item.condition);
+            for (const problem of fieldProblems(expr, fields))
+              fail(tuning, [item.index, 'condition'], `${item.type} "${item.name}": ${problem}: Falco refuses the rules file at start, and does not run`);
           } catch (err) {
             fail(
               tuning,

@@ -13,7 +13,7 @@ export type Expr =
   | { kind: 'and' | 'or'; left: Expr; right: Expr }
   | { kind: 'not'; expr: Expr }
   | { kind: 'group'; expr: Expr }
-  | { kind: 'compare'; field: string; op: string; value: string }
+  | { kind: 'compare'; field: string; op: string; value: string; valueIsField?: true }
   | { kind: 'unary'; field: string; op: string }
   | { kind: 'list'; field: string; op: string; items: string[]; lists: string[] }
   | { kind: 'macro'; name: string };
@@ -72,6 +72,8 @@ class FalcoParser {
   private pos = 0;
   private depth = 0;
   private last = '';
+  /** Whether the right-hand side just read is a field's (val(), a transformer): the fields a condition reads include it. */
+  private rhsField = false;
   private readonly input: string;
   constructor(input: string) {
     this.input = input;
@@ -270,12 +272,13 @@ class FalcoParser {
       this.blank();
       if (this.operator(UNARY_OPS)) return { kind: 'unary', field, op: this.last.trim() };
       this.blank();
-      if (this.operator(NUM_OPS)) return { kind: 'compare', field, op: this.last, value: this.numValue() };
+      this.rhsField = false;
+      if (this.operator(NUM_OPS)) return this.compare(field, this.last, this.numValue());
       if (this.operator(STR_OPS)) return this.strCondition(field, this.last.trim());
       if (this.operator(LIST_OPS)) {
         const op = this.last;
         const list = this.listValue(true);
-        return typeof list === 'string' ? { kind: 'compare', field, op, value: list } : { kind: 'list', field, op, ...list };
+        return typeof list === 'string' ? this.compare(field, op, list) : { kind: 'list', field, op, ...list };
       }
       return this.fail(
         `expected a valid check operator: one of ${['exists', ...NUM_OPS, ...STR_OPS.map((o) => o.trim()), ...LIST_OPS].map((o) => `'${o}'`).join(', ')}`,
@@ -294,7 +297,11 @@ class FalcoParser {
       }
     }
     [this.pos, this.last] = [pos, last];
-    return { kind: 'compare', field, op, value: this.strValue(false) };
+    return this.compare(field, op, this.strValue(false));
+  }
+  /** A comparison, marked where its right-hand side reads a field (`val(...)`, a transformer). */
+  private compare(field: string, op: string, value: string): Expr {
+    return { kind: 'compare', field, op, value, ...(this.rhsField ? { valueIsField: true as const } : {}) };
   }
   private listFollows(): boolean {
     if (this.input[this.pos] === '(') return true;
@@ -359,22 +366,25 @@ class FalcoParser {
   }
   /** `val(field)` or a transformer, or undefined where neither starts here. */
   private transformerOrVal(): string | undefined {
-    return this.guarded(() => {
+    const found = this.guarded(() => this.transformerOrValAt());
+    if (found !== undefined) this.rhsField = true;
+    return found;
+  }
+  private transformerOrValAt(): string | undefined {
+    this.blank();
+    if (this.str('val(')) {
       this.blank();
-      if (this.str('val(')) {
-        this.blank();
-        if (!this.rgx(FIELD_NAME)) this.fail("expected a field within 'val' transformer");
-        const field = this.fieldRemainder(this.last);
-        this.blank();
-        if (!this.str(')')) this.fail("expected a ')' token closing the transformer");
-        return `val(${field})${this.optionalFieldArg()}`;
-      }
-      if (this.strList(TRANSFORMERS)) {
-        this.blank();
-        return this.transformerRemainder(this.last.slice(0, -1));
-      }
-      return undefined;
-    });
+      if (!this.rgx(FIELD_NAME)) this.fail("expected a field within 'val' transformer");
+      const field = this.fieldRemainder(this.last);
+      this.blank();
+      if (!this.str(')')) this.fail("expected a ')' token closing the transformer");
+      return `val(${field})${this.optionalFieldArg()}`;
+    }
+    if (this.strList(TRANSFORMERS)) {
+      this.blank();
+      return this.transformerRemainder(this.last.slice(0, -1));
+    }
+    return undefined;
   }
 }
 

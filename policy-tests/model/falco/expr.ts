@@ -56,3 +56,22 @@ export function* walk(expr: Expr): Generator<Expr> {
     yield* walk(expr.right);
   } else if (expr.kind === 'not' || expr.kind === 'group') yield* walk(expr.expr);
 }
+
+const FIELD = /[a-zA-Z]+[a-zA-Z0-9_]*(?:\.[a-zA-Z]+[a-zA-Z0-9_]*)+/g;
+
+/**
+ * The fields a condition reads, each as written with its argument (`proc.aname[2]`): those its checks test, and those
+ * a right-hand side reads through `val()` or a transformer. A list's or a value's text is no field.
+ */
+export function fieldsOf(expr: Expr): string[] {
+  const out: string[] = [];
+  const take = (text: string) => {
+    // A field inside a transformer or val(): each name, with the argument that follows it.
+    for (const m of text.matchAll(new RegExp(`${FIELD.source}(?:\\[[^\\]]*\\])?`, 'g'))) out.push(m[0]);
+  };
+  for (const node of walk(expr)) {
+    if (node.kind === 'compare' || node.kind === 'unary' || node.kind === 'list') take(node.field);
+    if (node.kind === 'compare' && node.valueIsField) take(node.value);
+  }
+  return out;
+}

@@ -2,6 +2,8 @@
 import { posix } from 'node:path';
 import type { Repo } from '../repository/repo.ts';
 import { scalarText } from '../core/text.ts';
+import { didYouMean } from '../core/did-you-mean.ts';
+import { fieldsOf, type Expr } from './expr.ts';
 
 export const FALCO_POLICY_FILE = 'security/falco/facts/tuning-policy.yaml';
 
@@ -14,6 +16,8 @@ export interface UpstreamNames {
 
 export interface FalcoPolicy {
   upstream: UpstreamNames;
+  /** The fields the deployed sensor knows, and whether each takes an argument; undefined where no fieldFacts are named. */
+  fields?: ReadonlyMap<string, 'none' | 'allowed' | 'required'>;
   genericImages: string[];
   boundaryRules: string[];
   boundaryHooks: string[];
@@ -43,9 +47,15 @@ export function loadFalcoPolicy(repo: Repo): { policy?: FalcoPolicy; problem?: s
   const names = repo.dataFiles.get(namesFile)?.data as { version?: string; rules?: string[]; macros?: string[]; lists?: string[] } | undefined;
   if (!names?.rules || !names.macros || !names.lists) return { problem: `${namesFile} (upstreamFacts) is missing or has no rules, macros and lists` };
   const strings = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+  const fieldsFile = data.fieldFacts === undefined ? undefined : posix.join(posix.dirname(FALCO_POLICY_FILE), scalarText(data.fieldFacts));
+  const fieldData = fieldsFile === undefined ? undefined : (repo.dataFiles.get(fieldsFile)?.data as { fields?: Record<string, string> } | undefined);
+  if (fieldsFile !== undefined && (fieldData?.fields === null || typeof fieldData?.fields !== 'object'))
+    return { problem: `${fieldsFile} (fieldFacts) is missing or has no fields` };
+  const fields = fieldData?.fields ? new Map(Object.entries(fieldData.fields) as [string, 'none' | 'allowed' | 'required'][]) : undefined;
   return {
     policy: {
       upstream: { version: names.version ?? '?', rules: new Set(names.rules), macros: new Set(names.macros), lists: new Set(names.lists) },
+      ...(fields ? { fields } : {}),
       genericImages: strings(data.genericImages),
       boundaryRules: strings(data.boundaryRules),
       boundaryHooks: strings(data.boundaryHooks),
@@ -54,4 +64,24 @@ export function loadFalcoPolicy(repo: Repo): { policy?: FalcoPolicy; problem?: s
       upperLayerRules: strings(data.upperLayerRules),
     },
   };
+}
+
+/**
+ * What the deployed sensor refuses of the fields a condition reads ("filter_check called with nonexistent field"):
+ * a name it does not know (a dotted argument of one that takes one, `evt.arg.fd`, is known), an argument to a field
+ * that takes none, none to one that needs one. Each as a phrase, with the nearest known name.
+ */
+export function fieldProblems(expr: Expr, fields: ReadonlyMap<string, 'none' | 'allowed' | 'required'> | undefined): string[] {
+  if (!fields) return [];
+  const out: string[] = [];
+  for (const written of new Set(fieldsOf(expr))) {
+    const [name, arg] = [written.replace(/\[.*$/, ''), written.includes('[')];
+    const takes = fields.get(name);
+    if (takes === undefined) {
+      const prefix = [...fields].find(([known, a]) => a !== 'none' && name.startsWith(`${known}.`));
+      if (!prefix) out.push(`field ${written} is not one Falco knows${didYouMean(name, fields.keys())}`);
+    } else if (arg && takes === 'none') out.push(`field ${name} takes no argument, and ${written} gives one`);
+    else if (!arg && takes === 'required') out.push(`field ${name} needs an argument (${name}[...])`);
+  }
+  return out;
 }

@@ -16,7 +16,7 @@ describe("libsinsp's filter parser, ported", () => {
   it('reads fields with arguments, transformers, val(), lists and modifiers into the tree the tuning checks walk', () => {
     expect(parseFalcoCondition("toupper(proc.name) = val(proc.pname) and proc.aname[2] in (sh, 'bash')")).toEqual({
       kind: 'and',
-      left: { kind: 'compare', field: 'toupper(proc.name)', op: '=', value: 'val(proc.pname)' },
+      left: { kind: 'compare', field: 'toupper(proc.name)', op: '=', value: 'val(proc.pname)', valueIsField: true },
       right: { kind: 'list', field: 'proc.aname[2]', op: 'in', items: ['sh', 'bash'], lists: [] },
     });
     expect(parseFalcoCondition('not (a or b)')).toEqual({

@@ -76,6 +76,12 @@ const gluetunTrips = (rule: string) =>
 
 export const falcoMutations: Mutation[] = [
   {
+    check: 'falco-tuning-syntax',
+    why: "Cleanuparr's exemption tests its image with a misspelt field: Falco 0.44.1 knows no container.image.repositry, refuses the rules file at start, and does not run",
+    mutate: swap(TUNING, 'container.image.repository = ghcr.io/cleanuparr/cleanuparr', 'container.image.repositry = ghcr.io/cleanuparr/cleanuparr'),
+    at: (c) => ({ file: TUNING, line: lineOf(c, TUNING, '- macro: known_drop_and_execute_activities') + 1 }),
+  },
+  {
     check: 'falco-exemption-reachable',
     why: 'Renovate moves Cleanuparr to 2.7.5, whose entrypoint no longer chowns /app, and the exemption of its binary stays: it exempts nothing',
     mutate: swap('apps/media/cleanuparr/deployment.yaml', 'cleanuparr/cleanuparr:2.4.6', 'cleanuparr/cleanuparr:2.7.5'),
