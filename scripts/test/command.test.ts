@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../policy-tests/model/repository/repo.ts';
 import { exec, olderNode } from '../../test-support/exec.ts';
 import { falcoFactsCommand } from '../falco-facts.ts';
+import { falcoFieldsCommand } from '../falco-fields.ts';
 import { conformanceCommand } from '../conformance.ts';
 import { describeError, runCommand, UsageError } from '../lib/command.ts';
 import { silenceTestCommand } from '../watchdog-silence-test.ts';
@@ -184,6 +185,34 @@ describe('the scripts on the contract', () => {
     const noVersion = capture();
     expect(await falcoFactsCommand(['rules.yaml'], noVersion.io)).toBe(2);
     expect(noVersion.out.stderr).toMatch(/^falco:facts: --version <x\.y\.z> is required/);
+  });
+
+  it('falco:fields reads the field tables of the two checkouts; a missing one is one line, exit 1; a missing flag exit 2', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'falco-fields-'));
+    try {
+      mkdirSync(join(root, 'libs/userspace/libsinsp'), { recursive: true });
+      mkdirSync(join(root, 'plugins/plugins/container/src/caps/extract'), { recursive: true });
+      writeFileSync(
+        join(root, 'libs/userspace/libsinsp/sinsp_filtercheck_thread.cpp'),
+        '{PT_CHARBUF, EPF_NONE, PF_NA, "proc.name", "Name", "x"},\n{PT_CHARBUF,\n EPF_ARG_ALLOWED | EPF_NO_RHS,\n PF_NA,\n "proc.aname", "A", "y"},',
+      );
+      writeFileSync(join(root, 'plugins/plugins/container/src/caps/extract/extract.cpp'), '{ft::FTYPE_STRING, "k8s.ns.name", "Namespace"},');
+      const out = join(root, 'fields.json');
+      const ok = capture();
+      const args = ['--libs', join(root, 'libs'), '--container-plugin', join(root, 'plugins'), '--falco', '0.44.1', '--out', out];
+      expect(await falcoFieldsCommand(args, ok.io)).toBe(0);
+      expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual({
+        falco: '0.44.1',
+        fields: { 'k8s.ns.name': 'allowed', 'proc.aname': 'allowed', 'proc.name': 'none' },
+      });
+      const missing = capture();
+      expect(await falcoFieldsCommand(['--libs', '/nonexistent/libs', '--container-plugin', '/x', '--falco', '1'], missing.io)).toBe(1);
+      expect(missing.out.stderr).toBe('falco:fields: cannot read /nonexistent/libs/userspace/libsinsp: ENOENT\n');
+      const usage = capture();
+      expect(await falcoFieldsCommand(['--libs', '/x'], usage.io)).toBe(2);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 
   it('conformance --every-policy-version judges the Pod Security fixtures of each version at that version, and totals them', async () => {

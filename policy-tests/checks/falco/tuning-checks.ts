@@ -50,8 +50,8 @@ export const falcoTuningChecks: PolicyCheck[] = [
     description:
       'The tuning file is a Falco rules file: YAML list items, every condition parses as Falco parses it and reads only fields the deployed Falco knows (Runtime-security exemptions; S6).',
     invariants: ['S6'],
-    remediation: 'fix the YAML or the condition expression at the reported place',
-    reads: { kinds: ['ConfigMap'] },
+    remediation: 'fix the YAML, the condition expression or the field name at the reported place',
+    reads: { kinds: ['ConfigMap'], files: ['security/falco/facts/*'] },
     exemptible: false,
     run(ctx) {
       const fail = tuningFailer(ctx);

@@ -66,9 +66,12 @@ export function loadFalcoPolicy(repo: Repo): { policy?: FalcoPolicy; problem?: s
   };
 }
 
+/** The fields libsinsp also takes an argument of after a dot (`evt.arg.fd`: sinsp_filter_check_event's extract_arg). */
+const DOTTED_ARGUMENTS = ['evt.arg', 'evt.rawarg'];
+
 /**
  * What the deployed sensor refuses of the fields a condition reads ("filter_check called with nonexistent field"):
- * a name it does not know (a dotted argument of one that takes one, `evt.arg.fd`, is known), an argument to a field
+ * a name it does not know (`evt.arg.fd`, an argument after a dot, is known), an argument to a field
  * that takes none, none to one that needs one. Each as a phrase, with the nearest known name.
  */
 export function fieldProblems(expr: Expr, fields: ReadonlyMap<string, 'none' | 'allowed' | 'required'> | undefined): string[] {
@@ -78,8 +81,8 @@ export function fieldProblems(expr: Expr, fields: ReadonlyMap<string, 'none' | '
     const [name, arg] = [written.replace(/\[.*$/, ''), written.includes('[')];
     const takes = fields.get(name);
     if (takes === undefined) {
-      const prefix = [...fields].find(([known, a]) => a !== 'none' && name.startsWith(`${known}.`));
-      if (!prefix) out.push(`field ${written} is not one Falco knows${didYouMean(name, fields.keys())}`);
+      if (!DOTTED_ARGUMENTS.some((known) => name.startsWith(`${known}.`)))
+        out.push(`field ${written} is not one Falco knows${didYouMean(name, fields.keys())}`);
     } else if (arg && takes === 'none') out.push(`field ${name} takes no argument, and ${written} gives one`);
     else if (!arg && takes === 'required') out.push(`field ${name} needs an argument (${name}[...])`);
   }

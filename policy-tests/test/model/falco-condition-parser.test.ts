@@ -2,6 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseFalcoCondition } from '../../model/falco/condition-parser.ts';
 import { falcoParserAgreement, falcoParserCases } from '../../admission/upstream/falco-parser-cases.ts';
+import { fieldProblems } from '../../model/falco/policy.ts';
+import { parseCondition } from '../../model/falco/expr.ts';
 
 const refusal = (source: string) => {
   try {
@@ -70,5 +72,30 @@ TEST(parser, parse_smoke_test) {
     expect(read.unread.map((u) => u.why)).toEqual(['an input built at run time']);
     const a = falcoParserAgreement(read);
     expect([a.agree, a.total]).toEqual([8, 9]);
+  });
+});
+
+describe('the fields a condition reads, against the fields the deployed sensor knows', () => {
+  const fields = new Map<string, 'none' | 'allowed' | 'required'>([
+    ['proc.name', 'none'],
+    ['proc.aname', 'allowed'],
+    ['evt.arg', 'required'],
+    ['container.image.repository', 'allowed'],
+  ]);
+  const problems = (condition: string) => fieldProblems(parseCondition(condition), fields);
+
+  it('takes known fields, an argument where one is allowed, evt.arg with its argument after a dot, and fields a transformer or val() reads', () => {
+    expect(
+      problems('proc.name = x and proc.aname[2] = y and evt.arg.fd = 3 and evt.arg[0] = 1 and toupper(proc.name) = val(container.image.repository)'),
+    ).toEqual([]);
+  });
+
+  it('refuses an unknown field, with the nearest known one, an argument to a field that takes none, and none where one is needed', () => {
+    expect(problems('container.image.repositry = x')).toEqual([
+      'field container.image.repositry is not one Falco knows (did you mean "container.image.repository"?)',
+    ]);
+    expect(problems('proc.name[1] = x')).toEqual(['field proc.name takes no argument, and proc.name[1] gives one']);
+    expect(problems('evt.arg = x')).toEqual(['field evt.arg needs an argument (evt.arg[...])']);
+    expect(problems('proc.name = val(proc.nmae)')).toEqual([expect.stringMatching(/^field proc\.nmae is not one Falco knows/)]);
   });
 });
