@@ -171,11 +171,9 @@ is committed):
                       and the JSON Schema Test Suite its validator runs
                       (fixtures/jsonschema_suite), where a CRD can hold
                       the schema
-  --falco-libs DIR    falcosecurity/libs: every condition of libsinsp's
-                      parser tests (userspace/libsinsp/test/
-                      filter_parser.ut.cpp), accepted or refused (with its
-                      message, where the test gives one) by the port of its
-                      parser that reads the Falco tuning
+  --falco-libs DIR    falcosecurity/libs: each condition of libsinsp's parser
+                      tests (userspace/libsinsp/test/filter_parser.ut.cpp),
+                      accepted or refused by the port that reads the tuning
   --kubeconform DIR   yannh/kubeconform: its acceptance tests
                       (acceptance.bats over fixtures/), each run as the
                       gate's command line (exit, counts, verdicts)
