@@ -88,8 +88,10 @@ function wholeMatcher(source: string, dotAll: boolean): WholeMatch {
   const key = `${dotAll ? 's' : ''}\0${source}`;
   let m = matchers.get(key);
   if (!m) {
+    // Without dotAll, JavaScript's `.` also stops at `\r`, U+2028 and U+2029, where Go's stops at `\n` alone.
+    const sameDot = dotAll || !source.includes('.');
     m =
-      SAME_IN_BOTH.test(source) && unboundedRuns(source) <= 2
+      sameDot && SAME_IN_BOTH.test(source) && unboundedRuns(source) <= 2
         ? new RegExp(`^(?:${source})$`, dotAll ? 's' : '')
         : re2(dotAll ? `^(?s:${source})$` : `^(?:${source})$`);
     matchers.set(key, m);
