@@ -8,7 +8,7 @@
  * segment, `**` crosses them).
  */
 import { perKey } from './per-object.ts';
-import { re2 } from './re2.ts';
+import { re2, unboundedRuns } from './re2.ts';
 
 /** A compiled glob: something that tests a whole path. */
 export interface Matcher {
@@ -22,38 +22,9 @@ export interface Matcher {
  * worst quadratic in the path, and quick; with more, RE2 (linear time) runs it.
  */
 function safeMatcher(source: string): Matcher {
-  if (runsInOneBranch(source) <= 2) return new RegExp(`^(?:${source})$`, 's');
+  if (unboundedRuns(source) <= 2) return new RegExp(`^(?:${source})$`, 's');
   const re = re2(`(?s)^(?:${source})$`);
   return { test: (path) => re.matches(path) };
-}
-
-/**
- * The most unbounded runs (`*`) one way through a translated glob can meet: alternatives are ways of their own
- * (`{clusters/home/*.yaml,*\/application.yaml}` is one run each way), a class or an escape holds none. Two runs cost a
- * backtracking engine at worst the square of the path; more, a power that grows with every star.
- */
-function runsInOneBranch(source: string): number {
-  const groups: { best: number; current: number }[] = [];
-  let current = 0;
-  for (let i = 0; i < source.length; i++) {
-    const c = source[i]!;
-    if (c === '\\') i++;
-    else if (c === '[') {
-      i++;
-      while (i < source.length && source[i] !== ']') i += source[i] === '\\' ? 2 : 1;
-    } else if (c === '(') {
-      groups.push({ best: 0, current });
-      current = 0;
-    } else if (c === '|') {
-      const g = groups.at(-1);
-      if (g) g.best = Math.max(g.best, current);
-      current = 0;
-    } else if (c === ')') {
-      const g = groups.pop();
-      if (g) current = g.current + Math.max(g.best, current);
-    } else if (c === '*') current++;
-  }
-  return current;
 }
 
 /** Compiled globs, by dialect and pattern: a pattern is translated once, the oldest forgotten past the limit. */

@@ -54,9 +54,14 @@ export const prometheusRegex = (source: string): RE2JS => re2(`^(?s:${source})$`
 const SAME_IN_BOTH =
   /^(?:[A-Za-z0-9_:/ ,=@%&!<>~'"#-]|\\[.\-+*?()|[\]{}^$/dDwW]|\[\^?(?:[A-Za-z0-9_.:/ -]|\\[.\-\]\\dw])+\]|[.|]|\((?![?*+{])|\)(?![*+?{])|[*+?](?![*+?{]))*$/;
 
-/** How many unbounded repeats (`*`, `+`) one way through a pattern meets; alternatives are ways of their own. */
-function unboundedRuns(source: string): number {
-  const groups: { best: number; current: number }[] = [];
+/**
+ * The most unbounded repeats (`*`, `+`) one way through a pattern can meet: alternatives are ways of their own, the
+ * pattern's own among them (`.*a.*b.*c|x` meets three), a class or an escape holds none. Two cost a backtracking
+ * engine at worst the square of the input; more, a power that grows with each.
+ */
+export function unboundedRuns(source: string): number {
+  // The pattern is the outermost group: its alternatives are weighed as a group's are.
+  const groups: { best: number; current: number }[] = [{ best: 0, current: 0 }];
   let current = 0;
   for (let i = 0; i < source.length; i++) {
     const c = source[i]!;
@@ -66,15 +71,15 @@ function unboundedRuns(source: string): number {
       groups.push({ best: 0, current });
       current = 0;
     } else if (c === '|') {
-      const g = groups.at(-1);
-      if (g) g.best = Math.max(g.best, current);
-      else current = 0;
-    } else if (c === ')') {
-      const g = groups.pop();
-      if (g) current = g.current + Math.max(g.best, current);
+      const g = groups.at(-1)!;
+      g.best = Math.max(g.best, current);
+      current = 0;
+    } else if (c === ')' && groups.length > 1) {
+      const g = groups.pop()!;
+      current = g.current + Math.max(g.best, current);
     } else if (c === '*' || c === '+') current++;
   }
-  return current;
+  return Math.max(groups[0]!.best, current);
 }
 
 const matchers = new Map<string, WholeMatch>();
