@@ -4,9 +4,9 @@
  *   npm run falco:facts -- path/to/falco_rules.yaml --version 5.1.0
  * Only names are kept; the upstream rules themselves are never copied here.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
-import { writeInCheckout } from './lib/checkout-write.ts';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { writeOutputFile } from './lib/checkout-write.ts';
 import { parse } from 'yaml';
 import { REPO_ROOT } from '../policy-tests/index.ts';
 import { runCommand, UsageError, type CommandIo } from './lib/command.ts';
@@ -59,10 +59,7 @@ security/falco/facts/falco-rules-<version>-names.json, or to --out.`,
         const facts = upstreamFacts(text, version);
         const out = (values.out as string | undefined) ?? join(REPO_ROOT, 'security/falco/facts', `falco-rules-${version}-names.json`);
         const json = `${JSON.stringify(facts, null, 2)}\n`;
-        // Into the checkout only as a regular file; a path elsewhere is the operator's own to choose.
-        const inside = !relative(REPO_ROOT, resolve(out)).startsWith('..');
-        if (inside) writeInCheckout(REPO_ROOT, out, json);
-        else writeFileSync(out, json);
+        writeOutputFile(REPO_ROOT, out, json);
         (io?.stdout ?? ((t: string) => process.stdout.write(t)))(
           `${out}: ${facts.rules.length} rules, ${facts.macros.length} macros, ${facts.lists.length} lists\n`,
         );

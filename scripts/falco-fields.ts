@@ -7,9 +7,9 @@
  * whether it takes an argument; the container and Kubernetes ones the container plugin's extraction table
  * (plugins/container/src/caps/extract/extract.cpp). Only names and flags are kept.
  */
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
-import { writeInCheckout } from './lib/checkout-write.ts';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { writeOutputFile } from './lib/checkout-write.ts';
 import { REPO_ROOT } from '../policy-tests/index.ts';
 import { runCommand, UsageError, type CommandIo } from './lib/command.ts';
 
@@ -65,8 +65,7 @@ security/falco/facts/falco-<version>-fields.json, or to --out.`,
         const facts = fieldFacts(libs, plugin, falco);
         const out = (values.out as string | undefined) ?? join(REPO_ROOT, 'security/falco/facts', `falco-${falco}-fields.json`);
         const json = `${JSON.stringify(facts, null, 2)}\n`;
-        if (!relative(REPO_ROOT, resolve(out)).startsWith('..')) writeInCheckout(REPO_ROOT, out, json);
-        else writeFileSync(out, json);
+        writeOutputFile(REPO_ROOT, out, json);
         (io?.stdout ?? ((t: string) => process.stdout.write(t)))(`${out}: ${Object.keys(facts.fields).length} fields\n`);
         return 0;
       },

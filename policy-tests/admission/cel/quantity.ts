@@ -6,7 +6,7 @@
  * normal form (no exponent suffix, no trailing zeros), so the engine's string
  * equality is the API server's Quantity.Equal.
  */
-import { compareDecimals, parseGoQuantity, type Decimal } from '../../model/go/quantity.ts';
+import { compareDecimals, normalDecimal, parseGoQuantity, type Decimal } from '../../model/go/quantity.ts';
 import { fail } from './values.ts';
 
 const PLAIN_EXPONENT_LIMIT = 30;
@@ -14,22 +14,14 @@ const MAX_ALIGNED_DIGITS = 100_000;
 
 export type Exact = Decimal;
 
-/** Trailing zeros folded into the exponent, by the text (a division per zero would take minutes over a hostile 1e300000). */
-function normal(q: Exact): Exact {
-  if (q.digits === 0n) return { digits: 0n, exponent: 0 };
-  const text = q.digits.toString();
-  const kept = text.replace(/0+$/, '');
-  return { digits: BigInt(kept), exponent: q.exponent + text.length - kept.length };
-}
-
 /** A text as resource.ParseQuantity reads it (model/go/quantity.ts), in the normal form, or undefined when it refuses it. */
 export function parseExact(text: string): Exact | undefined {
   const parsed = parseGoQuantity(text);
-  return parsed.ok ? normal({ digits: parsed.quantity.digits, exponent: parsed.quantity.exponent }) : undefined;
+  return parsed.ok ? normalDecimal({ digits: parsed.quantity.digits, exponent: parsed.quantity.exponent }) : undefined;
 }
 
 export function formatExact(q: Exact): string {
-  const { digits, exponent } = normal(q);
+  const { digits, exponent } = normalDecimal(q);
   const negative = digits < 0n;
   const text = (negative ? -digits : digits).toString();
   let out: string;
@@ -55,7 +47,7 @@ function aligned(a: Exact, b: Exact): [bigint, bigint, number] {
 
 export const addExact = (a: Exact, b: Exact): Exact => {
   const [x, y, e] = aligned(a, b);
-  return normal({ digits: x + y, exponent: e });
+  return normalDecimal({ digits: x + y, exponent: e });
 };
 export const negate = (a: Exact): Exact => ({ digits: -a.digits, exponent: a.exponent });
 

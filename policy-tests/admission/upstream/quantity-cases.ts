@@ -8,7 +8,7 @@
  *   are not the gate's to say, and are not compared);
  * - `TestJSONWhitespace`: each JSON text decoded to its value.
  */
-import { decodeQuantity, parseGoQuantity, type ParsedQuantity } from '../../model/go/quantity.ts';
+import { decodeQuantity, normalDecimal, parseGoQuantity, type ParsedQuantity } from '../../model/go/quantity.ts';
 import { count, emptyAgreement, type Agreement } from './agreement.ts';
 import { blockAt, goBuiltin, GoUnsupported, NOT_BUILTIN, structTableRows, tokenize, type GoEnvironment } from './go-literals.ts';
 
@@ -28,14 +28,10 @@ export interface QuantityCase {
 const INT64_MAX = 2n ** 63n - 1n;
 const FORMATS = new Set(['DecimalSI', 'BinarySI', 'DecimalExponent']);
 
-/** A value as one exact decimal text: digits and a power of ten, trailing zeros folded, so equal values print alike. */
+/** A value as one exact decimal text, in the model's normal form, so equal values print alike. */
 function exactText(digits: bigint, exponent: number): string {
-  if (digits === 0n) return '0';
-  while (digits % 10n === 0n) {
-    digits /= 10n;
-    exponent++;
-  }
-  return `${digits}e${exponent}`;
+  const n = normalDecimal({ digits, exponent });
+  return n.digits === 0n ? '0' : `${n.digits}e${n.exponent}`;
 }
 
 /** A Go decimal text (`-999.1`) as exactText. */

@@ -8,9 +8,9 @@
  * its huge pages), with a divisor that resource takes.
  */
 import type { PathSegment } from '../../model/core/positions.ts';
-import { decodeQuantity, type GoQuantity } from '../../model/go/quantity.ts';
+import { decodeQuantity, normalDecimal, type GoQuantity } from '../../model/go/quantity.ts';
 import type { Invalid } from './metadata.ts';
-import { localPathFaults, qualifiedName } from './syntax.ts';
+import { isLocalNonReservedPath, qualifiedName } from './syntax.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -82,8 +82,7 @@ const BINARY_ONES = ['1Ki', '1Mi', '1Gi', '1Ti', '1Pi', '1Ei'];
 
 /** Quantity.String() where it prints a one and a suffix (what a divisor may be), else undefined: another text. */
 function oneWithSuffix(q: GoQuantity): string | undefined {
-  let [digits, exponent] = [q.digits, q.exponent];
-  while (digits !== 0n && digits % 10n === 0n) [digits, exponent] = [digits / 10n, exponent + 1];
+  const { digits, exponent } = normalDecimal(q);
   const value = exponent >= 0 && exponent <= 19 ? digits * 10n ** BigInt(exponent) : undefined;
   if (q.format === 'BinarySI' && value !== undefined && value >= 1024n) {
     const k = BINARY_ONES.findIndex((_, i) => value === 1n << BigInt(10 * (i + 1)));
@@ -142,7 +141,7 @@ export function downwardApiItemProblems(items: unknown, at: PathSegment[], who: 
     const out: Invalid[] = [];
     const path = str(file.path);
     if (path === '') out.push({ path: [...where, 'path'], fn, message: `${who}: items[${i}].path: Required value` });
-    else if (Object.values(localPathFaults(path)).some(Boolean) || path.startsWith('..'))
+    else if (!isLocalNonReservedPath(path))
       out.push({ path: [...where, 'path'], fn: 'validateLocalNonReservedPath', message: `${who}: items[${i}].path "${path}" must be relative, without '..'` });
     const [fieldRef, resourceFieldRef] = [file.fieldRef, file.resourceFieldRef];
     if (fieldRef && typeof fieldRef === 'object') {

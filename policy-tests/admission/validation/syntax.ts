@@ -203,3 +203,9 @@ export const localPathFaults = (path: string): { absolute: boolean; backsteps: b
   absolute: path.startsWith('/'),
   backsteps: path.split('/').includes('..'),
 });
+
+/** validateLocalDescendingPath passes: relative, and no segment steps up. */
+export const isLocalDescendingPath = (path: string): boolean => !Object.values(localPathFaults(path)).some(Boolean);
+
+/** ValidateLocalNonReservedPath passes: a local descending path that does not start with `..` either (`..data` is the kubelet's). */
+export const isLocalNonReservedPath = (path: string): boolean => isLocalDescendingPath(path) && !path.startsWith('..');

@@ -8,7 +8,7 @@
 import type { PathSegment } from '../../model/core/positions.ts';
 import { list } from '../../model/core/dig.ts';
 import type { Invalid } from './metadata.ts';
-import { localPathFaults } from './syntax.ts';
+import { isLocalDescendingPath } from './syntax.ts';
 
 type Obj = Record<string, any>;
 
@@ -62,7 +62,7 @@ export function volumeMountProblems(c: Obj, at: PathSegment[], who: string, volu
       out.push({ path: [...mat, 'subPathExpr'], fn: 'ValidateVolumeMounts', message: `${who}: subPathExpr and subPath are mutually exclusive` });
     for (const f of ['subPath', 'subPathExpr']) {
       const v = m?.[f];
-      if (typeof v === 'string' && Object.values(localPathFaults(v)).some(Boolean))
+      if (typeof v === 'string' && !isLocalDescendingPath(v))
         out.push({
           path: [...mat, f],
           fn: 'ValidateVolumeMounts (validateLocalDescendingPath)',

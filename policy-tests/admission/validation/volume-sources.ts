@@ -9,7 +9,7 @@
 import type { PathSegment } from '../../model/core/positions.ts';
 import { list } from '../../model/core/dig.ts';
 import type { Invalid } from './metadata.ts';
-import { localPathFaults } from './syntax.ts';
+import { isLocalDescendingPath } from './syntax.ts';
 import { downwardApiItemProblems } from './downward-api.ts';
 
 type Obj = Record<string, any>;
@@ -26,8 +26,7 @@ function modeProblems(mode: unknown, at: PathSegment[], who: string, fn: string)
 
 /** ValidateLocalNonReservedPath: relative, no `..` element, not starting with `..` (said once). */
 function localPathProblems(path: string, at: PathSegment[], who: string): Invalid[] {
-  if (Object.values(localPathFaults(path)).some(Boolean))
-    return [{ path: at, fn: 'validateKeyToPath', message: `${who}: path "${path}" must be relative and may not contain '..'` }];
+  if (!isLocalDescendingPath(path)) return [{ path: at, fn: 'validateKeyToPath', message: `${who}: path "${path}" must be relative and may not contain '..'` }];
   if (path.startsWith('..')) return [{ path: at, fn: 'validateLocalNonReservedPath', message: `${who}: path "${path}": must not start with '..'` }];
   return [];
 }

@@ -29,7 +29,9 @@ export class ConditionSyntaxError extends Error {
 // The lexer's patterns (POSIX classes written out; each is matched at the cursor, and is longest-match already).
 const NOT_BLANK = /not[ \t\n\v\f\r]+/y;
 const IDENTIFIER = /[a-zA-Z]+[a-zA-Z0-9_]*/y;
-const FIELD_NAME = /[a-zA-Z]+[a-zA-Z0-9_]*(\.[a-zA-Z]+[a-zA-Z0-9_]*)+/y;
+/** A field's name (`proc.name`, `container.image.repository`): RGX_FIELDNAME. */
+export const FIELD_NAME_PATTERN = '[a-zA-Z]+[a-zA-Z0-9_]*(?:\\.[a-zA-Z]+[a-zA-Z0-9_]*)+';
+const FIELD_NAME = new RegExp(FIELD_NAME_PATTERN, 'y');
 const FIELD_ARG_BARE = /[^\]["' \t\n\v\f\r]+/y;
 const HEX_NUMBER = /0[xX][0-9a-fA-F]+/y;
 const NUMBER = /[+-]?[0-9]+\.?[0-9]*([eE][+-][0-9]+)?/y;

@@ -2,7 +2,7 @@
  * Falco's conditions, parsed as Falco parses them (condition-parser.ts, a port of libsinsp's filter parser), and the
  * walks the tuning checks make over them: the top-level alternatives, what a conjunction pins, every node.
  */
-import { parseFalcoCondition, type Expr } from './condition-parser.ts';
+import { FIELD_NAME_PATTERN, parseFalcoCondition, type Expr } from './condition-parser.ts';
 
 export { ConditionSyntaxError, type Expr } from './condition-parser.ts';
 
@@ -57,7 +57,8 @@ export function* walk(expr: Expr): Generator<Expr> {
   } else if (expr.kind === 'not' || expr.kind === 'group') yield* walk(expr.expr);
 }
 
-const FIELD = /[a-zA-Z]+[a-zA-Z0-9_]*(?:\.[a-zA-Z]+[a-zA-Z0-9_]*)+/g;
+/** A field's name with the argument that follows it, inside a field's or a transformer's text. */
+const FIELD_WITH_ARG = new RegExp(`${FIELD_NAME_PATTERN}(?:\\[[^\\]]*\\])?`, 'g');
 
 /**
  * The fields a condition reads, each as written with its argument (`proc.aname[2]`): those its checks test, and those
@@ -67,7 +68,7 @@ export function fieldsOf(expr: Expr): string[] {
   const out: string[] = [];
   const take = (text: string) => {
     // A field inside a transformer or val(): each name, with the argument that follows it.
-    for (const m of text.matchAll(new RegExp(`${FIELD.source}(?:\\[[^\\]]*\\])?`, 'g'))) out.push(m[0]);
+    for (const m of text.matchAll(FIELD_WITH_ARG)) out.push(m[0]);
   };
   for (const node of walk(expr)) {
     if (node.kind === 'compare' || node.kind === 'unary' || node.kind === 'list') take(node.field);

@@ -196,6 +196,17 @@ export function decodeQuantity(value: unknown): ParsedQuantity {
   return parseGoQuantity(value.replace(TRIMMED, ''));
 }
 
+/**
+ * A value in one normal form: trailing zeros folded into the exponent (by the text: a division per zero would take
+ * minutes over a hostile 1e300000), zero as 0e0. Equal values are equal in it.
+ */
+export function normalDecimal(q: Decimal): Decimal {
+  if (q.digits === 0n) return { digits: 0n, exponent: 0 };
+  const text = q.digits.toString();
+  const kept = text.replace(/0+$/, '');
+  return { digits: BigInt(kept), exponent: q.exponent + text.length - kept.length };
+}
+
 /** The power of ten just above a nonzero value's magnitude: its digits' count plus its exponent. */
 const magnitude = (q: Decimal): number => (q.digits < 0n ? -q.digits : q.digits).toString().length + q.exponent;
 
