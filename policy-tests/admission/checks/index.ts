@@ -2,13 +2,15 @@
  * The API server's admission chain, as checks: its built-in validation, Pod
  * Security admission, and the CRDs' validation rules (CEL), judged on every
  * plain and rendered object as on a create through Argo CD; and what makes
- * Argo CD itself refuse or never apply an object.
+ * Argo CD itself refuse or never apply an object; and what the kubelet, the
+ * node's own admission, refuses of a pod the API server admitted.
  */
 import { groupOf, type Resource } from '../../model/core/manifest.ts';
 import { type PolicyCheck, type Area, type CheckEnvironment } from '../../model/checks/kit.ts';
 import { admissionPolicyCheck } from './admission-policy.ts';
 import { argocdWillSyncCheck } from './argocd-will-sync.ts';
 import { crdAcceptedCheck } from './crd-accepted.ts';
+import { kubeletAdmitsCheck } from './kubelet-admits.ts';
 import { apiValidationCheck, crdValidationRuleCheck } from './object-validation.ts';
 import { namespaceLimitsCheck } from './namespace-limits.ts';
 import { podSecurityCheck } from './pod-security.ts';
@@ -22,6 +24,7 @@ export function admissionChecks({ builtinGroups, isClusterScoped }: CheckEnviron
   return [
     apiValidationCheck(isBuiltin),
     podSecurityCheck(isBuiltin),
+    kubeletAdmitsCheck(isBuiltin),
     crdValidationRuleCheck(isBuiltin),
     crdAcceptedCheck,
     serviceAllocationCheck,

@@ -64,18 +64,44 @@ function profileProblems(sc: unknown, at: PathSegment[]): Invalid[] {
   ];
 }
 
+/** component-helpers' sysctl namespaces (`nameToNamespace`, `prefixToNamespace`): the names the kernel keeps per IPC namespace, and the prefixes. */
+const IPC_SYSCTLS = new Set([
+  'kernel.sem',
+  'kernel.shmall',
+  'kernel.shmmax',
+  'kernel.shmmni',
+  'kernel.shm_rmid_forced',
+  'kernel.shm',
+  'kernel.msgmax',
+  'kernel.msgmnb',
+  'kernel.msgmni',
+  'kernel.msg',
+]);
+const PREFIX_NAMESPACES: ReadonlyArray<readonly [string, 'ipc' | 'net']> = [
+  ['net.', 'net'],
+  ['fs.mqueue.', 'ipc'],
+];
+
 /**
- * The kernel namespace a sysctl belongs to (component-helpers sysctl GetNamespace): its name in dots (NormalizeName
- * swaps `.` and `/` where a `/` comes first), cut at a `*`; `kernel.sem`, and names under `kernel.shm`, `kernel.msg`
- * and `fs.mqueue.`, are IPC's, names under `net.` the network's.
+ * A sysctl's name in dots, as component-helpers' `NormalizeName` gives it: where a `/` comes before any `.`, the two
+ * are swapped (`net/ipv4/conf/eno2.100/rp_filter` is `net.ipv4.conf.eno2/100.rp_filter`).
+ */
+export function normalizeSysctlName(name: string): string {
+  const first = name.search(/[./]/);
+  return first !== -1 && name[first] === '/' ? name.replace(/[./]/g, (c) => (c === '.' ? '/' : '.')) : name;
+}
+
+/**
+ * The kernel namespace a sysctl, or a pattern ending in `*`, belongs to (component-helpers sysctl `GetNamespace`):
+ * its name in dots, cut at a `*`; the IPC names by name (`kernel.shm` and `kernel.msg` stand for their patterns),
+ * names under `net.` the network's and under `fs.mqueue.` IPC's; undefined when it is not known to be namespaced.
  */
 export function sysctlNamespace(name: string): 'ipc' | 'net' | undefined {
-  const first = name.search(/[./]/);
-  const dotted = first !== -1 && name[first] === '/' ? name.replace(/[./]/g, (c) => (c === '.' ? '/' : '.')) : name;
+  const dotted = normalizeSysctlName(name);
   const star = dotted.indexOf('*');
   const prefix = star === -1 ? dotted : dotted.slice(0, star);
-  if (prefix === 'kernel.sem' || ['kernel.shm', 'kernel.msg', 'fs.mqueue.'].some((p) => prefix.startsWith(p))) return 'ipc';
-  return prefix.startsWith('net.') ? 'net' : undefined;
+  if (IPC_SYSCTLS.has(prefix)) return 'ipc';
+  return PREFIX_NAMESPACES.find(([p]) => prefix.startsWith(p))?.[1];
 }
 
 function sysctlProblems(spec: Obj, at: PathSegment[]): Invalid[] {

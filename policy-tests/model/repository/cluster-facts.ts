@@ -11,15 +11,17 @@ import { readNodeNetwork, type NodeNetwork } from './node-network.ts';
 import type { Resource } from '../core/manifest.ts';
 import { perObject } from '../core/per-object.ts';
 import { policyVersionMinor } from '../core/text.ts';
-import { compareReleases } from '../core/workloads.ts';
 import { listFact, SEMVER, yamlFact, type FactsProblem } from './fact-lists.ts';
 import {
+  kubeletOf,
   kubernetesMove,
+  parseKubernetesVersion,
   talosEtcdOf,
+  talosRunsKubernetes,
   talosKubernetesOf,
-  talosMinor,
   talosMove,
   talosUpgradesOf,
+  type KubeletFacts,
   type TalosEtcd,
   type TalosKubernetes,
   type TalosUpgrade,
@@ -27,8 +29,8 @@ import {
 } from './talos-facts.ts';
 
 export type { FactsProblem } from './fact-lists.ts';
-export type { TalosEtcd, TalosKubernetes, TalosUpgrade, VersionMove } from './talos-facts.ts';
-export { talosRunsEtcd } from './talos-facts.ts';
+export type { KubeletFacts, TalosEtcd, TalosKubernetes, TalosUpgrade, VersionMove } from './talos-facts.ts';
+export { parseKubernetesVersion, talosRunsEtcd, talosRunsKubernetes } from './talos-facts.ts';
 
 export const CLUSTER_FACTS_FILE = 'clusters/home/cluster-facts.yaml';
 export const CLUSTER_FACTS_NAME = 'cluster-facts';
@@ -62,6 +64,8 @@ export interface ClusterFacts {
   talosEtcd: readonly TalosEtcd[];
   /** The Talos a node may move to each Talos minor from, as its compatibility package gives it (`talosUpgrades`). */
   talosUpgrades: readonly TalosUpgrade[];
+  /** The kubelet's settings the nodes' machine config gives it (`kubelet`): which sysctls beyond the safe ones it runs. */
+  kubelet: KubeletFacts;
 }
 
 export const POD_SECURITY_LEVELS = ['privileged', 'baseline', 'restricted'] as const;
@@ -97,16 +101,6 @@ export interface OutsideGit {
   reason: string;
   /** A Pod's labels: what a Service's selector finds it by. */
   labels?: Record<string, string>;
-}
-
-/**
- * A Kubernetes version as the facts and `--kubernetes-version` give it: x.y.z, or x.y for x.y.0, a leading v allowed.
- * The one parser of it: Helm's --kube-version, the schema layer, Pod Security and built-in validation all follow it.
- */
-export function parseKubernetesVersion(text: string, { patchRequired = true } = {}): { version: string; major: number; minor: number } | undefined {
-  const m = (patchRequired ? SEMVER : /^v?(\d+)\.(\d+)(?:\.(\d+))?$/).exec(text);
-  if (!m) return undefined;
-  return { version: `${m[1]}.${m[2]}.${m[3] ?? '0'}`, major: Number(m[1]), minor: Number(m[2]) };
 }
 
 export function findFactsResource(resources: readonly Resource[]): Resource | undefined {
@@ -163,6 +157,7 @@ const factsOf = perObject((object: Resource['object']): { facts: ClusterFacts; p
     talosKubernetes: talosKubernetesOf(data.talosKubernetes, problems),
     talosEtcd: talosEtcdOf(data.talosEtcd, problems),
     talosUpgrades: talosUpgradesOf(data.talosUpgrades, problems),
+    kubelet: kubeletOf(data.kubelet, problems),
   };
   return { facts, problems };
 });
@@ -237,24 +232,6 @@ function secretStoresOf(raw: unknown, problems: FactsProblem[]): Map<string, { d
     else out.set(`${kind}/${name}`, { dailyRequests: dailyRequests as number, reason });
   });
   return out;
-}
-
-/**
- * Whether Talos runs this Kubernetes version, as its compatibility package decides (`SupportedWith`): too old below
- * the minor's minimum, too new from its maximum on; unknown when the facts have no row for the minor.
- */
-export function talosRunsKubernetes(facts: Pick<ClusterFacts, 'talosVersion' | 'kubernetesVersion' | 'talosKubernetes'>): {
-  verdict: 'runs' | 'too old' | 'too new' | 'unknown';
-  minor: string;
-  row?: TalosKubernetes;
-} {
-  const minor = talosMinor(facts.talosVersion);
-  const row = facts.talosKubernetes.find((r) => r.talos === minor);
-  const kubernetes = parseKubernetesVersion(facts.kubernetesVersion)?.version;
-  if (!row || !kubernetes) return { verdict: 'unknown', minor };
-  if (compareReleases(kubernetes, row.from) < 0) return { verdict: 'too old', minor, row };
-  if (compareReleases(kubernetes, row.below) >= 0) return { verdict: 'too new', minor, row };
-  return { verdict: 'runs', minor, row };
 }
 
 /**

@@ -2,10 +2,11 @@
  * What each Talos minor runs, as Talos itself decides: the Kubernetes versions its compatibility package allows
  * (`talosKubernetes`), the etcd its constants name (`talosEtcd`) and the Talos a node may move to it from
  * (`talosUpgrades`). Each is a table of the cluster facts, a row per Talos minor with where it was read, and a minor
- * without a row is not known.
+ * without a row is not known. Beside them, how a Kubernetes version is read and whether the pinned Talos runs it, and
+ * the kubelet settings the nodes' machine config gives (`kubelet`).
  */
 import { compareReleases } from '../core/workloads.ts';
-import { listFact, SEMVER, type FactsProblem } from './fact-lists.ts';
+import { listFact, SEMVER, yamlFact, type FactsProblem } from './fact-lists.ts';
 
 /** One Talos minor's Kubernetes range: from `from`, up to `below` (not inclusive), read from `source`. */
 export interface TalosKubernetes {
@@ -97,6 +98,35 @@ export function talosUpgradesOf(raw: unknown, problems: FactsProblem[]): TalosUp
   });
 }
 
+/**
+ * The kubelet's own settings that decide whether it runs a pod the API server admitted, as Talos gives them
+ * (`machine.kubelet.extraConfig` is merged into the KubeletConfiguration it writes, NewKubeletConfiguration).
+ */
+export interface KubeletFacts {
+  /** The sysctls, or patterns ending in `*`, a pod may set beyond the safe ones (allowedUnsafeSysctls; Talos sets none). */
+  allowedUnsafeSysctls: string[];
+}
+
+/**
+ * The `kubelet` fact: a YAML mapping of the KubeletConfiguration fields the gate reads, as the nodes' machine config
+ * sets them in `machine.kubelet.extraConfig`: `allowedUnsafeSysctls`, a list of names. Absent, Talos' own
+ * configuration, which allows no unsafe sysctl.
+ */
+export function kubeletOf(raw: unknown, problems: FactsProblem[]): KubeletFacts {
+  const value = yamlFact('kubelet', raw, problems);
+  if (value === null) return { allowedUnsafeSysctls: [] };
+  const say = (message: string) => problems.push({ key: 'kubelet', message: `cluster fact "kubelet"${message}` });
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    say(' must be a YAML mapping of the KubeletConfiguration fields the machine config sets (allowedUnsafeSysctls)');
+    return { allowedUnsafeSysctls: [] };
+  }
+  const { allowedUnsafeSysctls = [], ...rest } = value as Record<string, unknown>;
+  for (const key of Object.keys(rest)) say(`: ${key} is not read by the gate; only allowedUnsafeSysctls is`);
+  if (Array.isArray(allowedUnsafeSysctls) && allowedUnsafeSysctls.every((n) => typeof n === 'string')) return { allowedUnsafeSysctls };
+  say(': allowedUnsafeSysctls must be a list of sysctl names or patterns ending in *');
+  return { allowedUnsafeSysctls: [] };
+}
+
 /** The minor (1.13) of the pinned Talos, or the fact as written when it is no version. */
 export function talosMinor(talosVersion: string): string {
   const talos = SEMVER.exec(talosVersion);
@@ -108,6 +138,34 @@ export function talosRunsEtcd(facts: { talosVersion: string; talosEtcd: readonly
   const minor = talosMinor(facts.talosVersion);
   const row = facts.talosEtcd.find((r) => r.talos === minor);
   return row ? { minor, row } : { minor };
+}
+
+/**
+ * A Kubernetes version as the facts and `--kubernetes-version` give it: x.y.z, or x.y for x.y.0, a leading v allowed.
+ * The one parser of it: Helm's --kube-version, the schema layer, Pod Security and built-in validation all follow it.
+ */
+export function parseKubernetesVersion(text: string, { patchRequired = true } = {}): { version: string; major: number; minor: number } | undefined {
+  const m = (patchRequired ? SEMVER : /^v?(\d+)\.(\d+)(?:\.(\d+))?$/).exec(text);
+  if (!m) return undefined;
+  return { version: `${m[1]}.${m[2]}.${m[3] ?? '0'}`, major: Number(m[1]), minor: Number(m[2]) };
+}
+
+/**
+ * Whether Talos runs this Kubernetes version, as its compatibility package decides (`SupportedWith`): too old below
+ * the minor's minimum, too new from its maximum on; unknown when the facts have no row for the minor.
+ */
+export function talosRunsKubernetes(facts: { talosVersion: string; kubernetesVersion: string; talosKubernetes: readonly TalosKubernetes[] }): {
+  verdict: 'runs' | 'too old' | 'too new' | 'unknown';
+  minor: string;
+  row?: TalosKubernetes;
+} {
+  const minor = talosMinor(facts.talosVersion);
+  const row = facts.talosKubernetes.find((r) => r.talos === minor);
+  const kubernetes = parseKubernetesVersion(facts.kubernetesVersion)?.version;
+  if (!row || !kubernetes) return { verdict: 'unknown', minor };
+  if (compareReleases(kubernetes, row.from) < 0) return { verdict: 'too old', minor, row };
+  if (compareReleases(kubernetes, row.below) >= 0) return { verdict: 'too new', minor, row };
+  return { verdict: 'runs', minor, row };
 }
 
 /** One version a change to the facts moves, judged as the tool that makes the move judges it. */

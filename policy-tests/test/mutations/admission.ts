@@ -2,7 +2,7 @@
 import type { Mutation } from '../support/mutation-runner.ts';
 import { crdYaml } from '../../../test-support/crd-fixture.ts';
 import { lineOf, type RepoCopy } from '../support/helpers.ts';
-import { CONTAINER, swap, API, SERVICE, NAMESPACES, STORE, after, inProject, PORTFOLIO_DEPLOYMENT } from './edits.ts';
+import { CONTAINER, swap, API, SERVICE, NAMESPACES, STORE, after, inProject, PORTFOLIO_DEPLOYMENT, PRIVILEGED_NS_DEPLOYMENT } from './edits.ts';
 
 const ARGOCD_CM = 'apps/platform/argocd/patches/argocd-cm.yaml';
 const FOLDERS = 'apps/media/storage/folders.yaml';
@@ -288,6 +288,30 @@ const mutations: Mutation[] = [
     at: 'status-writer-xxxx',
   },
   // Pod Security admission.
+  {
+    check: 'kubelet-admits',
+    why: "the VPN pod sets WireGuard's net.ipv4.conf.all.src_valid_mark, as its image's docs suggest: its privileged namespace admits it, and every node's kubelet, which Talos lets run no unsafe sysctl, fails the pod (SysctlForbidden)",
+    mutate: swap(
+      PRIVILEGED_NS_DEPLOYMENT,
+      '        fsGroup: 1000\n        seccompProfile:\n',
+      '        fsGroup: 1000\n        sysctls:\n          - name: net.ipv4.conf.all.src_valid_mark\n            value: "1"\n        seccompProfile:\n',
+    ),
+    at: '- name: net.ipv4.conf.all.src_valid_mark',
+    fix: 'drop the sysctl, or allow it on the nodes (machine.kubelet.extraConfig.allowedUnsafeSysctls in the Talos machine config) and say so in the cluster facts (kubelet)',
+  },
+  {
+    check: 'kubelet-admits',
+    why: "the API's scratch volume asks for medium memory, in lower case: the API server stores any medium, and the kubelet fails the mount (unknown storage medium)",
+    mutate: swap(API, '          emptyDir:\n            sizeLimit: 16Mi\n', '          emptyDir:\n            medium: memory\n            sizeLimit: 16Mi\n'),
+    at: 'medium: memory',
+  },
+  {
+    check: 'kubelet-admits',
+    why: 'the cluster facts say the nodes allow vm.swappiness, which the kernel keeps for the whole node: a kubelet told so does not start',
+    mutate: swap('clusters/home/cluster-facts.yaml', '    allowedUnsafeSysctls: []\n', '    allowedUnsafeSysctls: [vm.swappiness]\n'),
+    at: '  kubelet: |',
+    fix: 'name only sysctls the kernel keeps per network or IPC namespace (net.*, kernel.shm*, kernel.msg*, kernel.sem, fs.mqueue.*), as the machine config must',
+  },
   {
     check: 'pod-security',
     why: 'a seccomp profile Unconfined in the restricted portfolio namespace',

@@ -1,0 +1,150 @@
+/**
+ * kubelet-admits: what the kubelet refuses of a pod the API server admitted. The node runs its own admission
+ * (pkg/kubelet/sysctl/allowlist.go, a PodAdmitHandler): a pod that sets a sysctl outside the kubelet's allowlist (the
+ * safe sysctls, and those its configuration's allowedUnsafeSysctls names) is failed on the node, SysctlForbidden,
+ * and its controller makes another, which fails the same way. And it sets up each volume
+ * (pkg/volume/emptydir/empty_dir.go, SetUpAt): an emptyDir medium it does not know, or a huge-page medium with no
+ * huge pages asked for, fails the mount, and the pod never starts. The API server says nothing of either.
+ */
+import { dig, list } from '../../model/core/dig.ts';
+import type { Resource } from '../../model/core/manifest.ts';
+import { containersOf, podSpecOf, WORKLOAD_KINDS, type PodSpecRef } from '../../model/core/workloads.ts';
+import { compareDecimals, parseGoQuantity, type GoQuantity } from '../../model/go/quantity.ts';
+import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
+import { LATEST_POLICY_MINOR } from '../pod-security/pod-security.ts';
+import { safeSysctls } from '../pod-security/controls.ts';
+import { normalizeSysctlName, sysctlNamespace } from '../validation/security-profiles.ts';
+
+type Obj = Record<string, any>;
+
+/** policy validation's IsValidSysctlPattern: SysctlMaxLength, and segments joined by `.` or `/`, the last may end in `*`. */
+const SYSCTL_PATTERN = /^([a-z0-9]([-_a-z0-9]*[a-z0-9])?[./])*([a-z0-9][-_a-z0-9]*)?[a-z0-9*]$/;
+
+/** The kubelet's allowlist (NewAllowlist): exact names, and the prefixes a pattern ending in `*` allows. */
+export interface Allowlist {
+  names: ReadonlySet<string>;
+  prefixes: readonly string[];
+  /** allowedUnsafeSysctls as the configuration writes it, for the finding's words. */
+  unsafe: readonly string[];
+}
+
+/**
+ * The allowlist the kubelet builds from the safe sysctls and `allowedUnsafeSysctls`, and why the kubelet would not
+ * start for each pattern it refuses. The kubelet's safe list (safe_sysctls.go: legacySafeSysctls, and newerSysctls,
+ * whose kernels Talos' has long passed) is the one Pod Security's baseline allows at the same release from 1.32 on.
+ */
+export function kubeletAllowlist(allowedUnsafe: readonly string[], minor: number): { allow: Allowlist; refused: string[] } {
+  const names = new Set(safeSysctls(Math.min(minor, LATEST_POLICY_MINOR)));
+  const prefixes: string[] = [];
+  const refused: string[] = [];
+  for (const pattern of allowedUnsafe) {
+    if (pattern.length > 253 || !SYSCTL_PATTERN.test(pattern)) {
+      refused.push(`sysctl ${JSON.stringify(pattern)} must have at most 253 characters and match regex ${SYSCTL_PATTERN.source}`);
+      continue;
+    }
+    const dotted = normalizeSysctlName(pattern);
+    const star = dotted.indexOf('*');
+    const name = star === -1 ? dotted : dotted.slice(0, star);
+    if (!sysctlNamespace(name)) refused.push(`the sysctls ${JSON.stringify(name)} are not known to be namespaced`);
+    else if (star === -1) names.add(name);
+    else prefixes.push(name);
+  }
+  return { allow: { names, prefixes, unsafe: allowedUnsafe }, refused };
+}
+
+/** validateSysctl, past the host namespaces the API server already refuses a sysctl of: allowlisted, or why not. */
+export const sysctlRefusal = (allow: Allowlist, sysctl: string): string | undefined => {
+  const name = normalizeSysctlName(sysctl);
+  return allow.names.has(name) || allow.prefixes.some((p) => name.startsWith(p)) ? undefined : `forbidden sysctl: ${JSON.stringify(name)} not allowlisted`;
+};
+
+/** v1helper.IsHugePageMedium: `HugePages`, or `HugePages-<size>`. */
+const isHugePageMedium = (medium: string) => medium === 'HugePages' || medium.startsWith('HugePages-');
+
+/** The page sizes the pod's containers and init containers ask for (`hugepages-<size>`; a request defaults to its limit). */
+function requestedPageSizes(pod: PodSpecRef): GoQuantity[] {
+  const sizes: GoQuantity[] = [];
+  for (const { container } of containersOf(pod)) {
+    const resources = (container.resources ?? {}) as Obj;
+    const names = new Set([...Object.keys(resources.requests ?? {}), ...Object.keys(resources.limits ?? {})]);
+    for (const name of names) {
+      const size = name.startsWith('hugepages-') ? parseGoQuantity(name.slice('hugepages-'.length)) : undefined;
+      if (size?.ok) sizes.push(size.quantity);
+    }
+  }
+  return sizes;
+}
+
+/** setupHugepages' getPageSizeMountOption: why the kubelet cannot mount a huge-page medium for this pod, if it cannot. */
+function hugePageFault(medium: string, pod: PodSpecRef): string | undefined {
+  const sizes = requestedPageSizes(pod);
+  if (medium === 'HugePages') {
+    if (sizes.some((s) => compareDecimals(s, sizes[0]!) !== 0)) return `medium: ${medium} can't be used if container requests multiple huge page sizes`;
+  } else {
+    const size = parseGoQuantity(medium.slice('HugePages-'.length));
+    if (!size.ok) return size.error;
+    if (!sizes.some((s) => compareDecimals(s, size.quantity) === 0))
+      return `medium ${medium}: hugePages storage requested, but there is no resource request for huge pages`;
+  }
+  return sizes.length ? undefined : `medium ${medium}: hugePages storage requested, but there is no resource request for huge pages`;
+}
+
+/** SetUpAt's medium switch: why the kubelet fails to set up this emptyDir, if it does. */
+export function emptyDirFault(medium: unknown, pod: PodSpecRef): string | undefined {
+  const text = typeof medium === 'string' ? medium : '';
+  if (text === '' || text === 'Memory') return undefined;
+  return isHugePageMedium(text) ? hugePageFault(text, pod) : `unknown storage medium ${JSON.stringify(text)}`;
+}
+
+function judgePod(ctx: CheckContext, r: Resource, pod: PodSpecRef, allow: Allowlist): void {
+  const named = `${r.kind} ${r.name}`;
+  (list(dig(pod.spec, ['securityContext', 'sysctls'])) as Obj[]).forEach((s: Obj, i) => {
+    const why = typeof s?.name === 'string' && s.name !== '' ? sysctlRefusal(allow, s.name) : undefined;
+    if (why)
+      ctx.fail(
+        { resource: r, path: [...pod.at, 'securityContext', 'sysctls', i, 'name'] },
+        `${named}: the kubelet refuses its pods (SysctlForbidden): ${why}: it runs the safe sysctls and those the cluster facts' kubelet.allowedUnsafeSysctls names (${allow.unsafe.length ? allow.unsafe.join(', ') : 'none'}), and the pod's controller makes another that fails the same way`,
+        'drop the sysctl, or allow it on the nodes (machine.kubelet.extraConfig.allowedUnsafeSysctls in the Talos machine config) and say so in the cluster facts (kubelet)',
+      );
+  });
+  (list(pod.spec.volumes) as Obj[]).forEach((v: Obj, i) => {
+    if (!v?.emptyDir || typeof v.emptyDir !== 'object') return;
+    const why = emptyDirFault(v.emptyDir.medium, pod);
+    if (why)
+      ctx.fail(
+        { resource: r, path: [...pod.at, 'volumes', i, 'emptyDir', ...(v.emptyDir.medium === undefined ? [] : ['medium'])] },
+        `${named}: the kubelet cannot set up volume ${String(v.name)} (${why}), so the pod never starts`,
+        'give the emptyDir medium "" (the node\'s disk), Memory, HugePages or HugePages-<size>; a huge-page medium needs the pod\'s containers to ask for that page size (resources hugepages-<size>)',
+      );
+  });
+}
+
+export function kubeletAdmitsCheck(isBuiltin: (r: Resource) => boolean): PolicyCheck {
+  return {
+    id: 'kubelet-admits',
+    description:
+      "Every pod the API server admits is one the kubelet runs: each sysctl it sets is on the kubelet's allowlist (the safe sysctls, and those the cluster facts' kubelet.allowedUnsafeSysctls names, as the nodes' machine config allows them; Talos allows none), otherwise the node fails the pod (SysctlForbidden) and its controller makes another; each emptyDir medium is one the kubelet sets up (\"\", Memory, HugePages, HugePages-<size>, a huge-page one with the pod asking for that page size); and every allowedUnsafeSysctls entry is a pattern of namespaced sysctls, without which the kubelet does not start (invariants P1).",
+    invariants: ['P1'],
+    remediation: 'drop what the kubelet refuses, or configure the nodes to allow it and say so in the cluster facts (kubelet)',
+    reads: { kinds: [...WORKLOAD_KINDS, 'ConfigMap'] },
+    exemptible: false,
+    run(ctx) {
+      const facts = ctx.repo.facts;
+      if (!facts) return;
+      const allowedUnsafe = facts.kubelet.allowedUnsafeSysctls;
+      const { allow, refused } = kubeletAllowlist(allowedUnsafe, Number.isFinite(facts.kubernetesMinor) ? facts.kubernetesMinor : LATEST_POLICY_MINOR);
+      const factsResource = ctx.repo.factsResource;
+      if (factsResource)
+        for (const why of refused)
+          ctx.fail(
+            { resource: factsResource, path: ['data', 'kubelet'] },
+            `the kubelet does not start with this allowedUnsafeSysctls: ${why}`,
+            'name only sysctls the kernel keeps per network or IPC namespace (net.*, kernel.shm*, kernel.msg*, kernel.sem, fs.mqueue.*), as the machine config must',
+          );
+      for (const r of ctx.resources) {
+        const pod = podSpecOf(r);
+        if (pod && isBuiltin(r)) judgePod(ctx, r, pod, allow);
+      }
+    },
+  };
+}

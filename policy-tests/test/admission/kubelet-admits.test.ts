@@ -1,0 +1,101 @@
+/**
+ * The kubelet's own admission of a pod the API server admitted (Kubernetes v1.36, pkg/kubelet/sysctl/allowlist.go,
+ * component-helpers' sysctl namespaces, pkg/volume/emptydir/empty_dir.go), and the cluster fact that configures it.
+ */
+import { describe, expect, it } from 'vitest';
+import { emptyDirFault, kubeletAllowlist, sysctlRefusal } from '../../admission/checks/kubelet-admits.ts';
+import { kubeletOf } from '../../model/repository/talos-facts.ts';
+import type { FactsProblem } from '../../model/repository/fact-lists.ts';
+
+const pod = (containers: object[], initContainers: object[] = []) => ({ spec: { containers, initContainers }, at: ['spec'] as (string | number)[] });
+const hugePages = (size: string, where: 'requests' | 'limits' = 'limits') => ({
+  name: 'app',
+  resources: { [where]: { [`hugepages-${size}`]: '64Mi', memory: '64Mi' } },
+});
+
+describe("the kubelet's sysctl allowlist", () => {
+  it('runs the safe sysctls alone when the nodes allow no unsafe one, as Talos configures them', () => {
+    const { allow, refused } = kubeletAllowlist([], 36);
+    expect(refused).toEqual([]);
+    expect(sysctlRefusal(allow, 'net.ipv4.ip_unprivileged_port_start')).toBeUndefined();
+    expect(sysctlRefusal(allow, 'net.ipv4.tcp_rmem')).toBeUndefined();
+    // A name written with slashes is read in dots (NormalizeName).
+    expect(sysctlRefusal(allow, 'net/ipv4/ping_group_range')).toBeUndefined();
+    expect(sysctlRefusal(allow, 'net.ipv4.conf.all.src_valid_mark')).toBe('forbidden sysctl: "net.ipv4.conf.all.src_valid_mark" not allowlisted');
+    expect(sysctlRefusal(allow, 'kernel.msgmax')).toBe('forbidden sysctl: "kernel.msgmax" not allowlisted');
+  });
+
+  it('adds what allowedUnsafeSysctls names, a name exactly and a pattern ending in * as a prefix', () => {
+    const { allow, refused } = kubeletAllowlist(['net.ipv4.conf.*', 'kernel.msgmax', 'kernel/shm*'], 36);
+    expect(refused).toEqual([]);
+    expect(sysctlRefusal(allow, 'net.ipv4.conf.all.src_valid_mark')).toBeUndefined();
+    expect(sysctlRefusal(allow, 'kernel.msgmax')).toBeUndefined();
+    expect(sysctlRefusal(allow, 'kernel.shmmax')).toBeUndefined();
+    expect(sysctlRefusal(allow, 'kernel.msgmnb')).toBe('forbidden sysctl: "kernel.msgmnb" not allowlisted');
+    expect(sysctlRefusal(allow, 'net.ipv6.conf.all.forwarding')).toBe('forbidden sysctl: "net.ipv6.conf.all.forwarding" not allowlisted');
+  });
+
+  it('refuses a pattern the kubelet does not start with, in its words: not namespaced, or no sysctl pattern at all', () => {
+    expect(kubeletAllowlist(['vm.swappiness', '*', 'kernel.shmfoo', 'Net.core.somaxconn', 'net.*.x'], 36).refused).toEqual([
+      'the sysctls "vm.swappiness" are not known to be namespaced',
+      'the sysctls "" are not known to be namespaced',
+      // component-helpers names the IPC sysctls one by one since 1.29: kernel.shm stands only for its pattern.
+      'the sysctls "kernel.shmfoo" are not known to be namespaced',
+      expect.stringMatching(/^sysctl "Net\.core\.somaxconn" must have at most 253 characters and match regex /),
+      expect.stringMatching(/^sysctl "net\.\*\.x" must have at most 253 characters and match regex /),
+    ]);
+  });
+});
+
+describe("the kubelet's emptyDir set-up", () => {
+  it("sets up the node's disk, Memory and a huge-page medium the pod asks pages for, and no other medium", () => {
+    expect(emptyDirFault(undefined, pod([{ name: 'app' }]))).toBeUndefined();
+    expect(emptyDirFault('', pod([{ name: 'app' }]))).toBeUndefined();
+    expect(emptyDirFault('Memory', pod([{ name: 'app' }]))).toBeUndefined();
+    expect(emptyDirFault('memory', pod([{ name: 'app' }]))).toBe('unknown storage medium "memory"');
+    expect(emptyDirFault('Disk', pod([{ name: 'app' }]))).toBe('unknown storage medium "Disk"');
+  });
+
+  it('mounts huge pages only of a size the containers ask for (a request defaults to its limit), as getPageSizeMountOption', () => {
+    expect(emptyDirFault('HugePages', pod([hugePages('2Mi')]))).toBeUndefined();
+    expect(emptyDirFault('HugePages-2Mi', pod([hugePages('2Mi', 'requests')]))).toBeUndefined();
+    // Init containers count too, and a size is compared as a quantity.
+    expect(emptyDirFault('HugePages-2048Ki', pod([{ name: 'app' }], [hugePages('2Mi')]))).toBeUndefined();
+    expect(emptyDirFault('HugePages', pod([{ name: 'app' }]))).toBe(
+      'medium HugePages: hugePages storage requested, but there is no resource request for huge pages',
+    );
+    expect(emptyDirFault('HugePages-1Gi', pod([hugePages('2Mi')]))).toBe(
+      'medium HugePages-1Gi: hugePages storage requested, but there is no resource request for huge pages',
+    );
+    expect(emptyDirFault('HugePages', pod([hugePages('2Mi'), { ...hugePages('1Gi'), name: 'side' }]))).toBe(
+      "medium: HugePages can't be used if container requests multiple huge page sizes",
+    );
+    expect(emptyDirFault('HugePages-2x', pod([hugePages('2Mi')]))).toMatch(/^quantities must match the regular expression/);
+  });
+});
+
+describe('the kubelet cluster fact', () => {
+  const read = (raw: unknown) => {
+    const problems: FactsProblem[] = [];
+    return { kubelet: kubeletOf(raw, problems), problems: problems.map((p) => p.message) };
+  };
+
+  it("is Talos' own configuration when absent: no unsafe sysctl", () => {
+    expect(read(undefined)).toEqual({ kubelet: { allowedUnsafeSysctls: [] }, problems: [] });
+    expect(read('allowedUnsafeSysctls: [net.ipv4.conf.*]\n')).toEqual({ kubelet: { allowedUnsafeSysctls: ['net.ipv4.conf.*'] }, problems: [] });
+  });
+
+  it('names what it cannot read, a key it does not read included, so a misspelt key is not taken for none', () => {
+    expect(read('- net.core.somaxconn\n').problems).toEqual([
+      'cluster fact "kubelet" must be a YAML mapping of the KubeletConfiguration fields the machine config sets (allowedUnsafeSysctls)',
+    ]);
+    expect(read('allowedUnsafeSysctl: [net.core.somaxconn]\n').problems).toEqual([
+      'cluster fact "kubelet": allowedUnsafeSysctl is not read by the gate; only allowedUnsafeSysctls is',
+    ]);
+    expect(read('allowedUnsafeSysctls: net.core.somaxconn\n')).toEqual({
+      kubelet: { allowedUnsafeSysctls: [] },
+      problems: ['cluster fact "kubelet": allowedUnsafeSysctls must be a list of sysctl names or patterns ending in *'],
+    });
+    expect(read('allowedUnsafeSysctls: [a\n').problems[0]).toMatch(/^cluster fact "kubelet" does not parse: /);
+  });
+});
