@@ -103,8 +103,8 @@ function judgePod(ctx: CheckContext, r: Resource, pod: PodSpecRef, allow: Allowl
     if (why)
       ctx.fail(
         { resource: r, path: [...pod.at, 'securityContext', 'sysctls', i, 'name'] },
-        `${named}: the kubelet refuses its pods (SysctlForbidden): ${why}: it runs the safe sysctls and those the cluster facts' kubelet.allowedUnsafeSysctls names (${allow.unsafe.length ? allow.unsafe.join(', ') : 'none'}), and the pod's controller makes another that fails the same way`,
-        'drop the sysctl, or allow it on the nodes (machine.kubelet.extraConfig.allowedUnsafeSysctls in the Talos machine config) and say so in the cluster facts (kubelet)',
+        `${named}: the kubelet refuses its pods (SysctlForbidden): ${why}: it runs the safe sysctls and those the cluster facts' machineConfig allows (machine.kubelet.extraConfig.allowedUnsafeSysctls) (${allow.unsafe.length ? allow.unsafe.join(', ') : 'none'}), and the pod's controller makes another that fails the same way`,
+        'drop the sysctl, or allow it on the nodes (machine.kubelet.extraConfig.allowedUnsafeSysctls in the Talos machine config) and say so in the cluster facts (machineConfig)',
       );
   });
   (list(pod.spec.volumes) as Obj[]).forEach((v: Obj, i) => {
@@ -123,21 +123,21 @@ export function kubeletAdmitsCheck(isBuiltin: (r: Resource) => boolean): PolicyC
   return {
     id: 'kubelet-admits',
     description:
-      "Every pod the API server admits is one the kubelet runs: each sysctl it sets is on the kubelet's allowlist (the safe sysctls, and those the cluster facts' kubelet.allowedUnsafeSysctls names, as the nodes' machine config allows them; Talos allows none), otherwise the node fails the pod (SysctlForbidden) and its controller makes another; each emptyDir medium is one the kubelet sets up (\"\", Memory, HugePages, HugePages-<size>, a huge-page one with the pod asking for that page size); and every allowedUnsafeSysctls entry is a pattern of namespaced sysctls, without which the kubelet does not start (invariants P1).",
+      "Every pod the API server admits is one the kubelet runs: each sysctl it sets is on the kubelet's allowlist (the safe sysctls, and those the cluster facts' machineConfig allows (machine.kubelet.extraConfig.allowedUnsafeSysctls), as the nodes' machine config allows them; Talos allows none), otherwise the node fails the pod (SysctlForbidden) and its controller makes another; each emptyDir medium is one the kubelet sets up (\"\", Memory, HugePages, HugePages-<size>, a huge-page one with the pod asking for that page size); and every allowedUnsafeSysctls entry is a pattern of namespaced sysctls, without which the kubelet does not start (invariants P1).",
     invariants: ['P1'],
-    remediation: 'drop what the kubelet refuses, or configure the nodes to allow it and say so in the cluster facts (kubelet)',
+    remediation: 'drop what the kubelet refuses, or configure the nodes to allow it and say so in the cluster facts (machineConfig)',
     reads: { kinds: [...WORKLOAD_KINDS, 'ConfigMap'] },
     exemptible: false,
     run(ctx) {
       const facts = ctx.repo.facts;
       if (!facts) return;
-      const allowedUnsafe = facts.kubelet.allowedUnsafeSysctls;
+      const allowedUnsafe = facts.machineConfig.allowedUnsafeSysctls;
       const { allow, refused } = kubeletAllowlist(allowedUnsafe, Number.isFinite(facts.kubernetesMinor) ? facts.kubernetesMinor : LATEST_POLICY_MINOR);
       const factsResource = ctx.repo.factsResource;
       if (factsResource)
         for (const why of refused)
           ctx.fail(
-            { resource: factsResource, path: ['data', 'kubelet'] },
+            { resource: factsResource, path: ['data', 'machineConfig'] },
             `the kubelet does not start with this allowedUnsafeSysctls: ${why}`,
             'name only sysctls the kernel keeps per network or IPC namespace (net.*, kernel.shm*, kernel.msg*, kernel.sem, fs.mqueue.*), as the machine config must',
           );

@@ -13,15 +13,15 @@ import { perObject } from '../core/per-object.ts';
 import { policyVersionMinor } from '../core/text.ts';
 import { listFact, SEMVER, yamlFact, type FactsProblem } from './fact-lists.ts';
 import {
-  kubeletOf,
   kubernetesMove,
+  machineConfigOf,
   parseKubernetesVersion,
   talosEtcdOf,
   talosRunsKubernetes,
   talosKubernetesOf,
   talosMove,
   talosUpgradesOf,
-  type KubeletFacts,
+  type MachineConfigFacts,
   type TalosEtcd,
   type TalosKubernetes,
   type TalosUpgrade,
@@ -29,7 +29,7 @@ import {
 } from './talos-facts.ts';
 
 export type { FactsProblem } from './fact-lists.ts';
-export type { KubeletFacts, TalosEtcd, TalosKubernetes, TalosUpgrade, VersionMove } from './talos-facts.ts';
+export type { MachineConfigFacts, TalosEtcd, TalosKubernetes, TalosUpgrade, VersionMove } from './talos-facts.ts';
 export { parseKubernetesVersion, talosRunsEtcd, talosRunsKubernetes } from './talos-facts.ts';
 
 export const CLUSTER_FACTS_FILE = 'clusters/home/cluster-facts.yaml';
@@ -64,8 +64,8 @@ export interface ClusterFacts {
   talosEtcd: readonly TalosEtcd[];
   /** The Talos a node may move to each Talos minor from, as its compatibility package gives it (`talosUpgrades`). */
   talosUpgrades: readonly TalosUpgrade[];
-  /** The kubelet's settings the nodes' machine config gives it (`kubelet`): which sysctls beyond the safe ones it runs. */
-  kubelet: KubeletFacts;
+  /** What the nodes' Talos machine config sets that decides whether a pod runs (`machineConfig`): unsafe sysctls, control-plane scheduling. */
+  machineConfig: MachineConfigFacts;
 }
 
 export const POD_SECURITY_LEVELS = ['privileged', 'baseline', 'restricted'] as const;
@@ -157,7 +157,7 @@ const factsOf = perObject((object: Resource['object']): { facts: ClusterFacts; p
     talosKubernetes: talosKubernetesOf(data.talosKubernetes, problems),
     talosEtcd: talosEtcdOf(data.talosEtcd, problems),
     talosUpgrades: talosUpgradesOf(data.talosUpgrades, problems),
-    kubelet: kubeletOf(data.kubelet, problems),
+    machineConfig: machineConfigOf(data.machineConfig, problems),
   };
   return { facts, problems };
 });

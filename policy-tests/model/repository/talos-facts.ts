@@ -3,7 +3,7 @@
  * (`talosKubernetes`), the etcd its constants name (`talosEtcd`) and the Talos a node may move to it from
  * (`talosUpgrades`). Each is a table of the cluster facts, a row per Talos minor with where it was read, and a minor
  * without a row is not known. Beside them, how a Kubernetes version is read and whether the pinned Talos runs it, and
- * the kubelet settings the nodes' machine config gives (`kubelet`).
+ * what of the nodes' machine config decides whether a pod runs (`machineConfig`).
  */
 import { compareReleases } from '../core/workloads.ts';
 import { listFact, SEMVER, yamlFact, type FactsProblem } from './fact-lists.ts';
@@ -99,32 +99,46 @@ export function talosUpgradesOf(raw: unknown, problems: FactsProblem[]): TalosUp
 }
 
 /**
- * The kubelet's own settings that decide whether it runs a pod the API server admitted, as Talos gives them
- * (`machine.kubelet.extraConfig` is merged into the KubeletConfiguration it writes, NewKubeletConfiguration).
+ * What the nodes' Talos machine config sets that decides whether a pod the API server admitted runs, at the paths
+ * Talos reads it: the kubelet's `machine.kubelet.extraConfig` (merged into the KubeletConfiguration Talos writes,
+ * NewKubeletConfiguration) and `cluster.allowSchedulingOnControlPlanes`.
  */
-export interface KubeletFacts {
+export interface MachineConfigFacts {
   /** The sysctls, or patterns ending in `*`, a pod may set beyond the safe ones (allowedUnsafeSysctls; Talos sets none). */
   allowedUnsafeSysctls: string[];
+  /** Whether the control-plane nodes run workloads: false (Talos' default) taints them node-role.kubernetes.io/control-plane:NoSchedule. */
+  allowSchedulingOnControlPlanes: boolean;
 }
 
+const TALOS_DEFAULTS: MachineConfigFacts = { allowedUnsafeSysctls: [], allowSchedulingOnControlPlanes: false };
+const READ = ['machine.kubelet.extraConfig.allowedUnsafeSysctls', 'cluster.allowSchedulingOnControlPlanes'];
+const READ_PATHS = READ.join(' and ');
+/** Whether `path` leads to a path the gate reads (the root, `machine`, `machine.kubelet`, ...). */
+const leadsToRead = (path: string) => path === '' || READ.some((p) => p.startsWith(`${path}.`));
+
 /**
- * The `kubelet` fact: a YAML mapping of the KubeletConfiguration fields the gate reads, as the nodes' machine config
- * sets them in `machine.kubelet.extraConfig`: `allowedUnsafeSysctls`, a list of names. Absent, Talos' own
- * configuration, which allows no unsafe sysctl.
+ * The `machineConfig` fact: the part of the nodes' Talos machine config the gate reads, as YAML at Talos' own paths
+ * (`machine.kubelet.extraConfig.allowedUnsafeSysctls`, a list of names; `cluster.allowSchedulingOnControlPlanes`).
+ * What it leaves out is Talos' default; any other key is a problem, so a misspelt one is not read as the default.
  */
-export function kubeletOf(raw: unknown, problems: FactsProblem[]): KubeletFacts {
-  const value = yamlFact('kubelet', raw, problems);
-  if (value === null) return { allowedUnsafeSysctls: [] };
-  const say = (message: string) => problems.push({ key: 'kubelet', message: `cluster fact "kubelet"${message}` });
-  if (typeof value !== 'object' || Array.isArray(value)) {
-    say(' must be a YAML mapping of the KubeletConfiguration fields the machine config sets (allowedUnsafeSysctls)');
-    return { allowedUnsafeSysctls: [] };
-  }
-  const { allowedUnsafeSysctls = [], ...rest } = value as Record<string, unknown>;
-  for (const key of Object.keys(rest)) say(`: ${key} is not read by the gate; only allowedUnsafeSysctls is`);
-  if (Array.isArray(allowedUnsafeSysctls) && allowedUnsafeSysctls.every((n) => typeof n === 'string')) return { allowedUnsafeSysctls };
-  say(': allowedUnsafeSysctls must be a list of sysctl names or patterns ending in *');
-  return { allowedUnsafeSysctls: [] };
+export function machineConfigOf(raw: unknown, problems: FactsProblem[]): MachineConfigFacts {
+  const value = yamlFact('machineConfig', raw, problems);
+  if (value === null) return TALOS_DEFAULTS;
+  const say = (message: string) => problems.push({ key: 'machineConfig', message: `cluster fact "machineConfig"${message}` });
+  const out = { ...TALOS_DEFAULTS };
+  const walk = (node: unknown, path: string): void => {
+    if (path === 'machine.kubelet.extraConfig.allowedUnsafeSysctls') {
+      if (Array.isArray(node) && node.every((n) => typeof n === 'string')) out.allowedUnsafeSysctls = node;
+      else say(`: ${path} must be a list of sysctl names or patterns ending in *`);
+    } else if (path === 'cluster.allowSchedulingOnControlPlanes') {
+      if (typeof node === 'boolean') out.allowSchedulingOnControlPlanes = node;
+      else say(`: ${path} must be true or false`);
+    } else if (node && typeof node === 'object' && !Array.isArray(node) && leadsToRead(path))
+      for (const [key, child] of Object.entries(node)) walk(child, path ? `${path}.${key}` : key);
+    else say(path ? `: ${path} is not read by the gate, which reads ${READ_PATHS} alone` : ` must be a YAML mapping of the machine config's ${READ_PATHS}`);
+  };
+  walk(value, '');
+  return out;
 }
 
 /** The minor (1.13) of the pinned Talos, or the fact as written when it is no version. */

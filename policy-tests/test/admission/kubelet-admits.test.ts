@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { emptyDirFault, kubeletAllowlist, sysctlRefusal } from '../../admission/checks/kubelet-admits.ts';
-import { kubeletOf } from '../../model/repository/talos-facts.ts';
+import { machineConfigOf } from '../../model/repository/talos-facts.ts';
 import type { FactsProblem } from '../../model/repository/fact-lists.ts';
 
 const pod = (containers: object[], initContainers: object[] = []) => ({ spec: { containers, initContainers }, at: ['spec'] as (string | number)[] });
@@ -74,28 +74,36 @@ describe("the kubelet's emptyDir set-up", () => {
   });
 });
 
-describe('the kubelet cluster fact', () => {
+describe("the machineConfig cluster fact, at the Talos machine config's own paths", () => {
   const read = (raw: unknown) => {
     const problems: FactsProblem[] = [];
-    return { kubelet: kubeletOf(raw, problems), problems: problems.map((p) => p.message) };
+    return { facts: machineConfigOf(raw, problems), problems: problems.map((p) => p.message) };
   };
+  const TALOS = { allowedUnsafeSysctls: [], allowSchedulingOnControlPlanes: false };
 
-  it("is Talos' own configuration when absent: no unsafe sysctl", () => {
-    expect(read(undefined)).toEqual({ kubelet: { allowedUnsafeSysctls: [] }, problems: [] });
-    expect(read('allowedUnsafeSysctls: [net.ipv4.conf.*]\n')).toEqual({ kubelet: { allowedUnsafeSysctls: ['net.ipv4.conf.*'] }, problems: [] });
+  it("is Talos' own default where it says nothing: no unsafe sysctl, no workload on the control plane", () => {
+    expect(read(undefined)).toEqual({ facts: TALOS, problems: [] });
+    expect(read('machine:\n  kubelet:\n    extraConfig:\n      allowedUnsafeSysctls: [net.ipv4.conf.*]\n')).toEqual({
+      facts: { ...TALOS, allowedUnsafeSysctls: ['net.ipv4.conf.*'] },
+      problems: [],
+    });
+    expect(read('cluster: {allowSchedulingOnControlPlanes: true}\n')).toEqual({ facts: { ...TALOS, allowSchedulingOnControlPlanes: true }, problems: [] });
   });
 
-  it('names what it cannot read, a key it does not read included, so a misspelt key is not taken for none', () => {
-    expect(read('- net.core.somaxconn\n').problems).toEqual([
-      'cluster fact "kubelet" must be a YAML mapping of the KubeletConfiguration fields the machine config sets (allowedUnsafeSysctls)',
+  it('names what it cannot read, a key it does not read included, so a misspelt key is not taken for the default', () => {
+    const reads = 'machine.kubelet.extraConfig.allowedUnsafeSysctls and cluster.allowSchedulingOnControlPlanes';
+    expect(read('- net.core.somaxconn\n').problems).toEqual([`cluster fact "machineConfig" must be a YAML mapping of the machine config's ${reads}`]);
+    expect(read('machine:\n  kubelet:\n    extraConfig:\n      allowedUnsafeSysctl: [net.core.somaxconn]\n').problems).toEqual([
+      `cluster fact "machineConfig": machine.kubelet.extraConfig.allowedUnsafeSysctl is not read by the gate, which reads ${reads} alone`,
     ]);
-    expect(read('allowedUnsafeSysctl: [net.core.somaxconn]\n').problems).toEqual([
-      'cluster fact "kubelet": allowedUnsafeSysctl is not read by the gate; only allowedUnsafeSysctls is',
-    ]);
-    expect(read('allowedUnsafeSysctls: net.core.somaxconn\n')).toEqual({
-      kubelet: { allowedUnsafeSysctls: [] },
-      problems: ['cluster fact "kubelet": allowedUnsafeSysctls must be a list of sysctl names or patterns ending in *'],
+    expect(read('machin: {kubelet: {}}\n').problems).toEqual([`cluster fact "machineConfig": machin is not read by the gate, which reads ${reads} alone`]);
+    expect(read('machine: {kubelet: {extraConfig: {allowedUnsafeSysctls: net.core.somaxconn}}}\ncluster: {allowSchedulingOnControlPlanes: "yes"}\n')).toEqual({
+      facts: TALOS,
+      problems: [
+        'cluster fact "machineConfig": machine.kubelet.extraConfig.allowedUnsafeSysctls must be a list of sysctl names or patterns ending in *',
+        'cluster fact "machineConfig": cluster.allowSchedulingOnControlPlanes must be true or false',
+      ],
     });
-    expect(read('allowedUnsafeSysctls: [a\n').problems[0]).toMatch(/^cluster fact "kubelet" does not parse: /);
+    expect(read('machine: [a\n').problems[0]).toMatch(/^cluster fact "machineConfig" does not parse: /);
   });
 });

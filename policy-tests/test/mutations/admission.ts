@@ -297,7 +297,7 @@ const mutations: Mutation[] = [
       '        fsGroup: 1000\n        sysctls:\n          - name: net.ipv4.conf.all.src_valid_mark\n            value: "1"\n        seccompProfile:\n',
     ),
     at: '- name: net.ipv4.conf.all.src_valid_mark',
-    fix: 'drop the sysctl, or allow it on the nodes (machine.kubelet.extraConfig.allowedUnsafeSysctls in the Talos machine config) and say so in the cluster facts (kubelet)',
+    fix: 'drop the sysctl, or allow it on the nodes (machine.kubelet.extraConfig.allowedUnsafeSysctls in the Talos machine config) and say so in the cluster facts (machineConfig)',
   },
   {
     check: 'kubelet-admits',
@@ -308,8 +308,8 @@ const mutations: Mutation[] = [
   {
     check: 'kubelet-admits',
     why: 'the cluster facts say the nodes allow vm.swappiness, which the kernel keeps for the whole node: a kubelet told so does not start',
-    mutate: swap('clusters/home/cluster-facts.yaml', '    allowedUnsafeSysctls: []\n', '    allowedUnsafeSysctls: [vm.swappiness]\n'),
-    at: '  kubelet: |',
+    mutate: swap('clusters/home/cluster-facts.yaml', '          allowedUnsafeSysctls: []\n', '          allowedUnsafeSysctls: [vm.swappiness]\n'),
+    at: '  machineConfig: |',
     fix: 'name only sysctls the kernel keeps per network or IPC namespace (net.*, kernel.shm*, kernel.msg*, kernel.sem, fs.mqueue.*), as the machine config must',
   },
   {

@@ -1,0 +1,169 @@
+/**
+ * closure-node: every pod finds a node. The scheduler places a pod only on a node whose labels its nodeSelector and
+ * required node affinity match and whose NoSchedule and NoExecute taints it tolerates (the scheduler's NodeAffinity
+ * and TaintToleration filters, through component-helpers' nodeaffinity and v1 Toleration.ToleratesTaint); a pod that
+ * fits none stays Pending, a DaemonSet runs none, and the API server never says. What the gate knows of the nodes is
+ * what Talos gives every node (kubernetes.io/os: linux) and its control-plane nodes (the node-role and
+ * exclude-from-external-load-balancers labels, and the NoSchedule taint unless the machine config's
+ * allowSchedulingOnControlPlanes); a selection on any other label (a hostname, an architecture, a label of the
+ * operator's own) is said not judged.
+ */
+import { dig, list, obj } from '../../model/core/dig.ts';
+import type { Resource } from '../../model/core/manifest.ts';
+import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
+import { podSpecOf, WORKLOAD_KINDS, type PodSpecRef } from '../../model/core/workloads.ts';
+import type { ClusterFacts } from '../../model/repository/cluster-facts.ts';
+
+type Obj = Record<string, any>;
+type Fit = 'yes' | 'no' | 'unknown';
+
+const CONTROL_PLANE = 'node-role.kubernetes.io/control-plane';
+
+interface Taint {
+  key: string;
+  value: string;
+  effect: string;
+}
+
+/** A kind of node the cluster has: the labels Talos gives it, and its taints. */
+interface NodeKind {
+  name: string;
+  labels: Readonly<Record<string, string>>;
+  taints: readonly Taint[];
+}
+
+/** The label keys whose value on every node the gate knows; a selection on any other is not judged. */
+const KNOWN_KEYS = new Set(['kubernetes.io/os', CONTROL_PLANE, 'node.kubernetes.io/exclude-from-external-load-balancers']);
+
+/** The nodes as the scheduler sees them: the control-plane nodes and the workers, as many kinds as the facts have. */
+export function nodeKinds(facts: Pick<ClusterFacts, 'nodeCount' | 'controlPlaneCount' | 'machineConfig'>): NodeKind[] {
+  const kinds: NodeKind[] = [];
+  if (facts.controlPlaneCount > 0)
+    kinds.push({
+      name: 'control-plane nodes',
+      labels: { 'kubernetes.io/os': 'linux', [CONTROL_PLANE]: '', 'node.kubernetes.io/exclude-from-external-load-balancers': '' },
+      taints: facts.machineConfig.allowSchedulingOnControlPlanes ? [] : [{ key: CONTROL_PLANE, value: '', effect: 'NoSchedule' }],
+    });
+  if (facts.nodeCount > facts.controlPlaneCount) kinds.push({ name: 'workers', labels: { 'kubernetes.io/os': 'linux' }, taints: [] });
+  return kinds;
+}
+
+const both = (a: Fit, b: Fit): Fit => (a === 'no' || b === 'no' ? 'no' : a === 'unknown' || b === 'unknown' ? 'unknown' : 'yes');
+const either = (a: Fit, b: Fit): Fit => (a === 'yes' || b === 'yes' ? 'yes' : a === 'unknown' || b === 'unknown' ? 'unknown' : 'no');
+
+/** One NodeSelectorRequirement on a node's labels (nodeaffinity's labels.Selector): unknown on a key the gate does not know. */
+function requirementFits(req: Obj, node: NodeKind, unknownKeys: Set<string>): Fit {
+  const key = String(req?.key ?? '');
+  if (!KNOWN_KEYS.has(key)) {
+    unknownKeys.add(key);
+    return 'unknown';
+  }
+  const has = Object.hasOwn(node.labels, key);
+  const values = list(req?.values).map(String);
+  switch (req?.operator) {
+    case 'In':
+      return has && values.includes(node.labels[key]!) ? 'yes' : 'no';
+    case 'NotIn':
+      return has && values.includes(node.labels[key]!) ? 'no' : 'yes';
+    case 'Exists':
+      return has ? 'yes' : 'no';
+    case 'DoesNotExist':
+      return has ? 'no' : 'yes';
+    default:
+      // Gt and Lt compare integers: no label the gate knows holds one.
+      return 'no';
+  }
+}
+
+/** A required node affinity's terms, ORed; a term's requirements ANDed; an empty term matches no node; a field (a node's name) is not known. */
+function affinityFits(terms: unknown[], node: NodeKind, unknownKeys: Set<string>): Fit {
+  let fit: Fit = 'no';
+  for (const term of terms.map(obj)) {
+    const expressions = list(term.matchExpressions).map(obj);
+    const fields = list(term.matchFields);
+    if (expressions.length === 0 && fields.length === 0) continue;
+    let termFit: Fit = fields.length ? 'unknown' : 'yes';
+    if (fields.length) unknownKeys.add('metadata.name');
+    for (const e of expressions) termFit = both(termFit, requirementFits(e, node, unknownKeys));
+    fit = either(fit, termFit);
+  }
+  return fit;
+}
+
+/** v1 Toleration.ToleratesTaint. */
+const tolerates = (t: Obj, taint: Taint): boolean =>
+  (!t.effect || t.effect === taint.effect) &&
+  (!t.key || t.key === taint.key) &&
+  ((t.operator ?? 'Equal') === 'Equal' ? (t.value ?? '') === taint.value : t.operator === 'Exists');
+
+/** How a pod fits one kind of node, and why not where it does not. */
+function fitsNode(spec: Obj, node: NodeKind, unknownKeys: Set<string>): { fit: Fit; why?: string } {
+  let fit: Fit = 'yes';
+  const selector = obj(spec.nodeSelector);
+  for (const [key, value] of Object.entries(selector)) fit = both(fit, requirementFits({ key, operator: 'In', values: [value] }, node, unknownKeys));
+  const terms = dig(spec, ['affinity', 'nodeAffinity', 'requiredDuringSchedulingIgnoredDuringExecution', 'nodeSelectorTerms']);
+  if (Array.isArray(terms)) fit = both(fit, affinityFits(terms, node, unknownKeys));
+  if (fit === 'no') return { fit, why: `the ${node.name} do not match its node selection` };
+  const untolerated = node.taints.find(
+    (taint) => ['NoSchedule', 'NoExecute'].includes(taint.effect) && !list(spec.tolerations).some((t) => tolerates(obj(t), taint)),
+  );
+  if (untolerated) return { fit: 'no', why: `the ${node.name} carry the taint ${untolerated.key}:${untolerated.effect}, which it does not tolerate` };
+  return { fit };
+}
+
+/** Where a pod's node selection is written: its nodeSelector, else its node affinity, else the pod spec. */
+const selectionPath = (pod: PodSpecRef) =>
+  pod.spec.nodeSelector ? [...pod.at, 'nodeSelector'] : dig(pod.spec, ['affinity', 'nodeAffinity']) ? [...pod.at, 'affinity', 'nodeAffinity'] : pod.at;
+
+function judgePod(ctx: CheckContext, r: Resource, pod: PodSpecRef, nodes: readonly NodeKind[]): void {
+  // A pod bound by nodeName skips the scheduler; its node is named, and names are not in the facts.
+  if (pod.spec.nodeName) {
+    ctx.notJudged(
+      { resource: r, path: [...pod.at, 'nodeName'] },
+      `${r.kind} ${r.name} names its node, and the cluster facts name none: whether that node takes it is not judged`,
+    );
+    return;
+  }
+  const unknownKeys = new Set<string>();
+  const fits = nodes.map((node) => fitsNode(pod.spec, node, unknownKeys));
+  if (fits.some((f) => f.fit === 'yes')) return;
+  const place = { resource: r, path: selectionPath(pod) };
+  if (fits.some((f) => f.fit === 'unknown')) {
+    ctx.notJudged(
+      place,
+      `${r.kind} ${r.name} selects nodes by ${[...unknownKeys].join(', ')}, which the cluster facts do not give the nodes: whether a node takes its pods is not judged`,
+    );
+    return;
+  }
+  const outcome = r.kind === 'DaemonSet' ? 'it runs no pod' : 'its pods stay Pending';
+  ctx.fail(place, `${r.kind} ${r.name}: no node takes it, so ${outcome}: ${fits.map((f) => f.why).join('; ')}`);
+}
+
+export const nodeClosureCheck: PolicyCheck = {
+  id: 'closure-node',
+  description:
+    "Every pod finds a node: its nodeSelector and required node affinity match the labels Talos gives some node (kubernetes.io/os: linux on every node; node-role.kubernetes.io/control-plane and node.kubernetes.io/exclude-from-external-load-balancers on the control-plane nodes), and it tolerates that node's taints (the control-plane nodes' node-role.kubernetes.io/control-plane:NoSchedule, unless the cluster facts' machineConfig allows scheduling on them); otherwise the scheduler leaves it Pending, or a DaemonSet runs no pod. A selection on another label is said not judged (invariants P1).",
+  invariants: ['P1'],
+  remediation:
+    'tolerate the taint of the nodes the pod is pinned to (tolerations: [{key: node-role.kubernetes.io/control-plane, operator: Exists, effect: NoSchedule}]), or select nodes that exist',
+  reads: { kinds: [...WORKLOAD_KINDS, 'ConfigMap'] },
+  exemptible: false,
+  run(ctx) {
+    const facts = ctx.repo.facts;
+    if (!facts || !(facts.nodeCount > 0)) return;
+    const nodes = nodeKinds(facts);
+    if (nodes.every((n) => n.taints.length > 0)) {
+      if (ctx.repo.factsResource)
+        ctx.fail(
+          { resource: ctx.repo.factsResource, path: ['data', 'machineConfig'] },
+          'every node is a control-plane node, and Talos taints them node-role.kubernetes.io/control-plane:NoSchedule unless the machine config allows scheduling on them: no pod without that toleration runs',
+          'set cluster.allowSchedulingOnControlPlanes: true in the machine config and in the cluster facts (machineConfig), or add worker nodes',
+        );
+      return;
+    }
+    for (const r of ctx.resources) {
+      const pod = podSpecOf(r);
+      if (pod) judgePod(ctx, r, pod, nodes);
+    }
+  },
+};
