@@ -2,11 +2,12 @@
  * closure-node: every pod finds a node. The scheduler places a pod only on a node whose labels its nodeSelector and
  * required node affinity match and whose NoSchedule and NoExecute taints it tolerates (the scheduler's NodeAffinity
  * and TaintToleration filters, through component-helpers' nodeaffinity and v1 Toleration.ToleratesTaint); a pod that
- * fits none stays Pending, a DaemonSet runs none, and the API server never says. What the gate knows of the nodes is
- * what Talos gives every node (kubernetes.io/os: linux) and its control-plane nodes (the node-role and
+ * fits none stays Pending, a DaemonSet runs none, and the API server never says. A node's labels are what Talos gives
+ * every node (kubernetes.io/os: linux) and its control-plane nodes (the node-role and
  * exclude-from-external-load-balancers labels, and the NoSchedule taint unless the machine config's
- * allowSchedulingOnControlPlanes); a selection on any other label (a hostname, an architecture, a label of the
- * operator's own) is said not judged.
+ * allowSchedulingOnControlPlanes), and the machine config's machine.nodeLabels, as the cluster facts state them; no
+ * other program here labels nodes. What differs from node to node (its hostname, its architecture), and a key under
+ * kubernetes.io that Kubernetes or a provider may write, is not known: a selection that turns on one is not judged.
  */
 import { dig, list, obj } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
@@ -32,8 +33,17 @@ interface NodeKind {
   taints: readonly Taint[];
 }
 
-/** The label keys whose value on every node the gate knows; a selection on any other is not judged. */
-const KNOWN_KEYS = new Set(['kubernetes.io/os', CONTROL_PLANE, 'node.kubernetes.io/exclude-from-external-load-balancers']);
+/** Talos' own labels: every node's, and the control-plane nodes' beside them. */
+const TALOS_LABELS = { 'kubernetes.io/os': 'linux' };
+const CONTROL_PLANE_LABELS = { [CONTROL_PLANE]: '', 'node.kubernetes.io/exclude-from-external-load-balancers': '' };
+
+const TALOS_KEYS = new Set([...Object.keys(TALOS_LABELS), ...Object.keys(CONTROL_PLANE_LABELS)]);
+
+/**
+ * Whether a node's label is one the gate cannot know: a key under kubernetes.io that Talos does not govern, which the
+ * kubelet writes per node (kubernetes.io/hostname, kubernetes.io/arch) or Kubernetes or a provider may write.
+ */
+const unknowable = (key: string, node: NodeKind): boolean => !TALOS_KEYS.has(key) && !Object.hasOwn(node.labels, key) && /(^|\.)kubernetes\.io\//.test(key);
 
 /** The nodes as the scheduler sees them: the control-plane nodes and the workers, as many kinds as the facts have. */
 export function nodeKinds(facts: Pick<ClusterFacts, 'nodeCount' | 'controlPlaneCount' | 'machineConfig'>): NodeKind[] {
@@ -41,10 +51,10 @@ export function nodeKinds(facts: Pick<ClusterFacts, 'nodeCount' | 'controlPlaneC
   if (facts.controlPlaneCount > 0)
     kinds.push({
       name: 'control-plane nodes',
-      labels: { 'kubernetes.io/os': 'linux', [CONTROL_PLANE]: '', 'node.kubernetes.io/exclude-from-external-load-balancers': '' },
+      labels: { ...facts.machineConfig.nodeLabels, ...TALOS_LABELS, ...CONTROL_PLANE_LABELS },
       taints: facts.machineConfig.allowSchedulingOnControlPlanes ? [] : [{ key: CONTROL_PLANE, value: '', effect: 'NoSchedule' }],
     });
-  if (facts.nodeCount > facts.controlPlaneCount) kinds.push({ name: 'workers', labels: { 'kubernetes.io/os': 'linux' }, taints: [] });
+  if (facts.nodeCount > facts.controlPlaneCount) kinds.push({ name: 'workers', labels: { ...facts.machineConfig.nodeLabels, ...TALOS_LABELS }, taints: [] });
   return kinds;
 }
 
@@ -54,7 +64,7 @@ const either = (a: Fit, b: Fit): Fit => (a === 'yes' || b === 'yes' ? 'yes' : a 
 /** One NodeSelectorRequirement on a node's labels (nodeaffinity's labels.Selector): unknown on a key the gate does not know. */
 function requirementFits(req: Obj, node: NodeKind, unknownKeys: Set<string>): Fit {
   const key = String(req?.key ?? '');
-  if (!KNOWN_KEYS.has(key)) {
+  if (unknowable(key, node)) {
     unknownKeys.add(key);
     return 'unknown';
   }
@@ -103,7 +113,13 @@ function fitsNode(spec: Obj, node: NodeKind, unknownKeys: Set<string>): { fit: F
   for (const [key, value] of Object.entries(selector)) fit = both(fit, requirementFits({ key, operator: 'In', values: [value] }, node, unknownKeys));
   const terms = dig(spec, ['affinity', 'nodeAffinity', 'requiredDuringSchedulingIgnoredDuringExecution', 'nodeSelectorTerms']);
   if (Array.isArray(terms)) fit = both(fit, affinityFits(terms, node, unknownKeys));
-  if (fit === 'no') return { fit, why: `the ${node.name} do not match its node selection` };
+  if (fit === 'no')
+    return {
+      fit,
+      why: `the ${node.name} do not match its node selection (their labels: ${Object.entries(node.labels)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(', ')})`,
+    };
   const untolerated = node.taints.find(
     (taint) => ['NoSchedule', 'NoExecute'].includes(taint.effect) && !list(spec.tolerations).some((t) => tolerates(obj(t), taint)),
   );
@@ -115,6 +131,14 @@ function fitsNode(spec: Obj, node: NodeKind, unknownKeys: Set<string>): { fit: F
 const selectionPath = (pod: PodSpecRef) =>
   pod.spec.nodeSelector ? [...pod.at, 'nodeSelector'] : dig(pod.spec, ['affinity', 'nodeAffinity']) ? [...pod.at, 'affinity', 'nodeAffinity'] : pod.at;
 
+/** Where a pod fits: on some node (yes), on none (no, with why for each kind of node), or not known (the label keys the gate does not know). */
+export function placement(spec: Obj, nodes: readonly NodeKind[]): { fit: Fit; why: string[]; unknownKeys: string[] } {
+  const unknownKeys = new Set<string>();
+  const fits = nodes.map((node) => fitsNode(spec, node, unknownKeys));
+  const fit = fits.reduce<Fit>((sum, f) => either(sum, f.fit), 'no');
+  return { fit, why: fits.flatMap((f) => (f.why ? [f.why] : [])), unknownKeys: [...unknownKeys] };
+}
+
 function judgePod(ctx: CheckContext, r: Resource, pod: PodSpecRef, nodes: readonly NodeKind[]): void {
   // A pod bound by nodeName skips the scheduler; its node is named, and names are not in the facts.
   if (pod.spec.nodeName) {
@@ -124,28 +148,24 @@ function judgePod(ctx: CheckContext, r: Resource, pod: PodSpecRef, nodes: readon
     );
     return;
   }
-  const unknownKeys = new Set<string>();
-  const fits = nodes.map((node) => fitsNode(pod.spec, node, unknownKeys));
-  if (fits.some((f) => f.fit === 'yes')) return;
+  const { fit, why, unknownKeys } = placement(pod.spec, nodes);
   const place = { resource: r, path: selectionPath(pod) };
-  if (fits.some((f) => f.fit === 'unknown')) {
+  if (fit === 'unknown')
     ctx.notJudged(
       place,
-      `${r.kind} ${r.name} selects nodes by ${[...unknownKeys].join(', ')}, which the cluster facts do not give the nodes: whether a node takes its pods is not judged`,
+      `${r.kind} ${r.name} selects nodes by ${unknownKeys.join(', ')}, which the cluster facts do not give the nodes: whether a node takes its pods is not judged`,
     );
-    return;
-  }
-  const outcome = r.kind === 'DaemonSet' ? 'it runs no pod' : 'its pods stay Pending';
-  ctx.fail(place, `${r.kind} ${r.name}: no node takes it, so ${outcome}: ${fits.map((f) => f.why).join('; ')}`);
+  else if (fit === 'no')
+    ctx.fail(place, `${r.kind} ${r.name}: no node takes it, so ${r.kind === 'DaemonSet' ? 'it runs no pod' : 'its pods stay Pending'}: ${why.join('; ')}`);
 }
 
 export const nodeClosureCheck: PolicyCheck = {
   id: 'closure-node',
   description:
-    "Every pod finds a node: its nodeSelector and required node affinity match the labels Talos gives some node (kubernetes.io/os: linux on every node; node-role.kubernetes.io/control-plane and node.kubernetes.io/exclude-from-external-load-balancers on the control-plane nodes), and it tolerates that node's taints (the control-plane nodes' node-role.kubernetes.io/control-plane:NoSchedule, unless the cluster facts' machineConfig allows scheduling on them); otherwise the scheduler leaves it Pending, or a DaemonSet runs no pod. A selection on another label is said not judged (invariants P1).",
+    "Every pod finds a node: its nodeSelector and required node affinity match the labels Talos gives some node (kubernetes.io/os: linux on every node; node-role.kubernetes.io/control-plane and node.kubernetes.io/exclude-from-external-load-balancers on the control-plane nodes), and it tolerates that node's taints (the control-plane nodes' node-role.kubernetes.io/control-plane:NoSchedule, unless the cluster facts' machineConfig allows scheduling on them); otherwise the scheduler leaves it Pending, or a DaemonSet runs no pod. A node carries no other label but those the machine config's machine.nodeLabels gives it, as the cluster facts' machineConfig states; a selection that turns on a label that differs from node to node or that Kubernetes may write (kubernetes.io/hostname, kubernetes.io/arch) is said not judged (invariants P1).",
   invariants: ['P1'],
   remediation:
-    'tolerate the taint of the nodes the pod is pinned to (tolerations: [{key: node-role.kubernetes.io/control-plane, operator: Exists, effect: NoSchedule}]), or select nodes that exist',
+    "tolerate the taint of the nodes the pod is pinned to (tolerations: [{key: node-role.kubernetes.io/control-plane, operator: Exists, effect: NoSchedule}]), or select labels the nodes carry; a label the nodes' machine config gives them (machine.nodeLabels) goes in the cluster facts' machineConfig too",
   reads: { kinds: [...WORKLOAD_KINDS, 'ConfigMap'] },
   exemptible: false,
   run(ctx) {

@@ -101,24 +101,27 @@ export function talosUpgradesOf(raw: unknown, problems: FactsProblem[]): TalosUp
 /**
  * What the nodes' Talos machine config sets that decides whether a pod the API server admitted runs, at the paths
  * Talos reads it: the kubelet's `machine.kubelet.extraConfig` (merged into the KubeletConfiguration Talos writes,
- * NewKubeletConfiguration) and `cluster.allowSchedulingOnControlPlanes`.
+ * NewKubeletConfiguration), `machine.nodeLabels` and `cluster.allowSchedulingOnControlPlanes`.
  */
 export interface MachineConfigFacts {
   /** The sysctls, or patterns ending in `*`, a pod may set beyond the safe ones (allowedUnsafeSysctls; Talos sets none). */
   allowedUnsafeSysctls: string[];
   /** Whether the control-plane nodes run workloads: false (Talos' default) taints them node-role.kubernetes.io/control-plane:NoSchedule. */
   allowSchedulingOnControlPlanes: boolean;
+  /** The labels the machine config gives the nodes (machine.nodeLabels), beside Talos' and the kubelet's own. */
+  nodeLabels: Readonly<Record<string, string>>;
 }
 
-const TALOS_DEFAULTS: MachineConfigFacts = { allowedUnsafeSysctls: [], allowSchedulingOnControlPlanes: false };
-const READ = ['machine.kubelet.extraConfig.allowedUnsafeSysctls', 'cluster.allowSchedulingOnControlPlanes'];
-const READ_PATHS = READ.join(' and ');
+const TALOS_DEFAULTS: MachineConfigFacts = { allowedUnsafeSysctls: [], allowSchedulingOnControlPlanes: false, nodeLabels: {} };
+const READ = ['machine.kubelet.extraConfig.allowedUnsafeSysctls', 'machine.nodeLabels', 'cluster.allowSchedulingOnControlPlanes'];
+const READ_PATHS = `${READ.slice(0, -1).join(', ')} and ${READ.at(-1)}`;
 /** Whether `path` leads to a path the gate reads (the root, `machine`, `machine.kubelet`, ...). */
 const leadsToRead = (path: string) => path === '' || READ.some((p) => p.startsWith(`${path}.`));
 
 /**
  * The `machineConfig` fact: the part of the nodes' Talos machine config the gate reads, as YAML at Talos' own paths
- * (`machine.kubelet.extraConfig.allowedUnsafeSysctls`, a list of names; `cluster.allowSchedulingOnControlPlanes`).
+ * (`machine.kubelet.extraConfig.allowedUnsafeSysctls`, a list of names; `machine.nodeLabels`, a map of labels every node
+ * is given; `cluster.allowSchedulingOnControlPlanes`).
  * What it leaves out is Talos' default; any other key is a problem, so a misspelt one is not read as the default.
  */
 export function machineConfigOf(raw: unknown, problems: FactsProblem[]): MachineConfigFacts {
@@ -130,6 +133,10 @@ export function machineConfigOf(raw: unknown, problems: FactsProblem[]): Machine
     if (path === 'machine.kubelet.extraConfig.allowedUnsafeSysctls') {
       if (Array.isArray(node) && node.every((n) => typeof n === 'string')) out.allowedUnsafeSysctls = node;
       else say(`: ${path} must be a list of sysctl names or patterns ending in *`);
+    } else if (path === 'machine.nodeLabels') {
+      if (node && typeof node === 'object' && !Array.isArray(node) && Object.values(node).every((v) => typeof v === 'string'))
+        out.nodeLabels = node as Record<string, string>;
+      else say(`: ${path} must map label keys to string values`);
     } else if (path === 'cluster.allowSchedulingOnControlPlanes') {
       if (typeof node === 'boolean') out.allowSchedulingOnControlPlanes = node;
       else say(`: ${path} must be true or false`);

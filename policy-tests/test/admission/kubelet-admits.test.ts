@@ -79,7 +79,7 @@ describe("the machineConfig cluster fact, at the Talos machine config's own path
     const problems: FactsProblem[] = [];
     return { facts: machineConfigOf(raw, problems), problems: problems.map((p) => p.message) };
   };
-  const TALOS = { allowedUnsafeSysctls: [], allowSchedulingOnControlPlanes: false };
+  const TALOS = { allowedUnsafeSysctls: [], allowSchedulingOnControlPlanes: false, nodeLabels: {} };
 
   it("is Talos' own default where it says nothing: no unsafe sysctl, no workload on the control plane", () => {
     expect(read(undefined)).toEqual({ facts: TALOS, problems: [] });
@@ -87,11 +87,17 @@ describe("the machineConfig cluster fact, at the Talos machine config's own path
       facts: { ...TALOS, allowedUnsafeSysctls: ['net.ipv4.conf.*'] },
       problems: [],
     });
-    expect(read('cluster: {allowSchedulingOnControlPlanes: true}\n')).toEqual({ facts: { ...TALOS, allowSchedulingOnControlPlanes: true }, problems: [] });
+    expect(read('cluster: {allowSchedulingOnControlPlanes: true}\nmachine: {nodeLabels: {gpu: intel}}\n')).toEqual({
+      facts: { ...TALOS, allowSchedulingOnControlPlanes: true, nodeLabels: { gpu: 'intel' } },
+      problems: [],
+    });
+    expect(read('machine: {nodeLabels: {gpu: [intel]}}\n').problems).toEqual([
+      'cluster fact "machineConfig": machine.nodeLabels must map label keys to string values',
+    ]);
   });
 
   it('names what it cannot read, a key it does not read included, so a misspelt key is not taken for the default', () => {
-    const reads = 'machine.kubelet.extraConfig.allowedUnsafeSysctls and cluster.allowSchedulingOnControlPlanes';
+    const reads = 'machine.kubelet.extraConfig.allowedUnsafeSysctls, machine.nodeLabels and cluster.allowSchedulingOnControlPlanes';
     expect(read('- net.core.somaxconn\n').problems).toEqual([`cluster fact "machineConfig" must be a YAML mapping of the machine config's ${reads}`]);
     expect(read('machine:\n  kubelet:\n    extraConfig:\n      allowedUnsafeSysctl: [net.core.somaxconn]\n').problems).toEqual([
       `cluster fact "machineConfig": machine.kubelet.extraConfig.allowedUnsafeSysctl is not read by the gate, which reads ${reads} alone`,

@@ -287,6 +287,36 @@ export const closureMutations: Mutation[] = [
     at: inFile('apps/media/plex/deployment.yaml', 'gpu.intel.com/i915'),
   },
   {
+    check: 'closure-node',
+    why: 'the API is pinned to the control-plane nodes, beside the API server, without tolerating the taint Talos gives them: no node takes it, and it stays Pending',
+    mutate: swap(
+      PORTFOLIO_DEPLOYMENT,
+      '      automountServiceAccountToken: false\n',
+      '      automountServiceAccountToken: false\n      nodeSelector:\n        node-role.kubernetes.io/control-plane: ""\n',
+    ),
+    at: inFile(PORTFOLIO_DEPLOYMENT, '      nodeSelector:'),
+  },
+  {
+    check: 'closure-node',
+    why: 'the TV manager asks by node affinity for a node that is no Linux node: every Talos node is one',
+    mutate: swap(
+      'apps/media/sonarr/deployment.yaml',
+      '      automountServiceAccountToken: false\n',
+      '      automountServiceAccountToken: false\n      affinity:\n        nodeAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n            nodeSelectorTerms:\n              - matchExpressions:\n                  - {key: kubernetes.io/os, operator: In, values: [windows]}\n',
+    ),
+    at: inFile('apps/media/sonarr/deployment.yaml', '        nodeAffinity:'),
+  },
+  {
+    check: 'closure-node',
+    why: 'the cluster facts say the three control-plane nodes are all the nodes, and their machine config keeps them from running workloads: nothing runs',
+    mutate: (c) => {
+      swap('clusters/home/cluster-facts.yaml', '  nodeCount: "6"\n', '  nodeCount: "3"\n')(c);
+      swap('clusters/home/cluster-facts.yaml', /    workers: \[[^\n]*\]\n/, '    workers: []\n')(c);
+    },
+    at: inFile('clusters/home/cluster-facts.yaml', '  machineConfig: |'),
+    fix: 'set cluster.allowSchedulingOnControlPlanes: true in the machine config and in the cluster facts (machineConfig), or add worker nodes',
+  },
+  {
     check: 'closure-device-capacity',
     why: "the GPU plugin gives the lab's one GPU to one container again: Plex and the Tdarr node both ask for it, and one of them stays Pending",
     mutate: swap('apps/platform/intel-gpu-plugin/daemonset.yaml', '          args: ["-shared-dev-num=2"]\n', ''),
