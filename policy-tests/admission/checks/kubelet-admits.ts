@@ -103,7 +103,7 @@ function judgePod(ctx: CheckContext, r: Resource, pod: PodSpecRef, allow: Allowl
     if (why)
       ctx.fail(
         { resource: r, path: [...pod.at, 'securityContext', 'sysctls', i, 'name'] },
-        `${named}: the kubelet refuses its pods (SysctlForbidden): ${why}: it runs the safe sysctls and those the cluster facts' machineConfig allows (machine.kubelet.extraConfig.allowedUnsafeSysctls) (${allow.unsafe.length ? allow.unsafe.join(', ') : 'none'}), and the pod's controller makes another that fails the same way`,
+        `${named}: the kubelet refuses its pods (SysctlForbidden): ${why}: it runs the safe sysctls and those the cluster facts' machineConfig allows in machine.kubelet.extraConfig.allowedUnsafeSysctls (${allow.unsafe.length ? allow.unsafe.join(', ') : 'none'}), and the pod's controller makes another that fails the same way`,
         'drop the sysctl, or allow it on the nodes (machine.kubelet.extraConfig.allowedUnsafeSysctls in the Talos machine config) and say so in the cluster facts (machineConfig)',
       );
   });

@@ -12,25 +12,32 @@
 import { dig, list, obj } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
-import { podSpecOf, WORKLOAD_KINDS, type PodSpecRef } from '../../model/core/workloads.ts';
+import { selectorMatches } from '../../model/core/label-selector.ts';
+import {
+  CONTROL_PLANE_TAINT,
+  podSpecOf,
+  surgePods,
+  toleratesControlPlane,
+  unavailablePods,
+  WORKLOAD_KINDS,
+  type PodSpecRef,
+} from '../../model/core/workloads.ts';
 import type { ClusterFacts } from '../../model/repository/cluster-facts.ts';
 
 type Obj = Record<string, any>;
 type Fit = 'yes' | 'no' | 'unknown';
 
-const CONTROL_PLANE = 'node-role.kubernetes.io/control-plane';
+const CONTROL_PLANE = CONTROL_PLANE_TAINT;
 
-interface Taint {
-  key: string;
-  value: string;
-  effect: string;
-}
+const SELECT_FIX =
+  "tolerate the taint of the nodes the pod is pinned to (tolerations: [{key: node-role.kubernetes.io/control-plane, operator: Exists, effect: NoSchedule}]), or select labels the nodes carry; a label the nodes' machine config gives them (machine.nodeLabels) goes in the cluster facts' machineConfig too";
 
-/** A kind of node the cluster has: the labels Talos gives it, and its taints. */
+/** A kind of node the cluster has: how many, the labels Talos gives them, and whether they carry the control-plane taint. */
 interface NodeKind {
   name: string;
+  count: number;
   labels: Readonly<Record<string, string>>;
-  taints: readonly Taint[];
+  tainted: boolean;
 }
 
 /** Talos' own labels: every node's, and the control-plane nodes' beside them. */
@@ -51,10 +58,17 @@ export function nodeKinds(facts: Pick<ClusterFacts, 'nodeCount' | 'controlPlaneC
   if (facts.controlPlaneCount > 0)
     kinds.push({
       name: 'control-plane nodes',
+      count: facts.controlPlaneCount,
       labels: { ...facts.machineConfig.nodeLabels, ...TALOS_LABELS, ...CONTROL_PLANE_LABELS },
-      taints: facts.machineConfig.allowSchedulingOnControlPlanes ? [] : [{ key: CONTROL_PLANE, value: '', effect: 'NoSchedule' }],
+      tainted: !facts.machineConfig.allowSchedulingOnControlPlanes,
     });
-  if (facts.nodeCount > facts.controlPlaneCount) kinds.push({ name: 'workers', labels: { ...facts.machineConfig.nodeLabels, ...TALOS_LABELS }, taints: [] });
+  if (facts.nodeCount > facts.controlPlaneCount)
+    kinds.push({
+      name: 'workers',
+      count: facts.nodeCount - facts.controlPlaneCount,
+      labels: { ...facts.machineConfig.nodeLabels, ...TALOS_LABELS },
+      tainted: false,
+    });
   return kinds;
 }
 
@@ -100,12 +114,6 @@ function affinityFits(terms: unknown[], node: NodeKind, unknownKeys: Set<string>
   return fit;
 }
 
-/** v1 Toleration.ToleratesTaint. */
-const tolerates = (t: Obj, taint: Taint): boolean =>
-  (!t.effect || t.effect === taint.effect) &&
-  (!t.key || t.key === taint.key) &&
-  ((t.operator ?? 'Equal') === 'Equal' ? (t.value ?? '') === taint.value : t.operator === 'Exists');
-
 /** How a pod fits one kind of node, and why not where it does not. */
 function fitsNode(spec: Obj, node: NodeKind, unknownKeys: Set<string>): { fit: Fit; why?: string } {
   let fit: Fit = 'yes';
@@ -120,10 +128,8 @@ function fitsNode(spec: Obj, node: NodeKind, unknownKeys: Set<string>): { fit: F
         .map(([k, v]) => `${k}=${v}`)
         .join(', ')})`,
     };
-  const untolerated = node.taints.find(
-    (taint) => ['NoSchedule', 'NoExecute'].includes(taint.effect) && !list(spec.tolerations).some((t) => tolerates(obj(t), taint)),
-  );
-  if (untolerated) return { fit: 'no', why: `the ${node.name} carry the taint ${untolerated.key}:${untolerated.effect}, which it does not tolerate` };
+  if (node.tainted && !toleratesControlPlane(spec.tolerations))
+    return { fit: 'no', why: `the ${node.name} carry the taint ${CONTROL_PLANE_TAINT}:NoSchedule, which it does not tolerate` };
   return { fit };
 }
 
@@ -132,11 +138,51 @@ const selectionPath = (pod: PodSpecRef) =>
   pod.spec.nodeSelector ? [...pod.at, 'nodeSelector'] : dig(pod.spec, ['affinity', 'nodeAffinity']) ? [...pod.at, 'affinity', 'nodeAffinity'] : pod.at;
 
 /** Where a pod fits: on some node (yes), on none (no, with why for each kind of node), or not known (the label keys the gate does not know). */
-export function placement(spec: Obj, nodes: readonly NodeKind[]): { fit: Fit; why: string[]; unknownKeys: string[] } {
+export function placement(spec: Obj, nodes: readonly NodeKind[]): { fit: Fit; why: string[]; unknownKeys: string[]; taking: number; unknownKinds: number } {
   const unknownKeys = new Set<string>();
   const fits = nodes.map((node) => fitsNode(spec, node, unknownKeys));
   const fit = fits.reduce<Fit>((sum, f) => either(sum, f.fit), 'no');
-  return { fit, why: fits.flatMap((f) => (f.why ? [f.why] : [])), unknownKeys: [...unknownKeys] };
+  // How many nodes surely take it, and how many kinds of node may.
+  const taking = nodes.reduce((sum, node, i) => sum + (fits[i]!.fit === 'yes' ? node.count : 0), 0);
+  const unknownKinds = fits.filter((f) => f.fit === 'unknown').length;
+  return { fit, why: fits.flatMap((f) => (f.why ? [f.why] : [])), unknownKeys: [...unknownKeys], taking, unknownKinds };
+}
+
+/**
+ * The first required pod anti-affinity term that keeps a workload's own pods one to a node: topologyKey
+ * kubernetes.io/hostname, a label selector its own pod labels match (a term without one matches no pod), in its own
+ * namespace (no namespaces, or a namespaceSelector of {}).
+ */
+function oneToANode(r: Resource, pod: PodSpecRef): number | undefined {
+  const labels = obj(r.kind === 'Pod' ? dig(r.object, ['metadata', 'labels']) : dig(r.object, [...pod.at.slice(0, -1), 'metadata', 'labels']));
+  const terms = list(dig(pod.spec, ['affinity', 'podAntiAffinity', 'requiredDuringSchedulingIgnoredDuringExecution']));
+  const index = terms.findIndex((raw) => {
+    const t = obj(raw);
+    const ownNamespace = (list(t.namespaces).length === 0 || list(t.namespaces).includes(r.namespace)) && Object.keys(obj(t.namespaceSelector)).length === 0;
+    return t.topologyKey === 'kubernetes.io/hostname' && t.labelSelector !== undefined && ownNamespace && selectorMatches(obj(t.labelSelector), labels);
+  });
+  return index === -1 ? undefined : index;
+}
+
+/** A workload whose pods go one to a node asks for more pods at once than the nodes that take them: why, and its mend. */
+function spreadFault(r: Resource, taking: number): { why: string; fix: string } | undefined {
+  const raw = dig(r.object, ['spec', 'replicas']) ?? 1;
+  if (!['Deployment', 'StatefulSet', 'ReplicaSet'].includes(r.kind) || typeof raw !== 'number' || !Number.isInteger(raw)) return undefined;
+  const replicas = raw;
+  const oneEach = `one to a node (required pod anti-affinity on kubernetes.io/hostname), and ${taking} node${taking === 1 ? '' : 's'} take${taking === 1 ? 's' : ''} them`;
+  if (replicas > taking)
+    return {
+      why: `its ${replicas} replicas go ${oneEach}: ${replicas - taking} stay Pending`,
+      fix: 'ask for at most as many replicas as there are nodes that take them, or make the anti-affinity preferred',
+    };
+  if (r.kind !== 'Deployment') return undefined;
+  const surge = surgePods(r, replicas as number);
+  if (surge && replicas + surge > taking && unavailablePods(r, replicas as number) === 0)
+    return {
+      why: `a rolling update starts ${surge} new pod${surge === 1 ? '' : 's'} beside its ${replicas} replicas before it takes any away (maxUnavailable 0), ${oneEach}: the new pod finds no node, and the rollout never ends`,
+      fix: 'let the rolling update take a pod away first (maxUnavailable: 1, or maxSurge: 0), or make the anti-affinity preferred',
+    };
+  return undefined;
 }
 
 function judgePod(ctx: CheckContext, r: Resource, pod: PodSpecRef, nodes: readonly NodeKind[]): void {
@@ -148,9 +194,19 @@ function judgePod(ctx: CheckContext, r: Resource, pod: PodSpecRef, nodes: readon
     );
     return;
   }
-  const { fit, why, unknownKeys } = placement(pod.spec, nodes);
+  const { fit, why, unknownKeys, taking, unknownKinds } = placement(pod.spec, nodes);
   const place = { resource: r, path: selectionPath(pod) };
-  if (fit === 'unknown')
+  const term = oneToANode(r, pod);
+  const spread = fit === 'yes' && term !== undefined ? spreadFault(r, taking) : undefined;
+  if (spread) {
+    const at = { resource: r, path: [...pod.at, 'affinity', 'podAntiAffinity', 'requiredDuringSchedulingIgnoredDuringExecution', term!] };
+    if (unknownKinds > 0)
+      ctx.notJudged(
+        at,
+        `${r.kind} ${r.name} puts its pods one to a node, and whether more than the ${taking} nodes that surely take them do is not judged (it selects by ${unknownKeys.join(', ')})`,
+      );
+    else ctx.fail(at, `${r.kind} ${r.name}: ${spread.why}`, spread.fix);
+  } else if (fit === 'unknown')
     ctx.notJudged(
       place,
       `${r.kind} ${r.name} selects nodes by ${unknownKeys.join(', ')}, which the cluster facts do not give the nodes: whether a node takes its pods is not judged`,
@@ -162,17 +218,16 @@ function judgePod(ctx: CheckContext, r: Resource, pod: PodSpecRef, nodes: readon
 export const nodeClosureCheck: PolicyCheck = {
   id: 'closure-node',
   description:
-    "Every pod finds a node: its nodeSelector and required node affinity match the labels Talos gives some node (kubernetes.io/os: linux on every node; node-role.kubernetes.io/control-plane and node.kubernetes.io/exclude-from-external-load-balancers on the control-plane nodes), and it tolerates that node's taints (the control-plane nodes' node-role.kubernetes.io/control-plane:NoSchedule, unless the cluster facts' machineConfig allows scheduling on them); otherwise the scheduler leaves it Pending, or a DaemonSet runs no pod. A node carries no other label but those the machine config's machine.nodeLabels gives it, as the cluster facts' machineConfig states; a selection that turns on a label that differs from node to node or that Kubernetes may write (kubernetes.io/hostname, kubernetes.io/arch) is said not judged (invariants P1).",
+    "Every pod finds a node: its nodeSelector and required node affinity match the labels Talos gives some node (kubernetes.io/os: linux on every node; node-role.kubernetes.io/control-plane and node.kubernetes.io/exclude-from-external-load-balancers on the control-plane nodes), and it tolerates that node's taints (the control-plane nodes' node-role.kubernetes.io/control-plane:NoSchedule, unless the cluster facts' machineConfig allows scheduling on them); otherwise the scheduler leaves it Pending, or a DaemonSet runs no pod. A workload whose pods go one to a node (required pod anti-affinity on kubernetes.io/hostname) asks for no more replicas than the nodes that take them, and a Deployment's rolling update that starts a pod before it takes one away has a node for it. A node carries no other label but those the machine config's machine.nodeLabels gives it, as the cluster facts' machineConfig states; a selection that turns on a label that differs from node to node or that Kubernetes may write (kubernetes.io/hostname, kubernetes.io/arch) is said not judged (invariants P1).",
   invariants: ['P1'],
-  remediation:
-    "tolerate the taint of the nodes the pod is pinned to (tolerations: [{key: node-role.kubernetes.io/control-plane, operator: Exists, effect: NoSchedule}]), or select labels the nodes carry; a label the nodes' machine config gives them (machine.nodeLabels) goes in the cluster facts' machineConfig too",
+  remediation: SELECT_FIX,
   reads: { kinds: [...WORKLOAD_KINDS, 'ConfigMap'] },
   exemptible: false,
   run(ctx) {
     const facts = ctx.repo.facts;
     if (!facts || !(facts.nodeCount > 0)) return;
     const nodes = nodeKinds(facts);
-    if (nodes.every((n) => n.taints.length > 0)) {
+    if (nodes.every((n) => n.tainted)) {
       if (ctx.repo.factsResource)
         ctx.fail(
           { resource: ctx.repo.factsResource, path: ['data', 'machineConfig'] },

@@ -137,6 +137,17 @@ export function surgePods(deployment: Pick<Resource, 'object'>, replicas: number
   return percent ? Math.ceil((replicas * Number(percent[1])) / 100) : undefined;
 }
 
+/**
+ * The pods a Deployment's rolling update may take away before new ones are ready (maxUnavailable, 25 % by default, a
+ * percentage rounded down, as the controller counts it); undefined when it is not a plain number or percentage.
+ */
+export function unavailablePods(deployment: Pick<Resource, 'object'>, replicas: number): number | undefined {
+  const unavailable = dig(deployment.object, ['spec', 'strategy', 'rollingUpdate', 'maxUnavailable']) ?? '25%';
+  if (Number.isInteger(unavailable) && (unavailable as number) >= 0) return unavailable as number;
+  const percent = typeof unavailable === 'string' ? /^(\d+)%$/.exec(unavailable) : null;
+  return percent ? Math.floor((replicas * Number(percent[1])) / 100) : undefined;
+}
+
 /** An image reference's parts: the repository it names (registry and path), its tag and its digest. */
 export function imageParts(image: string): { name: string; tag?: string; digest?: string } {
   const [nameAndTag, digest] = image.split('@', 2) as [string, string | undefined];

@@ -92,6 +92,6 @@ describe('where the scheduler places a pod on the nodes Talos makes', () => {
 
   it('has as many kinds of node as the facts: none of workers when every node is a control-plane node', () => {
     expect(nodeKinds(facts()).map((n) => n.name)).toEqual(['control-plane nodes', 'workers']);
-    expect(nodeKinds(facts(false, 3)).map((n) => [n.name, n.taints.length])).toEqual([['control-plane nodes', 1]]);
+    expect(nodeKinds(facts(false, 3)).map((n) => [n.name, n.count, n.tainted])).toEqual([['control-plane nodes', 3, true]]);
   });
 });

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { deviceCapacity, deviceDemand } from '../../model/cluster/providers.ts';
 import type { Resource } from '../../model/core/manifest.ts';
-import { podsAtOnce } from '../../model/core/workloads.ts';
+import { podsAtOnce, unavailablePods } from '../../model/core/workloads.ts';
 import { findFactsResource, readClusterFacts } from '../../model/repository/cluster-facts.ts';
 import { loadRepo, REPO_ROOT } from '../../model/repository/repo.ts';
 
@@ -109,6 +109,17 @@ describe('podsAtOnce', () => {
     expect(podsAtOnce(resource('Pod', { spec: {} }))).toBe(1);
     expect(podsAtOnce(resource('DaemonSet', { spec: {} }))).toBeUndefined();
     expect(podsAtOnce(resource('Deployment', { spec: { replicas: '{{ .Values.replicas }}' } }))).toBeUndefined();
+  });
+});
+
+describe('unavailablePods', () => {
+  it('counts what a rolling update may take away first: 25 % by default and a percentage rounded down, as the controller does', () => {
+    const deployment = (rollingUpdate?: object) => ({ object: { spec: rollingUpdate ? { strategy: { rollingUpdate } } : {} } });
+    expect(unavailablePods(deployment(), 3)).toBe(0);
+    expect(unavailablePods(deployment(), 4)).toBe(1);
+    expect(unavailablePods(deployment({ maxUnavailable: '50%' }), 3)).toBe(1);
+    expect(unavailablePods(deployment({ maxUnavailable: 2 }), 3)).toBe(2);
+    expect(unavailablePods(deployment({ maxUnavailable: 'one' }), 3)).toBeUndefined();
   });
 });
 

@@ -295,6 +295,35 @@ export const closureMutations: Mutation[] = [
       '      automountServiceAccountToken: false\n      nodeSelector:\n        node-role.kubernetes.io/control-plane: ""\n',
     ),
     at: inFile(PORTFOLIO_DEPLOYMENT, '      nodeSelector:'),
+    fix: "tolerate the taint of the nodes the pod is pinned to (tolerations: [{key: node-role.kubernetes.io/control-plane, operator: Exists, effect: NoSchedule}]), or select labels the nodes carry; a label the nodes' machine config gives them (machine.nodeLabels) goes in the cluster facts' machineConfig too",
+  },
+  {
+    check: 'closure-node',
+    why: "the API's four replicas are kept one to a node, and only the three workers take them: one stays Pending",
+    mutate: (c) => {
+      swap(PORTFOLIO_DEPLOYMENT, '  replicas: 2\n', '  replicas: 4\n')(c);
+      swap(
+        PORTFOLIO_DEPLOYMENT,
+        '      automountServiceAccountToken: false\n',
+        '      automountServiceAccountToken: false\n      affinity:\n        podAntiAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n            - topologyKey: kubernetes.io/hostname\n              labelSelector:\n                matchLabels:\n                  app.kubernetes.io/name: portfolio-api\n',
+      )(c);
+    },
+    at: inFile(PORTFOLIO_DEPLOYMENT, '            - topologyKey: kubernetes.io/hostname'),
+    fix: 'ask for at most as many replicas as there are nodes that take them, or make the anti-affinity preferred',
+  },
+  {
+    check: 'closure-node',
+    why: "the API's three replicas are kept one to a node on the three workers, and its rolling update starts a pod before it stops one: the new pod has no node, and the rollout never ends",
+    mutate: (c) => {
+      swap(PORTFOLIO_DEPLOYMENT, '  replicas: 2\n', '  replicas: 3\n  strategy:\n    rollingUpdate: {maxUnavailable: 0}\n')(c);
+      swap(
+        PORTFOLIO_DEPLOYMENT,
+        '      automountServiceAccountToken: false\n',
+        '      automountServiceAccountToken: false\n      affinity:\n        podAntiAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n            - topologyKey: kubernetes.io/hostname\n              labelSelector:\n                matchLabels:\n                  app.kubernetes.io/name: portfolio-api\n',
+      )(c);
+    },
+    at: inFile(PORTFOLIO_DEPLOYMENT, '            - topologyKey: kubernetes.io/hostname'),
+    fix: 'let the rolling update take a pod away first (maxUnavailable: 1, or maxSurge: 0), or make the anti-affinity preferred',
   },
   {
     check: 'closure-node',
