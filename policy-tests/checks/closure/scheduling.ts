@@ -13,6 +13,9 @@ import { dig, list, obj } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { selectorMatches } from '../../model/core/label-selector.ts';
+import type { PathSegment } from '../../model/core/positions.ts';
+import { hostPorts, PORT_FIX, talosPortClash } from './host-ports.ts';
+import { nodeKinds, unknowable, type Fit, type NodeKind } from './nodes.ts';
 import {
   CONTROL_PLANE_TAINT,
   podSpecOf,
@@ -22,55 +25,11 @@ import {
   WORKLOAD_KINDS,
   type PodSpecRef,
 } from '../../model/core/workloads.ts';
-import type { ClusterFacts } from '../../model/repository/cluster-facts.ts';
 
 type Obj = Record<string, any>;
-type Fit = 'yes' | 'no' | 'unknown';
-
-const CONTROL_PLANE = CONTROL_PLANE_TAINT;
 
 const SELECT_FIX =
   "tolerate the taint of the nodes the pod is pinned to (tolerations: [{key: node-role.kubernetes.io/control-plane, operator: Exists, effect: NoSchedule}]), or select labels the nodes carry; a label the nodes' machine config gives them (machine.nodeLabels) goes in the cluster facts' machineConfig too";
-
-/** A kind of node the cluster has: how many, the labels Talos gives them, and whether they carry the control-plane taint. */
-interface NodeKind {
-  name: string;
-  count: number;
-  labels: Readonly<Record<string, string>>;
-  tainted: boolean;
-}
-
-/** Talos' own labels: every node's, and the control-plane nodes' beside them. */
-const TALOS_LABELS = { 'kubernetes.io/os': 'linux' };
-const CONTROL_PLANE_LABELS = { [CONTROL_PLANE]: '', 'node.kubernetes.io/exclude-from-external-load-balancers': '' };
-
-const TALOS_KEYS = new Set([...Object.keys(TALOS_LABELS), ...Object.keys(CONTROL_PLANE_LABELS)]);
-
-/**
- * Whether a node's label is one the gate cannot know: a key under kubernetes.io that Talos does not govern, which the
- * kubelet writes per node (kubernetes.io/hostname, kubernetes.io/arch) or Kubernetes or a provider may write.
- */
-const unknowable = (key: string, node: NodeKind): boolean => !TALOS_KEYS.has(key) && !Object.hasOwn(node.labels, key) && /(^|\.)kubernetes\.io\//.test(key);
-
-/** The nodes as the scheduler sees them: the control-plane nodes and the workers, as many kinds as the facts have. */
-export function nodeKinds(facts: Pick<ClusterFacts, 'nodeCount' | 'controlPlaneCount' | 'machineConfig'>): NodeKind[] {
-  const kinds: NodeKind[] = [];
-  if (facts.controlPlaneCount > 0)
-    kinds.push({
-      name: 'control-plane nodes',
-      count: facts.controlPlaneCount,
-      labels: { ...facts.machineConfig.nodeLabels, ...TALOS_LABELS, ...CONTROL_PLANE_LABELS },
-      tainted: !facts.machineConfig.allowSchedulingOnControlPlanes,
-    });
-  if (facts.nodeCount > facts.controlPlaneCount)
-    kinds.push({
-      name: 'workers',
-      count: facts.nodeCount - facts.controlPlaneCount,
-      labels: { ...facts.machineConfig.nodeLabels, ...TALOS_LABELS },
-      tainted: false,
-    });
-  return kinds;
-}
 
 const both = (a: Fit, b: Fit): Fit => (a === 'no' || b === 'no' ? 'no' : a === 'unknown' || b === 'unknown' ? 'unknown' : 'yes');
 const either = (a: Fit, b: Fit): Fit => (a === 'yes' || b === 'yes' ? 'yes' : a === 'unknown' || b === 'unknown' ? 'unknown' : 'no');
@@ -138,22 +97,26 @@ const selectionPath = (pod: PodSpecRef) =>
   pod.spec.nodeSelector ? [...pod.at, 'nodeSelector'] : dig(pod.spec, ['affinity', 'nodeAffinity']) ? [...pod.at, 'affinity', 'nodeAffinity'] : pod.at;
 
 /** Where a pod fits: on some node (yes), on none (no, with why for each kind of node), or not known (the label keys the gate does not know). */
-export function placement(spec: Obj, nodes: readonly NodeKind[]): { fit: Fit; why: string[]; unknownKeys: string[]; taking: number; unknownKinds: number } {
+export function placement(
+  spec: Obj,
+  nodes: readonly NodeKind[],
+): { fit: Fit; why: string[]; unknownKeys: string[]; taking: number; unknownKinds: number; fits: Fit[] } {
   const unknownKeys = new Set<string>();
   const fits = nodes.map((node) => fitsNode(spec, node, unknownKeys));
   const fit = fits.reduce<Fit>((sum, f) => either(sum, f.fit), 'no');
   // How many nodes surely take it, and how many kinds of node may.
   const taking = nodes.reduce((sum, node, i) => sum + (fits[i]!.fit === 'yes' ? node.count : 0), 0);
   const unknownKinds = fits.filter((f) => f.fit === 'unknown').length;
-  return { fit, why: fits.flatMap((f) => (f.why ? [f.why] : [])), unknownKeys: [...unknownKeys], taking, unknownKinds };
+  return { fit, why: fits.flatMap((f) => (f.why ? [f.why] : [])), unknownKeys: [...unknownKeys], taking, unknownKinds, fits: fits.map((f) => f.fit) };
 }
 
 /**
- * The first required pod anti-affinity term that keeps a workload's own pods one to a node: topologyKey
- * kubernetes.io/hostname, a label selector its own pod labels match (a term without one matches no pod), in its own
- * namespace (no namespaces, or a namespaceSelector of {}).
+ * What keeps a workload's own pods one to a node, and where it is written: a required pod anti-affinity term on
+ * kubernetes.io/hostname whose label selector its own pod labels match (a term without one matches no pod), in its
+ * own namespace (no namespaces, or a namespaceSelector of {}); or a host port (the scheduler's NodePorts filter puts
+ * no two pods asking for one port and protocol on a node).
  */
-function oneToANode(r: Resource, pod: PodSpecRef): number | undefined {
+export function oneToANode(r: Resource, pod: PodSpecRef): { cause: string; loosen: string; path: PathSegment[] } | undefined {
   const labels = obj(r.kind === 'Pod' ? dig(r.object, ['metadata', 'labels']) : dig(r.object, [...pod.at.slice(0, -1), 'metadata', 'labels']));
   const terms = list(dig(pod.spec, ['affinity', 'podAntiAffinity', 'requiredDuringSchedulingIgnoredDuringExecution']));
   const index = terms.findIndex((raw) => {
@@ -161,26 +124,33 @@ function oneToANode(r: Resource, pod: PodSpecRef): number | undefined {
     const ownNamespace = (list(t.namespaces).length === 0 || list(t.namespaces).includes(r.namespace)) && Object.keys(obj(t.namespaceSelector)).length === 0;
     return t.topologyKey === 'kubernetes.io/hostname' && t.labelSelector !== undefined && ownNamespace && selectorMatches(obj(t.labelSelector), labels);
   });
-  return index === -1 ? undefined : index;
+  if (index !== -1)
+    return {
+      cause: 'required pod anti-affinity on kubernetes.io/hostname',
+      loosen: 'make the anti-affinity preferred',
+      path: [...pod.at, 'affinity', 'podAntiAffinity', 'requiredDuringSchedulingIgnoredDuringExecution', index],
+    };
+  const port = hostPorts(pod)[0];
+  return port && { cause: `host port ${port.port}/${port.protocol}`, loosen: 'ask for no host port (a Service reaches the pods)', path: port.path };
 }
 
 /** A workload whose pods go one to a node asks for more pods at once than the nodes that take them: why, and its mend. */
-function spreadFault(r: Resource, taking: number): { why: string; fix: string } | undefined {
+function spreadFault(r: Resource, taking: number, { cause, loosen }: { cause: string; loosen: string }): { why: string; fix: string } | undefined {
   const raw = dig(r.object, ['spec', 'replicas']) ?? 1;
   if (!['Deployment', 'StatefulSet', 'ReplicaSet'].includes(r.kind) || typeof raw !== 'number' || !Number.isInteger(raw)) return undefined;
   const replicas = raw;
-  const oneEach = `one to a node (required pod anti-affinity on kubernetes.io/hostname), and ${taking} node${taking === 1 ? '' : 's'} take${taking === 1 ? 's' : ''} them`;
+  const oneEach = `one to a node (${cause}), and ${taking} node${taking === 1 ? '' : 's'} take${taking === 1 ? 's' : ''} them`;
   if (replicas > taking)
     return {
       why: `its ${replicas} replicas go ${oneEach}: ${replicas - taking} stay Pending`,
-      fix: 'ask for at most as many replicas as there are nodes that take them, or make the anti-affinity preferred',
+      fix: `ask for at most as many replicas as there are nodes that take them, or ${loosen}`,
     };
   if (r.kind !== 'Deployment') return undefined;
-  const surge = surgePods(r, replicas as number);
-  if (surge && replicas + surge > taking && unavailablePods(r, replicas as number) === 0)
+  const surge = surgePods(r, replicas);
+  if (surge && replicas + surge > taking && unavailablePods(r, replicas) === 0)
     return {
       why: `a rolling update starts ${surge} new pod${surge === 1 ? '' : 's'} beside its ${replicas} replicas before it takes any away (maxUnavailable 0), ${oneEach}: the new pod finds no node, and the rollout never ends`,
-      fix: 'let the rolling update take a pod away first (maxUnavailable: 1, or maxSurge: 0), or make the anti-affinity preferred',
+      fix: `let the rolling update take a pod away first (maxUnavailable: 1, or maxSurge: 0), or ${loosen}`,
     };
   return undefined;
 }
@@ -194,12 +164,17 @@ function judgePod(ctx: CheckContext, r: Resource, pod: PodSpecRef, nodes: readon
     );
     return;
   }
-  const { fit, why, unknownKeys, taking, unknownKinds } = placement(pod.spec, nodes);
+  const { fit, why, unknownKeys, taking, unknownKinds, fits } = placement(pod.spec, nodes);
   const place = { resource: r, path: selectionPath(pod) };
-  const term = oneToANode(r, pod);
-  const spread = fit === 'yes' && term !== undefined ? spreadFault(r, taking) : undefined;
-  if (spread) {
-    const at = { resource: r, path: [...pod.at, 'affinity', 'podAntiAffinity', 'requiredDuringSchedulingIgnoredDuringExecution', term!] };
+  const clash = fit !== 'no' ? talosPortClash(pod, nodes, fits) : undefined;
+  if (clash) {
+    ctx.fail({ resource: r, path: clash.path }, `${r.kind} ${r.name}: ${clash.text}`, PORT_FIX);
+    return;
+  }
+  const single = oneToANode(r, pod);
+  const spread = fit === 'yes' && single ? spreadFault(r, taking, single) : undefined;
+  if (spread && single) {
+    const at = { resource: r, path: single.path };
     if (unknownKinds > 0)
       ctx.notJudged(
         at,
@@ -212,13 +187,17 @@ function judgePod(ctx: CheckContext, r: Resource, pod: PodSpecRef, nodes: readon
       `${r.kind} ${r.name} selects nodes by ${unknownKeys.join(', ')}, which the cluster facts do not give the nodes: whether a node takes its pods is not judged`,
     );
   else if (fit === 'no')
-    ctx.fail(place, `${r.kind} ${r.name}: no node takes it, so ${r.kind === 'DaemonSet' ? 'it runs no pod' : 'its pods stay Pending'}: ${why.join('; ')}`);
+    ctx.fail(
+      place,
+      `${r.kind} ${r.name}: no node takes it, so ${r.kind === 'DaemonSet' ? 'it runs no pod' : 'its pods stay Pending'}: ${why.join('; ')}`,
+      SELECT_FIX,
+    );
 }
 
 export const nodeClosureCheck: PolicyCheck = {
   id: 'closure-node',
   description:
-    "Every pod finds a node: its nodeSelector and required node affinity match the labels Talos gives some node (kubernetes.io/os: linux on every node; node-role.kubernetes.io/control-plane and node.kubernetes.io/exclude-from-external-load-balancers on the control-plane nodes), and it tolerates that node's taints (the control-plane nodes' node-role.kubernetes.io/control-plane:NoSchedule, unless the cluster facts' machineConfig allows scheduling on them); otherwise the scheduler leaves it Pending, or a DaemonSet runs no pod. A workload whose pods go one to a node (required pod anti-affinity on kubernetes.io/hostname) asks for no more replicas than the nodes that take them, and a Deployment's rolling update that starts a pod before it takes one away has a node for it. A node carries no other label but those the machine config's machine.nodeLabels gives it, as the cluster facts' machineConfig states; a selection that turns on a label that differs from node to node or that Kubernetes may write (kubernetes.io/hostname, kubernetes.io/arch) is said not judged (invariants P1).",
+    "Every pod finds a node: its nodeSelector and required node affinity match the labels Talos gives some node (kubernetes.io/os: linux on every node; node-role.kubernetes.io/control-plane and node.kubernetes.io/exclude-from-external-load-balancers on the control-plane nodes), and it tolerates that node's taints (the control-plane nodes' node-role.kubernetes.io/control-plane:NoSchedule, unless the cluster facts' machineConfig allows scheduling on them); otherwise the scheduler leaves it Pending, or a DaemonSet runs no pod. No host port it asks for (a hostPort, or any port on the host's network) is one Talos' own processes listen on (the kubelet's, apid's; etcd's, the API server's, the controller manager's, the scheduler's and trustd's on the control-plane nodes). A workload whose pods go one to a node (required pod anti-affinity on kubernetes.io/hostname, or a host port) asks for no more replicas than the nodes that take them, and a Deployment's rolling update that starts a pod before it takes one away has a node for it. A node carries no other label but those the machine config's machine.nodeLabels gives it, as the cluster facts' machineConfig states; a selection that turns on a label that differs from node to node or that Kubernetes may write (kubernetes.io/hostname, kubernetes.io/arch) is said not judged (invariants P1).",
   invariants: ['P1'],
   remediation: SELECT_FIX,
   reads: { kinds: [...WORKLOAD_KINDS, 'ConfigMap'] },

@@ -3,7 +3,9 @@
  * nodeaffinity, v1 Toleration.ToleratesTaint) over the nodes Talos makes: the control-plane nodes and the workers.
  */
 import { describe, expect, it } from 'vitest';
-import { nodeKinds, placement } from '../../checks/closure/scheduling.ts';
+import { nodeKinds } from '../../checks/closure/nodes.ts';
+import { oneToANode, placement } from '../../checks/closure/scheduling.ts';
+import { hostPorts, talosPortClash } from '../../checks/closure/host-ports.ts';
 
 const facts = (allowSchedulingOnControlPlanes = false, nodeCount = 6, nodeLabels: Record<string, string> = {}) => ({
   nodeCount,
@@ -18,7 +20,7 @@ const NO_MATCH = 'the workers do not match its node selection (their labels: kub
 describe('where the scheduler places a pod on the nodes Talos makes', () => {
   it('places a pod that selects nothing on the workers, and one pinned to the control plane only where it tolerates the taint', () => {
     expect(placement({}, nodes).fit).toBe('yes');
-    expect(placement({ nodeSelector: { [CP]: '' } }, nodes)).toEqual({ fit: 'no', why: [TAINTED, NO_MATCH], unknownKeys: [] });
+    expect(placement({ nodeSelector: { [CP]: '' } }, nodes)).toMatchObject({ fit: 'no', why: [TAINTED, NO_MATCH], unknownKeys: [] });
     for (const toleration of [
       { key: CP, operator: 'Exists', effect: 'NoSchedule' },
       { key: CP, operator: 'Exists' },
@@ -42,7 +44,7 @@ describe('where the scheduler places a pod on the nodes Talos makes', () => {
     });
     const os = (operator: string, values?: string[]) => ({ matchExpressions: [{ key: 'kubernetes.io/os', operator, ...(values ? { values } : {}) }] });
     expect(placement(affinity(os('In', ['linux'])), nodes).fit).toBe('yes');
-    expect(placement(affinity(os('In', ['windows'])), nodes)).toEqual({
+    expect(placement(affinity(os('In', ['windows'])), nodes)).toMatchObject({
       fit: 'no',
       why: [expect.stringContaining('control-plane nodes do not match'), NO_MATCH],
       unknownKeys: [],
@@ -55,7 +57,7 @@ describe('where the scheduler places a pod on the nodes Talos makes', () => {
   });
 
   it("gives the nodes Talos' labels and the machine config's nodeLabels, and no other: a program here labels no node", () => {
-    expect(placement({ nodeSelector: { gpu: 'intel' } }, nodes)).toEqual({
+    expect(placement({ nodeSelector: { gpu: 'intel' } }, nodes)).toMatchObject({
       fit: 'no',
       why: [expect.stringContaining('control-plane nodes do not match'), NO_MATCH],
       unknownKeys: [],
@@ -74,7 +76,7 @@ describe('where the scheduler places a pod on the nodes Talos makes', () => {
   });
 
   it('says not known where the pod selects by a label the facts do not give the nodes, unless no node could take it anyway', () => {
-    expect(placement({ nodeSelector: { 'kubernetes.io/arch': 'amd64' } }, nodes)).toEqual({
+    expect(placement({ nodeSelector: { 'kubernetes.io/arch': 'amd64' } }, nodes)).toMatchObject({
       fit: 'unknown',
       why: [TAINTED],
       unknownKeys: ['kubernetes.io/arch'],
@@ -88,6 +90,65 @@ describe('where the scheduler places a pod on the nodes Talos makes', () => {
     };
     expect(placement(byName, nodes)).toMatchObject({ fit: 'unknown', unknownKeys: ['metadata.name'] });
     expect(placement({ nodeSelector: { 'kubernetes.io/arch': 'amd64', 'kubernetes.io/os': 'windows' } }, nodes).fit).toBe('no');
+  });
+
+  it('counts the nodes that surely take a pod: the workers alone, unless it tolerates the control plane', () => {
+    expect(placement({}, nodes)).toMatchObject({ taking: 3, unknownKinds: 0 });
+    expect(placement({ tolerations: [{ operator: 'Exists' }] }, nodes)).toMatchObject({ taking: 6, unknownKinds: 0 });
+    expect(placement({ nodeSelector: { 'kubernetes.io/hostname': 'n1' } }, nodes)).toMatchObject({ taking: 0, unknownKinds: 1 });
+  });
+
+  it("reads a pod's host ports as the scheduler does, and finds the ones Talos' own processes hold", () => {
+    const pod = (spec: Record<string, unknown>) => ({ spec, at: ['spec'] as (string | number)[] });
+    const ports = (list: object[]) => [{ name: 'app', ports: list }];
+    // On the host's network every container port is a host port; otherwise only a hostPort is.
+    expect(hostPorts(pod({ hostNetwork: true, containers: ports([{ containerPort: 9100 }]) })).map((p) => [p.port, p.protocol])).toEqual([[9100, 'TCP']]);
+    expect(hostPorts(pod({ containers: ports([{ containerPort: 9100 }, { containerPort: 53, hostPort: 5353, protocol: 'UDP' }]) })).map((p) => p.port)).toEqual(
+      [5353],
+    );
+    // A one-shot init container's ports are not held while the pod runs; a sidecar's are.
+    expect(hostPorts(pod({ initContainers: [{ name: 'i', ports: [{ containerPort: 1, hostPort: 1 }] }], containers: [] }))).toEqual([]);
+    expect(
+      hostPorts(pod({ initContainers: [{ name: 's', restartPolicy: 'Always', ports: [{ containerPort: 2, hostPort: 2 }] }], containers: [] })),
+    ).toHaveLength(1);
+    const onWorkers = ['no', 'yes'] as const;
+    expect(talosPortClash(pod({ containers: ports([{ containerPort: 1, hostPort: 10250 }]) }), nodes, onWorkers)?.text).toBe(
+      "its host port 10250/TCP is the one Talos' kubelet listens on, on the control-plane nodes: the two cannot share it".replace(
+        'control-plane nodes',
+        'workers',
+      ),
+    );
+    // etcd's port is held on the control-plane nodes alone.
+    expect(talosPortClash(pod({ containers: ports([{ containerPort: 1, hostPort: 2379 }]) }), nodes, onWorkers)).toBeUndefined();
+    expect(talosPortClash(pod({ containers: ports([{ containerPort: 1, hostPort: 2379 }]) }), nodes, ['yes', 'yes'])?.text).toMatch(
+      /Talos' etcd listens on, on the control-plane nodes/,
+    );
+    expect(talosPortClash(pod({ containers: ports([{ containerPort: 1, hostPort: 10250, protocol: 'UDP' }]) }), nodes, ['yes', 'yes'])).toBeUndefined();
+  });
+
+  it("keeps a workload's pods one to a node by its own required anti-affinity on the hostname, or by a host port", () => {
+    const deployment = (spec: Record<string, unknown>) => {
+      const object = { spec: { template: { metadata: { labels: { app: 'a' } }, spec } } };
+      return [{ kind: 'Deployment', name: 'a', namespace: 'ns', object } as never, { spec, at: ['spec', 'template', 'spec'] as (string | number)[] }] as const;
+    };
+    const anti = (term: object) => ({ affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term] } } });
+    const self = { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { app: 'a' } } };
+    expect(oneToANode(...deployment(anti(self)))).toMatchObject({
+      cause: 'required pod anti-affinity on kubernetes.io/hostname',
+      path: ['spec', 'template', 'spec', 'affinity', 'podAntiAffinity', 'requiredDuringSchedulingIgnoredDuringExecution', 0],
+    });
+    // Another workload's pods, another topology, no selector (which matches no pod), another namespace: no limit on its own.
+    for (const term of [
+      { ...self, labelSelector: { matchLabels: { app: 'b' } } },
+      { ...self, topologyKey: 'topology.kubernetes.io/zone' },
+      { topologyKey: 'kubernetes.io/hostname' },
+      { ...self, namespaces: ['other'] },
+    ])
+      expect(oneToANode(...deployment(anti(term))), JSON.stringify(term)).toBeUndefined();
+    expect(oneToANode(...deployment({ containers: [{ name: 'c', ports: [{ containerPort: 80, hostPort: 8080 }] }] }))).toMatchObject({
+      cause: 'host port 8080/TCP',
+      loosen: 'ask for no host port (a Service reaches the pods)',
+    });
   });
 
   it('has as many kinds of node as the facts: none of workers when every node is a control-plane node', () => {

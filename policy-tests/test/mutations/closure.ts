@@ -1,6 +1,6 @@
 /** Broken copies of the real repository for the checks of policy-tests/checks/closure/: each fails exactly its check, at its line. */
 import type { Mutation } from '../support/mutation-runner.ts';
-import { lineOf } from '../support/helpers.ts';
+import { lineOf, type RepoCopy } from '../support/helpers.ts';
 import {
   after,
   bazarr4kSendsRadarrKey,
@@ -17,7 +17,18 @@ import {
   trippingImages,
   API_AUTOSCALER,
   apiAutoscaler,
+  PRIVILEGED_NS_DEPLOYMENT,
 } from './edits.ts';
+
+/** The API's pods kept one to a node by required pod anti-affinity on the hostname, its replicas (and strategy) as `spec` writes them. */
+const apiOneToANode = (spec: string) => (c: RepoCopy) => {
+  swap(PORTFOLIO_DEPLOYMENT, '  replicas: 2\n', spec)(c);
+  swap(
+    PORTFOLIO_DEPLOYMENT,
+    '      automountServiceAccountToken: false\n',
+    '      automountServiceAccountToken: false\n      affinity:\n        podAntiAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n            - topologyKey: kubernetes.io/hostname\n              labelSelector:\n                matchLabels:\n                  app.kubernetes.io/name: portfolio-api\n',
+  )(c);
+};
 
 export const closureMutations: Mutation[] = [
   // Per-kind closure.
@@ -300,30 +311,23 @@ export const closureMutations: Mutation[] = [
   {
     check: 'closure-node',
     why: "the API's four replicas are kept one to a node, and only the three workers take them: one stays Pending",
-    mutate: (c) => {
-      swap(PORTFOLIO_DEPLOYMENT, '  replicas: 2\n', '  replicas: 4\n')(c);
-      swap(
-        PORTFOLIO_DEPLOYMENT,
-        '      automountServiceAccountToken: false\n',
-        '      automountServiceAccountToken: false\n      affinity:\n        podAntiAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n            - topologyKey: kubernetes.io/hostname\n              labelSelector:\n                matchLabels:\n                  app.kubernetes.io/name: portfolio-api\n',
-      )(c);
-    },
+    mutate: apiOneToANode('  replicas: 4\n'),
     at: inFile(PORTFOLIO_DEPLOYMENT, '            - topologyKey: kubernetes.io/hostname'),
     fix: 'ask for at most as many replicas as there are nodes that take them, or make the anti-affinity preferred',
   },
   {
     check: 'closure-node',
     why: "the API's three replicas are kept one to a node on the three workers, and its rolling update starts a pod before it stops one: the new pod has no node, and the rollout never ends",
-    mutate: (c) => {
-      swap(PORTFOLIO_DEPLOYMENT, '  replicas: 2\n', '  replicas: 3\n  strategy:\n    rollingUpdate: {maxUnavailable: 0}\n')(c);
-      swap(
-        PORTFOLIO_DEPLOYMENT,
-        '      automountServiceAccountToken: false\n',
-        '      automountServiceAccountToken: false\n      affinity:\n        podAntiAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n            - topologyKey: kubernetes.io/hostname\n              labelSelector:\n                matchLabels:\n                  app.kubernetes.io/name: portfolio-api\n',
-      )(c);
-    },
+    mutate: apiOneToANode('  replicas: 3\n  strategy:\n    rollingUpdate: {maxUnavailable: 0}\n'),
     at: inFile(PORTFOLIO_DEPLOYMENT, '            - topologyKey: kubernetes.io/hostname'),
     fix: 'let the rolling update take a pod away first (maxUnavailable: 1, or maxSurge: 0), or make the anti-affinity preferred',
+  },
+  {
+    check: 'closure-node',
+    why: "the VPN pod's control server asks the node for port 10250, where Talos' kubelet listens on every node: the two cannot share it",
+    mutate: swap(PRIVILEGED_NS_DEPLOYMENT, '              containerPort: 8000\n', '              containerPort: 8000\n              hostPort: 10250\n'),
+    at: inFile(PRIVILEGED_NS_DEPLOYMENT, '              hostPort: 10250'),
+    fix: "ask for a host port none of Talos' own processes listens on (the kubelet's 10250, apid's 50000; on the control-plane nodes etcd's 2379 and 2380, the API server's 6443, 10257, 10259, trustd's 50001), or for none: a Service reaches the pod",
   },
   {
     check: 'closure-node',

@@ -1,0 +1,64 @@
+/**
+ * A pod's host ports, as the scheduler and the node see them: the ports it asks the node for (a hostPort, or every
+ * port of a pod on the host's network), and the ones Talos' own processes already listen on there. The scheduler
+ * knows only pods, so it places a pod on a node whose kubelet, apid or etcd holds its port; the container then
+ * cannot bind it, or the node's own port is taken over by the pod's.
+ */
+import { list, obj } from '../../model/core/dig.ts';
+import type { PathSegment } from '../../model/core/positions.ts';
+import { containersOf, runsAlongside, type PodSpecRef } from '../../model/core/workloads.ts';
+import type { Fit, NodeKind } from './nodes.ts';
+
+export const PORT_FIX =
+  "ask for a host port none of Talos' own processes listens on (the kubelet's 10250, apid's 50000; on the control-plane nodes etcd's 2379 and 2380, the API server's 6443, 10257, 10259, trustd's 50001), or for none: a Service reaches the pod";
+
+/**
+ * The host ports a pod asks for (the scheduler's GetHostPorts): each port of its containers and sidecars with a
+ * hostPort, and on the host's network every port, whose hostPort the API server defaults to the container port.
+ */
+export function hostPorts(pod: PodSpecRef): { port: number; protocol: string; path: PathSegment[] }[] {
+  const out: { port: number; protocol: string; path: PathSegment[] }[] = [];
+  for (const c of containersOf(pod).filter(runsAlongside))
+    list(c.container.ports).forEach((raw, i) => {
+      const p = obj(raw);
+      const port = p.hostPort ?? (pod.spec.hostNetwork === true ? p.containerPort : undefined);
+      if (typeof port === 'number' && port > 0)
+        out.push({
+          port,
+          protocol: typeof p.protocol === 'string' ? p.protocol : 'TCP',
+          path: [...c.at, 'ports', i, p.hostPort !== undefined ? 'hostPort' : 'containerPort'],
+        });
+    });
+  return out;
+}
+
+/** The ports Talos' own processes listen on, on every node and on the control-plane nodes (pkg/machinery/constants; the controller manager's and the scheduler's as the bootstrap patch opens them). */
+const TALOS_LISTENERS: Readonly<Record<'all' | 'control-plane', ReadonlyMap<number, string>>> = {
+  all: new Map([
+    [10250, 'kubelet'],
+    [50000, 'apid'],
+  ]),
+  'control-plane': new Map([
+    [2379, 'etcd'],
+    [2380, 'etcd'],
+    [6443, 'API server'],
+    [10257, 'controller manager'],
+    [10259, 'scheduler'],
+    [50001, 'trustd'],
+  ]),
+};
+
+/** A host port of the pod taken by Talos on a kind of node it may land on: the pod cannot have it there. */
+export function talosPortClash(pod: PodSpecRef, nodes: readonly NodeKind[], fits: readonly Fit[]): { path: PathSegment[]; text: string } | undefined {
+  for (const port of hostPorts(pod)) {
+    if (port.protocol !== 'TCP') continue;
+    for (const [i, node] of nodes.entries()) {
+      const owner =
+        TALOS_LISTENERS.all.get(port.port) ??
+        (node.tainted !== undefined && node.name === 'control-plane nodes' ? TALOS_LISTENERS['control-plane'].get(port.port) : undefined);
+      if (owner && fits[i] !== 'no')
+        return { path: port.path, text: `its host port ${port.port}/TCP is the one Talos' ${owner} listens on, on the ${node.name}: the two cannot share it` };
+    }
+  }
+  return undefined;
+}

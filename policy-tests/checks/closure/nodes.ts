@@ -1,0 +1,55 @@
+/**
+ * The nodes as the scheduler sees them, in kinds: how many of each, the labels Talos gives them (kubernetes.io/os:
+ * linux on every node; the node-role and exclude-from-external-load-balancers labels on the control-plane nodes) and
+ * the machine config's machine.nodeLabels, and whether they carry the control-plane taint (Talos puts it on them
+ * unless the machine config's allowSchedulingOnControlPlanes). No program here labels nodes.
+ */
+import type { ClusterFacts } from '../../model/repository/cluster-facts.ts';
+import { CONTROL_PLANE_TAINT } from '../../model/core/workloads.ts';
+
+/** Whether a pod fits a node: surely, surely not, or not known from the facts. */
+export type Fit = 'yes' | 'no' | 'unknown';
+
+/** A kind of node the cluster has: how many, the labels they carry, and whether they carry the control-plane taint. */
+export interface NodeKind {
+  name: string;
+  count: number;
+  controlPlane: boolean;
+  labels: Readonly<Record<string, string>>;
+  tainted: boolean;
+}
+
+/** Talos' own labels: every node's, and the control-plane nodes' beside them. */
+const TALOS_LABELS = { 'kubernetes.io/os': 'linux' };
+const CONTROL_PLANE_LABELS = { [CONTROL_PLANE_TAINT]: '', 'node.kubernetes.io/exclude-from-external-load-balancers': '' };
+
+const TALOS_KEYS = new Set([...Object.keys(TALOS_LABELS), ...Object.keys(CONTROL_PLANE_LABELS)]);
+
+/**
+ * Whether a node's label is one the gate cannot know: a key under kubernetes.io that Talos does not govern, which the
+ * kubelet writes per node (kubernetes.io/hostname, kubernetes.io/arch) or Kubernetes or a provider may write.
+ */
+export const unknowable = (key: string, node: NodeKind): boolean =>
+  !TALOS_KEYS.has(key) && !Object.hasOwn(node.labels, key) && /(^|\.)kubernetes\.io\//.test(key);
+
+/** The kinds of node the facts give: the control-plane nodes and the workers, as many kinds as the cluster has. */
+export function nodeKinds(facts: Pick<ClusterFacts, 'nodeCount' | 'controlPlaneCount' | 'machineConfig'>): NodeKind[] {
+  const kinds: NodeKind[] = [];
+  if (facts.controlPlaneCount > 0)
+    kinds.push({
+      name: 'control-plane nodes',
+      count: facts.controlPlaneCount,
+      controlPlane: true,
+      labels: { ...facts.machineConfig.nodeLabels, ...TALOS_LABELS, ...CONTROL_PLANE_LABELS },
+      tainted: !facts.machineConfig.allowSchedulingOnControlPlanes,
+    });
+  if (facts.nodeCount > facts.controlPlaneCount)
+    kinds.push({
+      name: 'workers',
+      count: facts.nodeCount - facts.controlPlaneCount,
+      controlPlane: false,
+      labels: { ...facts.machineConfig.nodeLabels, ...TALOS_LABELS },
+      tainted: false,
+    });
+  return kinds;
+}
