@@ -7,17 +7,26 @@
 import { list, obj } from '../../model/core/dig.ts';
 import type { PathSegment } from '../../model/core/positions.ts';
 import { containersOf, runsAlongside, type PodSpecRef } from '../../model/core/workloads.ts';
+import type { Resource } from '../../model/core/manifest.ts';
 import type { Fit, NodeKind } from './nodes.ts';
 
 export const PORT_FIX =
-  "ask for a host port none of Talos' own processes listens on (the kubelet's 10250, apid's 50000; on the control-plane nodes etcd's 2379 and 2380, the API server's 6443, 10257, 10259, trustd's 50001), or for none: a Service reaches the pod";
+  "ask for a host port nothing else on those nodes listens on (another DaemonSet, or Talos itself: the kubelet's 10250, apid's 50000; on the control-plane nodes etcd's 2379 and 2380, the API server's 6443, 10257, 10259, trustd's 50001), or for none: a Service reaches the pod";
+
+/** A host port a pod asks for: its number, protocol and address (none, or 0.0.0.0, for every address of the node). */
+export interface HostPort {
+  port: number;
+  protocol: string;
+  hostIP: string;
+  path: PathSegment[];
+}
 
 /**
  * The host ports a pod asks for (the scheduler's GetHostPorts): each port of its containers and sidecars with a
  * hostPort, and on the host's network every port, whose hostPort the API server defaults to the container port.
  */
-export function hostPorts(pod: PodSpecRef): { port: number; protocol: string; path: PathSegment[] }[] {
-  const out: { port: number; protocol: string; path: PathSegment[] }[] = [];
+export function hostPorts(pod: PodSpecRef): HostPort[] {
+  const out: HostPort[] = [];
   for (const c of containersOf(pod).filter(runsAlongside))
     list(c.container.ports).forEach((raw, i) => {
       const p = obj(raw);
@@ -26,6 +35,7 @@ export function hostPorts(pod: PodSpecRef): { port: number; protocol: string; pa
         out.push({
           port,
           protocol: typeof p.protocol === 'string' ? p.protocol : 'TCP',
+          hostIP: typeof p.hostIP === 'string' ? p.hostIP : '',
           path: [...c.at, 'ports', i, p.hostPort !== undefined ? 'hostPort' : 'containerPort'],
         });
     });
@@ -53,12 +63,43 @@ export function talosPortClash(pod: PodSpecRef, nodes: readonly NodeKind[], fits
   for (const port of hostPorts(pod)) {
     if (port.protocol !== 'TCP') continue;
     for (const [i, node] of nodes.entries()) {
-      const owner =
-        TALOS_LISTENERS.all.get(port.port) ??
-        (node.tainted !== undefined && node.name === 'control-plane nodes' ? TALOS_LISTENERS['control-plane'].get(port.port) : undefined);
+      const owner = TALOS_LISTENERS.all.get(port.port) ?? (node.controlPlane ? TALOS_LISTENERS['control-plane'].get(port.port) : undefined);
       if (owner && fits[i] !== 'no')
         return { path: port.path, text: `its host port ${port.port}/TCP is the one Talos' ${owner} listens on, on the ${node.name}: the two cannot share it` };
     }
   }
   return undefined;
+}
+
+/** The scheduler's HostPortInfo.CheckConflict: one port and protocol, on the same address or on every address. */
+const clash = (a: HostPort, b: HostPort): boolean =>
+  a.port === b.port && a.protocol === b.protocol && (['', '0.0.0.0'].includes(a.hostIP) || ['', '0.0.0.0'].includes(b.hostIP) || a.hostIP === b.hostIP);
+
+/** A DaemonSet as the host ports see it: where it surely runs a pod on every node, and the ports each pod asks for. */
+export interface DaemonSetPorts {
+  r: Resource;
+  ports: readonly HostPort[];
+  fits: readonly Fit[];
+}
+
+/**
+ * Two DaemonSets that ask every node of a kind for one host port: each node's port goes to the pod the scheduler
+ * places first, and the other DaemonSet's pod there stays Pending. Said of the later of the two, at its port.
+ */
+export function daemonSetPortClashes(daemonSets: readonly DaemonSetPorts[], nodes: readonly NodeKind[]): { r: Resource; path: PathSegment[]; text: string }[] {
+  const out: { r: Resource; path: PathSegment[]; text: string }[] = [];
+  daemonSets.forEach((later, j) => {
+    for (const earlier of daemonSets.slice(0, j)) {
+      const shared = nodes.filter((_, i) => later.fits[i] === 'yes' && earlier.fits[i] === 'yes');
+      const port = later.ports.find((p) => earlier.ports.some((q) => clash(p, q)));
+      if (!port || shared.length === 0) continue;
+      out.push({
+        r: later.r,
+        path: port.path,
+        text: `its host port ${port.port}/${port.protocol} is one ${earlier.r.kind} ${earlier.r.name} also asks every node for, on the ${shared.map((n) => n.name).join(' and ')}: one of the two runs no pod there`,
+      });
+      return;
+    }
+  });
+  return out;
 }

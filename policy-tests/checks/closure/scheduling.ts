@@ -14,7 +14,7 @@ import type { Resource } from '../../model/core/manifest.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { selectorMatches } from '../../model/core/label-selector.ts';
 import type { PathSegment } from '../../model/core/positions.ts';
-import { hostPorts, PORT_FIX, talosPortClash } from './host-ports.ts';
+import { daemonSetPortClashes, hostPorts, PORT_FIX, talosPortClash, type DaemonSetPorts } from './host-ports.ts';
 import { nodeKinds, unknowable, type Fit, type NodeKind } from './nodes.ts';
 import {
   CONTROL_PLANE_TAINT,
@@ -155,21 +155,21 @@ function spreadFault(r: Resource, taking: number, { cause, loosen }: { cause: st
   return undefined;
 }
 
-function judgePod(ctx: CheckContext, r: Resource, pod: PodSpecRef, nodes: readonly NodeKind[]): void {
+function judgePod(ctx: CheckContext, r: Resource, pod: PodSpecRef, nodes: readonly NodeKind[]): readonly Fit[] {
   // A pod bound by nodeName skips the scheduler; its node is named, and names are not in the facts.
   if (pod.spec.nodeName) {
     ctx.notJudged(
       { resource: r, path: [...pod.at, 'nodeName'] },
       `${r.kind} ${r.name} names its node, and the cluster facts name none: whether that node takes it is not judged`,
     );
-    return;
+    return nodes.map(() => 'unknown');
   }
   const { fit, why, unknownKeys, taking, unknownKinds, fits } = placement(pod.spec, nodes);
   const place = { resource: r, path: selectionPath(pod) };
   const clash = fit !== 'no' ? talosPortClash(pod, nodes, fits) : undefined;
   if (clash) {
     ctx.fail({ resource: r, path: clash.path }, `${r.kind} ${r.name}: ${clash.text}`, PORT_FIX);
-    return;
+    return fits;
   }
   const single = oneToANode(r, pod);
   const spread = fit === 'yes' && single ? spreadFault(r, taking, single) : undefined;
@@ -192,12 +192,13 @@ function judgePod(ctx: CheckContext, r: Resource, pod: PodSpecRef, nodes: readon
       `${r.kind} ${r.name}: no node takes it, so ${r.kind === 'DaemonSet' ? 'it runs no pod' : 'its pods stay Pending'}: ${why.join('; ')}`,
       SELECT_FIX,
     );
+  return fits;
 }
 
 export const nodeClosureCheck: PolicyCheck = {
   id: 'closure-node',
   description:
-    "Every pod finds a node: its nodeSelector and required node affinity match the labels Talos gives some node (kubernetes.io/os: linux on every node; node-role.kubernetes.io/control-plane and node.kubernetes.io/exclude-from-external-load-balancers on the control-plane nodes), and it tolerates that node's taints (the control-plane nodes' node-role.kubernetes.io/control-plane:NoSchedule, unless the cluster facts' machineConfig allows scheduling on them); otherwise the scheduler leaves it Pending, or a DaemonSet runs no pod. No host port it asks for (a hostPort, or any port on the host's network) is one Talos' own processes listen on (the kubelet's, apid's; etcd's, the API server's, the controller manager's, the scheduler's and trustd's on the control-plane nodes). A workload whose pods go one to a node (required pod anti-affinity on kubernetes.io/hostname, or a host port) asks for no more replicas than the nodes that take them, and a Deployment's rolling update that starts a pod before it takes one away has a node for it. A node carries no other label but those the machine config's machine.nodeLabels gives it, as the cluster facts' machineConfig states; a selection that turns on a label that differs from node to node or that Kubernetes may write (kubernetes.io/hostname, kubernetes.io/arch) is said not judged (invariants P1).",
+    "Every pod finds a node: its nodeSelector and required node affinity match the labels Talos gives some node (kubernetes.io/os: linux on every node; node-role.kubernetes.io/control-plane and node.kubernetes.io/exclude-from-external-load-balancers on the control-plane nodes), and it tolerates that node's taints (the control-plane nodes' node-role.kubernetes.io/control-plane:NoSchedule, unless the cluster facts' machineConfig allows scheduling on them); otherwise the scheduler leaves it Pending, or a DaemonSet runs no pod. No host port it asks for (a hostPort, or any port on the host's network) is one Talos' own processes listen on (the kubelet's, apid's; etcd's, the API server's, the controller manager's, the scheduler's and trustd's on the control-plane nodes), nor one another DaemonSet asks the same nodes for. A workload whose pods go one to a node (required pod anti-affinity on kubernetes.io/hostname, or a host port) asks for no more replicas than the nodes that take them, and a Deployment's rolling update that starts a pod before it takes one away has a node for it. A node carries no other label but those the machine config's machine.nodeLabels gives it, as the cluster facts' machineConfig states; a selection that turns on a label that differs from node to node or that Kubernetes may write (kubernetes.io/hostname, kubernetes.io/arch) is said not judged (invariants P1).",
   invariants: ['P1'],
   remediation: SELECT_FIX,
   reads: { kinds: [...WORKLOAD_KINDS, 'ConfigMap'] },
@@ -215,9 +216,14 @@ export const nodeClosureCheck: PolicyCheck = {
         );
       return;
     }
+    const daemonSets: DaemonSetPorts[] = [];
     for (const r of ctx.resources) {
       const pod = podSpecOf(r);
-      if (pod) judgePod(ctx, r, pod, nodes);
+      if (!pod) continue;
+      const fits = judgePod(ctx, r, pod, nodes);
+      const ports = hostPorts(pod);
+      if (r.kind === 'DaemonSet' && ports.length) daemonSets.push({ r, ports, fits });
     }
+    for (const { r, path, text } of daemonSetPortClashes(daemonSets, nodes)) ctx.fail({ resource: r, path }, `${r.kind} ${r.name}: ${text}`, PORT_FIX);
   },
 };

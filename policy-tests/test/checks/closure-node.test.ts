@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { nodeKinds } from '../../checks/closure/nodes.ts';
 import { oneToANode, placement } from '../../checks/closure/scheduling.ts';
-import { hostPorts, talosPortClash } from '../../checks/closure/host-ports.ts';
+import { daemonSetPortClashes, hostPorts, talosPortClash } from '../../checks/closure/host-ports.ts';
 
 const facts = (allowSchedulingOnControlPlanes = false, nodeCount = 6, nodeLabels: Record<string, string> = {}) => ({
   nodeCount,
@@ -149,6 +149,24 @@ describe('where the scheduler places a pod on the nodes Talos makes', () => {
       cause: 'host port 8080/TCP',
       loosen: 'ask for no host port (a Service reaches the pods)',
     });
+  });
+
+  it("gives a node's port to one of two DaemonSets that ask every node for it, and says so of the later one", () => {
+    const ds = (name: string, port: number, fits: ('yes' | 'no' | 'unknown')[], extra: object = {}) => ({
+      r: { kind: 'DaemonSet', name } as never,
+      ports: [{ port, protocol: 'TCP', hostIP: '', path: ['p'], ...extra }],
+      fits,
+    });
+    expect(daemonSetPortClashes([ds('node-exporter', 9100, ['yes', 'yes']), ds('other', 9100, ['no', 'yes'])], nodes).map((c) => c.text)).toEqual([
+      'its host port 9100/TCP is one DaemonSet node-exporter also asks every node for, on the workers: one of the two runs no pod there',
+    ]);
+    // Other nodes, a node not surely shared, another protocol, or two distinct addresses: no clash.
+    for (const other of [ds('b', 9100, ['yes', 'no']), ds('b', 9100, ['unknown', 'unknown']), ds('b', 9100, ['yes', 'yes'], { protocol: 'UDP' })])
+      expect(daemonSetPortClashes([ds('a', 9100, ['no', 'yes']), other], nodes)).toEqual([]);
+    expect(daemonSetPortClashes([ds('a', 9100, ['yes', 'yes'], { hostIP: '10.0.0.1' }), ds('b', 9100, ['yes', 'yes'], { hostIP: '10.0.0.2' })], nodes)).toEqual(
+      [],
+    );
+    expect(daemonSetPortClashes([ds('a', 9100, ['yes', 'yes'], { hostIP: '10.0.0.1' }), ds('b', 9100, ['yes', 'yes'])], nodes)).toHaveLength(1);
   });
 
   it('has as many kinds of node as the facts: none of workers when every node is a control-plane node', () => {

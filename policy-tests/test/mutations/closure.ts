@@ -327,7 +327,7 @@ export const closureMutations: Mutation[] = [
     why: "the VPN pod's control server asks the node for port 10250, where Talos' kubelet listens on every node: the two cannot share it",
     mutate: swap(PRIVILEGED_NS_DEPLOYMENT, '              containerPort: 8000\n', '              containerPort: 8000\n              hostPort: 10250\n'),
     at: inFile(PRIVILEGED_NS_DEPLOYMENT, '              hostPort: 10250'),
-    fix: "ask for a host port none of Talos' own processes listens on (the kubelet's 10250, apid's 50000; on the control-plane nodes etcd's 2379 and 2380, the API server's 6443, 10257, 10259, trustd's 50001), or for none: a Service reaches the pod",
+    fix: "ask for a host port nothing else on those nodes listens on (another DaemonSet, or Talos itself: the kubelet's 10250, apid's 50000; on the control-plane nodes etcd's 2379 and 2380, the API server's 6443, 10257, 10259, trustd's 50001), or for none: a Service reaches the pod",
   },
   {
     check: 'closure-node',
