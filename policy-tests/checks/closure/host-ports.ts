@@ -4,7 +4,7 @@
  * knows only pods, so it places a pod on a node whose kubelet, apid or etcd holds its port; the container then
  * cannot bind it, or the node's own port is taken over by the pod's.
  */
-import { list, obj } from '../../model/core/dig.ts';
+import { dig, list, obj } from '../../model/core/dig.ts';
 import type { PathSegment } from '../../model/core/positions.ts';
 import { containersOf, runsAlongside, type PodSpecRef } from '../../model/core/workloads.ts';
 import type { Resource } from '../../model/core/manifest.ts';
@@ -102,4 +102,21 @@ export function daemonSetPortClashes(daemonSets: readonly DaemonSetPorts[], node
     }
   });
   return out;
+}
+
+/**
+ * A DaemonSet whose rolling update surges (updateStrategy.rollingUpdate.maxSurge above zero) starts each node's new
+ * pod beside the old one, and deletes the old one once the new one is available (pkg/controller/daemon/update.go):
+ * while the old pod holds a host port, the new one never fits on its node, and the update stops at the first nodes.
+ */
+export function surgeHeldPort(r: Resource, pod: PodSpecRef): { path: PathSegment[]; text: string } | undefined {
+  if (r.kind !== 'DaemonSet') return undefined;
+  const surge = dig(r.object, ['spec', 'updateStrategy', 'rollingUpdate', 'maxSurge']);
+  const surges = (typeof surge === 'number' && surge > 0) || (typeof surge === 'string' && /^\d+%$/.test(surge) && parseInt(surge, 10) > 0);
+  const port = hostPorts(pod)[0];
+  if (!surges || !port || dig(r.object, ['spec', 'updateStrategy', 'type']) === 'OnDelete') return undefined;
+  return {
+    path: ['spec', 'updateStrategy', 'rollingUpdate', 'maxSurge'],
+    text: `its rolling update starts each node's new pod beside the old one (maxSurge ${String(surge)}), and the old one holds host port ${port.port}/${port.protocol} until the new one is available: the new pod never fits on its node, and the update never gets past the first nodes`,
+  };
 }

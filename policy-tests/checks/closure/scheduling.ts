@@ -14,7 +14,7 @@ import type { Resource } from '../../model/core/manifest.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { selectorMatches } from '../../model/core/label-selector.ts';
 import type { PathSegment } from '../../model/core/positions.ts';
-import { daemonSetPortClashes, hostPorts, PORT_FIX, talosPortClash, type DaemonSetPorts } from './host-ports.ts';
+import { daemonSetPortClashes, hostPorts, PORT_FIX, surgeHeldPort, talosPortClash, type DaemonSetPorts } from './host-ports.ts';
 import { nodeKinds, unknowable, type Fit, type NodeKind } from './nodes.ts';
 import {
   CONTROL_PLANE_TAINT,
@@ -27,6 +27,8 @@ import {
 } from '../../model/core/workloads.ts';
 
 type Obj = Record<string, any>;
+
+const SURGE_FIX = 'let the rolling update stop the old pod first: updateStrategy.rollingUpdate.maxSurge: 0, with maxUnavailable: 1';
 
 const SELECT_FIX =
   "tolerate the taint of the nodes the pod is pinned to (tolerations: [{key: node-role.kubernetes.io/control-plane, operator: Exists, effect: NoSchedule}]), or select labels the nodes carry; a label the nodes' machine config gives them (machine.nodeLabels) goes in the cluster facts' machineConfig too";
@@ -171,6 +173,8 @@ function judgePod(ctx: CheckContext, r: Resource, pod: PodSpecRef, nodes: readon
     ctx.fail({ resource: r, path: clash.path }, `${r.kind} ${r.name}: ${clash.text}`, PORT_FIX);
     return fits;
   }
+  const surge = surgeHeldPort(r, pod);
+  if (surge) ctx.fail({ resource: r, path: surge.path }, `${r.kind} ${r.name}: ${surge.text}`, SURGE_FIX);
   const single = oneToANode(r, pod);
   const spread = fit === 'yes' && single ? spreadFault(r, taking, single) : undefined;
   if (spread && single) {
@@ -198,7 +202,7 @@ function judgePod(ctx: CheckContext, r: Resource, pod: PodSpecRef, nodes: readon
 export const nodeClosureCheck: PolicyCheck = {
   id: 'closure-node',
   description:
-    "Every pod finds a node: its nodeSelector and required node affinity match the labels Talos gives some node (kubernetes.io/os: linux on every node; node-role.kubernetes.io/control-plane and node.kubernetes.io/exclude-from-external-load-balancers on the control-plane nodes), and it tolerates that node's taints (the control-plane nodes' node-role.kubernetes.io/control-plane:NoSchedule, unless the cluster facts' machineConfig allows scheduling on them); otherwise the scheduler leaves it Pending, or a DaemonSet runs no pod. No host port it asks for (a hostPort, or any port on the host's network) is one Talos' own processes listen on (the kubelet's, apid's; etcd's, the API server's, the controller manager's, the scheduler's and trustd's on the control-plane nodes), nor one another DaemonSet asks the same nodes for. A workload whose pods go one to a node (required pod anti-affinity on kubernetes.io/hostname, or a host port) asks for no more replicas than the nodes that take them, and a Deployment's rolling update that starts a pod before it takes one away has a node for it. A node carries no other label but those the machine config's machine.nodeLabels gives it, as the cluster facts' machineConfig states; a selection that turns on a label that differs from node to node or that Kubernetes may write (kubernetes.io/hostname, kubernetes.io/arch) is said not judged (invariants P1).",
+    "Every pod finds a node: its nodeSelector and required node affinity match the labels Talos gives some node (kubernetes.io/os: linux on every node; node-role.kubernetes.io/control-plane and node.kubernetes.io/exclude-from-external-load-balancers on the control-plane nodes), and it tolerates that node's taints (the control-plane nodes' node-role.kubernetes.io/control-plane:NoSchedule, unless the cluster facts' machineConfig allows scheduling on them); otherwise the scheduler leaves it Pending, or a DaemonSet runs no pod. No host port it asks for (a hostPort, or any port on the host's network) is one Talos' own processes listen on (the kubelet's, apid's; etcd's, the API server's, the controller manager's, the scheduler's and trustd's on the control-plane nodes), nor one another DaemonSet asks the same nodes for, nor held by a DaemonSet whose rolling update surges (the new pod waits for the old one's port). A workload whose pods go one to a node (required pod anti-affinity on kubernetes.io/hostname, or a host port) asks for no more replicas than the nodes that take them, and a Deployment's rolling update that starts a pod before it takes one away has a node for it. A node carries no other label but those the machine config's machine.nodeLabels gives it, as the cluster facts' machineConfig states; a selection that turns on a label that differs from node to node or that Kubernetes may write (kubernetes.io/hostname, kubernetes.io/arch) is said not judged (invariants P1).",
   invariants: ['P1'],
   remediation: SELECT_FIX,
   reads: { kinds: [...WORKLOAD_KINDS, 'ConfigMap'] },

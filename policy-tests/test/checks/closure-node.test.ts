@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { nodeKinds } from '../../checks/closure/nodes.ts';
 import { oneToANode, placement } from '../../checks/closure/scheduling.ts';
-import { daemonSetPortClashes, hostPorts, talosPortClash } from '../../checks/closure/host-ports.ts';
+import { daemonSetPortClashes, hostPorts, surgeHeldPort, talosPortClash } from '../../checks/closure/host-ports.ts';
 
 const facts = (allowSchedulingOnControlPlanes = false, nodeCount = 6, nodeLabels: Record<string, string> = {}) => ({
   nodeCount,
@@ -167,6 +167,18 @@ describe('where the scheduler places a pod on the nodes Talos makes', () => {
       [],
     );
     expect(daemonSetPortClashes([ds('a', 9100, ['yes', 'yes'], { hostIP: '10.0.0.1' }), ds('b', 9100, ['yes', 'yes'])], nodes)).toHaveLength(1);
+  });
+
+  it("stalls a DaemonSet's surging update on a host port the old pod holds, and not one that stops the old pod first", () => {
+    const daemonSet = (rollingUpdate: object, spec: Record<string, unknown>, type = 'RollingUpdate') =>
+      [{ kind: 'DaemonSet', object: { spec: { updateStrategy: { type, rollingUpdate } } } } as never, { spec, at: ['spec'] as (string | number)[] }] as const;
+    const onHost = { hostNetwork: true, containers: [{ name: 'c', ports: [{ containerPort: 9100 }] }] };
+    expect(surgeHeldPort(...daemonSet({ maxSurge: 1, maxUnavailable: 0 }, onHost))?.text).toMatch(/holds host port 9100\/TCP until the new one is available/);
+    expect(surgeHeldPort(...daemonSet({ maxSurge: '10%', maxUnavailable: 0 }, onHost))).toBeDefined();
+    expect(surgeHeldPort(...daemonSet({ maxSurge: 0, maxUnavailable: 1 }, onHost))).toBeUndefined();
+    expect(surgeHeldPort(...daemonSet({ maxSurge: '0%', maxUnavailable: 1 }, onHost))).toBeUndefined();
+    expect(surgeHeldPort(...daemonSet({ maxSurge: 1, maxUnavailable: 0 }, { containers: [{ name: 'c', ports: [{ containerPort: 9100 }] }] }))).toBeUndefined();
+    expect(surgeHeldPort(...daemonSet({ maxSurge: 1 }, onHost, 'OnDelete'))).toBeUndefined();
   });
 
   it('has as many kinds of node as the facts: none of workers when every node is a control-plane node', () => {

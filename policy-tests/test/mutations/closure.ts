@@ -30,6 +30,8 @@ const apiOneToANode = (spec: string) => (c: RepoCopy) => {
   )(c);
 };
 
+const GPU_PLUGIN = 'apps/platform/intel-gpu-plugin/daemonset.yaml';
+
 export const closureMutations: Mutation[] = [
   // Per-kind closure.
   {
@@ -328,6 +330,20 @@ export const closureMutations: Mutation[] = [
     mutate: swap(PRIVILEGED_NS_DEPLOYMENT, '              containerPort: 8000\n', '              containerPort: 8000\n              hostPort: 10250\n'),
     at: inFile(PRIVILEGED_NS_DEPLOYMENT, '              hostPort: 10250'),
     fix: "ask for a host port nothing else on those nodes listens on (another DaemonSet, or Talos itself: the kubelet's 10250, apid's 50000; on the control-plane nodes etcd's 2379 and 2380, the API server's 6443, 10257, 10259, trustd's 50001), or for none: a Service reaches the pod",
+  },
+  {
+    check: 'closure-node',
+    why: "the GPU plugin's metrics are published on each node's port 9090, and its rolling update is made to start each node's new pod before it stops the old one: the old pod holds the port, and the update stalls at the first node",
+    mutate: (c) => {
+      swap(GPU_PLUGIN, '      maxSurge: 0\n      maxUnavailable: 1\n', '      maxSurge: 1\n      maxUnavailable: 0\n')(c);
+      swap(
+        GPU_PLUGIN,
+        '          args: ["-shared-dev-num=2"]\n',
+        '          args: ["-shared-dev-num=2"]\n          ports:\n            - {name: metrics, containerPort: 9090, hostPort: 9090}\n',
+      )(c);
+    },
+    at: inFile(GPU_PLUGIN, '      maxSurge: 1'),
+    fix: 'let the rolling update stop the old pod first: updateStrategy.rollingUpdate.maxSurge: 0, with maxUnavailable: 1',
   },
   {
     check: 'closure-node',
