@@ -27,10 +27,12 @@ const TALOS_KEYS = new Set([...Object.keys(TALOS_LABELS), ...Object.keys(CONTROL
 
 /**
  * Whether a node's label is one the gate cannot know: a key under kubernetes.io that Talos does not govern, which the
- * kubelet writes per node (kubernetes.io/hostname, kubernetes.io/arch) or Kubernetes or a provider may write.
+ * kubelet writes per node (kubernetes.io/hostname, kubernetes.io/arch) or Kubernetes or a provider may write. A role
+ * (node-role.kubernetes.io/...) is known: the NodeRestriction admission plugin keeps a kubelet from giving its node
+ * one, so a node has only the roles Talos gives it and machine.nodeLabels.
  */
 export const unknowable = (key: string, node: NodeKind): boolean =>
-  !TALOS_KEYS.has(key) && !Object.hasOwn(node.labels, key) && /(^|\.)kubernetes\.io\//.test(key);
+  !TALOS_KEYS.has(key) && !key.startsWith('node-role.kubernetes.io/') && !Object.hasOwn(node.labels, key) && /(^|\.)kubernetes\.io\//.test(key);
 
 /** The kinds of node the facts give: the control-plane nodes and the workers, as many kinds as the cluster has. */
 export function nodeKinds(facts: Pick<ClusterFacts, 'nodeCount' | 'controlPlaneCount' | 'machineConfig'>): NodeKind[] {

@@ -63,6 +63,8 @@ describe('where the scheduler places a pod on the nodes Talos makes', () => {
       unknownKeys: [],
     });
     expect(placement({ nodeSelector: { gpu: 'intel' } }, nodeKinds(facts(false, 6, { gpu: 'intel' }))).fit).toBe('yes');
+    // A worker role is no label Talos gives, and no kubelet may give its own node a role.
+    expect(placement({ nodeSelector: { 'node-role.kubernetes.io/worker': '' } }, nodes)).toMatchObject({ fit: 'no', unknownKeys: [] });
     // The exclusions charts write for nodes this cluster has none of (a serverless node, a virtual kubelet) hold.
     const exclude = {
       matchExpressions: [
