@@ -26,13 +26,24 @@ const CONTROL_PLANE_LABELS = { [CONTROL_PLANE_TAINT]: '', 'node.kubernetes.io/ex
 const TALOS_KEYS = new Set([...Object.keys(TALOS_LABELS), ...Object.keys(CONTROL_PLANE_LABELS)]);
 
 /**
+ * The labels only a cloud provider writes (its cloud-controller-manager: zone, region, instance type; and their beta
+ * forms). Talos runs none unless cluster.externalCloudProvider is on, which a lab on its own hardware leaves off.
+ */
+const CLOUD_LABELS =
+  /^(topology\.kubernetes\.io\/(zone|region)|failure-domain\.beta\.kubernetes\.io\/(zone|region)|(node|beta)\.kubernetes\.io\/instance-type)$/;
+
+/**
  * Whether a node's label is one the gate cannot know: a key under kubernetes.io that Talos does not govern, which the
- * kubelet writes per node (kubernetes.io/hostname, kubernetes.io/arch) or Kubernetes or a provider may write. A role
+ * kubelet writes per node (kubernetes.io/hostname, kubernetes.io/arch) or Kubernetes may write. A role
  * (node-role.kubernetes.io/...) is known: the NodeRestriction admission plugin keeps a kubelet from giving its node
- * one, so a node has only the roles Talos gives it and machine.nodeLabels.
+ * one, so a node has only the roles Talos gives it and machine.nodeLabels; so are a cloud provider's labels.
  */
 export const unknowable = (key: string, node: NodeKind): boolean =>
-  !TALOS_KEYS.has(key) && !key.startsWith('node-role.kubernetes.io/') && !Object.hasOwn(node.labels, key) && /(^|\.)kubernetes\.io\//.test(key);
+  !TALOS_KEYS.has(key) &&
+  !key.startsWith('node-role.kubernetes.io/') &&
+  !CLOUD_LABELS.test(key) &&
+  !Object.hasOwn(node.labels, key) &&
+  /(^|\.)kubernetes\.io\//.test(key);
 
 /** The kinds of node the facts give: the control-plane nodes and the workers, as many kinds as the cluster has. */
 export function nodeKinds(facts: Pick<ClusterFacts, 'nodeCount' | 'controlPlaneCount' | 'machineConfig'>): NodeKind[] {

@@ -91,12 +91,37 @@ function fitsNode(spec: Obj, node: NodeKind, unknownKeys: Set<string>): { fit: F
     };
   if (node.tainted && !toleratesControlPlane(spec.tolerations))
     return { fit: 'no', why: `the ${node.name} carry the taint ${CONTROL_PLANE_TAINT}:NoSchedule, which it does not tolerate` };
+  const spread = spreadKeyFit(spec, node, unknownKeys);
+  return spread.fit === 'no' ? spread : { fit: both(fit, spread.fit) };
+}
+
+/**
+ * The PodTopologySpread filter's first question: a node without the label a DoNotSchedule constraint spreads over
+ * takes no pod (UnschedulableAndUnresolvable, "node(s) didn't match pod topology spread constraints (missing
+ * required label)"). Every node has its hostname; a key the gate cannot know leaves it not known.
+ */
+function spreadKeyFit(spec: Obj, node: NodeKind, unknownKeys: Set<string>): { fit: Fit; why?: string } {
+  let fit: Fit = 'yes';
+  for (const c of list(spec.topologySpreadConstraints).map(obj)) {
+    const key = typeof c.topologyKey === 'string' ? c.topologyKey : '';
+    if (c.whenUnsatisfiable !== 'DoNotSchedule' || key === 'kubernetes.io/hostname' || Object.hasOwn(node.labels, key)) continue;
+    if (!unknowable(key, node))
+      return { fit: 'no', why: `the ${node.name} carry no label ${key}, over which its topology spread constraint spreads it (DoNotSchedule)` };
+    unknownKeys.add(key);
+    fit = 'unknown';
+  }
   return { fit };
 }
 
 /** Where a pod's node selection is written: its nodeSelector, else its node affinity, else the pod spec. */
 const selectionPath = (pod: PodSpecRef) =>
-  pod.spec.nodeSelector ? [...pod.at, 'nodeSelector'] : dig(pod.spec, ['affinity', 'nodeAffinity']) ? [...pod.at, 'affinity', 'nodeAffinity'] : pod.at;
+  pod.spec.nodeSelector
+    ? [...pod.at, 'nodeSelector']
+    : dig(pod.spec, ['affinity', 'nodeAffinity'])
+      ? [...pod.at, 'affinity', 'nodeAffinity']
+      : pod.spec.topologySpreadConstraints
+        ? [...pod.at, 'topologySpreadConstraints']
+        : pod.at;
 
 /** Where a pod fits: on some node (yes), on none (no, with why for each kind of node), or not known (the label keys the gate does not know). */
 export function placement(
@@ -202,7 +227,7 @@ function judgePod(ctx: CheckContext, r: Resource, pod: PodSpecRef, nodes: readon
 export const nodeClosureCheck: PolicyCheck = {
   id: 'closure-node',
   description:
-    "Every pod finds a node: its nodeSelector and required node affinity match the labels Talos gives some node (kubernetes.io/os: linux on every node; node-role.kubernetes.io/control-plane and node.kubernetes.io/exclude-from-external-load-balancers on the control-plane nodes), and it tolerates that node's taints (the control-plane nodes' node-role.kubernetes.io/control-plane:NoSchedule, unless the cluster facts' machineConfig allows scheduling on them); otherwise the scheduler leaves it Pending, or a DaemonSet runs no pod. No host port it asks for (a hostPort, or any port on the host's network) is one Talos' own processes listen on (the kubelet's, apid's; etcd's, the API server's, the controller manager's, the scheduler's and trustd's on the control-plane nodes), nor one another DaemonSet asks the same nodes for, nor held by a DaemonSet whose rolling update surges (the new pod waits for the old one's port). A workload whose pods go one to a node (required pod anti-affinity on kubernetes.io/hostname, or a host port) asks for no more replicas than the nodes that take them, and a Deployment's rolling update that starts a pod before it takes one away has a node for it. A node carries no other label but those the machine config's machine.nodeLabels gives it, as the cluster facts' machineConfig states; a selection that turns on a label that differs from node to node or that Kubernetes may write (kubernetes.io/hostname, kubernetes.io/arch) is said not judged (invariants P1).",
+    "Every pod finds a node: its nodeSelector and required node affinity match the labels Talos gives some node (kubernetes.io/os: linux on every node; node-role.kubernetes.io/control-plane and node.kubernetes.io/exclude-from-external-load-balancers on the control-plane nodes), and it tolerates that node's taints (the control-plane nodes' node-role.kubernetes.io/control-plane:NoSchedule, unless the cluster facts' machineConfig allows scheduling on them), and the node carries the label each of its DoNotSchedule topology spread constraints spreads over (no node has a zone: no cloud provider runs here); otherwise the scheduler leaves it Pending, or a DaemonSet runs no pod. No host port it asks for (a hostPort, or any port on the host's network) is one Talos' own processes listen on (the kubelet's, apid's; etcd's, the API server's, the controller manager's, the scheduler's and trustd's on the control-plane nodes), nor one another DaemonSet asks the same nodes for, nor held by a DaemonSet whose rolling update surges (the new pod waits for the old one's port). A workload whose pods go one to a node (required pod anti-affinity on kubernetes.io/hostname, or a host port) asks for no more replicas than the nodes that take them, and a Deployment's rolling update that starts a pod before it takes one away has a node for it. A node carries no other label but those the machine config's machine.nodeLabels gives it, as the cluster facts' machineConfig states; a selection that turns on a label that differs from node to node or that Kubernetes may write (kubernetes.io/hostname, kubernetes.io/arch) is said not judged (invariants P1).",
   invariants: ['P1'],
   remediation: SELECT_FIX,
   reads: { kinds: [...WORKLOAD_KINDS, 'ConfigMap'] },

@@ -77,6 +77,21 @@ describe('where the scheduler places a pod on the nodes Talos makes', () => {
     );
   });
 
+  it('finds no node for a pod spread over a label no node carries (DoNotSchedule), as the PodTopologySpread filter does', () => {
+    const spread = (topologyKey: string, whenUnsatisfiable = 'DoNotSchedule') => ({
+      topologySpreadConstraints: [{ maxSkew: 1, topologyKey, whenUnsatisfiable }],
+    });
+    // No cloud provider runs here, so no node has a zone.
+    expect(placement(spread('topology.kubernetes.io/zone'), nodes)).toMatchObject({
+      fit: 'no',
+      why: [TAINTED, 'the workers carry no label topology.kubernetes.io/zone, over which its topology spread constraint spreads it (DoNotSchedule)'],
+    });
+    expect(placement(spread('topology.kubernetes.io/zone', 'ScheduleAnyway'), nodes).fit).toBe('yes');
+    expect(placement(spread('kubernetes.io/hostname'), nodes).fit).toBe('yes');
+    expect(placement(spread('topology.kubernetes.io/zone'), nodeKinds(facts(false, 6, { 'topology.kubernetes.io/zone': 'rack-1' }))).fit).toBe('yes');
+    expect(placement(spread('kubernetes.io/arch'), nodes)).toMatchObject({ fit: 'unknown', unknownKeys: ['kubernetes.io/arch'] });
+  });
+
   it('says not known where the pod selects by a label the facts do not give the nodes, unless no node could take it anyway', () => {
     expect(placement({ nodeSelector: { 'kubernetes.io/arch': 'amd64' } }, nodes)).toMatchObject({
       fit: 'unknown',

@@ -347,6 +347,16 @@ export const closureMutations: Mutation[] = [
   },
   {
     check: 'closure-node',
+    why: "the API is spread over zones, as a cloud's chart would spread it, and must be (DoNotSchedule): no node of the lab has a zone, and the scheduler places it on none",
+    mutate: swap(
+      PORTFOLIO_DEPLOYMENT,
+      '      automountServiceAccountToken: false\n',
+      '      automountServiceAccountToken: false\n      topologySpreadConstraints:\n        - maxSkew: 1\n          topologyKey: topology.kubernetes.io/zone\n          whenUnsatisfiable: DoNotSchedule\n          labelSelector:\n            matchLabels:\n              app.kubernetes.io/name: portfolio-api\n',
+    ),
+    at: inFile(PORTFOLIO_DEPLOYMENT, '      topologySpreadConstraints:'),
+  },
+  {
+    check: 'closure-node',
     why: 'the TV manager asks by node affinity for a node that is no Linux node: every Talos node is one',
     mutate: swap(
       'apps/media/sonarr/deployment.yaml',
