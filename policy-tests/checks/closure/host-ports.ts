@@ -120,3 +120,18 @@ export function surgeHeldPort(r: Resource, pod: PodSpecRef): { path: PathSegment
     text: `its rolling update starts each node's new pod beside the old one (maxSurge ${String(surge)}), and the old one holds host port ${port.port}/${port.protocol} until the new one is available: the new pod never fits on its node, and the update never gets past the first nodes`,
   };
 }
+
+/**
+ * The kinds of node where a DaemonSet other than `self` surely holds one of the pod's host ports on every node, by
+ * the kind's index, with the DaemonSet: no other pod asking for that port fits there.
+ */
+export function heldByDaemonSets(self: Resource, ports: readonly HostPort[], daemonSets: readonly DaemonSetPorts[]): Map<number, Resource> {
+  const held = new Map<number, Resource>();
+  for (const ds of daemonSets) {
+    if (ds.r === self || !ports.some((p) => ds.ports.some((q) => clash(p, q)))) continue;
+    ds.fits.forEach((fit, i) => {
+      if (fit === 'yes' && !held.has(i)) held.set(i, ds.r);
+    });
+  }
+  return held;
+}

@@ -14,7 +14,7 @@ import type { Resource } from '../../model/core/manifest.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { selectorMatches } from '../../model/core/label-selector.ts';
 import type { PathSegment } from '../../model/core/positions.ts';
-import { daemonSetPortClashes, hostPorts, PORT_FIX, surgeHeldPort, talosPortClash, type DaemonSetPorts } from './host-ports.ts';
+import { daemonSetPortClashes, heldByDaemonSets, hostPorts, PORT_FIX, surgeHeldPort, talosPortClash, type DaemonSetPorts } from './host-ports.ts';
 import { nodeKinds, unknowable, type Fit, type NodeKind } from './nodes.ts';
 import {
   CONTROL_PLANE_TAINT,
@@ -182,21 +182,39 @@ function spreadFault(r: Resource, taking: number, { cause, loosen }: { cause: st
   return undefined;
 }
 
-function judgePod(ctx: CheckContext, r: Resource, pod: PodSpecRef, nodes: readonly NodeKind[]): readonly Fit[] {
+function judgePod(
+  ctx: CheckContext,
+  r: Resource,
+  pod: PodSpecRef,
+  { nodes, daemonSets }: { nodes: readonly NodeKind[]; daemonSets: readonly DaemonSetPorts[] },
+): void {
   // A pod bound by nodeName skips the scheduler; its node is named, and names are not in the facts.
   if (pod.spec.nodeName) {
     ctx.notJudged(
       { resource: r, path: [...pod.at, 'nodeName'] },
       `${r.kind} ${r.name} names its node, and the cluster facts name none: whether that node takes it is not judged`,
     );
-    return nodes.map(() => 'unknown');
+    return;
   }
-  const { fit, why, unknownKeys, taking, unknownKinds, fits } = placement(pod.spec, nodes);
+  const { fit, why, unknownKeys, taking: anyPort, unknownKinds, fits } = placement(pod.spec, nodes);
+  // Where a DaemonSet holds one of its host ports on every node, no pod of it fits.
+  const held = r.kind === 'DaemonSet' ? new Map<number, Resource>() : heldByDaemonSets(r, hostPorts(pod), daemonSets);
+  const taking = anyPort - [...held.keys()].reduce((sum, i) => sum + (fits[i] === 'yes' ? nodes[i]!.count : 0), 0);
   const place = { resource: r, path: selectionPath(pod) };
   const clash = fit !== 'no' ? talosPortClash(pod, nodes, fits) : undefined;
   if (clash) {
     ctx.fail({ resource: r, path: clash.path }, `${r.kind} ${r.name}: ${clash.text}`, PORT_FIX);
-    return fits;
+    return;
+  }
+  const holder = [...held.values()][0];
+  if (fit === 'yes' && taking === 0 && holder) {
+    const port = hostPorts(pod)[0]!;
+    ctx.fail(
+      { resource: r, path: port.path },
+      `${r.kind} ${r.name}: its host port ${port.port}/${port.protocol} is held on every node that takes it by ${holder.kind} ${holder.name}, so its pods stay Pending`,
+      PORT_FIX,
+    );
+    return;
   }
   const surge = surgeHeldPort(r, pod);
   if (surge) ctx.fail({ resource: r, path: surge.path }, `${r.kind} ${r.name}: ${surge.text}`, SURGE_FIX);
@@ -221,13 +239,12 @@ function judgePod(ctx: CheckContext, r: Resource, pod: PodSpecRef, nodes: readon
       `${r.kind} ${r.name}: no node takes it, so ${r.kind === 'DaemonSet' ? 'it runs no pod' : 'its pods stay Pending'}: ${why.join('; ')}`,
       SELECT_FIX,
     );
-  return fits;
 }
 
 export const nodeClosureCheck: PolicyCheck = {
   id: 'closure-node',
   description:
-    "Every pod finds a node: its nodeSelector and required node affinity match the labels Talos gives some node (kubernetes.io/os: linux on every node; node-role.kubernetes.io/control-plane and node.kubernetes.io/exclude-from-external-load-balancers on the control-plane nodes), and it tolerates that node's taints (the control-plane nodes' node-role.kubernetes.io/control-plane:NoSchedule, unless the cluster facts' machineConfig allows scheduling on them), and the node carries the label each of its DoNotSchedule topology spread constraints spreads over (no node has a zone: no cloud provider runs here); otherwise the scheduler leaves it Pending, or a DaemonSet runs no pod. No host port it asks for (a hostPort, or any port on the host's network) is one Talos' own processes listen on (the kubelet's, apid's; etcd's, the API server's, the controller manager's, the scheduler's and trustd's on the control-plane nodes), nor one another DaemonSet asks the same nodes for, nor held by a DaemonSet whose rolling update surges (the new pod waits for the old one's port). A workload whose pods go one to a node (required pod anti-affinity on kubernetes.io/hostname, or a host port) asks for no more replicas than the nodes that take them, and a Deployment's rolling update that starts a pod before it takes one away has a node for it. A node carries no other label but those the machine config's machine.nodeLabels gives it, as the cluster facts' machineConfig states; a selection that turns on a label that differs from node to node or that Kubernetes may write (kubernetes.io/hostname, kubernetes.io/arch) is said not judged (invariants P1).",
+    "Every pod finds a node: its nodeSelector and required node affinity match the labels Talos gives some node (kubernetes.io/os: linux on every node; node-role.kubernetes.io/control-plane and node.kubernetes.io/exclude-from-external-load-balancers on the control-plane nodes), and it tolerates that node's taints (the control-plane nodes' node-role.kubernetes.io/control-plane:NoSchedule, unless the cluster facts' machineConfig allows scheduling on them), and the node carries the label each of its DoNotSchedule topology spread constraints spreads over (no node has a zone: no cloud provider runs here); otherwise the scheduler leaves it Pending, or a DaemonSet runs no pod. No host port it asks for (a hostPort, or any port on the host's network) is one Talos' own processes listen on (the kubelet's, apid's; etcd's, the API server's, the controller manager's, the scheduler's and trustd's on the control-plane nodes), nor one a DaemonSet holds on every node it could take (two DaemonSets asking the same nodes for one, or a workload's pods finding it held wherever they fit), nor held by a DaemonSet whose rolling update surges (the new pod waits for the old one's port). A workload whose pods go one to a node (required pod anti-affinity on kubernetes.io/hostname, or a host port) asks for no more replicas than the nodes that take them, and a Deployment's rolling update that starts a pod before it takes one away has a node for it. A node carries no other label but those the machine config's machine.nodeLabels gives it, as the cluster facts' machineConfig states; a selection that turns on a label that differs from node to node or that Kubernetes may write (kubernetes.io/hostname, kubernetes.io/arch) is said not judged (invariants P1).",
   invariants: ['P1'],
   remediation: SELECT_FIX,
   reads: { kinds: [...WORKLOAD_KINDS, 'ConfigMap'] },
@@ -245,14 +262,16 @@ export const nodeClosureCheck: PolicyCheck = {
         );
       return;
     }
-    const daemonSets: DaemonSetPorts[] = [];
-    for (const r of ctx.resources) {
+    const pods = ctx.resources.flatMap((r) => {
       const pod = podSpecOf(r);
-      if (!pod) continue;
-      const fits = judgePod(ctx, r, pod, nodes);
-      const ports = hostPorts(pod);
-      if (r.kind === 'DaemonSet' && ports.length) daemonSets.push({ r, ports, fits });
-    }
+      return pod ? [{ r, pod }] : [];
+    });
+    // The DaemonSets that ask every node they run on for a host port, first: other pods find those ports taken.
+    const daemonSets: DaemonSetPorts[] = pods.flatMap(({ r, pod }) => {
+      const ports = r.kind === 'DaemonSet' && !pod.spec.nodeName ? hostPorts(pod) : [];
+      return ports.length ? [{ r, ports, fits: placement(pod.spec, nodes).fits }] : [];
+    });
+    for (const { r, pod } of pods) judgePod(ctx, r, pod, { nodes, daemonSets });
     for (const { r, path, text } of daemonSetPortClashes(daemonSets, nodes)) ctx.fail({ resource: r, path }, `${r.kind} ${r.name}: ${text}`, PORT_FIX);
   },
 };

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { nodeKinds } from '../../checks/closure/nodes.ts';
 import { oneToANode, placement } from '../../checks/closure/scheduling.ts';
-import { daemonSetPortClashes, hostPorts, surgeHeldPort, talosPortClash } from '../../checks/closure/host-ports.ts';
+import { daemonSetPortClashes, heldByDaemonSets, hostPorts, surgeHeldPort, talosPortClash } from '../../checks/closure/host-ports.ts';
 
 const facts = (allowSchedulingOnControlPlanes = false, nodeCount = 6, nodeLabels: Record<string, string> = {}) => ({
   nodeCount,
@@ -196,6 +196,19 @@ describe('where the scheduler places a pod on the nodes Talos makes', () => {
     expect(surgeHeldPort(...daemonSet({ maxSurge: '0%', maxUnavailable: 1 }, onHost))).toBeUndefined();
     expect(surgeHeldPort(...daemonSet({ maxSurge: 1, maxUnavailable: 0 }, { containers: [{ name: 'c', ports: [{ containerPort: 9100 }] }] }))).toBeUndefined();
     expect(surgeHeldPort(...daemonSet({ maxSurge: 1 }, onHost, 'OnDelete'))).toBeUndefined();
+  });
+
+  it('finds where a DaemonSet holds a host port on every node, for the other pods that ask for it', () => {
+    const exporter = {
+      r: { kind: 'DaemonSet', name: 'node-exporter' } as never,
+      ports: [{ port: 9100, protocol: 'TCP', hostIP: '', path: [] }],
+      fits: ['no', 'yes'] as const,
+    };
+    const asks = [{ port: 9100, protocol: 'TCP', hostIP: '', path: [] }];
+    expect([...heldByDaemonSets({} as never, asks, [exporter]).keys()]).toEqual([1]);
+    expect(heldByDaemonSets(exporter.r, asks, [exporter]).size).toBe(0);
+    expect(heldByDaemonSets({} as never, [{ ...asks[0]!, port: 9101 }], [exporter]).size).toBe(0);
+    expect(heldByDaemonSets({} as never, asks, [{ ...exporter, fits: ['unknown', 'unknown'] }]).size).toBe(0);
   });
 
   it('has as many kinds of node as the facts: none of workers when every node is a control-plane node', () => {

@@ -357,6 +357,21 @@ export const closureMutations: Mutation[] = [
   },
   {
     check: 'closure-node',
+    why: "the GPU plugin, now on every worker whatever its architecture, publishes its metrics on each node's port 8000, which the VPN pod's control server also asks the node for: every node that takes the VPN pod has the port taken",
+    mutate: (c) => {
+      swap(GPU_PLUGIN, '      nodeSelector:\n        kubernetes.io/arch: amd64\n', '')(c);
+      swap(
+        GPU_PLUGIN,
+        '          args: ["-shared-dev-num=2"]\n',
+        '          args: ["-shared-dev-num=2"]\n          ports:\n            - {name: metrics, containerPort: 8000, hostPort: 8000}\n',
+      )(c);
+      swap(PRIVILEGED_NS_DEPLOYMENT, '              containerPort: 8000\n', '              containerPort: 8000\n              hostPort: 8000\n')(c);
+    },
+    at: inFile(PRIVILEGED_NS_DEPLOYMENT, '              hostPort: 8000'),
+    fix: "ask for a host port nothing else on those nodes listens on (another DaemonSet, or Talos itself: the kubelet's 10250, apid's 50000; on the control-plane nodes etcd's 2379 and 2380, the API server's 6443, 10257, 10259, trustd's 50001), or for none: a Service reaches the pod",
+  },
+  {
+    check: 'closure-node',
     why: 'the TV manager asks by node affinity for a node that is no Linux node: every Talos node is one',
     mutate: swap(
       'apps/media/sonarr/deployment.yaml',
