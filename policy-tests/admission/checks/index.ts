@@ -2,13 +2,15 @@
  * The API server's admission chain, as checks: its built-in validation, Pod
  * Security admission, and the CRDs' validation rules (CEL), judged on every
  * plain and rendered object as on a create through Argo CD; and what makes
- * Argo CD itself refuse or never apply an object; and what the kubelet, the
+ * Argo CD itself refuse or never apply an object; what the webhooks the
+ * repository deploys refuse (cert-manager's); and what the kubelet, the
  * node's own admission, refuses of a pod the API server admitted.
  */
 import { groupOf, type Resource } from '../../model/core/manifest.ts';
 import { type PolicyCheck, type Area, type CheckEnvironment } from '../../model/checks/kit.ts';
 import { admissionPolicyCheck } from './admission-policy.ts';
 import { argocdWillSyncCheck } from './argocd-will-sync.ts';
+import { certManagerWebhookCheck } from './cert-manager-webhook.ts';
 import { crdAcceptedCheck } from './crd-accepted.ts';
 import { kubeletAdmitsCheck } from './kubelet-admits.ts';
 import { apiValidationCheck, crdValidationRuleCheck } from './object-validation.ts';
@@ -27,6 +29,7 @@ export function admissionChecks({ builtinGroups, isClusterScoped }: CheckEnviron
     kubeletAdmitsCheck(isBuiltin),
     crdValidationRuleCheck(isBuiltin),
     crdAcceptedCheck,
+    certManagerWebhookCheck,
     serviceAllocationCheck,
     namespaceLimitsCheck,
     admissionPolicyCheck(isBuiltin, isClusterScoped),

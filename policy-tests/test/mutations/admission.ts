@@ -5,6 +5,7 @@ import { lineOf, type RepoCopy } from '../support/helpers.ts';
 import { CONTAINER, swap, API, SERVICE, NAMESPACES, STORE, after, inProject, PORTFOLIO_DEPLOYMENT, PRIVILEGED_NS_DEPLOYMENT } from './edits.ts';
 
 const ARGOCD_CM = 'apps/platform/argocd/patches/argocd-cm.yaml';
+const API_INGRESS = 'portfolio-api/deploy/ingress.yaml';
 const FOLDERS = 'apps/media/storage/folders.yaml';
 const TDARR = 'apps/media/tdarr/deployment.yaml';
 const VOLSYNC_APP = 'apps/platform/volsync/application.yaml';
@@ -288,6 +289,12 @@ const mutations: Mutation[] = [
     at: 'status-writer-xxxx',
   },
   // Pod Security admission.
+  {
+    check: 'cert-manager-webhook',
+    why: "the API's certificate is asked to last half an hour: cert-manager's webhook refuses any under an hour, and the sync fails",
+    mutate: swap(API_INGRESS, '  secretName: portfolio-tls\n  dnsNames:', '  secretName: portfolio-tls\n  duration: 30m\n  dnsNames:'),
+    at: (c) => ({ file: API_INGRESS, line: lineOf(c, API_INGRESS, '  duration: 30m') }),
+  },
   {
     check: 'kubelet-admits',
     why: "the VPN pod sets WireGuard's net.ipv4.conf.all.src_valid_mark, as its image's docs suggest: its privileged namespace admits it, and every node's kubelet, which Talos lets run no unsafe sysctl, fails the pod (SysctlForbidden)",
