@@ -8,7 +8,7 @@
 import { isIP } from 'node:net';
 import { list } from '../../model/core/dig.ts';
 import type { PathSegment } from '../../model/core/positions.ts';
-import { goDurationMs } from '../../model/core/time.ts';
+import { fiveFieldProblem, goDurationMs, isZoneName, NEVER_FIRES } from '../../model/core/time.ts';
 import { parseMailAddress } from '../../model/go/mail.ts';
 import { validateAnnotations, validateLabels, validateName, type Invalid } from '../validation/metadata.ts';
 import { tooLong } from '../validation/syntax.ts';
@@ -248,6 +248,46 @@ function restProblems(spec: Obj, at: PathSegment[]): Invalid[] {
   return out;
 }
 
+/** robfig/cron's descriptors (cron.Descriptor), which cert-manager's parser takes beside the five fields. */
+const DESCRIPTOR = /^@(yearly|annually|monthly|weekly|daily|midnight|hourly)$/;
+
+/** Why robfig's parser, as cert-manager's CronParse builds it, refuses a renewal window's schedule, or undefined. */
+function cronProblem(cron: string): string | undefined {
+  if (cron.startsWith('@'))
+    return DESCRIPTOR.test(cron) || (cron.startsWith('@every ') && goDurationMs(cron.slice(7)) !== undefined) ? undefined : `unrecognized descriptor: ${cron}`;
+  const problem = fiveFieldProblem(cron, 'cert-manager');
+  return problem === NEVER_FIRES ? undefined : problem;
+}
+
+/** validateCertificateRenewal: a policy of RenewBefore or Disabled, and every window a duration, a zone Go knows and a schedule. */
+function renewalProblems(renewal: Obj, at: PathSegment[]): Invalid[] {
+  const out: Invalid[] = [];
+  const windows = list(renewal.windows) as Obj[];
+  if (renewal.policy === 'Disabled') {
+    if (windows.length) out.push(invalid([...at, 'windows'], 'Forbidden: windows cannot be set when `renewal.policy` is set to Disabled'));
+    return out;
+  }
+  if (renewal.policy !== 'RenewBefore')
+    out.push(invalid([...at, 'policy'], `Unsupported value: ${JSON.stringify(renewal.policy ?? '')}: supported values: "Disabled", "RenewBefore"`));
+  windows.forEach((w, i) => {
+    const here = [...at, 'windows', i];
+    if (w?.windowDuration === undefined)
+      out.push(invalid([...here, 'windowDuration'], 'Required value: windowDuration must be specified and should be greater than 0'));
+    const zone = typeof w?.timezone === 'string' ? w.timezone : '';
+    if (zone && !isZoneName(zone))
+      out.push(invalid([...here, 'timezone'], `Invalid value: ${JSON.stringify(zone)}: invalid value for timezone. timezone must be IANA compliant`));
+    const problem = cronProblem(typeof w?.cron === 'string' ? w.cron : '');
+    if (problem)
+      out.push(
+        invalid(
+          [...here, 'cron'],
+          `Invalid value: ${JSON.stringify(w?.cron ?? '')}: invalid cron syntax: ${problem}. cron needs to follow: cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow`,
+        ),
+      );
+  });
+  return out;
+}
+
 /** Every refusal cert-manager's webhook makes of a Certificate's spec, in its words. */
 export function certificateProblems(spec: Obj | undefined): Invalid[] {
   const at: PathSegment[] = ['spec'];
@@ -261,5 +301,6 @@ export function certificateProblems(spec: Obj | undefined): Invalid[] {
     ...(s.duration !== undefined || s.renewBefore !== undefined ? durationProblems(s, at) : []),
     ...restProblems(s, at),
     ...(s.keystores ? keystoreProblems(s, at) : []),
+    ...(s.renewal && typeof s.renewal === 'object' ? renewalProblems(s.renewal as Obj, [...at, 'renewal']) : []),
   ];
 }

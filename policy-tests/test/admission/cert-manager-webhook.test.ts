@@ -67,6 +67,15 @@ describe("cert-manager's webhook on a Certificate", () => {
     expect(problems({ keystores: { pkcs12: { create: true } } })).toEqual([
       'spec.keystores.pkcs12: Forbidden: must set exactly one of passwordSecretRef and password must for PKCS#12 keystores',
     ]);
+    expect(problems({ renewal: { policy: 'RenewBefore', windows: [{ cron: '0 2 * * 6', timezone: 'Europe/Berlin', windowDuration: '4h' }] } })).toEqual([]);
+    expect(problems({ renewal: { policy: 'Disabled', windows: [{ cron: '@daily', windowDuration: '1h' }] } })).toEqual([
+      'spec.renewal.windows: Forbidden: windows cannot be set when `renewal.policy` is set to Disabled',
+    ]);
+    expect(problems({ renewal: { policy: 'RenewBefore', windows: [{ cron: '0 2 * *', timezone: 'Mars/Olympus' }] } }).map((p) => p.split(': ')[0])).toEqual([
+      'spec.renewal.windows.0.windowDuration',
+      'spec.renewal.windows.0.timezone',
+      'spec.renewal.windows.0.cron',
+    ]);
     expect(problems({ nameConstraints: { permitted: { dnsDomains: ['example.net'] } } })).toEqual([
       'spec.nameConstraints: Invalid value: isCa should be true when nameConstraints is set',
     ]);
