@@ -236,6 +236,7 @@ export { templatePatchAgreement, templatePatchCases } from './argocd-template-pa
 export { strategicMergePatchAgreement, strategicMergePatchCases } from './strategic-merge-patch-cases.ts';
 export { quantityAgreement, quantityCases } from './quantity-cases.ts';
 export { falcoParserAgreement, falcoParserCases } from './falco-parser-cases.ts';
+export { certManagerAgreement, certManagerCases } from './cert-manager-cases.ts';
 export { extendedFormatCases, formatAgreement, strfmtCases } from './kube-openapi-formats.ts';
 export { suiteAgreement, suiteCases } from './kube-openapi-suite.ts';
 export { defaultingAgreement, defaultingCases } from './structural-defaulting-cases.ts';

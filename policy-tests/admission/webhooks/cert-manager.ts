@@ -86,7 +86,8 @@ function issuerRefProblems(ref: Obj, at: PathSegment[]): Invalid[] {
   return out;
 }
 
-function durationProblems(spec: Obj, at: PathSegment[]): Invalid[] {
+/** ValidateDuration: the duration (90 days when none is given), renewBefore and renewBeforePercentage. */
+export function durationProblems(spec: Obj, at: PathSegment[]): Invalid[] {
   const out: Invalid[] = [];
   const given = duration(spec.duration, [...at, 'duration'], out);
   const d = given ?? DEFAULT_DURATION_MS;

@@ -1,0 +1,185 @@
+/**
+ * cert-manager's TestValidateCertificate and TestValidateDuration (internal/apis/certmanager/validation/
+ * certificate_test.go), read as data. Each row is an internal Certificate; it is written here as the
+ * cert-manager.io/v1 object its fields convert to, named by the v1 types' JSON tags read from the same checkout
+ * (pkg/apis/certmanager/v1/types_certificate.go, pkg/apis/meta/v1/types.go), its constants read from the internal
+ * types. The gate judges it as `cert-manager-webhook` does (TestValidateDuration's rows by the duration rule alone,
+ * as the test calls it), and the row agrees when the gate refuses exactly the errors the test expects, each by its
+ * type and field; a label or annotation the gate places on its key's line is compared at its map, which upstream
+ * names. A row that turns a feature gate off (NameConstraints) is declined: the webhook runs with it on. A row this
+ * reader cannot follow is counted as not read, with why.
+ */
+import { certificateProblems, durationProblems } from '../webhooks/cert-manager.ts';
+import { count, emptyAgreement, type Agreement } from './agreement.ts';
+import { blockAt, goBuiltin, GoParser, GoUnsupported, NOT_BUILTIN, tokenize, type GoEnvironment } from './go-literals.ts';
+
+type Go = Record<string, any>;
+
+export interface CertManagerCase {
+  test: 'TestValidateCertificate' | 'TestValidateDuration';
+  name: string;
+  /** The cert-manager.io/v1 Certificate spec the row's internal spec converts to. */
+  spec: Record<string, unknown>;
+  /** Each expected error as `<type> <field>`: field.ErrorType's Go name and field.Path's spelling. */
+  errors: string[];
+}
+
+export interface CertManagerTable {
+  cases: CertManagerCase[];
+  declined: { name: string; why: string }[];
+  unread: { name: string; why: string }[];
+}
+
+const NS_PER = { 'time.Hour': 3600e9, 'time.Minute': 60e9, 'time.Second': 1e9 } as const;
+
+/** The identifiers and calls the tables use, as values: paths as their spelling, errors as their type and field. */
+function environment(constants: Readonly<Record<string, unknown>>): GoEnvironment {
+  const values: Record<string, unknown> = {
+    ...NS_PER,
+    'cmapi.MinimumRenewBefore': 5 * 60e9,
+    'cmapi.MinimumCertificateDuration': 3600e9,
+    'cmapi.DefaultCertificateDuration': 90 * 24 * 3600e9,
+    validIssuerRef: { Name: 'name', Kind: 'ClusterIssuer' },
+    someAdmissionRequest: {},
+    fldPath: 'spec',
+    maxSecretTemplateAnnotationsBytesLimit: 256 * 1024,
+    ...constants,
+  };
+  return {
+    value(name) {
+      if (name in values) return values[name];
+      throw new GoUnsupported(`unknown identifier ${name}`);
+    },
+    call(name, args) {
+      const built = goBuiltin(name, args);
+      if (built !== NOT_BUILTIN) return built;
+      if (name === 'field.NewPath') return String(args[0]);
+      if (name === 'fldPath.Child') return ['spec', ...args].join('.');
+      if (name === '.Child') return args.join('.');
+      if (name === '.Index' || name === '.Key') return `${String(args[0])}[${String(args[1])}]`;
+      if (name === '.WithOrigin' || name === 'fmt.Sprintf') return args[0];
+      if (name.startsWith('field.')) return { type: name.slice('field.'.length), field: args[0] };
+      // A conversion to one of cert-manager's string types (internalcmapi.KeyUsage("x")) is its value.
+      if (/^internalcmapi\.[A-Z]\w*$/.test(name) && args.length === 1) return args[0];
+      throw new GoUnsupported(`unknown function ${name}`);
+    },
+  };
+}
+
+/** A parsed internal value as the v1 object holds it: fields by their JSON tags, a metav1.Duration as Go prints seconds. */
+function asV1(value: unknown, tags: ReadonlyMap<string, string>): unknown {
+  if (typeof value === 'bigint') return Number(value);
+  if (Array.isArray(value)) return value.map((v) => asV1(v, tags));
+  if (value === null || typeof value !== 'object') return value;
+  const v = value as Go;
+  if (v['@type'] === 'metav1.Duration') return `${Number(v.Duration) / 1e9}s`;
+  return Object.fromEntries(
+    Object.entries(v)
+      .filter(([k]) => k !== '@type')
+      .map(([k, x]) => {
+        const json = tags.get(k);
+        if (!json) throw new GoUnsupported(`no v1 JSON tag for field ${k}`);
+        // A map's keys are the user's (labels, annotations), not fields.
+        return [json, k === 'Labels' || k === 'Annotations' ? x : asV1(x, tags)];
+      }),
+  );
+}
+
+/** The rows of one test's `scenarios := map[string]struct{...}{...}` table, each parsed alone. */
+function mapTableRows(body: string, env: GoEnvironment): { name: string; row?: Go; why?: string }[] {
+  const at = body.search(/(?:scenarios|tests) := map\[string\]struct \{/);
+  if (at === -1) return [];
+  const structOpen = body.indexOf('{', at);
+  const table = blockAt(body, body.indexOf('{', structOpen + blockAt(body, structOpen).length + 1));
+  const out: { name: string; row?: Go; why?: string }[] = [];
+  for (const m of table.matchAll(/\n\t\t"((?:[^"\\]|\\.)*)":\s*\{/g)) {
+    const text = blockAt(table, m.index + m[0].length - 1);
+    try {
+      out.push({ name: m[1]!, row: new GoParser(tokenize(`Row{${text}}`), env).expr() as Go });
+    } catch (err) {
+      out.push({ name: m[1]!, why: (err as Error).message });
+    }
+  }
+  return out;
+}
+
+/** TestValidateDuration's named durations (`usefulDurations["one month"]`), written in place, and their `.Duration`. */
+function inlineUsefulDurations(body: string): string {
+  const table = /usefulDurations := map\[string\]\*metav1\.Duration\{([\s\S]*?)\n\t\}/.exec(body)?.[1] ?? '';
+  let out = body;
+  for (const m of table.matchAll(/"([^"]+)":\s*\{\s*Duration:\s*([^}]*?)\s*\}/g)) {
+    out = out.split(`usefulDurations["${m[1]}"].Duration`).join(m[2]!);
+    out = out.split(`usefulDurations["${m[1]}"]`).join(`&metav1.Duration{Duration: ${m[2]}}`);
+  }
+  return out;
+}
+
+/**
+ * The two tests' rows, from the test file, the v1 types' sources (their JSON tags) and the internal types' sources
+ * (their string constants), all of one checkout.
+ */
+export function certManagerCases(testSource: string, v1Sources: readonly string[], internalSources: readonly string[]): CertManagerTable {
+  const tags = new Map<string, string>();
+  for (const src of v1Sources) for (const m of src.matchAll(/^\t(\w+)\s+[^`\n]+`json:"([^",]*)/gm)) if (!tags.has(m[1]!)) tags.set(m[1]!, m[2]!);
+  const constants: Record<string, string> = {};
+  for (const src of internalSources) for (const m of src.matchAll(/^\t(\w+)\s+\w+\s*=\s*"([^"]*)"/gm)) constants[`internalcmapi.${m[1]}`] = m[2]!;
+  const env = environment(constants);
+  const table: CertManagerTable = { cases: [], declined: [], unread: [] };
+  for (const test of ['TestValidateCertificate', 'TestValidateDuration'] as const) {
+    const start = testSource.indexOf(`func ${test}(`);
+    if (start === -1) continue;
+    const body = inlineUsefulDurations(blockAt(testSource, testSource.indexOf('{', start)));
+    for (const { name, row, why } of mapTableRows(body, env)) {
+      const named = `${test}/${name}`;
+      if (!row) {
+        table.unread.push({ name: named, why: why! });
+        continue;
+      }
+      const internal = (row.cfg as Go | undefined)?.Spec ?? {};
+      if ('NameConstraints' in internal && row.nameConstraintsFeatureEnabled !== true) {
+        table.declined.push({ name: named, why: 'it turns the NameConstraints feature gate off, which the webhook runs on' });
+        continue;
+      }
+      try {
+        const errors = ((row.errs ?? []) as Go[]).map((e) => `${String(e.type)} ${String(e.field)}`);
+        table.cases.push({ test, name, spec: asV1(internal, tags) as Record<string, unknown>, errors });
+      } catch (err) {
+        table.unread.push({ name: named, why: (err as Error).message });
+      }
+    }
+  }
+  return table;
+}
+
+/** field.ErrorType's Go name for each of the gate's messages, by the words they start with. */
+const ERROR_TYPES: ReadonlyArray<readonly [string, string]> = [
+  ['Invalid value', 'Invalid'],
+  ['Required value', 'Required'],
+  ['Forbidden', 'Forbidden'],
+  ['Unsupported value', 'NotSupported'],
+  ['Too long', 'TooLong'],
+  ['Duplicate value', 'Duplicate'],
+];
+
+/** A gate refusal as `<type> <field>`, a map key's place compared at the map (labels, annotations), as upstream names it. */
+function asError(p: { path: (string | number)[]; fn: string; message: string }): string {
+  const type = p.fn === 'ValidateAnnotationsSize' ? 'TooLong' : (ERROR_TYPES.find(([words]) => p.message.startsWith(words))?.[1] ?? 'Invalid');
+  const map = p.path.findIndex((s) => s === 'labels' || s === 'annotations');
+  const path = map === -1 ? p.path : p.path.slice(0, map + 1);
+  return `${type} ${path.map((s, i) => (typeof s === 'number' ? `[${s}]` : `${i ? '.' : ''}${s}`)).join('')}`;
+}
+
+/** How many rows the gate judges as cert-manager's webhook does: exactly the errors each row expects, by type and field. */
+export function certManagerAgreement(table: CertManagerTable): Agreement {
+  const a = emptyAgreement();
+  // An error of a map's key (`[type]` of additionalOutputFormats) is upstream's spelling of the list it is in.
+  const field = (e: string) => e.replace(/\[[^\]\d][^\]]*\]/g, '');
+  for (const c of table.cases) {
+    const got = (c.test === 'TestValidateDuration' ? durationProblems(c.spec, ['spec']) : certificateProblems(c.spec)).map(asError).sort();
+    const want = c.errors.map(field).sort();
+    const ok = JSON.stringify(got) === JSON.stringify(want);
+    count(a, { group: c.test, ok, file: `${c.test}/${c.name}`, why: `the gate refuses [${got.join(', ')}], cert-manager [${want.join(', ')}]` });
+  }
+  for (const u of table.unread) count(a, { group: 'not read', ok: false, file: u.name, why: `not read: ${u.why}` });
+  return a;
+}

@@ -1,0 +1,92 @@
+/** `npm run conformance -- --help`: what each checkout is measured on. */
+export const HELP = `Measures the gate's admission layer against Kubernetes' own test data, its
+reading of a source against Argo CD's, and the cluster facts' Talos tables
+against Talos' own source, in checkouts you fetch yourself (nothing upstream
+is committed):
+  --pod-security DIR  k8s.io/pod-security-admission: every fixture of
+                      test/testdata/{baseline,restricted}/v1.NN/{pass,fail}
+  --apiserver DIR     k8s.io/apiserver: the CEL library function list of
+                      pkg/cel/library/library_compatibility_test.go, and
+                      the cases of pkg/cel/library/*_test.go
+  --apiextensions DIR k8s.io/apiextensions-apiserver: TestValidationExpressions
+                      (pkg/apiserver/schema/cel/validation_test.go),
+                      TestCelCostStability's rules (celcoststability_test.go),
+                      TestValidateCustomResourceDefinition,
+                      TestSelectableFields and
+                      Test_validateDeprecationWarning
+                      (pkg/apis/apiextensions/validation/validation_test.go),
+                      TestDefault and TestPruneNonNullableNulls...
+                      (pkg/apiserver/schema/defaulting), and TestPrune
+                      (pkg/apiserver/schema/pruning)
+  --argocd DIR        argoproj/argo-cd at the pinned tag: gitops-engine's
+                      hook tests (gitops-engine/pkg/sync/hook), judged
+                      through the gate's reading of hooks, and its sort
+                      of a sync's tasks (sync_tasks_test.go), the account a
+                      sync impersonates (controller/sync_test.go), the
+                      symlinks the repo-server refuses (util/app/path/
+                      path_test.go on its testdata), what
+                      an AppProject permits (pkg/apis/application/
+                      v1alpha1/types_test.go, util/argo/argo_test.go), an
+                      ApplicationSet's templates and generators (applicationset/
+                      utils/utils_test.go, generators/git_test.go and
+                      list_test.go; Go templates through the pinned Helm), what
+                      its controller refuses of what they make (controllers/
+                      applicationset_controller_test.go), the built-in
+                      health scripts on their own tests (resource_
+                      customizations, run by the gate's Lua), and the
+                      repo-server's tests (reposerver/repository/
+                      repository_test.go and its testdata/), judged through
+                      the gate's reading of a source; its line is printed last
+  --talos DIR         siderolabs/talos at a release: the cluster facts'
+                      talosUpgrades and talosKubernetes rows against each
+                      minor's pkg/machinery/compatibility/talos1NN package,
+                      the talosEtcd row of its own minor against
+                      DefaultEtcdVersion, and the cases of
+                      TestTalosUpgradeCompatibility1NN and
+                      TestKubernetesCompatibility1NN of the minors with a row
+  --go-kubernetes DIR siderolabs/go-kubernetes at the version that Talos
+                      pins: talosctl upgrade-k8s' path list
+                      (kubernetes/upgrade/path.go) against the diff's
+                      judgement of a Kubernetes move
+  --yaml-test-suite DIR
+                      yaml/yaml-test-suite's data branch: every in.yaml,
+                      read by the gate's fast manifest reader against the
+                      yaml library (the same objects and places, or left
+                      to it; an input the specification refuses, left)
+  --apimachinery DIR  k8s.io/apimachinery: the name and value rules of
+                      pkg/util/validation/validation_test.go (DNS labels
+                      and subdomains, qualified names, label values, port
+                      names, ConfigMap keys, env names), of ip_test.go
+                      (IPs and CIDRs of legacy fields), and the label and
+                      annotation maps of TestValidateLabels and
+                      TestValidateAnnotations, each value; and every
+                      strategic merge patch pkg/util/strategicpatch/
+                      patch_test.go applies (as an ApplicationSet's
+                      templatePatch is applied), on its MergeItem schema;
+                      and pkg/api/resource/quantity_test.go's quantities,
+                      parsed and decoded
+  --kube-openapi DIR  k8s.io/kube-openapi: the formats a custom resource's
+                      values are held to, through the schema layer's CRD
+                      validator: pkg/validation/validate/fixtures/formats
+                      and pkg/validation/strfmt's format tests, each value;
+                      and the JSON Schema Test Suite its validator runs
+                      (fixtures/jsonschema_suite), where a CRD can hold
+                      the schema
+  --falco-libs DIR    falcosecurity/libs: each condition of libsinsp's parser
+                      tests (userspace/libsinsp/test/filter_parser.ut.cpp),
+                      accepted or refused by the port that reads the tuning
+  --cert-manager DIR  cert-manager/cert-manager: the Certificate rows of
+                      internal/apis/certmanager/validation/certificate_test.go
+                      (TestValidateCertificate, TestValidateDuration), each
+                      judged as the cluster's cert-manager webhook judges it
+  --kubeconform DIR   yannh/kubeconform: its acceptance tests
+                      (acceptance.bats over fixtures/), each run as the
+                      gate's command line (exit, counts, verdicts)
+  --kubernetes 1.NN   the version to measure at (default: the cluster facts')
+  --every-policy-version
+                      with --pod-security: the fixtures of every policy
+                      version from v1.0 to that one, each at its own, with
+                      a line per version and their total
+Prints agreement per control and per library, then each disagreement.
+Exit status: 0 measured (agreement is a figure, not a verdict), 1 a checkout
+cannot be read, 2 a usage error. Reads no environment variables.`;
