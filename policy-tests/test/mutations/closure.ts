@@ -32,6 +32,14 @@ const apiOneToANode = (spec: string) => (c: RepoCopy) => {
 
 const GPU_PLUGIN = 'apps/platform/intel-gpu-plugin/daemonset.yaml';
 
+/** The GPU plugin's metrics published on each node's `port`. */
+const gpuPluginHostPort = (port: number) =>
+  swap(
+    GPU_PLUGIN,
+    '          args: ["-shared-dev-num=2"]\n',
+    `          args: ["-shared-dev-num=2"]\n          ports:\n            - {name: metrics, containerPort: ${port}, hostPort: ${port}}\n`,
+  );
+
 export const closureMutations: Mutation[] = [
   // Per-kind closure.
   {
@@ -336,11 +344,7 @@ export const closureMutations: Mutation[] = [
     why: "the GPU plugin's metrics are published on each node's port 9090, and its rolling update is made to start each node's new pod before it stops the old one: the old pod holds the port, and the update stalls at the first node",
     mutate: (c) => {
       swap(GPU_PLUGIN, '      maxSurge: 0\n      maxUnavailable: 1\n', '      maxSurge: 1\n      maxUnavailable: 0\n')(c);
-      swap(
-        GPU_PLUGIN,
-        '          args: ["-shared-dev-num=2"]\n',
-        '          args: ["-shared-dev-num=2"]\n          ports:\n            - {name: metrics, containerPort: 9090, hostPort: 9090}\n',
-      )(c);
+      gpuPluginHostPort(9090)(c);
     },
     at: inFile(GPU_PLUGIN, '      maxSurge: 1'),
     fix: 'let the rolling update stop the old pod first: updateStrategy.rollingUpdate.maxSurge: 0, with maxUnavailable: 1',
@@ -360,11 +364,7 @@ export const closureMutations: Mutation[] = [
     why: "the GPU plugin, now on every worker whatever its architecture, publishes its metrics on each node's port 8000, which the VPN pod's control server also asks the node for: every node that takes the VPN pod has the port taken",
     mutate: (c) => {
       swap(GPU_PLUGIN, '      nodeSelector:\n        kubernetes.io/arch: amd64\n', '')(c);
-      swap(
-        GPU_PLUGIN,
-        '          args: ["-shared-dev-num=2"]\n',
-        '          args: ["-shared-dev-num=2"]\n          ports:\n            - {name: metrics, containerPort: 8000, hostPort: 8000}\n',
-      )(c);
+      gpuPluginHostPort(8000)(c);
       swap(PRIVILEGED_NS_DEPLOYMENT, '              containerPort: 8000\n', '              containerPort: 8000\n              hostPort: 8000\n')(c);
     },
     at: inFile(PRIVILEGED_NS_DEPLOYMENT, '              hostPort: 8000'),
