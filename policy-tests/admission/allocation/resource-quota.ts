@@ -7,7 +7,7 @@
  * rollout.
  */
 import { quantityValue } from '../../model/go/quantity.ts';
-import { toleratesControlPlane } from '../../model/core/workloads.ts';
+import { scaledIntOrPercent, toleratesControlPlane } from '../../model/core/workloads.ts';
 
 type Obj = Record<string, any>;
 
@@ -170,7 +170,7 @@ export function daemonSetPods(daemonSet: Obj, nodes: NodeCounts): number | undef
   const onControlPlanes = picked.controlPlanes && toleratesControlPlane(pod.tolerations);
   const count = (picked.workers ? nodes.workers : 0) + (onControlPlanes ? nodes.controlPlanes : 0);
   const surge = daemonSet?.spec?.updateStrategy?.type === 'OnDelete' ? 0 : (daemonSet?.spec?.updateStrategy?.rollingUpdate?.maxSurge ?? 0);
-  if (Number.isInteger(surge)) return count + Math.min(surge as number, count);
-  const percent = typeof surge === 'string' ? /^(\d+)%$/.exec(surge) : null;
-  return percent ? count + Math.ceil((count * Number(percent[1])) / 100) : undefined;
+  const extra = scaledIntOrPercent(surge, count, true);
+  // A whole number of surge pods is capped at the nodes; a percentage of them is never more.
+  return extra === undefined ? undefined : count + (Number.isInteger(surge) ? Math.min(extra, count) : extra);
 }

@@ -13,7 +13,8 @@ import { compareDecimals, parseGoQuantity, type GoQuantity } from '../../model/g
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { LATEST_POLICY_MINOR } from '../pod-security/pod-security.ts';
 import { safeSysctls } from '../pod-security/controls.ts';
-import { normalizeSysctlName, sysctlNamespace } from '../validation/security-profiles.ts';
+import { hugePageSizeFromResourceName } from '../validation/resource-requirements.ts';
+import { normalizeSysctlName, SYSCTL_MAX, sysctlGetNamespace } from '../validation/security-profiles.ts';
 
 type Obj = Record<string, any>;
 
@@ -38,16 +39,14 @@ export function kubeletAllowlist(allowedUnsafe: readonly string[], minor: number
   const prefixes: string[] = [];
   const refused: string[] = [];
   for (const pattern of allowedUnsafe) {
-    if (pattern.length > 253 || !SYSCTL_PATTERN.test(pattern)) {
-      refused.push(`sysctl ${JSON.stringify(pattern)} must have at most 253 characters and match regex ${SYSCTL_PATTERN.source}`);
+    if (pattern.length > SYSCTL_MAX || !SYSCTL_PATTERN.test(pattern)) {
+      refused.push(`sysctl ${JSON.stringify(pattern)} must have at most ${SYSCTL_MAX} characters and match regex ${SYSCTL_PATTERN.source}`);
       continue;
     }
-    const dotted = normalizeSysctlName(pattern);
-    const star = dotted.indexOf('*');
-    const name = star === -1 ? dotted : dotted.slice(0, star);
-    if (!sysctlNamespace(name)) refused.push(`the sysctls ${JSON.stringify(name)} are not known to be namespaced`);
-    else if (star === -1) names.add(name);
-    else prefixes.push(name);
+    const { namespace, sysctlOrPrefix, prefixed } = sysctlGetNamespace(pattern);
+    if (!namespace) refused.push(`the sysctls ${JSON.stringify(sysctlOrPrefix)} are not known to be namespaced`);
+    else if (prefixed) prefixes.push(sysctlOrPrefix);
+    else names.add(sysctlOrPrefix);
   }
   return { allow: { names, prefixes, unsafe: allowedUnsafe }, refused };
 }
@@ -68,7 +67,7 @@ function requestedPageSizes(pod: PodSpecRef): GoQuantity[] {
     const resources = (container.resources ?? {}) as Obj;
     const names = new Set([...Object.keys(resources.requests ?? {}), ...Object.keys(resources.limits ?? {})]);
     for (const name of names) {
-      const size = name.startsWith('hugepages-') ? parseGoQuantity(name.slice('hugepages-'.length)) : undefined;
+      const size = name.startsWith('hugepages-') ? hugePageSizeFromResourceName(name) : undefined;
       if (size?.ok) sizes.push(size.quantity);
     }
   }

@@ -11,7 +11,7 @@
  * A quantity is printed as written, where the API server prints its canonical form.
  */
 import type { PathSegment } from '../../model/core/positions.ts';
-import { compareDecimals, decodeQuantity, parseGoQuantity, scaledValue, type GoQuantity } from '../../model/go/quantity.ts';
+import { compareDecimals, decodeQuantity, parseGoQuantity, scaledValue, type GoQuantity, type ParsedQuantity } from '../../model/go/quantity.ts';
 import type { Invalid } from './metadata.ts';
 import { qualifiedName } from './syntax.ts';
 
@@ -58,10 +58,12 @@ function quantityValueProblems(name: string, q: GoQuantity): string[] {
   return isInteger(name) && milli !== undefined && milli % 1000n !== 0n ? ['must be an integer'] : [];
 }
 
+/** HugePageSizeFromResourceName: the page size after `hugepages-`, as ParseQuantity reads it. */
+export const hugePageSizeFromResourceName = (name: string): ParsedQuantity => parseGoQuantity(name.slice('hugepages-'.length));
+
 /** IsHugePageResourceValueDivisible: the value a whole number of the pages its name gives. */
 function hugePagesDivisible(name: string, q: GoQuantity): boolean | undefined {
-  // HugePageSizeFromResourceName: the size after the prefix, as ParseQuantity reads it.
-  const page = parseGoQuantity(name.slice('hugepages-'.length));
+  const page = hugePageSizeFromResourceName(name);
   if (!page.ok || page.quantity.digits <= 0n) return false;
   const [pageMilli, pageValue, value] = [scaledValue(page.quantity, -3), scaledValue(page.quantity, 0), scaledValue(q, 0)];
   if (pageMilli === undefined || pageValue === undefined || value === undefined) return undefined;

@@ -16,7 +16,7 @@ type Obj = Record<string, any>;
 /** PATH_MAX - 1 */
 const MAX_APPARMOR_PROFILE = 4095;
 /** SysctlMaxLength and SysctlContainSlashFmt: segments of `[a-z0-9]([-_a-z0-9]*[a-z0-9])?` joined by `.` or `/`. */
-const SYSCTL_MAX = 253;
+export const SYSCTL_MAX = 253;
 const SYSCTL_NAME = /^([a-z0-9]([-_a-z0-9]*[a-z0-9])?[./])*[a-z0-9]([-_a-z0-9]*[a-z0-9])?$/;
 
 /** validateLocalDescendingPath: relative, and no `..` segment. */
@@ -92,17 +92,21 @@ export function normalizeSysctlName(name: string): string {
 }
 
 /**
- * The kernel namespace a sysctl, or a pattern ending in `*`, belongs to (component-helpers sysctl `GetNamespace`):
- * its name in dots, cut at a `*`; the IPC names by name (`kernel.shm` and `kernel.msg` stand for their patterns),
- * names under `net.` the network's and under `fs.mqueue.` IPC's; undefined when it is not known to be namespaced.
+ * A sysctl, or a pattern ending in `*`, as component-helpers' `GetNamespace` reads it: its name in dots cut at a `*`
+ * (`sysctlOrPrefix`), whether it was cut (`prefixed`), and the kernel namespace that name is in: the IPC names by
+ * name (`kernel.shm` and `kernel.msg` stand for their patterns), names under `net.` the network's and under
+ * `fs.mqueue.` IPC's; undefined when it is not known to be namespaced.
  */
-export function sysctlNamespace(name: string): 'ipc' | 'net' | undefined {
+export function sysctlGetNamespace(name: string): { namespace: 'ipc' | 'net' | undefined; sysctlOrPrefix: string; prefixed: boolean } {
   const dotted = normalizeSysctlName(name);
   const star = dotted.indexOf('*');
-  const prefix = star === -1 ? dotted : dotted.slice(0, star);
-  if (IPC_SYSCTLS.has(prefix)) return 'ipc';
-  return PREFIX_NAMESPACES.find(([p]) => prefix.startsWith(p))?.[1];
+  const sysctlOrPrefix = star === -1 ? dotted : dotted.slice(0, star);
+  const namespace = IPC_SYSCTLS.has(sysctlOrPrefix) ? 'ipc' : PREFIX_NAMESPACES.find(([p]) => sysctlOrPrefix.startsWith(p))?.[1];
+  return { namespace, sysctlOrPrefix, prefixed: star !== -1 };
 }
+
+/** The kernel namespace a sysctl, or a pattern ending in `*`, belongs to (`GetNamespace`'s first answer). */
+export const sysctlNamespace = (name: string): 'ipc' | 'net' | undefined => sysctlGetNamespace(name).namespace;
 
 function sysctlProblems(spec: Obj, at: PathSegment[]): Invalid[] {
   const fn = 'validateSysctls';

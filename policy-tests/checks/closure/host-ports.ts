@@ -13,6 +13,8 @@ import type { Fit, NodeKind } from './nodes.ts';
 export const PORT_FIX =
   "ask for a host port nothing else on those nodes listens on (another DaemonSet, or Talos itself: the kubelet's 10250, apid's 50000; on the control-plane nodes etcd's 2379 and 2380, the API server's 6443, 10257, 10259, trustd's 50001), or for none: a Service reaches the pod";
 
+const portsBySpec = new WeakMap<object, readonly HostPort[]>();
+
 /** A host port a pod asks for: its number, protocol and address (none, or 0.0.0.0, for every address of the node). */
 export interface HostPort {
   port: number;
@@ -25,7 +27,10 @@ export interface HostPort {
  * The host ports a pod asks for (the scheduler's GetHostPorts): each port of its containers and sidecars with a
  * hostPort, and on the host's network every port, whose hostPort the API server defaults to the container port.
  */
-export function hostPorts(pod: PodSpecRef): HostPort[] {
+export function hostPorts(pod: PodSpecRef): readonly HostPort[] {
+  // Asked of one pod by several rules: read once per pod spec.
+  const known = portsBySpec.get(pod.spec);
+  if (known) return known;
   const out: HostPort[] = [];
   for (const c of containersOf(pod).filter(runsAlongside))
     list(c.container.ports).forEach((raw, i) => {
@@ -39,6 +44,7 @@ export function hostPorts(pod: PodSpecRef): HostPort[] {
           path: [...c.at, 'ports', i, p.hostPort !== undefined ? 'hostPort' : 'containerPort'],
         });
     });
+  portsBySpec.set(pod.spec, out);
   return out;
 }
 

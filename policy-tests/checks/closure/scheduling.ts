@@ -184,8 +184,7 @@ function spreadFault(r: Resource, taking: number, { cause, loosen }: { cause: st
 
 function judgePod(
   ctx: CheckContext,
-  r: Resource,
-  pod: PodSpecRef,
+  { r, pod, placed }: { r: Resource; pod: PodSpecRef; placed: ReturnType<typeof placement> },
   { nodes, daemonSets }: { nodes: readonly NodeKind[]; daemonSets: readonly DaemonSetPorts[] },
 ): void {
   // A pod bound by nodeName skips the scheduler; its node is named, and names are not in the facts.
@@ -196,7 +195,7 @@ function judgePod(
     );
     return;
   }
-  const { fit, why, unknownKeys, taking: anyPort, unknownKinds, fits } = placement(pod.spec, nodes);
+  const { fit, why, unknownKeys, taking: anyPort, unknownKinds, fits } = placed;
   // Where a DaemonSet holds one of its host ports on every node, no pod of it fits.
   const held = r.kind === 'DaemonSet' ? new Map<number, Resource>() : heldByDaemonSets(r, hostPorts(pod), daemonSets);
   const taking = anyPort - [...held.keys()].reduce((sum, i) => sum + (fits[i] === 'yes' ? nodes[i]!.count : 0), 0);
@@ -262,16 +261,16 @@ export const nodeClosureCheck: PolicyCheck = {
         );
       return;
     }
+    // Each pod placed once: the DaemonSets' places decide which host ports the other pods find taken.
     const pods = ctx.resources.flatMap((r) => {
       const pod = podSpecOf(r);
-      return pod ? [{ r, pod }] : [];
+      return pod ? [{ r, pod, placed: placement(pod.spec, nodes) }] : [];
     });
-    // The DaemonSets that ask every node they run on for a host port, first: other pods find those ports taken.
-    const daemonSets: DaemonSetPorts[] = pods.flatMap(({ r, pod }) => {
+    const daemonSets: DaemonSetPorts[] = pods.flatMap(({ r, pod, placed }) => {
       const ports = r.kind === 'DaemonSet' && !pod.spec.nodeName ? hostPorts(pod) : [];
-      return ports.length ? [{ r, ports, fits: placement(pod.spec, nodes).fits }] : [];
+      return ports.length ? [{ r, ports, fits: placed.fits }] : [];
     });
-    for (const { r, pod } of pods) judgePod(ctx, r, pod, { nodes, daemonSets });
+    for (const p of pods) judgePod(ctx, p, { nodes, daemonSets });
     for (const { r, path, text } of daemonSetPortClashes(daemonSets, nodes)) ctx.fail({ resource: r, path }, `${r.kind} ${r.name}: ${text}`, PORT_FIX);
   },
 };

@@ -15,19 +15,12 @@ import { selectorMatches } from '../../model/core/label-selector.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { dig } from '../../model/core/dig.ts';
 import { templatesWithPorts, type Template } from '../../model/cluster/pod-templates.ts';
-import { scaledKey, scaleTargetKey, WORKLOAD_KINDS } from '../../model/core/workloads.ts';
+import { scaledIntOrPercent, scaledKey, scaleTargetKey, WORKLOAD_KINDS } from '../../model/core/workloads.ts';
 
 type Obj = Record<string, unknown>;
 
 /** Kinds whose scale the disruption controller finds. */
 const SCALED = new Set(['Deployment', 'StatefulSet', 'ReplicaSet', 'ReplicationController']);
-
-/** An IntOrString against a total, as GetScaledValueFromIntOrPercent rounds it up; undefined for a value it refuses. */
-function scaled(value: unknown, total: number): number | undefined {
-  if (Number.isInteger(value)) return value as number;
-  const percent = typeof value === 'string' ? /^(\d+)%$/.exec(value) : null;
-  return percent ? Math.ceil((total * Number(percent[1])) / 100) : undefined;
-}
 
 /** The pods one budget selects: each workload in its namespace whose pod template's labels its selector matches. */
 function selected(budget: Resource, workloads: readonly Template[], namespace: string): Template[] {
@@ -89,8 +82,9 @@ export const disruptionBudgetCheck: PolicyCheck = {
       const replicas = pods.map((w) => dig(w.resource.object, ['spec', 'replicas']) ?? 1);
       if (!replicas.every((n) => Number.isInteger(n))) continue;
       const expected = (replicas as number[]).reduce((a, b) => a + b, 0);
-      const maxUnavailable = max === undefined ? undefined : scaled(max, expected);
-      const desired = max !== undefined ? (maxUnavailable === undefined ? undefined : Math.max(0, expected - maxUnavailable)) : scaled(min, expected);
+      const maxUnavailable = max === undefined ? undefined : scaledIntOrPercent(max, expected, true);
+      const desired =
+        max !== undefined ? (maxUnavailable === undefined ? undefined : Math.max(0, expected - maxUnavailable)) : scaledIntOrPercent(min, expected, true);
       if (desired === undefined || expected === 0 || expected - desired > 0) continue;
       ctx.fail(
         where,

@@ -7,7 +7,7 @@
  */
 import { dig } from '../core/dig.ts';
 import { scalarText } from '../core/text.ts';
-import { surgePods } from '../core/workloads.ts';
+import { scaledIntOrPercent, surgePods } from '../core/workloads.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -29,9 +29,7 @@ const replicasOf = (o: unknown): number | undefined => {
 
 /** A Deployment's maxUnavailable in pods: a percentage rounded down; 1 where it and the surge both come to 0. */
 function unavailablePods(deployment: Obj, replicas: number, surge: number): number | undefined {
-  const raw = dig(deployment, ['spec', 'strategy', 'rollingUpdate', 'maxUnavailable']) ?? '25%';
-  const percent = typeof raw === 'string' ? /^(\d+)%$/.exec(raw) : null;
-  const n = Number.isInteger(raw) ? (raw as number) : percent ? Math.floor((replicas * Number(percent[1])) / 100) : undefined;
+  const n = scaledIntOrPercent(dig(deployment, ['spec', 'strategy', 'rollingUpdate', 'maxUnavailable']) ?? '25%', replicas, false);
   return n === undefined ? undefined : n === 0 && surge === 0 ? 1 : n;
 }
 

@@ -128,13 +128,23 @@ export function podsAtOnce(resource: Pick<Resource, 'kind' | 'object'>): number 
   }
 }
 
+/**
+ * An IntOrString against a total, as apimachinery's GetScaledValueFromIntOrPercent reads it: an integer as it is, a
+ * percentage of the total rounded up or down; undefined for anything else.
+ */
+export function scaledIntOrPercent(value: unknown, total: number, roundUp: boolean): number | undefined {
+  if (Number.isInteger(value)) return value as number;
+  const percent = typeof value === 'string' ? /^(\d+)%$/.exec(value) : null;
+  return percent ? (roundUp ? Math.ceil : Math.floor)((total * Number(percent[1])) / 100) : undefined;
+}
+
+/** A count the controller takes only when it is not negative. */
+const notNegative = (n: number | undefined): number | undefined => (n !== undefined && n >= 0 ? n : undefined);
+
 /** The pods a Deployment's rolling update adds above its replicas (none with Recreate); undefined when unreadable. */
 export function surgePods(deployment: Pick<Resource, 'object'>, replicas: number): number | undefined {
   if (dig(deployment.object, ['spec', 'strategy', 'type']) === 'Recreate') return 0;
-  const surge = dig(deployment.object, ['spec', 'strategy', 'rollingUpdate', 'maxSurge']) ?? '25%';
-  if (Number.isInteger(surge) && (surge as number) >= 0) return surge as number;
-  const percent = typeof surge === 'string' ? /^(\d+)%$/.exec(surge) : null;
-  return percent ? Math.ceil((replicas * Number(percent[1])) / 100) : undefined;
+  return notNegative(scaledIntOrPercent(dig(deployment.object, ['spec', 'strategy', 'rollingUpdate', 'maxSurge']) ?? '25%', replicas, true));
 }
 
 /**
@@ -142,10 +152,7 @@ export function surgePods(deployment: Pick<Resource, 'object'>, replicas: number
  * percentage rounded down, as the controller counts it); undefined when it is not a plain number or percentage.
  */
 export function unavailablePods(deployment: Pick<Resource, 'object'>, replicas: number): number | undefined {
-  const unavailable = dig(deployment.object, ['spec', 'strategy', 'rollingUpdate', 'maxUnavailable']) ?? '25%';
-  if (Number.isInteger(unavailable) && (unavailable as number) >= 0) return unavailable as number;
-  const percent = typeof unavailable === 'string' ? /^(\d+)%$/.exec(unavailable) : null;
-  return percent ? Math.floor((replicas * Number(percent[1])) / 100) : undefined;
+  return notNegative(scaledIntOrPercent(dig(deployment.object, ['spec', 'strategy', 'rollingUpdate', 'maxUnavailable']) ?? '25%', replicas, false));
 }
 
 /** An image reference's parts: the repository it names (registry and path), its tag and its digest. */
