@@ -77,8 +77,10 @@ is committed):
                       accepted or refused by the port that reads the tuning
   --cert-manager DIR  cert-manager/cert-manager: the Certificate rows of
                       internal/apis/certmanager/validation/certificate_test.go
-                      (TestValidateCertificate, TestValidateDuration), each
-                      judged as the cluster's cert-manager webhook judges it
+                      (TestValidateCertificate, TestValidateDuration) and the
+                      Issuer rows of issuer_test.go (ACME, its HTTP-01 and
+                      DNS-01 solvers, CA, Vault, Venafi), each judged as the
+                      cluster's cert-manager webhook judges it
   --kubeconform DIR   yannh/kubeconform: its acceptance tests
                       (acceptance.bats over fixtures/), each run as the
                       gate's command line (exit, counts, verdicts)

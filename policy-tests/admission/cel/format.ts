@@ -40,7 +40,8 @@ const dns1123Label = (s: string): string[] => [
   ...(s.length > 63 ? [maxLen(63)] : []),
   ...(whole(LABEL).test(s) ? [] : [regexError(LABEL_MESSAGE, LABEL, 'my-name', '123-abc')]),
 ];
-const dns1123Subdomain = (s: string): string[] => [
+/** apimachinery's IsDNS1123Subdomain, in its words: the length, then the pattern with its example. */
+export const dns1123SubdomainErrors = (s: string): string[] => [
   ...(s.length > 253 ? [maxLen(253)] : []),
   ...(whole(SUBDOMAIN).test(s) ? [] : [regexError(SUBDOMAIN_MESSAGE, SUBDOMAIN, 'example.com')]),
 ];
@@ -59,7 +60,7 @@ function qualifiedName(value: string): string[] {
   if (parts.length === 2) {
     name = parts[1]!;
     if (parts[0] === '') errors.push('prefix part must be non-empty');
-    else errors.push(...dns1123Subdomain(parts[0]!).map((m) => `prefix part ${m}`));
+    else errors.push(...dns1123SubdomainErrors(parts[0]!).map((m) => `prefix part ${m}`));
   } else if (parts.length > 2)
     return [
       `a qualified name ${regexError(QUALIFIED_MESSAGE, QUALIFIED, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
@@ -89,11 +90,11 @@ function uri(s: string): string[] {
 /** Every named format, with its validation (library.ConstantFormats). */
 const FORMATS: Readonly<Record<string, (s: string) => string[]>> = {
   dns1123Label,
-  dns1123Subdomain,
+  dns1123Subdomain: dns1123SubdomainErrors,
   dns1035Label,
   qualifiedName,
   dns1123LabelPrefix: prefix(dns1123Label),
-  dns1123SubdomainPrefix: prefix(dns1123Subdomain),
+  dns1123SubdomainPrefix: prefix(dns1123SubdomainErrors),
   dns1035LabelPrefix: prefix(dns1035Label),
   labelValue,
   uri,

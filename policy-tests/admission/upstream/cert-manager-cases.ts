@@ -86,7 +86,7 @@ function asV1(value: unknown, tags: ReadonlyMap<string, string>): unknown {
 }
 
 /** The rows of one test's `scenarios := map[string]struct{...}{...}` table, each parsed alone. */
-function mapTableRows(body: string, env: GoEnvironment): { name: string; row?: Go; why?: string }[] {
+export function mapTableRows(body: string, env: GoEnvironment): { name: string; row?: Go; why?: string }[] {
   const at = body.search(/(?:scenarios|tests) := map\[string\]struct \{/);
   if (at === -1) return [];
   const structOpen = body.indexOf('{', at);

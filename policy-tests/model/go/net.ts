@@ -28,3 +28,26 @@ export function cidrSloppy(v: string): { family: 4 | 6 } | { problem: 'invalid' 
   if (family === undefined) return { problem: 'invalid' };
   return Number(bits) > (family === 4 ? 32 : 128) ? { problem: 'prefix length out of range' } : { family };
 }
+
+/**
+ * Go's net.SplitHostPort: a host and a port, or the error Go gives (`missing port in address`, `too many colons in
+ * address`, a bracket out of place), each as the text Go's AddrError carries after the address.
+ */
+export function splitHostPort(hostport: string): { host: string; port: string } | { error: string } {
+  const i = hostport.lastIndexOf(':');
+  if (i < 0) return { error: 'missing port in address' };
+  let [host, j, k] = ['', 0, 0];
+  if (hostport.startsWith('[')) {
+    const end = hostport.indexOf(']');
+    if (end < 0) return { error: "missing ']' in address" };
+    if (end + 1 === hostport.length) return { error: 'missing port in address' };
+    if (end + 1 !== i) return { error: hostport[end + 1] === ':' ? 'too many colons in address' : 'missing port in address' };
+    [host, j, k] = [hostport.slice(1, end), 1, end + 1];
+  } else {
+    host = hostport.slice(0, i);
+    if (host.includes(':')) return { error: 'too many colons in address' };
+  }
+  if (hostport.slice(j).includes('[')) return { error: "unexpected '[' in address" };
+  if (hostport.slice(k).includes(']')) return { error: "unexpected ']' in address" };
+  return { host, port: hostport.slice(i + 1) };
+}

@@ -6,6 +6,7 @@ import { CONTAINER, swap, API, SERVICE, NAMESPACES, STORE, after, inProject, POR
 
 const ARGOCD_CM = 'apps/platform/argocd/patches/argocd-cm.yaml';
 const API_INGRESS = 'portfolio-api/deploy/ingress.yaml';
+const CLUSTER_ISSUER = 'apps/platform/cert-manager/clusterissuer.yaml';
 const FOLDERS = 'apps/media/storage/folders.yaml';
 const TDARR = 'apps/media/tdarr/deployment.yaml';
 const VOLSYNC_APP = 'apps/platform/volsync/application.yaml';
@@ -294,6 +295,12 @@ const mutations: Mutation[] = [
     why: "the API's certificate is asked to last half an hour: cert-manager's webhook refuses any under an hour, and the sync fails",
     mutate: swap(API_INGRESS, '  secretName: portfolio-tls\n  dnsNames:', '  secretName: portfolio-tls\n  duration: 30m\n  dnsNames:'),
     at: (c) => ({ file: API_INGRESS, line: lineOf(c, API_INGRESS, '  duration: 30m') }),
+  },
+  {
+    check: 'cert-manager-webhook',
+    why: "the Cloudflare token's Secret is named without its key: the CRD's schema asks only for the name, cert-manager's webhook refuses the ClusterIssuer (secret key is required), and no certificate is issued",
+    mutate: swap(CLUSTER_ISSUER, '              name: cloudflare-api-token\n              key: api-token\n', '              name: cloudflare-api-token\n'),
+    at: (c) => ({ file: CLUSTER_ISSUER, line: lineOf(c, CLUSTER_ISSUER, '            apiTokenSecretRef:') }),
   },
   {
     check: 'kubelet-admits',
