@@ -81,6 +81,12 @@ is committed):
                       Issuer rows of issuer_test.go (ACME, its HTTP-01 and
                       DNS-01 solvers, CA, Vault, Venafi), each judged as the
                       cluster's cert-manager webhook judges it
+  --component-helpers DIR
+                      kubernetes/component-helpers: the scheduler's node
+                      affinity and taint tests (scheduling/corev1/nodeaffinity,
+                      scheduling/corev1/helpers_test.go) and the kubelet's
+                      sysctl namespace tests (node/util/sysctl), each given to
+                      the gate's port of the same function
   --kubeconform DIR   yannh/kubeconform: its acceptance tests
                       (acceptance.bats over fixtures/), each run as the
                       gate's command line (exit, counts, verdicts)

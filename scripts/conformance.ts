@@ -99,50 +99,51 @@ function reportTalos(checkout: string, print: (t: string) => void): void {
   );
 }
 
+/** The upstream checkouts the command measures against, in the order its usage and its usage error name them. */
+const CHECKOUTS = [
+  'pod-security',
+  'apiserver',
+  'apiextensions',
+  'apimachinery',
+  'kube-openapi',
+  'argocd',
+  'talos',
+  'go-kubernetes',
+  'yaml-test-suite',
+  'falco-libs',
+  'cert-manager',
+  'component-helpers',
+  'kubeconform',
+] as const;
+const flags = (names: readonly string[]) =>
+  `${names
+    .slice(0, -1)
+    .map((c) => `--${c}`)
+    .join(', ')} or --${names.at(-1)!}`;
+
 export function conformanceCommand(argv: string[], io?: CommandIo): Promise<number> {
   const print = io?.stdout ?? ((t: string) => void process.stdout.write(t));
   return runCommand(
     {
       name: 'conformance',
-      usage:
-        'conformance [--pod-security <checkout>] [--apiserver <checkout>] [--apiextensions <checkout>] [--argocd <checkout>] [--talos <checkout>] [--go-kubernetes <checkout>] [--yaml-test-suite <data>] [--apimachinery <checkout>] [--kube-openapi <checkout>] [--falco-libs <checkout>] [--cert-manager <checkout>] [--kubeconform <checkout>] [--kubernetes 1.NN] [--every-policy-version]',
+      usage: `conformance ${CHECKOUTS.map((c) => `[--${c} <${c === 'yaml-test-suite' ? 'data' : 'checkout'}>]`).join(' ')} [--kubernetes 1.NN] [--every-policy-version]`,
       help: HELP,
       options: {
-        'pod-security': { type: 'string' },
-        apiserver: { type: 'string' },
-        apiextensions: { type: 'string' },
-        argocd: { type: 'string' },
-        talos: { type: 'string' },
-        'go-kubernetes': { type: 'string' },
-        'yaml-test-suite': { type: 'string' },
-        kubeconform: { type: 'string' },
-        apimachinery: { type: 'string' },
-        'kube-openapi': { type: 'string' },
-        'falco-libs': { type: 'string' },
-        'cert-manager': { type: 'string' },
+        ...Object.fromEntries(CHECKOUTS.map((c) => [c, { type: 'string' as const }])),
         kubernetes: { type: 'string' },
         'every-policy-version': { type: 'boolean' },
       },
       positionals: { min: 0, max: 0 },
       async run({ values }) {
-        const psa = values['pod-security'] as string | undefined;
-        const apiserver = values.apiserver as string | undefined;
-        const apiextensions = values.apiextensions as string | undefined;
-        const argocd = values.argocd as string | undefined;
-        const talos = values.talos as string | undefined;
-        const goKubernetes = values['go-kubernetes'] as string | undefined;
-        const yamlSuite = values['yaml-test-suite'] as string | undefined;
-        const kubeconform = values.kubeconform as string | undefined;
-        const apimachinery = values.apimachinery as string | undefined;
-        const kubeOpenapi = values['kube-openapi'] as string | undefined;
-        const falcoLibs = values['falco-libs'] as string | undefined;
-        const certManager = values['cert-manager'] as string | undefined;
-        if (
-          ![psa, apiserver, apiextensions, argocd, talos, goKubernetes, yamlSuite, kubeconform, apimachinery, kubeOpenapi, falcoLibs, certManager].some(Boolean)
-        )
-          throw new UsageError(
-            'give --pod-security, --apiserver, --apiextensions, --apimachinery, --kube-openapi, --argocd, --talos, --go-kubernetes, --yaml-test-suite, --falco-libs, --cert-manager or --kubeconform: the upstream checkouts to measure against',
-          );
+        const dir = (flag: (typeof CHECKOUTS)[number]) => values[flag] as string | undefined;
+        const [psa, apiserver, apiextensions, argocd, talos, goKubernetes] = (
+          ['pod-security', 'apiserver', 'apiextensions', 'argocd', 'talos', 'go-kubernetes'] as const
+        ).map(dir);
+        const [yamlSuite, kubeconform, apimachinery, kubeOpenapi, falcoLibs] = (
+          ['yaml-test-suite', 'kubeconform', 'apimachinery', 'kube-openapi', 'falco-libs'] as const
+        ).map(dir);
+        const [certManager, componentHelpers] = (['cert-manager', 'component-helpers'] as const).map(dir);
+        if (!CHECKOUTS.some((c) => dir(c))) throw new UsageError(`give ${flags(CHECKOUTS)}: the upstream checkouts to measure against`);
         const version = values.kubernetes as string | undefined;
         if (version !== undefined && !/^1\.\d+$/.test(version)) throw new UsageError(`--kubernetes ${version}: expected 1.NN`);
         const minor = version ? Number(version.split('.')[1]) : facts.factsKubernetesMinor(REPO_ROOT);
@@ -169,6 +170,7 @@ export function conformanceCommand(argv: string[], io?: CommandIo): Promise<numb
           report('YAML test suite, the fast manifest reader against the yaml library', conformance.yamlSuiteAgreement(yamlSuiteCases(yamlSuite)), print);
         if (falcoLibs) reportFalcoLibs(falcoLibs, print);
         if (certManager) reportCertManager(certManager, print);
+        if (componentHelpers) reportComponentHelpers(componentHelpers, print);
         if (argocd) await reportRepoServer(argocd, print);
         if (kubeconform) await reportKubeconform(kubeconform, print);
         return 0;
@@ -329,6 +331,21 @@ function reportCertManager(checkout: string, print: (line: string) => void): voi
     read('internal/apis/certmanager/validation'),
   );
   report("cert-manager's Issuer validation tests", conformance.certManagerIssuerAgreement(issuers), print);
+}
+
+/** component-helpers' node affinity, taint and sysctl namespace tests, against the scheduler's and the kubelet's ports. */
+function reportComponentHelpers(checkout: string, print: (line: string) => void): void {
+  const table = conformance.schedulingCases({
+    nodeaffinity: readText(join(checkout, 'scheduling/corev1/nodeaffinity/nodeaffinity_test.go')),
+    helpers: readText(join(checkout, 'scheduling/corev1/helpers_test.go')),
+    sysctlNamespace: readText(join(checkout, 'node/util/sysctl/namespace_test.go')),
+    sysctl: readText(join(checkout, 'node/util/sysctl/sysctl_test.go')),
+  });
+  report(
+    `Where a pod may run: component-helpers' node affinity, taint and sysctl tests (${table.declined.length} declined)`,
+    conformance.schedulingAgreement(table),
+    print,
+  );
 }
 
 /** libsinsp's filter parser tests, against the port that reads the tuning. */

@@ -405,7 +405,7 @@ describe('the scripts on the contract', () => {
     const none = capture();
     expect(await conformanceCommand([], none.io)).toBe(2);
     expect(none.out.stderr).toMatch(
-      /^conformance: give --pod-security, --apiserver, --apiextensions, --apimachinery, --kube-openapi, --argocd, --talos, --go-kubernetes, --yaml-test-suite, --falco-libs, --cert-manager or --kubeconform: /,
+      /^conformance: give --pod-security, --apiserver, --apiextensions, --apimachinery, --kube-openapi, --argocd, --talos, --go-kubernetes, --yaml-test-suite, --falco-libs, --cert-manager, --component-helpers or --kubeconform: /,
     );
     const table = capture();
     expect(await conformanceCommand(['--apiextensions', '/nonexistent/ext'], table.io)).toBe(1);
@@ -413,6 +413,9 @@ describe('the scripts on the contract', () => {
     const certManager = capture();
     expect(await conformanceCommand(['--cert-manager', '/nonexistent/cm'], certManager.io)).toBe(1);
     expect(certManager.out.stderr).toBe('conformance: cannot read /nonexistent/cm/internal/apis/certmanager/validation/certificate_test.go: ENOENT\n');
+    const helpers = capture();
+    expect(await conformanceCommand(['--component-helpers', '/nonexistent/ch'], helpers.io)).toBe(1);
+    expect(helpers.out.stderr).toBe('conformance: cannot read /nonexistent/ch/scheduling/corev1/nodeaffinity/nodeaffinity_test.go: ENOENT\n');
     const bad = capture();
     expect(await conformanceCommand(['--apiserver', '.', '--kubernetes', '36'], bad.io)).toBe(2);
   });

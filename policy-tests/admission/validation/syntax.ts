@@ -5,14 +5,15 @@
  */
 import { BlockList } from 'node:net';
 import { cidrSloppy, isIPSloppy, isIPv4Sloppy } from '../../model/go/net.ts';
+import { dns1123Subdomain } from '../../model/scheduling/label-syntax.ts';
+
+// The label syntaxes the scheduler's selectors read too live on the model floor.
+export { dns1123Subdomain, labelValue, qualifiedName } from '../../model/scheduling/label-syntax.ts';
 
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 /** dns1123SubdomainFmtWithUnderscore: each label may start with one '_', and hold '_' where '-' may be. */
 const DNS1123_SUBDOMAIN_WITH_UNDERSCORE = /^_?[a-z0-9]([-_a-z0-9]*[a-z0-9])?(\._?[a-z0-9]([-_a-z0-9]*[a-z0-9])?)*$/;
-const QUALIFIED_NAME_PART = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
-const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 const CONFIG_KEY = /^[-._a-zA-Z0-9]+$/;
 
 /** IsDNS1123Label */
@@ -31,14 +32,6 @@ export function dns1035Label(v: string): string | undefined {
   return undefined;
 }
 
-/** IsDNS1123Subdomain */
-export function dns1123Subdomain(v: string): string | undefined {
-  if (v.length > 253) return `must be no more than 253 characters`;
-  if (!DNS1123_SUBDOMAIN.test(v))
-    return `a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character`;
-  return undefined;
-}
-
 /** IsDNS1123SubdomainWithUnderscore (DNS search paths under RelaxedDNSSearchValidation) */
 export function dns1123SubdomainWithUnderscore(v: string): string | undefined {
   if (v.length > 253) return `must be no more than 253 characters`;
@@ -53,31 +46,6 @@ export function pathSegmentName(v: string): string | undefined {
   // IsPathSegmentPrefix: one message for each character the name holds.
   const held = ['/', '%'].filter((c) => v.includes(c));
   return held.length ? held.map((c) => `may not contain '${c}'`).join(', ') : undefined;
-}
-
-/** IsQualifiedName: label and annotation keys, `[prefix/]name`. */
-export function qualifiedName(v: string): string | undefined {
-  const parts = v.split('/');
-  if (parts.length > 2) return `a qualified name must consist of alphanumeric characters, '-', '_' or '.', with an optional DNS subdomain prefix and '/'`;
-  const name = parts.length === 2 ? parts[1]! : parts[0]!;
-  if (parts.length === 2) {
-    if (parts[0] === '') return 'prefix part must be non-empty';
-    const prefix = dns1123Subdomain(parts[0]!);
-    if (prefix) return `prefix part ${prefix}`;
-  }
-  if (name === '') return 'name part must be non-empty';
-  if (name.length > 63) return 'name part must be no more than 63 characters';
-  if (!QUALIFIED_NAME_PART.test(name))
-    return `name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`;
-  return undefined;
-}
-
-/** IsValidLabelValue */
-export function labelValue(v: string): string | undefined {
-  if (v.length > 63) return 'must be no more than 63 characters';
-  if (!LABEL_VALUE.test(v))
-    return `a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`;
-  return undefined;
 }
 
 /** IsValidPortName (IANA_SVC_NAME) */

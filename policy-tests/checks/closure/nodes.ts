@@ -7,9 +7,6 @@
 import type { ClusterFacts } from '../../model/repository/cluster-facts.ts';
 import { CONTROL_PLANE_TAINT } from '../../model/core/workloads.ts';
 
-/** Whether a pod fits a node: surely, surely not, or not known from the facts. */
-export type Fit = 'yes' | 'no' | 'unknown';
-
 /** A kind of node the cluster has: how many, the labels they carry, and whether they carry the control-plane taint. */
 export interface NodeKind {
   name: string;

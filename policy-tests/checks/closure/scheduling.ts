@@ -15,7 +15,8 @@ import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { selectorMatches } from '../../model/core/label-selector.ts';
 import type { PathSegment } from '../../model/core/positions.ts';
 import { daemonSetPortClashes, heldByDaemonSets, hostPorts, PORT_FIX, surgeHeldPort, talosPortClash, type DaemonSetPorts } from './host-ports.ts';
-import { nodeKinds, unknowable, type Fit, type NodeKind } from './nodes.ts';
+import { nodeKinds, unknowable, type NodeKind } from './nodes.ts';
+import { both, either, requiredNodeAffinityFits, type Fit, type NodeView } from '../../model/scheduling/node-affinity.ts';
 import {
   CONTROL_PLANE_TAINT,
   podSpecOf,
@@ -33,55 +34,12 @@ const SURGE_FIX = 'let the rolling update stop the old pod first: updateStrategy
 const SELECT_FIX =
   "tolerate the taint of the nodes the pod is pinned to (tolerations: [{key: node-role.kubernetes.io/control-plane, operator: Exists, effect: NoSchedule}]), or select labels the nodes carry; a label the nodes' machine config gives them (machine.nodeLabels) goes in the cluster facts' machineConfig too";
 
-const both = (a: Fit, b: Fit): Fit => (a === 'no' || b === 'no' ? 'no' : a === 'unknown' || b === 'unknown' ? 'unknown' : 'yes');
-const either = (a: Fit, b: Fit): Fit => (a === 'yes' || b === 'yes' ? 'yes' : a === 'unknown' || b === 'unknown' ? 'unknown' : 'no');
-
-/** One NodeSelectorRequirement on a node's labels (nodeaffinity's labels.Selector): unknown on a key the gate does not know. */
-function requirementFits(req: Obj, node: NodeKind, unknownKeys: Set<string>): Fit {
-  const key = String(req?.key ?? '');
-  if (unknowable(key, node)) {
-    unknownKeys.add(key);
-    return 'unknown';
-  }
-  const has = Object.hasOwn(node.labels, key);
-  const values = list(req?.values).map(String);
-  switch (req?.operator) {
-    case 'In':
-      return has && values.includes(node.labels[key]!) ? 'yes' : 'no';
-    case 'NotIn':
-      return has && values.includes(node.labels[key]!) ? 'no' : 'yes';
-    case 'Exists':
-      return has ? 'yes' : 'no';
-    case 'DoesNotExist':
-      return has ? 'no' : 'yes';
-    default:
-      // Gt and Lt compare integers: no label the gate knows holds one.
-      return 'no';
-  }
-}
-
-/** A required node affinity's terms, ORed; a term's requirements ANDed; an empty term matches no node; a field (a node's name) is not known. */
-function affinityFits(terms: unknown[], node: NodeKind, unknownKeys: Set<string>): Fit {
-  let fit: Fit = 'no';
-  for (const term of terms.map(obj)) {
-    const expressions = list(term.matchExpressions).map(obj);
-    const fields = list(term.matchFields);
-    if (expressions.length === 0 && fields.length === 0) continue;
-    let termFit: Fit = fields.length ? 'unknown' : 'yes';
-    if (fields.length) unknownKeys.add('metadata.name');
-    for (const e of expressions) termFit = both(termFit, requirementFits(e, node, unknownKeys));
-    fit = either(fit, termFit);
-  }
-  return fit;
-}
+/** A kind of node as the scheduler's matcher sees it: its labels, no name (each node has its own), the unknowable keys. */
+const viewOf = (node: NodeKind): NodeView => ({ labels: node.labels, name: undefined, unknownLabel: (key) => unknowable(key, node) });
 
 /** How a pod fits one kind of node, and why not where it does not. */
 function fitsNode(spec: Obj, node: NodeKind, unknownKeys: Set<string>): { fit: Fit; why?: string } {
-  let fit: Fit = 'yes';
-  const selector = obj(spec.nodeSelector);
-  for (const [key, value] of Object.entries(selector)) fit = both(fit, requirementFits({ key, operator: 'In', values: [value] }, node, unknownKeys));
-  const terms = dig(spec, ['affinity', 'nodeAffinity', 'requiredDuringSchedulingIgnoredDuringExecution', 'nodeSelectorTerms']);
-  if (Array.isArray(terms)) fit = both(fit, affinityFits(terms, node, unknownKeys));
+  const fit = requiredNodeAffinityFits(spec, viewOf(node), unknownKeys);
   if (fit === 'no')
     return {
       fit,

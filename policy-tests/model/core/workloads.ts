@@ -82,20 +82,26 @@ export function workloadAnnotations(resource: Resource): Record<string, unknown>
 export const CONTROL_PLANE_TAINT = 'node-role.kubernetes.io/control-plane';
 
 /**
+ * core/v1's Toleration.ToleratesTaint: the effect (or none), the key (or none), and the operator: Equal (or none)
+ * compares the values, Exists takes any. Gt and Lt compare integers only behind the TaintTolerationComparisonOperators
+ * feature gate, which the gate takes as off: such a toleration tolerates nothing.
+ */
+export function toleratesTaint(toleration: unknown, taint: unknown): boolean {
+  const t = (toleration ?? {}) as Record<string, unknown>;
+  const n = (taint ?? {}) as Record<string, unknown>;
+  const text = (v: unknown) => (typeof v === 'string' ? v : '');
+  if (text(t.effect) !== '' && text(t.effect) !== text(n.effect)) return false;
+  if (text(t.key) !== '' && text(t.key) !== text(n.key)) return false;
+  if (text(t.operator) === '' || t.operator === 'Equal') return text(t.value) === text(n.value);
+  return t.operator === 'Exists';
+}
+
+/**
  * Whether a pod's tolerations let it onto a control-plane node, matched as the scheduler matches a toleration to
  * that taint: the key (or an empty key with Exists), the effect (or none), and Exists or an empty value.
  */
 export function toleratesControlPlane(tolerations: unknown): boolean {
-  if (!Array.isArray(tolerations)) return false;
-  return tolerations.some((raw) => {
-    const t = (raw ?? {}) as { key?: unknown; operator?: unknown; value?: unknown; effect?: unknown };
-    const exists = t.operator === 'Exists';
-    if (!exists && t.operator !== undefined && t.operator !== 'Equal') return false;
-    const keyMatches = t.key === CONTROL_PLANE_TAINT || (exists && (t.key === undefined || t.key === ''));
-    const effectMatches = t.effect === undefined || t.effect === '' || t.effect === 'NoSchedule';
-    const valueMatches = exists || t.value === undefined || t.value === '';
-    return keyMatches && effectMatches && valueMatches;
-  });
+  return Array.isArray(tolerations) && tolerations.some((t) => toleratesTaint(t, { key: CONTROL_PLANE_TAINT, effect: 'NoSchedule' }));
 }
 
 /**
