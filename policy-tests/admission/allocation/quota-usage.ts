@@ -11,7 +11,9 @@ import { isDefaultStorageClass } from '../../model/cluster/providers.ts';
 import { podTotals } from './limit-range.ts';
 import { builtinResourceName } from '../cel/admission-policies.ts';
 import { crdPlurals } from '../crd-schemas.ts';
-import { COMPUTE, daemonSetPods, perPodAmount, type NodeCounts } from './resource-quota.ts';
+import { COMPUTE, daemonSetPods, perPodAmount } from './resource-quota.ts';
+import { nodeKinds, type NodeKind } from '../../model/scheduling/nodes.ts';
+import type { ClusterFacts } from '../../model/repository/cluster-facts.ts';
 
 type Obj = Record<string, any>;
 
@@ -85,8 +87,8 @@ export interface ClusterContext {
   peaks: ReadonlyMap<string, number>;
   plurals: ReadonlyMap<string, string>;
   defaultClass?: string;
-  /** The nodes a DaemonSet's pods land on, where the facts count them. */
-  nodes?: NodeCounts;
+  /** The kinds of node a DaemonSet's pods land on, where the facts count them. */
+  nodes?: readonly NodeKind[];
 }
 
 /** The namespace's use of each quota resource the gate counts, at the most pods at once; undefined where it cannot. */
@@ -159,12 +161,11 @@ export function namespaceUsage(
 export function clusterContext(
   resources: readonly Resource[],
   nsOf: (r: Resource) => string,
-  facts?: { nodeCount: number; controlPlaneCount: number },
+  facts?: Pick<ClusterFacts, 'nodeCount' | 'controlPlaneCount' | 'machineConfig'>,
 ): ClusterContext {
   const plurals = crdPlurals(resources);
   const defaults = resources.filter((r) => r.kind === 'StorageClass' && isDefaultStorageClass(r.object));
-  const nodes =
-    facts && Number.isInteger(facts.nodeCount) ? { workers: facts.nodeCount - facts.controlPlaneCount, controlPlanes: facts.controlPlaneCount } : undefined;
+  const nodes = facts && Number.isInteger(facts.nodeCount) ? nodeKinds(facts) : undefined;
   return {
     nsOf,
     peaks: autoscalerPeaks(resources, nsOf),

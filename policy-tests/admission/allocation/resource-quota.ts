@@ -7,7 +7,8 @@
  * rollout.
  */
 import { quantityValue } from '../../model/go/quantity.ts';
-import { scaledIntOrPercent, toleratesControlPlane } from '../../model/core/workloads.ts';
+import { scaledIntOrPercent } from '../../model/core/workloads.ts';
+import { daemonNodes, type NodeKind } from '../../model/scheduling/nodes.ts';
 
 type Obj = Record<string, any>;
 
@@ -135,40 +136,15 @@ export function resourceQuotaProblems(quota: Obj): { path: (string | number)[]; 
   return out;
 }
 
-/** The cluster's nodes, as the facts count them: Talos taints every control-plane node NoSchedule. */
-export interface NodeCounts {
-  workers: number;
-  controlPlanes: number;
-}
-
 /**
- * The nodes a node selector picks, by the labels every node of the cluster bears: Talos runs Linux, and labels its
- * control-plane nodes `node-role.kubernetes.io/control-plane` (its workers no role). Undefined for any other label
- * (an architecture, a host name, a label an operator sets), which the facts do not hold.
+ * The most pods a DaemonSet runs at once: one on every node its controller gives one (model/scheduling/nodes.ts: the
+ * nodes its node selection matches, and the control-plane nodes only where it tolerates their taint, if they carry
+ * it), and its rolling update's surge on top (maxSurge: none by default, a percentage of those nodes rounded up).
+ * Undefined where a label the facts do not hold decides its nodes (an architecture, a host name).
  */
-function selectedNodes(selector: Record<string, unknown>): { workers: boolean; controlPlanes: boolean } | undefined {
-  let picked = { workers: true, controlPlanes: true };
-  for (const [key, value] of Object.entries(selector)) {
-    if (key === 'kubernetes.io/os') picked = value === 'linux' ? picked : { workers: false, controlPlanes: false };
-    else if (key === 'node-role.kubernetes.io/control-plane') picked = { workers: false, controlPlanes: picked.controlPlanes };
-    else return undefined;
-  }
-  return picked;
-}
-
-/**
- * The most pods a DaemonSet runs at once: one on every node it may land on (every worker, and the control-plane
- * nodes where it tolerates their taint, among those its node selector picks by the labels every node bears), and its
- * rolling update's surge on top (maxSurge: none by default, a percentage of those nodes rounded up). Undefined where
- * it picks its nodes by another label or by affinity, which the facts do not hold.
- */
-export function daemonSetPods(daemonSet: Obj, nodes: NodeCounts): number | undefined {
-  const pod = daemonSet?.spec?.template?.spec ?? {};
-  const picked = selectedNodes(pod.nodeSelector && typeof pod.nodeSelector === 'object' ? pod.nodeSelector : {});
-  if (!picked) return undefined;
-  if (pod.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution) return undefined;
-  const onControlPlanes = picked.controlPlanes && toleratesControlPlane(pod.tolerations);
-  const count = (picked.workers ? nodes.workers : 0) + (onControlPlanes ? nodes.controlPlanes : 0);
+export function daemonSetPods(daemonSet: Obj, nodes: readonly NodeKind[]): number | undefined {
+  const count = daemonNodes(daemonSet?.spec?.template?.spec ?? {}, nodes);
+  if (count === undefined) return undefined;
   const surge = daemonSet?.spec?.updateStrategy?.type === 'OnDelete' ? 0 : (daemonSet?.spec?.updateStrategy?.rollingUpdate?.maxSurge ?? 0);
   const extra = scaledIntOrPercent(surge, count, true);
   // A whole number of surge pods is capped at the nodes; a percentage of them is never more.

@@ -9,7 +9,7 @@ import type { PathSegment } from '../../model/core/positions.ts';
 import { containersOf, runsAlongside, type PodSpecRef } from '../../model/core/workloads.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { Fit } from '../../model/scheduling/node-affinity.ts';
-import type { NodeKind } from './nodes.ts';
+import type { NodeKind } from '../../model/scheduling/nodes.ts';
 
 export const PORT_FIX =
   "ask for a host port nothing else on those nodes listens on (another DaemonSet, or Talos itself: the kubelet's 10250, apid's 50000; on the control-plane nodes etcd's 2379 and 2380, the API server's 6443, 10257, 10259, trustd's 50001), or for none: a Service reaches the pod";

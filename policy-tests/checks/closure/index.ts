@@ -4,7 +4,7 @@
  * (plain or through a chart), to what Kubernetes itself creates, or to an
  * entry of `providedOutsideGit` in the cluster facts, which says why.
  * The references are in references.ts, the providers in providers.ts, and
- * the checks with long bodies in crd.ts, services.ts, keys.ts, api-keys.ts, store-budget.ts, middlewares.ts, tls.ts, node-network.ts, port-names.ts, roles.ts, claims.ts, devices.ts, autoscalers.ts and scheduling.ts (with nodes.ts and host-ports.ts); this is the table.
+ * the checks with long bodies in crd.ts, services.ts, keys.ts, api-keys.ts, store-budget.ts, middlewares.ts, tls.ts, node-network.ts, port-names.ts, roles.ts, claims.ts, devices.ts, autoscalers.ts and scheduling.ts (with host-ports.ts; the nodes themselves in model/scheduling); this is the table.
  */
 import { applications, applicationsByName } from '../../model/argocd/argocd.ts';
 import { requiresLoadBalancer, REQUIRES_LOAD_BALANCER } from '../../model/argocd/app-declarations.ts';

@@ -15,8 +15,8 @@ import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { selectorMatches } from '../../model/core/label-selector.ts';
 import type { PathSegment } from '../../model/core/positions.ts';
 import { daemonSetPortClashes, heldByDaemonSets, hostPorts, PORT_FIX, surgeHeldPort, talosPortClash, type DaemonSetPorts } from './host-ports.ts';
-import { nodeKinds, unknowable, type NodeKind } from './nodes.ts';
-import { both, either, requiredNodeAffinityFits, type Fit, type NodeView } from '../../model/scheduling/node-affinity.ts';
+import { nodeKinds, unknowable, viewOf, type NodeKind } from '../../model/scheduling/nodes.ts';
+import { both, either, requiredNodeAffinityFits, type Fit } from '../../model/scheduling/node-affinity.ts';
 import {
   CONTROL_PLANE_TAINT,
   podSpecOf,
@@ -33,9 +33,6 @@ const SURGE_FIX = 'let the rolling update stop the old pod first: updateStrategy
 
 const SELECT_FIX =
   "tolerate the taint of the nodes the pod is pinned to (tolerations: [{key: node-role.kubernetes.io/control-plane, operator: Exists, effect: NoSchedule}]), or select labels the nodes carry; a label the nodes' machine config gives them (machine.nodeLabels) goes in the cluster facts' machineConfig too";
-
-/** A kind of node as the scheduler's matcher sees it: its labels, no name (each node has its own), the unknowable keys. */
-const viewOf = (node: NodeKind): NodeView => ({ labels: node.labels, name: undefined, unknownLabel: (key) => unknowable(key, node) });
 
 /** How a pod fits one kind of node, and why not where it does not. */
 function fitsNode(spec: Obj, node: NodeKind, unknownKeys: Set<string>): { fit: Fit; why?: string } {

@@ -3,6 +3,7 @@
  * the defaults, bounds and messages, each as the plugins word them.
  */
 import { describe, expect, it } from 'vitest';
+import { nodeKinds } from '../../model/scheduling/nodes.ts';
 import {
   admittedRequirements,
   claimLimitRefusals,
@@ -145,14 +146,23 @@ describe('ValidateResourceQuota', () => {
 });
 
 describe('daemonSetPods', () => {
-  const nodes = { workers: 3, controlPlanes: 3 };
+  const kinds = (machine: { allowSchedulingOnControlPlanes?: boolean; nodeLabels?: Record<string, string> } = {}) =>
+    nodeKinds({
+      nodeCount: 6,
+      controlPlaneCount: 3,
+      machineConfig: {
+        allowedUnsafeSysctls: [],
+        allowSchedulingOnControlPlanes: machine.allowSchedulingOnControlPlanes ?? false,
+        nodeLabels: machine.nodeLabels ?? {},
+      },
+    });
+  const nodes = kinds();
   const ds = (spec: object, strategy?: object) => ({ spec: { template: { spec }, ...(strategy ? { updateStrategy: strategy } : {}) } });
-  it('counts a pod on every node it may land on, with its surge, and leaves a selected set of nodes uncounted', () => {
+  it('counts a pod on every node it may land on, with its surge, and leaves a selection on a label the facts cannot know uncounted', () => {
     expect(daemonSetPods(ds({}), nodes)).toBe(3);
     expect(daemonSetPods(ds({ tolerations: [{ key: 'node-role.kubernetes.io/control-plane', effect: 'NoSchedule' }] }), nodes)).toBe(6);
     expect(daemonSetPods(ds({ tolerations: [{ operator: 'Exists' }] }, { rollingUpdate: { maxSurge: '50%', maxUnavailable: 0 } }), nodes)).toBe(9);
     expect(daemonSetPods(ds({}, { type: 'OnDelete' }), nodes)).toBe(3);
-    expect(daemonSetPods(ds({ nodeSelector: { gpu: 'true' } }), nodes)).toBeUndefined();
     // The labels every Talos node bears: Linux, and the control-plane role (its taint still to tolerate).
     expect(daemonSetPods(ds({ nodeSelector: { 'kubernetes.io/os': 'linux' } }), nodes)).toBe(3);
     expect(daemonSetPods(ds({ nodeSelector: { 'kubernetes.io/os': 'windows' } }), nodes)).toBe(0);
@@ -160,5 +170,15 @@ describe('daemonSetPods', () => {
     expect(daemonSetPods(ds(controlPlane), nodes)).toBe(0);
     expect(daemonSetPods(ds({ ...controlPlane, tolerations: [{ operator: 'Exists' }] }), nodes)).toBe(3);
     expect(daemonSetPods(ds({ nodeSelector: { 'kubernetes.io/arch': 'amd64' } }), nodes)).toBeUndefined();
+  });
+
+  it("reads its nodes as closure-node does: the machine config's labels, untainted control planes, a required affinity", () => {
+    // A label no node carries: no node runs it (closure-node says so); a label the machine config gives: every node.
+    expect(daemonSetPods(ds({ nodeSelector: { gpu: 'true' } }), nodes)).toBe(0);
+    expect(daemonSetPods(ds({ nodeSelector: { gpu: 'true' } }), kinds({ nodeLabels: { gpu: 'true' } }))).toBe(3);
+    expect(daemonSetPods(ds({}), kinds({ allowSchedulingOnControlPlanes: true }))).toBe(6);
+    const required = (terms: object[]) => ({ affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: terms } } } });
+    expect(daemonSetPods(ds(required([{ matchExpressions: [{ key: 'node-role.kubernetes.io/control-plane', operator: 'DoesNotExist' }] }])), nodes)).toBe(3);
+    expect(daemonSetPods(ds(required([{ matchFields: [{ key: 'metadata.name', operator: 'In', values: ['n1'] }] }])), nodes)).toBeUndefined();
   });
 });

@@ -3,7 +3,7 @@
  * nodeaffinity, v1 Toleration.ToleratesTaint) over the nodes Talos makes: the control-plane nodes and the workers.
  */
 import { describe, expect, it } from 'vitest';
-import { nodeKinds } from '../../checks/closure/nodes.ts';
+import { nodeKinds } from '../../model/scheduling/nodes.ts';
 import { oneToANode, placement } from '../../checks/closure/scheduling.ts';
 import { daemonSetPortClashes, heldByDaemonSets, hostPorts, surgeHeldPort, talosPortClash } from '../../checks/closure/host-ports.ts';
 

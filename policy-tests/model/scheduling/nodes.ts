@@ -2,10 +2,12 @@
  * The nodes as the scheduler sees them, in kinds: how many of each, the labels Talos gives them (kubernetes.io/os:
  * linux on every node; the node-role and exclude-from-external-load-balancers labels on the control-plane nodes) and
  * the machine config's machine.nodeLabels, and whether they carry the control-plane taint (Talos puts it on them
- * unless the machine config's allowSchedulingOnControlPlanes). No program here labels nodes.
+ * unless the machine config's allowSchedulingOnControlPlanes). No program here labels nodes. One reading for every
+ * question of where pods land: the scheduler's (closure-node) and the DaemonSet controller's (the quota's count).
  */
-import type { ClusterFacts } from '../../model/repository/cluster-facts.ts';
-import { CONTROL_PLANE_TAINT } from '../../model/core/workloads.ts';
+import type { ClusterFacts } from '../repository/cluster-facts.ts';
+import { CONTROL_PLANE_TAINT, toleratesControlPlane } from '../core/workloads.ts';
+import { requiredNodeAffinityFits, type NodeView } from './node-affinity.ts';
 
 /** A kind of node the cluster has: how many, the labels they carry, and whether they carry the control-plane taint. */
 export interface NodeKind {
@@ -62,4 +64,22 @@ export function nodeKinds(facts: Pick<ClusterFacts, 'nodeCount' | 'controlPlaneC
       tainted: false,
     });
   return kinds;
+}
+
+/** A kind of node as the scheduler's matcher sees it: its labels, no name (each node has its own), the unknowable keys. */
+export const viewOf = (node: NodeKind): NodeView => ({ labels: node.labels, name: undefined, unknownLabel: (key) => unknowable(key, node) });
+
+/**
+ * The nodes a DaemonSet runs a pod on, as its controller decides (`NodeShouldRunDaemonPod`: the pod's node affinity
+ * and nodeSelector, and the node's NoSchedule taints tolerated): how many, or undefined where a label the facts do
+ * not hold decides it.
+ */
+export function daemonNodes(podSpec: Record<string, unknown>, kinds: readonly NodeKind[]): number | undefined {
+  let count = 0;
+  for (const kind of kinds) {
+    const fit = requiredNodeAffinityFits(podSpec, viewOf(kind));
+    if (fit === 'unknown') return undefined;
+    if (fit === 'yes' && (!kind.tainted || toleratesControlPlane(podSpec.tolerations))) count += kind.count;
+  }
+  return count;
 }
