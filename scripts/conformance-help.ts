@@ -80,7 +80,9 @@ is committed):
                       (TestValidateCertificate, TestValidateDuration) and the
                       Issuer rows of issuer_test.go (ACME, its HTTP-01 and
                       DNS-01 solvers, CA, Vault, Venafi), each judged as the
-                      cluster's cert-manager webhook judges it
+                      cluster's cert-manager webhook judges it; and its
+                      solver picker's (pkg/util/solverpicker), each row's
+                      solver picked as closure-acme-solver picks it
   --component-helpers DIR
                       kubernetes/component-helpers: the scheduler's node
                       affinity and taint tests (scheduling/corev1/nodeaffinity,

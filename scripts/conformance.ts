@@ -313,7 +313,7 @@ function reportCrdDefinitions(dir: string, print: (line: string) => void): void 
 const isMain = process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'));
 if (isMain) process.exitCode = await conformanceCommand(process.argv.slice(2));
 
-/** cert-manager's Certificate and Issuer validation tests, against the gate's port of its webhook. */
+/** cert-manager's Certificate and Issuer validation tests, against the gate's port of its webhook; its solver picker's. */
 function reportCertManager(checkout: string, print: (line: string) => void): void {
   const read = (dir: string) =>
     readdirSync(join(checkout, dir))
@@ -325,12 +325,15 @@ function reportCertManager(checkout: string, print: (line: string) => void): voi
     read('internal/apis/certmanager'),
   );
   report(`cert-manager's Certificate validation tests (${table.declined.length} declined)`, conformance.certManagerAgreement(table), print);
+  const v1 = [...read('pkg/apis/certmanager/v1'), ...read('pkg/apis/acme/v1'), ...read('pkg/apis/meta/v1')];
   const issuers = conformance.certManagerIssuerCases(
     readText(join(checkout, 'internal/apis/certmanager/validation/issuer_test.go')),
-    [...read('pkg/apis/certmanager/v1'), ...read('pkg/apis/acme/v1'), ...read('pkg/apis/meta/v1')],
+    v1,
     read('internal/apis/certmanager/validation'),
   );
   report("cert-manager's Issuer validation tests", conformance.certManagerIssuerAgreement(issuers), print);
+  const solvers = conformance.certManagerSolverCases(readText(join(checkout, 'pkg/util/solverpicker/solverpicker_test.go')), v1);
+  report("cert-manager's solver picker tests", conformance.certManagerSolverAgreement(solvers), print);
 }
 
 /** component-helpers' node affinity, taint and sysctl namespace tests, against the scheduler's and the kubelet's ports. */

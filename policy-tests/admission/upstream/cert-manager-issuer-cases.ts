@@ -67,14 +67,14 @@ export interface IssuerTable {
   unread: { name: string; why: string }[];
 }
 
-interface GoField {
+export interface GoField {
   type: string;
   /** The JSON name; '' for an inlined embedded struct. */
   json: string;
 }
 
 /** Each struct of the v1 sources: its Go fields, each with its type and JSON name. */
-function structsOf(sources: readonly string[]): Map<string, Map<string, GoField>> {
+export function structsOf(sources: readonly string[]): Map<string, Map<string, GoField>> {
   const structs = new Map<string, Map<string, GoField>>();
   for (const src of sources)
     for (const m of src.matchAll(/^type (\w+) struct \{/gm)) {
@@ -91,7 +91,7 @@ function structsOf(sources: readonly string[]): Map<string, Map<string, GoField>
 }
 
 /** A parsed Go value of the given type as the v1 JSON holds it. */
-function toV1(value: unknown, type: string, structs: Map<string, Map<string, GoField>>): unknown {
+export function toV1(value: unknown, type: string, structs: Map<string, Map<string, GoField>>): unknown {
   const t = type.replace(/^\*/, '');
   if (value === null || value === undefined) return null;
   if (t === '[]byte') return Buffer.from(value as string, 'latin1').toString('base64');
@@ -113,7 +113,7 @@ function toV1(value: unknown, type: string, structs: Map<string, Map<string, GoF
 }
 
 /** The names a table's values use: the file's package variables, the test's locals and constants, read lazily. */
-function environment(at: string, definitions: ReadonlyMap<string, string>, constants: Readonly<Record<string, string>>): GoEnvironment {
+export function environment(at: string, definitions: ReadonlyMap<string, string>, constants: Readonly<Record<string, string>>): GoEnvironment {
   const cache = new Map<string, unknown>();
   const env: GoEnvironment = {
     value(name) {
@@ -152,7 +152,7 @@ function environment(at: string, definitions: ReadonlyMap<string, string>, const
  * `name := value`, the test file's var block's `name = value` and the validation package's `var name = value`, as
  * text to parse when first used; a made certificate as the fixed one.
  */
-function definitionsOf(source: string, body: string, validationSources: readonly string[]): Map<string, string> {
+export function definitionsOf(source: string, body: string, validationSources: readonly string[]): Map<string, string> {
   const defs = new Map<string, string>();
   for (const src of validationSources)
     for (const m of src.matchAll(/^var (\w+) = ([^\n{]*)\{/gm)) defs.set(m[1]!, `${m[2]}{${blockAt(src, m.index + m[0].length - 1)}}`);
@@ -163,7 +163,9 @@ function definitionsOf(source: string, body: string, validationSources: readonly
   }
   for (const m of body.matchAll(/^\t(\w+) := ([^\n]+)$/gm)) {
     if (m[2]!.startsWith('unitcrypto.MustCreateCryptoBundle(')) defs.set(m[1]!, JSON.stringify(TEST_CERTIFICATE_PEM));
-    else if (!m[2]!.endsWith('{') || m[2]!.startsWith('cmmeta.')) defs.set(m[1]!, m[2]!);
+    // A composite literal over several lines (`x := &pkg.Type{` ... `}`), but not the test's table.
+    else if (/^&?[\w.]+\{$/.test(m[2]!)) defs.set(m[1]!, `${m[2]}${blockAt(body, m.index + m[0].length - 1)}}`);
+    else if (!m[2]!.endsWith('{')) defs.set(m[1]!, m[2]!);
   }
   return defs;
 }

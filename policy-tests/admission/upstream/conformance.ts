@@ -238,6 +238,7 @@ export { quantityAgreement, quantityCases } from './quantity-cases.ts';
 export { falcoParserAgreement, falcoParserCases } from './falco-parser-cases.ts';
 export { certManagerAgreement, certManagerCases } from './cert-manager-cases.ts';
 export { certManagerIssuerAgreement, certManagerIssuerCases } from './cert-manager-issuer-cases.ts';
+export { certManagerSolverAgreement, certManagerSolverCases } from './cert-manager-solver-cases.ts';
 export { schedulingAgreement, schedulingCases } from './scheduling-cases.ts';
 export { extendedFormatCases, formatAgreement, strfmtCases } from './kube-openapi-formats.ts';
 export { suiteAgreement, suiteCases } from './kube-openapi-suite.ts';

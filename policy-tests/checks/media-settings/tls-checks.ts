@@ -8,7 +8,7 @@
 import type { Path } from '../../model/core/positions.ts';
 import { SETTINGS_READS } from '../../model/apps/media-settings.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
-import { untrustedHost } from '../../model/cluster/tls.ts';
+import { untrustedHost } from '../../model/certificates/tls.ts';
 import { settingsOf } from './settings-checks.ts';
 
 type Server = { name?: string; hostname?: string; port?: number; useSsl?: boolean };

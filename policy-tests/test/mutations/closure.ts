@@ -484,6 +484,16 @@ export const closureMutations: Mutation[] = [
     at: inFile(PORTFOLIO_INGRESS, 'name: letsencrypt'),
   },
   {
+    check: 'closure-acme-solver',
+    why: "the ClusterIssuer's DNS-01 solver narrowed to the LAN zone: cert-manager picks no solver for the public names, and their Orders fail",
+    mutate: swap(
+      'apps/platform/cert-manager/clusterissuer.yaml',
+      '    solvers:\n      - dns01:\n',
+      '    solvers:\n      - selector:\n          dnsZones: ["lan.example.net"]\n        dns01:\n',
+    ),
+    at: inFile(PORTFOLIO_INGRESS, 'dnsNames: ["portfolio.example.net"]'),
+  },
+  {
     check: 'closure-crd',
     why: 'the snapshot-controller platform app removed, and with it the VolumeSnapshot CRDs',
     mutate: removeApp('apps/platform/snapshot-controller', 'snapshot-controller'),

@@ -6,7 +6,7 @@
  */
 import { dig } from '../core/dig.ts';
 import type { Resource } from '../core/manifest.ts';
-import { ingressHosts } from './ingress-routes.ts';
+import { ingressHosts } from '../cluster/ingress-routes.ts';
 
 /**
  * The production directories of the public ACME CAs, whose roots Node ships: Let's Encrypt, ZeroSSL, Google Trust

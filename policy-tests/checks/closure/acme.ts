@@ -1,0 +1,62 @@
+/**
+ * closure-acme-solver: every name a Certificate asks an ACME issuer for has a solver cert-manager picks for it. An
+ * Order names each of the Certificate's names; for each, cert-manager picks a solver of a challenge type the CA offers
+ * (HTTP-01 or DNS-01, DNS-01 alone for a wildcard) whose selector matches the name and the Certificate's labels
+ * (model/certificates/acme-solvers.ts). A name none matches fails the Order ("no configured challenge solvers can be used
+ * for this challenge"), and cert-manager retries it with backoff while the old certificate runs out.
+ */
+import { dig } from '../../model/core/dig.ts';
+import type { Resource } from '../../model/core/manifest.ts';
+import type { PolicyCheck } from '../../model/checks/kit.ts';
+import { issuerRefs } from '../../model/cluster/references.ts';
+import { offeredChallenges, pickSolver } from '../../model/certificates/acme-solvers.ts';
+
+/** The issuer a Certificate's issuerRef names, where the repository declares it; a missing one is closure-issuer's. */
+function issuerOf(resources: readonly Resource[], cert: Resource): Resource | undefined {
+  const group = dig(cert.object, ['spec', 'issuerRef', 'group']);
+  if (group !== undefined && group !== '' && group !== 'cert-manager.io') return undefined;
+  const ref = issuerRefs([cert])[0];
+  return (
+    ref &&
+    resources.find(
+      (r) =>
+        r.kind === ref.kind && r.name === ref.name && r.apiVersion === 'cert-manager.io/v1' && (ref.kind === 'ClusterIssuer' || r.namespace === ref.namespace),
+    )
+  );
+}
+
+export const acmeSolverCheck: PolicyCheck = {
+  id: 'closure-acme-solver',
+  description:
+    "Every name a Certificate asks an ACME Issuer or ClusterIssuer for has a solver cert-manager picks for it (v1.21.1's solver picker): one of a challenge type the CA offers (HTTP-01 or DNS-01; DNS-01 alone for a wildcard) whose selector's labels, dnsNames and dnsZones match the name and the Certificate's labels; otherwise the Order fails and no certificate is issued (invariants P1).",
+  invariants: ['P1'],
+  remediation:
+    "give the issuer a solver for the name: widen a solver's selector (dnsZones with the name's zone, or dnsNames with the name), or add one without a selector; a wildcard needs a DNS-01 solver",
+  reads: { kinds: ['Certificate', 'Issuer', 'ClusterIssuer'] },
+  exemptible: false,
+  run(ctx) {
+    for (const cert of ctx.resources) {
+      if (cert.kind !== 'Certificate' || cert.apiVersion !== 'cert-manager.io/v1') continue;
+      const issuer = issuerOf(ctx.resources, cert);
+      const acme = issuer && dig(issuer.object, ['spec', 'acme']);
+      if (!issuer || !acme || typeof acme !== 'object') continue;
+      const solvers = dig(issuer.object, ['spec', 'acme', 'solvers']);
+      const labels = (dig(cert.object, ['metadata', 'labels']) ?? {}) as Record<string, string>;
+      const names: unknown = dig(cert.object, ['spec', 'dnsNames']);
+      (Array.isArray(names) ? names : []).forEach((name: unknown, i: number) => {
+        if (typeof name !== 'string' || pickSolver(name, offeredChallenges(name), solvers, labels)) return;
+        const count = Array.isArray(solvers) ? solvers.length : 0;
+        ctx.fail(
+          { resource: cert, path: ['spec', 'dnsNames', i] },
+          `Certificate ${cert.name}: ${issuer.kind} ${issuer.name} has no solver cert-manager picks for ${name}${
+            count === 0
+              ? ' (it has no solvers)'
+              : name.startsWith('*.')
+                ? ' (a wildcard takes only a DNS-01 solver whose selector matches it)'
+                : ` (none of its ${count} solvers' selectors matches it)`
+          }: the Order fails and no certificate is issued`,
+        );
+      });
+    }
+  },
+};
