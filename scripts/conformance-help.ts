@@ -89,6 +89,11 @@ is committed):
                       scheduling/corev1/helpers_test.go) and the kubelet's
                       sysctl namespace tests (node/util/sysctl), each given to
                       the gate's port of the same function
+  --kubelet DIR       kubernetes/kubernetes (a sparse checkout of
+                      pkg/kubelet/sysctl is enough): the kubelet's sysctl
+                      allowlist tests (allowlist_test.go), each pattern list
+                      and each pod sysctl refused or admitted as the kubelet
+                      and the API server refuse it
   --kubeconform DIR   yannh/kubeconform: its acceptance tests
                       (acceptance.bats over fixtures/), each run as the
                       gate's command line (exit, counts, verdicts)

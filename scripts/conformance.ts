@@ -113,6 +113,7 @@ const CHECKOUTS = [
   'falco-libs',
   'cert-manager',
   'component-helpers',
+  'kubelet',
   'kubeconform',
 ] as const;
 const flags = (names: readonly string[]) =>
@@ -142,7 +143,7 @@ export function conformanceCommand(argv: string[], io?: CommandIo): Promise<numb
         const [yamlSuite, kubeconform, apimachinery, kubeOpenapi, falcoLibs] = (
           ['yaml-test-suite', 'kubeconform', 'apimachinery', 'kube-openapi', 'falco-libs'] as const
         ).map(dir);
-        const [certManager, componentHelpers] = (['cert-manager', 'component-helpers'] as const).map(dir);
+        const [certManager, componentHelpers, kubelet] = (['cert-manager', 'component-helpers', 'kubelet'] as const).map(dir);
         if (!CHECKOUTS.some((c) => dir(c))) throw new UsageError(`give ${flags(CHECKOUTS)}: the upstream checkouts to measure against`);
         const version = values.kubernetes as string | undefined;
         if (version !== undefined && !/^1\.\d+$/.test(version)) throw new UsageError(`--kubernetes ${version}: expected 1.NN`);
@@ -171,6 +172,12 @@ export function conformanceCommand(argv: string[], io?: CommandIo): Promise<numb
         if (falcoLibs) reportFalcoLibs(falcoLibs, print);
         if (certManager) reportCertManager(certManager, print);
         if (componentHelpers) reportComponentHelpers(componentHelpers, print);
+        if (kubelet)
+          report(
+            "The kubelet's sysctl allowlist tests (pkg/kubelet/sysctl/allowlist_test.go)",
+            conformance.kubeletSysctlAgreement(conformance.kubeletSysctlCases(readText(join(kubelet, 'pkg/kubelet/sysctl/allowlist_test.go')), minor)),
+            print,
+          );
         if (argocd) await reportRepoServer(argocd, print);
         if (kubeconform) await reportKubeconform(kubeconform, print);
         return 0;
