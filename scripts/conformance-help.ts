@@ -83,6 +83,12 @@ is committed):
                       cluster's cert-manager webhook judges it; and its
                       solver picker's (pkg/util/solverpicker), each row's
                       solver picked as closure-acme-solver picks it
+  --external-secrets DIR
+                      external-secrets/external-secrets: the ExternalSecret
+                      rows of apis/externalsecrets/v1/externalsecret_validator
+                      _test.go and the store's refresh interval rows
+                      (secretstore_types_test.go), each judged as the
+                      cluster's External Secrets webhook judges it
   --component-helpers DIR
                       kubernetes/component-helpers: the scheduler's node
                       affinity and taint tests (scheduling/corev1/nodeaffinity,

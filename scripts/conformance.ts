@@ -112,6 +112,7 @@ const CHECKOUTS = [
   'yaml-test-suite',
   'falco-libs',
   'cert-manager',
+  'external-secrets',
   'component-helpers',
   'kubelet',
   'kubeconform',
@@ -143,7 +144,9 @@ export function conformanceCommand(argv: string[], io?: CommandIo): Promise<numb
         const [yamlSuite, kubeconform, apimachinery, kubeOpenapi, falcoLibs] = (
           ['yaml-test-suite', 'kubeconform', 'apimachinery', 'kube-openapi', 'falco-libs'] as const
         ).map(dir);
-        const [certManager, componentHelpers, kubelet] = (['cert-manager', 'component-helpers', 'kubelet'] as const).map(dir);
+        const [certManager, externalSecrets, componentHelpers, kubelet] = (['cert-manager', 'external-secrets', 'component-helpers', 'kubelet'] as const).map(
+          dir,
+        );
         if (!CHECKOUTS.some((c) => dir(c))) throw new UsageError(`give ${flags(CHECKOUTS)}: the upstream checkouts to measure against`);
         const version = values.kubernetes as string | undefined;
         if (version !== undefined && !/^1\.\d+$/.test(version)) throw new UsageError(`--kubernetes ${version}: expected 1.NN`);
@@ -171,6 +174,7 @@ export function conformanceCommand(argv: string[], io?: CommandIo): Promise<numb
           report('YAML test suite, the fast manifest reader against the yaml library', conformance.yamlSuiteAgreement(yamlSuiteCases(yamlSuite)), print);
         if (falcoLibs) reportFalcoLibs(falcoLibs, print);
         if (certManager) reportCertManager(certManager, print);
+        if (externalSecrets) reportExternalSecrets(externalSecrets, print);
         if (componentHelpers) reportComponentHelpers(componentHelpers, print);
         if (kubelet)
           report(
@@ -341,6 +345,19 @@ function reportCertManager(checkout: string, print: (line: string) => void): voi
   report("cert-manager's Issuer validation tests", conformance.certManagerIssuerAgreement(issuers), print);
   const solvers = conformance.certManagerSolverCases(readText(join(checkout, 'pkg/util/solverpicker/solverpicker_test.go')), v1);
   report("cert-manager's solver picker tests", conformance.certManagerSolverAgreement(solvers), print);
+}
+
+/** External Secrets' ExternalSecret and refresh interval tests, against the gate's port of its webhook. */
+function reportExternalSecrets(checkout: string, print: (line: string) => void): void {
+  const dir = join(checkout, 'apis/externalsecrets/v1');
+  const table = conformance.externalSecretsCases({
+    validatorTest: readText(join(dir, 'externalsecret_validator_test.go')),
+    typesTest: readText(join(dir, 'secretstore_types_test.go')),
+    v1: readdirSync(dir)
+      .filter((f) => f.endsWith('.go') && !f.endsWith('_test.go'))
+      .map((f) => readText(join(dir, f))),
+  });
+  report(`External Secrets' validation tests (${table.declined.length} declined)`, conformance.externalSecretsAgreement(table), print);
 }
 
 /** component-helpers' node affinity, taint and sysctl namespace tests, against the scheduler's and the kubelet's ports. */

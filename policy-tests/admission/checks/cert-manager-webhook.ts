@@ -9,6 +9,7 @@ import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { chartValues } from '../../model/helm/chart-values.ts';
 import { certificateProblems } from '../webhooks/cert-manager.ts';
 import { issuerSpecProblems } from '../webhooks/cert-manager-issuer.ts';
+import { reachesWebhooks } from '../webhooks/reached.ts';
 
 const ISSUER_KINDS = new Set(['Issuer', 'ClusterIssuer']);
 const denied = (kind: string, name: string, p: { path: (string | number)[]; message: string; fn: string }) =>
@@ -25,8 +26,9 @@ export const certManagerWebhookCheck: PolicyCheck = {
   run(ctx) {
     // No cert-manager, no webhook: a Certificate is then closure-crd's.
     if (chartValues(ctx.repo, 'cert-manager').length === 0) return;
+    const reached = reachesWebhooks(ctx.repo.resources);
     for (const r of ctx.resources) {
-      if (r.apiVersion !== 'cert-manager.io/v1') continue;
+      if (r.apiVersion !== 'cert-manager.io/v1' || !reached(r)) continue;
       if (ISSUER_KINDS.has(r.kind)) {
         const { errors, warnings } = issuerSpecProblems(r.object.spec, ['spec']);
         for (const p of errors) ctx.fail({ resource: r, path: p.path }, denied(r.kind, r.name, p));

@@ -3,7 +3,7 @@
  * Security admission, and the CRDs' validation rules (CEL), judged on every
  * plain and rendered object as on a create through Argo CD; and what makes
  * Argo CD itself refuse or never apply an object; what the webhooks the
- * repository deploys refuse (cert-manager's); and what the kubelet, the
+ * repository deploys refuse (cert-manager's, External Secrets'); and what the kubelet, the
  * node's own admission, refuses of a pod the API server admitted.
  */
 import { groupOf, type Resource } from '../../model/core/manifest.ts';
@@ -12,6 +12,7 @@ import { admissionPolicyCheck } from './admission-policy.ts';
 import { argocdWillSyncCheck } from './argocd-will-sync.ts';
 import { certManagerWebhookCheck } from './cert-manager-webhook.ts';
 import { crdAcceptedCheck } from './crd-accepted.ts';
+import { externalSecretsWebhookCheck } from './external-secrets-webhook.ts';
 import { kubeletAdmitsCheck } from './kubelet-admits.ts';
 import { apiValidationCheck, crdValidationRuleCheck } from './object-validation.ts';
 import { namespaceLimitsCheck } from './namespace-limits.ts';
@@ -30,6 +31,7 @@ export function admissionChecks({ builtinGroups, isClusterScoped }: CheckEnviron
     crdValidationRuleCheck(isBuiltin),
     crdAcceptedCheck,
     certManagerWebhookCheck,
+    externalSecretsWebhookCheck,
     serviceAllocationCheck,
     namespaceLimitsCheck,
     admissionPolicyCheck(isBuiltin, isClusterScoped),

@@ -240,6 +240,7 @@ export { certManagerAgreement, certManagerCases } from './cert-manager-cases.ts'
 export { certManagerIssuerAgreement, certManagerIssuerCases } from './cert-manager-issuer-cases.ts';
 export { certManagerSolverAgreement, certManagerSolverCases } from './cert-manager-solver-cases.ts';
 export { schedulingAgreement, schedulingCases } from './scheduling-cases.ts';
+export { externalSecretsAgreement, externalSecretsCases } from './external-secrets-cases.ts';
 export { kubeletSysctlAgreement, kubeletSysctlCases } from './kubelet-sysctl-cases.ts';
 export { extendedFormatCases, formatAgreement, strfmtCases } from './kube-openapi-formats.ts';
 export { suiteAgreement, suiteCases } from './kube-openapi-suite.ts';

@@ -7,6 +7,8 @@ import { CONTAINER, swap, API, SERVICE, NAMESPACES, STORE, after, inProject, POR
 const ARGOCD_CM = 'apps/platform/argocd/patches/argocd-cm.yaml';
 const API_INGRESS = 'portfolio-api/deploy/ingress.yaml';
 const CLUSTER_ISSUER = 'apps/platform/cert-manager/clusterissuer.yaml';
+const CLUSTER_SECRET_STORE = 'apps/platform/external-secrets/clustersecretstore.yaml';
+const GRAFANA_SECRETS = 'monitoring/kube-prometheus-stack/externalsecrets.yaml';
 const FOLDERS = 'apps/media/storage/folders.yaml';
 const TDARR = 'apps/media/tdarr/deployment.yaml';
 const VOLSYNC_APP = 'apps/platform/volsync/application.yaml';
@@ -301,6 +303,22 @@ const mutations: Mutation[] = [
     why: "the Cloudflare token's Secret is named without its key: the CRD's schema asks only for the name, cert-manager's webhook refuses the ClusterIssuer (secret key is required), and no certificate is issued",
     mutate: swap(CLUSTER_ISSUER, '              name: cloudflare-api-token\n              key: api-token\n', '              name: cloudflare-api-token\n'),
     at: (c) => ({ file: CLUSTER_ISSUER, line: lineOf(c, CLUSTER_ISSUER, '            apiTokenSecretRef:') }),
+  },
+  {
+    check: 'external-secrets-webhook',
+    why: "the 1Password token's Secret named without its namespace, as a namespaced SecretStore's example gives it: External Secrets' webhook refuses the ClusterSecretStore (cluster scope requires namespace), and no ExternalSecret is ever filled",
+    mutate: swap(CLUSTER_SECRET_STORE, '          key: token\n          namespace: external-secrets\n', '          key: token\n'),
+    at: (c) => ({ file: CLUSTER_SECRET_STORE, line: lineOf(c, CLUSTER_SECRET_STORE, '        serviceAccountSecretRef:') }),
+  },
+  {
+    check: 'external-secrets-webhook',
+    why: "Grafana's admin login reads its password from the same field twice (a copied entry whose secretKey was not changed): External Secrets' webhook refuses the duplicate secretKey while the Secret is retained",
+    mutate: swap(
+      GRAFANA_SECRETS,
+      '    - secretKey: admin-password\n      remoteRef:\n        key: grafana-admin\n        property: password\n',
+      '    - secretKey: admin-password\n      remoteRef:\n        key: grafana-admin\n        property: password\n    - secretKey: admin-password\n      remoteRef:\n        key: grafana-admin\n        property: password-previous\n',
+    ),
+    at: (c) => ({ file: GRAFANA_SECRETS, line: lineOf(c, GRAFANA_SECRETS, 'property: password-previous') - 3 }),
   },
   {
     check: 'kubelet-admits',
