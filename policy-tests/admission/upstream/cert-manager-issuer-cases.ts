@@ -92,7 +92,7 @@ export function structsOf(sources: readonly string[]): Map<string, Map<string, G
 
 /** A parsed Go value of the given type as the v1 JSON holds it. */
 export function toV1(value: unknown, type: string, structs: Map<string, Map<string, GoField>>): unknown {
-  const t = type.replace(/^\*/, '');
+  const t = type.startsWith('*') ? type.slice(1) : type;
   if (value === null || value === undefined) return null;
   if (t === '[]byte') return Buffer.from(value as string, 'latin1').toString('base64');
   if (t.startsWith('[]')) return (value as unknown[]).map((v) => toV1(v, t.slice(2), structs));

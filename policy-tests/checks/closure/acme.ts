@@ -53,7 +53,7 @@ export const acmeSolverCheck: PolicyCheck = {
               ? ' (it has no solvers)'
               : name.startsWith('*.')
                 ? ' (a wildcard takes only a DNS-01 solver whose selector matches it)'
-                : ` (none of its ${count} solvers' selectors matches it)`
+                : ` (no selector of its ${count} solvers matches it)`
           }: the Order fails and no certificate is issued`,
         );
       });
