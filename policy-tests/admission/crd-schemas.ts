@@ -6,6 +6,7 @@
  * has the CRD (closure-crd judges that).
  */
 import type { Resource } from '../model/core/manifest.ts';
+import { perObject } from '../model/core/per-object.ts';
 import { crdsFromObjects, loadRepoCrds } from '../schema/repo-crds.ts';
 import type { JsonSchemaNode } from './cel/schema-node.ts';
 
@@ -18,8 +19,13 @@ export interface CrdSchema {
   schema: JsonSchemaNode;
 }
 
-/** `apiVersion/Kind` → schema, the repository's CRDs ahead of the bundled ones. */
-export function crdSchemas(resources: readonly Resource[]): Map<string, CrdSchema> {
+/**
+ * `apiVersion/Kind` → schema, the repository's CRDs ahead of the bundled ones. Built once per list of resources
+ * (a run's own, which never changes once read): the checks, the webhooks' reach and the snapshot all ask for it.
+ */
+export const crdSchemas: (resources: readonly Resource[]) => ReadonlyMap<string, CrdSchema> = perObject(crdSchemasOf);
+
+function crdSchemasOf(resources: readonly Resource[]): Map<string, CrdSchema> {
   const out = new Map<string, CrdSchema>();
   const crdObjects = resources
     .filter((r) => r.kind === 'CustomResourceDefinition')

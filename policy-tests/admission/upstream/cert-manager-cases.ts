@@ -1,9 +1,9 @@
 /**
  * cert-manager's TestValidateCertificate and TestValidateDuration (internal/apis/certmanager/validation/
  * certificate_test.go), read as data. Each row is an internal Certificate; it is written here as the
- * cert-manager.io/v1 object its fields convert to, named by the v1 types' JSON tags read from the same checkout
- * (pkg/apis/certmanager/v1/types_certificate.go, pkg/apis/meta/v1/types.go), its constants read from the internal
- * types. The gate judges it as `cert-manager-webhook` does (TestValidateDuration's rows by the duration rule alone,
+ * cert-manager.io/v1 object its fields convert to, each field named by its JSON tag in the v1 type it belongs to
+ * (pkg/apis/certmanager/v1, pkg/apis/meta/v1 of the same checkout; the reading all cert-manager readers share,
+ * cert-manager-go.ts), its constants read from the internal types. The gate judges it as `cert-manager-webhook` does (TestValidateDuration's rows by the duration rule alone,
  * as the test calls it), and the row agrees when the gate refuses exactly the errors the test expects, each by its
  * type and field; a label or annotation the gate places on its key's line is compared at its map, which upstream
  * names. A row that turns a feature gate off (NameConstraints) is declined: the webhook runs with it on. A row this
@@ -11,7 +11,8 @@
  */
 import { certificateProblems, durationProblems } from '../webhooks/cert-manager.ts';
 import { count, emptyAgreement, type Agreement } from './agreement.ts';
-import { blockAt, goBuiltin, GoParser, GoUnsupported, NOT_BUILTIN, tokenize, type GoEnvironment } from './go-literals.ts';
+import { environment, mapTableRows, structsOf, toV1 } from './cert-manager-go.ts';
+import { blockAt } from './go-literals.ts';
 
 type Go = Record<string, any>;
 
@@ -30,78 +31,15 @@ export interface CertManagerTable {
   unread: { name: string; why: string }[];
 }
 
-const NS_PER = { 'time.Hour': 3600e9, 'time.Minute': 60e9, 'time.Second': 1e9 } as const;
-
-/** The identifiers and calls the tables use, as values: paths as their spelling, errors as their type and field. */
-function environment(constants: Readonly<Record<string, unknown>>): GoEnvironment {
-  const values: Record<string, unknown> = {
-    ...NS_PER,
-    'cmapi.MinimumRenewBefore': 5 * 60e9,
-    'cmapi.MinimumCertificateDuration': 3600e9,
-    'cmapi.DefaultCertificateDuration': 90 * 24 * 3600e9,
-    validIssuerRef: { Name: 'name', Kind: 'ClusterIssuer' },
-    someAdmissionRequest: {},
-    fldPath: 'spec',
-    maxSecretTemplateAnnotationsBytesLimit: 256 * 1024,
-    ...constants,
-  };
-  return {
-    value(name) {
-      if (name in values) return values[name];
-      throw new GoUnsupported(`unknown identifier ${name}`);
-    },
-    call(name, args) {
-      const built = goBuiltin(name, args);
-      if (built !== NOT_BUILTIN) return built;
-      if (name === 'field.NewPath') return String(args[0]);
-      if (name === 'fldPath.Child') return ['spec', ...args].join('.');
-      if (name === '.Child') return args.join('.');
-      if (name === '.Index' || name === '.Key') return `${String(args[0])}[${String(args[1])}]`;
-      if (name === '.WithOrigin' || name === 'fmt.Sprintf') return args[0];
-      if (name.startsWith('field.')) return { type: name.slice('field.'.length), field: args[0] };
-      // A conversion to one of cert-manager's string types (internalcmapi.KeyUsage("x")) is its value.
-      if (/^internalcmapi\.[A-Z]\w*$/.test(name) && args.length === 1) return args[0];
-      throw new GoUnsupported(`unknown function ${name}`);
-    },
-  };
-}
-
-/** A parsed internal value as the v1 object holds it: fields by their JSON tags, a metav1.Duration as Go prints seconds. */
-function asV1(value: unknown, tags: ReadonlyMap<string, string>): unknown {
-  if (typeof value === 'bigint') return Number(value);
-  if (Array.isArray(value)) return value.map((v) => asV1(v, tags));
-  if (value === null || typeof value !== 'object') return value;
-  const v = value as Go;
-  if (v['@type'] === 'metav1.Duration') return `${Number(v.Duration) / 1e9}s`;
-  return Object.fromEntries(
-    Object.entries(v)
-      .filter(([k]) => k !== '@type')
-      .map(([k, x]) => {
-        const json = tags.get(k);
-        if (!json) throw new GoUnsupported(`no v1 JSON tag for field ${k}`);
-        // A map's keys are the user's (labels, annotations), not fields.
-        return [json, k === 'Labels' || k === 'Annotations' ? x : asV1(x, tags)];
-      }),
-  );
-}
-
-/** The rows of one test's `scenarios := map[string]struct{...}{...}` table, each parsed alone. */
-export function mapTableRows(body: string, env: GoEnvironment): { name: string; row?: Go; why?: string }[] {
-  const at = body.search(/(?:scenarios|tests) := map\[string\]struct \{/);
-  if (at === -1) return [];
-  const structOpen = body.indexOf('{', at);
-  const table = blockAt(body, body.indexOf('{', structOpen + blockAt(body, structOpen).length + 1));
-  const out: { name: string; row?: Go; why?: string }[] = [];
-  for (const m of table.matchAll(/\n\t\t"((?:[^"\\]|\\.)*)":\s*\{/g)) {
-    const text = blockAt(table, m.index + m[0].length - 1);
-    try {
-      out.push({ name: m[1]!, row: new GoParser(tokenize(`Row{${text}}`), env).expr() as Go });
-    } catch (err) {
-      out.push({ name: m[1]!, why: (err as Error).message });
-    }
-  }
-  return out;
-}
+/** The values the Certificate tables name beside the types' constants: cert-manager's limits, a valid issuerRef. */
+const CERTIFICATE_VALUES: Readonly<Record<string, unknown>> = {
+  'cmapi.MinimumRenewBefore': 5 * 60e9,
+  'cmapi.MinimumCertificateDuration': 3600e9,
+  'cmapi.DefaultCertificateDuration': 90 * 24 * 3600e9,
+  validIssuerRef: { Name: 'name', Kind: 'ClusterIssuer' },
+  someAdmissionRequest: {},
+  maxSecretTemplateAnnotationsBytesLimit: 256 * 1024,
+};
 
 /** TestValidateDuration's named durations (`usefulDurations["one month"]`), written in place, and their `.Duration`. */
 function inlineUsefulDurations(body: string): string {
@@ -119,11 +57,10 @@ function inlineUsefulDurations(body: string): string {
  * (their string constants), all of one checkout.
  */
 export function certManagerCases(testSource: string, v1Sources: readonly string[], internalSources: readonly string[]): CertManagerTable {
-  const tags = new Map<string, string>();
-  for (const src of v1Sources) for (const m of src.matchAll(/^\t(\w+)\s+[^`\n]+`json:"([^",]*)/gm)) if (!tags.has(m[1]!)) tags.set(m[1]!, m[2]!);
-  const constants: Record<string, string> = {};
+  const structs = structsOf(v1Sources);
+  const constants: Record<string, unknown> = { ...CERTIFICATE_VALUES };
   for (const src of internalSources) for (const m of src.matchAll(/^\t(\w+)\s+\w+\s*=\s*"([^"]*)"/gm)) constants[`internalcmapi.${m[1]}`] = m[2]!;
-  const env = environment(constants);
+  const env = environment('spec', new Map(), constants);
   const table: CertManagerTable = { cases: [], declined: [], unread: [] };
   for (const test of ['TestValidateCertificate', 'TestValidateDuration'] as const) {
     const start = testSource.indexOf(`func ${test}(`);
@@ -142,7 +79,7 @@ export function certManagerCases(testSource: string, v1Sources: readonly string[
       }
       try {
         const errors = ((row.errs ?? []) as Go[]).map((e) => `${String(e.type)} ${String(e.field)}`);
-        table.cases.push({ test, name, spec: asV1(internal, tags) as Record<string, unknown>, errors });
+        table.cases.push({ test, name, spec: toV1(internal, 'CertificateSpec', structs) as Record<string, unknown>, errors });
       } catch (err) {
         table.unread.push({ name: named, why: (err as Error).message });
       }

@@ -7,8 +7,7 @@
  */
 import { pickSolver } from '../../model/certificates/acme-solvers.ts';
 import { count, emptyAgreement, type Agreement } from './agreement.ts';
-import { mapTableRows } from './cert-manager-cases.ts';
-import { definitionsOf, environment, structsOf, toV1 } from './cert-manager-issuer-cases.ts';
+import { definitionsOf, environment, mapTableRows, structsOf, toV1 } from './cert-manager-go.ts';
 import { blockAt, GoUnsupported } from './go-literals.ts';
 
 type Go = Record<string, any>;

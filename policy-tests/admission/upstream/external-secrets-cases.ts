@@ -9,7 +9,7 @@
  */
 import { externalSecretRefusals, refreshIntervalProblem } from '../webhooks/external-secrets.ts';
 import { count, emptyAgreement, type Agreement } from './agreement.ts';
-import { environment, structsOf, toV1 } from './cert-manager-issuer-cases.ts';
+import { environment, structsOf, toV1 } from './cert-manager-go.ts';
 import { blockAt, GoParser, GoUnsupported, structTableRows, tokenize } from './go-literals.ts';
 
 export interface ExternalSecretsCase {

@@ -5,6 +5,7 @@
  * defaults first (a target's creationPolicy Owner and deletionPolicy Retain, a templateFrom's target Data), so they
  * are applied here too. Another provider's own store rules are not ported, and said so.
  */
+import { isSet, list, obj as dictOf, str as text } from '../../model/core/dig.ts';
 import { goDurationMs } from '../../model/core/time.ts';
 import type { PathSegment } from '../../model/core/positions.ts';
 import { re2Problem } from '../../model/core/re2.ts';
@@ -16,10 +17,7 @@ export interface Refusal {
   message: string;
 }
 
-const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
-const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
-const isSet = (v: unknown): boolean => v !== undefined && v !== null;
-const text = (v: unknown): string => (typeof v === 'string' ? v : '');
+const obj = dictOf as (v: unknown) => Obj;
 
 const SECRET_TARGETS = ['Data', 'Annotations', 'Labels'];
 

@@ -2,6 +2,7 @@
  * The small readings cert-manager's Issuer validation repeats: field.Error's words, a pointer field set or not, a
  * `[]byte` field's length, a CA bundle Go reads a certificate from, a path's `..` segment, a Secret key selector.
  */
+import { isSet, obj as dictOf, str } from '../../model/core/dig.ts';
 import type { PathSegment } from '../../model/core/positions.ts';
 import { isJsonBytes } from '../../model/go/json.ts';
 import { appendsCertificates } from '../../model/go/x509.ts';
@@ -26,10 +27,9 @@ export const error = (fn: string) => ({
   }),
 });
 
-/** A pointer field Go decodes as set: present, even when empty (`{}`, `""`), but not null. */
-export const isSet = (v: unknown): boolean => v !== undefined && v !== null;
-export const text = (v: unknown): string => (typeof v === 'string' ? v : '');
-export const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
+export { isSet };
+export const text = str;
+export const obj = dictOf as (v: unknown) => Obj;
 /** A `[]byte` field's length, as the JSON's base64 decodes. */
 export const byteLength = (v: unknown): number => (typeof v === 'string' && isJsonBytes(v) ? Buffer.from(v, 'base64').length : 0);
 

@@ -6,24 +6,9 @@
  * for this challenge"), and cert-manager retries it with backoff while the old certificate runs out.
  */
 import { dig } from '../../model/core/dig.ts';
-import type { Resource } from '../../model/core/manifest.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
-import { issuerRefs } from '../../model/cluster/references.ts';
+import { certificateIssuer } from '../../model/certificates/tls.ts';
 import { offeredChallenges, pickSolver } from '../../model/certificates/acme-solvers.ts';
-
-/** The issuer a Certificate's issuerRef names, where the repository declares it; a missing one is closure-issuer's. */
-function issuerOf(resources: readonly Resource[], cert: Resource): Resource | undefined {
-  const group = dig(cert.object, ['spec', 'issuerRef', 'group']);
-  if (group !== undefined && group !== '' && group !== 'cert-manager.io') return undefined;
-  const ref = issuerRefs([cert])[0];
-  return (
-    ref &&
-    resources.find(
-      (r) =>
-        r.kind === ref.kind && r.name === ref.name && r.apiVersion === 'cert-manager.io/v1' && (ref.kind === 'ClusterIssuer' || r.namespace === ref.namespace),
-    )
-  );
-}
 
 export const acmeSolverCheck: PolicyCheck = {
   id: 'closure-acme-solver',
@@ -37,7 +22,7 @@ export const acmeSolverCheck: PolicyCheck = {
   run(ctx) {
     for (const cert of ctx.resources) {
       if (cert.kind !== 'Certificate' || cert.apiVersion !== 'cert-manager.io/v1') continue;
-      const issuer = issuerOf(ctx.resources, cert);
+      const issuer = certificateIssuer(ctx.resources, cert);
       const acme = issuer && dig(issuer.object, ['spec', 'acme']);
       if (!issuer || !acme || typeof acme !== 'object') continue;
       const solvers = dig(issuer.object, ['spec', 'acme', 'solvers']);

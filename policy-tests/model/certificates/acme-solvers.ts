@@ -6,9 +6,11 @@
  * name itself beats one matching its zone, the longer zone beats the shorter, and more labels beat fewer, the
  * earlier winning ties. None picked, and the Order fails: no certificate is issued.
  */
+import { obj as dictOf } from '../core/dig.ts';
+
 type Obj = Record<string, any>;
 
-const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
+const obj = dictOf as (v: unknown) => Obj;
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 
 /**

@@ -4,7 +4,7 @@
  * TLS for its host is answered by the proxy's own self-signed certificate (Traefik's default), which browsers,
  * Node and the blackbox exporter refuse.
  */
-import { dig } from '../core/dig.ts';
+import { dig, obj, str } from '../core/dig.ts';
 import type { Resource } from '../core/manifest.ts';
 import { ingressHosts } from '../cluster/ingress-routes.ts';
 
@@ -41,14 +41,28 @@ export function untrustedHost(resources: readonly Resource[], host: string): str
   return problems.includes(undefined) ? undefined : problems[0];
 }
 
+/**
+ * The cert-manager issuer a Certificate's issuerRef names, where the repository declares it: an Issuer in the
+ * Certificate's namespace (the kind when none is given) or a ClusterIssuer. Undefined for an issuer of another group
+ * (an external issuer) or one nothing declares, which closure-issuer reports.
+ */
+export function certificateIssuer(resources: readonly Resource[], cert: Resource): Resource | undefined {
+  const ref = obj(dig(cert.object, ['spec', 'issuerRef']));
+  if (str(ref.group) !== '' && ref.group !== 'cert-manager.io') return undefined;
+  const kind = str(ref.kind) || 'Issuer';
+  return resources.find(
+    (r) => r.apiVersion === 'cert-manager.io/v1' && r.kind === kind && r.name === ref.name && (kind === 'ClusterIssuer' || r.namespace === cert.namespace),
+  );
+}
+
 /** Why the Secret an Ingress's TLS names is not a public CA's certificate for `host`, or undefined. */
 function certificateProblem(resources: readonly Resource[], ing: Resource, host: string, secretName: string | undefined): string | undefined {
   const cert = resources.find((r) => r.kind === 'Certificate' && r.namespace === ing.namespace && dig(r.object, ['spec', 'secretName']) === secretName);
   if (!cert) return `Secret ${ing.namespace}/${secretName} (the TLS of Ingress ${ing.name}) is written by no cert-manager Certificate`;
   if (!((dig(cert.object, ['spec', 'dnsNames']) ?? []) as string[]).some((n) => covers(n, host))) return `Certificate ${cert.name} does not name ${host}`;
   const ref = (dig(cert.object, ['spec', 'issuerRef']) ?? {}) as { kind?: string; name?: string };
-  const kind = ref.kind ?? 'Issuer';
-  const issuer = resources.find((r) => r.kind === kind && r.name === ref.name && (kind === 'ClusterIssuer' || r.namespace === cert.namespace));
+  const kind = ref.kind || 'Issuer';
+  const issuer = certificateIssuer(resources, cert);
   // An issuer nothing declares is closure-issuer's to report.
   if (!issuer) return undefined;
   const server = dig(issuer.object, ['spec', 'acme', 'server']);

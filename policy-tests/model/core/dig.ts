@@ -20,3 +20,6 @@ export const obj = (v: unknown): Obj => (isMap(v) ? v : {});
 export const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 /** The value as a string; anything else reads as an empty one (Go's zero value for a string field). */
 export const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/** A field Go decodes as set (a pointer, an interface): present, even when empty (`{}`, `""`), but not null. */
+export const isSet = (v: unknown): boolean => v !== undefined && v !== null;

@@ -6,6 +6,8 @@
  * control-plane taint it is most asked of). A node is its labels and its name;
  * a label or a name the caller cannot know makes the answer 'unknown' rather than a guess.
  */
+import { list, obj as dictOf } from '../core/dig.ts';
+import { perObject } from '../core/per-object.ts';
 import { toleratesTaint } from '../core/workloads.ts';
 import { labelValue, qualifiedName } from './label-syntax.ts';
 
@@ -26,8 +28,8 @@ export interface NodeView {
 }
 
 type Obj = Record<string, any>;
-const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
-const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
+/** A field's object as the code below reads it (an absent or odd one as empty). */
+const obj = dictOf as (v: unknown) => Obj;
 const strings = (v: unknown): string[] => list(v).map((x) => (typeof x === 'string' ? x : String(x)));
 
 /** strconv.ParseInt(s, 10, 64): a sign, decimal digits, within int64. */
@@ -90,6 +92,9 @@ export function nodeSelectorErrors(selector: unknown): SelectorError[] {
 
 const isEmptyTerm = (term: Obj): boolean => list(term.matchExpressions).length === 0 && list(term.matchFields).length === 0;
 
+/** Whether a term parses, asked once per term however many nodes it is matched against. */
+const termParses = perObject((term: Obj): boolean => termErrors(term, '').length === 0);
+
 /** labels.Requirement.Matches, on a requirement that parsed. */
 export function requirementFits(req: Obj, node: NodeView, unknownKeys?: Set<string>): Fit {
   const key = typeof req.key === 'string' ? req.key : '';
@@ -133,7 +138,7 @@ function fieldFits(req: Obj, node: NodeView, unknownKeys?: Set<string>): Fit {
 export function nodeSelectorTermsFit(terms: unknown, node: NodeView, unknownKeys?: Set<string>): Fit {
   let fit: Fit = 'no';
   for (const term of list(terms).map(obj)) {
-    if (isEmptyTerm(term) || termErrors(term, '').length) continue;
+    if (isEmptyTerm(term) || !termParses(term)) continue;
     let termFit: Fit = 'yes';
     for (const e of list(term.matchExpressions)) termFit = both(termFit, requirementFits(obj(e), node, unknownKeys));
     // A node without a name has no fields, and its field requirements are passed over (nodeSelectorTerm.match).
