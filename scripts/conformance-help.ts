@@ -89,6 +89,10 @@ is committed):
                       _test.go and the store's refresh interval rows
                       (secretstore_types_test.go), each judged as the
                       cluster's External Secrets webhook judges it
+  --metallb DIR       metallb/metallb: the TestParse rows of
+                      internal/config/config_test.go with pools and layer-2
+                      advertisements, each parsed as the cluster's MetalLB
+                      webhooks parse it (a row with a BGP kind declined)
   --component-helpers DIR
                       kubernetes/component-helpers: the scheduler's node
                       affinity and taint tests (scheduling/corev1/nodeaffinity,

@@ -13,6 +13,7 @@ import { runCommand, UsageError, type CommandIo } from './lib/command.ts';
 import { percent, readText, report } from './lib/agreement-report.ts';
 import { reportRepoServer } from './conformance-argocd.ts';
 import { reportKubeconform } from './conformance-kubeconform.ts';
+import { reportCertManager, reportExternalSecrets, reportMetalLB } from './conformance-webhooks.ts';
 import { HELP } from './conformance-help.ts';
 
 type Agreement = conformance.Agreement;
@@ -113,6 +114,7 @@ const CHECKOUTS = [
   'falco-libs',
   'cert-manager',
   'external-secrets',
+  'metallb',
   'component-helpers',
   'kubelet',
   'kubeconform',
@@ -144,9 +146,9 @@ export function conformanceCommand(argv: string[], io?: CommandIo): Promise<numb
         const [yamlSuite, kubeconform, apimachinery, kubeOpenapi, falcoLibs] = (
           ['yaml-test-suite', 'kubeconform', 'apimachinery', 'kube-openapi', 'falco-libs'] as const
         ).map(dir);
-        const [certManager, externalSecrets, componentHelpers, kubelet] = (['cert-manager', 'external-secrets', 'component-helpers', 'kubelet'] as const).map(
-          dir,
-        );
+        const [certManager, externalSecrets, metallb, componentHelpers, kubelet] = (
+          ['cert-manager', 'external-secrets', 'metallb', 'component-helpers', 'kubelet'] as const
+        ).map(dir);
         if (!CHECKOUTS.some((c) => dir(c))) throw new UsageError(`give ${flags(CHECKOUTS)}: the upstream checkouts to measure against`);
         const version = values.kubernetes as string | undefined;
         if (version !== undefined && !/^1\.\d+$/.test(version)) throw new UsageError(`--kubernetes ${version}: expected 1.NN`);
@@ -175,6 +177,7 @@ export function conformanceCommand(argv: string[], io?: CommandIo): Promise<numb
         if (falcoLibs) reportFalcoLibs(falcoLibs, print);
         if (certManager) reportCertManager(certManager, print);
         if (externalSecrets) reportExternalSecrets(externalSecrets, print);
+        if (metallb) reportMetalLB(metallb, print);
         if (componentHelpers) reportComponentHelpers(componentHelpers, print);
         if (kubelet)
           report(
@@ -323,42 +326,6 @@ function reportCrdDefinitions(dir: string, print: (line: string) => void): void 
 
 const isMain = process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'));
 if (isMain) process.exitCode = await conformanceCommand(process.argv.slice(2));
-
-/** cert-manager's Certificate and Issuer validation tests, against the gate's port of its webhook; its solver picker's. */
-function reportCertManager(checkout: string, print: (line: string) => void): void {
-  const read = (dir: string) =>
-    readdirSync(join(checkout, dir))
-      .filter((f) => f.endsWith('.go') && !f.endsWith('_test.go'))
-      .map((f) => readText(join(checkout, dir, f)));
-  const table = conformance.certManagerCases(
-    readText(join(checkout, 'internal/apis/certmanager/validation/certificate_test.go')),
-    [...read('pkg/apis/certmanager/v1'), ...read('pkg/apis/meta/v1')],
-    read('internal/apis/certmanager'),
-  );
-  report(`cert-manager's Certificate validation tests (${table.declined.length} declined)`, conformance.certManagerAgreement(table), print);
-  const v1 = [...read('pkg/apis/certmanager/v1'), ...read('pkg/apis/acme/v1'), ...read('pkg/apis/meta/v1')];
-  const issuers = conformance.certManagerIssuerCases(
-    readText(join(checkout, 'internal/apis/certmanager/validation/issuer_test.go')),
-    v1,
-    read('internal/apis/certmanager/validation'),
-  );
-  report("cert-manager's Issuer validation tests", conformance.certManagerIssuerAgreement(issuers), print);
-  const solvers = conformance.certManagerSolverCases(readText(join(checkout, 'pkg/util/solverpicker/solverpicker_test.go')), v1);
-  report("cert-manager's solver picker tests", conformance.certManagerSolverAgreement(solvers), print);
-}
-
-/** External Secrets' ExternalSecret and refresh interval tests, against the gate's port of its webhook. */
-function reportExternalSecrets(checkout: string, print: (line: string) => void): void {
-  const dir = join(checkout, 'apis/externalsecrets/v1');
-  const table = conformance.externalSecretsCases({
-    validatorTest: readText(join(dir, 'externalsecret_validator_test.go')),
-    typesTest: readText(join(dir, 'secretstore_types_test.go')),
-    v1: readdirSync(dir)
-      .filter((f) => f.endsWith('.go') && !f.endsWith('_test.go'))
-      .map((f) => readText(join(dir, f))),
-  });
-  report(`External Secrets' validation tests (${table.declined.length} declined)`, conformance.externalSecretsAgreement(table), print);
-}
 
 /** component-helpers' node affinity, taint and sysctl namespace tests, against the scheduler's and the kubelet's ports. */
 function reportComponentHelpers(checkout: string, print: (line: string) => void): void {

@@ -3,7 +3,7 @@
  * Security admission, and the CRDs' validation rules (CEL), judged on every
  * plain and rendered object as on a create through Argo CD; and what makes
  * Argo CD itself refuse or never apply an object; what the webhooks the
- * repository deploys refuse (cert-manager's, External Secrets'); and what the kubelet, the
+ * repository deploys refuse (cert-manager's, External Secrets', MetalLB's); and what the kubelet, the
  * node's own admission, refuses of a pod the API server admitted.
  */
 import { groupOf, type Resource } from '../../model/core/manifest.ts';
@@ -14,6 +14,7 @@ import { certManagerWebhookCheck } from './cert-manager-webhook.ts';
 import { crdAcceptedCheck } from './crd-accepted.ts';
 import { externalSecretsWebhookCheck } from './external-secrets-webhook.ts';
 import { kubeletAdmitsCheck } from './kubelet-admits.ts';
+import { metallbWebhookCheck } from './metallb-webhook.ts';
 import { apiValidationCheck, crdValidationRuleCheck } from './object-validation.ts';
 import { namespaceLimitsCheck } from './namespace-limits.ts';
 import { podSecurityCheck } from './pod-security.ts';
@@ -32,6 +33,7 @@ export function admissionChecks({ builtinGroups, isClusterScoped }: CheckEnviron
     crdAcceptedCheck,
     certManagerWebhookCheck,
     externalSecretsWebhookCheck,
+    metallbWebhookCheck,
     serviceAllocationCheck,
     namespaceLimitsCheck,
     admissionPolicyCheck(isBuiltin, isClusterScoped),

@@ -241,6 +241,7 @@ export { certManagerIssuerAgreement, certManagerIssuerCases } from './cert-manag
 export { certManagerSolverAgreement, certManagerSolverCases } from './cert-manager-solver-cases.ts';
 export { schedulingAgreement, schedulingCases } from './scheduling-cases.ts';
 export { externalSecretsAgreement, externalSecretsCases } from './external-secrets-cases.ts';
+export { metallbAgreement, metallbCases } from './metallb-cases.ts';
 export { kubeletSysctlAgreement, kubeletSysctlCases } from './kubelet-sysctl-cases.ts';
 export { extendedFormatCases, formatAgreement, strfmtCases } from './kube-openapi-formats.ts';
 export { suiteAgreement, suiteCases } from './kube-openapi-suite.ts';

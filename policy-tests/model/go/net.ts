@@ -4,6 +4,7 @@
  * zeros, read as decimal; an IPv6 address is Go's, which reads no zone (`fe80::1%eth0`, which Node's isIP admits).
  */
 import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 /** A dotted quad as the sloppy parser reads it: four parts of one to three digits, each at most 255. */
 export const isIPv4Sloppy = (v: string): boolean => {
@@ -50,4 +51,102 @@ export function splitHostPort(hostport: string): { host: string; port: string } 
   if (hostport.slice(j).includes('[')) return { error: "unexpected '[' in address" };
   if (hostport.slice(k).includes(']')) return { error: "unexpected ']' in address" };
   return { host, port: hostport.slice(i + 1) };
+}
+
+/** A Go net.IP: 4 bytes, or 16 (an IPv4 address among them as `::ffff:a.b.c.d`, as Go's parsers give it). */
+export type GoIP = Uint8Array;
+/** A Go net.IPNet: its network address and its mask, each 4 or 16 bytes. */
+export interface GoIPNet {
+  ip: GoIP;
+  mask: Uint8Array;
+}
+
+const V4_IN_V6 = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff];
+
+/**
+ * Go's net.ParseIP (Go 1.17 on: an IPv4 part with a leading zero is refused, as Node refuses it; no zone), always as
+ * 16 bytes. The address is Node's to validate and ipaddr.js' to turn into bytes.
+ */
+export function parseGoIP(s: string): GoIP | undefined {
+  const family = s.includes('%') ? 0 : isIP(s);
+  if (family === 0) return undefined;
+  const bytes = ipaddr.parse(s).toByteArray();
+  return Uint8Array.from(family === 4 ? [...V4_IN_V6, ...bytes] : bytes);
+}
+
+/** `ip.To4()`: the 4 bytes of an IPv4 address, however it is held, or undefined. */
+export function to4(ip: GoIP): GoIP | undefined {
+  if (ip.length === 4) return ip;
+  return ip.length === 16 && V4_IN_V6.every((b, i) => ip[i] === b) ? ip.subarray(12) : undefined;
+}
+
+/** `net.CIDRMask(ones, bits)`. */
+function cidrMask(ones: number, bits: number): Uint8Array {
+  return Uint8Array.from({ length: bits / 8 }, (_, i) => 0xff & (0xff << (8 - Math.max(0, Math.min(8, ones - i * 8)))));
+}
+
+/** `ip.Mask(mask)`: an IPv4 address in 16 bytes under a 4-byte mask is masked as 4 bytes, as Go does. */
+function maskIP(ip: GoIP, mask: Uint8Array): GoIP | undefined {
+  let bytes = ip;
+  if (mask.length === 16 && bytes.length === 4 && mask.subarray(0, 12).every((b) => b === 0xff)) mask = mask.subarray(12);
+  if (mask.length === 4 && bytes.length === 16 && V4_IN_V6.every((b, i) => bytes[i] === b)) bytes = bytes.subarray(12);
+  return mask.length === bytes.length ? bytes.map((b, i) => b & mask[i]!) : undefined;
+}
+
+/**
+ * Go's net.ParseCIDR (netip's reading of the address, a zone refused; a prefix length of decimal digits within the
+ * family's bits): the network, its IPv4 address and mask in 4 bytes. Undefined where Go gives a ParseError.
+ */
+export function parseGoCIDR(s: string): GoIPNet | undefined {
+  const slash = s.indexOf('/');
+  if (slash === -1) return undefined;
+  const [addr, bits] = [s.slice(0, slash), s.slice(slash + 1)];
+  const ip = parseGoIP(addr);
+  if (!ip || !/^[0-9]+$/.test(bits)) return undefined;
+  const bitLen = isIP(addr) === 4 ? 32 : 128;
+  const ones = Number(bits);
+  if (ones > bitLen) return undefined;
+  const mask = cidrMask(ones, bitLen);
+  return { ip: maskIP(ip, mask)!, mask };
+}
+
+/** `IPMask.Size()`: the leading ones of a canonical mask (every mask here is one). */
+export function maskOnes(mask: Uint8Array): number {
+  let ones = 0;
+  for (const b of mask) ones += b === 0xff ? 8 : 8 - Math.log2(((~b & 0xff) + 1) | 0);
+  return ones;
+}
+
+/** `ip.Equal(x)`: the same address, an IPv4 one in 4 or 16 bytes alike. */
+export function ipEqual(a: GoIP, b: GoIP): boolean {
+  const [x, y] = a.length === b.length ? [a, b] : [to4(a), to4(b)];
+  return x !== undefined && y !== undefined && x.length === y.length && x.every((v, i) => v === y[i]);
+}
+
+/** Go's networkNumberAndMask: the network's address and mask in the same length, or undefined. */
+function networkNumberAndMask(n: GoIPNet): { ip: GoIP; mask: Uint8Array } | undefined {
+  const ip = to4(n.ip) ?? (n.ip.length === 16 ? n.ip : undefined);
+  if (!ip) return undefined;
+  if (n.mask.length === 4) return ip.length === 4 ? { ip, mask: n.mask } : undefined;
+  if (n.mask.length === 16) return { ip, mask: ip.length === 4 ? n.mask.subarray(12) : n.mask };
+  return undefined;
+}
+
+/** `IPNet.Contains(ip)`. */
+export function ipNetContains(n: GoIPNet, ip: GoIP): boolean {
+  const nm = networkNumberAndMask(n);
+  const x = to4(ip) ?? ip;
+  return nm !== undefined && x.length === nm.ip.length && x.every((b, i) => (nm.ip[i]! & nm.mask[i]!) === (b & nm.mask[i]!));
+}
+
+/** `IP.String()`: an IPv4 address dotted, an IPv6 one as RFC 5952 writes it (Go's form). */
+export function ipString(ip: GoIP): string {
+  const v4 = to4(ip);
+  return v4 ? [...v4].join('.') : ipaddr.fromByteArray([...ip]).toString();
+}
+
+/** `IPNet.String()`: the network and its prefix length. */
+export function ipNetString(n: GoIPNet): string {
+  const nm = networkNumberAndMask(n);
+  return nm ? `${ipString(nm.ip)}/${maskOnes(nm.mask)}` : '<nil>';
 }

@@ -39,3 +39,48 @@ export function labelValue(v: string): string | undefined {
     return `a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`;
   return undefined;
 }
+
+type Requirement = { key: string; operator: string; values: string[] };
+const goStrings = (values: readonly string[]) => `[]string{${values.map((v) => JSON.stringify(v)).join(', ')}}`;
+
+/** labels.NewRequirement's errors for one requirement of an operator LabelSelectorAsSelector maps, as field.Error prints them. */
+function requirementErrors({ key, operator, values }: Requirement): string[] {
+  const out: string[] = [];
+  const keyProblem = qualifiedName(key);
+  if (keyProblem) out.push(`key: Invalid value: ${JSON.stringify(key)}: ${keyProblem}`);
+  const invalid = (detail: string) => out.push(`values: Invalid value: ${goStrings(values)}: ${detail}`);
+  if ((operator === 'In' || operator === 'NotIn') && values.length === 0) invalid("for 'in', 'notin' operators, values set can't be empty");
+  if (operator === '=' && values.length !== 1) invalid('exact-match compatibility requires one single value');
+  if ((operator === 'Exists' || operator === 'DoesNotExist') && values.length !== 0) invalid('values set must be empty for exists and does not exist');
+  values.forEach((v, i) => {
+    const problem = labelValue(v);
+    if (problem) out.push(`values[${i}]: Invalid value: ${JSON.stringify(v)}: ${problem}`);
+  });
+  return out;
+}
+
+const SELECTOR_OPERATORS = new Set(['In', 'NotIn', 'Exists', 'DoesNotExist']);
+
+/**
+ * metav1.LabelSelectorAsSelector's error for a selector, or undefined where it builds one: each matchLabels entry as
+ * an `=` requirement, then each matchExpression, its operator one of the four it maps, each through labels.NewRequirement
+ * (several errors of one requirement printed as utilerrors' aggregate prints them). Go walks matchLabels in map order;
+ * this walks them as written, so of two bad labels it may name the other one.
+ */
+export function labelSelectorError(selector: { matchLabels?: unknown; matchExpressions?: unknown } | undefined): string | undefined {
+  const text = (v: unknown) => (typeof v === 'string' ? v : '');
+  const aggregate = (r: Requirement) => {
+    const errors = requirementErrors(r);
+    return errors.length <= 1 ? errors[0] : `[${errors.join(', ')}]`;
+  };
+  for (const [key, value] of Object.entries((selector?.matchLabels ?? {}) as Record<string, unknown>)) {
+    const error = aggregate({ key, operator: '=', values: [text(value)] });
+    if (error) return error;
+  }
+  for (const e of Array.isArray(selector?.matchExpressions) ? (selector.matchExpressions as Record<string, unknown>[]) : []) {
+    if (!SELECTOR_OPERATORS.has(text(e?.operator))) return `${JSON.stringify(text(e?.operator))} is not a valid label selector operator`;
+    const error = aggregate({ key: text(e?.key), operator: text(e?.operator), values: Array.isArray(e?.values) ? e.values.map(text) : [] });
+    if (error) return error;
+  }
+  return undefined;
+}

@@ -12,6 +12,7 @@ const GRAFANA_SECRETS = 'monitoring/kube-prometheus-stack/externalsecrets.yaml';
 const FOLDERS = 'apps/media/storage/folders.yaml';
 const TDARR = 'apps/media/tdarr/deployment.yaml';
 const VOLSYNC_APP = 'apps/platform/volsync/application.yaml';
+const METALLB_POOLS = 'apps/platform/metallb/addresses.yaml';
 
 export const CRD_FILE = 'apps/platform/backups/crd.yaml';
 /** A small CRD the backups app applies (kind Drill), with these spec properties. */
@@ -319,6 +320,22 @@ const mutations: Mutation[] = [
       '    - secretKey: admin-password\n      remoteRef:\n        key: grafana-admin\n        property: password\n    - secretKey: admin-password\n      remoteRef:\n        key: grafana-admin\n        property: password-previous\n',
     ),
     at: (c) => ({ file: GRAFANA_SECRETS, line: lineOf(c, GRAFANA_SECRETS, 'property: password-previous') - 3 }),
+  },
+  {
+    check: 'metallb-webhook',
+    why: "the LAN pool's range written from its top down (.249-.240): MetalLB's webhook refuses the pool (start IP after the end IP), and neither proxy gets its address",
+    mutate: swap(METALLB_POOLS, '    - 192.168.1.240-192.168.1.249\n', '    - 192.168.1.249-192.168.1.240\n'),
+    at: (c) => ({ file: METALLB_POOLS, line: lineOf(c, METALLB_POOLS, '192.168.1.249-192.168.1.240') }),
+  },
+  {
+    check: 'metallb-webhook',
+    why: "the private proxy's address given a pool of its own (to keep it from auto-assignment) while the LAN pool's range still holds it: MetalLB's webhook refuses the second pool, whose CIDR overlaps the first's",
+    mutate: swap(
+      METALLB_POOLS,
+      '    - 192.168.1.240-192.168.1.249\n---\n',
+      '    - 192.168.1.240-192.168.1.249\n---\napiVersion: metallb.io/v1beta1\nkind: IPAddressPool\nmetadata:\n  name: private\n  namespace: metallb-system\n  annotations:\n    argocd.argoproj.io/sync-wave: "1"\n    argocd.argoproj.io/sync-options: SkipDryRunOnMissingResource=true\nspec:\n  addresses:\n    - 192.168.1.241/32\n  autoAssign: false\n---\n',
+    ),
+    at: (c) => ({ file: METALLB_POOLS, line: lineOf(c, METALLB_POOLS, '192.168.1.241/32') }),
   },
   {
     check: 'kubelet-admits',

@@ -1,0 +1,117 @@
+/**
+ * MetalLB's own configuration tests (internal/config/config_test.go `TestParse`, v0.16.1), read as data. Each row's
+ * ClusterResources is written as the v1beta1 objects its Go values marshal to (the fields' types and JSON tags read
+ * from api/v1beta1 of the same checkout, as the cert-manager readers do) and parsed by the gate's port
+ * (admission/webhooks/metallb-config.ts). A row agrees when the port refuses it exactly where upstream expects the
+ * parse to fail (a row with no `want`), and, where it parses, gives each pool the CIDRs the row's `want` lists. A row
+ * with one of MetalLB's BGP kinds (peers, BGP advertisements, BFD profiles, communities) is declined: their rules are
+ * not ported, and the repository writes none.
+ */
+import { parseCIDR, parseConfig, type MetalLBObject } from '../webhooks/metallb-config.ts';
+import { ipNetString, parseGoCIDR } from '../../model/go/net.ts';
+import { count, emptyAgreement, type Agreement } from './agreement.ts';
+import { definitionsOf, environment, structsOf, toV1 } from './cert-manager-go.ts';
+import { blockAt, structTableRows } from './go-literals.ts';
+
+export interface MetalLBCase {
+  name: string;
+  pools: MetalLBObject[];
+  l2Advs: MetalLBObject[];
+  /** Each pool's CIDRs where the row expects the parse to pass; undefined where it expects a refusal. */
+  want?: Record<string, string[]>;
+}
+
+export interface MetalLBTable {
+  cases: MetalLBCase[];
+  declined: { name: string; why: string }[];
+  unread: { name: string; why: string }[];
+}
+
+const BGP_FIELDS = /\n\t\t\t\t(Peers|BGPAdvs|BFDProfiles|Communities|PasswordSecrets):/;
+const OPERATORS = {
+  'metav1.LabelSelectorOpIn': 'In',
+  'metav1.LabelSelectorOpNotIn': 'NotIn',
+  'metav1.LabelSelectorOpExists': 'Exists',
+  'metav1.LabelSelectorOpDoesNotExist': 'DoesNotExist',
+};
+
+/** The pools' CIDRs a row's `want` lists: each `"name": {... CIDR: []*net.IPNet{ipnet("..."), ...}`, as Go prints them. */
+function wantedCIDRs(want: string): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const m of want.matchAll(/"([^"]+)":\s*\{/g)) {
+    const block = blockAt(want, m.index + m[0].length - 1);
+    const cidr = /\bCIDR:\s*\[\]\*net\.IPNet\{([^}]*)\}/.exec(block);
+    if (cidr && /^\s*Name:\s*"/m.test(block)) out[m[1]!] = [...cidr[1]!.matchAll(/ipnet\("([^"]+)"\)/g)].map((c) => ipNetString(parseGoCIDR(c[1]!)!));
+  }
+  return out;
+}
+
+/** The test's rows, each `want` taken out before the row is parsed (its internal types are not the API's) and kept. */
+export function metallbCases(sources: { configTest: string; v1beta1: readonly string[] }): MetalLBTable {
+  const start = sources.configTest.indexOf('func TestParse(');
+  const body = start === -1 ? '' : blockAt(sources.configTest, sources.configTest.indexOf('{', start));
+  // Each `want: &Config{...}` becomes `want: N`, its text kept as wants[N].
+  const wants: string[] = [];
+  let rowsText = '';
+  let from = 0;
+  for (const m of body.matchAll(/\n\t\t\twant: &Config\{/g)) {
+    const block = blockAt(body, m.index + m[0].length - 1);
+    rowsText += `${body.slice(from, m.index)}\n\t\t\twant: ${wants.length}`;
+    wants.push(block);
+    from = m.index + m[0].length + block.length + 1;
+  }
+  rowsText += body.slice(from);
+  const structs = structsOf(sources.v1beta1);
+  const env = environment('', definitionsOf(sources.configTest, body, []), OPERATORS);
+  const table: MetalLBTable = { cases: [], declined: [], unread: [] };
+  for (const { text, row, why } of structTableRows(rowsText, /tests/, env)) {
+    const name = /desc:\s*"([^"]*)"/.exec(text)?.[1] ?? text.slice(0, 40);
+    if (BGP_FIELDS.test(`\n${text}`)) table.declined.push({ name, why: 'a BGP kind, whose rules are not ported' });
+    else if (!row) table.unread.push({ name, why: why! });
+    else
+      try {
+        const crs = (row.crs ?? {}) as Record<string, unknown[] | undefined>;
+        const asObject =
+          (kind: MetalLBObject['kind']) =>
+          (v: unknown): MetalLBObject => {
+            const o = toV1(v, kind, structs) as { metadata?: { name?: string; labels?: Record<string, string> }; spec?: Record<string, unknown> };
+            return { kind, name: o.metadata?.name ?? '', labels: o.metadata?.labels, spec: o.spec ?? {} };
+          };
+        const want = typeof row.want === 'number' ? wantedCIDRs(wants[row.want]!) : undefined;
+        table.cases.push({ name, pools: (crs.Pools ?? []).map(asObject('IPAddressPool')), l2Advs: (crs.L2Advs ?? []).map(asObject('L2Advertisement')), want });
+      } catch (err) {
+        table.unread.push({ name, why: (err as Error).message });
+      }
+  }
+  return table;
+}
+
+/** What the gate makes of a row: `refused: <error>`, or each pool's CIDRs. */
+export function judgeMetalLB(c: MetalLBCase): string {
+  const error = parseConfig({ pools: c.pools, l2Advs: c.l2Advs });
+  if (error) return `refused: ${error.message}`;
+  const cidrs = (p: MetalLBObject) =>
+    ((p.spec.addresses ?? []) as string[]).flatMap((a) => {
+      const parsed = parseCIDR(a);
+      return 'error' in parsed ? [] : parsed.map(ipNetString);
+    });
+  return JSON.stringify(Object.fromEntries(c.pools.map((p) => [p.name, cidrs(p)])));
+}
+
+/** How many rows the gate parses as MetalLB does. */
+export function metallbAgreement(table: MetalLBTable): Agreement {
+  const a = emptyAgreement();
+  for (const c of table.cases) {
+    const got = judgeMetalLB(c);
+    const ok =
+      c.want === undefined ? got.startsWith('refused: ') : got === JSON.stringify(Object.fromEntries(c.pools.map((p) => [p.name, c.want![p.name] ?? []])));
+    count(a, {
+      group: c.want === undefined ? 'refused' : 'parsed',
+      ok,
+      file: `TestParse/${c.name}`,
+      why: `the gate gives ${got}, MetalLB ${c.want === undefined ? 'a refusal' : JSON.stringify(c.want)}`,
+    });
+  }
+  for (const u of table.unread) count(a, { group: 'not read', ok: false, file: `TestParse/${u.name}`, why: `not read: ${u.why}` });
+  return a;
+}
