@@ -59,4 +59,3 @@ export function reportMetalLB(checkout: string, print: (line: string) => void): 
     print,
   );
 }
-

@@ -7,7 +7,8 @@
  * with one of MetalLB's BGP kinds (peers, BGP advertisements, BFD profiles, communities) is declined: their rules are
  * not ported, and the repository writes none.
  */
-import { parseCIDR, parseConfig, type MetalLBObject } from '../webhooks/metallb-config.ts';
+import { parseConfig, type MetalLBObject } from '../webhooks/metallb-config.ts';
+import { parsePoolEntry } from '../../model/cluster/address-pools.ts';
 import { ipNetString, parseGoCIDR } from '../../model/go/net.ts';
 import { count, emptyAgreement, type Agreement } from './agreement.ts';
 import { definitionsOf, environment, structsOf, toV1 } from './cert-manager-go.ts';
@@ -92,7 +93,7 @@ export function judgeMetalLB(c: MetalLBCase): string {
   if (error) return `refused: ${error.message}`;
   const cidrs = (p: MetalLBObject) =>
     ((p.spec.addresses ?? []) as string[]).flatMap((a) => {
-      const parsed = parseCIDR(a);
+      const parsed = parsePoolEntry(a);
       return 'error' in parsed ? [] : parsed.map(ipNetString);
     });
   return JSON.stringify(Object.fromEntries(c.pools.map((p) => [p.name, cidrs(p)])));

@@ -1,12 +1,13 @@
 /**
  * MetalLB's reading of its configuration (v0.16.1, internal/config/config.go: `For`), for the kinds a layer-2 lab
- * writes: the IPAddressPools (`addressPoolFromCR`, `ParseCIDR`, the overlap of every pool's CIDRs with those before
+ * writes: the IPAddressPools (`addressPoolFromCR`, `ParseCIDR` on the model floor, the overlap of every pool's CIDRs with those before
  * it) and the L2Advertisements (`l2AdvertisementFromCR`, the pool selectors). Its webhooks refuse what this refuses
  * (metallb.ts). Each error is the first Go returns, as its text reads (a selector printed as Go's `%v`, `%q` or
  * `LabelSelector.String()` prints it where each is used), with the object and the field it is about.
  */
 import { labelSelectorError } from '../../model/scheduling/label-syntax.ts';
-import { ipEqual, ipNetContains, ipNetString, ipString, maskOnes, parseGoCIDR, parseGoIP, to4, type GoIP, type GoIPNet } from '../../model/go/net.ts';
+import { parsePoolEntry } from '../../model/cluster/address-pools.ts';
+import { ipEqual, ipNetContains, ipNetString, maskOnes, type GoIPNet } from '../../model/go/net.ts';
 import type { Path } from '../../model/core/positions.ts';
 
 type Obj = Record<string, any>;
@@ -37,46 +38,6 @@ class Refused extends Error {
 
 const list = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 const strings = (v: unknown): string[] => list(v).map((s) => (typeof s === 'string' ? s : ''));
-
-/** mikioh/ipaddr's Summarize: the fewest prefixes that cover first..last, none where the families differ. */
-export function summarize(first: GoIP, last: GoIP): GoIPNet[] {
-  const [f4, l4] = [to4(first), to4(last)];
-  if ((f4 === undefined) !== (l4 === undefined)) return [];
-  const bits = f4 ? 32 : 128;
-  const asInt = (ip: GoIP) => [...ip].reduce((n, b) => (n << 8n) | BigInt(b), 0n);
-  const [from, to] = [asInt(f4 ?? first), asInt(l4 ?? last)];
-  const out: GoIPNet[] = [];
-  for (let fi = from; fi <= to;) {
-    let n = bits;
-    while (n > 0) {
-      const size = 1n << BigInt(bits - n + 1);
-      if (fi % size !== 0n || fi + size - 1n > to) break;
-      n--;
-    }
-    const bytes = Uint8Array.from({ length: bits / 8 }, (_, i) => Number((fi >> BigInt(bits - 8 * (i + 1))) & 0xffn));
-    const ip = f4 ? Uint8Array.from([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, ...bytes]) : bytes;
-    out.push({ ip, mask: Uint8Array.from({ length: bits / 8 }, (_, i) => 0xff & (0xff << (8 - Math.max(0, Math.min(8, n - i * 8))))) });
-    fi += 1n << BigInt(bits - n);
-  }
-  return out;
-}
-
-/** MetalLB's ParseCIDR: a CIDR, or a range `start-end` summarized into CIDRs. */
-export function parseCIDR(cidr: string): GoIPNet[] | { error: string } {
-  const q = JSON.stringify;
-  if (!cidr.includes('-')) {
-    const n = parseGoCIDR(cidr);
-    return n ? [n] : { error: `invalid CIDR ${q(cidr)}` };
-  }
-  const dash = cidr.indexOf('-');
-  const [a, b] = [cidr.slice(0, dash), cidr.slice(dash + 1)];
-  const start = parseGoIP(a.trim());
-  if (!start) return { error: `invalid IP range ${q(cidr)}: invalid start IP ${q(a)}` };
-  const end = parseGoIP(b.trim());
-  if (!end) return { error: `invalid IP range ${q(cidr)}: invalid end IP ${q(b)}` };
-  if (Buffer.compare(start, end) > 0) return { error: `invalid IP range ${q(cidr)}: start IP ${q(ipString(start))} is after the end IP ${q(ipString(end))}` };
-  return summarize(start, end);
-}
 
 /** cidrContainsCIDR, both ways. */
 function cidrsOverlap(a: GoIPNet, b: GoIPNet): boolean {
@@ -169,7 +130,7 @@ function poolCIDRs(pool: MetalLBObject): { net: GoIPNet; index: number }[] {
   const addresses = strings(pool.spec.addresses);
   if (addresses.length === 0) throw new Refused(['spec', 'addresses'], wrap('pool has no prefixes defined'));
   const nets = addresses.flatMap((cidr, index) => {
-    const parsed = parseCIDR(cidr);
+    const parsed = parsePoolEntry(cidr);
     if ('error' in parsed)
       throw new Refused(['spec', 'addresses', index], wrap(`invalid CIDR ${JSON.stringify(cidr)} in pool ${JSON.stringify(pool.name)}: ${parsed.error}`));
     return parsed.map((net) => ({ net, index }));

@@ -13,7 +13,8 @@
 import { dig, list, obj } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
-import { addressBlock, heldBy } from '../../model/cluster/address-pools.ts';
+import { addressBlock, heldBy, parsePoolEntry } from '../../model/cluster/address-pools.ts';
+import { ipNetPrefix, ipString } from '../../model/go/net.ts';
 import { selectorMatches } from '../../model/core/label-selector.ts';
 import { WORKLOAD_KINDS } from '../../model/core/workloads.ts';
 import { CLUSTER_FACTS_FILE } from '../../model/repository/cluster-facts.ts';
@@ -29,16 +30,16 @@ function announcedPools(advertisement: Resource, pools: readonly Resource[]): Re
   return own.filter((p) => names.includes(p.name) || selectors.some((s) => selectorMatches(obj(s), obj(dig(p.object, ['metadata', 'labels'])))));
 }
 
-/** Why a pool entry (a range, a CIDR or one address) does not fit the segment, or undefined when it does. */
+/**
+ * Why a pool entry does not fit the segment, or undefined when it does: each CIDR MetalLB reads the entry as lies
+ * inside the nodes' subnet and holds no reserved address. An entry MetalLB cannot read is its webhook's to refuse
+ * (metallb-webhook), not a place on the network.
+ */
 function misfit(entry: string, network: NodeNetwork): string | undefined {
-  const [start, end] = entry.split('-').map((s) => s.trim()) as [string, string | undefined];
-  const [base, prefix] = start.split('/') as [string, string | undefined];
+  const nets = parsePoolEntry(entry);
+  if ('error' in nets) return undefined;
   const subnetBits = Number(network.subnet.split('/')[1]);
-  const inside =
-    end !== undefined
-      ? onSegment(network, start) && onSegment(network, end)
-      : onSegment(network, base) && (prefix === undefined || Number(prefix) >= subnetBits);
-  if (!inside)
+  if (!nets.every((n) => onSegment(network, ipString(n.ip)) && ipNetPrefix(n) >= subnetBits))
     return `lies outside the nodes' subnet ${network.subnet}: MetalLB announces it by ARP, which only the nodes' own segment hears, so the router never finds a Service given one of its addresses`;
   const block = addressBlock([entry]);
   for (const [address, what] of reservedAddresses(network))

@@ -12,9 +12,9 @@
  * at start, so the setting reaches the nodes on a sync only when the chart
  * rolls the agents (`rollOutCiliumPods`).
  */
-import type { BlockList } from 'node:net';
-import { addressBlock, heldBy } from '../../model/cluster/address-pools.ts';
-import { namedNodes, nodeRoles } from '../../model/repository/node-network.ts';
+import { BlockList } from 'node:net';
+import { heldBy } from '../../model/cluster/address-pools.ts';
+import { namedNodes, nodeRoles, subnetBlock } from '../../model/repository/node-network.ts';
 import type { Repo } from '../../model/repository/repo.ts';
 import { chartValues } from '../../model/helm/chart-values.ts';
 import { cniOf } from '../../model/repository/cni.ts';
@@ -123,7 +123,7 @@ export const nodeCidrCheck: PolicyCheck = {
     for (const policy of ctx.resources.filter((r) => POLICY_KINDS.has(r.kind)))
       for (const peer of cidrPeers(policy)) {
         // The peer's addresses, parsed once for every question asked of them.
-        const block = addressBlock([peer.cidr]);
+        const block = subnetBlock(peer.cidr) ?? new BlockList();
         const why = nodeReason(peer, block, nodes);
         if (!why) continue;
         const port = peer.ports.find((p) => NODE_PORTS.has(p));

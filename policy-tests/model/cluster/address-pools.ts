@@ -2,9 +2,10 @@
  * MetalLB's address pools and the addresses LoadBalancer Services ask for. MetalLB hands a Service the address it
  * asks for (annotation metallb.io/loadBalancerIPs, or the older spec.loadBalancerIP) only when a pool holds it and
  * no other Service has it, unless both share it under the same metallb.io/allow-shared-ip key; otherwise the
- * Service stays <pending>. Ranges and subnets through node:net's BlockList.
+ * Service stays <pending>. A pool's entries are read as MetalLB reads them (parsePoolEntry), and held in node:net's BlockList.
  */
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
+import { ipNetPrefix, ipString, parseGoCIDR, parseGoIP, to4, type GoIP, type GoIPNet } from '../go/net.ts';
 import { dig } from '../core/dig.ts';
 import type { Resource } from '../core/manifest.ts';
 import type { Path } from '../core/positions.ts';
@@ -12,28 +13,64 @@ import type { Path } from '../core/positions.ts';
 export const LOAD_BALANCER_IPS = 'metallb.io/loadBalancerIPs';
 export const ALLOW_SHARED_IP = 'metallb.io/allow-shared-ip';
 
+/** mikioh/ipaddr's Summarize: the fewest prefixes that cover first..last, none where the families differ. */
+export function summarize(first: GoIP, last: GoIP): GoIPNet[] {
+  const [f4, l4] = [to4(first), to4(last)];
+  if ((f4 === undefined) !== (l4 === undefined)) return [];
+  const bits = f4 ? 32 : 128;
+  const asInt = (ip: GoIP) => [...ip].reduce((n, b) => (n << 8n) | BigInt(b), 0n);
+  const [from, to] = [asInt(f4 ?? first), asInt(l4 ?? last)];
+  const out: GoIPNet[] = [];
+  for (let fi = from; fi <= to;) {
+    let n = bits;
+    while (n > 0) {
+      const size = 1n << BigInt(bits - n + 1);
+      if (fi % size !== 0n || fi + size - 1n > to) break;
+      n--;
+    }
+    const bytes = Uint8Array.from({ length: bits / 8 }, (_, i) => Number((fi >> BigInt(bits - 8 * (i + 1))) & 0xffn));
+    const ip = f4 ? Uint8Array.from([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, ...bytes]) : bytes;
+    out.push({ ip, mask: Uint8Array.from({ length: bits / 8 }, (_, i) => 0xff & (0xff << (8 - Math.max(0, Math.min(8, n - i * 8))))) });
+    fi += 1n << BigInt(bits - n);
+  }
+  return out;
+}
+
 /**
- * The addresses a list of entries names, each a range (`a-b`), a subnet (`a/n`) or one address, as one BlockList.
- * An entry that is none of these adds nothing: the schema of whatever wrote it is what reports it.
+ * MetalLB's reading of a pool's address entry (v0.16.1, internal/config: `ParseCIDR`): a CIDR as Go's net.ParseCIDR
+ * reads it, or a range `start-end` of two addresses net.ParseIP reads, summarized into CIDRs; or MetalLB's error.
+ */
+export function parsePoolEntry(cidr: string): GoIPNet[] | { error: string } {
+  const q = JSON.stringify;
+  if (!cidr.includes('-')) {
+    const n = parseGoCIDR(cidr);
+    return n ? [n] : { error: `invalid CIDR ${q(cidr)}` };
+  }
+  const dash = cidr.indexOf('-');
+  const [a, b] = [cidr.slice(0, dash), cidr.slice(dash + 1)];
+  const start = parseGoIP(a.trim());
+  if (!start) return { error: `invalid IP range ${q(cidr)}: invalid start IP ${q(a)}` };
+  const end = parseGoIP(b.trim());
+  if (!end) return { error: `invalid IP range ${q(cidr)}: invalid end IP ${q(b)}` };
+  if (Buffer.compare(start, end) > 0) return { error: `invalid IP range ${q(cidr)}: start IP ${q(ipString(start))} is after the end IP ${q(ipString(end))}` };
+  return summarize(start, end);
+}
+
+/**
+ * The addresses a list of pool entries names, as one BlockList: each entry as MetalLB reads it (parsePoolEntry). An
+ * entry MetalLB cannot read adds nothing: its webhook refuses the pool (metallb-webhook says so).
  */
 export function addressBlock(entries: Iterable<string>): BlockList {
   const list = new BlockList();
-  const family = (ip: string) => (isIPv6(ip) ? 'ipv6' : 'ipv4');
   for (const entry of entries) {
-    const [start, end] = entry.split('-').map((s) => s.trim()) as [string, string | undefined];
-    const [net, prefix] = start.split('/') as [string, string | undefined];
-    try {
-      if (end !== undefined) list.addRange(start, end, family(start));
-      else if (prefix !== undefined) list.addSubnet(net, Number(prefix), family(net));
-      else list.addAddress(start, family(start));
-    } catch {
-      // Not an address: nothing is held.
-    }
+    const nets = parsePoolEntry(entry);
+    if ('error' in nets) continue;
+    for (const n of nets) list.addSubnet(ipString(n.ip), ipNetPrefix(n), to4(n.ip) ? 'ipv4' : 'ipv6');
   }
   return list;
 }
 
-/** Every address the repository's IPAddressPools hold, as one BlockList (unparseable entries are the pool's own validation's to report). */
+/** Every address the repository's IPAddressPools hold, as one BlockList (an entry MetalLB cannot read holds none). */
 export function poolAddresses(resources: readonly Resource[]): BlockList {
   return addressBlock(resources.filter((r) => r.kind === 'IPAddressPool').flatMap((pool) => (dig(pool.object, ['spec', 'addresses']) ?? []) as string[]));
 }

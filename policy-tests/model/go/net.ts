@@ -139,6 +139,12 @@ export function ipNetContains(n: GoIPNet, ip: GoIP): boolean {
   return nm !== undefined && x.length === nm.ip.length && x.every((b, i) => (nm.ip[i]! & nm.mask[i]!) === (b & nm.mask[i]!));
 }
 
+/** The network's prefix length in its own family's bits (an IPv4 network held in 16 bytes counts 32), as Go prints it. */
+export function ipNetPrefix(n: GoIPNet): number {
+  const nm = networkNumberAndMask(n);
+  return nm ? maskOnes(nm.mask) : 0;
+}
+
 /** `IP.String()`: an IPv4 address dotted, an IPv6 one as RFC 5952 writes it (Go's form). */
 export function ipString(ip: GoIP): string {
   const v4 = to4(ip);
@@ -148,5 +154,5 @@ export function ipString(ip: GoIP): string {
 /** `IPNet.String()`: the network and its prefix length. */
 export function ipNetString(n: GoIPNet): string {
   const nm = networkNumberAndMask(n);
-  return nm ? `${ipString(nm.ip)}/${maskOnes(nm.mask)}` : '<nil>';
+  return nm ? `${ipString(nm.ip)}/${ipNetPrefix(n)}` : '<nil>';
 }

@@ -4,7 +4,8 @@
  * (admission/webhooks/metallb.ts), and Go's address parsing under them (model/go/net.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { parseCIDR, parseConfig, summarize, type MetalLBObject } from '../../admission/webhooks/metallb-config.ts';
+import { parseConfig, type MetalLBObject } from '../../admission/webhooks/metallb-config.ts';
+import { parsePoolEntry, summarize } from '../../model/cluster/address-pools.ts';
 import { metallbRefusals } from '../../admission/webhooks/metallb.ts';
 import { ipNetString, parseGoCIDR, parseGoIP } from '../../model/go/net.ts';
 import { labelSelectorError } from '../../model/scheduling/label-syntax.ts';
@@ -19,7 +20,7 @@ const pool = (name: string, addresses: string[], extra: object = {}): MetalLBObj
 });
 const adv = (name: string, spec: object): MetalLBObject => ({ kind: 'L2Advertisement', name, namespace: NS, spec });
 const cidrs = (text: string) => {
-  const parsed = parseCIDR(text);
+  const parsed = parsePoolEntry(text);
   return 'error' in parsed ? parsed.error : parsed.map(ipNetString);
 };
 const error = (pools: MetalLBObject[], l2Advs: MetalLBObject[] = []) => {
@@ -40,7 +41,7 @@ describe("Go's address parsing, as MetalLB calls it", () => {
   });
 });
 
-describe("MetalLB's ParseCIDR and ipaddr's Summarize", () => {
+describe("MetalLB's ParseCIDR (parsePoolEntry) and ipaddr's Summarize", () => {
   it('summarizes a range into the fewest CIDRs, either family', () => {
     expect(cidrs('192.168.1.240-192.168.1.249')).toEqual(['192.168.1.240/29', '192.168.1.248/31']);
     expect(cidrs('192.168.1.240 - 192.168.1.240')).toEqual(['192.168.1.240/32']);
