@@ -6,12 +6,9 @@
  * The references are in references.ts, the providers in providers.ts, and
  * the checks with long bodies in crd.ts, services.ts, keys.ts, api-keys.ts, store-budget.ts, middlewares.ts, tls.ts, node-network.ts, port-names.ts, roles.ts, claims.ts, devices.ts, autoscalers.ts, scheduling.ts (with host-ports.ts; the nodes themselves in model/scheduling) and acme.ts; this is the table.
  */
-import { applications, applicationsByName } from '../../model/argocd/argocd.ts';
-import { requiresLoadBalancer, REQUIRES_LOAD_BALANCER } from '../../model/argocd/app-declarations.ts';
 import { dig } from '../../model/core/dig.ts';
-import { type CheckContext, type PolicyCheck, type Area, type CheckEnvironment } from '../../model/checks/kit.ts';
-import { ALLOW_SHARED_IP, heldBy, poolAddresses, requestedAddresses } from '../../model/cluster/address-pools.ts';
-import type { Resource, ScopeLookup } from '../../model/core/manifest.ts';
+import { type PolicyCheck, type Area, type CheckEnvironment } from '../../model/checks/kit.ts';
+import type { ScopeLookup } from '../../model/core/manifest.ts';
 import { crdClosureCheck } from './crd.ts';
 import { ADVERTISES, advertisedExtended, DEVICE_GROUP, requestedExtended } from '../../model/cluster/providers.ts';
 import { namespacedProviders } from '../../model/cluster/providers.ts';
@@ -24,6 +21,7 @@ import { keyClosureCheck } from './keys.ts';
 import { apiKeyClosureCheck } from './api-keys.ts';
 import { storeBudgetCheck } from './store-budget.ts';
 import { nodeNetworkClosureCheck } from './node-network.ts';
+import { loadBalancerClosureCheck } from './load-balancer.ts';
 import { portNameClosureCheck } from './port-names.ts';
 import { roleClosureCheck } from './roles.ts';
 import { autoscalerClosureCheck } from './autoscalers.ts';
@@ -172,71 +170,6 @@ const extendedResourceCheck: PolicyCheck = {
     }
   },
 };
-
-const loadBalancerClosureCheck: PolicyCheck = {
-  id: 'closure-load-balancer',
-  description:
-    'Every LoadBalancer Service (plain, rendered, or declared on its app with gate.homelab-gitops/requires-load-balancer) has an address provider: an IPAddressPool in the repository, or a providedOutsideGit LoadBalancer entry; the address it asks for (metallb.io/loadBalancerIPs) is one a pool holds and no other Service has; otherwise it waits for an address forever (invariants P1).',
-  invariants: ['P1'],
-  remediation: `keep MetalLB and its pool (apps/platform/metallb), ${FACTS_FIX}; an app whose chart renders a LoadBalancer Service carries ${REQUIRES_LOAD_BALANCER}: "true"`,
-  reads: { kinds: ['*'], everyKind: 'a LoadBalancer Service, and the pool that serves it, may come from any render', renders: true },
-  exemptible: false,
-  run(ctx) {
-    const { repo } = ctx;
-    const pool = repo.resources.some((r) => r.kind === 'IPAddressPool') || (repo.facts?.providedOutsideGit ?? []).some((e) => e.kind === 'LoadBalancer');
-    const declared = applications(repo).filter(requiresLoadBalancer);
-    const services = ctx.resources.filter((r) => r.kind === 'Service' && dig(r.object, ['spec', 'type']) === 'LoadBalancer');
-    if (!pool) {
-      for (const app of declared)
-        ctx.fail(
-          { resource: app.resource, path: ['metadata', 'annotations', REQUIRES_LOAD_BALANCER] },
-          `${app.name}'s chart renders a LoadBalancer Service, and nothing in the repository hands out addresses: it waits forever`,
-        );
-      for (const svc of services)
-        ctx.fail(
-          { resource: svc, path: ['spec', 'type'] },
-          `Service ${svc.name} is a LoadBalancer, and nothing in the repository hands out addresses: it waits forever`,
-        );
-    }
-    // A rendered LoadBalancer must be declared on its app, or the offline gate would not know.
-    for (const svc of services.filter((s) => s.rendered)) {
-      const app = applicationsByName(repo).get(svc.rendered!.app);
-      if (app && !declared.includes(app))
-        ctx.fail(
-          { resource: svc, path: ['spec', 'type'] },
-          `Service ${svc.name} is a LoadBalancer, but app ${app.name} does not carry ${REQUIRES_LOAD_BALANCER}: "true"`,
-        );
-    }
-    if (repo.resources.some((r) => r.kind === 'IPAddressPool')) checkRequestedAddresses(ctx, services);
-  },
-};
-
-/** The address each LoadBalancer asks for is one the pools hold, and no other Service's (unless both share it by key). */
-function checkRequestedAddresses(ctx: CheckContext, services: readonly Resource[]): void {
-  const pools = poolAddresses(ctx.resources);
-  const taken = new Map<string, Resource>();
-  for (const svc of services)
-    for (const { ip, path } of requestedAddresses(svc)) {
-      const held = heldBy(pools, ip);
-      if (held !== 'held') {
-        ctx.fail(
-          { resource: svc, path },
-          held === 'outside'
-            ? `Service ${svc.name} asks for ${ip}, which no IPAddressPool holds: MetalLB gives it no address, and it stays <pending>`
-            : `Service ${svc.name} asks for ${JSON.stringify(ip)}, which is not an IP address`,
-        );
-        continue;
-      }
-      const first = taken.get(ip);
-      const shared = (r: Resource) => dig(r.object, ['metadata', 'annotations', ALLOW_SHARED_IP]) as string | undefined;
-      if (first && (shared(first) === undefined || shared(first) !== shared(svc)))
-        ctx.fail(
-          { resource: svc, path },
-          `Service ${svc.name} asks for ${ip}, which Service ${first.name} has: MetalLB gives it to one, the other stays <pending>`,
-        );
-      else taken.set(ip, svc);
-    }
-}
 
 function namespaceClosureCheck(isClusterScoped: ScopeLookup): PolicyCheck {
   return {

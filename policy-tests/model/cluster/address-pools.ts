@@ -1,17 +1,10 @@
 /**
- * MetalLB's address pools and the addresses LoadBalancer Services ask for. MetalLB hands a Service the address it
- * asks for (annotation metallb.io/loadBalancerIPs, or the older spec.loadBalancerIP) only when a pool holds it and
- * no other Service has it, unless both share it under the same metallb.io/allow-shared-ip key; otherwise the
- * Service stays <pending>. A pool's entries are read as MetalLB reads them (parsePoolEntry), and held in node:net's BlockList.
+ * MetalLB's address pools: the one reading of a pool's address entries, as MetalLB reads them (parsePoolEntry), which
+ * its webhook, its allocator (metallb-allocator.ts) and the checks of the nodes' segment share; and the addresses a
+ * pool holds, in node:net's BlockList.
  */
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
 import { ipNetPrefix, ipString, parseGoCIDR, parseGoIP, to4, type GoIP, type GoIPNet } from '../go/net.ts';
-import { dig } from '../core/dig.ts';
-import type { Resource } from '../core/manifest.ts';
-import type { Path } from '../core/positions.ts';
-
-export const LOAD_BALANCER_IPS = 'metallb.io/loadBalancerIPs';
-export const ALLOW_SHARED_IP = 'metallb.io/allow-shared-ip';
 
 /** mikioh/ipaddr's Summarize: the fewest prefixes that cover first..last, none where the families differ. */
 export function summarize(first: GoIP, last: GoIP): GoIPNet[] {
@@ -68,24 +61,6 @@ export function addressBlock(entries: Iterable<string>): BlockList {
     for (const n of nets) list.addSubnet(ipString(n.ip), ipNetPrefix(n), to4(n.ip) ? 'ipv4' : 'ipv6');
   }
   return list;
-}
-
-/** Every address the repository's IPAddressPools hold, as one BlockList (an entry MetalLB cannot read holds none). */
-export function poolAddresses(resources: readonly Resource[]): BlockList {
-  return addressBlock(resources.filter((r) => r.kind === 'IPAddressPool').flatMap((pool) => (dig(pool.object, ['spec', 'addresses']) ?? []) as string[]));
-}
-
-/** The addresses a LoadBalancer Service asks for, with where each is written. */
-export function requestedAddresses(svc: Resource): { ip: string; path: Path }[] {
-  const annotation = dig(svc.object, ['metadata', 'annotations', LOAD_BALANCER_IPS]);
-  if (typeof annotation === 'string')
-    return annotation
-      .split(',')
-      .map((ip) => ip.trim())
-      .filter(Boolean)
-      .map((ip) => ({ ip, path: ['metadata', 'annotations', LOAD_BALANCER_IPS] }));
-  const legacy = dig(svc.object, ['spec', 'loadBalancerIP']);
-  return typeof legacy === 'string' && legacy ? [{ ip: legacy, path: ['spec', 'loadBalancerIP'] }] : [];
 }
 
 /** Whether `ip` is an address at all, and whether the pools hold it. */

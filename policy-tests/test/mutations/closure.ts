@@ -292,6 +292,36 @@ export const closureMutations: Mutation[] = [
     }),
   },
   {
+    check: 'closure-load-balancer',
+    why: "a game server's LoadBalancer pinned to a pool by the name MetalLB's docs use (metallb.io/address-pool: production): MetalLB has no such pool, and the Service stays <pending>",
+    mutate: (c) =>
+      c.write(
+        'apps/platform/ingress-public/game-server.yaml',
+        'apiVersion: v1\nkind: Service\nmetadata:\n  name: game-server\n  namespace: ingress\n  annotations:\n    metallb.io/address-pool: production\nspec:\n  type: LoadBalancer\n  selector: {app.kubernetes.io/name: traefik}\n  ports: [{name: game, port: 25565, targetPort: web}]\n',
+      ),
+    at: inFile('apps/platform/ingress-public/game-server.yaml', 'metallb.io/address-pool: production'),
+  },
+  {
+    check: 'closure-load-balancer',
+    why: 'a second pool for LAN-only Services (.230-.239) and a Service pinned to it, while the L2Advertisement still names only the first pool: the Service gets .230, and no node answers ARP for it',
+    mutate: (c) => {
+      c.write(
+        'apps/platform/metallb/addresses.yaml',
+        c
+          .read('apps/platform/metallb/addresses.yaml')
+          .replace(
+            '---\n',
+            '---\napiVersion: metallb.io/v1beta1\nkind: IPAddressPool\nmetadata:\n  name: lan-only\n  namespace: metallb-system\n  annotations:\n    argocd.argoproj.io/sync-wave: "1"\n    argocd.argoproj.io/sync-options: SkipDryRunOnMissingResource=true\nspec:\n  addresses:\n    - 192.168.1.230-192.168.1.239\n  autoAssign: false\n---\n',
+          ),
+      );
+      c.write(
+        'apps/platform/ingress-public/lan-only.yaml',
+        'apiVersion: v1\nkind: Service\nmetadata:\n  name: lan-dashboard\n  namespace: ingress\n  annotations:\n    metallb.io/address-pool: lan-only\nspec:\n  type: LoadBalancer\n  selector: {app.kubernetes.io/name: traefik}\n  ports: [{name: web, port: 80, targetPort: web}]\n',
+      );
+    },
+    at: inFile('apps/platform/ingress-public/lan-only.yaml', '  type: LoadBalancer'),
+  },
+  {
     check: 'closure-secret-key',
     why: "the TV manager's exporter reads a key its API-key Secret does not have",
     mutate: swap(

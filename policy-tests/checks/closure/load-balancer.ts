@@ -1,0 +1,114 @@
+/**
+ * closure-load-balancer: every LoadBalancer Service gets an address, and something answers for it. Whether a provider
+ * exists at all (MetalLB's pools, or one providedOutsideGit), whether a chart's LoadBalancer is declared on its app, and
+ * what MetalLB's controller makes of each Service (model/cluster/metallb-allocator.ts): the address it is given, or why
+ * it stays <pending>; then whether an advertisement announces the pool it came from, to it.
+ */
+import { applications, applicationsByName, namespaceOrDestination } from '../../model/argocd/argocd.ts';
+import { requiresLoadBalancer, REQUIRES_LOAD_BALANCER } from '../../model/argocd/app-declarations.ts';
+import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
+import { allocatorPool, MetalLBAllocator, type IPFamily, type LBService } from '../../model/cluster/metallb-allocator.ts';
+import { namespaceLabels } from '../../model/cluster/pod-templates.ts';
+import { dig, list, obj } from '../../model/core/dig.ts';
+import { selectorMatches } from '../../model/core/label-selector.ts';
+import type { Resource } from '../../model/core/manifest.ts';
+import { cidrFamily } from '../../model/repository/node-network.ts';
+import { FACTS_FIX } from './closing.ts';
+
+export const loadBalancerClosureCheck: PolicyCheck = {
+  id: 'closure-load-balancer',
+  description:
+    'Every LoadBalancer Service (plain, rendered, or declared on its app with gate.homelab-gitops/requires-load-balancer) has an address provider: an IPAddressPool in the repository, or a providedOutsideGit LoadBalancer entry; and MetalLB, as its controller allocates (v0.16.1), gives it an address: the one it asks for (metallb.io/loadBalancerIPs or spec.loadBalancerIP) from the pool that holds it, if that pool serves the Service (its serviceAllocation) and no other Service holds the address on the same ports without the same sharing key; else one from the pool it names (metallb.io/address-pool), which exists and has one free; else one from a pool pinned to it or any pool that auto-assigns; and a layer-2 or BGP advertisement announces that pool to it; otherwise it waits for an address forever, or has one nothing answers for (invariants P1).',
+  invariants: ['P1'],
+  remediation: `keep MetalLB and its pool (apps/platform/metallb), ${FACTS_FIX}; an app whose chart renders a LoadBalancer Service carries ${REQUIRES_LOAD_BALANCER}: "true"`,
+  reads: { kinds: ['*'], everyKind: 'a LoadBalancer Service, and the pool that serves it, may come from any render', renders: true },
+  exemptible: false,
+  run(ctx) {
+    const { repo } = ctx;
+    const pool = repo.resources.some((r) => r.kind === 'IPAddressPool') || (repo.facts?.providedOutsideGit ?? []).some((e) => e.kind === 'LoadBalancer');
+    const declared = applications(repo).filter(requiresLoadBalancer);
+    const services = ctx.resources.filter((r) => r.kind === 'Service' && dig(r.object, ['spec', 'type']) === 'LoadBalancer');
+    if (!pool) {
+      for (const app of declared)
+        ctx.fail(
+          { resource: app.resource, path: ['metadata', 'annotations', REQUIRES_LOAD_BALANCER] },
+          `${app.name}'s chart renders a LoadBalancer Service, and nothing in the repository hands out addresses: it waits forever`,
+        );
+      for (const svc of services)
+        ctx.fail(
+          { resource: svc, path: ['spec', 'type'] },
+          `Service ${svc.name} is a LoadBalancer, and nothing in the repository hands out addresses: it waits forever`,
+        );
+    }
+    // A rendered LoadBalancer must be declared on its app, or the offline gate would not know.
+    for (const svc of services.filter((s) => s.rendered)) {
+      const app = applicationsByName(repo).get(svc.rendered!.app);
+      if (app && !declared.includes(app))
+        ctx.fail(
+          { resource: svc, path: ['spec', 'type'] },
+          `Service ${svc.name} is a LoadBalancer, but app ${app.name} does not carry ${REQUIRES_LOAD_BALANCER}: "true"`,
+        );
+    }
+    if (repo.resources.some((r) => r.kind === 'IPAddressPool')) checkAllocations(ctx, services);
+  },
+};
+
+const byKey = (a: { key: string }, b: { key: string }) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+const stringMap = (v: unknown): Record<string, string> => Object.fromEntries(Object.entries(obj(v)).map(([k, x]) => [k, String(x)]));
+
+/** Whether an L2Advertisement or BGPAdvertisement announces the pool to the Service (its pools, or all; its Service selectors, or all). */
+function announces(adv: Resource, pool: Resource | undefined, svc: LBService): boolean {
+  if (!pool || adv.namespace !== pool.namespace) return false;
+  const names = list(dig(adv.object, ['spec', 'ipAddressPools']));
+  const selectors = list(dig(adv.object, ['spec', 'ipAddressPoolSelectors']));
+  const picks =
+    (names.length === 0 && selectors.length === 0) ||
+    names.includes(pool.name) ||
+    selectors.some((s) => selectorMatches(obj(s), obj(dig(pool.object, ['metadata', 'labels']))));
+  const services = list(dig(adv.object, ['spec', 'serviceSelectors']));
+  return picks && (services.length === 0 || services.some((s) => selectorMatches(obj(s), svc.labels)));
+}
+
+/**
+ * What MetalLB's controller makes of each LoadBalancer Service it serves (one with no loadBalancerClass), in the order a
+ * starting controller lists them, with the pools the repository declares; and whether the pool an address came from is
+ * announced to the Service.
+ */
+function checkAllocations(ctx: CheckContext, services: readonly Resource[]): void {
+  const pools = ctx.resources.filter((r) => r.kind === 'IPAddressPool');
+  const advertisements = ctx.resources.filter((r) => r.kind === 'L2Advertisement' || r.kind === 'BGPAdvertisement');
+  const namespaces = namespaceLabels(ctx.repo);
+  const allocator = new MetalLBAllocator(pools.map((p) => allocatorPool({ name: p.name, spec: obj(p.object.spec) }, namespaces)));
+  const network = ctx.repo.facts?.nodeNetwork;
+  const clusterFamily: IPFamily = (network && cidrFamily(network.services)) ?? 'IPv4';
+  const served = services
+    .filter((s) => dig(s.object, ['spec', 'loadBalancerClass']) === undefined)
+    .map((resource) => {
+      const namespace = namespaceOrDestination(ctx.repo, resource) ?? 'default';
+      const spec = obj(resource.object.spec);
+      const family = list(spec.ipFamilies)[0] === 'IPv6' ? 'IPv6' : list(spec.ipFamilies)[0] === 'IPv4' ? 'IPv4' : clusterFamily;
+      const svc: LBService = {
+        key: `${namespace}/${resource.name}`,
+        namespace,
+        labels: stringMap(dig(resource.object, ['metadata', 'labels'])),
+        annotations: stringMap(dig(resource.object, ['metadata', 'annotations'])),
+        spec,
+        family,
+      };
+      return { key: svc.key, svc, resource };
+    })
+    .sort(byKey);
+  for (const { svc, resource } of served) {
+    const got = allocator.allocate(svc);
+    if ('error' in got) {
+      ctx.fail({ resource, path: got.path }, `Service ${resource.name}: MetalLB gives it no address (${got.error}), and it stays <pending>`);
+      continue;
+    }
+    const pool = pools.find((p) => p.name === got.pool);
+    if (!advertisements.some((a) => announces(a, pool, svc)))
+      ctx.fail(
+        { resource, path: ['spec', 'type'] },
+        `Service ${resource.name} gets ${got.ips.join(', ')} from pool ${got.pool}, which no L2Advertisement or BGPAdvertisement announces to it: nothing answers for the address`,
+      );
+  }
+}
