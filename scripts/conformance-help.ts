@@ -92,7 +92,10 @@ is committed):
   --metallb DIR       metallb/metallb: the TestParse rows of
                       internal/config/config_test.go with pools and layer-2
                       advertisements, each parsed as the cluster's MetalLB
-                      webhooks parse it (a row with a BGP kind declined)
+                      webhooks parse it (a row with a BGP kind declined);
+                      and internal/allocator/allocator_test.go's
+                      TestAssignment and TestBuggyIPs steps, run in order
+                      on the port of MetalLB's allocator
   --component-helpers DIR
                       kubernetes/component-helpers: the scheduler's node
                       affinity and taint tests (scheduling/corev1/nodeaffinity,

@@ -44,7 +44,7 @@ export function reportExternalSecrets(checkout: string, print: (line: string) =>
   report(`External Secrets' validation tests (${table.declined.length} declined)`, conformance.externalSecretsAgreement(table), print);
 }
 
-/** MetalLB's configuration parse tests, against the gate's port of its webhooks' parse. */
+/** MetalLB's configuration parse tests and its allocator's, against the gate's ports of its webhooks' parse and its controller. */
 export function reportMetalLB(checkout: string, print: (line: string) => void): void {
   const dir = join(checkout, 'api/v1beta1');
   const table = conformance.metallbCases({
@@ -58,4 +58,6 @@ export function reportMetalLB(checkout: string, print: (line: string) => void): 
     conformance.metallbAgreement(table),
     print,
   );
+  const allocator = conformance.metallbAllocatorCases(readText(join(checkout, 'internal/allocator/allocator_test.go')));
+  report("MetalLB's allocator tests (TestAssignment, TestBuggyIPs), each test's steps in order", conformance.metallbAllocatorAgreement(allocator), print);
 }

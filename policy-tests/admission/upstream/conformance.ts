@@ -242,6 +242,7 @@ export { certManagerSolverAgreement, certManagerSolverCases } from './cert-manag
 export { schedulingAgreement, schedulingCases } from './scheduling-cases.ts';
 export { externalSecretsAgreement, externalSecretsCases } from './external-secrets-cases.ts';
 export { metallbAgreement, metallbCases } from './metallb-cases.ts';
+export { metallbAllocatorAgreement, metallbAllocatorCases } from './metallb-allocator-cases.ts';
 export { kubeletSysctlAgreement, kubeletSysctlCases } from './kubelet-sysctl-cases.ts';
 export { extendedFormatCases, formatAgreement, strfmtCases } from './kube-openapi-formats.ts';
 export { suiteAgreement, suiteCases } from './kube-openapi-suite.ts';

@@ -65,6 +65,7 @@ export function metallbCases(sources: { configTest: string; v1beta1: readonly st
   const structs = structsOf(sources.v1beta1);
   const env = environment('', definitionsOf(sources.configTest, body, []), OPERATORS);
   const table: MetalLBTable = { cases: [], declined: [], unread: [] };
+  if (body === '') table.unread.push({ name: 'TestParse', why: 'no such test in the file' });
   for (const { text, row, why } of structTableRows(rowsText, /tests/, env)) {
     const name = /desc:\s*"([^"]*)"/.exec(text)?.[1] ?? text.slice(0, 40);
     if (BGP_FIELDS.test(`\n${text}`)) table.declined.push({ name, why: 'a BGP kind, whose rules are not ported' });

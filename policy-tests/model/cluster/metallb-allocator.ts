@@ -57,7 +57,7 @@ const buggy = (ip: GoIP) => {
 const portsOf = (svc: LBService): string[] => (Array.isArray(svc.spec.ports) ? svc.spec.ports : []).map((p: Obj) => `${p?.protocol ?? 'TCP'}/${p?.port}`);
 const goIPs = (ips: readonly GoIP[]) => `[${ips.map((ip) => JSON.stringify(ipString(ip))).join(' ')}]`;
 
-interface SharingKey {
+export interface SharingKey {
   sharing: string;
   backend: string;
 }
@@ -84,9 +84,29 @@ function sharingProblem(existing: SharingKey, next: SharingKey): string | undefi
   return undefined;
 }
 
-/** The allocator's state over one run: who holds each address, under which key, on which ports. */
+/** What the allocator is asked on a Service's behalf: its key, where it runs, its labels, its ports and sharing key. */
+export interface AllocationRequest {
+  svcKey: string;
+  namespace: string;
+  labels: Readonly<Record<string, string>>;
+  /** Each port as `PROTO/port`, as MetalLB prints a Port. */
+  ports: readonly string[];
+  key: SharingKey;
+}
+
+/** The request a Service makes (k8salloc.Ports, SharingKey, BackendKey). */
+export const requestOf = (svc: LBService): AllocationRequest => ({
+  svcKey: svc.key,
+  namespace: svc.namespace,
+  labels: svc.labels,
+  ports: portsOf(svc),
+  key: keyOf(svc),
+});
+
+/** The allocator's state over one run: what each Service holds, and who holds each address, under which key, on which ports. */
 export class MetalLBAllocator {
   private readonly pools: readonly AllocatorPool[];
+  private readonly allocated = new Map<string, { pool: string; ips: string[]; ports: readonly string[] }>();
   private readonly keyForIP = new Map<string, SharingKey>();
   private readonly portsInUse = new Map<string, Map<string, string>>();
   private readonly servicesOnIP = new Map<string, Set<string>>();
@@ -95,11 +115,16 @@ export class MetalLBAllocator {
     this.pools = [...pools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
+  /** The addresses a Service holds, as Go prints them. */
+  assigned(svcKey: string): string[] | undefined {
+    return this.allocated.get(svcKey)?.ips;
+  }
+
   /** isPoolCompatibleWithService */
-  private compatible(p: AllocatorPool, svc: LBService): boolean {
+  private compatible(p: AllocatorPool, req: AllocationRequest): boolean {
     if (!p.allocation) return true;
-    if (p.allocation.namespaces.size > 0 && !p.allocation.namespaces.has(svc.namespace)) return false;
-    if (p.allocation.serviceSelectors.length > 0) return p.allocation.serviceSelectors.some((s) => selectorMatches(s, svc.labels));
+    if (p.allocation.namespaces.size > 0 && !p.allocation.namespaces.has(req.namespace)) return false;
+    if (p.allocation.serviceSelectors.length > 0) return p.allocation.serviceSelectors.some((s) => selectorMatches(s, req.labels));
     return true;
   }
 
@@ -109,117 +134,151 @@ export class MetalLBAllocator {
   }
 
   /** checkSharing */
-  private sharing(svc: string, ip: string, ports: readonly string[], key: SharingKey): string | undefined {
+  private sharing(req: AllocationRequest, ip: string): string | undefined {
     const existing = this.keyForIP.get(ip);
     if (!existing) return undefined;
-    if (sharingProblem(existing, key)) {
-      const others = [...(this.servicesOnIP.get(ip) ?? [])].filter((s) => s !== svc);
-      if (others.length > 0) return `can't change sharing key for ${JSON.stringify(svc)}, address also in use by ${others.join(',')}`;
+    if (sharingProblem(existing, req.key)) {
+      const others = [...(this.servicesOnIP.get(ip) ?? [])].filter((s) => s !== req.svcKey);
+      if (others.length > 0) return `can't change sharing key for ${JSON.stringify(req.svcKey)}, address also in use by ${others.join(',')}`;
     }
-    for (const port of ports) {
+    for (const port of req.ports) {
       const holder = this.portsInUse.get(ip)?.get(port);
-      if (holder !== undefined && holder !== svc) return `port ${port} is already in use on ${JSON.stringify(ip)}`;
+      if (holder !== undefined && holder !== req.svcKey) return `port ${port} is already in use on ${JSON.stringify(ip)}`;
     }
     return undefined;
   }
 
+  /** Unassign: the Service's addresses freed, an address no port holds any more freed of its sharing key too. */
+  unassign(svcKey: string): void {
+    const held = this.allocated.get(svcKey);
+    if (!held) return;
+    this.allocated.delete(svcKey);
+    for (const ip of held.ips) {
+      for (const port of held.ports) this.portsInUse.get(ip)?.delete(port);
+      this.servicesOnIP.get(ip)?.delete(svcKey);
+      if ((this.portsInUse.get(ip)?.size ?? 0) === 0) {
+        this.portsInUse.delete(ip);
+        this.keyForIP.delete(ip);
+      }
+    }
+  }
+
   /** Assign: the addresses to the Service, or why not. */
-  assign(svc: LBService, ips: readonly GoIP[]): { pool: string } | { error: string } {
+  assign(req: AllocationRequest, ips: readonly GoIP[]): { pool: string } | { error: string } {
     const pool = this.poolFor(ips);
     if (!pool) return { error: `${goIPs(ips)} is not allowed in config` };
-    if (!this.compatible(pool, svc)) return { error: `pool ${pool.name} not compatible for ip assignment` };
+    if (!this.compatible(pool, req)) return { error: `pool ${pool.name} not compatible for ip assignment` };
     if (ips.length > 2) return { error: `more than two addresses ${goIPs(ips)}` };
     if (ips.length === 2 && familyOf(ips[0]!) === familyOf(ips[1]!)) return { error: `"${ipString(ips[0]!)}" "${ipString(ips[1]!)}" has the same family` };
-    const [ports, key] = [portsOf(svc), keyOf(svc)];
     for (const ip of ips) {
-      const problem = this.sharing(svc.key, ipString(ip), ports, key);
+      const problem = this.sharing(req, ipString(ip));
       if (problem) return { error: problem };
     }
-    for (const ip of ips.map(ipString)) {
-      this.keyForIP.set(ip, key);
+    this.unassign(req.svcKey);
+    const texts = ips.map(ipString);
+    this.allocated.set(req.svcKey, { pool: pool.name, ips: texts, ports: [...req.ports] });
+    for (const ip of texts) {
+      this.keyForIP.set(ip, req.key);
       const inUse = this.portsInUse.get(ip) ?? new Map<string, string>();
-      for (const port of ports) inUse.set(port, svc.key);
+      for (const port of req.ports) inUse.set(port, req.svcKey);
       this.portsInUse.set(ip, inUse);
-      this.servicesOnIP.set(ip, (this.servicesOnIP.get(ip) ?? new Set()).add(svc.key));
+      this.servicesOnIP.set(ip, (this.servicesOnIP.get(ip) ?? new Set()).add(req.svcKey));
     }
     return { pool: pool.name };
   }
 
   /** getIPFromCIDR: the first address of the CIDR the Service may take (addresses held are few, so the walk is short). */
-  private freeIn(n: GoIPNet, avoidBuggy: boolean, svc: LBService): GoIP | undefined {
-    const v4 = to4(n.ip);
-    const bytes = v4 ?? n.ip;
+  private freeIn(n: GoIPNet, avoidBuggy: boolean, req: AllocationRequest): GoIP | undefined {
+    const bytes = to4(n.ip) ?? n.ip;
     const bits = bytes.length * 8;
     const first = [...bytes].reduce((acc, b) => (acc << 8n) | BigInt(b), 0n);
     const size = 1n << BigInt(bits - ipNetPrefix(n));
-    const [ports, key] = [portsOf(svc), keyOf(svc)];
     for (let i = 0n; i < size; i++) {
       const at = first + i;
       const ip = Uint8Array.from({ length: bits / 8 }, (_, k) => Number((at >> BigInt(bits - 8 * (k + 1))) & 0xffn));
-      if ((avoidBuggy && buggy(ip)) || this.sharing(svc.key, ipString(ip), ports, key)) continue;
+      if ((avoidBuggy && buggy(ip)) || this.sharing(req, ipString(ip))) continue;
       return ip;
     }
     return undefined;
   }
 
   /** getFreeIPsFromPool: one free address of each family the pool has. */
-  private freeInPool(pool: AllocatorPool, svc: LBService): Partial<Record<IPFamily, GoIP>> | undefined {
+  private freeInPool(pool: AllocatorPool, req: AllocationRequest): Partial<Record<IPFamily, GoIP>> | undefined {
     const found: Partial<Record<IPFamily, GoIP>> = {};
     for (const n of pool.nets) {
       const family = familyOf(n.ip);
       if (found[family]) continue;
-      const ip = this.freeIn(n, pool.avoidBuggyIPs, svc);
+      const ip = this.freeIn(n, pool.avoidBuggyIPs, req);
       if (ip) found[family] = ip;
     }
     return found.IPv4 || found.IPv6 ? found : undefined;
   }
 
-  /** allocateFromPools, single-stack: the first pool with a free address of the Service's family. */
-  private fromPools(pools: readonly AllocatorPool[], svc: LBService): Allocation | undefined {
+  /** allocateFromPools, single-stack: the first pool with a free address of the family, assigned. */
+  private fromPools(pools: readonly AllocatorPool[], req: AllocationRequest, family: IPFamily): string[] | undefined {
     for (const pool of pools) {
-      const ip = this.freeInPool(pool, svc)?.[svc.family];
+      const ip = this.freeInPool(pool, req)?.[family];
       if (!ip) continue;
-      const assigned = this.assign(svc, [ip]);
-      return 'error' in assigned ? undefined : { pool: assigned.pool, ips: [ipString(ip)] };
+      return 'error' in this.assign(req, [ip]) ? undefined : [ipString(ip)];
     }
     return undefined;
   }
 
   /** pinnedPoolsForService, sorted as sortPools sorts them: a priority first, the lowest first; none last. */
-  private pinned(svc: LBService): AllocatorPool[] {
-    const byNamespace = this.pools.filter((p) => p.allocation?.namespaces.has(svc.namespace));
+  private pinned(req: AllocationRequest): AllocatorPool[] {
+    const byNamespace = this.pools.filter((p) => p.allocation?.namespaces.has(req.namespace));
     const bySelector = this.pools.filter((p) => (p.allocation?.serviceSelectors.length ?? 0) > 0);
-    const pools = [...byNamespace, ...bySelector].filter((p) => p.autoAssign && this.compatible(p, svc));
+    const pools = [...byNamespace, ...bySelector].filter((p) => p.autoAssign && this.compatible(p, req));
     const rank = (p: AllocatorPool) => (p.allocation!.priority > 0 ? p.allocation!.priority : Number.POSITIVE_INFINITY);
     return pools.sort((a, b) => rank(a) - rank(b));
+  }
+
+  /** Allocate, single-stack: what the Service holds again, else the pinned pools, else any pool that pins nothing. */
+  allocateAny(req: AllocationRequest, family: IPFamily): string[] | { error: string } {
+    const held = this.allocated.get(req.svcKey);
+    if (held) {
+      const again = this.assign(
+        req,
+        held.ips.map((ip) => parseGoIP(ip)!),
+      );
+      return 'error' in again ? again : held.ips;
+    }
+    const open = this.pools.filter((p) => p.autoAssign && !p.allocation);
+    return this.fromPools(this.pinned(req), req, family) ?? this.fromPools(open, req, family) ?? { error: 'no available IPs' };
+  }
+
+  /** AllocateFromPool, single-stack: a free address of the family from the pool named. */
+  allocateFromPool(req: AllocationRequest, family: IPFamily, poolName: string): string[] | { error: string } {
+    const named = this.pools.find((p) => p.name === poolName);
+    if (!named) return { error: `unknown pool ${JSON.stringify(poolName)}` };
+    const free = this.freeInPool(named, req);
+    if (!free) return { error: `no available IPs in pool ${named.name}` };
+    const ip = free[family];
+    if (!ip) return { error: `no available IPs in pool ${named.name} for ${family} IPFamily` };
+    const assigned = this.assign(req, [ip]);
+    return 'error' in assigned ? assigned : [ipString(ip)];
   }
 
   /** allocateIPs for one Service: the addresses it gets, or why it gets none (and stays <pending>). */
   allocate(svc: LBService): Allocation {
     const wanted = desiredIPs(svc);
     if ('error' in wanted) return wanted;
+    const req = requestOf(svc);
     const pool = annotation(svc, POOL, POOL_OLD);
     if (wanted.ips.length > 0) {
       if (wanted.ips.some((ip) => familyOf(ip) !== svc.family))
         return { error: `requested loadBalancer IP(s) ${goIPs(wanted.ips)} does not match the ipFamily of the service`, path: wanted.path };
-      const assigned = this.assign(svc, wanted.ips);
+      const assigned = this.assign(req, wanted.ips);
       if ('error' in assigned) return { error: assigned.error, path: wanted.path };
-      if (pool.value !== '' && assigned.pool !== pool.value)
+      if (pool.value !== '' && assigned.pool !== pool.value) {
+        this.unassign(req.svcKey);
         return { error: `requested loadBalancer IP(s) ${goIPs(wanted.ips)} is not compatible with requested address pool ${pool.value}`, path: pool.path };
+      }
       return { pool: assigned.pool, ips: wanted.ips.map(ipString) };
     }
-    if (pool.value !== '') {
-      const named = this.pools.find((p) => p.name === pool.value);
-      if (!named) return { error: `unknown pool ${JSON.stringify(pool.value)}`, path: pool.path };
-      const free = this.freeInPool(named, svc);
-      if (!free) return { error: `no available IPs in pool ${named.name}`, path: pool.path };
-      const ip = free[svc.family];
-      if (!ip) return { error: `no available IPs in pool ${named.name} for ${svc.family} IPFamily`, path: pool.path };
-      const assigned = this.assign(svc, [ip]);
-      return 'error' in assigned ? { error: assigned.error, path: pool.path } : { pool: assigned.pool, ips: [ipString(ip)] };
-    }
-    const open = this.pools.filter((p) => p.autoAssign && !p.allocation);
-    return this.fromPools(this.pinned(svc), svc) ?? this.fromPools(open, svc) ?? { error: 'no available IPs', path: ['spec', 'type'] };
+    const got = pool.value !== '' ? this.allocateFromPool(req, svc.family, pool.value) : this.allocateAny(req, svc.family);
+    if ('error' in got) return { error: got.error, path: pool.value !== '' ? pool.path : ['spec', 'type'] };
+    return { pool: this.allocated.get(req.svcKey)!.pool, ips: got };
   }
 }
 

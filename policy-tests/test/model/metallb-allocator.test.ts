@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { allocatorPool, MetalLBAllocator, type LBService } from '../../model/cluster/metallb-allocator.ts';
+import { metallbAllocatorAgreement, metallbAllocatorCases } from '../../admission/upstream/metallb-allocator-cases.ts';
 
 const NAMESPACES = new Map<string, Record<string, string>>([
   ['ingress', { 'kubernetes.io/metadata.name': 'ingress', tier: 'edge' }],
@@ -99,5 +100,27 @@ describe("MetalLB's allocator", () => {
     );
     expect(outcome(a.allocate(svc()))).toBe('refused: no available IPs');
     expect(outcome(a.allocate(svc({}, { family: 'IPv6' })))).toBe('v6 2001:db8::');
+  });
+});
+
+describe("the reader of MetalLB's allocator tests (upstream/metallb-allocator-cases.ts), on tables written in their form", () => {
+  const source = [
+    'var (\n\tsvc = &v1.Service{\n\t\tObjectMeta: metav1.ObjectMeta{\n\t\t\tName: "test-lb-service",\n\t\t},\n\t}\n)\n',
+    'func TestAssignment(t *testing.T) {\n\talloc := New(noopCallback)\n\tmakePools := func() *config.Pools {\n\t\treturn &config.Pools{ByName: map[string]*config.Pool{\n',
+    '\t\t\t"test": {\n\t\t\t\tName:       "test",\n\t\t\t\tAutoAssign: true,\n\t\t\t\tCIDR: []*net.IPNet{\n\t\t\t\t\tipnet("1.2.3.4/31"),\n\t\t\t\t},\n\t\t\t},\n',
+    '\t\t\t"pinned": {\n\t\t\t\tName: "pinned",\n\t\t\t\tServiceAllocations: &config.ServiceAllocation{Namespaces: sets.New("ns1")},\n\t\t\t\tCIDR: []*net.IPNet{ipnet("1.2.5.0/24")},\n\t\t\t},\n',
+    '\t\t}}\n\t}\n\ttests := []struct {\n\t\tdesc string\n\t\tsvcKey string\n\t\tsvc *v1.Service\n\t\tips []string\n\t\tports []Port\n\t\tsharingKey string\n\t\twantErr bool\n\t}{\n',
+    '\t\t{\n\t\t\tdesc: "assign s1",\n\t\t\tsvcKey: "s1",\n\t\t\tsvc: svc,\n\t\t\tips: []string{"1.2.3.4"},\n\t\t},\n',
+    '\t\t{\n\t\t\tdesc: "s2 can\'t grab s1\'s IP",\n\t\t\tsvcKey: "s2",\n\t\t\tsvc: svc,\n\t\t\tips: []string{"1.2.3.4"},\n\t\t\twantErr: true,\n\t\t},\n',
+    '\t\t{\n\t\t\tdesc: "a wrong expectation",\n\t\t\tsvcKey: "s3",\n\t\t\tsvc: &v1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns1"}},\n\t\t\tips: []string{"1.2.5.9"},\n\t\t\twantErr: true,\n\t\t},\n',
+    '\t\t{\n\t\t\tdesc: "s1 frees its IP",\n\t\t\tsvcKey: "s1",\n\t\t\tsvc: svc,\n\t\t},\n\t}\n}\n',
+  ].join('');
+
+  it('runs the steps in order on one allocator, and bites when the gate disagrees', () => {
+    const table = metallbAllocatorCases(source);
+    expect(table.unread.map((u) => u.name)).toEqual(['TestBuggyIPs']);
+    const agreement = metallbAllocatorAgreement(table);
+    expect([agreement.agree, agreement.total]).toEqual([3, 5]);
+    expect(agreement.disagreements.map((d) => d.file)).toEqual(['TestAssignment/a wrong expectation', 'TestBuggyIPs']);
   });
 });
