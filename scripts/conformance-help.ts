@@ -90,9 +90,8 @@ is committed):
                       (secretstore_types_test.go), each judged as the
                       cluster's External Secrets webhook judges it
   --metallb DIR       metallb/metallb: the TestParse rows of
-                      internal/config/config_test.go with pools and layer-2
-                      advertisements, each parsed as the cluster's MetalLB
-                      webhooks parse it (a row with a BGP kind declined);
+                      internal/config/config_test.go, every kind, each
+                      parsed as the cluster's MetalLB controller parses it;
                       and internal/allocator/allocator_test.go's
                       TestAssignment and TestBuggyIPs steps, run in order
                       on the port of MetalLB's allocator

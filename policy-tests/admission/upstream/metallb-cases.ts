@@ -1,35 +1,36 @@
 /**
  * MetalLB's own configuration tests (internal/config/config_test.go `TestParse`, v0.16.1), read as data. Each row's
- * ClusterResources is written as the v1beta1 objects its Go values marshal to (the fields' types and JSON tags read
- * from api/v1beta1 of the same checkout, as the cert-manager readers do) and parsed by the gate's port
- * (admission/webhooks/metallb-config.ts). A row agrees when the port refuses it exactly where upstream expects the
- * parse to fail (a row with no `want`), and, where it parses, gives each pool the CIDRs the row's `want` lists. A row
- * with one of MetalLB's BGP kinds (peers, BGP advertisements, BFD profiles, communities) is declined: their rules are
- * not ported, and the repository writes none.
+ * ClusterResources is written as the objects its Go values marshal to (the fields' types and JSON tags read from
+ * api/v1beta1 and api/v1beta2 of the same checkout, as the cert-manager readers do) and parsed by the gate's port
+ * (admission/webhooks/metallb-config.ts), every kind: pools, layer-2 and BGP advertisements, peers (with the Secrets
+ * their passwords come from), BFD profiles, communities, and nodes. A row agrees when the port refuses it exactly where
+ * upstream expects the parse to fail (a row with no `want`), and, where it parses, gives each pool the CIDRs the row's
+ * `want` lists.
  */
-import { parseConfig, type MetalLBObject } from '../webhooks/metallb-config.ts';
+import { parseConfig, type MetalLBObject, type MetalLBResources } from '../webhooks/metallb-config.ts';
 import { parsePoolEntry } from '../../model/cluster/address-pools.ts';
 import { ipNetString, parseGoCIDR } from '../../model/go/net.ts';
 import { count, emptyAgreement, type Agreement } from './agreement.ts';
 import { definitionsOf, environment, structsOf, toV1 } from './cert-manager-go.ts';
-import { blockAt, structTableRows } from './go-literals.ts';
+import { blockAt, structTableRows, type GoEnvironment } from './go-literals.ts';
 
 export interface MetalLBCase {
   name: string;
-  pools: MetalLBObject[];
-  l2Advs: MetalLBObject[];
+  resources: MetalLBResources;
   /** Each pool's CIDRs where the row expects the parse to pass; undefined where it expects a refusal. */
   want?: Record<string, string[]>;
 }
 
 export interface MetalLBTable {
   cases: MetalLBCase[];
-  declined: { name: string; why: string }[];
   unread: { name: string; why: string }[];
 }
 
-const BGP_FIELDS = /\n\t\t\t\t(Peers|BGPAdvs|BFDProfiles|Communities|PasswordSecrets):/;
-const OPERATORS = {
+const CONSTANTS = {
+  'corev1.SecretTypeOpaque': 'Opaque',
+  'corev1.SecretTypeBasicAuth': 'kubernetes.io/basic-auth',
+  'v1beta2.InternalASNMode': 'internal',
+  'v1beta2.ExternalASNMode': 'external',
   'metav1.LabelSelectorOpIn': 'In',
   'metav1.LabelSelectorOpNotIn': 'NotIn',
   'metav1.LabelSelectorOpExists': 'Exists',
@@ -48,7 +49,7 @@ function wantedCIDRs(want: string): Record<string, string[]> {
 }
 
 /** The test's rows, each `want` taken out before the row is parsed (its internal types are not the API's) and kept. */
-export function metallbCases(sources: { configTest: string; v1beta1: readonly string[] }): MetalLBTable {
+export function metallbCases(sources: { configTest: string; types: readonly string[] }): MetalLBTable {
   const start = sources.configTest.indexOf('func TestParse(');
   const body = start === -1 ? '' : blockAt(sources.configTest, sources.configTest.indexOf('{', start));
   // Each `want: &Config{...}` becomes `want: N`, its text kept as wants[N].
@@ -62,25 +63,19 @@ export function metallbCases(sources: { configTest: string; v1beta1: readonly st
     from = m.index + m[0].length + block.length + 1;
   }
   rowsText += body.slice(from);
-  const structs = structsOf(sources.v1beta1);
-  const env = environment('', definitionsOf(sources.configTest, body, []), OPERATORS);
-  const table: MetalLBTable = { cases: [], declined: [], unread: [] };
+  const structs = structsOf(sources.types);
+  const base = environment('', definitionsOf(sources.configTest, body, []), CONSTANTS);
+  // The API's unsigned fields are written as conversions (`uint32(50)`): their value.
+  const env: GoEnvironment = { value: (n) => base.value(n), call: (n, args) => (/^uint(?:8|16|32|64)?$/.test(n) ? args[0] : base.call(n, args)) };
+  const table: MetalLBTable = { cases: [], unread: [] };
   if (body === '') table.unread.push({ name: 'TestParse', why: 'no such test in the file' });
   for (const { text, row, why } of structTableRows(rowsText, /tests/, env)) {
     const name = /desc:\s*"([^"]*)"/.exec(text)?.[1] ?? text.slice(0, 40);
-    if (BGP_FIELDS.test(`\n${text}`)) table.declined.push({ name, why: 'a BGP kind, whose rules are not ported' });
-    else if (!row) table.unread.push({ name, why: why! });
+    if (!row) table.unread.push({ name, why: why! });
     else
       try {
-        const crs = (row.crs ?? {}) as Record<string, unknown[] | undefined>;
-        const asObject =
-          (kind: MetalLBObject['kind']) =>
-          (v: unknown): MetalLBObject => {
-            const o = toV1(v, kind, structs) as { metadata?: { name?: string; labels?: Record<string, string> }; spec?: Record<string, unknown> };
-            return { kind, name: o.metadata?.name ?? '', labels: o.metadata?.labels, spec: o.spec ?? {} };
-          };
         const want = typeof row.want === 'number' ? wantedCIDRs(wants[row.want]!) : undefined;
-        table.cases.push({ name, pools: (crs.Pools ?? []).map(asObject('IPAddressPool')), l2Advs: (crs.L2Advs ?? []).map(asObject('L2Advertisement')), want });
+        table.cases.push({ name, resources: resourcesOf((row.crs ?? {}) as Record<string, unknown>, structs), want });
       } catch (err) {
         table.unread.push({ name, why: (err as Error).message });
       }
@@ -88,16 +83,42 @@ export function metallbCases(sources: { configTest: string; v1beta1: readonly st
   return table;
 }
 
+/** A row's ClusterResources as the objects their Go values marshal to. */
+function resourcesOf(crs: Record<string, unknown>, structs: ReturnType<typeof structsOf>): MetalLBResources {
+  const objects = (field: string, kind: MetalLBObject['kind']) =>
+    ((crs[field] ?? []) as unknown[]).map((v): MetalLBObject => {
+      const o = toV1(v, kind, structs) as { metadata?: { name?: string; namespace?: string; labels?: Record<string, string> }; spec?: Record<string, unknown> };
+      return { kind, name: o.metadata?.name ?? '', namespace: o.metadata?.namespace, labels: o.metadata?.labels, spec: o.spec ?? {} };
+    });
+  const secrets = Object.entries((crs.PasswordSecrets ?? {}) as Record<string, Record<string, unknown>>).map(
+    ([name, secret]) => [name, { type: typeof secret.Type === 'string' ? secret.Type : '', keys: Object.keys((secret.Data ?? {}) as object) }] as const,
+  );
+  const nodes = ((crs.Nodes ?? []) as Record<string, any>[]).map((n) => ({
+    name: String(n.ObjectMeta?.Name ?? ''),
+    labels: (n.ObjectMeta?.Labels ?? {}) as Record<string, unknown>,
+  }));
+  return {
+    pools: objects('Pools', 'IPAddressPool'),
+    l2Advs: objects('L2Advs', 'L2Advertisement'),
+    peers: objects('Peers', 'BGPPeer'),
+    bfdProfiles: objects('BFDProfiles', 'BFDProfile'),
+    bgpAdvs: objects('BGPAdvs', 'BGPAdvertisement'),
+    communities: objects('Communities', 'Community'),
+    nodes,
+    passwordSecrets: new Map(secrets),
+  };
+}
+
 /** What the gate makes of a row: `refused: <error>`, or each pool's CIDRs. */
 export function judgeMetalLB(c: MetalLBCase): string {
-  const error = parseConfig({ pools: c.pools, l2Advs: c.l2Advs });
+  const error = parseConfig(c.resources);
   if (error) return `refused: ${error.message}`;
   const cidrs = (p: MetalLBObject) =>
     ((p.spec.addresses ?? []) as string[]).flatMap((a) => {
       const parsed = parsePoolEntry(a);
       return 'error' in parsed ? [] : parsed.map(ipNetString);
     });
-  return JSON.stringify(Object.fromEntries(c.pools.map((p) => [p.name, cidrs(p)])));
+  return JSON.stringify(Object.fromEntries(c.resources.pools.map((p) => [p.name, cidrs(p)])));
 }
 
 /** How many rows the gate parses as MetalLB does. */
@@ -106,7 +127,9 @@ export function metallbAgreement(table: MetalLBTable): Agreement {
   for (const c of table.cases) {
     const got = judgeMetalLB(c);
     const ok =
-      c.want === undefined ? got.startsWith('refused: ') : got === JSON.stringify(Object.fromEntries(c.pools.map((p) => [p.name, c.want![p.name] ?? []])));
+      c.want === undefined
+        ? got.startsWith('refused: ')
+        : got === JSON.stringify(Object.fromEntries(c.resources.pools.map((p) => [p.name, c.want![p.name] ?? []])));
     count(a, {
       group: c.want === undefined ? 'refused' : 'parsed',
       ok,

@@ -6,20 +6,25 @@
  * `LabelSelector.String()` prints it where each is used), with the object and the field it is about.
  */
 import { labelSelectorError } from '../../model/scheduling/label-syntax.ts';
+import { selectorMatches } from '../../model/core/label-selector.ts';
+import {
+  bgpAdvertisementFrom,
+  checkAdvertisementOnPool,
+  checkBFDProfile,
+  checkPeer,
+  communitiesFrom,
+  type BGPAdvertisement,
+  type Community,
+  type PeerSecret,
+} from './metallb-bgp.ts';
+import { duplicate, duplicateSelectors, list, parses, plain, Refused, selectorString, selectorText, strings, type MetalLBObject } from './metallb-selectors.ts';
 import { parsePoolEntry } from '../../model/cluster/address-pools.ts';
-import { ipEqual, ipNetContains, ipNetString, maskOnes, type GoIPNet } from '../../model/go/net.ts';
+import { ipEqual, ipNetContains, ipNetString, maskOnes, to4, type GoIPNet } from '../../model/go/net.ts';
 import type { Path } from '../../model/core/positions.ts';
 
 type Obj = Record<string, any>;
 
-/** A pool or an advertisement as the webhook decodes it. */
-export interface MetalLBObject {
-  kind: 'IPAddressPool' | 'L2Advertisement';
-  name: string;
-  namespace?: string;
-  labels?: Readonly<Record<string, string>>;
-  spec: Obj;
-}
+export type { MetalLBObject } from './metallb-selectors.ts';
 
 /** What the configuration's parse refuses, and where. */
 export interface ConfigError {
@@ -28,17 +33,6 @@ export interface ConfigError {
   message: string;
 }
 
-class Refused extends Error {
-  readonly path: Path;
-  constructor(path: Path, message: string) {
-    super(message);
-    this.path = path;
-  }
-}
-
-const list = (v: unknown): any[] => (Array.isArray(v) ? v : []);
-const strings = (v: unknown): string[] => list(v).map((s) => (typeof s === 'string' ? s : ''));
-
 /** cidrContainsCIDR, both ways. */
 function cidrsOverlap(a: GoIPNet, b: GoIPNet): boolean {
   const contains = (outer: GoIPNet, inner: GoIPNet) => {
@@ -46,81 +40,6 @@ function cidrsOverlap(a: GoIPNet, b: GoIPNet): boolean {
     return (ol === il && ipEqual(outer.ip, inner.ip)) || (ol < il && ipNetContains(outer, inner.ip));
   };
   return contains(a, b) || contains(b, a);
-}
-
-type Format = (s: string) => string;
-const plain: Format = (v) => v;
-const quoted: Format = (v) => JSON.stringify(v);
-
-/** A match expression as Go's `%v` (plain) or `%q` (quoted) prints the struct: `{key In [a b]}`. */
-function requirementText(e: Obj, f: Format): string {
-  return `{${f(String(e?.key ?? ''))} ${f(String(e?.operator ?? ''))} [${strings(e?.values).map(f).join(' ')}]}`;
-}
-
-/** A selector as Go's `%v` or `%q` prints the struct value: `{map[k:v] [{key In [a b]}]}`. */
-function selectorText(selector: Obj | undefined, f: Format): string {
-  const labels = (selector?.matchLabels ?? {}) as Record<string, unknown>;
-  const ml = Object.keys(labels)
-    .sort()
-    .map((k) => `${f(k)}:${f(String(labels[k]))}`)
-    .join(' ');
-  return `{map[${ml}] [${list(selector?.matchExpressions)
-    .map((e: Obj) => requirementText(e, f))
-    .join(' ')}]}`;
-}
-
-/** The API's `LabelSelector.String()`, which MetalLB compares selectors by, and `%v` prints a pointer to one with. */
-function selectorString(selector: Obj | undefined): string {
-  const labels = (selector?.matchLabels ?? {}) as Record<string, unknown>;
-  const ml = Object.keys(labels)
-    .sort()
-    .map((k) => `${k}: ${String(labels[k])},`)
-    .join('');
-  const me = list(selector?.matchExpressions)
-    .map((e: Obj) => `${requirementText(e, plain)},`)
-    .join('');
-  return `&LabelSelector{MatchLabels:map[string]string{${ml}},MatchExpressions:[]LabelSelectorRequirement{${me}},}`;
-}
-
-/** validateDuplicate: the first value written twice. */
-function duplicate(values: readonly string[], what: string, at: Path): void {
-  values.forEach((v, i) => {
-    if (values.indexOf(v) !== i) throw new Refused([...at, i], `duplicate definition of ${what} ${quoted(v)}`);
-  });
-}
-
-/**
- * validateLabelSelectorDuplicate: each selector's match expressions (their values sorted first, as MetalLB sorts them
- * in place), each without a value twice and none written twice, then no selector written twice.
- */
-function duplicateSelectors(selectors: readonly Obj[], what: string, at: Path): void {
-  const sorted = selectors.map((s) => ({
-    ...s,
-    matchExpressions: list(s?.matchExpressions).map((e: Obj) => ({ ...e, values: strings(e?.values).sort() })),
-  }));
-  const written = sorted.map(selectorString);
-  sorted.forEach((s, i) => {
-    const exprs = s.matchExpressions.map((e) => requirementText(e, plain));
-    s.matchExpressions.forEach((e, j) => {
-      duplicate(strings(list(selectors[i]?.matchExpressions)[j]?.values), 'match expression value in label selector', [
-        ...at,
-        i,
-        'matchExpressions',
-        j,
-        'values',
-      ]);
-      const twin = exprs.indexOf(exprs[j]!, j + 1);
-      if (twin !== -1) throw new Refused([...at, i, 'matchExpressions', twin], `duplicate definition of match expressions ${requirementText(e, quoted)}`);
-    });
-    const twin = written.indexOf(written[i]!, i + 1);
-    if (twin !== -1) throw new Refused([...at, twin], `duplicate definition of ${what} ${selectorText(s, quoted)}`);
-  });
-}
-
-/** A selector's LabelSelectorAsSelector error, with the texts MetalLB joins after it (errors.Join: one per line). */
-function parses(selector: Obj, at: Path, ...context: string[]): void {
-  const error = labelSelectorError(selector);
-  if (error) throw new Refused(at, [error, ...context].join('\n'));
 }
 
 /** addressPoolFromCR and its service allocations: the pool's CIDRs, each with the address entry it comes from. */
@@ -186,40 +105,151 @@ function checkL2Advertisement(adv: MetalLBObject): void {
   list(spec.ipAddressPoolSelectors).forEach((s, i) => parses(s, ['spec', 'ipAddressPoolSelectors', i], `invalid label selector ${selectorText(s, plain)}`));
 }
 
-/**
- * `For(resources, DiscardFRROnly)` for pools and layer-2 advertisements alone: with no peer, BFD profile, BGP
- * advertisement or community, the native mode's own checks and the configuration's cross-checks find nothing, so
- * what is left is poolsFor: each pool parsed, no name twice, no CIDR overlapping one before it, then each advertisement.
- */
-export function parseConfig(resources: { pools: readonly MetalLBObject[]; l2Advs: readonly MetalLBObject[] }): ConfigError | undefined {
+/** MetalLB's kinds a configuration is read from, as the webhooks and the controller list them. */
+export interface MetalLBResources {
+  pools: readonly MetalLBObject[];
+  l2Advs: readonly MetalLBObject[];
+  peers?: readonly MetalLBObject[];
+  bfdProfiles?: readonly MetalLBObject[];
+  bgpAdvs?: readonly MetalLBObject[];
+  communities?: readonly MetalLBObject[];
+  nodes?: readonly { name: string; labels: Record<string, unknown> }[];
+  /** The Secrets peers' passwords are read from, by name; undefined where they are not looked up (the webhooks). */
+  passwordSecrets?: ReadonlyMap<string, PeerSecret>;
+}
+
+/** Runs one object's reading, blaming it for what it throws. */
+function blame(object: MetalLBObject, read: () => void): void {
+  try {
+    read();
+  } catch (err) {
+    if (err instanceof Refused) throw Object.assign(new Refused(err.path, err.message), { object });
+    throw err;
+  }
+}
+
+/** bfdProfilesFor and peersFor: each profile and peer parsed, a name once, a profile a peer names one that exists. */
+function profilesAndPeers(r: MetalLBResources): { echo: Set<string>; peers: MetalLBObject[] } {
+  const profiles = new Map<string, boolean>();
+  (r.bfdProfiles ?? []).forEach((b, i) =>
+    blame(b, () => {
+      try {
+        checkBFDProfile(b.name, b.spec);
+      } catch (err) {
+        throw err instanceof Refused ? new Refused(err.path, `parsing bfd profile #${i + 1}: ${err.message}`) : err;
+      }
+      if (profiles.has(b.name)) throw new Refused(['metadata', 'name'], `found duplicate bfd profile name ${b.name}`);
+      profiles.set(b.name, b.spec.echoMode === true);
+    }),
+  );
+  const seen = new Map<string, string>();
+  for (const peer of r.peers ?? [])
+    blame(peer, () => {
+      try {
+        checkPeer(peer.name, peer.namespace ?? '', peer.spec, r.passwordSecrets);
+      } catch (err) {
+        throw err instanceof Refused ? new Refused(err.path, `parsing peer ${peer.name} ${err.message}`) : err;
+      }
+      const profile = String(peer.spec.bfdProfile ?? '');
+      if (profile !== '' && !profiles.has(profile))
+        throw new Refused(['spec', 'bfdProfile'], `peer ${peer.name} referencing non existing bfd profile ${profile}`);
+      if (seen.get(peer.name) === JSON.stringify(peer.spec)) throw new Refused(['metadata', 'name'], `peer ${peer.name} already exists`);
+      seen.set(peer.name, JSON.stringify(peer.spec));
+    });
+  const echo = new Set((r.peers ?? []).filter((p) => profiles.get(String(p.spec.bfdProfile ?? '')) === true).map((p) => p.name));
+  return { echo, peers: [...(r.peers ?? [])] };
+}
+
+/** poolsFor's pools: each parsed, no name twice, no CIDR overlapping one before it; each pool's CIDRs by address entry. */
+function parsePools(pools: readonly MetalLBObject[]): Map<MetalLBObject, Map<string, GoIPNet[]>> {
   const names = new Set<string>();
-  const all: { net: GoIPNet; pool: string }[] = [];
-  for (const pool of resources.pools) {
-    try {
+  const all: GoIPNet[] = [];
+  const out = new Map<MetalLBObject, Map<string, GoIPNet[]>>();
+  for (const pool of pools)
+    blame(pool, () => {
       const cidrs = poolCIDRs(pool);
       if (names.has(pool.name)) throw new Refused(['metadata', 'name'], `duplicate definition of pool ${JSON.stringify(pool.name)}`);
       names.add(pool.name);
+      const byEntry = new Map<string, GoIPNet[]>();
       for (const { net, index } of cidrs) {
-        const earlier = all.find((m) => cidrsOverlap(net, m.net));
+        const earlier = all.find((m) => cidrsOverlap(net, m));
         if (earlier)
           throw new Refused(
             ['spec', 'addresses', index],
-            `CIDR ${JSON.stringify(ipNetString(net))} in pool ${JSON.stringify(pool.name)} overlaps with already defined CIDR ${JSON.stringify(ipNetString(earlier.net))}`,
+            `CIDR ${JSON.stringify(ipNetString(net))} in pool ${JSON.stringify(pool.name)} overlaps with already defined CIDR ${JSON.stringify(ipNetString(earlier))}`,
           );
-        all.push({ net, pool: pool.name });
+        all.push(net);
+        const entry = strings(pool.spec.addresses)[index]!;
+        byEntry.set(entry, [...(byEntry.get(entry) ?? []), net]);
       }
-    } catch (err) {
-      if (err instanceof Refused) return { object: pool, path: err.path, message: err.message };
-      throw err;
-    }
+      out.set(pool, byEntry);
+    });
+  return out;
+}
+
+/** The pools an advertisement applies to: those it names or selects, or every pool where it says neither. */
+function advertisedPools(adv: MetalLBObject, pools: readonly MetalLBObject[]): MetalLBObject[] {
+  const names = strings(adv.spec.ipAddressPools);
+  const selectors = list(adv.spec.ipAddressPoolSelectors);
+  if (names.length === 0 && selectors.length === 0) return [...pools];
+  const selected = pools.filter((p) => selectors.some((s) => selectorMatches(s, p.labels)));
+  return [...names.flatMap((n) => pools.filter((p) => p.name === n)), ...selected];
+}
+
+/** poolsFor's BGP part and validateConfig: no advertisement twice, each parsed and fit for each pool it applies to, no BFD echo on IPv6. */
+function bgpAdvertisements(
+  r: MetalLBResources,
+  parsed: Map<MetalLBObject, Map<string, GoIPNet[]>>,
+  peering: { aliases: Map<string, Community>; echo: Set<string>; peers: readonly MetalLBObject[] },
+): void {
+  const { aliases, echo, peers } = peering;
+  const advs = r.bgpAdvs ?? [];
+  advs.forEach((adv, j) => {
+    const twin = advs.findIndex((other) => JSON.stringify([other.name, other.labels, other.spec]) === JSON.stringify([adv.name, adv.labels, adv.spec]));
+    if (twin < j)
+      blame(adv, () => {
+        throw new Refused(['spec'], `duplicate definition of bgpadvertisements. advertisement ${twin + 1} and ${j + 1} are equal`);
+      });
+  });
+  const attached = new Map<MetalLBObject, BGPAdvertisement[]>();
+  const nodes = (r.nodes ?? []).map((n) => ({ name: n.name, labels: n.labels }));
+  for (const adv of advs)
+    blame(adv, () => {
+      const parsedAdv = bgpAdvertisementFrom(adv.name, adv.spec, aliases, nodes);
+      list(adv.spec.ipAddressPoolSelectors).forEach((s, i) =>
+        parses(s, ['spec', 'ipAddressPoolSelectors', i], `invalid label selector ${selectorText(s, plain)}`),
+      );
+      for (const pool of advertisedPools(adv, r.pools)) {
+        checkAdvertisementOnPool(parsedAdv, parsed.get(pool) ?? new Map(), attached.get(pool) ?? []);
+        attached.set(pool, [...(attached.get(pool) ?? []), parsedAdv]);
+        const v6 = [...(parsed.get(pool)?.values() ?? [])].flat().some((n) => !to4(n.ip));
+        const reached = parsedAdv.peers.length === 0 ? peers.map((p) => p.name) : parsedAdv.peers;
+        const echoing = v6 && reached.find((p) => echo.has(p));
+        if (echoing)
+          throw new Refused(
+            ['spec', 'peers'],
+            `pool ${pool.name} has bgpadvertisement ${adv.name} which references peer ${echoing} which has bfd echo enabled, which is not possible`,
+          );
+      }
+    });
+}
+
+/**
+ * `For(resources, validate)` as MetalLB runs it: BFD profiles and peers, then the communities, the pools (each parsed,
+ * no name twice, no CIDR overlapping one before it), the layer-2 advertisements, the BGP advertisements on the pools
+ * they apply to, and no BFD echo towards a peer of an IPv6 pool. The first error, with the object it is about.
+ */
+export function parseConfig(r: MetalLBResources): ConfigError | undefined {
+  try {
+    const { echo, peers } = profilesAndPeers(r);
+    const { aliases, blame: bad } = communitiesFrom(r.communities ?? []);
+    if (bad) return { object: (r.communities ?? [])[bad.index]!, path: bad.error.path, message: bad.error.message };
+    const parsed = parsePools(r.pools);
+    for (const adv of r.l2Advs) blame(adv, () => checkL2Advertisement(adv));
+    bgpAdvertisements(r, parsed, { aliases, echo, peers });
+    return undefined;
+  } catch (err) {
+    if (err instanceof Refused && 'object' in err) return { object: (err as Refused & { object: MetalLBObject }).object, path: err.path, message: err.message };
+    throw err;
   }
-  for (const adv of resources.l2Advs) {
-    try {
-      checkL2Advertisement(adv);
-    } catch (err) {
-      if (err instanceof Refused) return { object: adv, path: err.path, message: err.message };
-      throw err;
-    }
-  }
-  return undefined;
 }

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig, type MetalLBObject } from '../../admission/webhooks/metallb-config.ts';
 import { parsePoolEntry, summarize } from '../../model/cluster/address-pools.ts';
-import { metallbRefusals } from '../../admission/webhooks/metallb.ts';
+import { metallbVerdicts } from '../../admission/webhooks/metallb.ts';
 import { ipNetString, parseGoCIDR, parseGoIP } from '../../model/go/net.ts';
 import { labelSelectorError } from '../../model/scheduling/label-syntax.ts';
 import { metallbAgreement, metallbCases } from '../../admission/upstream/metallb-cases.ts';
@@ -122,18 +122,18 @@ describe("MetalLB's configuration parse, pools and layer-2 advertisements", () =
 
 describe("MetalLB's webhooks over a sync", () => {
   it('refuses a pool or advertisement outside MetalLB’s namespace', () => {
-    expect(metallbRefusals([{ ...pool('a', ['10.0.0.0/8']), namespace: 'default' }], NS)).toEqual([
+    expect(metallbVerdicts([{ ...pool('a', ['10.0.0.0/8']), namespace: 'default' }], NS, 'native')).toEqual([
       expect.objectContaining({ path: ['metadata', 'namespace'], message: 'resource must be created in metallb-system namespace' }),
     ]);
   });
 
   it('refuses the second of two overlapping pools and admits the first; a refused pool is not in the cluster for the next', () => {
-    const refused = metallbRefusals([pool('a', ['10.0.0.0/24']), pool('b', ['10.0.0.128/25']), pool('c', ['10.0.0.128/25'])], NS);
+    const refused = metallbVerdicts([pool('a', ['10.0.0.0/24']), pool('b', ['10.0.0.128/25']), pool('c', ['10.0.0.128/25'])], NS, 'native');
     expect(refused.map((r) => `${r.object.name}: ${r.message}`)).toEqual([
       'b: CIDR "10.0.0.128/25" in pool "b" overlaps with already defined CIDR "10.0.0.0/24"',
       'c: CIDR "10.0.0.128/25" in pool "c" overlaps with already defined CIDR "10.0.0.0/24"',
     ]);
-    expect(metallbRefusals([pool('b', ['10.0.1.0/24']), pool('a', ['10.0.0.0/24']), adv('lan', { ipAddressPools: ['a', 'b'] })], NS)).toEqual([]);
+    expect(metallbVerdicts([pool('b', ['10.0.1.0/24']), pool('a', ['10.0.0.0/24']), adv('lan', { ipAddressPools: ['a', 'b'] })], NS, 'native')).toEqual([]);
   });
 });
 
@@ -158,6 +158,8 @@ describe("the reader of MetalLB's TestParse (upstream/metallb-cases.ts), on a ta
     'type ServiceAllocation struct {\n\tNamespaces []string `json:"namespaces,omitempty"`\n}',
     'type L2Advertisement struct {\n\tmetav1.ObjectMeta `json:"metadata,omitempty"`\n\n\tSpec L2AdvertisementSpec `json:"spec,omitempty"`\n}',
     'type L2AdvertisementSpec struct {\n\tIPAddressPools []string `json:"ipAddressPools,omitempty"`\n}',
+    'type BGPPeer struct {\n\tmetav1.ObjectMeta `json:"metadata,omitempty"`\n\n\tSpec BGPPeerSpec `json:"spec"`\n}',
+    'type BGPPeerSpec struct {\n\tMyASN uint32 `json:"myASN"`\n\tASN uint32 `json:"peerASN,omitempty"`\n}',
   ];
   const row = (desc: string, crs: string, want = '') => `\t\t{\n\t\t\tdesc: "${desc}",\n\t\t\tcrs: ClusterResources{\n${crs}\n\t\t\t},${want}\n\t\t},\n`;
   const pools = (...addresses: string[]) =>
@@ -167,20 +169,112 @@ describe("the reader of MetalLB's TestParse (upstream/metallb-cases.ts), on a ta
   const want = (cidr: string) =>
     `\n\t\t\twant: &Config{\n\t\t\t\tPools: &Pools{ByName: map[string]*Pool{\n\t\t\t\t\t"pool1": {\n\t\t\t\t\t\tName: "pool1",\n\t\t\t\t\t\tCIDR: []*net.IPNet{ipnet("${cidr}")},\n\t\t\t\t\t},\n\t\t\t\t}},\n\t\t\t},`;
 
-  it('reads the rows, judges them, declines the BGP ones, and bites when the gate disagrees', () => {
+  it('reads the rows of every kind, judges them, and bites when the gate disagrees', () => {
     const table = metallbCases({
       configTest: source(
         row('a pool', pools('10.20.0.0/16'), want('10.20.0.0/16')) +
           row('a range backwards', pools('1.2.3.10-1.2.3.1')) +
           row('a wrong want', pools('10.20.0.0/16'), want('10.30.0.0/16')) +
-          row('a peer', `\t\t\t\tPeers: []v1beta2.BGPPeer{},`),
+          row('a peer without its own ASN', `\t\t\t\tPeers: []v1beta2.BGPPeer{{Spec: v1beta2.BGPPeerSpec{ASN: uint32(64512)}}},`),
       ),
-      v1beta1: types,
+      types,
     });
-    expect(table.declined.map((d) => d.name)).toEqual(['a peer']);
-    expect(table.cases[0]!.pools[0]).toMatchObject({ name: 'pool1', spec: { addresses: ['10.20.0.0/16'], serviceAllocation: { namespaces: ['a'] } } });
+    expect(table.cases.map((c) => c.name)).toEqual(['a pool', 'a range backwards', 'a wrong want', 'a peer without its own ASN']);
+    expect(table.cases[3]!.resources.peers).toEqual([expect.objectContaining({ kind: 'BGPPeer', spec: { peerASN: 64512 } })]);
+    expect(table.cases[0]!.resources.pools[0]).toMatchObject({
+      name: 'pool1',
+      spec: { addresses: ['10.20.0.0/16'], serviceAllocation: { namespaces: ['a'] } },
+    });
     const agreement = metallbAgreement(table);
-    expect([agreement.agree, agreement.total]).toEqual([2, 3]);
+    expect([agreement.agree, agreement.total]).toEqual([3, 4]);
     expect(JSON.stringify(agreement)).toContain('TestParse/a wrong want');
+  });
+});
+
+describe("MetalLB's BGP kinds, in the native mode a lab without FRR runs", () => {
+  const peer = (name: string, spec: object): MetalLBObject => ({
+    kind: 'BGPPeer',
+    name,
+    namespace: NS,
+    spec: { myASN: 64512, peerASN: 64513, peerAddress: '192.168.1.1', ...spec },
+  });
+  const bgpAdv = (name: string, spec: object): MetalLBObject => ({ kind: 'BGPAdvertisement', name, namespace: NS, spec });
+  const verdicts = (objects: MetalLBObject[]) =>
+    metallbVerdicts(objects, NS, 'native').map((v) => `${v.warning ? 'warns' : 'refuses'} ${v.object.name} ${v.path.join('.')}: ${v.message}`);
+
+  it('admits a plain peer and advertisement, and refuses what only FRR reads', () => {
+    expect(verdicts([pool('lan', ['192.168.1.240/29']), peer('router', {}), bgpAdv('all', {})])).toEqual([]);
+    expect(verdicts([peer('router', { keepaliveTime: '30s' })])).toEqual([
+      'refuses router spec.keepaliveTime: peer 192.168.1.1 has keepalive-time set on native bgp mode',
+    ]);
+    expect(verdicts([pool('v6', ['2001:db8::/120']), bgpAdv('all', {})])).toEqual([
+      'refuses all : pool "v6" has ipv6 CIDR 2001:db8::/120, native bgp mode does not support ipv6',
+    ]);
+    expect(verdicts([bgpAdv('all', { communities: ['large:1:2:3'] })])).toEqual([
+      'refuses all spec.communities.0: native BGP mode only supports legacy communities, BGP advertisement "all" has non legacy community "large:1:2:3"',
+    ]);
+  });
+
+  it("refuses a peer's missing ASN and bad timers; warns of disableMP and parses no further", () => {
+    expect(verdicts([peer('a', { myASN: 0 })])).toEqual(['refuses a spec.myASN: parsing peer a missing local ASN']);
+    expect(verdicts([peer('a', { holdTime: '2s' })])).toEqual([
+      'refuses a spec.holdTime: parsing peer a invalid BGPPeer timers: invalid hold time "2s": must be 0 or >=3s',
+    ]);
+    // The password Secret is cleared before the webhook parses (it may not exist yet): two sources are the controller's to refuse.
+    expect(verdicts([peer('a', { password: 'x', passwordSecret: { name: 's' } })])).toEqual([]);
+    expect(verdicts([peer('a', { disableMP: true, myASN: 0 })])).toEqual([
+      "warns a spec.disableMP: disable mp is deprecated and has no effect since it's the default behavior now",
+    ]);
+  });
+
+  it('refuses an advertisement whose aggregation is shorter than its pool, or whose community does not parse', () => {
+    expect(verdicts([pool('lan', ['10.0.0.0/24']), bgpAdv('agg', { aggregationLength: 16 })])).toEqual([
+      'refuses agg spec.aggregationLength: invalid aggregation length 16: prefix 24 in this pool is more specific than the aggregation length for addresses 10.0.0.0/24',
+    ]);
+    expect(verdicts([bgpAdv('c', { communities: ['65536:1'] })])[0]).toMatch(
+      /^refuses c spec\.communities\.0: invalid community value: invalid section "65536"/,
+    );
+    // An alias the webhook cannot know yet is cleared before it parses (resetTransientErrorsFields).
+    expect(verdicts([bgpAdv('c', { communities: ['no-export'] })])).toEqual([]);
+  });
+
+  it('refuses a community CR whose alias repeats, and judges a BFD profile by its namespace alone', () => {
+    const community = (name: string, communities: object[]): MetalLBObject => ({ kind: 'Community', name, namespace: NS, spec: { communities } });
+    expect(
+      verdicts([
+        community('c', [
+          { name: 'a', value: '1:1' },
+          { name: 'a', value: '1:2' },
+        ]),
+      ]),
+    ).toEqual(['refuses c spec.communities.1.name: duplicate definition of community "a"']);
+    const bfd: MetalLBObject = { kind: 'BFDProfile', name: 'fast', namespace: NS, spec: { receiveInterval: 1 } };
+    expect(verdicts([bfd])).toEqual([]);
+    expect(verdicts([{ ...bfd, namespace: 'default' }])).toEqual(['refuses fast metadata.namespace: resource must be created in metallb-system namespace']);
+  });
+});
+
+describe("MetalLB's controller over what the webhooks admitted", () => {
+  it('refuses what the webhooks let through for later: a BFD profile in the native mode, a peer naming a profile that is not there', () => {
+    const bfd: MetalLBObject = { kind: 'BFDProfile', name: 'fast', namespace: NS, spec: {} };
+    const withProfile: MetalLBObject = {
+      kind: 'BGPPeer',
+      name: 'router',
+      namespace: NS,
+      spec: { myASN: 1, peerASN: 2, peerAddress: '10.0.0.1', bfdProfile: 'slow' },
+    };
+    expect(parseConfig({ pools: [], l2Advs: [], peers: [withProfile], bfdProfiles: [bfd] })).toMatchObject({
+      object: withProfile,
+      path: ['spec', 'bfdProfile'],
+      message: 'peer router referencing non existing bfd profile slow',
+    });
+    expect(metallbVerdicts([withProfile], NS, 'native')).toEqual([]);
+    const twoPasswords: MetalLBObject = {
+      ...withProfile,
+      spec: { myASN: 1, peerASN: 2, peerAddress: '10.0.0.1', password: 'x', passwordSecret: { name: 's' } },
+    };
+    expect(parseConfig({ pools: [], l2Advs: [], peers: [twoPasswords] })?.message).toBe(
+      'parsing peer router can not have both password and secret ref set in peer config "metallb-system"/"router"',
+    );
   });
 });

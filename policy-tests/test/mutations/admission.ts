@@ -13,7 +13,6 @@ const FOLDERS = 'apps/media/storage/folders.yaml';
 const TDARR = 'apps/media/tdarr/deployment.yaml';
 const VOLSYNC_APP = 'apps/platform/volsync/application.yaml';
 const METALLB_POOLS = 'apps/platform/metallb/addresses.yaml';
-
 export const CRD_FILE = 'apps/platform/backups/crd.yaml';
 /** A small CRD the backups app applies (kind Drill), with these spec properties. */
 export const drillCrd = (specProperties: string) => crdYaml({ group: 'backups.homelab.example', kind: 'Drill', plural: 'drills', specProperties });
