@@ -13,12 +13,14 @@ import { dig, list, obj } from '../../model/core/dig.ts';
 import { selectorMatches } from '../../model/core/label-selector.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { cidrFamily } from '../../model/repository/node-network.ts';
+import { both, requirementFits, type Fit } from '../../model/scheduling/node-affinity.ts';
+import { nodeKinds, viewOf, type NodeKind } from '../../model/scheduling/nodes.ts';
 import { FACTS_FIX } from './closing.ts';
 
 export const loadBalancerClosureCheck: PolicyCheck = {
   id: 'closure-load-balancer',
   description:
-    'Every LoadBalancer Service (plain, rendered, or declared on its app with gate.homelab-gitops/requires-load-balancer) has an address provider: an IPAddressPool in the repository, or a providedOutsideGit LoadBalancer entry; and MetalLB, as its controller allocates (v0.16.1), gives it an address: the one it asks for (metallb.io/loadBalancerIPs or spec.loadBalancerIP) from the pool that holds it, if that pool serves the Service (its serviceAllocation) and no other Service holds the address on the same ports without the same sharing key; else one from the pool it names (metallb.io/address-pool), which exists and has one free; else one from a pool pinned to it or any pool that auto-assigns; and a layer-2 or BGP advertisement announces that pool to it; otherwise it waits for an address forever, or has one nothing answers for (invariants P1).',
+    'Every LoadBalancer Service (plain, rendered, or declared on its app with gate.homelab-gitops/requires-load-balancer) has an address provider: an IPAddressPool in the repository, or a providedOutsideGit LoadBalancer entry; and MetalLB, as its controller allocates (v0.16.1), gives it an address: the one it asks for (metallb.io/loadBalancerIPs or spec.loadBalancerIP) from the pool that holds it, if that pool serves the Service (its serviceAllocation) and no other Service holds the address on the same ports without the same sharing key; else one from the pool it names (metallb.io/address-pool), which exists and has one free; else one from a pool pinned to it or any pool that auto-assigns; and a layer-2 or BGP advertisement announces that pool to it, from a node its nodeSelectors match among the nodes of the cluster facts; otherwise it waits for an address forever, or has one nothing answers for (invariants P1).',
   invariants: ['P1'],
   remediation: `keep MetalLB and its pool (apps/platform/metallb), ${FACTS_FIX}; an app whose chart renders a LoadBalancer Service carries ${REQUIRES_LOAD_BALANCER}: "true"`,
   reads: { kinds: ['*'], everyKind: 'a LoadBalancer Service, and the pool that serves it, may come from any render', renders: true },
@@ -56,18 +58,31 @@ export const loadBalancerClosureCheck: PolicyCheck = {
 const byKey = (a: { key: string }, b: { key: string }) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
 const stringMap = (v: unknown): Record<string, string> => Object.fromEntries(Object.entries(obj(v)).map(([k, x]) => [k, String(x)]));
 
-/** Whether an L2Advertisement or BGPAdvertisement announces the pool to the Service (its pools, or all; its Service selectors, or all). */
-function announces(adv: Resource, pool: Resource | undefined, svc: LBService): boolean {
+/** Whether an L2Advertisement or BGPAdvertisement applies to the pool and the Service (its pools, or all; its Service selectors, or all). */
+function picks(adv: Resource, pool: Resource | undefined, svc: LBService): boolean {
   if (!pool || adv.namespace !== pool.namespace) return false;
   const names = list(dig(adv.object, ['spec', 'ipAddressPools']));
   const selectors = list(dig(adv.object, ['spec', 'ipAddressPoolSelectors']));
-  const picks =
-    (names.length === 0 && selectors.length === 0) ||
-    names.includes(pool.name) ||
-    selectors.some((s) => selectorMatches(obj(s), obj(dig(pool.object, ['metadata', 'labels']))));
+  const labels = obj(dig(pool.object, ['metadata', 'labels']));
+  const picksPool = (names.length === 0 && selectors.length === 0) || names.includes(pool.name) || selectors.some((s) => selectorMatches(obj(s), labels));
   const services = list(dig(adv.object, ['spec', 'serviceSelectors']));
-  return picks && (services.length === 0 || services.some((s) => selectorMatches(obj(s), svc.labels)));
+  return picksPool && (services.length === 0 || services.some((s) => selectorMatches(obj(s), svc.labels)));
 }
+
+/** A label selector against a kind of node: each requirement as the scheduler's matcher reads it, unknown where a label is. */
+function selectorFit(selector: Record<string, unknown>, node: NodeKind): Fit {
+  const requirements = [
+    ...Object.entries(obj(selector.matchLabels)).map(([key, value]) => ({ key, operator: 'In', values: [String(value)] })),
+    ...list(selector.matchExpressions).map(obj),
+  ];
+  return requirements.reduce<Fit>((fit, r) => both(fit, requirementFits(r, viewOf(node))), 'yes');
+}
+
+/** Whether an advertisement's node selectors may match a node of the cluster facts (none given: every node). */
+const onSomeNode = (adv: Resource, kinds: readonly NodeKind[]): boolean => {
+  const selectors = list(dig(adv.object, ['spec', 'nodeSelectors']));
+  return selectors.length === 0 || kinds.length === 0 || kinds.some((k) => selectors.some((s) => selectorFit(obj(s), k) !== 'no'));
+};
 
 /**
  * What MetalLB's controller makes of each LoadBalancer Service it serves (one with no loadBalancerClass), in the order a
@@ -78,6 +93,7 @@ function checkAllocations(ctx: CheckContext, services: readonly Resource[]): voi
   const pools = ctx.resources.filter((r) => r.kind === 'IPAddressPool');
   const advertisements = ctx.resources.filter((r) => r.kind === 'L2Advertisement' || r.kind === 'BGPAdvertisement');
   const namespaces = namespaceLabels(ctx.repo);
+  const kinds = ctx.repo.facts ? nodeKinds(ctx.repo.facts) : [];
   const allocator = new MetalLBAllocator(pools.map((p) => allocatorPool({ name: p.name, spec: obj(p.object.spec) }, namespaces)));
   const network = ctx.repo.facts?.nodeNetwork;
   const clusterFamily: IPFamily = (network && cidrFamily(network.services)) ?? 'IPv4';
@@ -105,10 +121,16 @@ function checkAllocations(ctx: CheckContext, services: readonly Resource[]): voi
       continue;
     }
     const pool = pools.find((p) => p.name === got.pool);
-    if (!advertisements.some((a) => announces(a, pool, svc)))
+    const picking = advertisements.filter((a) => picks(a, pool, svc));
+    if (picking.length === 0)
       ctx.fail(
         { resource, path: ['spec', 'type'] },
         `Service ${resource.name} gets ${got.ips.join(', ')} from pool ${got.pool}, which no L2Advertisement or BGPAdvertisement announces to it: nothing answers for the address`,
+      );
+    else if (!picking.some((a) => onSomeNode(a, kinds)))
+      ctx.fail(
+        { resource, path: ['spec', 'type'] },
+        `Service ${resource.name} gets ${got.ips.join(', ')} from pool ${got.pool}, which ${picking.map((a) => `${a.kind} ${a.name}`).join(' and ')} announces only from nodes its nodeSelectors match, and no node of the cluster facts does: nothing answers for the address`,
       );
   }
 }

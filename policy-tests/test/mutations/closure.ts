@@ -322,6 +322,23 @@ export const closureMutations: Mutation[] = [
     at: inFile('apps/platform/ingress-public/lan-only.yaml', '  type: LoadBalancer'),
   },
   {
+    check: 'closure-load-balancer',
+    why: 'layer-2 announcements kept to the workers by node-role.kubernetes.io/worker, a label Talos never gives a node: every address MetalLB hands out is announced by no node',
+    mutate: (c) => {
+      c.write(
+        'apps/platform/metallb/addresses.yaml',
+        c
+          .read('apps/platform/metallb/addresses.yaml')
+          .replace('  ipAddressPools: [lan]\n', '  ipAddressPools: [lan]\n  nodeSelectors:\n    - matchLabels:\n        node-role.kubernetes.io/worker: ""\n'),
+      );
+      c.write(
+        'apps/platform/ingress-public/lan-only.yaml',
+        'apiVersion: v1\nkind: Service\nmetadata:\n  name: lan-dashboard\n  namespace: ingress\nspec:\n  type: LoadBalancer\n  selector: {app.kubernetes.io/name: traefik}\n  ports: [{name: web, port: 80, targetPort: web}]\n',
+      );
+    },
+    at: inFile('apps/platform/ingress-public/lan-only.yaml', '  type: LoadBalancer'),
+  },
+  {
     check: 'closure-secret-key',
     why: "the TV manager's exporter reads a key its API-key Secret does not have",
     mutate: swap(
