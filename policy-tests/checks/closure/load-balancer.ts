@@ -10,6 +10,7 @@ import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { allocatorPool, MetalLBAllocator, type IPFamily, type LBService } from '../../model/cluster/metallb-allocator.ts';
 import { namespaceLabels } from '../../model/cluster/pod-templates.ts';
 import { dig, list, obj } from '../../model/core/dig.ts';
+import { chartValues } from '../../model/helm/chart-values.ts';
 import { selectorMatches } from '../../model/core/label-selector.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { cidrFamily } from '../../model/repository/node-network.ts';
@@ -85,7 +86,7 @@ const onSomeNode = (adv: Resource, kinds: readonly NodeKind[]): boolean => {
 };
 
 /**
- * What MetalLB's controller makes of each LoadBalancer Service it serves (one with no loadBalancerClass), in the order a
+ * What MetalLB's controller makes of each LoadBalancer Service it serves (one of its class), in the order a
  * starting controller lists them, with the pools the repository declares; and whether the pool an address came from is
  * announced to the Service.
  */
@@ -97,8 +98,20 @@ function checkAllocations(ctx: CheckContext, services: readonly Resource[]): voi
   const allocator = new MetalLBAllocator(pools.map((p) => allocatorPool({ name: p.name, spec: obj(p.object.spec) }, namespaces)));
   const network = ctx.repo.facts?.nodeNetwork;
   const clusterFamily: IPFamily = (network && cidrFamily(network.services)) ?? 'IPv4';
+  // filterByLoadBalancerClass: MetalLB serves the Services of its class (the chart's loadBalancerClass), none but
+  // classless ones where it has none; another class's provider is not judged.
+  const metallbClass = chartValues(ctx.repo, 'metallb').map((c) => dig(c.values, ['loadBalancerClass']))[0] ?? '';
   const served = services
-    .filter((s) => dig(s.object, ['spec', 'loadBalancerClass']) === undefined)
+    .filter((s) => {
+      const own = dig(s.object, ['spec', 'loadBalancerClass']) ?? '';
+      if (own === metallbClass) return true;
+      if (own !== '')
+        ctx.notJudged(
+          { resource: s, path: ['spec', 'loadBalancerClass'] },
+          `Service ${s.name}: its loadBalancerClass ${JSON.stringify(own)} is not MetalLB's, and its provider is not judged`,
+        );
+      return false;
+    })
     .map((resource) => {
       const namespace = namespaceOrDestination(ctx.repo, resource) ?? 'default';
       const spec = obj(resource.object.spec);

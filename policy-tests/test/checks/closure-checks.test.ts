@@ -1,5 +1,29 @@
 /** The closure's checks (closure/: what one object names, another must hold) bite on a broken copy of the real repository. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeMutations } from '../support/mutation-runner.ts';
 import { closureMutations } from '../mutations/closure.ts';
+import { copyGateOptions, copyRepo, lineOf, type RepoCopy } from '../support/helpers.ts';
+import { allFindings, runGate } from '../../gate/gate.ts';
 
 describeMutations('platform checks (closure/) bite on a broken copy of the real repository', closureMutations);
+
+describe("a LoadBalancer of another provider's class is not MetalLB's, and not judged", () => {
+  const FILE = 'apps/platform/ingress-public/other-class.yaml';
+  let copy: RepoCopy;
+  beforeAll(() => {
+    copy = copyRepo();
+    copy.write(
+      FILE,
+      'apiVersion: v1\nkind: Service\nmetadata:\n  name: other-class\n  namespace: ingress\nspec:\n  type: LoadBalancer\n  loadBalancerClass: io.cilium/l2-announcer\n  selector: {app.kubernetes.io/name: traefik}\n  ports: [{name: web, port: 80, targetPort: web}]\n',
+    );
+  });
+  afterAll(() => copy?.dispose());
+
+  it('gives no finding, and lists the Service as not judged at its class', async () => {
+    const result = await runGate(copyGateOptions(copy.root));
+    expect(allFindings(result)).toEqual([]);
+    expect(result.notJudged.filter((f) => f.check === 'closure-load-balancer').map((f) => `${f.file}:${f.line} ${f.message}`)).toEqual([
+      `${FILE}:${lineOf(copy, FILE, 'loadBalancerClass:')} Service other-class: its loadBalancerClass "io.cilium/l2-announcer" is not MetalLB's, and its provider is not judged`,
+    ]);
+  });
+});
