@@ -1,9 +1,9 @@
 /**
- * MetalLB's reading of its configuration (v0.16.1, internal/config/config.go: `For`), for the kinds a layer-2 lab
- * writes: the IPAddressPools (`addressPoolFromCR`, `ParseCIDR` on the model floor, the overlap of every pool's CIDRs with those before
- * it) and the L2Advertisements (`l2AdvertisementFromCR`, the pool selectors). Its webhooks refuse what this refuses
- * (metallb.ts). Each error is the first Go returns, as its text reads (a selector printed as Go's `%v`, `%q` or
- * `LabelSelector.String()` prints it where each is used), with the object and the field it is about.
+ * MetalLB's reading of its configuration (v0.16.1, internal/config/config.go: `For`): BFD profiles and peers, the
+ * communities, the IPAddressPools (`addressPoolFromCR`, `ParseCIDR` on the model floor, the overlap of every pool's
+ * CIDRs with those before it), the L2Advertisements (`l2AdvertisementFromCR`, the pool selectors) and the BGP
+ * advertisements on the pools they apply to (metallb-bgp.ts), then `validateConfig`. Its webhooks refuse what this
+ * refuses (metallb.ts). Each error is the first Go returns, as its text reads, with the object and the field it is about.
  */
 import { labelSelectorError } from '../../model/scheduling/label-syntax.ts';
 import { selectorMatches } from '../../model/core/label-selector.ts';
