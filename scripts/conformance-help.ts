@@ -91,7 +91,8 @@ is committed):
                       cluster's External Secrets webhook judges it
   --metallb DIR       metallb/metallb: the TestParse rows of
                       internal/config/config_test.go, every kind, each
-                      parsed as the cluster's MetalLB controller parses it;
+                      parsed as the cluster's MetalLB controller parses it,
+                      and validation_test.go's rows for the BGP modes;
                       and internal/allocator/allocator_test.go's
                       TestAssignment and TestBuggyIPs steps, run in order
                       on the port of MetalLB's allocator

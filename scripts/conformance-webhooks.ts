@@ -48,13 +48,18 @@ export function reportExternalSecrets(checkout: string, print: (line: string) =>
 export function reportMetalLB(checkout: string, print: (line: string) => void): void {
   const table = conformance.metallbCases({
     configTest: readText(join(checkout, 'internal/config/config_test.go')),
+    validationTest: readText(join(checkout, 'internal/config/validation_test.go')),
     types: ['api/v1beta1', 'api/v1beta2'].flatMap((d) =>
       readdirSync(join(checkout, d))
         .filter((f) => f.endsWith('_types.go'))
         .map((f) => readText(join(checkout, d, f))),
     ),
   });
-  report("MetalLB's configuration tests (TestParse), every kind", conformance.metallbAgreement(table), print);
+  report(
+    "MetalLB's configuration tests (TestParse, every kind; TestValidate and TestValidateFRR, the BGP modes' own checks)",
+    conformance.metallbAgreement(table),
+    print,
+  );
   const allocator = conformance.metallbAllocatorCases(readText(join(checkout, 'internal/allocator/allocator_test.go')));
   report("MetalLB's allocator tests (TestAssignment, TestBuggyIPs), each test's steps in order", conformance.metallbAllocatorAgreement(allocator), print);
 }

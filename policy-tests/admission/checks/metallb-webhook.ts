@@ -14,7 +14,7 @@ import { dig } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { chartValues } from '../../model/helm/chart-values.ts';
 import { nodeKinds } from '../../model/scheduling/nodes.ts';
-import { discardFRROnly } from '../webhooks/metallb-bgp.ts';
+import { discardFRROnly, discardNativeOnly } from '../webhooks/metallb-bgp.ts';
 import { parseConfig, type MetalLBResources } from '../webhooks/metallb-config.ts';
 import { METALLB_VERSIONS, METALLB_WEBHOOKS, metallbVerdicts, type BGPMode, type MetalLBObject } from '../webhooks/metallb.ts';
 import { reachesWebhooks } from '../webhooks/reached.ts';
@@ -41,7 +41,7 @@ function controllerRefusal(admitted: readonly MetalLBObject[], mode: BGPMode, no
     communities: of('Community'),
     nodes,
   };
-  return (mode === 'native' ? discardFRROnly(resources) : undefined) ?? parseConfig(resources);
+  return (mode === 'native' ? discardFRROnly(resources) : discardNativeOnly(resources)) ?? parseConfig(resources);
 }
 
 function judgeAll(ctx: CheckContext, namespace: string, mode: BGPMode): void {
@@ -96,7 +96,7 @@ function judgeAll(ctx: CheckContext, namespace: string, mode: BGPMode): void {
 export const metallbWebhookCheck: PolicyCheck = {
   id: 'metallb-webhook',
   description:
-    "Every MetalLB object (IPAddressPool, L2Advertisement, BGPPeer, BGPAdvertisement, BFDProfile, Community) is one MetalLB's validating webhooks admit, where the repository deploys MetalLB with them (v0.16.1): it lies in MetalLB's own namespace, and the configuration it makes with the cluster's other objects parses as the controller parses it: a pool has addresses, each a CIDR Go parses or a range whose start is not after its end, none of its CIDRs overlapping one of a pool applied before it, its service allocation's namespaces and selectors written once and buildable; an advertisement names each pool, peer and community once, its selectors written once and buildable, its aggregation lengths within the family and no shorter than its pools' prefixes, one local preference per kind of update; a peer has its ASNs, one address or interface Go parses, timers that hold, one source of its password; a community parses; in the native BGP mode no FRR-only field, IPv6 pool or large community. And the controller's reading of all of them together parses (a peer's BFD profile exists), or it keeps its last configuration; otherwise the sync fails (invariants P1).",
+    "Every MetalLB object (IPAddressPool, L2Advertisement, BGPPeer, BGPAdvertisement, BFDProfile, Community) is one MetalLB's validating webhooks admit, where the repository deploys MetalLB with them (v0.16.1): it lies in MetalLB's own namespace, and the configuration it makes with the cluster's other objects parses as the controller parses it: a pool has addresses, each a CIDR Go parses or a range whose start is not after its end, none of its CIDRs overlapping one of a pool applied before it, its service allocation's namespaces and selectors written once and buildable; an advertisement names each pool, peer and community once, its selectors written once and buildable, its aggregation lengths within the family and no shorter than its pools' prefixes, one local preference per kind of update; a peer has its ASNs, one address or interface Go parses, timers that hold, one source of its password; a community parses; in the native BGP mode no FRR-only field, IPv6 pool or large community; in an FRR mode no two peers on one node with different router IDs or local ASNs, nor one peer twice. And the controller's reading of all of them together parses (a peer's BFD profile exists), or it keeps its last configuration; otherwise the sync fails (invariants P1).",
   invariants: ['P1'],
   remediation: 'fix the field the finding names, as MetalLB documents its resources (metallb.io/v1beta1, BGPPeer metallb.io/v1beta2)',
   reads: { kinds: [...Object.keys(METALLB_WEBHOOKS), 'Application'], charts: ['metallb'] },

@@ -8,6 +8,7 @@
  * `want` lists.
  */
 import { parseConfig, type MetalLBObject, type MetalLBResources } from '../webhooks/metallb-config.ts';
+import { discardFRROnly, discardNativeOnly } from '../webhooks/metallb-bgp.ts';
 import { parsePoolEntry } from '../../model/cluster/address-pools.ts';
 import { ipNetString, parseGoCIDR } from '../../model/go/net.ts';
 import { count, emptyAgreement, type Agreement } from './agreement.ts';
@@ -15,6 +16,8 @@ import { definitionsOf, environment, structsOf, toV1 } from './cert-manager-go.t
 import { blockAt, structTableRows, type GoEnvironment } from './go-literals.ts';
 
 export interface MetalLBCase {
+  /** TestParse (config.For), or the BGP modes' own checks: TestValidate (DiscardFRROnly), TestValidateFRR (DiscardNativeOnly). */
+  test: 'TestParse' | 'TestValidate' | 'TestValidateFRR';
   name: string;
   resources: MetalLBResources;
   /** Each pool's CIDRs where the row expects the parse to pass; undefined where it expects a refusal. */
@@ -49,7 +52,7 @@ function wantedCIDRs(want: string): Record<string, string[]> {
 }
 
 /** The test's rows, each `want` taken out before the row is parsed (its internal types are not the API's) and kept. */
-export function metallbCases(sources: { configTest: string; types: readonly string[] }): MetalLBTable {
+export function metallbCases(sources: { configTest: string; validationTest?: string; types: readonly string[] }): MetalLBTable {
   const start = sources.configTest.indexOf('func TestParse(');
   const body = start === -1 ? '' : blockAt(sources.configTest, sources.configTest.indexOf('{', start));
   // Each `want: &Config{...}` becomes `want: N`, its text kept as wants[N].
@@ -75,12 +78,50 @@ export function metallbCases(sources: { configTest: string; types: readonly stri
     else
       try {
         const want = typeof row.want === 'number' ? wantedCIDRs(wants[row.want]!) : undefined;
-        table.cases.push({ name, resources: resourcesOf((row.crs ?? {}) as Record<string, unknown>, structs), want });
+        table.cases.push({ test: 'TestParse', name, resources: resourcesOf((row.crs ?? {}) as Record<string, unknown>, structs), want });
       } catch (err) {
         table.unread.push({ name, why: (err as Error).message });
       }
   }
+  if (sources.validationTest !== undefined)
+    for (const test of ['TestValidate', 'TestValidateFRR'] as const) validationCases(sources.validationTest, test, structs, table);
   return table;
+}
+
+/** validation_test.go's helpers: a peer selecting nodes by hostname, a node named for its hostname. */
+const VALIDATION_HELPERS: Readonly<Record<string, (args: unknown[]) => unknown>> = {
+  peerOnNodes: (hosts) => ({ Spec: { Address: '1.2.3.4', NodeSelectors: hosts.map((h) => ({ MatchLabels: { 'kubernetes.io/hostname': h } })) } }),
+  hostNode: ([h]) => ({ ObjectMeta: { Name: h, Labels: { 'kubernetes.io/hostname': h } } }),
+};
+
+/** A BGP mode's table: each row's resources, refused exactly where it must fail. */
+function validationCases(source: string, test: 'TestValidate' | 'TestValidateFRR', structs: ReturnType<typeof structsOf>, table: MetalLBTable): void {
+  const start = source.indexOf(`func ${test}(`);
+  if (start === -1) {
+    table.unread.push({ name: test, why: 'no such test in the file' });
+    return;
+  }
+  const body = blockAt(source, source.indexOf('{', start));
+  const base = environment('', definitionsOf(source, body, []), CONSTANTS);
+  const env: GoEnvironment = {
+    value: (n) => base.value(n),
+    call: (n, args) => (/^uint(?:8|16|32|64)?$/.test(n) ? args[0] : n in VALIDATION_HELPERS ? VALIDATION_HELPERS[n]!(args) : base.call(n, args)),
+  };
+  for (const { text, row, why } of structTableRows(body, /tests/, env)) {
+    const name = `${test}/${/desc:\s*"([^"]*)"/.exec(text)?.[1] ?? text.slice(0, 40)}`;
+    if (!row) table.unread.push({ name, why: why! });
+    else
+      try {
+        table.cases.push({
+          test,
+          name,
+          resources: resourcesOf((row.config ?? {}) as Record<string, unknown>, structs),
+          want: row.mustFail === true ? undefined : {},
+        });
+      } catch (err) {
+        table.unread.push({ name, why: (err as Error).message });
+      }
+  }
 }
 
 /** A row's ClusterResources as the objects their Go values marshal to. */
@@ -111,6 +152,10 @@ function resourcesOf(crs: Record<string, unknown>, structs: ReturnType<typeof st
 
 /** What the gate makes of a row: `refused: <error>`, or each pool's CIDRs. */
 export function judgeMetalLB(c: MetalLBCase): string {
+  if (c.test !== 'TestParse') {
+    const refused = c.test === 'TestValidate' ? discardFRROnly(c.resources) : discardNativeOnly(c.resources);
+    return refused ? `refused: ${refused.message}` : '{}';
+  }
   const error = parseConfig(c.resources);
   if (error) return `refused: ${error.message}`;
   const cidrs = (p: MetalLBObject) =>
@@ -129,14 +174,22 @@ export function metallbAgreement(table: MetalLBTable): Agreement {
     const ok =
       c.want === undefined
         ? got.startsWith('refused: ')
-        : got === JSON.stringify(Object.fromEntries(c.resources.pools.map((p) => [p.name, c.want![p.name] ?? []])));
+        : c.test !== 'TestParse'
+          ? got === '{}'
+          : got === JSON.stringify(Object.fromEntries(c.resources.pools.map((p) => [p.name, c.want![p.name] ?? []])));
     count(a, {
-      group: c.want === undefined ? 'refused' : 'parsed',
+      group: c.test === 'TestParse' ? (c.want === undefined ? 'refused' : 'parsed') : c.test,
       ok,
-      file: `TestParse/${c.name}`,
+      file: c.test === 'TestParse' ? `TestParse/${c.name}` : c.name,
       why: `the gate gives ${got}, MetalLB ${c.want === undefined ? 'a refusal' : JSON.stringify(c.want)}`,
     });
   }
-  for (const u of table.unread) count(a, { group: 'not read', ok: false, file: `TestParse/${u.name}`, why: `not read: ${u.why}` });
+  for (const u of table.unread)
+    count(a, {
+      group: 'not read',
+      ok: false,
+      file: u.name.includes('/') || u.name.startsWith('Test') ? u.name : `TestParse/${u.name}`,
+      why: `not read: ${u.why}`,
+    });
   return a;
 }

@@ -330,3 +330,61 @@ export function discardFRROnly(r: {
     }
   return undefined;
 }
+
+/** PeerIdentifier: a peer's address (or interface), with its VRF where it has one. */
+const peerIdentifier = (spec: Obj): string => {
+  const id = String(spec.peerAddress ?? '') || String(spec.interface ?? '');
+  return spec.vrf ? `${id}-${String(spec.vrf)}` : id;
+};
+
+/** selectedNodes: the nodes any of the selectors match, every node where there are none. */
+function selectedNodes(nodes: readonly { name: string; labels: Obj }[], selectors: readonly Obj[]): Set<string> {
+  return new Set(nodes.filter((n) => selectors.length === 0 || selectors.some((s) => selectorMatches(s, n.labels))).map((n) => n.name));
+}
+
+/**
+ * DiscardNativeOnly (checkFRRPeersCompatible): what the FRR modes refuse of two peers that share a node, one FRR
+ * instance: different router IDs, the same peer twice, different local ASNs within one VRF. With no nodes known,
+ * every two peers share one, as MetalLB assumes.
+ */
+export function discardNativeOnly(r: {
+  peers?: readonly MetalLBObject[];
+  nodes?: readonly { name: string; labels: Obj }[];
+}): { object?: MetalLBObject; path: (string | number)[]; message: string } | undefined {
+  const peers = r.peers ?? [];
+  const nodes = r.nodes ?? [];
+  for (const [i, p] of peers.entries())
+    for (const q of peers.slice(0, i)) {
+      const bad = [p, q].flatMap((peer) => list(peer.spec.nodeSelectors).flatMap((s, k) => (labelSelectorError(s) ? [{ peer, k, s }] : [])))[0];
+      if (bad && nodes.length > 0)
+        return {
+          object: bad.peer,
+          path: ['spec', 'nodeSelectors', bad.k],
+          message: `${labelSelectorError(bad.s)}\ninvalid label selector ${selectorText(bad.s, plain)}`,
+        };
+      if (nodes.length > 0) {
+        const [mine, theirs] = [selectedNodes(nodes, list(p.spec.nodeSelectors)), selectedNodes(nodes, list(q.spec.nodeSelectors))];
+        if (![...mine].some((n) => theirs.has(n))) continue;
+      }
+      const [ps, qs] = [p.spec, q.spec];
+      if (String(ps.routerID ?? '') !== String(qs.routerID ?? ''))
+        return {
+          object: p,
+          path: ['spec', 'routerID'],
+          message: `peer ${String(ps.routerID ?? '')} has RouterID different from ${String(qs.routerID ?? '')}, in FRR mode peers selecting the same node must all have the same RouterID`,
+        };
+      if (peerIdentifier(ps) === peerIdentifier(qs))
+        return {
+          object: p,
+          path: ['spec', 'peerAddress'],
+          message: `peer ${peerIdentifier(ps)} already exists, FRR mode doesn't support duplicate BGPPeers selecting the same node`,
+        };
+      if (Number(ps.myASN ?? 0) !== Number(qs.myASN ?? 0) && String(ps.vrf ?? '') === String(qs.vrf ?? ''))
+        return {
+          object: p,
+          path: ['spec', 'myASN'],
+          message: `peer ${peerIdentifier(ps)} has myAsn different from ${peerIdentifier(qs)}, in FRR mode peers selecting the same node must have the same myAsn within the same VRF`,
+        };
+    }
+  return undefined;
+}

@@ -4,7 +4,7 @@
  * namespace MetalLB runs in is refused; one inside it joins the list of its kind the API server holds there (listed in
  * name order, a namesake replaced, a new one appended), and the configuration that list makes with the lists its
  * webhook reads beside it is parsed as the controller parses it (metallb-config.ts), after the BGP mode's own checks
- * (native: `DiscardFRROnly`) and with the fields that may name what is not there yet cleared
+ * (native: `DiscardFRROnly`; FRR and frr-k8s: `DiscardNativeOnly`) and with the fields that may name what is not there yet cleared
  * (`resetTransientErrorsFields`: a peer's BFD profile and password Secret, an advertisement's community aliases). What
  * the parse refuses, the webhook refuses, so of two pools that overlap the one applied second is refused. A BFD
  * profile's webhook asks only its namespace; a peer with disableMP is admitted with a warning and not parsed. The
@@ -12,7 +12,7 @@
  * the cluster for the next.
  */
 import type { Path } from '../../model/core/positions.ts';
-import { discardFRROnly } from './metallb-bgp.ts';
+import { discardFRROnly, discardNativeOnly } from './metallb-bgp.ts';
 import { parseConfig, type MetalLBResources } from './metallb-config.ts';
 import type { MetalLBObject } from './metallb-selectors.ts';
 
@@ -83,8 +83,7 @@ function judge(o: MetalLBObject, held: Readonly<Record<Kind, MetalLBObject[]>>, 
     return { object: o, path: ['spec', 'disableMP'], message: "disable mp is deprecated and has no effect since it's the default behavior now", warning: true };
   if (o.kind === 'BFDProfile') return undefined;
   const resources = resourcesFor(o, held, nodes);
-  // The FRR modes' own check (peers sharing a node) is not ported: there only the parse is judged.
-  const modeError = mode === 'native' ? discardFRROnly(resources) : undefined;
+  const modeError = mode === 'native' ? discardFRROnly(resources) : discardNativeOnly(resources);
   const error = modeError ?? parseConfig(resources);
   if (!error) return undefined;
   return { object: o, path: error.object?.name === o.name && error.object.kind === o.kind ? error.path : [], message: error.message };

@@ -278,3 +278,17 @@ describe("MetalLB's controller over what the webhooks admitted", () => {
     );
   });
 });
+
+describe("MetalLB in an FRR mode (the chart's default, frr-k8s)", () => {
+  const peer = (name: string, spec: object): MetalLBObject => ({ kind: 'BGPPeer', name, namespace: NS, spec: { myASN: 64512, peerASN: 64513, ...spec } });
+  it('refuses two peers on one node with different router IDs, or the same peer twice; admits what native mode refuses', () => {
+    const frr = (objects: MetalLBObject[]) => metallbVerdicts(objects, NS, 'frr-k8s').map((v) => `${v.object.name} ${v.path.join('.')}: ${v.message}`);
+    expect(frr([peer('a', { peerAddress: '10.0.0.1', routerID: '10.0.0.9' }), peer('b', { peerAddress: '10.0.0.2' })])).toEqual([
+      'b spec.routerID: peer  has RouterID different from 10.0.0.9, in FRR mode peers selecting the same node must all have the same RouterID',
+    ]);
+    expect(frr([peer('a', { peerAddress: '10.0.0.1' }), peer('b', { peerAddress: '10.0.0.1' })])).toEqual([
+      "b spec.peerAddress: peer 10.0.0.1 already exists, FRR mode doesn't support duplicate BGPPeers selecting the same node",
+    ]);
+    expect(frr([peer('a', { peerAddress: '10.0.0.1', keepaliveTime: '30s' })])).toEqual([]);
+  });
+});
