@@ -21,7 +21,7 @@ import { FACTS_FIX } from './closing.ts';
 export const loadBalancerClosureCheck: PolicyCheck = {
   id: 'closure-load-balancer',
   description:
-    'Every LoadBalancer Service (plain, rendered, or declared on its app with gate.homelab-gitops/requires-load-balancer) has an address provider: an IPAddressPool in the repository, or a providedOutsideGit LoadBalancer entry; and MetalLB, as its controller allocates (v0.16.1), gives it an address: the one it asks for (metallb.io/loadBalancerIPs or spec.loadBalancerIP) from the pool that holds it, if that pool serves the Service (its serviceAllocation) and no other Service holds the address on the same ports without the same sharing key; else one from the pool it names (metallb.io/address-pool), which exists and has one free; else one from a pool pinned to it or any pool that auto-assigns; and a layer-2 or BGP advertisement announces that pool to it, from a node its nodeSelectors match among the nodes of the cluster facts; otherwise it waits for an address forever, or has one nothing answers for (invariants P1).',
+    'Every LoadBalancer Service (plain, rendered, or declared on its app with gate.homelab-gitops/requires-load-balancer) has an address provider: an IPAddressPool in the repository, or a providedOutsideGit LoadBalancer entry; and MetalLB, as its controller allocates (v0.16.1), gives it an address: the one it asks for (metallb.io/loadBalancerIPs or spec.loadBalancerIP) from the pool that holds it, if that pool serves the Service (its serviceAllocation) and no other Service holds the address on the same ports without the same sharing key; else one from the pool it names (metallb.io/address-pool), which exists and has one free; else one from a pool pinned to it or any pool that auto-assigns; and a layer-2 or BGP advertisement announces that pool to it, from a node its nodeSelectors match among the nodes of the cluster facts (a BGP one to a peer the repository declares); otherwise it waits for an address forever, or has one nothing answers for (invariants P1).',
   invariants: ['P1'],
   remediation: `keep MetalLB and its pool (apps/platform/metallb), ${FACTS_FIX}; an app whose chart renders a LoadBalancer Service carries ${REQUIRES_LOAD_BALANCER}: "true"`,
   reads: { kinds: ['*'], everyKind: 'a LoadBalancer Service, and the pool that serves it, may come from any render', renders: true },
@@ -70,6 +70,13 @@ function picks(adv: Resource, pool: Resource | undefined, svc: LBService): boole
   return picksPool && (services.length === 0 || services.some((s) => selectorMatches(obj(s), svc.labels)));
 }
 
+/** Whether a BGP advertisement has a peer to announce to: one of those it names, or any where it names none (an L2 one needs none). */
+const hasPeer = (adv: Resource, peers: readonly Resource[]): boolean => {
+  if (adv.kind !== 'BGPAdvertisement') return true;
+  const named = list(dig(adv.object, ['spec', 'peers']));
+  return peers.some((p) => p.namespace === adv.namespace && (named.length === 0 || named.includes(p.name)));
+};
+
 /** A label selector against a kind of node: each requirement as the scheduler's matcher reads it, unknown where a label is. */
 function selectorFit(selector: Record<string, unknown>, node: NodeKind): Fit {
   const requirements = [
@@ -93,6 +100,7 @@ const onSomeNode = (adv: Resource, kinds: readonly NodeKind[]): boolean => {
 function checkAllocations(ctx: CheckContext, services: readonly Resource[]): void {
   const pools = ctx.resources.filter((r) => r.kind === 'IPAddressPool');
   const advertisements = ctx.resources.filter((r) => r.kind === 'L2Advertisement' || r.kind === 'BGPAdvertisement');
+  const peers = ctx.resources.filter((r) => r.kind === 'BGPPeer');
   const namespaces = namespaceLabels(ctx.repo);
   const kinds = ctx.repo.facts ? nodeKinds(ctx.repo.facts) : [];
   const allocator = new MetalLBAllocator(pools.map((p) => allocatorPool({ name: p.name, spec: obj(p.object.spec) }, namespaces)));
@@ -140,7 +148,12 @@ function checkAllocations(ctx: CheckContext, services: readonly Resource[]): voi
         { resource, path: ['spec', 'type'] },
         `Service ${resource.name} gets ${got.ips.join(', ')} from pool ${got.pool}, which no L2Advertisement or BGPAdvertisement announces to it: nothing answers for the address`,
       );
-    else if (!picking.some((a) => onSomeNode(a, kinds)))
+    else if (!picking.some((a) => hasPeer(a, peers)))
+      ctx.fail(
+        { resource, path: ['spec', 'type'] },
+        `Service ${resource.name} gets ${got.ips.join(', ')} from pool ${got.pool}, which only ${picking.map((a) => `${a.kind} ${a.name}`).join(' and ')} announces, to BGP peers the repository does not declare: no router learns the address`,
+      );
+    else if (!picking.some((a) => hasPeer(a, peers) && onSomeNode(a, kinds)))
       ctx.fail(
         { resource, path: ['spec', 'type'] },
         `Service ${resource.name} gets ${got.ips.join(', ')} from pool ${got.pool}, which ${picking.map((a) => `${a.kind} ${a.name}`).join(' and ')} announces only from nodes its nodeSelectors match, and no node of the cluster facts does: nothing answers for the address`,

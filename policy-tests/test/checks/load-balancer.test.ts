@@ -1,0 +1,39 @@
+/**
+ * closure-load-balancer beyond the mutation list, on the real repository with objects added: a BGP advertisement
+ * announces only to a peer the repository declares, which the gate's offline schemas cannot hold in a broken copy.
+ */
+import { describe, expect, it } from 'vitest';
+import { loadBalancerClosureCheck } from '../../checks/closure/load-balancer.ts';
+import { runChecks } from '../../model/checks/runner.ts';
+import type { Resource } from '../../model/core/manifest.ts';
+import { loadRepo, REPO_ROOT } from '../../model/repository/repo.ts';
+
+const repo = await loadRepo(REPO_ROOT);
+
+const object = (apiVersion: string, kind: string, name: string, namespace: string, spec: Record<string, unknown>): Resource =>
+  ({ ...repo.resources[0]!, apiVersion, kind, name, namespace, object: { apiVersion, kind, metadata: { name, namespace }, spec } }) as Resource;
+
+const service = object('v1', 'Service', 'dashboard', 'ingress', { type: 'LoadBalancer', selector: { app: 'x' }, ports: [{ port: 80 }] });
+const pool = object('metallb.io/v1beta1', 'IPAddressPool', 'routed', 'metallb-system', { addresses: ['10.20.0.0/24'] });
+const pinned = {
+  ...service,
+  object: { ...service.object, metadata: { name: 'dashboard', namespace: 'ingress', annotations: { 'metallb.io/address-pool': 'routed' } } },
+} as Resource;
+const judge = (...extra: Resource[]) =>
+  runChecks({ ...repo, resources: [...repo.resources, ...extra] }, [loadBalancerClosureCheck]).findings.map((f) => f.message);
+
+describe('closure-load-balancer on a pool announced over BGP', () => {
+  it('passes where the BGP advertisement names a peer the repository declares', () => {
+    const adv = object('metallb.io/v1beta1', 'BGPAdvertisement', 'routed', 'metallb-system', { ipAddressPools: ['routed'], peers: ['router'] });
+    const peer = object('metallb.io/v1beta2', 'BGPPeer', 'router', 'metallb-system', { myASN: 64512, peerASN: 64513, peerAddress: '192.168.1.1' });
+    expect(judge(pinned, pool, adv, peer)).toEqual([]);
+  });
+
+  it('fails where it names a peer that is not there: no router learns the address', () => {
+    const adv = object('metallb.io/v1beta1', 'BGPAdvertisement', 'routed', 'metallb-system', { ipAddressPools: ['routed'], peers: ['rooter'] });
+    const peer = object('metallb.io/v1beta2', 'BGPPeer', 'router', 'metallb-system', { myASN: 64512, peerASN: 64513, peerAddress: '192.168.1.1' });
+    expect(judge(pinned, pool, adv, peer)).toEqual([
+      'Service dashboard gets 10.20.0.0 from pool routed, which only BGPAdvertisement routed announces, to BGP peers the repository does not declare: no router learns the address',
+    ]);
+  });
+});
