@@ -10,11 +10,15 @@ import { loadRepo, REPO_ROOT } from '../../model/repository/repo.ts';
 
 const repo = await loadRepo(REPO_ROOT);
 
-const object = (apiVersion: string, kind: string, name: string, namespace: string, spec: Record<string, unknown>): Resource =>
-  ({ ...repo.resources[0]!, apiVersion, kind, name, namespace, object: { apiVersion, kind, metadata: { name, namespace }, spec } }) as Resource;
+/** An object of `apiVersion kind`, named `namespace/name`. */
+const object = (type: string, at: string, spec: Record<string, unknown>): Resource => {
+  const [apiVersion, kind] = [type.slice(0, type.lastIndexOf(' ')), type.slice(type.lastIndexOf(' ') + 1)];
+  const [namespace, name] = at.split('/') as [string, string];
+  return { ...repo.resources[0]!, apiVersion, kind, name, namespace, object: { apiVersion, kind, metadata: { name, namespace }, spec } } as Resource;
+};
 
-const service = object('v1', 'Service', 'dashboard', 'ingress', { type: 'LoadBalancer', selector: { app: 'x' }, ports: [{ port: 80 }] });
-const pool = object('metallb.io/v1beta1', 'IPAddressPool', 'routed', 'metallb-system', { addresses: ['10.20.0.0/24'] });
+const service = object('v1 Service', 'ingress/dashboard', { type: 'LoadBalancer', selector: { app: 'x' }, ports: [{ port: 80 }] });
+const pool = object('metallb.io/v1beta1 IPAddressPool', 'metallb-system/routed', { addresses: ['10.20.0.0/24'] });
 const pinned = {
   ...service,
   object: { ...service.object, metadata: { name: 'dashboard', namespace: 'ingress', annotations: { 'metallb.io/address-pool': 'routed' } } },
@@ -24,14 +28,14 @@ const judge = (...extra: Resource[]) =>
 
 describe('closure-load-balancer on a pool announced over BGP', () => {
   it('passes where the BGP advertisement names a peer the repository declares', () => {
-    const adv = object('metallb.io/v1beta1', 'BGPAdvertisement', 'routed', 'metallb-system', { ipAddressPools: ['routed'], peers: ['router'] });
-    const peer = object('metallb.io/v1beta2', 'BGPPeer', 'router', 'metallb-system', { myASN: 64512, peerASN: 64513, peerAddress: '192.168.1.1' });
+    const adv = object('metallb.io/v1beta1 BGPAdvertisement', 'metallb-system/routed', { ipAddressPools: ['routed'], peers: ['router'] });
+    const peer = object('metallb.io/v1beta2 BGPPeer', 'metallb-system/router', { myASN: 64512, peerASN: 64513, peerAddress: '192.168.1.1' });
     expect(judge(pinned, pool, adv, peer)).toEqual([]);
   });
 
   it('fails where it names a peer that is not there: no router learns the address', () => {
-    const adv = object('metallb.io/v1beta1', 'BGPAdvertisement', 'routed', 'metallb-system', { ipAddressPools: ['routed'], peers: ['rooter'] });
-    const peer = object('metallb.io/v1beta2', 'BGPPeer', 'router', 'metallb-system', { myASN: 64512, peerASN: 64513, peerAddress: '192.168.1.1' });
+    const adv = object('metallb.io/v1beta1 BGPAdvertisement', 'metallb-system/routed', { ipAddressPools: ['routed'], peers: ['rooter'] });
+    const peer = object('metallb.io/v1beta2 BGPPeer', 'metallb-system/router', { myASN: 64512, peerASN: 64513, peerAddress: '192.168.1.1' });
     expect(judge(pinned, pool, adv, peer)).toEqual([
       'Service dashboard gets 10.20.0.0 from pool routed, which only BGPAdvertisement routed announces, to BGP peers the repository does not declare: no router learns the address',
     ]);
