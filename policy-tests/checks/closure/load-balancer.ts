@@ -21,7 +21,7 @@ import { FACTS_FIX } from './closing.ts';
 export const loadBalancerClosureCheck: PolicyCheck = {
   id: 'closure-load-balancer',
   description:
-    'Every LoadBalancer Service (plain, rendered, or declared on its app with gate.homelab-gitops/requires-load-balancer) has an address provider: an IPAddressPool in the repository, or a providedOutsideGit LoadBalancer entry; and MetalLB, as its controller allocates (v0.16.1), gives it an address: the one it asks for (metallb.io/loadBalancerIPs or spec.loadBalancerIP) from the pool that holds it, if that pool serves the Service (its serviceAllocation) and no other Service holds the address on the same ports without the same sharing key; else one from the pool it names (metallb.io/address-pool), which exists and has one free; else one from a pool pinned to it or any pool that auto-assigns; and a layer-2 or BGP advertisement announces that pool to it, from a node its nodeSelectors match among the nodes of the cluster facts (a BGP one to a peer the repository declares); otherwise it waits for an address forever, or has one nothing answers for (invariants P1).',
+    'Every LoadBalancer Service (plain, rendered, or declared on its app with gate.homelab-gitops/requires-load-balancer) has an address provider: an IPAddressPool in the repository, or a providedOutsideGit LoadBalancer entry; and MetalLB, as its controller allocates (v0.16.1), gives it an address: the one it asks for (metallb.io/loadBalancerIPs or spec.loadBalancerIP) from the pool that holds it, if that pool serves the Service (its serviceAllocation) and no other Service holds the address on the same ports without the same sharing key; else one from the pool it names (metallb.io/address-pool), which exists and has one free; else one from a pool pinned to it or any pool that auto-assigns; and a layer-2 or BGP advertisement announces that pool to it, from a node its nodeSelectors match among the nodes of the cluster facts that do not carry node.kubernetes.io/exclude-from-external-load-balancers (a BGP one to a peer the repository declares); otherwise it waits for an address forever, or has one nothing answers for (invariants P1).',
   invariants: ['P1'],
   remediation: `keep MetalLB and its pool (apps/platform/metallb), ${FACTS_FIX}; an app whose chart renders a LoadBalancer Service carries ${REQUIRES_LOAD_BALANCER}: "true"`,
   reads: { kinds: ['*'], everyKind: 'a LoadBalancer Service, and the pool that serves it, may come from any render', renders: true },
@@ -93,6 +93,14 @@ const onSomeNode = (adv: Resource, kinds: readonly NodeKind[]): boolean => {
 };
 
 /**
+ * The label a speaker does not announce from (k8snodes.IsNodeExcludedFromBalancers, in both the layer-2 and the BGP
+ * controller), unless the chart's speaker.ignoreExcludeLB is on; Talos gives it to every control-plane node.
+ */
+const EXCLUDED = 'node.kubernetes.io/exclude-from-external-load-balancers';
+const announcingKinds = (kinds: readonly NodeKind[], ignoreExcludeLB: boolean): NodeKind[] =>
+  ignoreExcludeLB ? [...kinds] : kinds.filter((k) => !Object.hasOwn(k.labels, EXCLUDED));
+
+/**
  * What MetalLB's controller makes of each LoadBalancer Service it serves (one of its class), in the order a
  * starting controller lists them, with the pools the repository declares; and whether the pool an address came from is
  * announced to the Service.
@@ -103,6 +111,8 @@ function checkAllocations(ctx: CheckContext, services: readonly Resource[]): voi
   const peers = ctx.resources.filter((r) => r.kind === 'BGPPeer');
   const namespaces = namespaceLabels(ctx.repo);
   const kinds = ctx.repo.facts ? nodeKinds(ctx.repo.facts) : [];
+  const ignoreExcludeLB = chartValues(ctx.repo, 'metallb').some((c) => dig(c.values, ['speaker', 'ignoreExcludeLB']) === true);
+  const speakers = announcingKinds(kinds, ignoreExcludeLB);
   const allocator = new MetalLBAllocator(pools.map((p) => allocatorPool({ name: p.name, spec: obj(p.object.spec) }, namespaces)));
   const network = ctx.repo.facts?.nodeNetwork;
   const clusterFamily: IPFamily = (network && cidrFamily(network.services)) ?? 'IPv4';
@@ -153,7 +163,12 @@ function checkAllocations(ctx: CheckContext, services: readonly Resource[]): voi
         { resource, path: ['spec', 'type'] },
         `Service ${resource.name} gets ${got.ips.join(', ')} from pool ${got.pool}, which only ${picking.map((a) => `${a.kind} ${a.name}`).join(' and ')} announces, to BGP peers the repository does not declare: no router learns the address`,
       );
-    else if (!picking.some((a) => hasPeer(a, peers) && onSomeNode(a, kinds)))
+    else if (speakers.length === 0 && kinds.length > 0)
+      ctx.fail(
+        { resource, path: ['spec', 'type'] },
+        `Service ${resource.name} gets ${got.ips.join(', ')} from pool ${got.pool}, and every node of the cluster facts carries ${EXCLUDED} (Talos gives it to control-plane nodes), from which MetalLB's speakers announce nothing while the chart's speaker.ignoreExcludeLB is off: nothing answers for the address`,
+      );
+    else if (!picking.some((a) => hasPeer(a, peers) && onSomeNode(a, speakers)))
       ctx.fail(
         { resource, path: ['spec', 'type'] },
         `Service ${resource.name} gets ${got.ips.join(', ')} from pool ${got.pool}, which ${picking.map((a) => `${a.kind} ${a.name}`).join(' and ')} announces only from nodes its nodeSelectors match, and no node of the cluster facts does: nothing answers for the address`,

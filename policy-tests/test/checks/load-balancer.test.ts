@@ -41,3 +41,17 @@ describe('closure-load-balancer on a pool announced over BGP', () => {
     ]);
   });
 });
+
+describe('closure-load-balancer on a cluster of control-plane nodes alone', () => {
+  const plain = object('v1 Service', 'ingress/dashboard', { type: 'LoadBalancer', selector: { app: 'x' }, ports: [{ port: 80 }] });
+  const run = (facts: typeof repo.facts) =>
+    runChecks({ ...repo, facts, resources: [...repo.resources, plain] }, [loadBalancerClosureCheck]).findings.map((f) => f.message);
+
+  it("fails: Talos labels every control-plane node as excluded from external load balancers, and MetalLB's speakers announce nothing from them", () => {
+    expect(run(repo.facts)).toEqual([]);
+    // .240 is free: the proxies, rendered from their charts, are not in the offline repository.
+    expect(run({ ...repo.facts!, nodeCount: repo.facts!.controlPlaneCount })).toEqual([
+      "Service dashboard gets 192.168.1.240 from pool lan, and every node of the cluster facts carries node.kubernetes.io/exclude-from-external-load-balancers (Talos gives it to control-plane nodes), from which MetalLB's speakers announce nothing while the chart's speaker.ignoreExcludeLB is off: nothing answers for the address",
+    ]);
+  });
+});
