@@ -10,7 +10,7 @@
  * reader cannot follow is counted as not read, with why.
  */
 import { certificateProblems, durationProblems } from '../webhooks/cert-manager.ts';
-import { count, emptyAgreement, type Agreement } from './agreement.ts';
+import { count, emptyAgreement, type Agreement, type DecliningTable, countUnread } from './agreement.ts';
 import { environment, mapTableRows, structsOf, toV1 } from './cert-manager-go.ts';
 import { blockAt } from './go-literals.ts';
 
@@ -25,11 +25,7 @@ export interface CertManagerCase {
   errors: string[];
 }
 
-export interface CertManagerTable {
-  cases: CertManagerCase[];
-  declined: { name: string; why: string }[];
-  unread: { name: string; why: string }[];
-}
+export type CertManagerTable = DecliningTable<CertManagerCase>;
 
 /** The values the Certificate tables name beside the types' constants: cert-manager's limits, a valid issuerRef. */
 const CERTIFICATE_VALUES: Readonly<Record<string, unknown>> = {
@@ -117,6 +113,6 @@ export function certManagerAgreement(table: CertManagerTable): Agreement {
     const ok = JSON.stringify(got) === JSON.stringify(want);
     count(a, { group: c.test, ok, file: `${c.test}/${c.name}`, why: `the gate refuses [${got.join(', ')}], cert-manager [${want.join(', ')}]` });
   }
-  for (const u of table.unread) count(a, { group: 'not read', ok: false, file: u.name, why: `not read: ${u.why}` });
+  countUnread(a, table.unread);
   return a;
 }

@@ -23,7 +23,7 @@ import {
   venafiTPPProblems,
   type IssuerVerdict,
 } from '../webhooks/cert-manager-issuer.ts';
-import { count, emptyAgreement, type Agreement } from './agreement.ts';
+import { count, emptyAgreement, type Agreement, type UpstreamTable, countUnread } from './agreement.ts';
 import { definitionsOf, environment, mapTableRows, structsOf, toV1, type GoField } from './cert-manager-go.ts';
 import { asManifest, blockAt, GoUnsupported, structTableRows, type GoEnvironment } from './go-literals.ts';
 
@@ -61,10 +61,7 @@ export interface IssuerCase {
   contains?: string;
 }
 
-export interface IssuerTable {
-  cases: IssuerCase[];
-  unread: { name: string; why: string }[];
-}
+export type IssuerTable = UpstreamTable<IssuerCase>;
 
 const expected = (e: Go): string => `${String(e.type)} ${String(e.field)}: ${String(e.detail ?? '')}`;
 
@@ -175,6 +172,6 @@ export function certManagerIssuerAgreement(table: IssuerTable): Agreement {
     }
     count(a, { group: c.test, ok, file: `${c.test}/${c.name}`, why });
   }
-  for (const u of table.unread) count(a, { group: 'not read', ok: false, file: u.name, why: `not read: ${u.why}` });
+  countUnread(a, table.unread);
   return a;
 }

@@ -6,7 +6,7 @@
  * gate picks the solver the row expects (the same object) with the same challenge type, or none where it expects none.
  */
 import { pickSolver } from '../../model/certificates/acme-solvers.ts';
-import { count, emptyAgreement, type Agreement } from './agreement.ts';
+import { count, emptyAgreement, type Agreement, type UpstreamTable, countUnread } from './agreement.ts';
 import { definitionsOf, environment, mapTableRows, structsOf, toV1 } from './cert-manager-go.ts';
 import { blockAt, GoUnsupported } from './go-literals.ts';
 
@@ -22,10 +22,7 @@ export interface SolverCase {
   expected?: { solver: unknown; challenge: string };
 }
 
-export interface SolverTable {
-  cases: SolverCase[];
-  unread: { name: string; why: string }[];
-}
+export type SolverTable = UpstreamTable<SolverCase>;
 
 /** TestPick's rows, from the test file and the v1 types' sources of one checkout. */
 export function certManagerSolverCases(testSource: string, v1Sources: readonly string[]): SolverTable {
@@ -73,6 +70,6 @@ export function certManagerSolverAgreement(table: SolverTable): Agreement {
     const ok = JSON.stringify(got) === JSON.stringify(c.expected);
     count(a, { group: 'TestPick', ok, file: `TestPick/${c.name}`, why: `the gate picks ${JSON.stringify(got)}, cert-manager ${JSON.stringify(c.expected)}` });
   }
-  for (const u of table.unread) count(a, { group: 'not read', ok: false, file: u.name, why: `not read: ${u.why}` });
+  countUnread(a, table.unread);
   return a;
 }

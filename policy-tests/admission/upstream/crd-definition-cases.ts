@@ -16,7 +16,7 @@
 import { judgeCrd } from '../checks/crd-accepted.ts';
 import { validateBuiltin } from '../validation/kinds.ts';
 import { isMap } from '../../model/core/dig.ts';
-import { count, emptyAgreement, type Agreement } from './agreement.ts';
+import { count, emptyAgreement, type Agreement, type DecliningTable, countUnread } from './agreement.ts';
 import { asJson, blockAt, goBuiltin, GoParser, GoUnsupported, jsonName, NOT_BUILTIN, structTableRows, tokenize, type GoEnvironment } from './go-literals.ts';
 
 type Go = Record<string, any>;
@@ -36,11 +36,7 @@ export interface CrdDefinitionCase {
   errors: ExpectedError[];
 }
 
-export interface CrdDefinitionTable {
-  cases: CrdDefinitionCase[];
-  declined: { name: string; why: string }[];
-  unread: { name: string; why: string }[];
-}
+export type CrdDefinitionTable = DecliningTable<CrdDefinitionCase>;
 
 /** A v1 struct's fields: Go name to JSON name and Go type; and the named types that are a list, a map or a string. */
 interface V1Types {
@@ -281,6 +277,6 @@ export function crdDefinitionAgreement(table: CrdDefinitionTable): Agreement {
     ].join('; ');
     count(a, { group: group || 'admitted', ok: why === '', file: c.name, why });
   }
-  for (const u of table.unread) count(a, { group: 'not read', ok: false, file: u.name, why: `not read: ${u.why}` });
+  countUnread(a, table.unread);
   return a;
 }

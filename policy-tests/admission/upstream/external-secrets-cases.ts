@@ -8,22 +8,12 @@
  * on. The nil ExternalSecret row is declined: the API server never sends the webhook nothing.
  */
 import { externalSecretRefusals, refreshIntervalProblem } from '../webhooks/external-secrets.ts';
-import { count, emptyAgreement, type Agreement } from './agreement.ts';
+import { textAgreement, type Agreement, type DecliningTable, type TextCase } from './agreement.ts';
 import { environment, structsOf, toV1 } from './cert-manager-go.ts';
 import { blockAt, GoParser, GoUnsupported, structTableRows, tokenize } from './go-literals.ts';
 
-export interface ExternalSecretsCase {
-  test: 'TestValidateExternalSecret' | 'TestSecretStoreSpecGetRefreshInterval';
-  name: string;
-  judge: () => string;
-  want: string;
-}
-
-export interface ExternalSecretsTable {
-  cases: ExternalSecretsCase[];
-  declined: { name: string; why: string }[];
-  unread: { name: string; why: string }[];
-}
+export type ExternalSecretsCase = TextCase & { test: 'TestValidateExternalSecret' | 'TestSecretStoreSpecGetRefreshInterval' };
+export type ExternalSecretsTable = DecliningTable<ExternalSecretsCase>;
 
 /** The core/v1 constants the table uses, as the API spells them. */
 const CORE: Readonly<Record<string, string>> = {
@@ -105,18 +95,5 @@ function refreshCases(body: string, table: ExternalSecretsTable): ExternalSecret
   return out;
 }
 
-/** How many rows the gate judges as External Secrets does. */
-export function externalSecretsAgreement(table: ExternalSecretsTable): Agreement {
-  const a = emptyAgreement();
-  for (const c of table.cases) {
-    const got = c.judge();
-    count(a, {
-      group: c.test,
-      ok: got === c.want,
-      file: `${c.test}/${c.name}`,
-      why: `the gate gives ${JSON.stringify(got)}, External Secrets ${JSON.stringify(c.want)}`,
-    });
-  }
-  for (const u of table.unread) count(a, { group: 'not read', ok: false, file: u.name, why: `not read: ${u.why}` });
-  return a;
-}
+/** How many rows the gate judges as External Secrets does, each answer as JSON (the errors it joins span lines). */
+export const externalSecretsAgreement = (table: ExternalSecretsTable): Agreement => textAgreement(table, 'External Secrets', (t) => JSON.stringify(t));

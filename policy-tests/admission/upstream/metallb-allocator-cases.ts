@@ -8,7 +8,7 @@
  */
 import { allocatorPool, MetalLBAllocator, type AllocationRequest, type AllocatorPool } from '../../model/cluster/metallb-allocator.ts';
 import { parseGoIP } from '../../model/go/net.ts';
-import { count, emptyAgreement, type Agreement } from './agreement.ts';
+import { count, countUnread, emptyAgreement, type Agreement, type RowNote } from './agreement.ts';
 import { definitionsOf, environment } from './cert-manager-go.ts';
 import { asJson, blockAt, GoParser, structTableRows, tokenize, type GoEnvironment } from './go-literals.ts';
 
@@ -24,7 +24,7 @@ export interface AllocatorStep {
 export interface AllocatorTable {
   /** Each test's pools and its steps, run in order on one allocator. */
   tests: { pools: AllocatorPool[]; steps: AllocatorStep[] }[];
-  unread: { name: string; why: string }[];
+  unread: RowNote[];
 }
 
 const CONSTANTS = {
@@ -188,6 +188,6 @@ export function metallbAllocatorAgreement(table: AllocatorTable): Agreement {
       count(a, { group: step.test, ok, file: `${step.test}/${step.name}`, why });
     }
   }
-  for (const u of table.unread) count(a, { group: 'not read', ok: false, file: u.name, why: `not read: ${u.why}` });
+  countUnread(a, table.unread);
   return a;
 }

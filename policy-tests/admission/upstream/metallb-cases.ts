@@ -11,7 +11,7 @@ import { parseConfig, type MetalLBObject, type MetalLBResources } from '../webho
 import { discardFRROnly, discardNativeOnly } from '../webhooks/metallb-bgp.ts';
 import { parsePoolEntry } from '../../model/cluster/address-pools.ts';
 import { ipNetString, parseGoCIDR } from '../../model/go/net.ts';
-import { count, emptyAgreement, type Agreement } from './agreement.ts';
+import { count, countUnread, emptyAgreement, type Agreement, type UpstreamTable } from './agreement.ts';
 import { definitionsOf, environment, structsOf, toV1 } from './cert-manager-go.ts';
 import { blockAt, structTableRows, type GoEnvironment } from './go-literals.ts';
 
@@ -24,10 +24,7 @@ export interface MetalLBCase {
   want?: Record<string, string[]>;
 }
 
-export interface MetalLBTable {
-  cases: MetalLBCase[];
-  unread: { name: string; why: string }[];
-}
+export type MetalLBTable = UpstreamTable<MetalLBCase>;
 
 const CONSTANTS = {
   'corev1.SecretTypeOpaque': 'Opaque',
@@ -39,6 +36,18 @@ const CONSTANTS = {
   'metav1.LabelSelectorOpExists': 'Exists',
   'metav1.LabelSelectorOpDoesNotExist': 'DoesNotExist',
 };
+
+/**
+ * The names a test's rows use (its locals, the API's constants) and the calls it makes: the API's unsigned fields,
+ * written as conversions (`uint32(50)`), as their value, and the test file's own helpers where it has some.
+ */
+function testEnvironment(source: string, body: string, helpers: Readonly<Record<string, (args: unknown[]) => unknown>> = {}): GoEnvironment {
+  const base = environment('', definitionsOf(source, body, []), CONSTANTS);
+  return {
+    value: (n) => base.value(n),
+    call: (n, args) => (/^uint(?:8|16|32|64)?$/.test(n) ? args[0] : n in helpers ? helpers[n]!(args) : base.call(n, args)),
+  };
+}
 
 /** The pools' CIDRs a row's `want` lists: each `"name": {... CIDR: []*net.IPNet{ipnet("..."), ...}`, as Go prints them. */
 function wantedCIDRs(want: string): Record<string, string[]> {
@@ -67,20 +76,18 @@ export function metallbCases(sources: { configTest: string; validationTest?: str
   }
   rowsText += body.slice(from);
   const structs = structsOf(sources.types);
-  const base = environment('', definitionsOf(sources.configTest, body, []), CONSTANTS);
-  // The API's unsigned fields are written as conversions (`uint32(50)`): their value.
-  const env: GoEnvironment = { value: (n) => base.value(n), call: (n, args) => (/^uint(?:8|16|32|64)?$/.test(n) ? args[0] : base.call(n, args)) };
+  const env = testEnvironment(sources.configTest, body);
   const table: MetalLBTable = { cases: [], unread: [] };
   if (body === '') table.unread.push({ name: 'TestParse', why: 'no such test in the file' });
   for (const { text, row, why } of structTableRows(rowsText, /tests/, env)) {
     const name = /desc:\s*"([^"]*)"/.exec(text)?.[1] ?? text.slice(0, 40);
-    if (!row) table.unread.push({ name, why: why! });
+    if (!row) table.unread.push({ name: `TestParse/${name}`, why: why! });
     else
       try {
         const want = typeof row.want === 'number' ? wantedCIDRs(wants[row.want]!) : undefined;
         table.cases.push({ test: 'TestParse', name, resources: resourcesOf((row.crs ?? {}) as Record<string, unknown>, structs), want });
       } catch (err) {
-        table.unread.push({ name, why: (err as Error).message });
+        table.unread.push({ name: `TestParse/${name}`, why: (err as Error).message });
       }
   }
   if (sources.validationTest !== undefined)
@@ -102,11 +109,7 @@ function validationCases(source: string, test: 'TestValidate' | 'TestValidateFRR
     return;
   }
   const body = blockAt(source, source.indexOf('{', start));
-  const base = environment('', definitionsOf(source, body, []), CONSTANTS);
-  const env: GoEnvironment = {
-    value: (n) => base.value(n),
-    call: (n, args) => (/^uint(?:8|16|32|64)?$/.test(n) ? args[0] : n in VALIDATION_HELPERS ? VALIDATION_HELPERS[n]!(args) : base.call(n, args)),
-  };
+  const env = testEnvironment(source, body, VALIDATION_HELPERS);
   for (const { text, row, why } of structTableRows(body, /tests/, env)) {
     const name = `${test}/${/desc:\s*"([^"]*)"/.exec(text)?.[1] ?? text.slice(0, 40)}`;
     if (!row) table.unread.push({ name, why: why! });
@@ -184,12 +187,6 @@ export function metallbAgreement(table: MetalLBTable): Agreement {
       why: `the gate gives ${got}, MetalLB ${c.want === undefined ? 'a refusal' : JSON.stringify(c.want)}`,
     });
   }
-  for (const u of table.unread)
-    count(a, {
-      group: 'not read',
-      ok: false,
-      file: u.name.includes('/') || u.name.startsWith('Test') ? u.name : `TestParse/${u.name}`,
-      why: `not read: ${u.why}`,
-    });
+  countUnread(a, table.unread);
   return a;
 }

@@ -10,24 +10,14 @@
  */
 import { nodeSelectorErrors, nodeSelectorTermsFit, requiredNodeAffinityFits, untoleratedTaint, type NodeView } from '../../model/scheduling/node-affinity.ts';
 import { normalizeSysctlName, sysctlNamespace } from '../validation/security-profiles.ts';
-import { count, emptyAgreement, type Agreement } from './agreement.ts';
+import { textAgreement, type Agreement, type DecliningTable, type TextCase } from './agreement.ts';
 import { blockAt, goBuiltin, GoUnsupported, jsonName, NOT_BUILTIN, structTableRows, type GoEnvironment } from './go-literals.ts';
 
 type Go = Record<string, any>;
 
-export interface SchedulingCase {
-  test: string;
-  name: string;
-  /** What the gate answers, and what upstream expects, each as text. */
-  judge: () => string;
-  want: string;
-}
-
-export interface SchedulingTable {
-  cases: SchedulingCase[];
-  declined: { name: string; why: string }[];
-  unread: { name: string; why: string }[];
-}
+/** A row: what the gate answers, and what upstream expects, each as text. */
+export type SchedulingCase = TextCase;
+export type SchedulingTable = DecliningTable<SchedulingCase>;
 
 /** The core/v1 and metav1 constants the tables use, as the API spells them; field.ErrorType by its Go name. */
 const CONSTANTS: Readonly<Record<string, string>> = {
@@ -239,12 +229,4 @@ export function schedulingCases(sources: { nodeaffinity: string; helpers: string
 }
 
 /** How many rows the gate answers as component-helpers does. */
-export function schedulingAgreement(table: SchedulingTable): Agreement {
-  const a = emptyAgreement();
-  for (const c of table.cases) {
-    const got = c.judge();
-    count(a, { group: c.test, ok: got === c.want, file: `${c.test}/${c.name}`, why: `the gate answers ${got}, component-helpers ${c.want}` });
-  }
-  for (const u of table.unread) count(a, { group: 'not read', ok: false, file: u.name, why: `not read: ${u.why}` });
-  return a;
-}
+export const schedulingAgreement = (table: SchedulingTable): Agreement => textAgreement(table, 'component-helpers');
