@@ -14,7 +14,7 @@ import { dig } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { chartValues } from '../../model/helm/chart-values.ts';
 import { nodeKinds } from '../../model/scheduling/nodes.ts';
-import { discardFRROnly, discardNativeOnly } from '../webhooks/metallb-bgp.ts';
+import { discardFRROnly, discardNativeOnly } from '../webhooks/metallb-modes.ts';
 import { parseConfig, type MetalLBResources } from '../webhooks/metallb-config.ts';
 import { METALLB_VERSIONS, METALLB_WEBHOOKS, metallbVerdicts, type BGPMode, type MetalLBObject } from '../webhooks/metallb.ts';
 import { reachesWebhooks } from '../webhooks/reached.ts';
@@ -85,7 +85,7 @@ function judgeAll(ctx: CheckContext, namespace: string, mode: BGPMode): void {
     mode,
     nodes,
   );
-  const blamed = whole?.object && asResource.get(whole.object);
+  const blamed = whole && asResource.get(whole.object);
   if (whole && blamed)
     ctx.fail(
       { resource: blamed, path: whole.path },

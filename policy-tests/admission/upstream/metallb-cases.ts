@@ -8,7 +8,7 @@
  * `want` lists.
  */
 import { parseConfig, type MetalLBObject, type MetalLBResources } from '../webhooks/metallb-config.ts';
-import { discardFRROnly, discardNativeOnly } from '../webhooks/metallb-bgp.ts';
+import { discardFRROnly, discardNativeOnly } from '../webhooks/metallb-modes.ts';
 import { parsePoolEntry } from '../../model/cluster/address-pools.ts';
 import { ipNetString, parseGoCIDR } from '../../model/go/net.ts';
 import { count, countUnread, emptyAgreement, type Agreement, type UpstreamTable } from './agreement.ts';

@@ -6,7 +6,6 @@
  * refuses (metallb.ts). Each error is the first Go returns, as its text reads, with the object and the field it is about.
  */
 import { labelSelectorError } from '../../model/scheduling/label-syntax.ts';
-import { selectorMatches } from '../../model/core/label-selector.ts';
 import {
   bgpAdvertisementFrom,
   checkAdvertisementOnPool,
@@ -17,21 +16,28 @@ import {
   type Community,
   type PeerSecret,
 } from './metallb-bgp.ts';
-import { duplicate, duplicateSelectors, list, parses, plain, Refused, selectorString, selectorText, strings, type MetalLBObject } from './metallb-selectors.ts';
-import { parsePoolEntry } from '../../model/cluster/address-pools.ts';
+import {
+  blame,
+  duplicate,
+  duplicateSelectors,
+  list,
+  parses,
+  plain,
+  Refused,
+  refusal,
+  selectorString,
+  selectorText,
+  strings,
+  type ConfigError,
+  type MetalLBObject,
+} from './metallb-selectors.ts';
+import { advertisedPools, parsePoolEntry } from '../../model/cluster/address-pools.ts';
 import { ipEqual, ipNetContains, ipNetString, maskOnes, to4, type GoIPNet } from '../../model/go/net.ts';
 import type { Path } from '../../model/core/positions.ts';
 
 type Obj = Record<string, any>;
 
-export type { MetalLBObject } from './metallb-selectors.ts';
-
-/** What the configuration's parse refuses, and where. */
-export interface ConfigError {
-  object: MetalLBObject;
-  path: Path;
-  message: string;
-}
+export type { ConfigError, MetalLBObject } from './metallb-selectors.ts';
 
 /** cidrContainsCIDR, both ways. */
 function cidrsOverlap(a: GoIPNet, b: GoIPNet): boolean {
@@ -118,16 +124,6 @@ export interface MetalLBResources {
   passwordSecrets?: ReadonlyMap<string, PeerSecret>;
 }
 
-/** Runs one object's reading, blaming it for what it throws. */
-function blame(object: MetalLBObject, read: () => void): void {
-  try {
-    read();
-  } catch (err) {
-    if (err instanceof Refused) throw Object.assign(new Refused(err.path, err.message), { object });
-    throw err;
-  }
-}
-
 /** bfdProfilesFor and peersFor: each profile and peer parsed, a name once, a profile a peer names one that exists. */
 function profilesAndPeers(r: MetalLBResources): { echo: Set<string>; peers: MetalLBObject[] } {
   const profiles = new Map<string, boolean>();
@@ -170,6 +166,7 @@ function parsePools(pools: readonly MetalLBObject[]): Map<MetalLBObject, Map<str
       const cidrs = poolCIDRs(pool);
       if (names.has(pool.name)) throw new Refused(['metadata', 'name'], `duplicate definition of pool ${JSON.stringify(pool.name)}`);
       names.add(pool.name);
+      const entries = strings(pool.spec.addresses);
       const byEntry = new Map<string, GoIPNet[]>();
       for (const { net, index } of cidrs) {
         const earlier = all.find((m) => cidrsOverlap(net, m));
@@ -179,21 +176,12 @@ function parsePools(pools: readonly MetalLBObject[]): Map<MetalLBObject, Map<str
             `CIDR ${JSON.stringify(ipNetString(net))} in pool ${JSON.stringify(pool.name)} overlaps with already defined CIDR ${JSON.stringify(ipNetString(earlier))}`,
           );
         all.push(net);
-        const entry = strings(pool.spec.addresses)[index]!;
+        const entry = entries[index]!;
         byEntry.set(entry, [...(byEntry.get(entry) ?? []), net]);
       }
       out.set(pool, byEntry);
     });
   return out;
-}
-
-/** The pools an advertisement applies to: those it names or selects, or every pool where it says neither. */
-function advertisedPools(adv: MetalLBObject, pools: readonly MetalLBObject[]): MetalLBObject[] {
-  const names = strings(adv.spec.ipAddressPools);
-  const selectors = list(adv.spec.ipAddressPoolSelectors);
-  if (names.length === 0 && selectors.length === 0) return [...pools];
-  const selected = pools.filter((p) => selectors.some((s) => selectorMatches(s, p.labels)));
-  return [...names.flatMap((n) => pools.filter((p) => p.name === n)), ...selected];
 }
 
 /** poolsFor's BGP part and validateConfig: no advertisement twice, each parsed and fit for each pool it applies to, no BFD echo on IPv6. */
@@ -219,7 +207,7 @@ function bgpAdvertisements(
       list(adv.spec.ipAddressPoolSelectors).forEach((s, i) =>
         parses(s, ['spec', 'ipAddressPoolSelectors', i], `invalid label selector ${selectorText(s, plain)}`),
       );
-      for (const pool of advertisedPools(adv, r.pools)) {
+      for (const pool of advertisedPools(adv.spec, r.pools, (p) => p.labels)) {
         checkAdvertisementOnPool(parsedAdv, parsed.get(pool) ?? new Map(), attached.get(pool) ?? []);
         attached.set(pool, [...(attached.get(pool) ?? []), parsedAdv]);
         const v6 = [...(parsed.get(pool)?.values() ?? [])].flat().some((n) => !to4(n.ip));
@@ -242,14 +230,12 @@ function bgpAdvertisements(
 export function parseConfig(r: MetalLBResources): ConfigError | undefined {
   try {
     const { echo, peers } = profilesAndPeers(r);
-    const { aliases, blame: bad } = communitiesFrom(r.communities ?? []);
-    if (bad) return { object: (r.communities ?? [])[bad.index]!, path: bad.error.path, message: bad.error.message };
+    const aliases = communitiesFrom(r.communities ?? []);
     const parsed = parsePools(r.pools);
     for (const adv of r.l2Advs) blame(adv, () => checkL2Advertisement(adv));
     bgpAdvertisements(r, parsed, { aliases, echo, peers });
     return undefined;
   } catch (err) {
-    if (err instanceof Refused && 'object' in err) return { object: (err as Refused & { object: MetalLBObject }).object, path: err.path, message: err.message };
-    throw err;
+    return refusal(err);
   }
 }

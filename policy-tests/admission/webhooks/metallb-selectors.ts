@@ -20,10 +20,35 @@ export interface MetalLBObject {
 /** What MetalLB's parse refuses, at the field of the object it is about. */
 export class Refused extends Error {
   readonly path: Path;
+  /** The object the error is about, once a reading of one object has blamed it. */
+  object?: MetalLBObject;
   constructor(path: Path, message: string) {
     super(message);
     this.path = path;
   }
+}
+
+/** What MetalLB's reading refuses: the first error, with the object and the field it is about. */
+export interface ConfigError {
+  object: MetalLBObject;
+  path: Path;
+  message: string;
+}
+
+/** Runs one object's reading, blaming it for what it refuses (an error already blamed keeps its object). */
+export function blame(object: MetalLBObject, read: () => void): void {
+  try {
+    read();
+  } catch (err) {
+    if (err instanceof Refused) err.object ??= object;
+    throw err;
+  }
+}
+
+/** The error a reading refused with, as a ConfigError; any other error thrown on. */
+export function refusal(err: unknown): ConfigError {
+  if (err instanceof Refused && err.object) return { object: err.object, path: err.path, message: err.message };
+  throw err;
 }
 
 export const list = (v: unknown): any[] => (Array.isArray(v) ? v : []);

@@ -12,7 +12,7 @@
  * the cluster for the next.
  */
 import type { Path } from '../../model/core/positions.ts';
-import { discardFRROnly, discardNativeOnly } from './metallb-bgp.ts';
+import { discardFRROnly, discardNativeOnly } from './metallb-modes.ts';
 import { parseConfig, type MetalLBResources } from './metallb-config.ts';
 import type { MetalLBObject } from './metallb-selectors.ts';
 
@@ -86,7 +86,7 @@ function judge(o: MetalLBObject, held: Readonly<Record<Kind, MetalLBObject[]>>, 
   const modeError = mode === 'native' ? discardFRROnly(resources) : discardNativeOnly(resources);
   const error = modeError ?? parseConfig(resources);
   if (!error) return undefined;
-  return { object: o, path: error.object?.name === o.name && error.object.kind === o.kind ? error.path : [], message: error.message };
+  return { object: o, path: error.object.name === o.name && error.object.kind === o.kind ? error.path : [], message: error.message };
 }
 
 /** What the webhooks refuse (and warn of) of `applied`, given in the order a sync applies them, into a cluster that held none. */

@@ -7,6 +7,7 @@
 import { applications, applicationsByName, namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { requiresLoadBalancer, REQUIRES_LOAD_BALANCER } from '../../model/argocd/app-declarations.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
+import { advertisedPools } from '../../model/cluster/address-pools.ts';
 import { allocatorPool, MetalLBAllocator, type IPFamily, type LBService } from '../../model/cluster/metallb-allocator.ts';
 import { namespaceLabels } from '../../model/cluster/pod-templates.ts';
 import { dig, list, obj } from '../../model/core/dig.ts';
@@ -62,10 +63,7 @@ const stringMap = (v: unknown): Record<string, string> => Object.fromEntries(Obj
 /** Whether an L2Advertisement or BGPAdvertisement applies to the pool and the Service (its pools, or all; its Service selectors, or all). */
 function picks(adv: Resource, pool: Resource | undefined, svc: LBService): boolean {
   if (!pool || adv.namespace !== pool.namespace) return false;
-  const names = list(dig(adv.object, ['spec', 'ipAddressPools']));
-  const selectors = list(dig(adv.object, ['spec', 'ipAddressPoolSelectors']));
-  const labels = obj(dig(pool.object, ['metadata', 'labels']));
-  const picksPool = (names.length === 0 && selectors.length === 0) || names.includes(pool.name) || selectors.some((s) => selectorMatches(obj(s), labels));
+  const picksPool = advertisedPools(adv.object.spec, [pool], (p) => dig(p.object, ['metadata', 'labels'])).length > 0;
   const services = list(dig(adv.object, ['spec', 'serviceSelectors']));
   return picksPool && (services.length === 0 || services.some((s) => selectorMatches(obj(s), svc.labels)));
 }
@@ -111,14 +109,15 @@ function checkAllocations(ctx: CheckContext, services: readonly Resource[]): voi
   const peers = ctx.resources.filter((r) => r.kind === 'BGPPeer');
   const namespaces = namespaceLabels(ctx.repo);
   const kinds = ctx.repo.facts ? nodeKinds(ctx.repo.facts) : [];
-  const ignoreExcludeLB = chartValues(ctx.repo, 'metallb').some((c) => dig(c.values, ['speaker', 'ignoreExcludeLB']) === true);
+  const metallbValues = chartValues(ctx.repo, 'metallb').map((c) => c.values);
+  const ignoreExcludeLB = metallbValues.some((v) => dig(v, ['speaker', 'ignoreExcludeLB']) === true);
   const speakers = announcingKinds(kinds, ignoreExcludeLB);
   const allocator = new MetalLBAllocator(pools.map((p) => allocatorPool({ name: p.name, spec: obj(p.object.spec) }, namespaces)));
   const network = ctx.repo.facts?.nodeNetwork;
   const clusterFamily: IPFamily = (network && cidrFamily(network.services)) ?? 'IPv4';
   // filterByLoadBalancerClass: MetalLB serves the Services of its class (the chart's loadBalancerClass), none but
   // classless ones where it has none; another class's provider is not judged.
-  const metallbClass = chartValues(ctx.repo, 'metallb').map((c) => dig(c.values, ['loadBalancerClass']))[0] ?? '';
+  const metallbClass = metallbValues.map((v) => dig(v, ['loadBalancerClass']))[0] ?? '';
   const served = services
     .filter((s) => {
       const own = dig(s.object, ['spec', 'loadBalancerClass']) ?? '';

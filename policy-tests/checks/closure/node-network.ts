@@ -10,25 +10,14 @@
  * - A workload that names a node by its address (TALOS_NODE) names one of the
  *   nodes, with the role the call needs: etcd runs on control-plane nodes only.
  */
-import { dig, list, obj } from '../../model/core/dig.ts';
+import { dig, list } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
-import { addressBlock, heldBy, parsePoolEntry } from '../../model/cluster/address-pools.ts';
+import { addressBlock, advertisedPools, heldBy, parsePoolEntry } from '../../model/cluster/address-pools.ts';
 import { ipNetPrefix, ipString } from '../../model/go/net.ts';
-import { selectorMatches } from '../../model/core/label-selector.ts';
 import { WORKLOAD_KINDS } from '../../model/core/workloads.ts';
 import { CLUSTER_FACTS_FILE } from '../../model/repository/cluster-facts.ts';
 import { namedNodes, NODE_ADDRESS_ENV, nodeRoles, onSegment, reservedAddresses, type NodeNetwork } from '../../model/repository/node-network.ts';
-
-/** The pools an L2Advertisement announces: those it names, those its selectors match, or every pool of its namespace when it says neither. */
-function announcedPools(advertisement: Resource, pools: readonly Resource[]): Resource[] {
-  const ns = advertisement.namespace;
-  const own = pools.filter((p) => p.namespace === ns);
-  const names = list(dig(advertisement.object, ['spec', 'ipAddressPools']));
-  const selectors = list(dig(advertisement.object, ['spec', 'ipAddressPoolSelectors']));
-  if (names.length === 0 && selectors.length === 0) return own;
-  return own.filter((p) => names.includes(p.name) || selectors.some((s) => selectorMatches(obj(s), obj(dig(p.object, ['metadata', 'labels'])))));
-}
 
 /**
  * Why a pool entry does not fit the segment, or undefined when it does: each CIDR MetalLB reads the entry as lies
@@ -67,7 +56,11 @@ export const nodeNetworkClosureCheck: PolicyCheck = {
     const pools = ctx.resources.filter((r) => r.kind === 'IPAddressPool');
     const told = new Set<Resource>();
     for (const advertisement of ctx.resources.filter((r) => r.kind === 'L2Advertisement'))
-      for (const pool of announcedPools(advertisement, pools)) {
+      for (const pool of advertisedPools(
+        advertisement.object.spec,
+        pools.filter((p) => p.namespace === advertisement.namespace),
+        (p) => dig(p.object, ['metadata', 'labels']),
+      )) {
         if (told.has(pool)) continue;
         told.add(pool);
         list(dig(pool.object, ['spec', 'addresses'])).forEach((entry, i) => {

@@ -4,15 +4,16 @@
  * pool holds, in node:net's BlockList.
  */
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
-import { ipNetPrefix, ipString, parseGoCIDR, parseGoIP, to4, type GoIP, type GoIPNet } from '../go/net.ts';
+import { dig, list, obj } from '../core/dig.ts';
+import { selectorMatches } from '../core/label-selector.ts';
+import { cidrMask, ipFromInt, ipNetPrefix, ipString, ipToInt, parseGoCIDR, parseGoIP, to16, to4, type GoIP, type GoIPNet } from '../go/net.ts';
 
 /** mikioh/ipaddr's Summarize: the fewest prefixes that cover first..last, none where the families differ. */
 export function summarize(first: GoIP, last: GoIP): GoIPNet[] {
   const [f4, l4] = [to4(first), to4(last)];
   if ((f4 === undefined) !== (l4 === undefined)) return [];
   const bits = f4 ? 32 : 128;
-  const asInt = (ip: GoIP) => [...ip].reduce((n, b) => (n << 8n) | BigInt(b), 0n);
-  const [from, to] = [asInt(f4 ?? first), asInt(l4 ?? last)];
+  const [from, to] = [ipToInt(f4 ?? first), ipToInt(l4 ?? last)];
   const out: GoIPNet[] = [];
   for (let fi = from; fi <= to;) {
     let n = bits;
@@ -21,9 +22,8 @@ export function summarize(first: GoIP, last: GoIP): GoIPNet[] {
       if (fi % size !== 0n || fi + size - 1n > to) break;
       n--;
     }
-    const bytes = Uint8Array.from({ length: bits / 8 }, (_, i) => Number((fi >> BigInt(bits - 8 * (i + 1))) & 0xffn));
-    const ip = f4 ? Uint8Array.from([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, ...bytes]) : bytes;
-    out.push({ ip, mask: Uint8Array.from({ length: bits / 8 }, (_, i) => 0xff & (0xff << (8 - Math.max(0, Math.min(8, n - i * 8))))) });
+    // An IPv4 prefix's address is held in 16 bytes under a 4-byte mask, as ipaddr's Prefix holds it.
+    out.push({ ip: to16(ipFromInt(fi, bits / 8)), mask: cidrMask(n, bits) });
     fi += 1n << BigInt(bits - n);
   }
   return out;
@@ -67,4 +67,15 @@ export function addressBlock(entries: Iterable<string>): BlockList {
 export function heldBy(pools: BlockList, ip: string): 'held' | 'outside' | 'not an address' {
   if (!isIPv4(ip) && !isIPv6(ip)) return 'not an address';
   return pools.check(ip, isIPv6(ip) ? 'ipv6' : 'ipv4') ? 'held' : 'outside';
+}
+
+/**
+ * The pools an L2 or BGP advertisement applies to (setL2AdvertisementsToPools, setBGPAdvertisementsToPools): those
+ * it names and those its pool selectors match, or every pool where it says neither; each once, in the pools' order.
+ */
+export function advertisedPools<P extends { name: string }>(spec: unknown, pools: readonly P[], labelsOf: (pool: P) => unknown): P[] {
+  const names = list(dig(spec, ['ipAddressPools']));
+  const selectors = list(dig(spec, ['ipAddressPoolSelectors']));
+  if (names.length === 0 && selectors.length === 0) return [...pools];
+  return pools.filter((p) => names.includes(p.name) || selectors.some((s) => selectorMatches(obj(s), obj(labelsOf(p)))));
 }

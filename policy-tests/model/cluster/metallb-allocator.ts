@@ -11,7 +11,7 @@
 import { selectorMatches } from '../core/label-selector.ts';
 import { parsePoolEntry } from './address-pools.ts';
 import type { Path } from '../core/positions.ts';
-import { ipNetContains, ipNetPrefix, ipString, parseGoIP, to4, type GoIP, type GoIPNet } from '../go/net.ts';
+import { ipFromInt, ipNetContains, ipNetPrefix, ipString, ipToInt, parseGoIP, to4, type GoIP, type GoIPNet } from '../go/net.ts';
 
 type Obj = Record<string, any>;
 export type IPFamily = 'IPv4' | 'IPv6';
@@ -191,11 +191,10 @@ export class MetalLBAllocator {
   private freeIn(n: GoIPNet, avoidBuggy: boolean, req: AllocationRequest): GoIP | undefined {
     const bytes = to4(n.ip) ?? n.ip;
     const bits = bytes.length * 8;
-    const first = [...bytes].reduce((acc, b) => (acc << 8n) | BigInt(b), 0n);
+    const first = ipToInt(bytes);
     const size = 1n << BigInt(bits - ipNetPrefix(n));
     for (let i = 0n; i < size; i++) {
-      const at = first + i;
-      const ip = Uint8Array.from({ length: bits / 8 }, (_, k) => Number((at >> BigInt(bits - 8 * (k + 1))) & 0xffn));
+      const ip = ipFromInt(first + i, bits / 8);
       if ((avoidBuggy && buggy(ip)) || this.sharing(req, ipString(ip))) continue;
       return ip;
     }

@@ -71,7 +71,7 @@ export function parseGoIP(s: string): GoIP | undefined {
   const family = s.includes('%') ? 0 : isIP(s);
   if (family === 0) return undefined;
   const bytes = ipaddr.parse(s).toByteArray();
-  return Uint8Array.from(family === 4 ? [...V4_IN_V6, ...bytes] : bytes);
+  return to16(Uint8Array.from(bytes));
 }
 
 /** `ip.To4()`: the 4 bytes of an IPv4 address, however it is held, or undefined. */
@@ -80,8 +80,17 @@ export function to4(ip: GoIP): GoIP | undefined {
   return ip.length === 16 && V4_IN_V6.every((b, i) => ip[i] === b) ? ip.subarray(12) : undefined;
 }
 
+/** `ip.To16()`: an IPv4 address of 4 bytes held in 16, as Go's parsers give it; 16 bytes as they are. */
+export const to16 = (ip: GoIP): GoIP => (ip.length === 4 ? Uint8Array.from([...V4_IN_V6, ...ip]) : ip);
+
+/** An address's bytes as one unsigned integer, to walk or summarize a range by. */
+export const ipToInt = (ip: GoIP): bigint => [...ip].reduce((n, b) => (n << 8n) | BigInt(b), 0n);
+
+/** The address of `length` bytes whose integer is `n`. */
+export const ipFromInt = (n: bigint, length: number): GoIP => Uint8Array.from({ length }, (_, i) => Number((n >> BigInt(8 * (length - 1 - i))) & 0xffn));
+
 /** `net.CIDRMask(ones, bits)`. */
-function cidrMask(ones: number, bits: number): Uint8Array {
+export function cidrMask(ones: number, bits: number): Uint8Array {
   return Uint8Array.from({ length: bits / 8 }, (_, i) => 0xff & (0xff << (8 - Math.max(0, Math.min(8, ones - i * 8)))));
 }
 
@@ -89,7 +98,7 @@ function cidrMask(ones: number, bits: number): Uint8Array {
 function maskIP(ip: GoIP, mask: Uint8Array): GoIP | undefined {
   let bytes = ip;
   if (mask.length === 16 && bytes.length === 4 && mask.subarray(0, 12).every((b) => b === 0xff)) mask = mask.subarray(12);
-  if (mask.length === 4 && bytes.length === 16 && V4_IN_V6.every((b, i) => bytes[i] === b)) bytes = bytes.subarray(12);
+  if (mask.length === 4 && bytes.length === 16 && to4(bytes)) bytes = to4(bytes)!;
   return mask.length === bytes.length ? bytes.map((b, i) => b & mask[i]!) : undefined;
 }
 
