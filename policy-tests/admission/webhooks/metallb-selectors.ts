@@ -56,10 +56,10 @@ export const strings = (v: unknown): string[] => list(v).map((s) => (typeof s ==
 
 type Format = (s: string) => string;
 export const plain: Format = (v) => v;
-export const quoted: Format = (v) => JSON.stringify(v);
+const quoted: Format = (v) => JSON.stringify(v);
 
 /** A match expression as Go's `%v` (plain) or `%q` (quoted) prints the struct: `{key In [a b]}`. */
-export function requirementText(e: Obj, f: Format): string {
+function requirementText(e: Obj, f: Format): string {
   return `{${f(String(e?.key ?? ''))} ${f(String(e?.operator ?? ''))} [${strings(e?.values).map(f).join(' ')}]}`;
 }
 
