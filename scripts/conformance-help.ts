@@ -96,6 +96,24 @@ is committed):
                       and internal/allocator/allocator_test.go's
                       TestAssignment and TestBuggyIPs steps, run in order
                       on the port of MetalLB's allocator
+  --go DIR            a Go source tree (golang/go, or a distribution's
+                      source package, Go 1.19 or later): text/template's
+                      parser tests (src/text/template/parse/parse_test.go:
+                      parseTests, errorTests, numberTests), each template
+                      parsed by the gate's port of Go's parser, which the
+                      prometheus-operator's webhook runs on every alert's
+                      labels and annotations
+  --prometheus DIR    prometheus/prometheus: the PromQL parser's tests
+                      (promql/parser/parse_test.go, testExpr: whether each
+                      input parses) and the rule file tests (model/rulefmt:
+                      the testdata files and TestTemplateParsing), each
+                      judged as the prometheus-operator's webhook judges a
+                      PrometheusRule
+  --prometheus-operator DIR
+                      prometheus-operator/prometheus-operator: its webhook's
+                      PrometheusRule tests (pkg/admission/admission_test.go
+                      and its golden reviews), each judged by the gate's
+                      port of the webhook
   --component-helpers DIR
                       kubernetes/component-helpers: the scheduler's node
                       affinity and taint tests (scheduling/corev1/nodeaffinity,

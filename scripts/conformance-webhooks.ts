@@ -1,9 +1,10 @@
 /**
  * The conformance command's readers of the webhooks' own tests: cert-manager's, External Secrets' and MetalLB's
- * validation tables, each from a checkout at the version the repository deploys, against the gate's port of the
+ * validation tables, and the parsers the prometheus-operator's webhook runs (Go's text/template, Prometheus's PromQL
+ * and rule files), each from a checkout at the version the repository deploys, against the gate's port of the
  * webhook (policy-tests/admission/webhooks/).
  */
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { conformance } from '../policy-tests/index.ts';
 import { readText, report } from './lib/agreement-report.ts';
@@ -62,4 +63,28 @@ export function reportMetalLB(checkout: string, print: (line: string) => void): 
   );
   const allocator = conformance.metallbAllocatorCases(readText(join(checkout, 'internal/allocator/allocator_test.go')));
   report("MetalLB's allocator tests (TestAssignment, TestBuggyIPs), each test's steps in order", conformance.metallbAllocatorAgreement(allocator), print);
+}
+
+/** Go's text/template parser tests, from a Go source tree (src/text/template/parse), against the gate's port. */
+export function reportGoTemplates(checkout: string, print: (line: string) => void): void {
+  const table = conformance.goTemplateCases(readText(join(checkout, 'src/text/template/parse/parse_test.go')));
+  report("Go's text/template parser tests (parseTests, errorTests, numberTests)", conformance.goTemplateAgreement(table), print);
+}
+
+/** Prometheus's PromQL parser tests and its rule file tests, against what the prometheus-operator's webhook runs. */
+export function reportPrometheus(checkout: string, print: (line: string) => void): void {
+  const promql = conformance.promqlCases(readText(join(checkout, 'promql/parser/parse_test.go')));
+  report(`Prometheus's PromQL parser tests (testExpr; ${promql.declined.length} declined)`, conformance.promqlAgreement(promql), print);
+  const testdata = (file: string) =>
+    existsSync(join(checkout, 'model/rulefmt/testdata', file)) ? readText(join(checkout, 'model/rulefmt/testdata', file)) : undefined;
+  const rules = conformance.ruleFileCases(readText(join(checkout, 'model/rulefmt/rulefmt_test.go')), testdata);
+  report(`Prometheus's rule file tests (model/rulefmt; ${rules.declined.length} declined)`, conformance.ruleFileAgreement(rules), print);
+}
+
+/** The prometheus-operator's own webhook tests (pkg/admission), against the gate's port of its PrometheusRule validation. */
+export function reportPrometheusOperator(checkout: string, print: (line: string) => void): void {
+  const golden = (file: string) =>
+    existsSync(join(checkout, 'pkg/admission/testdata', file)) ? readText(join(checkout, 'pkg/admission/testdata', file)) : undefined;
+  const table = conformance.operatorAdmissionCases(readText(join(checkout, 'pkg/admission/admission_test.go')), golden);
+  report(`The prometheus-operator's PrometheusRule webhook tests (${table.declined.length} declined)`, conformance.operatorAdmissionAgreement(table), print);
 }

@@ -13,7 +13,14 @@ import { runCommand, UsageError, type CommandIo } from './lib/command.ts';
 import { percent, readText, report } from './lib/agreement-report.ts';
 import { reportRepoServer } from './conformance-argocd.ts';
 import { reportKubeconform } from './conformance-kubeconform.ts';
-import { reportCertManager, reportExternalSecrets, reportMetalLB } from './conformance-webhooks.ts';
+import {
+  reportCertManager,
+  reportExternalSecrets,
+  reportGoTemplates,
+  reportMetalLB,
+  reportPrometheus,
+  reportPrometheusOperator,
+} from './conformance-webhooks.ts';
 import { HELP } from './conformance-help.ts';
 
 type Agreement = conformance.Agreement;
@@ -115,6 +122,9 @@ const CHECKOUTS = [
   'cert-manager',
   'external-secrets',
   'metallb',
+  'go',
+  'prometheus',
+  'prometheus-operator',
   'component-helpers',
   'kubelet',
   'kubeconform',
@@ -149,6 +159,7 @@ export function conformanceCommand(argv: string[], io?: CommandIo): Promise<numb
         const [certManager, externalSecrets, metallb, componentHelpers, kubelet] = (
           ['cert-manager', 'external-secrets', 'metallb', 'component-helpers', 'kubelet'] as const
         ).map(dir);
+        const [goSource, prometheus, prometheusOperator] = (['go', 'prometheus', 'prometheus-operator'] as const).map(dir);
         if (!CHECKOUTS.some((c) => dir(c))) throw new UsageError(`give ${flags(CHECKOUTS)}: the upstream checkouts to measure against`);
         const version = values.kubernetes as string | undefined;
         if (version !== undefined && !/^1\.\d+$/.test(version)) throw new UsageError(`--kubernetes ${version}: expected 1.NN`);
@@ -178,6 +189,9 @@ export function conformanceCommand(argv: string[], io?: CommandIo): Promise<numb
         if (certManager) reportCertManager(certManager, print);
         if (externalSecrets) reportExternalSecrets(externalSecrets, print);
         if (metallb) reportMetalLB(metallb, print);
+        if (goSource) reportGoTemplates(goSource, print);
+        if (prometheus) reportPrometheus(prometheus, print);
+        if (prometheusOperator) reportPrometheusOperator(prometheusOperator, print);
         if (componentHelpers) reportComponentHelpers(componentHelpers, print);
         if (kubelet)
           report(

@@ -3,7 +3,7 @@
  * Security admission, and the CRDs' validation rules (CEL), judged on every
  * plain and rendered object as on a create through Argo CD; and what makes
  * Argo CD itself refuse or never apply an object; what the webhooks the
- * repository deploys refuse (cert-manager's, External Secrets', MetalLB's); and what the kubelet, the
+ * repository deploys refuse (cert-manager's, External Secrets', MetalLB's, the prometheus-operator's); and what the kubelet, the
  * node's own admission, refuses of a pod the API server admitted.
  */
 import { groupOf, type Resource } from '../../model/core/manifest.ts';
@@ -18,6 +18,7 @@ import { metallbWebhookCheck } from './metallb-webhook.ts';
 import { apiValidationCheck, crdValidationRuleCheck } from './object-validation.ts';
 import { namespaceLimitsCheck } from './namespace-limits.ts';
 import { podSecurityCheck } from './pod-security.ts';
+import { prometheusOperatorWebhookCheck } from './prometheus-operator-webhook.ts';
 import { serviceAllocationCheck } from './service-allocation.ts';
 import { syncAuthorizationCheck } from './sync-authorization.ts';
 
@@ -34,6 +35,7 @@ export function admissionChecks({ builtinGroups, isClusterScoped }: CheckEnviron
     certManagerWebhookCheck,
     externalSecretsWebhookCheck,
     metallbWebhookCheck,
+    prometheusOperatorWebhookCheck,
     serviceAllocationCheck,
     namespaceLimitsCheck,
     admissionPolicyCheck(isBuiltin, isClusterScoped),

@@ -243,6 +243,16 @@ export { schedulingAgreement, schedulingCases } from './scheduling-cases.ts';
 export { externalSecretsAgreement, externalSecretsCases } from './external-secrets-cases.ts';
 export { metallbAgreement, metallbCases } from './metallb-cases.ts';
 export { metallbAllocatorAgreement, metallbAllocatorCases } from './metallb-allocator-cases.ts';
+export {
+  goTemplateAgreement,
+  goTemplateCases,
+  operatorAdmissionAgreement,
+  operatorAdmissionCases,
+  promqlAgreement,
+  promqlCases,
+  ruleFileAgreement,
+  ruleFileCases,
+} from './prometheus-rule-cases.ts';
 export { kubeletSysctlAgreement, kubeletSysctlCases } from './kubelet-sysctl-cases.ts';
 export { extendedFormatCases, formatAgreement, strfmtCases } from './kube-openapi-formats.ts';
 export { suiteAgreement, suiteCases } from './kube-openapi-suite.ts';
