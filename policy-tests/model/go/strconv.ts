@@ -7,7 +7,8 @@
 /** strconv.ErrSyntax's text, which text/template prints as the cause. */
 export const GO_SYNTAX_ERROR = 'invalid syntax';
 
-const SIMPLE_ESCAPES = new Set(['a', 'b', 'f', 'n', 'r', 't', 'v', '\\']);
+/** The one-letter escapes and the runes they stand for. */
+const SIMPLE_ESCAPES: Readonly<Record<string, number>> = { a: 7, b: 8, f: 12, n: 10, r: 13, t: 9, v: 11, '\\': 92 };
 const HEX = /^[0-9a-fA-F]+$/;
 
 /**
@@ -22,7 +23,8 @@ export function goUnquoteChar(s: string, quote: string): { rune: number; tail: s
   if (first !== '\\') return { rune: c, tail: s.slice(first.length) };
   const e = s[1];
   if (e === undefined) return undefined;
-  if (SIMPLE_ESCAPES.has(e)) return { rune: e.charCodeAt(0), tail: s.slice(2) };
+  const simple = SIMPLE_ESCAPES[e];
+  if (simple !== undefined) return { rune: simple, tail: s.slice(2) };
   if (e === "'" || e === '"') return e === quote ? { rune: e.charCodeAt(0), tail: s.slice(2) } : undefined;
   const width = e === 'x' ? 2 : e === 'u' ? 4 : e === 'U' ? 8 : 0;
   if (width > 0) {

@@ -214,7 +214,9 @@ function astRules(expr: string, top: SyntaxNode): string[] {
     }
     if (n.name === 'MatrixSelector' && n.firstChild) {
       const inner = modified(n.firstChild);
-      if (inner.base.name !== 'VectorSelector') problems.push('ranges only allowed for vector selectors');
+      // `-foo[5m]`: the grammar puts the sign under the range; Go's parser reads -(foo[5m]), a sign on a range.
+      if (inner.base.name === 'UnaryExpr') problems.push('unary expression only allowed on expressions of type scalar or instant vector, got "range vector"');
+      else if (inner.base.name !== 'VectorSelector') problems.push('ranges only allowed for vector selectors');
       else if (inner.offsets > 0) problems.push('no offset modifiers allowed before range');
       else if (inner.ats > 0) problems.push('no @ modifiers allowed before range');
     }

@@ -2,7 +2,20 @@
 import type { Mutation } from '../support/mutation-runner.ts';
 import { crdYaml } from '../../../test-support/crd-fixture.ts';
 import { lineOf, type RepoCopy } from '../support/helpers.ts';
-import { CONTAINER, swap, API, SERVICE, NAMESPACES, STORE, after, inProject, PORTFOLIO_DEPLOYMENT, PRIVILEGED_NS_DEPLOYMENT } from './edits.ts';
+import {
+  CONTAINER,
+  swap,
+  API,
+  SERVICE,
+  NAMESPACES,
+  STORE,
+  after,
+  inProject,
+  PORTFOLIO_DEPLOYMENT,
+  PRIVILEGED_NS_DEPLOYMENT,
+  PLATFORM_RULES,
+  replaceFirst,
+} from './edits.ts';
 
 const ARGOCD_CM = 'apps/platform/argocd/patches/argocd-cm.yaml';
 const API_INGRESS = 'portfolio-api/deploy/ingress.yaml';
@@ -335,6 +348,32 @@ const mutations: Mutation[] = [
       '    - 192.168.1.240-192.168.1.249\n---\napiVersion: metallb.io/v1beta1\nkind: IPAddressPool\nmetadata:\n  name: private\n  namespace: metallb-system\n  annotations:\n    argocd.argoproj.io/sync-wave: "1"\n    argocd.argoproj.io/sync-options: SkipDryRunOnMissingResource=true\nspec:\n  addresses:\n    - 192.168.1.241/32\n  autoAssign: false\n---\n',
     ),
     at: (c) => ({ file: METALLB_POOLS, line: lineOf(c, METALLB_POOLS, '192.168.1.241/32') }),
+  },
+  {
+    check: 'prometheus-operator-webhook',
+    why: "the hypervisor storage alert's summary rounds with humanizePercent, a function Prometheus's templates do not have (humanizePercentage is): the operator's webhook refuses the PrometheusRule (function not defined), and none of the hypervisor's alerts load",
+    mutate: replaceFirst('monitoring/alert-rules/hypervisor.yaml', '{{ $value | humanize }}% full.', '{{ $value | humanizePercent }} full.'),
+    at: 'humanizePercent',
+  },
+  {
+    check: 'prometheus-operator-webhook',
+    why: "the OOM alert's summary reads $label.pod, one letter short of $labels: the template does not parse (undefined variable), and the operator's webhook refuses the platform rules",
+    mutate: replaceFirst(
+      PLATFORM_RULES,
+      '/{{ $labels.pod }}/{{ $labels.container }} was OOM-killed.',
+      '/{{ $label.pod }}/{{ $labels.container }} was OOM-killed.',
+    ),
+    at: '$label.pod',
+  },
+  {
+    check: 'prometheus-operator-webhook',
+    why: "the restart alert's increase() written without its range: Prometheus's parser refuses an instant vector where increase() needs a range vector, and the operator's webhook refuses the rule",
+    mutate: replaceFirst(
+      PLATFORM_RULES,
+      'increase(kube_pod_container_status_restarts_total[1h]) > 5',
+      'increase(kube_pod_container_status_restarts_total) > 5',
+    ),
+    at: 'increase(kube_pod_container_status_restarts_total) > 5',
   },
   {
     check: 'kubelet-admits',
