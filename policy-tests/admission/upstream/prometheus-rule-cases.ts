@@ -65,7 +65,7 @@ export function goTemplateCases(parseTest: string): UpstreamTable<TextCase> {
     const text = blockAt(numbers, i);
     i = numbers.indexOf('{', i + text.length + 2);
     // The constant and its four kinds (the values after them are Go constants this reader does not need).
-    const m = /^(?:text: )?(`[^`]*`|"(?:[^"\\]|\\.)*")(?:,\s*(true|false),\s*(true|false),\s*(true|false),\s*(true|false))?/.exec(text.trim());
+    const m = /^(?:text: )?(\x60[^\x60]*\x60|"(?:[^"\\]|\\.)*")(?:,\s*(true|false),\s*(true|false),\s*(true|false),\s*(true|false))?/.exec(text.trim());
     if (!m) {
       unread.push({ name: text.slice(0, 40), why: 'not a row' });
       continue;
@@ -166,7 +166,7 @@ export function ruleFileCases(rulefmtTest: string, testdata: (file: string) => s
   }
   const templates = rulefmtTest.slice(rulefmtTest.indexOf('func TestTemplateParsing'), rulefmtTest.indexOf('func TestUniqueErrorNodes'));
   let n = 0;
-  for (const [, content, pass] of templates.matchAll(/ruleString: `([^`]*)`,\s*shouldPass: (true|false)/g))
+  for (const [, content, pass] of templates.matchAll(/ruleString: \x60([^\x60]*)\x60,\s*shouldPass: (true|false)/g))
     cases.push({ name: `TestTemplateParsing/${++n}`, content: content!, want: pass === 'true' ? undefined : '', scheme: 'utf8' });
   return { cases, unread, declined };
 
@@ -234,7 +234,7 @@ export function operatorAdmissionCases(admissionTest: string, golden: (file: str
     const file = /golden\.Get\(t, "([^"]+)"\)/.exec(body!)?.[1];
     if (!served || !file) continue;
     const allowed = /if !resp\.Response\.Allowed \{/.test(body!);
-    add(name!, file, { api: served[1]!, allowed, causes: [...body!.matchAll(/exp :?= `([^`]+)`/g)].map((m) => m[1]!) });
+    add(name!, file, { api: served[1]!, allowed, causes: [...body!.matchAll(/exp :?= \x60([^\x60]+)\x60/g)].map((m) => m[1]!) });
   }
   const comparison = admissionTest.slice(admissionTest.indexOf('func TestValidationSchemeComparison'));
   for (const [, row] of comparison.matchAll(/\{\s*(name:[\s\S]*?)\n\t\t\}/g)) {

@@ -25,6 +25,13 @@ describe("Prometheus's parser, beyond the grammar", () => {
       expect(promqlProblems(ok), ok).toEqual([]);
   });
 
+  it('lints the whole expression, however long (an editor state parses 3,000 characters, for 20 ms, at first)', () => {
+    const long = Array.from({ length: 100 }, (_, i) => `sum(rate(http_requests_total{job="j${i}"}[5m]))`).join(' + ');
+    expect(long.length).toBeGreaterThan(3000);
+    expect(promqlProblems(long)).toEqual([]);
+    expect(promqlProblems(`${long} + rate(up)`)).toEqual(['expected type matrix in call to function "rate", got vector']);
+  });
+
   it('refuses types and argument counts', () => {
     expect(promqlProblems('rate(up)')).toEqual(['expected type matrix in call to function "rate", got vector']);
     expect(promqlProblems('abs(up, 1)')).toEqual(['expected 1 argument(s) in call to "abs", got 2']);
