@@ -113,7 +113,9 @@ is committed):
                       prometheus-operator/prometheus-operator: its webhook's
                       PrometheusRule tests (pkg/admission/admission_test.go
                       and its golden reviews), each judged by the gate's
-                      port of the webhook
+                      port of the webhook, and its relabel rule validator's
+                      (pkg/prometheus/validation/validator_test.go), each
+                      rule judged as the operator judges a monitor's
   --component-helpers DIR
                       kubernetes/component-helpers: the scheduler's node
                       affinity and taint tests (scheduling/corev1/nodeaffinity,

@@ -87,4 +87,6 @@ export function reportPrometheusOperator(checkout: string, print: (line: string)
     existsSync(join(checkout, 'pkg/admission/testdata', file)) ? readText(join(checkout, 'pkg/admission/testdata', file)) : undefined;
   const table = conformance.operatorAdmissionCases(readText(join(checkout, 'pkg/admission/admission_test.go')), golden);
   report(`The prometheus-operator's PrometheusRule webhook tests (${table.declined.length} declined)`, conformance.operatorAdmissionAgreement(table), print);
+  const relabel = conformance.relabelCases(readText(join(checkout, 'pkg/prometheus/validation/validator_test.go')));
+  report("The prometheus-operator's relabel rule validator tests (TestValidateRelabelConfig)", conformance.relabelAgreement(relabel), print);
 }

@@ -250,6 +250,8 @@ export {
   operatorAdmissionCases,
   promqlAgreement,
   promqlCases,
+  relabelAgreement,
+  relabelCases,
   ruleFileAgreement,
   ruleFileCases,
 } from './prometheus-rule-cases.ts';

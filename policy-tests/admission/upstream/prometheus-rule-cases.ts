@@ -11,7 +11,9 @@ import { templateNumber } from '../../model/go/template-number.ts';
 import { lexTemplate } from '../../model/go/template-lex.ts';
 import { promqlProblems } from '../../model/monitoring/promql-lint.ts';
 import { prometheusRuleRefusals } from '../webhooks/prometheus-rules.ts';
-import { blockAt, builtinEnvironment, GoParser, tokenize } from './go-literals.ts';
+import { asJson, asManifest, blockAt, builtinEnvironment, GoParser, tokenize } from './go-literals.ts';
+import { dig, type Obj } from '../../model/core/dig.ts';
+import { promVersion, relabelRuleError } from '../../model/prometheus-operator/relabel.ts';
 import { textAgreement, type Agreement, type DecliningTable, type RowNote, type TextCase, type UpstreamTable } from './agreement.ts';
 
 /** The rows of a package-level `var <name> = []T{...}` table, each parsed alone (a row not read keeps why). */
@@ -263,6 +265,71 @@ export function operatorAdmissionAgreement(table: UpstreamTable<OperatorAdmissio
           return missing.length === 0 ? `refused${c.causes.map((w) => `, with "${w}"`).join('')}` : `refused with ${causes.join('; ')}`;
         },
         want: c.allowed ? 'allowed' : `refused${c.causes.map((w) => `, with "${w}"`).join('')}`,
+      })),
+    },
+    'the operator',
+  );
+}
+
+/** One relabel rule of the operator's validator tests: the rule as a manifest holds it, the Prometheus version, and whether it is refused. */
+export interface RelabelCase {
+  name: string;
+  rule: Obj;
+  version: string;
+  refused: boolean;
+}
+
+/**
+ * The operator's relabel validator tests (pkg/prometheus/validation/validator_test.go, TestValidateRelabelConfig):
+ * each scenario's rule (its Go fields by their JSON names), its Prometheus's version, and whether it must be refused.
+ */
+export function relabelCases(validatorTest: string): UpstreamTable<RelabelCase> {
+  const at = validatorTest.indexOf('range []struct {', validatorTest.indexOf('func TestValidateRelabelConfig'));
+  const structOpen = validatorTest.indexOf('{', at);
+  const table = blockAt(validatorTest, validatorTest.indexOf('{', structOpen + blockAt(validatorTest, structOpen).length + 2));
+  const constants = builtinEnvironment({
+    defaultRegex: '(.*)',
+    defaultSourceLabels: [],
+    defaultPrometheusSpec: { Spec: { CommonPrometheusFields: { Version: 'v2.36.0' } } },
+    'relabel.DefaultRelabelConfig.Separator': ';',
+    'relabel.DefaultRelabelConfig.Replacement': '$1',
+    'relabel.DefaultRelabelConfig.Modulus': 0,
+  });
+  // The default regex as its String method prints it (the anchors trimmed): the one call the table makes.
+  const env = {
+    ...constants,
+    call: (name: string, args: unknown[]) => (name === 'relabel.DefaultRelabelConfig.Regex.String' ? '(.*)' : constants.call(name, args)),
+  };
+  const cases: RelabelCase[] = [];
+  const unread: RowNote[] = [];
+  for (let i = table.indexOf('{'); i !== -1;) {
+    const text = blockAt(table, i);
+    i = table.indexOf('{', i + text.length + 2);
+    try {
+      const row = asJson(new GoParser(tokenize(`Row{${text}}`), env).expr()) as { scenario: string; relabelConfig: Obj; prometheus: Obj; expectedErr: boolean };
+      const version = dig(row.prometheus, ['Spec', 'CommonPrometheusFields', 'Version']);
+      cases.push({
+        name: row.scenario,
+        rule: asManifest(row.relabelConfig) as Obj,
+        version: typeof version === 'string' ? version : 'v2.36.0',
+        refused: row.expectedErr === true,
+      });
+    } catch (err) {
+      unread.push({ name: text.trim().slice(0, 60), why: (err as Error).message });
+    }
+  }
+  return { cases, unread };
+}
+
+export function relabelAgreement(table: UpstreamTable<RelabelCase>): Agreement {
+  return textAgreement(
+    {
+      unread: table.unread,
+      cases: table.cases.map((c) => ({
+        test: 'TestValidateRelabelConfig',
+        name: c.name,
+        judge: () => (relabelRuleError(c.rule, promVersion(c.version) ?? [3, 0, 0]) === undefined ? 'accepted' : 'refused'),
+        want: c.refused ? 'refused' : 'accepted',
       })),
     },
     'the operator',

@@ -6,6 +6,7 @@ import { siteChecks } from './sites.ts';
 import { pveTrustCheck } from './pve-trust.ts';
 import { unpollerTrustCheck } from './unpoller-trust.ts';
 import { monitoringLoadedCheck } from './loaded.ts';
+import { monitoringAcceptedCheck } from './accepted.ts';
 import { MONITORING_INVARIANTS } from './invariants.ts';
 
 export const monitoringAreaChecks: PolicyCheck[] = [
@@ -16,6 +17,7 @@ export const monitoringAreaChecks: PolicyCheck[] = [
   unpollerTrustCheck,
   ...siteChecks,
   monitoringLoadedCheck,
+  monitoringAcceptedCheck,
 ];
 
 export const monitoringArea: Area = staticArea('monitoring', monitoringAreaChecks, MONITORING_INVARIANTS);

@@ -19,7 +19,7 @@ import { chartValues } from '../../model/helm/chart-values.ts';
 import { dig, isMap } from '../../model/core/dig.ts';
 import { selectorMatches } from '../../model/core/label-selector.ts';
 import type { Resource } from '../../model/core/manifest.ts';
-import type { PolicyCheck } from '../../model/checks/kit.ts';
+import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { namespaceLabels } from '../../model/cluster/pod-templates.ts';
 
 type Obj = Record<string, unknown>;
@@ -61,7 +61,7 @@ const LOADED: Readonly<Record<string, Loads>> = {
 const KPS = 'kube-prometheus-stack';
 
 /** A Prometheus as the operator reads it: where it runs, its spec, and how the gate knows it. */
-interface PrometheusView {
+export interface PrometheusView {
   name: string;
   namespace: string;
   spec: Obj;
@@ -78,7 +78,14 @@ function fromValues(app: ArgoApp | undefined, appName: string, values: Obj): Pro
   if (dig(values, ['prometheus', 'enabled']) === false) return undefined;
   const spec = (dig(values, ['prometheus', 'prometheusSpec']) ?? {}) as Obj;
   const release = app?.sources.find((s) => s.chart === KPS)?.helm?.releaseName ?? appName;
-  const built: Obj = {};
+  // The fields a monitor is judged against (monitoring-accepted), as the template passes them on.
+  const tag = dig(spec, ['image', 'tag']);
+  const built: Obj = {
+    ...Object.fromEntries(
+      ['scrapeInterval', 'scrapeClasses', 'version', 'arbitraryFSAccessThroughSMs'].filter((k) => spec[k] !== undefined).map((k) => [k, spec[k]]),
+    ),
+    ...(typeof tag === 'string' ? { image: `prometheus:${tag}` } : {}),
+  };
   const given = (v: unknown) => isMap(v) && Object.keys(v).length > 0;
   for (const loads of Object.values(LOADED)) {
     built[loads.selector] = given(spec[loads.selector]) ? spec[loads.selector] : spec[loads.nilUsesHelmValues] !== false ? { matchLabels: { release } } : {};
@@ -102,6 +109,14 @@ const describe = (selector: unknown): string =>
         .map(([k, v]) => `${k}=${String(v)}`)
         .join(', ') || 'by expressions';
 
+/** The Prometheuses the operator runs: the rendered ones as written, else the one the chart's values build. */
+export function prometheusViews(ctx: CheckContext): PrometheusView[] {
+  const rendered = ctx.resources.filter((r) => r.kind === 'Prometheus');
+  if (rendered.length) return rendered.map((r) => renderedPrometheus(r, namespaceOrDestination(ctx.repo, r) ?? ''));
+  const apps = applicationsByName(ctx.repo);
+  return chartValues(ctx.repo, KPS).flatMap((v) => fromValues(apps.get(v.appName), v.appName, v.values) ?? []);
+}
+
 export const monitoringLoadedCheck: PolicyCheck = {
   id: 'monitoring-loaded',
   description:
@@ -111,11 +126,7 @@ export const monitoringLoadedCheck: PolicyCheck = {
   reads: { kinds: [...Object.keys(LOADED), 'Prometheus', 'Namespace'], charts: [KPS], renders: true },
   exemptible: false,
   run(ctx) {
-    const rendered = ctx.resources.filter((r) => r.kind === 'Prometheus');
-    const apps = applicationsByName(ctx.repo);
-    const prometheuses: PrometheusView[] = rendered.length
-      ? rendered.map((r) => renderedPrometheus(r, namespaceOrDestination(ctx.repo, r) ?? ''))
-      : chartValues(ctx.repo, KPS).flatMap((v) => fromValues(apps.get(v.appName), v.appName, v.values) ?? []);
+    const prometheuses = prometheusViews(ctx);
     if (prometheuses.length === 0) return;
     const namespaces = namespaceLabels(ctx.repo);
     for (const object of ctx.resources) {

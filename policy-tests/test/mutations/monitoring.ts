@@ -3,8 +3,30 @@ import type { Mutation } from '../support/mutation-runner.ts';
 import { KPS, LOKI, TEMPO, PROBES, SNMP, DASHBOARD, WRANGLER, inFile, swap } from './edits.ts';
 
 const SITES_ELSEWHERE = 'monitoring/blackbox-exporter/facts/sites-elsewhere.yaml';
+const PVE_MONITOR = 'monitoring/pve-exporter/servicemonitor.yaml';
+const SONARR_EXPORTER = 'apps/media/sonarr/exporter.yaml';
 
 export const monitoringMutations: Mutation[] = [
+  {
+    check: 'monitoring-accepted',
+    why: "the hypervisor exporter's cluster-wide view takes over a minute, so its scrape timeout is raised to 90s while its interval stays 60s: the operator refuses the ServiceMonitor (scrapeTimeout greater than scrapeInterval) and skips it whole, and no hypervisor is scraped",
+    mutate: swap(
+      PVE_MONITOR,
+      '      interval: 60s\n      params:\n        target: [pve1.lan]\n',
+      '      interval: 60s\n      scrapeTimeout: 90s\n      params:\n        target: [pve1.lan]\n',
+    ),
+    at: inFile(PVE_MONITOR, 'scrapeTimeout: 90s'),
+  },
+  {
+    check: 'monitoring-accepted',
+    why: "the TV manager's exporter keeps only its queue and episode series, by a regex missing its closing parenthesis: Prometheus's relabelling cannot compile it, the operator refuses the ServiceMonitor, and none of the TV manager's metrics are scraped",
+    mutate: swap(
+      SONARR_EXPORTER,
+      '          replacement: exportarr-sonarr\n',
+      "          replacement: exportarr-sonarr\n      metricRelabelings:\n        - sourceLabels: [__name__]\n          regex: 'sonarr_(queue|episode.*'\n          action: keep\n",
+    ),
+    at: inFile(SONARR_EXPORTER, "regex: 'sonarr_(queue|episode.*'"),
+  },
   {
     check: 'monitoring-loaded',
     why: "the stack's Prometheus back at the chart's rule selector (release: kube-prometheus-stack): the repository's alert rules carry no such label, so none of them is ever loaded",

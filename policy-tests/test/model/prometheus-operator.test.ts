@@ -1,0 +1,117 @@
+/**
+ * What the Prometheus operator refuses of a ServiceMonitor, PodMonitor or Probe (model/prometheus-operator/): its
+ * relabel rules under each Prometheus version's scheme, a scrape timeout past the interval, a scrape class, a
+ * Probe's prober URL; and the reader of its validator tests.
+ */
+import { describe, expect, it } from 'vitest';
+import { monitorVerdict } from '../../model/prometheus-operator/monitors.ts';
+import { prometheusFields, promVersion, relabelListError, relabelRuleError, type PromVersion } from '../../model/prometheus-operator/relabel.ts';
+import { relabelAgreement, relabelCases } from '../../admission/upstream/prometheus-rule-cases.ts';
+
+const V3: PromVersion = [3, 14, 0];
+const V2_30: PromVersion = [2, 30, 0];
+const fields = prometheusFields({ scrapeInterval: '30s', scrapeClasses: [{ name: 'tls' }] });
+
+describe("the operator's relabel rule validator", () => {
+  it('accepts the rules the repository writes and Prometheus takes', () => {
+    for (const rule of [
+      { targetLabel: 'job', replacement: 'exportarr-sonarr' },
+      { sourceLabels: ['__name__'], regex: 'sonarr_(queue|episode).*', action: 'keep' },
+      { action: 'labeldrop', regex: 'pod_template_hash' },
+      { action: 'hashmod', sourceLabels: ['__address__'], targetLabel: '__tmp_hash', modulus: 4 },
+      { action: 'Lowercase', targetLabel: 'instance' },
+      { action: 'labelmap', regex: '__meta_kubernetes_pod_label_(.+)', replacement: '${1}' },
+    ])
+      expect(relabelRuleError(rule, V3), JSON.stringify(rule)).toBeUndefined();
+  });
+
+  it('refuses what the operator refuses, in its words', () => {
+    expect(relabelRuleError({ regex: 'sonarr_(queue' }, V3)).toMatch(/^invalid regex sonarr_\(queue for relabel configuration: /);
+    expect(relabelRuleError({ action: 'hashmod', targetLabel: 'x' }, V3)).toBe('relabel configuration for hashmod requires non-zero modulus');
+    expect(relabelRuleError({ action: 'replace' }, V3)).toBe('relabel configuration for replace action needs targetLabel value');
+    expect(relabelRuleError({ action: 'uppercase', targetLabel: 'x', replacement: 'y' }, V3)).toBe("'replacement' can not be set for uppercase action");
+    expect(relabelRuleError({ action: 'labeldrop', regex: 'x', targetLabel: 'y' }, V3)).toBe("labeldrop action requires only 'regex', and no other fields");
+    expect(relabelRuleError({ action: 'keepequal', targetLabel: 'x', regex: 'y' }, V3)).toBe(
+      "keepequal action requires only 'source_labels' and `target_label`, and no other fields",
+    );
+    // Legacy names before Prometheus 3, and actions their versions lack.
+    expect(relabelRuleError({ targetLabel: 'team-name' }, V2_30)).toBe('"team-name" is invalid \'target_label\' for replace action');
+    expect(relabelRuleError({ targetLabel: 'team-name' }, V3)).toBeUndefined();
+    expect(relabelRuleError({ action: 'lowercase', targetLabel: 'x' }, V2_30)).toBe(
+      'lowercase relabel action is only supported from Prometheus version 2.36.0',
+    );
+    expect(relabelListError([{ targetLabel: 'a' }, { regex: '(' }], V3)).toMatchObject({
+      path: [1, 'regex'],
+      message: expect.stringMatching(/^\[1\]: invalid regex/),
+    });
+    expect(promVersion('v3.14.0-distroless')).toEqual([3, 14, 0]);
+  });
+});
+
+describe('what the operator skips of a monitor', () => {
+  it('refuses a scrape timeout past the interval, its own or the Prometheus default', () => {
+    const monitor = (endpoint: object) => monitorVerdict('ServiceMonitor', { selector: {}, endpoints: [{ port: 'http', ...endpoint }] }, fields);
+    expect(monitor({ interval: '60s', scrapeTimeout: '90s' })).toEqual({
+      refused: { path: ['spec', 'endpoints', 0, 'scrapeTimeout'], message: 'endpoints[0]: scrapeTimeout "90s" greater than scrapeInterval "60s"' },
+    });
+    expect(monitor({ scrapeTimeout: '45s' })).toMatchObject({ refused: { message: 'endpoints[0]: scrapeTimeout "45s" greater than scrapeInterval "30s"' } });
+    expect(monitor({ interval: '60s', scrapeTimeout: '45s' })).toBeUndefined();
+    // The HTTP client's checks and the Secrets they read are not ported: said so.
+    expect(monitor({ basicAuth: { username: { name: 's', key: 'u' } } })).toEqual({
+      notJudged: { path: ['spec', 'endpoints', 0, 'basicAuth'], message: "the operator's checks of basicAuth (and the Secrets it names) are not ported" },
+    });
+  });
+
+  it('refuses a selector apimachinery cannot build, a scrape class the Prometheus lacks, a file a Prometheus denies', () => {
+    expect(monitorVerdict('PodMonitor', { selector: { matchExpressions: [{ key: 'a', operator: 'In' }] }, podMetricsEndpoints: [] }, fields)).toMatchObject({
+      refused: { path: ['spec', 'selector'] },
+    });
+    expect(monitorVerdict('ServiceMonitor', { selector: {}, endpoints: [], scrapeClassName: 'mtls' }, fields)).toMatchObject({
+      refused: { message: 'scrapeClassName: scrapeClass "mtls" not found in Prometheus scrapeClasses' },
+    });
+    expect(monitorVerdict('ServiceMonitor', { selector: {}, endpoints: [], scrapeClassName: 'tls' }, fields)).toBeUndefined();
+    const deny = prometheusFields({ arbitraryFSAccessThroughSMs: { deny: true } });
+    expect(monitorVerdict('ServiceMonitor', { selector: {}, endpoints: [{ bearerTokenFile: '/var/run/token' }] }, deny)).toMatchObject({
+      refused: { path: ['spec', 'endpoints', 0, 'bearerTokenFile'] },
+    });
+  });
+
+  it("refuses a Probe's prober URL with a scheme, and its relabel rules as a monitor's", () => {
+    const probe = (spec: object) => monitorVerdict('Probe', { prober: { url: 'blackbox:9115' }, ...spec }, fields);
+    expect(probe({})).toBeUndefined();
+    expect(probe({ prober: { url: 'http://blackbox:9115' } })).toMatchObject({ refused: { path: ['spec', 'prober', 'url'] } });
+    expect(probe({ targets: { staticConfig: { static: ['a'], relabelingConfigs: [{ action: 'hashmod', targetLabel: 'x' }] } } })).toMatchObject({
+      refused: {
+        path: ['spec', 'targets', 'staticConfig', 'relabelingConfigs', 0],
+        message: 'targets.staticConfig.relabelConfigs: [0]: relabel configuration for hashmod requires non-zero modulus',
+      },
+    });
+  });
+
+  it('reads the Prometheus fields with the operator defaults', () => {
+    expect(prometheusFields({})).toEqual({ version: [3, 0, 0], scrapeInterval: '30s', scrapeClasses: [], denyFileAccess: false });
+    expect(prometheusFields({ image: 'quay.io/prometheus/prometheus:v2.35.1' }).version).toEqual([2, 35, 1]);
+  });
+});
+
+describe("the reader of the operator's validator tests", () => {
+  it('reads each scenario with its Prometheus version; a wrong expectation disagrees', () => {
+    const table = relabelCases(
+      [
+        'func TestValidateRelabelConfig(t *testing.T) {',
+        '\tdefaultPrometheusSpec := monitoringv1.Prometheus{}',
+        '\tfor _, tc := range []struct {\n\t\tscenario string\n\t}{',
+        '\t\t{\n\t\t\tscenario: "Invalid regex",\n\t\t\trelabelConfig: monitoringv1.RelabelConfig{\n\t\t\t\tRegex: "invalid regex)",\n\t\t\t},\n\t\t\tprometheus:  defaultPrometheusSpec,\n\t\t\texpectedErr: true,\n\t\t},',
+        '\t\t{\n\t\t\tscenario: "lowercase on an old Prometheus",\n\t\t\trelabelConfig: monitoringv1.RelabelConfig{\n\t\t\t\tAction: "lowercase",\n\t\t\t\tTargetLabel: "x",\n\t\t\t},\n\t\t\tprometheus: monitoringv1.Prometheus{\n\t\t\t\tSpec: monitoringv1.PrometheusSpec{\n\t\t\t\t\tCommonPrometheusFields: monitoringv1.CommonPrometheusFields{\n\t\t\t\t\t\tVersion: "v2.30.0",\n\t\t\t\t\t},\n\t\t\t\t},\n\t\t\t},\n\t\t\texpectedErr: false,\n\t\t},',
+        '\t} {',
+        '\t}',
+        '}',
+      ].join('\n'),
+    );
+    expect(table.cases.map((c) => [c.name, c.rule, c.version, c.refused])).toEqual([
+      ['Invalid regex', { regex: 'invalid regex)' }, 'v2.36.0', true],
+      ['lowercase on an old Prometheus', { action: 'lowercase', targetLabel: 'x' }, 'v2.30.0', false],
+    ]);
+    expect(relabelAgreement(table)).toMatchObject({ agree: 1, total: 2 });
+  });
+});
