@@ -9,6 +9,8 @@ import type { Obj } from '../../model/core/dig.ts';
 import { monitorVerdict } from '../../model/prometheus-operator/monitors.ts';
 import { prometheusFields } from '../../model/prometheus-operator/relabel.ts';
 import { prometheusViews } from './loaded.ts';
+import { keysOf } from '../../model/cluster/provided-keys.ts';
+import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 
 const KINDS = new Set(['ServiceMonitor', 'PodMonitor', 'Probe']);
 
@@ -26,8 +28,10 @@ export const monitoringAcceptedCheck: PolicyCheck = {
     for (const r of ctx.resources) {
       if (!KINDS.has(r.kind) || r.apiVersion !== 'monitoring.coreos.com/v1') continue;
       const spec = (r.object.spec ?? {}) as Obj;
+      const namespace = namespaceOrDestination(ctx.repo, r);
+      const keys = (kind: 'Secret' | 'ConfigMap', name: string) => keysOf({ repo: ctx.repo, resources: ctx.resources }, { kind, namespace, name });
       for (const p of prometheuses) {
-        const verdict = monitorVerdict(r.kind, spec, p.fields);
+        const verdict = monitorVerdict(r.kind, spec, { prometheus: p.fields, keysOf: keys });
         if (verdict && 'refused' in verdict)
           ctx.fail(
             { resource: r, path: verdict.refused.path },

@@ -11,6 +11,11 @@ import { relabelAgreement, relabelCases } from '../../admission/upstream/prometh
 const V3: PromVersion = [3, 14, 0];
 const V2_30: PromVersion = [2, 30, 0];
 const fields = prometheusFields({ scrapeInterval: '30s', scrapeClasses: [{ name: 'tls' }] });
+/** The monitor's namespace: Secret metrics-tls holds tls.crt, tls.key and ca.crt; nothing else is known. */
+const env = {
+  prometheus: fields,
+  keysOf: (kind: string, name: string) => (kind === 'Secret' && name === 'metrics-tls' ? new Set(['tls.crt', 'tls.key', 'ca.crt']) : undefined),
+};
 
 describe("the operator's relabel rule validator", () => {
   it('accepts the rules the repository writes and Prometheus takes', () => {
@@ -50,7 +55,7 @@ describe("the operator's relabel rule validator", () => {
 
 describe('what the operator skips of a monitor', () => {
   it('refuses a scrape timeout past the interval, its own or the Prometheus default', () => {
-    const monitor = (endpoint: object) => monitorVerdict('ServiceMonitor', { selector: {}, endpoints: [{ port: 'http', ...endpoint }] }, fields);
+    const monitor = (endpoint: object) => monitorVerdict('ServiceMonitor', { selector: {}, endpoints: [{ port: 'http', ...endpoint }] }, env);
     expect(monitor({ interval: '60s', scrapeTimeout: '90s' })).toEqual({
       refused: { path: ['spec', 'endpoints', 0, 'scrapeTimeout'], message: 'endpoints[0]: scrapeTimeout "90s" greater than scrapeInterval "60s"' },
     });
@@ -63,21 +68,49 @@ describe('what the operator skips of a monitor', () => {
   });
 
   it('refuses a selector apimachinery cannot build, a scrape class the Prometheus lacks, a file a Prometheus denies', () => {
-    expect(monitorVerdict('PodMonitor', { selector: { matchExpressions: [{ key: 'a', operator: 'In' }] }, podMetricsEndpoints: [] }, fields)).toMatchObject({
+    expect(monitorVerdict('PodMonitor', { selector: { matchExpressions: [{ key: 'a', operator: 'In' }] }, podMetricsEndpoints: [] }, env)).toMatchObject({
       refused: { path: ['spec', 'selector'] },
     });
-    expect(monitorVerdict('ServiceMonitor', { selector: {}, endpoints: [], scrapeClassName: 'mtls' }, fields)).toMatchObject({
+    expect(monitorVerdict('ServiceMonitor', { selector: {}, endpoints: [], scrapeClassName: 'mtls' }, env)).toMatchObject({
       refused: { message: 'scrapeClassName: scrapeClass "mtls" not found in Prometheus scrapeClasses' },
     });
-    expect(monitorVerdict('ServiceMonitor', { selector: {}, endpoints: [], scrapeClassName: 'tls' }, fields)).toBeUndefined();
+    expect(monitorVerdict('ServiceMonitor', { selector: {}, endpoints: [], scrapeClassName: 'tls' }, env)).toBeUndefined();
     const deny = prometheusFields({ arbitraryFSAccessThroughSMs: { deny: true } });
-    expect(monitorVerdict('ServiceMonitor', { selector: {}, endpoints: [{ bearerTokenFile: '/var/run/token' }] }, deny)).toMatchObject({
+    expect(
+      monitorVerdict('ServiceMonitor', { selector: {}, endpoints: [{ bearerTokenFile: '/var/run/token' }] }, { prometheus: deny, keysOf: () => undefined }),
+    ).toMatchObject({
       refused: { path: ['spec', 'endpoints', 0, 'bearerTokenFile'] },
     });
   });
 
+  it('judges a TLS configuration, and the keys of the Secrets it names where the repository says them', () => {
+    const tls = (tlsConfig: object, kind = 'ServiceMonitor') =>
+      monitorVerdict(kind, { selector: {}, [kind === 'PodMonitor' ? 'podMetricsEndpoints' : 'endpoints']: [{ port: 'https', tlsConfig }] }, env);
+    expect(tls({ caFile: '/etc/ca.crt', insecureSkipVerify: true })).toBeUndefined();
+    expect(tls({ ca: { secret: { name: 'metrics-tls', key: 'ca.crt' } }, caFile: '/etc/ca.crt' })).toMatchObject({
+      refused: { message: "endpoints[0]: tlsConfig: cannot specify both 'caFile' and 'ca'" },
+    });
+    expect(tls({ certFile: '/etc/tls.crt' })).toMatchObject({ refused: { message: 'endpoints[0]: tlsConfig: cannot specify client cert without client key' } });
+    expect(tls({ cert: { secret: { name: 'metrics-tls', key: 'tls.crt' } } }, 'PodMonitor')).toMatchObject({
+      refused: { message: 'podMetricsEndpoints[0]: tlsConfig: client cert specified without client key' },
+    });
+    expect(tls({ ca: { secret: { name: 'metrics-tls', key: 'ca.crt' } } })).toBeUndefined();
+    expect(tls({ ca: { secret: { name: 'metrics-tls', key: 'ca.pem' } } })).toEqual({
+      refused: {
+        path: ['spec', 'endpoints', 0, 'tlsConfig', 'ca', 'secret'],
+        message: 'endpoints[0]: tlsConfig: key "ca.pem" in secret "metrics-tls" not found',
+      },
+    });
+    expect(tls({ ca: { configMap: { name: 'elsewhere', key: 'ca.crt' } } })).toEqual({
+      notJudged: {
+        path: ['spec', 'endpoints', 0, 'tlsConfig', 'ca', 'configMap'],
+        message: 'whether ConfigMap elsewhere holds key ca.crt, which the operator reads, is not known here',
+      },
+    });
+  });
+
   it("refuses a Probe's prober URL with a scheme, and its relabel rules as a monitor's", () => {
-    const probe = (spec: object) => monitorVerdict('Probe', { prober: { url: 'blackbox:9115' }, ...spec }, fields);
+    const probe = (spec: object) => monitorVerdict('Probe', { prober: { url: 'blackbox:9115' }, ...spec }, env);
     expect(probe({})).toBeUndefined();
     expect(probe({ prober: { url: 'http://blackbox:9115' } })).toMatchObject({ refused: { path: ['spec', 'prober', 'url'] } });
     expect(probe({ targets: { staticConfig: { static: ['a'], relabelingConfigs: [{ action: 'hashmod', targetLabel: 'x' }] } } })).toMatchObject({
