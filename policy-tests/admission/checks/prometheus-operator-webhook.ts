@@ -7,10 +7,26 @@
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { dig } from '../../model/core/dig.ts';
 import { chartValues } from '../../model/helm/chart-values.ts';
-import { prometheusRuleRefusals } from '../webhooks/prometheus-rules.ts';
+import { featuresOf, prometheusRuleRefusals, WEBHOOK_PARSE, type RuleParse } from '../webhooks/prometheus-rules.ts';
+import type { Resource } from '../../model/core/manifest.ts';
+import { promVersion } from '../../model/prometheus-operator/relabel.ts';
 import { reachesWebhooks } from '../webhooks/reached.ts';
 
 const WEBHOOK = 'prometheusrulevalidate.monitoring.coreos.com';
+
+/** How the operator parses a rule it loads for the stack's Prometheus (rendered, else from the values): UTF-8 names from Prometheus 3, its enableFeatures. */
+function loadingParse(resources: readonly Resource[], values: unknown): RuleParse {
+  const rendered = resources.find((r) => r.kind === 'Prometheus')?.object.spec as Record<string, unknown> | undefined;
+  const spec = rendered ?? ((dig(values, ['prometheus', 'prometheusSpec']) ?? {}) as Record<string, unknown>);
+  const image = rendered
+    ? String(rendered.image ?? '')
+        .split(':')
+        .at(-1)
+    : dig(spec, ['image', 'tag']);
+  const version = promVersion(typeof spec.version === 'string' && spec.version ? spec.version : typeof image === 'string' ? image : '') ?? [3, 0, 0];
+  const features = Array.isArray(spec.enableFeatures) ? spec.enableFeatures.filter((f): f is string => typeof f === 'string') : [];
+  return { scheme: version[0] >= 3 ? 'utf8' : 'legacy', features: featuresOf(features) };
+}
 
 export const prometheusOperatorWebhookCheck: PolicyCheck = {
   id: 'prometheus-operator-webhook',
@@ -26,9 +42,11 @@ export const prometheusOperatorWebhookCheck: PolicyCheck = {
     if (!operator) return;
     const webhook = dig(operator.values, ['prometheusOperator', 'admissionWebhooks', 'enabled']) !== false;
     const reached = reachesWebhooks(ctx.repo.resources);
+    // Without its webhook, the operator's own check before it loads a rule: the Prometheus's version and features.
+    const parse = webhook ? WEBHOOK_PARSE : loadingParse(ctx.resources, operator.values);
     for (const r of ctx.resources) {
       if (r.kind !== 'PrometheusRule' || r.apiVersion !== 'monitoring.coreos.com/v1' || !reached(r)) continue;
-      for (const p of prometheusRuleRefusals(r.object.spec)) {
+      for (const p of prometheusRuleRefusals(r.object.spec, parse)) {
         const said = webhook
           ? `admission webhook "${WEBHOOK}" denied the request: Rules are not valid: ${p.message}`
           : `the prometheus-operator leaves it out of Prometheus: ${p.message}`;

@@ -10,7 +10,7 @@ import { templateParseError } from '../../model/go/template-parse.ts';
 import { templateNumber } from '../../model/go/template-number.ts';
 import { lexTemplate } from '../../model/go/template-lex.ts';
 import { promqlProblems } from '../../model/monitoring/promql-lint.ts';
-import { prometheusRuleRefusals } from '../webhooks/prometheus-rules.ts';
+import { prometheusRuleRefusals, WEBHOOK_PARSE } from '../webhooks/prometheus-rules.ts';
 import { asJson, asManifest, blockAt, builtinEnvironment, GoParser, tokenize } from './go-literals.ts';
 import { dig, type Obj } from '../../model/core/dig.ts';
 import { promVersion, relabelRuleError } from '../../model/prometheus-operator/relabel.ts';
@@ -188,9 +188,10 @@ export function ruleFileAgreement(table: UpstreamTable<RuleFileCase>): Agreement
         test: c.name.startsWith('TestTemplateParsing') ? 'TestTemplateParsing' : c.want === undefined ? 'TestParseFileSuccess' : 'TestParseFileFailure',
         name: c.name,
         judge: () => {
-          const errors = prometheusRuleRefusals({ groups: (parse(c.content) as { groups?: unknown } | null)?.groups }, { scheme: c.scheme }).map(
-            (r) => r.message,
-          );
+          const errors = prometheusRuleRefusals(
+            { groups: (parse(c.content) as { groups?: unknown } | null)?.groups },
+            { ...WEBHOOK_PARSE, scheme: c.scheme },
+          ).map((r) => r.message);
           if (c.want === undefined) return errors.length === 0 ? 'parses' : errors.join('; ');
           return errors.some((e) => e.includes(c.want!)) ? `an error with ${JSON.stringify(c.want)}` : errors.length ? errors.join('; ') : 'parses';
         },
@@ -259,7 +260,7 @@ export function operatorAdmissionAgreement(table: UpstreamTable<OperatorAdmissio
         test: c.name.split('/')[0]!,
         name: c.name,
         judge: () => {
-          const causes = prometheusRuleRefusals(c.spec, { scheme: c.scheme }).map((r) => r.message);
+          const causes = prometheusRuleRefusals(c.spec, { ...WEBHOOK_PARSE, scheme: c.scheme }).map((r) => r.message);
           if (causes.length === 0) return 'allowed';
           const missing = c.causes.filter((want) => !causes.some((got) => got.includes(want)));
           return missing.length === 0 ? `refused${c.causes.map((w) => `, with "${w}"`).join('')}` : `refused with ${causes.join('; ')}`;

@@ -8,7 +8,7 @@
 import { stringify } from 'yaml';
 import type { Obj } from '../../model/core/dig.ts';
 import { TEXT_TEMPLATE_BUILTINS, templateParseError } from '../../model/go/template-parse.ts';
-import { promqlProblems } from '../../model/monitoring/promql-lint.ts';
+import { DEFAULT_PARSER_FEATURES, promqlProblems, type PromqlFeatures } from '../../model/monitoring/promql-lint.ts';
 import { durationMs } from '../../model/core/time.ts';
 
 export interface RuleRefusal {
@@ -83,7 +83,8 @@ const entries = (m: unknown): [string, string][] => (m && typeof m === 'object' 
 const nonZero = (v: unknown): boolean => typeof v === 'string' && v !== '' && v !== '0' && durationMs(v) !== 0;
 
 /** rulefmt's Rule.Validate, each refusal at the field it names. */
-function ruleRefusals(rule: Rule, at: (string | number)[], scheme: NameScheme): RuleRefusal[] {
+function ruleRefusals(rule: Rule, at: (string | number)[], parse: RuleParse): RuleRefusal[] {
+  const { scheme, features } = parse;
   const out: RuleRefusal[] = [];
   const refuse = (path: (string | number)[], message: string) => out.push({ path: [...at, ...path], message });
   const record = asText(rule.record);
@@ -93,7 +94,7 @@ function ruleRefusals(rule: Rule, at: (string | number)[], scheme: NameScheme): 
   const expr = asText(rule.expr);
   if (expr === '') refuse([], "field 'expr' must be set in rule");
   else {
-    const problems = promqlProblems(expr);
+    const problems = promqlProblems(expr, features);
     // Each as Go's ParseErr prints it, less the position: `parse error: ...`.
     if (problems.length > 0) refuse(['expr'], `could not parse expression: ${problems.map((p) => `parse error: ${p}`).join('; ')}`);
   }
@@ -126,11 +127,31 @@ function marshalledSize(groups: readonly Obj[]): number {
   return Buffer.byteLength(stringify({ groups: groups.map((g) => Object.fromEntries(Object.entries(g).filter(([k]) => k !== 'partial_response_strategy'))) }));
 }
 
+/** How a rule file is parsed: the name scheme, and the PromQL features the parser has on. */
+export interface RuleParse {
+  scheme: NameScheme;
+  features: PromqlFeatures;
+}
+
+/** The operator's webhook: legacy names, `parser.Options{}` (cmd/operator/main.go). */
+export const WEBHOOK_PARSE: RuleParse = { scheme: 'legacy', features: DEFAULT_PARSER_FEATURES };
+
+/** The PromQL features a Prometheus's `enableFeatures` turn on, as the operator reads them before it loads a rule (server/rules.go). */
+export function featuresOf(enableFeatures: readonly string[]): PromqlFeatures {
+  return {
+    experimentalFunctions: enableFeatures.includes('promql-experimental-functions'),
+    durationExpressions: enableFeatures.includes('promql-duration-expr'),
+    extendedRangeSelectors: enableFeatures.includes('promql-extended-range-selectors'),
+    fillModifiers: enableFeatures.includes('promql-binop-fill-modifiers'),
+  };
+}
+
 /**
- * Why the operator refuses a PrometheusRule's spec, in rulefmt's words (`group "g", rule 1, "name": ...`); its webhook
- * parses with legacy names (the scheme is for reading rulefmt's own tests, which parse with either).
+ * Why the operator refuses a PrometheusRule's spec, in rulefmt's words (`group "g", rule 1, "name": ...`): as its
+ * webhook parses by default; as the operator itself loads it (the Prometheus's name scheme and features) where asked.
  */
-export function prometheusRuleRefusals(spec: unknown, { scheme = 'legacy' }: { scheme?: NameScheme } = {}): RuleRefusal[] {
+export function prometheusRuleRefusals(spec: unknown, parse: RuleParse = WEBHOOK_PARSE): RuleRefusal[] {
+  const { scheme } = parse;
   const groups = ((spec as Obj | undefined)?.groups ?? []) as Obj[];
   if (!Array.isArray(groups)) return [];
   const size = marshalledSize(groups);
@@ -153,7 +174,7 @@ export function prometheusRuleRefusals(spec: unknown, { scheme = 'legacy' }: { s
       if (!validLabelName(k, scheme) || k === '__name__') out.push({ path: [...at, 'labels', k], message: `invalid label name: ${k}` });
     ((Array.isArray(g.rules) ? g.rules : []) as Rule[]).forEach((rule, ri) => {
       const ruleName = asText(rule.alert) || asText(rule.record);
-      for (const r of ruleRefusals(rule, [...at, 'rules', ri], scheme))
+      for (const r of ruleRefusals(rule, [...at, 'rules', ri], parse))
         out.push({ path: r.path, message: `group ${JSON.stringify(name)}, rule ${ri + 1}, ${JSON.stringify(ruleName)}: ${r.message}` });
     });
   });

@@ -3,7 +3,7 @@
  * over Prometheus 3.13's rulefmt), each refusal at its field and in rulefmt's words, and the check that says it.
  */
 import { describe, expect, it } from 'vitest';
-import { prometheusRuleRefusals } from '../../admission/webhooks/prometheus-rules.ts';
+import { featuresOf, prometheusRuleRefusals, WEBHOOK_PARSE } from '../../admission/webhooks/prometheus-rules.ts';
 import { prometheusOperatorWebhookCheck } from '../../admission/checks/prometheus-operator-webhook.ts';
 import { runChecks } from '../../model/checks/runner.ts';
 import {
@@ -96,8 +96,23 @@ describe("the prometheus-operator's PrometheusRule validation", () => {
     );
   });
 
+  it('parses as the operator itself loads a rule where asked: the Prometheus name scheme, the features it enables', () => {
+    const spec = { groups: [{ name: 'g', rules: [{ record: 'job.up', expr: 'sort_by_label(up, "job")' }] }] };
+    expect(prometheusRuleRefusals(spec).map((r) => r.message.replace(/^group "g", rule 1, "job.up": /, ''))).toEqual([
+      'could not parse expression: parse error: function "sort_by_label" is not enabled',
+      'invalid recording rule name: job.up',
+    ]);
+    expect(prometheusRuleRefusals(spec, { scheme: 'utf8', features: featuresOf(['promql-experimental-functions']) })).toEqual([]);
+    expect(featuresOf(['promql-duration-expr', 'exemplar-storage'])).toEqual({
+      experimentalFunctions: false,
+      durationExpressions: true,
+      extendedRangeSelectors: false,
+      fillModifiers: false,
+    });
+  });
+
   it('reads names as UTF-8 where asked (rulefmt tests parse either way)', () => {
-    expect(prometheusRuleRefusals({ groups: [{ name: 'g', rules: [{ record: 'job.up', expr: 'up' }] }] }, { scheme: 'utf8' })).toEqual([]);
+    expect(prometheusRuleRefusals({ groups: [{ name: 'g', rules: [{ record: 'job.up', expr: 'up' }] }] }, { ...WEBHOOK_PARSE, scheme: 'utf8' })).toEqual([]);
   });
 });
 
