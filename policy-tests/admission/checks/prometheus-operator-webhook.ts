@@ -18,11 +18,7 @@ const WEBHOOK = 'prometheusrulevalidate.monitoring.coreos.com';
 function loadingParse(resources: readonly Resource[], values: unknown): RuleParse {
   const rendered = resources.find((r) => r.kind === 'Prometheus')?.object.spec as Record<string, unknown> | undefined;
   const spec = rendered ?? ((dig(values, ['prometheus', 'prometheusSpec']) ?? {}) as Record<string, unknown>);
-  const image = rendered
-    ? String(rendered.image ?? '')
-        .split(':')
-        .at(-1)
-    : dig(spec, ['image', 'tag']);
+  const image = rendered ? (typeof rendered.image === 'string' ? rendered.image.split(':').at(-1) : undefined) : dig(spec, ['image', 'tag']);
   const version = promVersion(typeof spec.version === 'string' && spec.version ? spec.version : typeof image === 'string' ? image : '') ?? [3, 0, 0];
   const features = Array.isArray(spec.enableFeatures) ? spec.enableFeatures.filter((f): f is string => typeof f === 'string') : [];
   return { scheme: version[0] >= 3 ? 'utf8' : 'legacy', features: featuresOf(features) };
