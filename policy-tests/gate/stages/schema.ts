@@ -11,6 +11,9 @@ import type { ResourceResult } from '../result.ts';
 import { schemaLayer } from '../pipeline.ts';
 import type { GateOptions, Progress } from '../options.ts';
 import type { Tree } from './render.ts';
+import { chartValues } from '../../model/helm/chart-values.ts';
+import { dig } from '../../model/core/dig.ts';
+import { nonStringPatches } from '../../model/prometheus-operator/mutation.ts';
 
 /** The schema layer's options from the gate's, at the version the repository's facts state (or the one asked for). */
 export function resolvedOptions(options: GateOptions, repo?: Repo): SchemaOptions {
@@ -99,7 +102,7 @@ export async function schemaStage(
   const parsed = tree.parsed.filter((p) => keep(p.file));
   const crds = tree.repo.resources.filter((r) => r.kind === 'CustomResourceDefinition');
   const results = await schemaResults(parsed, resolvedOptions(options, tree.repo), { onProgress: options.onProgress, given: tree.layer.withCrds(crds) });
-  return { parsed, results, warnings: unvalidated(tree, parsed, results) };
+  return { parsed, results, warnings: [...unvalidated(tree, parsed, results), ...mutatedFirst(tree, parsed, results)] };
 }
 
 /**
@@ -124,6 +127,44 @@ function unvalidated(tree: Tree, parsed: readonly ParsedFile[], results: Resourc
           message: `${f.message}: under Validate=false Argo CD applies it with kubectl apply --validate=false, and the API server drops the field without a word`,
         });
       result.findings = result.findings.filter((f) => f.check !== 'unknown-field');
+      if (!result.findings.length && result.status === 'invalid') result.status = 'valid';
+    });
+  return out;
+}
+
+/** Whether the repository deploys the Prometheus operator with its webhooks (kube-prometheus-stack's defaults). */
+const operatorWebhooks = (repo: Repo): boolean =>
+  chartValues(repo, 'kube-prometheus-stack').some(
+    (c) => dig(c.values, ['prometheusOperator', 'enabled']) !== false && dig(c.values, ['prometheusOperator', 'admissionWebhooks', 'enabled']) !== false,
+  );
+
+/**
+ * A PrometheusRule label or annotation that is no string (`priority: 2`) fails the CRD's schema, which wants strings,
+ * but the Prometheus operator's mutating webhook turns it into one first (model/prometheus-operator/mutation.ts). Its
+ * failurePolicy is Ignore: while the operator is down the API server validates the object as written, and refuses
+ * it. So where the repository deploys the operator's webhooks, that schema error is taken out of the result (mutated
+ * here) and returned as a warning that says both.
+ */
+function mutatedFirst(tree: Tree, parsed: readonly ParsedFile[], results: ResourceResult[]): Finding[] {
+  const out: Finding[] = [];
+  let deployed: boolean | undefined;
+  parsed
+    .flatMap((p) => p.resources)
+    .forEach((resource, i) => {
+      const result = results[i]!;
+      if (resource.kind !== 'PrometheusRule' || !result.findings.length) return;
+      const patches = nonStringPatches(resource.object.spec);
+      if (!patches.length || !(deployed ??= operatorWebhooks(tree.repo))) return;
+      for (const patch of patches) {
+        const about = (f: Finding) => f.check === 'schema' && f.message.includes(`: ${patch.pointer}: `);
+        for (const f of result.findings.filter(about))
+          out.push({
+            ...f,
+            severity: 'warning',
+            message: `${f.message}: the operator's mutating webhook writes it as the string "${patch.value}" before the API server validates it, but only while the operator runs (failurePolicy Ignore); while it is down the API server refuses the PrometheusRule`,
+          });
+        result.findings = result.findings.filter((f) => !about(f));
+      }
       if (!result.findings.length && result.status === 'invalid') result.status = 'valid';
     });
   return out;

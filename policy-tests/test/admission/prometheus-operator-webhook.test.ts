@@ -17,7 +17,10 @@ import {
   ruleFileCases,
 } from '../../admission/upstream/prometheus-rule-cases.ts';
 import { loadRepo } from '../../model/repository/repo.ts';
-import { copyRepo } from '../support/helpers.ts';
+import { copyGateOptions, copyRepo } from '../support/helpers.ts';
+import { runGate } from '../../gate/gate.ts';
+import { allFindings } from '../../gate/result.ts';
+import { nonStringPatches } from '../../model/prometheus-operator/mutation.ts';
 import { PLATFORM_RULES } from '../mutations/edits.ts';
 
 const STACK_VALUES = 'monitoring/kube-prometheus-stack/values.yaml';
@@ -223,5 +226,48 @@ describe("the readers of the webhook's upstream tests, on snippets shaped as ups
       ['TestAdmitBadRule', false, ["unexpected right parenthesis ')'"]],
     ]);
     expect(operatorAdmissionAgreement(operator)).toMatchObject({ agree: 2, total: 2 });
+  });
+});
+
+describe("the operator's mutating webhook, before the CRD's schema", () => {
+  it("turns a label or annotation that is no string into Go's %v of it", () => {
+    expect(
+      nonStringPatches({
+        groups: [{ name: 'g', rules: [{ alert: 'A', labels: { priority: 2, team: 'x', 'a/b': true }, annotations: { ratio: 0.5, big: 1e21 } }] }],
+      }),
+    ).toEqual([
+      { pointer: '/spec/groups/0/rules/0/annotations/ratio', path: ['spec', 'groups', 0, 'rules', 0, 'annotations', 'ratio'], value: '0.5' },
+      { pointer: '/spec/groups/0/rules/0/annotations/big', path: ['spec', 'groups', 0, 'rules', 0, 'annotations', 'big'], value: '1e+21' },
+      { pointer: '/spec/groups/0/rules/0/labels/priority', path: ['spec', 'groups', 0, 'rules', 0, 'labels', 'priority'], value: '2' },
+      { pointer: '/spec/groups/0/rules/0/labels/a~1b', path: ['spec', 'groups', 0, 'rules', 0, 'labels', 'a/b'], value: 'true' },
+    ]);
+  });
+
+  it("makes the schema's refusal a warning where the stack deploys the webhook, and leaves it an error where it does not", async () => {
+    const copy = copyRepo();
+    try {
+      copy.write(
+        PLATFORM_RULES,
+        copy
+          .read(PLATFORM_RULES)
+          .replace('          labels:\n            severity: warning\n', '          labels:\n            severity: warning\n            priority: 2\n'),
+      );
+      const withWebhook = await runGate(copyGateOptions(copy.root));
+      expect(allFindings(withWebhook).filter((f) => f.file === PLATFORM_RULES)).toEqual([]);
+      expect(withWebhook.warnings.filter((f) => f.file === PLATFORM_RULES).map((f) => f.message)).toEqual([
+        expect.stringMatching(
+          /\/labels\/priority: must be string: the operator's mutating webhook writes it as the string "2" before the API server validates it, but only while the operator runs \(failurePolicy Ignore\)/,
+        ),
+      ]);
+      copy.write(STACK_VALUES, copy.read(STACK_VALUES).replace('  admissionWebhooks:\n', '  admissionWebhooks:\n    enabled: false\n'));
+      const without = await runGate(copyGateOptions(copy.root));
+      expect(
+        allFindings(without)
+          .filter((f) => f.file === PLATFORM_RULES)
+          .map((f) => f.check),
+      ).toEqual(['schema']);
+    } finally {
+      copy.dispose();
+    }
   });
 });
