@@ -7,7 +7,8 @@
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { dig } from '../../model/core/dig.ts';
 import { chartValues } from '../../model/helm/chart-values.ts';
-import { featuresOf, prometheusRuleRefusals, WEBHOOK_PARSE, type RuleParse } from '../webhooks/prometheus-rules.ts';
+import { prometheusRuleRefusals, WEBHOOK_PARSE, type RuleParse } from '../webhooks/prometheus-rules.ts';
+import { featuresOf } from '../../model/monitoring/promql-lint.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { promVersion } from '../../model/prometheus-operator/relabel.ts';
 import { reachesWebhooks } from '../webhooks/reached.ts';

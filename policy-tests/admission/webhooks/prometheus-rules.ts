@@ -136,16 +136,6 @@ export interface RuleParse {
 /** The operator's webhook: legacy names, `parser.Options{}` (cmd/operator/main.go). */
 export const WEBHOOK_PARSE: RuleParse = { scheme: 'legacy', features: DEFAULT_PARSER_FEATURES };
 
-/** The PromQL features a Prometheus's `enableFeatures` turn on, as the operator reads them before it loads a rule (server/rules.go). */
-export function featuresOf(enableFeatures: readonly string[]): PromqlFeatures {
-  return {
-    experimentalFunctions: enableFeatures.includes('promql-experimental-functions'),
-    durationExpressions: enableFeatures.includes('promql-duration-expr'),
-    extendedRangeSelectors: enableFeatures.includes('promql-extended-range-selectors'),
-    fillModifiers: enableFeatures.includes('promql-binop-fill-modifiers'),
-  };
-}
-
 /**
  * Why the operator refuses a PrometheusRule's spec, in rulefmt's words (`group "g", rule 1, "name": ...`): as its
  * webhook parses by default; as the operator itself loads it (the Prometheus's name scheme and features) where asked.

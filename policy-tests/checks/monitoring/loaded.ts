@@ -82,7 +82,9 @@ function fromValues(app: ArgoApp | undefined, appName: string, values: Obj): Pro
   const tag = dig(spec, ['image', 'tag']);
   const built: Obj = {
     ...Object.fromEntries(
-      ['scrapeInterval', 'scrapeClasses', 'version', 'arbitraryFSAccessThroughSMs'].filter((k) => spec[k] !== undefined).map((k) => [k, spec[k]]),
+      ['scrapeInterval', 'scrapeClasses', 'version', 'arbitraryFSAccessThroughSMs', 'enableFeatures']
+        .filter((k) => spec[k] !== undefined)
+        .map((k) => [k, spec[k]]),
     ),
     ...(typeof tag === 'string' ? { image: `prometheus:${tag}` } : {}),
   };

@@ -8,6 +8,10 @@ import { dig } from '../../model/core/dig.ts';
 import type { Path } from '../../model/core/positions.ts';
 import { durationMs } from '../../model/core/time.ts';
 import { dashboards, rowsOf } from '../../model/monitoring/dashboards.ts';
+import { featuresOf, promqlProblems } from '../../model/monitoring/promql-lint.ts';
+import { parsePromQL } from '../../model/monitoring/promql.ts';
+import { promExpressions } from '../../model/monitoring/promql-expressions.ts';
+import { prometheusViews } from './loaded.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { scalarText } from '../../model/core/text.ts';
 import { CONTROL_PLANE_TAINT, toleratesControlPlane } from '../../model/core/workloads.ts';
@@ -198,6 +202,28 @@ export const DASHBOARD_ROWS: Record<string, string[]> = {
 export const SNMP_DEFAULT_CONFIG = '/etc/snmp_exporter/snmp.yml';
 
 export const dashboardChecks: PolicyCheck[] = [
+  {
+    id: 'dashboard-queries',
+    description:
+      "Every panel query of a provisioned dashboard is one the stack's Prometheus runs: its parser's types, argument counts and operator rules, and no optional feature its enableFeatures leave off; otherwise Grafana shows the panel as Prometheus's error and the panel stays empty (invariants A10). A query that does not parse at all is metrics-join's.",
+    invariants: ['A10'],
+    remediation: 'fix the query the finding names, as Prometheus documents PromQL (a range function takes a range vector: rate(x[5m]))',
+    reads: { kinds: ['ConfigMap', 'Prometheus', 'Application'], charts: ['kube-prometheus-stack'], renders: true },
+    exemptible: false,
+    run(ctx) {
+      const spec = prometheusViews(ctx)[0]?.spec ?? {};
+      const features = featuresOf(Array.isArray(spec.enableFeatures) ? spec.enableFeatures.filter((f): f is string => typeof f === 'string') : []);
+      for (const e of promExpressions(ctx.repo)) {
+        if (e.kind !== 'dashboard' || parsePromQL(e.expr).error) continue;
+        const problems = promqlProblems(e.expr, features);
+        if (problems.length)
+          ctx.fail(
+            { file: e.file, ...e.at(0) },
+            `dashboard ${e.name}: Prometheus refuses the query (${problems.join('; ')}): Grafana shows the panel's error, and it stays empty`,
+          );
+      }
+    },
+  },
   {
     id: 'dashboard-rows',
     description:

@@ -31,6 +31,16 @@ export const DEFAULT_PARSER_FEATURES: PromqlFeatures = {
   fillModifiers: false,
 };
 
+/** The PromQL features a Prometheus's `enableFeatures` turn on, as the operator reads them before it loads a rule (server/rules.go). */
+export function featuresOf(enableFeatures: readonly string[]): PromqlFeatures {
+  return {
+    experimentalFunctions: enableFeatures.includes('promql-experimental-functions'),
+    durationExpressions: enableFeatures.includes('promql-duration-expr'),
+    extendedRangeSelectors: enableFeatures.includes('promql-extended-range-selectors'),
+    fillModifiers: enableFeatures.includes('promql-binop-fill-modifiers'),
+  };
+}
+
 /** Prometheus 3.13's functions marked Experimental (promql/parser/functions.go). */
 const EXPERIMENTAL_FUNCTIONS: ReadonlySet<string> = new Set([
   'double_exponential_smoothing',

@@ -3,7 +3,8 @@
  * over Prometheus 3.13's rulefmt), each refusal at its field and in rulefmt's words, and the check that says it.
  */
 import { describe, expect, it } from 'vitest';
-import { featuresOf, prometheusRuleRefusals, WEBHOOK_PARSE } from '../../admission/webhooks/prometheus-rules.ts';
+import { prometheusRuleRefusals, WEBHOOK_PARSE } from '../../admission/webhooks/prometheus-rules.ts';
+import { featuresOf } from '../../model/monitoring/promql-lint.ts';
 import { prometheusOperatorWebhookCheck } from '../../admission/checks/prometheus-operator-webhook.ts';
 import { runChecks } from '../../model/checks/runner.ts';
 import {

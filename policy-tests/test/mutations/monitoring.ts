@@ -92,6 +92,18 @@ export const monitoringMutations: Mutation[] = [
     at: 'config: |',
   },
   {
+    check: 'dashboard-queries',
+    why: "the NAS traffic panel's rate() written without its range: Prometheus refuses the query (rate takes a range vector), and Grafana shows the panel's error instead of the NAS's traffic",
+    mutate: (c) =>
+      c.write(
+        DASHBOARD,
+        c
+          .read(DASHBOARD)
+          .replace('rate(ifHCInOctets{job=\\"snmp-nas\\", ifName=\\"eth0\\"}[5m]) * 8', 'rate(ifHCInOctets{job=\\"snmp-nas\\", ifName=\\"eth0\\"}) * 8'),
+      ),
+    at: 'rate(ifHCInOctets{job=\\"snmp-nas\\", ifName=\\"eth0\\"}) * 8',
+  },
+  {
     check: 'dashboard-rows',
     why: 'the NAS row is renamed',
     mutate: (c) => c.write(DASHBOARD, c.read(DASHBOARD).replace('"title": "NAS"', '"title": "Storage"')),
