@@ -10,6 +10,7 @@ import { outcomeStore, packageVersion } from '../stores/outcome-store.ts';
 import { goUnquoteRunes } from '../go/strconv.ts';
 import { prometheusRegex, re2Problem } from '../core/re2.ts';
 import { durationMs } from '../core/time.ts';
+import { withTrailingZeros } from './promql.ts';
 
 /** Which of the parser's off-by-default features an expression may use. */
 export interface PromqlFeatures {
@@ -86,7 +87,8 @@ function promqlLinter(): Linter {
   const { Parser } = require(linterPath) as { Parser: new (state: unknown) => { analyze(): void; getDiagnostics(): { message: string }[] } };
   const { parser: grammar } = createRequire(linterPath)('@prometheus-io/lezer-promql') as typeof import('@prometheus-io/lezer-promql');
   linter = {
-    lint(expr) {
+    lint(written) {
+      const expr = withTrailingZeros(written).text;
       const tree = grammar.parse(expr);
       // What the linter reads of an editor state: its tree (syntaxTree reads the language field) and its text.
       const state = { field: () => ({ tree }), sliceDoc: (from = 0, to = expr.length) => expr.slice(from, to) };
@@ -306,7 +308,9 @@ function hasArithmetic(duration: SyntaxNode): boolean {
 const lintOutcomes = outcomeStore<{ problems: string[]; features: string[] }>('promql-lint', () =>
   [
     packageVersion('@prometheus-io/codemirror-promql'),
-    ...[promqlLinter, unpaired, syntaxErrors, astRules, selectorProblems, numberProblems, modified, disabledFeatures, hasArithmetic].map(String),
+    ...[promqlLinter, withTrailingZeros, unpaired, syntaxErrors, astRules, selectorProblems, numberProblems, modified, disabledFeatures, hasArithmetic].map(
+      String,
+    ),
   ].join('\n'),
 );
 

@@ -13,7 +13,7 @@ import { outcomeStore, packageVersion } from '../stores/outcome-store.ts';
  * What an expression parsed to before, keyed by the grammar's version and the text: a warm run whose rules and
  * dashboards did not change neither loads the grammar nor parses (parsing every expression was 27 ms of a start-up).
  */
-const promqlOutcomes = outcomeStore<ParsedExpr>('promql', () => packageVersion('@prometheus-io/lezer-promql'));
+const promqlOutcomes = outcomeStore<ParsedExpr>('promql', () => `${packageVersion('@prometheus-io/lezer-promql')}\n${String(withTrailingZeros)}`);
 
 type LezerPromql = typeof import('@prometheus-io/lezer-promql');
 let grammar: LezerPromql['parser'] | undefined;
@@ -81,7 +81,37 @@ function parseRemembered(expr: string): ParsedExpr {
   return parsed;
 }
 
-function parseUncached(expr: string): ParsedExpr {
+/**
+ * A number that ends in a dot (`5.`, `@ 3.`) written with a zero after it: Go's lexer reads it, the grammar does not.
+ * Strings are left as they are; `inserted` holds where each zero went (an offset in the text as written), so an
+ * offset in the new text maps back.
+ */
+export function withTrailingZeros(expr: string): { text: string; inserted: number[] } {
+  let text = '';
+  const inserted: number[] = [];
+  for (let i = 0; i < expr.length; i++) {
+    const c = expr[i]!;
+    if (c === '"' || c === "'" || c === '`') {
+      let j = i + 1;
+      for (; j < expr.length && expr[j] !== c; j++) if (expr[j] === '\\' && c !== '`') j++;
+      text += expr.slice(i, j + 1);
+      i = j;
+      continue;
+    }
+    text += c;
+    // A dot after a digit that no digit, letter or dot follows ends a number: `1.` is `1.0`.
+    if (c === '.' && /[0-9]/.test(expr[i - 1] ?? '') && !/[0-9A-Za-z_.]/.test(expr[i + 1] ?? '')) {
+      text += '0';
+      inserted.push(i + 1);
+    }
+  }
+  return { text, inserted };
+}
+
+function parseUncached(written: string): ParsedExpr {
+  const { text: expr, inserted } = withTrailingZeros(written);
+  // An offset in the parsed text, back in the text as written.
+  const back = (at: number) => at - inserted.filter((i) => i < at).length;
   const tree = promqlGrammar().parse(expr);
   const selectors: Selector[] = [];
   const comparisons: Comparison[] = [];
@@ -115,6 +145,14 @@ function parseUncached(expr: string): ParsedExpr {
   for (const s of selectors) {
     const compared = comparisonOf(tree.resolveInner(s.from, 1), text);
     if (compared) comparisons.push({ selector: s, ...compared });
+  }
+  // Every offset back in the text as written (the comparisons hold the same selectors).
+  if (inserted.length) {
+    for (const s of selectors) {
+      s.from = back(s.from);
+      if (s.groupedAcross) s.groupedAcross.at = back(s.groupedAcross.at);
+    }
+    if (error) error.from = back(error.from);
   }
   return { selectors, comparisons, ...(error ? { error } : {}) };
 }

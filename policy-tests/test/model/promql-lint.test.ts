@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_PARSER_FEATURES, promqlProblems } from '../../model/monitoring/promql-lint.ts';
+import { parsePromQL } from '../../model/monitoring/promql.ts';
 
 const ALL_ON = { experimentalFunctions: true, durationExpressions: true, extendedRangeSelectors: true, fillModifiers: true };
 
@@ -30,6 +31,17 @@ describe("Prometheus's parser, beyond the grammar", () => {
     expect(long.length).toBeGreaterThan(3000);
     expect(promqlProblems(long)).toEqual([]);
     expect(promqlProblems(`${long} + rate(up)`)).toEqual(['expected type matrix in call to function "rate", got vector']);
+  });
+
+  it('reads a number ending in a dot as Go does (the grammar does not), its selectors where they are written', () => {
+    expect(promqlProblems('up > 5.')).toEqual([]);
+    expect(promqlProblems('foo @ 3.')).toEqual([]);
+    const parsed = parsePromQL('rate(x[5m]) > 0. and y{a="1."} == 1');
+    expect(parsed.error).toBeUndefined();
+    expect(parsed.selectors.map((sel) => [sel.name, sel.from])).toEqual([
+      ['x', 5],
+      ['y', 21],
+    ]);
   });
 
   it('refuses types and argument counts', () => {
