@@ -10,6 +10,7 @@ import type { Obj } from '../../model/core/dig.ts';
 import { TEXT_TEMPLATE_BUILTINS, templateParseError } from '../../model/go/template-parse.ts';
 import { DEFAULT_PARSER_FEATURES, promqlProblems, type PromqlFeatures } from '../../model/monitoring/promql-lint.ts';
 import { durationMs } from '../../model/core/time.ts';
+import { outcomeStore } from '../../model/stores/outcome-store.ts';
 
 export interface RuleRefusal {
   path: (string | number)[];
@@ -67,6 +68,19 @@ const TEMPLATE_FUNCTIONS: ReadonlySet<string> = new Set([
 /** The variables rulefmt's testTemplateParsing defines ahead of every label and annotation. */
 const TEMPLATE_DEFINITIONS = '{{$labels := .Labels}}{{$externalLabels := .ExternalLabels}}{{$externalURL := .ExternalURL}}{{$value := .Value}}';
 
+/** What a template parsed to before, by alert and text: a warm run after an edit parses no template it has seen. */
+const templateOutcomes = outcomeStore<{ error?: string }>('alert-templates', () => 'rulefmt testTemplateParsing');
+
+/** testTemplateParsing's parse of one label or annotation (a text with no action cannot fail: it is not parsed). */
+function templateError(alert: string, text: string): string | undefined {
+  if (!text.includes('{{')) return undefined;
+  const known = templateOutcomes.get([alert, text]);
+  if (known) return known.error;
+  const error = templateParseError(`__alert_${alert}`, TEMPLATE_DEFINITIONS + text, TEMPLATE_FUNCTIONS);
+  templateOutcomes.set([alert, text], error === undefined ? {} : { error });
+  return error;
+}
+
 interface Rule {
   record?: unknown;
   alert?: unknown;
@@ -111,7 +125,7 @@ function ruleRefusals(rule: Rule, at: (string | number)[], parse: RuleParse): Ru
   // testTemplateParsing: each label and annotation of an alert parsed as a template, not run.
   for (const field of ['labels', 'annotations'] as const)
     for (const [k, text] of entries(rule[field])) {
-      const error = templateParseError(`__alert_${alert}`, TEMPLATE_DEFINITIONS + text, TEMPLATE_FUNCTIONS);
+      const error = templateError(alert, text);
       if (error) refuse([field, k], `${field === 'labels' ? 'label' : 'annotation'} ${JSON.stringify(k)}: ${error}`);
     }
   return out;
