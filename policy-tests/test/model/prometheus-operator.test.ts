@@ -61,9 +61,12 @@ describe('what the operator skips of a monitor', () => {
     });
     expect(monitor({ scrapeTimeout: '45s' })).toMatchObject({ refused: { message: 'endpoints[0]: scrapeTimeout "45s" greater than scrapeInterval "30s"' } });
     expect(monitor({ interval: '60s', scrapeTimeout: '45s' })).toBeUndefined();
-    // The HTTP client's checks and the Secrets they read are not ported: said so.
-    expect(monitor({ basicAuth: { username: { name: 's', key: 'u' } } })).toEqual({
-      notJudged: { path: ['spec', 'endpoints', 0, 'basicAuth'], message: "the operator's checks of basicAuth (and the Secrets it names) are not ported" },
+    // A Secret whose keys the repository cannot say: the operator's read of it is not judged.
+    expect(monitor({ basicAuth: { username: { name: 's', key: 'u' }, password: { name: 's', key: 'p' } } })).toEqual({
+      notJudged: {
+        path: ['spec', 'endpoints', 0, 'basicAuth', 'username'],
+        message: 'whether Secret s holds key u, which the operator reads, is not known here',
+      },
     });
   });
 
@@ -81,6 +84,39 @@ describe('what the operator skips of a monitor', () => {
     ).toMatchObject({
       refused: { path: ['spec', 'endpoints', 0, 'bearerTokenFile'] },
     });
+  });
+
+  it("judges the HTTP client's settings as the operator validates them, and the keys its store reads", () => {
+    const monitor = (endpoint: object) => monitorVerdict('ServiceMonitor', { selector: {}, endpoints: [{ port: 'http', ...endpoint }] }, env);
+    const secret = (key: string) => ({ name: 'metrics-tls', key });
+    expect(monitor({ basicAuth: { username: secret('tls.crt'), password: secret('tls.key') }, bearerTokenSecret: secret('ca.crt') })).toMatchObject({
+      refused: {
+        path: ['spec', 'endpoints', 0, 'bearerTokenSecret'],
+        message: 'endpoints[0]: basicAuth and bearerTokenSecret cannot be configured at the same time',
+      },
+    });
+    expect(monitor({ authorization: { type: 'Basic', credentials: secret('ca.crt') } })).toMatchObject({
+      refused: { message: `endpoints[0]: authorization: 'authorization' type cannot be set to "basic", use "basicAuth" instead` },
+    });
+    expect(monitor({ authorization: { type: 'Bearer' } })).toMatchObject({
+      refused: { message: "endpoints[0]: authorization: 'authorization' credentials are required" },
+    });
+    expect(monitor({ oauth2: { clientId: { secret: secret('ca.crt') }, clientSecret: secret('tls.key') } })).toMatchObject({
+      refused: { message: 'endpoints[0]: oauth2: OAuth2 tokenURL must be specified' },
+    });
+    expect(monitor({ noProxy: 'localhost' })).toMatchObject({
+      refused: { message: 'endpoints[0]: if noProxy is configured, proxyUrl must also be configured' },
+    });
+    expect(monitor({ basicAuth: { username: secret('tls.crt'), password: secret('password') } })).toEqual({
+      refused: {
+        path: ['spec', 'endpoints', 0, 'basicAuth', 'password'],
+        message: 'endpoints[0]: basicAuth: failed to get basic auth password: key "password" in secret "metrics-tls" not found',
+      },
+    });
+    expect(monitor({ authorization: { credentials: secret('token') } })).toMatchObject({
+      refused: { message: 'endpoints[0]: authorization: failed to get authorization token of type "Bearer": key "token" in secret "metrics-tls" not found' },
+    });
+    expect(monitor({ authorization: { credentials: secret('ca.crt') } })).toBeUndefined();
   });
 
   it('judges a TLS configuration, and the keys of the Secrets it names where the repository says them', () => {
