@@ -5,24 +5,20 @@
  * rule again before it writes it into Prometheus's rule files, so a refused rule never runs, webhook or not.
  */
 import type { PolicyCheck } from '../../model/checks/kit.ts';
-import { dig } from '../../model/core/dig.ts';
+import { dig, type Obj } from '../../model/core/dig.ts';
 import { chartValues } from '../../model/helm/chart-values.ts';
 import { prometheusRuleRefusals, WEBHOOK_PARSE, type RuleParse } from '../webhooks/prometheus-rules.ts';
-import { featuresOf } from '../../model/monitoring/promql-lint.ts';
 import type { Resource } from '../../model/core/manifest.ts';
-import { promVersion } from '../../model/prometheus-operator/relabel.ts';
+import { prometheusFeatures, prometheusFields } from '../../model/prometheus-operator/relabel.ts';
 import { reachesWebhooks } from '../webhooks/reached.ts';
 
 const WEBHOOK = 'prometheusrulevalidate.monitoring.coreos.com';
 
 /** How the operator parses a rule it loads for the stack's Prometheus (rendered, else from the values): UTF-8 names from Prometheus 3, its enableFeatures. */
 function loadingParse(resources: readonly Resource[], values: unknown): RuleParse {
-  const rendered = resources.find((r) => r.kind === 'Prometheus')?.object.spec as Record<string, unknown> | undefined;
-  const spec = rendered ?? ((dig(values, ['prometheus', 'prometheusSpec']) ?? {}) as Record<string, unknown>);
-  const image = rendered ? (typeof rendered.image === 'string' ? rendered.image.split(':').at(-1) : undefined) : dig(spec, ['image', 'tag']);
-  const version = promVersion(typeof spec.version === 'string' && spec.version ? spec.version : typeof image === 'string' ? image : '') ?? [3, 0, 0];
-  const features = Array.isArray(spec.enableFeatures) ? spec.enableFeatures.filter((f): f is string => typeof f === 'string') : [];
-  return { scheme: version[0] >= 3 ? 'utf8' : 'legacy', features: featuresOf(features) };
+  const rendered = resources.find((r) => r.kind === 'Prometheus')?.object.spec as Obj | undefined;
+  const spec = rendered ?? ((dig(values, ['prometheus', 'prometheusSpec']) ?? {}) as Obj);
+  return { scheme: prometheusFields(spec).version[0] >= 3 ? 'utf8' : 'legacy', features: prometheusFeatures(spec) };
 }
 
 export const prometheusOperatorWebhookCheck: PolicyCheck = {

@@ -79,15 +79,11 @@ function fromValues(app: ArgoApp | undefined, appName: string, values: Obj): Pro
   const spec = (dig(values, ['prometheus', 'prometheusSpec']) ?? {}) as Obj;
   const release = app?.sources.find((s) => s.chart === KPS)?.helm?.releaseName ?? appName;
   // The fields a monitor is judged against (monitoring-accepted), as the template passes them on.
-  const tag = dig(spec, ['image', 'tag']);
-  const built: Obj = {
-    ...Object.fromEntries(
-      ['scrapeInterval', 'scrapeClasses', 'version', 'arbitraryFSAccessThroughSMs', 'enableFeatures']
-        .filter((k) => spec[k] !== undefined)
-        .map((k) => [k, spec[k]]),
-    ),
-    ...(typeof tag === 'string' ? { image: `prometheus:${tag}` } : {}),
-  };
+  const built: Obj = Object.fromEntries(
+    ['scrapeInterval', 'scrapeClasses', 'version', 'image', 'arbitraryFSAccessThroughSMs', 'enableFeatures']
+      .filter((k) => spec[k] !== undefined)
+      .map((k) => [k, spec[k]]),
+  );
   const given = (v: unknown) => isMap(v) && Object.keys(v).length > 0;
   for (const loads of Object.values(LOADED)) {
     built[loads.selector] = given(spec[loads.selector]) ? spec[loads.selector] : spec[loads.nilUsesHelmValues] !== false ? { matchLabels: { release } } : {};

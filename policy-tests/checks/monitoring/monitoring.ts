@@ -8,7 +8,8 @@ import { dig } from '../../model/core/dig.ts';
 import type { Path } from '../../model/core/positions.ts';
 import { durationMs } from '../../model/core/time.ts';
 import { dashboards, rowsOf } from '../../model/monitoring/dashboards.ts';
-import { featuresOf, promqlProblems } from '../../model/monitoring/promql-lint.ts';
+import { promqlProblems } from '../../model/monitoring/promql-lint.ts';
+import { prometheusFeatures } from '../../model/prometheus-operator/relabel.ts';
 import { parsePromQL } from '../../model/monitoring/promql.ts';
 import { promExpressions } from '../../model/monitoring/promql-expressions.ts';
 import { prometheusViews } from './loaded.ts';
@@ -211,8 +212,7 @@ export const dashboardChecks: PolicyCheck[] = [
     reads: { kinds: ['ConfigMap', 'Prometheus', 'Application'], charts: ['kube-prometheus-stack'], renders: true },
     exemptible: false,
     run(ctx) {
-      const spec = prometheusViews(ctx)[0]?.spec ?? {};
-      const features = featuresOf(Array.isArray(spec.enableFeatures) ? spec.enableFeatures.filter((f): f is string => typeof f === 'string') : []);
+      const features = prometheusFeatures(prometheusViews(ctx)[0]?.spec ?? {});
       for (const e of promExpressions(ctx.repo)) {
         if (e.kind !== 'dashboard' || parsePromQL(e.expr).error) continue;
         const problems = promqlProblems(e.expr, features);

@@ -98,18 +98,9 @@ function probeVerdict(spec: Obj, env: { prometheus: PrometheusFields; keysOf: Ke
  * ConfigMaps of its namespace known by `keysOf`: refused, not judged, or fine.
  */
 export function monitorVerdict(kind: string, spec: Obj, env: { prometheus: PrometheusFields; keysOf: KeysOf }): MonitorVerdict {
-  const { prometheus } = env;
-  const scrapeClass = typeof spec.scrapeClassName === 'string' && spec.scrapeClassName !== '' ? spec.scrapeClassName : undefined;
-  if (kind === 'Probe') {
-    if (scrapeClass && !prometheus.scrapeClasses.includes(scrapeClass))
-      return {
-        refused: {
-          path: ['spec', 'scrapeClassName'],
-          message: `scrapeClassName: scrapeClass ${JSON.stringify(scrapeClass)} not found in Prometheus scrapeClasses`,
-        },
-      };
-    return probeVerdict(spec, env);
-  }
+  // validateScrapeClass: a Probe's first check, a monitor's last.
+  const scrapeClass = scrapeClassRefusal(spec, env.prometheus);
+  if (kind === 'Probe') return scrapeClass ?? probeVerdict(spec, env);
   const selectorError = labelSelectorError(spec.selector ?? {});
   if (selectorError) return { refused: { path: ['spec', 'selector'], message: selectorError } };
   const field = kind === 'PodMonitor' ? 'podMetricsEndpoints' : 'endpoints';
@@ -119,12 +110,14 @@ export function monitorVerdict(kind: string, spec: Obj, env: { prometheus: Prome
     if (verdict && 'refused' in verdict) return verdict;
     notJudged ??= verdict;
   }
-  if (scrapeClass && !prometheus.scrapeClasses.includes(scrapeClass))
-    return {
-      refused: {
-        path: ['spec', 'scrapeClassName'],
-        message: `scrapeClassName: scrapeClass ${JSON.stringify(scrapeClass)} not found in Prometheus scrapeClasses`,
-      },
-    };
-  return notJudged;
+  return scrapeClass ?? notJudged;
+}
+
+/** validateScrapeClass: a scrape class the Prometheus declares, where the monitor names one. */
+function scrapeClassRefusal(spec: Obj, prometheus: PrometheusFields): MonitorVerdict {
+  const name = typeof spec.scrapeClassName === 'string' ? spec.scrapeClassName : '';
+  if (name === '' || prometheus.scrapeClasses.includes(name)) return undefined;
+  return {
+    refused: { path: ['spec', 'scrapeClassName'], message: `scrapeClassName: scrapeClass ${JSON.stringify(name)} not found in Prometheus scrapeClasses` },
+  };
 }

@@ -6,6 +6,7 @@
  */
 import { dig, type Obj } from '../core/dig.ts';
 import { re2Problem } from '../core/re2.ts';
+import { featuresOf, type PromqlFeatures } from '../monitoring/promql-lint.ts';
 
 /** A Prometheus version as semver reads it (ParseTolerant: a leading v, missing parts zero). */
 export type PromVersion = readonly [number, number, number];
@@ -30,8 +31,14 @@ const validLabelNameWithVars = (name: string, v: PromVersion): boolean => (v[0] 
 
 const text = (rc: Obj, key: string): string | undefined => (typeof rc[key] === 'string' ? (rc[key] as string) : undefined);
 
-/** Why the operator refuses one relabel rule for a Prometheus of version `v`, in its words; undefined where it passes. */
-export function relabelRuleError(rc: Obj, v: PromVersion): string | undefined {
+/** A refusal of one rule: the operator's words, and the field they are about (the whole rule where none). */
+interface RuleRefusal {
+  field?: 'action' | 'regex' | 'modulus' | 'targetLabel' | 'replacement';
+  message: string;
+}
+
+/** Why the operator refuses one relabel rule for a Prometheus of version `v`, and at which field; undefined where it passes. */
+function relabelRuleRefusal(rc: Obj, v: PromVersion): RuleRefusal | undefined {
   const written = text(rc, 'action') || 'replace';
   const action = written.toLowerCase();
   const targetLabel = text(rc, 'targetLabel') ?? '';
@@ -41,19 +48,19 @@ export function relabelRuleError(rc: Obj, v: PromVersion): string | undefined {
   const modulus = typeof rc.modulus === 'number' ? rc.modulus : 0;
   const caseAction = action === 'lowercase' || action === 'uppercase';
   const equalAction = action === 'keepequal' || action === 'dropequal';
-  if (caseAction && !atLeast(v, [2, 36, 0])) return `${written} relabel action is only supported from Prometheus version 2.36.0`;
-  if (equalAction && !atLeast(v, [2, 41, 0])) return `${written} relabel action is only supported from Prometheus version 2.41.0`;
+  if (caseAction && !atLeast(v, [2, 36, 0])) return { field: 'action', message: `${written} relabel action is only supported from Prometheus version 2.36.0` };
+  if (equalAction && !atLeast(v, [2, 41, 0])) return { field: 'action', message: `${written} relabel action is only supported from Prometheus version 2.41.0` };
   const bad = re2Problem(`^(?s:${regex})$`);
-  if (bad !== undefined) return `invalid regex ${regex} for relabel configuration: ${bad}`;
-  if (modulus === 0 && action === 'hashmod') return 'relabel configuration for hashmod requires non-zero modulus';
+  if (bad !== undefined) return { field: 'regex', message: `invalid regex ${regex} for relabel configuration: ${bad}` };
+  if (modulus === 0 && action === 'hashmod') return { field: 'modulus', message: 'relabel configuration for hashmod requires non-zero modulus' };
   if ((action === 'replace' || action === 'hashmod' || caseAction || equalAction) && targetLabel === '')
-    return `relabel configuration for ${written} action needs targetLabel value`;
+    return { field: 'targetLabel', message: `relabel configuration for ${written} action needs targetLabel value` };
   if ((action === 'replace' || action === 'hashmod' || caseAction || equalAction) && !validLabelName(targetLabel, v))
-    return `${JSON.stringify(targetLabel)} is invalid 'target_label' for ${written} action`;
+    return { field: 'targetLabel', message: `${JSON.stringify(targetLabel)} is invalid 'target_label' for ${written} action` };
   if ((caseAction || equalAction) && replacement !== undefined && replacement !== DEFAULTS.replacement)
-    return `'replacement' can not be set for ${written} action`;
+    return { field: 'replacement', message: `'replacement' can not be set for ${written} action` };
   if (action === 'labelmap' && replacement !== undefined && !validLabelNameWithVars(replacement, v))
-    return `${JSON.stringify(replacement)} is invalid 'replacement' for ${written} action`;
+    return { field: 'replacement', message: `${JSON.stringify(replacement)} is invalid 'replacement' for ${written} action` };
   const otherThanDefaults = (fields: { regex?: boolean; sourceLabels?: boolean; targetLabel?: boolean }) =>
     (fields.regex === true && regex !== '' && regex !== DEFAULTS.regex) ||
     (fields.sourceLabels === true && ((rc.sourceLabels as unknown[] | undefined)?.length ?? 0) > 0) ||
@@ -61,34 +68,29 @@ export function relabelRuleError(rc: Obj, v: PromVersion): string | undefined {
     (modulus !== 0 && modulus !== DEFAULTS.modulus) ||
     (separator !== undefined && separator !== DEFAULTS.separator) ||
     (replacement !== undefined && replacement !== DEFAULTS.replacement);
-  if (equalAction && otherThanDefaults({ regex: true })) return `${written} action requires only 'source_labels' and \`target_label\`, and no other fields`;
+  if (equalAction && otherThanDefaults({ regex: true }))
+    return { message: `${written} action requires only 'source_labels' and \`target_label\`, and no other fields` };
   if ((action === 'labeldrop' || action === 'labelkeep') && otherThanDefaults({ sourceLabels: true, targetLabel: true }))
-    return `${written} action requires only 'regex', and no other fields`;
+    return { message: `${written} action requires only 'regex', and no other fields` };
   return undefined;
 }
 
-/** The field of a rule a refusal is about, by its words (the whole rule where it names none). */
-const FIELD_OF: [RegExp, string][] = [
-  [/^invalid regex /, 'regex'],
-  [/modulus$/, 'modulus'],
-  [/'target_label'|needs targetLabel/, 'targetLabel'],
-  [/'replacement'/, 'replacement'],
-  [/only supported from/, 'action'],
-];
+/** Why the operator refuses one relabel rule for a Prometheus of version `v`, in its words; undefined where it passes. */
+export const relabelRuleError = (rc: Obj, v: PromVersion): string | undefined => relabelRuleRefusal(rc, v)?.message;
 
 /** LabelConfigValidator.Validate: the first rule of a list the operator refuses, at its index (and field). */
 export function relabelListError(list: unknown, v: PromVersion): { path: (string | number)[]; message: string } | undefined {
   if (!Array.isArray(list)) return undefined;
   for (const [index, rc] of list.entries()) {
-    const message = rc && typeof rc === 'object' ? relabelRuleError(rc as Obj, v) : undefined;
-    if (!message) continue;
-    const field = FIELD_OF.find(([re]) => re.test(message))?.[1];
-    return { path: [index, ...(field && (rc as Obj)[field] !== undefined ? [field] : [])], message: `[${index}]: ${message}` };
+    const refusal = rc && typeof rc === 'object' ? relabelRuleRefusal(rc as Obj, v) : undefined;
+    if (!refusal) continue;
+    const field = refusal.field !== undefined && (rc as Obj)[refusal.field] !== undefined ? [refusal.field] : [];
+    return { path: [index, ...field], message: `[${index}]: ${refusal.message}` };
   }
   return undefined;
 }
 
-/** The Prometheus fields a monitor is judged against: its version, its scrape interval, its scrape classes. */
+/** The fields of a Prometheus the operator judges a monitor or a rule against. */
 export interface PrometheusFields {
   version: PromVersion;
   scrapeInterval: string;
@@ -97,13 +99,21 @@ export interface PrometheusFields {
   denyFileAccess: boolean;
 }
 
-/** The fields from a Prometheus spec (rendered, or as the chart's values build it), with the operator's defaults. */
+/**
+ * The fields from a Prometheus spec, rendered (an image reference) or as the chart's values hold it (`image.tag`),
+ * with the operator's defaults: Prometheus 3 where no version is said, a 30s scrape interval.
+ */
 export function prometheusFields(spec: Obj): PrometheusFields {
-  const image = text(spec, 'image')?.split(':').at(-1);
+  const image = typeof spec.image === 'string' ? spec.image.split(':').at(-1) : text((spec.image ?? {}) as Obj, 'tag');
   return {
     version: promVersion(text(spec, 'version') || image || '') ?? [3, 0, 0],
     scrapeInterval: text(spec, 'scrapeInterval') || '30s',
     scrapeClasses: ((spec.scrapeClasses ?? []) as Obj[]).map((c) => (typeof c?.name === 'string' ? c.name : '')),
     denyFileAccess: dig(spec, ['arbitraryFSAccessThroughSMs', 'deny']) === true,
   };
+}
+
+/** The PromQL features a Prometheus spec's enableFeatures turn on: the operator's check of a rule it loads, the queries it runs. */
+export function prometheusFeatures(spec: Obj): PromqlFeatures {
+  return featuresOf(Array.isArray(spec.enableFeatures) ? spec.enableFeatures.filter((f): f is string => typeof f === 'string') : []);
 }
