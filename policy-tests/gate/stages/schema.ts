@@ -112,23 +112,30 @@ export async function schemaStage(
  * results (mutated here) and returned as warnings: the cluster takes the object, and the field never reaches it.
  */
 function unvalidated(tree: Tree, parsed: readonly ParsedFile[], results: ResourceResult[]): Finding[] {
-  const out: Finding[] = [];
-  parsed
-    .flatMap((p) => p.resources)
-    .forEach((resource, i) => {
-      const result = results[i]!;
-      if (!result.findings.some((f) => f.check === 'unknown-field')) return;
-      const options = [...annotationSyncOptions(resource.object), ...syncOptions(owningApplication(tree.repo, resource))];
-      if (!options.includes('Validate=false')) return;
-      for (const f of result.findings.filter((x) => x.check === 'unknown-field'))
-        out.push({
-          ...f,
-          severity: 'warning',
-          message: `${f.message}: under Validate=false Argo CD applies it with kubectl apply --validate=false, and the API server drops the field without a word`,
-        });
-      result.findings = result.findings.filter((f) => f.check !== 'unknown-field');
-      if (!result.findings.length && result.status === 'invalid') result.status = 'valid';
-    });
+  return perResource(parsed, results, (resource, result) => {
+    if (!result.findings.some((f) => f.check === 'unknown-field')) return [];
+    const options = [...annotationSyncOptions(resource.object), ...syncOptions(owningApplication(tree.repo, resource))];
+    if (!options.includes('Validate=false')) return [];
+    return downgraded(
+      result,
+      (f) => f.check === 'unknown-field',
+      () => 'under Validate=false Argo CD applies it with kubectl apply --validate=false, and the API server drops the field without a word',
+    );
+  });
+}
+
+/** Each resource of the parsed files with its result (one per resource, in file order), and what `fn` returns for it. */
+const perResource = (parsed: readonly ParsedFile[], results: ResourceResult[], fn: (resource: Resource, result: ResourceResult) => Finding[]): Finding[] =>
+  parsed.flatMap((p) => p.resources).flatMap((resource, i) => fn(resource, results[i]!));
+
+/**
+ * The findings of a result that `about` matches, taken out of it (mutated: a result left with none is valid) and
+ * returned as warnings, each with why the cluster takes the object after all.
+ */
+function downgraded(result: ResourceResult, about: (f: Finding) => boolean, why: (f: Finding) => string): Finding[] {
+  const out = result.findings.filter(about).map((f): Finding => ({ ...f, severity: 'warning', message: `${f.message}: ${why(f)}` }));
+  result.findings = result.findings.filter((f) => !about(f));
+  if (!result.findings.length && result.status === 'invalid') result.status = 'valid';
   return out;
 }
 
@@ -146,26 +153,17 @@ const operatorWebhooks = (repo: Repo): boolean =>
  * here) and returned as a warning that says both.
  */
 function mutatedFirst(tree: Tree, parsed: readonly ParsedFile[], results: ResourceResult[]): Finding[] {
-  const out: Finding[] = [];
   let deployed: boolean | undefined;
-  parsed
-    .flatMap((p) => p.resources)
-    .forEach((resource, i) => {
-      const result = results[i]!;
-      if (resource.kind !== 'PrometheusRule' || !result.findings.length) return;
-      const patches = nonStringPatches(resource.object.spec);
-      if (!patches.length || !(deployed ??= operatorWebhooks(tree.repo))) return;
-      for (const patch of patches) {
-        const about = (f: Finding) => f.check === 'schema' && f.message.includes(`: ${patch.pointer}: `);
-        for (const f of result.findings.filter(about))
-          out.push({
-            ...f,
-            severity: 'warning',
-            message: `${f.message}: the operator's mutating webhook writes it as the string "${patch.value}" before the API server validates it, but only while the operator runs (failurePolicy Ignore); while it is down the API server refuses the PrometheusRule`,
-          });
-        result.findings = result.findings.filter((f) => !about(f));
-      }
-      if (!result.findings.length && result.status === 'invalid') result.status = 'valid';
-    });
-  return out;
+  return perResource(parsed, results, (resource, result) => {
+    if (resource.kind !== 'PrometheusRule' || !result.findings.length) return [];
+    const patches = nonStringPatches(resource.object.spec);
+    if (!patches.length || !(deployed ??= operatorWebhooks(tree.repo))) return [];
+    const patchOf = (f: Finding) => (f.check === 'schema' ? patches.find((p) => f.message.includes(`: ${p.pointer}: `)) : undefined);
+    return downgraded(
+      result,
+      (f) => patchOf(f) !== undefined,
+      (f) =>
+        `the operator's mutating webhook writes it as the string "${patchOf(f)!.value}" before the API server validates it, but only while the operator runs (failurePolicy Ignore); while it is down the API server refuses the PrometheusRule`,
+    );
+  });
 }
