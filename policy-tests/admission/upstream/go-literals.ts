@@ -338,14 +338,19 @@ export function asJson(value: unknown): unknown {
 }
 
 /**
- * The rows of a test's first `<name> := []struct {...}{...}` table whose name `names` matches, each parsed alone as
- * JSON (a row this reader cannot follow keeps its text and why), so one row it cannot read is counted apart.
+ * The rows of a test's first `<name> := []struct {...}{...}` table (or `for _, <name> := range []struct {...}{...}`)
+ * whose name `names` matches, each parsed alone as JSON (a row this reader cannot follow keeps its text and why), so
+ * one row it cannot read is counted apart.
  */
 export function structTableRows(body: string, names: RegExp, env: GoEnvironment): { text: string; row?: Record<string, unknown>; why?: string }[] {
-  const at = body.search(new RegExp(`(?:${names.source}) := \\[\\]struct \\{`));
+  const at = body.search(new RegExp(`(?:${names.source}) := (?:range )?\\[\\]struct \\{`));
   if (at === -1) return [];
   const structOpen = body.indexOf('{', at);
-  const table = blockAt(body, body.indexOf('{', structOpen + blockAt(body, structOpen).length + 2));
+  return tableRows(blockAt(body, body.indexOf('{', structOpen + blockAt(body, structOpen).length + 2)), env);
+}
+
+/** Each `{...}` row of a table's body, parsed alone as JSON (a row this reader cannot follow keeps its text and why). */
+export function tableRows(table: string, env: GoEnvironment): { text: string; row?: Record<string, unknown>; why?: string }[] {
   const out: { text: string; row?: Record<string, unknown>; why?: string }[] = [];
   for (let i = table.indexOf('{'); i !== -1;) {
     const text = blockAt(table, i);

@@ -11,7 +11,7 @@ import { templateNumber } from '../../model/go/template-number.ts';
 import { lexTemplate } from '../../model/go/template-lex.ts';
 import { promqlProblems } from '../../model/monitoring/promql-lint.ts';
 import { prometheusRuleRefusals, WEBHOOK_PARSE } from '../webhooks/prometheus-rules.ts';
-import { asJson, asManifest, blockAt, builtinEnvironment, GoParser, tokenize } from './go-literals.ts';
+import { asManifest, blockAt, builtinEnvironment, structTableRows, tableRows, tokenize } from './go-literals.ts';
 import { dig, type Obj } from '../../model/core/dig.ts';
 import { promVersion, relabelRuleError } from '../../model/prometheus-operator/relabel.ts';
 import { textAgreement, type Agreement, type DecliningTable, type RowNote, type TextCase, type UpstreamTable } from './agreement.ts';
@@ -19,23 +19,8 @@ import { textAgreement, type Agreement, type DecliningTable, type RowNote, type 
 /** The rows of a package-level `var <name> = []T{...}` table, each parsed alone (a row not read keeps why). */
 function varTableRows(src: string, name: string, constants: Readonly<Record<string, unknown>> = {}): { text: string; row?: unknown; why?: string }[] {
   const at = src.indexOf(`var ${name} = []`);
-  if (at === -1) return [];
-  const table = blockAt(src, src.indexOf('{', at));
-  const env = builtinEnvironment(constants);
-  const out: { text: string; row?: unknown; why?: string }[] = [];
-  for (let i = table.indexOf('{'); i !== -1;) {
-    const text = blockAt(table, i);
-    try {
-      out.push({ text, row: new GoParser(tokenize(`[]Row{{${text}}}`), env).expr() });
-    } catch (err) {
-      out.push({ text, why: (err as Error).message });
-    }
-    i = table.indexOf('{', i + text.length + 2);
-  }
-  return out;
+  return at === -1 ? [] : tableRows(blockAt(src, src.indexOf('{', at)), builtinEnvironment(constants));
 }
-
-const firstRow = (row: unknown): unknown[] => ((row as unknown[])[0] ?? []) as unknown[];
 
 /** Go's text/template parser tests: whether each parses, the error it must carry, and what each number is. */
 export function goTemplateCases(parseTest: string): UpstreamTable<TextCase> {
@@ -44,12 +29,12 @@ export function goTemplateCases(parseTest: string): UpstreamTable<TextCase> {
   const builtins = new Set(['printf', 'contains']);
   const said = (error: string | undefined) => (error === undefined ? 'parses' : 'refused');
   for (const { text, row, why } of varTableRows(parseTest, 'parseTests', { noError: true, hasError: false })) {
-    const [name, input, ok] = row ? firstRow(row) : [];
+    const [name, input, ok] = (row ?? []) as unknown[];
     if (typeof name !== 'string' || typeof input !== 'string') unread.push({ name: text.slice(0, 40), why: why ?? 'not a row' });
     else cases.push({ test: 'parseTests', name, judge: () => said(templateParseError(name, input, builtins)), want: ok ? 'parses' : 'refused' });
   }
   for (const { text, row, why } of varTableRows(parseTest, 'errorTests', { noError: true, hasError: false })) {
-    const [name, input, , result] = row ? firstRow(row) : [];
+    const [name, input, , result] = (row ?? []) as unknown[];
     if (typeof name !== 'string' || typeof input !== 'string' || typeof result !== 'string') unread.push({ name: text.slice(0, 40), why: why ?? 'not a row' });
     else
       cases.push({
@@ -285,9 +270,6 @@ export interface RelabelCase {
  * each scenario's rule (its Go fields by their JSON names), its Prometheus's version, and whether it must be refused.
  */
 export function relabelCases(validatorTest: string): UpstreamTable<RelabelCase> {
-  const at = validatorTest.indexOf('range []struct {', validatorTest.indexOf('func TestValidateRelabelConfig'));
-  const structOpen = validatorTest.indexOf('{', at);
-  const table = blockAt(validatorTest, validatorTest.indexOf('{', structOpen + blockAt(validatorTest, structOpen).length + 2));
   const constants = builtinEnvironment({
     defaultRegex: '(.*)',
     defaultSourceLabels: [],
@@ -303,21 +285,19 @@ export function relabelCases(validatorTest: string): UpstreamTable<RelabelCase> 
   };
   const cases: RelabelCase[] = [];
   const unread: RowNote[] = [];
-  for (let i = table.indexOf('{'); i !== -1;) {
-    const text = blockAt(table, i);
-    i = table.indexOf('{', i + text.length + 2);
-    try {
-      const row = asJson(new GoParser(tokenize(`Row{${text}}`), env).expr()) as { scenario: string; relabelConfig: Obj; prometheus: Obj; expectedErr: boolean };
-      const version = dig(row.prometheus, ['Spec', 'CommonPrometheusFields', 'Version']);
-      cases.push({
-        name: row.scenario,
-        rule: asManifest(row.relabelConfig) as Obj,
-        version: typeof version === 'string' ? version : 'v2.36.0',
-        refused: row.expectedErr === true,
-      });
-    } catch (err) {
-      unread.push({ name: text.trim().slice(0, 60), why: (err as Error).message });
+  for (const { text, row: read, why } of structTableRows(validatorTest.slice(validatorTest.indexOf('func TestValidateRelabelConfig')), /tc/, env)) {
+    const row = read as { scenario?: unknown; relabelConfig?: Obj; prometheus?: Obj; expectedErr?: unknown } | undefined;
+    if (!row || typeof row.scenario !== 'string' || !row.relabelConfig) {
+      unread.push({ name: text.trim().slice(0, 60), why: why ?? 'not a scenario' });
+      continue;
     }
+    const version = dig(row.prometheus, ['Spec', 'CommonPrometheusFields', 'Version']);
+    cases.push({
+      name: row.scenario,
+      rule: asManifest(row.relabelConfig) as Obj,
+      version: typeof version === 'string' ? version : 'v2.36.0',
+      refused: row.expectedErr === true,
+    });
   }
   return { cases, unread };
 }
