@@ -10,7 +10,7 @@ import { outcomeStore, packageVersion } from '../stores/outcome-store.ts';
 import { goUnquoteRunes } from '../go/strconv.ts';
 import { prometheusRegex, re2Problem } from '../core/re2.ts';
 import { durationMs } from '../core/time.ts';
-import { withTrailingZeros } from './promql.ts';
+import { stringEnd, withTrailingZeros } from './promql.ts';
 
 /** Which of the parser's off-by-default features an expression may use. */
 export interface PromqlFeatures {
@@ -117,9 +117,8 @@ function unpaired(expr: string): string | undefined {
   const open: string[] = [];
   for (let i = 0; i < expr.length; i++) {
     const c = expr[i]!;
-    if (c === '"' || c === "'" || c === '`') {
-      for (i++; i < expr.length && expr[i] !== c; i++) if (expr[i] === '\\' && c !== '`') i++;
-    } else if (c === '#') {
+    if (c === '"' || c === "'" || c === '`') i = stringEnd(expr, i);
+    else if (c === '#') {
       while (i < expr.length && expr[i] !== '\n') i++;
     } else if (c === '(' || c === '[') open.push(c);
     else if (c === ')' || c === ']') {
@@ -308,9 +307,19 @@ function hasArithmetic(duration: SyntaxNode): boolean {
 const lintOutcomes = outcomeStore<{ problems: string[]; features: string[] }>('promql-lint', () =>
   [
     packageVersion('@prometheus-io/codemirror-promql'),
-    ...[promqlLinter, withTrailingZeros, unpaired, syntaxErrors, astRules, selectorProblems, numberProblems, modified, disabledFeatures, hasArithmetic].map(
-      String,
-    ),
+    ...[
+      promqlLinter,
+      withTrailingZeros,
+      stringEnd,
+      unpaired,
+      syntaxErrors,
+      astRules,
+      selectorProblems,
+      numberProblems,
+      modified,
+      disabledFeatures,
+      hasArithmetic,
+    ].map(String),
   ].join('\n'),
 );
 

@@ -81,6 +81,14 @@ function parseRemembered(expr: string): ParsedExpr {
   return parsed;
 }
 
+/** Where the PromQL string opened at `start` closes (its quote; an escape skipped but in a raw string), or the end. */
+export function stringEnd(expr: string, start: number): number {
+  const quote = expr[start];
+  let i = start + 1;
+  for (; i < expr.length && expr[i] !== quote; i++) if (expr[i] === '\\' && quote !== '`') i++;
+  return i;
+}
+
 /**
  * A number that ends in a dot (`5.`, `@ 3.`) written with a zero after it: Go's lexer reads it, the grammar does not.
  * Strings are left as they are; `inserted` holds where each zero went (an offset in the text as written), so an
@@ -92,10 +100,9 @@ export function withTrailingZeros(expr: string): { text: string; inserted: numbe
   for (let i = 0; i < expr.length; i++) {
     const c = expr[i]!;
     if (c === '"' || c === "'" || c === '`') {
-      let j = i + 1;
-      for (; j < expr.length && expr[j] !== c; j++) if (expr[j] === '\\' && c !== '`') j++;
-      text += expr.slice(i, j + 1);
-      i = j;
+      const end = stringEnd(expr, i);
+      text += expr.slice(i, end + 1);
+      i = end;
       continue;
     }
     text += c;

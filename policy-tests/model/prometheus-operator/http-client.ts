@@ -4,7 +4,7 @@
  * and its store's reads of every Secret and ConfigMap key they name (pkg/assets/store.go), which fail where the key
  * is not there. The keys a Secret holds are the repository's to say; where it cannot, a read is not judged.
  */
-import { dig, type Obj } from '../core/dig.ts';
+import { dig, str, type Obj } from '../core/dig.ts';
 
 type Path = (string | number)[];
 
@@ -13,15 +13,15 @@ export type KeysOf = (kind: 'Secret' | 'ConfigMap', name: string) => ReadonlySet
 
 export type ClientVerdict = { refused: { path: Path; message: string } } | { notJudged: { path: Path; message: string } } | undefined;
 
-const isSet = (v: unknown): boolean => v !== undefined && v !== null && !(typeof v === 'object' && Object.keys(v).length === 0);
-const textOf = (v: unknown): string => (typeof v === 'string' ? v : '');
+/** Not Go's zero value: set, and not an empty struct (the operator's `!= (SecretOrConfigMap{})`, `reflect...IsZero`). */
+const given = (v: unknown): boolean => v !== undefined && v !== null && !(typeof v === 'object' && Object.keys(v).length === 0);
 
 /** SecretOrConfigMap's String: how the operator names a reference in its errors. */
 function refText(ref: Obj): string {
   const secret = ref.secret as Obj | undefined;
   const configMap = ref.configMap as Obj | undefined;
-  if (secret) return `<secret=${textOf(secret.name)},key=${textOf(secret.key)}>`;
-  if (configMap) return `<configmap=${textOf(configMap.name)},key=${textOf(configMap.key)}>`;
+  if (secret) return `<secret=${str(secret.name)},key=${str(secret.key)}>`;
+  if (configMap) return `<configmap=${str(configMap.name)},key=${str(configMap.key)}>`;
   return '<empty>';
 }
 
@@ -29,20 +29,20 @@ function refText(ref: Obj): string {
 function tlsProblem(tls: Obj, withFiles: boolean): string | undefined {
   for (const field of ['ca', 'cert'] as const) {
     const ref = tls[field] as Obj | undefined;
-    if (ref && isSet(ref) && ref.secret && ref.configMap) return `${field} ${refText(ref)}: cannot specify both Secret and ConfigMap`;
+    if (ref && given(ref) && ref.secret && ref.configMap) return `${field} ${refText(ref)}: cannot specify both Secret and ConfigMap`;
   }
   if (typeof tls.maxVersion === 'string' && typeof tls.minVersion === 'string' && tls.maxVersion < tls.minVersion)
     return 'maxVersion must more than or equal to minVersion';
   if (!withFiles) {
-    if (isSet(tls.cert) && !isSet(tls.keySecret)) return 'client cert specified without client key';
-    if (isSet(tls.keySecret) && !isSet(tls.cert)) return 'client key specified without client cert';
+    if (given(tls.cert) && !given(tls.keySecret)) return 'client cert specified without client key';
+    if (given(tls.keySecret) && !given(tls.cert)) return 'client key specified without client cert';
     return undefined;
   }
-  if (isSet(tls.ca) && tls.caFile) return "cannot specify both 'caFile' and 'ca'";
-  if (isSet(tls.cert) && tls.certFile) return "cannot specify both 'certFile' and 'cert'";
-  if (tls.keyFile && isSet(tls.keySecret)) return "cannot specify both 'keyFile' and 'keySecret'";
-  const hasCert = isSet(tls.cert) || Boolean(tls.certFile);
-  const hasKey = Boolean(tls.keyFile) || isSet(tls.keySecret);
+  if (given(tls.ca) && tls.caFile) return "cannot specify both 'caFile' and 'ca'";
+  if (given(tls.cert) && tls.certFile) return "cannot specify both 'certFile' and 'cert'";
+  if (tls.keyFile && given(tls.keySecret)) return "cannot specify both 'keyFile' and 'keySecret'";
+  const hasCert = given(tls.cert) || Boolean(tls.certFile);
+  const hasKey = Boolean(tls.keyFile) || given(tls.keySecret);
   if (hasCert && !hasKey) return 'cannot specify client cert without client key';
   if (hasKey && !hasCert) return 'cannot specify client key without client cert';
   return undefined;
@@ -51,8 +51,8 @@ function tlsProblem(tls: Obj, withFiles: boolean): string | undefined {
 /** ProxyConfig.Validate. */
 function proxyProblem(holder: Obj): string | undefined {
   const fromEnvironment = holder.proxyFromEnvironment === true;
-  const url = textOf(holder.proxyUrl) !== '';
-  const noProxy = textOf(holder.noProxy) !== '';
+  const url = str(holder.proxyUrl) !== '';
+  const noProxy = str(holder.noProxy) !== '';
   const headers = (holder.proxyConnectHeader ?? {}) as Record<string, unknown>;
   if (Object.keys(headers).length > 0 && !fromEnvironment && !url)
     return 'if proxyConnectHeader is configured, proxyUrl or proxyFromEnvironment must also be configured';
@@ -61,7 +61,7 @@ function proxyProblem(holder: Obj): string | undefined {
   if (!url && noProxy) return 'if noProxy is configured, proxyUrl must also be configured';
   for (const [name, selectors] of Object.entries(headers)) {
     if (!Array.isArray(selectors) || selectors.length === 0) return `proxyConnetHeader[${name}]: selector must not be empty`;
-    const empty = selectors.findIndex((s) => !isSet(s));
+    const empty = selectors.findIndex((s) => !given(s));
     if (empty >= 0) return `proxyConnectHeader[${name}][${empty}]: selector must be defined`;
   }
   return undefined;
@@ -79,19 +79,19 @@ const EXCLUSIVE: [string, string][] = [
 
 /** The endpoint's (or Probe's) own Validate: which field, and the operator's words. */
 export function clientProblem(holder: Obj, withFiles: boolean): { field: string; message: string } | undefined {
-  const pair = EXCLUSIVE.find(([a, b]) => isSet(holder[a]) && isSet(holder[b]));
+  const pair = EXCLUSIVE.find(([a, b]) => given(holder[a]) && given(holder[b]));
   if (pair) return { field: pair[1], message: `${pair[0]} and ${pair[1]} cannot be configured at the same time` };
   const auth = holder.authorization as Obj | undefined;
-  if (auth && isSet(auth)) {
-    if (textOf(auth.type).trim().toLowerCase() === 'basic')
+  if (auth && given(auth)) {
+    if (str(auth.type).trim().toLowerCase() === 'basic')
       return { field: 'authorization', message: `authorization: 'authorization' type cannot be set to "basic", use "basicAuth" instead` };
-    if (!isSet(auth.credentials)) return { field: 'authorization', message: "authorization: 'authorization' credentials are required" };
+    if (!given(auth.credentials)) return { field: 'authorization', message: "authorization: 'authorization' credentials are required" };
   }
   const oauth2 = holder.oauth2 as Obj | undefined;
-  if (oauth2 && isSet(oauth2)) {
-    if (textOf(oauth2.tokenUrl) === '') return { field: 'oauth2', message: 'oauth2: OAuth2 tokenURL must be specified' };
+  if (oauth2 && given(oauth2)) {
+    if (str(oauth2.tokenUrl) === '') return { field: 'oauth2', message: 'oauth2: OAuth2 tokenURL must be specified' };
     const clientId = (oauth2.clientId ?? {}) as Obj;
-    if (!isSet(clientId)) return { field: 'oauth2', message: "oauth2: OAuth2 'clientID' must be specified" };
+    if (!given(clientId)) return { field: 'oauth2', message: "oauth2: OAuth2 'clientID' must be specified" };
     if (clientId.secret && clientId.configMap)
       return { field: 'oauth2', message: "oauth2: invalid OAuth2 'clientID': cannot specify both Secret and ConfigMap" };
   }
@@ -114,7 +114,7 @@ interface Read {
 function reads(holder: Obj, at: Path): Read[] {
   const out: Read[] = [];
   const secret = (ref: unknown, path: Path, what: string) => {
-    if (ref && typeof ref === 'object' && textOf((ref as Obj).name) !== '') out.push({ kind: 'Secret', ref: ref as Obj, path: [...at, ...path], what });
+    if (ref && typeof ref === 'object' && str((ref as Obj).name) !== '') out.push({ kind: 'Secret', ref: ref as Obj, path: [...at, ...path], what });
   };
   const either = (ref: unknown, path: Path, what: string) => {
     const r = (ref ?? {}) as Obj;
@@ -129,7 +129,7 @@ function reads(holder: Obj, at: Path): Read[] {
   secret(dig(holder, ['tlsConfig', 'keySecret']), ['tlsConfig', 'keySecret'], 'tlsConfig: ');
   either(dig(holder, ['oauth2', 'clientId']), ['oauth2', 'clientId'], 'oauth2: failed to get oauth2 client id: ');
   secret(dig(holder, ['oauth2', 'clientSecret']), ['oauth2', 'clientSecret'], 'oauth2: failed to get oauth2 client secret: ');
-  const type = textOf(dig(holder, ['authorization', 'type'])) || 'Bearer';
+  const type = str(dig(holder, ['authorization', 'type'])) || 'Bearer';
   secret(
     dig(holder, ['authorization', 'credentials']),
     ['authorization', 'credentials'],
@@ -144,7 +144,7 @@ function reads(holder: Obj, at: Path): Read[] {
 export function clientReads(holder: Obj, at: Path, keysOf: KeysOf): ClientVerdict {
   let unknown: ClientVerdict;
   for (const { kind, ref, path, what } of reads(holder, at)) {
-    const [name, key] = [textOf(ref.name), textOf(ref.key)];
+    const [name, key] = [str(ref.name), str(ref.key)];
     const keys = keysOf(kind, name);
     if (keys === undefined)
       unknown ??= { notJudged: { path, message: `whether ${kind} ${name} holds key ${key}, which the operator reads, is not known here` } };
