@@ -68,6 +68,12 @@ const EXPERIMENTAL_AGGREGATORS: ReadonlySet<string> = new Set(['limitk', 'limit_
 /** A duration that is more than a number or a duration literal: an operator, a call or parentheses in it. */
 const DURATION_ARITHMETIC = new Set(['Pow', 'Mul', 'Div', 'Mod', 'Add', 'Sub', 'DurationStep', 'DurationRange', 'DurationMinOf', 'DurationMaxOf', '(']);
 
+/** An optional feature an expression uses, and what the parser says of it when the feature is off. */
+interface FeatureUse {
+  feature: keyof PromqlFeatures;
+  message: string;
+}
+
 type Lint = { problems: string[]; tree: SyntaxNode };
 interface Linter {
   lint(expr: string): Lint;
@@ -276,23 +282,24 @@ function selectorProblems(selector: SyntaxNode, text: (n: SyntaxNode | null | un
   return matchers.some((m) => !matchesEmpty(m.op, m.value)) ? [] : ['vector selector must contain at least one non-empty matcher'];
 }
 
-/** The features off in `features` that the tree uses, each as Prometheus's parser words its refusal. */
-function disabledFeatures(expr: string, top: SyntaxNode, features: PromqlFeatures): string[] {
-  const problems: string[] = [];
+/** Each optional feature the tree uses, with Prometheus's parser's words for it when the feature is off. */
+function featureUses(expr: string, top: SyntaxNode): FeatureUse[] {
+  const uses: FeatureUse[] = [];
+  const use = (feature: keyof PromqlFeatures, message: string) => uses.push({ feature, message });
   const text = (n: SyntaxNode | null) => (n ? expr.slice(n.from, n.to) : '');
   top.cursor().iterate((ref) => {
     const n = ref.node;
-    if (!features.experimentalFunctions && n.name === 'FunctionIdentifier' && EXPERIMENTAL_FUNCTIONS.has(text(n)))
-      problems.push(`function ${JSON.stringify(text(n))} is not enabled`);
-    if (!features.experimentalFunctions && n.name === 'AggregateOp' && EXPERIMENTAL_AGGREGATORS.has(text(n).toLowerCase()))
-      problems.push(`${text(n).toLowerCase()}() is experimental and must be enabled with --enable-feature=promql-experimental-functions`);
-    if (!features.extendedRangeSelectors && (n.name === 'AnchoredExpr' || n.name === 'SmoothedExpr'))
-      problems.push(`${n.name === 'AnchoredExpr' ? 'anchored' : 'smoothed'} modifier is experimental and not enabled`);
-    if (!features.fillModifiers && n.name === 'FillModifier') problems.push('binop fill modifiers are experimental and not enabled');
-    if (!features.durationExpressions && (n.name === 'DurationExpr' || n.name === 'OffsetDurationExpr') && n.parent?.name !== n.name && hasArithmetic(n))
-      problems.push('experimental duration expression is not enabled');
+    if (n.name === 'FunctionIdentifier' && EXPERIMENTAL_FUNCTIONS.has(text(n)))
+      use('experimentalFunctions', `function ${JSON.stringify(text(n))} is not enabled`);
+    if (n.name === 'AggregateOp' && EXPERIMENTAL_AGGREGATORS.has(text(n).toLowerCase()))
+      use('experimentalFunctions', `${text(n).toLowerCase()}() is experimental and must be enabled with --enable-feature=promql-experimental-functions`);
+    if (n.name === 'AnchoredExpr' || n.name === 'SmoothedExpr')
+      use('extendedRangeSelectors', `${n.name === 'AnchoredExpr' ? 'anchored' : 'smoothed'} modifier is experimental and not enabled`);
+    if (n.name === 'FillModifier') use('fillModifiers', 'binop fill modifiers are experimental and not enabled');
+    if ((n.name === 'DurationExpr' || n.name === 'OffsetDurationExpr') && n.parent?.name !== n.name && hasArithmetic(n))
+      use('durationExpressions', 'experimental duration expression is not enabled');
   });
-  return problems;
+  return uses;
 }
 
 function hasArithmetic(duration: SyntaxNode): boolean {
@@ -303,27 +310,8 @@ function hasArithmetic(duration: SyntaxNode): boolean {
   return false;
 }
 
-/** Keyed by the linter's version and this module's own rules (their source): a changed rule judges every expression again. */
-const lintOutcomes = outcomeStore<{ problems: string[]; features: string[] }>('promql-lint', () =>
-  [
-    packageVersion('@prometheus-io/codemirror-promql'),
-    ...[
-      promqlLinter,
-      withTrailingZeros,
-      stringEnd,
-      unpaired,
-      syntaxErrors,
-      astRules,
-      selectorProblems,
-      numberProblems,
-      modified,
-      disabledFeatures,
-      hasArithmetic,
-    ].map(String),
-  ].join('\n'),
-);
-
-const FEATURE_KEYS = Object.keys(DEFAULT_PARSER_FEATURES) as (keyof PromqlFeatures)[];
+/** Keyed by the linter's version (every store's key holds the gate's own code too: a changed rule judges every expression again). */
+const lintOutcomes = outcomeStore<{ problems: string[]; features: FeatureUse[] }>('promql-lint', () => packageVersion('@prometheus-io/codemirror-promql'));
 
 /**
  * Why Prometheus's parser with `features` refuses `expr`: the linter's diagnostics, then each feature it uses that is
@@ -333,12 +321,9 @@ export function promqlProblems(expr: string, features: PromqlFeatures = DEFAULT_
   let known = lintOutcomes.get([expr]);
   if (!known) {
     const { problems, tree } = promqlLinter().lint(expr);
-    // Each feature's refusal, as if it alone were off: what `features` then keeps is a filter, not a second lint.
-    const off = FEATURE_KEYS.map((k) => disabledFeatures(expr, tree, { ...allOn(), [k]: false }).map((p) => `${k}\t${p}`)).flat();
-    known = { problems, features: off };
+    // Every feature the expression uses, kept whatever `features` is: a later call with other features only filters.
+    known = { problems, features: featureUses(expr, tree) };
     lintOutcomes.set([expr], known);
   }
-  return [...known.problems, ...known.features.filter((f) => !features[f.split('\t')[0] as keyof PromqlFeatures]).map((f) => f.split('\t')[1]!)];
+  return [...known.problems, ...known.features.filter((f) => !features[f.feature]).map((f) => f.message)];
 }
-
-const allOn = (): PromqlFeatures => ({ experimentalFunctions: true, durationExpressions: true, extendedRangeSelectors: true, fillModifiers: true });
