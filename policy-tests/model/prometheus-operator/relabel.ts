@@ -4,19 +4,23 @@
  * Prometheus compiles it (relabel.NewRegexp), and its target label under the name scheme of the Prometheus version
  * that loads it. A monitor with such a rule is skipped whole: none of its targets are scraped.
  */
+// semver's functions one by one, as model/core/workloads.ts imports them (its index loads every module).
+import coerce from 'semver/functions/coerce.js';
+import compare from 'semver/functions/compare.js';
 import { dig, type Obj } from '../core/dig.ts';
 import { re2Problem } from '../core/re2.ts';
 import { featuresOf, type PromqlFeatures } from '../monitoring/promql-lint.ts';
 
-/** A Prometheus version as semver reads it (ParseTolerant: a leading v, missing parts zero). */
+/** A Prometheus version: major, minor, patch. */
 export type PromVersion = readonly [number, number, number];
 
+/** A Prometheus version as the operator's semver.ParseTolerant reads one (a leading v, missing parts zero), by semver's coerce. */
 export function promVersion(text: string): PromVersion | undefined {
-  const m = /^v?(\d+)(?:\.(\d+))?(?:\.(\d+))?/.exec(text.trim());
-  return m ? [Number(m[1]), Number(m[2] ?? 0), Number(m[3] ?? 0)] : undefined;
+  const v = coerce(text.trim());
+  return v ? [v.major, v.minor, v.patch] : undefined;
 }
 
-const atLeast = (v: PromVersion, [a, b, c]: PromVersion): boolean => (v[0] !== a ? v[0] > a : v[1] !== b ? v[1] > b : v[2] >= c);
+const atLeast = (v: PromVersion, least: PromVersion): boolean => compare(v.join('.'), least.join('.')) >= 0;
 
 /** relabel.DefaultRelabelConfig: what an unset field means. */
 const DEFAULTS = { separator: ';', regex: '(.*)', replacement: '$1', modulus: 0 };
