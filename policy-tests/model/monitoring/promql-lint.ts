@@ -7,10 +7,9 @@
 import { createRequire } from 'node:module';
 import type { SyntaxNode } from '@lezer/common';
 import { outcomeStore, packageVersion } from '../stores/outcome-store.ts';
-import { goUnquoteRunes } from '../go/strconv.ts';
 import { prometheusRegex, re2Problem } from '../core/re2.ts';
 import { durationMs } from '../core/time.ts';
-import { stringEnd, withTrailingZeros } from './promql.ts';
+import { stringEnd, unquotePromql, withTrailingZeros } from './promql.ts';
 
 /** Which of the parser's off-by-default features an expression may use. */
 export interface PromqlFeatures {
@@ -197,12 +196,6 @@ function numberProblems(n: SyntaxNode, text: (n: SyntaxNode | null | undefined) 
   if (Math.abs(ms) > MAX_DURATION_MS) return ['duration out of range'];
   const range = n.parent?.name === 'DurationExpr' && n.parent.parent?.name === 'MatrixSelector';
   return range && ms <= 0 ? ['duration must be greater than 0'] : [];
-}
-
-/** PromQL's string literal read as strutil.Unquote reads it. */
-function unquotePromql(text: string): string | undefined {
-  if (text.startsWith('`')) return text.length >= 2 && text.endsWith('`') ? text.slice(1, -1) : undefined;
-  return text.length >= 2 && text.at(-1) === text[0] ? goUnquoteRunes(text.slice(1, -1), text[0]!) : undefined;
 }
 
 /** Whether a label matcher matches the empty string (a selector of such matchers alone selects every series). */

@@ -6,6 +6,7 @@
 import { createRequire } from 'node:module';
 import type { SyntaxNode } from '@lezer/common';
 import { durationMs } from '../core/time.ts';
+import { goUnquoteRunes } from '../go/strconv.ts';
 import { perKey } from '../core/per-object.ts';
 import { outcomeStore, packageVersion } from '../stores/outcome-store.ts';
 
@@ -60,14 +61,14 @@ export interface ParsedExpr {
 
 const WINDOW_FUNCTIONS = new Set(['rate', 'increase', 'irate']);
 
-const unquote = (text: string): string => {
-  if (text.startsWith('`')) return text.slice(1, -1);
-  try {
-    return JSON.parse(text.startsWith("'") ? `"${text.slice(1, -1).replace(/"/g, '\\"')}"` : text) as string;
-  } catch {
-    return text.slice(1, -1);
-  }
-};
+/** PromQL's string literal read as Prometheus's strutil.Unquote reads it (Go's escapes, many runes between single quotes); undefined where it does not read. */
+export function unquotePromql(text: string): string | undefined {
+  if (text.startsWith('`')) return text.length >= 2 && text.endsWith('`') ? text.slice(1, -1) : undefined;
+  return text.length >= 2 && text.at(-1) === text[0] ? goUnquoteRunes(text.slice(1, -1), text[0]!) : undefined;
+}
+
+/** A matcher's value: the literal read, or (where Prometheus would refuse it) its text between the quotes. */
+const unquote = (text: string): string => unquotePromql(text) ?? text.slice(1, -1);
 
 /** Parsed expressions by text: the same rules and panels are read by every view of the repository. Results are never mutated. */
 export const parsePromQL: (expr: string) => ParsedExpr = perKey(5000, (expr: string) => parseRemembered(expr));
