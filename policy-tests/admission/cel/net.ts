@@ -5,35 +5,18 @@
  * WHATWG URL serializer prints). A value is carried as its canonical string,
  * so two spellings of one address are equal, as they are in the API server.
  */
+import { parseAddr, parsePrefix, prefixMask } from '../../model/go/netip.ts';
+
 export interface ParsedIP {
   family: 4 | 6;
   value: bigint;
 }
 
-const IPV4_PART = /^(0|[1-9]\d{0,2})$/;
-
+/** netip.ParseAddr without a zone, and never an IPv4-mapped IPv6 address (::ffff:a.b.c.d), which Kubernetes' ip() and cidr() refuse. */
 export function parseIP(s: string): ParsedIP | undefined {
-  if (s.includes('.') && !s.includes(':')) {
-    const parts = s.split('.');
-    if (parts.length !== 4 || !parts.every((p) => IPV4_PART.test(p) && Number(p) <= 255)) return undefined;
-    return { family: 4, value: parts.reduce((acc, p) => (acc << 8n) | BigInt(p), 0n) };
-  }
-  if (!s.includes(':') || s.includes('%') || s.includes('[')) return undefined;
-  let host: string;
-  try {
-    host = new URL(`http://[${s}]/`).hostname.slice(1, -1);
-  } catch {
-    return undefined;
-  }
-  const [head = '', tail = ''] = host.split('::');
-  const groups = (text: string) => (text ? text.split(':') : []);
-  const left = groups(head);
-  const right = host.includes('::') ? groups(tail) : [];
-  const all = host.includes('::') ? [...left, ...Array(8 - left.length - right.length).fill('0'), ...right] : left;
-  const value = all.reduce((acc, g) => (acc << 16n) | BigInt(`0x${g}`), 0n);
-  // An IPv4-mapped IPv6 address (::ffff:a.b.c.d) is refused by Kubernetes' ip() and cidr().
-  if (value >> 32n === 0xffffn) return undefined;
-  return { family: 6, value };
+  const addr = parseAddr(s);
+  if (!addr || addr.zone !== undefined || (addr.family === 6 && addr.value >> 32n === 0xffffn)) return undefined;
+  return { family: addr.family, value: addr.value };
 }
 
 export function formatIP(ip: ParsedIP): string {
@@ -49,22 +32,16 @@ export interface ParsedCIDR {
 
 export function parseCIDR(s: string): ParsedCIDR | undefined {
   const slash = s.indexOf('/');
-  if (slash < 0) return undefined;
-  const ip = parseIP(s.slice(0, slash));
-  const bitsText = s.slice(slash + 1);
-  if (!ip || !/^(0|[1-9]\d{0,2})$/.test(bitsText)) return undefined;
-  const bits = Number(bitsText);
-  return bits <= (ip.family === 4 ? 32 : 128) ? { ip, bits } : undefined;
+  const ip = slash < 0 ? undefined : parseIP(s.slice(0, slash));
+  const prefix = ip && parsePrefix(s);
+  return prefix ? { ip, bits: prefix.bits } : undefined;
 }
 
-const width = (family: 4 | 6) => (family === 4 ? 32 : 128);
-const mask = (family: 4 | 6, bits: number) => ((1n << BigInt(width(family))) - 1n) ^ ((1n << BigInt(width(family) - bits)) - 1n);
-
 export const formatCIDR = (c: ParsedCIDR): string => `${formatIP(c.ip)}/${c.bits}`;
-export const masked = (c: ParsedCIDR): ParsedCIDR => ({ ip: { family: c.ip.family, value: c.ip.value & mask(c.ip.family, c.bits) }, bits: c.bits });
+export const masked = (c: ParsedCIDR): ParsedCIDR => ({ ip: { family: c.ip.family, value: c.ip.value & prefixMask(c.ip.family, c.bits) }, bits: c.bits });
 
 export function containsIP(c: ParsedCIDR, ip: ParsedIP): boolean {
-  return c.ip.family === ip.family && (c.ip.value & mask(c.ip.family, c.bits)) === (ip.value & mask(c.ip.family, c.bits));
+  return c.ip.family === ip.family && (c.ip.value & prefixMask(c.ip.family, c.bits)) === (ip.value & prefixMask(c.ip.family, c.bits));
 }
 
 export const containsCIDR = (c: ParsedCIDR, other: ParsedCIDR): boolean => other.bits >= c.bits && containsIP(c, other.ip);

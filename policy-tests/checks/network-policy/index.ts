@@ -1,11 +1,19 @@
 /** Network policies: what each allows, the CNI that enforces them, ingress paths, and default deny. */
 import { type PolicyCheck, type Area, staticArea } from '../../model/checks/kit.ts';
+import { ciliumAcceptedCheck } from './cilium-accepted.ts';
 import { cniChecks } from './cni.ts';
 import { defaultDenyChecks } from './default-deny.ts';
 import { ingressPathCheck } from './ingress.ts';
 import { networkPolicyChecks } from './network-policy.ts';
 import { nodeCidrCheck } from './node-cidr.ts';
 
-export const networkPolicyAreaChecks: PolicyCheck[] = [...networkPolicyChecks, ingressPathCheck, ...cniChecks, ...defaultDenyChecks, nodeCidrCheck];
+export const networkPolicyAreaChecks: PolicyCheck[] = [
+  ...networkPolicyChecks,
+  ingressPathCheck,
+  ...cniChecks,
+  ...defaultDenyChecks,
+  nodeCidrCheck,
+  ciliumAcceptedCheck,
+];
 
 export const networkPolicyArea: Area = staticArea('network-policy', networkPolicyAreaChecks);

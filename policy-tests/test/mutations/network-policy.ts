@@ -199,4 +199,15 @@ networkPolicyMutations.push(
     mutate: swap(POLICY, '              - matchPattern: "**.cluster.local"\n', ''),
     at: (c) => ({ file: POLICY, line: lineOf(c, POLICY, 'toFQDNs:') + 1 }),
   },
+  {
+    check: 'network-policy-cilium-accepted',
+    why: "the etcd backup's two node-side allowances merged into one rule (the API server as an entity beside the Talos node's address): Cilium's agent refuses the whole policy, and the backup reaches neither, nor its DNS, nor the off-site repository",
+    mutate: swap(
+      BACKUP_POLICY,
+      '    - toEntities: [kube-apiserver]\n      toPorts:\n        - ports:\n            - port: "6443"\n              protocol: TCP\n    - toCIDR:',
+      '    - toEntities: [kube-apiserver]\n      toCIDR:',
+    ),
+    at: inFile(BACKUP_POLICY, '    - toEntities: [kube-apiserver]'),
+    fix: 'split the rule the finding names as Cilium requires (one kind of peer per rule; DNS rules in an egress rule to port 53), or turn on the agent setting it names in apps/platform/cilium/values.yaml',
+  },
 );
