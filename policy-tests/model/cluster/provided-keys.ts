@@ -1,16 +1,40 @@
 /**
  * The keys each Secret and ConfigMap has, where the repository writes them: an ExternalSecret's data[].secretKey (or
- * its template's data), a cert-manager Certificate's tls.crt, tls.key and ca.crt, a plain Secret's or ConfigMap's
- * data. Unknown (undefined) where they cannot be known: an ExternalSecret's dataFrom or templateFrom, a committed
- * Secret without data (a placeholder filled outside git).
+ * its template's data), a cert-manager Certificate's tls.crt, tls.key and ca.crt, the Secret a chart's
+ * kube-webhook-certgen job creates (its ca, cert and key), a plain Secret's or ConfigMap's data. Unknown (undefined)
+ * where they cannot be known: an ExternalSecret's dataFrom or templateFrom, a committed Secret without data (a
+ * placeholder filled outside git).
  */
-import { dig } from '../core/dig.ts';
+import { dig, list, obj, str } from '../core/dig.ts';
 import type { Resource } from '../core/manifest.ts';
 import type { Path } from '../core/positions.ts';
 import { namespaceOrDestination } from '../argocd/argocd.ts';
 import type { Repo } from '../repository/repo.ts';
 
 export type Kind = 'Secret' | 'ConfigMap';
+
+/** The kinds whose objects write a Secret's or ConfigMap's keys: a check that asks for keys reads these. */
+export const KEY_PROVIDER_KINDS = ['Secret', 'ConfigMap', 'ExternalSecret', 'Certificate', 'Job'] as const;
+
+/**
+ * The Secret a kube-webhook-certgen `create` writes, as its `create` command writes it (ingress-nginx's image, and
+ * jkroepke's fork that kube-prometheus-stack runs): `--secret-name` in `--namespace`, holding the CA, the certificate
+ * and the key under `--ca-name`, `--cert-name` and `--key-name` (ca, cert and key unless told).
+ */
+function certgenSecret(job: Resource): { namespace: string; name: string; keys: string[] } | undefined {
+  const containers = list(dig(job.object, ['spec', 'template', 'spec', 'containers']));
+  const certgen = containers.map(obj).find((c) => /(^|\/)kube-webhook-certgen(:|@|$)/.test(str(c.image)));
+  const args = list(certgen?.args).map(str);
+  if (args[0] !== 'create') return undefined;
+  // pflag reads `--flag=value` and `--flag value` alike.
+  const flag = (name: string) => {
+    const i = args.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`));
+    return i < 0 ? undefined : args[i]!.includes('=') ? args[i]!.slice(args[i]!.indexOf('=') + 1) : args[i + 1];
+  };
+  const [name, namespace] = [flag('secret-name'), flag('namespace')];
+  if (!name || !namespace) return undefined;
+  return { namespace, name, keys: [flag('ca-name') ?? 'ca', flag('cert-name') ?? 'cert', flag('key-name') ?? 'key'] };
+}
 
 const byView = new WeakMap<readonly Resource[], Map<string, Set<string> | undefined>>();
 
@@ -44,7 +68,10 @@ export function providedKeys(repo: Repo, resources: readonly Resource[]): Map<st
         unknown ? undefined : replaces ? keysOf(['spec', 'target', 'template', 'data']) : data,
       );
     } else if (r.kind === 'Certificate') add('Secret', ns, dig(r.object, ['spec', 'secretName']), ['tls.crt', 'tls.key', 'ca.crt']);
-    else if (r.kind === 'Secret') {
+    else if (r.kind === 'Job') {
+      const written = certgenSecret(r);
+      if (written) add('Secret', written.namespace, written.name, written.keys);
+    } else if (r.kind === 'Secret') {
       // A committed Secret without data is a placeholder filled outside git (no-plain-secret forbids data here): its keys are not known.
       const keys = [...keysOf(['data']), ...keysOf(['stringData'])];
       add('Secret', ns, r.name, keys.length > 0 ? keys : undefined);
