@@ -41,6 +41,8 @@ export interface ClusterFacts {
   talosVersion: string;
   nodeCount: number;
   controlPlaneCount: number;
+  /** The nodes' CPU architecture as Go names it (`nodeArchitecture`), which the kubelet writes as kubernetes.io/arch; undefined where the facts do not say. */
+  nodeArchitecture?: NodeArchitecture;
   repoURL: string;
   /** Branch every repo source tracks. */
   revision: string;
@@ -67,6 +69,10 @@ export interface ClusterFacts {
   /** What the nodes' Talos machine config sets that decides whether a pod runs (`machineConfig`): unsafe sysctls, control-plane scheduling. */
   machineConfig: MachineConfigFacts;
 }
+
+/** The architectures Talos builds its images for, as Go's GOARCH names them. */
+export const NODE_ARCHITECTURES = ['amd64', 'arm64'] as const;
+export type NodeArchitecture = (typeof NODE_ARCHITECTURES)[number];
 
 export const POD_SECURITY_LEVELS = ['privileged', 'baseline', 'restricted'] as const;
 export type PodSecurityLevel = (typeof POD_SECURITY_LEVELS)[number];
@@ -138,6 +144,12 @@ const factsOf = perObject((object: Resource['object']): { facts: ClusterFacts; p
   if (talosVersion && !SEMVER.test(talosVersion)) problems.push({ key: 'talosVersion', message: `talosVersion "${talosVersion}" is not an exact version` });
   const [nodeCount, controlPlaneCount] = [count('nodeCount'), count('controlPlaneCount')];
   const nodes = readNodeNetwork(data.nodeNetwork, { nodeCount, controlPlaneCount });
+  const architecture = data.nodeArchitecture;
+  if (architecture !== undefined && !NODE_ARCHITECTURES.includes(architecture as NodeArchitecture))
+    problems.push({
+      key: 'nodeArchitecture',
+      message: `cluster fact "nodeArchitecture" must be one of ${NODE_ARCHITECTURES.join(', ')} (Go's names for what Talos builds), got ${JSON.stringify(architecture)}`,
+    });
   for (const message of nodes.problems) problems.push({ key: 'nodeNetwork', message });
   const facts: ClusterFacts = {
     kubernetesVersion,
@@ -145,6 +157,7 @@ const factsOf = perObject((object: Resource['object']): { facts: ClusterFacts; p
     talosVersion,
     nodeCount,
     controlPlaneCount,
+    ...(NODE_ARCHITECTURES.includes(architecture as NodeArchitecture) ? { nodeArchitecture: architecture as NodeArchitecture } : {}),
     repoURL: text('repoURL'),
     revision: text('revision'),
     providedOutsideGit: outsideGit(data.providedOutsideGit, problems),

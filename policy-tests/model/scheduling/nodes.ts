@@ -18,8 +18,14 @@ export interface NodeKind {
   tainted: boolean;
 }
 
-/** Talos' own labels: every node's, and the control-plane nodes' beside them. */
-const TALOS_LABELS = { 'kubernetes.io/os': 'linux' };
+/**
+ * The labels every node's kubelet writes of itself, and Talos' own: every node's, and the control-plane nodes' beside
+ * them. The kubelet writes its OS and architecture under both the stable and the beta keys (initialNode); the
+ * architecture only where the facts say it (`nodeArchitecture`).
+ */
+const TALOS_LABELS = { 'kubernetes.io/os': 'linux', 'beta.kubernetes.io/os': 'linux' };
+const ARCH_KEYS = ['kubernetes.io/arch', 'beta.kubernetes.io/arch'];
+const archLabels = (arch: string | undefined): Record<string, string> => (arch ? Object.fromEntries(ARCH_KEYS.map((k) => [k, arch])) : {});
 const CONTROL_PLANE_LABELS = { [CONTROL_PLANE_TAINT]: '', 'node.kubernetes.io/exclude-from-external-load-balancers': '' };
 
 const TALOS_KEYS = new Set([...Object.keys(TALOS_LABELS), ...Object.keys(CONTROL_PLANE_LABELS)]);
@@ -45,14 +51,15 @@ export const unknowable = (key: string, node: NodeKind): boolean =>
   /(^|\.)kubernetes\.io\//.test(key);
 
 /** The kinds of node the facts give: the control-plane nodes and the workers, as many kinds as the cluster has. */
-export function nodeKinds(facts: Pick<ClusterFacts, 'nodeCount' | 'controlPlaneCount' | 'machineConfig'>): NodeKind[] {
+export function nodeKinds(facts: Pick<ClusterFacts, 'nodeCount' | 'controlPlaneCount' | 'machineConfig' | 'nodeArchitecture'>): NodeKind[] {
   const kinds: NodeKind[] = [];
+  const own = { ...TALOS_LABELS, ...archLabels(facts.nodeArchitecture) };
   if (facts.controlPlaneCount > 0)
     kinds.push({
       name: 'control-plane nodes',
       count: facts.controlPlaneCount,
       controlPlane: true,
-      labels: { ...facts.machineConfig.nodeLabels, ...TALOS_LABELS, ...CONTROL_PLANE_LABELS },
+      labels: { ...facts.machineConfig.nodeLabels, ...own, ...CONTROL_PLANE_LABELS },
       tainted: !facts.machineConfig.allowSchedulingOnControlPlanes,
     });
   if (facts.nodeCount > facts.controlPlaneCount)
@@ -60,7 +67,7 @@ export function nodeKinds(facts: Pick<ClusterFacts, 'nodeCount' | 'controlPlaneC
       name: 'workers',
       count: facts.nodeCount - facts.controlPlaneCount,
       controlPlane: false,
-      labels: { ...facts.machineConfig.nodeLabels, ...TALOS_LABELS },
+      labels: { ...facts.machineConfig.nodeLabels, ...own },
       tainted: false,
     });
   return kinds;

@@ -15,7 +15,7 @@ const facts = (allowSchedulingOnControlPlanes = false, nodeCount = 6, nodeLabels
 const nodes = nodeKinds(facts());
 const CP = 'node-role.kubernetes.io/control-plane';
 const TAINTED = 'the control-plane nodes carry the taint node-role.kubernetes.io/control-plane:NoSchedule, which it does not tolerate';
-const NO_MATCH = 'the workers do not match its node selection (their labels: kubernetes.io/os=linux)';
+const NO_MATCH = 'the workers do not match its node selection (their labels: kubernetes.io/os=linux, beta.kubernetes.io/os=linux)';
 
 describe('where the scheduler places a pod on the nodes Talos makes', () => {
   it('places a pod that selects nothing on the workers, and one pinned to the control plane only where it tolerates the taint', () => {
@@ -209,6 +209,16 @@ describe('where the scheduler places a pod on the nodes Talos makes', () => {
     expect(heldByDaemonSets(exporter.r, asks, [exporter]).size).toBe(0);
     expect(heldByDaemonSets({} as never, [{ ...asks[0]!, port: 9101 }], [exporter]).size).toBe(0);
     expect(heldByDaemonSets({} as never, asks, [{ ...exporter, fits: ['unknown', 'unknown'] }]).size).toBe(0);
+  });
+
+  it("gives the nodes the kubelet's own labels: its OS always, under the stable and the beta key, and its architecture where the facts say it", () => {
+    const arch = (value: string, key = 'kubernetes.io/arch') => ({ nodeSelector: { [key]: value } });
+    expect(placement(arch('amd64'), nodes)).toMatchObject({ fit: 'unknown', unknownKeys: ['kubernetes.io/arch'] });
+    expect(placement({ nodeSelector: { 'beta.kubernetes.io/os': 'linux' } }, nodes).fit).toBe('yes');
+    const amd64 = nodeKinds({ ...facts(), nodeArchitecture: 'amd64' });
+    expect(placement(arch('amd64'), amd64)).toMatchObject({ fit: 'yes', taking: 3, unknownKeys: [] });
+    expect(placement(arch('amd64', 'beta.kubernetes.io/arch'), amd64).fit).toBe('yes');
+    expect(placement(arch('arm64'), amd64)).toMatchObject({ fit: 'no', unknownKeys: [] });
   });
 
   it('has as many kinds of node as the facts: none of workers when every node is a control-plane node', () => {

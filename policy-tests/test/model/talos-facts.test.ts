@@ -147,3 +147,18 @@ describe('the order of a change that moves both Talos and Kubernetes, as a runni
     expect(order(['v1.13.9', '1.36.3'], ['v1.16.0', '1.37.0'])?.notJudged).toMatch(/^the cluster facts have no talosKubernetes row for Talos 1\.16/);
   });
 });
+
+describe('the nodes architecture fact', () => {
+  const read = (nodeArchitecture: unknown) => readClusterFacts({ object: { data: { nodeArchitecture } } } as unknown as Resource);
+  it("takes one of Go's names for what Talos builds, and is left out where the facts do not say it", () => {
+    expect(read('arm64').facts.nodeArchitecture).toBe('arm64');
+    expect(read(undefined).facts.nodeArchitecture).toBeUndefined();
+    expect(read(undefined).problems.filter((p) => p.key === 'nodeArchitecture')).toEqual([]);
+    expect(read('x86_64').facts.nodeArchitecture).toBeUndefined();
+    expect(
+      read('x86_64')
+        .problems.filter((p) => p.key === 'nodeArchitecture')
+        .map((p) => p.message),
+    ).toEqual(['cluster fact "nodeArchitecture" must be one of amd64, arm64 (Go\'s names for what Talos builds), got "x86_64"']);
+  });
+});
