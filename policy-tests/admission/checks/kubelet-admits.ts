@@ -4,7 +4,10 @@
  * safe sysctls, and those its configuration's allowedUnsafeSysctls names) is failed on the node, SysctlForbidden,
  * and its controller makes another, which fails the same way. And it sets up each volume
  * (pkg/volume/emptydir/empty_dir.go, SetUpAt): an emptyDir medium it does not know, or a huge-page medium with no
- * huge pages asked for, fails the mount, and the pod never starts. The API server says nothing of either.
+ * huge pages asked for, fails the mount, and the pod never starts. And it makes sure of each container's image
+ * (pkg/kubelet/images/image_manager.go, EnsureImageExists): one it may never pull (imagePullPolicy Never) starts only
+ * where the node's runtime already holds it, and nothing in the repository puts an image on a Talos node but a pull,
+ * so the container fails with ErrImageNeverPull. The API server says nothing of any of these.
  */
 import { dig, list } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
@@ -106,6 +109,13 @@ function judgePod(ctx: CheckContext, r: Resource, pod: PodSpecRef, allow: Allowl
         'drop the sysctl, or allow it on the nodes (machine.kubelet.extraConfig.allowedUnsafeSysctls in the Talos machine config) and say so in the cluster facts (machineConfig)',
       );
   });
+  for (const c of containersOf(pod))
+    if (c.container.imagePullPolicy === 'Never')
+      ctx.fail(
+        { resource: r, path: [...c.at, 'imagePullPolicy'] },
+        `${named}: container ${c.name} may never pull its image ${JSON.stringify(typeof c.container.image === 'string' ? c.container.image : '')} (imagePullPolicy: Never), and a node holds an image only where a pull put it: wherever its pod lands on a node without it, the kubelet fails the container (ErrImageNeverPull) and it never starts`,
+        'pull the image as the kubelet does by default (imagePullPolicy: IfNotPresent, or Always for a moving tag)',
+      );
   (list(pod.spec.volumes) as Obj[]).forEach((v: Obj, i) => {
     if (!v?.emptyDir || typeof v.emptyDir !== 'object') return;
     const why = emptyDirFault(v.emptyDir.medium, pod);
@@ -122,7 +132,7 @@ export function kubeletAdmitsCheck(isBuiltin: (r: Resource) => boolean): PolicyC
   return {
     id: 'kubelet-admits',
     description:
-      "Every pod the API server admits is one the kubelet runs: each sysctl it sets is on the kubelet's allowlist (the safe sysctls, and those the cluster facts' machineConfig allows (machine.kubelet.extraConfig.allowedUnsafeSysctls), as the nodes' machine config allows them; Talos allows none), otherwise the node fails the pod (SysctlForbidden) and its controller makes another; each emptyDir medium is one the kubelet sets up (\"\", Memory, HugePages, HugePages-<size>, a huge-page one with the pod asking for that page size); and every allowedUnsafeSysctls entry is a pattern of namespaced sysctls, without which the kubelet does not start (invariants P1).",
+      "Every pod the API server admits is one the kubelet runs: each sysctl it sets is on the kubelet's allowlist (the safe sysctls, and those the cluster facts' machineConfig allows (machine.kubelet.extraConfig.allowedUnsafeSysctls), as the nodes' machine config allows them; Talos allows none), otherwise the node fails the pod (SysctlForbidden) and its controller makes another; each emptyDir medium is one the kubelet sets up (\"\", Memory, HugePages, HugePages-<size>, a huge-page one with the pod asking for that page size); no container's image is one it may never pull (imagePullPolicy: Never: a Talos node holds an image only where a pull put it, and the container fails with ErrImageNeverPull); and every allowedUnsafeSysctls entry is a pattern of namespaced sysctls, without which the kubelet does not start (invariants P1).",
     invariants: ['P1'],
     remediation: 'drop what the kubelet refuses, or configure the nodes to allow it and say so in the cluster facts (machineConfig)',
     reads: { kinds: [...WORKLOAD_KINDS, 'ConfigMap'] },

@@ -394,6 +394,17 @@ const mutations: Mutation[] = [
   },
   {
     check: 'kubelet-admits',
+    why: 'the API is told never to pull its image, as for an image loaded onto a laptop cluster: a Talos node holds it only where a pull put it, and the kubelet fails the container (ErrImageNeverPull)',
+    mutate: swap(
+      API,
+      '          image: ghcr.io/homelab-operator/portfolio-api:1.0.0\n',
+      '          image: ghcr.io/homelab-operator/portfolio-api:1.0.0\n          imagePullPolicy: Never\n',
+    ),
+    at: 'imagePullPolicy: Never',
+    fix: 'pull the image as the kubelet does by default (imagePullPolicy: IfNotPresent, or Always for a moving tag)',
+  },
+  {
+    check: 'kubelet-admits',
     why: 'the cluster facts say the nodes allow vm.swappiness, which the kernel keeps for the whole node: a kubelet told so does not start',
     mutate: swap('clusters/home/cluster-facts.yaml', '          allowedUnsafeSysctls: []\n', '          allowedUnsafeSysctls: [vm.swappiness]\n'),
     at: '  machineConfig: |',
