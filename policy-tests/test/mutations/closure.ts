@@ -31,6 +31,7 @@ const apiOneToANode = (spec: string) => (c: RepoCopy) => {
 };
 
 const GPU_PLUGIN = 'apps/platform/intel-gpu-plugin/daemonset.yaml';
+const CEPH_VALUES = 'apps/platform/rook-ceph-cluster/values.yaml';
 
 /** The GPU plugin's metrics published on each node's `port`. */
 const gpuPluginHostPort = (port: number) =>
@@ -624,5 +625,19 @@ export const closureMutations: Mutation[] = [
     why: "an autoscaler for the API, its target's name misspelt, in a cluster with no metrics-server: it finds nothing to scale, nor the CPU it scales by",
     mutate: (c) => c.write(API_AUTOSCALER, apiAutoscaler('portfolio-apii')),
     at: inFile(API_AUTOSCALER, 'name: portfolio-apii'),
+  },
+  {
+    check: 'closure-ceph-daemons',
+    why: 'five monitors for more failure tolerance, on a cluster whose three workers alone take them (the control-plane nodes keep their taint): two stay Pending, and Rook never gets past its monitors to make an OSD',
+    mutate: swap(CEPH_VALUES, '  mon:\n    count: 3\n', '  mon:\n    count: 5\n'),
+    at: inFile(CEPH_VALUES, '    count: 5'),
+    fix: 'run as many monitors as nodes take them (mon.count, an odd number), or let the monitors onto more nodes (placement.mon or placement.all: tolerations, node affinity)',
+  },
+  {
+    check: 'closure-ceph-daemons',
+    why: 'the block pool keeps four replicas, one per host, and OSDs run on the three workers: its placement groups never hold the fourth',
+    mutate: swap(CEPH_VALUES, '        size: 3\n', '        size: 4\n'),
+    at: inFile(CEPH_VALUES, '        size: 4'),
+    fix: 'keep as many replicas as hosts run OSDs (replicated.size), or let the OSDs onto more hosts (placement.osd or placement.all, storage.nodes)',
   },
 ];
