@@ -13,7 +13,17 @@ import { crdClosureCheck } from './crd.ts';
 import { ADVERTISES, advertisedExtended, DEVICE_GROUP, requestedExtended } from '../../model/cluster/providers.ts';
 import { namespacedProviders } from '../../model/cluster/providers.ts';
 import { closeReferences, FACTS_FIX, namespacedClosure } from './closing.ts';
-import { ingressRefs, issuerRefs, namespaceRefs, podRefs, priorityRefs, runtimeRefs, storageRefs, storeRefs } from '../../model/cluster/references.ts';
+import {
+  ingressRefs,
+  issuerRefs,
+  namespaceRefs,
+  podRefs,
+  priorityRefs,
+  runtimeRefs,
+  storageRefs,
+  storeRefs,
+  type Reference,
+} from '../../model/cluster/references.ts';
 import { serviceClosureCheck } from './services.ts';
 import { middlewareClosureCheck } from './middlewares.ts';
 import { publicTlsCheck } from './tls.ts';
@@ -101,6 +111,10 @@ const referenceFamilyChecks: PolicyCheck[] = (
   },
 }));
 
+/** What the kubelet does without a pull Secret: it warns, and pulls with no credentials, which a private image refuses. */
+const PULL_EFFECT =
+  ' (imagePullSecrets): the kubelet pulls without it, with no credentials, so an image its registry keeps private never starts (ImagePullBackOff), and one it serves to anyone needs no Secret';
+
 /** What a pod template names, in its own namespace. */
 const podReferenceChecks: PolicyCheck[] = (['ServiceAccount', 'Secret', 'ConfigMap', 'PersistentVolumeClaim'] as const).map((kind): PolicyCheck => {
   const id = {
@@ -117,7 +131,7 @@ const podReferenceChecks: PolicyCheck[] = (['ServiceAccount', 'Secret', 'ConfigM
   }[kind];
   return {
     id,
-    description: `Every ${kind} a pod template names (${kind === 'ServiceAccount' ? 'serviceAccountName' : kind === 'PersistentVolumeClaim' ? 'its volumes' : 'its volumes, env and envFrom, unless optional'}) exists in its namespace: declared, ${kind === 'Secret' ? 'written by an ExternalSecret or a Certificate, ' : ''}${kind === 'ServiceAccount' ? "the namespace's default, " : kind === 'ConfigMap' ? 'kube-root-ca.crt, ' : ''}or in providedOutsideGit; judged where the gate sees the namespace whole (invariants P1).`,
+    description: `Every ${kind} a pod template names (${kind === 'ServiceAccount' ? 'serviceAccountName' : kind === 'PersistentVolumeClaim' ? 'its volumes' : kind === 'Secret' ? 'its volumes, env and envFrom, unless optional, and imagePullSecrets' : 'its volumes, env and envFrom, unless optional'}) exists in its namespace: declared, ${kind === 'Secret' ? 'written by an ExternalSecret or a Certificate, ' : ''}${kind === 'ServiceAccount' ? "the namespace's default, " : kind === 'ConfigMap' ? 'kube-root-ca.crt, ' : ''}or in providedOutsideGit; judged where the gate sees the namespace whole (invariants P1).`,
     invariants: ['P1'],
     remediation: `declare the ${kind}${kind === 'Secret' ? ' as the target of an ExternalSecret' : ''} in the pod's namespace, or name the one that exists`,
     reads: {
@@ -129,14 +143,21 @@ const podReferenceChecks: PolicyCheck[] = (['ServiceAccount', 'Secret', 'ConfigM
     run(ctx) {
       const have = namespacedProviders(ctx.repo, kind);
       const refs = podRefs(ctx.repo, ctx.resources).filter((r) => r.kind === kind && !r.optional);
+      const provided = (ref: Reference) =>
+        have.has(`${ref.namespace ?? ''}/${ref.name}`) ||
+        (kind === 'ServiceAccount' && ref.name === 'default') ||
+        (kind === 'ConfigMap' && ref.name === 'kube-root-ca.crt');
       namespacedClosure(
         ctx,
-        refs,
-        (ref) =>
-          have.has(`${ref.namespace ?? ''}/${ref.name}`) ||
-          (kind === 'ServiceAccount' && ref.name === 'default') ||
-          (kind === 'ConfigMap' && ref.name === 'kube-root-ca.crt'),
+        refs.filter((r) => !r.pull),
+        provided,
         effect,
+      );
+      namespacedClosure(
+        ctx,
+        refs.filter((r) => r.pull),
+        provided,
+        PULL_EFFECT,
       );
     },
   };

@@ -23,6 +23,8 @@ export interface Reference {
 
 export interface PodRef extends Reference {
   optional: boolean;
+  /** A Secret the kubelet pulls the pod's images with (imagePullSecrets), which it skips, with a warning, where it is missing. */
+  pull?: true;
   /** The keys it reads by name (an env secretKeyRef or configMapKeyRef, a volume's items), with where each is written. */
   keys?: { key: string; path: Path }[];
 }
@@ -210,6 +212,11 @@ export function podRefs(repo: Repo, resources: readonly Resource[]): PodRef[] {
       const keyOf = (ref: { key?: unknown } | undefined, at: Path): PodRef['keys'] =>
         typeof ref?.key === 'string' ? [{ key: ref.key, path: [...at, 'key'] }] : [];
       push('ServiceAccount', spec.serviceAccountName, [...at, 'serviceAccountName']);
+      ((spec.imagePullSecrets ?? []) as Record<string, any>[]).forEach((p, i) => {
+        const name: unknown = p?.name;
+        if (typeof name === 'string' && name !== '')
+          out.push({ resource: r, path: [...at, 'imagePullSecrets', i, 'name'], kind: 'Secret', name, namespace, optional: false, pull: true });
+      });
       ((spec.volumes ?? []) as Record<string, any>[]).forEach((v, i) => {
         const vol: Path = [...at, 'volumes', i];
         push('Secret', v.secret?.secretName, [...vol, 'secret', 'secretName'], { optional: v.secret?.optional, keys: items(v.secret, [...vol, 'secret']) });

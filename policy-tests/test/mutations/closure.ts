@@ -86,6 +86,16 @@ export const closureMutations: Mutation[] = [
     at: 'name: portfolio-api-old',
   },
   {
+    check: 'closure-secret',
+    why: 'the API pulls its image with a registry Secret nothing writes, as when its package is made private: the kubelet pulls without it, with no credentials, and the image never starts',
+    mutate: swap(
+      PORTFOLIO_DEPLOYMENT,
+      '      terminationGracePeriodSeconds: 15\n',
+      '      terminationGracePeriodSeconds: 15\n      imagePullSecrets:\n        - name: ghcr-pull\n',
+    ),
+    at: '- name: ghcr-pull',
+  },
+  {
     check: 'closure-config-map',
     why: 'the status ConfigMap, which only a CronJob writes, made mandatory',
     mutate: swap(PORTFOLIO_DEPLOYMENT, '            name: portfolio-infra-status\n            optional: true\n', '            name: portfolio-infra-status\n'),
