@@ -172,6 +172,8 @@ const PROTOCOLS = new Set(['TCP', 'UDP', 'SCTP', 'ICMP', 'ICMPV6', 'VRRP', 'IGMP
 /** PortProtocol.Validate: a port the agent reads (a number by strconv.ParseUint with base 0, or a name) and its protocol; whether the port is 0. */
 function portRefusal(value: unknown, at: Path, dns: boolean, j: Judging): { found: Found; zero: boolean } {
   const pp = obj(value);
+  // A port that is no string the API server refuses first (the CRD's schema): nothing of the agent's to add.
+  if (pp.port !== undefined && typeof pp.port !== 'string') return { found: undefined, zero: false };
   const port = str(pp.port);
   const protocol = str(pp.protocol).toUpperCase();
   let zero = false;

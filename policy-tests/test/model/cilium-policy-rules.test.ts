@@ -163,6 +163,8 @@ describe("Cilium's rule validation: what the repository's policies could trip", 
     expect(port('123-')).toBe('unable to parse port: strconv.ParseUint: parsing "123-": invalid syntax');
     expect(port('70000')).toBe('unable to parse port: strconv.ParseUint: parsing "70000": value out of range');
     expect(port('5', 'VRRP')).toBe('port must be empty or 0');
+    expect(verdict(egress({ toPorts: [{ ports: [{ protocol: 'TCP' }] }] }))).toBe('port must be specified');
+    expect(verdict(egress({ toPorts: [{ ports: [{ port: 443, protocol: 'TCP' }] }] }))).toBeUndefined(); // the schema's to refuse
     expect(verdict(egress({ toPorts: [{ ports: Array.from({ length: 41 }, (_, i) => ({ port: String(1000 + i) })) }] }))).toBe('too many ports, the max is 40');
   });
 
