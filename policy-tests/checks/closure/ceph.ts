@@ -141,6 +141,8 @@ export const cephDaemonsCheck: PolicyCheck = {
     const facts = ctx.repo.facts;
     if (!facts) return;
     const nodes = nodeKinds(facts);
+    // Where no node takes a pod at all (every node tainted, or the facts give none), closure-node and cluster-facts say so, once.
+    if (placement({}, nodes).taking === 0) return;
     const { clusters, pools } = cephOf(ctx);
     for (const cluster of clusters) {
       judgeDaemons(ctx, cluster, nodes);
