@@ -130,6 +130,10 @@ is committed):
   --kubeconform DIR   yannh/kubeconform: its acceptance tests
                       (acceptance.bats over fixtures/), each run as the
                       gate's command line (exit, counts, verdicts)
+  --rook DIR          rook/rook at the deployed tag: its pool validation
+                      tests (pkg/operator/ceph/pool/validate_test.go,
+                      TestValidatePool), each pool refused or created as
+                      the operator's validatePool decides
   --kubernetes 1.NN   the version to measure at (default: the cluster facts')
   --every-policy-version
                       with --pod-security: the fixtures of every policy

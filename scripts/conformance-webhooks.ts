@@ -1,8 +1,8 @@
 /**
- * The conformance command's readers of the webhooks' own tests: cert-manager's, External Secrets' and MetalLB's
- * validation tables, and the parsers the prometheus-operator's webhook runs (Go's text/template, Prometheus's PromQL
- * and rule files), each from a checkout at the version the repository deploys, against the gate's port of the
- * webhook (policy-tests/admission/webhooks/).
+ * The conformance command's readers of the webhooks' and operators' own tests: cert-manager's, External Secrets' and
+ * MetalLB's validation tables, the parsers the prometheus-operator's webhook runs (Go's text/template, Prometheus's
+ * PromQL and rule files), and Rook's pool validation, each from a checkout at the version the repository deploys,
+ * against the gate's port (policy-tests/admission/webhooks/, model/rook/).
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -89,4 +89,10 @@ export function reportPrometheusOperator(checkout: string, print: (line: string)
   report(`The prometheus-operator's PrometheusRule webhook tests (${table.declined.length} declined)`, conformance.operatorAdmissionAgreement(table), print);
   const relabel = conformance.relabelCases(readText(join(checkout, 'pkg/prometheus/validation/validator_test.go')));
   report("The prometheus-operator's relabel rule validator tests (TestValidateRelabelConfig)", conformance.relabelAgreement(relabel), print);
+}
+
+/** Rook's pool validation tests (pkg/operator/ceph/pool), against the gate's port of what the operator refuses of a CephBlockPool. */
+export function reportRook(checkout: string, print: (line: string) => void): void {
+  const table = conformance.rookPoolCases(readText(join(checkout, 'pkg/operator/ceph/pool/validate_test.go')));
+  report("Rook's pool validation tests (TestValidatePool)", conformance.rookPoolAgreement(table), print);
 }

@@ -20,6 +20,7 @@ import {
   reportMetalLB,
   reportPrometheus,
   reportPrometheusOperator,
+  reportRook,
 } from './conformance-webhooks.ts';
 import { HELP } from './conformance-help.ts';
 
@@ -128,6 +129,7 @@ const CHECKOUTS = [
   'component-helpers',
   'kubelet',
   'kubeconform',
+  'rook',
 ] as const;
 const flags = (names: readonly string[]) =>
   `${names
@@ -159,7 +161,7 @@ export function conformanceCommand(argv: string[], io?: CommandIo): Promise<numb
         const [certManager, externalSecrets, metallb, componentHelpers, kubelet] = (
           ['cert-manager', 'external-secrets', 'metallb', 'component-helpers', 'kubelet'] as const
         ).map(dir);
-        const [goSource, prometheus, prometheusOperator] = (['go', 'prometheus', 'prometheus-operator'] as const).map(dir);
+        const [goSource, prometheus, prometheusOperator, rook] = (['go', 'prometheus', 'prometheus-operator', 'rook'] as const).map(dir);
         if (!CHECKOUTS.some((c) => dir(c))) throw new UsageError(`give ${flags(CHECKOUTS)}: the upstream checkouts to measure against`);
         const version = values.kubernetes as string | undefined;
         if (version !== undefined && !/^1\.\d+$/.test(version)) throw new UsageError(`--kubernetes ${version}: expected 1.NN`);
@@ -193,6 +195,7 @@ export function conformanceCommand(argv: string[], io?: CommandIo): Promise<numb
         if (prometheus) reportPrometheus(prometheus, print);
         if (prometheusOperator) reportPrometheusOperator(prometheusOperator, print);
         if (componentHelpers) reportComponentHelpers(componentHelpers, print);
+        if (rook) reportRook(rook, print);
         if (kubelet)
           report(
             "The kubelet's sysctl allowlist tests (pkg/kubelet/sysctl/allowlist_test.go)",

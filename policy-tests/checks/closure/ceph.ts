@@ -9,7 +9,9 @@
  * size is more than the hosts with OSDs never holds every replica (its placement groups stay undersized, and take no
  * writes below min_size). None of this is any object the API server refuses.
  */
+import { applicationsByName, namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { chartValues } from '../../model/helm/chart-values.ts';
+import { poolVerdict } from '../../model/rook/pools.ts';
 import { isSet, list, obj, type Obj } from '../../model/core/dig.ts';
 import type { Path } from '../../model/core/positions.ts';
 import type { CheckContext, FailurePlace, PolicyCheck } from '../../model/checks/kit.ts';
@@ -25,6 +27,8 @@ interface Written {
   name: string;
   /** Whether it is the object itself (a field it leaves out is the operator's default), or the repository's values (a key they leave out is the chart's, not known here). */
   rendered: boolean;
+  /** The object's own name and namespace (a pool's, as Rook reads it). */
+  object: { name: string; namespace: string };
 }
 
 /** The clusters and pools the repository runs: the rendered objects, or, where the chart is not rendered, its values as the repository writes them. */
@@ -37,6 +41,7 @@ function cephOf(ctx: CheckContext): { clusters: Written[]; pools: Written[] } {
         place: (path: Path): FailurePlace => ({ resource: r, path: ['spec', ...path] }),
         name: `${kind} ${r.name}`,
         rendered: true,
+        object: { name: r.name, namespace: namespaceOrDestination(ctx.repo, r) ?? '' },
       }));
   const clusters = rendered('CephCluster');
   if (clusters.length > 0) return { clusters, pools: rendered('CephBlockPool') };
@@ -47,6 +52,7 @@ function cephOf(ctx: CheckContext): { clusters: Written[]; pools: Written[] } {
       place: (path: Path): FailurePlace => ({ data: v.source, path: ['cephClusterSpec', ...path] }),
       name: `the CephCluster of ${v.appName}`,
       rendered: false,
+      object: { name: v.appName, namespace: applicationsByName(ctx.repo).get(v.appName)?.destinationNamespace ?? '' },
     })),
     pools: values.flatMap((v) =>
       list(v.values.cephBlockPools).map((p, i) => ({
@@ -54,6 +60,10 @@ function cephOf(ctx: CheckContext): { clusters: Written[]; pools: Written[] } {
         place: (path: Path): FailurePlace => ({ data: v.source, path: ['cephBlockPools', i, 'spec', ...path] }),
         name: `CephBlockPool ${typeof obj(p).name === 'string' ? String(obj(p).name) : i}`,
         rendered: false,
+        object: {
+          name: typeof obj(p).name === 'string' ? String(obj(p).name) : '',
+          namespace: applicationsByName(ctx.repo).get(v.appName)?.destinationNamespace ?? '',
+        },
       })),
     ),
   };
@@ -147,6 +157,31 @@ export const cephDaemonsCheck: PolicyCheck = {
     for (const cluster of clusters) {
       judgeDaemons(ctx, cluster, nodes);
       judgePools(ctx, cluster, pools, nodes);
+    }
+  },
+};
+
+export const cephPoolCheck: PolicyCheck = {
+  id: 'ceph-pool-accepted',
+  description:
+    "Every CephBlockPool is one Rook (v1.20) creates: replicated or erasure coded, not both, with their minimums; a failure domain and sub-domain among the CRUSH map's types (osd, host, rack, zone and Ceph's other defaults), never the same; a stretch cluster's pools of size 4; a size above replicasPerFailureDomain and a multiple of it; no single replica where requireSafeReplicaSize; a compression mode and a mirroring mode Rook knows; otherwise the operator marks the pool failed and creates nothing in Ceph, and no volume is provisioned on it (invariants P1).",
+  invariants: ['P1'],
+  remediation:
+    'fix the field the finding names, as Rook documents the CephBlockPool (ceph.rook.io/v1): failureDomain host or osd, replicated.size 3 on three hosts',
+  reads: { kinds: ['CephCluster', 'CephBlockPool', 'Application'], charts: [CHART], renders: true },
+  exemptible: false,
+  run(ctx) {
+    const { clusters, pools } = cephOf(ctx);
+    // A stretch cluster asks more of every pool: any CephCluster of the repository that is one (the chart makes one).
+    const stretch = clusters.some((c) => list(obj(obj(obj(c.spec.mon).stretchCluster)).zones).length > 0);
+    for (const pool of pools) {
+      const verdict = poolVerdict(pool.spec, { ...pool.object, stretch });
+      if (verdict && 'refused' in verdict)
+        ctx.fail(
+          pool.place(verdict.refused.path),
+          `${pool.name} is refused by Rook: ${verdict.refused.message}; the operator creates no pool in Ceph, and no volume is provisioned on it`,
+        );
+      else if (verdict) ctx.notJudged(pool.place(verdict.notJudged.path), `${pool.name}: ${verdict.notJudged.message}`);
     }
   },
 };

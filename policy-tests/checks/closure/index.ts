@@ -38,7 +38,7 @@ import { autoscalerClosureCheck } from './autoscalers.ts';
 import { volumeClosureCheck } from './claims.ts';
 import { deviceCapacityCheck } from './devices.ts';
 import { nodeClosureCheck } from './scheduling.ts';
-import { cephDaemonsCheck } from './ceph.ts';
+import { cephDaemonsCheck, cephPoolCheck } from './ceph.ts';
 import { acmeSolverCheck } from './acme.ts';
 
 /** Cluster-wide names a resource refers to: one shape, one row each. */
@@ -229,6 +229,7 @@ export function closureChecks({ isClusterScoped, builtinGroups }: CheckEnvironme
     deviceCapacityCheck,
     nodeClosureCheck,
     cephDaemonsCheck,
+    cephPoolCheck,
     acmeSolverCheck,
     namespaceClosureCheck(isClusterScoped),
   ];

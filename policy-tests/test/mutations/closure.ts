@@ -650,4 +650,10 @@ export const closureMutations: Mutation[] = [
     at: inFile(CEPH_VALUES, '        size: 4'),
     fix: 'keep as many replicas as hosts run OSDs (replicated.size), or let the OSDs onto more hosts (placement.osd or placement.all, storage.nodes)',
   },
+  {
+    check: 'ceph-pool-accepted',
+    why: "the block pool's failure domain written as the Kubernetes word, node: no CRUSH type has that name, so Rook refuses the pool, creates nothing in Ceph, and no volume is provisioned",
+    mutate: swap(CEPH_VALUES, '      failureDomain: host\n', '      failureDomain: node\n'),
+    at: inFile(CEPH_VALUES, '      failureDomain: node'),
+  },
 ];
