@@ -12,7 +12,7 @@
 import { applicationsByName, namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { chartValues } from '../../model/helm/chart-values.ts';
 import { poolVerdict } from '../../model/rook/pools.ts';
-import { isSet, list, obj, type Obj } from '../../model/core/dig.ts';
+import { isSet, list, obj, str, type Obj } from '../../model/core/dig.ts';
 import type { Path } from '../../model/core/positions.ts';
 import type { CheckContext, FailurePlace, PolicyCheck } from '../../model/checks/kit.ts';
 import { nodeKinds, type NodeKind } from '../../model/scheduling/nodes.ts';
@@ -106,7 +106,17 @@ function judgeDaemons(ctx: CheckContext, cluster: Written, nodes: readonly NodeK
     if (count <= taking) continue;
     const at = cluster.place(isSet(own.count) ? [daemon, 'count'] : []);
     const words = `${cluster.name} runs ${count} ${daemon === 'mon' ? 'monitors' : 'managers'} one to a node`;
-    if (unknown) ctx.notJudged(at, `${words}; ${taking} nodes surely take them, and whether others do turns on a node label the cluster facts do not give`);
+    // preClusterStartValidation counts every node, whatever its taints: fewer than the monitors and Rook starts nothing.
+    const total = nodes.reduce((n, k) => n + k.count, 0);
+    const floating = daemon === 'mon' && str(obj(own.floatingMon).name) !== '' ? 1 : 0;
+    if (daemon === 'mon' && count - floating > total)
+      ctx.fail(
+        at,
+        `${cluster.name} is refused by Rook: cannot start ${count} mons on ${total} node(s) when allowMultiplePerNode is false; it starts no daemon`,
+        fix,
+      );
+    else if (unknown)
+      ctx.notJudged(at, `${words}; ${taking} nodes surely take them, and whether others do turns on a node label the cluster facts do not give`);
     else
       ctx.fail(
         at,

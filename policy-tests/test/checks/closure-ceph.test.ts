@@ -40,6 +40,13 @@ describe('closure-ceph-daemons, on what the chart renders', () => {
       "error: CephCluster rook-ceph runs 4 managers one to a node, and only 3 of the cluster's nodes take them (its mgr placement, the nodes' taints and labels as the cluster facts give them)",
     ]);
     expect(judged(cluster({ mon: { count: 5 }, placement: { all: { tolerations: [CP_TOLERATION] } } }))).toEqual([]);
+    // More monitors than the cluster has nodes at all: Rook refuses to start (preClusterStartValidation).
+    expect(judged(cluster({ mon: { count: 7 }, placement: { all: { tolerations: [CP_TOLERATION] } } }))).toEqual([
+      'error: CephCluster rook-ceph is refused by Rook',
+    ]);
+    expect(runPolicy({ ...repo, resources: [...repo.resources, cluster({ mon: { count: 7 } })] }, [cephDaemonsCheck]).map((f) => f.message)[0]).toBe(
+      'CephCluster rook-ceph is refused by Rook: cannot start 7 mons on 6 node(s) when allowMultiplePerNode is false; it starts no daemon',
+    );
     expect(judged(cluster({ mon: { count: 5, allowMultiplePerNode: true }, mgr: { count: 4, allowMultiplePerNode: true } }))).toEqual([]);
     // Host networking puts one monitor on a node whatever the spec allows.
     expect(judged(cluster({ mon: { count: 5, allowMultiplePerNode: true }, network: { provider: 'host' } }))).toHaveLength(1);
