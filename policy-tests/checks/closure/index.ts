@@ -12,6 +12,7 @@ import type { ScopeLookup } from '../../model/core/manifest.ts';
 import { crdClosureCheck } from './crd.ts';
 import { ADVERTISES, advertisedExtended, DEVICE_GROUP, requestedExtended } from '../../model/cluster/providers.ts';
 import { namespacedProviders } from '../../model/cluster/providers.ts';
+import { secretTypeOf } from '../../model/cluster/provided-keys.ts';
 import { closeReferences, FACTS_FIX, namespacedClosure } from './closing.ts';
 import {
   ingressRefs,
@@ -115,6 +116,9 @@ const referenceFamilyChecks: PolicyCheck[] = (
 const PULL_EFFECT =
   ' (imagePullSecrets): the kubelet pulls without it, with no credentials, so an image its registry keeps private never starts (ImagePullBackOff), and one it serves to anyone needs no Secret';
 
+/** The pull Secret types the kubelet reads (credentialprovider/secrets: MakeDockerKeyring). */
+const PULL_TYPES = ['kubernetes.io/dockerconfigjson', 'kubernetes.io/dockercfg'];
+
 /** What a pod template names, in its own namespace. */
 const podReferenceChecks: PolicyCheck[] = (['ServiceAccount', 'Secret', 'ConfigMap', 'PersistentVolumeClaim'] as const).map((kind): PolicyCheck => {
   const id = {
@@ -131,7 +135,7 @@ const podReferenceChecks: PolicyCheck[] = (['ServiceAccount', 'Secret', 'ConfigM
   }[kind];
   return {
     id,
-    description: `Every ${kind} a pod template names (${kind === 'ServiceAccount' ? 'serviceAccountName' : kind === 'PersistentVolumeClaim' ? 'its volumes' : kind === 'Secret' ? 'its volumes, env and envFrom, unless optional, and imagePullSecrets' : 'its volumes, env and envFrom, unless optional'}) exists in its namespace: declared, ${kind === 'Secret' ? 'written by an ExternalSecret or a Certificate, ' : ''}${kind === 'ServiceAccount' ? "the namespace's default, " : kind === 'ConfigMap' ? 'kube-root-ca.crt, ' : ''}or in providedOutsideGit; judged where the gate sees the namespace whole (invariants P1).`,
+    description: `Every ${kind} a pod template names (${kind === 'ServiceAccount' ? 'serviceAccountName' : kind === 'PersistentVolumeClaim' ? 'its volumes' : kind === 'Secret' ? 'its volumes, env and envFrom, unless optional, and imagePullSecrets' : 'its volumes, env and envFrom, unless optional'}) exists in its namespace: declared, ${kind === 'Secret' ? 'written by an ExternalSecret or a Certificate, ' : ''}${kind === 'ServiceAccount' ? "the namespace's default, " : kind === 'ConfigMap' ? 'kube-root-ca.crt, ' : ''}or in providedOutsideGit; judged where the gate sees the namespace whole${kind === 'Secret' ? '; and a pull Secret is of a type the kubelet reads (kubernetes.io/dockerconfigjson or dockercfg), else it pulls with no credentials' : ''} (invariants P1).`,
     invariants: ['P1'],
     remediation: `declare the ${kind}${kind === 'Secret' ? ' as the target of an ExternalSecret' : ''} in the pod's namespace, or name the one that exists`,
     reads: {
@@ -159,6 +163,16 @@ const podReferenceChecks: PolicyCheck[] = (['ServiceAccount', 'Secret', 'ConfigM
         provided,
         PULL_EFFECT,
       );
+      // A pull Secret the kubelet reads only by its type (MakeDockerKeyring): any other it skips, and pulls with nothing.
+      for (const ref of refs.filter((r) => r.pull && provided(r))) {
+        const type = secretTypeOf(ctx, { namespace: ref.namespace, name: ref.name });
+        if (type !== undefined && !PULL_TYPES.includes(type))
+          ctx.fail(
+            { resource: ref.resource, path: ref.path },
+            `${ref.resource.kind} ${ref.resource.name} pulls its images with Secret ${ref.namespace ?? ''}/${ref.name}, which is of type ${type}: the kubelet reads a pull Secret only of type ${PULL_TYPES.join(' or ')}, so it pulls with no credentials, and an image its registry keeps private never starts (ImagePullBackOff)`,
+            "write the pull Secret as kubernetes.io/dockerconfigjson with a .dockerconfigjson key (an ExternalSecret's target.template.type and data)",
+          );
+      }
     },
   };
 });

@@ -90,3 +90,29 @@ export function keysOf(
 ): Set<string> | undefined {
   return name === undefined ? undefined : providedKeys(repo, resources).get(`${kind}/${namespace ?? ''}/${name}`);
 }
+
+/**
+ * The type of Secret `name` in `namespace` as what writes it gives it: a plain Secret's `type`, an ExternalSecret's
+ * template's (Opaque without one, as External Secrets writes it), a Certificate's kubernetes.io/tls, the Opaque Secret a
+ * kube-webhook-certgen job writes. Undefined where nothing in the repository writes it, or two writers disagree.
+ */
+export function secretTypeOf(
+  { repo, resources }: { repo: Repo; resources: readonly Resource[] },
+  { namespace, name }: { namespace: string | undefined; name: string },
+): string | undefined {
+  const types = new Set<string>();
+  for (const r of resources) {
+    const ns = namespaceOrDestination(repo, r);
+    const typed = (n: unknown, t: unknown, inNs = ns) => {
+      if (n === name && (inNs ?? '') === (namespace ?? '')) types.add(typeof t === 'string' && t !== '' ? t : 'Opaque');
+    };
+    if (r.kind === 'Secret') typed(r.name, dig(r.object, ['type']));
+    else if (r.kind === 'ExternalSecret') typed(dig(r.object, ['spec', 'target', 'name']) ?? r.name, dig(r.object, ['spec', 'target', 'template', 'type']));
+    else if (r.kind === 'Certificate') typed(dig(r.object, ['spec', 'secretName']), 'kubernetes.io/tls');
+    else if (r.kind === 'Job') {
+      const written = certgenSecret(r);
+      if (written) typed(written.name, 'Opaque', written.namespace);
+    }
+  }
+  return types.size === 1 ? [...types][0] : undefined;
+}

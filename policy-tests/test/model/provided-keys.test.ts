@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Resource } from '../../model/core/manifest.ts';
 import { loadRepo, REPO_ROOT } from '../../model/repository/repo.ts';
-import { keysOf } from '../../model/cluster/provided-keys.ts';
+import { keysOf, secretTypeOf } from '../../model/cluster/provided-keys.ts';
 
 const repo = await loadRepo(REPO_ROOT);
 
@@ -50,5 +50,25 @@ describe('the Secret kube-webhook-certgen creates', () => {
     expect(keys([job('ghcr.io/jkroepke/kube-webhook-certgen:1.8.7', ['patch', '--namespace=monitoring', '--secret-name=stack-admission'])])).toBeUndefined();
     expect(keys([job('ghcr.io/jkroepke/kube-webhook-certgen:1.8.7', ['create', '--namespace=other', '--secret-name=stack-admission'])])).toBeUndefined();
     expect(keys([job('ghcr.io/example/not-certgen:1', ['create', '--namespace=monitoring', '--secret-name=stack-admission'])])).toBeUndefined();
+  });
+});
+
+describe("a Secret's type, as what writes it gives it", () => {
+  const object = (kind: string, name: string, rest: object): Resource =>
+    ({ kind, name, namespace: 'apps', object: { kind, metadata: { name, namespace: 'apps' }, ...rest } }) as unknown as Resource;
+  const typeOf = (resources: Resource[], name = 'pull') => secretTypeOf({ repo, resources }, { namespace: 'apps', name });
+
+  it("reads a plain Secret's type, an ExternalSecret's template's (Opaque without one) and a Certificate's", () => {
+    expect(typeOf([object('Secret', 'pull', { type: 'kubernetes.io/dockerconfigjson' })])).toBe('kubernetes.io/dockerconfigjson');
+    expect(typeOf([object('ExternalSecret', 'pull', { spec: { target: { template: { type: 'kubernetes.io/dockerconfigjson' } } } })])).toBe(
+      'kubernetes.io/dockerconfigjson',
+    );
+    expect(typeOf([object('ExternalSecret', 'x', { spec: { target: { name: 'pull' } } })])).toBe('Opaque');
+    expect(typeOf([object('Certificate', 'c', { spec: { secretName: 'pull' } })])).toBe('kubernetes.io/tls');
+  });
+
+  it('knows no type where nothing writes it, or two writers disagree', () => {
+    expect(typeOf([])).toBeUndefined();
+    expect(typeOf([object('Secret', 'pull', {}), object('Certificate', 'c', { spec: { secretName: 'pull' } })])).toBeUndefined();
   });
 });

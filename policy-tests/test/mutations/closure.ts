@@ -96,6 +96,17 @@ export const closureMutations: Mutation[] = [
     at: '- name: ghcr-pull',
   },
   {
+    check: 'closure-secret',
+    why: 'the API pulls its image with its own app Secret, which its ExternalSecret writes as Opaque: the kubelet reads a pull Secret only of a registry type, skips it, and pulls with no credentials',
+    mutate: swap(
+      PORTFOLIO_DEPLOYMENT,
+      '      terminationGracePeriodSeconds: 15\n',
+      '      terminationGracePeriodSeconds: 15\n      imagePullSecrets:\n        - name: portfolio-api\n',
+    ),
+    at: (c) => ({ file: PORTFOLIO_DEPLOYMENT, line: lineOf(c, PORTFOLIO_DEPLOYMENT, 'imagePullSecrets:') + 1 }),
+    fix: "write the pull Secret as kubernetes.io/dockerconfigjson with a .dockerconfigjson key (an ExternalSecret's target.template.type and data)",
+  },
+  {
     check: 'closure-config-map',
     why: 'the status ConfigMap, which only a CronJob writes, made mandatory',
     mutate: swap(PORTFOLIO_DEPLOYMENT, '            name: portfolio-infra-status\n            optional: true\n', '            name: portfolio-infra-status\n'),
