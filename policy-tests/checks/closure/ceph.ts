@@ -12,6 +12,7 @@
 import { applicationsByName, namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { chartValues } from '../../model/helm/chart-values.ts';
 import { poolVerdict } from '../../model/rook/pools.ts';
+import { clusterRefusal } from '../../model/rook/cluster.ts';
 import { isSet, list, obj, str, type Obj } from '../../model/core/dig.ts';
 import type { Path } from '../../model/core/positions.ts';
 import type { CheckContext, FailurePlace, PolicyCheck } from '../../model/checks/kit.ts';
@@ -192,6 +193,24 @@ export const cephPoolCheck: PolicyCheck = {
           `${pool.name} is refused by Rook: ${verdict.refused.message}; the operator creates no pool in Ceph, and no volume is provisioned on it`,
         );
       else if (verdict) ctx.notJudged(pool.place(verdict.notJudged.path), `${pool.name}: ${verdict.notJudged.message}`);
+    }
+  },
+};
+
+export const cephClusterCheck: PolicyCheck = {
+  id: 'ceph-cluster-accepted',
+  description:
+    'Every CephCluster is one Rook (v1.20) starts: a dataDirHostPath that is not one of its internal paths (/etc/ceph, /rook, /var/log/ceph), which it logs and leaves the cluster alone for, with no condition; a stretch cluster of three named zones, one the arbiter, with three or five monitors; a network spec it takes (the legacy hostNetwork only with the default provider, Multus with its selectors, address ranges only for host or Multus); otherwise no Ceph daemon runs (invariants P1).',
+  invariants: ['P1'],
+  remediation:
+    'fix the field the finding names, as Rook documents the CephCluster (ceph.rook.io/v1); on Talos, keep dataDirHostPath under /var (/var/lib/rook)',
+  reads: { kinds: ['CephCluster', 'CephBlockPool', 'Application'], charts: [CHART], renders: true },
+  exemptible: false,
+  run(ctx) {
+    for (const cluster of cephOf(ctx).clusters) {
+      const refusal = clusterRefusal(cluster.spec);
+      if (refusal)
+        ctx.fail(cluster.place(refusal.path), `${cluster.name} is refused by Rook: ${refusal.message}; it runs no Ceph daemon, and no volume is provisioned`);
     }
   },
 };

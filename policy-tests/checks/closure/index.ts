@@ -39,7 +39,7 @@ import { autoscalerClosureCheck } from './autoscalers.ts';
 import { volumeClosureCheck } from './claims.ts';
 import { deviceCapacityCheck } from './devices.ts';
 import { nodeClosureCheck } from './scheduling.ts';
-import { cephDaemonsCheck, cephPoolCheck } from './ceph.ts';
+import { cephClusterCheck, cephDaemonsCheck, cephPoolCheck } from './ceph.ts';
 import { acmeSolverCheck } from './acme.ts';
 
 /** Cluster-wide names a resource refers to: one shape, one row each. */
@@ -244,6 +244,7 @@ export function closureChecks({ isClusterScoped, builtinGroups }: CheckEnvironme
     nodeClosureCheck,
     cephDaemonsCheck,
     cephPoolCheck,
+    cephClusterCheck,
     acmeSolverCheck,
     namespaceClosureCheck(isClusterScoped),
   ];

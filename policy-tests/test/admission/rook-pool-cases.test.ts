@@ -1,10 +1,12 @@
 /**
- * The reader of Rook's pool validation tests (upstream/rook-pool-cases.ts), on a file written in their form; and the
- * gate's port of what Rook refuses of a CephBlockPool (model/rook/pools.ts) where those tests say nothing.
+ * The reader of Rook's pool validation tests (upstream/rook-pool-cases.ts), on a file written in their form; the
+ * gate's port of what Rook refuses of a CephBlockPool (model/rook/pools.ts) where those tests say nothing; and what it
+ * refuses of a CephCluster before it starts (model/rook/cluster.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { rookPoolAgreement, rookPoolCases } from '../../admission/upstream/rook-pool-cases.ts';
 import { poolVerdict } from '../../model/rook/pools.ts';
+import { clusterRefusal } from '../../model/rook/cluster.ts';
 
 const TEST = `
 func TestValidatePool(t *testing.T) {
@@ -94,6 +96,40 @@ describe("Rook's pool rules beyond its tests", () => {
     expect(message({ replicated: { size: 3 } }, { ...place, stretch: true })).toBe('pools in a stretch cluster must have replication size 4');
     expect(message({ replicated: { size: 3, hybridStorage: { primaryDeviceClass: 'ssd', secondaryDeviceClass: 'hdd' } } })).toMatch(
       /^not judged: a hybrid pool/,
+    );
+  });
+});
+
+describe('what Rook refuses of a CephCluster before it starts', () => {
+  const message = (spec: object) => clusterRefusal(spec as Record<string, unknown>)?.message;
+  const zone = (name: string, arbiter = false) => ({ name, ...(arbiter ? { arbiter } : {}) });
+
+  it('refuses its own internal paths as dataDirHostPath, as path.Clean reads them', () => {
+    expect(message({ dataDirHostPath: '/var/lib/rook' })).toBeUndefined();
+    expect(message({ dataDirHostPath: '/rook/' })).toBe('dataDirHostPath (given: "/rook/") must not be used, conflicts with "/rook" internal path');
+    expect(message({ dataDirHostPath: '/etc//ceph' })).toMatch(/conflicts with "\/etc\/ceph" internal path$/);
+  });
+
+  it('holds a stretch cluster to three named zones, one arbiter, and three or five monitors', () => {
+    expect(message({ mon: { count: 5, stretchCluster: { zones: [zone('a', true), zone('b'), zone('c')] } } })).toBeUndefined();
+    expect(message({ mon: { count: 5, stretchCluster: { zones: [zone('a', true), zone('b')] } } })).toBe(
+      'expecting exactly three zones for the stretch cluster, but found 2',
+    );
+    expect(message({ mon: { count: 4, stretchCluster: { zones: [zone('a', true), zone('b'), zone('c')] } } })).toBe(
+      'invalid number of mons 4 for a stretch cluster, expecting 5 (recommended) or 3 (minimal)',
+    );
+    expect(message({ mon: { stretchCluster: { zones: [zone('a'), zone('b'), zone('c')] } } })).toBe('expecting to find exactly one arbiter zone, but found 0');
+    expect(message({ mon: { stretchCluster: { zones: [zone('a', true), zone(''), zone('c')] } } })).toBe('missing zone name for the stretch cluster');
+  });
+
+  it('takes a network spec as ValidateNetworkSpec does', () => {
+    expect(message({ network: { provider: 'host' } })).toBeUndefined();
+    expect(message({ network: { hostNetwork: true, provider: 'multus' } })).toMatch(
+      /^the legacy hostNetwork setting is only valid with the default network provider/,
+    );
+    expect(message({ network: { provider: 'multus' } })).toBe('at least one network selector must be specified when using the "multus" network provider');
+    expect(message({ network: { addressRanges: { public: ['10.0.0.0/24'] } } })).toBe(
+      'network ranges can only be specified for "host" and "multus" network providers',
     );
   });
 });

@@ -667,4 +667,10 @@ export const closureMutations: Mutation[] = [
     mutate: swap(CEPH_VALUES, '      failureDomain: host\n', '      failureDomain: node\n'),
     at: inFile(CEPH_VALUES, '      failureDomain: node'),
   },
+  {
+    check: 'ceph-cluster-accepted',
+    why: "Ceph's data moved to /rook on the host, a short path of its own: Rook reserves it, logs the error and leaves the cluster alone, with no condition, and no Ceph daemon ever runs",
+    mutate: swap(CEPH_VALUES, '  dataDirHostPath: /var/lib/rook\n', '  dataDirHostPath: /rook\n'),
+    at: inFile(CEPH_VALUES, '  dataDirHostPath: /rook'),
+  },
 ];
