@@ -5,7 +5,7 @@
  * WHATWG URL serializer prints). A value is carried as its canonical string,
  * so two spellings of one address are equal, as they are in the API server.
  */
-import { parseAddr, parsePrefix, prefixMask } from '../../model/go/netip.ts';
+import { parseAddr, parsePrefix, prefixContains, prefixMask } from '../../model/go/netip.ts';
 
 export interface ParsedIP {
   family: 4 | 6;
@@ -40,9 +40,7 @@ export function parseCIDR(s: string): ParsedCIDR | undefined {
 export const formatCIDR = (c: ParsedCIDR): string => `${formatIP(c.ip)}/${c.bits}`;
 export const masked = (c: ParsedCIDR): ParsedCIDR => ({ ip: { family: c.ip.family, value: c.ip.value & prefixMask(c.ip.family, c.bits) }, bits: c.bits });
 
-export function containsIP(c: ParsedCIDR, ip: ParsedIP): boolean {
-  return c.ip.family === ip.family && (c.ip.value & prefixMask(c.ip.family, c.bits)) === (ip.value & prefixMask(c.ip.family, c.bits));
-}
+export const containsIP = (c: ParsedCIDR, ip: ParsedIP): boolean => prefixContains({ addr: c.ip, bits: c.bits }, ip);
 
 export const containsCIDR = (c: ParsedCIDR, other: ParsedCIDR): boolean => other.bits >= c.bits && containsIP(c, other.ip);
 

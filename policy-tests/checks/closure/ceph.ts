@@ -12,7 +12,7 @@
 import { applicationsByName, namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { chartValues } from '../../model/helm/chart-values.ts';
 import { poolVerdict } from '../../model/rook/pools.ts';
-import { clusterRefusal } from '../../model/rook/cluster.ts';
+import { clusterRefusal, isStretchCluster } from '../../model/rook/cluster.ts';
 import { isSet, list, obj, str, type Obj } from '../../model/core/dig.ts';
 import type { Path } from '../../model/core/positions.ts';
 import type { CheckContext, FailurePlace, PolicyCheck } from '../../model/checks/kit.ts';
@@ -20,6 +20,9 @@ import { nodeKinds, type NodeKind } from '../../model/scheduling/nodes.ts';
 import { placement } from './scheduling.ts';
 
 const CHART = 'rook-ceph-cluster';
+
+/** What each Ceph check reads: the rendered objects, or the chart's values where it is not rendered. */
+const READS = { kinds: ['CephCluster', 'CephBlockPool', 'Application'], charts: [CHART], renders: true };
 
 /** A CephCluster's spec or a pool's, with where a path of it is written (a rendered object, or the chart's values). */
 interface Written {
@@ -47,24 +50,22 @@ function cephOf(ctx: CheckContext): { clusters: Written[]; pools: Written[] } {
   const clusters = rendered('CephCluster');
   if (clusters.length > 0) return { clusters, pools: rendered('CephBlockPool') };
   const values = chartValues(ctx.repo, CHART);
+  const destination = (app: string) => applicationsByName(ctx.repo).get(app)?.destinationNamespace ?? '';
   return {
     clusters: values.map((v) => ({
       spec: obj(v.values.cephClusterSpec),
       place: (path: Path): FailurePlace => ({ data: v.source, path: ['cephClusterSpec', ...path] }),
       name: `the CephCluster of ${v.appName}`,
       rendered: false,
-      object: { name: v.appName, namespace: applicationsByName(ctx.repo).get(v.appName)?.destinationNamespace ?? '' },
+      object: { name: v.appName, namespace: destination(v.appName) },
     })),
     pools: values.flatMap((v) =>
       list(v.values.cephBlockPools).map((p, i) => ({
         spec: obj(obj(p).spec),
         place: (path: Path): FailurePlace => ({ data: v.source, path: ['cephBlockPools', i, 'spec', ...path] }),
-        name: `CephBlockPool ${typeof obj(p).name === 'string' ? String(obj(p).name) : i}`,
+        name: `CephBlockPool ${str(obj(p).name) || i}`,
         rendered: false,
-        object: {
-          name: typeof obj(p).name === 'string' ? String(obj(p).name) : '',
-          namespace: applicationsByName(ctx.repo).get(v.appName)?.destinationNamespace ?? '',
-        },
+        object: { name: str(obj(p).name), namespace: destination(v.appName) },
       })),
     ),
   };
@@ -93,6 +94,8 @@ const POOL_FIX = 'keep as many replicas as hosts run OSDs (replicated.size), or 
 /** The monitors and managers, one to a node: as many nodes as each count. */
 function judgeDaemons(ctx: CheckContext, cluster: Written, nodes: readonly NodeKind[]): void {
   const hostNetwork = obj(cluster.spec.network).provider === 'host' || obj(cluster.spec.network).hostNetwork === true;
+  // preClusterStartValidation counts every node, whatever its taints: fewer than the monitors and Rook starts nothing.
+  const total = nodes.reduce((n, k) => n + k.count, 0);
   for (const [daemon, fallback, fix] of [
     ['mon', 3, MON_FIX],
     ['mgr', 1, MGR_FIX],
@@ -107,8 +110,6 @@ function judgeDaemons(ctx: CheckContext, cluster: Written, nodes: readonly NodeK
     if (count <= taking) continue;
     const at = cluster.place(isSet(own.count) ? [daemon, 'count'] : []);
     const words = `${cluster.name} runs ${count} ${daemon === 'mon' ? 'monitors' : 'managers'} one to a node`;
-    // preClusterStartValidation counts every node, whatever its taints: fewer than the monitors and Rook starts nothing.
-    const total = nodes.reduce((n, k) => n + k.count, 0);
     const floating = daemon === 'mon' && str(obj(own.floatingMon).name) !== '' ? 1 : 0;
     if (daemon === 'mon' && count - floating > total)
       ctx.fail(
@@ -156,7 +157,7 @@ export const cephDaemonsCheck: PolicyCheck = {
     "Every Ceph daemon Rook keeps one to a node has a node of its own, and every pool's replicas a host each: as many nodes take the CephCluster's monitors as its mon.count (unless allowMultiplePerNode, never under host networking) and its managers as mgr.count (unless allowed), through placement.all merged with the daemon's own placement, the nodes' taints and labels as the cluster facts give them; and a replicated pool with failureDomain host keeps no more replicas than hosts run OSDs. Otherwise a monitor stays Pending and the operator never makes an OSD, a manager stays Pending, or a pool's placement groups never hold every replica (invariants P1).",
   invariants: ['P1'],
   remediation: `${MON_FIX}; ${POOL_FIX}`,
-  reads: { kinds: ['CephCluster', 'CephBlockPool', 'Application'], charts: [CHART], renders: true },
+  reads: READS,
   exemptible: false,
   run(ctx) {
     const facts = ctx.repo.facts;
@@ -179,12 +180,12 @@ export const cephPoolCheck: PolicyCheck = {
   invariants: ['P1'],
   remediation:
     'fix the field the finding names, as Rook documents the CephBlockPool (ceph.rook.io/v1): failureDomain host or osd, replicated.size 3 on three hosts',
-  reads: { kinds: ['CephCluster', 'CephBlockPool', 'Application'], charts: [CHART], renders: true },
+  reads: READS,
   exemptible: false,
   run(ctx) {
     const { clusters, pools } = cephOf(ctx);
     // A stretch cluster asks more of every pool: any CephCluster of the repository that is one (the chart makes one).
-    const stretch = clusters.some((c) => list(obj(obj(obj(c.spec.mon).stretchCluster)).zones).length > 0);
+    const stretch = clusters.some((c) => isStretchCluster(c.spec));
     for (const pool of pools) {
       const verdict = poolVerdict(pool.spec, { ...pool.object, stretch });
       if (verdict && 'refused' in verdict)
@@ -204,7 +205,7 @@ export const cephClusterCheck: PolicyCheck = {
   invariants: ['P1'],
   remediation:
     'fix the field the finding names, as Rook documents the CephCluster (ceph.rook.io/v1); on Talos, keep dataDirHostPath under /var (/var/lib/rook)',
-  reads: { kinds: ['CephCluster', 'CephBlockPool', 'Application'], charts: [CHART], renders: true },
+  reads: READS,
   exemptible: false,
   run(ctx) {
     for (const cluster of cephOf(ctx).clusters) {

@@ -36,21 +36,31 @@ function certgenSecret(job: Resource): { namespace: string; name: string; keys: 
   return { namespace, name, keys: [flag('ca-name') ?? 'ca', flag('cert-name') ?? 'cert', flag('key-name') ?? 'key'] };
 }
 
-const byView = new WeakMap<readonly Resource[], Map<string, Set<string> | undefined>>();
+/** What the repository writes of one Secret or ConfigMap: its keys (undefined where they cannot be known), and its types. */
+interface Written {
+  keys: Set<string> | undefined;
+  /** A Secret's type as each writer gives it (Opaque where it gives none). */
+  types: Set<string>;
+}
 
-/** The keys each provider writes, by `<kind>/<namespace>/<name>`; undefined where they cannot be known. */
-export function providedKeys(repo: Repo, resources: readonly Resource[]): Map<string, Set<string> | undefined> {
+const byView = new WeakMap<readonly Resource[], Map<string, Written>>();
+
+/** Every Secret and ConfigMap the repository writes, by `<kind>/<namespace>/<name>`: one walk per view of the resources. */
+function writtenObjects(repo: Repo, resources: readonly Resource[]): Map<string, Written> {
   // Asked again and again within one check (per job, per mounted file): worked out once per view of the resources.
   const cached = byView.get(resources);
   if (cached) return cached;
-  const out = new Map<string, Set<string> | undefined>();
+  const out = new Map<string, Written>();
   byView.set(resources, out);
-  const add = (kind: Kind, ns: string | undefined, name: unknown, keys: Iterable<string> | undefined) => {
+  const add = (kind: Kind, [ns, name]: [string | undefined, unknown], keys: Iterable<string> | undefined, type?: unknown) => {
     if (typeof name !== 'string') return;
     const id = `${kind}/${ns ?? ''}/${name}`;
+    const seen = out.get(id);
     // Two providers of one name write their keys together; one whose keys cannot be known makes them all unknown.
-    if (keys === undefined || (out.has(id) && out.get(id) === undefined)) out.set(id, undefined);
-    else out.set(id, new Set([...(out.get(id) ?? []), ...keys]));
+    const merged = keys === undefined || (seen && seen.keys === undefined) ? undefined : new Set([...(seen?.keys ?? []), ...keys]);
+    const types = seen?.types ?? new Set<string>();
+    if (kind === 'Secret') types.add(typeof type === 'string' && type !== '' ? type : 'Opaque');
+    out.set(id, { keys: merged, types });
   };
   for (const r of resources) {
     const ns = namespaceOrDestination(repo, r);
@@ -63,32 +73,32 @@ export function providedKeys(repo: Repo, resources: readonly Resource[]): Map<st
       const unknown = dig(template, ['templateFrom']) !== undefined || (!replaces && ((dig(r.object, ['spec', 'dataFrom']) ?? []) as unknown[]).length > 0);
       add(
         'Secret',
-        ns,
-        dig(r.object, ['spec', 'target', 'name']) ?? r.name,
+        [ns, dig(r.object, ['spec', 'target', 'name']) ?? r.name],
         unknown ? undefined : replaces ? keysOf(['spec', 'target', 'template', 'data']) : data,
+        dig(template, ['type']),
       );
-    } else if (r.kind === 'Certificate') add('Secret', ns, dig(r.object, ['spec', 'secretName']), ['tls.crt', 'tls.key', 'ca.crt']);
+    } else if (r.kind === 'Certificate') add('Secret', [ns, dig(r.object, ['spec', 'secretName'])], ['tls.crt', 'tls.key', 'ca.crt'], 'kubernetes.io/tls');
     else if (r.kind === 'Job') {
       const written = certgenSecret(r);
-      if (written) add('Secret', written.namespace, written.name, written.keys);
+      if (written) add('Secret', [written.namespace, written.name], written.keys);
     } else if (r.kind === 'Secret') {
       // A committed Secret without data is a placeholder filled outside git (no-plain-secret forbids data here): its keys are not known.
       const keys = [...keysOf(['data']), ...keysOf(['stringData'])];
-      add('Secret', ns, r.name, keys.length > 0 ? keys : undefined);
-    } else if (r.kind === 'ConfigMap') add('ConfigMap', ns, r.name, [...keysOf(['data']), ...keysOf(['binaryData'])]);
+      add('Secret', [ns, r.name], keys.length > 0 ? keys : undefined, dig(r.object, ['type']));
+    } else if (r.kind === 'ConfigMap') add('ConfigMap', [ns, r.name], [...keysOf(['data']), ...keysOf(['binaryData'])]);
   }
   return out;
 }
 
 /**
- * The keys Secret or ConfigMap `name` in `namespace` has, as `providedKeys` knows them: undefined when nothing in the
+ * The keys Secret or ConfigMap `name` in `namespace` has, as what writes it gives them: undefined when nothing in the
  * repository writes it, or when what writes it gives no known keys.
  */
 export function keysOf(
   { repo, resources }: { repo: Repo; resources: readonly Resource[] },
   { kind, namespace, name }: { kind: Kind; namespace: string | undefined; name: string | undefined },
 ): Set<string> | undefined {
-  return name === undefined ? undefined : providedKeys(repo, resources).get(`${kind}/${namespace ?? ''}/${name}`);
+  return name === undefined ? undefined : writtenObjects(repo, resources).get(`${kind}/${namespace ?? ''}/${name}`)?.keys;
 }
 
 /**
@@ -100,19 +110,6 @@ export function secretTypeOf(
   { repo, resources }: { repo: Repo; resources: readonly Resource[] },
   { namespace, name }: { namespace: string | undefined; name: string },
 ): string | undefined {
-  const types = new Set<string>();
-  for (const r of resources) {
-    const ns = namespaceOrDestination(repo, r);
-    const typed = (n: unknown, t: unknown, inNs = ns) => {
-      if (n === name && (inNs ?? '') === (namespace ?? '')) types.add(typeof t === 'string' && t !== '' ? t : 'Opaque');
-    };
-    if (r.kind === 'Secret') typed(r.name, dig(r.object, ['type']));
-    else if (r.kind === 'ExternalSecret') typed(dig(r.object, ['spec', 'target', 'name']) ?? r.name, dig(r.object, ['spec', 'target', 'template', 'type']));
-    else if (r.kind === 'Certificate') typed(dig(r.object, ['spec', 'secretName']), 'kubernetes.io/tls');
-    else if (r.kind === 'Job') {
-      const written = certgenSecret(r);
-      if (written) typed(written.name, 'Opaque', written.namespace);
-    }
-  }
-  return types.size === 1 ? [...types][0] : undefined;
+  const types = writtenObjects(repo, resources).get(`Secret/${namespace ?? ''}/${name}`)?.types;
+  return types?.size === 1 ? [...types][0] : undefined;
 }

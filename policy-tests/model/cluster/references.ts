@@ -201,9 +201,18 @@ export function podRefs(repo: Repo, resources: readonly Resource[]): PodRef[] {
   for (const r of resources) {
     const namespace = namespaceOrDestination(repo, r);
     for (const { spec, at } of podSpecs(r)) {
-      const push = (kind: string, name: unknown, path: Path, o: { optional?: unknown; keys?: PodRef['keys'] } = {}) => {
+      const push = (kind: string, name: unknown, path: Path, o: { optional?: unknown; keys?: PodRef['keys']; pull?: true } = {}) => {
         if (typeof name === 'string' && name !== '')
-          out.push({ resource: r, path, kind, name, namespace, optional: o.optional === true, ...(o.keys?.length ? { keys: o.keys } : {}) });
+          out.push({
+            resource: r,
+            path,
+            kind,
+            name,
+            namespace,
+            optional: o.optional === true,
+            ...(o.keys?.length ? { keys: o.keys } : {}),
+            ...(o.pull ? { pull: o.pull } : {}),
+          });
       };
       /** A volume source's items: the keys it projects, each at items[k].key. */
       const items = (source: { items?: { key?: unknown }[] } | undefined, at: Path): PodRef['keys'] =>
@@ -212,11 +221,9 @@ export function podRefs(repo: Repo, resources: readonly Resource[]): PodRef[] {
       const keyOf = (ref: { key?: unknown } | undefined, at: Path): PodRef['keys'] =>
         typeof ref?.key === 'string' ? [{ key: ref.key, path: [...at, 'key'] }] : [];
       push('ServiceAccount', spec.serviceAccountName, [...at, 'serviceAccountName']);
-      ((spec.imagePullSecrets ?? []) as Record<string, any>[]).forEach((p, i) => {
-        const name: unknown = p?.name;
-        if (typeof name === 'string' && name !== '')
-          out.push({ resource: r, path: [...at, 'imagePullSecrets', i, 'name'], kind: 'Secret', name, namespace, optional: false, pull: true });
-      });
+      ((spec.imagePullSecrets ?? []) as Record<string, any>[]).forEach((p, i) =>
+        push('Secret', p?.name, [...at, 'imagePullSecrets', i, 'name'], { pull: true }),
+      );
       ((spec.volumes ?? []) as Record<string, any>[]).forEach((v, i) => {
         const vol: Path = [...at, 'volumes', i];
         push('Secret', v.secret?.secretName, [...vol, 'secret', 'secretName'], { optional: v.secret?.optional, keys: items(v.secret, [...vol, 'secret']) });

@@ -18,10 +18,16 @@ export interface ClusterRefusal {
 
 const refuse = (path: Path, message: string): ClusterRefusal => ({ path, message });
 
+/** The zones of a stretch cluster (ClusterSpec.IsStretchCluster: any at all). */
+const stretchZones = (spec: Obj): Obj[] => list(obj(obj(spec.mon).stretchCluster).zones).map(obj);
+
+/** Whether the CephCluster is a stretch cluster, which asks more of every pool. */
+export const isStretchCluster = (spec: Obj): boolean => stretchZones(spec).length > 0;
+
 /** validateStretchCluster: three zones, one of them the arbiter, each named; three or five monitors. */
 function stretchRefusal(spec: Obj): ClusterRefusal | undefined {
   const mon = obj(spec.mon);
-  const zones = list(obj(mon.stretchCluster).zones).map(obj);
+  const zones = stretchZones(spec);
   if (zones.length === 0) return undefined;
   const at: Path = ['mon', 'stretchCluster', 'zones'];
   if (zones.length !== 3) return refuse(at, `expecting exactly three zones for the stretch cluster, but found ${zones.length}`);
