@@ -8,6 +8,7 @@
 import type { Obj } from '../../model/core/dig.ts';
 import { poolVerdict } from '../../model/rook/pools.ts';
 import { count, countUnread, emptyAgreement, type Agreement, type UpstreamTable } from './agreement.ts';
+import { asJson, asManifest, builtinEnvironment, GoParser, GoUnsupported, jsonName, tokenize } from './go-literals.ts';
 
 export interface RookPoolCase {
   name: string;
@@ -18,30 +19,23 @@ export interface RookPoolCase {
   text?: { whole: boolean; value: string };
 }
 
-const lowerCamel = (field: string) => field[0]!.toLowerCase() + field.slice(1);
 const unquote = (s: string): string => JSON.parse(s) as string;
 
-/** A Go literal the tests assign: a number, a bool, a string, a map[string]string, or a slice of one struct's literals. */
+/** A Go literal the tests assign (a number, a bool, a string, a map, a slice of struct literals) as a manifest spells it, or undefined. */
 function literal(text: string): unknown {
-  const t = text.trim();
-  if (/^-?\d+(\.\d+)?$/.test(t)) return Number(t);
-  if (t === 'true' || t === 'false') return t === 'true';
-  if (/^"(?:[^"\\]|\\.)*"$/.test(t)) return unquote(t);
-  const map = /^map\[string\]string\{(.*)\}$/.exec(t);
-  if (map) return Object.fromEntries([...map[1]!.matchAll(/("(?:[^"\\]|\\.)*")\s*:\s*("(?:[^"\\]|\\.)*")/g)].map((m) => [unquote(m[1]!), unquote(m[2]!)]));
-  const slice = /^\[\]\w+\.\w+\{(.*)\}$/.exec(t);
-  if (slice)
-    return [...slice[1]!.matchAll(/\{([^{}]*)\}/g)].map((m) =>
-      Object.fromEntries([...m[1]!.matchAll(/(\w+):\s*("(?:[^"\\]|\\.)*"|-?\d+|true|false)/g)].map((f) => [lowerCamel(f[1]!), literal(f[2]!)])),
-    );
-  return undefined;
+  try {
+    return asManifest(asJson(new GoParser(tokenize(text), builtinEnvironment()).expr()));
+  } catch (err) {
+    if (err instanceof GoUnsupported) return undefined;
+    throw err;
+  }
 }
 
 /** Sets `value` at the JSON path a Go field path names (`Replicated.Size` is replicated.size). */
 function assign(spec: Obj, fields: string[], value: unknown): void {
   let at = spec;
-  for (const f of fields.slice(0, -1)) at = (at[lowerCamel(f)] ??= {}) as Obj;
-  at[lowerCamel(fields.at(-1)!)] = value;
+  for (const f of fields.slice(0, -1)) at = (at[jsonName(f)] ??= {}) as Obj;
+  at[jsonName(fields.at(-1)!)] = value;
 }
 
 /** One block's statements, or why the reader cannot follow it. */
