@@ -7,7 +7,11 @@
  * huge pages asked for, fails the mount, and the pod never starts. And it makes sure of each container's image
  * (pkg/kubelet/images/image_manager.go, EnsureImageExists): one it may never pull (imagePullPolicy Never) starts only
  * where the node's runtime already holds it, and nothing in the repository puts an image on a Talos node but a pull,
- * so the container fails with ErrImageNeverPull. The API server says nothing of any of these.
+ * so the container fails with ErrImageNeverPull. And its container runtime starts each container with the
+ * capabilities it asks for, which Talos' runtime can only give from its own: Talos runs the CRI's containerd without
+ * CAP_SYS_BOOT and CAP_SYS_MODULE (constants.DefaultDroppedCapabilities, dropped from its bounding set), so runc
+ * cannot raise either in a container, fails it ("unable to apply caps: operation not permitted") and it never
+ * starts. The API server says nothing of any of these.
  */
 import { dig, list } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
@@ -59,6 +63,33 @@ export const sysctlRefusal = (allow: Allowlist, sysctl: string): string | undefi
   const name = normalizeSysctlName(sysctl);
   return allow.names.has(name) || allow.prefixes.some((p) => name.startsWith(p)) ? undefined : `forbidden sysctl: ${JSON.stringify(name)} not allowlisted`;
 };
+
+/**
+ * The capabilities no container on a Talos node holds: the CRI's containerd runs without them (Talos v1.13
+ * `services/cri.go`, `runner.WithDroppedCapabilities(constants.DefaultDroppedCapabilities)`), and a process cannot
+ * give its child a capability it has not got. Talos loads kernel modules itself (machine.kernel.modules) and reboots
+ * its nodes itself.
+ */
+export const RUNTIME_WITHOUT = ['CAP_SYS_BOOT', 'CAP_SYS_MODULE'];
+
+/** How containerd's CRI names a Kubernetes capability in the OCI spec (`WithCapabilities`, v2.2: `CAP_` + upper case). */
+const ociCapability = (name: string) => `CAP_${name.toUpperCase()}`;
+
+/**
+ * The added capabilities of a container the runtime cannot give it, by their index in `add`. containerd's CRI
+ * (`internal/cri/opts/spec_opts.go`, WithCapabilities, v2.2) sets an `ALL` add to the runtime's own set (cap.Current:
+ * never these), applies the adds by name after it and the drops by name last; a privileged container gets the
+ * runtime's own set whatever it adds (`oci.WithPrivileged`, applied after).
+ */
+export function unheldCapabilities(container: Obj): { index: number; name: string }[] {
+  const securityContext = container.securityContext as Obj | undefined;
+  if (securityContext?.privileged === true) return [];
+  const add = list(dig(securityContext, ['capabilities', 'add']));
+  const dropped = new Set(list(dig(securityContext, ['capabilities', 'drop'])).map((d) => (typeof d === 'string' ? ociCapability(d) : '')));
+  return add.flatMap((name, index) =>
+    typeof name === 'string' && RUNTIME_WITHOUT.includes(ociCapability(name)) && !dropped.has(ociCapability(name)) ? [{ index, name }] : [],
+  );
+}
 
 /** v1helper.IsHugePageMedium: `HugePages`, or `HugePages-<size>`. */
 const isHugePageMedium = (medium: string) => medium === 'HugePages' || medium.startsWith('HugePages-');
@@ -116,6 +147,13 @@ function judgePod(ctx: CheckContext, r: Resource, pod: PodSpecRef, allow: Allowl
         `${named}: container ${c.name} may never pull its image ${JSON.stringify(typeof c.container.image === 'string' ? c.container.image : '')} (imagePullPolicy: Never), and a node holds an image only where a pull put it: wherever its pod lands on a node without it, the kubelet fails the container (ErrImageNeverPull) and it never starts`,
         'pull the image as the kubelet does by default (imagePullPolicy: IfNotPresent, or Always for a moving tag)',
       );
+  for (const c of containersOf(pod))
+    for (const { index, name } of unheldCapabilities(c.container))
+      ctx.fail(
+        { resource: r, path: [...c.at, 'securityContext', 'capabilities', 'add', index] },
+        `${named}: container ${c.name} adds ${name}, which Talos' container runtime does not hold (it runs without ${RUNTIME_WITHOUT.join(' and ')}): runc cannot give it, fails the container ("unable to apply caps: operation not permitted") and it never starts`,
+        'drop the capability: Talos loads the kernel modules a workload needs itself (machine.kernel.modules in the machine config, or a system extension), and reboots its nodes itself',
+      );
   (list(pod.spec.volumes) as Obj[]).forEach((v: Obj, i) => {
     if (!v?.emptyDir || typeof v.emptyDir !== 'object') return;
     const why = emptyDirFault(v.emptyDir.medium, pod);
@@ -132,7 +170,7 @@ export function kubeletAdmitsCheck(isBuiltin: (r: Resource) => boolean): PolicyC
   return {
     id: 'kubelet-admits',
     description:
-      "Every pod the API server admits is one the kubelet runs: each sysctl it sets is on the kubelet's allowlist (the safe sysctls, and those the cluster facts' machineConfig allows (machine.kubelet.extraConfig.allowedUnsafeSysctls), as the nodes' machine config allows them; Talos allows none), otherwise the node fails the pod (SysctlForbidden) and its controller makes another; each emptyDir medium is one the kubelet sets up (\"\", Memory, HugePages, HugePages-<size>, a huge-page one with the pod asking for that page size); no container's image is one it may never pull (imagePullPolicy: Never: a Talos node holds an image only where a pull put it, and the container fails with ErrImageNeverPull); and every allowedUnsafeSysctls entry is a pattern of namespaced sysctls, without which the kubelet does not start (invariants P1).",
+      "Every pod the API server admits is one the kubelet runs: each sysctl it sets is on the kubelet's allowlist (the safe sysctls, and those the cluster facts' machineConfig allows (machine.kubelet.extraConfig.allowedUnsafeSysctls), as the nodes' machine config allows them; Talos allows none), otherwise the node fails the pod (SysctlForbidden) and its controller makes another; each emptyDir medium is one the kubelet sets up (\"\", Memory, HugePages, HugePages-<size>, a huge-page one with the pod asking for that page size); no container's image is one it may never pull (imagePullPolicy: Never: a Talos node holds an image only where a pull put it, and the container fails with ErrImageNeverPull); no container that is not privileged adds SYS_MODULE or SYS_BOOT, which Talos' container runtime runs without, so runc fails the container (\"unable to apply caps: operation not permitted\"); and every allowedUnsafeSysctls entry is a pattern of namespaced sysctls, without which the kubelet does not start (invariants P1).",
     invariants: ['P1'],
     remediation: 'drop what the kubelet refuses, or configure the nodes to allow it and say so in the cluster facts (machineConfig)',
     reads: { kinds: [...WORKLOAD_KINDS, 'ConfigMap'] },

@@ -1,9 +1,11 @@
 /**
  * The kubelet's own admission of a pod the API server admitted (Kubernetes v1.36, pkg/kubelet/sysctl/allowlist.go,
- * component-helpers' sysctl namespaces, pkg/volume/emptydir/empty_dir.go), and the cluster fact that configures it.
+ * component-helpers' sysctl namespaces, pkg/volume/emptydir/empty_dir.go), what Talos' container runtime cannot give a
+ * container (containerd v2.2's WithCapabilities under Talos v1.13's dropped capabilities), and the cluster fact that
+ * configures the kubelet.
  */
 import { describe, expect, it } from 'vitest';
-import { emptyDirFault, kubeletAllowlist, sysctlRefusal } from '../../admission/checks/kubelet-admits.ts';
+import { emptyDirFault, kubeletAllowlist, sysctlRefusal, unheldCapabilities } from '../../admission/checks/kubelet-admits.ts';
 import { machineConfigOf } from '../../model/repository/talos-facts.ts';
 import type { FactsProblem } from '../../model/repository/fact-lists.ts';
 
@@ -71,6 +73,37 @@ describe("the kubelet's emptyDir set-up", () => {
       "medium: HugePages can't be used if container requests multiple huge page sizes",
     );
     expect(emptyDirFault('HugePages-2x', pod([hugePages('2Mi')]))).toMatch(/^quantities must match the regular expression/);
+  });
+});
+
+describe("the capabilities Talos' container runtime cannot give", () => {
+  const caps = (capabilities: object, privileged?: boolean) => ({
+    name: 'app',
+    securityContext: { capabilities, ...(privileged === undefined ? {} : { privileged }) },
+  });
+
+  it('are SYS_MODULE and SYS_BOOT added by name, in any case, as containerd names them CAP_ and upper case', () => {
+    expect(unheldCapabilities(caps({ add: ['NET_ADMIN', 'SYS_MODULE'] }))).toEqual([{ index: 1, name: 'SYS_MODULE' }]);
+    expect(unheldCapabilities(caps({ drop: ['ALL'], add: ['sys_boot', 'Sys_Module'] }))).toEqual([
+      { index: 0, name: 'sys_boot' },
+      { index: 1, name: 'Sys_Module' },
+    ]);
+    expect(unheldCapabilities(caps({ add: ['NET_ADMIN', 'SYS_ADMIN', 'BPF'] }))).toEqual([]);
+    expect(unheldCapabilities({ name: 'app' })).toEqual([]);
+  });
+
+  it("are not asked for by ALL (the runtime's own set), by a name containerd prefixes again, or when dropped by name after", () => {
+    expect(unheldCapabilities(caps({ add: ['ALL'] }))).toEqual([]);
+    // CAP_CAP_SYS_MODULE is a capability runc does not know, and leaves out with a warning.
+    expect(unheldCapabilities(caps({ add: ['CAP_SYS_MODULE'] }))).toEqual([]);
+    expect(unheldCapabilities(caps({ add: ['SYS_MODULE'], drop: ['sys_module'] }))).toEqual([]);
+    // Dropping ALL comes before the adds: it takes nothing away from them.
+    expect(unheldCapabilities(caps({ add: ['SYS_MODULE'], drop: ['ALL'] }))).toEqual([{ index: 0, name: 'SYS_MODULE' }]);
+  });
+
+  it("are never a privileged container's, which gets the runtime's own set whatever it adds", () => {
+    expect(unheldCapabilities(caps({ add: ['SYS_MODULE'] }, true))).toEqual([]);
+    expect(unheldCapabilities(caps({ add: ['SYS_MODULE'] }, false))).toEqual([{ index: 0, name: 'SYS_MODULE' }]);
   });
 });
 

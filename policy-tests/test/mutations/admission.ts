@@ -405,6 +405,16 @@ const mutations: Mutation[] = [
   },
   {
     check: 'kubelet-admits',
+    why: "gluetun adds SYS_MODULE to load WireGuard's kernel module, as its docs suggest for a kernel tunnel, named among its privileges: Pod Security lets its privileged namespace have it, and Talos' container runtime, which runs without it, fails the container",
+    mutate: (c) => {
+      swap(PRIVILEGED_NS_DEPLOYMENT, 'add: ["NET_ADMIN", "MKNOD"]', 'add: ["NET_ADMIN", "MKNOD", "SYS_MODULE"]')(c);
+      swap(PRIVILEGED_NS_DEPLOYMENT, '"gluetun: root, cap:NET_ADMIN, cap:MKNOD"', '"gluetun: root, cap:NET_ADMIN, cap:MKNOD, cap:SYS_MODULE"')(c);
+    },
+    at: 'add: ["NET_ADMIN", "MKNOD", "SYS_MODULE"]',
+    fix: 'drop the capability: Talos loads the kernel modules a workload needs itself (machine.kernel.modules in the machine config, or a system extension), and reboots its nodes itself',
+  },
+  {
+    check: 'kubelet-admits',
     why: 'the cluster facts say the nodes allow vm.swappiness, which the kernel keeps for the whole node: a kubelet told so does not start',
     mutate: swap('clusters/home/cluster-facts.yaml', '          allowedUnsafeSysctls: []\n', '          allowedUnsafeSysctls: [vm.swappiness]\n'),
     at: '  machineConfig: |',
