@@ -135,7 +135,7 @@ const podReferenceChecks: PolicyCheck[] = (['ServiceAccount', 'Secret', 'ConfigM
   }[kind];
   return {
     id,
-    description: `Every ${kind} a pod template names (${kind === 'ServiceAccount' ? 'serviceAccountName' : kind === 'PersistentVolumeClaim' ? 'its volumes' : kind === 'Secret' ? 'its volumes, env and envFrom, unless optional, and imagePullSecrets' : 'its volumes, env and envFrom, unless optional'}) exists in its namespace: declared, ${kind === 'Secret' ? 'written by an ExternalSecret or a Certificate, ' : ''}${kind === 'ServiceAccount' ? "the namespace's default, " : kind === 'ConfigMap' ? 'kube-root-ca.crt, ' : ''}or in providedOutsideGit; judged where the gate sees the namespace whole${kind === 'Secret' ? '; and a pull Secret is of a type the kubelet reads (kubernetes.io/dockerconfigjson or dockercfg), else it pulls with no credentials' : ''} (invariants P1).`,
+    description: `Every ${kind} a pod template names (${kind === 'ServiceAccount' ? 'serviceAccountName' : kind === 'PersistentVolumeClaim' ? 'its volumes' : kind === 'Secret' ? "its volumes, env and envFrom, unless optional, and imagePullSecrets, its own or its ServiceAccount's" : 'its volumes, env and envFrom, unless optional'}) exists in its namespace: declared, ${kind === 'Secret' ? 'written by an ExternalSecret or a Certificate, ' : ''}${kind === 'ServiceAccount' ? "the namespace's default, " : kind === 'ConfigMap' ? 'kube-root-ca.crt, ' : ''}or in providedOutsideGit; judged where the gate sees the namespace whole${kind === 'Secret' ? '; and a pull Secret is of a type the kubelet reads (kubernetes.io/dockerconfigjson or dockercfg), else it pulls with no credentials' : ''} (invariants P1).`,
     invariants: ['P1'],
     remediation: `declare the ${kind}${kind === 'Secret' ? ' as the target of an ExternalSecret' : ''} in the pod's namespace, or name the one that exists`,
     reads: {
@@ -169,7 +169,7 @@ const podReferenceChecks: PolicyCheck[] = (['ServiceAccount', 'Secret', 'ConfigM
         if (type !== undefined && !PULL_TYPES.includes(type))
           ctx.fail(
             { resource: ref.resource, path: ref.path },
-            `${ref.resource.kind} ${ref.resource.name} pulls its images with Secret ${ref.namespace ?? ''}/${ref.name}, which is of type ${type}: the kubelet reads a pull Secret only of type ${PULL_TYPES.join(' or ')}, so it pulls with no credentials, and an image its registry keeps private never starts (ImagePullBackOff)`,
+            `${ref.resource.kind === 'ServiceAccount' ? `ServiceAccount ${ref.resource.name}'s pods pull their` : `${ref.resource.kind} ${ref.resource.name} pulls its`} images with Secret ${ref.namespace ?? ''}/${ref.name}, which is of type ${type}: the kubelet reads a pull Secret only of type ${PULL_TYPES.join(' or ')}, so it pulls with no credentials, and an image its registry keeps private never starts (ImagePullBackOff)`,
             "write the pull Secret as kubernetes.io/dockerconfigjson with a .dockerconfigjson key (an ExternalSecret's target.template.type and data)",
           );
       }

@@ -23,7 +23,10 @@ export interface Reference {
 
 export interface PodRef extends Reference {
   optional: boolean;
-  /** A Secret the kubelet pulls the pod's images with (imagePullSecrets), which it skips, with a warning, where it is missing. */
+  /**
+   * A Secret the kubelet pulls the pod's images with (imagePullSecrets, the pod's own or, where it has none, its
+   * ServiceAccount's), which it skips, with a warning, where it is missing.
+   */
   pull?: true;
   /** The keys it reads by name (an env secretKeyRef or configMapKeyRef, a volume's items), with where each is written. */
   keys?: { key: string; path: Path }[];
@@ -196,24 +199,30 @@ export function namespaceRefs(repo: Repo, resources: readonly Resource[], isClus
   return refs;
 }
 
+/** The pull Secrets of a pod spec, or of a ServiceAccount, at `at`: each `imagePullSecrets[i].name`. */
+const pullSecrets = (owner: Record<string, unknown>, at: Path, push: (kind: string, name: unknown, path: Path, o: { pull: true }) => void) =>
+  ((owner.imagePullSecrets ?? []) as Record<string, any>[]).forEach((p, i) => push('Secret', p?.name, [...at, 'imagePullSecrets', i, 'name'], { pull: true }));
+
 export function podRefs(repo: Repo, resources: readonly Resource[]): PodRef[] {
   const out: PodRef[] = [];
   for (const r of resources) {
     const namespace = namespaceOrDestination(repo, r);
+    const push = (kind: string, name: unknown, path: Path, o: { optional?: unknown; keys?: PodRef['keys']; pull?: true } = {}) => {
+      if (typeof name === 'string' && name !== '')
+        out.push({
+          resource: r,
+          path,
+          kind,
+          name,
+          namespace,
+          optional: o.optional === true,
+          ...(o.keys?.length ? { keys: o.keys } : {}),
+          ...(o.pull ? { pull: o.pull } : {}),
+        });
+    };
+    // The ServiceAccount admission plugin gives a pod that names no pull Secret of its own its account's.
+    if (r.kind === 'ServiceAccount' && r.apiVersion === 'v1') pullSecrets(r.object as Record<string, unknown>, [], push);
     for (const { spec, at } of podSpecs(r)) {
-      const push = (kind: string, name: unknown, path: Path, o: { optional?: unknown; keys?: PodRef['keys']; pull?: true } = {}) => {
-        if (typeof name === 'string' && name !== '')
-          out.push({
-            resource: r,
-            path,
-            kind,
-            name,
-            namespace,
-            optional: o.optional === true,
-            ...(o.keys?.length ? { keys: o.keys } : {}),
-            ...(o.pull ? { pull: o.pull } : {}),
-          });
-      };
       /** A volume source's items: the keys it projects, each at items[k].key. */
       const items = (source: { items?: { key?: unknown }[] } | undefined, at: Path): PodRef['keys'] =>
         (source?.items ?? []).flatMap((item, k) => (typeof item?.key === 'string' ? [{ key: item.key, path: [...at, 'items', k, 'key'] }] : []));
@@ -221,9 +230,7 @@ export function podRefs(repo: Repo, resources: readonly Resource[]): PodRef[] {
       const keyOf = (ref: { key?: unknown } | undefined, at: Path): PodRef['keys'] =>
         typeof ref?.key === 'string' ? [{ key: ref.key, path: [...at, 'key'] }] : [];
       push('ServiceAccount', spec.serviceAccountName, [...at, 'serviceAccountName']);
-      ((spec.imagePullSecrets ?? []) as Record<string, any>[]).forEach((p, i) =>
-        push('Secret', p?.name, [...at, 'imagePullSecrets', i, 'name'], { pull: true }),
-      );
+      pullSecrets(spec, at, push);
       ((spec.volumes ?? []) as Record<string, any>[]).forEach((v, i) => {
         const vol: Path = [...at, 'volumes', i];
         push('Secret', v.secret?.secretName, [...vol, 'secret', 'secretName'], { optional: v.secret?.optional, keys: items(v.secret, [...vol, 'secret']) });

@@ -97,6 +97,16 @@ export const closureMutations: Mutation[] = [
   },
   {
     check: 'closure-secret',
+    why: "the status writer's ServiceAccount gives its pods a pull Secret nothing writes: the ServiceAccount admission plugin copies it into each pod, and the kubelet pulls without it, with no credentials",
+    mutate: swap(
+      'portfolio-api/deploy/rbac.yaml',
+      '  name: portfolio-status-writer\n  namespace: portfolio\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: Role\n',
+      '  name: portfolio-status-writer\n  namespace: portfolio\nimagePullSecrets:\n  - name: ghcr-pull\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: Role\n',
+    ),
+    at: (c) => ({ file: 'portfolio-api/deploy/rbac.yaml', line: lineOf(c, 'portfolio-api/deploy/rbac.yaml', '- name: ghcr-pull') }),
+  },
+  {
+    check: 'closure-secret',
     why: 'the API pulls its image with its own app Secret, which its ExternalSecret writes as Opaque: the kubelet reads a pull Secret only of a registry type, skips it, and pulls with no credentials',
     mutate: swap(
       PORTFOLIO_DEPLOYMENT,
