@@ -134,6 +134,10 @@ is committed):
                       tests (pkg/operator/ceph/pool/validate_test.go,
                       TestValidatePool), each pool refused or created as
                       the operator's validatePool decides
+  --cron DIR          robfig/cron at v3.0.1, the parser the API server
+                      reads CronJob schedules with: its parser tests
+                      (parser_test.go), each range, field, bit set,
+                      schedule and error as the parser makes it
   --kubernetes 1.NN   the version to measure at (default: the cluster facts')
   --every-policy-version
                       with --pod-security: the fixtures of every policy

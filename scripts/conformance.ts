@@ -130,6 +130,7 @@ const CHECKOUTS = [
   'kubelet',
   'kubeconform',
   'rook',
+  'cron',
 ] as const;
 const flags = (names: readonly string[]) =>
   `${names
@@ -161,7 +162,7 @@ export function conformanceCommand(argv: string[], io?: CommandIo): Promise<numb
         const [certManager, externalSecrets, metallb, componentHelpers, kubelet] = (
           ['cert-manager', 'external-secrets', 'metallb', 'component-helpers', 'kubelet'] as const
         ).map(dir);
-        const [goSource, prometheus, prometheusOperator, rook] = (['go', 'prometheus', 'prometheus-operator', 'rook'] as const).map(dir);
+        const [goSource, prometheus, prometheusOperator, rook, cron] = (['go', 'prometheus', 'prometheus-operator', 'rook', 'cron'] as const).map(dir);
         if (!CHECKOUTS.some((c) => dir(c))) throw new UsageError(`give ${flags(CHECKOUTS)}: the upstream checkouts to measure against`);
         const version = values.kubernetes as string | undefined;
         if (version !== undefined && !/^1\.\d+$/.test(version)) throw new UsageError(`--kubernetes ${version}: expected 1.NN`);
@@ -196,6 +197,12 @@ export function conformanceCommand(argv: string[], io?: CommandIo): Promise<numb
         if (prometheusOperator) reportPrometheusOperator(prometheusOperator, print);
         if (componentHelpers) reportComponentHelpers(componentHelpers, print);
         if (rook) reportRook(rook, print);
+        if (cron)
+          report(
+            "robfig/cron's parser tests (parser_test.go)",
+            conformance.cronAgreement(conformance.cronCases(readText(join(cron, 'parser_test.go')))),
+            print,
+          );
         if (kubelet)
           report(
             "The kubelet's sysctl allowlist tests (pkg/kubelet/sysctl/allowlist_test.go)",

@@ -50,7 +50,7 @@ export function cronJobFindings(resource: Resource): Finding[] {
     out.push(
       findingAt(resource, ['spec', 'timeZone'], {
         check: 'cron-schedule',
-        message: `batch/v1/CronJob: timeZone ${zone}`,
+        message: `batch/v1/CronJob: timeZone ${JSON.stringify(spec.timeZone)}: ${zone}`,
         fix: 'name an IANA time zone, such as Europe/Berlin or Etc/UTC',
       }),
     );

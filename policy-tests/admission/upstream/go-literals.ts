@@ -13,6 +13,8 @@ export class GoUnsupported extends Error {}
 type Token = { kind: 'ident' | 'number' | 'string' | 'punct'; text: string; value?: unknown };
 
 const PUNCT = ['...', '&&', '||', '==', '!=', '<=', '>=', ':=', '{', '}', '(', ')', '[', ']', ',', ':', '&', '*', '+', '-', '/', '.', '!', '<', '>', '=', '%'];
+/** With `bitwise`, the shifts and `|` too (robfig/cron's tables build bit sets so); without, they stay unread as before. */
+const BITWISE_PUNCT = ['<<', '>>', ...PUNCT, '|'];
 
 const GO_ESCAPES: Readonly<Record<string, string>> = { a: '\x07', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '\\': '\\', "'": "'", '"': '"' };
 
@@ -27,7 +29,8 @@ function unquoteGo(text: string): string {
   });
 }
 
-export function tokenize(src: string): Token[] {
+export function tokenize(src: string, { bitwise = false }: { bitwise?: boolean } = {}): Token[] {
+  const punct = bitwise ? BITWISE_PUNCT : PUNCT;
   const out: Token[] = [];
   let i = 0;
   while (i < src.length) {
@@ -61,7 +64,7 @@ export function tokenize(src: string): Token[] {
       out.push({ kind: 'ident', text: m[0] });
       i += m[0].length;
     } else {
-      const p = PUNCT.find((x) => src.startsWith(x, i));
+      const p = punct.find((x) => src.startsWith(x, i));
       if (!p) throw new GoUnsupported(`unexpected character ${c}`);
       out.push({ kind: 'punct', text: p });
       i += p.length;
@@ -224,7 +227,7 @@ export class GoParser {
 
   private term(): unknown {
     let v = this.unary();
-    while (this.at('*') || this.at('/')) {
+    while (this.at('*') || this.at('/') || this.at('<<') || this.at('>>')) {
       const op = this.take().text;
       const r = this.unary();
       v = arithmetic(op, v, r);
@@ -234,7 +237,7 @@ export class GoParser {
 
   expr(): unknown {
     let v = this.term();
-    while (this.at('+') || this.at('-')) {
+    while (this.at('+') || this.at('-') || this.at('|')) {
       const op = this.take().text;
       v = arithmetic(op, v, this.term());
     }
@@ -259,8 +262,13 @@ export class GoParser {
   }
 }
 
+/** A binary operator of Go's at the two precedence levels the tables use (`*` `/` `<<` `>>`, and `+` `-` `|`). */
 function arithmetic(op: string, a: unknown, b: unknown): unknown {
   if (typeof a === 'string' && typeof b === 'string' && op === '+') return a + b;
+  if (op === '<<' || op === '>>' || op === '|') {
+    if (typeof a !== 'bigint' || typeof b !== 'bigint') throw new GoUnsupported(`${op} of a value that is not an integer`);
+    return op === '<<' ? a << b : op === '>>' ? a >> b : a | b;
+  }
   if (typeof a === 'bigint' && typeof b === 'bigint') return op === '+' ? a + b : op === '-' ? a - b : op === '*' ? a * b : a / b;
   const [x, y] = [Number(a), Number(b)];
   return op === '+' ? x + y : op === '-' ? x - y : op === '*' ? x * y : x / y;

@@ -2,10 +2,11 @@
  * Time as the repository's readers write it: durations in Prometheus' and Go's forms, and schedules and zones as
  * robfig/cron and Go read them.
  *
- * robfig/cron is the parser Kubernetes (CronJob schedules) and Argo CD (sync windows) both read schedules with.
- * Each reader sets its own options on top: Kubernetes takes descriptors (@daily) and refuses a TZ= prefix; Argo
- * CD's sync windows take five fields only. Field ranges and syntax are checked by cron-parser, whose firings also
- * stand in for robfig's Next where a window's times are worked out; the checks here are where robfig is stricter.
+ * robfig/cron is the parser Kubernetes (CronJob schedules), Argo CD (sync windows) and cert-manager (renewal
+ * windows) read schedules with. A CronJob's schedule goes through the port of the parser itself (model/cron/);
+ * Argo CD's sync windows (five fields only) and cert-manager's windows are still checked here, their field ranges
+ * and syntax by cron-parser, whose firings also stand in for robfig's Next where a window's times are worked out;
+ * the checks here are where robfig is stricter.
  */
 import { createRequire } from 'node:module';
 
