@@ -39,7 +39,7 @@ export const LAYER_CHECKS: readonly LayerCheck[] = [
     id: 'cron-schedule',
     layer: 'schema',
     description:
-      "A CronJob's schedule and time zone are ones the API server accepts: Kubernetes' cron dialect (five fields or a descriptor, no TZ= prefix) and an IANA zone.",
+      "A CronJob's schedule and time zone are ones the API server accepts: robfig/cron v3.0.1's standard parser (five fields or a descriptor, @every a Go duration), no TZ in the schedule, a time zone Go's LoadLocation finds; and a schedule that names a day its months have, without which the job never runs.",
   },
   { id: 'rejected-kind', layer: 'schema', description: 'No kind listed in --reject.' },
 ];

@@ -136,6 +136,23 @@ describe('parsing in worker threads', () => {
   });
 });
 
+describe('cron-schedule on a broken copy of the real repository', () => {
+  it("fails the status writer's schedule written Monday to Sunday as 1-7, which robfig/cron's parser refuses (its Sunday is 0), at its line", async () => {
+    const copy = copyRepo();
+    try {
+      const file = 'portfolio-api/deploy/status-writer.yaml';
+      copy.write(file, copy.read(file).replace('  schedule: "*/5 * * * *"\n', '  schedule: "*/5 * * * 1-7"\n'));
+      const findings = await copy.gate();
+      expect(checkIds(findings)).toEqual(['cron-schedule']);
+      expect(describeFindings(findings)).toMatch(
+        /^portfolio-api\/deploy\/status-writer\.yaml:9:\d+ .*\[cron-schedule\] batch\/v1\/CronJob: schedule "\*\/5 \* \* \* 1-7": end of range \(7\) above maximum \(6\): 1-7/,
+      );
+    } finally {
+      copy.dispose();
+    }
+  });
+});
+
 describe('an unknown field under Validate=false is what the cluster drops, not a refusal', () => {
   it('warns where the object or its Application says Validate=false, and fails it where neither does', async () => {
     const copy = copyRepo();
