@@ -8,7 +8,8 @@
 import { isIP } from 'node:net';
 import { list } from '../../model/core/dig.ts';
 import type { PathSegment } from '../../model/core/positions.ts';
-import { fiveFieldProblem, goDurationMs, isZoneName, NEVER_FIRES } from '../../model/core/time.ts';
+import { goDurationMs } from '../../model/core/time.ts';
+import { loadLocation, parseCron, STANDARD } from '../../model/cron/robfig.ts';
 import { parseMailAddress } from '../../model/go/mail.ts';
 import { validateAnnotations, validateLabels, validateName, type Invalid } from '../validation/metadata.ts';
 import { tooLong } from '../validation/syntax.ts';
@@ -249,15 +250,14 @@ function restProblems(spec: Obj, at: PathSegment[]): Invalid[] {
   return out;
 }
 
-/** robfig/cron's descriptors (cron.Descriptor), which cert-manager's parser takes beside the five fields. */
-const DESCRIPTOR = /^@(yearly|annually|monthly|weekly|daily|midnight|hourly)$/;
-
-/** Why robfig's parser, as cert-manager's CronParse builds it, refuses a renewal window's schedule, or undefined. */
-function cronProblem(cron: string): string | undefined {
-  if (cron.startsWith('@'))
-    return DESCRIPTOR.test(cron) || (cron.startsWith('@every ') && goDurationMs(cron.slice(7)) !== undefined) ? undefined : `unrecognized descriptor: ${cron}`;
-  const problem = fiveFieldProblem(cron, 'cert-manager');
-  return problem === NEVER_FIRES ? undefined : problem;
+/**
+ * Why cert-manager's CronParse (pkg/util, v1.21) refuses a renewal window's schedule, in its words, or undefined: the
+ * window's zone put before it as a CRON_TZ= prefix, read by cert-manager's copy of robfig's parser (five fields or a
+ * descriptor).
+ */
+function cronProblem(cron: string, timeZone: string): string | undefined {
+  const parsed = parseCron(timeZone ? `CRON_TZ=${timeZone} ${cron}` : cron, STANDARD, 'refused');
+  return parsed.ok ? undefined : `failed to parse cron spec '${cron}': ${parsed.error}`;
 }
 
 /** validateCertificateRenewal: a policy of RenewBefore or Disabled, and every window a duration, a zone Go knows and a schedule. */
@@ -275,9 +275,9 @@ function renewalProblems(renewal: Obj, at: PathSegment[]): Invalid[] {
     if (w?.windowDuration === undefined)
       out.push(invalid([...here, 'windowDuration'], 'Required value: windowDuration must be specified and should be greater than 0'));
     const zone = typeof w?.timezone === 'string' ? w.timezone : '';
-    if (zone && !isZoneName(zone))
+    if (zone && !loadLocation(zone).ok)
       out.push(invalid([...here, 'timezone'], `Invalid value: ${JSON.stringify(zone)}: invalid value for timezone. timezone must be IANA compliant`));
-    const problem = cronProblem(typeof w?.cron === 'string' ? w.cron : '');
+    const problem = cronProblem(typeof w?.cron === 'string' ? w.cron : '', zone);
     if (problem)
       out.push(
         invalid(

@@ -3,8 +3,8 @@
  * robfig/cron and Go read them.
  *
  * robfig/cron is the parser Kubernetes (CronJob schedules), Argo CD (sync windows) and cert-manager (renewal
- * windows) read schedules with. A CronJob's schedule goes through the port of the parser itself (model/cron/);
- * Argo CD's sync windows (five fields only) and cert-manager's windows are still checked here, their field ranges
+ * windows) read schedules with. A CronJob's schedule and cert-manager's windows go through the port of the parser
+ * itself (model/cron/); Argo CD's sync windows (five fields only) are still checked here, their field ranges
  * and syntax by cron-parser, whose firings also stand in for robfig's Next where a window's times are worked out;
  * the checks here are where robfig is stricter.
  */

@@ -222,17 +222,23 @@ export function loadLocation(name: string): { ok: true } | { ok: false; error: s
   return resolved !== name && resolved.toLowerCase() === name.toLowerCase() ? { ok: false, error: `unknown time zone ${name}` } : { ok: true };
 }
 
+/**
+ * How a zone prefix with no spec after it is read: upstream v3.0.1 slices past the end and panics; cert-manager's copy
+ * of the parser (internal/cron, v1.21) says so instead, and is otherwise upstream's.
+ */
+export type PrefixWithoutSpec = 'panics' | 'refused';
+
 /** Parser.Parse with `options`: the schedule, or the parser's error. */
-export function parseCron(spec: string, options: number): CronResult {
+export function parseCron(spec: string, options: number, prefixWithoutSpec: PrefixWithoutSpec = 'panics'): CronResult {
   try {
-    return { ok: true, schedule: parse(spec, options) };
+    return { ok: true, schedule: parse(spec, options, prefixWithoutSpec) };
   } catch (e) {
     if (e instanceof CronError) return { ok: false, error: e.message };
     throw e;
   }
 }
 
-function parse(text: string, options: number): CronSchedule {
+function parse(text: string, options: number, prefixWithoutSpec: PrefixWithoutSpec): CronSchedule {
   if (text.length === 0) throw new CronError('empty spec string');
   let spec = text;
   let location = 'Local';
@@ -241,6 +247,7 @@ function parse(text: string, options: number): CronSchedule {
     const eq = spec.indexOf('=');
     // Upstream slices spec[eq+1:i] with no space found (i = -1): Go panics, and the API server answers the request
     // with an internal error rather than a verdict.
+    if (i === -1 && prefixWithoutSpec === 'refused') throw new CronError(`expected timezone prefix to be followed by a cron spec: ${spec}`);
     if (i === -1) throw new CronError(`runtime error: slice bounds out of range [${eq + 1}:-1] (the API server panics on this schedule)`);
     location = spec.slice(eq + 1, i);
     const loaded = loadLocation(location);

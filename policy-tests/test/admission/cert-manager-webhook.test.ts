@@ -76,6 +76,13 @@ describe("cert-manager's webhook on a Certificate", () => {
       'spec.renewal.windows.0.timezone',
       'spec.renewal.windows.0.cron',
     ]);
+    // CronParse's words, through cert-manager's copy of robfig's parser: the zone as a prefix, a bare prefix refused.
+    expect(problems({ renewal: { policy: 'RenewBefore', windows: [{ cron: '0 25 * * *', timezone: 'UTC', windowDuration: '1h' }] } })).toEqual([
+      `spec.renewal.windows.0.cron: Invalid value: "0 25 * * *": invalid cron syntax: failed to parse cron spec '0 25 * * *': end of range (25) above maximum (23): 25. cron needs to follow: cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow`,
+    ]);
+    expect(problems({ renewal: { policy: 'RenewBefore', windows: [{ cron: 'CRON_TZ=UTC', windowDuration: '1h' }] } })).toEqual([
+      `spec.renewal.windows.0.cron: Invalid value: "CRON_TZ=UTC": invalid cron syntax: failed to parse cron spec 'CRON_TZ=UTC': expected timezone prefix to be followed by a cron spec: CRON_TZ=UTC. cron needs to follow: cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow`,
+    ]);
     expect(problems({ nameConstraints: { permitted: { dnsDomains: ['example.net'] } } })).toEqual([
       'spec.nameConstraints: Invalid value: isCa should be true when nameConstraints is set',
     ]);

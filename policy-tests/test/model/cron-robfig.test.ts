@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { cronAgreement, cronCases } from '../../admission/upstream/cron-cases.ts';
 import { goParseDuration } from '../../model/cron/duration.ts';
-import { loadLocation, neverFires, parseStandard } from '../../model/cron/robfig.ts';
+import { loadLocation, neverFires, parseCron, parseStandard, STANDARD } from '../../model/cron/robfig.ts';
 
 const error = (spec: string) => {
   const r = parseStandard(spec);
@@ -31,6 +31,8 @@ describe("robfig/cron's standard parser", () => {
     expect(error('CRON_TZ=Mars/Olympus 0 2 * * *')).toBe('provided bad location Mars/Olympus: unknown time zone Mars/Olympus');
     // Upstream slices past the end of a TZ= prefix with no space after it: Go panics, and the request fails.
     expect(error('TZ=UTC')).toMatch(/^runtime error: slice bounds out of range/);
+    // cert-manager's copy of the parser says so instead.
+    expect(parseCron('CRON_TZ=UTC', STANDARD, 'refused')).toEqual({ ok: false, error: 'expected timezone prefix to be followed by a cron spec: CRON_TZ=UTC' });
   });
 
   it('takes names in any case, a star before a hyphen, a sign, empty list items and white space Go counts as space', () => {
