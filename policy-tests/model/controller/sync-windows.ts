@@ -7,10 +7,16 @@
  *
  * When is worked out over one leap year (2028, weekdays and all), window by window as the stretches of time it
  * is open, in Argo CD's arithmetic: the schedule read in UTC, shifted by the zone's offset (taken at each firing,
- * where Argo CD takes today's), open from a firing for the duration.
+ * where Argo CD takes today's), open from a firing for the duration. The schedule is parsed as SyncWindow.Validate
+ * and active parse it, robfig/cron's parser with five fields and no descriptor (model/cron/).
  */
+
+/** The parser Argo CD builds for a window's schedule: cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow). */
+const WINDOW_FIELDS = MINUTE | HOUR | DOM | MONTH | DOW;
 import { dig } from '../core/dig.ts';
-import { firings, fiveFieldProblem, goDurationMs, isZoneName, NEVER_FIRES, zoneOffsetMs } from '../core/time.ts';
+import { goDurationMs, isZoneName, zoneOffsetMs } from '../core/time.ts';
+import { DOM, DOW, HOUR, MINUTE, MONTH, neverFires, parseCron } from '../cron/robfig.ts';
+import { firingsOf } from '../cron/firings.ts';
 import { argoGlobMatch } from '../core/glob.ts';
 import type { Path } from '../core/positions.ts';
 import type { Resource } from '../core/manifest.ts';
@@ -93,10 +99,10 @@ export function windowProblems(w: SyncWindow): WindowProblem[] {
   const problems: WindowProblem[] = [];
   const add = (field: WindowProblem['field'], problem: string, stopsSync = false) => problems.push({ field, problem, stopsSync });
   if (w.kind !== 'allow' && w.kind !== 'deny') add('kind', `kind "${w.kind}" is neither allow nor deny, so Argo CD counts the window as neither`);
-  const schedule = w.schedule.startsWith('@') ? 'Argo CD reads five fields and no descriptor' : fiveFieldProblem(w.schedule, 'Argo CD');
-  if (schedule === NEVER_FIRES)
+  const parsed = parseCron(w.schedule, WINDOW_FIELDS);
+  if (!parsed.ok) add('schedule', `Argo CD cannot parse the schedule "${w.schedule}": ${parsed.error}`, true);
+  else if (neverFires(parsed.schedule))
     add('schedule', `"${w.schedule}" names a day its month never has; robfig/cron then finds no firing, and Argo CD counts the window as open at every moment`);
-  else if (schedule) add('schedule', `Argo CD cannot parse the schedule "${w.schedule}": ${schedule}`, true);
   if (goDurationMs(w.duration) === undefined)
     add('duration', `Argo CD cannot parse the duration "${w.duration}" (Go durations: 30m, 1h30m, 10h; no days)`, true);
   if (w.timeZone !== '' && w.timeZone !== 'Local' && !isZoneName(w.timeZone))
@@ -114,11 +120,13 @@ type Stretch = [number, number];
 
 /** The stretches of YEAR the window is open in, merged and in order (robfig's Next from each moment, as Active). */
 export function openStretches(w: SyncWindow): Stretch[] {
+  const parsed = parseCron(w.schedule, WINDOW_FIELDS);
+  if (!parsed.ok || parsed.schedule.kind !== 'spec') return []; // CanSync fails on it: breaksCanSync's to say
   // robfig's Next of a schedule that never fires is Go's zero time, before every moment: the window is always open.
-  if (fiveFieldProblem(w.schedule, 'Argo CD') === NEVER_FIRES) return [[YEAR.from, YEAR.to]];
+  if (neverFires(parsed.schedule)) return [[YEAR.from, YEAR.to]];
   const length = goDurationMs(w.duration) ?? 0;
   if (length <= 0) return []; // Next(now - d) is never before now
-  const fires = firings(w.schedule);
+  const fires = firingsOf(parsed.schedule);
   const zone = w.timeZone === '' || w.timeZone === 'Local' || !isZoneName(w.timeZone) ? 'UTC' : w.timeZone;
   const offset = zone === 'UTC' || zone === 'Etc/UTC' ? () => 0 : (f: number) => zoneOffsetMs(zone, f);
   const shift = (f: number) => f - offset(f);

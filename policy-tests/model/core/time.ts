@@ -1,14 +1,7 @@
 /**
- * Time as the repository's readers write it: durations in Prometheus' and Go's forms, and schedules and zones as
- * robfig/cron and Go read them.
- *
- * robfig/cron is the parser Kubernetes (CronJob schedules), Argo CD (sync windows) and cert-manager (renewal
- * windows) read schedules with. A CronJob's schedule and cert-manager's windows go through the port of the parser
- * itself (model/cron/); Argo CD's sync windows (five fields only) are still checked here, their field ranges
- * and syntax by cron-parser, whose firings also stand in for robfig's Next where a window's times are worked out;
- * the checks here are where robfig is stricter.
+ * Time as the repository's readers write it: durations in Prometheus' and Go's forms, and the zones Go knows, with a
+ * zone's offset from UTC at a moment. Schedules are robfig/cron's, in their own room (model/cron/).
  */
-import { createRequire } from 'node:module';
 
 /** Prometheus/Alertmanager duration ("1h30m", "5m", "90s") in ms; NaN when malformed. */
 export function durationMs(text: unknown): number {
@@ -49,70 +42,6 @@ export function goDurationMs(text: string): number | undefined {
 export function goDurationSeconds(text: string): number | undefined {
   const ms = goDurationMs(text);
   return ms === undefined || ms < 0 ? undefined : ms / 1000;
-}
-
-type CronParser = typeof import('cron-parser');
-let parser: CronParser | undefined;
-const cronParser = (): CronParser => (parser ??= createRequire(import.meta.url)('cron-parser') as CronParser);
-
-/** What robfig/cron's fields accept: numbers and * / , - ?, and names in the month and day-of-week fields only. */
-const NUMERIC = /^[0-9*/,?-]+$/;
-const FIELD_SYNTAX = [
-  NUMERIC,
-  NUMERIC,
-  NUMERIC,
-  /^([0-9*/,?-]|JAN|FEB|MAR|APR|MAY|JUN|JUL|AUG|SEP|OCT|NOV|DEC)+$/i,
-  /^([0-9*/,?-]|SUN|MON|TUE|WED|THU|FRI|SAT)+$/i,
-];
-const DAY_OF_WEEK_NAMES = /^(SUN|MON|TUE|WED|THU|FRI|SAT)$/i;
-
-/** The problem cron-parser reports for a day no month has (31 in February): robfig parses it, and never fires. */
-export const NEVER_FIRES = 'never-fires';
-
-/**
- * Why robfig's five-field parser (minute hour day-of-month month day-of-week) refuses `text`, in words naming
- * `reader` (who parses it), NEVER_FIRES for a schedule it takes that names a day its month never has, or undefined.
- */
-export function fiveFieldProblem(text: string, reader: string): string | undefined {
-  const fields = text.trim().split(/\s+/);
-  if (fields.length !== 5) return `${fields.length} fields; ${reader} takes exactly five (minute hour day-of-month month day-of-week)`;
-  const odd = fields.find((f, i) => !FIELD_SYNTAX[i]!.test(f));
-  if (odd !== undefined) return `"${odd}" uses syntax ${reader} does not know (L, W and # are not supported)`;
-  // robfig/cron counts days of the week 0-6; cron-parser also takes 7.
-  const dow = fields[4]!.split(/[,/-]/).filter((p) => p !== '*' && p !== '?' && !DAY_OF_WEEK_NAMES.test(p));
-  if (dow.some((p) => Number(p) > 6)) return `day of week "${fields[4]}" is out of range 0-6 (0 is Sunday)`;
-  try {
-    cronParser().CronExpressionParser.parse(text.trim());
-  } catch (err) {
-    const message = (err as Error).message;
-    if (/explicit day of month/.test(message)) return NEVER_FIRES;
-    return message.replace(/^Constraint error, got value (\S+) expected range (\S+)$/, 'value $1 is out of range $2');
-  }
-  return undefined;
-}
-
-/** A schedule's firings in UTC, as epoch milliseconds: the latest strictly before a moment, the first at or after one. */
-export interface Firings {
-  before(ms: number): number | undefined;
-  atOrAfter(ms: number): number | undefined;
-}
-
-/** The firings of a five-field schedule that fiveFieldProblem accepts (and that fires), read in UTC. */
-export function firings(text: string): Firings {
-  const expression = cronParser().CronExpressionParser.parse(text.trim(), { tz: 'UTC', currentDate: new Date(0) });
-  const step = (ms: number, move: () => { getTime(): number }): number | undefined => {
-    expression.reset(new Date(ms));
-    try {
-      return move().getTime();
-    } catch {
-      return undefined; // out of cron-parser's range: no firing that way
-    }
-  };
-  return {
-    before: (ms) => step(ms, () => expression.prev()),
-    // cron-parser's next() is strictly after its date, and firings fall on whole seconds.
-    atOrAfter: (ms) => step(ms - 1, () => expression.next()),
-  };
 }
 
 /** The runtime's IANA zones, listed once per process (ICU builds the list afresh on every call). */

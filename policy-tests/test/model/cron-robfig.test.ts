@@ -7,7 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { cronAgreement, cronCases } from '../../admission/upstream/cron-cases.ts';
 import { goParseDuration } from '../../model/cron/duration.ts';
-import { loadLocation, neverFires, parseCron, parseStandard, STANDARD } from '../../model/cron/robfig.ts';
+import { firingsOf } from '../../model/cron/firings.ts';
+import { loadLocation, neverFires, parseCron, parseStandard, STANDARD, type CronSchedule } from '../../model/cron/robfig.ts';
 
 const error = (spec: string) => {
   const r = parseStandard(spec);
@@ -54,6 +55,39 @@ describe("robfig/cron's standard parser", () => {
     expect(fires('0 2 30 2 1')).toBe(true);
     expect(fires('0 2 31 * *')).toBe(true);
     expect(fires('@every 1h')).toBe(true);
+  });
+});
+
+describe('when a schedule fires, in UTC', () => {
+  const spec = (text: string) => {
+    const r = parseStandard(text);
+    if (!r.ok || r.schedule.kind !== 'spec') throw new Error(`not a spec: ${text}`);
+    return r.schedule as Extract<CronSchedule, { kind: 'spec' }>;
+  };
+  const at = (iso: string) => Date.parse(iso);
+  const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
+
+  it('is the first firing at or after a moment, and the latest strictly before one', () => {
+    const daily = firingsOf(spec('30 2 * * *'));
+    expect(iso(daily.atOrAfter(at('2028-03-01T02:30:00Z')))).toBe('2028-03-01T02:30:00.000Z');
+    expect(iso(daily.atOrAfter(at('2028-03-01T02:30:00.001Z')))).toBe('2028-03-02T02:30:00.000Z');
+    expect(iso(daily.before(at('2028-03-01T02:30:00Z')))).toBe('2028-02-29T02:30:00.000Z');
+    expect(iso(daily.before(at('2028-03-01T02:30:00.001Z')))).toBe('2028-03-01T02:30:00.000Z');
+  });
+
+  it('matches the day as dayMatches does: both fields where either is *, else either', () => {
+    // The 13th, or any Friday: 2028-10-06 is a Friday before the 13th.
+    expect(iso(firingsOf(spec('0 0 13 * 5')).atOrAfter(at('2028-10-01T00:00:00Z')))).toBe('2028-10-06T00:00:00.000Z');
+    // A step of 1 keeps the star bit: */1 of the week is *, so only the 2nd (a Monday in 2028-10, a Wednesday in 2028-11).
+    expect(iso(firingsOf(spec('0 0 2 * */1')).atOrAfter(at('2028-10-03T00:00:00Z')))).toBe('2028-11-02T00:00:00.000Z');
+    // A step of 2 drops it: the 2nd, or any Sunday, Tuesday, Thursday or Saturday.
+    expect(iso(firingsOf(spec('0 0 2 * */2')).atOrAfter(at('2028-10-03T00:00:00Z')))).toBe('2028-10-03T00:00:00.000Z');
+    expect(iso(firingsOf(spec('0 0 29 2 *')).atOrAfter(at('2029-01-01T00:00:00Z')))).toBe('2032-02-29T00:00:00.000Z');
+  });
+
+  it('finds nothing where Next finds nothing within five years', () => {
+    expect(firingsOf(spec('0 0 30 2 *')).atOrAfter(at('2028-01-01T00:00:00Z'))).toBeUndefined();
+    expect(firingsOf(spec('0 0 30 2 *')).before(at('2028-01-01T00:00:00Z'))).toBeUndefined();
   });
 });
 
