@@ -3,12 +3,39 @@
  * zone's offset from UTC at a moment. Schedules are robfig/cron's, in their own room (model/cron/).
  */
 
-/** Prometheus/Alertmanager duration ("1h30m", "5m", "90s") in ms; NaN when malformed. */
+/** Prometheus's units (common/model's unitMap), biggest first: a duration names each at most once, in this order. */
+const PROMETHEUS_UNITS: readonly (readonly [string, number])[] = [
+  ['y', 31_536_000_000],
+  ['w', 604_800_000],
+  ['d', 86_400_000],
+  ['h', 3_600_000],
+  ['m', 60_000],
+  ['s', 1000],
+  ['ms', 1],
+];
+/** The largest duration time.Duration holds, in ms (2^63 ns). */
+const PROMETHEUS_MAX_MS = 2 ** 63 / 1e6;
+
+/**
+ * A Prometheus or Alertmanager duration (common/model's ParseDuration: `1h30m`, `5m`, `90s`, a bare `0`) in ms; NaN
+ * where it refuses it: no digits before a unit, a unit it does not know, units out of order or twice (`30m1h`,
+ * `1m1m`), or past about 292 years.
+ */
 export function durationMs(text: unknown): number {
-  const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000, y: 31_536_000_000 };
-  if (typeof text !== 'string' || !/^(\d+(ms|s|m|h|d|w|y))+$/.test(text)) return NaN;
+  if (text === '0') return 0;
+  if (typeof text !== 'string' || text === '') return NaN;
   let total = 0;
-  for (const [, n, unit] of text.matchAll(/(\d+)(ms|s|m|h|d|w|y)/g)) total += Number(n) * units[unit!]!;
+  let lastUnit = -1;
+  for (let rest = text; rest !== '';) {
+    const part = /^([0-9]+)([^0-9]+)/.exec(rest);
+    if (!part) return NaN;
+    const unit = PROMETHEUS_UNITS.findIndex(([name]) => name === part[2]);
+    if (unit <= lastUnit) return NaN; // unknown (-1), or not after the unit before it
+    lastUnit = unit;
+    total += Number(part[1]) * PROMETHEUS_UNITS[unit]![1];
+    if (total > PROMETHEUS_MAX_MS) return NaN;
+    rest = rest.slice(part[0].length);
+  }
   return total;
 }
 

@@ -16,17 +16,14 @@ type Path = (string | number)[];
 
 export type MonitorVerdict = { refused: { path: Path; message: string } } | { notJudged: { path: Path; message: string } } | undefined;
 
-/** Prometheus's model.ParseDuration, in ms: its units, `0`; NaN where it does not parse. */
-const promDuration = (text: string): number => (text === '0' ? 0 : durationMs(text));
-
 /** CompareScrapeTimeoutToScrapeInterval, the interval defaulted to the Prometheus's. */
 function timeoutProblem(endpoint: Obj, prometheus: PrometheusFields): string | undefined {
   const timeout = typeof endpoint.scrapeTimeout === 'string' ? endpoint.scrapeTimeout : '';
   if (timeout === '') return undefined;
   const interval = typeof endpoint.interval === 'string' && endpoint.interval !== '' ? endpoint.interval : prometheus.scrapeInterval;
-  if (Number.isNaN(promDuration(interval))) return `invalid scrapeInterval ${JSON.stringify(interval)}`;
-  if (Number.isNaN(promDuration(timeout))) return `invalid scrapeTimeout: ${JSON.stringify(timeout)}`;
-  return promDuration(timeout) > promDuration(interval)
+  if (Number.isNaN(durationMs(interval))) return `invalid scrapeInterval ${JSON.stringify(interval)}`;
+  if (Number.isNaN(durationMs(timeout))) return `invalid scrapeTimeout: ${JSON.stringify(timeout)}`;
+  return durationMs(timeout) > durationMs(interval)
     ? `scrapeTimeout ${JSON.stringify(timeout)} greater than scrapeInterval ${JSON.stringify(interval)}`
     : undefined;
 }

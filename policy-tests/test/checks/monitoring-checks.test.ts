@@ -17,6 +17,11 @@ describe('helpers', () => {
     expect([durationMs('5m'), durationMs('1h30m'), durationMs('90s'), durationMs('5 minutes')]).toEqual([300_000, 5_400_000, 90_000, NaN]);
   });
 
+  it("reads them as common/model's ParseDuration: a bare 0, each unit once, biggest first, within 292 years", () => {
+    expect([durationMs('0'), durationMs('1y2w3d4h5m6s7ms'), durationMs('0s')]).toEqual([0, 33_019_506_007, 0]);
+    for (const refused of ['', '30m1h', '1m1m', '1.5h', '-5m', '1d2', 'h', '300y', 5]) expect(durationMs(refused), String(refused)).toBeNaN();
+  });
+
   it('recognises the Watchdog route in both matcher styles', () => {
     expect(isWatchdogRoute({ matchers: ['alertname="Watchdog"'] })).toBe(true);
     expect(isWatchdogRoute({ match: { alertname: 'Watchdog' } })).toBe(true);
