@@ -39,10 +39,68 @@ export function durationMs(text: unknown): number {
   return total;
 }
 
-/** Go's time units, in nanoseconds (time.unitMap: both micro signs). */
-const GO_UNIT_NS: Readonly<Record<string, number>> = { ns: 1, us: 1e3, µs: 1e3, μs: 1e3, ms: 1e6, s: 1e9, m: 60e9, h: 3600e9 };
-/** The largest duration Go holds (int64 nanoseconds, about 292 years). */
-const GO_MAX_NS = 2 ** 63 - 1;
+/** time.unitMap, in nanoseconds (both micro signs). */
+const UNIT_NS: Readonly<Record<string, bigint>> = {
+  ns: 1n,
+  us: 1_000n,
+  µs: 1_000n,
+  μs: 1_000n,
+  ms: 1_000_000n,
+  s: 1_000_000_000n,
+  m: 60_000_000_000n,
+  h: 3_600_000_000_000n,
+};
+
+/** The largest magnitude an int64 of nanoseconds holds (a negative duration may reach one more). */
+const MAX_NS = 2n ** 63n - 1n;
+
+export type GoDuration = { ok: true; nanoseconds: bigint } | { ok: false; error: string };
+
+/** strconv.Quote of printable text (the durations schedules hold): a JSON string is the same. */
+const quote = (text: string) => JSON.stringify(text);
+
+/** time.ParseDuration: `[-+]?([0-9]*(\.[0-9]*)?[a-z]+)+`, or `0`. */
+export function goParseDuration(orig: string): GoDuration {
+  const invalid: GoDuration = { ok: false, error: `time: invalid duration ${quote(orig)}` };
+  let s = orig;
+  let negative = false;
+  if (s !== '' && (s[0] === '-' || s[0] === '+')) {
+    negative = s[0] === '-';
+    s = s.slice(1);
+  }
+  if (s === '0') return { ok: true, nanoseconds: 0n };
+  if (s === '') return invalid;
+  let total = 0n;
+  while (s !== '') {
+    if (!/^[0-9.]/.test(s)) return invalid;
+    const whole = /^[0-9]*/.exec(s)![0];
+    s = s.slice(whole.length);
+    let fraction = '';
+    let post = false;
+    if (s.startsWith('.')) {
+      fraction = /^[0-9]*/.exec(s.slice(1))![0];
+      s = s.slice(1 + fraction.length);
+      post = fraction.length > 0;
+    }
+    if (whole === '' && !post) return invalid;
+    const unitText = /^[^0-9.]*/.exec(s)![0];
+    if (unitText === '') return { ok: false, error: `time: missing unit in duration ${quote(orig)}` };
+    s = s.slice(unitText.length);
+    const unit = UNIT_NS[unitText];
+    if (unit === undefined) return { ok: false, error: `time: unknown unit ${quote(unitText)} in duration ${quote(orig)}` };
+    const v = BigInt(whole || '0');
+    if (v > MAX_NS / unit) return invalid;
+    let ns = v * unit;
+    if (fraction) {
+      // leadingFraction keeps the digits it can scale; the fraction of a unit adds under one unit more.
+      ns += (BigInt(fraction) * unit) / 10n ** BigInt(fraction.length);
+      if (ns > MAX_NS) return invalid;
+    }
+    total += ns;
+    if (total > MAX_NS) return invalid;
+  }
+  return { ok: true, nanoseconds: negative ? -total : total };
+}
 
 /**
  * Go's time.ParseDuration, in milliseconds (negative where it is): an optional sign, then one or more decimal
@@ -51,18 +109,8 @@ const GO_MAX_NS = 2 ** 63 - 1;
  * and robfig's @every read durations so.
  */
 export function goDurationMs(text: string): number | undefined {
-  const sign = text.startsWith('-') ? -1 : 1;
-  const rest = /^[-+]/.test(text) ? text.slice(1) : text;
-  if (rest === '0') return 0;
-  const parts = [...rest.matchAll(/(\d*)(?:\.(\d*))?([^\d.]+)/g)];
-  if (parts.length === 0 || parts.map((p) => p[0]).join('') !== rest) return undefined;
-  let ns = 0;
-  for (const [, whole, fraction, unit] of parts) {
-    if (whole === '' && !fraction) return undefined; // Go: a number needs a digit before or after its point
-    if (!(unit! in GO_UNIT_NS)) return undefined;
-    ns += Number(`${whole || '0'}.${fraction || '0'}`) * GO_UNIT_NS[unit!]!;
-  }
-  return ns > GO_MAX_NS ? undefined : (sign * ns) / 1e6;
+  const parsed = goParseDuration(text);
+  return parsed.ok ? Number(parsed.nanoseconds) / 1e6 : undefined;
 }
 
 /** A Go duration (time.ParseDuration: `1h`, `30m`, `1h30m`, `1.5h`, `0`), as Kubernetes objects write them, in seconds; undefined when malformed or negative. */

@@ -5,7 +5,7 @@
  * this port (`npm run conformance -- --cron <checkout>`); the gate uses the standard parser alone. Its error for an
  * overlong or out-of-range number quotes it as JSON does, which is Go's strconv.Quote for printable text.
  */
-import { goParseDuration } from './duration.ts';
+import { goParseDuration } from '../core/time.ts';
 
 /** ParseOption, as upstream numbers them. */
 export const SECOND = 1;

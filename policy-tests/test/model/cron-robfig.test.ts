@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { cronAgreement, cronCases } from '../../admission/upstream/cron-cases.ts';
-import { goParseDuration } from '../../model/cron/duration.ts';
+import { goParseDuration } from '../../model/core/time.ts';
 import { firingsOf } from '../../model/cron/firings.ts';
 import { loadLocation, neverFires, parseCron, parseStandard, STANDARD, type CronSchedule } from '../../model/cron/robfig.ts';
 
