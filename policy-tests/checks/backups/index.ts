@@ -2,8 +2,9 @@
 import { type PolicyCheck, type Area, staticArea } from '../../model/checks/kit.ts';
 import { backupChecks } from './backups.ts';
 import { backupHygieneChecks } from './job-hygiene.ts';
+import { volsyncScheduleCheck } from './volsync-schedule.ts';
 import { BACKUP_INVARIANTS } from './invariants.ts';
 
-export const backupAreaChecks: PolicyCheck[] = [...backupChecks, ...backupHygieneChecks];
+export const backupAreaChecks: PolicyCheck[] = [...backupChecks, ...backupHygieneChecks, volsyncScheduleCheck];
 
 export const backupArea: Area = staticArea('backups', backupAreaChecks, BACKUP_INVARIANTS);

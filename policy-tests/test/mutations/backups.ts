@@ -26,6 +26,19 @@ export const backupsMutations: Mutation[] = [
     at: (c) => ({ file: COPY_COMPONENT, line: lineIn(COPY_COMPONENT, 'repository: app-restic-typo')(c) }),
   },
   {
+    check: 'volsync-schedule',
+    why: "the off-site copy's minute written 75: the CRD's pattern takes five fields of digits, and VolSync's parser refuses it (end of range (75) above maximum (59)): one copy, then an error condition and no more",
+    mutate: swap(COPY_COMPONENT, 'schedule: "15 */6 * * *"', 'schedule: "75 */6 * * *"'),
+    at: 'schedule: "75 */6 * * *"',
+    fix: 'write the schedule as five fields (minute 0-59, hour 0-23, day 1-31, month 1-12, day of week 0-6) or a descriptor such as @daily, on days its months have',
+  },
+  {
+    check: 'volsync-schedule',
+    why: 'the off-site copy moved to the 30th of February: the parser takes it, Next finds no time, and VolSync copies back to back without end',
+    mutate: swap(COPY_COMPONENT, 'schedule: "15 */6 * * *"', 'schedule: "15 3 30 2 *"'),
+    at: 'schedule: "15 3 30 2 *"',
+  },
+  {
     check: 'backup-jobs',
     why: 'an app with a config volume that is neither a target nor says why not',
     mutate: swap('apps/media/facts/backup-targets.yaml', /\n  tdarr: "[^"]*"/, ''),
