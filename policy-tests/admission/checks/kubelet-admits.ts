@@ -11,7 +11,9 @@
  * capabilities it asks for, which Talos' runtime can only give from its own: Talos runs the CRI's containerd without
  * CAP_SYS_BOOT and CAP_SYS_MODULE (constants.DefaultDroppedCapabilities, dropped from its bounding set), so runc
  * cannot raise either in a container, fails it ("unable to apply caps: operation not permitted") and it never
- * starts. The API server says nothing of any of these.
+ * starts. And it admits only a pod for its own operating system (pkg/kubelet/lifecycle/predicate.go): a pod labelled
+ * `kubernetes.io/os` with another value, or whose `spec.os.name` is not linux, is failed on every Talos node. The API
+ * server says nothing of any of these.
  */
 import { dig, list } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
@@ -129,8 +131,37 @@ export function emptyDirFault(medium: unknown, pod: PodSpecRef): string | undefi
   return isHugePageMedium(text) ? hugePageFault(text, pod) : `unknown storage medium ${JSON.stringify(text)}`;
 }
 
+/** The operating system every node's kubelet runs on (runtime.GOOS): Talos is Linux alone. */
+const NODE_OS = 'linux';
+
+/**
+ * The kubelet's OS predicates (pkg/kubelet/lifecycle/predicate.go): a pod labelled `kubernetes.io/os` with another
+ * value than its node's (rejectPodAdmissionBasedOnOSSelector, which reads the pod's labels, not its nodeSelector), and
+ * a pod whose `spec.os.name` is not the kubelet's own OS (rejectPodAdmissionBasedOnOSField), are failed on the node.
+ */
+export function osRefusals(r: Pick<Resource, 'object'>, pod: PodSpecRef): { path: (string | number)[]; why: string }[] {
+  const out: { path: (string | number)[]; why: string }[] = [];
+  const meta = [...pod.at.slice(0, -1), 'metadata'];
+  const label = dig(r.object, [...meta, 'labels', 'kubernetes.io/os']);
+  if (label !== undefined && label !== NODE_OS)
+    out.push({
+      path: [...meta, 'labels', 'kubernetes.io/os'],
+      why: `its pods carry the label kubernetes.io/os=${String(label)}, which the kubelet holds to its node's own (${NODE_OS}): PodOSSelectorNodeLabelDoesNotMatch`,
+    });
+  const os = dig(pod.spec, ['os', 'name']);
+  if (typeof os === 'string' && os !== NODE_OS)
+    out.push({ path: [...pod.at, 'os', 'name'], why: `its pods ask for OS ${JSON.stringify(os)}, and every node runs ${NODE_OS}: PodOSNotSupported` });
+  return out;
+}
+
 function judgePod(ctx: CheckContext, r: Resource, pod: PodSpecRef, allow: Allowlist): void {
   const named = `${r.kind} ${r.name}`;
+  for (const { path, why } of osRefusals(r, pod))
+    ctx.fail(
+      { resource: r, path },
+      `${named}: ${why}; the scheduler does not look at either, so the pod is placed, failed by the node, and its controller makes another that fails the same way`,
+      'drop the label and spec.os, or set them to linux: every Talos node is a Linux node (to choose nodes, use a nodeSelector on kubernetes.io/os)',
+    );
   (list(dig(pod.spec, ['securityContext', 'sysctls'])) as Obj[]).forEach((s: Obj, i) => {
     const why = typeof s?.name === 'string' && s.name !== '' ? sysctlRefusal(allow, s.name) : undefined;
     if (why)
@@ -170,7 +201,7 @@ export function kubeletAdmitsCheck(isBuiltin: (r: Resource) => boolean): PolicyC
   return {
     id: 'kubelet-admits',
     description:
-      "Every pod the API server admits is one the kubelet runs: each sysctl it sets is on the kubelet's allowlist (the safe sysctls, and those the cluster facts' machineConfig allows (machine.kubelet.extraConfig.allowedUnsafeSysctls), as the nodes' machine config allows them; Talos allows none), otherwise the node fails the pod (SysctlForbidden) and its controller makes another; each emptyDir medium is one the kubelet sets up (\"\", Memory, HugePages, HugePages-<size>, a huge-page one with the pod asking for that page size); no container's image is one it may never pull (imagePullPolicy: Never: a Talos node holds an image only where a pull put it, and the container fails with ErrImageNeverPull); no container that is not privileged adds SYS_MODULE or SYS_BOOT, which Talos' container runtime runs without, so runc fails the container (\"unable to apply caps: operation not permitted\"); and every allowedUnsafeSysctls entry is a pattern of namespaced sysctls, without which the kubelet does not start (invariants P1).",
+      "Every pod the API server admits is one the kubelet runs: each sysctl it sets is on the kubelet's allowlist (the safe sysctls, and those the cluster facts' machineConfig allows (machine.kubelet.extraConfig.allowedUnsafeSysctls), as the nodes' machine config allows them; Talos allows none), otherwise the node fails the pod (SysctlForbidden) and its controller makes another; each emptyDir medium is one the kubelet sets up (\"\", Memory, HugePages, HugePages-<size>, a huge-page one with the pod asking for that page size); no container's image is one it may never pull (imagePullPolicy: Never: a Talos node holds an image only where a pull put it, and the container fails with ErrImageNeverPull); no container that is not privileged adds SYS_MODULE or SYS_BOOT, which Talos' container runtime runs without, so runc fails the container (\"unable to apply caps: operation not permitted\"); no pod is labelled kubernetes.io/os or asks for spec.os.name other than linux, which the kubelet refuses on a Linux node (PodOSSelectorNodeLabelDoesNotMatch, PodOSNotSupported); and every allowedUnsafeSysctls entry is a pattern of namespaced sysctls, without which the kubelet does not start (invariants P1).",
     invariants: ['P1'],
     remediation: 'drop what the kubelet refuses, or configure the nodes to allow it and say so in the cluster facts (machineConfig)',
     reads: { kinds: [...WORKLOAD_KINDS, 'ConfigMap'] },

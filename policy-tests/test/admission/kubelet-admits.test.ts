@@ -5,7 +5,7 @@
  * configures the kubelet.
  */
 import { describe, expect, it } from 'vitest';
-import { emptyDirFault, kubeletAllowlist, sysctlRefusal, unheldCapabilities } from '../../admission/checks/kubelet-admits.ts';
+import { emptyDirFault, kubeletAllowlist, osRefusals, sysctlRefusal, unheldCapabilities } from '../../admission/checks/kubelet-admits.ts';
 import { machineConfigOf } from '../../model/repository/talos-facts.ts';
 import type { FactsProblem } from '../../model/repository/fact-lists.ts';
 
@@ -104,6 +104,30 @@ describe("the capabilities Talos' container runtime cannot give", () => {
   it("are never a privileged container's, which gets the runtime's own set whatever it adds", () => {
     expect(unheldCapabilities(caps({ add: ['SYS_MODULE'] }, true))).toEqual([]);
     expect(unheldCapabilities(caps({ add: ['SYS_MODULE'] }, false))).toEqual([{ index: 0, name: 'SYS_MODULE' }]);
+  });
+});
+
+describe("the kubelet's OS predicates", () => {
+  const cronJob = (labels: object, os?: object) => {
+    const spec = { containers: [{ name: 'job' }], ...(os ? { os } : {}) };
+    const object = { spec: { jobTemplate: { spec: { template: { metadata: { labels }, spec } } } } };
+    return osRefusals({ object }, { spec, at: ['spec', 'jobTemplate', 'spec', 'template', 'spec'] });
+  };
+
+  it("fails a pod labelled kubernetes.io/os with another value than linux, case and all, at the template's label", () => {
+    expect(cronJob({ 'kubernetes.io/os': 'linux' })).toEqual([]);
+    expect(cronJob({ app: 'x' })).toEqual([]);
+    expect(cronJob({ 'kubernetes.io/os': 'Linux' }).map((r) => r.path.join('.'))).toEqual(['spec.jobTemplate.spec.template.metadata.labels.kubernetes.io/os']);
+  });
+
+  it('fails a pod whose spec.os.name is not linux', () => {
+    expect(cronJob({}, { name: 'linux' })).toEqual([]);
+    expect(cronJob({}, { name: 'windows' })).toEqual([
+      {
+        path: ['spec', 'jobTemplate', 'spec', 'template', 'spec', 'os', 'name'],
+        why: 'its pods ask for OS "windows", and every node runs linux: PodOSNotSupported',
+      },
+    ]);
   });
 });
 

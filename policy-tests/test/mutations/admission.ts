@@ -415,6 +415,13 @@ const mutations: Mutation[] = [
   },
   {
     check: 'kubelet-admits',
+    why: "the API's pods labelled kubernetes.io/os: Linux, capitalised, as a dashboard's filter wanted it: the kubelet holds that label to its node's own, linux, and fails every pod (PodOSSelectorNodeLabelDoesNotMatch)",
+    mutate: swap(API, '        app.kubernetes.io/name: portfolio-api\n', '        app.kubernetes.io/name: portfolio-api\n        kubernetes.io/os: Linux\n'),
+    at: 'kubernetes.io/os: Linux',
+    fix: 'drop the label and spec.os, or set them to linux: every Talos node is a Linux node (to choose nodes, use a nodeSelector on kubernetes.io/os)',
+  },
+  {
+    check: 'kubelet-admits',
     why: 'the cluster facts say the nodes allow vm.swappiness, which the kernel keeps for the whole node: a kubelet told so does not start',
     mutate: swap('clusters/home/cluster-facts.yaml', '          allowedUnsafeSysctls: []\n', '          allowedUnsafeSysctls: [vm.swappiness]\n'),
     at: '  machineConfig: |',
