@@ -17,6 +17,7 @@
  */
 import { dig, list } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
+import { scalarText } from '../../model/core/text.ts';
 import { containersOf, podSpecOf, WORKLOAD_KINDS, type PodSpecRef } from '../../model/core/workloads.ts';
 import { compareDecimals, parseGoQuantity, type GoQuantity } from '../../model/go/quantity.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
@@ -146,7 +147,7 @@ export function osRefusals(r: Pick<Resource, 'object'>, pod: PodSpecRef): { path
   if (label !== undefined && label !== NODE_OS)
     out.push({
       path: [...meta, 'labels', 'kubernetes.io/os'],
-      why: `its pods carry the label kubernetes.io/os=${String(label)}, which the kubelet holds to its node's own (${NODE_OS}): PodOSSelectorNodeLabelDoesNotMatch`,
+      why: `its pods carry the label kubernetes.io/os=${scalarText(label)}, which the kubelet holds to its node's own (${NODE_OS}): PodOSSelectorNodeLabelDoesNotMatch`,
     });
   const os = dig(pod.spec, ['os', 'name']);
   if (typeof os === 'string' && os !== NODE_OS)
