@@ -9,10 +9,16 @@
  *   (a node, the gateway, the VIP): two hosts answering for one address.
  * - A workload that names a node by its address (TALOS_NODE) names one of the
  *   nodes, with the role the call needs: etcd runs on control-plane nodes only.
+ * - A CNI told to reach the API server on the node itself (Cilium's
+ *   k8sServiceHost localhost, as Talos documents it) reaches KubePrism, which
+ *   listens there only where the machine config turns it on, on its port: else
+ *   no agent reaches the API server, and no pod gets a network.
  */
 import { dig, list } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
-import type { PolicyCheck } from '../../model/checks/kit.ts';
+import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
+import { chartValues } from '../../model/helm/chart-values.ts';
+import { scalarText } from '../../model/core/text.ts';
 import { addressBlock, advertisedPools, heldBy, parsePoolEntry } from '../../model/cluster/address-pools.ts';
 import { ipNetPrefix, ipString } from '../../model/go/net.ts';
 import { WORKLOAD_KINDS } from '../../model/core/workloads.ts';
@@ -36,20 +42,50 @@ function misfit(entry: string, network: NodeNetwork): string | undefined {
   return undefined;
 }
 
-/** What mends each cause, printed with its finding (the remediation lists them both). */
+/** The hosts a chart may name for the API server that are the node itself, where KubePrism listens. */
+const ON_THE_NODE = new Set(['localhost', '127.0.0.1']);
+
+/** Cilium's values that send its agents to the API server on the node, against the machine config's KubePrism. */
+function kubePrismFindings(ctx: CheckContext): void {
+  const prism = ctx.repo.facts?.machineConfig.kubePrism;
+  if (!prism) return;
+  for (const v of chartValues(ctx.repo, 'cilium')) {
+    const host = v.values.k8sServiceHost;
+    if (typeof host !== 'string' || !ON_THE_NODE.has(host)) continue;
+    // The chart takes the port as a number or a string; what is left out is no port.
+    const port = v.values.k8sServicePort === undefined ? '' : scalarText(v.values.k8sServicePort);
+    const at = (key: string) => ({ file: v.file, ...v.source.positions.at([key], 'value') });
+    if (!prism.enabled)
+      ctx.fail(
+        at('k8sServiceHost'),
+        `Cilium (${v.appName}) reaches the API server at ${host}:${port} on each node, which is KubePrism, and the cluster facts' machineConfig does not turn it on (machine.features.kubePrism.enabled): nothing listens there, no agent reaches the API server, and no pod gets a network`,
+        FIX.kubePrism,
+      );
+    else if (port !== String(prism.port))
+      ctx.fail(
+        at(port === '' ? 'k8sServiceHost' : 'k8sServicePort'),
+        `Cilium (${v.appName}) reaches the API server at ${host}:${port || '(no port)'} on each node, and KubePrism listens on ${prism.port} (machine.features.kubePrism.port): no agent reaches the API server, and no pod gets a network`,
+        FIX.kubePrism,
+      );
+  }
+}
+
+/** What mends each cause, printed with its finding (the remediation lists them all). */
 const FIX = {
+  kubePrism: `point k8sServiceHost and k8sServicePort at KubePrism as the machine config runs it (localhost and machine.features.kubePrism.port), and say so in machineConfig in ${CLUSTER_FACTS_FILE}`,
   pool: `keep MetalLB's layer-2 pool (apps/platform/metallb/addresses.yaml) inside nodeNetwork's subnet and clear of its addresses; a fork on another LAN changes nodeNetwork in ${CLUSTER_FACTS_FILE} first`,
   node: `name a node address of nodeNetwork in ${CLUSTER_FACTS_FILE} as TALOS_NODE, a control-plane one where the call needs etcd`,
 } as const;
 
 export const nodeNetworkClosureCheck: PolicyCheck = {
   id: 'closure-node-network',
-  description: `What the repository puts on the nodes' network is on it, as nodeNetwork in ${CLUSTER_FACTS_FILE} states it: every IPAddressPool an L2Advertisement announces lies in the nodes' subnet (ARP never leaves the segment) and holds no node, gateway or VIP address; an address a workload names as a node (TALOS_NODE) is a node of the facts, a control-plane node where it asks for etcd (invariants P1, P2, B1).`,
+  description: `What the repository puts on the nodes' network is on it, as nodeNetwork in ${CLUSTER_FACTS_FILE} states it: every IPAddressPool an L2Advertisement announces lies in the nodes' subnet (ARP never leaves the segment) and holds no node, gateway or VIP address; an address a workload names as a node (TALOS_NODE) is a node of the facts, a control-plane node where it asks for etcd; and a CNI sent to the API server on the node itself (Cilium's k8sServiceHost localhost) finds KubePrism there, on, at its port, as machineConfig states it (machine.features.kubePrism) (invariants P1, P2, B1).`,
   invariants: ['P1', 'P2', 'B1'],
   remediation: Object.values(FIX).join('; '),
-  reads: { kinds: ['IPAddressPool', 'L2Advertisement', ...WORKLOAD_KINDS], renders: true },
+  reads: { kinds: ['IPAddressPool', 'L2Advertisement', ...WORKLOAD_KINDS], charts: ['cilium'], renders: true },
   exemptible: false,
   run(ctx) {
+    kubePrismFindings(ctx);
     const network = ctx.repo.facts?.nodeNetwork;
     // A missing or malformed fact is the cluster-facts check's finding; nothing here can be judged against it.
     if (!network) return;

@@ -101,7 +101,8 @@ export function talosUpgradesOf(raw: unknown, problems: FactsProblem[]): TalosUp
 /**
  * What the nodes' Talos machine config sets that decides whether a pod the API server admitted runs, at the paths
  * Talos reads it: the kubelet's `machine.kubelet.extraConfig` (merged into the KubeletConfiguration Talos writes,
- * NewKubeletConfiguration), `machine.nodeLabels` and `cluster.allowSchedulingOnControlPlanes`.
+ * NewKubeletConfiguration), `machine.nodeLabels`, `machine.features.kubePrism` and
+ * `cluster.allowSchedulingOnControlPlanes`.
  */
 export interface MachineConfigFacts {
   /** The sysctls, or patterns ending in `*`, a pod may set beyond the safe ones (allowedUnsafeSysctls; Talos sets none). */
@@ -110,10 +111,30 @@ export interface MachineConfigFacts {
   allowSchedulingOnControlPlanes: boolean;
   /** The labels the machine config gives the nodes (machine.nodeLabels), beside Talos' and the kubelet's own. */
   nodeLabels: Readonly<Record<string, string>>;
+  /**
+   * KubePrism (machine.features.kubePrism): the API server on localhost at `port` on every node, where `enabled`. The
+   * config type's default is off (an absent `enabled`); `talosctl gen config` writes it on, port 7445, and an absent
+   * port is 7445 (v1alpha1_features.go).
+   */
+  kubePrism: { enabled: boolean; port: number };
 }
 
-const TALOS_DEFAULTS: MachineConfigFacts = { allowedUnsafeSysctls: [], allowSchedulingOnControlPlanes: false, nodeLabels: {} };
-const READ = ['machine.kubelet.extraConfig.allowedUnsafeSysctls', 'machine.nodeLabels', 'cluster.allowSchedulingOnControlPlanes'];
+/** KubePrism's port where the machine config names none (defaultKubePrismPort). */
+export const KUBEPRISM_DEFAULT_PORT = 7445;
+
+const TALOS_DEFAULTS: MachineConfigFacts = {
+  allowedUnsafeSysctls: [],
+  allowSchedulingOnControlPlanes: false,
+  nodeLabels: {},
+  kubePrism: { enabled: false, port: KUBEPRISM_DEFAULT_PORT },
+};
+const READ = [
+  'machine.kubelet.extraConfig.allowedUnsafeSysctls',
+  'machine.nodeLabels',
+  'machine.features.kubePrism.enabled',
+  'machine.features.kubePrism.port',
+  'cluster.allowSchedulingOnControlPlanes',
+];
 const READ_PATHS = `${READ.slice(0, -1).join(', ')} and ${READ.at(-1)}`;
 /** Whether `path` leads to a path the gate reads (the root, `machine`, `machine.kubelet`, ...). */
 const leadsToRead = (path: string) => path === '' || READ.some((p) => p.startsWith(`${path}.`));
@@ -121,7 +142,7 @@ const leadsToRead = (path: string) => path === '' || READ.some((p) => p.startsWi
 /**
  * The `machineConfig` fact: the part of the nodes' Talos machine config the gate reads, as YAML at Talos' own paths
  * (`machine.kubelet.extraConfig.allowedUnsafeSysctls`, a list of names; `machine.nodeLabels`, a map of labels every node
- * is given; `cluster.allowSchedulingOnControlPlanes`).
+ * is given; `machine.features.kubePrism.enabled` and `.port`; `cluster.allowSchedulingOnControlPlanes`).
  * What it leaves out is Talos' default; any other key is a problem, so a misspelt one is not read as the default.
  */
 export function machineConfigOf(raw: unknown, problems: FactsProblem[]): MachineConfigFacts {
@@ -140,6 +161,14 @@ export function machineConfigOf(raw: unknown, problems: FactsProblem[]): Machine
     } else if (path === 'cluster.allowSchedulingOnControlPlanes') {
       if (typeof node === 'boolean') out.allowSchedulingOnControlPlanes = node;
       else say(`: ${path} must be true or false`);
+    } else if (path === 'machine.features.kubePrism.enabled') {
+      if (typeof node === 'boolean') out.kubePrism = { ...out.kubePrism, enabled: node };
+      else say(`: ${path} must be true or false`);
+    } else if (path === 'machine.features.kubePrism.port') {
+      // ServerPort 0 is the default port, as Port() reads it.
+      if (Number.isInteger(node) && (node as number) >= 0 && (node as number) <= 65535)
+        out.kubePrism = { ...out.kubePrism, port: (node as number) || KUBEPRISM_DEFAULT_PORT };
+      else say(`: ${path} must be a port number`);
     } else if (node && typeof node === 'object' && !Array.isArray(node) && leadsToRead(path))
       for (const [key, child] of Object.entries(node)) walk(child, path ? `${path}.${key}` : key);
     else say(path ? `: ${path} is not read by the gate, which reads ${READ_PATHS} alone` : ` must be a YAML mapping of the machine config's ${READ_PATHS}`);

@@ -154,6 +154,7 @@ describe('daemonSetPods', () => {
         allowedUnsafeSysctls: [],
         allowSchedulingOnControlPlanes: machine.allowSchedulingOnControlPlanes ?? false,
         nodeLabels: machine.nodeLabels ?? {},
+        kubePrism: { enabled: true, port: 7445 },
       },
     });
   const nodes = kinds();

@@ -254,6 +254,19 @@ export const closureMutations: Mutation[] = [
     fix: 'name a node address of nodeNetwork in clusters/home/cluster-facts.yaml as TALOS_NODE, a control-plane one where the call needs etcd',
   },
   {
+    check: 'closure-node-network',
+    why: "Cilium sent to localhost:6443, the API server's own port, which only the control-plane nodes serve: KubePrism listens on 7445, and the agents on the workers never reach the API server",
+    mutate: swap('apps/platform/cilium/values.yaml', 'k8sServicePort: 7445\n', 'k8sServicePort: 6443\n'),
+    at: inFile('apps/platform/cilium/values.yaml', 'k8sServicePort: 6443'),
+    fix: 'point k8sServiceHost and k8sServicePort at KubePrism as the machine config runs it (localhost and machine.features.kubePrism.port), and say so in machineConfig in clusters/home/cluster-facts.yaml',
+  },
+  {
+    check: 'closure-node-network',
+    why: 'the machine config patch without KubePrism (the facts copied from an older talosctl gen config): nothing listens on localhost:7445, and no Cilium agent reaches the API server',
+    mutate: swap('clusters/home/cluster-facts.yaml', '          enabled: true\n          port: 7445\n', '          enabled: false\n          port: 7445\n'),
+    at: inFile('apps/platform/cilium/values.yaml', 'k8sServiceHost: localhost'),
+  },
+  {
     check: 'closure-port-name',
     why: "the TV manager's liveness probe names a port its container does not declare: the kubelet fails it and restarts the container for good",
     mutate: (c) =>
