@@ -13,6 +13,8 @@
  *   k8sServiceHost localhost, as Talos documents it) reaches KubePrism, which
  *   listens there only where the machine config turns it on, on its port: else
  *   no agent reaches the API server, and no pod gets a network.
+ * - Where Talos runs no kube-proxy, the CNI replaces it, or no Service's
+ *   address leads anywhere.
  */
 import { dig, list } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
@@ -70,8 +72,28 @@ function kubePrismFindings(ctx: CheckContext): void {
   }
 }
 
+/**
+ * Who routes a Service's address where Talos runs no kube-proxy (cluster.proxy.disabled): only a CNI that replaces it,
+ * Cilium with kubeProxyReplacement on. Without one, no ClusterIP, NodePort or LoadBalancer address reaches a pod.
+ */
+function serviceRoutingFindings(ctx: CheckContext): void {
+  const facts = ctx.repo.facts;
+  if (!facts?.machineConfig.proxyDisabled || !ctx.repo.factsResource) return;
+  const cilium = chartValues(ctx.repo, 'cilium');
+  if (cilium.some((v) => v.values.kubeProxyReplacement === true || v.values.kubeProxyReplacement === 'true')) return;
+  const told = cilium.find((v) => v.values.kubeProxyReplacement !== undefined);
+  ctx.fail(
+    told
+      ? { file: told.file, ...told.source.positions.at(['kubeProxyReplacement'], 'value') }
+      : { resource: ctx.repo.factsResource, path: ['data', 'machineConfig'] },
+    `the cluster facts' machineConfig runs no kube-proxy (cluster.proxy.disabled: true), and ${cilium.length ? "Cilium's kubeProxyReplacement is not on" : 'no Cilium deployed here replaces it'}: nothing routes a Service's address to its pods, so every ClusterIP, NodePort and LoadBalancer address reaches nothing`,
+    FIX.proxy,
+  );
+}
+
 /** What mends each cause, printed with its finding (the remediation lists them all). */
 const FIX = {
+  proxy: `keep kube-proxy (cluster.proxy.disabled: false, Talos' default) or turn on Cilium's kubeProxyReplacement, and say which in machineConfig in ${CLUSTER_FACTS_FILE}`,
   kubePrism: `point k8sServiceHost and k8sServicePort at KubePrism as the machine config runs it (localhost and machine.features.kubePrism.port), and say so in machineConfig in ${CLUSTER_FACTS_FILE}`,
   pool: `keep MetalLB's layer-2 pool (apps/platform/metallb/addresses.yaml) inside nodeNetwork's subnet and clear of its addresses; a fork on another LAN changes nodeNetwork in ${CLUSTER_FACTS_FILE} first`,
   node: `name a node address of nodeNetwork in ${CLUSTER_FACTS_FILE} as TALOS_NODE, a control-plane one where the call needs etcd`,
@@ -79,13 +101,14 @@ const FIX = {
 
 export const nodeNetworkClosureCheck: PolicyCheck = {
   id: 'closure-node-network',
-  description: `What the repository puts on the nodes' network is on it, as nodeNetwork in ${CLUSTER_FACTS_FILE} states it: every IPAddressPool an L2Advertisement announces lies in the nodes' subnet (ARP never leaves the segment) and holds no node, gateway or VIP address; an address a workload names as a node (TALOS_NODE) is a node of the facts, a control-plane node where it asks for etcd; and a CNI sent to the API server on the node itself (Cilium's k8sServiceHost localhost) finds KubePrism there, on, at its port, as machineConfig states it (machine.features.kubePrism) (invariants P1, P2, B1).`,
+  description: `What the repository puts on the nodes' network is on it, as nodeNetwork in ${CLUSTER_FACTS_FILE} states it: every IPAddressPool an L2Advertisement announces lies in the nodes' subnet (ARP never leaves the segment) and holds no node, gateway or VIP address; an address a workload names as a node (TALOS_NODE) is a node of the facts, a control-plane node where it asks for etcd; and a CNI sent to the API server on the node itself (Cilium's k8sServiceHost localhost) finds KubePrism there, on, at its port, as machineConfig states it (machine.features.kubePrism); and where machineConfig runs no kube-proxy (cluster.proxy.disabled), Cilium replaces it (kubeProxyReplacement), or no Service address reaches a pod (invariants P1, P2, B1).`,
   invariants: ['P1', 'P2', 'B1'],
   remediation: Object.values(FIX).join('; '),
   reads: { kinds: ['IPAddressPool', 'L2Advertisement', ...WORKLOAD_KINDS], charts: ['cilium'], renders: true },
   exemptible: false,
   run(ctx) {
     kubePrismFindings(ctx);
+    serviceRoutingFindings(ctx);
     const network = ctx.repo.facts?.nodeNetwork;
     // A missing or malformed fact is the cluster-facts check's finding; nothing here can be judged against it.
     if (!network) return;

@@ -101,8 +101,8 @@ export function talosUpgradesOf(raw: unknown, problems: FactsProblem[]): TalosUp
 /**
  * What the nodes' Talos machine config sets that decides whether a pod the API server admitted runs, at the paths
  * Talos reads it: the kubelet's `machine.kubelet.extraConfig` (merged into the KubeletConfiguration Talos writes,
- * NewKubeletConfiguration), `machine.nodeLabels`, `machine.features.kubePrism` and
- * `cluster.allowSchedulingOnControlPlanes`.
+ * NewKubeletConfiguration), `machine.nodeLabels`, `machine.features.kubePrism`,
+ * `cluster.allowSchedulingOnControlPlanes` and `cluster.proxy.disabled`.
  */
 export interface MachineConfigFacts {
   /** The sysctls, or patterns ending in `*`, a pod may set beyond the safe ones (allowedUnsafeSysctls; Talos sets none). */
@@ -117,6 +117,8 @@ export interface MachineConfigFacts {
    * port is 7445 (v1alpha1_features.go).
    */
   kubePrism: { enabled: boolean; port: number };
+  /** Whether Talos runs no kube-proxy (cluster.proxy.disabled; it runs one unless told not to, ProxyConfig.Enabled). */
+  proxyDisabled: boolean;
 }
 
 /** KubePrism's port where the machine config names none (defaultKubePrismPort). */
@@ -127,6 +129,7 @@ const TALOS_DEFAULTS: MachineConfigFacts = {
   allowSchedulingOnControlPlanes: false,
   nodeLabels: {},
   kubePrism: { enabled: false, port: KUBEPRISM_DEFAULT_PORT },
+  proxyDisabled: false,
 };
 const READ = [
   'machine.kubelet.extraConfig.allowedUnsafeSysctls',
@@ -134,6 +137,7 @@ const READ = [
   'machine.features.kubePrism.enabled',
   'machine.features.kubePrism.port',
   'cluster.allowSchedulingOnControlPlanes',
+  'cluster.proxy.disabled',
 ];
 const READ_PATHS = `${READ.slice(0, -1).join(', ')} and ${READ.at(-1)}`;
 /** Whether `path` leads to a path the gate reads (the root, `machine`, `machine.kubelet`, ...). */
@@ -142,7 +146,8 @@ const leadsToRead = (path: string) => path === '' || READ.some((p) => p.startsWi
 /**
  * The `machineConfig` fact: the part of the nodes' Talos machine config the gate reads, as YAML at Talos' own paths
  * (`machine.kubelet.extraConfig.allowedUnsafeSysctls`, a list of names; `machine.nodeLabels`, a map of labels every node
- * is given; `machine.features.kubePrism.enabled` and `.port`; `cluster.allowSchedulingOnControlPlanes`).
+ * is given; `machine.features.kubePrism.enabled` and `.port`; `cluster.allowSchedulingOnControlPlanes`;
+ * `cluster.proxy.disabled`).
  * What it leaves out is Talos' default; any other key is a problem, so a misspelt one is not read as the default.
  */
 export function machineConfigOf(raw: unknown, problems: FactsProblem[]): MachineConfigFacts {
@@ -160,6 +165,9 @@ export function machineConfigOf(raw: unknown, problems: FactsProblem[]): Machine
       else say(`: ${path} must map label keys to string values`);
     } else if (path === 'cluster.allowSchedulingOnControlPlanes') {
       if (typeof node === 'boolean') out.allowSchedulingOnControlPlanes = node;
+      else say(`: ${path} must be true or false`);
+    } else if (path === 'cluster.proxy.disabled') {
+      if (typeof node === 'boolean') out.proxyDisabled = node;
       else say(`: ${path} must be true or false`);
     } else if (path === 'machine.features.kubePrism.enabled') {
       if (typeof node === 'boolean') out.kubePrism = { ...out.kubePrism, enabled: node };

@@ -155,6 +155,7 @@ describe('daemonSetPods', () => {
         allowSchedulingOnControlPlanes: machine.allowSchedulingOnControlPlanes ?? false,
         nodeLabels: machine.nodeLabels ?? {},
         kubePrism: { enabled: true, port: 7445 },
+        proxyDisabled: false,
       },
     });
   const nodes = kinds();

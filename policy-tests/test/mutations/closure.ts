@@ -267,6 +267,17 @@ export const closureMutations: Mutation[] = [
     at: inFile('apps/platform/cilium/values.yaml', 'k8sServiceHost: localhost'),
   },
   {
+    check: 'closure-node-network',
+    why: "the machine config patch turns kube-proxy off, as the kube-proxy-free Cilium guides do, while the Cilium values keep kubeProxyReplacement off: nothing routes a Service's address",
+    mutate: swap(
+      'clusters/home/cluster-facts.yaml',
+      '      allowSchedulingOnControlPlanes: false\n',
+      '      allowSchedulingOnControlPlanes: false\n      proxy:\n        disabled: true\n',
+    ),
+    at: inFile('apps/platform/cilium/values.yaml', 'kubeProxyReplacement: false'),
+    fix: "keep kube-proxy (cluster.proxy.disabled: false, Talos' default) or turn on Cilium's kubeProxyReplacement, and say which in machineConfig in clusters/home/cluster-facts.yaml",
+  },
+  {
     check: 'closure-port-name',
     why: "the TV manager's liveness probe names a port its container does not declare: the kubelet fails it and restarts the container for good",
     mutate: (c) =>
