@@ -14,12 +14,14 @@
  *   listens there only where the machine config turns it on, on its port: else
  *   no agent reaches the API server, and no pod gets a network.
  * - Where Talos runs no kube-proxy, the CNI replaces it, or no Service's
- *   address leads anywhere.
+ *   address leads anywhere; and Talos deploys no CNI of its own beside the
+ *   one the repository deploys.
  */
 import { dig, list } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { chartValues } from '../../model/helm/chart-values.ts';
+import { cniApplication } from '../../model/cluster/cni-application.ts';
 import { scalarText } from '../../model/core/text.ts';
 import { addressBlock, advertisedPools, heldBy, parsePoolEntry } from '../../model/cluster/address-pools.ts';
 import { ipNetPrefix, ipString } from '../../model/go/net.ts';
@@ -91,8 +93,35 @@ function serviceRoutingFindings(ctx: CheckContext): void {
   );
 }
 
+/**
+ * One CNI on the nodes: Talos deploys its own (cluster.network.cni.name: Flannel by default, or a custom one's
+ * manifests) unless told `none`, which a CNI this repository deploys needs (Talos' Deploying Cilium CNI); and where
+ * the cni fact's CNI is Talos' own, `none` leaves the nodes without any, NotReady.
+ */
+function cniFindings(ctx: CheckContext): void {
+  const facts = ctx.repo.facts;
+  const resource = ctx.repo.factsResource;
+  if (!facts || !resource) return;
+  const talos = facts.machineConfig.cni;
+  const { name, app } = cniApplication(ctx.repo);
+  const at = { resource, path: ['data', 'machineConfig'] };
+  if (app && talos !== 'none')
+    ctx.fail(
+      at,
+      `the cluster facts' machineConfig has Talos deploy its own CNI (cluster.network.cni.name: ${talos}${talos === 'flannel' ? ', the default where it names none' : ''}) beside the ${name} Application ${app.name} deploys: two CNIs install their configuration on every node, and which one wires a pod is not decided by git`,
+      FIX.cni,
+    );
+  else if (!app && name === 'flannel' && talos === 'none')
+    ctx.fail(
+      at,
+      `the cni fact names Flannel, which Talos deploys, and the machineConfig tells Talos to deploy no CNI (cluster.network.cni.name: none): no node becomes Ready`,
+      FIX.cni,
+    );
+}
+
 /** What mends each cause, printed with its finding (the remediation lists them all). */
 const FIX = {
+  cni: `tell Talos to deploy no CNI (cluster.network.cni.name: none) where the repository deploys one, or to deploy Flannel where the cni fact names it, and say so in machineConfig in ${CLUSTER_FACTS_FILE}`,
   proxy: `keep kube-proxy (cluster.proxy.disabled: false, Talos' default) or turn on Cilium's kubeProxyReplacement, and say which in machineConfig in ${CLUSTER_FACTS_FILE}`,
   kubePrism: `point k8sServiceHost and k8sServicePort at KubePrism as the machine config runs it (localhost and machine.features.kubePrism.port), and say so in machineConfig in ${CLUSTER_FACTS_FILE}`,
   pool: `keep MetalLB's layer-2 pool (apps/platform/metallb/addresses.yaml) inside nodeNetwork's subnet and clear of its addresses; a fork on another LAN changes nodeNetwork in ${CLUSTER_FACTS_FILE} first`,
@@ -101,7 +130,7 @@ const FIX = {
 
 export const nodeNetworkClosureCheck: PolicyCheck = {
   id: 'closure-node-network',
-  description: `What the repository puts on the nodes' network is on it, as nodeNetwork in ${CLUSTER_FACTS_FILE} states it: every IPAddressPool an L2Advertisement announces lies in the nodes' subnet (ARP never leaves the segment) and holds no node, gateway or VIP address; an address a workload names as a node (TALOS_NODE) is a node of the facts, a control-plane node where it asks for etcd; and a CNI sent to the API server on the node itself (Cilium's k8sServiceHost localhost) finds KubePrism there, on, at its port, as machineConfig states it (machine.features.kubePrism); and where machineConfig runs no kube-proxy (cluster.proxy.disabled), Cilium replaces it (kubeProxyReplacement), or no Service address reaches a pod (invariants P1, P2, B1).`,
+  description: `What the repository puts on the nodes' network is on it, as nodeNetwork in ${CLUSTER_FACTS_FILE} states it: every IPAddressPool an L2Advertisement announces lies in the nodes' subnet (ARP never leaves the segment) and holds no node, gateway or VIP address; an address a workload names as a node (TALOS_NODE) is a node of the facts, a control-plane node where it asks for etcd; and a CNI sent to the API server on the node itself (Cilium's k8sServiceHost localhost) finds KubePrism there, on, at its port, as machineConfig states it (machine.features.kubePrism); and where machineConfig runs no kube-proxy (cluster.proxy.disabled), Cilium replaces it (kubeProxyReplacement), or no Service address reaches a pod; and Talos deploys no CNI of its own beside one the repository deploys (cluster.network.cni.name: none) (invariants P1, P2, B1).`,
   invariants: ['P1', 'P2', 'B1'],
   remediation: Object.values(FIX).join('; '),
   reads: { kinds: ['IPAddressPool', 'L2Advertisement', ...WORKLOAD_KINDS], charts: ['cilium'], renders: true },
@@ -109,6 +138,7 @@ export const nodeNetworkClosureCheck: PolicyCheck = {
   run(ctx) {
     kubePrismFindings(ctx);
     serviceRoutingFindings(ctx);
+    cniFindings(ctx);
     const network = ctx.repo.facts?.nodeNetwork;
     // A missing or malformed fact is the cluster-facts check's finding; nothing here can be judged against it.
     if (!network) return;

@@ -102,7 +102,7 @@ export function talosUpgradesOf(raw: unknown, problems: FactsProblem[]): TalosUp
  * What the nodes' Talos machine config sets that decides whether a pod the API server admitted runs, at the paths
  * Talos reads it: the kubelet's `machine.kubelet.extraConfig` (merged into the KubeletConfiguration Talos writes,
  * NewKubeletConfiguration), `machine.nodeLabels`, `machine.features.kubePrism`,
- * `cluster.allowSchedulingOnControlPlanes` and `cluster.proxy.disabled`.
+ * `cluster.allowSchedulingOnControlPlanes`, `cluster.proxy.disabled` and `cluster.network.cni.name`.
  */
 export interface MachineConfigFacts {
   /** The sysctls, or patterns ending in `*`, a pod may set beyond the safe ones (allowedUnsafeSysctls; Talos sets none). */
@@ -119,7 +119,11 @@ export interface MachineConfigFacts {
   kubePrism: { enabled: boolean; port: number };
   /** Whether Talos runs no kube-proxy (cluster.proxy.disabled; it runs one unless told not to, ProxyConfig.Enabled). */
   proxyDisabled: boolean;
+  /** The CNI Talos itself deploys (cluster.network.cni.name): flannel where the config names none, custom, or none. */
+  cni: 'flannel' | 'custom' | 'none';
 }
+
+const TALOS_CNIS = ['flannel', 'custom', 'none'] as const;
 
 /** KubePrism's port where the machine config names none (defaultKubePrismPort). */
 export const KUBEPRISM_DEFAULT_PORT = 7445;
@@ -130,6 +134,7 @@ const TALOS_DEFAULTS: MachineConfigFacts = {
   nodeLabels: {},
   kubePrism: { enabled: false, port: KUBEPRISM_DEFAULT_PORT },
   proxyDisabled: false,
+  cni: 'flannel',
 };
 const READ = [
   'machine.kubelet.extraConfig.allowedUnsafeSysctls',
@@ -138,6 +143,7 @@ const READ = [
   'machine.features.kubePrism.port',
   'cluster.allowSchedulingOnControlPlanes',
   'cluster.proxy.disabled',
+  'cluster.network.cni.name',
 ];
 const READ_PATHS = `${READ.slice(0, -1).join(', ')} and ${READ.at(-1)}`;
 /** Whether `path` leads to a path the gate reads (the root, `machine`, `machine.kubelet`, ...). */
@@ -147,7 +153,7 @@ const leadsToRead = (path: string) => path === '' || READ.some((p) => p.startsWi
  * The `machineConfig` fact: the part of the nodes' Talos machine config the gate reads, as YAML at Talos' own paths
  * (`machine.kubelet.extraConfig.allowedUnsafeSysctls`, a list of names; `machine.nodeLabels`, a map of labels every node
  * is given; `machine.features.kubePrism.enabled` and `.port`; `cluster.allowSchedulingOnControlPlanes`;
- * `cluster.proxy.disabled`).
+ * `cluster.proxy.disabled`; `cluster.network.cni.name`).
  * What it leaves out is Talos' default; any other key is a problem, so a misspelt one is not read as the default.
  */
 export function machineConfigOf(raw: unknown, problems: FactsProblem[]): MachineConfigFacts {
@@ -166,6 +172,9 @@ export function machineConfigOf(raw: unknown, problems: FactsProblem[]): Machine
     } else if (path === 'cluster.allowSchedulingOnControlPlanes') {
       if (typeof node === 'boolean') out.allowSchedulingOnControlPlanes = node;
       else say(`: ${path} must be true or false`);
+    } else if (path === 'cluster.network.cni.name') {
+      if (TALOS_CNIS.includes(node as (typeof TALOS_CNIS)[number])) out.cni = node as (typeof TALOS_CNIS)[number];
+      else say(`: ${path} must be ${TALOS_CNIS.join(', ')}`);
     } else if (path === 'cluster.proxy.disabled') {
       if (typeof node === 'boolean') out.proxyDisabled = node;
       else say(`: ${path} must be true or false`);

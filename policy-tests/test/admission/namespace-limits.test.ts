@@ -156,6 +156,7 @@ describe('daemonSetPods', () => {
         nodeLabels: machine.nodeLabels ?? {},
         kubePrism: { enabled: true, port: 7445 },
         proxyDisabled: false,
+        cni: 'none',
       },
     });
   const nodes = kinds();

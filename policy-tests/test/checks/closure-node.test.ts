@@ -10,7 +10,14 @@ import { daemonSetPortClashes, heldByDaemonSets, hostPorts, surgeHeldPort, talos
 const facts = (allowSchedulingOnControlPlanes = false, nodeCount = 6, nodeLabels: Record<string, string> = {}) => ({
   nodeCount,
   controlPlaneCount: 3,
-  machineConfig: { allowedUnsafeSysctls: [], allowSchedulingOnControlPlanes, nodeLabels, kubePrism: { enabled: true, port: 7445 }, proxyDisabled: false },
+  machineConfig: {
+    allowedUnsafeSysctls: [],
+    allowSchedulingOnControlPlanes,
+    nodeLabels,
+    kubePrism: { enabled: true, port: 7445 },
+    proxyDisabled: false,
+    cni: 'none' as const,
+  },
 });
 const nodes = nodeKinds(facts());
 const CP = 'node-role.kubernetes.io/control-plane';

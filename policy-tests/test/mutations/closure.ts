@@ -278,6 +278,13 @@ export const closureMutations: Mutation[] = [
     fix: "keep kube-proxy (cluster.proxy.disabled: false, Talos' default) or turn on Cilium's kubeProxyReplacement, and say which in machineConfig in clusters/home/cluster-facts.yaml",
   },
   {
+    check: 'closure-node-network',
+    why: 'the machine config patch without its cni: none, as talosctl gen config writes a config by default: Talos deploys Flannel beside the Cilium the platform app deploys',
+    mutate: swap('clusters/home/cluster-facts.yaml', '          name: none\n', '          name: flannel\n'),
+    at: inFile('clusters/home/cluster-facts.yaml', 'machineConfig: |'),
+    fix: 'tell Talos to deploy no CNI (cluster.network.cni.name: none) where the repository deploys one, or to deploy Flannel where the cni fact names it, and say so in machineConfig in clusters/home/cluster-facts.yaml',
+  },
+  {
     check: 'closure-port-name',
     why: "the TV manager's liveness probe names a port its container does not declare: the kubelet fails it and restarts the container for good",
     mutate: (c) =>
