@@ -89,7 +89,8 @@ function nodesFor(spec: Obj, daemon: string, nodes: readonly NodeKind[]): { taki
 const MON_FIX =
   'run as many monitors as nodes take them (mon.count, an odd number), or let the monitors onto more nodes (placement.mon or placement.all: tolerations, node affinity)';
 const MGR_FIX = 'run as many managers as nodes take them (mgr.count), or let them onto more nodes (placement.mgr or placement.all)';
-const POOL_FIX = 'keep as many replicas as hosts run OSDs (replicated.size), or let the OSDs onto more hosts (placement.osd or placement.all, storage.nodes)';
+const POOL_FIX =
+  'keep as many replicas (replicated.size), or data and coding chunks (erasureCoded), as hosts run OSDs, or let the OSDs onto more hosts (placement.osd or placement.all, storage.nodes)';
 
 /** The monitors and managers, one to a node: as many nodes as each count. */
 function judgeDaemons(ctx: CheckContext, cluster: Written, nodes: readonly NodeKind[]): void {
@@ -132,7 +133,22 @@ function judgeDaemons(ctx: CheckContext, cluster: Written, nodes: readonly NodeK
   }
 }
 
-/** Each replicated pool whose failure domain is the host keeps no more replicas than hosts run OSDs. */
+/**
+ * How many hosts a pool whose failure domain is the host puts its copies on: a replicated pool's size, an erasure-coded
+ * one's data and coding chunks (its profile's crush-failure-domain host puts each chunk on a host of its own), with
+ * where that is written; nothing for a pool whose copies Ceph may put side by side.
+ */
+function hostsNeeded(pool: Written): { count: number; path: string[]; copies: string } | undefined {
+  if ((typeof pool.spec.failureDomain === 'string' ? pool.spec.failureDomain : 'host') !== 'host') return undefined;
+  const size = obj(pool.spec.replicated).size;
+  if (typeof size === 'number' && size > 0) return { count: size, path: ['replicated', 'size'], copies: `${size} replicas` };
+  const { dataChunks, codingChunks } = obj(pool.spec.erasureCoded);
+  if (typeof dataChunks === 'number' && typeof codingChunks === 'number' && dataChunks + codingChunks > 0)
+    return { count: dataChunks + codingChunks, path: ['erasureCoded'], copies: `${dataChunks} data and ${codingChunks} coding chunks` };
+  return undefined;
+}
+
+/** Each pool whose failure domain is the host puts no more copies (replicas, or erasure-coded chunks) than hosts run OSDs. */
 function judgePools(ctx: CheckContext, cluster: Written, pools: readonly Written[], nodes: readonly NodeKind[]): void {
   const storage = obj(cluster.spec.storage);
   const osd = nodesFor(cluster.spec, 'osd', nodes);
@@ -140,12 +156,11 @@ function judgePools(ctx: CheckContext, cluster: Written, pools: readonly Written
   const hosts = storage.useAllNodes === true ? osd.taking : Math.min(list(storage.nodes).length, osd.taking);
   if ((osd.unknown && storage.useAllNodes === true) || (!cluster.rendered && !isSet(storage.useAllNodes))) return;
   for (const pool of pools) {
-    const size = obj(pool.spec.replicated).size;
-    const domain = typeof pool.spec.failureDomain === 'string' ? pool.spec.failureDomain : 'host';
-    if (domain !== 'host' || typeof size !== 'number' || size <= hosts) continue;
+    const need = hostsNeeded(pool);
+    if (!need || need.count <= hosts) continue;
     ctx.fail(
-      pool.place(['replicated', 'size']),
-      `${pool.name} keeps ${size} replicas, each on a host of its own (failureDomain: host), and ${cluster.name} runs OSDs on ${hosts} host${hosts === 1 ? '' : 's'}: its placement groups never hold every replica (undersized, the cluster's health a warning for good), and take no writes while fewer than min_size are up`,
+      pool.place(need.path),
+      `${pool.name} keeps ${need.copies}, each on a host of its own (failureDomain: host), and ${cluster.name} runs OSDs on ${hosts} host${hosts === 1 ? '' : 's'}: its placement groups never hold every copy (undersized, the cluster's health a warning for good), and take no writes while fewer than min_size are up`,
       POOL_FIX,
     );
   }
@@ -154,7 +169,7 @@ function judgePools(ctx: CheckContext, cluster: Written, pools: readonly Written
 export const cephDaemonsCheck: PolicyCheck = {
   id: 'closure-ceph-daemons',
   description:
-    "Every Ceph daemon Rook keeps one to a node has a node of its own, and every pool's replicas a host each: as many nodes take the CephCluster's monitors as its mon.count (unless allowMultiplePerNode, never under host networking) and its managers as mgr.count (unless allowed), through placement.all merged with the daemon's own placement, the nodes' taints and labels as the cluster facts give them; and a replicated pool with failureDomain host keeps no more replicas than hosts run OSDs. Otherwise a monitor stays Pending and the operator never makes an OSD, a manager stays Pending, or a pool's placement groups never hold every replica (invariants P1).",
+    "Every Ceph daemon Rook keeps one to a node has a node of its own, and every pool's replicas a host each: as many nodes take the CephCluster's monitors as its mon.count (unless allowMultiplePerNode, never under host networking) and its managers as mgr.count (unless allowed), through placement.all merged with the daemon's own placement, the nodes' taints and labels as the cluster facts give them; and a pool with failureDomain host keeps no more replicas, or erasure-coded data and coding chunks, than hosts run OSDs. Otherwise a monitor stays Pending and the operator never makes an OSD, a manager stays Pending, or a pool's placement groups never hold every replica (invariants P1).",
   invariants: ['P1'],
   remediation: `${MON_FIX}; ${POOL_FIX}`,
   reads: READS,

@@ -700,7 +700,13 @@ export const closureMutations: Mutation[] = [
     why: 'the block pool keeps four replicas, one per host, and OSDs run on the three workers: its placement groups never hold the fourth',
     mutate: swap(CEPH_VALUES, '        size: 3\n', '        size: 4\n'),
     at: inFile(CEPH_VALUES, '        size: 4'),
-    fix: 'keep as many replicas as hosts run OSDs (replicated.size), or let the OSDs onto more hosts (placement.osd or placement.all, storage.nodes)',
+    fix: 'keep as many replicas (replicated.size), or data and coding chunks (erasureCoded), as hosts run OSDs, or let the OSDs onto more hosts (placement.osd or placement.all, storage.nodes)',
+  },
+  {
+    check: 'closure-ceph-daemons',
+    why: 'the block pool erasure coded 4+2, as a guide for a larger cluster has it: each chunk on a host of its own, six chunks, and OSDs on three hosts: its placement groups never become active, and no volume takes a write',
+    mutate: swap(CEPH_VALUES, '      replicated:\n        size: 3\n', '      erasureCoded:\n        dataChunks: 4\n        codingChunks: 2\n'),
+    at: inFile(CEPH_VALUES, '      erasureCoded:'),
   },
   {
     check: 'ceph-pool-accepted',
