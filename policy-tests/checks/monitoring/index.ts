@@ -7,6 +7,7 @@ import { pveTrustCheck } from './pve-trust.ts';
 import { unpollerTrustCheck } from './unpoller-trust.ts';
 import { monitoringLoadedCheck } from './loaded.ts';
 import { monitoringAcceptedCheck } from './accepted.ts';
+import { controlPlaneScrapeCheck } from './control-plane.ts';
 import { MONITORING_INVARIANTS } from './invariants.ts';
 
 export const monitoringAreaChecks: PolicyCheck[] = [
@@ -18,6 +19,7 @@ export const monitoringAreaChecks: PolicyCheck[] = [
   ...siteChecks,
   monitoringLoadedCheck,
   monitoringAcceptedCheck,
+  controlPlaneScrapeCheck,
 ];
 
 export const monitoringArea: Area = staticArea('monitoring', monitoringAreaChecks, MONITORING_INVARIANTS);

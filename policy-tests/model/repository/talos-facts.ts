@@ -102,7 +102,8 @@ export function talosUpgradesOf(raw: unknown, problems: FactsProblem[]): TalosUp
  * What the nodes' Talos machine config sets that decides whether a pod the API server admitted runs, at the paths
  * Talos reads it: the kubelet's `machine.kubelet.extraConfig` (merged into the KubeletConfiguration Talos writes,
  * NewKubeletConfiguration), `machine.nodeLabels`, `machine.features.kubePrism`,
- * `cluster.allowSchedulingOnControlPlanes`, `cluster.proxy.disabled` and `cluster.network.cni.name`.
+ * `cluster.allowSchedulingOnControlPlanes`, `cluster.proxy.disabled`, `cluster.network.cni.name` and the controller
+ * manager's and the scheduler's `extraArgs.bind-address`.
  */
 export interface MachineConfigFacts {
   /** The sysctls, or patterns ending in `*`, a pod may set beyond the safe ones (allowedUnsafeSysctls; Talos sets none). */
@@ -121,6 +122,11 @@ export interface MachineConfigFacts {
   proxyDisabled: boolean;
   /** The CNI Talos itself deploys (cluster.network.cni.name): flannel where the config names none, custom, or none. */
   cni: 'flannel' | 'custom' | 'none';
+  /**
+   * Where the controller manager and the scheduler listen (cluster.controllerManager / cluster.scheduler
+   * .extraArgs.bind-address): 127.0.0.1 as Talos starts them (control_plane_static_pod.go), an extra argument over it.
+   */
+  bindAddress: { controllerManager: string; scheduler: string };
 }
 
 const TALOS_CNIS = ['flannel', 'custom', 'none'] as const;
@@ -135,6 +141,7 @@ const TALOS_DEFAULTS: MachineConfigFacts = {
   kubePrism: { enabled: false, port: KUBEPRISM_DEFAULT_PORT },
   proxyDisabled: false,
   cni: 'flannel',
+  bindAddress: { controllerManager: '127.0.0.1', scheduler: '127.0.0.1' },
 };
 const READ = [
   'machine.kubelet.extraConfig.allowedUnsafeSysctls',
@@ -144,6 +151,8 @@ const READ = [
   'cluster.allowSchedulingOnControlPlanes',
   'cluster.proxy.disabled',
   'cluster.network.cni.name',
+  'cluster.controllerManager.extraArgs.bind-address',
+  'cluster.scheduler.extraArgs.bind-address',
 ];
 const READ_PATHS = `${READ.slice(0, -1).join(', ')} and ${READ.at(-1)}`;
 /** Whether `path` leads to a path the gate reads (the root, `machine`, `machine.kubelet`, ...). */
@@ -153,7 +162,8 @@ const leadsToRead = (path: string) => path === '' || READ.some((p) => p.startsWi
  * The `machineConfig` fact: the part of the nodes' Talos machine config the gate reads, as YAML at Talos' own paths
  * (`machine.kubelet.extraConfig.allowedUnsafeSysctls`, a list of names; `machine.nodeLabels`, a map of labels every node
  * is given; `machine.features.kubePrism.enabled` and `.port`; `cluster.allowSchedulingOnControlPlanes`;
- * `cluster.proxy.disabled`; `cluster.network.cni.name`).
+ * `cluster.proxy.disabled`; `cluster.network.cni.name`; `cluster.controllerManager.extraArgs.bind-address` and
+ * `cluster.scheduler.extraArgs.bind-address`).
  * What it leaves out is Talos' default; any other key is a problem, so a misspelt one is not read as the default.
  */
 export function machineConfigOf(raw: unknown, problems: FactsProblem[]): MachineConfigFacts {
@@ -172,6 +182,10 @@ export function machineConfigOf(raw: unknown, problems: FactsProblem[]): Machine
     } else if (path === 'cluster.allowSchedulingOnControlPlanes') {
       if (typeof node === 'boolean') out.allowSchedulingOnControlPlanes = node;
       else say(`: ${path} must be true or false`);
+    } else if (path === 'cluster.controllerManager.extraArgs.bind-address' || path === 'cluster.scheduler.extraArgs.bind-address') {
+      const which = path.startsWith('cluster.controllerManager') ? 'controllerManager' : 'scheduler';
+      if (typeof node === 'string' && node !== '') out.bindAddress = { ...out.bindAddress, [which]: node };
+      else say(`: ${path} must be an address`);
     } else if (path === 'cluster.network.cni.name') {
       if (TALOS_CNIS.includes(node as (typeof TALOS_CNIS)[number])) out.cni = node as (typeof TALOS_CNIS)[number];
       else say(`: ${path} must be ${TALOS_CNIS.join(', ')}`);

@@ -143,6 +143,7 @@ describe("the machineConfig cluster fact, at the Talos machine config's own path
     kubePrism: { enabled: false, port: 7445 },
     proxyDisabled: false,
     cni: 'flannel',
+    bindAddress: { controllerManager: '127.0.0.1', scheduler: '127.0.0.1' },
   };
 
   it("is Talos' own default where it says nothing: no unsafe sysctl, no workload on the control plane", () => {
@@ -161,6 +162,10 @@ describe("the machineConfig cluster fact, at the Talos machine config's own path
     expect(read('machine: {features: {kubePrism: {enabled: true, port: 7446}}}\n').facts.kubePrism).toEqual({ enabled: true, port: 7446 });
     // kube-proxy: Talos runs it unless cluster.proxy.disabled says otherwise.
     expect(read('cluster: {proxy: {disabled: true}}\n').facts.proxyDisabled).toBe(true);
+    expect(read('cluster: {scheduler: {extraArgs: {bind-address: 0.0.0.0}}}\n').facts.bindAddress).toEqual({
+      controllerManager: '127.0.0.1',
+      scheduler: '0.0.0.0',
+    });
     // Talos' own CNI: flannel where the config names none.
     expect(read('cluster: {network: {cni: {name: none}}}\n').facts.cni).toBe('none');
     expect(read('cluster: {network: {cni: {name: calico}}}\n').problems).toEqual([
@@ -177,7 +182,7 @@ describe("the machineConfig cluster fact, at the Talos machine config's own path
 
   it('names what it cannot read, a key it does not read included, so a misspelt key is not taken for the default', () => {
     const reads =
-      'machine.kubelet.extraConfig.allowedUnsafeSysctls, machine.nodeLabels, machine.features.kubePrism.enabled, machine.features.kubePrism.port, cluster.allowSchedulingOnControlPlanes, cluster.proxy.disabled and cluster.network.cni.name';
+      'machine.kubelet.extraConfig.allowedUnsafeSysctls, machine.nodeLabels, machine.features.kubePrism.enabled, machine.features.kubePrism.port, cluster.allowSchedulingOnControlPlanes, cluster.proxy.disabled, cluster.network.cni.name, cluster.controllerManager.extraArgs.bind-address and cluster.scheduler.extraArgs.bind-address';
     expect(read('- net.core.somaxconn\n').problems).toEqual([`cluster fact "machineConfig" must be a YAML mapping of the machine config's ${reads}`]);
     expect(read('machine:\n  kubelet:\n    extraConfig:\n      allowedUnsafeSysctl: [net.core.somaxconn]\n').problems).toEqual([
       `cluster fact "machineConfig": machine.kubelet.extraConfig.allowedUnsafeSysctl is not read by the gate, which reads ${reads} alone`,

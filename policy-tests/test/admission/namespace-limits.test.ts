@@ -157,6 +157,7 @@ describe('daemonSetPods', () => {
         kubePrism: { enabled: true, port: 7445 },
         proxyDisabled: false,
         cni: 'none',
+        bindAddress: { controllerManager: '0.0.0.0', scheduler: '0.0.0.0' },
       },
     });
   const nodes = kinds();

@@ -17,6 +17,7 @@ const facts = (allowSchedulingOnControlPlanes = false, nodeCount = 6, nodeLabels
     kubePrism: { enabled: true, port: 7445 },
     proxyDisabled: false,
     cni: 'none' as const,
+    bindAddress: { controllerManager: '0.0.0.0', scheduler: '0.0.0.0' },
   },
 });
 const nodes = nodeKinds(facts());

@@ -44,6 +44,13 @@ export const monitoringMutations: Mutation[] = [
     at: inFile(PROBES, 'name: internet'),
   },
   {
+    check: 'monitoring-control-plane',
+    why: "the machine config patch without the scheduler's bind-address, as a fork's generated config has it: Talos binds the scheduler to 127.0.0.1, the stack's scrape never reaches it, and KubeSchedulerDown fires, critical, for good",
+    mutate: swap('clusters/home/cluster-facts.yaml', '      scheduler:\n        extraArgs:\n          bind-address: 0.0.0.0\n', ''),
+    at: inFile('clusters/home/cluster-facts.yaml', 'machineConfig: |'),
+    fix: "bind them wider in the machine config (cluster.controllerManager.extraArgs.bind-address and cluster.scheduler.extraArgs.bind-address: 0.0.0.0) and say so in machineConfig in clusters/home/cluster-facts.yaml, or turn the chart's scrape of them off (kubeControllerManager.enabled, kubeScheduler.enabled: false)",
+  },
+  {
     check: 'monitoring-retention',
     why: 'metrics kept 14 days',
     mutate: (c) => c.edit(KPS, 0, (d) => d.setIn(['prometheus', 'prometheusSpec', 'retention'], '14d')),
