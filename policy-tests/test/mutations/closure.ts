@@ -282,7 +282,7 @@ export const closureMutations: Mutation[] = [
     why: 'the machine config patch without its cni: none, as talosctl gen config writes a config by default: Talos deploys Flannel beside the Cilium the platform app deploys',
     mutate: swap('clusters/home/cluster-facts.yaml', '          name: none\n', '          name: flannel\n'),
     at: inFile('clusters/home/cluster-facts.yaml', 'machineConfig: |'),
-    fix: 'tell Talos to deploy no CNI (cluster.network.cni.name: none) where the repository deploys one, or to deploy Flannel where the cni fact names it, and say so in machineConfig in clusters/home/cluster-facts.yaml',
+    fix: 'tell Talos to deploy no CNI (cluster.network.cni.name: none) where the repository deploys one, and say so in machineConfig in clusters/home/cluster-facts.yaml',
   },
   {
     check: 'closure-port-name',
