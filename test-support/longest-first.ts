@@ -12,13 +12,15 @@ export const LONGEST_FILES = [
   // In the order of a clean clone's run on the 2-core machine (2026-11-26, seconds each held a worker): longest
   // first, so the last files to start are short ones and no long file ends the run alone on one core (the
   // largest mutation list, started 48 s in by size, had ended that run alone, 5.6 s after the others).
-  'scripts/test/workflows-run.test.ts', // 10 alone, 30 beside the rest: the repository's workflows run job by job, each step a process
-  'scripts/test/workflows-cache.test.ts', // 7-9.5 alone, 31 beside the rest (2026-12-01): the gate's job run three times
+  'scripts/test/workflows-run.test.ts', // 8.5 alone (2026-12-02): a bump's pull request, its three jobs, each step a process
+  'scripts/test/workflows-cache-forged.test.ts', // 8.6 alone (2026-12-02): the gate's job run twice, the cache forged between
+  'scripts/test/workflows-cache.test.ts', // 8.2 alone (2026-12-02): the gate's job run twice
   'scripts/test/workflows-cache-bump.test.ts', // 8.3 alone (2026-12-01): the gate's job run twice on a bump
   'scripts/test/renovate.test.ts', // 18.6: Renovate's own start-up, and its extraction of the whole repository
   'scripts/test/backup.test.ts', // 15.6: real SQLite, zstd and restic per case
   'scripts/test/backup-postgres.test.ts', // 13.2: a PostgreSQL server, pg_dump and pg_restore per case
-  'policy-tests/test/checks/media-checks.test.ts', // 10.7: the largest mutation list, a gate run per mutation
+  'policy-tests/test/checks/media-checks.test.ts', // 7-8: the largest mutation lists, a gate run per mutation
+  'scripts/test/workflows-record.test.ts', // 6 alone (2026-12-02): the merged bump's record job
   'monitoring/watchdog/test/watchdog.test.ts', // 9.8: workerd
   'policy-tests/test/render/render.test.ts', // 9.3: real Helm and kubectl renders into fresh caches
   'policy-tests/test/checks/alert-rules.test.ts', // 8.6: promtool on every rule file and test
