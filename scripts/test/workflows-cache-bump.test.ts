@@ -5,13 +5,9 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { JobResult } from '../../test-support/actions/runner.ts';
-import { transcript, useUpdateLab } from '../../test-support/actions/update-lab.ts';
+import { transcript, useUpdateLab, gateStep, PULL_STEP } from '../../test-support/actions/update-lab.ts';
 
 const lab = useUpdateLab();
-
-const PULL = 'run npm run charts:pull -- --verify-index --prune';
-const step = (jobs: Record<string, JobResult>, name: string) => jobs.gate!.steps.find((s) => s.name === name)!;
 
 describe("the workflows' chart archives on an update bot's pull request", () => {
   it('are kept by its first run under a name of their own and restored by the next, which fetches nothing', async () => {
@@ -22,14 +18,14 @@ describe("the workflows' chart archives on an update bot's pull request", () => 
     const merge = await lab().botPullRequest(seed, origin, '1.0.1');
     const pr = async (n: number) => lab().run('ci.yaml', lab().state(origin, join(lab().scratch, `bump-cached-${n}`), 'pull_request', merge));
     const bump = await pr(1);
-    expect(step(bump, PULL).log, transcript(bump)).toMatch(/^verified gizmo 1\.0\.1 /m);
-    const saved = step(bump, 'keep the chart archives').log.match(/^Cache saved with key: (chart-archives-[0-9a-f]{64})$/m)?.[1];
+    expect(gateStep(bump, PULL_STEP).log, transcript(bump)).toMatch(/^verified gizmo 1\.0\.1 /m);
+    const saved = gateStep(bump, 'keep the chart archives').log.match(/^Cache saved with key: (chart-archives-[0-9a-f]{64})$/m)?.[1];
     expect(saved, transcript(bump)).toBeDefined();
     const again = await pr(2);
-    expect(step(again, 'chart archives of earlier runs').log, transcript(again)).toMatch(new RegExp(`^Cache restored from key: ${saved}$`, 'm'));
-    expect(step(again, PULL).log).toMatch(
+    expect(gateStep(again, 'chart archives of earlier runs').log, transcript(again)).toMatch(new RegExp(`^Cache restored from key: ${saved}$`, 'm'));
+    expect(gateStep(again, PULL_STEP).log).toMatch(
       /^cached {3}gizmo 1\.0\.1 from https:\/\/127\.0\.0\.1:\d+ sha256:[0-9a-f]{64}, the digest its repository's index\.yaml publishes$/m,
     );
-    expect(step(again, 'keep the chart archives').outcome).toBe('skipped');
+    expect(gateStep(again, 'keep the chart archives').outcome).toBe('skipped');
   });
 });

@@ -6,14 +6,9 @@
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { JobResult } from '../../test-support/actions/runner.ts';
-import { annotations, git, transcript, useUpdateLab } from '../../test-support/actions/update-lab.ts';
+import { annotations, git, transcript, useUpdateLab, gateStep, PULL_STEP, GATE_STEP } from '../../test-support/actions/update-lab.ts';
 
 const lab = useUpdateLab();
-
-const PULL = 'run npm run charts:pull -- --verify-index --prune';
-const GATE = 'run npm run --silent validate -- --require-rendered --summary --output github --output junit=reports/validate-junit.xml';
-const step = (jobs: Record<string, JobResult>, name: string) => jobs.gate!.steps.find((s) => s.name === name)!;
 
 describe("the workflows' chart archives, come back other bytes", () => {
   it('are held to the lock: the chart is fetched again, and the gate judges the same', async () => {
@@ -23,15 +18,15 @@ describe("the workflows' chart archives, come back other bytes", () => {
 
     // A run that pulls the chart and keeps its archive.
     const first = await run(1);
-    expect(step(first, 'keep the chart archives').log, transcript(first)).toMatch(/^Cache saved with key: chart-archives-[0-9a-f]{64}$/m);
+    expect(gateStep(first, 'keep the chart archives').log, transcript(first)).toMatch(/^Cache saved with key: chart-archives-[0-9a-f]{64}$/m);
 
     // The cache hands back other bytes under the archive's name: the pull fetches the chart again, as the lock records it.
     const store = join(`${origin}.caches`);
     for (const scope of readdirSync(store))
       for (const entry of readdirSync(join(store, scope))) writeFileSync(join(store, scope, entry, 'files', '0'), 'not the archive\n');
     const second = await run(2);
-    expect(step(second, 'chart archives of earlier runs').log, transcript(second)).toMatch(/^Cache restored from key: /m);
-    expect(step(second, PULL).log).toMatch(/^pulled {3}gizmo 1\.0\.0 /m);
-    expect(annotations(step(second, GATE).log)).toEqual(annotations(step(first, GATE).log));
+    expect(gateStep(second, 'chart archives of earlier runs').log, transcript(second)).toMatch(/^Cache restored from key: /m);
+    expect(gateStep(second, PULL_STEP).log).toMatch(/^pulled {3}gizmo 1\.0\.0 /m);
+    expect(annotations(gateStep(second, GATE_STEP).log)).toEqual(annotations(gateStep(first, GATE_STEP).log));
   });
 });

@@ -7,14 +7,9 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { JobResult } from '../../test-support/actions/runner.ts';
-import { annotations, git, transcript, useUpdateLab } from '../../test-support/actions/update-lab.ts';
+import { annotations, git, transcript, useUpdateLab, gateStep, PULL_STEP, GATE_STEP } from '../../test-support/actions/update-lab.ts';
 
 const lab = useUpdateLab();
-
-const PULL = 'run npm run charts:pull -- --verify-index --prune';
-const GATE = 'run npm run --silent validate -- --require-rendered --summary --output github --output junit=reports/validate-junit.xml';
-const step = (jobs: Record<string, JobResult>, name: string) => jobs.gate!.steps.find((s) => s.name === name)!;
 
 describe("the workflows' chart archives, kept between runs", () => {
   it('are saved by a run that pulled them and restored by the next, which fetches nothing', async () => {
@@ -24,15 +19,15 @@ describe("the workflows' chart archives, kept between runs", () => {
 
     // A fresh repository: nothing to restore, the chart fetched, its archive kept.
     const first = await run(1);
-    expect(step(first, 'chart archives of earlier runs').log, transcript(first)).toMatch(/^Cache not found for input keys: chart-archives-$/m);
-    expect(step(first, PULL).log).toMatch(/^pulled {3}gizmo 1\.0\.0 /m);
-    expect(step(first, 'keep the chart archives').log).toMatch(/^Cache saved with key: chart-archives-[0-9a-f]{64}$/m);
+    expect(gateStep(first, 'chart archives of earlier runs').log, transcript(first)).toMatch(/^Cache not found for input keys: chart-archives-$/m);
+    expect(gateStep(first, PULL_STEP).log).toMatch(/^pulled {3}gizmo 1\.0\.0 /m);
+    expect(gateStep(first, 'keep the chart archives').log).toMatch(/^Cache saved with key: chart-archives-[0-9a-f]{64}$/m);
 
     // The next run on the same lock: the archive restored, nothing fetched, nothing saved again.
     const second = await run(2);
-    expect(step(second, 'chart archives of earlier runs').log, transcript(second)).toMatch(/^Cache restored from key: chart-archives-[0-9a-f]{64}$/m);
-    expect(step(second, PULL).log).toMatch(/^cached {3}gizmo 1\.0\.0 from https:\/\/127\.0\.0\.1:\d+$/m);
-    expect(step(second, 'keep the chart archives').outcome).toBe('skipped');
-    expect(annotations(step(second, GATE).log)).toEqual(annotations(step(first, GATE).log));
+    expect(gateStep(second, 'chart archives of earlier runs').log, transcript(second)).toMatch(/^Cache restored from key: chart-archives-[0-9a-f]{64}$/m);
+    expect(gateStep(second, PULL_STEP).log).toMatch(/^cached {3}gizmo 1\.0\.0 from https:\/\/127\.0\.0\.1:\d+$/m);
+    expect(gateStep(second, 'keep the chart archives').outcome).toBe('skipped');
+    expect(annotations(gateStep(second, GATE_STEP).log)).toEqual(annotations(gateStep(first, GATE_STEP).log));
   });
 });

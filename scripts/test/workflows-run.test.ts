@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JobResult } from '../../test-support/actions/runner.ts';
 import { describe, expect, it } from 'vitest';
-import { annotations, git, useUpdateLab, transcript, verdict } from '../../test-support/actions/update-lab.ts';
+import { annotations, git, useUpdateLab, transcript, verdict, GATE_STEP, gateStep, PULL_STEP } from '../../test-support/actions/update-lab.ts';
 
 const lab = useUpdateLab();
 
@@ -26,21 +26,18 @@ describe("the repository's workflows on an update bot's chart patch bump", () =>
       lab().run('ci.yaml', pr),
       lab().run('diff.yaml', pr),
     ]);
-    const GATE_STEP = 'run npm run --silent validate -- --require-rendered --summary --output github --output junit=reports/validate-junit.xml';
     expect({ ...verdict(gate), ...verdict(diff) }, transcript({ ...gate, ...diff })).toEqual({
       gate: `failure: ${GATE_STEP}`,
       diff: 'success',
       comment: 'success',
     });
-    const findings = (jobs: Record<string, JobResult>) => annotations(jobs.gate!.steps.find((s) => s.name === GATE_STEP)!.log);
+    const findings = (jobs: Record<string, JobResult>) => annotations(gateStep(jobs, GATE_STEP).log);
     expect(findings(gate)).toEqual(findings(before));
     expect(findings(gate).some((a) => a.includes('apps/demo/gizmo'))).toBe(findings(before).some((a) => a.includes('apps/demo/gizmo')));
     // The JUnit report is uploaded after the failure (if: always()).
     expect(gate.gate!.steps.map((s) => s.outcome).slice(-2)).toEqual(['failure', 'success']);
     expect(readFileSync(join(lab().scratch, 'green-pr-artifacts', 'junit-reports', 'validate-junit.xml'), 'utf8')).toContain('<testsuites');
-    expect(gate.gate!.steps.find((s) => s.name === 'run npm run charts:pull -- --verify-index --prune')!.log).toMatch(
-      /verified gizmo 1\.0\.1 from https:\/\/127\.0\.0\.1:\d+ sha256:[0-9a-f]{64}/,
-    );
+    expect(gateStep(gate, PULL_STEP).log).toMatch(/verified gizmo 1\.0\.1 from https:\/\/127\.0\.0\.1:\d+ sha256:[0-9a-f]{64}/);
     const replaced = [...gate.gate!.steps, ...diff.diff!.steps].filter((s) => s.replaced).map((s) => s.name);
     expect(replaced).toEqual([
       'run sudo apt-get update && sudo apt-get install -y --no-install-recommends prometheus prometheus-alertmanager sqlite3 zstd restic postgresql postgresql-client etcd-server etcd-client openssl',

@@ -194,6 +194,13 @@ export function useUpdateLab(): () => UpdateLab {
   return () => lab!;
 }
 
+/** The gate job's steps the workflow tests read, by their names as the runner gives them. */
+export const PULL_STEP = 'run npm run charts:pull -- --verify-index --prune';
+export const GATE_STEP = 'run npm run --silent validate -- --require-rendered --summary --output github --output junit=reports/validate-junit.xml';
+
+/** The gate job's step of this name. */
+export const gateStep = (jobs: Record<string, JobResult>, name: string) => jobs.gate!.steps.find((s) => s.name === name)!;
+
 /** The gate's GitHub annotations, without the positions a run's temporary paths could change. */
 export const annotations = (log: string) =>
   log
