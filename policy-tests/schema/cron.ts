@@ -5,7 +5,8 @@
  * validateTimeZone and Go's time.LoadLocation take. Each refusal in the API server's words. Beyond the API server:
  * a schedule it takes that names only days its months never have, on which the job never runs.
  */
-import { loadLocation, neverFires, parseStandard } from '../model/cron/robfig.ts';
+import { neverFires, parseStandard } from '../model/cron/robfig.ts';
+import { loadLocation } from '../model/core/time.ts';
 import { outcomeStore } from '../model/stores/outcome-store.ts';
 
 /**

@@ -73,7 +73,7 @@ export const sysctlRefusal = (allow: Allowlist, sysctl: string): string | undefi
  * give its child a capability it has not got. Talos loads kernel modules itself (machine.kernel.modules) and reboots
  * its nodes itself.
  */
-export const RUNTIME_WITHOUT = ['CAP_SYS_BOOT', 'CAP_SYS_MODULE'];
+const RUNTIME_WITHOUT = ['CAP_SYS_BOOT', 'CAP_SYS_MODULE'];
 
 /** How containerd's CRI names a Kubernetes capability in the OCI spec (`WithCapabilities`, v2.2: `CAP_` + upper case). */
 const ociCapability = (name: string) => `CAP_${name.toUpperCase()}`;

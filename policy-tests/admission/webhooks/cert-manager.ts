@@ -8,8 +8,8 @@
 import { isIP } from 'node:net';
 import { list } from '../../model/core/dig.ts';
 import type { PathSegment } from '../../model/core/positions.ts';
-import { goDurationMs } from '../../model/core/time.ts';
-import { loadLocation, parseCron, STANDARD } from '../../model/cron/robfig.ts';
+import { goDurationMs, loadLocation } from '../../model/core/time.ts';
+import { parseCron, STANDARD } from '../../model/cron/robfig.ts';
 import { parseMailAddress } from '../../model/go/mail.ts';
 import { validateAnnotations, validateLabels, validateName, type Invalid } from '../validation/metadata.ts';
 import { tooLong } from '../validation/syntax.ts';

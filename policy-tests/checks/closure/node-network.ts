@@ -20,7 +20,7 @@
 import { dig, list } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
-import { chartValues } from '../../model/helm/chart-values.ts';
+import { chartValues, type ChartValues } from '../../model/helm/chart-values.ts';
 import { cniApplication } from '../../model/cluster/cni-application.ts';
 import { scalarText } from '../../model/core/text.ts';
 import { addressBlock, advertisedPools, heldBy, parsePoolEntry } from '../../model/cluster/address-pools.ts';
@@ -50,10 +50,10 @@ function misfit(entry: string, network: NodeNetwork): string | undefined {
 const ON_THE_NODE = new Set(['localhost', '127.0.0.1']);
 
 /** Cilium's values that send its agents to the API server on the node, against the machine config's KubePrism. */
-function kubePrismFindings(ctx: CheckContext): void {
+function kubePrismFindings(ctx: CheckContext, cilium: readonly ChartValues[]): void {
   const prism = ctx.repo.facts?.machineConfig.kubePrism;
   if (!prism) return;
-  for (const v of chartValues(ctx.repo, 'cilium')) {
+  for (const v of cilium) {
     const host = v.values.k8sServiceHost;
     if (typeof host !== 'string' || !ON_THE_NODE.has(host)) continue;
     // The chart takes the port as a number or a string; what is left out is no port.
@@ -78,10 +78,9 @@ function kubePrismFindings(ctx: CheckContext): void {
  * Who routes a Service's address where Talos runs no kube-proxy (cluster.proxy.disabled): only a CNI that replaces it,
  * Cilium with kubeProxyReplacement on. Without one, no ClusterIP, NodePort or LoadBalancer address reaches a pod.
  */
-function serviceRoutingFindings(ctx: CheckContext): void {
+function serviceRoutingFindings(ctx: CheckContext, cilium: readonly ChartValues[]): void {
   const facts = ctx.repo.facts;
   if (!facts?.machineConfig.proxyDisabled || !ctx.repo.factsResource) return;
-  const cilium = chartValues(ctx.repo, 'cilium');
   if (cilium.some((v) => v.values.kubeProxyReplacement === true || v.values.kubeProxyReplacement === 'true')) return;
   const told = cilium.find((v) => v.values.kubeProxyReplacement !== undefined);
   ctx.fail(
@@ -131,8 +130,10 @@ export const nodeNetworkClosureCheck: PolicyCheck = {
   reads: { kinds: ['IPAddressPool', 'L2Advertisement', ...WORKLOAD_KINDS], charts: ['cilium'], renders: true },
   exemptible: false,
   run(ctx) {
-    kubePrismFindings(ctx);
-    serviceRoutingFindings(ctx);
+    // Cilium's values, merged once for the two rules that read them.
+    const cilium = chartValues(ctx.repo, 'cilium');
+    kubePrismFindings(ctx, cilium);
+    serviceRoutingFindings(ctx, cilium);
     cniFindings(ctx);
     const network = ctx.repo.facts?.nodeNetwork;
     // A missing or malformed fact is the cluster-facts check's finding; nothing here can be judged against it.

@@ -139,6 +139,28 @@ export function isZoneName(name: string): boolean {
   }
 }
 
+/**
+ * Go's time.LoadLocation, as far as this machine's time zone names tell it: "" and "UTC" are UTC, "Local" the
+ * process's zone, a name with `..` or a leading slash refused, any other name one of the tz database's, written as
+ * the database writes it (Go looks it up as a file, case and all). Node's ICU stands for the database: it knows the
+ * same names, but also reads a link's name in any case (`us/eastern`), which Go does not. isZoneName above is the
+ * looser reading Argo CD's sync windows are still judged by (any case, never "Local").
+ */
+export function loadLocation(name: string): { ok: true } | { ok: false; error: string } {
+  if (name === '' || name === 'UTC' || name === 'Local') return { ok: true };
+  if (name.split('/').includes('..') || name.startsWith('/') || name.startsWith('\\')) return { ok: false, error: 'time: invalid location name' };
+  // A name of the runtime's list is the database's own spelling: no formatter needed.
+  if (knownZones().has(name)) return { ok: true };
+  let resolved: string;
+  try {
+    resolved = new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
+  } catch {
+    return { ok: false, error: `unknown time zone ${name}` };
+  }
+  // ICU reads a name in any case; Go's file lookup does not: a canonical name written in another case is unknown.
+  return resolved !== name && resolved.toLowerCase() === name.toLowerCase() ? { ok: false, error: `unknown time zone ${name}` } : { ok: true };
+}
+
 const offsetFormats = new Map<string, Intl.DateTimeFormat>();
 
 /** How far `zone`'s wall clock is ahead of UTC at `ms`, in milliseconds (Go's Time.Zone offset). */

@@ -5,7 +5,7 @@
  * this port (`npm run conformance -- --cron <checkout>`); the gate uses the standard parser alone. Its error for an
  * overlong or out-of-range number quotes it as JSON does, which is Go's strconv.Quote for printable text.
  */
-import { goParseDuration } from '../core/time.ts';
+import { goParseDuration, loadLocation } from '../core/time.ts';
 
 /** ParseOption, as upstream numbers them. */
 export const SECOND = 1;
@@ -201,25 +201,6 @@ function parseDescriptor(descriptor: string, location: string): CronSchedule {
     return { kind: 'every', delayNanoseconds: delay };
   }
   throw new CronError(`unrecognized descriptor: ${descriptor}`);
-}
-
-/**
- * Go's time.LoadLocation, as far as this machine's time zone names tell it: "" and "UTC" are UTC, "Local" the
- * process's zone, a name with `..` or a leading slash refused, any other name one of the tz database's, written as
- * the database writes it (Go looks it up as a file, case and all). Node's ICU stands for the database: it knows the
- * same names, but also reads a link's name in any case (`us/eastern`), which Go does not.
- */
-export function loadLocation(name: string): { ok: true } | { ok: false; error: string } {
-  if (name === '' || name === 'UTC' || name === 'Local') return { ok: true };
-  if (name.split('/').includes('..') || name.startsWith('/') || name.startsWith('\\')) return { ok: false, error: 'time: invalid location name' };
-  let resolved: string;
-  try {
-    resolved = new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
-  } catch {
-    return { ok: false, error: `unknown time zone ${name}` };
-  }
-  // ICU reads a name in any case; Go's file lookup does not: a canonical name written in another case is unknown.
-  return resolved !== name && resolved.toLowerCase() === name.toLowerCase() ? { ok: false, error: `unknown time zone ${name}` } : { ok: true };
 }
 
 /**

@@ -6,9 +6,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { cronAgreement, cronCases } from '../../admission/upstream/cron-cases.ts';
-import { goParseDuration } from '../../model/core/time.ts';
+import { goParseDuration, loadLocation } from '../../model/core/time.ts';
 import { firingsOf } from '../../model/cron/firings.ts';
-import { loadLocation, neverFires, parseCron, parseStandard, STANDARD, type CronSchedule } from '../../model/cron/robfig.ts';
+import { neverFires, parseCron, parseStandard, STANDARD, type CronSchedule } from '../../model/cron/robfig.ts';
 
 const error = (spec: string) => {
   const r = parseStandard(spec);
