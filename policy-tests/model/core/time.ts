@@ -151,6 +151,8 @@ export function loadLocation(name: string): { ok: true } | { ok: false; error: s
   if (name.split('/').includes('..') || name.startsWith('/') || name.startsWith('\\')) return { ok: false, error: 'time: invalid location name' };
   // A name of the runtime's list is the database's own spelling: no formatter needed.
   if (knownZones().has(name)) return { ok: true };
+  // ICU's UTC offsets (+01:00) are no zone file: every name of the database starts with a letter.
+  if (!/^[A-Za-z]/.test(name)) return { ok: false, error: `unknown time zone ${name}` };
   let resolved: string;
   try {
     resolved = new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;

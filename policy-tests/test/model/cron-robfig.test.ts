@@ -110,6 +110,9 @@ describe("Go's time.LoadLocation, through ICU's names", () => {
     expect(loadLocation('europe/berlin')).toEqual({ ok: false, error: 'unknown time zone europe/berlin' });
     expect(loadLocation('../etc/passwd')).toEqual({ ok: false, error: 'time: invalid location name' });
     expect(loadLocation('Mars/Olympus')).toEqual({ ok: false, error: 'unknown time zone Mars/Olympus' });
+    // ICU reads a UTC offset as a zone; Go finds no such file.
+    expect(loadLocation('+01:00')).toEqual({ ok: false, error: 'unknown time zone +01:00' });
+    expect(loadLocation('-0500')).toEqual({ ok: false, error: 'unknown time zone -0500' });
   });
 });
 
