@@ -172,20 +172,20 @@ function judgePod(ctx: CheckContext, r: Resource, pod: PodSpecRef, allow: Allowl
         'drop the sysctl, or allow it on the nodes (machine.kubelet.extraConfig.allowedUnsafeSysctls in the Talos machine config) and say so in the cluster facts (machineConfig)',
       );
   });
-  for (const c of containersOf(pod))
+  for (const c of containersOf(pod)) {
     if (c.container.imagePullPolicy === 'Never')
       ctx.fail(
         { resource: r, path: [...c.at, 'imagePullPolicy'] },
         `${named}: container ${c.name} may never pull its image ${JSON.stringify(typeof c.container.image === 'string' ? c.container.image : '')} (imagePullPolicy: Never), and a node holds an image only where a pull put it: wherever its pod lands on a node without it, the kubelet fails the container (ErrImageNeverPull) and it never starts`,
         'pull the image as the kubelet does by default (imagePullPolicy: IfNotPresent, or Always for a moving tag)',
       );
-  for (const c of containersOf(pod))
     for (const { index, name } of unheldCapabilities(c.container))
       ctx.fail(
         { resource: r, path: [...c.at, 'securityContext', 'capabilities', 'add', index] },
         `${named}: container ${c.name} adds ${name}, which Talos' container runtime does not hold (it runs without ${RUNTIME_WITHOUT.join(' and ')}): runc cannot give it, fails the container ("unable to apply caps: operation not permitted") and it never starts`,
         'drop the capability: Talos loads the kernel modules a workload needs itself (machine.kernel.modules in the machine config, or a system extension), and reboots its nodes itself',
       );
+  }
   (list(pod.spec.volumes) as Obj[]).forEach((v: Obj, i) => {
     if (!v?.emptyDir || typeof v.emptyDir !== 'object') return;
     const why = emptyDirFault(v.emptyDir.medium, pod);
