@@ -104,7 +104,7 @@ function signedCommitsOnly(ctx: CheckContext, project: Resource): void {
 export const argocdSyncWindowsCheck: PolicyCheck = {
   id: 'argocd-sync-windows',
   description:
-    "Argo CD's controller gets to sync every app on its own: each sync window of an AppProject (and of the global projects argocd-cm's globalProjects gives it, which hold its apps too) is one Argo CD reads (allow or deny, a five-field schedule, a Go duration, a known zone) and matches an Application of the project, and the windows over an app leave it time to sync, judged over a leap year; an app they hold back part of the time is said, with its share; a project that syncs signed commits only is not judged (invariants P1).",
+    "Argo CD's controller gets to sync every app on its own: each sync window of an AppProject (and of the global projects argocd-cm's globalProjects gives it, which hold its apps too) is one Argo CD reads (allow or deny, a five-field schedule, a Go duration, a zone Go's time.LoadLocation finds) and matches an Application of the project, and the windows over an app leave it time to sync, judged over a leap year; an app they hold back part of the time is said, with its share; a project that syncs signed commits only is not judged (invariants P1).",
   invariants: ['P1'],
   remediation:
     'write the window as Argo CD reads it (kind allow or deny, schedule "0 22 * * *", duration "8h"; no days, no @daily), name the applications, namespaces or clusters it is for, and leave each app time to sync',

@@ -8,18 +8,28 @@
  * When is worked out over one leap year (2028, weekdays and all), window by window as the stretches of time it
  * is open, in Argo CD's arithmetic: the schedule read in UTC, shifted by the zone's offset (taken at each firing,
  * where Argo CD takes today's), open from a firing for the duration. The schedule is parsed as SyncWindow.Validate
- * and active parse it, robfig/cron's parser with five fields and no descriptor (model/cron/).
+ * and active parse it, robfig/cron's parser with five fields and no descriptor (model/cron/), once per schedule; the
+ * zone is loaded as they load it, Go's time.LoadLocation (model/core/time.ts).
  */
 
-/** The parser Argo CD builds for a window's schedule: cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow). */
-const WINDOW_FIELDS = MINUTE | HOUR | DOM | MONTH | DOW;
 import { dig } from '../core/dig.ts';
-import { goDurationMs, isZoneName, zoneOffsetMs } from '../core/time.ts';
-import { DOM, DOW, HOUR, MINUTE, MONTH, neverFires, parseCron } from '../cron/robfig.ts';
+import { goDurationMs, loadLocation, zoneOffsetMs } from '../core/time.ts';
+import { DOM, DOW, HOUR, MINUTE, MONTH, neverFires, parseCron, type CronResult } from '../cron/robfig.ts';
 import { firingsOf } from '../cron/firings.ts';
 import { argoGlobMatch } from '../core/glob.ts';
 import type { Path } from '../core/positions.ts';
 import type { Resource } from '../core/manifest.ts';
+
+/** The parser Argo CD builds for a window's schedule: cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow). */
+const WINDOW_FIELDS = MINUTE | HOUR | DOM | MONTH | DOW;
+
+/** Each schedule parsed once per process: a window is judged, then worked out, and the diff asks again. */
+const parses = new Map<string, CronResult>();
+const parsedSchedule = (schedule: string): CronResult => {
+  let parsed = parses.get(schedule);
+  if (!parsed) parses.set(schedule, (parsed = parseCron(schedule, WINDOW_FIELDS)));
+  return parsed;
+};
 
 export interface SyncWindow {
   project: Resource;
@@ -99,14 +109,14 @@ export function windowProblems(w: SyncWindow): WindowProblem[] {
   const problems: WindowProblem[] = [];
   const add = (field: WindowProblem['field'], problem: string, stopsSync = false) => problems.push({ field, problem, stopsSync });
   if (w.kind !== 'allow' && w.kind !== 'deny') add('kind', `kind "${w.kind}" is neither allow nor deny, so Argo CD counts the window as neither`);
-  const parsed = parseCron(w.schedule, WINDOW_FIELDS);
+  const parsed = parsedSchedule(w.schedule);
   if (!parsed.ok) add('schedule', `Argo CD cannot parse the schedule "${w.schedule}": ${parsed.error}`, true);
   else if (neverFires(parsed.schedule))
     add('schedule', `"${w.schedule}" names a day its month never has; robfig/cron then finds no firing, and Argo CD counts the window as open at every moment`);
   if (goDurationMs(w.duration) === undefined)
     add('duration', `Argo CD cannot parse the duration "${w.duration}" (Go durations: 30m, 1h30m, 10h; no days)`, true);
-  if (w.timeZone !== '' && w.timeZone !== 'Local' && !isZoneName(w.timeZone))
-    add('timeZone', `"${w.timeZone}" is not an IANA time zone; Argo CD reads the schedule in UTC instead`);
+  const zone = loadLocation(w.timeZone);
+  if (!zone.ok) add('timeZone', `"${w.timeZone}" is no zone Go's time.LoadLocation finds (${zone.error}); Argo CD reads the schedule in UTC instead`);
   return problems;
 }
 
@@ -120,14 +130,15 @@ type Stretch = [number, number];
 
 /** The stretches of YEAR the window is open in, merged and in order (robfig's Next from each moment, as Active). */
 export function openStretches(w: SyncWindow): Stretch[] {
-  const parsed = parseCron(w.schedule, WINDOW_FIELDS);
+  const parsed = parsedSchedule(w.schedule);
   if (!parsed.ok || parsed.schedule.kind !== 'spec') return []; // CanSync fails on it: breaksCanSync's to say
   // robfig's Next of a schedule that never fires is Go's zero time, before every moment: the window is always open.
   if (neverFires(parsed.schedule)) return [[YEAR.from, YEAR.to]];
   const length = goDurationMs(w.duration) ?? 0;
   if (length <= 0) return []; // Next(now - d) is never before now
   const fires = firingsOf(parsed.schedule);
-  const zone = w.timeZone === '' || w.timeZone === 'Local' || !isZoneName(w.timeZone) ? 'UTC' : w.timeZone;
+  // "" is UTC to LoadLocation, and "Local" the controller's zone, UTC in its image (no TZ, no /etc/localtime).
+  const zone = w.timeZone === '' || w.timeZone === 'Local' || !loadLocation(w.timeZone).ok ? 'UTC' : w.timeZone;
   const offset = zone === 'UTC' || zone === 'Etc/UTC' ? () => 0 : (f: number) => zoneOffsetMs(zone, f);
   const shift = (f: number) => f - offset(f);
   const stretches: Stretch[] = [];

@@ -124,27 +124,11 @@ let zones: Set<string> | undefined;
 const knownZones = (): Set<string> => (zones ??= new Set([...Intl.supportedValuesOf('timeZone'), 'UTC', 'Etc/UTC']));
 
 /**
- * Whether Go's time.LoadLocation finds `name` in the zone database: a canonical IANA name, or one of its links
- * (US/Eastern, Asia/Calcutta), which ICU also knows but does not list. ICU's UTC offsets (+01:00) are no zone
- * file, and Go refuses them.
- */
-export function isZoneName(name: string): boolean {
-  if (knownZones().has(name)) return true;
-  if (!/^[A-Za-z]/.test(name)) return false;
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: name });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/**
  * Go's time.LoadLocation, as far as this machine's time zone names tell it: "" and "UTC" are UTC, "Local" the
  * process's zone, a name with `..` or a leading slash refused, any other name one of the tz database's, written as
  * the database writes it (Go looks it up as a file, case and all). Node's ICU stands for the database: it knows the
- * same names, but also reads a link's name in any case (`us/eastern`), which Go does not. isZoneName above is the
- * looser reading Argo CD's sync windows are still judged by (any case, never "Local").
+ * same names (links such as US/Eastern too, which it knows but does not list), but also reads a link's name in any
+ * case (`us/eastern`), which Go does not.
  */
 export function loadLocation(name: string): { ok: true } | { ok: false; error: string } {
   if (name === '' || name === 'UTC' || name === 'Local') return { ok: true };

@@ -122,6 +122,16 @@ describe('what Argo CD cannot read in a window (SyncWindow.Validate, CanSync)', 
     expect(breaksCanSync(w)).toBe(false);
     expect(windowProblems(window({ timeZone: 'US/Eastern' }))).toEqual([]);
   });
+  it("loads the zone as Go's time.LoadLocation does: a name in another case, an offset or a path is no zone, and the window is read in UTC", () => {
+    for (const timeZone of ['europe/berlin', '+01:00', '../etc/passwd'])
+      expect(
+        windowProblems(window({ timeZone })).map((p) => p.problem),
+        timeZone,
+      ).toEqual([expect.stringMatching(/^".*" is no zone Go's time.LoadLocation finds \((unknown time zone|time: invalid location name)/)]);
+    for (const timeZone of ['', 'UTC', 'Local', 'Etc/GMT+5']) expect(windowProblems(window({ timeZone })), timeZone).toEqual([]);
+    const lowerBerlin = window({ schedule: '0 10 * * *', duration: '1h', timeZone: 'europe/berlin' });
+    expect(openStretches(lowerBerlin)).toEqual(openStretches(window({ schedule: '0 10 * * *', duration: '1h' })));
+  });
 });
 
 describe("Go's time.ParseDuration", () => {

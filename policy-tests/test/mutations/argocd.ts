@@ -225,6 +225,13 @@ export const argocdMutations: Mutation[] = [
     at: (c) => ({ file: PROJECTS, line: lineOf(c, PROJECTS, 'syncWindows:') + 1 }),
   },
   {
+    check: 'argocd-sync-windows',
+    why: "an evening freeze in europe/berlin, lower case: Go's time.LoadLocation finds no such zone file, and Argo CD reads the schedule in UTC, an hour or two off",
+    mutate: (c) =>
+      c.edit(PROJECTS, 4, withWindow({ kind: 'deny', schedule: '0 18 * * *', duration: '2h', timeZone: 'europe/berlin', applications: ['portfolio-api'] })),
+    at: (c) => ({ file: PROJECTS, line: lineOf(c, PROJECTS, 'europe/berlin') }),
+  },
+  {
     check: 'argocd-sync-options',
     why: 'MetalLB prunes last, spelt PruneLast=True: Argo CD reads the option by its exact string, and prunes in the usual order',
     mutate: swap('apps/platform/metallb/application.yaml', '      - ServerSideApply=true\n', '      - ServerSideApply=true\n      - PruneLast=True\n'),
