@@ -1,5 +1,6 @@
 /** The baseline level's controls (k8s.io/pod-security-admission, policy/check_*.go), by upstream control id. */
 import type { PathSegment } from '../../model/core/positions.ts';
+import { list } from '../../model/core/dig.ts';
 import {
   APPARMOR_ANNOTATION,
   BASELINE_CAPABILITIES,
@@ -80,7 +81,7 @@ export const baseline: Record<string, Control> = {
     return out;
   },
   hostPathVolumes(_meta, spec) {
-    return ((spec.volumes ?? []) as Obj[]).flatMap((v, i) =>
+    return (list(spec.volumes) as Obj[]).flatMap((v, i) =>
       v?.hostPath
         ? [{ control: 'hostPathVolumes', path: ['volumes', i, 'hostPath'], message: `hostPath volumes: volume ${String(v.name)} must not be a hostPath` }]
         : [],

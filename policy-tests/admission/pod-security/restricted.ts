@@ -1,4 +1,5 @@
 /** The restricted level's controls, added to baseline's (some override one of them: OVERRIDDEN_AT_RESTRICTED), by upstream control id. */
+import { list } from '../../model/core/dig.ts';
 import {
   containersOf,
   type Control,
@@ -14,7 +15,7 @@ export const restricted: Record<string, Control> = {
   // procMount_restricted (1.35): procMount_1_0 with no user-namespace relaxation; it overrides procMount.
   procMount_restricted: (meta, spec) => procMountUnmasked(meta, spec, 'procMount_restricted'),
   restrictedVolumes(_meta, spec) {
-    return ((spec.volumes ?? []) as Obj[]).flatMap((v, i) => {
+    return (list(spec.volumes) as Obj[]).flatMap((v, i) => {
       const sources = Object.keys(v ?? {}).filter((k) => k !== 'name');
       const bad = sources.filter((s) => !RESTRICTED_VOLUME_SOURCES.has(s));
       return bad.length

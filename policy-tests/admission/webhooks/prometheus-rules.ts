@@ -6,7 +6,7 @@
  * Prometheus's configuration, so a rule refused here never runs, webhook or not.
  */
 import { stringify } from 'yaml';
-import type { Obj } from '../../model/core/dig.ts';
+import { list, type Obj } from '../../model/core/dig.ts';
 import { TEXT_TEMPLATE_BUILTINS, templateParseError } from '../../model/go/template-parse.ts';
 import { DEFAULT_PARSER_FEATURES, promqlProblems, type PromqlFeatures } from '../../model/monitoring/promql-lint.ts';
 import { durationMs } from '../../model/core/time.ts';
@@ -156,7 +156,7 @@ export const WEBHOOK_PARSE: RuleParse = { scheme: 'legacy', features: DEFAULT_PA
  */
 export function prometheusRuleRefusals(spec: unknown, parse: RuleParse = WEBHOOK_PARSE): RuleRefusal[] {
   const { scheme } = parse;
-  const groups = ((spec as Obj | undefined)?.groups ?? []) as Obj[];
+  const groups = list((spec as Obj | undefined)?.groups) as Obj[];
   if (!Array.isArray(groups)) return [];
   const size = marshalledSize(groups);
   if (size > MAX_RULE_FILE_BYTES)

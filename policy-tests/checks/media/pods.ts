@@ -7,6 +7,7 @@ import { compareReleases, containersOf, imageRelease, podSpecOf } from '../../mo
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { MEDIA_NAMESPACES, mountsOf, requireWorkload, withFacts, workload } from './media.ts';
 import { scalarText } from '../../model/core/text.ts';
+import { dig, list, str } from '../../model/core/dig.ts';
 import { LAN_GATEWAY } from '../../model/cluster/gateways.ts';
 import { cidrWithin } from '../../model/repository/node-network.ts';
 
@@ -128,12 +129,12 @@ export const mediaPodChecks: PolicyCheck[] = [
         }
         const services = ctx.repo.resources.filter((r) => r.kind === 'Service');
         for (const ingress of ctx.resources.filter((r) => r.kind === 'Ingress')) {
-          const backends = ((ingress.object.spec as { rules?: { http?: { paths?: { backend?: { service?: { name?: string } } }[] } }[] })?.rules ?? [])
-            .flatMap((rule) => rule.http?.paths ?? [])
-            .map((p) => p.backend?.service?.name);
+          const backends = list(dig(ingress.object, ['spec', 'rules']))
+            .flatMap((rule) => list(dig(rule, ['http', 'paths'])))
+            .map((p) => str(dig(p, ['backend', 'service', 'name'])));
           const targets = backends.flatMap((svc) => {
             const s = services.find((x) => x.name === svc && x.namespace === ingress.namespace);
-            return [svc, (s?.object.spec as { selector?: Record<string, string> })?.selector?.['app.kubernetes.io/name']];
+            return [svc, str(dig(s?.object, ['spec', 'selector', 'app.kubernetes.io/name']))];
           });
           const exposed = targets.find((t) => t && loginless.has(t));
           const cls = (ingress.object.spec as { ingressClassName?: string })?.ingressClassName;

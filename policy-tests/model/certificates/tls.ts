@@ -21,7 +21,8 @@ const PUBLIC_ACME = new Set([
 ]);
 
 /** Whether a certificate name (`host` or `*.domain`, one label deep) covers `host`. */
-const covers = (name: string, host: string) => name === host || (name.startsWith('*.') && host.slice(host.indexOf('.') + 1) === name.slice(2));
+const covers = (name: unknown, host: string) =>
+  typeof name === 'string' && (name === host || (name.startsWith('*.') && host.slice(host.indexOf('.') + 1) === name.slice(2)));
 
 /** Why this Ingress does not serve `host` with a certificate a client trusts (a browser, Node, the blackbox exporter), or undefined. */
 export function ingressTlsProblem(resources: readonly Resource[], ing: Resource, host: string): string | undefined {

@@ -96,6 +96,23 @@ function contextFor(check: PolicyCheck, repo: Repo, renders: readonly SourceRend
   }
 }
 
+/**
+ * A check that threw: a fault of the gate, met on a value of a type the check did not expect (a number where a
+ * list is written). One finding in the check's name, never a pass and never a stack trace, and the other checks
+ * still run: the report keeps the findings that say what is wrong with the value (the schema layer's, as a rule).
+ */
+export function checkFault(check: Pick<PolicyCheck, 'id'>, err: unknown): Finding {
+  const cause = err instanceof Error ? `${err.name}: ${err.message.split('\n')[0]}` : String(err);
+  return {
+    file: '.',
+    line: 1,
+    col: 1,
+    check: check.id,
+    message: `the check could not judge the repository (${cause}): a fault of the gate, met on a value of a type it did not expect`,
+    fix: 'look at the other findings for a value of the wrong type (a list, a map or a number where another is written) and correct it; if none is named, report this line',
+  };
+}
+
 /** What one stage's checks found, and the exemptions that dropped a finding (the exemption step judges them after every stage). */
 export interface StageRun {
   findings: Finding[];
@@ -110,7 +127,11 @@ export function runChecks(repo: Repo, checks: readonly PolicyCheck[], renders: r
   for (const check of checks) {
     if (check.id === EXEMPTION_CHECK_ID) continue;
     const raw: Finding[] = [];
-    check.run(contextFor(check, repo, renders, raw));
+    try {
+      check.run(contextFor(check, repo, renders, raw));
+    } catch (err) {
+      raw.push(checkFault(check, err));
+    }
     for (const finding of raw) {
       const resource = finding.doc === undefined ? undefined : byLocation.get(resourceKey(finding));
       const reason = check.exemptible && resource ? exemptionsOf(resource).get(check.id) : undefined;

@@ -7,7 +7,7 @@
 import { applications, namespaceOrDestination, syncOptions } from '../argocd/argocd.ts';
 import { createdAtRuntime } from '../argocd/app-declarations.ts';
 import type { SourceRender } from '../argocd/rendered.ts';
-import { dig } from '../core/dig.ts';
+import { dig, list } from '../core/dig.ts';
 import type { Resource } from '../core/manifest.ts';
 import { perRepo } from '../repository/per-repo.ts';
 import type { Repo } from '../repository/repo.ts';
@@ -238,7 +238,7 @@ function pluginShares(plugin: Resource): { count: number | undefined; why: strin
   const name = flag.trim().replace(/^-+/, '');
   let value: string | undefined;
   for (const { spec } of podSpecs(plugin))
-    for (const c of (spec.containers ?? []) as Record<string, unknown>[]) {
+    for (const c of list(spec.containers) as Record<string, unknown>[]) {
       const argv = [...(Array.isArray(c.command) ? c.command.slice(1) : []), ...(Array.isArray(c.args) ? c.args : [])].map(String);
       argv.forEach((arg, i) => {
         const m = /^--?([^=]+)(?:=(.*))?$/.exec(arg);

@@ -7,7 +7,7 @@ import { applications, applicationsByName, namespaceOrDestination, ownersByFile 
 import { chartValues } from '../helm/chart-values.ts';
 
 export { namespaceOrDestination };
-import { dig } from '../core/dig.ts';
+import { dig, list } from '../core/dig.ts';
 import type { Resource } from '../core/manifest.ts';
 import type { Path } from '../core/positions.ts';
 import type { Repo } from '../repository/repo.ts';
@@ -231,7 +231,7 @@ export function podRefs(repo: Repo, resources: readonly Resource[]): PodRef[] {
         typeof ref?.key === 'string' ? [{ key: ref.key, path: [...at, 'key'] }] : [];
       push('ServiceAccount', spec.serviceAccountName, [...at, 'serviceAccountName']);
       pullSecrets(spec, at, push);
-      ((spec.volumes ?? []) as Record<string, any>[]).forEach((v, i) => {
+      (list(spec.volumes) as Record<string, any>[]).forEach((v, i) => {
         const vol: Path = [...at, 'volumes', i];
         push('Secret', v.secret?.secretName, [...vol, 'secret', 'secretName'], { optional: v.secret?.optional, keys: items(v.secret, [...vol, 'secret']) });
         push('ConfigMap', v.configMap?.name, [...vol, 'configMap', 'name'], {

@@ -11,7 +11,7 @@
  */
 import { argoGlobMatch } from '../core/glob.ts';
 import { groupOf } from '../core/manifest.ts';
-import { dig } from '../core/dig.ts';
+import { dig, isMap } from '../core/dig.ts';
 import { runJq, type JqAnswer, type JqRequest } from './jq.ts';
 import { compareOptions, resourceOverrides } from './resource-overrides.ts';
 
@@ -43,7 +43,7 @@ const NO_SETTINGS: Obj = Object.freeze({});
 /** argocd-cm's ignoreDifferences overrides, as GetResourceOverrides loads them (resource-overrides.ts), once per argocd-cm. */
 function overrides(argocdCm: Obj | undefined): IgnoreEntry[] {
   // No argocd-cm is Argo CD's defaults (its install ships the ConfigMap empty): `/status` of every object ignored.
-  const data = argocdCm ?? NO_SETTINGS;
+  const data = isMap(argocdCm) ? argocdCm : NO_SETTINGS;
   let out = readOverrides.get(data);
   if (!out) readOverrides.set(data, (out = ignoreEntries(data)));
   return out;

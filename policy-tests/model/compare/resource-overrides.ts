@@ -199,6 +199,8 @@ export function compareOptions(data: Readonly<Obj>): { ignoreAggregatedRoles: bo
  * ignored where resource.compareoptions puts it. What cannot be read is left out here; overrideProblems says so.
  */
 export function resourceOverrides(data: Readonly<Obj>): ReadonlyMap<string, ResourceOverride> {
+  // A data that is no map (written as a list or a scalar) holds no override: the schema layer refuses the ConfigMap.
+  if (typeof data !== 'object' || data === null) return new Map();
   let out = loaded.get(data);
   if (!out) loaded.set(data, (out = loadOverrides(data)));
   return out;

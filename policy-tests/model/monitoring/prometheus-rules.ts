@@ -1,5 +1,6 @@
 /** PrometheusRules of the repository, as Prometheus rule files and alert label sets. */
 import type { Repo } from '../repository/repo.ts';
+import { dig, isMap, list } from '../core/dig.ts';
 
 export interface AlertRule {
   alert: string;
@@ -20,14 +21,14 @@ interface RuleGroup {
 export function prometheusRules(repo: Repo): { name: string; file: string; groups: RuleGroup[] }[] {
   return repo.resources
     .filter((r) => r.apiVersion === 'monitoring.coreos.com/v1' && r.kind === 'PrometheusRule')
-    .map((r) => ({ name: r.name, file: r.file, groups: (r.object.spec as { groups?: RuleGroup[] })?.groups ?? [] }));
+    .map((r) => ({ name: r.name, file: r.file, groups: list(dig(r.object, ['spec', 'groups'])).filter(isMap) as unknown as RuleGroup[] }));
 }
 
 export function alertRules(repo: Repo): AlertRule[] {
   return prometheusRules(repo).flatMap((pr) =>
     pr.groups.flatMap((g) =>
-      g.rules
-        .filter((r) => r.alert)
+      (list(g.rules) as RuleGroup['rules'])
+        .filter((r) => isMap(r) && r.alert)
         .map((r) => ({
           alert: r.alert!,
           expr: r.expr,

@@ -10,6 +10,7 @@ import type { LinePos, Path } from '../core/positions.ts';
 import { dashboards, type Dashboard, type Panel } from './dashboards.ts';
 import { perRepo } from '../repository/per-repo.ts';
 import { scalarText } from '../core/text.ts';
+import { dig, list } from '../core/dig.ts';
 
 export interface PromExpression {
   expr: string;
@@ -55,9 +56,9 @@ function ruleExpressions(repo: Repo): PromExpression[] {
   for (const resource of repo.resources) {
     if (resource.kind !== 'PrometheusRule' || resource.rendered) continue;
     const text = repo.parsed.find((p) => p.file === resource.file && p.renderedBy === undefined)?.text ?? '';
-    const groups = (resource.object.spec as { groups?: { rules?: RuleShape[] }[] } | undefined)?.groups ?? [];
+    const groups = list(dig(resource.object, ['spec', 'groups'])) as { rules?: RuleShape[] }[];
     groups.forEach((group, g) =>
-      (group.rules ?? []).forEach((rule, r) => {
+      (list(group?.rules) as RuleShape[]).forEach((rule, r) => {
         if (typeof rule.expr !== 'string') return;
         const expr = rule.expr;
         const position = scalarPositions(resource, text, ['spec', 'groups', g, 'rules', r, 'expr']);
