@@ -171,7 +171,8 @@ function parametersProblems(params: Obj): Invalid[] {
 
 /** validateIngressClassSpec: the controller a domain-prefixed path of at most 250 characters, and its parameters. */
 export function ingressClassProblems(o: Obj): Invalid[] {
-  const controller = o.spec?.controller;
+  // Absent or null, Go decodes the field as "": required (IsDomainPrefixedPath). Another type the decoder refuses.
+  const controller = o.spec?.controller ?? '';
   const params = o.spec?.parameters;
   const out: Invalid[] = params && typeof params === 'object' ? parametersProblems(params) : [];
   if (typeof controller !== 'string') return out;

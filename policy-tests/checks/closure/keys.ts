@@ -13,6 +13,7 @@ import { mountedFile, namedPaths } from '../../model/cluster/mounted-files.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import type { Path } from '../../model/core/positions.ts';
 import { keysOf } from '../../model/cluster/provided-keys.ts';
+import { isMap, list } from '../../model/core/dig.ts';
 
 /** A container's strings that name files to its program: env values, args and command, with where each stands. */
 function namedStrings(container: Record<string, unknown>, at: Path): { text: string; path: Path }[] {
@@ -58,9 +59,10 @@ export const keyClosureCheck: PolicyCheck = {
     for (const r of ctx.resources)
       for (const { spec, at } of podSpecs(r)) {
         const where = { spec, namespace: namespaceOrDestination(ctx.repo, r) };
-        for (const list of ['containers', 'initContainers'] as const)
-          ((spec[list] ?? []) as Record<string, unknown>[]).forEach((container, i) => {
-            for (const { text, path } of namedStrings(container, [...at, list, i]))
+        for (const field of ['containers', 'initContainers'] as const)
+          list(spec[field]).forEach((item, i) => {
+            const container = isMap(item) ? item : {};
+            for (const { text, path } of namedStrings(container, [...at, field, i]))
               for (const file of namedPaths(text)) {
                 const source = mountedFile(ctx, where, container, file);
                 if ('problem' in source && source.problem)

@@ -244,21 +244,21 @@ export function podRefs(repo: Repo, resources: readonly Resource[]): PodRef[] {
           push('ConfigMap', src.configMap?.name, [...vol, 'projected', 'sources', j, 'configMap', 'name'], { optional: src.configMap?.optional });
         });
       });
-      for (const list of ['containers', 'initContainers'] as const) {
-        ((spec[list] ?? []) as Record<string, any>[]).forEach((c, i) => {
-          ((c.env ?? []) as Record<string, any>[]).forEach((e, j) => {
-            const from: Path = [...at, list, i, 'env', j, 'valueFrom'];
+      for (const kindOf of ['containers', 'initContainers'] as const) {
+        (list(spec[kindOf]) as Record<string, any>[]).forEach((c, i) => {
+          (list(c?.env) as Record<string, any>[]).forEach((e, j) => {
+            const from: Path = [...at, kindOf, i, 'env', j, 'valueFrom'];
             for (const [field, kind] of [
               ['secretKeyRef', 'Secret'],
               ['configMapKeyRef', 'ConfigMap'],
             ] as const) {
-              const ref = e.valueFrom?.[field];
+              const ref = e?.valueFrom?.[field];
               push(kind, ref?.name, [...from, field, 'name'], { optional: ref?.optional, keys: keyOf(ref, [...from, field]) });
             }
           });
-          ((c.envFrom ?? []) as Record<string, any>[]).forEach((e, j) => {
-            push('Secret', e.secretRef?.name, [...at, list, i, 'envFrom', j, 'secretRef', 'name'], { optional: e.secretRef?.optional });
-            push('ConfigMap', e.configMapRef?.name, [...at, list, i, 'envFrom', j, 'configMapRef', 'name'], { optional: e.configMapRef?.optional });
+          (list(c?.envFrom) as Record<string, any>[]).forEach((e, j) => {
+            push('Secret', e?.secretRef?.name, [...at, kindOf, i, 'envFrom', j, 'secretRef', 'name'], { optional: e?.secretRef?.optional });
+            push('ConfigMap', e?.configMapRef?.name, [...at, kindOf, i, 'envFrom', j, 'configMapRef', 'name'], { optional: e?.configMapRef?.optional });
           });
         });
       }

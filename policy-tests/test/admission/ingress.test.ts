@@ -77,6 +77,10 @@ describe('an IngressClass and an address block', () => {
       'spec.controller: controller "traefik": must be a domain-prefixed path (such as "acme.io/foo")',
     ]);
   });
+  it('refuses a controller left out or null, which Go decodes as "" (Required value)', () => {
+    for (const spec of [{}, { controller: null }, undefined])
+      expect(said('IngressClass', { metadata: { name: 'gateway' }, spec }), JSON.stringify(spec)).toEqual(['spec.controller: controller "": Required value']);
+  });
   it('refuses parameters whose scope and namespace disagree (Cluster where none is given)', () => {
     const cls = (parameters: object) => ({ metadata: { name: 'gateway' }, spec: { controller: 'traefik.io/ingress-controller', parameters } });
     const ref = { apiGroup: 'traefik.io', kind: 'IngressClassParams', name: 'main' };

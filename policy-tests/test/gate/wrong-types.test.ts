@@ -26,6 +26,7 @@ const CASES: [string, number, (string | number)[], unknown][] = [
   ['monitoring/alert-rules/workloads.yaml', 0, ['spec', 'groups'], 1.5],
   ['apps/media/jellyseerr/ingress.yaml', 1, ['spec', 'dnsNames', 0], [null]],
   ['apps/platform/argocd/patches/argocd-cm.yaml', 0, ['data'], true],
+  ['portfolio-api/deploy/deployment.yaml', 0, ['spec', 'template', 'spec', 'containers'], [null]],
 ];
 
 describe('a value of the wrong type in the real repository', () => {
