@@ -3,7 +3,7 @@
  * the external watchdog worker, often enough for its silence threshold.
  */
 import { chartValues } from '../model/helm/chart-values.ts';
-import { dig } from '../model/core/dig.ts';
+import { dig, list } from '../model/core/dig.ts';
 import { durationMs } from '../model/core/time.ts';
 import type { Path } from '../model/core/positions.ts';
 import { writtenByExternalSecret } from '../model/cluster/external-secrets.ts';
@@ -66,7 +66,7 @@ export const watchdogChecks: PolicyCheck[] = [
         return;
       }
       const wrangler = ctx.repo.dataFiles.get(WRANGLER_FILE);
-      const routes = (dig(wrangler?.data, ['routes']) ?? []) as { pattern?: string }[];
+      const routes = list(dig(wrangler?.data, ['routes'])) as { pattern?: string }[];
       const host = routes.map((r) => r.pattern?.replace(/\/\*$/, '')).find(Boolean);
       if (!wrangler || !host) {
         ctx.fail(
@@ -90,7 +90,7 @@ export const watchdogChecks: PolicyCheck[] = [
           ctx.fail({ file: file, line, col }, message, fix);
         };
         const config = ['alertmanager', 'config'];
-        const childRoutes = (dig(values, [...config, 'route', 'routes']) ?? []) as Route[];
+        const childRoutes = list(dig(values, [...config, 'route', 'routes'])) as Route[];
         const index = childRoutes.findIndex(isWatchdogRoute);
         if (index === -1) {
           fail([...config, 'route'], 'no route for alertname="Watchdog": the heartbeat never leaves the cluster');
@@ -105,7 +105,7 @@ export const watchdogChecks: PolicyCheck[] = [
             FIX.repeat,
           );
         }
-        const receivers = (dig(values, [...config, 'receivers']) ?? []) as {
+        const receivers = list(dig(values, [...config, 'receivers'])) as {
           name?: string;
           webhook_configs?: { url?: string; http_config?: { authorization?: { credentials?: string; credentials_file?: string } } }[];
         }[];
@@ -121,7 +121,7 @@ export const watchdogChecks: PolicyCheck[] = [
         if (auth?.credentials)
           fail([...at, 'http_config'], 'the heartbeat token is committed in values; use credentials_file from a mounted secret', FIX.token);
         const secret = /^\/etc\/alertmanager\/secrets\/([^/]+)\//.exec(auth?.credentials_file ?? '')?.[1];
-        const mounted = (dig(values, ['alertmanager', 'alertmanagerSpec', 'secrets']) ?? []) as string[];
+        const mounted = list(dig(values, ['alertmanager', 'alertmanagerSpec', 'secrets'])) as string[];
         const fromExternalSecret = writtenByExternalSecret(ctx.repo, secret);
         if (!secret || !mounted.includes(secret) || !fromExternalSecret)
           fail(

@@ -5,6 +5,7 @@
 import { alertmanagerConfigs, CONFIG_PATH, route, sendsToChat, type AmRoute } from '../../model/monitoring/alertmanager.ts';
 import { alertRules } from '../../model/monitoring/prometheus-rules.ts';
 import type { Path } from '../../model/core/positions.ts';
+import { list } from '../../model/core/dig.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 
 const routePath = (path: number[]): Path => [...CONFIG_PATH, 'route', ...path.flatMap((i) => ['routes', i])];
@@ -53,7 +54,7 @@ export const routingCheck: PolicyCheck = {
       for (const { route: r } of childRoutes(config.route)) {
         const target = r.receiver ? receivers.get(r.receiver) : undefined;
         if (!target) continue;
-        const matchers = (r.matchers ?? []).join(' ');
+        const matchers = list(r.matchers).join(' ');
         const slack = target.receiver.slack_configs ?? [];
         const at = (i: number): Path => [...CONFIG_PATH, 'receivers', target.index, 'slack_configs', i, 'send_resolved'];
         if (/severity\s*=\s*"?critical/.test(matchers))

@@ -2,7 +2,7 @@
 import { CONFIG_PATH } from '../../model/monitoring/alertmanager.ts';
 import { chartValues } from '../../model/helm/chart-values.ts';
 import { applicationsByName } from '../../model/argocd/argocd.ts';
-import { dig } from '../../model/core/dig.ts';
+import { dig, list } from '../../model/core/dig.ts';
 import type { Path } from '../../model/core/positions.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 
@@ -30,13 +30,13 @@ export const secretFilesCheck: PolicyCheck = {
   run(ctx) {
     for (const { appName, values, source } of chartValues(ctx.repo, 'kube-prometheus-stack')) {
       const namespace = applicationsByName(ctx.repo).get(appName)?.destinationNamespace;
-      const listed = (dig(values, ['alertmanager', 'alertmanagerSpec', 'secrets']) ?? []) as string[];
+      const listed = list(dig(values, ['alertmanager', 'alertmanagerSpec', 'secrets'])) as string[];
       /** The keys each ExternalSecret of the namespace writes into its target Secret; undefined keys when it extracts whole items. */
       const written = (secret: string, key: string) =>
         ctx.resources.some((es) => {
           if (es.kind !== 'ExternalSecret' || es.namespace !== namespace || (dig(es.object, ['spec', 'target', 'name']) ?? es.name) !== secret) return false;
-          const keys = ((dig(es.object, ['spec', 'data']) ?? []) as { secretKey?: string }[]).map((d) => d.secretKey);
-          return keys.includes(key) || ((dig(es.object, ['spec', 'dataFrom']) ?? []) as unknown[]).length > 0;
+          const keys = (list(dig(es.object, ['spec', 'data'])) as { secretKey?: string }[]).map((d) => d.secretKey);
+          return keys.includes(key) || (list(dig(es.object, ['spec', 'dataFrom'])) as unknown[]).length > 0;
         });
       for (const setting of fileSettings(dig(values, [...CONFIG_PATH]))) {
         const fail = (why: string) => ctx.fail({ data: source, path: [...CONFIG_PATH, ...setting.path] }, `${setting.key} reads ${setting.file}, but ${why}`);

@@ -14,7 +14,7 @@ import { perRepo } from '../../model/repository/per-repo.ts';
 import type { PathSegment } from '../../model/core/positions.ts';
 import { alertRules } from '../../model/monitoring/prometheus-rules.ts';
 import type { DataFile, Repo } from '../../model/repository/repo.ts';
-import { dig } from '../../model/core/dig.ts';
+import { dig, list } from '../../model/core/dig.ts';
 import { containersOf, podSpecOf } from '../../model/core/workloads.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { scalarText } from '../../model/core/text.ts';
@@ -121,9 +121,9 @@ function expectAppVolume(ctx: CheckContext, job: Resource, t: Target & { engine:
       ?.persistentVolumeClaim?.claimName;
   const appPod = podSpecOf(app)!;
   const appMounts = containersOf(appPod).flatMap((c) =>
-    ((c.container.volumeMounts as { name: string; mountPath: string }[] | undefined) ?? []).map((m) => ({ ...m, claim: claimOf(appPod, m.name) })),
+    (list(c.container.volumeMounts) as { name: string; mountPath: string }[]).map((m) => ({ ...m, claim: claimOf(appPod, m.name) })),
   );
-  const jobMounts = ((main.c.container.volumeMounts as { name: string; mountPath: string }[] | undefined) ?? []).map((m) => ({
+  const jobMounts = (list(main.c.container.volumeMounts) as { name: string; mountPath: string }[]).map((m) => ({
     ...m,
     claim: claimOf(main.pod, m.name),
   }));

@@ -6,7 +6,7 @@
  * The references are in references.ts, the providers in providers.ts, and
  * the checks with long bodies in crd.ts, services.ts, keys.ts, api-keys.ts, store-budget.ts, middlewares.ts, tls.ts, node-network.ts, port-names.ts, roles.ts, claims.ts, devices.ts, autoscalers.ts, scheduling.ts (with host-ports.ts; the nodes themselves in model/scheduling), ceph.ts and acme.ts; this is the table.
  */
-import { dig } from '../../model/core/dig.ts';
+import { dig, list } from '../../model/core/dig.ts';
 import { type PolicyCheck, type Area, type CheckEnvironment } from '../../model/checks/kit.ts';
 import type { ScopeLookup } from '../../model/core/manifest.ts';
 import { crdClosureCheck } from './crd.ts';
@@ -197,7 +197,7 @@ const extendedResourceCheck: PolicyCheck = {
       // The device files are the group's alone: a pod that is not root must be in it to open them.
       const group = advertised.get(name);
       const user = dig(pod.spec, ['securityContext', 'runAsUser']) as number | undefined;
-      const groups = (dig(pod.spec, ['securityContext', 'supplementalGroups']) ?? []) as unknown[];
+      const groups = list(dig(pod.spec, ['securityContext', 'supplementalGroups'])) as unknown[];
       if (group !== undefined && user !== 0 && user !== undefined && !groups.includes(group))
         ctx.fail(
           { resource, path: [...pod.at, 'securityContext'] },

@@ -5,7 +5,7 @@
  * port, and every Service with a selector has pods behind it.
  */
 import { createdAtRuntime } from '../../model/argocd/app-declarations.ts';
-import { dig } from '../../model/core/dig.ts';
+import { dig, list } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { opaqueNamespaces, providedPods } from '../../model/cluster/providers.ts';
@@ -30,7 +30,7 @@ const API_SERVER_SERVICE = {
   },
 } as unknown as Resource;
 
-const portsOf = (svc: Resource) => (dig(svc.object, ['spec', 'ports']) ?? []) as { name?: string; port?: number }[];
+const portsOf = (svc: Resource) => list(dig(svc.object, ['spec', 'ports'])) as { name?: string; port?: number }[];
 
 /** Services by namespace and name (for routes), and by namespace and each label (for monitors): a lookup each, not a scan of every Service. */
 function serviceIndex(services: readonly Resource[]) {
@@ -127,7 +127,7 @@ function checkSelectors(ctx: CheckContext, services: readonly Resource[], { reac
 
 function checkMonitors(ctx: CheckContext, { index, runtime, opaque, reached }: Scope): void {
   for (const sm of ctx.resources.filter((r) => r.kind === 'ServiceMonitor')) {
-    const namespaces: string[] = (dig(sm.object, ['spec', 'namespaceSelector', 'matchNames']) ?? []) as string[];
+    const namespaces: string[] = list(dig(sm.object, ['spec', 'namespaceSelector', 'matchNames'])) as string[];
     const targets = namespaces.length ? namespaces : [namespaceOrDestination(ctx.repo, sm) ?? ''];
     if (targets.some((n) => opaque.has(n)) || dig(sm.object, ['spec', 'namespaceSelector', 'any']) === true) continue;
     const labels = (dig(sm.object, ['spec', 'selector', 'matchLabels']) ?? {}) as Record<string, string>;
@@ -140,7 +140,7 @@ function checkMonitors(ctx: CheckContext, { index, runtime, opaque, reached }: S
     }
     for (const svc of selected)
       reach(reached, svc, `ServiceMonitor ${sm.name} scrapes it: the monitor has no target, and a rule on its up series fires for good`);
-    ((dig(sm.object, ['spec', 'endpoints']) ?? []) as { port?: string }[]).forEach((e, i) => {
+    (list(dig(sm.object, ['spec', 'endpoints'])) as { port?: string }[]).forEach((e, i) => {
       if (e.port && !selected.some((s) => portsOf(s).some((p) => p.name === e.port)))
         ctx.fail({ resource: sm, path: ['spec', 'endpoints', i, 'port'] }, `ServiceMonitor ${sm.name} scrapes port ${e.port}, which no Service it selects has`);
     });

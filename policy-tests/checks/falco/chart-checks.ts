@@ -3,7 +3,7 @@
  */
 import { tuningFiles } from '../../model/falco/tuning.ts';
 import type { ChartValues } from '../../model/helm/chart-values.ts';
-import { dig } from '../../model/core/dig.ts';
+import { dig, list } from '../../model/core/dig.ts';
 import { toleratesControlPlane } from '../../model/core/workloads.ts';
 import { eachChartValues, type ValuesFail } from '../../model/checks/kit.ts';
 import { extraPlugins, pluginRefProblem, RULES_PLUGIN, renderedFalcoFile } from './plugins.ts';
@@ -64,14 +64,14 @@ export const falcoChartChecks: PolicyCheck[] = [
           if (v && typeof v === 'object' && Object.keys(v).length)
             fail([key], `${key} restricts the sensor to some nodes; it must run on all ${facts?.nodeCount ?? ''} nodes`, SENSOR_FIX.nodes);
         }
-        const loaded = extraPlugins((dig(values, ['falco', 'load_plugins']) ?? []) as unknown[]);
+        const loaded = extraPlugins(list(dig(values, ['falco', 'load_plugins'])) as unknown[]);
         if (loaded.length)
           fail(
             ['falco', 'load_plugins'],
             `falco.load_plugins loads ${loaded.join(', ')}: syscalls are the only event source, and ${RULES_PLUGIN.name} is the one plugin allowed`,
             SENSOR_FIX.plugins,
           );
-        const configured = extraPlugins(((dig(values, ['falco', 'plugins']) ?? []) as { name?: unknown }[]).map((p) => p?.name));
+        const configured = extraPlugins((list(dig(values, ['falco', 'plugins'])) as { name?: unknown }[]).map((p) => p?.name));
         if (configured.length)
           fail(['falco', 'plugins'], `falco.plugins configures ${configured.join(', ')}: ${RULES_PLUGIN.name} is the one plugin allowed`, SENSOR_FIX.plugins);
         if (dig(values, ['collectors', 'kubernetes', 'enabled']) === true)
@@ -132,7 +132,7 @@ export const falcoChartChecks: PolicyCheck[] = [
           if (JSON.stringify(refs) !== JSON.stringify(['falco-rules:5']))
             fail(['falcoctl', 'config', 'artifact', phase, 'refs'], `falcoctl ${phase} refs are ${JSON.stringify(refs ?? null)}, must be ["falco-rules:5"]`);
         }
-        const allowed = (dig(values, ['falcoctl', 'config', 'artifact', 'allowedTypes']) ?? []) as unknown[];
+        const allowed = list(dig(values, ['falcoctl', 'config', 'artifact', 'allowedTypes'])) as unknown[];
         const wider = allowed.map(String).filter((t) => t !== 'rulesfile' && t !== 'plugin');
         if (wider.length)
           fail(
@@ -144,11 +144,11 @@ export const falcoChartChecks: PolicyCheck[] = [
             ['falcoctl', 'config', 'artifact', 'follow', 'every'],
             `the rules are re-checked every ${String(dig(values, ['falcoctl', 'config', 'artifact', 'follow', 'every']))}, must be 168h`,
           );
-        const rulesFiles = (dig(values, ['falco', 'rules_files']) ?? []) as string[];
+        const rulesFiles = list(dig(values, ['falco', 'rules_files'])) as string[];
         const upstreamAt = rulesFiles.indexOf('/etc/falco/falco_rules.yaml');
         if (upstreamAt === -1) fail(['falco', 'rules_files'], 'falco.rules_files does not load /etc/falco/falco_rules.yaml');
-        const mounts = (dig(values, ['mounts', 'volumeMounts']) ?? []) as { name?: string; mountPath?: string }[];
-        const volumes = (dig(values, ['mounts', 'volumes']) ?? []) as { name?: string; configMap?: { name?: string } }[];
+        const mounts = list(dig(values, ['mounts', 'volumeMounts'])) as { name?: string; mountPath?: string }[];
+        const volumes = list(dig(values, ['mounts', 'volumes'])) as { name?: string; configMap?: { name?: string } }[];
         const tunings = tuningFiles(ctx.repo);
         if (tunings.length === 0) fail(['falco', 'rules_files'], 'no tuning ConfigMap (label app.kubernetes.io/component: falco-tuning) exists');
         for (const tuning of tunings) {
@@ -210,7 +210,7 @@ export const falcoChartChecks: PolicyCheck[] = [
           ctx.fail({ resource: policy, path: ['spec', 'policyTypes'] }, 'the policy does not restrict egress');
         (spec.egress ?? []).forEach((rule, i) => {
           const ports: { port?: unknown; protocol?: string; at: (string | number)[] }[] = cilium
-            ? (rule.toPorts ?? []).flatMap((tp: any, k: number) => (tp.ports ?? []).map((p: any, j: number) => ({ ...p, at: ['toPorts', k, 'ports', j] })))
+            ? list(rule.toPorts).flatMap((tp: any, k: number) => list(tp?.ports).map((p: any, j: number) => ({ ...p, at: ['toPorts', k, 'ports', j] })))
             : (rule.ports ?? []).map((p: any, j: number) => ({ ...p, at: ['ports', j] }));
           if (ports.length === 0) {
             ctx.fail({ resource: policy, path: ['spec', 'egress', i] }, 'an egress rule without ports allows every port');

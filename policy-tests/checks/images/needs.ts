@@ -28,7 +28,7 @@ const WRITABLE_SOURCES = ['emptyDir', 'persistentVolumeClaim', 'ephemeral', 'hos
 /** Whether a writable volume (not mounted read-only) is mounted in the container at one of `paths`. */
 function writableAt(pod: PodSpecRef, c: ContainerRef, paths: ReadonlySet<string>): boolean {
   const volumes = new Map((list(pod.spec.volumes) as Record<string, unknown>[]).map((v) => [v.name, v]));
-  return ((c.container.volumeMounts ?? []) as { name?: string; mountPath?: string; readOnly?: boolean }[]).some((m) => {
+  return (list(c.container.volumeMounts) as { name?: string; mountPath?: string; readOnly?: boolean }[]).some((m) => {
     const volume = volumes.get(m.name);
     return (
       m.readOnly !== true && paths.has((m.mountPath ?? '').replace(/\/+$/, '')) && volume !== undefined && WRITABLE_SOURCES.some((k) => volume[k] !== undefined)
@@ -108,7 +108,7 @@ function envTogetherNeed({ ctx, resource, c, image, need, env }: Held): void {
 
 /** Whether a volume is mounted at one of `dirs`, inside one, or above one: the image could read its setting from a file there. */
 const mountsUnder = (c: ContainerRef, dirs: readonly string[]): boolean =>
-  ((c.container.volumeMounts ?? []) as { mountPath?: string }[]).some((m) => {
+  (list(c.container.volumeMounts) as { mountPath?: string }[]).some((m) => {
     const at = (m.mountPath ?? '').replace(/\/+$/, '') || '/';
     return dirs.some((dir) => at === dir || at.startsWith(`${dir}/`) || dir.startsWith(`${at === '/' ? '' : at}/`));
   });

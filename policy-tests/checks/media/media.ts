@@ -61,7 +61,7 @@ export function mountsOf(resource: Resource): Mount[] {
     (list(pod.spec.volumes) as { name: string; persistentVolumeClaim?: { claimName?: string } }[]).map((v) => [v.name, v.persistentVolumeClaim?.claimName]),
   );
   return containersOf(pod).flatMap((c) =>
-    ((c.container.volumeMounts ?? []) as { name: string; mountPath: string; subPath?: string; readOnly?: boolean }[]).map((m, index) => ({
+    (list(c.container.volumeMounts) as { name: string; mountPath: string; subPath?: string; readOnly?: boolean }[]).map((m, index) => ({
       container: c,
       index,
       claim: volumes.get(m.name),

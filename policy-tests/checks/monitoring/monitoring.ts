@@ -4,7 +4,7 @@
  */
 import { alloyConfig, onValues, type Fail } from './values.ts';
 import { parse } from 'yaml';
-import { dig } from '../../model/core/dig.ts';
+import { dig, list } from '../../model/core/dig.ts';
 import type { Path } from '../../model/core/positions.ts';
 import { durationMs } from '../../model/core/time.ts';
 import { dashboards, rowsOf } from '../../model/monitoring/dashboards.ts';
@@ -48,7 +48,7 @@ export const monitoringChecks: PolicyCheck[] = [
         if (dig(values, ['loki', 'compactor', 'retention_enabled']) !== true)
           fail(['loki', 'compactor'], 'the compactor must enforce retention (retention_enabled: true)');
         expectDuration(fail, values, ['loki', 'limits_config', 'retention_period'], { expected: '7d', what: 'log retention' });
-        const streams = (dig(values, ['loki', 'limits_config', 'retention_stream']) ?? []) as { selector?: string; period?: string }[];
+        const streams = list(dig(values, ['loki', 'limits_config', 'retention_stream'])) as { selector?: string; period?: string }[];
         const events = streams.findIndex((s) => s.selector?.includes('kubernetes/eventhandler'));
         if (events === -1) fail(['loki', 'limits_config'], 'no retention_stream keeps Kubernetes events for 30 days');
         else
@@ -104,8 +104,8 @@ export const monitoringChecks: PolicyCheck[] = [
         const interval = dig(probe.object, ['spec', 'interval']);
         if (durationMs(interval) !== durationMs(want.interval))
           ctx.fail({ resource: probe, path: ['spec', 'interval'] }, `Probe ${name} runs every ${String(interval)}, must be ${want.interval}`);
-        const targets = (dig(probe.object, ['spec', 'targets', 'staticConfig', 'static']) ?? []) as string[];
-        if (targets.length !== want.targets || !targets.every((t) => t.startsWith('https://')))
+        const targets = list(dig(probe.object, ['spec', 'targets', 'staticConfig', 'static'])) as string[];
+        if (targets.length !== want.targets || !targets.every((t) => typeof t === 'string' && t.startsWith('https://')))
           ctx.fail({ resource: probe, path: ['spec', 'targets'] }, `Probe ${name} must probe ${want.targets} HTTPS targets, has ${targets.length}`);
       }
       onValues(ctx, 'prometheus-blackbox-exporter', ({ values }, fail) => {
@@ -146,14 +146,14 @@ export const monitoringChecks: PolicyCheck[] = [
           }
         }
         // The chart's --config.file=/config/snmp.yaml replaces the image's generated modules; only a second --config.file brings them back.
-        const args = ((dig(values, ['extraArgs']) ?? []) as unknown[]).map(String);
+        const args = (list(dig(values, ['extraArgs'])) as unknown[]).map(String);
         if (!args.includes(`--config.file=${SNMP_DEFAULT_CONFIG}`))
           fail(
             ['extraArgs'],
             `the chart's own --config.file replaces the image's modules, so if_mib and synology never load: add --config.file=${SNMP_DEFAULT_CONFIG} to extraArgs`,
           );
         const variables = [...scalarText(dig(values, ['config']) ?? '').matchAll(/\$\{(\w+)\}/g)].map((m) => m[1]);
-        const envFrom = (dig(values, ['envFrom']) ?? []) as { secretRef?: { name?: string } }[];
+        const envFrom = list(dig(values, ['envFrom'])) as { secretRef?: { name?: string } }[];
         if (variables.length && !envFrom.some((e) => e.secretRef?.name))
           fail(
             ['config'],
@@ -169,7 +169,7 @@ export const monitoringChecks: PolicyCheck[] = [
                 ['config'],
                 `the auths read \${${v}}, which no Secret envFrom hands the container sets (${given.map((k) => [...k!].sort().join(', ')).join('; ')}): the exporter exits on an unset variable`,
               );
-        const params = (dig(values, ['serviceMonitor', 'params']) ?? []) as { module?: string[]; interval?: string }[];
+        const params = list(dig(values, ['serviceMonitor', 'params'])) as { module?: string[]; interval?: string }[];
         params.forEach((p, i) => {
           if (JSON.stringify([...(p.module ?? [])].sort()) !== JSON.stringify(['if_mib', 'synology']))
             fail(['serviceMonitor', 'params', i, 'module'], `NAS modules are ${JSON.stringify(p.module ?? [])}, must be if_mib and synology`);

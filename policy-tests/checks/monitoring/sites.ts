@@ -3,7 +3,7 @@
  * Ingress serves, or one the facts list as served elsewhere. A watched site nothing serves fails every probe:
  * PublicSiteDown (critical) for good, and the watchdog's DOWN, for a typo.
  */
-import { dig } from '../../model/core/dig.ts';
+import { dig, list } from '../../model/core/dig.ts';
 import { ingressPathMatches, ingressRoutes } from '../../model/cluster/ingress-routes.ts';
 import { PUBLIC_GATEWAY } from '../../model/cluster/gateways.ts';
 import { WRANGLER_FILE, workerSites } from '../../model/monitoring/watchdog-worker.ts';
@@ -47,7 +47,7 @@ export const siteChecks: PolicyCheck[] = [
         .flatMap((r) => ingressRoutes(r).map((route) => ({ host: route.host ?? '', path: route.path, pathType: route.pathType })));
       const watched: { url: string; place: FailurePlace; who: string }[] = [];
       for (const probe of ctx.resources.filter((r) => r.kind === 'Probe' && r.name === 'public-sites'))
-        ((dig(probe.object, ['spec', 'targets', 'staticConfig', 'static']) ?? []) as string[]).forEach((url, i) =>
+        (list(dig(probe.object, ['spec', 'targets', 'staticConfig', 'static'])) as string[]).forEach((url, i) =>
           watched.push({ url, place: { resource: probe, path: ['spec', 'targets', 'staticConfig', 'static', i] }, who: 'Probe public-sites' }),
         );
       const worker = workerSites(ctx.repo);

@@ -3,7 +3,7 @@
  * Job: what a home cluster needs so that a rebuild from main is predictable
  * and one misbehaving app cannot take the node or its neighbours with it.
  */
-import { dig } from '../../model/core/dig.ts';
+import { dig, list } from '../../model/core/dig.ts';
 import { scalarText } from '../../model/core/text.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import {
@@ -180,7 +180,7 @@ export const workloadChecks: PolicyCheck[] = [
       const claims = new Map(
         ctx.resources
           .filter((r) => r.kind === 'PersistentVolumeClaim')
-          .map((r) => [`${namespaceOrDestination(ctx.repo, r) ?? ''}/${r.name}`, (dig(r.object, ['spec', 'accessModes']) ?? []) as unknown[]]),
+          .map((r) => [`${namespaceOrDestination(ctx.repo, r) ?? ''}/${r.name}`, list(dig(r.object, ['spec', 'accessModes'])) as unknown[]]),
       );
       const oneNode = (modes: unknown[] | undefined) => !!modes?.length && modes.every((m) => m === 'ReadWriteOnce' || m === 'ReadWriteOncePod');
       for (const deployment of ctx.resources.filter((r) => r.kind === 'Deployment')) {

@@ -69,8 +69,8 @@ function writtenObjects(repo: Repo, resources: readonly Resource[]): Map<string,
       // A template replaces what the store hands over (mergePolicy Replace, the default): the Secret holds the template's keys alone.
       const template = dig(r.object, ['spec', 'target', 'template']);
       const replaces = dig(template, ['data']) !== undefined && dig(template, ['mergePolicy']) !== 'Merge';
-      const data = ((dig(r.object, ['spec', 'data']) ?? []) as { secretKey?: string }[]).flatMap((d) => (d.secretKey ? [d.secretKey] : []));
-      const unknown = dig(template, ['templateFrom']) !== undefined || (!replaces && ((dig(r.object, ['spec', 'dataFrom']) ?? []) as unknown[]).length > 0);
+      const data = (list(dig(r.object, ['spec', 'data'])) as { secretKey?: string }[]).flatMap((d) => (d.secretKey ? [d.secretKey] : []));
+      const unknown = dig(template, ['templateFrom']) !== undefined || (!replaces && (list(dig(r.object, ['spec', 'dataFrom'])) as unknown[]).length > 0);
       add(
         'Secret',
         [ns, dig(r.object, ['spec', 'target', 'name']) ?? r.name],

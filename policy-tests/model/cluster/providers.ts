@@ -109,7 +109,7 @@ export function namespacedProviders(repo: Repo, kind: string): Set<string> {
     if (r.kind === 'Certificate') add(namespace, str(dig(r.object, ['spec', 'secretName'])) ?? '');
     if (r.kind === 'StatefulSet') {
       // A StatefulSet's claims are <template>-<set>-<ordinal>; its pods name the template.
-      for (const t of (dig(r.object, ['spec', 'volumeClaimTemplates']) ?? []) as Record<string, any>[])
+      for (const t of list(dig(r.object, ['spec', 'volumeClaimTemplates'])) as Record<string, any>[])
         if (typeof t?.metadata?.name === 'string') add(namespace, t.metadata.name);
     }
   }
@@ -154,15 +154,15 @@ export function requestedExtended(resources: readonly Resource[]): { resource: R
   const out: { resource: Resource; name: string; path: Path; pod: { spec: unknown; at: Path } }[] = [];
   for (const r of resources)
     for (const { spec, at } of podSpecs(r))
-      for (const list of ['containers', 'initContainers'] as const)
-        ((spec[list] ?? []) as Record<string, unknown>[]).forEach((c, i) => {
+      for (const kindOf of ['containers', 'initContainers'] as const)
+        (list(spec[kindOf]) as Record<string, unknown>[]).forEach((c, i) => {
           // Asked for once per container: a request and its limit are one claim.
           const names = new Set<string>();
           for (const field of ['requests', 'limits'] as const)
             for (const name of Object.keys((dig(c, ['resources', field]) ?? {}) as object))
               if (isExtended(name) && !names.has(name)) {
                 names.add(name);
-                out.push({ resource: r, name, path: [...at, list, i, 'resources', field, name], pod: { spec, at } });
+                out.push({ resource: r, name, path: [...at, kindOf, i, 'resources', field, name], pod: { spec, at } });
               }
         });
   return out;

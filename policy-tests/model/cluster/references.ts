@@ -56,7 +56,7 @@ export function storageRefs(resources: readonly Resource[]): Reference[] {
       const name = str(dig(r.object, ['spec', 'storageClassName']));
       if (name) refs.push({ resource: r, path: ['spec', 'storageClassName'], kind: 'StorageClass', name });
     } else if (r.kind === 'StatefulSet') {
-      ((dig(r.object, ['spec', 'volumeClaimTemplates']) ?? []) as unknown[]).forEach((t, i) => {
+      (list(dig(r.object, ['spec', 'volumeClaimTemplates'])) as unknown[]).forEach((t, i) => {
         const name = str(dig(t, ['spec', 'storageClassName']));
         if (name) refs.push({ resource: r, path: ['spec', 'volumeClaimTemplates', i, 'spec', 'storageClassName'], kind: 'StorageClass', name });
       });
@@ -148,7 +148,7 @@ export function issuerSecretRefs(resources: readonly Resource[], clusterNamespac
         });
     };
     push(dig(r.object, ['spec', 'acme', 'externalAccountBinding', 'keySecretRef']), ['spec', 'acme', 'externalAccountBinding', 'keySecretRef']);
-    ((dig(r.object, ['spec', 'acme', 'solvers']) ?? []) as unknown[]).forEach((solver, i) => {
+    (list(dig(r.object, ['spec', 'acme', 'solvers'])) as unknown[]).forEach((solver, i) => {
       const dns01 = dig(solver, ['dns01']);
       for (const [provider, settings] of Object.entries((dns01 ?? {}) as Record<string, unknown>))
         for (const [field, ref] of Object.entries((settings ?? {}) as Record<string, unknown>))

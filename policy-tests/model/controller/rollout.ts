@@ -5,7 +5,7 @@
  * ConfigMap or Secret (the kubelet): environment once, at the container's start; a volume's files refreshed in place
  * after a change, except a file mounted by subPath, which never is.
  */
-import { dig } from '../core/dig.ts';
+import { dig, list } from '../core/dig.ts';
 import { scalarText } from '../core/text.ts';
 import { scaledIntOrPercent, surgePods } from '../core/workloads.ts';
 
@@ -96,7 +96,7 @@ function configVolumes(spec: Obj): Map<string, { kind: ConfigRead['kind']; name:
     const add = (kind: ConfigRead['kind'], name: unknown) => typeof name === 'string' && name && found.push({ kind, name });
     add('ConfigMap', dig(v, ['configMap', 'name']));
     add('Secret', dig(v, ['secret', 'secretName']));
-    for (const s of (dig(v, ['projected', 'sources']) ?? []) as Obj[]) {
+    for (const s of list(dig(v, ['projected', 'sources'])) as Obj[]) {
       add('ConfigMap', dig(s, ['configMap', 'name']));
       add('Secret', dig(s, ['secret', 'name']));
     }

@@ -5,7 +5,7 @@
  * same decisions with the real amtool.
  */
 import { chartValues } from '../helm/chart-values.ts';
-import { dig } from '../core/dig.ts';
+import { dig, list } from '../core/dig.ts';
 import type { DataFile, Repo } from '../repository/repo.ts';
 import { alertmanagerRegex } from '../core/re2.ts';
 
@@ -75,7 +75,7 @@ function wholeMatch(source: string, text: string): boolean | undefined {
 
 function routeMatches(route: AmRoute, labels: Record<string, string>): boolean {
   return (
-    (route.matchers ?? []).every((m) => matcherMatches(m, labels)) &&
+    (list(route.matchers) as typeof route.matchers & unknown[]).every((m) => matcherMatches(m, labels)) &&
     Object.entries(route.match ?? {}).every(([k, v]) => (labels[k] ?? '') === v) &&
     Object.entries(route.match_re ?? {}).every(([k, v]) => wholeMatch(v, labels[k] ?? '') === true)
   );
@@ -86,7 +86,7 @@ export function route(config: AmConfig, labels: Record<string, string>): { recei
   const walk = (node: AmRoute, inherited: string, path: number[]): { receiver: string; path: number[] }[] => {
     const receiver = node.receiver ?? inherited;
     const out: { receiver: string; path: number[] }[] = [];
-    for (const [i, child] of (node.routes ?? []).entries()) {
+    for (const [i, child] of (list(node.routes) as NonNullable<typeof node.routes>).entries()) {
       if (!routeMatches(child, labels)) continue;
       out.push(...walk(child, receiver, [...path, i]));
       if (!child.continue) return out;

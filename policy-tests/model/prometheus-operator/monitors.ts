@@ -6,7 +6,7 @@
  * URL and static labels, and the HTTP client's settings with the Secret and ConfigMap keys they name
  * (http-client.ts).
  */
-import { dig, type Obj } from '../core/dig.ts';
+import { dig, list, type Obj } from '../core/dig.ts';
 import { labelSelectorError } from '../scheduling/label-syntax.ts';
 import { durationMs } from '../core/time.ts';
 import { relabelListError, type PrometheusFields } from './relabel.ts';
@@ -102,7 +102,7 @@ export function monitorVerdict(kind: string, spec: Obj, env: { prometheus: Prome
   if (selectorError) return { refused: { path: ['spec', 'selector'], message: selectorError } };
   const field = kind === 'PodMonitor' ? 'podMetricsEndpoints' : 'endpoints';
   let notJudged: MonitorVerdict;
-  for (const [i, endpoint] of ((spec[field] ?? []) as Obj[]).entries()) {
+  for (const [i, endpoint] of (list(spec[field]) as Obj[]).entries()) {
     const verdict = endpointVerdict(endpoint ?? {}, ['spec', field, i], kind, env);
     if (verdict && 'refused' in verdict) return verdict;
     notJudged ??= verdict;

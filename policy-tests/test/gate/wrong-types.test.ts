@@ -1,7 +1,7 @@
 /**
  * A value of the wrong type in the real repository (a number where a list is written, a list where a map is, a null
- * in a list) is judged: the schema layer names it, and no check throws on it. Each case is one a seeded fuzz of the
- * repository's files found a check throwing on, 2026-12-02. A check that still throws is one finding in its name,
+ * in a list) is judged: the schema layer (or the check reading it) names it, and no check throws on it. Each case is
+ * one a seeded fuzz of the repository's files found a check throwing on, 2026-12-02. A check that still throws is one finding in its name,
  * never a pass nor a stack trace, and the other checks still run.
  */
 import { afterAll, describe, expect, it } from 'vitest';
@@ -27,6 +27,14 @@ const CASES: [string, number, (string | number)[], unknown][] = [
   ['apps/media/jellyseerr/ingress.yaml', 1, ['spec', 'dnsNames', 0], [null]],
   ['apps/platform/argocd/patches/argocd-cm.yaml', 0, ['data'], true],
   ['portfolio-api/deploy/deployment.yaml', 0, ['spec', 'template', 'spec', 'containers'], [null]],
+  ['apps/media/tautulli/deployment.yaml', 0, ['spec', 'template', 'spec', 'containers'], 'x'],
+  ['apps/media/jellyseerr/deployment.yaml', 0, ['spec', 'template', 'spec', 'containers', 0, 'volumeMounts'], 1.5],
+  ['monitoring/snmp-exporter/externalsecret.yaml', 0, ['spec', 'data'], 99999999999],
+  ['portfolio-api/deploy/servicemonitor.yaml', 0, ['spec', 'endpoints'], 99999999999],
+  ['security/falco/networkpolicy.yaml', 0, ['spec', 'egress', 1, 'toPorts', 0, 'ports'], -1],
+  ['monitoring/kube-prometheus-stack/values.yaml', 0, ['alertmanager', 'config', 'route', 'routes', 3, 'matchers'], 'x'],
+  ['monitoring/blackbox-exporter/probes.yaml', 0, ['spec', 'targets', 'staticConfig', 'static', 3], {}],
+  ['apps/media/jellyseerr/ingress.yaml', 0, ['spec', 'tls', 0, 'hosts'], 1.5],
 ];
 
 describe('a value of the wrong type in the real repository', () => {
