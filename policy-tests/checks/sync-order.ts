@@ -5,8 +5,7 @@
  */
 import { applications, ROOT_APP_FILE, syncOptions, type ArgoApp } from '../model/argocd/argocd.ts';
 import { declaredGroups, requiresLoadBalancer, REQUIRES_CRDS, REQUIRES_LOAD_BALANCER } from '../model/argocd/app-declarations.ts';
-import { before, placeOf, skipsDryRunOnMissingResource, type SyncPosition } from '../model/controller/waves.ts';
-import { dig } from '../model/core/dig.ts';
+import { before, placeOf, skipsDryRunOnMissingResource, unreadableWave, WAVE_ANNOTATION, waveOf, type SyncPosition } from '../model/controller/waves.ts';
 import { groupOf } from '../model/core/manifest.ts';
 import { type CheckContext, type PolicyCheck, type Area, type CheckEnvironment } from '../model/checks/kit.ts';
 import type { ScopeLookup } from '../model/core/manifest.ts';
@@ -16,8 +15,20 @@ import { ingressRefs, issuerRefs, namespaceRefs, priorityRefs, storageRefs, stor
 const describe = (p: SyncPosition) => (p.app ? `${p.app.name} (wave ${p.order.join(', resource wave ')})` : 'the root app');
 const appPlace = (a: ArgoApp): SyncPosition => ({
   app: a,
-  order: [Number(dig(a.resource.object, ['metadata', 'annotations', 'argocd.argoproj.io/sync-wave']) ?? 0)],
+  order: [waveOf(a.resource)],
 });
+
+/** A wave Argo CD cannot read: the resource syncs in another wave than written, without a word. */
+function checkReadableWaves(ctx: CheckContext): void {
+  for (const r of ctx.resources) {
+    const raw = unreadableWave(r);
+    if (raw !== undefined)
+      ctx.fail(
+        { resource: r, path: ['metadata', 'annotations', WAVE_ANNOTATION] },
+        `${r.kind} ${r.name}'s sync wave "${raw}" is no whole number Argo CD reads (strconv.Atoi): it syncs in wave ${waveOf(r)} instead, without a word`,
+      );
+  }
+}
 
 /** Each reference's provider, in an earlier wave than the resource that names it. */
 function checkReferences(ctx: CheckContext, isClusterScoped: ScopeLookup): void {
@@ -104,7 +115,7 @@ function checkCrdOrder(ctx: CheckContext, isClusterScoped: ScopeLookup): void {
     if (syncOptions(c.app).includes('SkipDryRunOnMissingResource=true')) continue;
     const p: SyncPosition = {
       app,
-      order: [(c.app === app ? c.order[0] : undefined) ?? Number(dig(app.resource.object, ['metadata', 'annotations', 'argocd.argoproj.io/sync-wave']) ?? 0)],
+      order: [(c.app === app ? c.order[0] : undefined) ?? waveOf(app.resource)],
     };
     const same = c.app === app;
     if (!same && before(p, c)) continue;
@@ -124,13 +135,14 @@ export function syncOrderCheck({ isClusterScoped }: CheckEnvironment): PolicyChe
   return {
     id: 'sync-order',
     description:
-      'A provider syncs before its consumers: the app that provides a namespace, class, store, issuer or CRD is in an earlier sync wave than every app that uses it (inside one app, an earlier resource wave); a custom resource whose CRD comes in the same sync carries SkipDryRunOnMissingResource=true; an AppProject comes in no later wave of the root app than its Applications (invariants P1).',
+      'Every sync wave is a whole number Argo CD reads, and a provider syncs before its consumers: the app that provides a namespace, class, store, issuer or CRD is in an earlier sync wave than every app that uses it (inside one app, an earlier resource wave); a custom resource whose CRD comes in the same sync carries SkipDryRunOnMissingResource=true; an AppProject comes in no later wave of the root app than its Applications (invariants P1).',
     invariants: ['P1'],
     remediation:
       'give the providing app (or resource) a lower argocd.argoproj.io/sync-wave than the consumer, or, for a custom resource whose CRD arrives in the same sync, argocd.argoproj.io/sync-options: SkipDryRunOnMissingResource=true',
     reads: { kinds: ['*'], everyKind: 'every resource has a sync wave, whatever its kind' },
     exemptible: false,
     run(ctx) {
+      checkReadableWaves(ctx);
       checkReferences(ctx, isClusterScoped);
       checkDeclaredNeeds(ctx, isClusterScoped);
       checkCrdOrder(ctx, isClusterScoped);

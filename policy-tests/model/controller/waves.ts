@@ -85,8 +85,18 @@ export const HELM_HOOK_PHASES: Readonly<Record<string, SyncPhase>> = {
 };
 
 const annotations = (r: Resource) => (r.object.metadata as { annotations?: Record<string, unknown> } | undefined)?.annotations ?? {};
-/** Go's strconv.Atoi: an optional sign and decimal digits, nothing else. */
-const atoi = (raw: unknown): number | undefined => (typeof raw === 'string' && /^[+-]?\d+$/.test(raw) ? Number(raw) : undefined);
+/** Go's strconv.Atoi on a 64-bit build: an optional sign and decimal digits, nothing else, within int64 (`-0` is 0). */
+const atoi = (raw: unknown): number | undefined =>
+  typeof raw === 'string' && /^[+-]?\d+$/.test(raw) && BigInt(raw) >= -(2n ** 63n) && BigInt(raw) < 2n ** 63n ? Number(raw) + 0 : undefined;
+
+/**
+ * A sync-wave annotation Argo CD cannot read (syncwaves.Wave: strconv.Atoi fails, on `1.5`, ` 2`, `first`, `0x10`):
+ * it then takes the Helm hook weight, else 0, and says nothing. Undefined where there is none or it reads.
+ */
+export function unreadableWave(r: Resource): string | undefined {
+  const raw = annotations(r)[WAVE_ANNOTATION];
+  return raw === undefined || atoi(raw) !== undefined ? undefined : typeof raw === 'string' ? raw : JSON.stringify(raw);
+}
 
 /** A resource's own sync wave: the sync-wave annotation, else Helm's hook weight, else 0 (as Argo CD reads them). */
 export function waveOf(r: Resource): number {

@@ -1,12 +1,41 @@
 /** Argo CD's order inside one app's sync, as gitops-engine sorts and applies it (model/controller/waves.ts). */
 import { describe, expect, it } from 'vitest';
-import { adjustedSteps, ARGOCD_KIND_ORDER, kindRank, phaseOf, placeOf, stepBefore, waveOf, type SyncStep } from '../../model/controller/waves.ts';
+import {
+  adjustedSteps,
+  ARGOCD_KIND_ORDER,
+  kindRank,
+  phaseOf,
+  placeOf,
+  stepBefore,
+  unreadableWave,
+  waveOf,
+  type SyncStep,
+} from '../../model/controller/waves.ts';
 import type { Resource, ScopeLookup } from '../../model/core/manifest.ts';
 import { loadRepo, REPO_ROOT } from '../../model/repository/repo.ts';
 
 const resource = (kind: string, annotations: Record<string, string> = {}): Resource =>
   ({ file: 'x.yaml', doc: 0, apiVersion: 'v1', kind, name: 'x', object: { metadata: { name: 'x', annotations } } }) as unknown as Resource;
 const step = (kind: string, more: Partial<SyncStep> = {}): SyncStep => ({ phase: 'Sync', wave: 0, kind, needs: [], ...more });
+
+describe('a sync wave as syncwaves.Wave reads it (strconv.Atoi, else the Helm hook weight, else 0)', () => {
+  it.each([
+    ['5', 5],
+    ['+5', 5],
+    ['-0', 0],
+    ['007', 7],
+    ['9223372036854775807', 9223372036854775807],
+  ])('reads %s', (raw, wave) => {
+    expect(waveOf(resource('ConfigMap', { 'argocd.argoproj.io/sync-wave': raw }))).toBe(wave);
+    expect(unreadableWave(resource('ConfigMap', { 'argocd.argoproj.io/sync-wave': raw }))).toBeUndefined();
+  });
+  it.each(['1.5', ' 2', 'first', '0x10', '1_000', '', '9223372036854775808'])('cannot read %j, and takes the hook weight, else 0', (raw) => {
+    expect(unreadableWave(resource('ConfigMap', { 'argocd.argoproj.io/sync-wave': raw }))).toBe(raw);
+    expect(waveOf(resource('ConfigMap', { 'argocd.argoproj.io/sync-wave': raw }))).toBe(0);
+    expect(waveOf(resource('ConfigMap', { 'argocd.argoproj.io/sync-wave': raw, 'helm.sh/hook-weight': '-3' }))).toBe(-3);
+  });
+  it('says nothing where no wave is written', () => expect(unreadableWave(resource('ConfigMap'))).toBeUndefined());
+});
 
 describe("Argo CD's sync order inside one app", () => {
   it('applies one kind at a time, in gitops-engine kind order, and every unlisted kind last', () => {

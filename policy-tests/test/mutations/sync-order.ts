@@ -5,6 +5,12 @@ import { inFile, PROJECTS, swap, wave } from './edits.ts';
 export const syncOrderMutations: Mutation[] = [
   {
     check: 'sync-order',
+    why: 'cert-manager written to wave "-7.5": Argo CD reads no whole number (strconv.Atoi) and syncs the app in wave 0, after the apps that need its issuers',
+    mutate: wave('apps/platform/cert-manager/application.yaml', '-7.5'),
+    at: inFile('apps/platform/cert-manager/application.yaml', 'sync-wave: "-7.5"'),
+  },
+  {
+    check: 'sync-order',
     why: 'the proxies in the same wave as MetalLB',
     mutate: wave('apps/platform/ingress-public/application.yaml', '-8'),
     at: inFile('apps/platform/ingress-public/application.yaml', 'requires-load-balancer'),
