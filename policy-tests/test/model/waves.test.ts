@@ -24,7 +24,7 @@ describe('a sync wave as syncwaves.Wave reads it (strconv.Atoi, else the Helm ho
     ['+5', 5],
     ['-0', 0],
     ['007', 7],
-    ['9223372036854775807', 9223372036854775807],
+    ['9223372036854775807', Number(9223372036854775807n)],
   ])('reads %s', (raw, wave) => {
     expect(waveOf(resource('ConfigMap', { 'argocd.argoproj.io/sync-wave': raw }))).toBe(wave);
     expect(unreadableWave(resource('ConfigMap', { 'argocd.argoproj.io/sync-wave': raw }))).toBeUndefined();
