@@ -5,7 +5,7 @@
  * port, and every Service with a selector has pods behind it.
  */
 import { createdAtRuntime } from '../../model/argocd/app-declarations.ts';
-import { dig, list } from '../../model/core/dig.ts';
+import { dig, isMap, list, str } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { opaqueNamespaces, providedPods } from '../../model/cluster/providers.ts';
@@ -106,14 +106,27 @@ function podFinder(ctx: CheckContext): (namespace: string, selector: Record<stri
  * A Service finds its pods by its selector: one that matches no pod the cluster runs (a workload of the repository
  * or a chart, one an operator makes, or one the distribution runs, providedOutsideGit) has no endpoints, and
  * whatever reaches it, a route, a client at its address or a monitor, gets no answer. A Service without a selector
- * has its endpoints written by something else (the operator's kubelet Service), and is not judged here; nor is one
- * in a namespace the gate does not see whole.
+ * (or with an empty one, which the endpoints controller treats alike) has its endpoints written by something else:
+ * where something reaches it and no Endpoints or EndpointSlice of the repository is written for it, nothing answers
+ * there either (the operator's kubelet Service, made at runtime, is not among these). Neither is judged in a
+ * namespace the gate does not see whole.
  */
 function checkSelectors(ctx: CheckContext, services: readonly Resource[], { reached, opaque }: Scope): void {
   let hasPods: ReturnType<typeof podFinder> | undefined;
+  let filled: Set<string> | undefined;
   for (const svc of services) {
     const selector = dig(svc.object, ['spec', 'selector']) as Record<string, string> | undefined;
-    if (!selector || Object.keys(selector).length === 0 || !svc.namespace || opaque.has(svc.namespace)) continue;
+    if (!svc.namespace || opaque.has(svc.namespace)) continue;
+    if (!isMap(selector) || Object.keys(selector).length === 0) {
+      const reason = reached.get(svc);
+      if (!reason || dig(svc.object, ['spec', 'type']) === 'ExternalName') continue;
+      if ((filled ??= endpointsWritten(ctx)).has(`${svc.namespace}/${svc.name}`)) continue;
+      ctx.fail(
+        { resource: svc, path: ['spec'] },
+        `Service ${svc.name} has no selector, and no Endpoints or EndpointSlice of the repository is written for it, so it has no endpoints, and ${reason}`,
+      );
+      continue;
+    }
     if ((hasPods ??= podFinder(ctx))(svc.namespace, selector)) continue;
     const labels = Object.entries(selector)
       .map(([k, v]) => `${k}=${v}`)
@@ -123,6 +136,17 @@ function checkSelectors(ctx: CheckContext, services: readonly Resource[], { reac
       `Service ${svc.name} selects no pod in ${svc.namespace} (${labels}), so it has no endpoints${reached.has(svc) ? `, and ${reached.get(svc)}` : ': nothing answers at it'}`,
     );
   }
+}
+
+/** `namespace/service` of each Service an Endpoints object (by its name) or an EndpointSlice (by its service-name label) of the repository fills. */
+function endpointsWritten(ctx: CheckContext): Set<string> {
+  const out = new Set<string>();
+  for (const r of ctx.resources) {
+    const namespace = namespaceOrDestination(ctx.repo, r);
+    if (r.kind === 'Endpoints') out.add(`${namespace}/${r.name}`);
+    else if (r.kind === 'EndpointSlice') out.add(`${namespace}/${str(dig(r.object, ['metadata', 'labels', 'kubernetes.io/service-name']))}`);
+  }
+  return out;
 }
 
 function checkMonitors(ctx: CheckContext, { index, runtime, opaque, reached }: Scope): void {
@@ -175,10 +199,10 @@ function checkAddresses(ctx: CheckContext, { index, runtime, opaque, reached }: 
 export const serviceClosureCheck: PolicyCheck = {
   id: 'closure-service',
   description:
-    "Every Service an Ingress routes to exists in its namespace with the port it names, every ServiceMonitor selects some Service with the port its endpoints name, every in-cluster address a resource or an app's settings name (<service>.<namespace>.svc[:port]) is a Service with that port, and every Service with a selector selects pods the cluster runs (a workload of the repository or a chart, pods an operator makes from a Prometheus or Alertmanager, or pods the distribution runs, providedOutsideGit), or it has no endpoints; judged where the gate sees the namespace whole (invariants P1).",
+    "Every Service an Ingress routes to exists in its namespace with the port it names, every ServiceMonitor selects some Service with the port its endpoints name, every in-cluster address a resource or an app's settings name (<service>.<namespace>.svc[:port]) is a Service with that port, and every Service with a selector selects pods the cluster runs (a workload of the repository or a chart, pods an operator makes from a Prometheus or Alertmanager, or pods the distribution runs, providedOutsideGit), or it has no endpoints, as one without a selector that something reaches has none unless an Endpoints or EndpointSlice of the repository is written for it; judged where the gate sees the namespace whole (invariants P1).",
   invariants: ['P1'],
   remediation:
-    "point the route, the monitor or the address at a Service (and port) that exists, or add the port to the Service; make a Service's selector match its pods' labels (or list the distribution's pods in providedOutsideGit)",
+    "point the route, the monitor or the address at a Service (and port) that exists, or add the port to the Service; make a Service's selector match its pods' labels (or list the distribution's pods in providedOutsideGit), or give a Service without one its selector",
   reads: {
     kinds: ['*'],
     everyKind: 'a Service is named by Ingresses, routes, probes, monitors and workloads of many kinds',

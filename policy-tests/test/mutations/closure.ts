@@ -140,6 +140,12 @@ export const closureMutations: Mutation[] = [
   },
   {
     check: 'closure-service',
+    why: "Tautulli's Service written without its selector: the endpoints controller fills none, nothing else writes its endpoints, and its route answers 503",
+    mutate: swap('apps/media/tautulli/service.yaml', 'spec:\n  selector:\n    app.kubernetes.io/name: tautulli\n', 'spec:\n'),
+    at: (c) => ({ file: 'apps/media/tautulli/service.yaml', line: lineOf(c, 'apps/media/tautulli/service.yaml', 'spec:\n') }),
+  },
+  {
+    check: 'closure-service',
     why: 'a monitor scraping a port its Service lacks',
     mutate: swap('apps/media/sonarr/exporter.yaml', '    - port: metrics', '    - port: prometheus'),
     at: 'port: prometheus',
