@@ -8,6 +8,7 @@ import { unpollerTrustCheck } from './unpoller-trust.ts';
 import { monitoringLoadedCheck } from './loaded.ts';
 import { monitoringAcceptedCheck } from './accepted.ts';
 import { controlPlaneScrapeCheck } from './control-plane.ts';
+import { probeModuleCheck } from './probe-module.ts';
 import { MONITORING_INVARIANTS } from './invariants.ts';
 
 export const monitoringAreaChecks: PolicyCheck[] = [
@@ -20,6 +21,7 @@ export const monitoringAreaChecks: PolicyCheck[] = [
   monitoringLoadedCheck,
   monitoringAcceptedCheck,
   controlPlaneScrapeCheck,
+  probeModuleCheck,
 ];
 
 export const monitoringArea: Area = staticArea('monitoring', monitoringAreaChecks, MONITORING_INVARIANTS);
