@@ -3,7 +3,7 @@
  * over the limit, a kind its resource filter leaves out (model/controller/resource-filter.ts),
  * a namespace with two owners.
  */
-import { annotationSyncOptions, IN_CLUSTER_NAME, IN_CLUSTER_SERVER, owningApplication, syncOptions, type ArgoApp } from '../../model/argocd/argocd.ts';
+import { annotationSyncOptions, filterCluster, owningApplication, syncOptions } from '../../model/argocd/argocd.ts';
 import { isHookOrSkipped } from '../../model/controller/hooks.ts';
 import { onRefusedUpdate, syncMethodOf } from '../../model/controller/sync-method.ts';
 import { ARGOCD_CM_PATCH, argocdSettings, resourcesFilter, settingsPlace, verdictsOf } from '../../model/controller/resource-filter.ts';
@@ -13,13 +13,6 @@ import { groupOf, type Resource } from '../../model/core/manifest.ts';
 import { perObject } from '../../model/core/per-object.ts';
 import { applyListDuplicates } from '../validation/apply-lists.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
-
-/** The cluster an object is applied to, as the resource filter matches it: its Application's destination server. */
-function clusterOf(app: ArgoApp | undefined): string {
-  const destination = (dig(app?.resource.object, ['spec', 'destination']) ?? {}) as { server?: unknown; name?: unknown };
-  if (typeof destination.server === 'string') return destination.server;
-  return destination.name === IN_CLUSTER_NAME ? IN_CLUSTER_SERVER : '';
-}
 
 /**
  * The generateName of an object that has no name and is no hook (Argo CD's own, or Helm's, which it runs as hooks):
@@ -79,7 +72,7 @@ export const argocdWillSyncCheck: PolicyCheck = {
     for (const r of ctx.resources) {
       const group = groupOf(r.apiVersion);
       const app = owningApplication(repo, r);
-      const cluster = clusterOf(app);
+      const cluster = filterCluster(app);
       const managed = verdict(group, r.kind, cluster);
       if (managed !== 'managed') {
         const why = managed === 'excluded' ? 'resource.exclusions (or its core list) leave' : `resource.inclusions name kinds for ${cluster} and leave`;

@@ -6,12 +6,13 @@
  */
 import { createdAtRuntime } from '../../model/argocd/app-declarations.ts';
 import { dig, isMap, list, str } from '../../model/core/dig.ts';
-import type { Resource } from '../../model/core/manifest.ts';
+import { groupOf, type Resource } from '../../model/core/manifest.ts';
+import { ARGOCD_CM_PATCH, argocdSettings, resourcesFilter, verdictsOf } from '../../model/controller/resource-filter.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { opaqueNamespaces, providedPods } from '../../model/cluster/providers.ts';
 import { templatesWithPorts } from '../../model/cluster/pod-templates.ts';
 import { selectorIndex } from '../../model/core/label-selector.ts';
-import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
+import { filterCluster, namespaceOrDestination, owningApplication } from '../../model/argocd/argocd.ts';
 import { serviceAddresses, type ServiceAddress } from '../../model/cluster/service-addresses.ts';
 import { argoGlobMatch } from '../../model/core/glob.ts';
 import { SETTINGS_FILES } from '../../model/apps/media-settings.ts';
@@ -138,10 +139,16 @@ function checkSelectors(ctx: CheckContext, services: readonly Resource[], { reac
   }
 }
 
-/** `namespace/service` of each Service an Endpoints object (by its name) or an EndpointSlice (by its service-name label) of the repository fills. */
+/**
+ * `namespace/service` of each Service an Endpoints object (by its name) or an EndpointSlice (by its service-name label)
+ * of the repository fills, among those Argo CD applies: its install's resource.exclusions leave both kinds out.
+ */
 function endpointsWritten(ctx: CheckContext): Set<string> {
   const out = new Set<string>();
+  const applied = verdictsOf(resourcesFilter(argocdSettings(ctx.resources, ctx.repo)).filter);
   for (const r of ctx.resources) {
+    if (r.kind !== 'Endpoints' && r.kind !== 'EndpointSlice') continue;
+    if (applied(groupOf(r.apiVersion), r.kind, filterCluster(owningApplication(ctx.repo, r))) !== 'managed') continue; // argocd-will-sync says so
     const namespace = namespaceOrDestination(ctx.repo, r);
     if (r.kind === 'Endpoints') out.add(`${namespace}/${r.name}`);
     else if (r.kind === 'EndpointSlice') out.add(`${namespace}/${str(dig(r.object, ['metadata', 'labels', 'kubernetes.io/service-name']))}`);
@@ -206,7 +213,7 @@ export const serviceClosureCheck: PolicyCheck = {
   reads: {
     kinds: ['*'],
     everyKind: 'a Service is named by Ingresses, routes, probes, monitors and workloads of many kinds',
-    files: [SETTINGS_FILES],
+    files: [SETTINGS_FILES, ARGOCD_CM_PATCH],
     renders: true,
   },
   exemptible: false,

@@ -15,6 +15,7 @@ import type { Resource } from '../../model/core/manifest.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { chartValues } from '../../model/helm/chart-values.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
+import { opaqueNamespaces } from '../../model/cluster/providers.ts';
 
 const CHART = 'prometheus-blackbox-exporter';
 /** The module the exporter takes where a scrape names none (prober/handler.go). */
@@ -40,21 +41,40 @@ function proberService(probe: Resource, namespace: string): { name: string; name
   return name ? { name, namespace: ns || namespace } : undefined;
 }
 
-function judge(ctx: CheckContext, probe: Resource, services: readonly Resource[], configMaps: readonly Resource[], written: ReadonlySet<string>): void {
+interface Seen {
+  services: readonly Resource[];
+  configMaps: readonly Resource[];
+  /** The modules the repository's values write. */
+  written: ReadonlySet<string>;
+  /** Namespaces a source that was not rendered deploys to: a Service there may be one the gate does not see. */
+  opaque: ReadonlySet<string>;
+}
+
+function judge(ctx: CheckContext, probe: Resource, { services, configMaps, written, opaque }: Seen): void {
   const namespace = namespaceOrDestination(ctx.repo, probe) ?? '';
   const target = proberService(probe, namespace);
-  const service = target && services.find((s) => s.name === target.name && namespaceOrDestination(ctx.repo, s) === target.namespace);
-  if (!service) return; // a prober at no Service of the repository: closure-service's to say, or an exporter elsewhere
+  if (!target) return;
   const named = str(dig(probe.object, ['spec', 'module']));
   const module = named || DEFAULT_MODULE;
   const where = { resource: probe, path: named ? ['spec', 'module'] : ['spec'] };
+  const says = named ? `module ${module}` : `no module, so the exporter takes ${DEFAULT_MODULE},`;
+  const service = services.find((s) => s.name === target.name && namespaceOrDestination(ctx.repo, s) === target.namespace);
+  if (!service) {
+    // The exporter's chart not rendered: only its values say which modules it has. Elsewhere a prober at no
+    // Service of the repository is closure-service's to say, or an exporter outside the cluster.
+    if (opaque.has(target.namespace) && !written.has(module))
+      ctx.notJudged(
+        where,
+        `Probe ${probe.name} asks ${target.name} for ${says} which the repository's values of ${CHART} do not write: whether the chart's own defaults have it is known once the chart is rendered (npm run charts:pull)`,
+      );
+    return;
+  }
   // The exporter's configuration: the ConfigMaps with a blackbox.yaml that came with its Service (the same render, or the same plain folder).
   const sameSource = (c: Resource) =>
     service.rendered
       ? c.rendered?.app === service.rendered.app
       : !c.rendered && c.file.split('/').slice(0, -1).join('/') === service.file.split('/').slice(0, -1).join('/');
   const configs = configMaps.filter((c) => sameSource(c) && namespaceOrDestination(ctx.repo, c) === target.namespace).flatMap((c) => modulesOf(c) ?? []);
-  const says = named ? `module ${module}` : `no module, so the exporter takes ${DEFAULT_MODULE},`;
   if (configs.length > 0) {
     if (configs.some((modules) => modules.has(module))) return;
     const known = [...new Set(configs.flatMap((m) => [...m]))].sort();
@@ -62,11 +82,7 @@ function judge(ctx: CheckContext, probe: Resource, services: readonly Resource[]
       where,
       `Probe ${probe.name} asks ${service.name} for ${says} which its configuration does not have (${known.join(', ') || 'no module'}): the exporter answers 400 "Unknown module", and probe_success is never written`,
     );
-  } else if (!written.has(module))
-    ctx.notJudged(
-      where,
-      `Probe ${probe.name} asks ${service.name} for ${says} which the repository's values of ${CHART} do not write: whether the chart's own defaults have it is known once the chart is rendered (npm run charts:pull)`,
-    );
+  }
 }
 
 export const probeModuleCheck: PolicyCheck = {
@@ -79,9 +95,12 @@ export const probeModuleCheck: PolicyCheck = {
   run(ctx) {
     const probes = ctx.resources.filter((r) => r.kind === 'Probe' && r.apiVersion === 'monitoring.coreos.com/v1');
     if (probes.length === 0) return;
-    const services = ctx.resources.filter((r) => r.kind === 'Service');
-    const configMaps = ctx.resources.filter((r) => r.kind === 'ConfigMap' && typeof dig(r.object, ['data', CONFIG_KEY]) === 'string');
-    const written = new Set(chartValues(ctx.repo, CHART).flatMap((v) => Object.keys((dig(v.values, ['config', 'modules']) ?? {}) as object)));
-    for (const probe of probes) judge(ctx, probe, services, configMaps, written);
+    const seen: Seen = {
+      services: ctx.resources.filter((r) => r.kind === 'Service'),
+      configMaps: ctx.resources.filter((r) => r.kind === 'ConfigMap' && typeof dig(r.object, ['data', CONFIG_KEY]) === 'string'),
+      written: new Set(chartValues(ctx.repo, CHART).flatMap((v) => Object.keys((dig(v.values, ['config', 'modules']) ?? {}) as object))),
+      opaque: opaqueNamespaces(ctx.renders),
+    };
+    for (const probe of probes) judge(ctx, probe, seen);
   },
 };

@@ -25,6 +25,13 @@ export const APPLICATION_FILE = 'application.yaml';
 export const IN_CLUSTER_SERVER = 'https://kubernetes.default.svc';
 export const IN_CLUSTER_NAME = 'in-cluster';
 
+/** The cluster an object is applied to, as Argo CD's resource filter matches it: its Application's destination server. */
+export function filterCluster(app: { resource: Resource } | undefined): string {
+  const destination = (dig(app?.resource.object, ['spec', 'destination']) ?? {}) as { server?: unknown; name?: unknown };
+  if (typeof destination.server === 'string') return destination.server;
+  return destination.name === IN_CLUSTER_NAME ? IN_CLUSTER_SERVER : '';
+}
+
 export interface ArgoApp {
   resource: Resource;
   name: string;

@@ -16,6 +16,7 @@ import { metricsMutations } from './metrics.ts';
 import { metricsCatalogMutations } from './metrics-catalog.ts';
 import { monitoringMutations } from './monitoring.ts';
 import { monitoringSourcesMutations } from './monitoring-sources.ts';
+import { probeModuleMutations } from './probe-module.ts';
 import { projectsMutations } from './projects.ts';
 import { privilegesMutations } from './privileges.ts';
 import { registryMutations } from './registry.ts';
@@ -49,7 +50,7 @@ export const MUTATION_LISTS: Record<string, readonly (readonly Mutation[])[]> = 
   falco: [falcoMutations],
   watchdog: [watchdogMutations],
   'alert-routing': [alertRoutingMutations],
-  monitoring: [monitoringMutations, monitoringSourcesMutations],
+  monitoring: [monitoringMutations, monitoringSourcesMutations, probeModuleMutations],
   metrics: [metricsMutations],
   'metrics-catalog': [metricsCatalogMutations],
   media: [mediaMutations, mediaPodsMutations],

@@ -21,6 +21,31 @@ export const VOLSYNC_APP = 'apps/platform/volsync/application.yaml';
 /** A folder another Application (cert-manager, same project) applies: a copy here is declared by two apps. */
 const PLAIN_COPY = 'apps/platform/cert-manager/volsync-copy.yaml';
 
+/**
+ * A stand-in chart's source packaged with the real Helm into the chart cache `env` names, where upstream's archive
+ * would be, and the copy's lock given its digest where upstream's entry (or its pending line) was. The lock is written
+ * past the copy's undo list: it belongs to every mutation of the list.
+ */
+export async function placeStandIn(
+  copy: RepoCopy,
+  { cache, env, src, ref }: { cache: string; env: NodeJS.ProcessEnv; src: string; ref: ChartRef },
+): Promise<void> {
+  await output(env.HELM_BIN!, ['package', src, '--destination', join(cache, 'pkg')], { env });
+  const target = cachedChartPath(ref, env);
+  mkdirSync(dirname(target), { recursive: true });
+  renameSync(join(cache, 'pkg', `${ref.chart}-${ref.version}.tgz`), target);
+  const lock = readLock(copy.root);
+  const others = <T extends ChartRef>(list: readonly T[]): T[] => list.filter((c) => chartId(c) !== chartId(ref));
+  writeFileSync(
+    join(copy.root, CHART_LOCK_FILE),
+    formatLock({
+      charts: [...others(lock.charts), { ...ref, digest: digestOf(readFileSync(target)) }],
+      pending: others(lock.pending ?? []),
+      remotes: lock.remotes,
+    }),
+  );
+}
+
 /** A stand-in for the volsync chart at the version the copy pins, declaring every key of the copy's values, in a fresh chart cache. */
 export function standInVolsync(): MutationSetup {
   let cache = '';
@@ -67,23 +92,7 @@ export function standInVolsync(): MutationSetup {
             '{{- if .Values.standinRandom }}\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: volsync-random\n  namespace: {{ .Release.Namespace }}\ndata:\n  token: {{ randAlphaNum 20 | quote }}\n{{- end }}\n',
         },
       });
-      await output(env.HELM_BIN!, ['package', src, '--destination', join(cache, 'pkg')], { env });
-      const ref = { repoURL: 'https://backube.github.io/helm-charts/', chart: 'volsync', version };
-      const target = cachedChartPath(ref, env);
-      mkdirSync(dirname(target), { recursive: true });
-      renameSync(join(cache, 'pkg', `volsync-${version}.tgz`), target);
-      // Written past the copy's undo list: the lock belongs to every mutation of the list.
-      // The copy's own lock, with the stand-in's digest where upstream's volsync entry (or its pending line) was.
-      const lock = readLock(copy.root);
-      const others = <T extends ChartRef>(list: readonly T[]): T[] => list.filter((c) => chartId(c) !== chartId(ref));
-      writeFileSync(
-        join(copy.root, CHART_LOCK_FILE),
-        formatLock({
-          charts: [...others(lock.charts), { ...ref, digest: digestOf(readFileSync(target)) }],
-          pending: others(lock.pending ?? []),
-          remotes: lock.remotes,
-        }),
-      );
+      await placeStandIn(copy, { cache, env, src, ref: { repoURL: 'https://backube.github.io/helm-charts/', chart: 'volsync', version } });
       return { env };
     },
     after() {
