@@ -3,7 +3,8 @@
  * rendered settings): `<service>.<namespace>.svc[.cluster.local][:port]`, and the short `<service>.<namespace>`
  * when it is written as an address (after `scheme://` or before `:port`) and its namespace is one the cluster has.
  * Cluster DNS answers these names only for a Service of that name in that namespace, so each is a reference the
- * gate can close. A port comes from the address, else from its scheme (http 80, https 443), else it is not known.
+ * gate can close. A port comes from the address, else from its scheme (http 80, https 443), else from a `port` beside
+ * the `hostname` or `host` that holds the address alone (a settings map's server), else it is not known.
  */
 import type { Path } from '../core/positions.ts';
 import { perObject } from '../core/per-object.ts';
@@ -50,6 +51,28 @@ function addressesIn(text: string): Omit<Candidate, 'path'>[] {
   return out;
 }
 
+/** The keys a settings map names a server's host by, beside a `port` key (Jellyseerr's hostname, an arr's host). */
+const HOST_KEYS = ['hostname', 'host'];
+
+/**
+ * A host written apart from its port (`hostname: radarr.media.svc` beside `port: 7878`), as the media apps' settings
+ * and many charts' values write a server: the address is the host at that port, and a finding points at the port.
+ */
+function withSiblingPort(map: Record<string, unknown>, found: Candidate[], at: readonly (string | number)[]): void {
+  const port = map.port;
+  if (typeof port !== 'number' || !Number.isInteger(port)) return;
+  for (const key of HOST_KEYS) {
+    const host = map[key];
+    if (typeof host !== 'string') continue;
+    for (const a of found)
+      if (a.port === undefined && a.path.length === at.length + 1 && a.path[at.length] === key && a.text === host) {
+        a.port = port;
+        a.text = `${host}:${port}`;
+        a.path = [...at, 'port'];
+      }
+  }
+}
+
 /** Every candidate address in `value`'s strings, with where each string sits (one walk, the path copied only for a hit). */
 function candidatesIn(value: unknown): Candidate[] {
   const out: Candidate[] = [];
@@ -64,11 +87,13 @@ function candidatesIn(value: unknown): Candidate[] {
         path.pop();
       }
     } else if (v && typeof v === 'object') {
+      const found = out.length;
       for (const key in v) {
         path.push(key);
         walk((v as Record<string, unknown>)[key]);
         path.pop();
       }
+      withSiblingPort(v as Record<string, unknown>, out.slice(found), path);
     }
   };
   walk(value);

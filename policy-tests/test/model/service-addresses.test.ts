@@ -15,6 +15,18 @@ describe('in-cluster addresses', () => {
     expect(found('grpc://tempo.monitoring.svc.cluster.local.:4317')).toEqual([{ service: 'tempo', namespace: 'monitoring', port: 4317, path: [] }]);
   });
 
+  it('reads a host written apart from its port (hostname or host beside port) as the host at that port, found at the port', () => {
+    expect(found({ radarr: [{ hostname: 'radarr.media.svc', port: 7878, useSsl: false }], client: { host: 'qbittorrent.media.svc', port: 8080 } })).toEqual([
+      { service: 'radarr', namespace: 'media', port: 7878, path: ['radarr', 0, 'port'] },
+      { service: 'qbittorrent', namespace: 'media', port: 8080, path: ['client', 'port'] },
+    ]);
+    // A port the host already says, a scheme's, a port that is no whole number, or a host that is more than the address: as written.
+    expect(found({ host: 'radarr.media.svc:7878', port: 1 })).toEqual([{ service: 'radarr', namespace: 'media', port: 7878, path: ['host'] }]);
+    expect(found({ host: 'http://radarr.media.svc', port: 1 })).toEqual([{ service: 'radarr', namespace: 'media', port: 80, path: ['host'] }]);
+    expect(found({ hostname: 'radarr.media.svc', port: '7878' })).toEqual([{ service: 'radarr', namespace: 'media', port: undefined, path: ['hostname'] }]);
+    expect(found({ url: 'radarr.media.svc', port: 7878 })).toEqual([{ service: 'radarr', namespace: 'media', port: undefined, path: ['url'] }]);
+  });
+
   it("takes a StatefulSet pod's name under its headless Service as that Service", () => {
     expect(found('alertmanager-0.alertmanager-operated.monitoring.svc:9094')).toEqual([
       { service: 'alertmanager-operated', namespace: 'monitoring', port: 9094, path: [] },

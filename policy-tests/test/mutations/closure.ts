@@ -146,6 +146,16 @@ export const closureMutations: Mutation[] = [
   },
   {
     check: 'closure-service',
+    why: "Jellyseerr's settings send it to Radarr at port 7879, written apart from its host: Radarr's Service has 7878, and Jellyseerr reaches no Radarr",
+    mutate: swap(
+      'apps/media/jellyseerr/settings/jellyseerr.yaml',
+      '    hostname: radarr.media.svc\n    port: 7878\n',
+      '    hostname: radarr.media.svc\n    port: 7879\n',
+    ),
+    at: 'port: 7879',
+  },
+  {
+    check: 'closure-service',
     why: 'a monitor scraping a port its Service lacks',
     mutate: swap('apps/media/sonarr/exporter.yaml', '    - port: metrics', '    - port: prometheus'),
     at: 'port: prometheus',

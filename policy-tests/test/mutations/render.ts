@@ -84,10 +84,11 @@ export function standInVolsync(): MutationSetup {
           // Like the real chart: the ReplicationSource CRD its Application declares (gate.homelab-gitops/provides-crds).
           'templates/crd.yaml':
             '{{- if .Values.standinCrd }}\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: {{ lower .Values.standinCrdKind }}s.volsync.backube\nspec:\n  group: volsync.backube\n  scope: Namespaced\n  names: { kind: {{ .Values.standinCrdKind }}, plural: {{ lower .Values.standinCrdKind }}s, singular: {{ lower .Values.standinCrdKind }}, listKind: {{ .Values.standinCrdKind }}List }\n  versions:\n    - name: v1alpha1\n      served: true\n      storage: true\n      schema:\n        openAPIV3Schema:\n          type: object\n          x-kubernetes-preserve-unknown-fields: true\n{{- end }}\n',
-          // Without the real chart's selector (control-plane: volsync-controller, its Deployment's pods): the stand-in
-          // renders no controller, and a Service selecting pods nobody runs is closure-service's to fail.
+          // An ExternalName, not the real chart's Service selecting its controller's pods (control-plane:
+          // volsync-controller): the stand-in renders no controller, and a Service selecting pods nobody runs, or one
+          // without a selector that its ServiceMonitor reaches, is closure-service's to fail.
           'templates/service.yaml':
-            'apiVersion: v1\nkind: Service\nmetadata:\n  name: volsync-metrics\n  labels:\n    control-plane: volsync-controller\nspec:\n  ports:\n    - name: https\n      port: 8443\n',
+            'apiVersion: v1\nkind: Service\nmetadata:\n  name: volsync-metrics\n  labels:\n    control-plane: volsync-controller\nspec:\n  type: ExternalName\n  externalName: volsync.standin.invalid\n  ports:\n    - name: https\n      port: 8443\n',
           'templates/random.yaml':
             '{{- if .Values.standinRandom }}\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: volsync-random\n  namespace: {{ .Release.Namespace }}\ndata:\n  token: {{ randAlphaNum 20 | quote }}\n{{- end }}\n',
         },
