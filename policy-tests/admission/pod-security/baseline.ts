@@ -90,7 +90,7 @@ export const baseline: Record<string, Control> = {
   hostPorts(_meta, spec) {
     const out: Violation[] = [];
     for (const { c, name, at } of containersOf(spec)) {
-      ((c.ports ?? []) as Obj[]).forEach((p, i) => {
+      (list(c.ports) as Obj[]).forEach((p, i) => {
         if (p?.hostPort !== undefined && p.hostPort !== 0)
           out.push({ control: 'hostPorts', path: [...at, 'ports', i, 'hostPort'], message: `hostPort: container ${name} uses hostPort ${String(p.hostPort)}` });
       });

@@ -6,7 +6,7 @@
  * Prometheus's configuration, so a rule refused here never runs, webhook or not.
  */
 import { stringify } from 'yaml';
-import { list, type Obj } from '../../model/core/dig.ts';
+import { isMap, list, type Obj } from '../../model/core/dig.ts';
 import { TEXT_TEMPLATE_BUILTINS, templateParseError } from '../../model/go/template-parse.ts';
 import { DEFAULT_PARSER_FEATURES, promqlProblems, type PromqlFeatures } from '../../model/monitoring/promql-lint.ts';
 import { durationMs } from '../../model/core/time.ts';
@@ -176,7 +176,9 @@ export function prometheusRuleRefusals(spec: unknown, parse: RuleParse = WEBHOOK
     seen.add(name);
     for (const [k] of entries(g.labels))
       if (!validLabelName(k, scheme) || k === '__name__') out.push({ path: [...at, 'labels', k], message: `invalid label name: ${k}` });
-    ((Array.isArray(g.rules) ? g.rules : []) as Rule[]).forEach((rule, ri) => {
+    // A null item is what Go decodes as an empty rule, which rulefmt then refuses (no record or alert, no expr).
+    list(g.rules).forEach((item, ri) => {
+      const rule = (isMap(item) ? item : {}) as Rule;
       const ruleName = asText(rule.alert) || asText(rule.record);
       for (const r of ruleRefusals(rule, [...at, 'rules', ri], parse))
         out.push({ path: r.path, message: `group ${JSON.stringify(name)}, rule ${ri + 1}, ${JSON.stringify(ruleName)}: ${r.message}` });

@@ -59,7 +59,7 @@ function ruleExpressions(repo: Repo): PromExpression[] {
     const groups = list(dig(resource.object, ['spec', 'groups'])) as { rules?: RuleShape[] }[];
     groups.forEach((group, g) =>
       (list(group?.rules) as RuleShape[]).forEach((rule, r) => {
-        if (typeof rule.expr !== 'string') return;
+        if (typeof rule?.expr !== 'string') return;
         const expr = rule.expr;
         const position = scalarPositions(resource, text, ['spec', 'groups', g, 'rules', r, 'expr']);
         out.push({

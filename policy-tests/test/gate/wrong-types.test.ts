@@ -35,6 +35,8 @@ const CASES: [string, number, (string | number)[], unknown][] = [
   ['monitoring/kube-prometheus-stack/values.yaml', 0, ['alertmanager', 'config', 'route', 'routes', 3, 'matchers'], 'x'],
   ['monitoring/blackbox-exporter/probes.yaml', 0, ['spec', 'targets', 'staticConfig', 'static', 3], {}],
   ['apps/media/jellyseerr/ingress.yaml', 0, ['spec', 'tls', 0, 'hosts'], 1.5],
+  ['apps/media/sonarr/deployment.yaml', 0, ['spec', 'template', 'spec', 'containers', 1, 'ports'], {}],
+  ['monitoring/alert-rules/watchdog.yaml', 0, ['spec', 'groups', 0, 'rules', 0], null],
 ];
 
 describe('a value of the wrong type in the real repository', () => {
