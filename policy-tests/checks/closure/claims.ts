@@ -6,18 +6,47 @@
  * another claim (claimRef), has the claim's class, every access mode the
  * claim asks for, its volume mode, and at least the capacity it requests. A
  * claim that fails any of these stays Pending, and so does every pod that
- * mounts it: the media share, say, for every app at once.
+ * mounts it: the media share, say, for every app at once. A claim of no class
+ * (storageClassName "", or none where no class is the default) that names no
+ * volume is one no provisioner serves: the binder gives it a volume of no
+ * class that satisfies it and is reserved for no other claim, and matches its
+ * selector, or nothing, and it stays Pending.
  */
 import { dig } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { quantityValue } from '../../model/go/quantity.ts';
-import type { PolicyCheck } from '../../model/checks/kit.ts';
+import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
+import { selectorMatches } from '../../model/core/label-selector.ts';
 import { namespaceOrDestination } from '../../model/cluster/references.ts';
 import { FACTS_FIX } from './closing.ts';
 
 const DEFAULT_CLASS = 'storageclass.kubernetes.io/is-default-class';
 
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+
+/** The class the binder matches a claim by: its own, else the default one admission gives a claim that names none; "" is none. */
+function claimClass(claim: Resource, defaultClass: string | undefined): string {
+  const asked = dig(claim.object, ['spec', 'storageClassName']);
+  return typeof asked === 'string' ? asked : (defaultClass ?? '');
+}
+
+/** A claim of no class and no volume name, which only a volume of the repository that satisfies it would bind. */
+function unmatched(ctx: CheckContext, claim: Resource, volumes: readonly Resource[], defaultClass: string | undefined): void {
+  const namespace = namespaceOrDestination(ctx.repo, claim) ?? '';
+  const selector = dig(claim.object, ['spec', 'selector']) as Record<string, unknown> | undefined;
+  const fits = volumes.filter(
+    (pv) => !mismatch(claim, namespace, pv, defaultClass) && selectorMatches(selector, dig(pv.object, ['metadata', 'labels']) as Record<string, unknown>),
+  );
+  if (fits.length > 0) return;
+  const asked =
+    typeof dig(claim.object, ['spec', 'storageClassName']) === 'string'
+      ? 'asks for no class (storageClassName "")'
+      : 'names no class, and no StorageClass is the default';
+  ctx.fail(
+    { resource: claim, path: typeof dig(claim.object, ['spec', 'storageClassName']) === 'string' ? ['spec', 'storageClassName'] : ['spec'] },
+    `PersistentVolumeClaim ${claim.name} ${asked} and no volume (spec.volumeName): no provisioner serves it, and no PersistentVolume of the repository without a class is free for it and satisfies it, so the binder leaves it Pending`,
+  );
+}
 
 /** Why `pv` cannot bind the claim, or undefined when it can. */
 function mismatch(claim: Resource, claimNamespace: string, pv: Resource, defaultClass: string | undefined): string | undefined {
@@ -26,10 +55,10 @@ function mismatch(claim: Resource, claimNamespace: string, pv: Resource, default
     return `it is reserved for claim ${ref.namespace ?? ''}/${ref.name ?? ''} (claimRef)`;
   // A claim that names no class gets the default one from admission (DefaultStorageClass); "" asks for none.
   const asked = dig(claim.object, ['spec', 'storageClassName']);
-  const claimClass = typeof asked === 'string' ? asked : (defaultClass ?? '');
+  const wanted = claimClass(claim, defaultClass);
   const volumeClass = (dig(pv.object, ['spec', 'storageClassName']) as string | undefined) ?? '';
-  if (claimClass !== volumeClass)
-    return `its class is ${JSON.stringify(volumeClass)} and the claim's is ${JSON.stringify(claimClass)}${typeof asked === 'string' ? '' : ' (the default class, which admission gives a claim that names none)'}`;
+  if (wanted !== volumeClass)
+    return `its class is ${JSON.stringify(volumeClass)} and the claim's is ${JSON.stringify(wanted)}${typeof asked === 'string' ? '' : ' (the default class, which admission gives a claim that names none)'}`;
   const modes = strings(dig(pv.object, ['spec', 'accessModes']));
   const missing = strings(dig(claim.object, ['spec', 'accessModes'])).filter((m) => !modes.includes(m));
   if (missing.length) return `it does not offer ${missing.join(', ')} (it offers ${modes.join(', ') || 'none'})`;
@@ -45,7 +74,7 @@ function mismatch(claim: Resource, claimNamespace: string, pv: Resource, default
 export const volumeClosureCheck: PolicyCheck = {
   id: 'closure-volume',
   description:
-    "Every PersistentVolumeClaim bound to a volume by name (spec.volumeName) can bind it: the PersistentVolume exists (in the repository or providedOutsideGit), is not reserved for another claim (claimRef), and has the claim's class (the default class when the claim names none), every access mode it asks for, its volume mode and at least the capacity it requests; the binder leaves the claim Pending otherwise, and every pod that mounts it (invariants P1, M1).",
+    'Every PersistentVolumeClaim bound to a volume by name (spec.volumeName) can bind it: the PersistentVolume exists (in the repository or providedOutsideGit), is not reserved for another claim (claimRef), and has the claim\'s class (the default class when the claim names none), every access mode it asks for, its volume mode and at least the capacity it requests; and a claim of no class that names no volume (storageClassName "", or none where no class is the default) finds a PersistentVolume of the repository without a class that is free for it, satisfies it and matches its selector, since no provisioner serves it; the binder leaves the claim Pending otherwise, and every pod that mounts it (invariants P1, M1).',
   invariants: ['P1', 'M1'],
   remediation: `make the PersistentVolume and its claim agree (claimRef, storageClassName, accessModes, volumeMode, capacity), or name the volume that exists, ${FACTS_FIX}`,
   reads: { kinds: ['PersistentVolumeClaim', 'PersistentVolume', 'StorageClass'], renders: true },
@@ -56,7 +85,12 @@ export const volumeClosureCheck: PolicyCheck = {
     const defaultClass = ctx.resources.find((r) => r.kind === 'StorageClass' && dig(r.object, ['metadata', 'annotations', DEFAULT_CLASS]) === 'true')?.name;
     for (const claim of ctx.resources.filter((r) => r.kind === 'PersistentVolumeClaim')) {
       const name = dig(claim.object, ['spec', 'volumeName']);
-      if (typeof name !== 'string' || name === '' || outside.has(name)) continue;
+      if (typeof name !== 'string' || name === '') {
+        // Bound by match (findBestMatchForClaim): only a claim of no class, which no provisioner serves, waits on one.
+        if (outside.size === 0 && claimClass(claim, defaultClass) === '') unmatched(ctx, claim, [...volumes.values()], defaultClass);
+        continue;
+      }
+      if (outside.has(name)) continue;
       const where = { resource: claim, path: ['spec', 'volumeName'] };
       const pv = volumes.get(name);
       if (!pv) {

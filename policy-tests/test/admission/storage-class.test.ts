@@ -78,3 +78,18 @@ describe("a claim's data source", () => {
     ]);
   });
 });
+
+describe('a PersistentVolumeClaim', () => {
+  const claim = (spec: unknown) =>
+    validateBuiltin('PersistentVolumeClaim', { metadata: { name: 'data', namespace: 'media' }, spec }, 35).map((p) => `${p.path.join('.')}: ${p.message}`);
+  it('admits access modes and a storage request', () => {
+    expect(claim({ accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '5Gi' } } })).toEqual([]);
+  });
+  it('refuses a spec left out or null as the empty one Go decodes: no access mode, no storage request', () => {
+    for (const spec of [undefined, null, {}])
+      expect(claim(spec), JSON.stringify(spec)).toEqual([
+        'spec.accessModes: at least 1 access mode is required',
+        'spec.resources: resources.requests.storage is required',
+      ]);
+  });
+});

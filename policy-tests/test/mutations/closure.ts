@@ -333,6 +333,12 @@ export const closureMutations: Mutation[] = [
   },
   {
     check: 'closure-volume',
+    why: 'Sonarr\'s config claim asks for no class (storageClassName ""): Ceph\'s provisioner never serves it, every volume without a class is reserved for another claim, and Sonarr stays Pending',
+    mutate: swap('apps/media/sonarr/pvc.yaml', '  storageClassName: ceph-block\n', '  storageClassName: ""\n'),
+    at: 'storageClassName: ""',
+  },
+  {
+    check: 'closure-volume',
     why: "the torrent client's share volume is reserved for media's claim: media-vpn's claim of it stays Pending, and so does the VPN pod",
     mutate: swap(
       'apps/media/gluetun/storage.yaml',
