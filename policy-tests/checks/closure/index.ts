@@ -15,6 +15,7 @@ import { namespacedProviders } from '../../model/cluster/providers.ts';
 import { secretTypeOf } from '../../model/cluster/provided-keys.ts';
 import { closeReferences, FACTS_FIX, namespacedClosure } from './closing.ts';
 import {
+  bindingSubjectRefs,
   ingressRefs,
   issuerRefs,
   namespaceRefs,
@@ -112,6 +113,9 @@ const referenceFamilyChecks: PolicyCheck[] = (
   },
 }));
 
+/** What a binding to a ServiceAccount nobody makes grants. */
+const SUBJECT_EFFECT = ': the binding grants its role to an account no pod runs as, and the pods meant to hold it are refused what it allows';
+
 /** What the kubelet does without a pull Secret: it warns, and pulls with no credentials, which a private image refuses. */
 const PULL_EFFECT =
   ' (imagePullSecrets): the kubelet pulls without it, with no credentials, so an image its registry keeps private never starts (ImagePullBackOff), and one it serves to anyone needs no Secret';
@@ -157,6 +161,8 @@ const podReferenceChecks: PolicyCheck[] = (['ServiceAccount', 'Secret', 'ConfigM
         provided,
         effect,
       );
+      // A binding's ServiceAccount that does not exist holds the role for no pod: the pods meant to run as it lack it.
+      if (kind === 'ServiceAccount') namespacedClosure(ctx, bindingSubjectRefs(ctx.repo, ctx.resources), provided, SUBJECT_EFFECT);
       namespacedClosure(
         ctx,
         refs.filter((r) => r.pull),

@@ -267,6 +267,24 @@ export function podRefs(repo: Repo, resources: readonly Resource[]): PodRef[] {
   return out;
 }
 
+/**
+ * The ServiceAccounts each RoleBinding and ClusterRoleBinding grants its role to (subjects of kind ServiceAccount): in
+ * the subject's namespace, else, in a RoleBinding, the binding's own, as the RBAC authorizer reads it (appliesToUser).
+ */
+export function bindingSubjectRefs(repo: Repo, resources: readonly Resource[]): Reference[] {
+  const refs: Reference[] = [];
+  for (const r of resources) {
+    if (r.kind !== 'RoleBinding' && r.kind !== 'ClusterRoleBinding') continue;
+    list(dig(r.object, ['subjects'])).forEach((subject, i) => {
+      const name = str(dig(subject, ['name']));
+      if (str(dig(subject, ['kind'])) !== 'ServiceAccount' || !name) return;
+      const namespace = str(dig(subject, ['namespace'])) || (r.kind === 'RoleBinding' ? (namespaceOrDestination(repo, r) ?? '') : '');
+      if (namespace) refs.push({ resource: r, path: ['subjects', i, 'name'], kind: 'ServiceAccount', name, namespace });
+    });
+  }
+  return refs;
+}
+
 /** The role each RoleBinding and ClusterRoleBinding grants (roleRef): a Role in the binding's own namespace, or a ClusterRole. */
 export function roleRefs(repo: Repo, resources: readonly Resource[]): Reference[] {
   const refs: Reference[] = [];
