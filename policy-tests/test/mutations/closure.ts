@@ -75,6 +75,12 @@ export const closureMutations: Mutation[] = [
   },
   {
     check: 'closure-service-account',
+    why: "the etcd backup's binding names its account etcd-backups: the role goes to an account no pod runs as, and the backup job is refused the sentinel ConfigMap it writes when it succeeds",
+    mutate: swap('apps/platform/backups/rbac.yaml', '  - kind: ServiceAccount\n    name: etcd-backup\n', '  - kind: ServiceAccount\n    name: etcd-backups\n'),
+    at: 'name: etcd-backups',
+  },
+  {
+    check: 'closure-service-account',
     why: 'a pod running as a ServiceAccount nobody declares',
     mutate: (c) => c.edit('apps/media/unpackerr/deployment.yaml', 0, (d) => d.setIn(['spec', 'template', 'spec', 'serviceAccountName'], 'unpackerr')),
     at: 'serviceAccountName: unpackerr',
