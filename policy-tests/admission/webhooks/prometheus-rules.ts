@@ -157,7 +157,6 @@ export const WEBHOOK_PARSE: RuleParse = { scheme: 'legacy', features: DEFAULT_PA
 export function prometheusRuleRefusals(spec: unknown, parse: RuleParse = WEBHOOK_PARSE): RuleRefusal[] {
   const { scheme } = parse;
   const groups = list((spec as Obj | undefined)?.groups) as Obj[];
-  if (!Array.isArray(groups)) return [];
   const size = marshalledSize(groups);
   if (size > MAX_RULE_FILE_BYTES)
     return [
@@ -168,7 +167,9 @@ export function prometheusRuleRefusals(spec: unknown, parse: RuleParse = WEBHOOK
     ];
   const out: RuleRefusal[] = [];
   const seen = new Set<string>();
-  groups.forEach((g, gi) => {
+  groups.forEach((item: unknown, gi) => {
+    // A null group is what Go decodes as an empty one: no name, which rulefmt refuses.
+    const g = (isMap(item) ? item : {}) as Obj;
     const name = asText(g.name);
     const at = ['spec', 'groups', gi];
     if (name === '') out.push({ path: at, message: 'Groupname must not be empty' });

@@ -37,6 +37,7 @@ const CASES: [string, number, (string | number)[], unknown][] = [
   ['apps/media/jellyseerr/ingress.yaml', 0, ['spec', 'tls', 0, 'hosts'], 1.5],
   ['apps/media/sonarr/deployment.yaml', 0, ['spec', 'template', 'spec', 'containers', 1, 'ports'], {}],
   ['monitoring/alert-rules/watchdog.yaml', 0, ['spec', 'groups', 0, 'rules', 0], null],
+  ['monitoring/alert-rules/watchdog.yaml', 0, ['spec', 'groups'], [null]],
 ];
 
 describe('a value of the wrong type in the real repository', () => {
