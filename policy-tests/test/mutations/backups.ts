@@ -1,5 +1,6 @@
 /** Broken copies of the real repository for the checks of policy-tests/checks/backups/backups.ts: each fails exactly its check, at its line. */
 import type { Mutation } from '../support/mutation-runner.ts';
+import { lineOf } from '../support/helpers.ts';
 import { COPY_COMPONENT, swap, DB_BACKUP_COMPONENT, SONARR_TARGET, patchJob, inComponent, DRILL, STRAY, lineIn, withoutEntry } from './edits.ts';
 
 export const backupsMutations: Mutation[] = [
@@ -37,6 +38,19 @@ export const backupsMutations: Mutation[] = [
     why: 'the off-site copy moved to the 30th of February: the parser takes it, Next finds no time, and VolSync copies back to back without end',
     mutate: swap(COPY_COMPONENT, 'schedule: "15 */6 * * *"', 'schedule: "15 3 30 2 *"'),
     at: 'schedule: "15 3 30 2 *"',
+  },
+  {
+    check: 'volsync-schedule',
+    why: "a manual trigger left beside the off-site copy's schedule after a copy by hand: VolSync takes the manual one and never reads the schedule again",
+    mutate: swap(COPY_COMPONENT, '    schedule: "15 */6 * * *"\n', '    schedule: "15 */6 * * *"\n    manual: restore-drill-1\n'),
+    at: 'manual: restore-drill-1',
+    fix: 'remove the manual trigger once its copy is done, or the schedule if the copies are meant to be by hand',
+  },
+  {
+    check: 'volsync-schedule',
+    why: 'the off-site copy without its trigger: VolSync copies in a tight loop, one restic upload after another, without end',
+    mutate: swap(COPY_COMPONENT, '  trigger:\n    schedule: "15 */6 * * *"\n', ''),
+    at: (c) => ({ file: COPY_COMPONENT, line: lineOf(c, COPY_COMPONENT, 'spec:\n') }),
   },
   {
     check: 'backup-jobs',
