@@ -72,6 +72,10 @@ interface KindLoad {
   direct(on: boolean): void;
 }
 
+/** The built-in kind whose schema judges a custom resource's ObjectMeta: a ConfigMap is ObjectMeta and optional data. */
+const METADATA_KIND = 'v1/ConfigMap';
+const metadataOnly = (r: Resource) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: r.object.metadata });
+
 /** From this many resources on, built-in kinds are validated directly (see prepareFor). */
 const DIRECT_FROM = 2000;
 
@@ -162,16 +166,23 @@ export class SchemaLayer {
 
   /** Readies the validators these resources need ahead of the synchronous checks: a built-in kind's is imported only for an object whose outcome is not stored. */
   async prepareFor(resources: readonly Resource[]): Promise<void> {
-    await this.prepare(resources.map((r) => `${r.apiVersion}/${r.kind}`));
+    const custom = resources.filter((r) => this.isCustom(`${r.apiVersion}/${r.kind}`));
+    await this.prepare([...resources.map((r) => `${r.apiVersion}/${r.kind}`), ...(custom.length ? [METADATA_KIND] : [])]);
     const large = resources.length >= DIRECT_FROM;
     const needed = new Set<KindLoad>();
-    for (const r of resources) {
-      const load = this.byKind.get(`${r.apiVersion}/${r.kind}`)?.load;
-      if (!load || needed.has(load)) continue;
+    const wants = (load: KindLoad | undefined, object: unknown) => {
+      if (!load || needed.has(load)) return;
       load.direct(large);
-      if (large || !load.known(r.object)) needed.add(load);
-    }
+      if (large || !load.known(object)) needed.add(load);
+    };
+    for (const r of resources) wants(this.byKind.get(`${r.apiVersion}/${r.kind}`)?.load, r.object);
+    for (const r of custom) wants(this.byKind.get(METADATA_KIND)?.load, metadataOnly(r));
     await Promise.all([...needed].map((l) => l.import()));
+  }
+
+  /** Whether a kind's schema is a CRD's (declared among the objects, or bundled), whose metadata its schema leaves to ObjectMeta. */
+  private isCustom(key: string): boolean {
+    return this.declared.has(key) || this.repoCrds.has(key);
   }
 
   /** Imports the validators for these `apiVersion/kind` keys ahead of the synchronous checks. */
@@ -304,10 +315,23 @@ export class SchemaLayer {
     const findings: Finding[] = [];
     if (!schema.validate(resource.object) && schema.validate.errors)
       findings.push(...schemaErrorFindings(resource, key, schema.validate.errors, { precompiled: schema.load !== undefined }));
+    if (this.isCustom(key)) findings.push(...this.metadataFindings(resource, key));
     if (options.strict) findings.push(...this.unknownFields(resource, schema.root, key));
     if (key === 'batch/v1/CronJob') findings.push(...cronJobFindings(resource));
     if (key === 'v1/ConfigMap' || key === 'v1/Secret') findings.push(...objectSizeFindings(resource));
     return { status: findings.length ? 'invalid' : 'valid', findings };
+  }
+
+  /**
+   * A custom resource's metadata as the API server decodes it: into ObjectMeta, whose field types a CRD's schema does
+   * not state (its metadata is an object, at most its name constrained), so `namespace: {}` or a label valued 1 is
+   * refused at decoding. Judged with ObjectMeta's own schema, through a ConfigMap holding only that metadata.
+   */
+  private metadataFindings(resource: Resource, key: string): Finding[] {
+    const meta = this.byKind.get(METADATA_KIND);
+    if (!meta || meta.validate(metadataOnly(resource)) || !meta.validate.errors) return [];
+    const errors = meta.validate.errors.filter((e) => e.instancePath.startsWith('/metadata'));
+    return schemaErrorFindings(resource, key, errors, { precompiled: true });
   }
 
   /**

@@ -446,3 +446,17 @@ items:
     ]);
   });
 });
+
+describe("schema layer: a custom resource's metadata is ObjectMeta", () => {
+  const certificate = (metadata: string) =>
+    `apiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata:\n${metadata}spec:\n  secretName: web-tls\n  dnsNames: [web.example.net]\n  issuerRef: {name: letsencrypt, kind: ClusterIssuer}\n`;
+  it('refuses what the API server cannot decode into ObjectMeta, which the CRD schema leaves open: a namespace that is a map, a label valued by a number', async () => {
+    expect((await check(certificate('  name: web\n  namespace: {}\n'))).findings).toEqual([
+      't.yaml:5:3 [schema] cert-manager.io/v1/Certificate: /metadata/namespace: must be string',
+    ]);
+    expect((await check(certificate('  name: web\n  namespace: apps\n  labels: {tier: 1}\n'))).findings).toEqual([
+      't.yaml:6:18 [schema] cert-manager.io/v1/Certificate: /metadata/labels/tier: must be string',
+    ]);
+    expect(await check(certificate('  name: web\n  namespace: apps\n  labels: {tier: "1"}\n'))).toEqual({ status: 'valid', findings: [] });
+  });
+});
