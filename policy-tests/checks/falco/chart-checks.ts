@@ -3,7 +3,7 @@
  */
 import { tuningFiles } from '../../model/falco/tuning.ts';
 import type { ChartValues } from '../../model/helm/chart-values.ts';
-import { dig, list } from '../../model/core/dig.ts';
+import { dig, isMap, list } from '../../model/core/dig.ts';
 import { toleratesControlPlane } from '../../model/core/workloads.ts';
 import { eachChartValues, type ValuesFail } from '../../model/checks/kit.ts';
 import { extraPlugins, pluginRefProblem, RULES_PLUGIN, renderedFalcoFile } from './plugins.ts';
@@ -205,19 +205,21 @@ export const falcoChartChecks: PolicyCheck[] = [
       let has443 = false;
       for (const policy of policies) {
         const cilium = policy.kind !== 'NetworkPolicy';
-        const spec = policy.object.spec as { policyTypes?: string[]; egress?: Record<string, any>[] };
-        if (!cilium && !spec.policyTypes?.includes('Egress'))
+        const spec = (policy.object.spec ?? {}) as { policyTypes?: unknown; egress?: unknown };
+        if (!cilium && !list(spec.policyTypes).includes('Egress'))
           ctx.fail({ resource: policy, path: ['spec', 'policyTypes'] }, 'the policy does not restrict egress');
-        (spec.egress ?? []).forEach((rule, i) => {
+        list(spec.egress).forEach((item, i) => {
+          // A null rule is what Go decodes as an empty one.
+          const rule = (isMap(item) ? item : {}) as Record<string, any>;
           const ports: { port?: unknown; protocol?: string; at: (string | number)[] }[] = cilium
             ? list(rule.toPorts).flatMap((tp: any, k: number) => list(tp?.ports).map((p: any, j: number) => ({ ...p, at: ['toPorts', k, 'ports', j] })))
-            : (rule.ports ?? []).map((p: any, j: number) => ({ ...p, at: ['ports', j] }));
+            : list(rule.ports).map((p: any, j: number) => ({ ...p, at: ['ports', j] }));
           if (ports.length === 0) {
             ctx.fail({ resource: policy, path: ['spec', 'egress', i] }, 'an egress rule without ports allows every port');
             return;
           }
-          const named = (rule.toFQDNs ?? []).length > 0;
-          const peers = cilium ? [...(rule.toEndpoints ?? []), ...(rule.toFQDNs ?? []), ...(rule.toEntities ?? []), ...(rule.toCIDR ?? [])] : (rule.to ?? []);
+          const named = list(rule.toFQDNs).length > 0;
+          const peers = cilium ? [...list(rule.toEndpoints), ...list(rule.toFQDNs), ...list(rule.toEntities), ...list(rule.toCIDR)] : list(rule.to);
           for (const p of ports) {
             const key = `${String(p.port)}/${p.protocol ?? 'TCP'}`;
             if (!allowed.has(key)) ctx.fail({ resource: policy, path: ['spec', 'egress', i, ...p.at] }, `egress to ${key} is wider than the sensor needs`);

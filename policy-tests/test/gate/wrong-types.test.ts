@@ -38,6 +38,7 @@ const CASES: [string, number, (string | number)[], unknown][] = [
   ['apps/media/sonarr/deployment.yaml', 0, ['spec', 'template', 'spec', 'containers', 1, 'ports'], {}],
   ['monitoring/alert-rules/watchdog.yaml', 0, ['spec', 'groups', 0, 'rules', 0], null],
   ['monitoring/alert-rules/watchdog.yaml', 0, ['spec', 'groups'], [null]],
+  ['security/falco/networkpolicy.yaml', 0, ['spec', 'egress'], 1.5],
 ];
 
 describe('a value of the wrong type in the real repository', () => {

@@ -1,0 +1,176 @@
+/**
+ * `npm run fuzz -- [--seed N] [--runs N] [--greens]`: the gate on copies of this repository in which one node of one
+ * manifest holds a value of another type (a number where a list is written, a null item, a map for a string), each
+ * run seeded, so a run is repeated by its seed. What it looks for: a check that throws (the runner's fault finding,
+ * "could not judge the repository"), a gate that throws, and, with --greens, every broken copy the gate passes, to
+ * read one by one: some are values the cluster takes (a label that is a number-like string), others a judgement the
+ * gate lacks. Exit 1 where any check or the gate threw, else 0.
+ *
+ * The copy holds the manifests, the chart lock and the files the metrics catalog pins, in a folder of its own, which
+ * is removed at the end; each run restores the file it broke. Charts render from the chart cache as the gate's do.
+ */
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { isMap, isScalar, isSeq, parseAllDocuments, type Document } from 'yaml';
+import { allFindings, charts, MANIFEST_ROOTS, REPO_ROOT, runGate } from '../policy-tests/index.ts';
+import { oneLine, runCommand, UsageError, type CommandIo } from './lib/command.ts';
+
+/** The values a node is replaced by: each of another type than most nodes hold. */
+const WRONG: readonly unknown[] = [null, 0, -1, 1.5, 99999999999, true, '', 'x', 'a'.repeat(300), [], [null], {}, { a: null }];
+
+/** Copied beside the manifest roots: what the gate reads outside them. */
+const ALSO_COPIED = [charts.CHART_LOCK_FILE, 'portfolio-api/src/metrics.ts'];
+
+/** mulberry32: a small seeded generator, so a seed names one sequence of broken copies on every machine. */
+function generator(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+type PathKey = string | number;
+
+/** Every node's path under a document's root, keys of maps and indexes of lists. */
+function nodePaths(doc: Document): PathKey[][] {
+  const out: PathKey[][] = [];
+  const walk = (node: unknown, at: PathKey[]) => {
+    if (isMap(node))
+      for (const pair of node.items) {
+        if (!isScalar(pair.key) || (typeof pair.key.value !== 'string' && typeof pair.key.value !== 'number')) continue;
+        const here = [...at, pair.key.value];
+        out.push(here);
+        walk(pair.value, here);
+      }
+    else if (isSeq(node))
+      node.items.forEach((item, i) => {
+        out.push([...at, i]);
+        walk(item, [...at, i]);
+      });
+  };
+  walk(doc.contents, []);
+  return out;
+}
+
+function yamlFiles(root: string): string[] {
+  const out: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const full = join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.isFile() && /\.ya?ml$/.test(entry.name)) out.push(relative(root, full));
+    }
+  };
+  for (const r of MANIFEST_ROOTS) if (existsSync(join(root, r)) && statSync(join(root, r)).isDirectory()) walk(join(root, r));
+  return out.sort();
+}
+
+export interface FuzzRun {
+  file: string;
+  path: PathKey[];
+  value: unknown;
+  outcome: 'red' | 'green' | 'fault' | 'crash';
+  detail?: string;
+}
+
+/** One broken copy after another, `runs` of them from `seed`, each judged by the gate and restored. */
+export async function fuzz(seed: number, runs: number, env: NodeJS.ProcessEnv, onRun: (r: FuzzRun) => void): Promise<void> {
+  const copy = mkdtempSync(join(tmpdir(), 'gate-fuzz-'));
+  try {
+    for (const r of [...MANIFEST_ROOTS, ...ALSO_COPIED])
+      if (existsSync(join(REPO_ROOT, r))) cpSync(join(REPO_ROOT, r), join(copy, r), { recursive: true, filter: (src) => !src.includes('node_modules') });
+    const files = yamlFiles(copy);
+    const next = generator(seed);
+    const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]!;
+    for (let done = 0, tries = 0; done < runs && tries < runs * 20; tries++) {
+      const file = pick(files);
+      const original = readFileSync(join(copy, file), 'utf8');
+      const docs = parseAllDocuments(original);
+      if (!Array.isArray(docs) || docs.length === 0 || docs.some((d) => d.errors.length > 0)) continue;
+      const doc = pick(docs);
+      const paths = nodePaths(doc);
+      if (paths.length === 0) continue;
+      const path = pick(paths);
+      const value = pick(WRONG);
+      doc.setIn(path, doc.createNode(value));
+      writeFileSync(
+        join(copy, file),
+        docs
+          .map((d, i) => {
+            const text = d.toString();
+            return i === 0 || text.startsWith('---') ? text : `---\n${text}`;
+          })
+          .join(''),
+      );
+      done++;
+      try {
+        const result = await runGate({ root: copy, cwd: copy, env });
+        const findings = allFindings(result);
+        const fault = findings.find((f) => /could not judge the repository/.test(f.message));
+        if (fault) onRun({ file, path, value, outcome: 'fault', detail: `[${fault.check}] ${fault.message}` });
+        else onRun({ file, path, value, outcome: findings.length + result.summary.invalid + result.summary.errors > 0 ? 'red' : 'green' });
+      } catch (err) {
+        onRun({ file, path, value, outcome: 'crash', detail: oneLine(err) });
+      } finally {
+        writeFileSync(join(copy, file), original);
+      }
+    }
+  } finally {
+    rmSync(copy, { recursive: true, force: true });
+  }
+}
+
+const shown = (v: unknown) => {
+  const text = JSON.stringify(v) ?? String(v);
+  return text.length > 40 ? `${text.slice(0, 37)}...` : text;
+};
+
+const positiveInteger = (name: string, raw: string | boolean | (string | boolean)[] | undefined, fallback: number): number => {
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n < 0) throw new UsageError(`--${name} must be a whole number, got "${String(raw)}"`);
+  return n;
+};
+
+export function fuzzCommand(
+  argv: string[],
+  io: CommandIo = { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) },
+): Promise<number> {
+  return runCommand(
+    {
+      name: 'fuzz',
+      usage: 'fuzz [--seed N] [--runs N] [--greens]',
+      help: `Judges copies of this repository, each with one node of one manifest replaced by a
+value of another type, and reports every check or gate that threw (exit 1), with
+--greens also every broken copy the gate passed. --seed (default 1) names the
+sequence, --runs (default 100) its length. Charts render from the chart cache
+(HOMELAB_CACHE_DIR), as the gate's do; offline, the charts are not rendered.`,
+      options: { seed: { type: 'string' }, runs: { type: 'string' }, greens: { type: 'boolean' } },
+      positionals: { min: 0, max: 0 },
+      async run({ values }) {
+        const seed = positiveInteger('seed', values.seed, 1);
+        const runs = positiveInteger('runs', values.runs, 100);
+        const counts = { red: 0, green: 0, fault: 0, crash: 0 };
+        await fuzz(seed, runs, process.env, (r) => {
+          counts[r.outcome]++;
+          if (r.outcome === 'fault' || r.outcome === 'crash' || (r.outcome === 'green' && values.greens))
+            io.stdout(`${r.outcome.toUpperCase()} ${r.file} ${JSON.stringify(r.path)} = ${shown(r.value)}${r.detail ? `: ${r.detail}` : ''}\n`);
+        });
+        io.stdout(
+          `seed ${seed}: ${counts.red + counts.green + counts.fault + counts.crash} runs, ${counts.red} red, ${counts.green} passed, ${counts.fault} with a check that threw, ${counts.crash} with the gate thrown\n`,
+        );
+        return counts.fault + counts.crash > 0 ? 1 : 0;
+      },
+    },
+    argv,
+    io,
+  );
+}
+
+const isMain = process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'));
+if (isMain) process.exitCode = await fuzzCommand(process.argv.slice(2));
