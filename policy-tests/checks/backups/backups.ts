@@ -112,14 +112,14 @@ function expectSchedule(ctx: CheckContext, job: Resource, pattern: RegExp, every
 function expectAppVolume(ctx: CheckContext, job: Resource, t: Target & { engine: 'sqlite' }): void {
   const app = ctx.resources.find((r) => r.kind === 'Deployment' && r.namespace === t.namespace && r.name === t.deployment);
   const main = mainContainer(job);
-  if (!app || !main?.c) {
+  const appPod = app && podSpecOf(app);
+  if (!app || !main?.c || !appPod) {
     if (!app) ctx.fail({ resource: job, path: ['metadata', 'name'] }, `${job.name}: the app's Deployment ${t.namespace}/${t.deployment} does not exist`);
     return;
   }
   const claimOf = (pod: { spec: Record<string, unknown> }, volume: unknown) =>
-    ((pod.spec.volumes as { name?: string; persistentVolumeClaim?: { claimName?: string } }[] | undefined) ?? []).find((v) => v.name === volume)
+    (list(pod.spec.volumes) as ({ name?: string; persistentVolumeClaim?: { claimName?: string } } | null)[]).find((v) => v?.name === volume)
       ?.persistentVolumeClaim?.claimName;
-  const appPod = podSpecOf(app)!;
   const appMounts = containersOf(appPod).flatMap((c) =>
     (list(c.container.volumeMounts) as { name: string; mountPath: string }[]).map((m) => ({ ...m, claim: claimOf(appPod, m.name) })),
   );

@@ -17,9 +17,9 @@ import { isMap, list } from '../../model/core/dig.ts';
 
 /** A container's strings that name files to its program: env values, args and command, with where each stands. */
 function namedStrings(container: Record<string, unknown>, at: Path): { text: string; path: Path }[] {
-  const env = (Array.isArray(container.env) ? container.env : []) as { value?: unknown }[];
+  const env = list(container.env) as ({ value?: unknown } | null)[];
   return [
-    ...env.flatMap((e, j) => (typeof e.value === 'string' ? [{ text: e.value, path: [...at, 'env', j, 'value'] }] : [])),
+    ...env.flatMap((e, j) => (typeof e?.value === 'string' ? [{ text: e.value, path: [...at, 'env', j, 'value'] }] : [])),
     ...(['args', 'command'] as const).flatMap((field) =>
       (Array.isArray(container[field]) ? (container[field] as unknown[]) : []).flatMap((v, k) =>
         typeof v === 'string' ? [{ text: v, path: [...at, field, k] }] : [],

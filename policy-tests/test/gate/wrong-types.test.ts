@@ -39,6 +39,8 @@ const CASES: [string, number, (string | number)[], unknown][] = [
   ['monitoring/alert-rules/watchdog.yaml', 0, ['spec', 'groups', 0, 'rules', 0], null],
   ['monitoring/alert-rules/watchdog.yaml', 0, ['spec', 'groups'], [null]],
   ['security/falco/networkpolicy.yaml', 0, ['spec', 'egress'], 1.5],
+  ['apps/media/unpackerr/deployment.yaml', 0, ['spec', 'template', 'spec', 'containers', 0, 'env', 1], null],
+  ['apps/media/jellyseerr/deployment.yaml', 0, ['spec', 'template'], []],
 ];
 
 describe('a value of the wrong type in the real repository', () => {
