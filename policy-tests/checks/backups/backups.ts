@@ -128,7 +128,7 @@ function expectAppVolume(ctx: CheckContext, job: Resource, t: Target & { engine:
     claim: claimOf(main.pod, m.name),
   }));
   for (const path of t.paths) {
-    const under = (m: { mountPath: string }) => path.startsWith(`${m.mountPath.replace(/\/$/, '')}/`);
+    const under = (m: { mountPath: string }) => typeof m.mountPath === 'string' && path.startsWith(`${m.mountPath.replace(/\/$/, '')}/`);
     // In a pod of several apps (the VPN pod) each container mounts its own claim at the same path: any of them may be the one.
     const candidates = appMounts.filter((m) => under(m) && m.claim);
     const jobMount = jobMounts.find(under);

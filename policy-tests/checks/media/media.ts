@@ -8,7 +8,7 @@ import { containersOf, podSpecOf, type ContainerRef } from '../../model/core/wor
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { scalarText } from '../../model/core/text.ts';
 import type { Ownership } from '../../model/repository/run-as.ts';
-import { list } from '../../model/core/dig.ts';
+import { dig, isMap, list } from '../../model/core/dig.ts';
 
 export const MEDIA_FACTS = 'apps/media/facts/media.yaml';
 /** The media apps' namespaces: media, and media-vpn for the VPN pod alone (it needs NET_ADMIN, which only a privileged namespace admits). */
@@ -43,10 +43,34 @@ interface Mount {
   readOnly: boolean;
 }
 
+/** The facts' fields by the shape the checks read them in: a name, a list of names, a container of a workload. */
+const FACT_SHAPES: [Path, 'name' | 'names' | 'container' | 'map'][] = [
+  ...(['claim', 'mountPath', 'owner'] as const).map((k): [Path, 'name'] => [['share', k], 'name']),
+  ...(['tvManager', 'movieManager', 'movieManager4k', 'archiveExtractor', 'mediaServer'] as const).map((k): [Path, 'name'] => [['roles', k], 'name']),
+  [['roles', 'subtitleManagers'], 'names'],
+  [['roles', 'transcoder'], 'names'],
+  ...(['torrentClient', 'indexerManager', 'vpn'] as const).map((k): [Path, 'container'] => [['roles', k], 'container']),
+  [['folders'], 'names'],
+  [['libraries'], 'map'],
+];
+const SHAPE_WORDS = { name: 'a name', names: 'a list of names', container: 'a workload and a container (workload:, container:)', map: 'a map of names' };
+const isName = (v: unknown) => typeof v === 'string' && v !== '';
+const fits = (v: unknown, shape: (typeof FACT_SHAPES)[number][1]) =>
+  shape === 'name'
+    ? isName(v)
+    : shape === 'names'
+      ? Array.isArray(v) && v.every(isName)
+      : shape === 'container'
+        ? isMap(v) && isName(v.workload) && isName(v.container)
+        : isMap(v) && Object.values(v).every(isName);
+
+/** The media facts, each field of the shape the checks read it in; otherwise each field that is not, and no check runs on them. */
 export function withFacts(ctx: CheckContext, body: (facts: MediaFacts) => void): void {
-  const facts = ctx.repo.dataFiles.get(MEDIA_FACTS)?.data as MediaFacts | undefined;
-  if (!facts?.share || !facts.roles) ctx.fail({ file: 'apps/README.md' }, `${MEDIA_FACTS} is missing or incomplete`);
-  else body(facts);
+  const data = ctx.repo.dataFiles.get(MEDIA_FACTS);
+  if (!data || !isMap(data.data)) return ctx.fail({ file: 'apps/README.md' }, `${MEDIA_FACTS} is missing or incomplete`);
+  const wrong = FACT_SHAPES.filter(([path, shape]) => !fits(dig(data.data, path), shape));
+  for (const [path, shape] of wrong) ctx.fail({ data, path }, `${MEDIA_FACTS}: ${path.join('.')} must be ${SHAPE_WORDS[shape]}`);
+  if (wrong.length === 0) body(data.data as unknown as MediaFacts);
 }
 
 export function workload(ctx: CheckContext, name: string): Resource | undefined {

@@ -191,8 +191,9 @@ export const mediaPodChecks: PolicyCheck[] = [
       withFacts(ctx, ({ roles }) => {
         for (const name of [roles.tvManager, roles.movieManager, roles.movieManager4k]) {
           const w = workload(ctx, name);
-          if (!w) continue;
-          const exporter = containersOf(podSpecOf(w)!).find((c) => /\/exportarr:/.test(scalarText(c.container.image ?? '')));
+          const pod = w && podSpecOf(w);
+          if (!w || !pod) continue;
+          const exporter = containersOf(pod).find((c) => /\/exportarr:/.test(scalarText(c.container.image ?? '')));
           if (!exporter) {
             ctx.fail({ resource: w, path: ['spec', 'template', 'spec', 'containers'] }, `${name} has no exportarr sidecar`);
             continue;

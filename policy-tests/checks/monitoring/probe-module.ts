@@ -28,7 +28,8 @@ function modulesOf(configMap: Resource): Set<string> | undefined {
   if (typeof text !== 'string') return undefined;
   try {
     const modules = dig(parse(text) as unknown, ['modules']);
-    return isMap(modules) ? new Set(Object.keys(modules)) : new Set();
+    // A module that is no map is one the exporter cannot load (it then loads no configuration at all): not had.
+    return isMap(modules) ? new Set(Object.keys(modules).filter((name) => isMap(modules[name]))) : new Set();
   } catch {
     return undefined; // a blackbox.yaml that is no YAML: the exporter does not start, which is not this check's to say
   }

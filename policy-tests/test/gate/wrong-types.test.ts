@@ -41,6 +41,9 @@ const CASES: [string, number, (string | number)[], unknown][] = [
   ['security/falco/networkpolicy.yaml', 0, ['spec', 'egress'], 1.5],
   ['apps/media/unpackerr/deployment.yaml', 0, ['spec', 'template', 'spec', 'containers', 0, 'env', 1], null],
   ['apps/media/jellyseerr/deployment.yaml', 0, ['spec', 'template'], []],
+  ['apps/media/sonarr/deployment.yaml', 0, ['spec', 'template'], 99999999999],
+  ['apps/media/jellyseerr/deployment.yaml', 0, ['spec', 'template', 'spec', 'containers', 0, 'volumeMounts', 0], { a: null }],
+  ['apps/media/facts/media.yaml', 0, ['roles', 'subtitleManagers'], 'x'],
 ];
 
 describe('a value of the wrong type in the real repository', () => {
