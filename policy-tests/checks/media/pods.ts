@@ -7,7 +7,7 @@ import { compareReleases, containersOf, imageRelease, podSpecOf } from '../../mo
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { MEDIA_NAMESPACES, mountsOf, requireWorkload, withFacts, workload } from './media.ts';
 import { scalarText } from '../../model/core/text.ts';
-import { dig, list, str } from '../../model/core/dig.ts';
+import { dig, isMap, list, str } from '../../model/core/dig.ts';
 import { LAN_GATEWAY } from '../../model/cluster/gateways.ts';
 import { cidrWithin } from '../../model/repository/node-network.ts';
 
@@ -60,7 +60,7 @@ export const mediaPodChecks: PolicyCheck[] = [
             );
         }
         const vpn = containers.find((c) => c.name === roles.vpn.container);
-        const env = (vpn?.container.env ?? []) as { name: string; value?: string }[];
+        const env = list(vpn?.container.env).map((e) => (isMap(e) ? e : {})) as { name: string; value?: string }[];
         const keep = env.findIndex((e) => e.name === 'DNS_KEEP_NAMESERVER');
         if (env[keep]?.value !== 'on')
           ctx.fail(
@@ -198,7 +198,11 @@ export const mediaPodChecks: PolicyCheck[] = [
             ctx.fail({ resource: w, path: ['spec', 'template', 'spec', 'containers'] }, `${name} has no exportarr sidecar`);
             continue;
           }
-          const env = (exporter.container.env ?? []) as { name: string; value?: string; valueFrom?: { secretKeyRef?: { name?: string } } }[];
+          const env = list(exporter.container.env).map((e) => (isMap(e) ? e : {})) as {
+            name: string;
+            value?: string;
+            valueFrom?: { secretKeyRef?: { name?: string } };
+          }[];
           const i = env.findIndex((e) => e.name === 'APIKEY');
           const ref = env[i]?.valueFrom?.secretKeyRef?.name;
           if (!writtenByExternalSecret(ctx.repo, ref, w.namespace))

@@ -44,6 +44,8 @@ const CASES: [string, number, (string | number)[], unknown][] = [
   ['apps/media/sonarr/deployment.yaml', 0, ['spec', 'template'], 99999999999],
   ['apps/media/jellyseerr/deployment.yaml', 0, ['spec', 'template', 'spec', 'containers', 0, 'volumeMounts', 0], { a: null }],
   ['apps/media/facts/media.yaml', 0, ['roles', 'subtitleManagers'], 'x'],
+  ['clusters/home/projects.yaml', 0, ['spec', 'destinations', 0], null],
+  ['apps/media/radarr-4k/deployment.yaml', 0, ['spec', 'template', 'spec', 'containers', 1, 'env'], 'x'],
 ];
 
 describe('a value of the wrong type in the real repository', () => {
