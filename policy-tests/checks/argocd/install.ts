@@ -10,6 +10,7 @@ import { PINNED_TOOLS } from '../../render/tools.ts';
 import { applicationHealthMissed } from '../../model/compare/health-lua.ts';
 import { healthOverrideFor, resourceOverrides } from '../../model/compare/resource-overrides.ts';
 import { APP_KINDS, ARGOCD_DIR, ARGOCD_TOOLS_FACTS, HEALTH_KEY, appsOf, minorOf } from './argocd.ts';
+import { dig, list, str } from '../../model/core/dig.ts';
 
 /** argocd-cm's keys that change how Argo CD builds a kustomize source (util/settings GetKustomizeSettings). */
 const KUSTOMIZE_SETTINGS = /^kustomize\.(buildOptions|path|version)(\.(.+))?$/;
@@ -130,7 +131,7 @@ export const argocdInstallChecks: PolicyCheck[] = [
         return;
       }
       const kustomization = ctx.repo.dataFiles.get(`${ARGOCD_DIR}/kustomization.yaml`);
-      const resources = ((kustomization?.data as { resources?: unknown[] } | undefined)?.resources ?? []).map(String);
+      const resources = list(dig(kustomization?.data, ['resources'])).map((r) => str(r));
       const index = resources.findIndex((r) => /argoproj\/argo-cd\/v\d/.test(r));
       const pinned = index === -1 ? undefined : /argo-cd\/(v[\d.]+)\//.exec(resources[index]!)?.[1];
       if (!pinned) ctx.fail({ file: `${ARGOCD_DIR}/kustomization.yaml` }, "the kustomization does not pin Argo CD's install manifest by release");

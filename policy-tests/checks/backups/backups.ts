@@ -170,12 +170,12 @@ export function secretsRead(job: Resource): { name: string; at: PathSegment[] }[
   if (!pod) return [];
   const out: { name: string; at: PathSegment[] }[] = [];
   for (const c of containersOf(pod)) {
-    ((c.container.env as { valueFrom?: { secretKeyRef?: { name?: string } } }[] | undefined) ?? []).forEach(
+    (list(c.container.env) as ({ valueFrom?: { secretKeyRef?: { name?: string } } } | null)[]).forEach(
       (e, i) =>
-        e.valueFrom?.secretKeyRef && out.push({ name: String(e.valueFrom.secretKeyRef.name), at: [...c.at, 'env', i, 'valueFrom', 'secretKeyRef', 'name'] }),
+        e?.valueFrom?.secretKeyRef && out.push({ name: String(e.valueFrom.secretKeyRef.name), at: [...c.at, 'env', i, 'valueFrom', 'secretKeyRef', 'name'] }),
     );
-    ((c.container.envFrom as { secretRef?: { name?: string } }[] | undefined) ?? []).forEach(
-      (e, i) => e.secretRef && out.push({ name: String(e.secretRef.name), at: [...c.at, 'envFrom', i, 'secretRef', 'name'] }),
+    (list(c.container.envFrom) as ({ secretRef?: { name?: string } } | null)[]).forEach(
+      (e, i) => e?.secretRef && out.push({ name: String(e.secretRef.name), at: [...c.at, 'envFrom', i, 'secretRef', 'name'] }),
     );
   }
   ((pod.spec.volumes as { secret?: { secretName?: string } }[] | undefined) ?? []).forEach(

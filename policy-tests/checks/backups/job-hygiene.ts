@@ -18,10 +18,10 @@ import { scalarText } from '../../model/core/text.ts';
 function missingEnvironment(ctx: CheckContext, job: Resource, container: Record<string, unknown>): string[] {
   const needs = BACKUP_ENVIRONMENT[String(dig(container, ['args', 0]))];
   if (!needs) return [];
-  const names = new Set(((container.env ?? []) as { name?: string }[]).map((e) => e.name));
-  for (const e of (container.envFrom ?? []) as { secretRef?: { name?: string } }[]) {
-    const given = keysOf(ctx, { kind: 'Secret', namespace: namespaceOrDestination(ctx.repo, job), name: e.secretRef?.name });
-    if (e.secretRef && !given) return [];
+  const names = new Set((list(container.env) as ({ name?: string } | null)[]).map((e) => e?.name));
+  for (const e of list(container.envFrom) as ({ secretRef?: { name?: string } } | null)[]) {
+    const given = keysOf(ctx, { kind: 'Secret', namespace: namespaceOrDestination(ctx.repo, job), name: e?.secretRef?.name });
+    if (e?.secretRef && !given) return [];
     given?.forEach((k) => names.add(k));
   }
   return needs.filter((need) => !need.some((n) => names.has(n))).map((need) => need.join(' or '));
@@ -79,7 +79,7 @@ export const backupHygieneChecks: PolicyCheck[] = [
           if (dig(c.container, ['resources', 'requests', kind]) === undefined)
             ctx.fail({ resource: job, path: [...c.at, c.container.resources ? 'resources' : 'name'] }, `${job.name} must request ${kind}`, FIX.requests);
         }
-        const backupDir = ((c.container.env as { name: string; value?: string }[] | undefined) ?? []).find((e) => e.name === 'BACKUP_DIR')?.value;
+        const backupDir = (list(c.container.env) as ({ name: string; value?: string } | null)[]).find((e) => e?.name === 'BACKUP_DIR')?.value;
         const mounts = list(c.container.volumeMounts) as { mountPath: string }[];
         if (!backupDir || !mounts.some((m) => m.mountPath === backupDir))
           ctx.fail(

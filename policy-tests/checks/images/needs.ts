@@ -5,7 +5,7 @@
  * reads only together or only from a release. Each failure says its own mend.
  */
 import type { CheckContext, FailurePlace } from '../../model/checks/kit.ts';
-import { dig, list } from '../../model/core/dig.ts';
+import { dig, list, str } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { scalarText } from '../../model/core/text.ts';
 import {
@@ -31,7 +31,7 @@ function writableAt(pod: PodSpecRef, c: ContainerRef, paths: ReadonlySet<string>
   return (list(c.container.volumeMounts) as { name?: string; mountPath?: string; readOnly?: boolean }[]).some((m) => {
     const volume = volumes.get(m.name);
     return (
-      m.readOnly !== true && paths.has((m.mountPath ?? '').replace(/\/+$/, '')) && volume !== undefined && WRITABLE_SOURCES.some((k) => volume[k] !== undefined)
+      m.readOnly !== true && paths.has(str(m.mountPath).replace(/\/+$/, '')) && volume !== undefined && WRITABLE_SOURCES.some((k) => volume[k] !== undefined)
     );
   });
 }
@@ -109,7 +109,7 @@ function envTogetherNeed({ ctx, resource, c, image, need, env }: Held): void {
 /** Whether a volume is mounted at one of `dirs`, inside one, or above one: the image could read its setting from a file there. */
 const mountsUnder = (c: ContainerRef, dirs: readonly string[]): boolean =>
   (list(c.container.volumeMounts) as { mountPath?: string }[]).some((m) => {
-    const at = (m.mountPath ?? '').replace(/\/+$/, '') || '/';
+    const at = str(m.mountPath).replace(/\/+$/, '') || '/';
     return dirs.some((dir) => at === dir || at.startsWith(`${dir}/`) || dir.startsWith(`${at === '/' ? '' : at}/`));
   });
 

@@ -46,6 +46,9 @@ const CASES: [string, number, (string | number)[], unknown][] = [
   ['apps/media/facts/media.yaml', 0, ['roles', 'subtitleManagers'], 'x'],
   ['clusters/home/projects.yaml', 0, ['spec', 'destinations', 0], null],
   ['apps/media/radarr-4k/deployment.yaml', 0, ['spec', 'template', 'spec', 'containers', 1, 'env'], 'x'],
+  ['apps/platform/backups/etcd-backup.yaml', 0, ['spec', 'jobTemplate', 'spec', 'template', 'spec', 'containers', 0, 'env'], 99999999999],
+  ['apps/platform/argocd/kustomization.yaml', 0, ['resources'], 1.5],
+  ['apps/media/bazarr-4k/deployment.yaml', 0, ['spec', 'template', 'spec', 'containers', 0, 'volumeMounts', 2, 'mountPath'], true],
 ];
 
 describe('a value of the wrong type in the real repository', () => {
