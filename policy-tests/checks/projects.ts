@@ -12,7 +12,7 @@ import { argoGlobMatch, goFilepathMatch } from '../model/core/glob.ts';
 import { groupOf, type Resource } from '../model/core/manifest.ts';
 import { type CheckContext, type PolicyCheck, type Area, type CheckEnvironment } from '../model/checks/kit.ts';
 import { scalarText } from '../model/core/text.ts';
-import { isMap } from '../model/core/dig.ts';
+import { objects } from '../model/core/dig.ts';
 
 interface GroupKind {
   group: string;
@@ -38,12 +38,10 @@ function readProjects(ctx: { resources: readonly Resource[]; repo: Parameters<ty
   return new Map(
     all.map((r) => {
       const spec = (r.object.spec ?? {}) as Record<string, unknown>;
-      // A null item is what Go decodes as an empty one.
-      const list = (v: unknown): Record<string, unknown>[] => (Array.isArray(v) ? v.map((x) => (isMap(x) ? x : {})) : []);
       const project: Project = {
         resource: r,
-        destinations: list(spec.destinations).map((d) => ({ namespace: scalarText(d.namespace ?? '') })),
-        clusterWhitelist: list(spec.clusterResourceWhitelist).map((e) => ({ group: scalarText(e.group ?? ''), kind: scalarText(e.kind ?? '') })),
+        destinations: objects(spec.destinations).map((d) => ({ namespace: scalarText(d.namespace ?? '') })),
+        clusterWhitelist: objects(spec.clusterResourceWhitelist).map((e) => ({ group: scalarText(e.group ?? ''), kind: scalarText(e.kind ?? '') })),
         virtual: virtualProject(r, all, argocdCm),
       };
       return [r.name, project];

@@ -3,7 +3,7 @@
  * what each built-in kind's Validate<Kind> refuses beyond the OpenAPI schema.
  */
 import { limitRangeProblems } from '../allocation/limit-range.ts';
-import { isMap, list } from '../../model/core/dig.ts';
+import { list, obj } from '../../model/core/dig.ts';
 import { resourceQuotaProblems } from '../allocation/resource-quota.ts';
 import type { PathSegment } from '../../model/core/positions.ts';
 import { validateObjectMeta, type Invalid } from './metadata.ts';
@@ -75,7 +75,7 @@ function dataSourceProblems(spec: Obj, at: PathSegment[]): Invalid[] {
 
 function pvcSpec(written: Obj | undefined, at: PathSegment[]): Invalid[] {
   // Left out or null, the spec is what Go decodes then, an empty one, which validation refuses as any other.
-  const spec: Obj = isMap(written) ? written : {};
+  const spec: Obj = obj(written);
   const out: Invalid[] = [];
   if (!Array.isArray(spec.accessModes) || spec.accessModes.length === 0)
     out.push({ path: [...at, 'accessModes'], fn: 'ValidatePersistentVolumeClaimSpec', message: 'at least 1 access mode is required' });

@@ -6,7 +6,7 @@
  * Prometheus's configuration, so a rule refused here never runs, webhook or not.
  */
 import { stringify } from 'yaml';
-import { isMap, list, type Obj } from '../../model/core/dig.ts';
+import { list, type Obj, obj } from '../../model/core/dig.ts';
 import { TEXT_TEMPLATE_BUILTINS, templateParseError } from '../../model/go/template-parse.ts';
 import { DEFAULT_PARSER_FEATURES, promqlProblems, type PromqlFeatures } from '../../model/monitoring/promql-lint.ts';
 import { durationMs } from '../../model/core/time.ts';
@@ -169,7 +169,7 @@ export function prometheusRuleRefusals(spec: unknown, parse: RuleParse = WEBHOOK
   const seen = new Set<string>();
   groups.forEach((item: unknown, gi) => {
     // A null group is what Go decodes as an empty one: no name, which rulefmt refuses.
-    const g = (isMap(item) ? item : {}) as Obj;
+    const g = obj(item);
     const name = asText(g.name);
     const at = ['spec', 'groups', gi];
     if (name === '') out.push({ path: at, message: 'Groupname must not be empty' });
@@ -179,7 +179,7 @@ export function prometheusRuleRefusals(spec: unknown, parse: RuleParse = WEBHOOK
       if (!validLabelName(k, scheme) || k === '__name__') out.push({ path: [...at, 'labels', k], message: `invalid label name: ${k}` });
     // A null item is what Go decodes as an empty rule, which rulefmt then refuses (no record or alert, no expr).
     list(g.rules).forEach((item, ri) => {
-      const rule = (isMap(item) ? item : {}) as Rule;
+      const rule = obj(item) as Rule;
       const ruleName = asText(rule.alert) || asText(rule.record);
       for (const r of ruleRefusals(rule, [...at, 'rules', ri], parse))
         out.push({ path: r.path, message: `group ${JSON.stringify(name)}, rule ${ri + 1}, ${JSON.stringify(ruleName)}: ${r.message}` });

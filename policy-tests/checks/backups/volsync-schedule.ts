@@ -12,6 +12,7 @@
  */
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { neverFires, parseStandard } from '../../model/cron/robfig.ts';
+import { dig, isMap } from '../../model/core/dig.ts';
 
 type Obj = Record<string, any>;
 
@@ -43,7 +44,7 @@ export const volsyncScheduleCheck: PolicyCheck = {
       if (!scheduled) {
         if (r.kind === 'ReplicationSource')
           ctx.fail(
-            { resource: r, path: ['spec', ...(r.object.spec && (r.object.spec as Obj).trigger ? ['trigger'] : [])] },
+            { resource: r, path: ['spec', ...(isMap(dig(r.object, ['spec', 'trigger'])) ? ['trigger'] : [])] },
             `${r.kind} ${r.name} has no trigger (no schedule, no manual tag): VolSync copies in a tight loop, each copy starting as soon as the last one is cleaned up, without end`,
             'give it a schedule (spec.trigger.schedule, such as "0 3 * * *"), or a manual tag for copies by hand',
           );

@@ -9,7 +9,7 @@ import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { SETTINGS_GLOB, settingsFiles } from '../../model/apps/media-settings.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { storeItemOf } from '../../model/cluster/external-secrets.ts';
-import { dig, isMap, list } from '../../model/core/dig.ts';
+import { dig, list, objects } from '../../model/core/dig.ts';
 import { servicePort } from '../../model/cluster/ingress-routes.ts';
 import { selectorMatches } from '../../model/core/label-selector.ts';
 import type { Resource } from '../../model/core/manifest.ts';
@@ -19,7 +19,7 @@ import { envNamePattern, IMAGE_FACTS_GLOB, imageKey, repoImageNeeds, type ImageN
 
 type Env = { name?: unknown; value?: unknown; valueFrom?: { secretKeyRef?: { name?: unknown; key?: unknown } } };
 /** A container's env, a null item read as the empty variable Go decodes (which validation refuses). */
-const envOf = (c: ContainerRef): Env[] => list(c.container.env).map((e) => (isMap(e) ? e : {}) as Env);
+const envOf = (c: ContainerRef): Env[] => objects(c.container.env) as Env[];
 
 /** One container of a workload, with the facts of its image and its namespace. */
 interface Running {

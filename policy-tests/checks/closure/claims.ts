@@ -38,12 +38,10 @@ function unmatched(ctx: CheckContext, claim: Resource, volumes: readonly Resourc
     (pv) => !mismatch(claim, namespace, pv, defaultClass) && selectorMatches(selector, dig(pv.object, ['metadata', 'labels']) as Record<string, unknown>),
   );
   if (fits.length > 0) return;
-  const asked =
-    typeof dig(claim.object, ['spec', 'storageClassName']) === 'string'
-      ? 'asks for no class (storageClassName "")'
-      : 'names no class, and no StorageClass is the default';
+  const written = typeof dig(claim.object, ['spec', 'storageClassName']) === 'string';
+  const asked = written ? 'asks for no class (storageClassName "")' : 'names no class, and no StorageClass is the default';
   ctx.fail(
-    { resource: claim, path: typeof dig(claim.object, ['spec', 'storageClassName']) === 'string' ? ['spec', 'storageClassName'] : ['spec'] },
+    { resource: claim, path: written ? ['spec', 'storageClassName'] : ['spec'] },
     `PersistentVolumeClaim ${claim.name} ${asked} and no volume (spec.volumeName): no provisioner serves it, and no PersistentVolume of the repository without a class is free for it and satisfies it, so the binder leaves it Pending`,
   );
 }

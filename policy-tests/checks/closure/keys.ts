@@ -13,7 +13,7 @@ import { mountedFile, namedPaths } from '../../model/cluster/mounted-files.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import type { Path } from '../../model/core/positions.ts';
 import { keysOf } from '../../model/cluster/provided-keys.ts';
-import { isMap, list } from '../../model/core/dig.ts';
+import { list, obj } from '../../model/core/dig.ts';
 
 /** A container's strings that name files to its program: env values, args and command, with where each stands. */
 function namedStrings(container: Record<string, unknown>, at: Path): { text: string; path: Path }[] {
@@ -61,7 +61,7 @@ export const keyClosureCheck: PolicyCheck = {
         const where = { spec, namespace: namespaceOrDestination(ctx.repo, r) };
         for (const field of ['containers', 'initContainers'] as const)
           list(spec[field]).forEach((item, i) => {
-            const container = isMap(item) ? item : {};
+            const container = obj(item);
             for (const { text, path } of namedStrings(container, [...at, field, i]))
               for (const file of namedPaths(text)) {
                 const source = mountedFile(ctx, where, container, file);

@@ -3,7 +3,7 @@
  */
 import { tuningFiles } from '../../model/falco/tuning.ts';
 import type { ChartValues } from '../../model/helm/chart-values.ts';
-import { dig, isMap, list } from '../../model/core/dig.ts';
+import { dig, list, obj } from '../../model/core/dig.ts';
 import { toleratesControlPlane } from '../../model/core/workloads.ts';
 import { eachChartValues, type ValuesFail } from '../../model/checks/kit.ts';
 import { extraPlugins, pluginRefProblem, RULES_PLUGIN, renderedFalcoFile } from './plugins.ts';
@@ -210,7 +210,7 @@ export const falcoChartChecks: PolicyCheck[] = [
           ctx.fail({ resource: policy, path: ['spec', 'policyTypes'] }, 'the policy does not restrict egress');
         list(spec.egress).forEach((item, i) => {
           // A null rule is what Go decodes as an empty one.
-          const rule = (isMap(item) ? item : {}) as Record<string, any>;
+          const rule = obj(item) as Record<string, any>;
           const ports: { port?: unknown; protocol?: string; at: (string | number)[] }[] = cilium
             ? list(rule.toPorts).flatMap((tp: any, k: number) => list(tp?.ports).map((p: any, j: number) => ({ ...p, at: ['toPorts', k, 'ports', j] })))
             : list(rule.ports).map((p: any, j: number) => ({ ...p, at: ['ports', j] }));

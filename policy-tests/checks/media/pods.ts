@@ -7,7 +7,7 @@ import { compareReleases, containersOf, imageRelease, podSpecOf } from '../../mo
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { MEDIA_NAMESPACES, mountsOf, requireWorkload, withFacts, workload } from './media.ts';
 import { scalarText } from '../../model/core/text.ts';
-import { dig, isMap, list, str } from '../../model/core/dig.ts';
+import { dig, list, objects, str } from '../../model/core/dig.ts';
 import { LAN_GATEWAY } from '../../model/cluster/gateways.ts';
 import { cidrWithin } from '../../model/repository/node-network.ts';
 
@@ -60,7 +60,7 @@ export const mediaPodChecks: PolicyCheck[] = [
             );
         }
         const vpn = containers.find((c) => c.name === roles.vpn.container);
-        const env = list(vpn?.container.env).map((e) => (isMap(e) ? e : {})) as { name: string; value?: string }[];
+        const env = objects(vpn?.container.env) as { name: string; value?: string }[];
         const keep = env.findIndex((e) => e.name === 'DNS_KEEP_NAMESERVER');
         if (env[keep]?.value !== 'on')
           ctx.fail(
@@ -198,7 +198,7 @@ export const mediaPodChecks: PolicyCheck[] = [
             ctx.fail({ resource: w, path: ['spec', 'template', 'spec', 'containers'] }, `${name} has no exportarr sidecar`);
             continue;
           }
-          const env = list(exporter.container.env).map((e) => (isMap(e) ? e : {})) as {
+          const env = objects(exporter.container.env) as {
             name: string;
             value?: string;
             valueFrom?: { secretKeyRef?: { name?: string } };

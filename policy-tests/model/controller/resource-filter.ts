@@ -11,7 +11,7 @@ import { healthOverrideFor, resourceOverrides } from '../compare/resource-overri
 import type { Resource } from '../core/manifest.ts';
 import type { Path } from '../core/positions.ts';
 import type { DataFile, Repo } from '../repository/repo.ts';
-import { dig, isMap } from '../core/dig.ts';
+import { dig, obj } from '../core/dig.ts';
 
 /** The repository's patch over the install manifest's argocd-cm (apps/platform/argocd's kustomization applies it). */
 export const ARGOCD_CM_PATCH = 'apps/platform/argocd/patches/argocd-cm.yaml';
@@ -122,11 +122,11 @@ export interface ArgocdSettings {
 export function argocdSettings(resources: readonly Resource[], repo: Repo): ArgocdSettings | undefined {
   const rendered = resources.find((r) => r.kind === 'ConfigMap' && r.name === 'argocd-cm' && r.rendered);
   // A data written as no map (a list, a scalar) holds no setting: the schema layer refuses the ConfigMap.
-  if (rendered) return { data: isMap(rendered.object.data) ? rendered.object.data : {}, rendered };
+  if (rendered) return { data: obj(rendered.object.data), rendered };
   const patch = repo.dataFiles.get(ARGOCD_CM_PATCH);
   if (!patch) return undefined;
   const data = dig(patch.data, ['data']);
-  return { data: isMap(data) ? data : {}, patch };
+  return { data: obj(data), patch };
 }
 
 /**

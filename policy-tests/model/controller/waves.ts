@@ -86,8 +86,11 @@ export const HELM_HOOK_PHASES: Readonly<Record<string, SyncPhase>> = {
 
 const annotations = (r: Resource) => (r.object.metadata as { annotations?: Record<string, unknown> } | undefined)?.annotations ?? {};
 /** Go's strconv.Atoi on a 64-bit build: an optional sign and decimal digits, nothing else, within int64 (`-0` is 0). */
-const atoi = (raw: unknown): number | undefined =>
-  typeof raw === 'string' && /^[+-]?\d+$/.test(raw) && BigInt(raw) >= -(2n ** 63n) && BigInt(raw) < 2n ** 63n ? Number(raw) + 0 : undefined;
+const atoi = (raw: unknown): number | undefined => {
+  if (typeof raw !== 'string' || !/^[+-]?\d+$/.test(raw)) return undefined;
+  const value = BigInt(raw);
+  return value >= -(2n ** 63n) && value < 2n ** 63n ? Number(value) : undefined;
+};
 
 /**
  * A sync-wave annotation Argo CD cannot read (syncwaves.Wave: strconv.Atoi fails, on `1.5`, ` 2`, `first`, `0x10`):

@@ -18,6 +18,8 @@ export type Obj = Record<string, unknown>;
 export const obj = (v: unknown): Obj => (isMap(v) ? v : {});
 /** The value as a list; anything else reads as an empty one. */
 export const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+/** The value as a list of mappings, as Go decodes a list of structs: no list is none, and a null (or scalar) item an empty one. */
+export const objects = (v: unknown): Obj[] => list(v).map(obj);
 /** The value as a string; anything else reads as an empty one (Go's zero value for a string field). */
 export const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 

@@ -1,5 +1,5 @@
 /** Where the pod template sits in each workload kind, so checks see every container the same way. */
-import { dig, isMap } from './dig.ts';
+import { dig, obj } from './dig.ts';
 import type { Resource } from './manifest.ts';
 import type { PathSegment } from './positions.ts';
 // semver's functions one by one: its index loads every module of the package (30 ms at each gate's start).
@@ -44,7 +44,7 @@ export function containersOf(pod: PodSpecRef): ContainerRef[] {
     // A null item is what Go decodes as an empty container (no name, no image), which validation then refuses.
     return Array.isArray(raw)
       ? raw.map((c, i) => ({
-          container: isMap(c) ? c : {},
+          container: obj(c),
           name: scalarText((c as Obj)?.name ?? i),
           at: [...pod.at, field, i],
           init: field === 'initContainers',

@@ -4,15 +4,13 @@
  * exporter's ConfigMap, its blackbox.yaml the values' config over the chart's default module, and the Service the
  * Probes' prober names, an ExternalName, as the stand-in runs no exporter; the image's tag a data key).
  */
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { toolEnv, writeChart } from '../../../test-support/chart-repo.ts';
 import type { RepoCopy } from '../support/helpers.ts';
 import type { Mutation, MutationSetup } from '../support/mutation-runner.ts';
 import { swap } from './edits.ts';
-import { placeStandIn } from './render.ts';
+import { standInChart } from './render.ts';
 
 const APP = 'monitoring/blackbox-exporter/application.yaml';
 const VALUES = 'monitoring/blackbox-exporter/values.yaml';
@@ -29,35 +27,18 @@ const exporterVersion = (copy: RepoCopy): string =>
   )?.[1] ?? '';
 
 export function standInBlackbox(): MutationSetup {
-  let cache = '';
-  return {
-    async before(copy: RepoCopy) {
-      cache = mkdtempSync(join(tmpdir(), 'standin-blackbox-'));
-      const env = await toolEnv({ HOMELAB_CHART_CACHE: join(cache, 'charts') });
-      const version = /chart: prometheus-blackbox-exporter\s+targetRevision: (\S+)/.exec(copy.read(APP))![1]!;
-      const src = writeChart(join(cache, 'src'), {
-        name: 'prometheus-blackbox-exporter',
-        version,
-        // Every key of the copy's values declared (helm-values-unused), the chart's default module under them.
-        values: { ...(parse(copy.read(VALUES)) as Record<string, unknown>), config: CHART_DEFAULT_CONFIG },
-        files: {
-          // The exporter's image as a data key (metrics-catalog-current holds the catalog entry to what the render names).
-          'templates/configmap.yaml': `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${NAME}\n  namespace: {{ .Release.Namespace }}\ndata:\n  image: "quay.io/prometheus/blackbox-exporter:${exporterVersion(copy)}"\n  blackbox.yaml: |\n{{ toYaml .Values.config | indent 4 }}\n`,
-          'templates/service.yaml': `apiVersion: v1\nkind: Service\nmetadata:\n  name: ${NAME}\n  namespace: {{ .Release.Namespace }}\nspec:\n  type: ExternalName\n  externalName: blackbox.standin.invalid\n  ports:\n    - name: http\n      port: 9115\n      protocol: TCP\n`,
-        },
-      });
-      await placeStandIn(copy, {
-        cache,
-        env,
-        src,
-        ref: { repoURL: 'https://prometheus-community.github.io/helm-charts', chart: 'prometheus-blackbox-exporter', version },
-      });
-      return { env };
-    },
-    after() {
-      if (cache) rmSync(cache, { recursive: true, force: true });
-    },
-  };
+  return standInChart({
+    chart: 'prometheus-blackbox-exporter',
+    repoURL: 'https://prometheus-community.github.io/helm-charts',
+    app: APP,
+    // Every key of the copy's values declared (helm-values-unused), the chart's default module under them.
+    values: (copy) => ({ ...(parse(copy.read(VALUES)) as Record<string, unknown>), config: CHART_DEFAULT_CONFIG }),
+    files: (copy) => ({
+      // The exporter's image as a data key (metrics-catalog-current holds the catalog entry to what the render names).
+      'templates/configmap.yaml': `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${NAME}\n  namespace: {{ .Release.Namespace }}\ndata:\n  image: "quay.io/prometheus/blackbox-exporter:${exporterVersion(copy)}"\n  blackbox.yaml: |\n{{ toYaml .Values.config | indent 4 }}\n`,
+      'templates/service.yaml': `apiVersion: v1\nkind: Service\nmetadata:\n  name: ${NAME}\n  namespace: {{ .Release.Namespace }}\nspec:\n  type: ExternalName\n  externalName: blackbox.standin.invalid\n  ports:\n    - name: http\n      port: 9115\n      protocol: TCP\n`,
+    }),
+  });
 }
 
 export const internetModule = (to: string) => swap(PROBES, '  interval: 15s\n  module: http_2xx\n', `  interval: 15s\n  module: ${to}\n`);

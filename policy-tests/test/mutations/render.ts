@@ -26,10 +26,7 @@ const PLAIN_COPY = 'apps/platform/cert-manager/volsync-copy.yaml';
  * would be, and the copy's lock given its digest where upstream's entry (or its pending line) was. The lock is written
  * past the copy's undo list: it belongs to every mutation of the list.
  */
-export async function placeStandIn(
-  copy: RepoCopy,
-  { cache, env, src, ref }: { cache: string; env: NodeJS.ProcessEnv; src: string; ref: ChartRef },
-): Promise<void> {
+async function placeStandIn(copy: RepoCopy, { cache, env, src, ref }: { cache: string; env: NodeJS.ProcessEnv; src: string; ref: ChartRef }): Promise<void> {
   await output(env.HELM_BIN!, ['package', src, '--destination', join(cache, 'pkg')], { env });
   const target = cachedChartPath(ref, env);
   mkdirSync(dirname(target), { recursive: true });
@@ -46,60 +43,74 @@ export async function placeStandIn(
   );
 }
 
-/** A stand-in for the volsync chart at the version the copy pins, declaring every key of the copy's values, in a fresh chart cache. */
-export function standInVolsync(): MutationSetup {
+/** What a stand-in chart is: the upstream chart it replaces, the Application that pins it, and what it holds. */
+export interface StandIn {
+  chart: string;
+  repoURL: string;
+  /** The Application whose `chart:` pins the version: the stand-in takes it, so a chart bump needs no change here. */
+  app: string;
+  values(copy: RepoCopy, version: string): Record<string, unknown>;
+  files(copy: RepoCopy, version: string): Record<string, string>;
+}
+
+/** A mutation list's setup: the stand-in chart at the version the copy pins, in a fresh chart cache, and that cache removed after. */
+export function standInChart(spec: StandIn): MutationSetup {
   let cache = '';
   return {
     async before(copy: RepoCopy) {
-      cache = mkdtempSync(join(tmpdir(), 'standin-cache-'));
+      cache = mkdtempSync(join(tmpdir(), `standin-${spec.chart}-`));
       // A chart cache of its own; renders go to the shared render cache, keyed by every input (the stand-in's
       // digest included), as the other mutation lists' do: a fresh one rendered every kustomization cold, twice a run.
       const env = await toolEnv({ HOMELAB_CHART_CACHE: join(cache, 'charts') });
-      // The version the copy's Application pins, so a chart bump needs no change here.
-      const version = /chart: volsync\s+targetRevision: (\S+)/.exec(copy.read('apps/platform/volsync/application.yaml'))![1]!;
-      const defaults = {
-        ...(parse(copy.read(VOLSYNC_VALUES)) as Record<string, unknown>),
-        standinRandom: false,
-        standinMonitor: true,
-        standinPassword: '',
-        standinCrd: true,
-        standinCrdKind: 'ReplicationSource',
-        // The image the real chart runs at this version (its appVersion): metrics-catalog-current holds the
-        // catalog entry to what the render names.
-        standinImageTag: version,
-      };
-      const src = writeChart(join(cache, 'src'), {
-        name: 'volsync',
-        version,
-        values: defaults,
-        files: {
-          // The controller's image as a data key: the stand-in renders no Deployment, and an image any rendered object names counts.
-          'templates/configmap.yaml':
-            'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: volsync-standin\n  namespace: {{ .Release.Namespace }}\ndata:\n  manageCRDs: {{ .Values.manageCRDs | quote }}\n  disableAuth: {{ .Values.metrics.disableAuth | quote }}\n  image: "quay.io/backube/volsync:{{ .Values.standinImageTag }}"\n',
-          // Like volsync's own (0.13 to 0.16): the ServiceMonitor volsync, in the release namespace.
-          'templates/servicemonitor.yaml':
-            '{{- if .Values.standinMonitor }}\napiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata:\n  name: volsync\nspec:\n  endpoints:\n    - port: https\n      interval: 30s\n  selector:\n    matchLabels:\n      control-plane: volsync-controller\n{{- end }}\n',
-          'templates/secret.yaml':
-            '{{- if .Values.standinPassword }}\napiVersion: v1\nkind: Secret\nmetadata:\n  name: volsync-login\n  namespace: {{ .Release.Namespace }}\nstringData:\n  password: {{ .Values.standinPassword | quote }}\n{{- end }}\n',
-          // Like the real chart: the ReplicationSource CRD its Application declares (gate.homelab-gitops/provides-crds).
-          'templates/crd.yaml':
-            '{{- if .Values.standinCrd }}\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: {{ lower .Values.standinCrdKind }}s.volsync.backube\nspec:\n  group: volsync.backube\n  scope: Namespaced\n  names: { kind: {{ .Values.standinCrdKind }}, plural: {{ lower .Values.standinCrdKind }}s, singular: {{ lower .Values.standinCrdKind }}, listKind: {{ .Values.standinCrdKind }}List }\n  versions:\n    - name: v1alpha1\n      served: true\n      storage: true\n      schema:\n        openAPIV3Schema:\n          type: object\n          x-kubernetes-preserve-unknown-fields: true\n{{- end }}\n',
-          // An ExternalName, not the real chart's Service selecting its controller's pods (control-plane:
-          // volsync-controller): the stand-in renders no controller, and a Service selecting pods nobody runs, or one
-          // without a selector that its ServiceMonitor reaches, is closure-service's to fail.
-          'templates/service.yaml':
-            'apiVersion: v1\nkind: Service\nmetadata:\n  name: volsync-metrics\n  labels:\n    control-plane: volsync-controller\nspec:\n  type: ExternalName\n  externalName: volsync.standin.invalid\n  ports:\n    - name: https\n      port: 8443\n',
-          'templates/random.yaml':
-            '{{- if .Values.standinRandom }}\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: volsync-random\n  namespace: {{ .Release.Namespace }}\ndata:\n  token: {{ randAlphaNum 20 | quote }}\n{{- end }}\n',
-        },
-      });
-      await placeStandIn(copy, { cache, env, src, ref: { repoURL: 'https://backube.github.io/helm-charts/', chart: 'volsync', version } });
+      const version = new RegExp(`chart: ${spec.chart}\\s+targetRevision: (\\S+)`).exec(copy.read(spec.app))![1]!;
+      const src = writeChart(join(cache, 'src'), { name: spec.chart, version, values: spec.values(copy, version), files: spec.files(copy, version) });
+      await placeStandIn(copy, { cache, env, src, ref: { repoURL: spec.repoURL, chart: spec.chart, version } });
       return { env };
     },
     after() {
       if (cache) rmSync(cache, { recursive: true, force: true });
     },
   };
+}
+
+/** A stand-in for the volsync chart at the version the copy pins, declaring every key of the copy's values. */
+export function standInVolsync(): MutationSetup {
+  return standInChart({
+    chart: 'volsync',
+    repoURL: 'https://backube.github.io/helm-charts/',
+    app: VOLSYNC_APP,
+    values: (copy, version) => ({
+      ...(parse(copy.read(VOLSYNC_VALUES)) as Record<string, unknown>),
+      standinRandom: false,
+      standinMonitor: true,
+      standinPassword: '',
+      standinCrd: true,
+      standinCrdKind: 'ReplicationSource',
+      // The image the real chart runs at this version (its appVersion): metrics-catalog-current holds the
+      // catalog entry to what the render names.
+      standinImageTag: version,
+    }),
+    files: () => ({
+      // The controller's image as a data key: the stand-in renders no Deployment, and an image any rendered object names counts.
+      'templates/configmap.yaml':
+        'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: volsync-standin\n  namespace: {{ .Release.Namespace }}\ndata:\n  manageCRDs: {{ .Values.manageCRDs | quote }}\n  disableAuth: {{ .Values.metrics.disableAuth | quote }}\n  image: "quay.io/backube/volsync:{{ .Values.standinImageTag }}"\n',
+      // Like volsync's own (0.13 to 0.16): the ServiceMonitor volsync, in the release namespace.
+      'templates/servicemonitor.yaml':
+        '{{- if .Values.standinMonitor }}\napiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata:\n  name: volsync\nspec:\n  endpoints:\n    - port: https\n      interval: 30s\n  selector:\n    matchLabels:\n      control-plane: volsync-controller\n{{- end }}\n',
+      'templates/secret.yaml':
+        '{{- if .Values.standinPassword }}\napiVersion: v1\nkind: Secret\nmetadata:\n  name: volsync-login\n  namespace: {{ .Release.Namespace }}\nstringData:\n  password: {{ .Values.standinPassword | quote }}\n{{- end }}\n',
+      // Like the real chart: the ReplicationSource CRD its Application declares (gate.homelab-gitops/provides-crds).
+      'templates/crd.yaml':
+        '{{- if .Values.standinCrd }}\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: {{ lower .Values.standinCrdKind }}s.volsync.backube\nspec:\n  group: volsync.backube\n  scope: Namespaced\n  names: { kind: {{ .Values.standinCrdKind }}, plural: {{ lower .Values.standinCrdKind }}s, singular: {{ lower .Values.standinCrdKind }}, listKind: {{ .Values.standinCrdKind }}List }\n  versions:\n    - name: v1alpha1\n      served: true\n      storage: true\n      schema:\n        openAPIV3Schema:\n          type: object\n          x-kubernetes-preserve-unknown-fields: true\n{{- end }}\n',
+      // An ExternalName, not the real chart's Service selecting its controller's pods (control-plane:
+      // volsync-controller): the stand-in renders no controller, and a Service selecting pods nobody runs, or one
+      // without a selector that its ServiceMonitor reaches, is closure-service's to fail.
+      'templates/service.yaml':
+        'apiVersion: v1\nkind: Service\nmetadata:\n  name: volsync-metrics\n  labels:\n    control-plane: volsync-controller\nspec:\n  type: ExternalName\n  externalName: volsync.standin.invalid\n  ports:\n    - name: https\n      port: 8443\n',
+      'templates/random.yaml':
+        '{{- if .Values.standinRandom }}\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: volsync-random\n  namespace: {{ .Release.Namespace }}\ndata:\n  token: {{ randAlphaNum 20 | quote }}\n{{- end }}\n',
+    }),
+  });
 }
 
 export const renderMutations: Mutation[] = [
