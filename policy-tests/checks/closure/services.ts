@@ -151,7 +151,7 @@ function endpointsWritten(ctx: CheckContext): Set<string> {
     if (applied(groupOf(r.apiVersion), r.kind, filterCluster(owningApplication(ctx.repo, r))) !== 'managed') continue; // argocd-will-sync says so
     const namespace = namespaceOrDestination(ctx.repo, r);
     if (r.kind === 'Endpoints') out.add(`${namespace}/${r.name}`);
-    else if (r.kind === 'EndpointSlice') out.add(`${namespace}/${str(dig(r.object, ['metadata', 'labels', 'kubernetes.io/service-name']))}`);
+    else out.add(`${namespace}/${str(dig(r.object, ['metadata', 'labels', 'kubernetes.io/service-name']))}`);
   }
   return out;
 }

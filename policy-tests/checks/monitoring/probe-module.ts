@@ -10,11 +10,11 @@
  * write are known: a module among them is found, any other is said not judged.
  */
 import { parse } from 'yaml';
-import { dig, isMap, str } from '../../model/core/dig.ts';
+import { dig, isMap, obj, str } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { chartValues } from '../../model/helm/chart-values.ts';
-import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
+import { namespaceOrDestination, owningApplication } from '../../model/argocd/argocd.ts';
 import { opaqueNamespaces } from '../../model/cluster/providers.ts';
 
 const CHART = 'prometheus-blackbox-exporter';
@@ -70,12 +70,11 @@ function judge(ctx: CheckContext, probe: Resource, { services, configMaps, writt
       );
     return;
   }
-  // The exporter's configuration: the ConfigMaps with a blackbox.yaml that came with its Service (the same render, or the same plain folder).
-  const sameSource = (c: Resource) =>
-    service.rendered
-      ? c.rendered?.app === service.rendered.app
-      : !c.rendered && c.file.split('/').slice(0, -1).join('/') === service.file.split('/').slice(0, -1).join('/');
-  const configs = configMaps.filter((c) => sameSource(c) && namespaceOrDestination(ctx.repo, c) === target.namespace).flatMap((c) => modulesOf(c) ?? []);
+  // The exporter's configuration: the ConfigMaps with a blackbox.yaml that the Application of its Service applies beside it.
+  const app = owningApplication(ctx.repo, service);
+  const configs = configMaps
+    .filter((c) => owningApplication(ctx.repo, c) === app && namespaceOrDestination(ctx.repo, c) === target.namespace)
+    .flatMap((c) => modulesOf(c) ?? []);
   if (configs.length > 0) {
     if (configs.some((modules) => modules.has(module))) return;
     const known = [...new Set(configs.flatMap((m) => [...m]))].sort();
@@ -99,7 +98,7 @@ export const probeModuleCheck: PolicyCheck = {
     const seen: Seen = {
       services: ctx.resources.filter((r) => r.kind === 'Service'),
       configMaps: ctx.resources.filter((r) => r.kind === 'ConfigMap' && typeof dig(r.object, ['data', CONFIG_KEY]) === 'string'),
-      written: new Set(chartValues(ctx.repo, CHART).flatMap((v) => Object.keys((dig(v.values, ['config', 'modules']) ?? {}) as object))),
+      written: new Set(chartValues(ctx.repo, CHART).flatMap((v) => Object.keys(obj(dig(v.values, ['config', 'modules']))))),
       opaque: opaqueNamespaces(ctx.renders),
     };
     for (const probe of probes) judge(ctx, probe, seen);
