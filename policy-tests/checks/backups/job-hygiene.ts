@@ -2,7 +2,7 @@
  * The backup jobs' hygiene: what each job may read and run as, kept apart from whether the jobs exist.
  */
 import { writtenByExternalSecret } from '../../model/cluster/external-secrets.ts';
-import { dig, list } from '../../model/core/dig.ts';
+import { dig, list, objects } from '../../model/core/dig.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { keysOf } from '../../model/cluster/provided-keys.ts';
@@ -80,7 +80,7 @@ export const backupHygieneChecks: PolicyCheck[] = [
             ctx.fail({ resource: job, path: [...c.at, c.container.resources ? 'resources' : 'name'] }, `${job.name} must request ${kind}`, FIX.requests);
         }
         const backupDir = (list(c.container.env) as ({ name: string; value?: string } | null)[]).find((e) => e?.name === 'BACKUP_DIR')?.value;
-        const mounts = list(c.container.volumeMounts) as { mountPath: string }[];
+        const mounts = objects(c.container.volumeMounts);
         if (!backupDir || !mounts.some((m) => m.mountPath === backupDir))
           ctx.fail(
             { resource: job, path: [...c.at, 'name'] },

@@ -2,7 +2,7 @@
  * Where a file a container reads comes from: the volume mounted over its path, and, for a Secret or a ConfigMap,
  * the key the kubelet writes there (the file's name under the mount, or the item projected to it).
  */
-import { dig, list } from '../core/dig.ts';
+import { dig, list, objects } from '../core/dig.ts';
 import type { Resource } from '../core/manifest.ts';
 import type { Repo } from '../repository/repo.ts';
 import { keysOf } from './provided-keys.ts';
@@ -28,11 +28,11 @@ export function mountedFile(
   container: unknown,
   file: string,
 ): MountedFile {
-  const mount = (list(dig(container, ['volumeMounts'])) as Mount[]).find(
+  const mount = (objects(dig(container, ['volumeMounts'])) as Mount[]).find(
     (m) => typeof m.mountPath === 'string' && (file === m.mountPath || file.startsWith(`${m.mountPath.replace(/\/$/, '')}/`)),
   );
   if (!mount?.mountPath) return { on: 'image' };
-  const volume = (list(dig(spec, ['volumes'])) as Record<string, unknown>[]).find((v) => v.name === mount.name);
+  const volume = objects(dig(spec, ['volumes'])).find((v) => v.name === mount.name);
   const field = dig(volume, ['secret']) ? 'secret' : dig(volume, ['configMap']) ? 'configMap' : undefined;
   const name = field && dig(volume, field === 'secret' ? ['secret', 'secretName'] : ['configMap', 'name']);
   if (!field || typeof name !== 'string' || dig(volume, [field, 'optional']) === true) return { on: 'volume' };

@@ -20,6 +20,7 @@ const FAULT = /could not judge the repository/;
 /** [file, document, path, value]: the value written in place of the node at path. */
 const CASES: [string, number, (string | number)[], unknown][] = [
   ['apps/media/sonarr/ingress.yaml', 0, ['spec', 'rules'], 0],
+  ['apps/platform/backups/restore-test.yaml', 0, ['spec', 'jobTemplate', 'spec', 'template', 'spec', 'containers', 0, 'volumeMounts'], [null]],
   ['apps/media/cleanuparr/ingress.yaml', 0, ['spec', 'rules', 0], null],
   ['apps/media/bazarr/deployment.yaml', 0, ['spec', 'template', 'spec', 'volumes'], 1.5],
   ['monitoring/alert-rules/network.yaml', 0, ['spec', 'groups', 0, 'rules'], true],
