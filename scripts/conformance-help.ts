@@ -138,6 +138,12 @@ is committed):
                       reads CronJob schedules with: its parser tests
                       (parser_test.go), each range, field, bit set,
                       schedule and error as the parser makes it
+  --blackbox-exporter DIR
+                      prometheus/blackbox_exporter at the deployed tag:
+                      its configuration tests (config/config_test.go and
+                      config/testdata), each file loaded or refused with
+                      the exporter's words, and its Accept-Encoding and
+                      CEL rows
   --kubernetes 1.NN   the version to measure at (default: the cluster facts')
   --every-policy-version
                       with --pod-security: the fixtures of every policy

@@ -1,6 +1,6 @@
 /**
  * The conformance command's readers of the webhooks' and operators' own tests: cert-manager's, External Secrets' and
- * MetalLB's validation tables, the parsers the prometheus-operator's webhook runs (Go's text/template, Prometheus's
+ * MetalLB's validation tables, the blackbox exporter's configuration load, the parsers the prometheus-operator's webhook runs (Go's text/template, Prometheus's
  * PromQL and rule files), and Rook's pool validation, each from a checkout at the version the repository deploys,
  * against the gate's port (policy-tests/admission/webhooks/, model/rook/).
  */
@@ -95,4 +95,11 @@ export function reportPrometheusOperator(checkout: string, print: (line: string)
 export function reportRook(checkout: string, print: (line: string) => void): void {
   const table = conformance.rookPoolCases(readText(join(checkout, 'pkg/operator/ceph/pool/validate_test.go')));
   report("Rook's pool validation tests (TestValidatePool)", conformance.rookPoolAgreement(table), print);
+}
+
+/** The blackbox exporter's configuration tests (config/config_test.go with its testdata), against the gate's port of its load. */
+export function reportBlackboxExporter(checkout: string, print: (line: string) => void): void {
+  const testdata = (file: string) => (existsSync(join(checkout, 'config/testdata', file)) ? readText(join(checkout, 'config/testdata', file)) : undefined);
+  const table = conformance.blackboxConfigCases(readText(join(checkout, 'config/config_test.go')), testdata);
+  report("The blackbox exporter's configuration tests (config/config_test.go)", conformance.blackboxConfigAgreement(table), print);
 }

@@ -20,6 +20,7 @@ import {
   reportMetalLB,
   reportPrometheus,
   reportPrometheusOperator,
+  reportBlackboxExporter,
   reportRook,
 } from './conformance-webhooks.ts';
 import { HELP } from './conformance-help.ts';
@@ -131,7 +132,19 @@ const CHECKOUTS = [
   'kubeconform',
   'rook',
   'cron',
+  'blackbox-exporter',
 ] as const;
+/** The checkouts of the webhooks', operators' and programs' own tests, each with its report, in the order printed. */
+const PROGRAM_REPORTS: readonly [(typeof CHECKOUTS)[number], (checkout: string, print: (line: string) => void) => void][] = [
+  ['cert-manager', reportCertManager],
+  ['external-secrets', reportExternalSecrets],
+  ['metallb', reportMetalLB],
+  ['go', reportGoTemplates],
+  ['prometheus', reportPrometheus],
+  ['prometheus-operator', reportPrometheusOperator],
+  ['rook', reportRook],
+  ['blackbox-exporter', reportBlackboxExporter],
+];
 const flags = (names: readonly string[]) =>
   `${names
     .slice(0, -1)
@@ -159,10 +172,7 @@ export function conformanceCommand(argv: string[], io?: CommandIo): Promise<numb
         const [yamlSuite, kubeconform, apimachinery, kubeOpenapi, falcoLibs] = (
           ['yaml-test-suite', 'kubeconform', 'apimachinery', 'kube-openapi', 'falco-libs'] as const
         ).map(dir);
-        const [certManager, externalSecrets, metallb, componentHelpers, kubelet] = (
-          ['cert-manager', 'external-secrets', 'metallb', 'component-helpers', 'kubelet'] as const
-        ).map(dir);
-        const [goSource, prometheus, prometheusOperator, rook, cron] = (['go', 'prometheus', 'prometheus-operator', 'rook', 'cron'] as const).map(dir);
+        const [componentHelpers, kubelet, cron] = (['component-helpers', 'kubelet', 'cron'] as const).map(dir);
         if (!CHECKOUTS.some((c) => dir(c))) throw new UsageError(`give ${flags(CHECKOUTS)}: the upstream checkouts to measure against`);
         const version = values.kubernetes as string | undefined;
         if (version !== undefined && !/^1\.\d+$/.test(version)) throw new UsageError(`--kubernetes ${version}: expected 1.NN`);
@@ -189,14 +199,8 @@ export function conformanceCommand(argv: string[], io?: CommandIo): Promise<numb
         if (yamlSuite)
           report('YAML test suite, the fast manifest reader against the yaml library', conformance.yamlSuiteAgreement(yamlSuiteCases(yamlSuite)), print);
         if (falcoLibs) reportFalcoLibs(falcoLibs, print);
-        if (certManager) reportCertManager(certManager, print);
-        if (externalSecrets) reportExternalSecrets(externalSecrets, print);
-        if (metallb) reportMetalLB(metallb, print);
-        if (goSource) reportGoTemplates(goSource, print);
-        if (prometheus) reportPrometheus(prometheus, print);
-        if (prometheusOperator) reportPrometheusOperator(prometheusOperator, print);
+        for (const [flag, reportOn] of PROGRAM_REPORTS) if (dir(flag)) reportOn(dir(flag)!, print);
         if (componentHelpers) reportComponentHelpers(componentHelpers, print);
-        if (rook) reportRook(rook, print);
         if (cron)
           report(
             "robfig/cron's parser tests (parser_test.go)",

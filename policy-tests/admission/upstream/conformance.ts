@@ -287,3 +287,4 @@ export {
   talosPackageName,
   talosUpgradeAgreement,
 } from './talos.ts';
+export { blackboxConfigAgreement, blackboxConfigCases } from './blackbox-config-cases.ts';

@@ -14,7 +14,7 @@ import { perRepo } from '../../model/repository/per-repo.ts';
 import type { PathSegment } from '../../model/core/positions.ts';
 import { alertRules } from '../../model/monitoring/prometheus-rules.ts';
 import type { DataFile, Repo } from '../../model/repository/repo.ts';
-import { dig, list } from '../../model/core/dig.ts';
+import { dig, isMap, list, objects } from '../../model/core/dig.ts';
 import { containersOf, podSpecOf } from '../../model/core/workloads.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { scalarText } from '../../model/core/text.ts';
@@ -178,8 +178,8 @@ export function secretsRead(job: Resource): { name: string; at: PathSegment[] }[
       (e, i) => e?.secretRef && out.push({ name: String(e.secretRef.name), at: [...c.at, 'envFrom', i, 'secretRef', 'name'] }),
     );
   }
-  ((pod.spec.volumes as { secret?: { secretName?: string } }[] | undefined) ?? []).forEach(
-    (v, i) => v.secret && out.push({ name: String(v.secret.secretName), at: [...pod.at, 'volumes', i, 'secret', 'secretName'] }),
+  objects(pod.spec.volumes).forEach(
+    (v, i) => isMap(v.secret) && out.push({ name: String(v.secret.secretName), at: [...pod.at, 'volumes', i, 'secret', 'secretName'] }),
   );
   return out;
 }

@@ -3,7 +3,7 @@
  */
 import { tuningFiles } from '../../model/falco/tuning.ts';
 import type { ChartValues } from '../../model/helm/chart-values.ts';
-import { dig, list, obj } from '../../model/core/dig.ts';
+import { dig, list, obj, objects } from '../../model/core/dig.ts';
 import { toleratesControlPlane } from '../../model/core/workloads.ts';
 import { eachChartValues, type ValuesFail } from '../../model/checks/kit.ts';
 import { extraPlugins, pluginRefProblem, RULES_PLUGIN, renderedFalcoFile } from './plugins.ts';
@@ -147,8 +147,8 @@ export const falcoChartChecks: PolicyCheck[] = [
         const rulesFiles = list(dig(values, ['falco', 'rules_files'])) as string[];
         const upstreamAt = rulesFiles.indexOf('/etc/falco/falco_rules.yaml');
         if (upstreamAt === -1) fail(['falco', 'rules_files'], 'falco.rules_files does not load /etc/falco/falco_rules.yaml');
-        const mounts = list(dig(values, ['mounts', 'volumeMounts'])) as { name?: string; mountPath?: string }[];
-        const volumes = list(dig(values, ['mounts', 'volumes'])) as { name?: string; configMap?: { name?: string } }[];
+        const mounts = objects(dig(values, ['mounts', 'volumeMounts'])) as { name?: string; mountPath?: string }[];
+        const volumes = objects(dig(values, ['mounts', 'volumes'])) as { name?: string; configMap?: { name?: string } }[];
         const tunings = tuningFiles(ctx.repo);
         if (tunings.length === 0) fail(['falco', 'rules_files'], 'no tuning ConfigMap (label app.kubernetes.io/component: falco-tuning) exists');
         for (const tuning of tunings) {

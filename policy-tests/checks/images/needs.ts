@@ -5,7 +5,7 @@
  * reads only together or only from a release. Each failure says its own mend.
  */
 import type { CheckContext, FailurePlace } from '../../model/checks/kit.ts';
-import { dig, list, str } from '../../model/core/dig.ts';
+import { dig, list, objects, str } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { scalarText } from '../../model/core/text.ts';
 import {
@@ -27,7 +27,7 @@ const WRITABLE_SOURCES = ['emptyDir', 'persistentVolumeClaim', 'ephemeral', 'hos
 
 /** Whether a writable volume (not mounted read-only) is mounted in the container at one of `paths`. */
 function writableAt(pod: PodSpecRef, c: ContainerRef, paths: ReadonlySet<string>): boolean {
-  const volumes = new Map((list(pod.spec.volumes) as Record<string, unknown>[]).map((v) => [v.name, v]));
+  const volumes = new Map(objects(pod.spec.volumes).map((v) => [v.name, v]));
   return (list(c.container.volumeMounts) as { name?: string; mountPath?: string; readOnly?: boolean }[]).some((m) => {
     const volume = volumes.get(m.name);
     return (

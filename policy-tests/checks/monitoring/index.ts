@@ -9,6 +9,7 @@ import { monitoringLoadedCheck } from './loaded.ts';
 import { monitoringAcceptedCheck } from './accepted.ts';
 import { controlPlaneScrapeCheck } from './control-plane.ts';
 import { probeModuleCheck } from './probe-module.ts';
+import { blackboxConfigCheck } from './blackbox-config.ts';
 import { MONITORING_INVARIANTS } from './invariants.ts';
 
 export const monitoringAreaChecks: PolicyCheck[] = [
@@ -22,6 +23,7 @@ export const monitoringAreaChecks: PolicyCheck[] = [
   monitoringAcceptedCheck,
   controlPlaneScrapeCheck,
   probeModuleCheck,
+  blackboxConfigCheck,
 ];
 
 export const monitoringArea: Area = staticArea('monitoring', monitoringAreaChecks, MONITORING_INVARIANTS);

@@ -5,7 +5,7 @@
  * have with 400 "Unknown module" (blackbox_exporter, prober/handler.go). The scrape fails, probe_success is never
  * written, and an alert on it (InternetDown, a public site down) never fires.
  *
- * The exporter's modules are those of the blackbox.yaml its ConfigMap holds, which the chart renders from its values'
+ * The exporter's modules are those of the blackbox.yaml its ConfigMap (or Secret) holds, which the chart renders from its values'
  * `config` merged over its own defaults. Offline (the chart not rendered) only the modules the repository's values
  * write are known: a module among them is found, any other is said not judged.
  */
@@ -16,16 +16,16 @@ import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { chartValues } from '../../model/helm/chart-values.ts';
 import { namespaceOrDestination, owningApplication } from '../../model/argocd/argocd.ts';
 import { opaqueNamespaces } from '../../model/cluster/providers.ts';
+import { BLACKBOX_CHART, blackboxConfig } from '../../model/blackbox/exporter.ts';
 
-const CHART = 'prometheus-blackbox-exporter';
+const CHART = BLACKBOX_CHART;
 /** The module the exporter takes where a scrape names none (prober/handler.go). */
 const DEFAULT_MODULE = 'http_2xx';
-const CONFIG_KEY = 'blackbox.yaml';
 
 /** The modules a rendered blackbox.yaml holds, or undefined where it is no YAML map of them. */
 function modulesOf(configMap: Resource): Set<string> | undefined {
-  const text = dig(configMap.object, ['data', CONFIG_KEY]);
-  if (typeof text !== 'string') return undefined;
+  const text = blackboxConfig(configMap)?.text;
+  if (text === undefined) return undefined;
   try {
     const modules = dig(parse(text) as unknown, ['modules']);
     // A module that is no map is one the exporter cannot load (it then loads no configuration at all): not had.
@@ -70,7 +70,7 @@ function judge(ctx: CheckContext, probe: Resource, { services, configMaps, writt
       );
     return;
   }
-  // The exporter's configuration: the ConfigMaps with a blackbox.yaml that the Application of its Service applies beside it.
+  // The exporter's configuration: the ConfigMaps and Secrets with a blackbox.yaml that the Application of its Service applies beside it.
   const app = owningApplication(ctx.repo, service);
   const configs = configMaps
     .filter((c) => owningApplication(ctx.repo, c) === app && namespaceOrDestination(ctx.repo, c) === target.namespace)
@@ -90,14 +90,14 @@ export const probeModuleCheck: PolicyCheck = {
   description: `Every blackbox Probe asks its exporter for a module the exporter has (the modules of the blackbox.yaml its chart renders from its values' config; a Probe naming none asks for ${DEFAULT_MODULE}): the exporter answers any other with 400 "Unknown module", the scrape fails, probe_success is never written, and the alerts on it never fire; offline, a module the repository's values do not write is said not judged (A4).`,
   invariants: ['A4'],
   remediation: `name a module of the exporter's config.modules (monitoring/blackbox-exporter/values.yaml), or add the module there`,
-  reads: { kinds: ['Probe', 'Service', 'ConfigMap', 'Application'], charts: [CHART], renders: true },
+  reads: { kinds: ['Probe', 'Service', 'ConfigMap', 'Secret', 'Application'], charts: [CHART], renders: true },
   exemptible: false,
   run(ctx) {
     const probes = ctx.resources.filter((r) => r.kind === 'Probe' && r.apiVersion === 'monitoring.coreos.com/v1');
     if (probes.length === 0) return;
     const seen: Seen = {
       services: ctx.resources.filter((r) => r.kind === 'Service'),
-      configMaps: ctx.resources.filter((r) => r.kind === 'ConfigMap' && typeof dig(r.object, ['data', CONFIG_KEY]) === 'string'),
+      configMaps: ctx.resources.filter((r) => (r.kind === 'ConfigMap' || r.kind === 'Secret') && blackboxConfig(r) !== undefined),
       written: new Set(chartValues(ctx.repo, CHART).flatMap((v) => Object.keys(obj(dig(v.values, ['config', 'modules']))))),
       opaque: opaqueNamespaces(ctx.renders),
     };

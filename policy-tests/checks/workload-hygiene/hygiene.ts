@@ -3,7 +3,7 @@
  * Job: what a home cluster needs so that a rebuild from main is predictable
  * and one misbehaving app cannot take the node or its neighbours with it.
  */
-import { dig, list } from '../../model/core/dig.ts';
+import { dig, list, objects } from '../../model/core/dig.ts';
 import { scalarText } from '../../model/core/text.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import {
@@ -160,7 +160,7 @@ export const workloadChecks: PolicyCheck[] = [
     run(ctx) {
       for (const resource of ctx.resources) {
         const pod = podSpecOf(resource);
-        const volumes = pod && Array.isArray(pod.spec.volumes) ? (pod.spec.volumes as Record<string, unknown>[]) : [];
+        const volumes = pod ? objects(pod.spec.volumes) : [];
         volumes.forEach((v, i) => {
           if (v.hostPath !== undefined)
             ctx.fail({ resource: resource, path: [...pod!.at, 'volumes', i, 'hostPath'] }, `volume ${String(v.name)} mounts a hostPath`);
@@ -186,7 +186,7 @@ export const workloadChecks: PolicyCheck[] = [
       for (const deployment of ctx.resources.filter((r) => r.kind === 'Deployment')) {
         const pod = podSpecOf(deployment);
         const namespace = namespaceOrDestination(ctx.repo, deployment) ?? '';
-        const volumes = Array.isArray(pod?.spec.volumes) ? (pod.spec.volumes as Record<string, unknown>[]) : [];
+        const volumes = objects(pod?.spec.volumes);
         const claim = volumes
           .map((v) => dig(v, ['persistentVolumeClaim', 'claimName']))
           .find((c) => typeof c === 'string' && oneNode(claims.get(`${namespace}/${c}`)));

@@ -7,7 +7,7 @@
  * some is never inherited silently: the policy check holds the two together,
  * and the rendered diff flags each privilege a change adds.
  */
-import { dig } from '../core/dig.ts';
+import { dig, objects } from '../core/dig.ts';
 import type { Resource } from '../core/manifest.ts';
 import type { PathSegment } from '../core/positions.ts';
 import { scalarText } from '../core/text.ts';
@@ -40,7 +40,7 @@ export function privilegesOf(resource: Pick<Resource, 'kind' | 'object'>): Privi
   if (!pod) return [];
   const out: Privilege[] = [];
   for (const kind of ['hostNetwork', 'hostPID', 'hostIPC'] as const) if (pod.spec[kind] === true) out.push({ kind, name: kind, path: [...pod.at, kind] });
-  const volumes = Array.isArray(pod.spec.volumes) ? (pod.spec.volumes as Record<string, unknown>[]) : [];
+  const volumes = objects(pod.spec.volumes);
   volumes.forEach((v, i) => {
     if (v?.hostPath !== undefined) out.push({ kind: 'hostPath', name: `hostPath:${scalarText(v.name)}`, path: [...pod.at, 'volumes', i, 'hostPath'] });
   });

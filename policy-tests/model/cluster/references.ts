@@ -7,7 +7,7 @@ import { applications, applicationsByName, namespaceOrDestination, ownersByFile 
 import { chartValues } from '../helm/chart-values.ts';
 
 export { namespaceOrDestination };
-import { dig, list } from '../core/dig.ts';
+import { dig, list, objects } from '../core/dig.ts';
 import type { Resource } from '../core/manifest.ts';
 import type { Path } from '../core/positions.ts';
 import type { Repo } from '../repository/repo.ts';
@@ -225,13 +225,15 @@ export function podRefs(repo: Repo, resources: readonly Resource[]): PodRef[] {
     for (const { spec, at } of podSpecs(r)) {
       /** A volume source's items: the keys it projects, each at items[k].key. */
       const items = (source: { items?: { key?: unknown }[] } | undefined, at: Path): PodRef['keys'] =>
-        (source?.items ?? []).flatMap((item, k) => (typeof item?.key === 'string' ? [{ key: item.key, path: [...at, 'items', k, 'key'] }] : []));
+        (list(source?.items) as { key?: unknown }[]).flatMap((item, k) =>
+          typeof item?.key === 'string' ? [{ key: item.key, path: [...at, 'items', k, 'key'] }] : [],
+        );
       /** An env entry's key reference: its one key. */
       const keyOf = (ref: { key?: unknown } | undefined, at: Path): PodRef['keys'] =>
         typeof ref?.key === 'string' ? [{ key: ref.key, path: [...at, 'key'] }] : [];
       push('ServiceAccount', spec.serviceAccountName, [...at, 'serviceAccountName']);
       pullSecrets(spec, at, push);
-      (list(spec.volumes) as Record<string, any>[]).forEach((v, i) => {
+      (objects(spec.volumes) as Record<string, any>[]).forEach((v, i) => {
         const vol: Path = [...at, 'volumes', i];
         push('Secret', v.secret?.secretName, [...vol, 'secret', 'secretName'], { optional: v.secret?.optional, keys: items(v.secret, [...vol, 'secret']) });
         push('ConfigMap', v.configMap?.name, [...vol, 'configMap', 'name'], {

@@ -5,7 +5,7 @@
  * ConfigMap or Secret (the kubelet): environment once, at the container's start; a volume's files refreshed in place
  * after a change, except a file mounted by subPath, which never is.
  */
-import { dig, list } from '../core/dig.ts';
+import { dig, list, objects } from '../core/dig.ts';
 import { scalarText } from '../core/text.ts';
 import { scaledIntOrPercent, surgePods } from '../core/workloads.ts';
 
@@ -91,7 +91,7 @@ export interface ConfigRead {
 /** The volumes of a pod spec that carry ConfigMaps and Secrets (directly, or projected), by volume name. */
 function configVolumes(spec: Obj): Map<string, { kind: ConfigRead['kind']; name: string }[]> {
   const out = new Map<string, { kind: ConfigRead['kind']; name: string }[]>();
-  for (const v of (Array.isArray(spec.volumes) ? spec.volumes : []) as Obj[]) {
+  for (const v of objects(spec.volumes)) {
     const found: { kind: ConfigRead['kind']; name: string }[] = [];
     const add = (kind: ConfigRead['kind'], name: unknown) => typeof name === 'string' && name && found.push({ kind, name });
     add('ConfigMap', dig(v, ['configMap', 'name']));

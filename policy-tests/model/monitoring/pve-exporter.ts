@@ -6,7 +6,7 @@
  * `CURL_CA_BUNDLE`) names, else against certifi's public roots; `verify_ssl: false` verifies nothing.
  */
 import { parse } from 'yaml';
-import { dig, list } from '../core/dig.ts';
+import { dig, list, obj } from '../core/dig.ts';
 import type { Resource } from '../core/manifest.ts';
 import type { Path } from '../core/positions.ts';
 import { scalarText } from '../core/text.ts';
@@ -28,7 +28,8 @@ export function pveExporter(resources: readonly Resource[]): PveExporter {
   let modules: Record<string, unknown>[] | undefined;
   try {
     const config = parse(scalarText(dig(secret?.object, PVE_CONFIG_AT) ?? '')) as unknown;
-    if (config && typeof config === 'object') modules = Object.values(config as Record<string, Record<string, unknown>>);
+    // A module written as null is the empty one yaml's decode makes of it.
+    if (config && typeof config === 'object') modules = Object.values(config).map(obj);
   } catch {
     // left undefined: the checks say pve.yml does not parse
   }

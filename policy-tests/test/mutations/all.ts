@@ -17,6 +17,7 @@ import { metricsCatalogMutations } from './metrics-catalog.ts';
 import { monitoringMutations } from './monitoring.ts';
 import { monitoringSourcesMutations } from './monitoring-sources.ts';
 import { probeModuleMutations } from './probe-module.ts';
+import { blackboxConfigMutations, blackboxRenderedMutations } from './blackbox-config.ts';
 import { projectsMutations } from './projects.ts';
 import { privilegesMutations } from './privileges.ts';
 import { registryMutations } from './registry.ts';
@@ -50,7 +51,7 @@ export const MUTATION_LISTS: Record<string, readonly (readonly Mutation[])[]> = 
   falco: [falcoMutations],
   watchdog: [watchdogMutations],
   'alert-routing': [alertRoutingMutations],
-  monitoring: [monitoringMutations, monitoringSourcesMutations, probeModuleMutations],
+  monitoring: [monitoringMutations, monitoringSourcesMutations, probeModuleMutations, blackboxConfigMutations, blackboxRenderedMutations],
   metrics: [metricsMutations],
   'metrics-catalog': [metricsCatalogMutations],
   media: [mediaMutations, mediaPodsMutations],

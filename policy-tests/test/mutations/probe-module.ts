@@ -18,7 +18,11 @@ const PROBES = 'monitoring/blackbox-exporter/probes.yaml';
 const NAME = 'blackbox-exporter-prometheus-blackbox-exporter';
 
 /** The chart's own default module (its values.yaml), which the repository's values override key by key. */
-const CHART_DEFAULT_CONFIG = { modules: { http_2xx: { prober: 'http', timeout: '5s', http: { preferred_ip_protocol: 'ip4' } } } };
+const CHART_DEFAULT_CONFIG = {
+  modules: {
+    http_2xx: { prober: 'http', timeout: '5s', http: { valid_http_versions: ['HTTP/1.1', 'HTTP/2.0'], follow_redirects: true, preferred_ip_protocol: 'ip4' } },
+  },
+};
 
 /** The exporter version the copy's metrics catalog pins for the chart (its entry's file name). */
 const exporterVersion = (copy: RepoCopy): string =>
