@@ -5,7 +5,7 @@
 import { alertmanagerConfigs, CONFIG_PATH, route, sendsToChat, type AmRoute } from '../../model/monitoring/alertmanager.ts';
 import { alertRules } from '../../model/monitoring/prometheus-rules.ts';
 import type { Path } from '../../model/core/positions.ts';
-import { list } from '../../model/core/dig.ts';
+import { list, objects } from '../../model/core/dig.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 
 const routePath = (path: number[]): Path => [...CONFIG_PATH, 'route', ...path.flatMap((i) => ['routes', i])];
@@ -55,7 +55,7 @@ export const routingCheck: PolicyCheck = {
         const target = r.receiver ? receivers.get(r.receiver) : undefined;
         if (!target) continue;
         const matchers = list(r.matchers).join(' ');
-        const slack = target.receiver.slack_configs ?? [];
+        const slack = objects(target.receiver.slack_configs) as { send_resolved?: boolean }[];
         const at = (i: number): Path => [...CONFIG_PATH, 'receivers', target.index, 'slack_configs', i, 'send_resolved'];
         if (/severity\s*=\s*"?critical/.test(matchers))
           slack.forEach((s, i) => s.send_resolved !== true && fail(at(i), `critical alerts go to "${r.receiver}" without send_resolved: true`));
@@ -80,8 +80,8 @@ export const chatTextCheck: PolicyCheck = {
   exemptible: false,
   run(ctx) {
     for (const { file, config, source } of alertmanagerConfigs(ctx.repo)) {
-      config.receivers.forEach((receiver, i) =>
-        (receiver.slack_configs ?? []).forEach((slack, j) => {
+      objects(config.receivers).forEach((receiver, i) =>
+        (objects(receiver.slack_configs) as { text?: unknown }[]).forEach((slack, j) => {
           const at: Path = [...CONFIG_PATH, 'receivers', i, 'slack_configs', j];
           if (typeof slack.text === 'string' && EACH_ALERT.test(slack.text) && SUMMARY.test(slack.text)) return;
           const { line, col } = source.positions.at(slack.text === undefined ? at : [...at, 'text'], 'key');

@@ -10,6 +10,7 @@ import { monitoringAcceptedCheck } from './accepted.ts';
 import { controlPlaneScrapeCheck } from './control-plane.ts';
 import { probeModuleCheck } from './probe-module.ts';
 import { blackboxConfigCheck } from './blackbox-config.ts';
+import { grafanaSidecarCheck } from './grafana-sidecar.ts';
 import { MONITORING_INVARIANTS } from './invariants.ts';
 
 export const monitoringAreaChecks: PolicyCheck[] = [
@@ -24,6 +25,7 @@ export const monitoringAreaChecks: PolicyCheck[] = [
   controlPlaneScrapeCheck,
   probeModuleCheck,
   blackboxConfigCheck,
+  grafanaSidecarCheck,
 ];
 
 export const monitoringArea: Area = staticArea('monitoring', monitoringAreaChecks, MONITORING_INVARIANTS);

@@ -20,6 +20,7 @@ const FAULT = /could not judge the repository/;
 /** [file, document, path, value]: the value written in place of the node at path. */
 const CASES: [string, number, (string | number)[], unknown][] = [
   ['apps/media/sonarr/ingress.yaml', 0, ['spec', 'rules'], 0],
+  ['monitoring/kube-prometheus-stack/values.yaml', 0, ['alertmanager', 'config', 'receivers', 2, 'slack_configs'], [null]],
   ['apps/media/plex/deployment.yaml', 0, ['spec', 'template', 'spec', 'volumes', 1], null],
   ['monitoring/pve-exporter/externalsecret.yaml', 0, ['spec', 'target', 'template', 'data', 'pve.yml'], { a: null }],
   ['apps/platform/backups/restore-test.yaml', 0, ['spec', 'jobTemplate', 'spec', 'template', 'spec', 'containers', 0, 'volumeMounts'], [null]],

@@ -18,6 +18,7 @@ import { monitoringMutations } from './monitoring.ts';
 import { monitoringSourcesMutations } from './monitoring-sources.ts';
 import { probeModuleMutations } from './probe-module.ts';
 import { blackboxConfigMutations, blackboxRenderedMutations } from './blackbox-config.ts';
+import { grafanaSidecarMutations } from './grafana-sidecar.ts';
 import { projectsMutations } from './projects.ts';
 import { privilegesMutations } from './privileges.ts';
 import { registryMutations } from './registry.ts';
@@ -51,7 +52,14 @@ export const MUTATION_LISTS: Record<string, readonly (readonly Mutation[])[]> = 
   falco: [falcoMutations],
   watchdog: [watchdogMutations],
   'alert-routing': [alertRoutingMutations],
-  monitoring: [monitoringMutations, monitoringSourcesMutations, probeModuleMutations, blackboxConfigMutations, blackboxRenderedMutations],
+  monitoring: [
+    monitoringMutations,
+    monitoringSourcesMutations,
+    probeModuleMutations,
+    blackboxConfigMutations,
+    blackboxRenderedMutations,
+    grafanaSidecarMutations,
+  ],
   metrics: [metricsMutations],
   'metrics-catalog': [metricsCatalogMutations],
   media: [mediaMutations, mediaPodsMutations],
