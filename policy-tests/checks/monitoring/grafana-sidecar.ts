@@ -107,6 +107,8 @@ export const grafanaSidecarCheck: PolicyCheck = {
   run(ctx) {
     const rendered = renderedSidecars(ctx);
     const sidecars = rendered.length > 0 ? rendered : valuesSidecars(ctx);
+    // A chart's objects left out for one reason are one finding: a chart's thirty dashboards are one mistake.
+    const unloaded = new Map<string, { first: Resource; label: string; reasons: string; names: string[] }>();
     for (const r of ctx.resources.filter((x) => x.kind === 'ConfigMap' || x.kind === 'Secret')) {
       const labels = dig(r.object, ['metadata', 'labels']);
       if (!isMap(labels)) continue;
@@ -114,11 +116,17 @@ export const grafanaSidecarCheck: PolicyCheck = {
       for (const label of new Set(sidecars.filter((s) => Object.hasOwn(labels, s.label)).map((s) => s.label))) {
         const readers = sidecars.filter((s) => s.label === label);
         if (readers.some((s) => why(r, namespace, s) === undefined)) continue;
-        ctx.fail(
-          { resource: r, path: ['metadata', 'labels', label] },
-          `${r.kind} ${r.name} carries ${label} and no Grafana sidecar loads it (${readers.map((s) => `${s.name}: ${why(r, namespace, s)!}`).join('; ')}): what it holds never reaches Grafana`,
-        );
+        const reasons = readers.map((s) => `${s.name}: ${why(r, namespace, s)!}`).join('; ');
+        const key = r.rendered ? `${r.rendered.app}|${label}|${reasons}` : `${r.file}|${r.kind}|${r.name}|${label}`;
+        const group = unloaded.get(key) ?? { first: r, label, reasons, names: [] };
+        group.names.push(`${r.kind} ${r.name}`);
+        unloaded.set(key, group);
       }
     }
+    for (const { first, label, reasons, names } of unloaded.values())
+      ctx.fail(
+        { resource: first, path: ['metadata', 'labels', label] },
+        `${names.length > 3 ? `${names.slice(0, 3).join(', ')} and ${names.length - 3} more` : names.join(', ')} ${names.length > 1 ? 'carry' : 'carries'} ${label} and no Grafana sidecar loads ${names.length > 1 ? 'them' : 'it'} (${reasons}): what ${names.length > 1 ? 'they hold' : 'it holds'} never reaches Grafana`,
+      );
   },
 };
