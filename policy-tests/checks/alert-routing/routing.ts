@@ -5,7 +5,7 @@
 import { alertmanagerConfigs, CONFIG_PATH, route, sendsToChat, type AmRoute } from '../../model/monitoring/alertmanager.ts';
 import { alertRules } from '../../model/monitoring/prometheus-rules.ts';
 import type { Path } from '../../model/core/positions.ts';
-import { list, objects } from '../../model/core/dig.ts';
+import { list, objects, str } from '../../model/core/dig.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 
 const routePath = (path: number[]): Path => [...CONFIG_PATH, 'route', ...path.flatMap((i) => ['routes', i])];
@@ -88,8 +88,8 @@ export const chatTextCheck: PolicyCheck = {
           ctx.fail(
             { file, line, col },
             slack.text === undefined
-              ? `receiver "${receiver.name}" posts to chat with Alertmanager's own Slack text, which is empty: its messages never say what happened`
-              : `receiver "${receiver.name}"'s text does not print each alert's summary ({{ range .Alerts }}...{{ .Annotations.summary }}...{{ end }})`,
+              ? `receiver "${str(receiver.name)}" posts to chat with Alertmanager's own Slack text, which is empty: its messages never say what happened`
+              : `receiver "${str(receiver.name)}"'s text does not print each alert's summary ({{ range .Alerts }}...{{ .Annotations.summary }}...{{ end }})`,
           );
         }),
       );

@@ -11,6 +11,7 @@ import { controlPlaneScrapeCheck } from './control-plane.ts';
 import { probeModuleCheck } from './probe-module.ts';
 import { blackboxConfigCheck } from './blackbox-config.ts';
 import { grafanaSidecarCheck } from './grafana-sidecar.ts';
+import { constantAlertCheck } from './constant-alert.ts';
 import { MONITORING_INVARIANTS } from './invariants.ts';
 
 export const monitoringAreaChecks: PolicyCheck[] = [
@@ -26,6 +27,7 @@ export const monitoringAreaChecks: PolicyCheck[] = [
   probeModuleCheck,
   blackboxConfigCheck,
   grafanaSidecarCheck,
+  constantAlertCheck,
 ];
 
 export const monitoringArea: Area = staticArea('monitoring', monitoringAreaChecks, MONITORING_INVARIANTS);

@@ -165,6 +165,20 @@ function parseUncached(written: string): ParsedExpr {
   return { selectors, comparisons, ...(error ? { error } : {}) };
 }
 
+/** The functions an expression calls, by name, in order (none where it does not parse). */
+export const functionsCalled: (expr: string) => readonly string[] = perKey(5000, (written: string) => {
+  const { text: expr } = withTrailingZeros(written);
+  const names: string[] = [];
+  promqlGrammar()
+    .parse(expr)
+    .iterate({
+      enter(ref) {
+        if (ref.name === 'FunctionIdentifier') names.push(expr.slice(ref.from, ref.to));
+      },
+    });
+  return names;
+});
+
 /** Functions and aggregations that make labels of their own: a grouping above them may name one no selector has. */
 const LABEL_MAKERS = /^(label_replace|label_join|count_values|info)$/;
 

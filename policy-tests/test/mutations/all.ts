@@ -19,6 +19,7 @@ import { monitoringSourcesMutations } from './monitoring-sources.ts';
 import { probeModuleMutations } from './probe-module.ts';
 import { blackboxConfigMutations, blackboxRenderedMutations } from './blackbox-config.ts';
 import { grafanaSidecarMutations } from './grafana-sidecar.ts';
+import { constantAlertMutations } from './constant-alert.ts';
 import { projectsMutations } from './projects.ts';
 import { privilegesMutations } from './privileges.ts';
 import { registryMutations } from './registry.ts';
@@ -59,6 +60,7 @@ export const MUTATION_LISTS: Record<string, readonly (readonly Mutation[])[]> = 
     blackboxConfigMutations,
     blackboxRenderedMutations,
     grafanaSidecarMutations,
+    constantAlertMutations,
   ],
   metrics: [metricsMutations],
   'metrics-catalog': [metricsCatalogMutations],
