@@ -12,6 +12,7 @@ import { probeModuleCheck } from './probe-module.ts';
 import { blackboxConfigCheck } from './blackbox-config.ts';
 import { grafanaSidecarCheck } from './grafana-sidecar.ts';
 import { constantAlertCheck } from './constant-alert.ts';
+import { grafanaDatasourcesCheck } from './grafana-datasources.ts';
 import { MONITORING_INVARIANTS } from './invariants.ts';
 
 export const monitoringAreaChecks: PolicyCheck[] = [
@@ -28,6 +29,7 @@ export const monitoringAreaChecks: PolicyCheck[] = [
   blackboxConfigCheck,
   grafanaSidecarCheck,
   constantAlertCheck,
+  grafanaDatasourcesCheck,
 ];
 
 export const monitoringArea: Area = staticArea('monitoring', monitoringAreaChecks, MONITORING_INVARIANTS);

@@ -20,6 +20,7 @@ import { probeModuleMutations } from './probe-module.ts';
 import { blackboxConfigMutations, blackboxRenderedMutations } from './blackbox-config.ts';
 import { grafanaSidecarMutations } from './grafana-sidecar.ts';
 import { constantAlertMutations } from './constant-alert.ts';
+import { grafanaDatasourcesMutations } from './grafana-datasources.ts';
 import { projectsMutations } from './projects.ts';
 import { privilegesMutations } from './privileges.ts';
 import { registryMutations } from './registry.ts';
@@ -61,6 +62,7 @@ export const MUTATION_LISTS: Record<string, readonly (readonly Mutation[])[]> = 
     blackboxRenderedMutations,
     grafanaSidecarMutations,
     constantAlertMutations,
+    grafanaDatasourcesMutations,
   ],
   metrics: [metricsMutations],
   'metrics-catalog': [metricsCatalogMutations],

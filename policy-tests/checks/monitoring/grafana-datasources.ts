@@ -1,0 +1,47 @@
+/**
+ * grafana-datasources: Grafana provisions the datasources it is given. At start it reads every provisioning file
+ * together (model/grafana/datasources.ts) and refuses the lot, and does not start, where two datasources of one
+ * organization are each marked isDefault ("Only one datasource per organization can be marked as default",
+ * provisioning/datasources/config_reader.go's validateDefaultUniqueness), or where a datasource takes a uid another
+ * of another name holds (its store's "data source with the same uid already exists"): Grafana, every dashboard and
+ * every alert view are down. kube-prometheus-stack's Prometheus is the default unless its values say not.
+ */
+import type { PolicyCheck } from '../../model/checks/kit.ts';
+import { provisionedDatasources } from '../../model/grafana/datasources.ts';
+import { GRAFANA_CHART } from '../../model/grafana/sidecars.ts';
+
+export const grafanaDatasourcesCheck: PolicyCheck = {
+  id: 'grafana-datasources',
+  description:
+    "Grafana provisions the datasources it is given: at most one per organization marked isDefault (kube-prometheus-stack's Prometheus is, unless its values say not), and no uid held by two datasources of different names; otherwise Grafana refuses its provisioning at start and does not come up (A10).",
+  invariants: ['A10'],
+  remediation:
+    "leave isDefault to one datasource (kube-prometheus-stack's Prometheus, or set grafana.sidecar.datasources.isDefaultDatasource: false), and give each datasource its own uid",
+  reads: { kinds: ['ConfigMap', 'Secret', 'Deployment', 'StatefulSet', 'Application'], charts: [GRAFANA_CHART], renders: true },
+  exemptible: false,
+  run(ctx) {
+    const datasources = provisionedDatasources(ctx.repo, ctx.resources);
+    const defaults = new Map<number, string>();
+    const uids = new Map<string, string>();
+    for (const d of datasources) {
+      if (d.isDefault) {
+        const first = defaults.get(d.orgId);
+        if (first !== undefined)
+          ctx.fail(
+            d.where,
+            `datasource ${d.name} is marked isDefault beside ${first} in organization ${d.orgId}: Grafana refuses its provisioning ("Only one datasource per organization can be marked as default") and does not start`,
+          );
+        else defaults.set(d.orgId, d.name);
+      }
+      if (!d.uid) continue;
+      const key = `${d.orgId}/${d.uid}`;
+      const holder = uids.get(key);
+      if (holder !== undefined && holder !== d.name)
+        ctx.fail(
+          d.where,
+          `datasource ${d.name} takes uid ${d.uid}, which ${holder} holds: Grafana's provisioning fails ("data source with the same uid already exists") and Grafana does not start`,
+        );
+      else uids.set(key, d.name);
+    }
+  },
+};

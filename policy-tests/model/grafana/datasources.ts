@@ -1,0 +1,98 @@
+/**
+ * The datasources Grafana provisions at start: the YAML files its datasources sidecar writes from the ConfigMaps and
+ * Secrets it loads (kube-prometheus-stack's own, with the chart's Prometheus and the values' additionalDataSources,
+ * and any other of the repository), or offline the values' additionalDataSources beside the chart's default
+ * Prometheus. Grafana reads every file of the folder together (pkg/services/provisioning/datasources).
+ */
+import { parse } from 'yaml';
+import { dig, isMap, list, objects, str } from '../core/dig.ts';
+import type { Resource } from '../core/manifest.ts';
+import { secretEntries } from '../core/secrets.ts';
+import type { DataFile, Repo } from '../repository/repo.ts';
+import { chartValues } from '../helm/chart-values.ts';
+import { namespaceOrDestination } from '../argocd/argocd.ts';
+import { GRAFANA_CHART, grafanaSidecars, whyNotLoaded } from './sidecars.ts';
+
+export interface ProvisionedDatasource {
+  name: string;
+  uid: string;
+  orgId: number;
+  isDefault: boolean;
+  /** Where it is written: an object's key, or a values file's path. */
+  where: { resource: Resource; path: string[] } | { data: DataFile; path: (string | number)[] };
+}
+
+/** A Grafana bool as its provisioning reads one (values.BoolValue: a YAML bool, or the strings true and false). */
+const grafanaBool = (v: unknown): boolean => v === true || str(v) === 'true';
+
+function fromList(items: unknown, where: (i: number) => ProvisionedDatasource['where']): ProvisionedDatasource[] {
+  return objects(items).map((d, i) => ({
+    name: str(d.name),
+    uid: str(d.uid),
+    orgId: typeof d.orgId === 'number' && d.orgId !== 0 ? d.orgId : 1,
+    isDefault: grafanaBool(d.isDefault),
+    where: where(i),
+  }));
+}
+
+/** The provisioning files of the objects the datasources sidecar loads, each file's datasources. */
+function loadedDatasources(repo: Repo, resources: readonly Resource[]): ProvisionedDatasource[] {
+  const sidecars = grafanaSidecars(repo, resources).filter((s) => s.what === 'datasources');
+  const out: ProvisionedDatasource[] = [];
+  for (const r of resources.filter((x) => x.kind === 'ConfigMap' || x.kind === 'Secret')) {
+    const namespace = namespaceOrDestination(repo, r) ?? '';
+    if (
+      !sidecars.some(
+        (s) => isMap(dig(r.object, ['metadata', 'labels'])) && dig(r.object, ['metadata', 'labels', s.label]) !== undefined && !whyNotLoaded(r, namespace, s),
+      )
+    )
+      continue;
+    const files =
+      r.kind === 'Secret'
+        ? secretEntries(r.object).map((e) => ({ key: e.key, text: e.value, field: e.field }))
+        : Object.entries(isMap(r.object.data) ? r.object.data : {}).map(([key, text]) => ({ key, text: str(text), field: 'data' }));
+    for (const f of files.filter((x) => /\.ya?ml$/.test(x.key))) {
+      let doc: unknown;
+      try {
+        doc = parse(f.text);
+      } catch {
+        continue; // a file Grafana cannot read is said by its own reading, not here
+      }
+      out.push(...fromList(dig(doc, ['datasources']), () => ({ resource: r, path: [f.field, f.key] })));
+    }
+  }
+  return out;
+}
+
+/** kube-prometheus-stack's own Prometheus datasource, as its values set it up (enabled and default unless they say not). */
+function chartPrometheus(values: Record<string, unknown>, data: DataFile): ProvisionedDatasource[] {
+  const set = dig(values, ['grafana', 'sidecar', 'datasources']);
+  const at = (key: string): unknown => (isMap(set) ? set[key] : undefined);
+  if (at('defaultDatasourceEnabled') === false) return [];
+  return [
+    {
+      name: str(at('name')) || 'Prometheus',
+      uid: str(at('uid')) || 'prometheus',
+      orgId: 1,
+      isDefault: at('isDefaultDatasource') !== false,
+      where: { data, path: ['grafana', 'sidecar', 'datasources'] },
+    },
+  ];
+}
+
+/**
+ * Every datasource Grafana provisions: those of the objects its sidecar loads, and where the chart is not rendered
+ * (offline) the ones its values set up, which its own ConfigMap would hold.
+ */
+export function provisionedDatasources(repo: Repo, resources: readonly Resource[]): ProvisionedDatasource[] {
+  const loaded = loadedDatasources(repo, resources);
+  const chart = chartValues(repo, GRAFANA_CHART);
+  if (resources.some((r) => r.rendered && chart.some((c) => c.appName === r.rendered!.app))) return loaded;
+  return [
+    ...chart.flatMap((c) => [
+      ...chartPrometheus(c.values, c.source),
+      ...fromList(list(dig(c.values, ['grafana', 'additionalDataSources'])), (i) => ({ data: c.source, path: ['grafana', 'additionalDataSources', i] })),
+    ]),
+    ...loaded,
+  ];
+}

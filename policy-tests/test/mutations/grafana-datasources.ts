@@ -1,0 +1,20 @@
+/** Mutations for grafana-datasources: the values' datasources given what Grafana's provisioning refuses at start. */
+import type { Mutation } from '../support/mutation-runner.ts';
+import { swap } from './edits.ts';
+
+const VALUES = 'monitoring/kube-prometheus-stack/values.yaml';
+
+export const grafanaDatasourcesMutations: Mutation[] = [
+  {
+    check: 'grafana-datasources',
+    why: "Loki marked isDefault beside the chart's Prometheus: two defaults in one organization, and Grafana does not start",
+    mutate: swap(VALUES, '      type: loki\n', '      type: loki\n      isDefault: true\n'),
+    at: '- name: Loki',
+  },
+  {
+    check: 'grafana-datasources',
+    why: "Tempo given Loki's uid: Grafana's provisioning fails on the second insert",
+    mutate: swap(VALUES, '      uid: tempo\n', '      uid: loki\n'),
+    at: '- name: Tempo',
+  },
+];
