@@ -87,12 +87,14 @@ function chartPrometheus(values: Record<string, unknown>, data: DataFile): Provi
 export function provisionedDatasources(repo: Repo, resources: readonly Resource[]): ProvisionedDatasource[] {
   const loaded = loadedDatasources(repo, resources);
   const chart = chartValues(repo, GRAFANA_CHART);
-  if (resources.some((r) => r.rendered && chart.some((c) => c.appName === r.rendered!.app))) return loaded;
-  return [
-    ...chart.flatMap((c) => [
-      ...chartPrometheus(c.values, c.source),
-      ...fromList(list(dig(c.values, ['grafana', 'additionalDataSources'])), (i) => ({ data: c.source, path: ['grafana', 'additionalDataSources', i] })),
-    ]),
-    ...loaded,
-  ];
+  const written = chart.flatMap((c) =>
+    fromList(list(dig(c.values, ['grafana', 'additionalDataSources'])), (i) => ({ data: c.source, path: ['grafana', 'additionalDataSources', i] })),
+  );
+  // Rendered, a datasource the values wrote is found on their line, not on the chart's ConfigMap.
+  if (resources.some((r) => r.rendered && chart.some((c) => c.appName === r.rendered!.app)))
+    return loaded.map((d) => {
+      const source = 'resource' in d.where && d.where.resource.rendered ? written.find((w) => w.name === d.name) : undefined;
+      return source ? { ...d, where: source.where } : d;
+    });
+  return [...chart.flatMap((c) => chartPrometheus(c.values, c.source)), ...written, ...loaded];
 }
