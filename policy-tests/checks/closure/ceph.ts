@@ -25,7 +25,7 @@ const CHART = 'rook-ceph-cluster';
 const READS = { kinds: ['CephCluster', 'CephBlockPool', 'Application'], charts: [CHART], renders: true };
 
 /** A CephCluster's spec or a pool's, with where a path of it is written (a rendered object, or the chart's values). */
-interface Written {
+export interface Written {
   spec: Obj;
   place: (path: Path) => FailurePlace;
   name: string;
@@ -36,7 +36,7 @@ interface Written {
 }
 
 /** The clusters and pools the repository runs: the rendered objects, or, where the chart is not rendered, its values as the repository writes them. */
-function cephOf(ctx: CheckContext): { clusters: Written[]; pools: Written[] } {
+export function cephOf(ctx: CheckContext): { clusters: Written[]; pools: Written[] } {
   const rendered = (kind: string) =>
     ctx.resources
       .filter((r) => r.kind === kind && r.apiVersion.startsWith('ceph.rook.io/'))

@@ -21,6 +21,7 @@ import { blackboxConfigMutations, blackboxRenderedMutations } from './blackbox-c
 import { grafanaSidecarMutations } from './grafana-sidecar.ts';
 import { constantAlertMutations } from './constant-alert.ts';
 import { grafanaDatasourcesMutations } from './grafana-datasources.ts';
+import { cephClassMutations } from './ceph-classes.ts';
 import { projectsMutations } from './projects.ts';
 import { privilegesMutations } from './privileges.ts';
 import { registryMutations } from './registry.ts';
@@ -40,7 +41,7 @@ import type { Mutation } from '../support/mutation-runner.ts';
  */
 export const MUTATION_LISTS: Record<string, readonly (readonly Mutation[])[]> = {
   repository: [repositoryMutations],
-  closure: [closureMutations],
+  closure: [closureMutations, cephClassMutations],
   'sync-order': [syncOrderMutations],
   'sync-health': [syncHealthMutations],
   'network-policy': [networkPolicyMutations],

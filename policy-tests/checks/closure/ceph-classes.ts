@@ -1,0 +1,91 @@
+/**
+ * closure-ceph-class: a StorageClass or VolumeSnapshotClass of Rook's Ceph CSI drivers names what Rook runs. ceph-csi
+ * looks the class's `clusterID` up among the clusters Rook configured it with (each CephCluster by its namespace),
+ * an RBD class's `pool` (and `dataPool`) in that cluster, and reads each `csi.storage.k8s.io/*-secret-name` Secret
+ * from its `-secret-namespace`: Rook (v1.20, csi/secrets.go) writes rook-csi-rbd-provisioner and rook-csi-rbd-node,
+ * rook-csi-cephfs-provisioner and rook-csi-cephfs-node, into the CephCluster's namespace. A name that misses leaves
+ * every claim of the class Pending ("cluster ID not found", "pool not found", a Secret not found), and every
+ * snapshot of it failing, with nothing the API server refuses.
+ */
+import { dig, isMap, str } from '../../model/core/dig.ts';
+import type { Resource } from '../../model/core/manifest.ts';
+import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
+import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
+import { cephOf } from './ceph.ts';
+
+const CSI_DRIVER = /\.(rbd|cephfs)\.csi\.ceph\.com$/;
+/** The Secrets Rook writes for each driver (csi/secrets.go). */
+const ROOK_CSI_SECRETS: Record<string, string[]> = {
+  rbd: ['rook-csi-rbd-provisioner', 'rook-csi-rbd-node'],
+  cephfs: ['rook-csi-cephfs-provisioner', 'rook-csi-cephfs-node'],
+};
+const SECRET_NAME = /^csi\.storage\.k8s\.io\/(.+)-secret-name$/;
+
+function judgeClass(ctx: CheckContext, r: Resource, driver: 'rbd' | 'cephfs', ceph: ReturnType<typeof cephOf>): void {
+  const params = dig(r.object, ['parameters']);
+  if (!isMap(params)) return;
+  const clusterID = str(params.clusterID);
+  const clusters = new Set(ceph.clusters.map((c) => c.object.namespace));
+  if (!clusters.has(clusterID)) {
+    ctx.fail(
+      { resource: r, path: ['parameters', 'clusterID'] },
+      `${r.kind} ${r.name} names clusterID ${JSON.stringify(clusterID)}, and Rook configures ceph-csi with ${[...clusters].join(', ') || 'no cluster'} (each CephCluster by its namespace): every claim of it stays Pending ("cluster ID not found")`,
+    );
+    return;
+  }
+  if (driver === 'rbd' && r.kind === 'StorageClass') {
+    const pools = new Set(ceph.pools.filter((p) => p.object.namespace === clusterID).map((p) => p.object.name));
+    // Offline, values that write no cephBlockPools leave the chart's own, which the gate does not know.
+    if (pools.size === 0 && !ceph.clusters.some((c) => c.rendered))
+      return void ctx.notJudged(
+        { resource: r, path: ['parameters', 'pool'] },
+        `${r.kind} ${r.name}'s pool: the values of rook-ceph-cluster write no cephBlockPools, and the chart's own are known once it is rendered (npm run charts:pull)`,
+      );
+    for (const key of ['pool', 'dataPool'].filter((k) => k === 'pool' || params[k] !== undefined))
+      if (!pools.has(str(params[key])))
+        ctx.fail(
+          { resource: r, path: ['parameters', key] },
+          `${r.kind} ${r.name} names ${key} ${JSON.stringify(str(params[key]))}, which no CephBlockPool of ${clusterID} makes (${[...pools].join(', ') || 'none'}): every claim of it stays Pending`,
+        );
+  }
+  const secrets = (namespace: string) => [
+    ...(namespace === clusterID ? ROOK_CSI_SECRETS[driver]! : []),
+    ...ctx.resources.filter((s) => s.kind === 'Secret' && namespaceOrDestination(ctx.repo, s) === namespace).map((s) => s.name),
+  ];
+  for (const [key, value] of Object.entries(params)) {
+    const use = SECRET_NAME.exec(key)?.[1];
+    if (!use) continue;
+    const namespace = str(params[`csi.storage.k8s.io/${use}-secret-namespace`]);
+    if (!secrets(namespace).includes(str(value)))
+      ctx.fail(
+        { resource: r, path: ['parameters', key] },
+        `${r.kind} ${r.name} gives ceph-csi the Secret ${namespace || '(no namespace)'}/${str(value)} for ${use}, which neither Rook (${ROOK_CSI_SECRETS[driver]!.join(', ')} in ${clusterID}) nor the repository writes: ${use === 'snapshotter' ? 'every snapshot of it fails' : 'every claim of it fails there'}`,
+      );
+  }
+}
+
+export const cephClassCheck: PolicyCheck = {
+  id: 'closure-ceph-class',
+  description:
+    "Every StorageClass and VolumeSnapshotClass of Rook's Ceph CSI drivers names what Rook runs: a clusterID that is a CephCluster's namespace, an RBD pool (and dataPool) a CephBlockPool of it makes, and CSI Secrets Rook writes in that namespace (rook-csi-rbd-provisioner, rook-csi-rbd-node, and CephFS's) or the repository does; otherwise every claim of the class stays Pending and every snapshot fails (invariants P1).",
+  invariants: ['P1'],
+  remediation:
+    "name the CephCluster's namespace as clusterID, a pool of its cephBlockPools, and the Secrets Rook writes (apps/platform/rook-ceph-cluster/classes.yaml)",
+  reads: {
+    kinds: ['StorageClass', 'VolumeSnapshotClass', 'CephCluster', 'CephBlockPool', 'Secret', 'Application'],
+    charts: ['rook-ceph-cluster'],
+    renders: true,
+  },
+  exemptible: false,
+  run(ctx) {
+    const classes = ctx.resources.flatMap((r) => {
+      const driver = CSI_DRIVER.exec(
+        str(r.kind === 'StorageClass' ? dig(r.object, ['provisioner']) : r.kind === 'VolumeSnapshotClass' ? dig(r.object, ['driver']) : ''),
+      )?.[1];
+      return driver ? [{ r, driver: driver as 'rbd' | 'cephfs' }] : [];
+    });
+    if (classes.length === 0) return;
+    const ceph = cephOf(ctx);
+    for (const { r, driver } of classes) judgeClass(ctx, r, driver, ceph);
+  },
+};

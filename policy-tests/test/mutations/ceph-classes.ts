@@ -1,0 +1,37 @@
+/** Mutations for closure-ceph-class: the Ceph classes naming a cluster, a pool or a CSI Secret Rook does not make. */
+import type { Mutation } from '../support/mutation-runner.ts';
+import { swap } from './edits.ts';
+
+const CLASSES = 'apps/platform/rook-ceph-cluster/classes.yaml';
+const CHECK = 'closure-ceph-class';
+
+export const cephClassMutations: Mutation[] = [
+  {
+    check: CHECK,
+    why: 'the StorageClass names clusterID rook, where the CephCluster runs in rook-ceph: ceph-csi finds no such cluster',
+    mutate: swap(CLASSES, 'parameters:\n  clusterID: rook-ceph\n  pool: ceph-blockpool\n', 'parameters:\n  clusterID: rook\n  pool: ceph-blockpool\n'),
+    at: 'clusterID: rook',
+  },
+  {
+    check: CHECK,
+    why: 'the StorageClass names pool ceph-block-pool, which no CephBlockPool makes',
+    mutate: swap(CLASSES, '  pool: ceph-blockpool\n', '  pool: ceph-block-pool\n'),
+    at: 'pool: ceph-block-pool',
+  },
+  {
+    check: CHECK,
+    why: 'the node-stage Secret misspelt: no node can map an image of the class',
+    mutate: swap(CLASSES, 'node-stage-secret-name: rook-csi-rbd-node\n', 'node-stage-secret-name: rook-csi-rbd-nodes\n'),
+    at: 'rook-csi-rbd-nodes',
+  },
+  {
+    check: CHECK,
+    why: "the snapshot class's Secret in the wrong namespace: VolSync's snapshots fail",
+    mutate: swap(
+      CLASSES,
+      '  csi.storage.k8s.io/snapshotter-secret-namespace: rook-ceph\n',
+      '  csi.storage.k8s.io/snapshotter-secret-namespace: volsync-system\n',
+    ),
+    at: 'snapshotter-secret-name',
+  },
+];
