@@ -36,17 +36,18 @@ function judgeClass(ctx: CheckContext, r: Resource, driver: 'rbd' | 'cephfs', ce
   if (driver === 'rbd' && r.kind === 'StorageClass') {
     const pools = new Set(ceph.pools.filter((p) => p.object.namespace === clusterID).map((p) => p.object.name));
     // Offline, values that write no cephBlockPools leave the chart's own, which the gate does not know.
-    if (pools.size === 0 && !ceph.clusters.some((c) => c.rendered))
-      return void ctx.notJudged(
+    if (pools.size === 0 && !ceph.clusters.some((c) => c.rendered)) {
+      ctx.notJudged(
         { resource: r, path: ['parameters', 'pool'] },
         `${r.kind} ${r.name}'s pool: the values of rook-ceph-cluster write no cephBlockPools, and the chart's own are known once it is rendered (npm run charts:pull)`,
       );
-    for (const key of ['pool', 'dataPool'].filter((k) => k === 'pool' || params[k] !== undefined))
-      if (!pools.has(str(params[key])))
-        ctx.fail(
-          { resource: r, path: ['parameters', key] },
-          `${r.kind} ${r.name} names ${key} ${JSON.stringify(str(params[key]))}, which no CephBlockPool of ${clusterID} makes (${[...pools].join(', ') || 'none'}): every claim of it stays Pending`,
-        );
+    } else
+      for (const key of ['pool', 'dataPool'].filter((k) => k === 'pool' || params[k] !== undefined))
+        if (!pools.has(str(params[key])))
+          ctx.fail(
+            { resource: r, path: ['parameters', key] },
+            `${r.kind} ${r.name} names ${key} ${JSON.stringify(str(params[key]))}, which no CephBlockPool of ${clusterID} makes (${[...pools].join(', ') || 'none'}): every claim of it stays Pending`,
+          );
   }
   const secrets = (namespace: string) => [
     ...(namespace === clusterID ? ROOK_CSI_SECRETS[driver]! : []),
