@@ -3,7 +3,7 @@
  * the external watchdog worker, often enough for its silence threshold.
  */
 import { chartValues } from '../model/helm/chart-values.ts';
-import { dig, list } from '../model/core/dig.ts';
+import { dig, list, objects } from '../model/core/dig.ts';
 import { durationMs } from '../model/core/time.ts';
 import type { Path } from '../model/core/positions.ts';
 import { writtenByExternalSecret } from '../model/cluster/external-secrets.ts';
@@ -66,7 +66,7 @@ export const watchdogChecks: PolicyCheck[] = [
         return;
       }
       const wrangler = ctx.repo.dataFiles.get(WRANGLER_FILE);
-      const routes = list(dig(wrangler?.data, ['routes'])) as { pattern?: string }[];
+      const routes = objects(dig(wrangler?.data, ['routes'])) as { pattern?: string }[];
       const host = routes.map((r) => r.pattern?.replace(/\/\*$/, '')).find(Boolean);
       if (!wrangler || !host) {
         ctx.fail(
@@ -105,7 +105,7 @@ export const watchdogChecks: PolicyCheck[] = [
             FIX.repeat,
           );
         }
-        const receivers = list(dig(values, [...config, 'receivers'])) as {
+        const receivers = objects(dig(values, [...config, 'receivers'])) as {
           name?: string;
           webhook_configs?: { url?: string; http_config?: { authorization?: { credentials?: string; credentials_file?: string } } }[];
         }[];

@@ -2,7 +2,7 @@
 import { CONFIG_PATH } from '../../model/monitoring/alertmanager.ts';
 import { chartValues } from '../../model/helm/chart-values.ts';
 import { applicationsByName } from '../../model/argocd/argocd.ts';
-import { dig, list } from '../../model/core/dig.ts';
+import { dig, list, objects } from '../../model/core/dig.ts';
 import type { Path } from '../../model/core/positions.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 
@@ -35,7 +35,7 @@ export const secretFilesCheck: PolicyCheck = {
       const written = (secret: string, key: string) =>
         ctx.resources.some((es) => {
           if (es.kind !== 'ExternalSecret' || es.namespace !== namespace || (dig(es.object, ['spec', 'target', 'name']) ?? es.name) !== secret) return false;
-          const keys = (list(dig(es.object, ['spec', 'data'])) as { secretKey?: string }[]).map((d) => d.secretKey);
+          const keys = (objects(dig(es.object, ['spec', 'data'])) as { secretKey?: string }[]).map((d) => d.secretKey);
           return keys.includes(key) || (list(dig(es.object, ['spec', 'dataFrom'])) as unknown[]).length > 0;
         });
       for (const setting of fileSettings(dig(values, [...CONFIG_PATH]))) {

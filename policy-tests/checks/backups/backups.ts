@@ -14,7 +14,7 @@ import { perRepo } from '../../model/repository/per-repo.ts';
 import type { PathSegment } from '../../model/core/positions.ts';
 import { alertRules } from '../../model/monitoring/prometheus-rules.ts';
 import type { DataFile, Repo } from '../../model/repository/repo.ts';
-import { dig, isMap, list, objects } from '../../model/core/dig.ts';
+import { dig, isMap, objects } from '../../model/core/dig.ts';
 import { containersOf, podSpecOf } from '../../model/core/workloads.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { scalarText } from '../../model/core/text.ts';
@@ -118,12 +118,12 @@ function expectAppVolume(ctx: CheckContext, job: Resource, t: Target & { engine:
     return;
   }
   const claimOf = (pod: { spec: Record<string, unknown> }, volume: unknown) =>
-    (list(pod.spec.volumes) as ({ name?: string; persistentVolumeClaim?: { claimName?: string } } | null)[]).find((v) => v?.name === volume)
+    (objects(pod.spec.volumes) as ({ name?: string; persistentVolumeClaim?: { claimName?: string } } | null)[]).find((v) => v?.name === volume)
       ?.persistentVolumeClaim?.claimName;
   const appMounts = containersOf(appPod).flatMap((c) =>
-    (list(c.container.volumeMounts) as { name: string; mountPath: string }[]).map((m) => ({ ...m, claim: claimOf(appPod, m.name) })),
+    (objects(c.container.volumeMounts) as { name: string; mountPath: string }[]).map((m) => ({ ...m, claim: claimOf(appPod, m.name) })),
   );
-  const jobMounts = (list(main.c.container.volumeMounts) as { name: string; mountPath: string }[]).map((m) => ({
+  const jobMounts = (objects(main.c.container.volumeMounts) as { name: string; mountPath: string }[]).map((m) => ({
     ...m,
     claim: claimOf(main.pod, m.name),
   }));
@@ -170,11 +170,11 @@ export function secretsRead(job: Resource): { name: string; at: PathSegment[] }[
   if (!pod) return [];
   const out: { name: string; at: PathSegment[] }[] = [];
   for (const c of containersOf(pod)) {
-    (list(c.container.env) as ({ valueFrom?: { secretKeyRef?: { name?: string } } } | null)[]).forEach(
+    (objects(c.container.env) as ({ valueFrom?: { secretKeyRef?: { name?: string } } } | null)[]).forEach(
       (e, i) =>
         e?.valueFrom?.secretKeyRef && out.push({ name: String(e.valueFrom.secretKeyRef.name), at: [...c.at, 'env', i, 'valueFrom', 'secretKeyRef', 'name'] }),
     );
-    (list(c.container.envFrom) as ({ secretRef?: { name?: string } } | null)[]).forEach(
+    (objects(c.container.envFrom) as ({ secretRef?: { name?: string } } | null)[]).forEach(
       (e, i) => e?.secretRef && out.push({ name: String(e.secretRef.name), at: [...c.at, 'envFrom', i, 'secretRef', 'name'] }),
     );
   }

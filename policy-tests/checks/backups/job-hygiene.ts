@@ -2,7 +2,7 @@
  * The backup jobs' hygiene: what each job may read and run as, kept apart from whether the jobs exist.
  */
 import { writtenByExternalSecret } from '../../model/cluster/external-secrets.ts';
-import { dig, list, objects } from '../../model/core/dig.ts';
+import { dig, objects } from '../../model/core/dig.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { keysOf } from '../../model/cluster/provided-keys.ts';
@@ -18,8 +18,8 @@ import { scalarText } from '../../model/core/text.ts';
 function missingEnvironment(ctx: CheckContext, job: Resource, container: Record<string, unknown>): string[] {
   const needs = BACKUP_ENVIRONMENT[String(dig(container, ['args', 0]))];
   if (!needs) return [];
-  const names = new Set((list(container.env) as ({ name?: string } | null)[]).map((e) => e?.name));
-  for (const e of list(container.envFrom) as ({ secretRef?: { name?: string } } | null)[]) {
+  const names = new Set((objects(container.env) as ({ name?: string } | null)[]).map((e) => e?.name));
+  for (const e of objects(container.envFrom) as ({ secretRef?: { name?: string } } | null)[]) {
     const given = keysOf(ctx, { kind: 'Secret', namespace: namespaceOrDestination(ctx.repo, job), name: e?.secretRef?.name });
     if (e?.secretRef && !given) return [];
     given?.forEach((k) => names.add(k));
@@ -79,7 +79,7 @@ export const backupHygieneChecks: PolicyCheck[] = [
           if (dig(c.container, ['resources', 'requests', kind]) === undefined)
             ctx.fail({ resource: job, path: [...c.at, c.container.resources ? 'resources' : 'name'] }, `${job.name} must request ${kind}`, FIX.requests);
         }
-        const backupDir = (list(c.container.env) as ({ name: string; value?: string } | null)[]).find((e) => e?.name === 'BACKUP_DIR')?.value;
+        const backupDir = (objects(c.container.env) as ({ name: string; value?: string } | null)[]).find((e) => e?.name === 'BACKUP_DIR')?.value;
         const mounts = objects(c.container.volumeMounts);
         if (!backupDir || !mounts.some((m) => m.mountPath === backupDir))
           ctx.fail(

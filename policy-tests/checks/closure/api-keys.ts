@@ -9,7 +9,7 @@ import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { SETTINGS_GLOB, settingsFiles } from '../../model/apps/media-settings.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { storeItemOf } from '../../model/cluster/external-secrets.ts';
-import { dig, list, objects } from '../../model/core/dig.ts';
+import { dig, objects } from '../../model/core/dig.ts';
 import { servicePort } from '../../model/cluster/ingress-routes.ts';
 import { selectorMatches } from '../../model/core/label-selector.ts';
 import type { Resource } from '../../model/core/manifest.ts';
@@ -65,7 +65,7 @@ const LOCAL = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /** Whether a container declares the port: by number or by name. */
 const serves = (r: Running, port: string): boolean =>
-  (list(r.c.container.ports) as { containerPort?: unknown; name?: unknown }[]).some(
+  (objects(r.c.container.ports) as { containerPort?: unknown; name?: unknown }[]).some(
     (p) => scalarText(p.containerPort ?? '') === port || scalarText(p.name ?? '') === port,
   );
 

@@ -13,11 +13,11 @@ import { mountedFile, namedPaths } from '../../model/cluster/mounted-files.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import type { Path } from '../../model/core/positions.ts';
 import { keysOf } from '../../model/cluster/provided-keys.ts';
-import { list, obj } from '../../model/core/dig.ts';
+import { list, obj, objects } from '../../model/core/dig.ts';
 
 /** A container's strings that name files to its program: env values, args and command, with where each stands. */
 function namedStrings(container: Record<string, unknown>, at: Path): { text: string; path: Path }[] {
-  const env = list(container.env) as ({ value?: unknown } | null)[];
+  const env = objects(container.env) as ({ value?: unknown } | null)[];
   return [
     ...env.flatMap((e, j) => (typeof e?.value === 'string' ? [{ text: e.value, path: [...at, 'env', j, 'value'] }] : [])),
     ...(['args', 'command'] as const).flatMap((field) =>

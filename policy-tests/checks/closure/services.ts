@@ -5,7 +5,7 @@
  * port, and every Service with a selector has pods behind it.
  */
 import { createdAtRuntime } from '../../model/argocd/app-declarations.ts';
-import { dig, isMap, list, str } from '../../model/core/dig.ts';
+import { dig, isMap, list, objects, str } from '../../model/core/dig.ts';
 import { groupOf, type Resource } from '../../model/core/manifest.ts';
 import { ARGOCD_CM_PATCH, argocdSettings, resourcesFilter, verdictsOf } from '../../model/controller/resource-filter.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
@@ -31,7 +31,7 @@ const API_SERVER_SERVICE = {
   },
 } as unknown as Resource;
 
-const portsOf = (svc: Resource) => list(dig(svc.object, ['spec', 'ports'])) as { name?: string; port?: number }[];
+const portsOf = (svc: Resource) => objects(dig(svc.object, ['spec', 'ports'])) as { name?: string; port?: number }[];
 
 /** Services by namespace and name (for routes), and by namespace and each label (for monitors): a lookup each, not a scan of every Service. */
 function serviceIndex(services: readonly Resource[]) {
@@ -171,7 +171,7 @@ function checkMonitors(ctx: CheckContext, { index, runtime, opaque, reached }: S
     }
     for (const svc of selected)
       reach(reached, svc, `ServiceMonitor ${sm.name} scrapes it: the monitor has no target, and a rule on its up series fires for good`);
-    (list(dig(sm.object, ['spec', 'endpoints'])) as { port?: string }[]).forEach((e, i) => {
+    (objects(dig(sm.object, ['spec', 'endpoints'])) as { port?: string }[]).forEach((e, i) => {
       if (e.port && !selected.some((s) => portsOf(s).some((p) => p.name === e.port)))
         ctx.fail({ resource: sm, path: ['spec', 'endpoints', i, 'port'] }, `ServiceMonitor ${sm.name} scrapes port ${e.port}, which no Service it selects has`);
     });

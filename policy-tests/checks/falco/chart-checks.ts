@@ -71,7 +71,7 @@ export const falcoChartChecks: PolicyCheck[] = [
             `falco.load_plugins loads ${loaded.join(', ')}: syscalls are the only event source, and ${RULES_PLUGIN.name} is the one plugin allowed`,
             SENSOR_FIX.plugins,
           );
-        const configured = extraPlugins((list(dig(values, ['falco', 'plugins'])) as { name?: unknown }[]).map((p) => p?.name));
+        const configured = extraPlugins((objects(dig(values, ['falco', 'plugins'])) as { name?: unknown }[]).map((p) => p?.name));
         if (configured.length)
           fail(['falco', 'plugins'], `falco.plugins configures ${configured.join(', ')}: ${RULES_PLUGIN.name} is the one plugin allowed`, SENSOR_FIX.plugins);
         if (dig(values, ['collectors', 'kubernetes', 'enabled']) === true)

@@ -5,7 +5,7 @@
  * reads only together or only from a release. Each failure says its own mend.
  */
 import type { CheckContext, FailurePlace } from '../../model/checks/kit.ts';
-import { dig, list, objects, str } from '../../model/core/dig.ts';
+import { dig, objects, str } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { scalarText } from '../../model/core/text.ts';
 import {
@@ -28,7 +28,7 @@ const WRITABLE_SOURCES = ['emptyDir', 'persistentVolumeClaim', 'ephemeral', 'hos
 /** Whether a writable volume (not mounted read-only) is mounted in the container at one of `paths`. */
 function writableAt(pod: PodSpecRef, c: ContainerRef, paths: ReadonlySet<string>): boolean {
   const volumes = new Map(objects(pod.spec.volumes).map((v) => [v.name, v]));
-  return (list(c.container.volumeMounts) as { name?: string; mountPath?: string; readOnly?: boolean }[]).some((m) => {
+  return (objects(c.container.volumeMounts) as { name?: string; mountPath?: string; readOnly?: boolean }[]).some((m) => {
     const volume = volumes.get(m.name);
     return (
       m.readOnly !== true && paths.has(str(m.mountPath).replace(/\/+$/, '')) && volume !== undefined && WRITABLE_SOURCES.some((k) => volume[k] !== undefined)
@@ -108,7 +108,7 @@ function envTogetherNeed({ ctx, resource, c, image, need, env }: Held): void {
 
 /** Whether a volume is mounted at one of `dirs`, inside one, or above one: the image could read its setting from a file there. */
 const mountsUnder = (c: ContainerRef, dirs: readonly string[]): boolean =>
-  (list(c.container.volumeMounts) as { mountPath?: string }[]).some((m) => {
+  (objects(c.container.volumeMounts) as { mountPath?: string }[]).some((m) => {
     const at = str(m.mountPath).replace(/\/+$/, '') || '/';
     return dirs.some((dir) => at === dir || at.startsWith(`${dir}/`) || dir.startsWith(`${at === '/' ? '' : at}/`));
   });

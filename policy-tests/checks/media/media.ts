@@ -8,7 +8,7 @@ import { containersOf, podSpecOf, type ContainerRef } from '../../model/core/wor
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { scalarText } from '../../model/core/text.ts';
 import type { Ownership } from '../../model/repository/run-as.ts';
-import { dig, isMap, list, objects } from '../../model/core/dig.ts';
+import { dig, isMap, objects } from '../../model/core/dig.ts';
 
 export const MEDIA_FACTS = 'apps/media/facts/media.yaml';
 /** The media apps' namespaces: media, and media-vpn for the VPN pod alone (it needs NET_ADMIN, which only a privileged namespace admits). */
@@ -85,7 +85,7 @@ export function mountsOf(resource: Resource): Mount[] {
     (objects(pod.spec.volumes) as { name?: string; persistentVolumeClaim?: { claimName?: string } }[]).map((v) => [v.name, v.persistentVolumeClaim?.claimName]),
   );
   return containersOf(pod).flatMap((c) =>
-    (list(c.container.volumeMounts) as { name: string; mountPath: string; subPath?: string; readOnly?: boolean }[]).map((m, index) => ({
+    (objects(c.container.volumeMounts) as { name: string; mountPath: string; subPath?: string; readOnly?: boolean }[]).map((m, index) => ({
       container: c,
       index,
       claim: volumes.get(m.name),

@@ -4,7 +4,7 @@
  */
 import { alloyConfig, onValues, type Fail } from './values.ts';
 import { parse } from 'yaml';
-import { dig, list } from '../../model/core/dig.ts';
+import { dig, list, objects } from '../../model/core/dig.ts';
 import type { Path } from '../../model/core/positions.ts';
 import { durationMs } from '../../model/core/time.ts';
 import { dashboards, rowsOf } from '../../model/monitoring/dashboards.ts';
@@ -48,7 +48,7 @@ export const monitoringChecks: PolicyCheck[] = [
         if (dig(values, ['loki', 'compactor', 'retention_enabled']) !== true)
           fail(['loki', 'compactor'], 'the compactor must enforce retention (retention_enabled: true)');
         expectDuration(fail, values, ['loki', 'limits_config', 'retention_period'], { expected: '7d', what: 'log retention' });
-        const streams = list(dig(values, ['loki', 'limits_config', 'retention_stream'])) as { selector?: string; period?: string }[];
+        const streams = objects(dig(values, ['loki', 'limits_config', 'retention_stream'])) as { selector?: string; period?: string }[];
         const events = streams.findIndex((s) => s.selector?.includes('kubernetes/eventhandler'));
         if (events === -1) fail(['loki', 'limits_config'], 'no retention_stream keeps Kubernetes events for 30 days');
         else
@@ -153,7 +153,7 @@ export const monitoringChecks: PolicyCheck[] = [
             `the chart's own --config.file replaces the image's modules, so if_mib and synology never load: add --config.file=${SNMP_DEFAULT_CONFIG} to extraArgs`,
           );
         const variables = [...scalarText(dig(values, ['config']) ?? '').matchAll(/\$\{(\w+)\}/g)].map((m) => m[1]);
-        const envFrom = list(dig(values, ['envFrom'])) as { secretRef?: { name?: string } }[];
+        const envFrom = objects(dig(values, ['envFrom'])) as { secretRef?: { name?: string } }[];
         if (variables.length && !envFrom.some((e) => e.secretRef?.name))
           fail(
             ['config'],
@@ -169,7 +169,7 @@ export const monitoringChecks: PolicyCheck[] = [
                 ['config'],
                 `the auths read \${${v}}, which no Secret envFrom hands the container sets (${given.map((k) => [...k!].sort().join(', ')).join('; ')}): the exporter exits on an unset variable`,
               );
-        const params = list(dig(values, ['serviceMonitor', 'params'])) as { module?: string[]; interval?: string }[];
+        const params = objects(dig(values, ['serviceMonitor', 'params'])) as { module?: string[]; interval?: string }[];
         params.forEach((p, i) => {
           if (JSON.stringify([...(p.module ?? [])].sort()) !== JSON.stringify(['if_mib', 'synology']))
             fail(['serviceMonitor', 'params', i, 'module'], `NAS modules are ${JSON.stringify(p.module ?? [])}, must be if_mib and synology`);

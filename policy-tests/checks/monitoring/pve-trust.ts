@@ -5,7 +5,7 @@
  * a CA file, so an exporter without the cluster's CA fails every scrape (CERTIFICATE_VERIFY_FAILED, HTTP 500) and
  * HypervisorMetricsDown fires for good; `verify_ssl: false` would hand the audit token to whatever answers.
  */
-import { dig, list } from '../../model/core/dig.ts';
+import { dig, objects } from '../../model/core/dig.ts';
 import type { Path } from '../../model/core/positions.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { mountedFile } from '../../model/cluster/mounted-files.ts';
@@ -28,7 +28,7 @@ export const pveTrustCheck: PolicyCheck = {
     if (!monitor || !secret || !deployment || !modules) return;
     const containerAt: Path = ['spec', 'template', 'spec', 'containers', 0];
     const container = dig(deployment.object, containerAt);
-    const env = list(dig(container, ['env'])) as { name?: string; value?: string }[];
+    const env = objects(dig(container, ['env'])) as { name?: string; value?: string }[];
     const envIndex = env.findIndex((e) => CA_ENV.includes(e.name ?? '') && typeof e.value === 'string');
     for (const m of modules) {
       const verify = m.verify_ssl;

@@ -5,7 +5,7 @@
  */
 import { alloyConfig, onValues, type Fail } from './values.ts';
 import { chartValues } from '../../model/helm/chart-values.ts';
-import { dig, list } from '../../model/core/dig.ts';
+import { dig, objects } from '../../model/core/dig.ts';
 import { eachChartValues } from '../../model/checks/kit.ts';
 import type { Path } from '../../model/core/positions.ts';
 import { writtenByExternalSecret } from '../../model/cluster/external-secrets.ts';
@@ -140,7 +140,7 @@ export const sourceChecks: PolicyCheck[] = [
         ctx.fail({ file: 'monitoring/README.md' }, 'no ServiceMonitor pve-exporter scrapes the hypervisors');
         return;
       }
-      const endpoints = list(dig(monitor.object, ['spec', 'endpoints'])) as { interval?: string; params?: Record<string, string[]> }[];
+      const endpoints = objects(dig(monitor.object, ['spec', 'endpoints'])) as { interval?: string; params?: Record<string, string[]> }[];
       const targets = new Set(pveTargets(monitor).map((t) => t.host));
       if (endpoints.length !== 3 || targets.size !== 3)
         ctx.fail({ resource: monitor, path: ['spec', 'endpoints'] }, `the exporter must scrape 3 distinct hosts, scrapes ${targets.size}`);
@@ -183,13 +183,13 @@ export const sourceChecks: PolicyCheck[] = [
         ctx.fail({ file: 'monitoring/README.md' }, 'unpoller (Deployment and ServiceMonitor) is missing');
         return;
       }
-      const endpoints = list(dig(monitor.object, ['spec', 'endpoints'])) as { interval?: string }[];
+      const endpoints = objects(dig(monitor.object, ['spec', 'endpoints'])) as { interval?: string }[];
       endpoints.forEach(
         (e, i) =>
           durationMs(e.interval) !== 30_000 &&
           ctx.fail({ resource: monitor, path: ['spec', 'endpoints', i, 'interval'] }, `the gateway is scraped every ${String(e.interval)}, must be 30s`),
       );
-      const env = list(dig(deployment.object, ['spec', 'template', 'spec', 'containers', 0, 'env'])) as {
+      const env = objects(dig(deployment.object, ['spec', 'template', 'spec', 'containers', 0, 'env'])) as {
         name: string;
         value?: string;
         valueFrom?: { secretKeyRef?: { name?: string } };

@@ -4,7 +4,7 @@
  * properties it reads (for an extracted item, the fields its template reads) and who reads it. An item the bootstrap doc leaves out is a Secret never written, found
  * after the first sync; generated, the list cannot leave one out.
  */
-import { dig, list } from '../../model/core/dig.ts';
+import { dig, objects } from '../../model/core/dig.ts';
 import type { Repo } from '../../model/repository/repo.ts';
 
 export const STORE_ITEMS_START = '<!-- store-items:start -->';
@@ -25,7 +25,7 @@ interface Item {
 function templateFields(es: unknown): string[] | undefined {
   const data = dig(es, ['spec', 'target', 'template', 'data']);
   if (!data || typeof data !== 'object' || dig(es, ['spec', 'target', 'template', 'templateFrom']) !== undefined) return undefined;
-  const supplied = new Set((list(dig(es, ['spec', 'data'])) as { secretKey?: string }[]).map((d) => d.secretKey));
+  const supplied = new Set((objects(dig(es, ['spec', 'data'])) as { secretKey?: string }[]).map((d) => d.secretKey));
   const names = new Set<string>();
   for (const value of Object.values(data))
     for (const [action] of String(value).matchAll(/\{\{[^}]*\}\}/g))
@@ -38,14 +38,16 @@ export function storeItemsTable(repo: Repo): string {
   const item = (key: string) => items.get(key) ?? items.set(key, { properties: new Set(), whole: false, readers: new Set() }).get(key)!;
   for (const es of repo.resources.filter((r) => r.kind === 'ExternalSecret')) {
     const reader = `${es.namespace ?? ''}/${es.name}`;
-    for (const d of list(dig(es.object, ['spec', 'data'])) as { remoteRef?: { key?: string; property?: string } }[]) {
+    for (const d of objects(dig(es.object, ['spec', 'data'])) as { remoteRef?: { key?: string; property?: string } }[]) {
       if (!d.remoteRef?.key) continue;
       const it = item(d.remoteRef.key);
       if (d.remoteRef.property) it.properties.add(d.remoteRef.property);
       else it.whole = true;
       it.readers.add(reader);
     }
-    const extracts = (list(dig(es.object, ['spec', 'dataFrom'])) as { extract?: { key?: string } }[]).flatMap((d) => (d.extract?.key ? [d.extract.key] : []));
+    const extracts = (objects(dig(es.object, ['spec', 'dataFrom'])) as { extract?: { key?: string } }[]).flatMap((d) =>
+      d.extract?.key ? [d.extract.key] : [],
+    );
     // One extracted item under a template: its fields are the names the template reads that no data[] entry supplies.
     const read = extracts.length === 1 ? templateFields(es.object) : undefined;
     for (const key of extracts) {

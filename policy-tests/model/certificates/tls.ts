@@ -4,7 +4,7 @@
  * TLS for its host is answered by the proxy's own self-signed certificate (Traefik's default), which browsers,
  * Node and the blackbox exporter refuse.
  */
-import { dig, list, obj, str } from '../core/dig.ts';
+import { dig, list, obj, objects, str } from '../core/dig.ts';
 import type { Resource } from '../core/manifest.ts';
 import { ingressHosts } from '../cluster/ingress-routes.ts';
 
@@ -26,7 +26,9 @@ const covers = (name: unknown, host: string) =>
 
 /** Why this Ingress does not serve `host` with a certificate a client trusts (a browser, Node, the blackbox exporter), or undefined. */
 export function ingressTlsProblem(resources: readonly Resource[], ing: Resource, host: string): string | undefined {
-  const tls = (list(dig(ing.object, ['spec', 'tls'])) as { hosts?: string[]; secretName?: string }[]).filter((t) => list(t.hosts).some((h) => covers(h, host)));
+  const tls = (objects(dig(ing.object, ['spec', 'tls'])) as { hosts?: string[]; secretName?: string }[]).filter((t) =>
+    list(t.hosts).some((h) => covers(h, host)),
+  );
   if (tls.length === 0) return `the Ingress serving ${host} has no TLS for it, so the proxy answers with its own self-signed certificate, which clients refuse`;
   const problems = tls.map((t) => certificateProblem(resources, ing, host, t.secretName));
   return problems.includes(undefined) ? undefined : problems[0];

@@ -2,7 +2,7 @@
  * An Ingress's routes as Kubernetes defines them (networking.k8s.io/v1): each rule's host, each of its HTTP paths
  * with its path type, and the Service and port it sends to. Read once here for every check that follows a route.
  */
-import { dig, list } from '../core/dig.ts';
+import { dig, list, objects } from '../core/dig.ts';
 import type { Resource } from '../core/manifest.ts';
 import type { Path } from '../core/positions.ts';
 
@@ -67,6 +67,6 @@ export function ingressPathMatches(path: string, pathType: string | undefined, r
 
 /** The port of `service` a backend names, by name or by number; undefined when the Service has none such. */
 export function servicePort(service: Resource, port: BackendPort): { name?: string; port?: number; targetPort?: number | string } | undefined {
-  const ports = list(dig(service.object, ['spec', 'ports'])) as { name?: string; port?: number; targetPort?: number | string }[];
+  const ports = objects(dig(service.object, ['spec', 'ports'])) as { name?: string; port?: number; targetPort?: number | string }[];
   return ports.find((p) => (port.name !== undefined && p.name === port.name) || (port.number !== undefined && p.port === port.number));
 }

@@ -2,7 +2,7 @@
  * Where a file a container reads comes from: the volume mounted over its path, and, for a Secret or a ConfigMap,
  * the key the kubelet writes there (the file's name under the mount, or the item projected to it).
  */
-import { dig, list, objects } from '../core/dig.ts';
+import { dig, objects } from '../core/dig.ts';
 import type { Resource } from '../core/manifest.ts';
 import type { Repo } from '../repository/repo.ts';
 import { keysOf } from './provided-keys.ts';
@@ -37,7 +37,7 @@ export function mountedFile(
   const name = field && dig(volume, field === 'secret' ? ['secret', 'secretName'] : ['configMap', 'name']);
   if (!field || typeof name !== 'string' || dig(volume, [field, 'optional']) === true) return { on: 'volume' };
   const kind = field === 'secret' ? 'Secret' : 'ConfigMap';
-  const items = list(dig(volume, [field, 'items'])) as { key?: string; path?: string }[];
+  const items = objects(dig(volume, [field, 'items'])) as { key?: string; path?: string }[];
   const root = mount.mountPath.replace(/\/$/, '');
   // The mount itself: the volume's folder (a program given a config directory), or the one file a subPath puts there.
   if (file.replace(/\/$/, '') === root && !mount.subPath) return { on: kind, name };

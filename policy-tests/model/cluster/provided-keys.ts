@@ -5,7 +5,7 @@
  * where they cannot be known: an ExternalSecret's dataFrom or templateFrom, a committed Secret without data (a
  * placeholder filled outside git).
  */
-import { dig, list, obj, str } from '../core/dig.ts';
+import { dig, list, obj, objects, str } from '../core/dig.ts';
 import type { Resource } from '../core/manifest.ts';
 import type { Path } from '../core/positions.ts';
 import { namespaceOrDestination } from '../argocd/argocd.ts';
@@ -69,7 +69,7 @@ function writtenObjects(repo: Repo, resources: readonly Resource[]): Map<string,
       // A template replaces what the store hands over (mergePolicy Replace, the default): the Secret holds the template's keys alone.
       const template = dig(r.object, ['spec', 'target', 'template']);
       const replaces = dig(template, ['data']) !== undefined && dig(template, ['mergePolicy']) !== 'Merge';
-      const data = (list(dig(r.object, ['spec', 'data'])) as { secretKey?: string }[]).flatMap((d) => (d.secretKey ? [d.secretKey] : []));
+      const data = (objects(dig(r.object, ['spec', 'data'])) as { secretKey?: string }[]).flatMap((d) => (d.secretKey ? [d.secretKey] : []));
       const unknown = dig(template, ['templateFrom']) !== undefined || (!replaces && (list(dig(r.object, ['spec', 'dataFrom'])) as unknown[]).length > 0);
       add(
         'Secret',

@@ -225,7 +225,7 @@ export function podRefs(repo: Repo, resources: readonly Resource[]): PodRef[] {
     for (const { spec, at } of podSpecs(r)) {
       /** A volume source's items: the keys it projects, each at items[k].key. */
       const items = (source: { items?: { key?: unknown }[] } | undefined, at: Path): PodRef['keys'] =>
-        (list(source?.items) as { key?: unknown }[]).flatMap((item, k) =>
+        (objects(source?.items) as { key?: unknown }[]).flatMap((item, k) =>
           typeof item?.key === 'string' ? [{ key: item.key, path: [...at, 'items', k, 'key'] }] : [],
         );
       /** An env entry's key reference: its one key. */

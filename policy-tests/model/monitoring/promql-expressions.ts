@@ -10,7 +10,7 @@ import type { LinePos, Path } from '../core/positions.ts';
 import { dashboards, type Dashboard, type Panel } from './dashboards.ts';
 import { perRepo } from '../repository/per-repo.ts';
 import { scalarText } from '../core/text.ts';
-import { dig, list } from '../core/dig.ts';
+import { dig, list, objects } from '../core/dig.ts';
 
 export interface PromExpression {
   expr: string;
@@ -56,7 +56,7 @@ function ruleExpressions(repo: Repo): PromExpression[] {
   for (const resource of repo.resources) {
     if (resource.kind !== 'PrometheusRule' || resource.rendered) continue;
     const text = repo.parsed.find((p) => p.file === resource.file && p.renderedBy === undefined)?.text ?? '';
-    const groups = list(dig(resource.object, ['spec', 'groups'])) as { rules?: RuleShape[] }[];
+    const groups = objects(dig(resource.object, ['spec', 'groups'])) as { rules?: RuleShape[] }[];
     groups.forEach((group, g) =>
       (list(group?.rules) as RuleShape[]).forEach((rule, r) => {
         if (typeof rule?.expr !== 'string') return;

@@ -6,7 +6,7 @@
  * `CURL_CA_BUNDLE`) names, else against certifi's public roots; `verify_ssl: false` verifies nothing.
  */
 import { parse } from 'yaml';
-import { dig, list, obj } from '../core/dig.ts';
+import { dig, obj, objects } from '../core/dig.ts';
 import type { Resource } from '../core/manifest.ts';
 import type { Path } from '../core/positions.ts';
 import { scalarText } from '../core/text.ts';
@@ -38,7 +38,7 @@ export function pveExporter(resources: readonly Resource[]): PveExporter {
 
 /** The hosts the ServiceMonitor has the exporter scrape (its `target` params), each with where it stands. */
 export function pveTargets(monitor: Resource): { host: string; at: Path }[] {
-  const endpoints = list(dig(monitor.object, ['spec', 'endpoints'])) as { params?: Record<string, unknown> }[];
+  const endpoints = objects(dig(monitor.object, ['spec', 'endpoints'])) as { params?: Record<string, unknown> }[];
   return endpoints.flatMap((e, i) => {
     const target = e.params?.target;
     const host = Array.isArray(target) ? target[0] : undefined;
