@@ -6,6 +6,7 @@
  * key"). The keys are Kubernetes' own (core/v1 types.go): a container's env by name, its ports by containerPort
  * and protocol, a pod's imagePullSecrets by name and hostAliases by ip (lists validation never checks for twins).
  */
+import { objects } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { PathSegment } from '../../model/core/positions.ts';
 import { podSpecs } from '../../model/cluster/references.ts';
@@ -42,7 +43,7 @@ export function applyListDuplicates(r: Resource): DuplicateKey[] {
       ...duplicates(spec.hostAliases, keyed('ip'), [...at, 'hostAliases'], `${field}.hostAliases`),
     );
     for (const list of CONTAINER_LISTS) {
-      const containers = Array.isArray(spec[list]) ? (spec[list] as Record<string, unknown>[]) : [];
+      const containers = objects(spec[list]);
       containers.forEach((c, i) => {
         const where = `${field}.${list}[name=${JSON.stringify(c?.name ?? '')}]`;
         out.push(

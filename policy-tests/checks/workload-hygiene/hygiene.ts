@@ -96,7 +96,7 @@ export const workloadChecks: PolicyCheck[] = [
       for (const { resource, c } of workloadContainers(ctx.resources)) {
         // Init containers finish before the pod serves; native sidecars do not.
         if (!LONG_RUNNING_KINDS.has(resource.kind) || !runsAlongside(c)) continue;
-        const ports = Array.isArray(c.container.ports) ? (c.container.ports as { name?: unknown }[]) : [];
+        const ports = objects(c.container.ports);
         if (!ports.some((p) => typeof p.name === 'string' && HTTP_PORT_NAME.test(p.name))) continue;
         for (const probe of ['livenessProbe', 'readinessProbe'] as const) {
           if (c.container[probe] === undefined) ctx.fail({ resource: resource, path: [...c.at, 'name'] }, `HTTP container ${c.name} has no ${probe}`);
@@ -222,7 +222,7 @@ export const workloadChecks: PolicyCheck[] = [
         for (const c of containersOf(pod)) {
           // A one-shot init container has exited before the app containers start: its ports clash with none of theirs.
           if (!runsAlongside(c)) continue;
-          const ports = Array.isArray(c.container.ports) ? (c.container.ports as Record<string, unknown>[]) : [];
+          const ports = objects(c.container.ports);
           ports.forEach((p, i) => {
             if (p.containerPort === undefined) return;
             const key = `${scalarText(p.containerPort)}/${scalarText(p.protocol ?? 'TCP')}`;
