@@ -59,8 +59,9 @@ function ruleExpressions(repo: Repo): PromExpression[] {
     const groups = objects(dig(resource.object, ['spec', 'groups'])) as { rules?: RuleShape[] }[];
     groups.forEach((group, g) =>
       (list(group?.rules) as RuleShape[]).forEach((rule, r) => {
-        if (typeof rule?.expr !== 'string') return;
-        const expr = rule.expr;
+        // The CRD's expr is an int or a string, and Prometheus reads a number written there as PromQL's number.
+        if (typeof rule?.expr !== 'string' && typeof rule?.expr !== 'number') return;
+        const expr = String(rule.expr);
         const position = scalarPositions(resource, text, ['spec', 'groups', g, 'rules', r, 'expr']);
         out.push({
           expr,
