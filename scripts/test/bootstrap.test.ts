@@ -21,7 +21,8 @@ import { serveHttps, type HttpsFiles } from '../../test-support/https-server.ts'
 import { toolEnv, writeChart } from '../../test-support/chart-repo.ts';
 import { exec, output } from '../../test-support/exec.ts';
 import { startKubectlServer, type KubectlServer } from '../../test-support/fakes/kubectl-server.ts';
-import { ARGOCD_FIELD_MANAGER, Interrupted, main, readHiddenLine } from '../bootstrap.ts';
+import { ARGOCD_FIELD_MANAGER, Interrupted, main, readHiddenLine, STORE_SECRET } from '../bootstrap.ts';
+import { parse, parseAllDocuments } from 'yaml';
 
 const CILIUM = { repoURL: 'https://helm.cilium.io/', chart: 'cilium', version: '1.19.8' };
 /** A stand-in for the Cilium chart: the agent DaemonSet and its ConfigMap from the real values, and a ServiceMonitor whose API comes later. */
@@ -180,6 +181,19 @@ async function run(
   );
   return { code, stdout, stderr, asked, state: JSON.parse(readFileSync(state, 'utf8')) as Calls };
 }
+
+describe("the bootstrap's credential", () => {
+  it('is the Secret the ClusterSecretStore reads and the cluster facts declare as made outside git', () => {
+    const store = parseAllDocuments(readFileSync(join(REPO_ROOT, 'apps/platform/external-secrets/clustersecretstore.yaml'), 'utf8'))
+      .map((d) => d.toJS() as { kind?: string; spec?: { provider?: { onepasswordSDK?: { auth?: { serviceAccountSecretRef?: unknown } } } } })
+      .find((d) => d.kind === 'ClusterSecretStore');
+    expect(store?.spec?.provider?.onepasswordSDK?.auth?.serviceAccountSecretRef).toEqual(STORE_SECRET);
+    const facts = parse(readFileSync(join(REPO_ROOT, 'clusters/home/cluster-facts.yaml'), 'utf8')) as { data: { providedOutsideGit: string } };
+    expect(parse(facts.data.providedOutsideGit)).toContainEqual(
+      expect.objectContaining({ kind: 'Secret', namespace: STORE_SECRET.namespace, name: STORE_SECRET.name }),
+    );
+  });
+});
 
 describe('npm run bootstrap', () => {
   it('applies in order (the CNI, namespaces, Argo CD, the credential, the projects, the root app) and waits wave by wave', async () => {

@@ -13,6 +13,7 @@ import { crdClosureCheck } from './crd.ts';
 import { ADVERTISES, advertisedExtended, DEVICE_GROUP, requestedExtended } from '../../model/cluster/providers.ts';
 import { namespacedProviders } from '../../model/cluster/providers.ts';
 import { secretTypeOf } from '../../model/cluster/provided-keys.ts';
+import { storeSecretRefs } from '../../model/cluster/external-secrets.ts';
 import { closeReferences, FACTS_FIX, namespacedClosure } from './closing.ts';
 import {
   bindingSubjectRefs,
@@ -114,6 +115,9 @@ const referenceFamilyChecks: PolicyCheck[] = (
   },
 }));
 
+/** What a secret store without its credentials does. */
+const STORE_EFFECT = ': the store cannot authenticate, so it is never ready, and no ExternalSecret through it writes its Secret';
+
 /** What a binding to a ServiceAccount nobody makes grants. */
 const SUBJECT_EFFECT = ': the binding grants its role to an account no pod runs as, and the pods meant to hold it are refused what it allows';
 
@@ -140,7 +144,7 @@ const podReferenceChecks: PolicyCheck[] = (['ServiceAccount', 'Secret', 'ConfigM
   }[kind];
   return {
     id,
-    description: `Every ${kind} a pod template names (${kind === 'ServiceAccount' ? 'serviceAccountName' : kind === 'PersistentVolumeClaim' ? 'its volumes' : kind === 'Secret' ? "its volumes, env and envFrom, unless optional, and imagePullSecrets, its own or its ServiceAccount's" : 'its volumes, env and envFrom, unless optional'}) exists in its namespace: declared, ${kind === 'Secret' ? 'written by an ExternalSecret or a Certificate, ' : ''}${kind === 'ServiceAccount' ? "the namespace's default, " : kind === 'ConfigMap' ? 'kube-root-ca.crt, ' : ''}or in providedOutsideGit${kind === 'ServiceAccount' ? ", and so does every ServiceAccount a RoleBinding or ClusterRoleBinding grants its role to (its subjects; a RoleBinding's own namespace where a subject names none)" : ''}; judged where the gate sees the namespace whole${kind === 'Secret' ? '; and a pull Secret is of a type the kubelet reads (kubernetes.io/dockerconfigjson or dockercfg), else it pulls with no credentials' : ''} (invariants P1).`,
+    description: `Every ${kind} a pod template names (${kind === 'ServiceAccount' ? 'serviceAccountName' : kind === 'PersistentVolumeClaim' ? 'its volumes' : kind === 'Secret' ? "its volumes, env and envFrom, unless optional, and imagePullSecrets, its own or its ServiceAccount's" : 'its volumes, env and envFrom, unless optional'}${kind === 'Secret' ? ", and every Secret a SecretStore or ClusterSecretStore authenticates with (its provider's *SecretRef)," : ''}) exists in its namespace: declared, ${kind === 'Secret' ? 'written by an ExternalSecret or a Certificate, ' : ''}${kind === 'ServiceAccount' ? "the namespace's default, " : kind === 'ConfigMap' ? 'kube-root-ca.crt, ' : ''}or in providedOutsideGit${kind === 'ServiceAccount' ? ", and so does every ServiceAccount a RoleBinding or ClusterRoleBinding grants its role to (its subjects; a RoleBinding's own namespace where a subject names none)" : ''}; judged where the gate sees the namespace whole${kind === 'Secret' ? '; and a pull Secret is of a type the kubelet reads (kubernetes.io/dockerconfigjson or dockercfg), else it pulls with no credentials' : ''} (invariants P1).`,
     invariants: ['P1'],
     remediation: `declare the ${kind}${kind === 'Secret' ? ' as the target of an ExternalSecret' : ''} in the pod's namespace, or name the one that exists`,
     reads: {
@@ -164,6 +168,8 @@ const podReferenceChecks: PolicyCheck[] = (['ServiceAccount', 'Secret', 'ConfigM
       );
       // A binding's ServiceAccount that does not exist holds the role for no pod: the pods meant to run as it lack it.
       if (kind === 'ServiceAccount') namespacedClosure(ctx, bindingSubjectRefs(ctx.repo, ctx.resources), provided, SUBJECT_EFFECT);
+      // A secret store's own credentials: without them it cannot authenticate, and every ExternalSecret through it fails.
+      if (kind === 'Secret') namespacedClosure(ctx, storeSecretRefs(ctx.repo, ctx.resources), provided, STORE_EFFECT);
       namespacedClosure(
         ctx,
         refs.filter((r) => r.pull),

@@ -9,6 +9,7 @@
  */
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { clusterIssuerNamespace, issuerSecretRefs, podRefs, podSpecs } from '../../model/cluster/references.ts';
+import { storeSecretRefs } from '../../model/cluster/external-secrets.ts';
 import { mountedFile, namedPaths } from '../../model/cluster/mounted-files.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import type { Path } from '../../model/core/positions.ts';
@@ -31,7 +32,7 @@ function namedStrings(container: Record<string, unknown>, at: Path): { text: str
 export const keyClosureCheck: PolicyCheck = {
   id: 'closure-secret-key',
   description:
-    "Every key a container reads from a Secret or ConfigMap (env secretKeyRef and configMapKeyRef, volume items), unless optional, and every key an issuer's DNS-01 solver reads, is one its provider in the repository writes (an ExternalSecret, a Certificate, a plain object), otherwise the container never starts; and every file its env, args or command names under such a volume is one the volume holds, otherwise the program finds no file (invariants P1).",
+    "Every key a container reads from a Secret or ConfigMap (env secretKeyRef and configMapKeyRef, volume items), unless optional, and every key an issuer's DNS-01 solver or a secret store's credentials read, is one its provider in the repository writes (an ExternalSecret, a Certificate, a plain object), otherwise the container never starts; and every file its env, args or command names under such a volume is one the volume holds, otherwise the program finds no file (invariants P1).",
   invariants: ['P1'],
   remediation: "read a key the Secret or ConfigMap has, or write the key (an ExternalSecret's data[].secretKey)",
   reads: {
@@ -44,7 +45,11 @@ export const keyClosureCheck: PolicyCheck = {
   exemptible: false,
   run(ctx) {
     // The references closure-secret and closure-config-map close, with the keys each reads by name.
-    for (const ref of [...podRefs(ctx.repo, ctx.resources), ...issuerSecretRefs(ctx.resources, clusterIssuerNamespace(ctx.repo))]) {
+    for (const ref of [
+      ...podRefs(ctx.repo, ctx.resources),
+      ...issuerSecretRefs(ctx.resources, clusterIssuerNamespace(ctx.repo)),
+      ...storeSecretRefs(ctx.repo, ctx.resources),
+    ]) {
       if ((ref.kind !== 'Secret' && ref.kind !== 'ConfigMap') || ref.optional || !ref.keys) continue;
       // Not written here, or written with keys the gate cannot know: not this check's to judge (closure-secret speaks for a missing Secret).
       const known = keysOf(ctx, { kind: ref.kind, namespace: ref.namespace, name: ref.name });
@@ -52,7 +57,7 @@ export const keyClosureCheck: PolicyCheck = {
       for (const { key, path } of ref.keys.filter((k) => !known.has(k.key)))
         ctx.fail(
           { resource: ref.resource, path },
-          `${ref.resource.kind} ${ref.resource.name} reads key ${key} of ${ref.kind} ${ref.name}, which writes only ${[...known].sort().join(', ') || 'no key'}: ${ref.resource.kind.endsWith('Issuer') ? 'the issuer proves no name, so no certificate is issued' : 'the container does not start'}`,
+          `${ref.resource.kind} ${ref.resource.name} reads key ${key} of ${ref.kind} ${ref.name}, which writes only ${[...known].sort().join(', ') || 'no key'}: ${ref.resource.kind.endsWith('Issuer') ? 'the issuer proves no name, so no certificate is issued' : ref.resource.kind.endsWith('SecretStore') ? 'the store cannot authenticate, and no ExternalSecret through it is written' : 'the container does not start'}`,
         );
     }
     // The files a container is told to read (a config file's flag, a CA bundle's variable) under a Secret or ConfigMap.

@@ -3,6 +3,9 @@ import { namespaceOrDestination } from '../argocd/argocd.ts';
 import { perRepo } from '../repository/per-repo.ts';
 import type { Resource } from '../core/manifest.ts';
 import type { Repo } from '../repository/repo.ts';
+import type { Path } from '../core/positions.ts';
+import { dig, isMap } from '../core/dig.ts';
+import { str, type PodRef } from './references.ts';
 
 /** The Secret an ExternalSecret writes: its target's name, else its own. */
 const targetName = (es: Resource): string => (es.object.spec as { target?: { name?: string } } | undefined)?.target?.name ?? es.name;
@@ -56,4 +59,39 @@ const storeItems = perRepo((repo: Repo) => {
 /** The store item one key of a Secret is copied from, when an ExternalSecret of the repository copies it as it is. */
 export function storeItemOf(repo: Repo, namespace: string | undefined, secret: string, key: string): StoreItem | undefined {
   return storeItems(repo).get(`${namespace ?? ''}/${secret}/${key}`);
+}
+
+/**
+ * The Secrets a SecretStore or ClusterSecretStore authenticates with: every `*SecretRef` under its provider
+ * (External Secrets' SecretKeySelector: a name, a key, and for a ClusterSecretStore the namespace it is read in;
+ * onepasswordSDK's serviceAccountSecretRef, AWS's accessKeyIDSecretRef...), each with its key. A SecretStore's are read
+ * in its own namespace; a ClusterSecretStore's without a namespace are left out, since External Secrets reads those
+ * nowhere. Without the Secret the store cannot authenticate: it is not ready, and no ExternalSecret through it is written.
+ */
+export function storeSecretRefs(repo: Repo, resources: readonly Resource[]): PodRef[] {
+  const refs: PodRef[] = [];
+  for (const r of resources.filter((x) => (x.kind === 'SecretStore' || x.kind === 'ClusterSecretStore') && x.apiVersion.startsWith('external-secrets.io/'))) {
+    const walk = (node: unknown, path: Path): void => {
+      if (!isMap(node)) return;
+      for (const [field, value] of Object.entries(node)) {
+        const name = isMap(value) ? str(value.name) : undefined;
+        if (/SecretRef$/.test(field) && isMap(value) && name) {
+          const namespace = r.kind === 'SecretStore' ? namespaceOrDestination(repo, r) : str(value.namespace);
+          const key = str(value.key);
+          if (namespace)
+            refs.push({
+              resource: r,
+              path: [...path, field, 'name'],
+              kind: 'Secret',
+              name,
+              namespace,
+              optional: false,
+              ...(key ? { keys: [{ key, path: [...path, field, 'key'] }] } : {}),
+            });
+        } else walk(value, [...path, field]);
+      }
+    };
+    walk(dig(r.object, ['spec', 'provider']), ['spec', 'provider']);
+  }
+  return refs;
 }

@@ -22,6 +22,7 @@ import { grafanaSidecarMutations } from './grafana-sidecar.ts';
 import { constantAlertMutations } from './constant-alert.ts';
 import { grafanaDatasourcesMutations } from './grafana-datasources.ts';
 import { cephClassMutations } from './ceph-classes.ts';
+import { storeSecretMutations } from './store-secrets.ts';
 import { projectsMutations } from './projects.ts';
 import { privilegesMutations } from './privileges.ts';
 import { registryMutations } from './registry.ts';
@@ -41,7 +42,7 @@ import type { Mutation } from '../support/mutation-runner.ts';
  */
 export const MUTATION_LISTS: Record<string, readonly (readonly Mutation[])[]> = {
   repository: [repositoryMutations],
-  closure: [closureMutations, cephClassMutations],
+  closure: [closureMutations, cephClassMutations, storeSecretMutations],
   'sync-order': [syncOrderMutations],
   'sync-health': [syncHealthMutations],
   'network-policy': [networkPolicyMutations],
