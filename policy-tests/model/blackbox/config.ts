@@ -8,7 +8,8 @@
  * answered 400 "Unknown prober" (prober/handler.go), which `unknownProbers` says.
  */
 import { re2Problem } from '../core/re2.ts';
-import { goDecodeProblems, isPlainMap, type DecodeProblem, type GoStruct, type GoType } from '../yaml/go-decode.ts';
+import { isMap } from '../core/dig.ts';
+import { goDecodeProblems, type DecodeProblem, type GoStruct, type GoType } from '../yaml/go-decode.ts';
 import { GoURLError, parseURL } from '../go/url.ts';
 import { base2BytesProblem, bool, canonicalHeaderKey, celCompiles, compressionFitsAcceptEncoding, DNS_CLASSES, DNS_TYPES, text } from './go-libraries.ts';
 import { httpClientValidation, proxyProblem } from './http-client.ts';
@@ -143,7 +144,7 @@ function httpProbeProblem(p: Readonly<Record<string, unknown>>): string | undefi
   if (client !== undefined) return client;
   if (text(p.body) !== '' && text(p.body_file) !== '') return 'setting body and body_file both are not allowed';
   const compression = text(p.compression);
-  for (const [key, value] of Object.entries(isPlainMap(p.headers) ? p.headers : {}))
+  for (const [key, value] of Object.entries(isMap(p.headers) ? p.headers : {}))
     if (canonicalHeaderKey(key) === 'Accept-Encoding' && !compressionFitsAcceptEncoding(compression, text(value)))
       return `invalid configuration "${key}: ${text(value)}", "compression: ${compression}"`;
   const versions = Array.isArray(p.valid_http_versions) ? p.valid_http_versions.map(text) : [];
@@ -286,8 +287,8 @@ export function blackboxConfigProblems(config: unknown): DecodeProblem[] {
 
 /** The modules whose prober the exporter has no function for: each probe of one is answered 400 "Unknown prober". */
 export function unknownProbers(config: unknown): { module: string; prober: string }[] {
-  const modules = isPlainMap(config) && isPlainMap(config.modules) ? config.modules : {};
+  const modules = isMap(config) && isMap(config.modules) ? config.modules : {};
   return Object.entries(modules)
-    .filter(([, m]) => isPlainMap(m) && !PROBERS.has(text(m.prober)))
+    .filter(([, m]) => isMap(m) && !PROBERS.has(text(m.prober)))
     .map(([module, m]) => ({ module, prober: text((m as Record<string, unknown>).prober) }));
 }

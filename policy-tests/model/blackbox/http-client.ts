@@ -3,7 +3,7 @@
  * inline in it (config/http_config.go; the reserved headers of config/headers.go): one way to authenticate, each
  * secret given once, a proxy its settings allow, no header the client sets itself.
  */
-import { isPlainMap } from '../yaml/go-decode.ts';
+import { isMap } from '../core/dig.ts';
 import { bool, canonicalHeaderKey, text } from './go-libraries.ts';
 
 /** The headers `http_headers` may not set (ReservedHeaders). */
@@ -34,7 +34,7 @@ type Fields = Readonly<Record<string, unknown>>;
 
 const written = (c: Fields, ...fields: string[]) => fields.filter((f) => text(c[f]) !== '').length;
 /** A pointer field: written (a map, even empty), or left out and nil. */
-const block = (c: Fields, field: string): Fields | undefined => (c[field] == null ? undefined : isPlainMap(c[field]) ? c[field] : {});
+const block = (c: Fields, field: string): Fields | undefined => (c[field] == null ? undefined : isMap(c[field]) ? c[field] : {});
 
 function authorizationProblem(c: Fields, bearer: boolean): string | undefined {
   const auth = block(c, 'authorization');
@@ -82,7 +82,7 @@ export function httpClientValidation(c: Fields): string | undefined {
 
 /** ProxyConfig.Validate. */
 export function proxyProblem(c: Readonly<Record<string, unknown>>): string | undefined {
-  const headers = isPlainMap(c.proxy_connect_header) && Object.keys(c.proxy_connect_header).length > 0;
+  const headers = isMap(c.proxy_connect_header) && Object.keys(c.proxy_connect_header).length > 0;
   const fromEnvironment = bool(c.proxy_from_environment, false);
   const url = text(c.proxy_url);
   if (headers && !fromEnvironment && url === '') return 'if proxy_connect_header is configured, proxy_url or proxy_from_environment must also be configured';

@@ -13,6 +13,7 @@
  *     each one is a load that fails.
  * The value decoded is the `yaml` library's reading of the document (the YAML 1.2 core schema v3 resolves alike).
  */
+import { isMap } from '../core/dig.ts';
 import { goParseDuration } from '../core/time.ts';
 
 export type DecodePath = readonly (string | number)[];
@@ -48,12 +49,10 @@ const YAML11_BOOLS = new Set(['y', 'Y', 'yes', 'Yes', 'YES', 'on', 'On', 'ON', '
 
 const isScalar = (v: unknown): v is string | number | boolean => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
 
-export const isPlainMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** v3's `!!tag` of a node, as its type errors print it. */
 function tagOf(value: unknown): string {
   if (Array.isArray(value)) return '!!seq';
-  if (isPlainMap(value)) return '!!map';
+  if (isMap(value)) return '!!map';
   if (typeof value === 'boolean') return '!!bool';
   if (typeof value === 'number') return Number.isInteger(value) ? '!!int' : '!!float';
   return '!!str';
@@ -119,7 +118,7 @@ function decodeInto(value: unknown, type: GoType, path: DecodePath, out: DecodeP
       value.forEach((item, i) => decodeInto(item, type.of, [...path, i], out));
       return;
     case 'map':
-      if (!isPlainMap(value)) return void refuse();
+      if (!isMap(value)) return void refuse();
       for (const [key, item] of Object.entries(value)) decodeInto(item, type.of, [...path, key], out);
       return;
     case 'struct':
@@ -128,7 +127,7 @@ function decodeInto(value: unknown, type: GoType, path: DecodePath, out: DecodeP
 }
 
 function decodeStruct(value: unknown, type: GoStruct, path: DecodePath, out: DecodeProblem[]): void {
-  if (!isPlainMap(value)) return void out.push({ path, message: `cannot unmarshal ${tagOf(value)}${shown(value)} into ${type.type}` });
+  if (!isMap(value)) return void out.push({ path, message: `cannot unmarshal ${tagOf(value)}${shown(value)} into ${type.type}` });
   const before = out.length;
   for (const [key, item] of Object.entries(value)) {
     const field = Object.hasOwn(type.fields, key) ? type.fields[key] : type.rest;
