@@ -21,5 +21,12 @@ if (!script) {
   process.stderr.write('usage: node scripts/run.mjs <script>.ts [arguments]\n');
   process.exit(2);
 }
+// A reader that stops early (`npm run conformance ... | head`) closes the pipe: the script ends quietly, as a Unix
+// tool does, where Node would print the write's stack trace. Any other failure to write is one line and exit 1.
+for (const stream of [process.stdout, process.stderr])
+  stream.on('error', (err) => {
+    if (err.code !== 'EPIPE' && stream !== process.stderr) process.stderr.write(`${name}: cannot write its output (${err.code ?? err.message})\n`);
+    process.exit(err.code === 'EPIPE' ? 0 : 1);
+  });
 process.argv.splice(1, 2, resolve(script));
 await import(pathToFileURL(resolve(script)).href);

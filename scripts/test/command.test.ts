@@ -1,5 +1,6 @@
 /** The operators' scripts share one contract: --help 0, wrong arguments 2, failures 1, one line each, causes named. */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -437,6 +438,23 @@ describe('the scripts on the contract', () => {
     const bad = await exec(process.execPath, [...args, '--verison', '5'], { cwd: REPO_ROOT });
     expect(bad.code).toBe(2);
     expect(bad.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^falco:facts: Unknown option '--verison'/)]);
+  });
+
+  it('a script whose reader stops early (| head) ends quietly, with exit 0 and no stack trace', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'epipe-'));
+    try {
+      // Lines on and on, each a write of its own after a turn of the event loop, until the pipe is gone.
+      writeFileSync(join(dir, 'lines.ts'), 'for (let i = 0; ; i++) { process.stdout.write(`line ${i}\\n`); await new Promise((r) => setImmediate(r)); }\n');
+      const child = spawn(process.execPath, ['scripts/run.mjs', join(dir, 'lines.ts')], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      await new Promise<void>((done) => child.stdout.once('data', () => done()));
+      child.stdout.destroy();
+      const code = await new Promise<number | null>((done) => child.once('close', (c) => done(c)));
+      expect([code, stderr]).toEqual([0, '']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('every TypeScript script npm runs starts through scripts/run.mjs, which any Node can load', () => {
