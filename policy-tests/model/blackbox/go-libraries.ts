@@ -4,7 +4,7 @@
  * class and type names, cel-go's undeclared names, and the exporter's own check of a compression against an
  * Accept-Encoding header (config.go's isCompressionAcceptEncodingValid).
  */
-import { parse as celParse } from '@bufbuild/cel';
+import { createRequire } from 'node:module';
 import type { Expr, ParsedExpr } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
 
 /** A field's Go string: a scalar's text, '' where it is left out or null. */
@@ -132,8 +132,10 @@ function celUndeclared(parsed: ParsedExpr): string[] {
 
 /** Whether cel-go compiles the expression with the exporter's one variable (NewCELProgram): it parses, and names nothing undeclared. */
 export function celCompiles(expr: string): boolean {
+  // The CEL engine is loaded on first use, as the admission layer loads it: loading it costs every run's start-up.
+  const { parse } = createRequire(import.meta.url)('@bufbuild/cel') as typeof import('@bufbuild/cel');
   try {
-    return celUndeclared(celParse(expr)).length === 0;
+    return celUndeclared(parse(expr)).length === 0;
   } catch {
     return false;
   }
