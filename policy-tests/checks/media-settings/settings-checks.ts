@@ -2,6 +2,7 @@
  * The media apps' rebuild settings, declared as code in apps/media/<app>/settings/
  * (P2), and the settings rows of docs/invariants.md on top of them (M4, M5, M8-M11, M14, M20-M27).
  */
+import { objects } from '../../model/core/dig.ts';
 import { parseInstancePath, type Path } from '../../model/core/positions.ts';
 import type { DataFile } from '../../model/repository/repo.ts';
 import { SCHEMA_DIR, SCHEMA_FOR, SETTINGS_READS, settingsByApp, settingsFiles, validatorFor, type Settings } from '../../model/apps/media-settings.ts';
@@ -193,8 +194,9 @@ export const mediaSettingsChecks: PolicyCheck[] = [
       );
       const seeker = (s.seeker ?? {}) as Record<string, unknown>;
       expect(seeker.search === true && seeker.proactiveSearch === false, ['seeker'], 'Seeker: search on, proactive search off');
-      ((s.managers ?? []) as { kind?: string; url?: string }[]).forEach((mgr, i) => {
-        const port = new URL(String(mgr.url)).port;
+      (objects(s.managers) as { kind?: string; url?: string }[]).forEach((mgr, i) => {
+        // A URL that does not parse addresses no port: Cleanuparr cannot reach the manager at all.
+        const port = URL.canParse(String(mgr.url)) ? new URL(String(mgr.url)).port : undefined;
         expect(
           port === (mgr.kind === 'sonarr' ? '8989' : '7878'),
           ['managers', i, 'url'],
