@@ -21,7 +21,7 @@ import { blackboxConfigMutations, blackboxRenderedMutations } from './blackbox-c
 import { grafanaSidecarMutations } from './grafana-sidecar.ts';
 import { constantAlertMutations } from './constant-alert.ts';
 import { grafanaDatasourcesMutations } from './grafana-datasources.ts';
-import { cephClassMutations } from './ceph-classes.ts';
+import { cephClassMutations, csiDriverMutations } from './ceph-classes.ts';
 import { storeSecretMutations } from './store-secrets.ts';
 import { projectsMutations } from './projects.ts';
 import { privilegesMutations } from './privileges.ts';
@@ -42,7 +42,7 @@ import type { Mutation } from '../support/mutation-runner.ts';
  */
 export const MUTATION_LISTS: Record<string, readonly (readonly Mutation[])[]> = {
   repository: [repositoryMutations],
-  closure: [closureMutations, cephClassMutations, storeSecretMutations],
+  closure: [closureMutations, cephClassMutations, csiDriverMutations, storeSecretMutations],
   'sync-order': [syncOrderMutations],
   'sync-health': [syncHealthMutations],
   'network-policy': [networkPolicyMutations],

@@ -5,6 +5,21 @@ import { swap } from './edits.ts';
 const CLASSES = 'apps/platform/rook-ceph-cluster/classes.yaml';
 const CHECK = 'closure-ceph-class';
 
+export const csiDriverMutations: Mutation[] = [
+  {
+    check: 'closure-csi-driver',
+    why: "the StorageClass names rook.rbd.csi.ceph.com, where Rook's operator runs in rook-ceph and names its driver rook-ceph.rbd.csi.ceph.com: no provisioner takes its claims",
+    mutate: swap(CLASSES, 'provisioner: rook-ceph.rbd.csi.ceph.com\n', 'provisioner: rook.rbd.csi.ceph.com\n'),
+    at: 'provisioner: rook.rbd.csi.ceph.com',
+  },
+  {
+    check: 'closure-csi-driver',
+    why: "the VolumeSnapshotClass names ceph.rbd.csi.ceph.com: no snapshot of it becomes ready, and VolSync's copies fail",
+    mutate: swap(CLASSES, 'driver: rook-ceph.rbd.csi.ceph.com\n', 'driver: ceph.rbd.csi.ceph.com\n'),
+    at: 'driver: ceph.rbd.csi.ceph.com',
+  },
+];
+
 export const cephClassMutations: Mutation[] = [
   {
     check: CHECK,

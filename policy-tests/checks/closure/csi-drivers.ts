@@ -1,0 +1,53 @@
+/**
+ * closure-csi-driver: every StorageClass's provisioner and VolumeSnapshotClass's driver is one the cluster runs. No
+ * controller takes a claim of a class whose provisioner nobody runs: it stays Pending ("waiting for a volume to be
+ * created by external provisioner"), and a snapshot of a class whose driver nobody runs never becomes ready, so VolSync's
+ * copies fail, with nothing the API server refuses. Rook names its CSI drivers after the namespace its operator runs in
+ * (v1.20's csi/controller.go: `<operator namespace>.rbd.csi.ceph.com`, `.cephfs.` and `.nfs.`), so a Ceph driver name
+ * is judged on that rule alone; any other is one of a CSIDriver the repository declares or providedOutsideGit, or
+ * `kubernetes.io/no-provisioner` for local volumes, and not judged while a source the gate did not render might hold it.
+ */
+import { str } from '../../model/core/dig.ts';
+import type { PolicyCheck } from '../../model/checks/kit.ts';
+import { applicationsByName } from '../../model/argocd/argocd.ts';
+import { chartValues } from '../../model/helm/chart-values.ts';
+import { provided } from '../../model/cluster/providers.ts';
+import { unrenderedSources } from './closing.ts';
+
+const ROOK_DRIVER = /\.(rbd|cephfs|nfs)\.csi\.ceph\.com$/;
+/** The in-tree name of "no provisioner": local PersistentVolumes a class only groups. */
+const NO_PROVISIONER = 'kubernetes.io/no-provisioner';
+
+export const csiDriverCheck: PolicyCheck = {
+  id: 'closure-csi-driver',
+  description:
+    "Every StorageClass's provisioner and VolumeSnapshotClass's driver is one the cluster runs: Rook's CSI drivers, named after its operator's namespace (<namespace>.rbd.csi.ceph.com, .cephfs. and .nfs.), a CSIDriver the repository declares or providedOutsideGit, or kubernetes.io/no-provisioner for a class of local volumes; otherwise every claim of the class stays Pending and every snapshot of it stays unready (invariants P1).",
+  invariants: ['P1'],
+  remediation: "name the driver Rook runs (the rook-ceph app's namespace, then .rbd.csi.ceph.com), or declare the CSIDriver the class needs",
+  reads: { kinds: ['StorageClass', 'VolumeSnapshotClass', 'CSIDriver', 'Application'], charts: ['rook-ceph'], renders: true },
+  exemptible: false,
+  run(ctx) {
+    const operators = chartValues(ctx.repo, 'rook-ceph').flatMap((v) => applicationsByName(ctx.repo).get(v.appName)?.destinationNamespace ?? []);
+    const rook = new Set(operators.flatMap((ns) => ['rbd', 'cephfs', 'nfs'].map((d) => `${ns}.${d}.csi.ceph.com`)));
+    const drivers = provided(ctx.repo, 'CSIDriver');
+    const unrendered = unrenderedSources(ctx);
+    for (const r of ctx.resources.filter((x) => x.kind === 'StorageClass' || x.kind === 'VolumeSnapshotClass')) {
+      const field = r.kind === 'StorageClass' ? 'provisioner' : 'driver';
+      const name = str(r.object[field]);
+      if (!name || rook.has(name) || drivers.has(name) || (r.kind === 'StorageClass' && name === NO_PROVISIONER)) continue;
+      const effect =
+        r.kind === 'StorageClass' ? 'every claim of the class stays Pending' : 'every snapshot of the class stays unready, and VolSync copies nothing';
+      if (ROOK_DRIVER.test(name))
+        ctx.fail(
+          { resource: r, path: [field] },
+          `${r.kind} ${r.name} names ${name}, and Rook names its drivers after its operator's namespace (${[...rook].filter((d) => d.endsWith(name.replace(/^[^.]*\./, '.'))).join(', ') || 'no rook-ceph app here'}): ${effect}`,
+        );
+      else if (unrendered.count > 0)
+        ctx.notJudged(
+          { resource: r, path: [field] },
+          `${r.kind} ${r.name}'s ${field} ${name} is no CSIDriver of the repository; ${unrendered.text}, which may hold it`,
+        );
+      else ctx.fail({ resource: r, path: [field] }, `${r.kind} ${r.name} names ${field} ${name}, which no CSIDriver of the cluster is: ${effect}`);
+    }
+  },
+};
