@@ -6,6 +6,7 @@
  * (v1.20's csi/controller.go: `<operator namespace>.rbd.csi.ceph.com`, `.cephfs.` and `.nfs.`), so a Ceph driver name
  * is judged on that rule alone; any other is one of a CSIDriver the repository declares or providedOutsideGit, or
  * `kubernetes.io/no-provisioner` for local volumes, and not judged while a source the gate did not render might hold it.
+ * Where Ceph runs without Rook's operator, closure-crd names that one mistake, and the Ceph classes' drivers follow.
  */
 import { str } from '../../model/core/dig.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
@@ -24,19 +25,28 @@ export const csiDriverCheck: PolicyCheck = {
     "Every StorageClass's provisioner and VolumeSnapshotClass's driver is one the cluster runs: Rook's CSI drivers, named after its operator's namespace (<namespace>.rbd.csi.ceph.com, .cephfs. and .nfs.), a CSIDriver the repository declares or providedOutsideGit, or kubernetes.io/no-provisioner for a class of local volumes; otherwise every claim of the class stays Pending and every snapshot of it stays unready (invariants P1).",
   invariants: ['P1'],
   remediation: "name the driver Rook runs (the rook-ceph app's namespace, then .rbd.csi.ceph.com), or declare the CSIDriver the class needs",
-  reads: { kinds: ['StorageClass', 'VolumeSnapshotClass', 'CSIDriver', 'Application'], charts: ['rook-ceph'], renders: true },
+  reads: {
+    kinds: ['StorageClass', 'VolumeSnapshotClass', 'CSIDriver', 'CephCluster', 'CephBlockPool', 'Application'],
+    charts: ['rook-ceph', 'rook-ceph-cluster'],
+    renders: true,
+  },
   exemptible: false,
   run(ctx) {
     const operators = chartValues(ctx.repo, 'rook-ceph').flatMap((v) => applicationsByName(ctx.repo).get(v.appName)?.destinationNamespace ?? []);
     const rook = new Set(operators.flatMap((ns) => ['rbd', 'cephfs', 'nfs'].map((d) => `${ns}.${d}.csi.ceph.com`)));
     const drivers = provided(ctx.repo, 'CSIDriver');
     const unrendered = unrenderedSources(ctx);
+    // Ceph's resources without Rook's operator: closure-crd names that one mistake (their kinds have no CRD), and
+    // every Ceph class's driver follows from it.
+    const operatorMissing =
+      operators.length === 0 && (chartValues(ctx.repo, 'rook-ceph-cluster').length > 0 || ctx.resources.some((r) => r.apiVersion.startsWith('ceph.rook.io/')));
     for (const r of ctx.resources.filter((x) => x.kind === 'StorageClass' || x.kind === 'VolumeSnapshotClass')) {
       const field = r.kind === 'StorageClass' ? 'provisioner' : 'driver';
       const name = str(r.object[field]);
       if (!name || rook.has(name) || drivers.has(name) || (r.kind === 'StorageClass' && name === NO_PROVISIONER)) continue;
       const effect =
         r.kind === 'StorageClass' ? 'every claim of the class stays Pending' : 'every snapshot of the class stays unready, and VolSync copies nothing';
+      if (ROOK_DRIVER.test(name) && operatorMissing) continue;
       if (ROOK_DRIVER.test(name))
         ctx.fail(
           { resource: r, path: [field] },
