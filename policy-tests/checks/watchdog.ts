@@ -90,7 +90,7 @@ export const watchdogChecks: PolicyCheck[] = [
           ctx.fail({ file: file, line, col }, message, fix);
         };
         const config = ['alertmanager', 'config'];
-        const childRoutes = list(dig(values, [...config, 'route', 'routes'])) as Route[];
+        const childRoutes = objects(dig(values, [...config, 'route', 'routes'])) as Route[];
         const index = childRoutes.findIndex(isWatchdogRoute);
         if (index === -1) {
           fail([...config, 'route'], 'no route for alertname="Watchdog": the heartbeat never leaves the cluster');

@@ -13,7 +13,7 @@ const routePath = (path: number[]): Path => [...CONFIG_PATH, 'route', ...path.fl
 function childRoutes(root: AmRoute): { route: AmRoute; path: number[] }[] {
   const out: { route: AmRoute; path: number[] }[] = [];
   const walk = (node: AmRoute, path: number[]) =>
-    (node.routes ?? []).forEach((child, i) => {
+    (objects(node.routes) as AmRoute[]).forEach((child, i) => {
       out.push({ route: child, path: [...path, i] });
       walk(child, [...path, i]);
     });

@@ -169,16 +169,18 @@ export const falcoChartChecks: PolicyCheck[] = [
         const at = { resource: rendered.resource, path: ['data', rendered.key] };
         const failRendered = (message: string) => ctx.fail(at, message, RULES_FIX.falcoctl);
         const artifact = (rendered.data.artifact ?? {}) as { allowedTypes?: unknown[]; install?: { refs?: unknown[] }; follow?: { refs?: unknown[] } };
-        const install = (artifact.install?.refs ?? []).map(String);
+        const install = list(artifact.install?.refs).map(String);
         if (!install.includes('falco-rules:5')) failRendered(`the rendered falcoctl.yaml installs ${JSON.stringify(install)}, without falco-rules:5`);
         for (const ref of install.filter((r) => r !== 'falco-rules:5')) {
           const problem = pluginRefProblem(ref);
           if (problem) failRendered(`the rendered falcoctl.yaml installs ${problem}`);
         }
-        const follow = (artifact.follow?.refs ?? []).map(String);
+        const follow = list(artifact.follow?.refs).map(String);
         if (JSON.stringify(follow) !== JSON.stringify(['falco-rules:5']))
           failRendered(`the rendered falcoctl.yaml follows ${JSON.stringify(follow)}, must be ["falco-rules:5"]`);
-        const wider = (artifact.allowedTypes ?? []).map(String).filter((t) => t !== 'rulesfile' && t !== 'plugin');
+        const wider = list(artifact.allowedTypes)
+          .map(String)
+          .filter((t) => t !== 'rulesfile' && t !== 'plugin');
         if (wider.length) failRendered(`the rendered falcoctl.yaml allows ${wider.join(', ')}`);
       }
     },

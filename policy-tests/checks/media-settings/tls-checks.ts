@@ -6,6 +6,7 @@
  * CA covers its host: a cert-manager Certificate issued over ACME.
  */
 import type { Path } from '../../model/core/positions.ts';
+import { objects } from '../../model/core/dig.ts';
 import { SETTINGS_READS } from '../../model/apps/media-settings.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { untrustedHost } from '../../model/certificates/tls.ts';
@@ -27,7 +28,7 @@ export const mediaTlsChecks: PolicyCheck[] = [
       if (!found) return;
       const s = found.s as { radarr?: Server[]; sonarr?: Server[] };
       for (const kind of ['radarr', 'sonarr'] as const)
-        (s[kind] ?? []).forEach((server, i) => {
+        (objects(s[kind]) as Server[]).forEach((server, i) => {
           if (server.useSsl !== true || !server.hostname) return;
           const why = untrustedHost(ctx.resources, server.hostname);
           const at: Path = [kind, i, 'hostname'];

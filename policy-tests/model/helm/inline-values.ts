@@ -9,6 +9,7 @@
  */
 import { LineCounter, parseDocument } from 'yaml';
 import { locate, type Path, type PathSegment } from '../core/positions.ts';
+import { objects } from '../core/dig.ts';
 import type { FilePosition, Positions } from '../core/manifest.ts';
 import type { DataFile } from '../repository/repo.ts';
 import type { AppSource, ArgoApp } from '../argocd/argocd.ts';
@@ -73,13 +74,13 @@ export function inlineValues(app: ArgoApp, source: AppSource): DataFile[] {
   const parameters: Record<string, unknown> = {};
   const where = new Map<string, Path>();
   const keyOf = (path: Path) => path.join('\0');
-  (helm.parameters ?? []).forEach((p, i) => {
+  (objects(helm.parameters) as NonNullable<typeof helm.parameters>).forEach((p, i) => {
     const path = strvalsPath(p.name);
     if (path.length === 0) return;
     setIn(parameters, path, p.value);
     where.set(keyOf(path), ['helm', 'parameters', i, 'name']);
   });
-  (helm.fileParameters ?? []).forEach((p, i) => {
+  (objects(helm.fileParameters) as NonNullable<typeof helm.fileParameters>).forEach((p, i) => {
     const path = strvalsPath(p.name);
     if (path.length === 0) return;
     setIn(parameters, path, `<contents of ${p.path}>`);

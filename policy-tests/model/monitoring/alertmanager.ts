@@ -5,7 +5,7 @@
  * same decisions with the real amtool.
  */
 import { chartValues } from '../helm/chart-values.ts';
-import { dig, list } from '../core/dig.ts';
+import { dig, list, obj, objects } from '../core/dig.ts';
 import type { DataFile, Repo } from '../repository/repo.ts';
 import { alertmanagerRegex } from '../core/re2.ts';
 
@@ -86,14 +86,15 @@ export function route(config: AmConfig, labels: Record<string, string>): { recei
   const walk = (node: AmRoute, inherited: string, path: number[]): { receiver: string; path: number[] }[] => {
     const receiver = node.receiver ?? inherited;
     const out: { receiver: string; path: number[] }[] = [];
-    for (const [i, child] of (list(node.routes) as NonNullable<typeof node.routes>).entries()) {
+    for (const [i, child] of (objects(node.routes) as NonNullable<typeof node.routes>).entries()) {
       if (!routeMatches(child, labels)) continue;
       out.push(...walk(child, receiver, [...path, i]));
       if (!child.continue) return out;
     }
     return out.length ? out : [{ receiver, path }];
   };
-  return walk(config.route, config.route.receiver ?? '', []);
+  const root = obj(config.route) as AmRoute;
+  return walk(root, root.receiver ?? '', []);
 }
 
 export function sendsToChat(receiver: AmReceiver | undefined): boolean {

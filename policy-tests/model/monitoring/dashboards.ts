@@ -2,6 +2,7 @@
 import { LineCounter, parseDocument } from 'yaml';
 import { blockScalarMapper } from '../falco/tuning.ts';
 import type { Repo } from '../repository/repo.ts';
+import { objects } from '../core/dig.ts';
 import type { Positions, Resource } from '../core/manifest.ts';
 import type { LinePos, Path } from '../core/positions.ts';
 import { documentPositions } from '../core/manifest.ts';
@@ -88,6 +89,6 @@ export function rowsOf(dashboard: Dashboard): { title: string; index: number; pa
 }
 
 export function panelQueries(dashboard: Dashboard): { panel: string; expr: string }[] {
-  const all = dashboard.panels.flatMap((p) => [p, ...(p.panels ?? [])]);
-  return all.flatMap((p) => (p.targets ?? []).filter((t) => t.expr).map((t) => ({ panel: p.title ?? '', expr: t.expr! })));
+  const all = dashboard.panels.flatMap((p) => [p, ...(objects(p.panels) as Panel[])]);
+  return all.flatMap((p) => (objects(p.targets) as { expr?: string }[]).filter((t) => t.expr).map((t) => ({ panel: p.title ?? '', expr: t.expr! })));
 }

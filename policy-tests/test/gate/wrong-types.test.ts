@@ -20,6 +20,8 @@ const FAULT = /could not judge the repository/;
 /** [file, document, path, value]: the value written in place of the node at path. */
 const CASES: [string, number, (string | number)[], unknown][] = [
   ['apps/media/sonarr/ingress.yaml', 0, ['spec', 'rules'], 0],
+  ['monitoring/kube-prometheus-stack/values.yaml', 0, ['alertmanager', 'config', 'route', 'routes'], [null]],
+  ['apps/media/jellyseerr/settings/jellyseerr.yaml', 0, ['radarr'], [null]],
   ['apps/media/cleanuparr/settings/cleanuparr.yaml', 0, ['managers', 2, 'url'], 'a'.repeat(300)],
   ['apps/media/tautulli/deployment.yaml', 0, ['spec', 'template', 'spec', 'containers', 0, 'ports'], [null]],
   ['apps/media/gluetun/service.yaml', 0, ['spec', 'ports'], [null]],
