@@ -10,7 +10,7 @@
 import { dig, isMap, str } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
-import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
+import { namespacedProviders } from '../../model/cluster/providers.ts';
 import { cephOf } from './ceph.ts';
 
 const CSI_DRIVER = /\.(rbd|cephfs)\.csi\.ceph\.com$/;
@@ -49,15 +49,16 @@ function judgeClass(ctx: CheckContext, r: Resource, driver: 'rbd' | 'cephfs', ce
             `${r.kind} ${r.name} names ${key} ${JSON.stringify(str(params[key]))}, which no CephBlockPool of ${clusterID} makes (${[...pools].join(', ') || 'none'}): every claim of it stays Pending`,
           );
   }
-  const secrets = (namespace: string) => [
-    ...(namespace === clusterID ? ROOK_CSI_SECRETS[driver]! : []),
-    ...ctx.resources.filter((s) => s.kind === 'Secret' && namespaceOrDestination(ctx.repo, s) === namespace).map((s) => s.name),
-  ];
+  // Rook's own in the cluster's namespace, and every Secret the repository provides (declared, written by an
+  // ExternalSecret or a Certificate, or providedOutsideGit), as closure-secret reads them.
+  const provided = namespacedProviders(ctx.repo, 'Secret');
+  const exists = (namespace: string, name: string) =>
+    (namespace === clusterID && ROOK_CSI_SECRETS[driver]!.includes(name)) || provided.has(`${namespace}/${name}`);
   for (const [key, value] of Object.entries(params)) {
     const use = SECRET_NAME.exec(key)?.[1];
     if (!use) continue;
     const namespace = str(params[`csi.storage.k8s.io/${use}-secret-namespace`]);
-    if (!secrets(namespace).includes(str(value)))
+    if (!exists(namespace, str(value)))
       ctx.fail(
         { resource: r, path: ['parameters', key] },
         `${r.kind} ${r.name} gives ceph-csi the Secret ${namespace || '(no namespace)'}/${str(value)} for ${use}, which neither Rook (${ROOK_CSI_SECRETS[driver]!.join(', ')} in ${clusterID}) nor the repository writes: ${use === 'snapshotter' ? 'every snapshot of it fails' : 'every claim of it fails there'}`,

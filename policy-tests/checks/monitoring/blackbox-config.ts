@@ -9,7 +9,6 @@
  * Judged where the chart is rendered on the blackbox.yaml it renders (the values' config over the chart's defaults),
  * each refusal placed on the line of the values that wrote it where they did; offline on the values' config alone.
  */
-import { parse } from 'yaml';
 import type { Path } from '../../model/core/positions.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
@@ -54,16 +53,11 @@ function writtenPrefix(values: Record<string, unknown>, path: Path): Path | unde
 
 function judgeRendered(ctx: CheckContext, resource: Resource, values: ChartValues | undefined): void {
   const config = blackboxConfig(resource)!;
-  let parsed: unknown;
-  try {
-    parsed = parse(config.text);
-  } catch (err) {
-    ctx.fail(
-      { resource, path: config.path },
-      `${resource.kind} ${resource.name}'s blackbox.yaml is no YAML (${(err as Error).message.split('\n')[0]}): ${CONSEQUENCE}`,
-    );
+  if ('error' in config.parsed) {
+    ctx.fail({ resource, path: config.path }, `${resource.kind} ${resource.name}'s blackbox.yaml is no YAML (${config.parsed.error}): ${CONSEQUENCE}`);
     return;
   }
+  const parsed = config.parsed.doc;
   for (const r of refusals(parsed)) {
     const written = values && writtenPrefix(values.values, r.path);
     const where = written ? { data: values.source, path: written } : { resource, path: config.path };

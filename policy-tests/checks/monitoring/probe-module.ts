@@ -9,7 +9,6 @@
  * `config` merged over its own defaults. Offline (the chart not rendered) only the modules the repository's values
  * write are known: a module among them is found, any other is said not judged.
  */
-import { parse } from 'yaml';
 import { dig, isMap, obj, str } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
@@ -24,15 +23,12 @@ const DEFAULT_MODULE = 'http_2xx';
 
 /** The modules a rendered blackbox.yaml holds, or undefined where it is no YAML map of them. */
 function modulesOf(configMap: Resource): Set<string> | undefined {
-  const text = blackboxConfig(configMap)?.text;
-  if (text === undefined) return undefined;
-  try {
-    const modules = dig(parse(text) as unknown, ['modules']);
-    // A module that is no map is one the exporter cannot load (it then loads no configuration at all): not had.
-    return isMap(modules) ? new Set(Object.keys(modules).filter((name) => isMap(modules[name]))) : new Set();
-  } catch {
-    return undefined; // a blackbox.yaml that is no YAML: the exporter does not start, which is not this check's to say
-  }
+  const parsed = blackboxConfig(configMap)?.parsed;
+  // A blackbox.yaml that is no YAML: the exporter does not start, which is monitoring-blackbox-config's to say.
+  if (!parsed || !('doc' in parsed)) return undefined;
+  const modules = dig(parsed.doc, ['modules']);
+  // A module that is no map is one the exporter cannot load (it then loads no configuration at all): not had.
+  return isMap(modules) ? new Set(Object.keys(modules).filter((name) => isMap(modules[name]))) : new Set();
 }
 
 /** `service.namespace` of a prober URL (`host[:port]`, the Service's cluster DNS name), the namespace the Probe's own where it names none. */

@@ -12,7 +12,7 @@ import { isMap } from '../core/dig.ts';
 import { goDecodeProblems, type DecodeProblem, type GoStruct, type GoType } from '../yaml/go-decode.ts';
 import { GoURLError, parseURL } from '../go/url.ts';
 import { base2BytesProblem, bool, canonicalHeaderKey, celCompiles, compressionFitsAcceptEncoding, DNS_CLASSES, DNS_TYPES, text } from './go-libraries.ts';
-import { httpClientValidation, proxyProblem } from './http-client.ts';
+import { httpClientValidation, proxyProblem, written } from './http-client.ts';
 
 /** The probers of prober/handler.go's `Probers`. */
 export const PROBERS: ReadonlySet<string> = new Set(['http', 'tcp', 'icmp', 'dns', 'grpc', 'unix']);
@@ -68,7 +68,7 @@ const TLS_CONFIG: GoStruct = {
     max_version: TLS_VERSION,
   },
   validate: (c) => {
-    const count = (...fields: string[]) => fields.filter((f) => text(c[f]) !== '').length;
+    const count = (...fields: string[]) => written(c, ...fields);
     if (count('ca', 'ca_file', 'ca_ref') > 1) return 'at most one of ca, ca_file & ca_ref must be configured';
     if (count('cert', 'cert_file', 'cert_ref') > 1) return 'at most one of cert, cert_file & cert_ref must be configured';
     if (count('key', 'key_file', 'key_ref') > 1) return 'at most one of key and key_file must be configured';

@@ -5,6 +5,7 @@
  * Accept-Encoding header (config.go's isCompressionAcceptEncodingValid).
  */
 import { createRequire } from 'node:module';
+import { yaml11Bool } from '../yaml/yaml11.ts';
 import type { Expr, ParsedExpr } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
 
 /** A field's Go string: a scalar's text, '' where it is left out or null. */
@@ -13,9 +14,7 @@ export const text = (v: unknown): string => (typeof v === 'string' || typeof v =
 /** A Go bool field: YAML's booleans and v3's YAML 1.1 words, else its default. */
 export function bool(v: unknown, fallback: boolean): boolean {
   if (typeof v === 'boolean') return v;
-  if (typeof v === 'string' && /^(y|Y|yes|Yes|YES|on|On|ON)$/.test(v)) return true;
-  if (typeof v === 'string' && /^(n|N|no|No|NO|off|Off|OFF)$/.test(v)) return false;
-  return fallback;
+  return (typeof v === 'string' ? yaml11Bool(v) : undefined) ?? fallback;
 }
 
 /** units.MakeUnitMap(suffix, "B", 1024): `B`, then K, M, G, T, P, E with the suffix. */

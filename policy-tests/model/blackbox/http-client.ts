@@ -32,7 +32,8 @@ const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 
 type Fields = Readonly<Record<string, unknown>>;
 
-const written = (c: Fields, ...fields: string[]) => fields.filter((f) => text(c[f]) !== '').length;
+/** prometheus/common's nonZeroCount over fields: how many of them are written. */
+export const written = (c: Fields, ...fields: string[]) => fields.filter((f) => text(c[f]) !== '').length;
 /** A pointer field: written (a map, even empty), or left out and nil. */
 const block = (c: Fields, field: string): Fields | undefined => (c[field] == null ? undefined : isMap(c[field]) ? c[field] : {});
 

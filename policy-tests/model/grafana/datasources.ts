@@ -41,12 +41,7 @@ function loadedDatasources(repo: Repo, resources: readonly Resource[]): Provisio
   const out: ProvisionedDatasource[] = [];
   for (const r of resources.filter((x) => x.kind === 'ConfigMap' || x.kind === 'Secret')) {
     const namespace = namespaceOrDestination(repo, r) ?? '';
-    if (
-      !sidecars.some(
-        (s) => isMap(dig(r.object, ['metadata', 'labels'])) && dig(r.object, ['metadata', 'labels', s.label]) !== undefined && !whyNotLoaded(r, namespace, s),
-      )
-    )
-      continue;
+    if (!sidecars.some((s) => whyNotLoaded(r, namespace, s) === undefined)) continue;
     const files =
       r.kind === 'Secret'
         ? secretEntries(r.object).map((e) => ({ key: e.key, text: e.value, field: e.field }))

@@ -10,7 +10,7 @@ import { dig, isMap, list, objects, str } from '../core/dig.ts';
 import type { Resource } from '../core/manifest.ts';
 import type { Repo } from '../repository/repo.ts';
 import { chartValues } from '../helm/chart-values.ts';
-import { namespaceOrDestination } from '../argocd/argocd.ts';
+import { applicationsByName, namespaceOrDestination } from '../argocd/argocd.ts';
 import { podSpecs } from '../cluster/references.ts';
 
 export const GRAFANA_CHART = 'kube-prometheus-stack';
@@ -77,8 +77,7 @@ export function valuesSidecars(repo: Repo): Sidecar[] {
         return written === undefined || written === null ? DEFAULTS[kind][key] : list(written).length ? list(written).map(str).join(',') : str(written);
       };
       if (isMap(set) && set.enabled === false) return [];
-      const own = repo.resources.find((r) => r.kind === 'Application' && r.name === v.appName);
-      const namespace = str(dig(own?.object, ['spec', 'destination', 'namespace']));
+      const namespace = applicationsByName(repo).get(v.appName)?.destinationNamespace ?? '';
       return [
         sidecar(
           `the ${kind} sidecar of ${GRAFANA_CHART} (values)`,
@@ -101,6 +100,7 @@ export function whyNotLoaded(r: Resource, namespace: string, s: Sidecar): string
   if (!s.kinds.has(r.kind)) return `it reads ${[...s.kinds].join(' and ')} only`;
   if (s.namespaces && !s.namespaces.has(namespace)) return `it reads ${[...s.namespaces].join(', ')} only, and this is in ${namespace || 'no namespace'}`;
   const value = dig(r.object, ['metadata', 'labels', s.label]);
+  if (value === undefined) return `it loads objects labelled ${s.label}, and this one is not`;
   if (s.value !== undefined && str(value) !== s.value) return `it loads ${s.label}: "${s.value}", and this one's is ${JSON.stringify(value ?? null)}`;
   return undefined;
 }

@@ -15,6 +15,7 @@
  */
 import { isMap } from '../core/dig.ts';
 import { goParseDuration } from '../core/time.ts';
+import { yaml11Bool } from './yaml11.ts';
 
 export type DecodePath = readonly (string | number)[];
 
@@ -43,9 +44,6 @@ export interface GoStruct {
   /** The struct's UnmarshalYAML check after its fields decoded: the error it returns, or undefined. */
   validate?: (value: Readonly<Record<string, unknown>>) => string | undefined;
 }
-
-/** YAML 1.1's booleans, which v3 still takes into a Go bool ("some compatibility with the 1.1 spec"). */
-const YAML11_BOOLS = new Set(['y', 'Y', 'yes', 'Yes', 'YES', 'on', 'On', 'ON', 'n', 'N', 'no', 'No', 'NO', 'off', 'Off', 'OFF']);
 
 const isScalar = (v: unknown): v is string | number | boolean => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
 
@@ -89,7 +87,8 @@ function scalarFits(value: string | number | boolean, go: 'string' | 'bool' | 'i
     case 'string':
       return true;
     case 'bool':
-      return typeof value === 'boolean' || (typeof value === 'string' && YAML11_BOOLS.has(value));
+      // YAML 1.1's words too: v3 still takes them into a Go bool ("some compatibility with the 1.1 spec").
+      return typeof value === 'boolean' || (typeof value === 'string' && yaml11Bool(value) !== undefined);
     case 'int':
       return typeof value === 'number' && Number.isFinite(value) && Math.abs(value) < 2 ** 63;
     case 'duration':

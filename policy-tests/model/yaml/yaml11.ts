@@ -14,6 +14,9 @@ const TRUE_11 = /^(y|Y|yes|Yes|YES|on|On|ON)$/;
 const OCTAL_11 = /^[-+]?0[0-7]+$/;
 const OCTAL_START = /^[-+]?0/;
 
+/** A YAML 1.1 boolean word (yes, off, y...) as the boolean it is, or undefined for any other text. */
+export const yaml11Bool = (text: string): boolean | undefined => (BOOLEAN_11.test(text) ? TRUE_11.test(text) : undefined);
+
 /** The remediation of every yaml-1.1-scalar finding. */
 export const YAML11_FIX = 'quote it, or write the value YAML 1.1 and 1.2 agree on';
 
