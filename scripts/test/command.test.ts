@@ -442,10 +442,10 @@ describe('the scripts on the contract', () => {
 
   it('a script whose reader stops early (| head) ends quietly, with exit 0 and no stack trace', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'epipe-'));
+    // Lines on and on, each a write of its own after a turn of the event loop, until the pipe is gone.
+    writeFileSync(join(dir, 'lines.ts'), 'for (let i = 0; ; i++) { process.stdout.write(`line ${i}\\n`); await new Promise((r) => setImmediate(r)); }\n');
+    const child = spawn(process.execPath, ['scripts/run.mjs', join(dir, 'lines.ts')], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     try {
-      // Lines on and on, each a write of its own after a turn of the event loop, until the pipe is gone.
-      writeFileSync(join(dir, 'lines.ts'), 'for (let i = 0; ; i++) { process.stdout.write(`line ${i}\\n`); await new Promise((r) => setImmediate(r)); }\n');
-      const child = spawn(process.execPath, ['scripts/run.mjs', join(dir, 'lines.ts')], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
       let stderr = '';
       child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
       await new Promise<void>((done) => child.stdout.once('data', () => done()));
@@ -453,6 +453,7 @@ describe('the scripts on the contract', () => {
       const code = await new Promise<number | null>((done) => child.once('close', (c) => done(c)));
       expect([code, stderr]).toEqual([0, '']);
     } finally {
+      child.kill();
       rmSync(dir, { recursive: true, force: true });
     }
   });

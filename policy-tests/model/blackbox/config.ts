@@ -50,7 +50,9 @@ const URL: GoType = {
       parseURL(s);
       return undefined;
     } catch (err) {
-      return err instanceof GoURLError ? `parse "${s}": ${err.message.replace(/^net\/url: /, '')}` : String(err);
+      // A proxy URL may carry a password: the message shows it as prometheus/common's Redacted does.
+      const shown = s.replace(/^([^:/?#]+:\/\/[^:@/]*:)[^@/]*@/, '$1xxxxx@');
+      return err instanceof GoURLError ? `parse "${shown}": ${err.message.replace(/^net\/url: /, '')}` : String(err);
     }
   },
 };

@@ -46,6 +46,7 @@ describe("the blackbox exporter's load (v0.28.0)", () => {
     ['http:\n  oauth2:\n    client_id: a', ['modules.m.http: oauth2 token_url must be configured']],
     ['http:\n  no_proxy: example.com', ['modules.m.http: if no_proxy is configured, proxy_url must also be configured']],
     ['http:\n  proxy_url: "http://[::1"', ['modules.m.http.proxy_url: parse "http://[::1": missing \']\' in host']],
+    ['http:\n  proxy_url: "http://u:hunter2@[::1"', ['modules.m.http.proxy_url: parse "http://u:xxxxx@[::1": missing \']\' in host']],
     ['http:\n  fail_if_body_json_matches_cel: body.up == false', []],
     [
       'http:\n  fail_if_body_json_matches_cel: status.up == false',
