@@ -6,6 +6,7 @@ export { checkoutPaths } from '../model/repository/checkout-paths.ts';
 export { loadTargets, type Target, type EtcdTarget, type PostgresTarget, type SqliteTarget } from '../model/apps/backup-targets.ts';
 export { CATALOG_DIR, CATALOG_EXEMPTIONS, THIS_REPOSITORY } from '../model/monitoring/metrics-catalog.ts';
 export { extractAll, isExtractor } from '../model/monitoring/metrics-extract.ts';
+export { LOKI_CHART, LOKI_REFERENCE } from '../model/loki/config.ts';
 export { externalPeers } from '../model/cluster/network-reach.ts';
 export { privilegeLabel, privilegesOf } from '../model/cluster/privileges.ts';
 export { podSecurityLabelsOf } from '../model/cluster/namespaces.ts';

@@ -5,17 +5,14 @@
  * exporter's own source at a tag, online from GitHub or from a local clone
  * (`--from`), and rewrites the entry for that version.
  */
-import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { isSeq, parseDocument } from 'yaml';
 import { runCommand, UsageError, type CommandIo } from '../lib/command.ts';
 import { writeInCheckout } from '../lib/checkout-write.ts';
+import { readUpstreamFile } from '../lib/upstream-source.ts';
 import { runGate, allFindings, REPO_ROOT, facts } from '../../policy-tests/index.ts';
 
-const FETCH_TIMEOUT_MS = 30_000;
-const GIT_TIMEOUT_MS = 60_000;
 const CHECK = 'metrics-catalog-current';
 
 interface Source {
@@ -25,37 +22,11 @@ interface Source {
   extract: string;
 }
 
-/** Reads one source file at a ref: from a local clone, or from GitHub. */
-async function readSource(source: Source, { ref, file }: { ref: string; file: string }, { from, root }: { from?: string; root: string }): Promise<string> {
+/** Reads one source file at a ref: this repository's own code from the working tree, any other from a local clone or GitHub. */
+async function readSource(source: Source, at: { ref: string; file: string }, { from, root }: { from?: string; root: string }): Promise<string> {
   // This repository's own code (the portfolio API): the working tree is the source.
-  if (source.repository === facts.THIS_REPOSITORY) return readFileSync(join(root, file), 'utf8');
-  if (from) {
-    try {
-      const { stdout } = await promisify(execFile)('git', ['-C', from, 'show', `${ref}:${file}`], { timeout: GIT_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 });
-      return stdout;
-    } catch (err) {
-      throw new Error(
-        `cannot read ${file} at ${ref} from ${from}: ${
-          String((err as { stderr?: string }).stderr ?? err)
-            .trim()
-            .split('\n')[0]
-        }`,
-      );
-    }
-  }
-  const match = /^https:\/\/github\.com\/([^/]+)\/([^/]+?)(?:\.git)?$/.exec(source.repository);
-  if (!match) throw new Error(`source.repository ${source.repository} is not a GitHub repository; refresh with --from <local clone>`);
-  const url = `https://raw.githubusercontent.com/${match[1]}/${match[2]}/${encodeURIComponent(ref)}/${file.split('/').map(encodeURIComponent).join('/')}`;
-  let response: Response;
-  try {
-    response = await fetch(url, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
-  } catch (err) {
-    throw new Error(
-      `offline or unreachable: cannot fetch ${file} at ${ref} (${(err as Error).name === 'TimeoutError' ? 'timed out' : (err as Error).message}); refresh with --from <local clone>`,
-    );
-  }
-  if (!response.ok) throw new Error(`${file} at ${ref}: HTTP ${response.status}`);
-  return response.text();
+  if (source.repository === facts.THIS_REPOSITORY) return readFileSync(join(root, at.file), 'utf8');
+  return readUpstreamFile(source.repository, at, from);
 }
 
 export interface RefreshOptions {

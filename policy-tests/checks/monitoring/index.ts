@@ -13,6 +13,7 @@ import { blackboxConfigCheck } from './blackbox-config.ts';
 import { grafanaSidecarCheck } from './grafana-sidecar.ts';
 import { constantAlertCheck } from './constant-alert.ts';
 import { grafanaDatasourcesCheck } from './grafana-datasources.ts';
+import { lokiConfigCheck } from './loki-config.ts';
 import { MONITORING_INVARIANTS } from './invariants.ts';
 
 export const monitoringAreaChecks: PolicyCheck[] = [
@@ -30,6 +31,7 @@ export const monitoringAreaChecks: PolicyCheck[] = [
   grafanaSidecarCheck,
   constantAlertCheck,
   grafanaDatasourcesCheck,
+  lokiConfigCheck,
 ];
 
 export const monitoringArea: Area = staticArea('monitoring', monitoringAreaChecks, MONITORING_INVARIANTS);

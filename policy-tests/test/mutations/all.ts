@@ -21,6 +21,7 @@ import { blackboxConfigMutations, blackboxRenderedMutations } from './blackbox-c
 import { grafanaSidecarMutations } from './grafana-sidecar.ts';
 import { constantAlertMutations } from './constant-alert.ts';
 import { grafanaDatasourcesMutations } from './grafana-datasources.ts';
+import { lokiConfigMutations } from './loki-config.ts';
 import { cephClassMutations, csiDriverMutations } from './ceph-classes.ts';
 import { storeSecretMutations } from './store-secrets.ts';
 import { projectsMutations } from './projects.ts';
@@ -65,6 +66,7 @@ export const MUTATION_LISTS: Record<string, readonly (readonly Mutation[])[]> = 
     grafanaSidecarMutations,
     constantAlertMutations,
     grafanaDatasourcesMutations,
+    lokiConfigMutations,
   ],
   metrics: [metricsMutations],
   'metrics-catalog': [metricsCatalogMutations],

@@ -1,0 +1,150 @@
+/**
+ * monitoring-loki-config: Loki loads the configuration the repository gives it. Loki reads its file with yaml.v2's
+ * `UnmarshalStrict` (pkg/util/cfg/files.go) into its config structs and exits on any refusal (a field its struct
+ * lacks, a value of another type, a size or date it cannot read): the pod restarts for good, no log is written,
+ * and the log panels and every alert on Loki's data go blank. The structs are the reference the repository keeps
+ * (model/loki/reference.ts, from Loki's own configuration reference at the version the chart runs).
+ *
+ * Judged where the chart is rendered on the config.yaml it renders, each refusal placed on the values line that
+ * wrote it where the values did; offline on the blocks the values write into the file as they are. A reference
+ * read for another Loki than the one the chart runs judges nothing: that is said, not passed.
+ */
+import type { Path } from '../../model/core/positions.ts';
+import type { Resource } from '../../model/core/manifest.ts';
+import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
+import { chartValues, type ChartValues } from '../../model/helm/chart-values.ts';
+import { applicationsByName } from '../../model/argocd/argocd.ts';
+import { dig } from '../../model/core/dig.ts';
+import { goDecodeProblems, type GoStruct } from '../../model/yaml/go-decode.ts';
+import {
+  LOKI_CHART,
+  LOKI_REFERENCE,
+  lokiConfigFile,
+  lokiImageTags,
+  lokiReference,
+  parseLokiConfig,
+  valuesConfigParts,
+  valuesRootsOf,
+} from '../../model/loki/config.ts';
+
+const CONSEQUENCE = 'Loki refuses its configuration and exits at start: no log is stored, and every panel and alert on its data goes blank';
+const REFRESH = 'npm run loki:reference -- --from <clone of grafana/loki> --ref v<the chart appVersion> --chart-version <the chart version>';
+
+/**
+ * `${VAR}` and `$VAR`: the chart runs Loki with -config.expand-env=true, so their value is the pod's environment's;
+ * `{{ }}`: the chart's `tpl` fills it in from its values.
+ */
+const EXPANDED = /\$(\{[^}]*\}|[A-Za-z_])|\{\{/;
+
+/** The value with every scalar Loki expands from its environment left out (null: the field's default), and whether any was. */
+function withoutExpanded(value: unknown): { value: unknown; expanded: boolean } {
+  let expanded = false;
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string' && EXPANDED.test(v)) {
+      expanded = true;
+      return null;
+    }
+    if (Array.isArray(v)) return v.map(walk);
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+    return v;
+  };
+  return { value: walk(value), expanded };
+}
+
+/** The longest start of a rendered file's `path` the values write (through structuredConfig or the block's own key). */
+function writtenAt(values: Record<string, unknown>, path: Path): Path | undefined {
+  let best: { at: Path; depth: number } | undefined;
+  for (const root of valuesRootsOf(String(path[0]))) {
+    if (dig(values, root) === undefined) continue;
+    const at = [...root];
+    for (const key of path.slice(1)) {
+      if (dig(values, [...at, key]) === undefined) break;
+      at.push(key);
+    }
+    const depth = at.length - root.length;
+    if (!best || depth > best.depth) best = { at, depth };
+  }
+  return best?.at;
+}
+
+function judgeRendered(ctx: CheckContext, resource: Resource, type: GoStruct, values: ChartValues | undefined): void {
+  const file = lokiConfigFile(resource)!;
+  const parsed = parseLokiConfig(file.text);
+  const name = `${resource.kind} ${resource.name}'s ${file.path.at(-1)}`;
+  if ('error' in parsed) return ctx.fail({ resource, path: file.path }, `${name} is no YAML Loki reads (${parsed.error}): ${CONSEQUENCE}`);
+  const { value, expanded } = withoutExpanded(parsed.doc);
+  if (expanded) ctx.notJudged({ resource, path: file.path }, `${name} holds values Loki takes from its environment (-config.expand-env): those are not judged`);
+  for (const p of goDecodeProblems(value, type)) {
+    const written = values && p.path.length > 0 ? writtenAt(values.values, p.path) : undefined;
+    ctx.fail(written ? { data: values!.source, path: written } : { resource, path: file.path }, `${name} at ${p.path.join('.')}: ${p.message}: ${CONSEQUENCE}`);
+  }
+}
+
+/** A chart not rendered (offline): the blocks its values write into the file as they are. */
+function judgeValues(ctx: CheckContext, v: ChartValues, type: GoStruct): void {
+  for (const part of valuesConfigParts(v.values)) {
+    const field = type.fields[part.block];
+    if (!field) {
+      ctx.fail(
+        { data: v.source, path: part.path },
+        `the values write ${part.block} into Loki's file, a field Loki's configuration does not have: ${CONSEQUENCE}`,
+      );
+      continue;
+    }
+    for (const p of goDecodeProblems(withoutExpanded(part.value).value, field))
+      ctx.fail({ data: v.source, path: [...part.path, ...p.path] }, `Loki's ${[part.block, ...p.path].join('.')}: ${p.message}: ${CONSEQUENCE}`);
+  }
+}
+
+export const lokiConfigCheck: PolicyCheck = {
+  id: 'monitoring-loki-config',
+  description:
+    "Loki loads the configuration the repository gives it: every field one of its config structs has, of the type yaml.v2 decodes into it (ints, durations, byte sizes, a schema period's date...), as Loki's own configuration reference lists them at the version the chart runs; otherwise Loki exits at start and no log is stored. Judged on the rendered config.yaml, offline on the blocks the values write into it (A2).",
+  invariants: ['A2'],
+  remediation: `correct the field the finding names in monitoring/loki/values.yaml as Loki documents its configuration; after a Loki upgrade, refresh ${LOKI_REFERENCE} (${REFRESH})`,
+  reads: { kinds: ['ConfigMap', 'Secret', 'Application', 'StatefulSet', 'Deployment'], charts: [LOKI_CHART], files: [LOKI_REFERENCE], renders: true },
+  exemptible: false,
+  run(ctx) {
+    const values = chartValues(ctx.repo, LOKI_CHART);
+    const reference = lokiReference(ctx.repo);
+    if (reference && !reference.ok)
+      return ctx.fail({ data: reference.data, path: [] }, `${LOKI_REFERENCE} cannot be read (${reference.problem}): Loki's configuration is not judged`);
+    const rendered = ctx.resources.filter((r) => lokiConfigFile(r) !== undefined);
+    if (!reference) {
+      const why = `no ${LOKI_REFERENCE}: Loki's configuration is not judged (${REFRESH})`;
+      for (const r of rendered) ctx.notJudged({ resource: r, path: lokiConfigFile(r)!.path }, why);
+      if (rendered.length === 0) for (const v of values) ctx.notJudged({ data: v.source, path: ['loki'] }, why);
+      return;
+    }
+    const judged = new Set<string>();
+    for (const resource of rendered) {
+      const app = resource.rendered!.app;
+      judged.add(app);
+      const runs = [...lokiImageTags(ctx.resources, app)];
+      if (runs.length > 0 && !runs.some((tag) => tag.replace(/^v/, '') === reference.version)) {
+        ctx.notJudged(
+          { resource, path: lokiConfigFile(resource)!.path },
+          `the chart runs Loki ${runs.join(', ')}, the reference was read for ${reference.version}: refresh it (${REFRESH})`,
+        );
+        continue;
+      }
+      judgeRendered(
+        ctx,
+        resource,
+        reference.type,
+        values.find((v) => v.appName === app),
+      );
+    }
+    for (const v of values.filter((x) => !judged.has(x.appName))) {
+      const pinned = applicationsByName(ctx.repo)
+        .get(v.appName)
+        ?.sources.find((s) => s.chart === LOKI_CHART)?.targetRevision;
+      if (pinned === reference.chartVersion) judgeValues(ctx, v, reference.type);
+      else
+        ctx.notJudged(
+          { data: v.source, path: ['loki'] },
+          `Application ${v.appName} deploys chart ${LOKI_CHART} ${pinned ?? '(no version)'}, the reference was read for ${reference.chartVersion}: judged once the chart renders, or after a refresh (${REFRESH})`,
+        );
+    }
+  },
+};

@@ -1,0 +1,129 @@
+/**
+ * Where Loki's configuration is, and which Loki reads it: the `config.yaml` of the ConfigMap (or Secret,
+ * `loki.configStorageType: Secret`) the loki chart renders, which its pods read with `-config.file` and
+ * `-config.expand-env=true`; the Loki image the chart runs; and, offline, the values the chart's `loki.config`
+ * template writes into it as they are (18.x: `loki.<block>` under the same name, three renamed, `loki.structuredConfig`
+ * merged over all of it).
+ */
+import { parseDocument } from 'yaml';
+import { dig, isMap, objects } from '../core/dig.ts';
+import type { Path } from '../core/positions.ts';
+import type { Resource } from '../core/manifest.ts';
+import { secretEntries } from '../core/secrets.ts';
+import { imageParts, podSpecOf } from '../core/workloads.ts';
+import type { DataFile } from '../repository/data-file.ts';
+import type { Repo } from '../repository/repo.ts';
+import { perRepo } from '../repository/per-repo.ts';
+import type { GoStruct } from '../yaml/go-decode.ts';
+import { referenceTypes, type ReferenceCatalog } from './reference.ts';
+
+export const LOKI_CHART = 'loki';
+export const LOKI_IMAGE = 'grafana/loki';
+export const LOKI_CONFIG_KEY = 'config.yaml';
+export const LOKI_REFERENCE = 'monitoring/loki/facts/config-reference.yaml';
+
+/** The values keys the chart's `loki.config` template writes under another name. */
+const RENAMED: Readonly<Record<string, string>> = { commonConfig: 'common', schemaConfig: 'schema_config', memberlistConfig: 'memberlist' };
+/** The values keys it writes under their own name, as they are (`tpl` or `toYaml` of the whole block). */
+const PASSED = new Set([
+  'server',
+  'pattern_ingester',
+  'ingester',
+  'ingester_client',
+  'block_builder',
+  'limits_config',
+  'query_range',
+  'storage_config',
+  'query_scheduler',
+  'compactor',
+  'compactor_grpc_client',
+  'analytics',
+  'querier',
+  'index_gateway',
+  'frontend',
+  'frontend_worker',
+  'distributor',
+  'bloom_build',
+  'bloom_gateway',
+  'operational_config',
+]);
+
+/** Where under the values a block of Loki's file is written: `loki.structuredConfig.<block>` first, then `loki.<key>`. */
+export function valuesRootsOf(block: string): Path[] {
+  const key = Object.entries(RENAMED).find(([, to]) => to === block)?.[0] ?? (PASSED.has(block) ? block : undefined);
+  return [['loki', 'structuredConfig', block], ...(key ? [['loki', key]] : [])];
+}
+
+/** The parts of Loki's file the values write as they are, each with where in the values it is. */
+export function valuesConfigParts(values: Record<string, unknown>): { block: string; path: Path; value: unknown }[] {
+  const loki = dig(values, ['loki']);
+  if (!isMap(loki)) return [];
+  const parts: { block: string; path: Path; value: unknown }[] = [];
+  for (const [key, value] of Object.entries(loki)) {
+    const block = RENAMED[key] ?? (PASSED.has(key) ? key : undefined);
+    if (block !== undefined && value !== null) parts.push({ block, path: ['loki', key], value });
+  }
+  const structured = dig(loki, ['structuredConfig']);
+  if (isMap(structured)) for (const [block, value] of Object.entries(structured)) parts.push({ block, path: ['loki', 'structuredConfig', block], value });
+  return parts;
+}
+
+export interface LokiConfigFile {
+  text: string;
+  /** Where in the object it is written. */
+  path: string[];
+}
+
+/** The config.yaml a ConfigMap or Secret the loki chart rendered holds (a Secret's stringData wins over its data). */
+export function lokiConfigFile(r: Resource): LokiConfigFile | undefined {
+  if (!r.rendered?.source.startsWith(`chart ${LOKI_CHART} `)) return undefined;
+  if (r.kind === 'ConfigMap') {
+    const text = dig(r.object, ['data', LOKI_CONFIG_KEY]);
+    return typeof text === 'string' ? { text, path: ['data', LOKI_CONFIG_KEY] } : undefined;
+  }
+  const entry = r.kind === 'Secret' ? secretEntries(r.object).findLast((e) => e.key === LOKI_CONFIG_KEY) : undefined;
+  return entry && { text: entry.value, path: [entry.field, LOKI_CONFIG_KEY] };
+}
+
+/** The tags of Loki's image the loki chart's workloads of an Application run. */
+export function lokiImageTags(resources: readonly Resource[], app: string): Set<string> {
+  const tags = new Set<string>();
+  for (const r of resources) {
+    if (r.rendered?.app !== app || !r.rendered.source.startsWith(`chart ${LOKI_CHART} `)) continue;
+    for (const c of objects(dig(podSpecOf(r)?.spec, ['containers']))) {
+      const image = typeof c.image === 'string' ? imageParts(c.image) : undefined;
+      if (image?.name.endsWith(LOKI_IMAGE) && image.tag) tags.add(image.tag);
+    }
+  }
+  return tags;
+}
+
+export type LokiReference =
+  | { ok: true; data: DataFile; version: string; chartVersion: string; type: GoStruct }
+  | { ok: false; data: DataFile; problem: string };
+
+/** The reference the repository keeps of Loki's structs, read once; undefined where it keeps none. */
+export const lokiReference = perRepo((repo: Repo): LokiReference | undefined => {
+  const data = repo.dataFiles.get(LOKI_REFERENCE);
+  if (!data) return undefined;
+  if (data.errors.length) return { ok: false, data, problem: data.errors[0]! };
+  const doc = data.data;
+  const version = dig(doc, ['version']);
+  const chartVersion = dig(doc, ['pin', 'version']);
+  const [root, blocks, hidden] = [dig(doc, ['root']), dig(doc, ['blocks']), dig(doc, ['hidden']) ?? []];
+  if (typeof version !== 'string' || typeof chartVersion !== 'string' || !isMap(root) || !isMap(blocks) || !Array.isArray(hidden))
+    return { ok: false, data, problem: 'it needs version, pin.version, root, blocks and hidden (npm run loki:reference writes them)' };
+  const catalog: ReferenceCatalog = {
+    root,
+    blocks: blocks as ReferenceCatalog['blocks'],
+    hidden: hidden.filter((h): h is string => typeof h === 'string'),
+  };
+  return { ok: true, data, version, chartVersion, type: referenceTypes(catalog) };
+});
+
+/** Loki's file as its parser reads it: the document, or the parser's first line (a duplicate key among them). */
+export function parseLokiConfig(text: string): { doc: unknown } | { error: string } {
+  const document = parseDocument(text, { uniqueKeys: true });
+  const error = document.errors[0];
+  return error ? { error: error.message.split('\n')[0] ?? '' } : { doc: document.toJS() as unknown };
+}

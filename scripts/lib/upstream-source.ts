@@ -1,0 +1,60 @@
+/**
+ * One file of an upstream project at a tag: from a local clone (`git show`), or from GitHub's raw file host. Both
+ * with a timeout; each failure is one line naming the file, the ref and the cause.
+ */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+
+const FETCH_TIMEOUT_MS = 30_000;
+const GIT_TIMEOUT_MS = 60_000;
+
+export async function readUpstreamFile(repository: string, { ref, file }: { ref: string; file: string }, from?: string): Promise<string> {
+  if (from) {
+    try {
+      const { stdout } = await promisify(execFile)('git', ['-C', from, 'show', `${ref}:${file}`], { timeout: GIT_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 });
+      return stdout;
+    } catch (err) {
+      throw new Error(
+        `cannot read ${file} at ${ref} from ${from}: ${
+          String((err as { stderr?: string }).stderr ?? err)
+            .trim()
+            .split('\n')[0]
+        }`,
+      );
+    }
+  }
+  const match = /^https:\/\/github\.com\/([^/]+)\/([^/]+?)(?:\.git)?$/.exec(repository);
+  if (!match) throw new Error(`${repository} is not a GitHub repository; read it with --from <local clone>`);
+  const url = `https://raw.githubusercontent.com/${match[1]}/${match[2]}/${encodeURIComponent(ref)}/${file.split('/').map(encodeURIComponent).join('/')}`;
+  let response: Response;
+  try {
+    response = await fetch(url, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
+  } catch (err) {
+    throw new Error(
+      `offline or unreachable: cannot fetch ${file} at ${ref} (${(err as Error).name === 'TimeoutError' ? 'timed out' : (err as Error).message}); read it with --from <local clone>`,
+    );
+  }
+  if (!response.ok) throw new Error(`${file} at ${ref}: HTTP ${response.status}`);
+  return response.text();
+}
+
+/** Every line of the files under `dir` at `ref` in a local clone that holds `text` (`git grep -F`), without file names. */
+export async function grepUpstream(from: string, ref: string, text: string, dir: string): Promise<string[]> {
+  try {
+    const { stdout } = await promisify(execFile)('git', ['-C', from, 'grep', '-h', '-F', '-e', text, ref, '--', dir], {
+      timeout: GIT_TIMEOUT_MS,
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    return stdout.split('\n').filter((line) => line !== '');
+  } catch (err) {
+    // git grep exits 1 when no line matches: that is an empty answer, not a failure.
+    if ((err as { code?: number }).code === 1 && !(err as { stderr?: string }).stderr) return [];
+    throw new Error(
+      `cannot search ${dir} at ${ref} in ${from}: ${
+        String((err as { stderr?: string }).stderr ?? err)
+          .trim()
+          .split('\n')[0]
+      }`,
+    );
+  }
+}
