@@ -144,6 +144,11 @@ is committed):
                       config/testdata), each file loaded or refused with
                       the exporter's words, and its Accept-Encoding and
                       CEL rows
+  --loki DIR          grafana/loki at the tag the repository's reference was
+                      read at: its own configuration files (cmd/loki, the
+                      docs' examples), each of which Loki loads, decoded
+                      against that reference; and whether the reference is
+                      what the checkout's configuration reference lists
   --kubernetes 1.NN   the version to measure at (default: the cluster facts')
   --every-policy-version
                       with --pod-security: the fixtures of every policy

@@ -6,7 +6,9 @@
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { conformance } from '../policy-tests/index.ts';
+import { parse as parseYaml } from 'yaml';
+import { REPO_ROOT, conformance, facts } from '../policy-tests/index.ts';
+import { parseReference } from './monitoring/loki-reference-parse.ts';
 import { readText, report } from './lib/agreement-report.ts';
 
 /** cert-manager's Certificate and Issuer validation tests, against the gate's port of its webhook; its solver picker's. */
@@ -102,4 +104,25 @@ export function reportBlackboxExporter(checkout: string, print: (line: string) =
   const testdata = (file: string) => (existsSync(join(checkout, 'config/testdata', file)) ? readText(join(checkout, 'config/testdata', file)) : undefined);
   const table = conformance.blackboxConfigCases(readText(join(checkout, 'config/config_test.go')), testdata);
   report("The blackbox exporter's configuration tests (config/config_test.go)", conformance.blackboxConfigAgreement(table), print);
+}
+
+/** Loki's own configuration files (cmd/loki, its docs' examples), each of which Loki loads, decoded against the repository's reference; and whether that reference is the checkout's. */
+export function reportLoki(checkout: string, print: (line: string) => void): void {
+  const read = conformance.lokiReferenceCatalog(parseYaml(readText(join(REPO_ROOT, facts.LOKI_REFERENCE))));
+  if ('problem' in read) throw new Error(`${facts.LOKI_REFERENCE} cannot be read: ${read.problem}`);
+  const dirs = ['cmd/loki', 'docs/sources/configure/examples/yaml', 'examples/getting-started'];
+  const files = dirs
+    .flatMap((dir) => (existsSync(join(checkout, dir)) ? readdirSync(join(checkout, dir)).map((f) => `${dir}/${f}`) : []))
+    .filter((f) => conformance.LOKI_CONFIG_FILES.test(f))
+    .map((name) => ({ name, text: readText(join(checkout, name)) }));
+  report(
+    `Loki's own configuration files (cmd/loki, the docs' examples), against the reference of Loki ${read.version}`,
+    conformance.lokiConfigAgreement(conformance.lokiConfigCases(files, conformance.lokiReferenceTypes(read.catalog))),
+    print,
+  );
+  const fresh = parseReference(readText(join(checkout, 'docs/sources/shared/configuration.md')));
+  const same = JSON.stringify({ root: fresh.root, blocks: fresh.blocks }) === JSON.stringify({ root: read.catalog.root, blocks: read.catalog.blocks });
+  print(
+    `  ${facts.LOKI_REFERENCE} ${same ? 'is' : 'is not'} what this checkout's configuration reference lists${same ? '' : ': refresh it with npm run loki:reference'}\n`,
+  );
 }

@@ -21,6 +21,7 @@ import {
   reportPrometheus,
   reportPrometheusOperator,
   reportBlackboxExporter,
+  reportLoki,
   reportRook,
 } from './conformance-webhooks.ts';
 import { HELP } from './conformance-help.ts';
@@ -133,6 +134,7 @@ const CHECKOUTS = [
   'rook',
   'cron',
   'blackbox-exporter',
+  'loki',
 ] as const;
 /** The checkouts of the webhooks', operators' and programs' own tests, each with its report, in the order printed. */
 const PROGRAM_REPORTS: readonly [(typeof CHECKOUTS)[number], (checkout: string, print: (line: string) => void) => void][] = [
@@ -144,6 +146,7 @@ const PROGRAM_REPORTS: readonly [(typeof CHECKOUTS)[number], (checkout: string, 
   ['prometheus-operator', reportPrometheusOperator],
   ['rook', reportRook],
   ['blackbox-exporter', reportBlackboxExporter],
+  ['loki', reportLoki],
 ];
 const flags = (names: readonly string[]) =>
   `${names

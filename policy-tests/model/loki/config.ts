@@ -15,7 +15,7 @@ import type { DataFile } from '../repository/data-file.ts';
 import type { Repo } from '../repository/repo.ts';
 import { perRepo } from '../repository/per-repo.ts';
 import type { GoStruct } from '../yaml/go-decode.ts';
-import { referenceTypes, type ReferenceCatalog } from './reference.ts';
+import { referenceCatalog, referenceTypes } from './reference.ts';
 
 export const LOKI_CHART = 'loki';
 export const LOKI_IMAGE = 'grafana/loki';
@@ -107,18 +107,9 @@ export const lokiReference = perRepo((repo: Repo): LokiReference | undefined => 
   const data = repo.dataFiles.get(LOKI_REFERENCE);
   if (!data) return undefined;
   if (data.errors.length) return { ok: false, data, problem: data.errors[0]! };
-  const doc = data.data;
-  const version = dig(doc, ['version']);
-  const chartVersion = dig(doc, ['pin', 'version']);
-  const [root, blocks, hidden] = [dig(doc, ['root']), dig(doc, ['blocks']), dig(doc, ['hidden']) ?? []];
-  if (typeof version !== 'string' || typeof chartVersion !== 'string' || !isMap(root) || !isMap(blocks) || !Array.isArray(hidden))
-    return { ok: false, data, problem: 'it needs version, pin.version, root, blocks and hidden (npm run loki:reference writes them)' };
-  const catalog: ReferenceCatalog = {
-    root,
-    blocks: blocks as ReferenceCatalog['blocks'],
-    hidden: hidden.filter((h): h is string => typeof h === 'string'),
-  };
-  return { ok: true, data, version, chartVersion, type: referenceTypes(catalog) };
+  const read = referenceCatalog(data.data);
+  if ('problem' in read) return { ok: false, data, problem: read.problem };
+  return { ok: true, data, version: read.version, chartVersion: read.chartVersion, type: referenceTypes(read.catalog) };
 });
 
 /** Loki's file as its parser reads it: the document, or the parser's first line (a duplicate key among them). */

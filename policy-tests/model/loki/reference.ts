@@ -12,7 +12,7 @@
  *     (`DayTime`) a `2006-01-02` date;
  *   - a list of strings a list, a map a map; a type the reference names without listing its fields is not decoded.
  */
-import { isMap } from '../core/dig.ts';
+import { dig, isMap } from '../core/dig.ts';
 import { durationMs, goParseDuration } from '../core/time.ts';
 import type { GoStruct, GoType } from '../yaml/go-decode.ts';
 
@@ -87,6 +87,17 @@ const SCALARS: Readonly<Record<string, GoType>> = {
   strings: { go: 'list', of: { go: 'string' } },
   any: { go: 'any' },
 };
+
+/** The catalog a reference file holds, or why it holds none. */
+export function referenceCatalog(doc: unknown): { catalog: ReferenceCatalog; version: string; chartVersion: string } | { problem: string } {
+  const version = dig(doc, ['version']);
+  const chartVersion = dig(doc, ['pin', 'version']);
+  const [root, blocks, hidden] = [dig(doc, ['root']), dig(doc, ['blocks']), dig(doc, ['hidden']) ?? []];
+  if (typeof version !== 'string' || typeof chartVersion !== 'string' || !isMap(root) || !isMap(blocks) || !Array.isArray(hidden))
+    return { problem: 'it needs version, pin.version, root, blocks and hidden (npm run loki:reference writes them)' };
+  const named = hidden.filter((h): h is string => typeof h === 'string');
+  return { catalog: { root, blocks: blocks as ReferenceCatalog['blocks'], hidden: named }, version, chartVersion };
+}
 
 /** The Go type of each block and type text, built once per catalog. */
 export function referenceTypes(catalog: ReferenceCatalog): GoStruct {
