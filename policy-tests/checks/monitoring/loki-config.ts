@@ -5,8 +5,12 @@
  * and the log panels and every alert on Loki's data go blank. The structs are the reference the repository keeps
  * (model/loki/reference.ts, from Loki's own configuration reference at the version the chart runs).
  *
+ * Then Loki's own checks of the decoded file (model/loki/validate.ts: the schema periods, structured metadata,
+ * retention, the index directories), which read the whole file with its defaults.
+ *
  * Judged where the chart is rendered on the config.yaml it renders, each refusal placed on the values line that
- * wrote it where the values did; offline on the blocks the values write into the file as they are. A reference
+ * wrote it where the values did; offline on the blocks the values write into the file as they are, decoded only
+ * (Loki's checks are then said not judged: the chart's defaults are part of the file they read). A reference
  * read for another Loki than the one the chart runs judges nothing: that is said, not passed.
  */
 import type { Path } from '../../model/core/positions.ts';
@@ -16,6 +20,7 @@ import { chartValues, type ChartValues } from '../../model/helm/chart-values.ts'
 import { applicationsByName } from '../../model/argocd/argocd.ts';
 import { dig } from '../../model/core/dig.ts';
 import { goDecodeProblems, type GoStruct } from '../../model/yaml/go-decode.ts';
+import { lokiValidationProblems, undecidedPeriods } from '../../model/loki/validate.ts';
 import {
   LOKI_CHART,
   LOKI_REFERENCE,
@@ -74,14 +79,28 @@ function judgeRendered(ctx: CheckContext, resource: Resource, type: GoStruct, va
   if ('error' in parsed) return ctx.fail({ resource, path: file.path }, `${name} is no YAML Loki reads (${parsed.error}): ${CONSEQUENCE}`);
   const { value, expanded } = withoutExpanded(parsed.doc);
   if (expanded) ctx.notJudged({ resource, path: file.path }, `${name} holds values Loki takes from its environment (-config.expand-env): those are not judged`);
-  for (const p of goDecodeProblems(value, type)) {
-    const written = values && p.path.length > 0 ? writtenAt(values.values, p.path) : undefined;
-    ctx.fail(written ? { data: values!.source, path: written } : { resource, path: file.path }, `${name} at ${p.path.join('.')}: ${p.message}: ${CONSEQUENCE}`);
-  }
+  const where = (path: Path) => {
+    const written = values && path.length > 0 ? writtenAt(values.values, path) : undefined;
+    return written ? { data: values!.source, path: written } : { resource, path: file.path };
+  };
+  const decoded = goDecodeProblems(value, type);
+  // Loki validates only what decoded; its checks then run on the file with its defaults, so they are judged on the rendered file alone.
+  const refused = decoded.length ? decoded : lokiValidationProblems(value);
+  for (const p of refused) ctx.fail(where(p.path), `${name} at ${p.path.join('.') || 'its top'}: ${p.message}: ${CONSEQUENCE}`);
+  if (decoded.length === 0)
+    for (const path of undecidedPeriods(value))
+      ctx.notJudged(
+        where(path),
+        `${name} at ${path.join('.')}: a schema period without v13 and TSDB, which Loki refuses with structured metadata on if it is the one in force when Loki starts: the gate reads no clock, so which one is, is not judged`,
+      );
 }
 
 /** A chart not rendered (offline): the blocks its values write into the file as they are. */
 function judgeValues(ctx: CheckContext, v: ChartValues, type: GoStruct): void {
+  ctx.notJudged(
+    { data: v.source, path: ['loki'] },
+    "Loki's checks of its whole file (schema periods, structured metadata, retention, index directories) are judged once the chart renders: its defaults are part of the file",
+  );
   for (const part of valuesConfigParts(v.values)) {
     const field = type.fields[part.block];
     if (!field) {

@@ -8,12 +8,18 @@ import { onBrokenCopy } from '../support/helpers.ts';
 import { describeMutations } from '../support/mutation-runner.ts';
 import { swap } from '../mutations/edits.ts';
 import type { RepoCopy } from '../support/helpers.ts';
-import { lokiConfigMutations } from '../mutations/loki-config.ts';
+import { lokiConfigMutations, lokiRenderedMutations, standInLoki } from '../mutations/loki-config.ts';
 
 const VALUES = 'monitoring/loki/values.yaml';
 const CHECK = 'monitoring-loki-config';
 
 describeMutations('monitoring-loki-config bites on a broken copy of the real repository, offline', lokiConfigMutations);
+describeMutations('monitoring-loki-config bites on a broken copy of the real repository, the chart rendered', lokiRenderedMutations, standInLoki());
+
+/** What the check says of every copy offline: Loki's checks of the whole file wait for the chart's render. */
+const OFFLINE = expect.stringContaining(
+  "Loki's checks of its whole file (schema periods, structured metadata, retention, index directories) are judged once the chart renders",
+);
 
 describe('monitoring-loki-config', () => {
   it("passes what Loki takes: YAML 1.1's words into a bool, a byte size in KB or a bare number, a Prometheus duration, a field the reference leaves out", async () => {
@@ -22,13 +28,14 @@ describe('monitoring-loki-config', () => {
       '  limits_config:\n',
       '  limits_config:\n    max_line_size: 256kb\n    max_label_names_per_series: 1_000\n    reject_old_samples: yes\n    max_query_lookback: 4w\n    ruler_alertmanager_config: {}\n',
     );
-    expect(await onBrokenCopy(CHECK, takes)).toEqual({ failed: [], warned: [], notJudged: [] });
+    expect(await onBrokenCopy(CHECK, takes)).toEqual({ failed: [], warned: [], notJudged: [OFFLINE] });
   });
 
   it('says a value Loki expands from its environment is not judged, and judges the rest', async () => {
     const expanded = swap(VALUES, '  limits_config:\n', '  limits_config:\n    max_line_size: ${MAX_LINE}\n    max_line_sise: 1\n');
-    const { failed } = await onBrokenCopy(CHECK, expanded);
+    const { failed, notJudged } = await onBrokenCopy(CHECK, expanded);
     expect(failed.map((f) => f.message)).toEqual([expect.stringContaining('max_line_sise: field max_line_sise not found in type limits_config')]);
+    expect(notJudged).toEqual([OFFLINE]);
   });
 
   it('judges nothing, and says so, where the chart is not the one the reference was read for', async () => {

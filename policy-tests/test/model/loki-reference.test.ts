@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { byteSizeProblem, referenceTypes } from '../../model/loki/reference.ts';
 import { goDecodeProblems } from '../../model/yaml/go-decode.ts';
+import { lokiValidationProblems, undecidedPeriods } from '../../model/loki/validate.ts';
 
 describe("Loki's byte sizes (flagext.ByteSize: c2h5oh/datasize's UnmarshalText of the text upper-cased)", () => {
   it.each(['', '0', '1024', '1K', '1kb', '256KB', '1 MB', '5gb', '1terabyte', '16383PB', '15EB'])('takes %j', (text) => {
@@ -62,5 +63,84 @@ describe('the reference as Go types', () => {
       'limits_config.max_line_size: cannot unmarshal !!seq into flagext.ByteSize',
       'querier_config: field querier_config not found in type loki.Config',
     ]);
+  });
+});
+
+describe("Loki's checks of a decoded file (Config.Validate)", () => {
+  const period = (over: Record<string, unknown> = {}) => ({
+    from: '2025-01-01',
+    store: 'tsdb',
+    object_store: 'filesystem',
+    schema: 'v13',
+    index: { prefix: 'index_', period: '24h' },
+    ...over,
+  });
+  const file = (periods: unknown[], more: Record<string, unknown> = {}) => ({
+    common: { path_prefix: '/var/loki' },
+    schema_config: { configs: periods },
+    ...more,
+  });
+  const refusals = (doc: unknown) => lokiValidationProblems(doc).map((p) => `${p.path.join('.')}: ${p.message}`);
+
+  it("takes the repository's shape of file", () => {
+    expect(refusals(file([period()], { compactor: { retention_enabled: true, delete_request_store: 'filesystem' } }))).toEqual([]);
+  });
+
+  it.each([
+    [file([]), 'schema_config: CONFIG ERROR: invalid schema config: must specify at least one schema configuration'],
+    [
+      file([period({ index: { period: '168h' } })]),
+      'schema_config.configs.0.index.period: CONFIG ERROR: invalid schema config: validating period_config: tsdb must always have periodic config for index set to 24h',
+    ],
+    [
+      file([period({ store: 'boltdb-shipper', index: { period: '36h' } })]),
+      'schema_config.configs.0.index.period: CONFIG ERROR: invalid schema config: validating period_config: validating index tables: the table period must be a multiple of 24h (1h for schema v1)',
+    ],
+    [
+      file([period({ index: { period: '24h', path_prefix: '/index/' } })]),
+      "schema_config.configs.0.index.path_prefix: CONFIG ERROR: invalid schema config: validating period_config: validating index tables: prefix should never start with a path separator i.e '/'",
+    ],
+    [
+      file([period({ schema: 'v14' })]),
+      'schema_config.configs.0.schema: CONFIG ERROR: invalid schema config: validating period_config: invalid schema version',
+    ],
+    [
+      file([period(), period()]),
+      'schema_config.configs.1.from: CONFIG ERROR: invalid schema config: from time in schemas must be distinct and in increasing order',
+    ],
+    [
+      file([period({ object_store: 'minio' })]),
+      'schema_config.configs.0.object_store: unrecognized `object_store` type `minio`, which also does not match any named_stores. Choose one of: filesystem, aws, alibabacloud, azure, bos, cos, gcs, s3, swift, noop. Or choose a named_store',
+    ],
+    [
+      file([period({ schema: 'v12' })]),
+      expect.stringMatching(
+        /^schema_config\.configs\.0\.schema: CONFIG ERROR: schema v13 is required to store Structured Metadata .*your schema version is v12$/,
+      ),
+    ],
+    [
+      file([period()], { compactor: { retention_enabled: true } }),
+      'compactor: CONFIG ERROR: invalid compactor config: compactor.delete-request-store should be configured when retention is enabled',
+    ],
+    [
+      { schema_config: { configs: [period()] } },
+      expect.stringContaining(
+        '`tsdb` index type is configured in at least one schema period, however, `storage_config`, `tsdb_shipper`, `active_index_directory` is not set',
+      ),
+    ],
+  ])('refuses %j', (doc, first) => {
+    expect(refusals(doc)[0]).toEqual(first);
+  });
+
+  it('takes a named store, and v12 with structured metadata off', () => {
+    const named = { storage_config: { named_stores: { aws: { 'store-1': { endpoint: 's3://foo' } } } } };
+    expect(refusals(file([period({ object_store: 'store-1' })], named))).toEqual([]);
+    expect(refusals(file([period({ schema: 'v12' })], { limits_config: { allow_structured_metadata: false } }))).toEqual([]);
+  });
+
+  it('holds the last period to structured metadata, and leaves an earlier one undecided: the gate reads no clock', () => {
+    const migrating = file([period({ schema: 'v12' }), period({ from: '2030-01-01' })]);
+    expect(refusals(migrating)).toEqual([]);
+    expect(undecidedPeriods(migrating)).toEqual([['schema_config', 'configs', 0]]);
   });
 });

@@ -1,9 +1,13 @@
 /**
- * Mutations for monitoring-loki-config: Loki's values given what Loki 3.7.6 refuses to load (yaml.v2's
- * UnmarshalStrict into its config structs), offline, on the blocks the values write into Loki's file as they are.
+ * Mutations for monitoring-loki-config: Loki's values given what Loki 3.7.6 refuses to load. The first list runs
+ * offline (yaml.v2's UnmarshalStrict into its config structs, on the blocks the values write into Loki's file as they
+ * are); the second with a stand-in of the loki chart, where Loki's checks of the whole decoded file run (the schema
+ * periods, structured metadata, retention), which offline are said not judged.
  */
-import type { Mutation } from '../support/mutation-runner.ts';
+import { parse } from 'yaml';
+import type { Mutation, MutationSetup } from '../support/mutation-runner.ts';
 import { swap } from './edits.ts';
+import { standInChart } from './render.ts';
 
 const VALUES = 'monitoring/loki/values.yaml';
 const CHECK = 'monitoring-loki-config';
@@ -32,5 +36,62 @@ export const lokiConfigMutations: Mutation[] = [
     why: 'structuredConfig writes a block Loki has none of (querier_config): the root struct refuses it by name',
     mutate: swap(VALUES, '  auth_enabled: false\n', '  auth_enabled: false\n  structuredConfig:\n    querier_config:\n      max_concurrent: 4\n'),
     at: 'querier_config',
+  },
+];
+
+/**
+ * A stand-in for the loki chart at the version the copy pins: its ConfigMap `loki` with the config.yaml the real
+ * chart's `loki.config` template writes from the values this repository sets (auth, the common block with the chart's
+ * path prefix and filesystem directories, the schema, limits and compactor), `loki.structuredConfig` merged over it,
+ * and Loki's image as a data key (metrics-catalog-current holds the catalog entry to what the render names).
+ */
+export function standInLoki(): MutationSetup {
+  return standInChart({
+    chart: 'loki',
+    repoURL: 'https://grafana-community.github.io/helm-charts',
+    app: 'monitoring/loki/application.yaml',
+    values: (copy) => {
+      const values = parse(copy.read(VALUES)) as { loki?: Record<string, unknown> };
+      return { ...values, loki: { structuredConfig: {}, ...values.loki } };
+    },
+    files: (copy) => ({
+      'templates/configmap.yaml': [
+        '{{- $common := merge (dict "path_prefix" "/var/loki" "storage" (dict "filesystem" (dict "chunks_directory" "/var/loki/chunks" "rules_directory" "/var/loki/rules"))) (.Values.loki.commonConfig | default dict) }}',
+        '{{- $config := dict "auth_enabled" .Values.loki.auth_enabled "common" $common "schema_config" .Values.loki.schemaConfig "limits_config" .Values.loki.limits_config "compactor" .Values.loki.compactor }}',
+        '{{- $config = mergeOverwrite $config (.Values.loki.structuredConfig | default dict) }}',
+        'apiVersion: v1',
+        'kind: ConfigMap',
+        'metadata:',
+        '  name: loki',
+        '  namespace: {{ .Release.Namespace }}',
+        'data:',
+        // The Loki the copy's reference was read for: the chart at this version runs it.
+        `  image: "docker.io/grafana/loki:${String((parse(copy.read('monitoring/loki/facts/config-reference.yaml')) as { version: string }).version)}"`,
+        '  config.yaml: |',
+        '{{ toYaml $config | indent 4 }}',
+        '',
+      ].join('\n'),
+    }),
+  });
+}
+
+export const lokiRenderedMutations: Mutation[] = [
+  {
+    check: CHECK,
+    why: "the TSDB index given a weekly period: Loki's schema check wants 24h for TSDB, and Loki does not start",
+    mutate: swap(VALUES, '          period: 24h\n', '          period: 168h\n'),
+    at: 'period: 168h',
+  },
+  {
+    check: CHECK,
+    why: 'the schema set back to v12 with structured metadata on (its default): Loki wants v13 for it in the period in force',
+    mutate: swap(VALUES, '        schema: v13\n', '        schema: v12\n'),
+    at: 'schema: v12',
+  },
+  {
+    check: CHECK,
+    why: 'retention on with the delete-request store emptied: the compactor refuses its config, and Loki does not start',
+    mutate: swap(VALUES, '    delete_request_store: filesystem\n', '    delete_request_store: ""\n'),
+    at: '  compactor:',
   },
 ];
