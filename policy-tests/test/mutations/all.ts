@@ -21,7 +21,7 @@ import { blackboxConfigMutations, blackboxRenderedMutations } from './blackbox-c
 import { grafanaSidecarMutations } from './grafana-sidecar.ts';
 import { constantAlertMutations } from './constant-alert.ts';
 import { grafanaDatasourcesMutations } from './grafana-datasources.ts';
-import { lokiConfigMutations } from './loki-config.ts';
+import { lokiConfigMutations, lokiRenderedMutations } from './loki-config.ts';
 import { cephClassMutations, csiDriverMutations } from './ceph-classes.ts';
 import { storeSecretMutations } from './store-secrets.ts';
 import { projectsMutations } from './projects.ts';
@@ -67,6 +67,7 @@ export const MUTATION_LISTS: Record<string, readonly (readonly Mutation[])[]> = 
     constantAlertMutations,
     grafanaDatasourcesMutations,
     lokiConfigMutations,
+    lokiRenderedMutations,
   ],
   metrics: [metricsMutations],
   'metrics-catalog': [metricsCatalogMutations],
