@@ -3,8 +3,9 @@ import { type PolicyCheck, type Area, staticArea } from '../../model/checks/kit.
 import { mediaChecks } from './media.ts';
 import { mediaPodChecks } from './pods.ts';
 import { shareAccessCheck } from './share-access.ts';
+import { exporterStartsCheck } from './exporter-config.ts';
 import { MEDIA_INVARIANTS } from './invariants.ts';
 
-export const mediaAreaChecks: PolicyCheck[] = [...mediaChecks, shareAccessCheck, ...mediaPodChecks];
+export const mediaAreaChecks: PolicyCheck[] = [...mediaChecks, shareAccessCheck, ...mediaPodChecks, exporterStartsCheck];
 
 export const mediaArea: Area = staticArea('media', mediaAreaChecks, MEDIA_INVARIANTS);
