@@ -3,9 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { onBrokenCopy } from '../support/helpers.ts';
 import { describeMutations } from '../support/mutation-runner.ts';
 import { swap } from '../mutations/edits.ts';
-import { exporterStartsMutations } from '../mutations/exporter-starts.ts';
+import { exporterStartsMutations, qbittorrentExporterMutations } from '../mutations/exporter-starts.ts';
 
 describeMutations('media-exporter-starts bites on a broken copy of the real repository', exporterStartsMutations);
+describeMutations('media-exporter-starts bites on the qBittorrent exporter of a broken copy', qbittorrentExporterMutations);
 
 describe('media-exporter-starts passes', () => {
   it("sonarr's alias, and its port and URL given as flags over the env", async () => {

@@ -1,6 +1,10 @@
-/** exportarr v2.2.0's reading of its container: the subcommand cobra finds, koanf's keys of the env, the flags over them, and its checks. */
+/**
+ * The media sidecar exporters' reading of their container: exportarr v2.2.0's (the subcommand cobra finds, koanf's keys
+ * of the env, the flags over them, and its checks) and the qBittorrent exporter 1.3.0's (its env, and what main exits on).
+ */
 import { describe, expect, it } from 'vitest';
 import { exportarrPort, exportarrSettingProblems, exportarrSettings, exportarrTarget } from '../../model/apps/exportarr.ts';
+import { exporterReading, type ExporterReading } from '../../model/apps/sidecar-exporters.ts';
 
 const container = (args: unknown[], env: Record<string, string> = { URL: 'http://localhost:8989', APIKEY: 'k' }) => ({
   image: 'ghcr.io/onedr0p/exportarr:v2.2.0',
@@ -34,5 +38,36 @@ describe('exportarr settings', () => {
 
   it('judges nothing of a container that runs its own command', () => {
     expect(exportarrSettings({ ...container(['sonarr']), command: ['/bin/sh', '-c', 'exportarr sonarr'] })).toBeUndefined();
+  });
+});
+
+describe('the qBittorrent exporter 1.3.0', () => {
+  const exporter = (env: Record<string, string>) => ({
+    image: 'ghcr.io/esanchezm/prometheus-qbittorrent-exporter:v1.3.0',
+    env: Object.entries(env).map(([name, value]) => ({ name, value })),
+  });
+  const problems = (env: Record<string, string>) => (exporterReading(exporter(env), exporter(env).image) as ExporterReading).problems.map((p) => p.message);
+
+  it('takes its host and port, an int EXPORTER_PORT and a level in capitals; a FILE__ variable counts as set', () => {
+    expect(problems({ QBITTORRENT_HOST: 'localhost', QBITTORRENT_PORT: '8080', EXPORTER_PORT: '9_713', EXPORTER_LOG_LEVEL: 'DEBUG' })).toEqual([]);
+    expect(problems({ FILE__QBITTORRENT_HOST: '/run/host', QBITTORRENT_PORT: '8080' })).toEqual([]);
+  });
+
+  it('exits on what main refuses', () => {
+    expect(problems({ EXPORTER_PORT: '97x', EXPORTER_LOG_LEVEL: 'info' })).toEqual([
+      'No host specified, please set QBITTORRENT_HOST environment variable: the exporter exits at start',
+      'No port specified, please set QBITTORRENT_PORT environment variable: the exporter exits at start',
+      'invalid literal for int() with base 10: "97x": the exporter exits at start',
+      'Unknown level: "info": the exporter exits at start',
+    ]);
+  });
+
+  it('listens on 8000 where EXPORTER_PORT is unset, and reads the host and port it is given', () => {
+    const r = exporterReading(
+      exporter({ QBITTORRENT_HOST: 'localhost', QBITTORRENT_PORT: '8080' }),
+      'esanchezm/prometheus-qbittorrent-exporter:v1.3.0',
+    ) as ExporterReading;
+    expect(r.listens).toMatchObject({ port: 8000, byDefault: true });
+    expect(r.target).toMatchObject({ host: 'localhost', port: 8080 });
   });
 });

@@ -22,7 +22,7 @@ import { grafanaSidecarMutations } from './grafana-sidecar.ts';
 import { constantAlertMutations } from './constant-alert.ts';
 import { grafanaDatasourcesMutations } from './grafana-datasources.ts';
 import { lokiConfigMutations, lokiRenderedMutations } from './loki-config.ts';
-import { exporterStartsMutations } from './exporter-starts.ts';
+import { exporterStartsMutations, qbittorrentExporterMutations } from './exporter-starts.ts';
 import { cephClassMutations, csiDriverMutations } from './ceph-classes.ts';
 import { storeSecretMutations } from './store-secrets.ts';
 import { projectsMutations } from './projects.ts';
@@ -72,7 +72,7 @@ export const MUTATION_LISTS: Record<string, readonly (readonly Mutation[])[]> = 
   ],
   metrics: [metricsMutations],
   'metrics-catalog': [metricsCatalogMutations],
-  media: [mediaMutations, mediaPodsMutations, exporterStartsMutations],
+  media: [mediaMutations, mediaPodsMutations, exporterStartsMutations, qbittorrentExporterMutations],
   'media-settings': [mediaSettingsMutations],
   backups: [backupsMutations, backupJobHygieneMutations],
   /** The runner's exemption step (model/checks/exemptions.ts). */

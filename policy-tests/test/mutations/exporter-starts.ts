@@ -41,3 +41,23 @@ export const exporterStartsMutations: Mutation[] = [
     at: 'value: verbose',
   },
 ];
+
+/** The qBittorrent exporter beside qBittorrent in the VPN pod. */
+export const qbittorrentExporterMutations: Mutation[] = [
+  {
+    check: CHECK,
+    why: "the exporter's log level written info: Python's logging takes a level's name in capitals, so setLevel raises and the exporter exits",
+    mutate: swap(
+      'apps/media/gluetun/deployment.yaml',
+      '            - name: QBITTORRENT_HOST\n',
+      '            - name: EXPORTER_LOG_LEVEL\n              value: info\n            - name: QBITTORRENT_HOST\n',
+    ),
+    at: 'value: info',
+  },
+  {
+    check: CHECK,
+    why: "QBITTORRENT_PORT 8081 where qBittorrent's web UI listens on 8080: every scrape of the exporter fails",
+    mutate: swap('apps/media/gluetun/deployment.yaml', '              value: "8080"\n', '              value: "8081"\n'),
+    at: 'value: "8081"',
+  },
+];
