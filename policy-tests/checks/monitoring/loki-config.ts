@@ -25,12 +25,17 @@ import {
   LOKI_CHART,
   LOKI_REFERENCE,
   lokiConfigFile,
+  lokiFile,
+  LOKI_RUNTIME_KEY,
   lokiImageTags,
   lokiReference,
   parseLokiConfig,
   valuesConfigParts,
   valuesRootsOf,
 } from '../../model/loki/config.ts';
+
+/** Where the values write the runtime file. */
+const RUNTIME_VALUES: Path = ['loki', 'runtimeConfig'];
 
 const CONSEQUENCE = 'Loki refuses its configuration and exits at start: no log is stored, and every panel and alert on its data goes blank';
 const REFRESH = 'npm run loki:reference -- --from <clone of grafana/loki> --ref v<the chart appVersion> --chart-version <the chart version>';
@@ -56,20 +61,31 @@ function withoutExpanded(value: unknown): { value: unknown; expanded: boolean } 
   return { value: walk(value), expanded };
 }
 
-/** The longest start of a rendered file's `path` the values write (through structuredConfig or the block's own key). */
-function writtenAt(values: Record<string, unknown>, path: Path): Path | undefined {
+/** How deep under `root` the values write `rest`: the longest start of it they hold, or -1 where they hold not even `root`. */
+function writtenDepth(values: Record<string, unknown>, root: Path, rest: Path): number {
+  if (dig(values, root) === undefined) return -1;
+  let depth = 0;
+  while (depth < rest.length && dig(values, [...root, ...rest.slice(0, depth + 1)]) !== undefined) depth++;
+  return depth;
+}
+
+/** Where the values write a path of a rendered file, the deepest the values reach: under `roots` (each the values' place of the path's first key). */
+function writtenAt(values: Record<string, unknown>, roots: readonly Path[], rest: Path): Path | undefined {
   let best: { at: Path; depth: number } | undefined;
-  for (const root of valuesRootsOf(String(path[0]))) {
-    if (dig(values, root) === undefined) continue;
-    const at = [...root];
-    for (const key of path.slice(1)) {
-      if (dig(values, [...at, key]) === undefined) break;
-      at.push(key);
-    }
-    const depth = at.length - root.length;
-    if (!best || depth > best.depth) best = { at, depth };
+  for (const root of roots) {
+    const depth = writtenDepth(values, root, rest);
+    if (depth >= 0 && (!best || depth > best.depth)) best = { at: [...root, ...rest.slice(0, depth)], depth };
   }
   return best?.at;
+}
+
+/** A rendered file and what the values write of it: where a path of the file lands. */
+function placer(resource: Resource, filePath: string[], values: ChartValues | undefined, rootsOf: (path: Path) => { roots: readonly Path[]; rest: Path }) {
+  return (path: Path) => {
+    const { roots, rest } = rootsOf(path);
+    const written = values && path.length > 0 ? writtenAt(values.values, roots, rest) : undefined;
+    return written ? { data: values!.source, path: written } : { resource, path: filePath };
+  };
 }
 
 function judgeRendered(ctx: CheckContext, resource: Resource, type: GoStruct, values: ChartValues | undefined): void {
@@ -79,10 +95,7 @@ function judgeRendered(ctx: CheckContext, resource: Resource, type: GoStruct, va
   if ('error' in parsed) return ctx.fail({ resource, path: file.path }, `${name} is no YAML Loki reads (${parsed.error}): ${CONSEQUENCE}`);
   const { value, expanded } = withoutExpanded(parsed.doc);
   if (expanded) ctx.notJudged({ resource, path: file.path }, `${name} holds values Loki takes from its environment (-config.expand-env): those are not judged`);
-  const where = (path: Path) => {
-    const written = values && path.length > 0 ? writtenAt(values.values, path) : undefined;
-    return written ? { data: values!.source, path: written } : { resource, path: file.path };
-  };
+  const where = placer(resource, file.path, values, (path) => ({ roots: valuesRootsOf(String(path[0])), rest: path.slice(1) }));
   const decoded = goDecodeProblems(value, type);
   // Loki validates only what decoded; its checks then run on the file with its defaults, so they are judged on the rendered file alone.
   const refused = decoded.length ? decoded : lokiValidationProblems(value);
@@ -95,8 +108,19 @@ function judgeRendered(ctx: CheckContext, resource: Resource, type: GoStruct, va
       );
 }
 
+/** The runtime file (per-tenant overrides), which `loki.runtimeConfig` writes whole. */
+function judgeRuntime(ctx: CheckContext, resource: Resource, type: GoStruct, values: ChartValues | undefined): void {
+  const file = lokiFile(resource, LOKI_RUNTIME_KEY)!;
+  const parsed = parseLokiConfig(file.text);
+  const name = `${resource.kind} ${resource.name}'s ${LOKI_RUNTIME_KEY}`;
+  if ('error' in parsed) return ctx.fail({ resource, path: file.path }, `${name} is no YAML Loki reads (${parsed.error}): ${CONSEQUENCE}`);
+  const where = placer(resource, file.path, values, (path) => ({ roots: [RUNTIME_VALUES], rest: path }));
+  for (const p of goDecodeProblems(withoutExpanded(parsed.doc).value, type))
+    ctx.fail(where(p.path), `${name} at ${p.path.join('.') || 'its top'}: ${p.message}: ${CONSEQUENCE}`);
+}
+
 /** A chart not rendered (offline): the blocks its values write into the file as they are. */
-function judgeValues(ctx: CheckContext, v: ChartValues, type: GoStruct): void {
+function judgeValues(ctx: CheckContext, v: ChartValues, type: GoStruct, runtimeType: GoStruct): void {
   ctx.notJudged(
     { data: v.source, path: ['loki'] },
     "Loki's checks of its whole file (schema periods, structured metadata, retention, index directories) are judged once the chart renders: its defaults are part of the file",
@@ -113,6 +137,12 @@ function judgeValues(ctx: CheckContext, v: ChartValues, type: GoStruct): void {
     for (const p of goDecodeProblems(withoutExpanded(part.value).value, field))
       ctx.fail({ data: v.source, path: [...part.path, ...p.path] }, `Loki's ${[part.block, ...p.path].join('.')}: ${p.message}: ${CONSEQUENCE}`);
   }
+  const runtime = dig(v.values, RUNTIME_VALUES);
+  for (const p of runtime === undefined ? [] : goDecodeProblems(withoutExpanded(runtime).value, runtimeType))
+    ctx.fail(
+      { data: v.source, path: [...RUNTIME_VALUES, ...p.path] },
+      `Loki's ${LOKI_RUNTIME_KEY} at ${p.path.join('.') || 'its top'}: ${p.message}: ${CONSEQUENCE}`,
+    );
 }
 
 export const lokiConfigCheck: PolicyCheck = {
@@ -129,6 +159,7 @@ export const lokiConfigCheck: PolicyCheck = {
     if (reference && !reference.ok)
       return ctx.fail({ data: reference.data, path: [] }, `${LOKI_REFERENCE} cannot be read (${reference.problem}): Loki's configuration is not judged`);
     const rendered = ctx.resources.filter((r) => lokiConfigFile(r) !== undefined);
+    const runtimes = ctx.resources.filter((r) => lokiFile(r, LOKI_RUNTIME_KEY) !== undefined);
     if (!reference) {
       const why = `no ${LOKI_REFERENCE}: Loki's configuration is not judged (${REFRESH})`;
       for (const r of rendered) ctx.notJudged({ resource: r, path: lokiConfigFile(r)!.path }, why);
@@ -147,18 +178,15 @@ export const lokiConfigCheck: PolicyCheck = {
         );
         continue;
       }
-      judgeRendered(
-        ctx,
-        resource,
-        reference.type,
-        values.find((v) => v.appName === app),
-      );
+      const appValues = values.find((v) => v.appName === app);
+      judgeRendered(ctx, resource, reference.type, appValues);
+      for (const runtime of runtimes.filter((r) => r.rendered!.app === app)) judgeRuntime(ctx, runtime, reference.runtime, appValues);
     }
     for (const v of values.filter((x) => !judged.has(x.appName))) {
       const pinned = applicationsByName(ctx.repo)
         .get(v.appName)
         ?.sources.find((s) => s.chart === LOKI_CHART)?.targetRevision;
-      if (pinned === reference.chartVersion) judgeValues(ctx, v, reference.type);
+      if (pinned === reference.chartVersion) judgeValues(ctx, v, reference.type, reference.runtime);
       else
         ctx.notJudged(
           { data: v.source, path: ['loki'] },

@@ -15,11 +15,12 @@ import type { DataFile } from '../repository/data-file.ts';
 import type { Repo } from '../repository/repo.ts';
 import { perRepo } from '../repository/per-repo.ts';
 import type { GoStruct } from '../yaml/go-decode.ts';
-import { referenceCatalog, referenceTypes } from './reference.ts';
+import { referenceCatalog, referenceTypes, runtimeConfigType } from './reference.ts';
 
 export const LOKI_CHART = 'loki';
 export const LOKI_IMAGE = 'grafana/loki';
 export const LOKI_CONFIG_KEY = 'config.yaml';
+export const LOKI_RUNTIME_KEY = 'runtime-config.yaml';
 export const LOKI_REFERENCE = 'monitoring/loki/facts/config-reference.yaml';
 
 /** The values keys the chart's `loki.config` template writes under another name. */
@@ -74,16 +75,21 @@ export interface LokiConfigFile {
   path: string[];
 }
 
-/** The config.yaml a ConfigMap or Secret the loki chart rendered holds (a Secret's stringData wins over its data). */
-export function lokiConfigFile(r: Resource): LokiConfigFile | undefined {
+/**
+ * A file a ConfigMap or Secret the loki chart rendered holds (a Secret's stringData wins over its data): its
+ * config.yaml, or its runtime-config.yaml (the ConfigMap `<release>-runtime`, from `loki.runtimeConfig`).
+ */
+export function lokiFile(r: Resource, key: typeof LOKI_CONFIG_KEY | typeof LOKI_RUNTIME_KEY = LOKI_CONFIG_KEY): LokiConfigFile | undefined {
   if (!r.rendered?.source.startsWith(`chart ${LOKI_CHART} `)) return undefined;
   if (r.kind === 'ConfigMap') {
-    const text = dig(r.object, ['data', LOKI_CONFIG_KEY]);
-    return typeof text === 'string' ? { text, path: ['data', LOKI_CONFIG_KEY] } : undefined;
+    const text = dig(r.object, ['data', key]);
+    return typeof text === 'string' ? { text, path: ['data', key] } : undefined;
   }
-  const entry = r.kind === 'Secret' ? secretEntries(r.object).findLast((e) => e.key === LOKI_CONFIG_KEY) : undefined;
-  return entry && { text: entry.value, path: [entry.field, LOKI_CONFIG_KEY] };
+  const entry = r.kind === 'Secret' ? secretEntries(r.object).findLast((e) => e.key === key) : undefined;
+  return entry && { text: entry.value, path: [entry.field, key] };
 }
+
+export const lokiConfigFile = (r: Resource): LokiConfigFile | undefined => lokiFile(r, LOKI_CONFIG_KEY);
 
 /** The tags of Loki's image the loki chart's workloads of an Application run. */
 export function lokiImageTags(resources: readonly Resource[], app: string): Set<string> {
@@ -99,7 +105,7 @@ export function lokiImageTags(resources: readonly Resource[], app: string): Set<
 }
 
 export type LokiReference =
-  | { ok: true; data: DataFile; version: string; chartVersion: string; type: GoStruct }
+  | { ok: true; data: DataFile; version: string; chartVersion: string; type: GoStruct; runtime: GoStruct }
   | { ok: false; data: DataFile; problem: string };
 
 /** The reference the repository keeps of Loki's structs, read once; undefined where it keeps none. */
@@ -109,7 +115,8 @@ export const lokiReference = perRepo((repo: Repo): LokiReference | undefined => 
   if (data.errors.length) return { ok: false, data, problem: data.errors[0]! };
   const read = referenceCatalog(data.data);
   if ('problem' in read) return { ok: false, data, problem: read.problem };
-  return { ok: true, data, version: read.version, chartVersion: read.chartVersion, type: referenceTypes(read.catalog) };
+  const type = referenceTypes(read.catalog);
+  return { ok: true, data, version: read.version, chartVersion: read.chartVersion, type, runtime: runtimeConfigType(type) };
 });
 
 /** Loki's file as its parser reads it: the document, or the parser's first line (a duplicate key among them). */

@@ -135,3 +135,22 @@ export function referenceTypes(catalog: ReferenceCatalog): GoStruct {
   }
   return structOf(catalog.root, 'loki.Config');
 }
+
+/**
+ * The runtime configuration file (pkg/loki/runtime_config.go `runtimeConfigValues`, decoded strictly too): per-tenant
+ * limits (`overrides`, each a limits_config block), per-tenant operational settings (`configs`) and dskit's
+ * `multi_kv_config`. Loki loads it at start, and a refusal stops it.
+ */
+export function runtimeConfigType(root: GoStruct): GoStruct {
+  const limits = root.fields.limits_config ?? { go: 'any' };
+  const operational = root.fields.operational_config ?? { go: 'any' };
+  return {
+    go: 'struct',
+    type: 'loki.runtimeConfigValues',
+    fields: {
+      overrides: { go: 'map', of: limits },
+      configs: { go: 'map', of: operational },
+      multi_kv_config: { go: 'struct', type: 'kv.MultiRuntimeConfig', fields: { primary: { go: 'string' }, mirror_enabled: { go: 'bool' } } },
+    },
+  };
+}

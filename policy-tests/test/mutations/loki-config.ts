@@ -37,6 +37,12 @@ export const lokiConfigMutations: Mutation[] = [
     mutate: swap(VALUES, '  auth_enabled: false\n', '  auth_enabled: false\n  structuredConfig:\n    querier_config:\n      max_concurrent: 4\n'),
     at: 'querier_config',
   },
+  {
+    check: CHECK,
+    why: "a tenant's override misspelt in the runtime file (max_line_sise): Loki decodes the overrides strictly too, and does not start",
+    mutate: swap(VALUES, '  auth_enabled: false\n', '  auth_enabled: false\n  runtimeConfig:\n    overrides:\n      home:\n        max_line_sise: 1MB\n'),
+    at: 'max_line_sise',
+  },
 ];
 
 /**
