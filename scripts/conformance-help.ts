@@ -149,6 +149,10 @@ is committed):
                       docs' examples), each of which Loki loads, decoded
                       against that reference; and whether the reference is
                       what the checkout's configuration reference lists
+  --alertmanager DIR  prometheus/alertmanager at the deployed tag: its
+                      configuration tests (config/config_test.go and
+                      config/testdata), each configuration loaded or
+                      refused with Alertmanager's words
   --kubernetes 1.NN   the version to measure at (default: the cluster facts')
   --every-policy-version
                       with --pod-security: the fixtures of every policy

@@ -126,3 +126,10 @@ export function reportLoki(checkout: string, print: (line: string) => void): voi
     `  ${facts.LOKI_REFERENCE} ${same ? 'is' : 'is not'} what this checkout's configuration reference lists${same ? '' : ': refresh it with npm run loki:reference'}\n`,
   );
 }
+
+/** Alertmanager's configuration tests (config/config_test.go with its testdata), against the gate's port of its Load. */
+export function reportAlertmanager(checkout: string, print: (line: string) => void): void {
+  const testdata = (file: string) => (existsSync(join(checkout, 'config/testdata', file)) ? readText(join(checkout, 'config/testdata', file)) : undefined);
+  const table = conformance.alertmanagerConfigCases(readText(join(checkout, 'config/config_test.go')), testdata);
+  report("Alertmanager's configuration tests (config/config_test.go)", conformance.alertmanagerConfigAgreement(table), print);
+}

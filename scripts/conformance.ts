@@ -22,6 +22,7 @@ import {
   reportPrometheusOperator,
   reportBlackboxExporter,
   reportLoki,
+  reportAlertmanager,
   reportRook,
 } from './conformance-webhooks.ts';
 import { HELP } from './conformance-help.ts';
@@ -135,6 +136,7 @@ const CHECKOUTS = [
   'cron',
   'blackbox-exporter',
   'loki',
+  'alertmanager',
 ] as const;
 /** The checkouts of the webhooks', operators' and programs' own tests, each with its report, in the order printed. */
 const PROGRAM_REPORTS: readonly [(typeof CHECKOUTS)[number], (checkout: string, print: (line: string) => void) => void][] = [
@@ -147,6 +149,7 @@ const PROGRAM_REPORTS: readonly [(typeof CHECKOUTS)[number], (checkout: string, 
   ['rook', reportRook],
   ['blackbox-exporter', reportBlackboxExporter],
   ['loki', reportLoki],
+  ['alertmanager', reportAlertmanager],
 ];
 const flags = (names: readonly string[]) =>
   `${names

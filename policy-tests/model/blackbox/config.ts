@@ -294,3 +294,6 @@ export function unknownProbers(config: unknown): { module: string; prober: strin
     .filter(([, m]) => isMap(m) && !PROBERS.has(text(m.prober)))
     .map(([module, m]) => ({ module, prober: text((m as Record<string, unknown>).prober) }));
 }
+
+/** prometheus/common's HTTPClientConfig as a field of its own (`http_config`), its Validate run by its UnmarshalYAML: Alertmanager's receivers hold one. */
+export const HTTP_CLIENT_CONFIG: GoStruct = { go: 'struct', type: 'config.HTTPClientConfig', fields: HTTP_CLIENT_FIELDS, validate: httpClientValidation };

@@ -17,6 +17,7 @@
 import { dig, isMap, list } from '../core/dig.ts';
 import { durationMs, goParseDuration } from '../core/time.ts';
 import type { DecodeProblem } from '../yaml/go-decode.ts';
+import { text } from '../blackbox/go-libraries.ts';
 
 const DAY_MS = 86_400_000;
 const SUPPORTED_INDEX_TYPES = ['boltdb-shipper', 'tsdb'];
@@ -28,8 +29,6 @@ const TESTING_STORAGE_TYPES = ['inmemory'];
 const THANOS_BACKENDS = ['s3', 'gcs', 'azure', 'swift', 'filesystem', 'alibabacloud', 'bos'];
 /** validateChunks: the stores whose chunks live in tables, which need a chunk prefix. */
 const TABLE_CHUNK_STORES = ['cassandra', 'aws-dynamo', 'bigtable-hashed', 'gcp', 'gcp-columnkey', 'bigtable', 'grpc-store'];
-
-const text = (v: unknown): string => (typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : '');
 
 /** A duration field's value in ms (0 where unset), as either reader Loki's fields use takes it. */
 function ms(v: unknown): number {

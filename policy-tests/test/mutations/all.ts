@@ -1,6 +1,7 @@
 /** Every mutation list, gathered by area. */
 import { admissionMutations, admissionSyncMutations } from './admission.ts';
 import { alertRoutingMutations } from './alert-routing.ts';
+import { alertmanagerConfigMutations } from './alertmanager-config.ts';
 import { argocdMutations } from './argocd.ts';
 import { argocdInstallMutations } from './argocd-install.ts';
 import { argocdRepoServerMutations } from './argocd-repo-server.ts';
@@ -57,7 +58,7 @@ export const MUTATION_LISTS: Record<string, readonly (readonly Mutation[])[]> = 
   privileges: [privilegesMutations],
   falco: [falcoMutations],
   watchdog: [watchdogMutations],
-  'alert-routing': [alertRoutingMutations],
+  'alert-routing': [alertRoutingMutations, alertmanagerConfigMutations],
   monitoring: [
     monitoringMutations,
     monitoringSourcesMutations,

@@ -1,0 +1,86 @@
+/**
+ * alertmanager-config-loads: Alertmanager loads the configuration the repository gives it (model/alertmanager/: v0.34.0's
+ * `Load`, yaml.v2 strict into its structs with each struct's checks, then the whole's: receivers the routes name,
+ * a root route with a receiver and no matchers, unique names, time intervals that exist). kube-prometheus-stack
+ * writes the values' `alertmanager.config` into a Secret the prometheus-operator reads; a configuration it refuses
+ * never reaches Alertmanager, so every routing change of the pull request (and, on a new cluster, all routing) is lost
+ * while the gate's routing checks, which read the values, pass.
+ *
+ * Judged on the alertmanager.yaml the chart renders where it renders (the values over the chart's defaults), each
+ * refusal placed on the values line that wrote it; offline on the values' config alone. Integrations other than
+ * Slack and webhooks are decoded as a list, their fields said not judged.
+ */
+import type { Path } from '../../model/core/positions.ts';
+import type { PolicyCheck } from '../../model/checks/kit.ts';
+import { dig } from '../../model/core/dig.ts';
+import { secretEntries } from '../../model/core/secrets.ts';
+import { chartValues } from '../../model/helm/chart-values.ts';
+import { alertmanagerConfigProblems, unjudgedIntegrations } from '../../model/alertmanager/config.ts';
+import { CONFIG_PATH } from '../../model/monitoring/alertmanager.ts';
+import { parseDocument } from 'yaml';
+
+const CHART = 'kube-prometheus-stack';
+const KEY = 'alertmanager.yaml';
+const CONSEQUENCE = 'Alertmanager (and the operator, which reads it first) refuses the configuration: the routing it carries never takes effect';
+
+/** The deepest start of `path` the values' config writes. */
+function writtenDepth(config: unknown, path: Path): number {
+  let depth = 0;
+  while (depth < path.length && dig(config, path.slice(0, depth + 1)) !== undefined) depth++;
+  return depth;
+}
+
+export const alertmanagerConfigCheck: PolicyCheck = {
+  id: 'alertmanager-config-loads',
+  description:
+    "Alertmanager loads the configuration the repository gives it (v0.34.0's Load: every field one of its structs has, of its type, routes naming receivers that exist, a root route with a receiver and no matchers, non-zero intervals, unique receiver names, time intervals that exist, Slack and webhook integrations with their URL, prometheus/common's HTTP client checks); otherwise the operator and Alertmanager refuse it and the routing it carries never takes effect (A11-A15).",
+  invariants: ['A11', 'A12', 'A13', 'A14', 'A15'],
+  remediation:
+    'correct the field the finding names under alertmanager.config in monitoring/kube-prometheus-stack/values.yaml, as Alertmanager documents its configuration',
+  reads: { kinds: ['Secret', 'Application'], charts: [CHART], renders: true },
+  exemptible: false,
+  run(ctx) {
+    const values = chartValues(ctx.repo, CHART);
+    const rendered = ctx.resources.filter(
+      (r) => r.kind === 'Secret' && r.rendered?.source.startsWith(`chart ${CHART} `) && secretEntries(r.object).some((e) => e.key === KEY),
+    );
+    const judged = new Set<string>();
+    for (const resource of rendered) {
+      const entry = secretEntries(resource.object).findLast((e) => e.key === KEY)!;
+      const app = resource.rendered!.app;
+      judged.add(app);
+      const v = values.find((x) => x.appName === app);
+      const config = v && dig(v.values, [...CONFIG_PATH]);
+      const where = (path: Path) => {
+        const depth = config === undefined || path.length === 0 ? 0 : writtenDepth(config, path);
+        return depth > 0 ? { data: v!.source, path: [...CONFIG_PATH, ...path.slice(0, depth)] } : { resource, path: [entry.field, KEY] };
+      };
+      const document = parseDocument(entry.value, { uniqueKeys: true });
+      if (document.errors.length) {
+        ctx.fail(
+          { resource, path: [entry.field, KEY] },
+          `${resource.kind} ${resource.name}'s ${KEY} is no YAML Alertmanager reads (${document.errors[0]!.message.split('\n')[0]}): ${CONSEQUENCE}`,
+        );
+        continue;
+      }
+      const doc: unknown = document.toJS();
+      for (const p of alertmanagerConfigProblems(doc)) ctx.fail(where(p.path), `${KEY} at ${p.path.join('.') || 'its top'}: ${p.message}: ${CONSEQUENCE}`);
+      for (const path of unjudgedIntegrations(doc))
+        ctx.notJudged(where(path), `${KEY} at ${path.join('.')}: the fields of this integration are not judged (the gate ports Slack and webhooks)`);
+    }
+    for (const v of values.filter((x) => !judged.has(x.appName))) {
+      const config = dig(v.values, [...CONFIG_PATH]);
+      if (config === undefined) continue;
+      for (const p of alertmanagerConfigProblems(config))
+        ctx.fail(
+          { data: v.source, path: [...CONFIG_PATH, ...p.path] },
+          `alertmanager.config at ${p.path.join('.') || 'its top'}: ${p.message}: ${CONSEQUENCE}`,
+        );
+      for (const path of unjudgedIntegrations(config))
+        ctx.notJudged(
+          { data: v.source, path: [...CONFIG_PATH, ...path] },
+          `alertmanager.config at ${path.join('.')}: the fields of this integration are not judged (the gate ports Slack and webhooks)`,
+        );
+    }
+  },
+};
