@@ -14,6 +14,7 @@ import { kindSelectorProblems } from './label-selector.ts';
 import { serviceProblems } from './service.ts';
 import { ingressClassProblems, ingressProblems } from './ingress.ts';
 import { storageClassProblems } from './storage-class.ts';
+import { persistentVolumeProblems } from './volume-sources.ts';
 import { autoscalerProblems } from './autoscaler.ts';
 import { cidr, configMapKey, dns1123Subdomain, intOrPercent, portNumOrNameProblem, strictSubnet } from './syntax.ts';
 import { quantityValue } from '../../model/go/quantity.ts';
@@ -249,6 +250,7 @@ const RULES: Record<string, KindRule> = {
   ConfigMap: dataKeys,
   Secret: dataKeys,
   PersistentVolumeClaim: (o) => pvcSpec(o.spec, ['spec']),
+  PersistentVolume: (o) => persistentVolumeProblems(o.spec, ['spec']),
   Ingress: ingressProblems,
   IngressClass: ingressClassProblems,
   NetworkPolicy: networkPolicy,

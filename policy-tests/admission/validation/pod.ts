@@ -15,7 +15,7 @@ import { securityProfileProblems } from './security-profiles.ts';
 import { dns1123Label, dns1123Subdomain, envVarName, isPortNumber, isSloppyIP, portName, portNumOrNameProblem } from './syntax.ts';
 import { containerResourceProblems } from './resource-requirements.ts';
 import { ENV_FIELD_PATHS, fieldSelectorProblems, resourceFieldSelectorProblems } from './downward-api.ts';
-import { fileSourceProblems } from './volume-sources.ts';
+import { fileSourceProblems, storageSourceProblems } from './volume-sources.ts';
 import { volumeMountProblems } from './volume-mounts.ts';
 
 type Obj = Record<string, any>;
@@ -237,7 +237,7 @@ function volumeProblems(volumes: unknown, at: PathSegment[]): Invalid[] {
         fn: 'validateVolumeSource',
         message: `volume ${String(v?.name)}: may not specify more than 1 volume type (${sources.join(', ')})`,
       });
-    out.push(...fileSourceProblems(v, vat, `volume ${String(v?.name)}`));
+    out.push(...fileSourceProblems(v, vat, `volume ${String(v?.name)}`), ...storageSourceProblems(v, vat, `volume ${String(v?.name)}`));
   });
   return out;
 }

@@ -135,3 +135,109 @@ export function fileSourceProblems(v: Obj, vat: PathSegment[], who: string): Inv
   }
   return out;
 }
+
+/** ValidatePathNoBacksteps: no `..` element. */
+const hasBacksteps = (p: string): boolean => p.split('/').includes('..');
+/** validateCSIDriverName's pattern. */
+const CSI_DRIVER_NAME = /^[a-zA-Z0-9][-a-zA-Z0-9_.]{0,61}[a-zA-Z-0-9]$/;
+
+/**
+ * What validateVolumeSource asks of the sources that are storage, not files (`validatePersistentClaimVolumeSource`,
+ * `validateNFSVolumeSource`, `validateHostPathVolumeSource`, `validateCSIVolumeSource`,
+ * `validateEphemeralVolumeSource`): the claim named, the server and an absolute export path, a host path without `..`,
+ * a CSI driver's name, an ephemeral volume's claim template. A host path's type the schema's enum already refuses.
+ */
+export function storageSourceProblems(v: Obj, vat: PathSegment[], who: string): Invalid[] {
+  const out: Invalid[] = [];
+  const required = (kind: string, field: string, fn: string) => {
+    if (v?.[kind] && typeof v[kind] === 'object' && str(v[kind][field]) === '')
+      out.push({ path: [...vat, kind, field], fn, message: `${who}: ${kind}.${field}: Required value` });
+  };
+  required('persistentVolumeClaim', 'claimName', 'validatePersistentClaimVolumeSource');
+  required('nfs', 'server', 'validateNFSVolumeSource');
+  required('nfs', 'path', 'validateNFSVolumeSource');
+  const nfsPath = str(v?.nfs?.path);
+  if (v?.nfs && typeof v.nfs === 'object' && !nfsPath.startsWith('/'))
+    out.push({
+      path: [...vat, 'nfs', 'path'],
+      fn: 'validateNFSVolumeSource',
+      message: `${who}: nfs.path: Invalid value: "${nfsPath}": must be an absolute path`,
+    });
+  required('hostPath', 'path', 'validateHostPathVolumeSource');
+  if (v?.hostPath && typeof v.hostPath === 'object') {
+    const hostPath = str(v.hostPath.path);
+    if (hasBacksteps(hostPath))
+      out.push({
+        path: [...vat, 'hostPath', 'path'],
+        fn: 'validatePathNoBacksteps',
+        message: `${who}: hostPath.path: Invalid value: "${hostPath}": must not contain '..'`,
+      });
+  }
+  required('csi', 'driver', 'validateCSIVolumeSource');
+  const driver = str(v?.csi?.driver);
+  if (driver !== '' && (driver.length > 63 || !CSI_DRIVER_NAME.test(driver)))
+    out.push({
+      path: [...vat, 'csi', 'driver'],
+      fn: 'validateCSIDriverName',
+      message: `${who}: csi.driver: Invalid value: "${driver}": must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`,
+    });
+  if (v?.ephemeral && typeof v.ephemeral === 'object' && (v.ephemeral.volumeClaimTemplate === undefined || v.ephemeral.volumeClaimTemplate === null))
+    out.push({
+      path: [...vat, 'ephemeral', 'volumeClaimTemplate'],
+      fn: 'validateEphemeralVolumeSource',
+      message: `${who}: ephemeral.volumeClaimTemplate: Required value`,
+    });
+  return out;
+}
+
+/** The sources a PersistentVolume may have (PersistentVolumeSource's fields). */
+const PV_SOURCES = [
+  'gcePersistentDisk',
+  'awsElasticBlockStore',
+  'hostPath',
+  'glusterfs',
+  'nfs',
+  'rbd',
+  'iscsi',
+  'cinder',
+  'cephfs',
+  'fc',
+  'flocker',
+  'flexVolume',
+  'azureFile',
+  'vsphereVolume',
+  'quobyte',
+  'azureDisk',
+  'photonPersistentDisk',
+  'portworxVolume',
+  'scaleIO',
+  'local',
+  'storageos',
+  'csi',
+];
+
+/**
+ * ValidatePersistentVolumeSpec's rules beyond the schema's: its access modes and storage capacity, one source, and
+ * that source's own rules (an NFS export, a host path, a CSI driver and volume handle). A reclaim policy outside the
+ * schema's enum the schema layer refuses.
+ */
+export function persistentVolumeProblems(spec: Obj | undefined, at: PathSegment[]): Invalid[] {
+  const fn = 'ValidatePersistentVolumeSpec';
+  if (!spec || typeof spec !== 'object') return [];
+  const out: Invalid[] = [];
+  if (list(spec.accessModes).length === 0) out.push({ path: [...at, 'accessModes'], fn, message: 'spec.accessModes: Required value' });
+  const capacity = spec.capacity && typeof spec.capacity === 'object' ? Object.keys(spec.capacity as Obj) : [];
+  if (capacity.length === 0) out.push({ path: [...at, 'capacity'], fn, message: 'spec.capacity: Required value' });
+  else if (!capacity.includes('storage') || capacity.length > 1)
+    out.push({ path: [...at, 'capacity'], fn, message: `spec.capacity: Unsupported value: ${JSON.stringify(capacity)}: supported values: "storage"` });
+  const sources = PV_SOURCES.filter((k) => spec[k] !== undefined && spec[k] !== null);
+  if (sources.length === 0) out.push({ path: at, fn, message: 'spec: Required value: must specify a volume type' });
+  if (sources.length > 1) out.push({ path: [...at, sources[1]!], fn, message: `spec.${sources[1]}: Forbidden: may not specify more than 1 volume type` });
+  out.push(...storageSourceProblems({ nfs: spec.nfs, hostPath: spec.hostPath }, at, 'spec'));
+  if (spec.csi && typeof spec.csi === 'object') {
+    for (const field of ['driver', 'volumeHandle'])
+      if (str(spec.csi[field]) === '')
+        out.push({ path: [...at, 'csi', field], fn: 'validateCSIPersistentVolumeSource', message: `spec.csi.${field}: Required value` });
+  }
+  return out;
+}
