@@ -6,7 +6,8 @@
  * not port (only Slack and webhooks are) is declined, with why.
  */
 import { parse as parseYaml } from 'yaml';
-import { alertmanagerConfigProblems, OTHER_INTEGRATIONS } from '../../model/alertmanager/config.ts';
+import { alertmanagerConfigProblems } from '../../model/alertmanager/config.ts';
+import { OTHER_INTEGRATIONS } from '../../model/alertmanager/receivers.ts';
 import { textAgreement, type TextCase, type UpstreamTable } from './agreement.ts';
 
 const GO_STRING = String.raw`("(?:[^"\\]|\\.)*"|\x60[^\x60]*\x60)`;

@@ -8,54 +8,12 @@
  * the other integrations are decoded as a list, their fields not judged (`unjudgedIntegrations`).
  */
 import { dig, isMap, list, objects } from '../core/dig.ts';
-import { durationMs, goParseDuration } from '../core/time.ts';
-import { re2Problem } from '../core/re2.ts';
-import { goDecodeProblems, type DecodeProblem, type GoStruct, type GoType } from '../yaml/go-decode.ts';
+import { durationMs } from '../core/time.ts';
+import { goDecodeProblems, type DecodeProblem, type GoStruct } from '../yaml/go-decode.ts';
 import { HTTP_CLIENT_CONFIG } from '../blackbox/config.ts';
+import { B, DURATION, LABEL_NAME, labelNamesOf, REGEXPS, S, strings, URL_TYPE } from './types.ts';
+import { OTHER_INTEGRATIONS, RECEIVER } from './receivers.ts';
 import { text } from '../blackbox/go-libraries.ts';
-
-const S: GoType = { go: 'string' };
-const B: GoType = { go: 'bool' };
-const strings: GoType = { go: 'list', of: S };
-const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
-
-/** model.Duration: Prometheus's duration text (its UnmarshalYAML reads a string). */
-const DURATION: GoType = {
-  go: 'parsed',
-  type: 'model.Duration',
-  parse: (s) => (Number.isNaN(durationMs(s)) ? `not a valid duration string: "${s}"` : undefined),
-};
-/** time.Duration under yaml.v2: a string time.ParseDuration reads, or an int of nanoseconds. */
-const GO_DURATION: GoType = {
-  go: 'parsed',
-  type: 'time.Duration',
-  parse: (s) => (/^[-+]?[0-9]+$/.test(s) || goParseDuration(s).ok ? undefined : `time: invalid duration "${s}"`),
-};
-/** amcommoncfg's parseURL (URL, SecretURL): an http or https URL with a host; `<secret>` is a SecretURL's hidden value. */
-function urlProblem(s: string): string | undefined {
-  if (s === '<secret>') return undefined;
-  let u: URL;
-  try {
-    u = new URL(s);
-  } catch {
-    return `parse "${s}": invalid URL`;
-  }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') return `unsupported scheme "${u.protocol.slice(0, -1)}" for URL`;
-  return u.host === '' ? 'host missing' : undefined;
-}
-const URL_TYPE: GoType = { go: 'parsed', type: 'config.URL', parse: urlProblem };
-/** A webhook's SecretTemplateURL: a template is read when a notification is sent; a URL is checked now. */
-const TEMPLATE_URL: GoType = { go: 'parsed', type: 'config.SecretTemplateURL', parse: (s) => (s.includes('{{') ? undefined : urlProblem(s)) };
-const REGEXPS: GoType = {
-  go: 'map',
-  of: { go: 'parsed', type: 'config.Regexp', parse: (s) => re2Problem(`^(?:${s})$`) },
-};
-const UINT: GoType = { go: 'parsed', type: 'uint64', parse: (s) => (/^[0-9]+$/.test(s) ? undefined : `cannot unmarshal !!str \`${s}\` into uint64`) };
-
-const labelNamesOf = (map: unknown, what: string): string | undefined =>
-  Object.keys(isMap(map) ? map : {})
-    .filter((k) => !LABEL_NAME.test(k))
-    .map((k) => `invalid label name "${k}"${what}`)[0];
 
 /** Route.UnmarshalYAML: its label names, group_by, and intervals. */
 function routeProblem(r: Readonly<Record<string, unknown>>): string | undefined {
@@ -112,116 +70,6 @@ const INHIBIT_RULE: GoStruct = {
       .map(text)
       .filter((l) => l === '')
       .map((l) => `invalid label name "${l}" in equal list`)[0],
-};
-
-const SLACK_CONFIG: GoStruct = {
-  go: 'struct',
-  type: 'config.plain',
-  fields: {
-    send_resolved: B,
-    http_config: HTTP_CLIENT_CONFIG,
-    api_url: URL_TYPE,
-    app_url: URL_TYPE,
-    ...Object.fromEntries(
-      [
-        'api_url_file',
-        'app_token',
-        'app_token_file',
-        'channel',
-        'username',
-        'color',
-        'title',
-        'title_link',
-        'pretext',
-        'text',
-        'message_text',
-        'footer',
-        'fallback',
-        'callback_id',
-        'icon_emoji',
-        'icon_url',
-        'image_url',
-        'thumb_url',
-      ].map((f) => [f, S]),
-    ),
-    fields: { go: 'list', of: { go: 'struct', type: 'config.SlackField', fields: { title: S, value: S, short: B } } },
-    short_fields: B,
-    link_names: B,
-    mrkdwn_in: strings,
-    actions: {
-      go: 'list',
-      of: {
-        go: 'struct',
-        type: 'config.plain',
-        fields: {
-          ...Object.fromEntries(['type', 'text', 'url', 'style', 'name', 'value'].map((f) => [f, S])),
-          confirm: { go: 'struct', type: 'config.SlackConfirmationField', fields: { text: S, title: S, ok_text: S, dismiss_text: S } },
-        },
-      },
-    },
-    update_message: B,
-    timeout: GO_DURATION,
-  },
-  validate: (c) => {
-    const set = (k: string) => text(c[k]) !== '';
-    if (set('api_url') && set('api_url_file')) return 'at most one of api_url & api_url_file must be configured';
-    if (set('app_token') && set('app_token_file')) return 'at most one of app_token & app_token_file must be configured';
-    if ((set('api_url') || set('api_url_file')) && (set('app_token') || set('app_token_file')))
-      return 'at most one of api_url/api_url_file & app_token/app_token_file must be configured';
-    if (c.update_message === true && text(c.api_url) !== 'https://slack.com/api/chat.postMessage')
-      return 'update_message can only be used with bot tokens. api_url must be set to https://slack.com/api/chat.postMessage';
-    return undefined;
-  },
-};
-
-const WEBHOOK_CONFIG: GoStruct = {
-  go: 'struct',
-  type: 'config.plain',
-  fields: { send_resolved: B, http_config: HTTP_CLIENT_CONFIG, url: TEMPLATE_URL, url_file: S, max_alerts: UINT, timeout: GO_DURATION, payload: { go: 'any' } },
-  validate: (c) => {
-    const [url, file] = [text(c.url) !== '', text(c.url_file) !== ''];
-    if (!url && !file) return 'one of url or url_file must be configured';
-    return url && file ? 'at most one of url & url_file must be configured' : undefined;
-  },
-};
-
-/** The integrations of a receiver v0.34.0 has; those but Slack and webhooks are taken as they are and said not judged. */
-export const OTHER_INTEGRATIONS = [
-  'discord_configs',
-  'email_configs',
-  'incidentio_configs',
-  'pagerduty_configs',
-  'opsgenie_configs',
-  'wechat_configs',
-  'pushover_configs',
-  'victorops_configs',
-  'sns_configs',
-  'telegram_configs',
-  'webex_configs',
-  'msteams_configs',
-  'msteamsv2_configs',
-  'jira_configs',
-  'rocketchat_configs',
-  'mattermost_configs',
-];
-
-const RECEIVER: GoStruct = {
-  go: 'struct',
-  type: 'config.plain',
-  fields: {
-    name: S,
-    labels: { go: 'map', of: S },
-    slack_configs: { go: 'list', of: SLACK_CONFIG },
-    webhook_configs: { go: 'list', of: WEBHOOK_CONFIG },
-    ...Object.fromEntries(OTHER_INTEGRATIONS.map((k) => [k, { go: 'list', of: { go: 'any' } }])),
-  },
-  validate: (r) => {
-    if (text(r.name) === '') return 'missing name in receiver';
-    const label = isMap(r.labels) ? r.labels.name : undefined;
-    return label !== undefined && label !== null && text(label) !== text(r.name)
-      ? `receiver label "name" must match receiver name "${text(r.name)}", got "${text(label)}"`
-      : undefined;
-  },
 };
 
 /** GlobalConfig's pairs, each at most one of (Config.UnmarshalYAML). */
