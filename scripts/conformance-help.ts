@@ -153,6 +153,10 @@ is committed):
                       configuration tests (config/config_test.go and
                       config/testdata), each configuration loaded or
                       refused with Alertmanager's words
+  --tempo DIR         grafana/tempo at the tag the repository's reference was
+                      read at: its example configurations, each of which
+                      Tempo loads, and whether the reference is the
+                      checkout's manifest
   --kubernetes 1.NN   the version to measure at (default: the cluster facts')
   --every-policy-version
                       with --pod-security: the fixtures of every policy

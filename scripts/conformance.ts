@@ -23,6 +23,7 @@ import {
   reportBlackboxExporter,
   reportLoki,
   reportAlertmanager,
+  reportTempo,
   reportRook,
 } from './conformance-webhooks.ts';
 import { HELP } from './conformance-help.ts';
@@ -137,6 +138,7 @@ const CHECKOUTS = [
   'blackbox-exporter',
   'loki',
   'alertmanager',
+  'tempo',
 ] as const;
 /** The checkouts of the webhooks', operators' and programs' own tests, each with its report, in the order printed. */
 const PROGRAM_REPORTS: readonly [(typeof CHECKOUTS)[number], (checkout: string, print: (line: string) => void) => void][] = [
@@ -150,6 +152,7 @@ const PROGRAM_REPORTS: readonly [(typeof CHECKOUTS)[number], (checkout: string, 
   ['blackbox-exporter', reportBlackboxExporter],
   ['loki', reportLoki],
   ['alertmanager', reportAlertmanager],
+  ['tempo', reportTempo],
 ];
 const flags = (names: readonly string[]) =>
   `${names

@@ -38,10 +38,10 @@ export async function readUpstreamFile(repository: string, { ref, file }: { ref:
   return response.text();
 }
 
-/** Every line of the files under `dir` at `ref` in a local clone that holds `text` (`git grep -F`), without file names. */
-export async function grepUpstream(from: string, ref: string, text: string, dir: string): Promise<string[]> {
+/** Every line of the files under `dir` (git pathspecs: `:!vendor` leaves a folder out) at `ref` in a local clone that holds `text` (`git grep -F`), without file names. */
+export async function grepUpstream(from: string, ref: string, text: string, dir: string | readonly string[]): Promise<string[]> {
   try {
-    const { stdout } = await promisify(execFile)('git', ['-C', from, 'grep', '-h', '-F', '-e', text, ref, '--', dir], {
+    const { stdout } = await promisify(execFile)('git', ['-C', from, 'grep', '-h', '-F', '-e', text, ref, '--', ...(typeof dir === 'string' ? [dir] : dir)], {
       timeout: GIT_TIMEOUT_MS,
       maxBuffer: 64 * 1024 * 1024,
     });
@@ -50,7 +50,7 @@ export async function grepUpstream(from: string, ref: string, text: string, dir:
     // git grep exits 1 when no line matches: that is an empty answer, not a failure.
     if ((err as { code?: number }).code === 1 && !(err as { stderr?: string }).stderr) return [];
     throw new Error(
-      `cannot search ${dir} at ${ref} in ${from}: ${
+      `cannot search ${String(dir)} at ${ref} in ${from}: ${
         String((err as { stderr?: string }).stderr ?? err)
           .trim()
           .split('\n')[0]

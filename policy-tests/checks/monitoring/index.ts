@@ -14,6 +14,7 @@ import { grafanaSidecarCheck } from './grafana-sidecar.ts';
 import { constantAlertCheck } from './constant-alert.ts';
 import { grafanaDatasourcesCheck } from './grafana-datasources.ts';
 import { lokiConfigCheck } from './loki-config.ts';
+import { tempoConfigCheck } from './tempo-config.ts';
 import { MONITORING_INVARIANTS } from './invariants.ts';
 
 export const monitoringAreaChecks: PolicyCheck[] = [
@@ -32,6 +33,7 @@ export const monitoringAreaChecks: PolicyCheck[] = [
   constantAlertCheck,
   grafanaDatasourcesCheck,
   lokiConfigCheck,
+  tempoConfigCheck,
 ];
 
 export const monitoringArea: Area = staticArea('monitoring', monitoringAreaChecks, MONITORING_INVARIANTS);

@@ -18,6 +18,7 @@ import type { Resource } from '../../model/core/manifest.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { chartValues, type ChartValues } from '../../model/helm/chart-values.ts';
 import { applicationsByName } from '../../model/argocd/argocd.ts';
+import { chartImageTags } from '../../model/helm/chart-images.ts';
 import { dig } from '../../model/core/dig.ts';
 import { goDecodeProblems, type GoStruct } from '../../model/yaml/go-decode.ts';
 import { lokiValidationProblems, undecidedPeriods } from '../../model/loki/validate.ts';
@@ -27,7 +28,7 @@ import {
   lokiConfigFile,
   lokiFile,
   LOKI_RUNTIME_KEY,
-  lokiImageTags,
+  LOKI_IMAGE,
   lokiReference,
   parseLokiConfig,
   valuesConfigParts,
@@ -170,8 +171,8 @@ export const lokiConfigCheck: PolicyCheck = {
     for (const resource of rendered) {
       const app = resource.rendered!.app;
       judged.add(app);
-      const runs = [...lokiImageTags(ctx.resources, app)];
-      if (runs.length > 0 && !runs.some((tag) => tag.replace(/^v/, '') === reference.version)) {
+      const runs = [...chartImageTags(ctx.resources, { app, chart: LOKI_CHART, image: LOKI_IMAGE })];
+      if (runs.length > 0 && !runs.includes(reference.version)) {
         ctx.notJudged(
           { resource, path: lokiConfigFile(resource)!.path },
           `the chart runs Loki ${runs.join(', ')}, the reference was read for ${reference.version}: refresh it (${REFRESH})`,

@@ -6,11 +6,10 @@
  * merged over all of it).
  */
 import { parseDocument } from 'yaml';
-import { dig, isMap, objects } from '../core/dig.ts';
+import { dig, isMap } from '../core/dig.ts';
 import type { Path } from '../core/positions.ts';
 import type { Resource } from '../core/manifest.ts';
 import { secretEntries } from '../core/secrets.ts';
-import { imageParts, podSpecOf } from '../core/workloads.ts';
 import type { DataFile } from '../repository/data-file.ts';
 import type { Repo } from '../repository/repo.ts';
 import { perRepo } from '../repository/per-repo.ts';
@@ -90,19 +89,6 @@ export function lokiFile(r: Resource, key: typeof LOKI_CONFIG_KEY | typeof LOKI_
 }
 
 export const lokiConfigFile = (r: Resource): LokiConfigFile | undefined => lokiFile(r, LOKI_CONFIG_KEY);
-
-/** The tags of Loki's image the loki chart's workloads of an Application run. */
-export function lokiImageTags(resources: readonly Resource[], app: string): Set<string> {
-  const tags = new Set<string>();
-  for (const r of resources) {
-    if (r.rendered?.app !== app || !r.rendered.source.startsWith(`chart ${LOKI_CHART} `)) continue;
-    for (const c of objects(dig(podSpecOf(r)?.spec, ['containers']))) {
-      const image = typeof c.image === 'string' ? imageParts(c.image) : undefined;
-      if (image?.name.endsWith(LOKI_IMAGE) && image.tag) tags.add(image.tag);
-    }
-  }
-  return tags;
-}
 
 export type LokiReference =
   | { ok: true; data: DataFile; version: string; chartVersion: string; type: GoStruct; runtime: GoStruct }

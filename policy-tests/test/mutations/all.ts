@@ -25,6 +25,7 @@ import { constantAlertMutations } from './constant-alert.ts';
 import { grafanaDatasourcesMutations } from './grafana-datasources.ts';
 import { lokiConfigMutations, lokiRenderedMutations } from './loki-config.ts';
 import { exporterStartsMutations, qbittorrentExporterMutations } from './exporter-starts.ts';
+import { tempoConfigMutations } from './tempo-config.ts';
 import { cephClassMutations, csiDriverMutations } from './ceph-classes.ts';
 import { storeSecretMutations } from './store-secrets.ts';
 import { projectsMutations } from './projects.ts';
@@ -71,6 +72,7 @@ export const MUTATION_LISTS: Record<string, readonly (readonly Mutation[])[]> = 
     grafanaDatasourcesMutations,
     lokiConfigMutations,
     lokiRenderedMutations,
+    tempoConfigMutations,
   ],
   metrics: [metricsMutations],
   'metrics-catalog': [metricsCatalogMutations],

@@ -1,0 +1,104 @@
+/**
+ * monitoring-tempo-config: Tempo loads the configuration the repository gives it. Tempo reads its file with yaml.v2's
+ * `UnmarshalStrict` and exits at start on a key its struct has no field for: no trace is stored, and the ingress
+ * proxy's OTLP pushes fail (A3). The fields are the reference the repository keeps (model/tempo/config.ts); a key the
+ * manifest's struct lacks but some struct of Tempo's has is said not judged, and types are not judged.
+ *
+ * Judged on the tempo.yaml the chart renders, each refusal on the values line that wrote it where the values did;
+ * offline on the blocks the chart's `config` template writes from the values as they are.
+ */
+import type { Path } from '../../model/core/positions.ts';
+import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
+import { chartValues } from '../../model/helm/chart-values.ts';
+import { applicationsByName } from '../../model/argocd/argocd.ts';
+import { chartImageTags } from '../../model/helm/chart-images.ts';
+import { dig } from '../../model/core/dig.ts';
+import { parseDocument } from 'yaml';
+import { TEMPO_CHART, TEMPO_REFERENCE, TEMPO_VALUES_BLOCKS, tempoConfigFile, tempoKeys, tempoReference, type TempoVerdict } from '../../model/tempo/config.ts';
+
+const CONSEQUENCE = 'Tempo refuses its configuration and exits at start: no trace is stored, and every OTLP push to it fails';
+const REFRESH = 'npm run tempo:reference -- --from <clone of grafana/tempo> --ref v<the chart appVersion> --chart-version <the chart version>';
+const TAKEN = 'a field the manifest does not list here but some struct of Tempo has: whether this one has it is not judged';
+
+/** Where the values write a path of the rendered file: the block it lies in, as deep as the values go. */
+function writtenAt(values: Record<string, unknown>, path: Path): Path | undefined {
+  const block = TEMPO_VALUES_BLOCKS.find((b) => b.file.every((k, i) => path[i] === k));
+  if (!block || dig(values, block.values) === undefined) return undefined;
+  const rest = path.slice(block.file.length);
+  let depth = 0;
+  while (depth < rest.length && dig(values, [...block.values, ...rest.slice(0, depth + 1)]) !== undefined) depth++;
+  return [...block.values, ...rest.slice(0, depth)];
+}
+
+function report(ctx: CheckContext, verdict: TempoVerdict, place: (path: Path) => Parameters<CheckContext['fail']>[0], name: string): void {
+  for (const r of verdict.refused) ctx.fail(place(r.path), `${name} at ${r.path.join('.')}: ${r.message}: ${CONSEQUENCE}`);
+  for (const path of verdict.taken) ctx.notJudged(place(path), `${name} at ${path.join('.')}: ${TAKEN}`);
+}
+
+export const tempoConfigCheck: PolicyCheck = {
+  id: 'monitoring-tempo-config',
+  description:
+    "Tempo loads the configuration the repository gives it: every key one of its config structs has, as Tempo's manifest, its root struct and its source's field names list them at the version the chart runs; otherwise Tempo exits at start and no trace is stored. Judged on the rendered tempo.yaml, offline on the blocks the values write into it; field types are not judged (A3).",
+  invariants: ['A3'],
+  remediation: `correct the key the finding names in monitoring/tempo/values.yaml as Tempo documents its configuration; after a Tempo upgrade, refresh ${TEMPO_REFERENCE} (${REFRESH})`,
+  reads: { kinds: ['ConfigMap', 'Application', 'StatefulSet', 'Deployment'], charts: [TEMPO_CHART], files: [TEMPO_REFERENCE], renders: true },
+  exemptible: false,
+  run(ctx) {
+    const values = chartValues(ctx.repo, TEMPO_CHART);
+    const reference = tempoReference(ctx.repo);
+    if (reference && !reference.ok)
+      return ctx.fail({ data: reference.data, path: [] }, `${TEMPO_REFERENCE} cannot be read (${reference.problem}): Tempo's configuration is not judged`);
+    const rendered = ctx.resources.filter((r) => tempoConfigFile(r) !== undefined);
+    const judged = new Set<string>();
+    for (const resource of rendered) {
+      const file = tempoConfigFile(resource)!;
+      const app = resource.rendered!.app;
+      judged.add(app);
+      const v = values.find((x) => x.appName === app);
+      const name = `${resource.kind} ${resource.name}'s ${file.path.at(-1)}`;
+      if (!reference) {
+        ctx.notJudged({ resource, path: file.path }, `no ${TEMPO_REFERENCE}: Tempo's configuration is not judged (${REFRESH})`);
+        continue;
+      }
+      const runs = [...chartImageTags(ctx.resources, { app, chart: TEMPO_CHART, image: 'grafana/tempo' })];
+      if (runs.length > 0 && !runs.includes(reference.version)) {
+        ctx.notJudged(
+          { resource, path: file.path },
+          `the chart runs Tempo ${runs.join(', ')}, the reference was read for ${reference.version}: refresh it (${REFRESH})`,
+        );
+        continue;
+      }
+      const document = parseDocument(file.text, { uniqueKeys: true });
+      if (document.errors.length) {
+        ctx.fail({ resource, path: file.path }, `${name} is no YAML Tempo reads (${document.errors[0]!.message.split('\n')[0]}): ${CONSEQUENCE}`);
+        continue;
+      }
+      const place = (path: Path) => {
+        const written = v && writtenAt(v.values, path);
+        return written ? { data: v.source, path: written } : { resource, path: file.path };
+      };
+      report(ctx, tempoKeys(document.toJS(), [], reference), place, name);
+    }
+    for (const v of values.filter((x) => !judged.has(x.appName))) {
+      const pinned = applicationsByName(ctx.repo)
+        .get(v.appName)
+        ?.sources.find((s) => s.chart === TEMPO_CHART)?.targetRevision;
+      if (!reference || pinned !== reference.chartVersion) {
+        ctx.notJudged(
+          { data: v.source, path: ['tempo'] },
+          reference
+            ? `Application ${v.appName} deploys chart ${TEMPO_CHART} ${pinned ?? '(no version)'}, the reference was read for ${reference.chartVersion}: judged once the chart renders, or after a refresh (${REFRESH})`
+            : `no ${TEMPO_REFERENCE}: Tempo's configuration is not judged (${REFRESH})`,
+        );
+        continue;
+      }
+      for (const block of TEMPO_VALUES_BLOCKS) {
+        const value = dig(v.values, block.values);
+        if (value === undefined) continue;
+        const verdict = tempoKeys(value, block.file, reference);
+        const shift = (path: Path) => ({ data: v.source, path: [...block.values, ...path.slice(block.file.length)] });
+        report(ctx, verdict, shift, `the values' ${block.values.join('.')} (Tempo's ${block.file.join('.')})`);
+      }
+    }
+  },
+};

@@ -1,0 +1,25 @@
+/** monitoring-tempo-config on a broken copy of the real repository, offline; what Tempo takes passes, and a key the manifest's struct does not list but Tempo has elsewhere is said not judged. */
+import { describe, expect, it } from 'vitest';
+import { onBrokenCopy } from '../support/helpers.ts';
+import { describeMutations } from '../support/mutation-runner.ts';
+import { swap } from '../mutations/edits.ts';
+import { tempoConfigMutations } from '../mutations/tempo-config.ts';
+
+const VALUES = 'monitoring/tempo/values.yaml';
+const CHECK = 'monitoring-tempo-config';
+
+describeMutations('monitoring-tempo-config bites on a broken copy of the real repository, offline', tempoConfigMutations);
+
+describe('monitoring-tempo-config', () => {
+  it("passes the ingester's fields as Tempo's manifest lists them", async () => {
+    const takes = swap(VALUES, '  retention: 24h\n', '  retention: 24h\n  ingester:\n    max_block_duration: 5m\n    trace_idle_period: 10s\n');
+    expect(await onBrokenCopy(CHECK, takes)).toEqual({ failed: [], warned: [], notJudged: [] });
+  });
+
+  it("says a key the manifest's struct does not list, which another struct of Tempo's has, is not judged", async () => {
+    const elsewhere = swap(VALUES, '  retention: 24h\n', '  retention: 24h\n  querier:\n    secondary_ingester_ring: ingester-b\n');
+    const { failed, notJudged } = await onBrokenCopy(CHECK, elsewhere);
+    expect(failed).toEqual([]);
+    expect(notJudged).toEqual([expect.stringContaining('querier.secondary_ingester_ring: a field the manifest does not list here')]);
+  });
+});

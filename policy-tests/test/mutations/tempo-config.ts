@@ -1,0 +1,21 @@
+/** Mutations for monitoring-tempo-config: Tempo's values given a key Tempo 2.10.8 has no field for, offline. */
+import type { Mutation } from '../support/mutation-runner.ts';
+import { swap } from './edits.ts';
+
+const VALUES = 'monitoring/tempo/values.yaml';
+const CHECK = 'monitoring-tempo-config';
+
+export const tempoConfigMutations: Mutation[] = [
+  {
+    check: CHECK,
+    why: 'the ingester given max_block_duraton (a misspelt max_block_duration): UnmarshalStrict refuses it and Tempo exits at start',
+    mutate: swap(VALUES, '  retention: 24h\n', '  retention: 24h\n  ingester:\n    max_block_duraton: 5m\n'),
+    at: 'max_block_duraton',
+  },
+  {
+    check: CHECK,
+    why: "the query frontend's settings written under a key of no Tempo struct (search_defaults)",
+    mutate: swap(VALUES, '  retention: 24h\n', '  retention: 24h\n  queryFrontend:\n    search_defaults:\n      limit: 50\n'),
+    at: 'search_defaults',
+  },
+];

@@ -1,0 +1,79 @@
+/**
+ * npm run tempo:reference: the reference read from a local clone of Tempo at a tag (its manifest's tree, its root
+ * struct's fields, its source's field names), and the refusals: no --from (a usage error), a tag the clone lacks.
+ */
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { main, manifestTree, structFields } from '../monitoring/tempo-reference.ts';
+import { capture } from '../../test-support/capture-io.ts';
+
+const git = (cwd: string, ...args: string[]) =>
+  promisify(execFile)('git', ['-C', cwd, '-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { timeout: 60_000 });
+
+const MANIFEST =
+  '# Manifest\n\n## Complete configuration\n\n```yaml\ntarget: all\nserver:\n    http_listen_port: 3200\ningester: {}\nstorage:\n    trace:\n        backend: local\n        wal:\n            path: /var/tempo/wal\n```\n';
+const CONFIG_GO =
+  'package app\n\ntype Config struct {\n\tTarget string `yaml:"target,omitempty"`\n\tStreamOverHTTPEnabled bool `yaml:"stream_over_http_enabled,omitempty"`\n}\n';
+
+describe("Tempo's manifest and root struct", () => {
+  it('reads the manifest as a tree of fields, an empty struct a leaf', () => {
+    expect(manifestTree(MANIFEST)).toEqual({
+      target: '.',
+      server: { http_listen_port: '.' },
+      ingester: '.',
+      storage: { trace: { backend: '.', wal: { path: '.' } } },
+    });
+  });
+  it("reads the root struct's yaml names", () => {
+    expect(structFields(CONFIG_GO, 'Config')).toEqual(['target', 'stream_over_http_enabled']);
+  });
+});
+
+describe('tempo:reference', () => {
+  let work: string;
+  let upstream: string;
+  let root: string;
+  beforeAll(async () => {
+    work = await mkdtemp(join(tmpdir(), 'tempo-reference-'));
+    upstream = join(work, 'tempo');
+    root = join(work, 'repo');
+    await mkdir(join(upstream, 'docs/sources/tempo/configuration'), { recursive: true });
+    await mkdir(join(upstream, 'cmd/tempo/app'), { recursive: true });
+    await mkdir(join(upstream, 'vendor/x'), { recursive: true });
+    await mkdir(join(root, 'monitoring/tempo/facts'), { recursive: true });
+    await git(work, 'init', '-q', upstream);
+    await writeFile(join(upstream, 'docs/sources/tempo/configuration/manifest.md'), MANIFEST);
+    await writeFile(join(upstream, 'cmd/tempo/app/config.go'), CONFIG_GO);
+    await writeFile(join(upstream, 'vendor/x/x.go'), 'type V struct {\n\tA string `yaml:"vendored"`\n}\n');
+    await git(upstream, 'add', '.');
+    await git(upstream, 'commit', '-qm', 'v2.11.0');
+    await git(upstream, 'tag', 'v2.11.0');
+  });
+  afterAll(() => rm(work, { recursive: true, force: true }));
+
+  it("writes the reference of the tag: the manifest's tree, the root fields, the source's names but vendor's", async () => {
+    const { out, io } = capture();
+    expect(await main(['--from', upstream, '--ref', 'v2.11.0', '--chart-version', '2.3.0', '--root', root], io)).toBe(0);
+    expect(out.stdout).toBe('wrote monitoring/tempo/facts/config-reference.yaml: 2 root fields, 2 field names, Tempo 2.11.0\n');
+    const written = parse(await readFile(join(root, 'monitoring/tempo/facts/config-reference.yaml'), 'utf8'));
+    expect(written).toMatchObject({
+      version: '2.11.0',
+      pin: { chart: 'tempo', version: '2.3.0' },
+      root: ['target', 'stream_over_http_enabled'],
+      names: ['stream_over_http_enabled', 'target'],
+    });
+  });
+
+  it('a tag the clone lacks is one line and exit 1; without --from a usage error', async () => {
+    const missing = capture();
+    expect(await main(['--from', upstream, '--ref', 'v9.9.9', '--root', root], missing.io)).toBe(1);
+    expect(missing.out.stderr).toMatch(/^tempo:reference: cannot read docs\/sources\/tempo\/configuration\/manifest.md at v9.9.9 from .+\n$/);
+    const usage = capture();
+    expect(await main(['--ref', 'v2.11.0', '--root', root], usage.io)).toBe(2);
+  });
+});
