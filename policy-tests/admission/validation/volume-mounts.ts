@@ -51,7 +51,10 @@ export function volumeMountProblems(c: Obj, at: PathSegment[], who: string, volu
   const mountPaths = new Set<string>();
   (list(c.volumeMounts) as Obj[]).forEach((m, i) => {
     const mat = [...at, 'volumeMounts', i];
-    if (typeof m?.name === 'string' && !volumes.has(m.name))
+    // An empty name or mount path is refused as missing (one left out, the schema's `required` already refuses).
+    for (const f of ['name', 'mountPath'])
+      if (m?.[f] === '') out.push({ path: [...mat, f], fn: 'ValidateVolumeMounts', message: `${who}: volumeMounts[${i}].${f}: Required value` });
+    if (typeof m?.name === 'string' && m.name !== '' && !volumes.has(m.name))
       out.push({ path: [...mat, 'name'], fn: 'ValidateVolumeMounts', message: `${who}: volumeMount "${m.name}" names no volume of the pod` });
     if (typeof m?.mountPath === 'string') {
       if (mountPaths.has(m.mountPath))

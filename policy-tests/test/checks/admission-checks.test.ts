@@ -10,10 +10,11 @@ import { API, CONTAINER } from '../mutations/edits.ts';
 import { parseKubernetesFlag } from '../../gate/cli.ts';
 import { allFindings, runGate } from '../../gate/gate.ts';
 import { admissionMutations, CRD_FILE, drillCrd } from '../mutations/admission.ts';
-import { volumeSourceMutations } from '../mutations/volume-sources.ts';
+import { volumeMountMutations, volumeSourceMutations } from '../mutations/volume-sources.ts';
 
 describeMutations("admission checks (admission/) on one object's validation bite on a broken copy of the real repository", admissionMutations);
 describeMutations('api-validation bites on the storage volume sources of a broken copy of the real repository', volumeSourceMutations);
+describeMutations('api-validation bites on the volume mounts of a broken copy of the real repository', volumeMountMutations);
 
 /**
  * For the describe it is called in: a broken copy of the repository whose Drill CRD declares these spec properties,

@@ -24,3 +24,13 @@ export const volumeSourceMutations: Mutation[] = [
     at: 'spec:\n',
   },
 ];
+
+/** ValidateVolumeMounts: a mount's name and path, empty, are refused as missing. */
+export const volumeMountMutations: Mutation[] = [
+  {
+    check: CHECK,
+    why: "the GPU plugin's CDI mount given an empty mountPath: the schema takes the empty string, ValidateVolumeMounts requires one",
+    mutate: swap('apps/platform/intel-gpu-plugin/daemonset.yaml', 'mountPath: /var/run/cdi', 'mountPath: ""'),
+    at: 'mountPath: ""',
+  },
+];
