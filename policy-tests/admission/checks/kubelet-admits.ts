@@ -155,6 +155,19 @@ export function osRefusals(r: Pick<Resource, 'object'>, pod: PodSpecRef): { path
   return out;
 }
 
+/**
+ * verifyRunAsNonRoot (pkg/kubelet/kuberuntime/security_context_others.go) where the settings decide it: the effective
+ * security context (DetermineEffectiveSecurityContext: a container's field over the pod's) asks for a non-root user
+ * and names user 0. Where it names none, the image's user decides, which the gate does not read here.
+ */
+function breaksNonRoot(pod: PodSpecRef, c: { container: Obj; at: (string | number)[] }): (string | number)[] | undefined {
+  const own = (field: string): unknown => dig(c.container, ['securityContext', field]);
+  const effective = (field: string): unknown => own(field) ?? dig(pod.spec, ['securityContext', field]);
+  if (effective('runAsNonRoot') !== true || effective('runAsUser') !== 0) return undefined;
+  // The finding stands on the user 0, where it is written.
+  return own('runAsUser') === 0 ? [...c.at, 'securityContext', 'runAsUser'] : [...pod.at, 'securityContext', 'runAsUser'];
+}
+
 function judgePod(ctx: CheckContext, r: Resource, pod: PodSpecRef, allow: Allowlist): void {
   const named = `${r.kind} ${r.name}`;
   for (const { path, why } of osRefusals(r, pod))
@@ -179,6 +192,13 @@ function judgePod(ctx: CheckContext, r: Resource, pod: PodSpecRef, allow: Allowl
         `${named}: container ${c.name} may never pull its image ${JSON.stringify(typeof c.container.image === 'string' ? c.container.image : '')} (imagePullPolicy: Never), and a node holds an image only where a pull put it: wherever its pod lands on a node without it, the kubelet fails the container (ErrImageNeverPull) and it never starts`,
         'pull the image as the kubelet does by default (imagePullPolicy: IfNotPresent, or Always for a moving tag)',
       );
+    const userZero = breaksNonRoot(pod, c);
+    if (userZero)
+      ctx.fail(
+        { resource: r, path: userZero },
+        `${named}: container ${c.name} runs with runAsNonRoot and runAsUser 0 (the container's settings over the pod's): the kubelet refuses to create it ("container's runAsUser breaks non-root policy", CreateContainerConfigError) and it never starts`,
+        'give the container a runAsUser other than 0, or leave runAsNonRoot unset where it must run as root',
+      );
     for (const { index, name } of unheldCapabilities(c.container))
       ctx.fail(
         { resource: r, path: [...c.at, 'securityContext', 'capabilities', 'add', index] },
@@ -202,7 +222,7 @@ export function kubeletAdmitsCheck(isBuiltin: (r: Resource) => boolean): PolicyC
   return {
     id: 'kubelet-admits',
     description:
-      "Every pod the API server admits is one the kubelet runs: each sysctl it sets is on the kubelet's allowlist (the safe sysctls, and those the cluster facts' machineConfig allows (machine.kubelet.extraConfig.allowedUnsafeSysctls), as the nodes' machine config allows them; Talos allows none), otherwise the node fails the pod (SysctlForbidden) and its controller makes another; each emptyDir medium is one the kubelet sets up (\"\", Memory, HugePages, HugePages-<size>, a huge-page one with the pod asking for that page size); no container's image is one it may never pull (imagePullPolicy: Never: a Talos node holds an image only where a pull put it, and the container fails with ErrImageNeverPull); no container that is not privileged adds SYS_MODULE or SYS_BOOT, which Talos' container runtime runs without, so runc fails the container (\"unable to apply caps: operation not permitted\"); no pod is labelled kubernetes.io/os or asks for spec.os.name other than linux, which the kubelet refuses on a Linux node (PodOSSelectorNodeLabelDoesNotMatch, PodOSNotSupported); and every allowedUnsafeSysctls entry is a pattern of namespaced sysctls, without which the kubelet does not start (invariants P1).",
+      "Every pod the API server admits is one the kubelet runs: each sysctl it sets is on the kubelet's allowlist (the safe sysctls, and those the cluster facts' machineConfig allows (machine.kubelet.extraConfig.allowedUnsafeSysctls), as the nodes' machine config allows them; Talos allows none), otherwise the node fails the pod (SysctlForbidden) and its controller makes another; each emptyDir medium is one the kubelet sets up (\"\", Memory, HugePages, HugePages-<size>, a huge-page one with the pod asking for that page size); no container's image is one it may never pull (imagePullPolicy: Never: a Talos node holds an image only where a pull put it, and the container fails with ErrImageNeverPull); no container that is not privileged adds SYS_MODULE or SYS_BOOT, which Talos' container runtime runs without, so runc fails the container (\"unable to apply caps: operation not permitted\"); no container runs with runAsNonRoot and runAsUser 0, which the kubelet refuses to create (CreateContainerConfigError); no pod is labelled kubernetes.io/os or asks for spec.os.name other than linux, which the kubelet refuses on a Linux node (PodOSSelectorNodeLabelDoesNotMatch, PodOSNotSupported); and every allowedUnsafeSysctls entry is a pattern of namespaced sysctls, without which the kubelet does not start (invariants P1).",
     invariants: ['P1'],
     remediation: 'drop what the kubelet refuses, or configure the nodes to allow it and say so in the cluster facts (machineConfig)',
     reads: { kinds: [...WORKLOAD_KINDS, 'ConfigMap'] },

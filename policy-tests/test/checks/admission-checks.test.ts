@@ -10,11 +10,12 @@ import { API, CONTAINER } from '../mutations/edits.ts';
 import { parseKubernetesFlag } from '../../gate/cli.ts';
 import { allFindings, runGate } from '../../gate/gate.ts';
 import { admissionMutations, CRD_FILE, drillCrd } from '../mutations/admission.ts';
-import { volumeMountMutations, volumeSourceMutations } from '../mutations/volume-sources.ts';
+import { nonRootMutations, volumeMountMutations, volumeSourceMutations } from '../mutations/pod-refusals.ts';
 
 describeMutations("admission checks (admission/) on one object's validation bite on a broken copy of the real repository", admissionMutations);
 describeMutations('api-validation bites on the storage volume sources of a broken copy of the real repository', volumeSourceMutations);
 describeMutations('api-validation bites on the volume mounts of a broken copy of the real repository', volumeMountMutations);
+describeMutations('kubelet-admits bites on a non-root policy beside user 0', nonRootMutations);
 
 /**
  * For the describe it is called in: a broken copy of the repository whose Drill CRD declares these spec properties,

@@ -1,6 +1,6 @@
 /** Every mutation list, gathered by area. */
 import { admissionMutations, admissionSyncMutations } from './admission.ts';
-import { volumeMountMutations, volumeSourceMutations } from './volume-sources.ts';
+import { nonRootMutations, volumeMountMutations, volumeSourceMutations } from './pod-refusals.ts';
 import { alertRoutingMutations } from './alert-routing.ts';
 import { alertmanagerConfigMutations } from './alertmanager-config.ts';
 import { argocdMutations } from './argocd.ts';
@@ -51,7 +51,7 @@ export const MUTATION_LISTS: Record<string, readonly (readonly Mutation[])[]> = 
   'sync-order': [syncOrderMutations],
   'sync-health': [syncHealthMutations],
   'network-policy': [networkPolicyMutations],
-  admission: [admissionMutations, admissionSyncMutations, volumeSourceMutations, volumeMountMutations],
+  admission: [admissionMutations, admissionSyncMutations, volumeSourceMutations, volumeMountMutations, nonRootMutations],
   projects: [projectsMutations],
   render: [],
   argocd: [argocdMutations, argocdInstallMutations, argocdRepoServerMutations],

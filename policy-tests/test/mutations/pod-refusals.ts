@@ -1,4 +1,4 @@
-/** Mutations for api-validation on volume sources that are storage: what validateVolumeSource and ValidatePersistentVolumeSpec refuse. */
+/** Mutations for what the API server (validateVolumeSource, ValidatePersistentVolumeSpec, ValidateVolumeMounts) and the kubelet (verifyRunAsNonRoot) refuse of a pod spec or a PersistentVolume. */
 import type { Mutation } from '../support/mutation-runner.ts';
 import { swap } from './edits.ts';
 
@@ -32,5 +32,15 @@ export const volumeMountMutations: Mutation[] = [
     why: "the GPU plugin's CDI mount given an empty mountPath: the schema takes the empty string, ValidateVolumeMounts requires one",
     mutate: swap('apps/platform/intel-gpu-plugin/daemonset.yaml', 'mountPath: /var/run/cdi', 'mountPath: ""'),
     at: 'mountPath: ""',
+  },
+];
+
+/** kubelet-admits: a non-root policy beside user 0, which the kubelet refuses to create. */
+export const nonRootMutations: Mutation[] = [
+  {
+    check: 'kubelet-admits',
+    why: "Sonarr's pod set to user 0 beside its runAsNonRoot: the kubelet refuses each container (CreateContainerConfigError), and none starts",
+    mutate: swap('apps/media/sonarr/deployment.yaml', '        runAsUser: 1000\n', '        runAsUser: 0\n'),
+    at: 'runAsUser: 0',
   },
 ];
