@@ -66,8 +66,9 @@ export function byteSizeProblem(text: string): string | undefined {
 }
 
 function dayTime(text: string): string | undefined {
-  const date = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
-  const valid = date && new Date(`${text}T00:00:00Z`).toISOString().startsWith(text);
+  // A month past 12 makes no Date at all, and a day past the month's last rolls over: neither is the text again.
+  const ms = /^\d{4}-\d{2}-\d{2}$/.test(text) ? Date.parse(`${text}T00:00:00Z`) : NaN;
+  const valid = !Number.isNaN(ms) && new Date(ms).toISOString().startsWith(text);
   return valid ? undefined : `parsing time "${text}" as "2006-01-02": cannot parse "${text}" as a date`;
 }
 

@@ -50,7 +50,7 @@ describe('the reference as Go types', () => {
   it('refuses what UnmarshalStrict refuses, each at its path', () => {
     const file = {
       server: { http_listen_port: '3100x', cert_fil: 'x', http_headers: { 'X-A': 'b' } },
-      schema_config: { configs: [{ from: '2025-02-30', index: { period: 'daily' } }] },
+      schema_config: { configs: [{ from: '2025-02-30', index: { period: 'daily' } }, { from: '2025-13-01' }] },
       limits_config: { max_line_size: [1] },
       querier_config: {},
     };
@@ -60,6 +60,7 @@ describe('the reference as Go types', () => {
       'server.http_headers.X-A: cannot unmarshal !!str `b` into []string',
       'schema_config.configs.0.from: parsing time "2025-02-30" as "2006-01-02": cannot parse "2025-02-30" as a date',
       'schema_config.configs.0.index.period: time: invalid duration "daily"',
+      'schema_config.configs.1.from: parsing time "2025-13-01" as "2006-01-02": cannot parse "2025-13-01" as a date',
       'limits_config.max_line_size: cannot unmarshal !!seq into flagext.ByteSize',
       'querier_config: field querier_config not found in type loki.Config',
     ]);
