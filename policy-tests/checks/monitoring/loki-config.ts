@@ -19,9 +19,9 @@ import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { chartValues, type ChartValues } from '../../model/helm/chart-values.ts';
 import { applicationsByName } from '../../model/argocd/argocd.ts';
 import { chartImageTags } from '../../model/helm/chart-images.ts';
-import { dig } from '../../model/core/dig.ts';
+import { dig, isMap } from '../../model/core/dig.ts';
 import { goDecodeProblems, type GoStruct } from '../../model/yaml/go-decode.ts';
-import { lokiValidationProblems, undecidedPeriods } from '../../model/loki/validate.ts';
+import { lokiValidationProblems, streamRetentionProblems, undecidedPeriods } from '../../model/loki/validate.ts';
 import {
   LOKI_CHART,
   LOKI_REFERENCE,
@@ -116,8 +116,15 @@ function judgeRuntime(ctx: CheckContext, resource: Resource, type: GoStruct, val
   const name = `${resource.kind} ${resource.name}'s ${LOKI_RUNTIME_KEY}`;
   if ('error' in parsed) return ctx.fail({ resource, path: file.path }, `${name} is no YAML Loki reads (${parsed.error}): ${CONSEQUENCE}`);
   const where = placer(resource, file.path, values, (path) => ({ roots: [RUNTIME_VALUES], rest: path }));
-  for (const p of goDecodeProblems(withoutExpanded(parsed.doc).value, type))
-    ctx.fail(where(p.path), `${name} at ${p.path.join('.') || 'its top'}: ${p.message}: ${CONSEQUENCE}`);
+  const value = withoutExpanded(parsed.doc).value;
+  const decoded = goDecodeProblems(value, type);
+  // runtimeConfigValues.validate: each tenant's limits as Limits.Validate judges them, once the file decoded.
+  const tenants = decoded.length ? [] : Object.entries(isMap(dig(value, ['overrides'])) ? (dig(value, ['overrides']) as Record<string, unknown>) : {});
+  const refused = [
+    ...decoded,
+    ...tenants.flatMap(([tenant, limits]) => streamRetentionProblems(limits, ['overrides', tenant], `invalid override for tenant ${tenant}`)),
+  ];
+  for (const p of refused) ctx.fail(where(p.path), `${name} at ${p.path.join('.') || 'its top'}: ${p.message}: ${CONSEQUENCE}`);
 }
 
 /** A chart not rendered (offline): the blocks its values write into the file as they are. */

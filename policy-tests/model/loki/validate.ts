@@ -193,7 +193,25 @@ function compactorAndDirectoryProblems(doc: unknown): DecodeProblem[] {
   return out;
 }
 
+/**
+ * Limits.Validate's stream retention (pkg/validation/limits.go): each `retention_stream` rule keeps its streams at
+ * least 24h; the first refusal, wrapped as Config.Validate wraps it. Its selector's matchers are not parsed here.
+ */
+export function streamRetentionProblems(limits: unknown, at: (string | number)[], wrap: string): DecodeProblem[] {
+  const rules = list(dig(limits, ['retention_stream']));
+  for (const [i, rule] of rules.entries()) {
+    const period = dig(rule, ['period']);
+    if (ms(period) < DAY_MS)
+      return [{ path: [...at, 'retention_stream', i, 'period'], message: `${wrap}: retention period must be >= 24h was ${text(period) || '0s'}` }];
+  }
+  return [];
+}
+
 /** Every refusal Loki's validation makes of a file that decoded cleanly. */
 export function lokiValidationProblems(doc: unknown): DecodeProblem[] {
-  return [...schemaProblems(doc), ...compactorAndDirectoryProblems(doc)];
+  return [
+    ...schemaProblems(doc),
+    ...streamRetentionProblems(dig(doc, ['limits_config']), ['limits_config'], 'CONFIG ERROR: invalid limits_config config'),
+    ...compactorAndDirectoryProblems(doc),
+  ];
 }

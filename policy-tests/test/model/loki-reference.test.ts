@@ -124,6 +124,10 @@ describe("Loki's checks of a decoded file (Config.Validate)", () => {
       'compactor: CONFIG ERROR: invalid compactor config: compactor.delete-request-store should be configured when retention is enabled',
     ],
     [
+      file([period()], { limits_config: { retention_stream: [{ selector: '{a="b"}', priority: 1, period: '12h' }] } }),
+      'limits_config.retention_stream.0.period: CONFIG ERROR: invalid limits_config config: retention period must be >= 24h was 12h',
+    ],
+    [
       { schema_config: { configs: [period()] } },
       expect.stringContaining(
         '`tsdb` index type is configured in at least one schema period, however, `storage_config`, `tsdb_shipper`, `active_index_directory` is not set',

@@ -100,4 +100,10 @@ export const lokiRenderedMutations: Mutation[] = [
     mutate: swap(VALUES, '    delete_request_store: filesystem\n', '    delete_request_store: ""\n'),
     at: '  compactor:',
   },
+  {
+    check: CHECK,
+    why: 'a stream kept 12 hours by a retention_stream rule: Limits.Validate wants at least 24h, and Loki does not start',
+    mutate: swap(VALUES, '        period: 720h\n', '        period: 720h\n      - selector: \'{job="debug"}\'\n        priority: 2\n        period: 12h\n'),
+    at: 'period: 12h',
+  },
 ];
