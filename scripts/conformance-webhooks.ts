@@ -137,29 +137,18 @@ export function reportAlertmanager(checkout: string, print: (line: string) => vo
 
 /** Tempo's own example configurations, each of which Tempo loads, against the repository's reference; and whether that reference is the checkout's manifest. */
 export function reportTempo(checkout: string, print: (line: string) => void): void {
-  const text = readText(join(REPO_ROOT, facts.TEMPO_REFERENCE));
-  const doc = parseYaml(text) as { version?: string; pin?: { version?: string }; fields?: unknown; root?: unknown[]; names?: unknown[] };
-  if (typeof doc?.version !== 'string' || !doc.fields || !Array.isArray(doc.root) || !Array.isArray(doc.names))
-    throw new Error(`${facts.TEMPO_REFERENCE} cannot be read`);
-  const reference = {
-    ok: true as const,
-    data: undefined as never,
-    version: doc.version,
-    chartVersion: String(doc.pin?.version),
-    fields: doc.fields as never,
-    root: new Set(doc.root as string[]),
-    names: new Set(doc.names as string[]),
-  };
+  const reference = conformance.tempoFields(parseYaml(readText(join(REPO_ROOT, facts.TEMPO_REFERENCE))));
+  if ('problem' in reference) throw new Error(`${facts.TEMPO_REFERENCE} cannot be read: ${reference.problem}`);
   const dir = 'example/docker-compose';
   const files = (existsSync(join(checkout, dir)) ? readdirSync(join(checkout, dir), { recursive: true, encoding: 'utf8' }) : [])
     .map((f) => `${dir}/${f.split(sep).join('/')}`)
     .filter((f) => conformance.TEMPO_CONFIG_FILES.test(f))
     .map((name) => ({ name, text: readText(join(checkout, name)) }));
   report(
-    `Tempo's own example configurations (example/docker-compose), against the reference of Tempo ${doc.version}`,
+    `Tempo's own example configurations (example/docker-compose), against the reference of Tempo ${reference.version}`,
     conformance.tempoConfigAgreement(conformance.tempoConfigCases(files, reference)),
     print,
   );
-  const same = JSON.stringify(manifestTree(readText(join(checkout, 'docs/sources/tempo/configuration/manifest.md')))) === JSON.stringify(doc.fields);
+  const same = JSON.stringify(manifestTree(readText(join(checkout, 'docs/sources/tempo/configuration/manifest.md')))) === JSON.stringify(reference.fields);
   print(`  ${facts.TEMPO_REFERENCE}'s fields ${same ? 'are' : 'are not'} this checkout's manifest${same ? '' : ': refresh it with npm run tempo:reference'}\n`);
 }

@@ -4,13 +4,13 @@
  * none of them. A key it takes without judging counts as agreeing: Tempo takes it too.
  */
 import { parse as parseYaml } from 'yaml';
-import { tempoKeys, type TempoReference } from '../../model/tempo/config.ts';
+import { tempoKeys, type TempoFields } from '../../model/tempo/config.ts';
 import { textAgreement, type TextCase, type UpstreamTable } from './agreement.ts';
 
 /** The example files that are Tempo configurations (not Grafana's, not the load generator's). */
 export const TEMPO_CONFIG_FILES = /^example\/docker-compose\/[^/]+\/tempo[^/]*\.ya?ml$/;
 
-export function tempoConfigCases(files: readonly { name: string; text: string }[], reference: Extract<TempoReference, { ok: true }>): UpstreamTable<TextCase> {
+export function tempoConfigCases(files: readonly { name: string; text: string }[], reference: TempoFields): UpstreamTable<TextCase> {
   const table: UpstreamTable<TextCase> = { cases: [], unread: [] };
   for (const { name, text } of files)
     table.cases.push({

@@ -10,25 +10,16 @@
  * refusal placed on the values line that wrote it; offline on the values' config alone. Integrations other than
  * Slack and webhooks are decoded as a list, their fields said not judged.
  */
-import type { Path } from '../../model/core/positions.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { dig } from '../../model/core/dig.ts';
-import { secretEntries } from '../../model/core/secrets.ts';
 import { chartValues } from '../../model/helm/chart-values.ts';
 import { alertmanagerConfigProblems, unjudgedIntegrations } from '../../model/alertmanager/config.ts';
 import { CONFIG_PATH } from '../../model/monitoring/alertmanager.ts';
-import { parseDocument } from 'yaml';
+import { parseRenderedFile, placeInValues, renderedByChart, renderedFile } from '../../model/helm/chart-output.ts';
 
 const CHART = 'kube-prometheus-stack';
 const KEY = 'alertmanager.yaml';
 const CONSEQUENCE = 'Alertmanager (and the operator, which reads it first) refuses the configuration: the routing it carries never takes effect';
-
-/** The deepest start of `path` the values' config writes. */
-function writtenDepth(config: unknown, path: Path): number {
-  let depth = 0;
-  while (depth < path.length && dig(config, path.slice(0, depth + 1)) !== undefined) depth++;
-  return depth;
-}
 
 export const alertmanagerConfigCheck: PolicyCheck = {
   id: 'alertmanager-config-loads',
@@ -41,29 +32,24 @@ export const alertmanagerConfigCheck: PolicyCheck = {
   exemptible: false,
   run(ctx) {
     const values = chartValues(ctx.repo, CHART);
-    const rendered = ctx.resources.filter(
-      (r) => r.kind === 'Secret' && r.rendered?.source.startsWith(`chart ${CHART} `) && secretEntries(r.object).some((e) => e.key === KEY),
-    );
+    const rendered = ctx.resources.filter((r) => r.kind === 'Secret' && renderedByChart(r, CHART) && renderedFile(r, KEY) !== undefined);
     const judged = new Set<string>();
     for (const resource of rendered) {
-      const entry = secretEntries(resource.object).findLast((e) => e.key === KEY)!;
+      const file = renderedFile(resource, KEY)!;
       const app = resource.rendered!.app;
       judged.add(app);
-      const v = values.find((x) => x.appName === app);
-      const config = v && dig(v.values, [...CONFIG_PATH]);
-      const where = (path: Path) => {
-        const depth = config === undefined || path.length === 0 ? 0 : writtenDepth(config, path);
-        return depth > 0 ? { data: v!.source, path: [...CONFIG_PATH, ...path.slice(0, depth)] } : { resource, path: [entry.field, KEY] };
-      };
-      const document = parseDocument(entry.value, { uniqueKeys: true });
-      if (document.errors.length) {
-        ctx.fail(
-          { resource, path: [entry.field, KEY] },
-          `${resource.kind} ${resource.name}'s ${KEY} is no YAML Alertmanager reads (${document.errors[0]!.message.split('\n')[0]}): ${CONSEQUENCE}`,
-        );
+      // A path the values' config does not write at all stands on the rendered file.
+      const where = placeInValues(
+        { resource, path: file.path },
+        values.find((x) => x.appName === app),
+        (path) => ({ roots: [CONFIG_PATH], rest: path, minDepth: 1 }),
+      );
+      const parsed = parseRenderedFile(file.text);
+      if ('error' in parsed) {
+        ctx.fail({ resource, path: file.path }, `${resource.kind} ${resource.name}'s ${KEY} is no YAML Alertmanager reads (${parsed.error}): ${CONSEQUENCE}`);
         continue;
       }
-      const doc: unknown = document.toJS();
+      const doc = parsed.doc;
       for (const p of alertmanagerConfigProblems(doc)) ctx.fail(where(p.path), `${KEY} at ${p.path.join('.') || 'its top'}: ${p.message}: ${CONSEQUENCE}`);
       for (const path of unjudgedIntegrations(doc))
         ctx.notJudged(where(path), `${KEY} at ${path.join('.')}: the fields of this integration are not judged (the gate ports Slack and webhooks)`);

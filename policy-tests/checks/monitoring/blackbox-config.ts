@@ -17,6 +17,7 @@ import { owningApplication } from '../../model/argocd/argocd.ts';
 import { blackboxConfigProblems, unknownProbers } from '../../model/blackbox/config.ts';
 import { BLACKBOX_CHART, blackboxConfig } from '../../model/blackbox/exporter.ts';
 import { isMap } from '../../model/core/dig.ts';
+import { deepestWritten } from '../../model/helm/chart-output.ts';
 
 const CONSEQUENCE =
   'the exporter refuses its configuration: at start it exits, so every Probe through it fails and probe_success is never written; on a reload it keeps its old modules';
@@ -37,20 +38,6 @@ function refusals(config: unknown): Refusal[] {
   ];
 }
 
-/** The longest start of `path` the values write under `config`: where a refusal of the rendered file lands. */
-function writtenPrefix(values: Record<string, unknown>, path: Path): Path | undefined {
-  let at: unknown = values.config;
-  if (!isMap(at)) return undefined;
-  const prefix: (string | number)[] = ['config'];
-  for (const key of path) {
-    const next: unknown = Array.isArray(at) && typeof key === 'number' ? at[key] : isMap(at) ? at[String(key)] : undefined;
-    if (next === undefined) break;
-    prefix.push(key);
-    at = next;
-  }
-  return prefix;
-}
-
 function judgeRendered(ctx: CheckContext, resource: Resource, values: ChartValues | undefined): void {
   const config = blackboxConfig(resource)!;
   if ('error' in config.parsed) {
@@ -59,8 +46,8 @@ function judgeRendered(ctx: CheckContext, resource: Resource, values: ChartValue
   }
   const parsed = config.parsed.doc;
   for (const r of refusals(parsed)) {
-    const written = values && writtenPrefix(values.values, r.path);
-    const where = written ? { data: values.source, path: written } : { resource, path: config.path };
+    const written = values !== undefined && isMap(values.values.config) ? deepestWritten(values.values, [['config']], r.path)?.path : undefined;
+    const where = written && values ? { data: values.source, path: written } : { resource, path: config.path };
     ctx.fail(where, `${resource.kind} ${resource.name}'s blackbox.yaml at ${r.path.join('.')}: ${r.message}`);
   }
 }

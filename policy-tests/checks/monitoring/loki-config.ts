@@ -18,7 +18,7 @@ import type { Resource } from '../../model/core/manifest.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { chartValues, type ChartValues } from '../../model/helm/chart-values.ts';
 import { applicationsByName } from '../../model/argocd/argocd.ts';
-import { chartImageTags } from '../../model/helm/chart-images.ts';
+import { chartImageTags, parseRenderedFile, placeInValues } from '../../model/helm/chart-output.ts';
 import { dig, isMap } from '../../model/core/dig.ts';
 import { goDecodeProblems, type GoStruct } from '../../model/yaml/go-decode.ts';
 import { lokiValidationProblems, streamRetentionProblems, undecidedPeriods } from '../../model/loki/validate.ts';
@@ -30,7 +30,6 @@ import {
   LOKI_RUNTIME_KEY,
   LOKI_IMAGE,
   lokiReference,
-  parseLokiConfig,
   valuesConfigParts,
   valuesRootsOf,
 } from '../../model/loki/config.ts';
@@ -62,41 +61,14 @@ function withoutExpanded(value: unknown): { value: unknown; expanded: boolean } 
   return { value: walk(value), expanded };
 }
 
-/** How deep under `root` the values write `rest`: the longest start of it they hold, or -1 where they hold not even `root`. */
-function writtenDepth(values: Record<string, unknown>, root: Path, rest: Path): number {
-  if (dig(values, root) === undefined) return -1;
-  let depth = 0;
-  while (depth < rest.length && dig(values, [...root, ...rest.slice(0, depth + 1)]) !== undefined) depth++;
-  return depth;
-}
-
-/** Where the values write a path of a rendered file, the deepest the values reach: under `roots` (each the values' place of the path's first key). */
-function writtenAt(values: Record<string, unknown>, roots: readonly Path[], rest: Path): Path | undefined {
-  let best: { at: Path; depth: number } | undefined;
-  for (const root of roots) {
-    const depth = writtenDepth(values, root, rest);
-    if (depth >= 0 && (!best || depth > best.depth)) best = { at: [...root, ...rest.slice(0, depth)], depth };
-  }
-  return best?.at;
-}
-
-/** A rendered file and what the values write of it: where a path of the file lands. */
-function placer(resource: Resource, filePath: string[], values: ChartValues | undefined, rootsOf: (path: Path) => { roots: readonly Path[]; rest: Path }) {
-  return (path: Path) => {
-    const { roots, rest } = rootsOf(path);
-    const written = values && path.length > 0 ? writtenAt(values.values, roots, rest) : undefined;
-    return written ? { data: values!.source, path: written } : { resource, path: filePath };
-  };
-}
-
 function judgeRendered(ctx: CheckContext, resource: Resource, type: GoStruct, values: ChartValues | undefined): void {
   const file = lokiConfigFile(resource)!;
-  const parsed = parseLokiConfig(file.text);
+  const parsed = parseRenderedFile(file.text);
   const name = `${resource.kind} ${resource.name}'s ${file.path.at(-1)}`;
   if ('error' in parsed) return ctx.fail({ resource, path: file.path }, `${name} is no YAML Loki reads (${parsed.error}): ${CONSEQUENCE}`);
   const { value, expanded } = withoutExpanded(parsed.doc);
   if (expanded) ctx.notJudged({ resource, path: file.path }, `${name} holds values Loki takes from its environment (-config.expand-env): those are not judged`);
-  const where = placer(resource, file.path, values, (path) => ({ roots: valuesRootsOf(String(path[0])), rest: path.slice(1) }));
+  const where = placeInValues({ resource, path: file.path }, values, (path) => ({ roots: valuesRootsOf(String(path[0])), rest: path.slice(1) }));
   const decoded = goDecodeProblems(value, type);
   // Loki validates only what decoded; its checks then run on the file with its defaults, so they are judged on the rendered file alone.
   const refused = decoded.length ? decoded : lokiValidationProblems(value);
@@ -112,10 +84,10 @@ function judgeRendered(ctx: CheckContext, resource: Resource, type: GoStruct, va
 /** The runtime file (per-tenant overrides), which `loki.runtimeConfig` writes whole. */
 function judgeRuntime(ctx: CheckContext, resource: Resource, type: GoStruct, values: ChartValues | undefined): void {
   const file = lokiFile(resource, LOKI_RUNTIME_KEY)!;
-  const parsed = parseLokiConfig(file.text);
+  const parsed = parseRenderedFile(file.text);
   const name = `${resource.kind} ${resource.name}'s ${LOKI_RUNTIME_KEY}`;
   if ('error' in parsed) return ctx.fail({ resource, path: file.path }, `${name} is no YAML Loki reads (${parsed.error}): ${CONSEQUENCE}`);
-  const where = placer(resource, file.path, values, (path) => ({ roots: [RUNTIME_VALUES], rest: path }));
+  const where = placeInValues({ resource, path: file.path }, values, (path) => ({ roots: [RUNTIME_VALUES], rest: path }));
   const value = withoutExpanded(parsed.doc).value;
   const decoded = goDecodeProblems(value, type);
   // runtimeConfigValues.validate: each tenant's limits as Limits.Validate judges them, once the file decoded.

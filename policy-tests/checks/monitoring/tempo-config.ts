@@ -11,23 +11,18 @@ import type { Path } from '../../model/core/positions.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { chartValues } from '../../model/helm/chart-values.ts';
 import { applicationsByName } from '../../model/argocd/argocd.ts';
-import { chartImageTags } from '../../model/helm/chart-images.ts';
+import { chartImageTags, parseRenderedFile, placeInValues } from '../../model/helm/chart-output.ts';
 import { dig } from '../../model/core/dig.ts';
-import { parseDocument } from 'yaml';
 import { TEMPO_CHART, TEMPO_REFERENCE, TEMPO_VALUES_BLOCKS, tempoConfigFile, tempoKeys, tempoReference, type TempoVerdict } from '../../model/tempo/config.ts';
 
 const CONSEQUENCE = 'Tempo refuses its configuration and exits at start: no trace is stored, and every OTLP push to it fails';
 const REFRESH = 'npm run tempo:reference -- --from <clone of grafana/tempo> --ref v<the chart appVersion> --chart-version <the chart version>';
 const TAKEN = 'a field the manifest does not list here but some struct of Tempo has: whether this one has it is not judged';
 
-/** Where the values write a path of the rendered file: the block it lies in, as deep as the values go. */
-function writtenAt(values: Record<string, unknown>, path: Path): Path | undefined {
-  const block = TEMPO_VALUES_BLOCKS.find((b) => b.file.every((k, i) => path[i] === k));
-  if (!block || dig(values, block.values) === undefined) return undefined;
-  const rest = path.slice(block.file.length);
-  let depth = 0;
-  while (depth < rest.length && dig(values, [...block.values, ...rest.slice(0, depth + 1)]) !== undefined) depth++;
-  return [...block.values, ...rest.slice(0, depth)];
+/** The values' places of a path of the rendered file: the block the chart's template writes it from, if any. */
+function writtenFrom(path: Path): { roots: readonly Path[]; rest: Path } {
+  const block = TEMPO_VALUES_BLOCKS.find((b) => b.file.every((k, n) => path[n] === k));
+  return block ? { roots: [block.values], rest: path.slice(block.file.length) } : { roots: [], rest: path };
 }
 
 function report(ctx: CheckContext, verdict: TempoVerdict, place: (path: Path) => Parameters<CheckContext['fail']>[0], name: string): void {
@@ -68,16 +63,12 @@ export const tempoConfigCheck: PolicyCheck = {
         );
         continue;
       }
-      const document = parseDocument(file.text, { uniqueKeys: true });
-      if (document.errors.length) {
-        ctx.fail({ resource, path: file.path }, `${name} is no YAML Tempo reads (${document.errors[0]!.message.split('\n')[0]}): ${CONSEQUENCE}`);
+      const parsed = parseRenderedFile(file.text);
+      if ('error' in parsed) {
+        ctx.fail({ resource, path: file.path }, `${name} is no YAML Tempo reads (${parsed.error}): ${CONSEQUENCE}`);
         continue;
       }
-      const place = (path: Path) => {
-        const written = v && writtenAt(v.values, path);
-        return written ? { data: v.source, path: written } : { resource, path: file.path };
-      };
-      report(ctx, tempoKeys(document.toJS(), [], reference), place, name);
+      report(ctx, tempoKeys(parsed.doc, [], reference), placeInValues({ resource, path: file.path }, v, writtenFrom), name);
     }
     for (const v of values.filter((x) => !judged.has(x.appName))) {
       const pinned = applicationsByName(ctx.repo)

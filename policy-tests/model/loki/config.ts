@@ -5,11 +5,10 @@
  * template writes into it as they are (18.x: `loki.<block>` under the same name, three renamed, `loki.structuredConfig`
  * merged over all of it).
  */
-import { parseDocument } from 'yaml';
 import { dig, isMap } from '../core/dig.ts';
 import type { Path } from '../core/positions.ts';
 import type { Resource } from '../core/manifest.ts';
-import { secretEntries } from '../core/secrets.ts';
+import { renderedByChart, renderedFile, type RenderedFile } from '../helm/chart-output.ts';
 import type { DataFile } from '../repository/data-file.ts';
 import type { Repo } from '../repository/repo.ts';
 import { perRepo } from '../repository/per-repo.ts';
@@ -68,27 +67,14 @@ export function valuesConfigParts(values: Record<string, unknown>): { block: str
   return parts;
 }
 
-export interface LokiConfigFile {
-  text: string;
-  /** Where in the object it is written. */
-  path: string[];
-}
-
 /**
  * A file a ConfigMap or Secret the loki chart rendered holds (a Secret's stringData wins over its data): its
  * config.yaml, or its runtime-config.yaml (the ConfigMap `<release>-runtime`, from `loki.runtimeConfig`).
  */
-export function lokiFile(r: Resource, key: typeof LOKI_CONFIG_KEY | typeof LOKI_RUNTIME_KEY = LOKI_CONFIG_KEY): LokiConfigFile | undefined {
-  if (!r.rendered?.source.startsWith(`chart ${LOKI_CHART} `)) return undefined;
-  if (r.kind === 'ConfigMap') {
-    const text = dig(r.object, ['data', key]);
-    return typeof text === 'string' ? { text, path: ['data', key] } : undefined;
-  }
-  const entry = r.kind === 'Secret' ? secretEntries(r.object).findLast((e) => e.key === key) : undefined;
-  return entry && { text: entry.value, path: [entry.field, key] };
-}
+export const lokiFile = (r: Resource, key: typeof LOKI_CONFIG_KEY | typeof LOKI_RUNTIME_KEY = LOKI_CONFIG_KEY): RenderedFile | undefined =>
+  renderedByChart(r, LOKI_CHART) ? renderedFile(r, key) : undefined;
 
-export const lokiConfigFile = (r: Resource): LokiConfigFile | undefined => lokiFile(r, LOKI_CONFIG_KEY);
+export const lokiConfigFile = (r: Resource): RenderedFile | undefined => lokiFile(r, LOKI_CONFIG_KEY);
 
 export type LokiReference =
   | { ok: true; data: DataFile; version: string; chartVersion: string; type: GoStruct; runtime: GoStruct }
@@ -104,10 +90,3 @@ export const lokiReference = perRepo((repo: Repo): LokiReference | undefined => 
   const type = referenceTypes(read.catalog);
   return { ok: true, data, version: read.version, chartVersion: read.chartVersion, type, runtime: runtimeConfigType(type) };
 });
-
-/** Loki's file as its parser reads it: the document, or the parser's first line (a duplicate key among them). */
-export function parseLokiConfig(text: string): { doc: unknown } | { error: string } {
-  const document = parseDocument(text, { uniqueKeys: true });
-  const error = document.errors[0];
-  return error ? { error: error.message.split('\n')[0] ?? '' } : { doc: document.toJS() as unknown };
-}

@@ -13,6 +13,7 @@ import type { Resource } from '../core/manifest.ts';
 import type { DataFile } from '../repository/data-file.ts';
 import type { Repo } from '../repository/repo.ts';
 import { perRepo } from '../repository/per-repo.ts';
+import { renderedByChart, renderedFile, type RenderedFile } from '../helm/chart-output.ts';
 
 export const TEMPO_CHART = 'tempo';
 export const TEMPO_CONFIG_KEY = 'tempo.yaml';
@@ -32,19 +33,32 @@ export const TEMPO_VALUES_BLOCKS: readonly { file: Path; values: Path }[] = [
 
 type Tree = { readonly [key: string]: Tree | '.' };
 
-export type TempoReference =
-  | { ok: true; data: DataFile; version: string; chartVersion: string; fields: Tree; root: ReadonlySet<string>; names: ReadonlySet<string> }
-  | { ok: false; data: DataFile; problem: string };
+/** The fields a reference holds, read from its document. */
+export interface TempoFields {
+  version: string;
+  chartVersion: string;
+  fields: Tree;
+  root: ReadonlySet<string>;
+  names: ReadonlySet<string>;
+}
+
+export type TempoReference = ({ ok: true; data: DataFile } & TempoFields) | { ok: false; data: DataFile; problem: string };
+
+/** A reference document's fields, or why it holds none. */
+export function tempoFields(doc: unknown): TempoFields | { problem: string } {
+  const [version, chartVersion, fields, root, names] = ['version', 'pin.version', 'fields', 'root', 'names'].map((k) => dig(doc, k.split('.')));
+  if (typeof version !== 'string' || typeof chartVersion !== 'string' || !isMap(fields) || !Array.isArray(root) || !Array.isArray(names))
+    return { problem: 'it needs version, pin.version, fields, root and names (npm run tempo:reference writes them)' };
+  const asSet = (list: unknown[]) => new Set(list.filter((x): x is string => typeof x === 'string'));
+  return { version, chartVersion, fields: fields as Tree, root: asSet(root), names: asSet(names) };
+}
 
 export const tempoReference = perRepo((repo: Repo): TempoReference | undefined => {
   const data = repo.dataFiles.get(TEMPO_REFERENCE);
   if (!data) return undefined;
   if (data.errors.length) return { ok: false, data, problem: data.errors[0]! };
-  const [version, chartVersion, fields, root, names] = ['version', 'pin.version', 'fields', 'root', 'names'].map((k) => dig(data.data, k.split('.')));
-  if (typeof version !== 'string' || typeof chartVersion !== 'string' || !isMap(fields) || !Array.isArray(root) || !Array.isArray(names))
-    return { ok: false, data, problem: 'it needs version, pin.version, fields, root and names (npm run tempo:reference writes them)' };
-  const asSet = (list: unknown[]) => new Set(list.filter((x): x is string => typeof x === 'string'));
-  return { ok: true, data, version, chartVersion, fields: fields as Tree, root: asSet(root), names: asSet(names) };
+  const read = tempoFields(data.data);
+  return 'problem' in read ? { ok: false, data, problem: read.problem } : { ok: true, data, ...read };
 });
 
 export interface TempoVerdict {
@@ -55,7 +69,7 @@ export interface TempoVerdict {
 }
 
 /** Every key of `doc` under `at` (a path of Tempo's file) held to the reference. */
-export function tempoKeys(doc: unknown, at: Path, ref: Extract<TempoReference, { ok: true }>): TempoVerdict {
+export function tempoKeys(doc: unknown, at: Path, ref: TempoFields): TempoVerdict {
   const verdict: TempoVerdict = { refused: [], taken: [] };
   let tree: Tree | '.' = ref.fields;
   for (const key of at) tree = tree === '.' ? '.' : (tree[String(key)] ?? '.');
@@ -74,8 +88,4 @@ export function tempoKeys(doc: unknown, at: Path, ref: Extract<TempoReference, {
 }
 
 /** The tempo.yaml a ConfigMap or Secret the tempo chart rendered holds. */
-export function tempoConfigFile(r: Resource): { text: string; path: string[] } | undefined {
-  if (!r.rendered?.source.startsWith(`chart ${TEMPO_CHART} `) || r.kind !== 'ConfigMap') return undefined;
-  const text = dig(r.object, ['data', TEMPO_CONFIG_KEY]);
-  return typeof text === 'string' ? { text, path: ['data', TEMPO_CONFIG_KEY] } : undefined;
-}
+export const tempoConfigFile = (r: Resource): RenderedFile | undefined => (renderedByChart(r, TEMPO_CHART) ? renderedFile(r, TEMPO_CONFIG_KEY) : undefined);
