@@ -5,13 +5,12 @@
  * generates by marshalling its default configuration), the root struct's fields (cmd/tempo/app/config.go, which the
  * manifest leaves out where a default is empty), and every yaml field name of Tempo's own source, at the tag.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { parse, parseDocument, stringify } from 'yaml';
-import { runCommand, UsageError, type CommandIo } from '../lib/command.ts';
+import { parse, stringify } from 'yaml';
+import type { CommandIo } from '../lib/command.ts';
 import { writeInCheckout } from '../lib/checkout-write.ts';
 import { grepUpstream, readUpstreamFile } from '../lib/upstream-source.ts';
-import { REPO_ROOT, facts } from '../../policy-tests/index.ts';
+import { facts } from '../../policy-tests/index.ts';
+import { referenceCommand, refreshTarget, type RefreshOptions } from './program-reference.ts';
 
 const MANIFEST = 'docs/sources/tempo/configuration/manifest.md';
 const ROOT_CONFIG = 'cmd/tempo/app/config.go';
@@ -37,18 +36,9 @@ export function structFields(goSource: string, name: string): string[] {
   return [...body.matchAll(YAML_TAG)].map((m) => m[1]!);
 }
 
-export async function refreshTempoReference(o: { root: string; from: string; ref?: string; chartVersion?: string }): Promise<string> {
+export async function refreshTempoReference(o: RefreshOptions): Promise<string> {
   const file = facts.TEMPO_REFERENCE;
-  let previous: { source?: { ref?: string; repository?: string }; pin?: { version?: string } } = {};
-  try {
-    previous = (parseDocument(readFileSync(join(o.root, file), 'utf8')).toJS() ?? {}) as typeof previous;
-  } catch {
-    // No reference yet: the options say everything.
-  }
-  const repository = previous.source?.repository ?? 'https://github.com/grafana/tempo';
-  const ref = o.ref ?? previous.source?.ref;
-  const chartVersion = o.chartVersion ?? previous.pin?.version;
-  if (!ref || !chartVersion) throw new UsageError(`${file} names no source.ref or pin.version: give --ref <tag> and --chart-version <tempo chart version>`);
+  const { repository, ref, chartVersion } = refreshTarget(o, file, 'https://github.com/grafana/tempo');
   const fields = manifestTree(await readUpstreamFile(repository, { ref, file: MANIFEST }, o.from));
   const root = structFields(await readUpstreamFile(repository, { ref, file: ROOT_CONFIG }, o.from), 'Config');
   // Tempo's own structs (dskit's and the collector's, under vendor/, are in the manifest where Tempo uses them).
@@ -72,34 +62,19 @@ export async function refreshTempoReference(o: { root: string; from: string; ref
   return `wrote ${file}: ${root.length} root fields, ${names.length} field names, Tempo ${body.version}`;
 }
 
-export async function main(argv: string[], io?: CommandIo): Promise<number> {
-  const out = (line: string) => (io ?? { stdout: (t: string) => process.stdout.write(t) }).stdout(`${line}\n`);
-  return runCommand(
+export const main = (argv: string[], io?: CommandIo): Promise<number> =>
+  referenceCommand(
     {
       name: 'tempo:reference',
-      usage: 'tempo:reference --from <clone of grafana/tempo> [--ref <tag>] [--chart-version <v>] [--root <repo>]',
+      project: 'grafana/tempo',
       help: `Rewrites ${facts.TEMPO_REFERENCE}: Tempo's configuration fields at --ref (default: the tag it was read at),
 from ${MANIFEST}, ${ROOT_CONFIG} and the yaml tags of the local clone --from names.
 --chart-version sets pin.version, the tempo chart whose Tempo it is.`,
-      options: { from: { type: 'string' }, ref: { type: 'string' }, 'chart-version': { type: 'string' }, root: { type: 'string' } },
-      positionals: { min: 0, max: 0 },
-      async run({ values }) {
-        if (values.from === undefined) throw new UsageError('--from <local clone of grafana/tempo> is needed: the field names are read from its tree');
-        out(
-          await refreshTempoReference({
-            root: (values.root as string | undefined) ?? REPO_ROOT,
-            from: String(values.from),
-            ref: values.ref as string | undefined,
-            chartVersion: values['chart-version'] as string | undefined,
-          }),
-        );
-        return 0;
-      },
+      refresh: refreshTempoReference,
     },
     argv,
     io,
   );
-}
 
 const isMain = process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'));
 if (isMain) process.exitCode = await main(process.argv.slice(2));
