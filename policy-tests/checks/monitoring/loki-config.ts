@@ -17,8 +17,7 @@ import type { Path } from '../../model/core/positions.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { chartValues, type ChartValues } from '../../model/helm/chart-values.ts';
-import { applicationsByName } from '../../model/argocd/argocd.ts';
-import { chartImageTags, parseRenderedFile, placeInValues } from '../../model/helm/chart-output.ts';
+import { parseRenderedFile, pinnedVersionMiss, placeInValues, renderedVersionMiss } from '../../model/helm/chart-output.ts';
 import { dig, isMap } from '../../model/core/dig.ts';
 import { goDecodeProblems, type GoStruct } from '../../model/yaml/go-decode.ts';
 import { lokiValidationProblems, streamRetentionProblems, undecidedPeriods } from '../../model/loki/validate.ts';
@@ -150,12 +149,16 @@ export const lokiConfigCheck: PolicyCheck = {
     for (const resource of rendered) {
       const app = resource.rendered!.app;
       judged.add(app);
-      const runs = [...chartImageTags(ctx.resources, { app, chart: LOKI_CHART, image: LOKI_IMAGE })];
-      if (runs.length > 0 && !runs.includes(reference.version)) {
-        ctx.notJudged(
-          { resource, path: lokiConfigFile(resource)!.path },
-          `the chart runs Loki ${runs.join(', ')}, the reference was read for ${reference.version}: refresh it (${REFRESH})`,
-        );
+      const miss = renderedVersionMiss(ctx.resources, {
+        app,
+        chart: LOKI_CHART,
+        image: LOKI_IMAGE,
+        program: 'Loki',
+        version: reference.version,
+        refresh: REFRESH,
+      });
+      if (miss) {
+        ctx.notJudged({ resource, path: lokiConfigFile(resource)!.path }, miss);
         continue;
       }
       const appValues = values.find((v) => v.appName === app);
@@ -163,15 +166,9 @@ export const lokiConfigCheck: PolicyCheck = {
       for (const runtime of runtimes.filter((r) => r.rendered!.app === app)) judgeRuntime(ctx, runtime, reference.runtime, appValues);
     }
     for (const v of values.filter((x) => !judged.has(x.appName))) {
-      const pinned = applicationsByName(ctx.repo)
-        .get(v.appName)
-        ?.sources.find((s) => s.chart === LOKI_CHART)?.targetRevision;
-      if (pinned === reference.chartVersion) judgeValues(ctx, v, reference.type, reference.runtime);
-      else
-        ctx.notJudged(
-          { data: v.source, path: ['loki'] },
-          `Application ${v.appName} deploys chart ${LOKI_CHART} ${pinned ?? '(no version)'}, the reference was read for ${reference.chartVersion}: judged once the chart renders, or after a refresh (${REFRESH})`,
-        );
+      const miss = pinnedVersionMiss(ctx.repo, { app: v.appName, chart: LOKI_CHART, chartVersion: reference.chartVersion, refresh: REFRESH });
+      if (miss) ctx.notJudged({ data: v.source, path: ['loki'] }, miss);
+      else judgeValues(ctx, v, reference.type, reference.runtime);
     }
   },
 };

@@ -10,8 +10,7 @@
 import type { Path } from '../../model/core/positions.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { chartValues } from '../../model/helm/chart-values.ts';
-import { applicationsByName } from '../../model/argocd/argocd.ts';
-import { chartImageTags, parseRenderedFile, placeInValues } from '../../model/helm/chart-output.ts';
+import { parseRenderedFile, pinnedVersionMiss, placeInValues, renderedVersionMiss } from '../../model/helm/chart-output.ts';
 import { dig } from '../../model/core/dig.ts';
 import { TEMPO_CHART, TEMPO_REFERENCE, TEMPO_VALUES_BLOCKS, tempoConfigFile, tempoKeys, tempoReference, type TempoVerdict } from '../../model/tempo/config.ts';
 
@@ -55,12 +54,16 @@ export const tempoConfigCheck: PolicyCheck = {
         ctx.notJudged({ resource, path: file.path }, `no ${TEMPO_REFERENCE}: Tempo's configuration is not judged (${REFRESH})`);
         continue;
       }
-      const runs = [...chartImageTags(ctx.resources, { app, chart: TEMPO_CHART, image: 'grafana/tempo' })];
-      if (runs.length > 0 && !runs.includes(reference.version)) {
-        ctx.notJudged(
-          { resource, path: file.path },
-          `the chart runs Tempo ${runs.join(', ')}, the reference was read for ${reference.version}: refresh it (${REFRESH})`,
-        );
+      const miss = renderedVersionMiss(ctx.resources, {
+        app,
+        chart: TEMPO_CHART,
+        image: 'grafana/tempo',
+        program: 'Tempo',
+        version: reference.version,
+        refresh: REFRESH,
+      });
+      if (miss) {
+        ctx.notJudged({ resource, path: file.path }, miss);
         continue;
       }
       const parsed = parseRenderedFile(file.text);
@@ -71,18 +74,11 @@ export const tempoConfigCheck: PolicyCheck = {
       report(ctx, tempoKeys(parsed.doc, [], reference), placeInValues({ resource, path: file.path }, v, writtenFrom), name);
     }
     for (const v of values.filter((x) => !judged.has(x.appName))) {
-      const pinned = applicationsByName(ctx.repo)
-        .get(v.appName)
-        ?.sources.find((s) => s.chart === TEMPO_CHART)?.targetRevision;
-      if (!reference || pinned !== reference.chartVersion) {
-        ctx.notJudged(
-          { data: v.source, path: ['tempo'] },
-          reference
-            ? `Application ${v.appName} deploys chart ${TEMPO_CHART} ${pinned ?? '(no version)'}, the reference was read for ${reference.chartVersion}: judged once the chart renders, or after a refresh (${REFRESH})`
-            : `no ${TEMPO_REFERENCE}: Tempo's configuration is not judged (${REFRESH})`,
-        );
-        continue;
-      }
+      const miss = reference
+        ? pinnedVersionMiss(ctx.repo, { app: v.appName, chart: TEMPO_CHART, chartVersion: reference.chartVersion, refresh: REFRESH })
+        : `no ${TEMPO_REFERENCE}: Tempo's configuration is not judged (${REFRESH})`;
+      if (miss !== undefined) ctx.notJudged({ data: v.source, path: ['tempo'] }, miss);
+      if (miss !== undefined || !reference) continue;
       for (const block of TEMPO_VALUES_BLOCKS) {
         const value = dig(v.values, block.values);
         if (value === undefined) continue;

@@ -11,6 +11,8 @@ import type { Path } from '../core/positions.ts';
 import { secretEntries } from '../core/secrets.ts';
 import { imageParts, podSpecOf } from '../core/workloads.ts';
 import type { DataFile } from '../repository/data-file.ts';
+import type { Repo } from '../repository/repo.ts';
+import { applicationsByName } from '../argocd/argocd.ts';
 
 export interface RenderedFile {
   text: string;
@@ -77,4 +79,28 @@ export function parseRenderedFile(text: string): { doc: unknown } | { error: str
   const document = parseDocument(text, { uniqueKeys: true });
   const error = document.errors[0];
   return error ? { error: error.message.split('\n')[0] ?? '' } : { doc: document.toJS() as unknown };
+}
+
+/**
+ * Why a reference read for one version of a program does not judge what a chart renders for an Application: the
+ * chart's workloads run another version of its image (none at all judges: the render names no image of it).
+ */
+export function renderedVersionMiss(
+  resources: readonly Resource[],
+  o: { app: string; chart: string; image: string; program: string; version: string; refresh: string },
+): string | undefined {
+  const runs = [...chartImageTags(resources, o)];
+  return runs.length > 0 && !runs.includes(o.version)
+    ? `the chart runs ${o.program} ${runs.join(', ')}, the reference was read for ${o.version}: refresh it (${o.refresh})`
+    : undefined;
+}
+
+/** Why a reference read for one chart version does not judge an Application's values offline: it deploys another. */
+export function pinnedVersionMiss(repo: Repo, o: { app: string; chart: string; chartVersion: string; refresh: string }): string | undefined {
+  const pinned = applicationsByName(repo)
+    .get(o.app)
+    ?.sources.find((s) => s.chart === o.chart)?.targetRevision;
+  return pinned === o.chartVersion
+    ? undefined
+    : `Application ${o.app} deploys chart ${o.chart} ${pinned ?? '(no version)'}, the reference was read for ${o.chartVersion}: judged once the chart renders, or after a refresh (${o.refresh})`;
 }
