@@ -24,14 +24,18 @@ export const GO_DURATION: GoType = {
   type: 'time.Duration',
   parse: (s) => (/^[-+]?[0-9]+$/.test(s) || goParseDuration(s).ok ? undefined : `time: invalid duration "${s}"`),
 };
-/** amcommoncfg's parseURL (URL, SecretURL): an http or https URL with a host; `<secret>` is a SecretURL's hidden value. */
+/**
+ * amcommoncfg's parseURL (URL, SecretURL): an http or https URL with a host; `<secret>` is a SecretURL's hidden value.
+ * The URL itself is never quoted: a webhook's or Slack's URL carries its token, and a finding is printed into the pull
+ * request's report (Alertmanager prints `<secret>` for it too).
+ */
 function urlProblem(s: string): string | undefined {
   if (s === '<secret>') return undefined;
   let u: URL;
   try {
     u = new URL(s);
   } catch {
-    return `parse "${s}": invalid URL`;
+    return 'parse <secret>: invalid URL';
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') return `unsupported scheme "${u.protocol.slice(0, -1)}" for URL`;
   return u.host === '' ? 'host missing' : undefined;

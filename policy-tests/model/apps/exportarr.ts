@@ -90,7 +90,8 @@ export function exportarrSettingProblems(s: ExportarrSettings): { key: string; m
   if (value('config') === undefined) {
     const url = value('url');
     if (url === undefined || url === '') out.push({ key: 'url', message: 'url is required' });
-    else if (url !== '<from>' && !/^[a-z][a-z0-9+.-]*:\/\/[^/\s]+/i.test(url)) out.push({ key: 'url', message: `url ${JSON.stringify(url)} is no URL` });
+    // Not quoted: a URL may carry a login (http://user:password@host).
+    else if (url !== '<from>' && !/^[a-z][a-z0-9+.-]*:\/\/[^/\s]+/i.test(url)) out.push({ key: 'url', message: 'url is no URL (a scheme, :// and a host)' });
     if (value('api-key') === undefined && value('api-key-file') === undefined) out.push({ key: 'api-key', message: 'api-key is required' });
   }
   return out;

@@ -27,4 +27,15 @@ describe('alertmanager-config-loads', () => {
     expect(failed).toEqual([]);
     expect(notJudged).toEqual([expect.stringContaining('receivers.0.email_configs: the fields of this integration are not judged')]);
   });
+
+  it("never quotes a receiver's URL, which carries its token", async () => {
+    const broken = swap(
+      VALUES,
+      '          - url: https://watchdog.homelab.example.net/heartbeat\n',
+      '          - url: "https://hooks example.net/T0KEN-s3cret"\n',
+    );
+    const { failed } = await onBrokenCopy(CHECK, broken);
+    expect(failed.map((f) => f.message)).toEqual([expect.stringContaining('parse <secret>: invalid URL')]);
+    expect(failed[0]!.message).not.toContain('s3cret');
+  });
 });
