@@ -133,6 +133,8 @@ export function reportAlertmanager(checkout: string, print: (line: string) => vo
   const testdata = (file: string) => (existsSync(join(checkout, 'config/testdata', file)) ? readText(join(checkout, 'config/testdata', file)) : undefined);
   const table = conformance.alertmanagerConfigCases(readText(join(checkout, 'config/config_test.go')), testdata);
   report("Alertmanager's configuration tests (config/config_test.go)", conformance.alertmanagerConfigAgreement(table), print);
+  const matchers = conformance.alertmanagerMatcherCases(readText(join(checkout, 'pkg/labels/parse_test.go')));
+  report("Alertmanager's classic matchers parser tests (pkg/labels/parse_test.go)", conformance.alertmanagerConfigAgreement(matchers), print);
 }
 
 /** Tempo's own example configurations, each of which Tempo loads, against the repository's reference; and whether that reference is the checkout's manifest. */

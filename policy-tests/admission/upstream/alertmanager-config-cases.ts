@@ -8,6 +8,8 @@
 import { parse as parseYaml } from 'yaml';
 import { alertmanagerConfigProblems } from '../../model/alertmanager/config.ts';
 import { OTHER_INTEGRATIONS } from '../../model/alertmanager/receivers.ts';
+import { parseMatchers } from '../../model/alertmanager/matchers.ts';
+import { goUnquote } from '../../model/go/strconv.ts';
 import { textAgreement, type TextCase, type UpstreamTable } from './agreement.ts';
 
 const GO_STRING = String.raw`("(?:[^"\\]|\\.)*"|\x60[^\x60]*\x60)`;
@@ -69,6 +71,53 @@ export function alertmanagerConfigCases(configTest: string, testdata: (file: str
         why: 'it is about the global settings of an integration the gate does not port',
       });
     else table.cases.push({ test: 'TestEmptyConfigOfIntegration', name: integration, judge: () => verdict(text), want });
+  }
+  return table;
+}
+
+const MATCH_TYPES: Record<string, string> = { MatchEqual: '=', MatchNotEqual: '!=', MatchRegexp: '=~', MatchNotRegexp: '!~' };
+const shownMatchers = (ms: readonly { type: string; name: string; value: string }[]) => JSON.stringify(ms.map((m) => [m.name, m.type, m.value]));
+
+/**
+ * The rows of pkg/labels/parse_test.go's TestMatchers (the classic matchers parser the operator loads the configuration
+ * with): each input with the matchers it reads to (NewMatcher's type, name and value, in order) or its error.
+ */
+export function alertmanagerMatcherCases(parseTest: string): UpstreamTable<TextCase> {
+  const table: UpstreamTable<TextCase> = { cases: [], unread: [] };
+  const body = /func TestMatchers\(t \*testing\.T\) \{[\s\S]*?\n}\n/.exec(parseTest)?.[0] ?? '';
+  const rows = body.matchAll(
+    new RegExp(
+      String.raw`input:\s*${GO_STRING},\s*(?:err:\s*${GO_STRING}|want:\s*make\(\[\]\*Matcher, 0\)|want: func\(\) \[\]\*Matcher \{([\s\S]*?)\n\t*\}\(\))`,
+      'g',
+    ),
+  );
+  for (const [, input, err, want] of rows) {
+    const text = goUnquote(input!);
+    const wanted =
+      err !== undefined
+        ? goUnquote(err)
+        : want === undefined
+          ? '[]'
+          : (() => {
+              const ms = [...want.matchAll(new RegExp(String.raw`NewMatcher\((\w+), ${GO_STRING}, ${GO_STRING}\)`, 'g'))].map(([, type, name, value]) => ({
+                type: MATCH_TYPES[type!] ?? '?',
+                name: goUnquote(name!) ?? '?',
+                value: goUnquote(value!) ?? '?',
+              }));
+              return shownMatchers(ms);
+            })();
+    if (text === undefined || wanted === undefined)
+      table.unread.push({ name: `TestMatchers/${input}`, why: 'its input or expectation is not a Go string the reader reads' });
+    else
+      table.cases.push({
+        test: 'TestMatchers',
+        name: text,
+        judge: () => {
+          const got = parseMatchers(text);
+          return 'error' in got ? got.error : shownMatchers(got);
+        },
+        want: wanted,
+      });
   }
   return table;
 }

@@ -289,7 +289,7 @@ export {
 } from './talos.ts';
 export { blackboxConfigAgreement, blackboxConfigCases } from './blackbox-config-cases.ts';
 export { LOKI_CONFIG_FILES, lokiConfigAgreement, lokiConfigCases } from './loki-config-cases.ts';
-export { alertmanagerConfigAgreement, alertmanagerConfigCases } from './alertmanager-config-cases.ts';
+export { alertmanagerConfigAgreement, alertmanagerConfigCases, alertmanagerMatcherCases } from './alertmanager-config-cases.ts';
 export { TEMPO_CONFIG_FILES, tempoConfigAgreement, tempoConfigCases } from './tempo-config-cases.ts';
 export { tempoFields } from '../../model/tempo/config.ts';
 export { referenceCatalog as lokiReferenceCatalog, referenceTypes as lokiReferenceTypes } from '../../model/loki/reference.ts';

@@ -24,7 +24,7 @@ const CONSEQUENCE = 'Alertmanager (and the operator, which reads it first) refus
 export const alertmanagerConfigCheck: PolicyCheck = {
   id: 'alertmanager-config-loads',
   description:
-    "Alertmanager loads the configuration the repository gives it (v0.34.0's Load: every field one of its structs has, of its type, routes naming receivers that exist, a root route with a receiver and no matchers, non-zero intervals, unique receiver names, time intervals that exist, Slack and webhook integrations with their URL, prometheus/common's HTTP client checks); otherwise the operator and Alertmanager refuse it and the routing it carries never takes effect (A11-A15).",
+    "Alertmanager loads the configuration the repository gives it (v0.34.0's Load: every field one of its structs has, of its type, routes naming receivers that exist, a root route with a receiver and no matchers, matchers the classic parser reads, non-zero intervals, unique receiver names, time intervals that exist, Slack and webhook integrations with their URL, prometheus/common's HTTP client checks); otherwise the operator and Alertmanager refuse it and the routing it carries never takes effect (A11-A15).",
   invariants: ['A11', 'A12', 'A13', 'A14', 'A15'],
   remediation:
     'correct the field the finding names under alertmanager.config in monitoring/kube-prometheus-stack/values.yaml, as Alertmanager documents its configuration',

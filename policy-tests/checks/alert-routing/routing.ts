@@ -2,10 +2,11 @@
  * What reaches chat (A12-A15): only critical alerts (and every app-a alert), critical alerts with their resolved
  * messages, the hypervisor's and the NAS's events one-shot, and every message with the alerts' own words.
  */
-import { alertmanagerConfigs, CONFIG_PATH, route, sendsToChat, type AmRoute } from '../../model/monitoring/alertmanager.ts';
+import { alertmanagerConfigs, CONFIG_PATH, route, routeMatchers, sendsToChat, type AmRoute } from '../../model/monitoring/alertmanager.ts';
+import { matcherMatches } from '../../model/alertmanager/matchers.ts';
 import { alertRules } from '../../model/monitoring/prometheus-rules.ts';
 import type { Path } from '../../model/core/positions.ts';
-import { list, objects, str } from '../../model/core/dig.ts';
+import { objects, str } from '../../model/core/dig.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 
 const routePath = (path: number[]): Path => [...CONFIG_PATH, 'route', ...path.flatMap((i) => ['routes', i])];
@@ -54,12 +55,13 @@ export const routingCheck: PolicyCheck = {
       for (const { route: r } of childRoutes(config.route)) {
         const target = r.receiver ? receivers.get(r.receiver) : undefined;
         if (!target) continue;
-        const matchers = list(r.matchers).join(' ');
+        // A route selects critical alerts, or the events, where one of its matchers on that label takes that value.
+        const selects = (label: string, values: string[]) => (routeMatchers(r) ?? []).some((m) => m.name === label && values.some((v) => matcherMatches(m, v)));
         const slack = objects(target.receiver.slack_configs) as { send_resolved?: boolean }[];
         const at = (i: number): Path => [...CONFIG_PATH, 'receivers', target.index, 'slack_configs', i, 'send_resolved'];
-        if (/severity\s*=\s*"?critical/.test(matchers))
+        if (selects('severity', ['critical']))
           slack.forEach((s, i) => s.send_resolved !== true && fail(at(i), `critical alerts go to "${r.receiver}" without send_resolved: true`));
-        if (/namespace\s*=~?\s*"?[^"]*(hypervisor|nas)/.test(matchers))
+        if (selects('namespace', ['hypervisor', 'nas']))
           slack.forEach((s, i) => s.send_resolved !== false && fail(at(i), `the event route "${r.receiver}" must not send resolved messages`));
       }
     }

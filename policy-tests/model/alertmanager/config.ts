@@ -3,15 +3,15 @@
  * `UnmarshalStrict` into its structs, each struct's UnmarshalYAML checks, then `Config.UnmarshalYAML`'s checks of the
  * whole), and the prometheus-operator, which reads the Secret kube-prometheus-stack renders, refuses alike: the new
  * routing never reaches Alertmanager. Ported: the global block, the routing tree (receivers that exist, a root route
- * with a receiver and no matchers, label names, group_by, non-zero intervals, time intervals that exist), inhibit
- * rules, the receivers' names, and the Slack and webhook integrations whole (with prometheus/common's HTTP client);
+ * with a receiver and no matchers, label names, group_by, non-zero intervals, time intervals that exist, matchers as
+ * matchers.ts reads them), inhibit rules, the receivers' names, and the Slack and webhook integrations whole (with prometheus/common's HTTP client);
  * the other integrations are decoded as a list, their fields not judged (`unjudgedIntegrations`).
  */
 import { dig, isMap, list, objects } from '../core/dig.ts';
 import { durationMs } from '../core/time.ts';
 import { goDecodeProblems, type DecodeProblem, type GoStruct } from '../yaml/go-decode.ts';
 import { HTTP_CLIENT_CONFIG } from '../blackbox/config.ts';
-import { B, DURATION, LABEL_NAME, labelNamesOf, REGEXPS, S, strings, URL_TYPE } from './types.ts';
+import { B, DURATION, LABEL_NAME, labelNamesOf, MATCHERS, REGEXPS, S, strings, URL_TYPE } from './types.ts';
 import { OTHER_INTEGRATIONS, RECEIVER } from './receivers.ts';
 import { text } from '../blackbox/go-libraries.ts';
 
@@ -39,7 +39,7 @@ Object.assign(ROUTE.fields, {
   group_by: strings,
   match: { go: 'map', of: S },
   match_re: REGEXPS,
-  matchers: strings,
+  matchers: MATCHERS,
   mute_time_intervals: strings,
   active_time_intervals: strings,
   continue: B,
@@ -57,10 +57,10 @@ const INHIBIT_RULE: GoStruct = {
     name: S,
     source_match: { go: 'map', of: S },
     source_match_re: REGEXPS,
-    source_matchers: strings,
+    source_matchers: MATCHERS,
     target_match: { go: 'map', of: S },
     target_match_re: REGEXPS,
-    target_matchers: strings,
+    target_matchers: MATCHERS,
     equal: strings,
   },
   validate: (r) =>

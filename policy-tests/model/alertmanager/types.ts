@@ -6,6 +6,7 @@ import { durationMs, goParseDuration } from '../core/time.ts';
 import { re2Problem } from '../core/re2.ts';
 import type { GoType } from '../yaml/go-decode.ts';
 import { isMap } from '../core/dig.ts';
+import { matchersLineProblem } from './matchers.ts';
 
 export const S: GoType = { go: 'string' };
 export const B: GoType = { go: 'bool' };
@@ -47,6 +48,8 @@ export const REGEXPS: GoType = {
   go: 'map',
   of: { go: 'parsed', type: 'config.Regexp', parse: (s) => re2Problem(`^(?:${s})$`) },
 };
+/** config.Matchers: lines of matchers, each read by the classic parser (matchers.ts). */
+export const MATCHERS: GoType = { go: 'list', of: { go: 'parsed', type: 'config.Matchers', parse: matchersLineProblem } };
 export const UINT: GoType = { go: 'parsed', type: 'uint64', parse: (s) => (/^[0-9]+$/.test(s) ? undefined : `cannot unmarshal !!str \`${s}\` into uint64`) };
 
 export const labelNamesOf = (map: unknown, what: string): string | undefined =>

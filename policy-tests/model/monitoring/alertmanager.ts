@@ -1,13 +1,14 @@
 /**
  * The Alertmanager configuration kept in kube-prometheus-stack's values, the
  * receiver the routing rules demand (invariants A12-A15) for an alert, and a small router
- * (first match, classic matchers) for the policy check. The tests check the
+ * (first match, matchers as the classic parser reads them) for the policy check. The tests check the
  * same decisions with the real amtool.
  */
 import { chartValues } from '../helm/chart-values.ts';
 import { dig, list, obj, objects } from '../core/dig.ts';
 import type { DataFile, Repo } from '../repository/repo.ts';
 import { alertmanagerRegex } from '../core/re2.ts';
+import { matcherMatches, parseMatchers, type AmMatcher } from '../alertmanager/matchers.ts';
 
 export interface AmRoute {
   receiver?: string;
@@ -51,17 +52,15 @@ export function expectedReceiver(labels: Record<string, string>): string {
   return 'null';
 }
 
-function matcherMatches(matcher: string, labels: Record<string, string>): boolean {
-  const m = /^\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*(=~|!~|!=|=)\s*"?(.*?)"?\s*$/.exec(matcher);
-  if (!m) return false;
-  const [, name, op, value] = m as unknown as [string, string, string, string];
-  const actual = labels[name] ?? '';
-  if (op === '=') return actual === value;
-  if (op === '!=') return actual !== value;
-  const matched = wholeMatch(value, actual);
-  // A regex Go cannot compile: Alertmanager refuses the configuration, so no route is followed through it.
-  if (matched === undefined) return false;
-  return op === '=~' ? matched : !matched;
+/** A route's `matchers`, each line read as Alertmanager reads it; undefined where one does not read (Alertmanager refuses the file). */
+export function routeMatchers(route: AmRoute): AmMatcher[] | undefined {
+  const out: AmMatcher[] = [];
+  for (const line of list(route.matchers)) {
+    const parsed = parseMatchers(String(line));
+    if ('error' in parsed) return undefined;
+    out.push(...parsed);
+  }
+  return out;
 }
 
 /** Whether `text` matches the Alertmanager regex whole, or undefined where Go cannot compile it. */
@@ -75,7 +74,8 @@ function wholeMatch(source: string, text: string): boolean | undefined {
 
 function routeMatches(route: AmRoute, labels: Record<string, string>): boolean {
   return (
-    (list(route.matchers) as typeof route.matchers & unknown[]).every((m) => matcherMatches(m, labels)) &&
+    // A line Alertmanager cannot read refuses the configuration: no route is followed through it.
+    (routeMatchers(route)?.every((m) => matcherMatches(m, labels[m.name] ?? '')) ?? false) &&
     Object.entries(route.match ?? {}).every(([k, v]) => (labels[k] ?? '') === v) &&
     Object.entries(route.match_re ?? {}).every(([k, v]) => wholeMatch(v, labels[k] ?? '') === true)
   );

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { alertmanagerConfigs, expectedReceiver, type AmConfig, type AmRoute } from '../../model/monitoring/alertmanager.ts';
+import { alertmanagerConfigs, expectedReceiver, route, type AmConfig, type AmRoute } from '../../model/monitoring/alertmanager.ts';
 import { alertRules } from '../../model/monitoring/prometheus-rules.ts';
 import { PAYLOADS_DIR, SENDERS_FILE } from '../../model/monitoring/webhook-senders.ts';
 import { fillText, type BodyFiller } from '../../model/monitoring/webhook-bodies.ts';
@@ -83,6 +83,46 @@ describe.skipIf(!hasAmtool)('amtool', () => {
       if (run.code !== 0) failures.push(`${row.name}: expected ${expected}, amtool says ${(run.stdout + run.stderr).trim()}`);
     }
     expect(failures).toEqual([]);
+  });
+
+  it("the gate's router reads matchers in each form the classic parser takes, and routes as amtool does", async () => {
+    const forms = {
+      route: {
+        receiver: 'default',
+        routes: [
+          { receiver: 'braced', matchers: ['{team="db", severity=~"crit.*"}'] },
+          { receiver: 'unquoted', matchers: ['team=web,severity!=info'] },
+          { receiver: 'escaped', matchers: ['quote="say \\"hi\\""'] },
+          { receiver: 'lines', matchers: ['team = "ops" ', 'env=~prod|stage'] },
+        ],
+      },
+      receivers: ['default', 'braced', 'unquoted', 'escaped', 'lines'].map((name) => ({ name })),
+    } as AmConfig;
+    const file = join(dir, 'forms.yml');
+    writeFileSync(file, stringify(forms));
+    const alerts: Record<string, string>[] = [
+      { team: 'db', severity: 'critical' },
+      { team: 'db', severity: 'warning' },
+      { team: 'web', severity: 'warning' },
+      { team: 'web', severity: 'info' },
+      { quote: 'say "hi"' },
+      { team: 'ops', env: 'stage' },
+      { team: 'ops', env: 'dev' },
+    ];
+    const gate = alerts.map((labels) =>
+      route(forms, labels)
+        .map((r) => r.receiver)
+        .join(','),
+    );
+    expect(new Set(gate).size, 'each route is taken by some alert, and the default by others').toBe(5);
+    const amtool = await Promise.all(
+      alerts.map(async (labels, i) => {
+        const args = Object.entries(labels).map(([k, v]) => `${k}=${JSON.stringify(v)}`);
+        const run = await exec('amtool', ['config', 'routes', 'test', `--config.file=${file}`, `--verify.receivers=${gate[i]}`, ...args]);
+        return run.code === 0 ? gate[i] : `${gate[i]}? amtool: ${(run.stdout + run.stderr).trim()}`;
+      }),
+    );
+    expect(amtool).toEqual(gate);
   });
 
   it('the verification bites: a wrong expectation fails', async () => {

@@ -35,4 +35,20 @@ export const alertmanagerConfigMutations: Mutation[] = [
     ),
     at: 'max_alerts: -1',
   },
+  {
+    check: CHECK,
+    why: "app-a's route matcher with its closing quote lost: the classic parser refuses the line, the operator refuses the configuration",
+    mutate: swap(VALUES, `matchers: ['namespace="app-a"']`, `matchers: ['namespace="app-a']`),
+    at: `matchers: ['namespace="app-a']`,
+  },
+  {
+    check: CHECK,
+    why: "a last route that drops info alerts, its regex's group left open: NewMatcher compiles it, Go cannot, and the configuration is refused",
+    mutate: swap(
+      VALUES,
+      `          matchers: ['severity="critical"']\n`,
+      `          matchers: ['severity="critical"']\n        - receiver: "null"\n          matchers: ['severity=~"info|(none"']\n`,
+    ),
+    at: `matchers: ['severity=~"info|(none"']`,
+  },
 ];
