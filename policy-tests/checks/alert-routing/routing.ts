@@ -1,9 +1,9 @@
 /**
- * What reaches chat (A12-A15): only critical alerts (and every app-a alert), critical alerts with their resolved
- * messages, the hypervisor's and the NAS's events one-shot, and every message with the alerts' own words.
+ * What reaches chat (A12-A15): critical alerts with their resolved messages, the hypervisor's and the NAS's events
+ * one-shot, app-a's alerts at every severity, and nothing else; and every message with the alerts' own words. Each
+ * alert is followed through the routing tree to what its receivers post: a receiver's name says nothing.
  */
-import { alertmanagerConfigs, CONFIG_PATH, route, routeMatchers, sendsToChat, type AmRoute } from '../../model/monitoring/alertmanager.ts';
-import { matcherMatches } from '../../model/alertmanager/matchers.ts';
+import { alertmanagerConfigs, CONFIG_PATH, EVENTS_ROWS, route, sendsToChat, wantedDelivery } from '../../model/monitoring/alertmanager.ts';
 import { alertRules } from '../../model/monitoring/prometheus-rules.ts';
 import type { Path } from '../../model/core/positions.ts';
 import { objects, str } from '../../model/core/dig.ts';
@@ -11,22 +11,13 @@ import type { PolicyCheck } from '../../model/checks/kit.ts';
 
 const routePath = (path: number[]): Path => [...CONFIG_PATH, 'route', ...path.flatMap((i) => ['routes', i])];
 
-function childRoutes(root: AmRoute): { route: AmRoute; path: number[] }[] {
-  const out: { route: AmRoute; path: number[] }[] = [];
-  const walk = (node: AmRoute, path: number[]) =>
-    (objects(node.routes) as AmRoute[]).forEach((child, i) => {
-      out.push({ route: child, path: [...path, i] });
-      walk(child, [...path, i]);
-    });
-  walk(root, []);
-  return out;
-}
-
 export const routingCheck: PolicyCheck = {
   id: 'alert-routing',
-  description: 'Only critical alerts and app-a alerts reach chat; critical routes send resolved messages; the hypervisor/NAS event route does not (A12-A15).',
+  description:
+    'Critical alerts reach chat with their resolved messages, the hypervisor/NAS events reach it without, app-a alerts reach it at every severity, and nothing else does: each alert rule and each row of the Events table followed through the routing tree to what its receivers post (A12-A15).',
   invariants: ['A12', 'A13', 'A14', 'A15'],
-  remediation: 'route warnings to the "null" receiver, set send_resolved: true on the critical receiver and false on the event receiver',
+  remediation:
+    'route warnings to the "null" receiver, route critical, hypervisor/NAS and app-a alerts to receivers with slack_configs, set send_resolved: true on the critical receiver and false on the event receiver',
   reads: { kinds: ['PrometheusRule'], charts: ['kube-prometheus-stack'] },
   exemptible: false,
   run(ctx) {
@@ -38,31 +29,47 @@ export const routingCheck: PolicyCheck = {
         { file: 'monitoring/README.md' },
         'no Application deploys the kube-prometheus-stack chart with values from this repo: there is no Alertmanager routing to check',
       );
+    const rows: Record<string, string>[] = [
+      ...rules.map((rule) => ({ alertname: rule.alert, namespace: 'monitoring', ...rule.labels })),
+      ...EVENTS_ROWS.map((row) => row.labels),
+    ].filter((labels) => labels.alertname !== 'Watchdog');
     for (const { file, config, source } of configs) {
+      const said = new Set<string>();
       const fail = (path: Path, message: string) => {
+        if (said.has(`${path.join('.')} ${message}`)) return;
+        said.add(`${path.join('.')} ${message}`);
         const { line, col } = source.positions.at(path, 'key');
         ctx.fail({ file: file, line, col }, message);
       };
       const receivers = new Map(config.receivers.map((r, i) => [r.name, { receiver: r, index: i }]));
-      for (const rule of rules) {
-        const labels: Record<string, string> = { alertname: rule.alert, namespace: 'monitoring', ...rule.labels };
-        if (labels.severity === 'critical' || labels.namespace === 'app-a' || labels.alertname === 'Watchdog') continue;
-        for (const hit of route(config, labels)) {
-          if (sendsToChat(receivers.get(hit.receiver)?.receiver))
-            fail(routePath(hit.path), `${rule.alert} (severity ${labels.severity}) would reach chat through receiver "${hit.receiver}"`);
+      for (const labels of rows) {
+        const want = wantedDelivery(labels);
+        const hits = route(config, labels);
+        const toChat = hits.filter((hit) => sendsToChat(receivers.get(hit.receiver)?.receiver));
+        const what = `${labels.alertname} (severity ${labels.severity ?? 'none'}, namespace ${labels.namespace})`;
+        if (!want.chat) {
+          for (const hit of toChat) fail(routePath(hit.path), `${what} would reach chat through receiver "${hit.receiver}"`);
+          continue;
         }
-      }
-      for (const { route: r } of childRoutes(config.route)) {
-        const target = r.receiver ? receivers.get(r.receiver) : undefined;
-        if (!target) continue;
-        // A route selects critical alerts, or the events, where one of its matchers on that label takes that value.
-        const selects = (label: string, values: string[]) => (routeMatchers(r) ?? []).some((m) => m.name === label && values.some((v) => matcherMatches(m, v)));
-        const slack = objects(target.receiver.slack_configs) as { send_resolved?: boolean }[];
-        const at = (i: number): Path => [...CONFIG_PATH, 'receivers', target.index, 'slack_configs', i, 'send_resolved'];
-        if (selects('severity', ['critical']))
-          slack.forEach((s, i) => s.send_resolved !== true && fail(at(i), `critical alerts go to "${r.receiver}" without send_resolved: true`));
-        if (selects('namespace', ['hypervisor', 'nas']))
-          slack.forEach((s, i) => s.send_resolved !== false && fail(at(i), `the event route "${r.receiver}" must not send resolved messages`));
+        if (toChat.length === 0) {
+          const hit = hits[0]!;
+          fail(routePath(hit.path), `${what} reaches receiver "${hit.receiver}" through this route, which posts nowhere in chat (${want.invariant})`);
+          continue;
+        }
+        if (want.resolved === undefined) continue;
+        for (const hit of toChat) {
+          const { receiver, index } = receivers.get(hit.receiver)!;
+          (objects(receiver.slack_configs) as { send_resolved?: boolean }[]).forEach((slack, i) => {
+            if (slack.send_resolved === want.resolved) return;
+            const at: Path = [...CONFIG_PATH, 'receivers', index, 'slack_configs', i, 'send_resolved'];
+            fail(
+              at,
+              want.resolved
+                ? `critical alerts go to "${hit.receiver}" without send_resolved: true`
+                : `the event route "${hit.receiver}" must not send resolved messages`,
+            );
+          });
+        }
       }
     }
   },

@@ -43,6 +43,28 @@ export function alertmanagerConfigs(repo: Repo): { file: string; config: AmConfi
   }));
 }
 
+/** Every row of the Events table (monitoring/README.md), as alert labels. */
+export const EVENTS_ROWS: readonly { name: string; labels: Record<string, string> }[] = [
+  { name: 'alertname=Watchdog (heartbeat)', labels: { alertname: 'Watchdog', severity: 'none' } },
+  { name: 'severity=critical', labels: { alertname: 'Anything', severity: 'critical', namespace: 'media' } },
+  { name: 'namespace hypervisor', labels: { alertname: 'HypervisorNotification', severity: 'critical', namespace: 'hypervisor' } },
+  { name: 'namespace nas', labels: { alertname: 'NasNotification', severity: 'critical', namespace: 'nas', node: 'nas' } },
+  { name: 'namespace app-a, warning', labels: { alertname: 'AppGatewayPostStale', severity: 'warning', namespace: 'app-a' } },
+  { name: 'namespace app-a, info', labels: { alertname: 'AppGatewayInfo', severity: 'info', namespace: 'app-a' } },
+  { name: 'anything else (warning)', labels: { alertname: 'ContainerOOMKilled', severity: 'warning', namespace: 'media' } },
+  { name: 'anything else (no severity)', labels: { alertname: 'Something' } },
+];
+
+/** What the Events table asks for an alert other than the Watchdog: chat with its resolved message, chat once, chat, or nothing (A12-A15). */
+export type Delivery = { chat: false } | { chat: true; resolved: boolean | undefined; invariant: string };
+
+export function wantedDelivery(labels: Record<string, string>): Delivery {
+  if (labels.namespace === 'hypervisor' || labels.namespace === 'nas') return { chat: true, resolved: false, invariant: 'A13' };
+  if (labels.severity === 'critical') return { chat: true, resolved: true, invariant: 'A12' };
+  if (labels.namespace === 'app-a') return { chat: true, resolved: undefined, invariant: 'A14' };
+  return { chat: false };
+}
+
 /** The spec's Events table, in this repo's receiver names. */
 export function expectedReceiver(labels: Record<string, string>): string {
   if (labels.alertname === 'Watchdog') return 'watchdog';

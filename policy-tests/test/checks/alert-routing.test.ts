@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { alertmanagerConfigs, expectedReceiver, route, type AmConfig, type AmRoute } from '../../model/monitoring/alertmanager.ts';
+import { alertmanagerConfigs, EVENTS_ROWS, expectedReceiver, route, type AmConfig, type AmRoute } from '../../model/monitoring/alertmanager.ts';
 import { alertRules } from '../../model/monitoring/prometheus-rules.ts';
 import { PAYLOADS_DIR, SENDERS_FILE } from '../../model/monitoring/webhook-senders.ts';
 import { fillText, type BodyFiller } from '../../model/monitoring/webhook-bodies.ts';
@@ -47,17 +47,6 @@ beforeAll(async () => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Every row of the Events table (monitoring/README.md), as alert labels. */
-const EVENTS_ROWS: { name: string; labels: Record<string, string> }[] = [
-  { name: 'alertname=Watchdog (heartbeat)', labels: { alertname: 'Watchdog', severity: 'none' } },
-  { name: 'severity=critical', labels: { alertname: 'Anything', severity: 'critical', namespace: 'media' } },
-  { name: 'namespace hypervisor', labels: { alertname: 'HypervisorNotification', severity: 'critical', namespace: 'hypervisor' } },
-  { name: 'namespace nas', labels: { alertname: 'NasNotification', severity: 'critical', namespace: 'nas', node: 'nas' } },
-  { name: 'namespace app-a, warning', labels: { alertname: 'AppGatewayPostStale', severity: 'warning', namespace: 'app-a' } },
-  { name: 'namespace app-a, info', labels: { alertname: 'AppGatewayInfo', severity: 'info', namespace: 'app-a' } },
-  { name: 'anything else (warning)', labels: { alertname: 'ContainerOOMKilled', severity: 'warning', namespace: 'media' } },
-  { name: 'anything else (no severity)', labels: { alertname: 'Something' } },
-];
 let routingRows: { name: string; labels: Record<string, string> }[] = [];
 
 describe.skipIf(!hasAmtool)('amtool', () => {

@@ -27,6 +27,18 @@ export const alertRoutingMutations: Mutation[] = [
     at: '- receiver: chat\n',
   },
   {
+    check: 'alert-routing',
+    why: 'the event receiver lost its Slack settings: the hypervisor and the NAS route to it by name, and nothing posts their events',
+    mutate: (c) => c.edit(KPS, 0, (d) => d.deleteIn(['alertmanager', 'config', 'receivers', 3, 'slack_configs'])),
+    at: '- receiver: chat-events\n',
+  },
+  {
+    check: 'alert-routing',
+    why: 'the critical route is gone: critical alerts fall to the root route\'s "null" receiver, and never reach chat',
+    mutate: (c) => c.edit(KPS, 0, (d) => d.deleteIn(['alertmanager', 'config', 'route', 'routes', 3])),
+    at: inFile(KPS, '    route:'),
+  },
+  {
     check: 'alert-chat-text',
     why: "the event route posts with Alertmanager's own Slack text, which is empty: the NAS's words never reach chat",
     mutate: (c) => c.edit(KPS, 0, (d) => d.deleteIn([...EVENTS, 'text'])),
