@@ -38,10 +38,10 @@ export async function readUpstreamFile(repository: string, { ref, file }: { ref:
   return response.text();
 }
 
-/** Every line of the files under `dir` (git pathspecs: `:!vendor` leaves a folder out) at `ref` in a local clone that holds `text` (`git grep -F`), without file names. */
-export async function grepUpstream(from: string, ref: string, text: string, dir: string | readonly string[]): Promise<string[]> {
+/** Where `text` is in the files under `dir` (git pathspecs) at `ref`: `git grep -F` with `mode` (`-h` lines, `-l` files). */
+async function gitGrep(mode: '-h' | '-l', from: string, ref: string, { text, dir }: { text: string; dir: string | readonly string[] }): Promise<string[]> {
   try {
-    const { stdout } = await promisify(execFile)('git', ['-C', from, 'grep', '-h', '-F', '-e', text, ref, '--', ...(typeof dir === 'string' ? [dir] : dir)], {
+    const { stdout } = await promisify(execFile)('git', ['-C', from, 'grep', mode, '-F', '-e', text, ref, '--', ...(typeof dir === 'string' ? [dir] : dir)], {
       timeout: GIT_TIMEOUT_MS,
       maxBuffer: 64 * 1024 * 1024,
     });
@@ -57,4 +57,13 @@ export async function grepUpstream(from: string, ref: string, text: string, dir:
       }`,
     );
   }
+}
+
+/** Every line of the files under `dir` (git pathspecs: `:!vendor` leaves a folder out) at `ref` in a local clone that holds `text`, without file names. */
+export const grepUpstream = (from: string, ref: string, text: string, dir: string | readonly string[]): Promise<string[]> =>
+  gitGrep('-h', from, ref, { text, dir });
+
+/** The paths of the files under `dir` at `ref` in a local clone that hold `text`. */
+export async function filesHolding(from: string, ref: string, text: string, dir: string | readonly string[]): Promise<string[]> {
+  return (await gitGrep('-l', from, ref, { text, dir })).map((f) => f.slice(ref.length + 1));
 }

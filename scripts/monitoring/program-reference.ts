@@ -1,7 +1,7 @@
 /**
- * What the two reference commands share (`loki:reference`, `tempo:reference`): the reference's last source and pin,
- * which a refresh keeps unless told otherwise, and the command itself: `--from <local clone>` (required: the names
- * are read from its tree), `--ref <tag>`, `--chart-version <v>`, `--root <repo>`.
+ * What the reference commands share (`loki:reference`, `tempo:reference`, `gluetun:reference`): the reference's last
+ * source and pin, which a refresh keeps unless told otherwise, and the command itself: `--from <local clone>` (required:
+ * the names are read from its tree), `--ref <tag>`, `--chart-version <v>` (for a program a chart runs), `--root <repo>`.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,7 +17,12 @@ export interface RefreshOptions {
 }
 
 /** Where a refresh reads from and what it pins: the options over the reference's own source and pin. */
-export function refreshTarget(o: RefreshOptions, file: string, repository: string): { repository: string; ref: string; chartVersion: string } {
+export function refreshTarget(
+  o: RefreshOptions,
+  file: string,
+  repository: string,
+  { chart = true }: { chart?: boolean } = {},
+): { repository: string; ref: string; chartVersion: string } {
   let previous: { source?: { ref?: string; repository?: string }; pin?: { version?: string } } = {};
   try {
     previous = (parseDocument(readFileSync(join(o.root, file), 'utf8')).toJS() ?? {}) as typeof previous;
@@ -26,8 +31,8 @@ export function refreshTarget(o: RefreshOptions, file: string, repository: strin
   }
   const ref = o.ref ?? previous.source?.ref;
   if (!ref) throw new UsageError(`${file} names no source.ref: give --ref <tag>`);
-  const chartVersion = o.chartVersion ?? previous.pin?.version;
-  if (!chartVersion) throw new UsageError(`${file} names no pin.version: give --chart-version <chart version>`);
+  const chartVersion = o.chartVersion ?? previous.pin?.version ?? '';
+  if (chart && !chartVersion) throw new UsageError(`${file} names no pin.version: give --chart-version <chart version>`);
   return { repository: previous.source?.repository ?? repository, ref, chartVersion };
 }
 
@@ -37,6 +42,8 @@ export interface ReferenceCommand {
   project: string;
   help: string;
   refresh: (o: RefreshOptions) => Promise<string>;
+  /** Whether a chart runs the program (its version pinned with `--chart-version`); an image alone is pinned by its tag. */
+  chart?: boolean;
 }
 
 export async function referenceCommand(c: ReferenceCommand, argv: string[], io?: CommandIo): Promise<number> {
@@ -44,9 +51,14 @@ export async function referenceCommand(c: ReferenceCommand, argv: string[], io?:
   return runCommand(
     {
       name: c.name,
-      usage: `${c.name} --from <clone of ${c.project}> [--ref <tag>] [--chart-version <v>] [--root <repo>]`,
+      usage: `${c.name} --from <clone of ${c.project}> [--ref <tag>]${c.chart === false ? '' : ' [--chart-version <v>]'} [--root <repo>]`,
       help: c.help,
-      options: { from: { type: 'string' }, ref: { type: 'string' }, 'chart-version': { type: 'string' }, root: { type: 'string' } },
+      options: {
+        from: { type: 'string' },
+        ref: { type: 'string' },
+        ...(c.chart === false ? {} : { 'chart-version': { type: 'string' as const } }),
+        root: { type: 'string' },
+      },
       positionals: { min: 0, max: 0 },
       async run({ values }) {
         if (values.from === undefined) throw new UsageError(`--from <local clone of ${c.project}> is needed: the field names are read from its tree`);

@@ -25,6 +25,7 @@ import { constantAlertMutations } from './constant-alert.ts';
 import { grafanaDatasourcesMutations } from './grafana-datasources.ts';
 import { lokiConfigMutations, lokiRenderedMutations } from './loki-config.ts';
 import { exporterStartsMutations, qbittorrentExporterMutations } from './exporter-starts.ts';
+import { gluetunSettingsMutations } from './gluetun-settings.ts';
 import { tempoConfigMutations } from './tempo-config.ts';
 import { cephClassMutations, csiDriverMutations } from './ceph-classes.ts';
 import { storeSecretMutations } from './store-secrets.ts';
@@ -76,7 +77,7 @@ export const MUTATION_LISTS: Record<string, readonly (readonly Mutation[])[]> = 
   ],
   metrics: [metricsMutations],
   'metrics-catalog': [metricsCatalogMutations],
-  media: [mediaMutations, mediaPodsMutations, exporterStartsMutations, qbittorrentExporterMutations],
+  media: [mediaMutations, mediaPodsMutations, exporterStartsMutations, qbittorrentExporterMutations, gluetunSettingsMutations],
   'media-settings': [mediaSettingsMutations],
   backups: [backupsMutations, backupJobHygieneMutations],
   /** The runner's exemption step (model/checks/exemptions.ts). */

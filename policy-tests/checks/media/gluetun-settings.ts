@@ -1,0 +1,62 @@
+/**
+ * media-gluetun-settings: the VPN container starts with the settings its environment gives it (model/apps/gluetun.ts,
+ * against the reference the repository keeps of what gluetun reads). A value gluetun cannot parse, a VPN type or a
+ * provider it does not take, a firewall port 0 or an outbound subnet of every address: it exits at start, and the
+ * indexer manager and the torrent client in its pod have no network. A variable it never reads (a misspelt
+ * FIREWALL_INPUT_PORTS) does nothing: the setting meant is not made. Its server selection and its keys are not judged.
+ */
+import type { Path } from '../../model/core/positions.ts';
+import type { PolicyCheck } from '../../model/checks/kit.ts';
+import { containersOf, imageParts, podSpecOf } from '../../model/core/workloads.ts';
+import { scalarText } from '../../model/core/text.ts';
+import { objects } from '../../model/core/dig.ts';
+import { GLUETUN_IMAGE, GLUETUN_REFERENCE, gluetunProblems, gluetunReference, type GluetunEnv } from '../../model/apps/gluetun.ts';
+
+const REFRESH = 'npm run gluetun:reference -- --from <clone of qdm12/gluetun> --ref <the image tag>';
+
+export const gluetunSettingsCheck: PolicyCheck = {
+  id: 'media-gluetun-settings',
+  description:
+    'The VPN container starts with the settings its environment gives it, as gluetun reads them at the version it runs (the reference apps/media/gluetun/facts/settings-reference.yaml keeps): each variable one gluetun reads, each value one its reader parses (a boolean word, ports, subnets, durations), a VPN type and a provider it takes for that type, no firewall port 0 and no outbound subnet of every address; otherwise gluetun exits at start and the apps in its pod have no network, or the setting meant does nothing (M31).',
+  invariants: ['M31'],
+  remediation: `set the variable the finding names as gluetun documents it at the version the image runs; after a gluetun upgrade, refresh ${GLUETUN_REFERENCE} (${REFRESH})`,
+  reads: { kinds: ['Deployment', 'StatefulSet', 'DaemonSet'], files: [GLUETUN_REFERENCE] },
+  exemptible: false,
+  run(ctx) {
+    const reference = gluetunReference(ctx.repo);
+    if (reference && !reference.ok)
+      return ctx.fail({ data: reference.data, path: [] }, `${GLUETUN_REFERENCE} cannot be read (${reference.problem}): gluetun's settings are not judged`);
+    for (const w of ctx.resources) {
+      const pod = podSpecOf(w);
+      if (!pod) continue;
+      for (const { container, at, name } of containersOf(pod)) {
+        const image = imageParts(scalarText(container.image ?? ''));
+        if (!image.name.endsWith(GLUETUN_IMAGE)) continue;
+        if (!reference) {
+          ctx.notJudged({ resource: w, path: [...at, 'env'] }, `no ${GLUETUN_REFERENCE}: gluetun's settings are not judged (${REFRESH})`);
+          continue;
+        }
+        const tag = (image.tag ?? '').replace(/^v/, '');
+        if (tag !== reference.version) {
+          ctx.notJudged(
+            { resource: w, path: [...at, 'image'] },
+            `container ${name} runs gluetun ${image.tag ?? '(no tag)'}, the reference was read for ${reference.version}: its settings are judged after a refresh (${REFRESH})`,
+          );
+          continue;
+        }
+        const entries = objects(container.env);
+        const env: GluetunEnv[] = entries.map((e) => ({
+          name: scalarText(e.name ?? ''),
+          value: e.value === undefined && e.valueFrom !== undefined ? undefined : scalarText(e.value ?? ''),
+        }));
+        const whole = objects(container.envFrom).length === 0;
+        for (const p of gluetunProblems(env, reference, { whole })) {
+          // The env entry's value (the last of that name, the one gluetun sees), else the image where its default is at fault.
+          const index = p.name === undefined ? -1 : entries.findLastIndex((e) => scalarText(e.name ?? '') === p.name);
+          const path: Path = index < 0 ? [...at, 'image'] : [...at, 'env', index, p.on === 'name' || entries[index]!.value === undefined ? 'name' : 'value'];
+          ctx.fail({ resource: w, path }, `container ${name}: ${p.message}`);
+        }
+      }
+    }
+  },
+};

@@ -1,0 +1,210 @@
+/**
+ * What gluetun makes of its container's environment at start (cmd/gluetun and internal/configuration at the version the
+ * reference was read for; apps/media/gluetun/facts/settings-reference.yaml): each variable read through gosettings'
+ * reader (v0.4.4: the value trimmed of spaces and quotes, lower-cased unless the setting keeps its case, empty as unset,
+ * an old name before the new one), parsed by that reader's type, then the settings' own checks this port takes (the VPN
+ * type, the provider for it, the firewall's ports and outbound subnets). A value it cannot parse or a setting it refuses
+ * stops it at start: no tunnel, and the sidecars in its pod have no network. A variable it never reads does nothing.
+ * Its server selection (the countries and cities its server list has) and its keys are not ported.
+ */
+import { isMap } from '../core/dig.ts';
+import { didYouMean } from '../core/did-you-mean.ts';
+import { goParseDuration } from '../core/time.ts';
+import { goParseFloat } from '../go/strconv.ts';
+import { parseAddr, parsePrefix } from '../go/netip.ts';
+import { perRepo } from '../repository/per-repo.ts';
+import type { DataFile, Repo } from '../repository/repo.ts';
+
+export const GLUETUN_REFERENCE = 'apps/media/gluetun/facts/settings-reference.yaml';
+export const GLUETUN_IMAGE = 'qmcgaw/gluetun';
+
+export interface GluetunReference {
+  version: string;
+  /** The image's declared variables, each with its default. */
+  env: Readonly<Record<string, string>>;
+  settings: Readonly<Record<string, { read: string; keepsCase?: boolean }>>;
+  deprecated: Readonly<Record<string, string>>;
+  vpnTypes: readonly string[];
+  providers: { custom: string; all: readonly string[]; wireguard: readonly string[] };
+}
+
+const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
+
+/** The reference file's content, or why it does not read. */
+export function gluetunFields(doc: unknown): GluetunReference | { problem: string } {
+  if (!isMap(doc)) return { problem: 'it is not a map' };
+  const { version, env, settings, deprecated, vpnTypes, providers } = doc as Record<string, unknown>;
+  if (typeof version !== 'string') return { problem: 'no version' };
+  if (!isMap(env) || !Object.values(env).every((v) => typeof v === 'string')) return { problem: 'env is not a map of defaults' };
+  if (!isMap(settings) || !Object.values(settings).every((s) => isMap(s) && typeof s.read === 'string')) return { problem: 'settings is not a map of readers' };
+  if (!isMap(deprecated) || !Object.values(deprecated).every((v) => typeof v === 'string')) return { problem: 'deprecated is not a map of names' };
+  if (!strings(vpnTypes)) return { problem: 'vpnTypes is not a list' };
+  if (!isMap(providers) || typeof providers.custom !== 'string' || !strings(providers.all) || !strings(providers.wireguard))
+    return { problem: 'providers has no custom, all and wireguard' };
+  return {
+    version,
+    env: env as Record<string, string>,
+    settings: settings as GluetunReference['settings'],
+    deprecated: deprecated as Record<string, string>,
+    vpnTypes,
+    providers: providers as GluetunReference['providers'],
+  };
+}
+
+export type GluetunReferenceRead = ({ ok: true } & GluetunReference) | { ok: false; data: DataFile; problem: string };
+
+export const gluetunReference = perRepo((repo: Repo): GluetunReferenceRead | undefined => {
+  const data = repo.dataFiles.get(GLUETUN_REFERENCE);
+  if (!data) return undefined;
+  if (data.errors.length) return { ok: false, data, problem: data.errors[0]! };
+  const read = gluetunFields(data.data);
+  return 'problem' in read ? { ok: false, data, problem: read.problem } : { ok: true, ...read };
+});
+
+/** gosettings' postProcessValue: lower-cased unless kept, trimmed of spaces, line endings and quotes, repeatedly. */
+export function gosettingsValue(raw: string, keepsCase: boolean): string {
+  let value = keepsCase ? raw : raw.toLowerCase();
+  for (;;) {
+    value = value.replace(/^[\t\n\v\f\r \x85\xa0]+|[\t\n\v\f\r \x85\xa0]+$/g, '');
+    if (value.length >= 2 && `'"\``.includes(value[0]!) && `'"\``.includes(value.at(-1)!)) value = value.slice(1, -1);
+    else return value;
+  }
+}
+
+/** strconv.ParseUint and ParseInt in base 10, as gosettings calls them: digits only (a sign for ParseInt), no prefix. */
+const decimalUint = (s: string): bigint | undefined => (/^[0-9]+$/.test(s) ? BigInt(s) : undefined);
+const decimalInt = (s: string): bigint | undefined => (/^[+-]?[0-9]+$/.test(s) ? BigInt(s) : undefined);
+
+const BOOLS = ['enabled', 'yes', 'on', 'true', 'disabled', 'no', 'off', 'false'];
+const UNSIGNED_MAX: Record<string, bigint> = { Uint8: 0xffn, Uint16: 0xffffn, Uint32: 0xffffffffn, Uint64: 0xffffffffffffffffn, Uint: 0xffffffffffffffffn };
+const SIGNED_BITS: Record<string, bigint> = { Int8: 8n, Int16: 16n, Int32: 32n, Int64: 64n, Int: 64n };
+
+/** Why gosettings' parser of one value of type `kind` (`Uint16`, `Bool`, `NetipPrefix`...) refuses it, or undefined. */
+function scalarProblem(kind: string, value: string): string | undefined {
+  if (kind === 'Bool') return BOOLS.includes(value.toLowerCase()) ? undefined : `value "${value}" is not one of the possible choices: ${BOOLS.join(', ')}`;
+  if (kind in UNSIGNED_MAX) {
+    const n = decimalUint(value);
+    return n === undefined ? `strconv.ParseUint: parsing "${value}": invalid syntax` : n > UNSIGNED_MAX[kind]! ? `value is not in range: ${n}` : undefined;
+  }
+  if (kind in SIGNED_BITS) {
+    const n = decimalInt(value);
+    const limit = 1n << (SIGNED_BITS[kind]! - 1n);
+    return n === undefined ? `strconv.ParseInt: parsing "${value}": invalid syntax` : n < -limit || n >= limit ? `value is not in range: ${n}` : undefined;
+  }
+  if (kind === 'Float64' || kind === 'Float32') {
+    const n = goParseFloat(value);
+    return n === undefined ? `strconv.ParseFloat: parsing "${value}": invalid syntax` : n < 0 ? `value is not in range: ${value}` : undefined;
+  }
+  if (kind === 'Duration') {
+    const d = goParseDuration(value);
+    return d.ok ? undefined : d.error;
+  }
+  if (kind === 'NetipAddr') return parseAddr(value) ? undefined : `ParseAddr("${value}"): unable to parse IP`;
+  if (kind === 'NetipPrefix') return parsePrefix(value) ? undefined : `netip.ParsePrefix("${value}"): invalid prefix`;
+  return undefined;
+}
+
+/** Why the reader `method` (`BoolPtr`, `CSVUint16`...) refuses a value, or undefined (a `String`, `Get` or `CSV` takes any). */
+export function readerProblem(method: string, value: string): string | undefined {
+  const kind = method.replace(/Ptr$/, '');
+  if (kind.startsWith('CSV')) {
+    const each = kind
+      .slice(3)
+      .replace(/^NetipAddresses$/, 'NetipAddr')
+      .replace(/^NetipPrefixes$/, 'NetipPrefix');
+    // gosettings splits at commas and parses each part as it is: a space after a comma is part of the next value.
+    for (const part of value.split(',')) {
+      const problem = scalarProblem(each, part);
+      if (problem) return problem;
+    }
+    return undefined;
+  }
+  return scalarProblem(kind, value);
+}
+
+export interface GluetunEnv {
+  name: string;
+  /** The literal value, or undefined where it comes from elsewhere (a Secret, a field): not judged. */
+  value: string | undefined;
+}
+
+export interface GluetunProblem {
+  /** The env entry the problem is about, by name; undefined for the container as a whole (a default the image sets). */
+  name: string | undefined;
+  /** Whether the variable's name is at fault (one gluetun does not read) or its value. */
+  on: 'name' | 'value';
+  message: string;
+}
+
+/**
+ * What gluetun refuses or ignores of a container's environment (the last entry of a name is the one it sees). With
+ * `whole` false (the container also takes variables from elsewhere, an envFrom), a setting it does not list may be set
+ * there: its image's default is not assumed.
+ */
+export function gluetunProblems(env: readonly GluetunEnv[], ref: GluetunReference, { whole }: { whole: boolean }): GluetunProblem[] {
+  const problems: GluetunProblem[] = [];
+  const known = new Set([...Object.keys(ref.env), ...Object.keys(ref.settings), ...Object.keys(ref.deprecated)]);
+  const last = new Map(env.map((e) => [e.name, e]));
+  const values = new Map<string, { value: string; from: string }>();
+  const unknown = new Set<string>();
+  for (const { name, value } of last.values()) {
+    if (!known.has(name)) {
+      problems.push({ name, on: 'name', message: `gluetun ${ref.version} reads no ${name}${didYouMean(name, known)}: the setting does nothing` });
+      continue;
+    }
+    const setting = ref.deprecated[name] ?? name;
+    // A value from a Secret or a field, or one Kubernetes expands from another variable, is known only in the pod.
+    if (value === undefined || value.includes('$(')) {
+      unknown.add(setting);
+      continue;
+    }
+    const read = ref.settings[setting];
+    const text = gosettingsValue(value, read?.keepsCase === true);
+    if (text === '') continue;
+    // An old name is read before the new one: it wins where both are set.
+    if (!values.has(setting) || setting !== name) values.set(setting, { value: text, from: name });
+    const problem = read ? readerProblem(read.read, text) : undefined;
+    if (problem) problems.push({ name, on: 'value', message: `gluetun ${ref.version} cannot read ${name} (${problem}) and exits at start` });
+  }
+  // A setting the container leaves unset takes the image's default; one set where the gate cannot read it is not judged.
+  const valueOf = (setting: string) =>
+    unknown.has(setting) || (!whole && !values.has(setting))
+      ? undefined
+      : (values.get(setting) ?? { value: gosettingsValue(ref.env[setting] ?? '', false), from: undefined });
+  const vpnType = valueOf('VPN_TYPE');
+  const provider = valueOf('VPN_SERVICE_PROVIDER');
+  if (vpnType && !ref.vpnTypes.includes(vpnType.value))
+    problems.push({
+      name: vpnType.from,
+      on: 'value',
+      message: `gluetun ${ref.version} refuses VPN type "${vpnType.value}" (one of ${ref.vpnTypes.join(', ')}) and exits at start`,
+    });
+  else if (vpnType && provider) {
+    // readVPNServiceProvider: "pia" is the old name of Private Internet Access; unset, SetDefaults gives it too.
+    const name = provider.value === 'pia' || provider.value === '' ? 'private internet access' : provider.value;
+    const valid = vpnType.value === 'wireguard' ? ref.providers.wireguard : [...ref.providers.all, ref.providers.custom];
+    if (!valid.includes(name))
+      problems.push({
+        name: provider.from,
+        on: 'value',
+        message: `gluetun ${ref.version} refuses VPN provider "${name}" with ${vpnType.value} (one of ${valid.join(', ')}) and exits at start`,
+      });
+  }
+  for (const ports of ['FIREWALL_INPUT_PORTS', 'FIREWALL_VPN_INPUT_PORTS']) {
+    const v = values.get(ports);
+    if (v && readerProblem('CSVUint16', v.value) === undefined && v.value.split(',').some((p) => decimalUint(p) === 0n))
+      problems.push({ name: v.from, on: 'value', message: `gluetun ${ref.version} refuses port 0 in ${ports} and exits at start` });
+  }
+  const subnets = values.get('FIREWALL_OUTBOUND_SUBNETS');
+  const open = subnets?.value.split(',').find((s) => {
+    const p = parsePrefix(s);
+    return p !== undefined && p.addr.value === 0n;
+  });
+  if (subnets && open !== undefined)
+    problems.push({
+      name: subnets.from,
+      on: 'value',
+      message: `gluetun ${ref.version} refuses the outbound subnet ${open}, which opens every address outside the tunnel, and exits at start`,
+    });
+  return problems;
+}

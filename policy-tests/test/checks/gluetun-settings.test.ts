@@ -1,0 +1,87 @@
+/** media-gluetun-settings on a broken copy of the real repository; what gluetun takes passes (an old name, its words). */
+import { describe, expect, it } from 'vitest';
+import { onBrokenCopy } from '../support/helpers.ts';
+import { describeMutations } from '../support/mutation-runner.ts';
+import { swap } from '../mutations/edits.ts';
+import { gluetunSettingsMutations } from '../mutations/gluetun-settings.ts';
+import { gluetunProblems, gosettingsValue, readerProblem, type GluetunReference } from '../../model/apps/gluetun.ts';
+
+const GLUETUN = 'apps/media/gluetun/deployment.yaml';
+const CHECK = 'media-gluetun-settings';
+
+describeMutations('media-gluetun-settings bites on a broken copy of the real repository', gluetunSettingsMutations);
+
+describe('media-gluetun-settings', () => {
+  it('passes an old name gluetun still reads, a value in quotes and capitals, and a boolean in another of its words', async () => {
+    const takes = (c: Parameters<ReturnType<typeof swap>>[0]) => {
+      swap(GLUETUN, '            - name: FIREWALL_OUTBOUND_SUBNETS\n', '            - name: EXTRA_SUBNETS\n')(c);
+      swap(GLUETUN, '              value: wireguard\n', `              value: "'WireGuard'"\n`)(c);
+      swap(GLUETUN, '              value: "on"\n', '              value: "Yes"\n')(c);
+    };
+    // media-vpn-sidecars reads FIREWALL_OUTBOUND_SUBNETS and DNS_KEEP_NAMESERVER by their own names and words.
+    expect((await onBrokenCopy(CHECK, takes)).failed).toEqual([]);
+  });
+
+  it('says a gluetun the reference was not read for is not judged', async () => {
+    const { failed, notJudged } = await onBrokenCopy(CHECK, swap(GLUETUN, 'qmcgaw/gluetun:v3.40.4', 'qmcgaw/gluetun:v3.41.1'));
+    expect(failed).toEqual([]);
+    expect(notJudged).toEqual([expect.stringContaining('runs gluetun v3.41.1, the reference was read for 3.40.4')]);
+  });
+});
+
+const REF: GluetunReference = {
+  version: '3.40.4',
+  env: { VPN_SERVICE_PROVIDER: 'pia', VPN_TYPE: 'openvpn', TZ: '' },
+  settings: {
+    VPN_TYPE: { read: 'String' },
+    VPN_SERVICE_PROVIDER: { read: 'String' },
+    HEALTH_SUCCESS_WAIT_DURATION: { read: 'Duration' },
+    PUID: { read: 'Uint32Ptr' },
+  },
+  deprecated: { VPNSP: 'VPN_SERVICE_PROVIDER' },
+  vpnTypes: ['openvpn', 'wireguard'],
+  providers: { custom: 'custom', all: ['mullvad', 'private internet access'], wireguard: ['custom', 'mullvad'] },
+};
+
+describe("the port of gluetun's settings reader", () => {
+  it('trims spaces and quotes over and over, and lower-cases unless the setting keeps its case', () => {
+    expect(gosettingsValue(` "'On'" `, false)).toBe('on');
+    expect(gosettingsValue('Key=', true)).toBe('Key=');
+  });
+
+  it("parses as gosettings' readers do: base 10 only, a Go duration, ranges", () => {
+    expect(readerProblem('Uint16Ptr', '0x10')).toContain('invalid syntax');
+    expect(readerProblem('Uint16Ptr', '65536')).toContain('not in range');
+    expect(readerProblem('Duration', '5 s')).toBeDefined();
+    expect(readerProblem('Duration', '1m30s')).toBeUndefined();
+    expect(readerProblem('CSVNetipPrefixes', '10.0.0.0/8,fd00::/8')).toBeUndefined();
+    expect(readerProblem('BoolPtr', 'enabled')).toBeUndefined();
+  });
+
+  it("takes the image's defaults where nothing is set: OpenVPN with Private Internet Access; Wireguard with it is refused", () => {
+    expect(gluetunProblems([], REF, { whole: true })).toEqual([]);
+    expect(gluetunProblems([{ name: 'VPN_TYPE', value: 'wireguard' }], REF, { whole: true }).map((p) => p.message)).toEqual([
+      expect.stringContaining('refuses VPN provider "private internet access" with wireguard'),
+    ]);
+  });
+
+  it('reads an old name before the new one, and judges no default where an envFrom may set it', () => {
+    const env = [
+      { name: 'VPN_TYPE', value: 'wireguard' },
+      { name: 'VPN_SERVICE_PROVIDER', value: 'nope' },
+      { name: 'VPNSP', value: 'mullvad' },
+    ];
+    expect(gluetunProblems(env, REF, { whole: true })).toEqual([]);
+    expect(gluetunProblems([{ name: 'VPN_TYPE', value: 'wireguard' }], REF, { whole: false })).toEqual([]);
+    expect(
+      gluetunProblems(
+        [
+          { name: 'VPN_TYPE', value: 'wireguard' },
+          { name: 'VPN_SERVICE_PROVIDER', value: undefined },
+        ],
+        REF,
+        { whole: true },
+      ),
+    ).toEqual([]);
+  });
+});

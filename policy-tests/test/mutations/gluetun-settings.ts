@@ -1,0 +1,37 @@
+/** Mutations for media-gluetun-settings: the VPN container given what gluetun 3.40.4 exits on, or a variable it does not read. */
+import type { Mutation } from '../support/mutation-runner.ts';
+import { swap } from './edits.ts';
+
+const GLUETUN = 'apps/media/gluetun/deployment.yaml';
+const CHECK = 'media-gluetun-settings';
+
+export const gluetunSettingsMutations: Mutation[] = [
+  {
+    check: CHECK,
+    why: 'the provider misspelt (mulvad): gluetun takes no such provider for Wireguard, and exits at start',
+    mutate: swap(GLUETUN, '              value: mullvad\n', '              value: mulvad\n'),
+    at: 'value: mulvad',
+  },
+  {
+    check: CHECK,
+    why: 'a space after a comma in the input ports: gosettings parses " 9696" as it is, and gluetun exits at start',
+    mutate: swap(GLUETUN, 'value: "8080,9696,9710,9713"', 'value: "8080, 9696,9710,9713"'),
+    at: 'value: "8080, 9696,9710,9713"',
+  },
+  {
+    check: CHECK,
+    why: "FIREWALL_INPUT_PORTS misspelt: gluetun reads no such variable, its firewall stays shut to the apps' ports, and nothing reaches them",
+    mutate: swap(GLUETUN, '            - name: FIREWALL_INPUT_PORTS\n', '            - name: FIREWALL_INPUT_PORT\n'),
+    at: 'name: FIREWALL_INPUT_PORT',
+  },
+  {
+    check: CHECK,
+    why: 'HEALTH_SUCCESS_WAIT_DURATION given "5", meant as seconds: Go reads no duration without its unit, and gluetun exits at start',
+    mutate: swap(
+      GLUETUN,
+      '            - name: WIREGUARD_PRIVATE_KEY\n',
+      '            - name: HEALTH_SUCCESS_WAIT_DURATION\n              value: "5"\n            - name: WIREGUARD_PRIVATE_KEY\n',
+    ),
+    at: 'value: "5"',
+  },
+];

@@ -1,0 +1,135 @@
+/**
+ * npm run gluetun:reference: the reference read from a local clone of gluetun at a tag (its Dockerfile's ENV with the
+ * defaults, its settings' reader calls with their old names, its providers and VPN types), and the refusals: no --from
+ * (a usage error), a tag the clone lacks, sources that no longer read as expected.
+ */
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { dockerfileEnv, main, readerCalls } from '../media/gluetun-reference.ts';
+import { capture } from '../../test-support/capture-io.ts';
+
+const git = (cwd: string, ...args: string[]) =>
+  promisify(execFile)('git', ['-C', cwd, '-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { timeout: 60_000 });
+
+const DOCKERFILE = `FROM alpine
+LABEL a=b \\
+    c=d
+ENV VPN_SERVICE_PROVIDER=pia \\
+    VPN_TYPE=openvpn \\
+    # Firewall
+    FIREWALL_INPUT_PORTS= \\
+    PUBLICIP_FILE="/tmp/gluetun/ip"
+RUN true
+`;
+const FIREWALL_GO = `package settings
+
+func (f *Firewall) read(r *reader.Reader) (err error) {
+	f.InputPorts, err = r.CSVUint16("FIREWALL_INPUT_PORTS")
+	f.OutboundSubnets, err = r.CSVNetipPrefixes(
+		"FIREWALL_OUTBOUND_SUBNETS", reader.RetroKeys("EXTRA_SUBNETS"))
+	f.Password = r.Get("FIREWALL_PASSWORD", reader.ForceLowercase(false))
+	return nil
+}
+`;
+const PROVIDERS_GO = `package providers
+
+const (
+	Custom  = "custom"
+	Mullvad = "mullvad"
+	Pia     = "private internet access"
+)
+
+func All() []string {
+	return []string{
+		Mullvad,
+		Pia,
+	}
+}
+`;
+const PROVIDER_GO = `package settings
+
+func (p *Provider) validate(vpnType string) (err error) {
+	if vpnType == vpn.OpenVPN {
+		validNames = providers.AllWithCustom()
+	} else { // Wireguard
+		validNames = []string{
+			providers.Custom,
+			providers.Mullvad,
+		}
+	}
+	return nil
+}
+`;
+const VPN_GO = 'package vpn\n\nconst (\n\tOpenVPN   = "openvpn"\n\tWireguard = "wireguard"\n)\n';
+
+describe("gluetun's Dockerfile and reader calls", () => {
+  it('reads the ENV instruction through a comment line, each variable with its default', () => {
+    expect(dockerfileEnv(DOCKERFILE)).toEqual({ FIREWALL_INPUT_PORTS: '', PUBLICIP_FILE: '/tmp/gluetun/ip', VPN_SERVICE_PROVIDER: 'pia', VPN_TYPE: 'openvpn' });
+  });
+  it('reads each call over lines, with its old names and whether it keeps the case', () => {
+    expect(readerCalls(FIREWALL_GO)).toEqual([
+      { method: 'CSVUint16', name: 'FIREWALL_INPUT_PORTS', retro: [], keepsCase: false },
+      { method: 'CSVNetipPrefixes', name: 'FIREWALL_OUTBOUND_SUBNETS', retro: ['EXTRA_SUBNETS'], keepsCase: false },
+      { method: 'Get', name: 'FIREWALL_PASSWORD', retro: [], keepsCase: true },
+    ]);
+  });
+});
+
+describe('gluetun:reference', () => {
+  let work: string;
+  let upstream: string;
+  let root: string;
+  beforeAll(async () => {
+    work = await mkdtemp(join(tmpdir(), 'gluetun-reference-'));
+    upstream = join(work, 'gluetun');
+    root = join(work, 'repo');
+    for (const dir of ['internal/configuration/settings', 'internal/constants/providers', 'internal/constants/vpn'])
+      await mkdir(join(upstream, dir), { recursive: true });
+    await mkdir(join(root, 'apps/media/gluetun/facts'), { recursive: true });
+    await git(work, 'init', '-q', upstream);
+    await writeFile(join(upstream, 'Dockerfile'), DOCKERFILE);
+    await writeFile(join(upstream, 'internal/configuration/settings/firewall.go'), FIREWALL_GO);
+    await writeFile(
+      join(upstream, 'internal/configuration/settings/firewall_test.go'),
+      'package settings\n\nvar r *reader.Reader\nvar _ = r.String("TEST_ONLY")\n',
+    );
+    await writeFile(join(upstream, 'internal/configuration/settings/provider.go'), PROVIDER_GO);
+    await writeFile(join(upstream, 'internal/constants/providers/providers.go'), PROVIDERS_GO);
+    await writeFile(join(upstream, 'internal/constants/vpn/protocol.go'), VPN_GO);
+    await git(upstream, 'add', '.');
+    await git(upstream, 'commit', '-qm', 'v3.50.0');
+    await git(upstream, 'tag', 'v3.50.0');
+  });
+  afterAll(() => rm(work, { recursive: true, force: true }));
+
+  it('writes the reference of the tag: the declared variables, the reads but tests, the old names, providers and types', async () => {
+    const { out, io } = capture();
+    expect(await main(['--from', upstream, '--ref', 'v3.50.0', '--root', root], io)).toBe(0);
+    expect(out.stdout).toBe('wrote apps/media/gluetun/facts/settings-reference.yaml: 4 declared variables, 3 read, 1 old names, gluetun 3.50.0\n');
+    const written = parse(await readFile(join(root, 'apps/media/gluetun/facts/settings-reference.yaml'), 'utf8'));
+    expect(written).toMatchObject({
+      version: '3.50.0',
+      source: { ref: 'v3.50.0' },
+      settings: { FIREWALL_INPUT_PORTS: { read: 'CSVUint16' }, FIREWALL_PASSWORD: { read: 'Get', keepsCase: true } },
+      deprecated: { EXTRA_SUBNETS: 'FIREWALL_OUTBOUND_SUBNETS' },
+      vpnTypes: ['openvpn', 'wireguard'],
+      providers: { custom: 'custom', all: ['mullvad', 'private internet access'], wireguard: ['custom', 'mullvad'] },
+    });
+    expect(written.settings.TEST_ONLY).toBeUndefined();
+  });
+
+  it('a tag the clone lacks is one line and exit 1; without --from a usage error; --chart-version is no option of it', async () => {
+    const missing = capture();
+    expect(await main(['--from', upstream, '--ref', 'v9.9.9', '--root', root], missing.io)).toBe(1);
+    expect(missing.out.stderr).toMatch(/^gluetun:reference: cannot (read|search) .+ at v9\.9\.9 .+\n$/);
+    const usage = capture();
+    expect(await main(['--ref', 'v3.50.0', '--root', root], usage.io)).toBe(2);
+    const chart = capture();
+    expect(await main(['--from', upstream, '--chart-version', '1.0.0', '--root', root], chart.io)).toBe(2);
+  });
+});
