@@ -10,6 +10,7 @@ import { scalarText } from '../../model/core/text.ts';
 import { dig, list, objects, str } from '../../model/core/dig.ts';
 import { LAN_GATEWAY } from '../../model/cluster/gateways.ts';
 import { cidrWithin } from '../../model/repository/node-network.ts';
+import { gluetunBool, gluetunReference, gluetunSetting } from '../../model/apps/gluetun.ts';
 
 /**
  * What a gluetun release does with DNS_KEEP_NAMESERVER=on, read in its source at each tag (internal/dns/run.go,
@@ -18,13 +19,12 @@ import { cidrWithin } from '../../model/repository/node-network.ts';
  * VPN loop hangs there (fixed in v3.40.2); after v3.41.1 the option is gone, and
  * gluetun's own resolver answers every name of the pod. A problem, null when the tag names no version, or undefined when it is kept.
  */
-function keepNameserverHonoured(image: string, env: readonly { name: string; value?: string }[]): string | null | undefined {
+function keepNameserverHonoured(image: string, dotOn: boolean): string | null | undefined {
   const tag = imageRelease(image);
   if (!tag) return null;
   if (compareReleases(tag, '3.41.1') > 0)
     return `gluetun ${tag} has no DNS_KEEP_NAMESERVER (removed after 3.41.1): its own resolver answers every name of the pod, and the in-cluster names the indexer manager syncs to stop resolving`;
-  const dot = env.find((e) => e.name === 'DOT')?.value;
-  if (compareReleases(tag, '3.40.2') < 0 && dot !== 'off')
+  if (compareReleases(tag, '3.40.2') < 0 && dotOn)
     return `gluetun ${tag} with DNS_KEEP_NAMESERVER=on and DNS over TLS on (DOT, on unless off) never reports its DNS loop running, and its VPN loop waits for it once the tunnel is up: the loop hangs there, with no public IP and no restart when the tunnel fails (fixed in 3.40.2)`;
   return undefined;
 }
@@ -61,16 +61,22 @@ export const mediaPodChecks: PolicyCheck[] = [
         }
         const vpn = containers.find((c) => c.name === roles.vpn.container);
         const env = objects(vpn?.container.env) as { name: string; value?: string }[];
-        const keep = env.findIndex((e) => e.name === 'DNS_KEEP_NAMESERVER');
-        if (env[keep]?.value !== 'on')
-          ctx.fail(
-            { resource: w, path: vpn ? [...vpn.at, 'env', ...(keep === -1 ? [] : [keep])] : ['spec'] },
-            'the VPN container must keep the cluster resolver (DNS_KEEP_NAMESERVER=on), or in-cluster names stop resolving',
-            VPN_FIX.resolver,
+        // Each setting as gluetun reads it (its old names, its words for a boolean in any case), not as written.
+        const reference = gluetunReference(ctx.repo);
+        const deprecated = reference?.ok ? reference.deprecated : undefined;
+        const keep = gluetunSetting(env, 'DNS_KEEP_NAMESERVER', deprecated);
+        const resolverLost = 'the VPN container must keep the cluster resolver (DNS_KEEP_NAMESERVER=on), or in-cluster names stop resolving';
+        if (!keep) ctx.fail({ resource: w, path: vpn ? [...vpn.at, 'env'] : ['spec'] }, resolverLost, VPN_FIX.resolver);
+        else if (keep.value === undefined)
+          ctx.notJudged(
+            { resource: w, path: [...vpn!.at, 'env', keep.index] },
+            `DNS_KEEP_NAMESERVER comes from a Secret or a field: whether the VPN container keeps the cluster resolver is not judged`,
           );
+        else if (gluetunBool(keep.value) !== true) ctx.fail({ resource: w, path: [...vpn!.at, 'env', keep.index] }, resolverLost, VPN_FIX.resolver);
         else if (vpn) {
           const image = scalarText(vpn.container.image ?? '');
-          const judged = keepNameserverHonoured(image, env);
+          const dot = gluetunSetting(env, 'DOT', deprecated);
+          const judged = keepNameserverHonoured(image, dot?.value === undefined || gluetunBool(dot.value) !== false);
           if (judged === null)
             ctx.notJudged(
               { resource: w, path: [...vpn.at, 'image'] },
@@ -81,8 +87,9 @@ export const mediaPodChecks: PolicyCheck[] = [
         // Everything else leaves through the tunnel: the cluster's own networks must bypass it.
         const network = ctx.repo.facts?.nodeNetwork;
         if (vpn && network) {
-          const at = env.findIndex((e) => e.name === 'FIREWALL_OUTBOUND_SUBNETS');
-          const listed = (env[at]?.value ?? '')
+          const subnets = gluetunSetting(env, 'FIREWALL_OUTBOUND_SUBNETS', deprecated);
+          const at = subnets?.index ?? -1;
+          const listed = (subnets?.value ?? '')
             .split(',')
             .map((cidr) => cidr.trim())
             .filter(Boolean);

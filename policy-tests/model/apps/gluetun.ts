@@ -75,7 +75,38 @@ export function gosettingsValue(raw: string, keepsCase: boolean): string {
 const decimalUint = (s: string): bigint | undefined => (/^[0-9]+$/.test(s) ? BigInt(s) : undefined);
 const decimalInt = (s: string): bigint | undefined => (/^[+-]?[0-9]+$/.test(s) ? BigInt(s) : undefined);
 
-const BOOLS = ['enabled', 'yes', 'on', 'true', 'disabled', 'no', 'off', 'false'];
+const TRUE_WORDS = ['enabled', 'yes', 'on', 'true'];
+const FALSE_WORDS = ['disabled', 'no', 'off', 'false'];
+const BOOLS = [...TRUE_WORDS, ...FALSE_WORDS];
+
+/** gosettings' parseBool: true or false for its words in any case, undefined for anything else (gluetun exits on it). */
+export const gluetunBool = (value: string): boolean | undefined =>
+  TRUE_WORDS.includes(value.toLowerCase()) ? true : FALSE_WORDS.includes(value.toLowerCase()) ? false : undefined;
+
+/** Old names gluetun still reads, when no reference says which (the ones the checks of the VPN pod read). */
+const OLD_NAMES: Readonly<Record<string, string>> = { EXTRA_SUBNETS: 'FIREWALL_OUTBOUND_SUBNETS' };
+
+/**
+ * The value gluetun reads for `setting` from a container's env, as gosettings reads it: an old name before the new
+ * one, the last entry of a name, trimmed and lower-cased; `index` the env entry it comes from. Undefined where no entry
+ * sets it (or sets it empty); `value` undefined where it comes from a Secret or a field the gate cannot read.
+ */
+export function gluetunSetting(
+  env: readonly { name?: unknown; value?: unknown }[],
+  setting: string,
+  deprecated: Readonly<Record<string, string>> = OLD_NAMES,
+): { index: number; name: string; value: string | undefined } | undefined {
+  const names = [...Object.keys(deprecated).filter((old) => deprecated[old] === setting), setting];
+  for (const name of names) {
+    const index = env.findLastIndex((e) => e.name === name);
+    if (index < 0) continue;
+    const raw = env[index]!.value;
+    if (raw === undefined) return { index, name, value: undefined };
+    const value = gosettingsValue(String(raw), false);
+    if (value !== '') return { index, name, value };
+  }
+  return undefined;
+}
 const UNSIGNED_MAX: Record<string, bigint> = { Uint8: 0xffn, Uint16: 0xffffn, Uint32: 0xffffffffn, Uint64: 0xffffffffffffffffn, Uint: 0xffffffffffffffffn };
 const SIGNED_BITS: Record<string, bigint> = { Int8: 8n, Int16: 16n, Int32: 32n, Int64: 64n, Int: 64n };
 

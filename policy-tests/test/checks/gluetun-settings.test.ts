@@ -1,4 +1,4 @@
-/** media-gluetun-settings on a broken copy of the real repository; what gluetun takes passes (an old name, its words). */
+/** media-gluetun-settings on a broken copy of the real repository; what gluetun takes passes (an old name, its words), in media-vpn-sidecars too. */
 import { describe, expect, it } from 'vitest';
 import { onBrokenCopy } from '../support/helpers.ts';
 import { describeMutations } from '../support/mutation-runner.ts';
@@ -18,8 +18,14 @@ describe('media-gluetun-settings', () => {
       swap(GLUETUN, '              value: wireguard\n', `              value: "'WireGuard'"\n`)(c);
       swap(GLUETUN, '              value: "on"\n', '              value: "Yes"\n')(c);
     };
-    // media-vpn-sidecars reads FIREWALL_OUTBOUND_SUBNETS and DNS_KEEP_NAMESERVER by their own names and words.
     expect((await onBrokenCopy(CHECK, takes)).failed).toEqual([]);
+    // media-vpn-sidecars reads the resolver and the subnets as gluetun does: the old name, another of its words.
+    expect((await onBrokenCopy('media-vpn-sidecars', takes)).failed).toEqual([]);
+  });
+
+  it('media-vpn-sidecars still fails a resolver gluetun reads as off', async () => {
+    const { failed } = await onBrokenCopy('media-vpn-sidecars', swap(GLUETUN, '              value: "on"\n', '              value: "Disabled"\n'));
+    expect(failed.map((f) => f.message)).toEqual([expect.stringContaining('must keep the cluster resolver')]);
   });
 
   it('says a gluetun the reference was not read for is not judged', async () => {
