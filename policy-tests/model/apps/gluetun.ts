@@ -8,6 +8,7 @@
  * Its server selection (the countries and cities its server list has) and its keys are not ported.
  */
 import { isMap } from '../core/dig.ts';
+import { scalarText } from '../core/text.ts';
 import { didYouMean } from '../core/did-you-mean.ts';
 import { goParseDuration } from '../core/time.ts';
 import { goParseFloat } from '../go/strconv.ts';
@@ -102,7 +103,7 @@ export function gluetunSetting(
     if (index < 0) continue;
     const raw = env[index]!.value;
     if (raw === undefined) return { index, name, value: undefined };
-    const value = gosettingsValue(String(raw), false);
+    const value = gosettingsValue(scalarText(raw), false);
     if (value !== '') return { index, name, value };
   }
   return undefined;
