@@ -9,7 +9,7 @@
  * PGID as its only group, since s6-setuidgid and gosu set the groups of the
  * image's user and drop the pod's supplementalGroups and fsGroup.
  */
-import { dig } from '../core/dig.ts';
+import { dig, objects } from '../core/dig.ts';
 import { scalarText } from '../core/text.ts';
 import type { ContainerRef, PodSpecRef } from '../core/workloads.ts';
 import { holdsBefore, type ImageNeeds } from './image-facts.ts';
@@ -35,9 +35,9 @@ export const skipsEntrypoint = (c: ContainerRef, entrypoint: string[] | undefine
   );
 };
 
-/** A container's environment variable set to a plain value. */
+/** A container's environment variable set to a plain value (the last entry of the name, which the kubelet sets last). */
 export const envValue = (c: ContainerRef, name: string): string | undefined => {
-  const entry = ((Array.isArray(c.container.env) ? c.container.env : []) as { name?: string; value?: unknown }[]).find((e) => e.name === name);
+  const entry = (objects(c.container.env) as { name?: string; value?: unknown }[]).findLast((e) => e.name === name);
   return typeof entry?.value === 'string' ? entry.value : undefined;
 };
 

@@ -1,7 +1,7 @@
 /**
  * A value of the wrong type in the real repository (a number where a list is written, a list where a map is, a null
  * in a list) is judged: the schema layer (or the check reading it) names it, and no check throws on it. Each case is
- * one a seeded fuzz of the repository's files found a check throwing on, 2026-12-02. A check that still throws is one finding in its name,
+ * one a seeded fuzz of the repository's files found a check throwing on (2026-12-02 and 2026-12-03). A check that still throws is one finding in its name,
  * never a pass nor a stack trace, and the other checks still run.
  */
 import { afterAll, describe, expect, it } from 'vitest';
@@ -59,6 +59,8 @@ const CASES: [string, number, (string | number)[], unknown][] = [
   ['apps/platform/backups/etcd-backup.yaml', 0, ['spec', 'jobTemplate', 'spec', 'template', 'spec', 'containers', 0, 'env'], 99999999999],
   ['apps/platform/argocd/kustomization.yaml', 0, ['resources'], 1.5],
   ['apps/media/bazarr-4k/deployment.yaml', 0, ['spec', 'template', 'spec', 'containers', 0, 'volumeMounts', 2, 'mountPath'], true],
+  ['apps/media/tdarr/deployment.yaml', 1, ['spec', 'template', 'spec', 'containers', 0, 'env', 4], null],
+  ['apps/media/gluetun/deployment.yaml', 0, ['spec', 'template', 'spec', 'containers', 0, 'env', 2], null],
 ];
 
 describe('a value of the wrong type in the real repository', () => {
