@@ -9,6 +9,7 @@ import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { scalarText } from '../../model/core/text.ts';
 import type { Ownership } from '../../model/repository/run-as.ts';
 import { dig, isMap, objects } from '../../model/core/dig.ts';
+import { settingsByApp, SETTINGS_READS } from '../../model/apps/media-settings.ts';
 
 export const MEDIA_FACTS = 'apps/media/facts/media.yaml';
 /** The media apps' namespaces: media, and media-vpn for the VPN pod alone (it needs NET_ADMIN, which only a privileged namespace admits). */
@@ -98,6 +99,20 @@ export function mountsOf(resource: Resource): Mount[] {
 
 const mountPath = (m: Mount): Path => [...m.container.at, 'volumeMounts', m.index, 'mountPath'];
 
+/** `path` under `dir` (or `dir` itself), as directories nest: `/torrents/completed` is under `/torrents`, `/torrentsx` is not. */
+const isUnder = (path: string, dir: string): boolean => {
+  const d = dir.replace(/\/+$/, '');
+  return path === d || path.startsWith(`${d}/`);
+};
+
+/** The mount of a container that holds a path it writes to: the deepest mount path above it, as the kernel resolves it. */
+const mountHolding = (mounts: readonly Mount[], path: string): Mount | undefined =>
+  mounts.filter((m) => isUnder(path, m.mountPath)).sort((a, b) => b.mountPath.length - a.mountPath.length)[0];
+
+/** Where a container path of a share mount lies on the share, as the apps that mount it whole at `share.mountPath` see it. */
+const onShare = (m: Mount, path: string, share: MediaFacts['share']): string =>
+  `${share.mountPath.replace(/\/+$/, '')}${m.subPath ? `/${m.subPath.replace(/^\/+|\/+$/g, '')}` : ''}${path.slice(m.mountPath.replace(/\/+$/, '').length)}`;
+
 /** The media-folders ConfigMap the PreSync job walks, in the media namespaces. */
 export const foldersList = (resources: readonly Resource[]): Resource | undefined =>
   resources.find((r) => r.kind === 'ConfigMap' && MEDIA_NAMESPACES.has(r.namespace ?? '') && r.name === 'media-folders');
@@ -162,13 +177,15 @@ export const mediaChecks: PolicyCheck[] = [
   },
   {
     id: 'media-torrent-layout',
-    description: 'The torrent client mounts only the share’s torrents folder, at /torrents (Storage layout 2; M3).',
+    description:
+      'The torrent client mounts only the share’s torrents folder, at /torrents, and reports paths under /torrents/completed/: its settings save completed downloads there (save_path), and, where it keeps incomplete ones apart (temp_path_enabled), in a folder of the storage table it mounts writable; otherwise they land in the container’s own filesystem or where no manager’s mapping finds them, and no import happens (Storage layout 2; M3).',
     invariants: ['M3'],
-    remediation: 'mount media-data with subPath: torrents at /torrents in the torrent client, and nothing else of the share',
-    reads: { kinds: ['Deployment'], files: ['apps/media/facts/media.yaml'] },
+    remediation:
+      'mount media-data with subPath: torrents at /torrents in the torrent client, and nothing else of the share; set save_path: /torrents/completed and temp_path: /torrents/download in its settings',
+    reads: { kinds: ['Deployment'], files: ['apps/media/facts/media.yaml', ...SETTINGS_READS] },
     exemptible: false,
     run(ctx) {
-      withFacts(ctx, ({ roles, share }) => {
+      withFacts(ctx, ({ roles, share, folders }) => {
         const w = requireWorkload(ctx, roles.torrentClient.workload, 'torrent client pod');
         if (!w) return;
         const mounts = mountsOf(w).filter((m) => m.container.name === roles.torrentClient.container && m.claim === share.claim);
@@ -182,6 +199,34 @@ export const mediaChecks: PolicyCheck[] = [
             { resource: w, path: mountPath(m) },
             `${roles.torrentClient.container} sees more of the share than /torrents (${m.mountPath}${m.subPath ? `, subPath ${m.subPath}` : ''})`,
           );
+        // Where the client's settings put the downloads, as the settings script gives them (a file the schema refuses is the schema check's).
+        const client = settingsByApp(ctx.repo).get(roles.torrentClient.container);
+        if (!client?.valid) return;
+        const prefs = isMap(client.s.preferences) ? client.s.preferences : {};
+        const own = mountsOf(w).filter((m) => m.container.name === roles.torrentClient.container);
+        const paths: [string, string][] = [['save_path', 'completed downloads']];
+        if (prefs.temp_path_enabled === true) paths.push(['temp_path', 'incomplete downloads']);
+        for (const [key, what] of paths) {
+          if (typeof prefs[key] !== 'string') continue;
+          const path = prefs[key];
+          const at = { data: client.file, path: ['preferences', key] };
+          const m = mountHolding(own, path);
+          if (!m || m.readOnly)
+            ctx.fail(
+              at,
+              `the torrent client puts its ${what} in ${path}, ${m ? `on a read-only mount (${m.mountPath})` : 'which no volume of its container holds: they go to the container’s own filesystem, lost at a restart'}${key === 'save_path' ? ', and no manager sees them' : ''}`,
+            );
+          else if (key === 'save_path' && !isUnder(path, '/torrents/completed'))
+            ctx.fail(
+              at,
+              `the torrent client reports completed downloads under ${path}, not under /torrents/completed/: the managers import from /data/torrents/completed, and find nothing there`,
+            );
+          else if (m.claim === share.claim && !folders.some((f) => isUnder(onShare(m, path, share), f)))
+            ctx.fail(
+              at,
+              `the torrent client puts its ${what} in ${path} (${onShare(m, path, share)} on the share), a folder the storage table does not list: the PreSync job never makes it with the apps' owner`,
+            );
+        }
       });
     },
   },

@@ -3,6 +3,8 @@ import { isSeq } from 'yaml';
 import type { Mutation } from '../support/mutation-runner.ts';
 import { SONARR, GLUETUN, PLEX, FOLDERS, QBT, after, swap } from './edits.ts';
 
+const QBT_SETTINGS = 'apps/media/gluetun/settings/qbittorrent.yaml';
+
 export const mediaMutations: Mutation[] = [
   {
     check: 'media-one-share',
@@ -34,6 +36,24 @@ export const mediaMutations: Mutation[] = [
         if (isSeq(mounts)) mounts.add(d.createNode({ name: 'data', mountPath: '/movies', subPath: 'movies' }));
       }),
     at: 'mountPath: /movies',
+  },
+  {
+    check: 'media-torrent-layout',
+    why: 'the torrent client saves completed downloads to /torrents/done: the managers look in /data/torrents/completed and import nothing',
+    mutate: swap(QBT_SETTINGS, 'save_path: /torrents/completed', 'save_path: /torrents/done'),
+    at: 'save_path: /torrents/done',
+  },
+  {
+    check: 'media-torrent-layout',
+    why: "the torrent client keeps incomplete downloads in /downloads, which no volume of its container holds: they live in the container's filesystem and are lost at a restart",
+    mutate: swap(QBT_SETTINGS, 'temp_path: /torrents/download', 'temp_path: /downloads'),
+    at: 'temp_path: /downloads',
+  },
+  {
+    check: 'media-torrent-layout',
+    why: 'the torrent client keeps incomplete downloads in /torrents/incomplete, a folder the storage table does not list and the PreSync job never makes',
+    mutate: swap(QBT_SETTINGS, 'temp_path: /torrents/download', 'temp_path: /torrents/incomplete'),
+    at: 'temp_path: /torrents/incomplete',
   },
   {
     check: 'media-library-mounts',
