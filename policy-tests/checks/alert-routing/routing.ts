@@ -3,7 +3,7 @@
  * one-shot, app-a's alerts at every severity, and nothing else; and every message with the alerts' own words. Each
  * alert is followed through the routing tree to what its receivers post: a receiver's name says nothing.
  */
-import { alertmanagerConfigs, CONFIG_PATH, EVENTS_ROWS, route, sendsToChat, wantedDelivery } from '../../model/monitoring/alertmanager.ts';
+import { alertmanagerConfigs, CONFIG_PATH, EVENTS_ROWS, inhibits, route, sendsToChat, wantedDelivery } from '../../model/monitoring/alertmanager.ts';
 import { alertRules } from '../../model/monitoring/prometheus-rules.ts';
 import type { Path } from '../../model/core/positions.ts';
 import { objects, str } from '../../model/core/dig.ts';
@@ -14,10 +14,10 @@ const routePath = (path: number[]): Path => [...CONFIG_PATH, 'route', ...path.fl
 export const routingCheck: PolicyCheck = {
   id: 'alert-routing',
   description:
-    'Critical alerts reach chat with their resolved messages, the hypervisor/NAS events reach it without, app-a alerts reach it at every severity, and nothing else does: each alert rule and each row of the Events table followed through the routing tree to what its receivers post (A12-A15).',
+    'Critical alerts reach chat with their resolved messages, the hypervisor/NAS events reach it without, app-a alerts reach it at every severity, and nothing else does: each alert rule and each row of the Events table followed through the routing tree to what its receivers post, and none muted for good by an inhibit rule whose source the always-firing Watchdog matches (A12-A15).',
   invariants: ['A12', 'A13', 'A14', 'A15'],
   remediation:
-    'route warnings to the "null" receiver, route critical, hypervisor/NAS and app-a alerts to receivers with slack_configs, set send_resolved: true on the critical receiver and false on the event receiver',
+    'route warnings to the "null" receiver, route critical, hypervisor/NAS and app-a alerts to receivers with slack_configs, set send_resolved: true on the critical receiver and false on the event receiver; keep the Watchdog out of the source of every inhibit rule',
   reads: { kinds: ['PrometheusRule'], charts: ['kube-prometheus-stack'] },
   exemptible: false,
   run(ctx) {
@@ -29,6 +29,11 @@ export const routingCheck: PolicyCheck = {
         { file: 'monitoring/README.md' },
         'no Application deploys the kube-prometheus-stack chart with values from this repo: there is no Alertmanager routing to check',
       );
+    // The Watchdog always fires: an inhibit rule whose source it matches mutes its targets for good.
+    const watchdog = [
+      ...rules.filter((r) => r.alert === 'Watchdog').map((r) => ({ alertname: r.alert, ...r.labels })),
+      ...EVENTS_ROWS.map((row) => row.labels).filter((l) => l.alertname === 'Watchdog'),
+    ];
     const rows: Record<string, string>[] = [
       ...rules.map((rule) => ({ alertname: rule.alert, namespace: 'monitoring', ...rule.labels })),
       ...EVENTS_ROWS.map((row) => row.labels),
@@ -49,6 +54,14 @@ export const routingCheck: PolicyCheck = {
         const what = `${labels.alertname} (severity ${labels.severity ?? 'none'}, namespace ${labels.namespace})`;
         if (!want.chat) {
           for (const hit of toChat) fail(routePath(hit.path), `${what} would reach chat through receiver "${hit.receiver}"`);
+          continue;
+        }
+        const muted = objects(config.inhibit_rules).findIndex((rule) => watchdog.some((w) => inhibits(rule, w, labels)));
+        if (muted >= 0) {
+          fail(
+            [...CONFIG_PATH, 'inhibit_rules', muted],
+            `${what} is muted for good by this inhibit rule: its source matches the Watchdog, which always fires, so the alert never reaches chat (${want.invariant})`,
+          );
           continue;
         }
         if (toChat.length === 0) {

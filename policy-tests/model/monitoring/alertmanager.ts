@@ -28,9 +28,20 @@ export interface AmReceiver {
   webhook_configs?: { url?: string; send_resolved?: boolean }[];
 }
 
+export interface AmInhibitRule {
+  source_match?: Record<string, string>;
+  source_match_re?: Record<string, string>;
+  source_matchers?: string[];
+  target_match?: Record<string, string>;
+  target_match_re?: Record<string, string>;
+  target_matchers?: string[];
+  equal?: string[];
+}
+
 export interface AmConfig {
   route: AmRoute;
   receivers: AmReceiver[];
+  inhibit_rules?: AmInhibitRule[];
 }
 
 export const CONFIG_PATH = ['alertmanager', 'config'] as const;
@@ -101,6 +112,27 @@ function routeMatches(route: AmRoute, labels: Record<string, string>): boolean {
     Object.entries(route.match ?? {}).every(([k, v]) => (labels[k] ?? '') === v) &&
     Object.entries(route.match_re ?? {}).every(([k, v]) => wholeMatch(v, labels[k] ?? '') === true)
   );
+}
+
+/** One side of an inhibit rule (`source` or `target`): its match, match_re and matchers lines, each as Alertmanager reads it. */
+function sideMatches(rule: AmInhibitRule, side: 'source' | 'target', labels: Record<string, string>): boolean {
+  const lines = routeMatchers({ matchers: rule[`${side}_matchers`] });
+  return (
+    (lines?.every((m) => matcherMatches(m, labels[m.name] ?? '')) ?? false) &&
+    Object.entries(obj(rule[`${side}_match`])).every(([k, v]) => (labels[k] ?? '') === v) &&
+    Object.entries(obj(rule[`${side}_match_re`])).every(([k, v]) => wholeMatch(String(v), labels[k] ?? '') === true)
+  );
+}
+
+/**
+ * Whether `rule` mutes an alert labelled `target` while one labelled `source` fires (inhibit.go's Mutes and hasEqual at
+ * v0.34.0): the target side matches it, the source side the other alert, each `equal` label the same on both (absent is
+ * empty), and, where the muted alert matches the source side too, the other alert does not match the target side.
+ */
+export function inhibits(rule: AmInhibitRule, source: Record<string, string>, target: Record<string, string>): boolean {
+  if (!sideMatches(rule, 'target', target) || !sideMatches(rule, 'source', source)) return false;
+  if (!list(rule.equal).every((l) => (source[String(l)] ?? '') === (target[String(l)] ?? ''))) return false;
+  return !(sideMatches(rule, 'source', target) && sideMatches(rule, 'target', source));
 }
 
 /** Receivers an alert reaches, with the index path of the route that sent it there. */

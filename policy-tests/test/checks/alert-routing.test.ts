@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { alertmanagerConfigs, EVENTS_ROWS, expectedReceiver, route, type AmConfig, type AmRoute } from '../../model/monitoring/alertmanager.ts';
+import { alertmanagerConfigs, EVENTS_ROWS, expectedReceiver, inhibits, route, type AmConfig, type AmRoute } from '../../model/monitoring/alertmanager.ts';
 import { alertRules } from '../../model/monitoring/prometheus-rules.ts';
 import { PAYLOADS_DIR, SENDERS_FILE } from '../../model/monitoring/webhook-senders.ts';
 import { fillText, type BodyFiller } from '../../model/monitoring/webhook-bodies.ts';
@@ -180,6 +180,75 @@ function testConfig(base: AmConfig, chatUrlFile: string, watchdogUrl: string, to
   return c;
 }
 
+/** A real Alertmanager on a free port of 127.0.0.1 with `configFile`, ready; its URL and process. */
+async function startAlertmanager(configFile: string, storage: string): Promise<{ url: string; process: ChildProcess }> {
+  const port = await new Promise<number>((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const p = (s.address() as AddressInfo).port;
+      s.close(() => resolve(p));
+    });
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const am = spawn(
+    ALERTMANAGER!,
+    [`--config.file=${configFile}`, `--storage.path=${storage}`, `--web.listen-address=127.0.0.1:${port}`, '--cluster.listen-address='],
+    {
+      stdio: 'ignore',
+    },
+  );
+  // Ready when /-/ready says so; an Alertmanager that exits instead fails at once.
+  while ((await fetch(`${url}/-/ready`).catch(() => undefined))?.status !== 200) {
+    if (am.exitCode !== null) throw new Error(`${ALERTMANAGER} exited before it was ready on ${url}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return { url, process: am };
+}
+
+describe.skipIf(!ALERTMANAGER)("the gate's inhibition agrees with a real Alertmanager", () => {
+  const rules = [
+    // The Watchdog (severity none) mutes warnings and critical alerts for good.
+    { source_matchers: ['severity="none"'], target_matchers: ['severity=~"warning|critical"'] },
+    // Only within one namespace: the Watchdog has none, so it mutes nothing here.
+    { source_matchers: ['alertname="Watchdog"'], target_matchers: ['severity="info"'], equal: ['namespace'] },
+    // Both sides match a critical alert: it does not mute itself, nor another critical one.
+    { source_match: { severity: 'critical' }, target_match_re: { severity: 'critical|page' } },
+  ];
+  const alerts: Record<string, string>[] = [
+    { alertname: 'Watchdog', severity: 'none' },
+    { alertname: 'DiskFull', severity: 'critical', namespace: 'media' },
+    { alertname: 'Slow', severity: 'warning', namespace: 'media' },
+    { alertname: 'Note', severity: 'info', namespace: 'media' },
+    { alertname: 'Paged', severity: 'page', namespace: 'media' },
+  ];
+  let am: { url: string; process: ChildProcess };
+  beforeAll(async () => {
+    const file = join(dir, 'inhibit.yml');
+    writeFileSync(file, stringify({ route: { receiver: 'null' }, receivers: [{ name: 'null' }], inhibit_rules: rules }));
+    am = await startAlertmanager(file, join(dir, 'inhibit-data'));
+  });
+  afterAll(async () => {
+    await stopped(am.process);
+  });
+
+  it('mutes the same alerts the gate says each rule mutes while the others fire', async () => {
+    const body = alerts.map((labels) => ({ labels, annotations: {}, startsAt: new Date(Date.now() - 60_000).toISOString() }));
+    expect(
+      (await fetch(`${am.url}/api/v2/alerts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).status,
+    ).toBe(200);
+    const gate = alerts
+      .filter((target) => rules.some((rule) => alerts.some((source) => source !== target && inhibits(rule, source, target))))
+      .map((a) => a.alertname)
+      .sort();
+    expect(gate, 'the rules mute some alerts and leave others').toEqual(['DiskFull', 'Paged', 'Slow']);
+    const suppressed = async () =>
+      ((await (await fetch(`${am.url}/api/v2/alerts`)).json()) as { labels: Record<string, string>; status: { state: string } }[])
+        .filter((a) => a.status.state === 'suppressed')
+        .map((a) => a.labels.alertname!)
+        .sort();
+    await expect.poll(suppressed).toEqual(gate);
+  });
+});
+
 describe.skipIf(!ALERTMANAGER)('end to end through a real Alertmanager', () => {
   const chat = new Capture();
   const watchdog = new Capture();
@@ -195,23 +264,7 @@ describe.skipIf(!ALERTMANAGER)('end to end through a real Alertmanager', () => {
       join(dir, 'e2e.yml'),
       stringify(testConfig(config, join(dir, 'chat-url'), `http://127.0.0.1:${watchdog.port}/heartbeat`, join(dir, 'token'))),
     );
-    const port = await new Promise<number>((resolve) => {
-      const s = createServer().listen(0, '127.0.0.1', () => {
-        const p = (s.address() as AddressInfo).port;
-        s.close(() => resolve(p));
-      });
-    });
-    amUrl = `http://127.0.0.1:${port}`;
-    am = spawn(
-      ALERTMANAGER!,
-      [`--config.file=${join(dir, 'e2e.yml')}`, `--storage.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--cluster.listen-address='],
-      { stdio: 'ignore' },
-    );
-    // Ready when /-/ready says so; an Alertmanager that exits instead fails at once.
-    while ((await fetch(`${amUrl}/-/ready`).catch(() => undefined))?.status !== 200) {
-      if (am.exitCode !== null) throw new Error(`${ALERTMANAGER} exited before it was ready on ${amUrl}`);
-      await new Promise((r) => setTimeout(r, 25));
-    }
+    ({ url: amUrl, process: am } = await startAlertmanager(join(dir, 'e2e.yml'), join(dir, 'data')));
   });
 
   afterAll(async () => {

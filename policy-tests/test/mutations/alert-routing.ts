@@ -39,6 +39,16 @@ export const alertRoutingMutations: Mutation[] = [
     at: inFile(KPS, '    route:'),
   },
   {
+    check: 'alert-routing',
+    why: 'an inhibit rule mutes warnings and critical alerts while a severity "none" alert fires: the Watchdog is one, and fires for good',
+    mutate: swap(
+      KPS,
+      '    receivers:\n      - name: "null"\n',
+      `    inhibit_rules:\n      - source_matchers: ['severity="none"']\n        target_matchers: ['severity=~"warning|critical"']\n    receivers:\n      - name: "null"\n`,
+    ),
+    at: `- source_matchers: ['severity="none"']`,
+  },
+  {
     check: 'alert-chat-text',
     why: "the event route posts with Alertmanager's own Slack text, which is empty: the NAS's words never reach chat",
     mutate: (c) => c.edit(KPS, 0, (d) => d.deleteIn([...EVENTS, 'text'])),
