@@ -237,7 +237,7 @@ describe.skipIf(!ALERTMANAGER)("the gate's inhibition agrees with a real Alertma
     ).toBe(200);
     const gate = alerts
       .filter((target) => rules.some((rule) => alerts.some((source) => source !== target && inhibits(rule, source, target))))
-      .map((a) => a.alertname)
+      .map((a) => a.alertname!)
       .sort();
     expect(gate, 'the rules mute some alerts and leave others').toEqual(['DiskFull', 'Paged', 'Slow']);
     const suppressed = async () =>
