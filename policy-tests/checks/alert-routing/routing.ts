@@ -8,6 +8,7 @@ import { alertRules } from '../../model/monitoring/prometheus-rules.ts';
 import type { Path } from '../../model/core/positions.ts';
 import { objects, str } from '../../model/core/dig.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
+import { alertmanagerConfigProblems } from '../../model/alertmanager/config.ts';
 
 const routePath = (path: number[]): Path => [...CONFIG_PATH, 'route', ...path.flatMap((i) => ['routes', i])];
 
@@ -39,6 +40,15 @@ export const routingCheck: PolicyCheck = {
       ...EVENTS_ROWS.map((row) => row.labels),
     ].filter((labels) => labels.alertname !== 'Watchdog');
     for (const { file, config, source } of configs) {
+      // A configuration Alertmanager refuses never routes: alertmanager-config-loads names why, and the old one stays.
+      if (alertmanagerConfigProblems(config).length > 0) {
+        const { line, col } = source.positions.at([...CONFIG_PATH], 'key');
+        ctx.notJudged(
+          { file, line, col },
+          'Alertmanager refuses this configuration (alertmanager-config-loads): where it would route each alert is not judged',
+        );
+        continue;
+      }
       const said = new Set<string>();
       const fail = (path: Path, message: string) => {
         if (said.has(`${path.join('.')} ${message}`)) return;
