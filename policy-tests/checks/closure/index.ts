@@ -4,7 +4,7 @@
  * (plain or through a chart), to what Kubernetes itself creates, or to an
  * entry of `providedOutsideGit` in the cluster facts, which says why.
  * The references are in references.ts, the providers in providers.ts, and
- * the checks with long bodies in crd.ts, services.ts, keys.ts, api-keys.ts, store-budget.ts, middlewares.ts, tls.ts, node-network.ts, port-names.ts, roles.ts, claims.ts, devices.ts, autoscalers.ts, scheduling.ts (with host-ports.ts; the nodes themselves in model/scheduling), ceph.ts, ceph-classes.ts, csi-drivers.ts and acme.ts; this is the table.
+ * the checks with long bodies in crd.ts, services.ts, keys.ts, api-keys.ts, store-budget.ts, middlewares.ts, tls.ts, ingress-rules.ts, node-network.ts, port-names.ts, roles.ts, claims.ts, devices.ts, autoscalers.ts, scheduling.ts (with host-ports.ts; the nodes themselves in model/scheduling), ceph.ts, ceph-classes.ts, csi-drivers.ts and acme.ts; this is the table.
  */
 import { dig, list } from '../../model/core/dig.ts';
 import { type PolicyCheck, type Area, type CheckEnvironment } from '../../model/checks/kit.ts';
@@ -30,6 +30,7 @@ import {
 import { serviceClosureCheck } from './services.ts';
 import { middlewareClosureCheck } from './middlewares.ts';
 import { publicTlsCheck } from './tls.ts';
+import { ingressRulesCheck } from './ingress-rules.ts';
 import { keyClosureCheck } from './keys.ts';
 import { apiKeyClosureCheck } from './api-keys.ts';
 import { storeBudgetCheck } from './store-budget.ts';
@@ -247,6 +248,7 @@ export function closureChecks({ isClusterScoped, builtinGroups }: CheckEnvironme
     serviceClosureCheck,
     middlewareClosureCheck,
     publicTlsCheck,
+    ingressRulesCheck,
     loadBalancerClosureCheck,
     nodeNetworkClosureCheck,
     portNameClosureCheck,

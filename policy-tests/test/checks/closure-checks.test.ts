@@ -27,3 +27,21 @@ describe("a LoadBalancer of another provider's class is not MetalLB's, and not j
     ]);
   });
 });
+
+describe('an Ingress with no rules, only a default backend, is served: Traefik reads it there', () => {
+  const FILE = 'apps/media/sonarr/ingress.yaml';
+  let copy: RepoCopy;
+  beforeAll(() => {
+    copy = copyRepo();
+    copy.write(
+      FILE,
+      'apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: sonarr\n  namespace: media\nspec:\n  ingressClassName: private-gateway\n  defaultBackend:\n    service:\n      name: sonarr\n      port:\n        name: http\n',
+    );
+  });
+  afterAll(() => copy?.dispose());
+
+  it('gives closure-ingress-rules no finding', async () => {
+    const result = await runGate(copyGateOptions(copy.root));
+    expect(allFindings(result).filter((f) => f.check === 'closure-ingress-rules')).toEqual([]);
+  });
+});

@@ -213,6 +213,16 @@ export const closureMutations: Mutation[] = [
     at: 'router.middlewares',
   },
   {
+    check: 'closure-ingress-rules',
+    why: "the TV manager's Ingress routes its host through spec.defaultBackend beside a rule without http: Traefik skips the rule and reads no default backend of an Ingress with rules, so the host answers 404",
+    mutate: swap(
+      'apps/media/sonarr/ingress.yaml',
+      '      http:\n        paths:\n          - path: /\n            pathType: Prefix\n            backend:\n              service:\n                name: sonarr\n                port:\n                  name: http\n',
+      '  defaultBackend:\n    service:\n      name: sonarr\n      port:\n        name: http\n',
+    ),
+    at: '- host: sonarr.lan.example.net',
+  },
+  {
     check: 'public-ingress-tls',
     why: "the request manager's public Ingress lost its TLS: the proxy would answer with its self-signed certificate",
     mutate: swap('apps/media/jellyseerr/ingress.yaml', '  tls:\n    - hosts: ["requests.example.net"]\n      secretName: jellyseerr-tls\n', ''),
