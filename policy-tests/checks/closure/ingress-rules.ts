@@ -6,6 +6,7 @@
  * the host answers Traefik's 404: the app is unreachable behind a green gate.
  */
 import { dig, isMap, list } from '../../model/core/dig.ts';
+import { scalarText } from '../../model/core/text.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { LAN_GATEWAY, PUBLIC_GATEWAY } from '../../model/cluster/gateways.ts';
 
@@ -30,7 +31,7 @@ export const ingressRulesCheck: PolicyCheck = {
             if (dig(p, ['backend', 'resource']) !== undefined)
               ctx.fail(
                 { resource: ing, path: ['spec', 'rules', i, 'http', 'paths', j, 'backend', 'resource'] },
-                `the path ${String(dig(p, ['path']) ?? '/')} of ${host} sends to a resource backend, which Traefik does not support: it is not served`,
+                `the path ${scalarText(dig(p, ['path']) ?? '/')} of ${host} sends to a resource backend, which Traefik does not support: it is not served`,
               );
           });
       });
