@@ -11,14 +11,8 @@
  * Slack and webhooks are decoded as a list, their fields said not judged.
  */
 import type { PolicyCheck } from '../../model/checks/kit.ts';
-import { dig } from '../../model/core/dig.ts';
-import { chartValues } from '../../model/helm/chart-values.ts';
 import { alertmanagerConfigProblems, unjudgedIntegrations } from '../../model/alertmanager/config.ts';
-import { CONFIG_PATH } from '../../model/monitoring/alertmanager.ts';
-import { parseRenderedFile, placeInValues, renderedByChart, renderedFile } from '../../model/helm/chart-output.ts';
-
-const CHART = 'kube-prometheus-stack';
-const KEY = 'alertmanager.yaml';
+import { ALERTMANAGER_CHART, judgedAlertmanagerConfigs } from '../../model/monitoring/alertmanager.ts';
 const CONSEQUENCE = 'Alertmanager (and the operator, which reads it first) refuses the configuration: the routing it carries never takes effect';
 
 export const alertmanagerConfigCheck: PolicyCheck = {
@@ -28,45 +22,17 @@ export const alertmanagerConfigCheck: PolicyCheck = {
   invariants: ['A11', 'A12', 'A13', 'A14', 'A15'],
   remediation:
     'correct the field the finding names under alertmanager.config in monitoring/kube-prometheus-stack/values.yaml, as Alertmanager documents its configuration',
-  reads: { kinds: ['Secret', 'Application'], charts: [CHART], renders: true },
+  reads: { kinds: ['Secret', 'Application'], charts: [ALERTMANAGER_CHART], renders: true },
   exemptible: false,
   run(ctx) {
-    const values = chartValues(ctx.repo, CHART);
-    const rendered = ctx.resources.filter((r) => r.kind === 'Secret' && renderedByChart(r, CHART) && renderedFile(r, KEY) !== undefined);
-    const judged = new Set<string>();
-    for (const resource of rendered) {
-      const file = renderedFile(resource, KEY)!;
-      const app = resource.rendered!.app;
-      judged.add(app);
-      // A path the values' config does not write at all stands on the rendered file.
-      const where = placeInValues(
-        { resource, path: file.path },
-        values.find((x) => x.appName === app),
-        (path) => ({ roots: [CONFIG_PATH], rest: path, minDepth: 1 }),
-      );
-      const parsed = parseRenderedFile(file.text);
-      if ('error' in parsed) {
-        ctx.fail({ resource, path: file.path }, `${resource.kind} ${resource.name}'s ${KEY} is no YAML Alertmanager reads (${parsed.error}): ${CONSEQUENCE}`);
+    for (const { config, error, name, place } of judgedAlertmanagerConfigs(ctx.resources, ctx.repo)) {
+      if (error !== undefined) {
+        ctx.fail(place([]), `${name} is no YAML Alertmanager reads (${error}): ${CONSEQUENCE}`);
         continue;
       }
-      const doc = parsed.doc;
-      for (const p of alertmanagerConfigProblems(doc)) ctx.fail(where(p.path), `${KEY} at ${p.path.join('.') || 'its top'}: ${p.message}: ${CONSEQUENCE}`);
-      for (const path of unjudgedIntegrations(doc))
-        ctx.notJudged(where(path), `${KEY} at ${path.join('.')}: the fields of this integration are not judged (the gate ports Slack and webhooks)`);
-    }
-    for (const v of values.filter((x) => !judged.has(x.appName))) {
-      const config = dig(v.values, [...CONFIG_PATH]);
-      if (config === undefined) continue;
-      for (const p of alertmanagerConfigProblems(config))
-        ctx.fail(
-          { data: v.source, path: [...CONFIG_PATH, ...p.path] },
-          `alertmanager.config at ${p.path.join('.') || 'its top'}: ${p.message}: ${CONSEQUENCE}`,
-        );
+      for (const p of alertmanagerConfigProblems(config)) ctx.fail(place(p.path), `${name} at ${p.path.join('.') || 'its top'}: ${p.message}: ${CONSEQUENCE}`);
       for (const path of unjudgedIntegrations(config))
-        ctx.notJudged(
-          { data: v.source, path: [...CONFIG_PATH, ...path] },
-          `alertmanager.config at ${path.join('.')}: the fields of this integration are not judged (the gate ports Slack and webhooks)`,
-        );
+        ctx.notJudged(place(path), `${name} at ${path.join('.')}: the fields of this integration are not judged (the gate ports Slack and webhooks)`);
     }
   },
 };

@@ -3,60 +3,101 @@
  * one-shot, app-a's alerts at every severity, and nothing else; and every message with the alerts' own words. Each
  * alert is followed through the routing tree to what its receivers post: a receiver's name says nothing.
  */
-import { alertmanagerConfigs, CONFIG_PATH, EVENTS_ROWS, inhibits, route, sendsToChat, wantedDelivery } from '../../model/monitoring/alertmanager.ts';
+import {
+  ALERTMANAGER_CHART,
+  alertmanagerConfigs,
+  CONFIG_PATH,
+  EVENTS_ROWS,
+  inhibits,
+  judgedAlertmanagerConfigs,
+  route,
+  sendsToChat,
+  wantedDelivery,
+  type AmConfig,
+  type AmReceiver,
+} from '../../model/monitoring/alertmanager.ts';
+import type { Resource } from '../../model/core/manifest.ts';
+import { scalarText } from '../../model/core/text.ts';
 import { alertRules } from '../../model/monitoring/prometheus-rules.ts';
 import type { Path } from '../../model/core/positions.ts';
-import { objects, str } from '../../model/core/dig.ts';
+import { dig, objects, str } from '../../model/core/dig.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { alertmanagerConfigProblems } from '../../model/alertmanager/config.ts';
 
-const routePath = (path: number[]): Path => [...CONFIG_PATH, 'route', ...path.flatMap((i) => ['routes', i])];
+const routePath = (path: number[]): Path => ['route', ...path.flatMap((i) => ['routes', i])];
+
+/** The PrometheusRules' alert names, those a chart renders among them (kube-prometheus-stack's InfoInhibitor). */
+const renderedAlertNames = (resources: readonly Resource[]): Set<string> =>
+  new Set(
+    resources
+      .filter((r) => r.kind === 'PrometheusRule')
+      .flatMap((r) => objects(dig(r.object, ['spec', 'groups'])).flatMap((g) => objects(g.rules).map((rule) => scalarText(rule.alert ?? '')))),
+  );
+
+/**
+ * The alerts that fire whenever `target` does, or always, and so inhibit it for good where a rule's source matches
+ * them: the Watchdog (always); kube-prometheus-stack's InfoInhibitor, which fires in every namespace whose only firing
+ * alerts are info (its rule: ALERTS{severity="info"} unless a warning or critical one), where a rule defines it.
+ */
+function standingSources(
+  target: Record<string, string>,
+  watchdog: readonly Record<string, string>[],
+  infoInhibitor: boolean,
+): { labels: Record<string, string>; why: string }[] {
+  return [
+    ...watchdog.map((labels) => ({ labels, why: 'the Watchdog, which always fires' })),
+    ...(infoInhibitor && target.severity === 'info'
+      ? [
+          {
+            labels: { alertname: 'InfoInhibitor', severity: 'none', namespace: target.namespace ?? '' },
+            why: "InfoInhibitor, which fires in the alert's namespace whenever its only firing alerts are info",
+          },
+        ]
+      : []),
+  ];
+}
 
 export const routingCheck: PolicyCheck = {
   id: 'alert-routing',
   description:
-    'Critical alerts reach chat with their resolved messages, the hypervisor/NAS events reach it without, app-a alerts reach it at every severity, and nothing else does: each alert rule and each row of the Events table followed through the routing tree to what its receivers post, and none muted for good by an inhibit rule whose source the always-firing Watchdog matches (A12-A15).',
+    "Critical alerts reach chat with their resolved messages, the hypervisor/NAS events reach it without, app-a alerts reach it at every severity, and nothing else does: each alert rule and each row of the Events table followed through the routing tree of the configuration the cluster gets (the chart's rendered one, its defaults merged in, where it renders) to what its receivers post, and none muted for good by an inhibit rule whose source matches an alert that fires whenever it does (the Watchdog; kube-prometheus-stack's InfoInhibitor for info alerts) (A12-A15).",
   invariants: ['A12', 'A13', 'A14', 'A15'],
   remediation:
-    'route warnings to the "null" receiver, route critical, hypervisor/NAS and app-a alerts to receivers with slack_configs, set send_resolved: true on the critical receiver and false on the event receiver; keep the Watchdog out of the source of every inhibit rule',
-  reads: { kinds: ['PrometheusRule'], charts: ['kube-prometheus-stack'] },
+    'route warnings to the "null" receiver, route critical, hypervisor/NAS and app-a alerts to receivers with slack_configs, set send_resolved: true on the critical receiver and false on the event receiver; keep the Watchdog (and, for alerts meant for chat, InfoInhibitor) out of the source of every inhibit rule',
+  reads: { kinds: ['PrometheusRule', 'Secret', 'Application'], charts: [ALERTMANAGER_CHART], renders: true },
   exemptible: false,
   run(ctx) {
     const rules = alertRules(ctx.repo);
-    const configs = alertmanagerConfigs(ctx.repo);
+    const configs = judgedAlertmanagerConfigs(ctx.resources, ctx.repo);
     // No routing to read is a finding, never a pass.
     if (configs.length === 0)
       ctx.fail(
         { file: 'monitoring/README.md' },
         'no Application deploys the kube-prometheus-stack chart with values from this repo: there is no Alertmanager routing to check',
       );
-    // The Watchdog always fires: an inhibit rule whose source it matches mutes its targets for good.
     const watchdog = [
       ...rules.filter((r) => r.alert === 'Watchdog').map((r) => ({ alertname: r.alert, ...r.labels })),
       ...EVENTS_ROWS.map((row) => row.labels).filter((l) => l.alertname === 'Watchdog'),
     ];
+    const infoInhibitor = renderedAlertNames(ctx.resources).has('InfoInhibitor');
     const rows: Record<string, string>[] = [
       ...rules.map((rule) => ({ alertname: rule.alert, namespace: 'monitoring', ...rule.labels })),
       ...EVENTS_ROWS.map((row) => row.labels),
     ].filter((labels) => labels.alertname !== 'Watchdog');
-    for (const { file, config, source } of configs) {
+    for (const { config: loaded, error, place } of configs) {
       // A configuration Alertmanager refuses never routes: alertmanager-config-loads names why, and the old one stays.
-      if (alertmanagerConfigProblems(config).length > 0) {
-        const { line, col } = source.positions.at([...CONFIG_PATH], 'key');
-        ctx.notJudged(
-          { file, line, col },
-          'Alertmanager refuses this configuration (alertmanager-config-loads): where it would route each alert is not judged',
-        );
+      if (error !== undefined || alertmanagerConfigProblems(loaded).length > 0) {
+        ctx.notJudged(place([]), 'Alertmanager refuses this configuration (alertmanager-config-loads): where it would route each alert is not judged');
         continue;
       }
+      const config = loaded as AmConfig;
       const said = new Set<string>();
       const fail = (path: Path, message: string) => {
         if (said.has(`${path.join('.')} ${message}`)) return;
         said.add(`${path.join('.')} ${message}`);
-        const { line, col } = source.positions.at(path, 'key');
-        ctx.fail({ file: file, line, col }, message);
+        ctx.fail(place(path), message);
       };
-      const receivers = new Map(config.receivers.map((r, i) => [r.name, { receiver: r, index: i }]));
+      const receivers = new Map(objects(config.receivers).map((r, i) => [scalarText(r.name ?? ''), { receiver: r as unknown as AmReceiver, index: i }]));
       for (const labels of rows) {
         const want = wantedDelivery(labels);
         const hits = route(config, labels);
@@ -66,11 +107,14 @@ export const routingCheck: PolicyCheck = {
           for (const hit of toChat) fail(routePath(hit.path), `${what} would reach chat through receiver "${hit.receiver}"`);
           continue;
         }
-        const muted = objects(config.inhibit_rules).findIndex((rule) => watchdog.some((w) => inhibits(rule, w, labels)));
-        if (muted >= 0) {
+        const sources = standingSources(labels, watchdog, infoInhibitor);
+        const muting = objects(config.inhibit_rules)
+          .map((rule, index) => ({ index, by: sources.find((s) => inhibits(rule, s.labels, labels)) }))
+          .find((m) => m.by !== undefined);
+        if (muting) {
           fail(
-            [...CONFIG_PATH, 'inhibit_rules', muted],
-            `${what} is muted for good by this inhibit rule: its source matches the Watchdog, which always fires, so the alert never reaches chat (${want.invariant})`,
+            ['inhibit_rules', muting.index],
+            `${what} is muted for good by this inhibit rule: its source matches ${muting.by!.why}, so the alert never reaches chat (${want.invariant})`,
           );
           continue;
         }
@@ -84,9 +128,8 @@ export const routingCheck: PolicyCheck = {
           const { receiver, index } = receivers.get(hit.receiver)!;
           (objects(receiver.slack_configs) as { send_resolved?: boolean }[]).forEach((slack, i) => {
             if (slack.send_resolved === want.resolved) return;
-            const at: Path = [...CONFIG_PATH, 'receivers', index, 'slack_configs', i, 'send_resolved'];
             fail(
-              at,
+              ['receivers', index, 'slack_configs', i, 'send_resolved'],
               want.resolved
                 ? `critical alerts go to "${hit.receiver}" without send_resolved: true`
                 : `the event route "${hit.receiver}" must not send resolved messages`,

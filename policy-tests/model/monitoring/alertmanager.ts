@@ -8,6 +8,9 @@ import { chartValues } from '../helm/chart-values.ts';
 import { dig, list, obj, objects } from '../core/dig.ts';
 import type { DataFile, Repo } from '../repository/repo.ts';
 import { alertmanagerRegex } from '../core/re2.ts';
+import type { Resource } from '../core/manifest.ts';
+import type { Path } from '../core/positions.ts';
+import { parseRenderedFile, placeInValues, renderedByChart, renderedFile } from '../helm/chart-output.ts';
 import { matcherMatches, parseMatchers, type AmMatcher } from '../alertmanager/matchers.ts';
 
 export interface AmRoute {
@@ -74,6 +77,53 @@ export function wantedDelivery(labels: Record<string, string>): Delivery {
   if (labels.severity === 'critical') return { chat: true, resolved: true, invariant: 'A12' };
   if (labels.namespace === 'app-a') return { chat: true, resolved: undefined, invariant: 'A14' };
   return { chat: false };
+}
+
+export const ALERTMANAGER_CHART = 'kube-prometheus-stack';
+const CONFIG_KEY = 'alertmanager.yaml';
+
+/** Where a finding about a path of an Alertmanager configuration stands. */
+export type ConfigPlace = { data: DataFile; path: Path } | { resource: Resource; path: Path };
+
+export interface JudgedAlertmanagerConfig {
+  /** The configuration as Alertmanager reads it, or why it is no YAML (a rendered file only). */
+  config: unknown;
+  error?: string;
+  /** What the messages call it: the rendered file, or the values' block. */
+  name: string;
+  /** Where a path of the configuration stands: the values line that wrote it, else the rendered Secret. */
+  place: (path: Path) => ConfigPlace;
+}
+
+/**
+ * The Alertmanager configurations the cluster gets: each the chart renders (the values merged over the chart's
+ * defaults, its inhibit rules among them), else the values' own where the chart is not rendered.
+ */
+export function judgedAlertmanagerConfigs(resources: readonly Resource[], repo: Repo): JudgedAlertmanagerConfig[] {
+  const values = chartValues(repo, ALERTMANAGER_CHART);
+  const out: JudgedAlertmanagerConfig[] = [];
+  const judged = new Set<string>();
+  for (const resource of resources) {
+    if (resource.kind !== 'Secret' || !renderedByChart(resource, ALERTMANAGER_CHART)) continue;
+    const file = renderedFile(resource, CONFIG_KEY);
+    if (!file) continue;
+    const app = resource.rendered!.app;
+    judged.add(app);
+    // A path the values' config does not write at all stands on the rendered file.
+    const place = placeInValues(
+      { resource, path: file.path },
+      values.find((x) => x.appName === app),
+      (path) => ({ roots: [CONFIG_PATH], rest: path, minDepth: 1 }),
+    );
+    const parsed = parseRenderedFile(file.text);
+    const name = `${resource.kind} ${resource.name}'s ${CONFIG_KEY}`;
+    out.push('error' in parsed ? { config: undefined, error: parsed.error, name, place } : { config: parsed.doc, name, place });
+  }
+  for (const v of values.filter((x) => !judged.has(x.appName))) {
+    const config = dig(v.values, [...CONFIG_PATH]);
+    if (config !== undefined) out.push({ config, name: 'alertmanager.config', place: (path) => ({ data: v.source, path: [...CONFIG_PATH, ...path] }) });
+  }
+  return out;
 }
 
 /** The spec's Events table, in this repo's receiver names. */
