@@ -18,6 +18,8 @@ import {
 } from '../../model/monitoring/alertmanager.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { scalarText } from '../../model/core/text.ts';
+import { renderedByChart } from '../../model/helm/chart-output.ts';
+import { chartValues } from '../../model/helm/chart-values.ts';
 import { alertRules } from '../../model/monitoring/prometheus-rules.ts';
 import type { Path } from '../../model/core/positions.ts';
 import { dig, objects, str } from '../../model/core/dig.ts';
@@ -79,7 +81,16 @@ export const routingCheck: PolicyCheck = {
       ...rules.filter((r) => r.alert === 'Watchdog').map((r) => ({ alertname: r.alert, ...r.labels })),
       ...EVENTS_ROWS.map((row) => row.labels).filter((l) => l.alertname === 'Watchdog'),
     ];
-    const infoInhibitor = renderedAlertNames(ctx.resources).has('InfoInhibitor');
+    // Where the chart renders, its rules say; offline, its values do (general.rules.yaml: create, rules.general, disabled).
+    const rendered = ctx.resources.some((r) => r.kind === 'PrometheusRule' && renderedByChart(r, ALERTMANAGER_CHART));
+    const infoInhibitor = rendered
+      ? renderedAlertNames(ctx.resources).has('InfoInhibitor')
+      : chartValues(ctx.repo, ALERTMANAGER_CHART).some(
+          (v) =>
+            dig(v.values, ['defaultRules', 'create']) !== false &&
+            dig(v.values, ['defaultRules', 'rules', 'general']) !== false &&
+            dig(v.values, ['defaultRules', 'disabled', 'InfoInhibitor']) !== true,
+        );
     const rows: Record<string, string>[] = [
       ...rules.map((rule) => ({ alertname: rule.alert, namespace: 'monitoring', ...rule.labels })),
       ...EVENTS_ROWS.map((row) => row.labels),

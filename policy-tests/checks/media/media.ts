@@ -233,10 +233,11 @@ export const mediaChecks: PolicyCheck[] = [
   {
     id: 'media-library-mounts',
     description:
-      'The media server mounts each library (Movies, Movies 4K, TV Shows, Courses, Youtube) read-only from its folder, and nothing of the share writable (M16).',
+      'The media server mounts each library (Movies, Movies 4K, TV Shows, Courses, Youtube) read-only from its folder, and nothing of the share writable, and its settings read each library from that mount (M16).',
     invariants: ['M16'],
-    remediation: 'mount each library folder as its own readOnly subPath of media-data',
-    reads: { kinds: ['Deployment'], files: ['apps/media/facts/media.yaml'] },
+    remediation:
+      "mount each library folder as its own readOnly subPath of media-data, and give the library in the media server's settings a folder under that mount",
+    reads: { kinds: ['Deployment'], files: ['apps/media/facts/media.yaml', ...SETTINGS_READS] },
     exemptible: false,
     run(ctx) {
       withFacts(ctx, ({ roles, share, libraries }) => {
@@ -251,6 +252,19 @@ export const mediaChecks: PolicyCheck[] = [
             );
         }
         for (const m of mounts.filter((m) => !m.readOnly)) ctx.fail({ resource: w, path: mountPath(m) }, `the media server mounts ${m.mountPath} writable`);
+        // The settings script creates each library at the folder its settings give: it must be the library's mount.
+        const server = settingsByApp(ctx.repo).get(roles.mediaServer);
+        if (!server?.valid) return;
+        objects(server.s.libraries).forEach((lib, i) => {
+          const folder = libraries[scalarText(lib.name ?? '')];
+          const mount = folder === undefined ? undefined : mounts.find((m) => m.subPath === folder && m.readOnly);
+          const path = scalarText(lib.folder ?? '');
+          if (mount && !isUnder(path, mount.mountPath))
+            ctx.fail(
+              { data: server.file, path: ['libraries', i, 'folder'] },
+              `library ${scalarText(lib.name)} reads ${path || 'no folder'}, not the media server's mount of ${share.mountPath}/${folder} (${mount.mountPath}): the library shows none of it`,
+            );
+        });
       });
     },
   },

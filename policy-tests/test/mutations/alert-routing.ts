@@ -43,10 +43,20 @@ export const alertRoutingMutations: Mutation[] = [
     why: 'an inhibit rule mutes warnings and critical alerts while a severity "none" alert fires: the Watchdog is one, and fires for good',
     mutate: swap(
       KPS,
-      '    receivers:\n      - name: "null"\n',
-      `    inhibit_rules:\n      - source_matchers: ['severity="none"']\n        target_matchers: ['severity=~"warning|critical"']\n    receivers:\n      - name: "null"\n`,
+      '    inhibit_rules:\n',
+      `    inhibit_rules:\n      - source_matchers: ['severity="none"']\n        target_matchers: ['severity=~"warning|critical"']\n`,
     ),
     at: `- source_matchers: ['severity="none"']`,
+  },
+  {
+    check: 'alert-routing',
+    why: "the chart's InfoInhibitor rule put back: InfoInhibitor fires in app-a whenever its only alerts are info, and mutes them, where A14 sends them to chat",
+    mutate: swap(
+      KPS,
+      '    inhibit_rules:\n',
+      `    inhibit_rules:\n      - source_matchers: ['alertname = InfoInhibitor']\n        target_matchers: ['severity = info']\n        equal: [namespace]\n`,
+    ),
+    at: `- source_matchers: ['alertname = InfoInhibitor']`,
   },
   {
     check: 'alert-chat-text',

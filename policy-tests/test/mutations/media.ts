@@ -57,6 +57,12 @@ export const mediaMutations: Mutation[] = [
   },
   {
     check: 'media-library-mounts',
+    why: "the media server's TV library reads /libraries/tv, which it does not mount: the settings create a library that shows no series",
+    mutate: swap('apps/media/plex/settings/plex.yaml', '{name: TV Shows, folder: /libraries/series}', '{name: TV Shows, folder: /libraries/tv}'),
+    at: 'folder: /libraries/tv',
+  },
+  {
+    check: 'media-library-mounts',
     why: 'the Courses library is missing',
     mutate: (c) => c.edit(PLEX, 0, (d) => d.deleteIn(['spec', 'template', 'spec', 'containers', 0, 'volumeMounts', 4])),
     at: '      containers:',
