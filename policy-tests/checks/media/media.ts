@@ -9,7 +9,8 @@ import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { scalarText } from '../../model/core/text.ts';
 import type { Ownership } from '../../model/repository/run-as.ts';
 import { dig, isMap, objects } from '../../model/core/dig.ts';
-import { settingsByApp, SETTINGS_READS } from '../../model/apps/media-settings.ts';
+import { SETTINGS_READS } from '../../model/apps/media-settings.ts';
+import { libraryFolderProblems, torrentClientPathProblems } from './settings-paths.ts';
 
 export const MEDIA_FACTS = 'apps/media/facts/media.yaml';
 /** The media apps' namespaces: media, and media-vpn for the VPN pod alone (it needs NET_ADMIN, which only a privileged namespace admits). */
@@ -99,20 +100,6 @@ export function mountsOf(resource: Resource): Mount[] {
 
 const mountPath = (m: Mount): Path => [...m.container.at, 'volumeMounts', m.index, 'mountPath'];
 
-/** `path` under `dir` (or `dir` itself), as directories nest: `/torrents/completed` is under `/torrents`, `/torrentsx` is not. */
-const isUnder = (path: string, dir: string): boolean => {
-  const d = dir.replace(/\/+$/, '');
-  return path === d || path.startsWith(`${d}/`);
-};
-
-/** The mount of a container that holds a path it writes to: the deepest mount path above it, as the kernel resolves it. */
-const mountHolding = (mounts: readonly Mount[], path: string): Mount | undefined =>
-  mounts.filter((m) => isUnder(path, m.mountPath)).sort((a, b) => b.mountPath.length - a.mountPath.length)[0];
-
-/** Where a container path of a share mount lies on the share, as the apps that mount it whole at `share.mountPath` see it. */
-const onShare = (m: Mount, path: string, share: MediaFacts['share']): string =>
-  `${share.mountPath.replace(/\/+$/, '')}${m.subPath ? `/${m.subPath.replace(/^\/+|\/+$/g, '')}` : ''}${path.slice(m.mountPath.replace(/\/+$/, '').length)}`;
-
 /** The media-folders ConfigMap the PreSync job walks, in the media namespaces. */
 export const foldersList = (resources: readonly Resource[]): Resource | undefined =>
   resources.find((r) => r.kind === 'ConfigMap' && MEDIA_NAMESPACES.has(r.namespace ?? '') && r.name === 'media-folders');
@@ -199,34 +186,8 @@ export const mediaChecks: PolicyCheck[] = [
             { resource: w, path: mountPath(m) },
             `${roles.torrentClient.container} sees more of the share than /torrents (${m.mountPath}${m.subPath ? `, subPath ${m.subPath}` : ''})`,
           );
-        // Where the client's settings put the downloads, as the settings script gives them (a file the schema refuses is the schema check's).
-        const client = settingsByApp(ctx.repo).get(roles.torrentClient.container);
-        if (!client?.valid) return;
-        const prefs = isMap(client.s.preferences) ? client.s.preferences : {};
         const own = mountsOf(w).filter((m) => m.container.name === roles.torrentClient.container);
-        const paths: [string, string][] = [['save_path', 'completed downloads']];
-        if (prefs.temp_path_enabled === true) paths.push(['temp_path', 'incomplete downloads']);
-        for (const [key, what] of paths) {
-          if (typeof prefs[key] !== 'string') continue;
-          const path = prefs[key];
-          const at = { data: client.file, path: ['preferences', key] };
-          const m = mountHolding(own, path);
-          if (!m || m.readOnly)
-            ctx.fail(
-              at,
-              `the torrent client puts its ${what} in ${path}, ${m ? `on a read-only mount (${m.mountPath})` : 'which no volume of its container holds: they go to the container’s own filesystem, lost at a restart'}${key === 'save_path' ? ', and no manager sees them' : ''}`,
-            );
-          else if (key === 'save_path' && !isUnder(path, '/torrents/completed'))
-            ctx.fail(
-              at,
-              `the torrent client reports completed downloads under ${path}, not under /torrents/completed/: the managers import from /data/torrents/completed, and find nothing there`,
-            );
-          else if (m.claim === share.claim && !folders.some((f) => isUnder(onShare(m, path, share), f)))
-            ctx.fail(
-              at,
-              `the torrent client puts its ${what} in ${path} (${onShare(m, path, share)} on the share), a folder the storage table does not list: the PreSync job never makes it with the apps' owner`,
-            );
-        }
+        for (const p of torrentClientPathProblems(ctx.repo, own, { client: roles.torrentClient.container, share, folders })) ctx.fail(p.at, p.message);
       });
     },
   },
@@ -252,19 +213,7 @@ export const mediaChecks: PolicyCheck[] = [
             );
         }
         for (const m of mounts.filter((m) => !m.readOnly)) ctx.fail({ resource: w, path: mountPath(m) }, `the media server mounts ${m.mountPath} writable`);
-        // The settings script creates each library at the folder its settings give: it must be the library's mount.
-        const server = settingsByApp(ctx.repo).get(roles.mediaServer);
-        if (!server?.valid) return;
-        objects(server.s.libraries).forEach((lib, i) => {
-          const folder = libraries[scalarText(lib.name ?? '')];
-          const mount = folder === undefined ? undefined : mounts.find((m) => m.subPath === folder && m.readOnly);
-          const path = scalarText(lib.folder ?? '');
-          if (mount && !isUnder(path, mount.mountPath))
-            ctx.fail(
-              { data: server.file, path: ['libraries', i, 'folder'] },
-              `library ${scalarText(lib.name)} reads ${path || 'no folder'}, not the media server's mount of ${share.mountPath}/${folder} (${mount.mountPath}): the library shows none of it`,
-            );
-        });
+        for (const p of libraryFolderProblems(ctx.repo, { server: roles.mediaServer, share, libraries }, mounts)) ctx.fail(p.at, p.message);
       });
     },
   },
