@@ -135,6 +135,8 @@ export function reportAlertmanager(checkout: string, print: (line: string) => vo
   report("Alertmanager's configuration tests (config/config_test.go)", conformance.alertmanagerConfigAgreement(table), print);
   const matchers = conformance.alertmanagerMatcherCases(readText(join(checkout, 'pkg/labels/parse_test.go')));
   report("Alertmanager's classic matchers parser tests (pkg/labels/parse_test.go)", conformance.alertmanagerConfigAgreement(matchers), print);
+  const inhibition = conformance.alertmanagerInhibitCases(readText(join(checkout, 'inhibit/inhibit_test.go')));
+  report("Alertmanager's inhibition tests (inhibit/inhibit_test.go)", conformance.alertmanagerInhibitAgreement(inhibition), print);
 }
 
 /** Tempo's own example configurations, each of which Tempo loads, against the repository's reference; and whether that reference is the checkout's manifest. */

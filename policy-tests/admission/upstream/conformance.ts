@@ -290,6 +290,7 @@ export {
 export { blackboxConfigAgreement, blackboxConfigCases } from './blackbox-config-cases.ts';
 export { LOKI_CONFIG_FILES, lokiConfigAgreement, lokiConfigCases } from './loki-config-cases.ts';
 export { alertmanagerConfigAgreement, alertmanagerConfigCases, alertmanagerMatcherCases } from './alertmanager-config-cases.ts';
+export { alertmanagerInhibitAgreement, alertmanagerInhibitCases } from './alertmanager-inhibit-cases.ts';
 export { TEMPO_CONFIG_FILES, tempoConfigAgreement, tempoConfigCases } from './tempo-config-cases.ts';
 export { tempoFields } from '../../model/tempo/config.ts';
 export { referenceCatalog as lokiReferenceCatalog, referenceTypes as lokiReferenceTypes } from '../../model/loki/reference.ts';

@@ -1,10 +1,12 @@
 /**
- * The reader of Alertmanager's classic matchers parser tests (upstream/alertmanager-config-cases.ts), on a file written
- * in their form; and the gate's port of that parser (model/alertmanager/matchers.ts) where those tests say nothing.
+ * The readers of Alertmanager's classic matchers parser tests (upstream/alertmanager-config-cases.ts) and of its
+ * inhibition tests (upstream/alertmanager-inhibit-cases.ts), on files written in their form; and the gate's port of
+ * that parser (model/alertmanager/matchers.ts) where those tests say nothing.
  */
 import { describe, expect, it } from 'vitest';
 import { alertmanagerConfigAgreement, alertmanagerMatcherCases } from '../../admission/upstream/alertmanager-config-cases.ts';
 import { matcherMatches, parseMatchers } from '../../model/alertmanager/matchers.ts';
+import { alertmanagerInhibitAgreement, alertmanagerInhibitCases } from '../../admission/upstream/alertmanager-inhibit-cases.ts';
 
 const TEST = `
 func TestMatchers(t *testing.T) {
@@ -96,5 +98,69 @@ describe("the port of Alertmanager's classic matchers parser", () => {
     };
     expect(matcherMatches(one('severity=~"crit"'), 'critical')).toBe(false);
     expect(matcherMatches(one('team!~".+"'), '')).toBe(true);
+  });
+});
+
+const INHIBIT_TEST = `
+func TestInhibitRuleMatchers(t *testing.T) {
+	t.Parallel()
+
+	rule1 := amcommoncfg.InhibitRule{
+		SourceMatchers: amcommoncfg.Matchers{&labels.Matcher{Type: labels.MatchEqual, Name: "s1", Value: "1"}},
+		TargetMatchers: amcommoncfg.Matchers{&labels.Matcher{Type: labels.MatchNotEqual, Name: "t1", Value: "1"}},
+		Equal:          []string{"e"},
+	}
+
+	ih := NewInhibitor(nil, []amcommoncfg.InhibitRule{rule1}, nopLogger, eventrecorder.NopRecorder())
+	sourceAlert1 := &alert.Alert{
+		Alert: model.Alert{
+			Labels:   model.LabelSet{"s1": "1", "t1": "2", "e": "1"},
+		},
+	}
+	ih.rules[0].scache.Set(sourceAlert1)
+
+	cases := []struct {
+		target   model.LabelSet
+		expected bool
+	}{
+		{
+			target:   model.LabelSet{"t1": "0", "e": "1"},
+			expected: true,
+		},
+		{
+			target:   model.LabelSet{"t1": "1", "e": "1"},
+			expected: false,
+		},
+		{
+			target:   model.LabelSet{"t1": "0", "e": "0"},
+			expected: false,
+		},
+	}
+}
+`;
+
+describe("the reader of Alertmanager's inhibition tests", () => {
+  it("reads the rules, the source alert in each rule's cache and each target, and the port agrees", () => {
+    const table = alertmanagerInhibitCases(INHIBIT_TEST);
+    expect(table.unread).toEqual([{ name: 'TestInhibitRuleMatches', why: 'the test is not in the file' }]);
+    expect(table.cases.map((c) => [c.name, c.want])).toEqual([
+      ['{"t1":"0","e":"1"}', 'muted'],
+      ['{"t1":"1","e":"1"}', 'not muted'],
+      ['{"t1":"0","e":"0"}', 'not muted'],
+    ]);
+    const a = alertmanagerInhibitAgreement(table);
+    expect([a.agree, a.total]).toEqual([3, 4]);
+  });
+
+  it('counts an expectation the port does not meet as a disagreement', () => {
+    const a = alertmanagerInhibitAgreement(
+      alertmanagerInhibitCases(
+        INHIBIT_TEST.replace(
+          'expected: false,\n\t\t},\n\t\t{\n\t\t\ttarget:   model.LabelSet{"t1": "0", "e": "0"}',
+          'expected: true,\n\t\t},\n\t\t{\n\t\t\ttarget:   model.LabelSet{"t1": "0", "e": "0"}',
+        ),
+      ),
+    );
+    expect(a.disagreements.map((d) => d.file)).toContain('TestInhibitRuleMatchers/{"t1":"1","e":"1"}');
   });
 });
