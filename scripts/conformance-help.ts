@@ -152,7 +152,9 @@ is committed):
   --alertmanager DIR  prometheus/alertmanager at the deployed tag: its
                       configuration tests (config/config_test.go and
                       config/testdata), each configuration loaded or
-                      refused with Alertmanager's words
+                      refused with Alertmanager's words; its classic
+                      matchers parser's (pkg/labels/parse_test.go); its
+                      inhibition rule tests (inhibit/inhibit_test.go)
   --tempo DIR         grafana/tempo at the tag the repository's reference was
                       read at: its example configurations, each of which
                       Tempo loads, and whether the reference is the
