@@ -20,7 +20,7 @@ export const gluetunSettingsMutations: Mutation[] = [
   },
   {
     check: CHECK,
-    why: "FIREWALL_INPUT_PORTS misspelt: gluetun reads no such variable, its firewall stays shut to the apps' ports, and nothing reaches them",
+    why: 'FIREWALL_INPUT_PORTS misspelt: gluetun reads no such variable, and the ports meant are never opened',
     mutate: swap(GLUETUN, '            - name: FIREWALL_INPUT_PORTS\n', '            - name: FIREWALL_INPUT_PORT\n'),
     at: 'name: FIREWALL_INPUT_PORT',
   },
