@@ -27,6 +27,9 @@ export { builtinResourceName, policyDecisions, type ParamLookup } from './cel/ad
 // The API server's built-in validation.
 export { validateBuiltin } from './validation/kinds.ts';
 export { validateObjectMeta } from './validation/metadata.ts';
+// What an operator copies from its custom resource into a pod it creates, judged as the API server judges that pod.
+export { securityContextPodProblems } from './validation/pod.ts';
+export { containerResourceProblems } from './validation/resource-requirements.ts';
 export { UPDATE_JUDGED_KINDS, updateViolations, type UpdateCluster } from './validation/updates.ts';
 // Pod Security admission.
 export type { PodSecurityCoverage } from './pod-security/coverage.ts';

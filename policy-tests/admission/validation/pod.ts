@@ -334,7 +334,8 @@ export function validatePodSpec(spec: Obj, at: PathSegment[], { features, extraV
   return out;
 }
 
-function securityContextPodProblems(sc: Obj | undefined, path: PathSegment[]): Invalid[] {
+/** ValidatePodSecurityContext's ranges: the pod's user, group and fsGroup ids. */
+export function securityContextPodProblems(sc: Obj | undefined, path: PathSegment[]): Invalid[] {
   if (!sc || typeof sc !== 'object') return [];
   const out: Invalid[] = [];
   for (const f of ['runAsUser', 'runAsGroup', 'fsGroup'])

@@ -34,6 +34,22 @@ export const backupsMutations: Mutation[] = [
     fix: 'write the schedule as five fields (minute 0-59, hour 0-23, day 1-31, month 1-12, day of week 0-6) or a descriptor such as @daily, on days its months have',
   },
   {
+    check: 'volsync-mover-pod',
+    why: "the off-site copy's mover run as NFS's nobody, 4294967294: the CRD takes any int64, and the API server refuses the mover Job VolSync makes",
+    mutate: swap(COPY_COMPONENT, '      runAsUser: 1000\n', '      runAsUser: 4294967294\n'),
+    at: 'runAsUser: 4294967294',
+  },
+  {
+    check: 'volsync-mover-pod',
+    why: "the off-site copy's mover asks for more memory than its limit: the API server refuses the mover Job, and no copy runs",
+    mutate: swap(
+      COPY_COMPONENT,
+      '    moverSecurityContext:\n',
+      '    moverResources:\n      requests: {memory: 1Gi}\n      limits: {memory: 512Mi}\n    moverSecurityContext:\n',
+    ),
+    at: 'requests: {memory: 1Gi}',
+  },
+  {
     check: 'volsync-schedule',
     why: 'the off-site copy moved to the 30th of February: the parser takes it, Next finds no time, and VolSync copies back to back without end',
     mutate: swap(COPY_COMPONENT, 'schedule: "15 */6 * * *"', 'schedule: "15 3 30 2 *"'),
