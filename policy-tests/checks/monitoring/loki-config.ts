@@ -113,8 +113,13 @@ function judgeValues(ctx: CheckContext, v: ChartValues, type: GoStruct, runtimeT
       );
       continue;
     }
-    for (const p of goDecodeProblems(withoutExpanded(part.value).value, field))
+    const decoded = goDecodeProblems(withoutExpanded(part.value).value, field);
+    for (const p of decoded)
       ctx.fail({ data: v.source, path: [...part.path, ...p.path] }, `Loki's ${[part.block, ...p.path].join('.')}: ${p.message}: ${CONSEQUENCE}`);
+    // Each stream retention rule is judged alone (its selector, its period): no default of the chart's joins it.
+    if (part.block === 'limits_config' && decoded.length === 0)
+      for (const p of streamRetentionProblems(part.value, [], 'CONFIG ERROR: invalid limits_config config'))
+        ctx.fail({ data: v.source, path: [...part.path, ...p.path] }, `Loki's ${[part.block, ...p.path].join('.')}: ${p.message}: ${CONSEQUENCE}`);
   }
   const runtime = dig(v.values, RUNTIME_VALUES);
   for (const p of runtime === undefined ? [] : goDecodeProblems(withoutExpanded(runtime).value, runtimeType))

@@ -89,6 +89,25 @@ const SCALARS: Readonly<Record<string, GoType>> = {
   any: { go: 'any' },
 };
 
+/**
+ * Fields the reference leaves untyped (the doc generator writes a list of structs it does not describe as such), typed
+ * from Loki's source at the version the reference was read for: pkg/validation/limits.go's StreamRetention.
+ */
+const SOURCE_TYPED: Readonly<Record<string, GoType>> = {
+  'limits_config.retention_stream': {
+    go: 'list',
+    of: {
+      go: 'struct',
+      type: 'validation.StreamRetention',
+      fields: {
+        period: parsed('model.Duration', (text) => (Number.isFinite(durationMs(text)) ? undefined : `not a valid duration string: "${text}"`)),
+        priority: SCALARS.int!,
+        selector: SCALARS.string!,
+      },
+    },
+  },
+};
+
 /** The catalog a reference file holds, or why it holds none. */
 export function referenceCatalog(doc: unknown): { catalog: ReferenceCatalog; version: string; chartVersion: string } | { problem: string } {
   const version = dig(doc, ['version']);
@@ -106,6 +125,7 @@ export function referenceTypes(catalog: ReferenceCatalog): GoStruct {
   const typeOf = (text: unknown, where: string): GoType => {
     if (isMap(text)) return structOf(text, where);
     if (typeof text !== 'string') return SCALARS.any!;
+    if (text === 'any' && SOURCE_TYPED[where]) return SOURCE_TYPED[where];
     const scalar = SCALARS[text];
     if (scalar) return scalar;
     const [, kind, rest] = /^(block|list of|map of) (.+)$/.exec(text) ?? [];

@@ -18,6 +18,8 @@ import { dig, isMap, list } from '../core/dig.ts';
 import { durationMs, goParseDuration } from '../core/time.ts';
 import type { DecodeProblem } from '../yaml/go-decode.ts';
 import { text } from '../blackbox/go-libraries.ts';
+import { parsePromQL } from '../monitoring/promql.ts';
+import { prometheusRegex, re2Problem } from '../core/re2.ts';
 
 const DAY_MS = 86_400_000;
 const SUPPORTED_INDEX_TYPES = ['boltdb-shipper', 'tsdb'];
@@ -194,12 +196,37 @@ function compactorAndDirectoryProblems(doc: unknown): DecodeProblem[] {
 }
 
 /**
- * Limits.Validate's stream retention (pkg/validation/limits.go): each `retention_stream` rule keeps its streams at
- * least 24h; the first refusal, wrapped as Config.Validate wraps it. Its selector's matchers are not parsed here.
+ * LogQL's ParseMatchers(selector, true) (pkg/logql/syntax/parser.go): a stream selector alone (`{...}`, no pipeline,
+ * no metric name), each matcher a label matcher Prometheus's labels package compiles, and at least one that does not
+ * match the empty value (validateMatchers). Read with Prometheus's own grammar, which writes a selector alike.
+ */
+export function streamSelectorProblem(selector: string): string | undefined {
+  const trimmed = selector.trim();
+  const parsed = parsePromQL(trimmed);
+  if (parsed.error) return `parse error : ${parsed.error.message.replace(/^PromQL/, 'the stream selector')}`;
+  const [only, ...more] = parsed.selectors;
+  if (!trimmed.startsWith('{') || !trimmed.endsWith('}') || !only || more.length > 0 || only.name !== undefined) return 'only label matchers are supported';
+  for (const m of only.matchers)
+    if (m.op === '=~' || m.op === '!~') {
+      const problem = re2Problem(`^(?s:${m.value})$`);
+      if (problem) return `parse error : ${problem}`;
+    }
+  const empty = (m: (typeof only.matchers)[number]) =>
+    m.op === '=' ? m.value === '' : m.op === '!=' ? m.value !== '' : prometheusRegex(m.value).test('') === (m.op === '=~');
+  return only.matchers.every(empty)
+    ? 'parse error : queries require at least one regexp or equality matcher that does not have an empty-compatible value. For instance, app=~".*" does not meet this requirement, but app=~".+" will'
+    : undefined;
+}
+
+/**
+ * Limits.Validate's stream retention (pkg/validation/limits.go): each `retention_stream` rule's selector parses as a
+ * stream selector, and keeps its streams at least 24h; the first refusal, wrapped as Config.Validate wraps it.
  */
 export function streamRetentionProblems(limits: unknown, at: (string | number)[], wrap: string): DecodeProblem[] {
   const rules = list(dig(limits, ['retention_stream']));
   for (const [i, rule] of rules.entries()) {
+    const selector = streamSelectorProblem(text(dig(rule, ['selector'])));
+    if (selector) return [{ path: [...at, 'retention_stream', i, 'selector'], message: `${wrap}: invalid labels matchers: ${selector}` }];
     const period = dig(rule, ['period']);
     if (ms(period) < DAY_MS)
       return [{ path: [...at, 'retention_stream', i, 'period'], message: `${wrap}: retention period must be >= 24h was ${text(period) || '0s'}` }];

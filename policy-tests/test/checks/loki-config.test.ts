@@ -9,6 +9,7 @@ import { describeMutations } from '../support/mutation-runner.ts';
 import { swap } from '../mutations/edits.ts';
 import type { RepoCopy } from '../support/helpers.ts';
 import { lokiConfigMutations, lokiRenderedMutations, standInLoki } from '../mutations/loki-config.ts';
+import { streamSelectorProblem } from '../../model/loki/validate.ts';
 
 const VALUES = 'monitoring/loki/values.yaml';
 const CHECK = 'monitoring-loki-config';
@@ -53,5 +54,21 @@ describe('monitoring-loki-config', () => {
     expect(failed.map((f) => `${f.file}: ${f.message}`)).toEqual([
       expect.stringMatching(/^monitoring\/loki\/facts\/config-reference.yaml: .* cannot be read \(it needs version/),
     ]);
+  });
+});
+
+describe("Loki's stream selectors, as ParseMatchers(selector, true) reads them", () => {
+  it("takes and refuses what Loki's own TestParseMatchers does (pkg/logql/syntax/parser_test.go, v3.7.6)", () => {
+    expect(streamSelectorProblem(`{app="foo",cluster=~".+bar"}`)).toBeUndefined();
+    expect(streamSelectorProblem(`{app!="foo",cluster=~".+bar",bar!~".?boo"}`)).toBeUndefined();
+    expect(streamSelectorProblem(`{app!="foo",cluster=~".+bar",bar!~".?boo"`)).toBeDefined();
+    expect(streamSelectorProblem(`{app!="foo",cluster=~".+bar",bar!~".?boo"} |= "test"`)).toBeDefined();
+  });
+
+  it('refuses a selector every matcher of which takes the empty value, a metric name, and a regex Go cannot compile', () => {
+    expect(streamSelectorProblem(`{app=~".*", env!="prod"}`)).toContain('at least one regexp or equality matcher');
+    expect(streamSelectorProblem(`{app=~".+"}`)).toBeUndefined();
+    expect(streamSelectorProblem(`up{app="x"}`)).toBe('only label matchers are supported');
+    expect(streamSelectorProblem(`{app=~"(x"}`)).toContain('error parsing regexp');
   });
 });

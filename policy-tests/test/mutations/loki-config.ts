@@ -43,6 +43,22 @@ export const lokiConfigMutations: Mutation[] = [
     mutate: swap(VALUES, '  auth_enabled: false\n', '  auth_enabled: false\n  runtimeConfig:\n    overrides:\n      home:\n        max_line_sise: 1MB\n'),
     at: 'max_line_sise',
   },
+  {
+    check: CHECK,
+    why: "the events' retention rule given priority high: StreamRetention's priority is an int, and yaml.v2 refuses the word",
+    mutate: swap(VALUES, '        priority: 1\n', '        priority: high\n'),
+    at: 'priority: high',
+  },
+  {
+    check: CHECK,
+    why: "the events' retention selector written without its braces: LogQL's ParseMatchers refuses it, and Limits.Validate stops Loki at start",
+    mutate: swap(
+      VALUES,
+      `      - selector: '{job="integrations/kubernetes/eventhandler"}'\n`,
+      `      - selector: 'job="integrations/kubernetes/eventhandler"'\n`,
+    ),
+    at: `selector: 'job="integrations/kubernetes/eventhandler"'`,
+  },
 ];
 
 /**
