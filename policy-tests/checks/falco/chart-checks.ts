@@ -155,8 +155,10 @@ export const falcoChartChecks: PolicyCheck[] = [
           const cm = ctx.repo.resources.find((r) => r.file === tuning.file && r.kind === 'ConfigMap')!;
           const volume = volumes.find((v) => v.configMap?.name === cm.name);
           const mount = volume && mounts.find((m) => m.name === volume.name);
-          const path = mount?.mountPath ? `${mount.mountPath.replace(/\/$/, '')}/${tuning.key}` : undefined;
-          const at = path ? rulesFiles.findIndex((f) => f === path || f === mount!.mountPath) : -1;
+          // A mount path of another type is the schema's finding on the rendered pod: here it mounts nothing.
+          const mountPath = typeof mount?.mountPath === 'string' ? mount.mountPath : undefined;
+          const path = mountPath ? `${mountPath.replace(/\/$/, '')}/${tuning.key}` : undefined;
+          const at = path ? rulesFiles.findIndex((f) => f === path || f === mountPath) : -1;
           if (!path) fail(['mounts'], `ConfigMap ${cm.name} is not mounted into the sensor`);
           else if (at === -1) fail(['falco', 'rules_files'], `${path} (ConfigMap ${cm.name}) is not in falco.rules_files`);
           else if (at < upstreamAt)

@@ -61,6 +61,7 @@ const CASES: [string, number, (string | number)[], unknown][] = [
   ['apps/media/bazarr-4k/deployment.yaml', 0, ['spec', 'template', 'spec', 'containers', 0, 'volumeMounts', 2, 'mountPath'], true],
   ['apps/media/tdarr/deployment.yaml', 1, ['spec', 'template', 'spec', 'containers', 0, 'env', 4], null],
   ['apps/media/gluetun/deployment.yaml', 0, ['spec', 'template', 'spec', 'containers', 0, 'env', 2], null],
+  ['security/falco/values.yaml', 0, ['mounts', 'volumeMounts', 0, 'mountPath'], [null]],
 ];
 
 describe('a value of the wrong type in the real repository', () => {
