@@ -11,6 +11,7 @@ import { list } from '../../model/core/dig.ts';
 import type { Invalid } from './metadata.ts';
 import { isLocalDescendingPath } from './syntax.ts';
 import { downwardApiItemProblems } from './downward-api.ts';
+import { decodeQuantity } from '../../model/go/quantity.ts';
 
 type Obj = Record<string, any>;
 
@@ -144,11 +145,20 @@ const CSI_DRIVER_NAME = /^[a-zA-Z0-9][-a-zA-Z0-9_.]{0,61}[a-zA-Z-0-9]$/;
 /**
  * What validateVolumeSource asks of the sources that are storage, not files (`validatePersistentClaimVolumeSource`,
  * `validateNFSVolumeSource`, `validateHostPathVolumeSource`, `validateCSIVolumeSource`,
- * `validateEphemeralVolumeSource`): the claim named, the server and an absolute export path, a host path without `..`,
+ * `validateEphemeralVolumeSource`), and an emptyDir's sizeLimit not below zero: the claim named, the server and an absolute export path, a host path without `..`,
  * a CSI driver's name, an ephemeral volume's claim template. A host path's type the schema's enum already refuses.
  */
 export function storageSourceProblems(v: Obj, vat: PathSegment[], who: string): Invalid[] {
   const out: Invalid[] = [];
+  // validateVolumeSource: an emptyDir's sizeLimit below zero (a quantity that does not parse is the schema's finding).
+  const sizeLimit = v?.emptyDir && typeof v.emptyDir === 'object' ? v.emptyDir.sizeLimit : undefined;
+  const limit = sizeLimit === undefined || sizeLimit === null ? undefined : decodeQuantity(sizeLimit);
+  if (limit?.ok && limit.quantity.digits < 0n)
+    out.push({
+      path: [...vat, 'emptyDir', 'sizeLimit'],
+      fn: 'validateVolumeSource',
+      message: `${who}: emptyDir.sizeLimit: Forbidden: SizeLimit field must be a valid resource quantity`,
+    });
   const required = (kind: string, field: string, fn: string) => {
     if (v?.[kind] && typeof v[kind] === 'object' && str(v[kind][field]) === '')
       out.push({ path: [...vat, kind, field], fn, message: `${who}: ${kind}.${field}: Required value` });

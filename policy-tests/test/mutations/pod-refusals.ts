@@ -7,6 +7,12 @@ const CHECK = 'api-validation';
 export const volumeSourceMutations: Mutation[] = [
   {
     check: CHECK,
+    why: "the etcd backup's scratch emptyDir limited to -4Gi: the schema takes any quantity, validateVolumeSource refuses one below zero",
+    mutate: swap('apps/platform/backups/etcd-backup.yaml', '              sizeLimit: 4Gi\n', '              sizeLimit: -4Gi\n'),
+    at: 'sizeLimit: -4Gi',
+  },
+  {
+    check: CHECK,
     why: "Tdarr's config volume names an empty claim: validatePersistentClaimVolumeSource requires claimName",
     mutate: swap('apps/media/tdarr/deployment.yaml', /claimName: \S+/, 'claimName: ""'),
     at: 'claimName: ""',
