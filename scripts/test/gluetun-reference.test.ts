@@ -3,18 +3,13 @@
  * defaults, its settings' reader calls with their old names, its providers and VPN types), and the refusals: no --from
  * (a usage error), a tag the clone lacks, sources that no longer read as expected.
  */
-import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { dockerfileEnv, main, readerCalls } from '../media/gluetun-reference.ts';
 import { capture } from '../../test-support/capture-io.ts';
-
-const git = (cwd: string, ...args: string[]) =>
-  promisify(execFile)('git', ['-C', cwd, '-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { timeout: 60_000 });
+import { taggedClone, type TaggedClone } from '../../test-support/tagged-clone.ts';
 
 const DOCKERFILE = `FROM alpine
 LABEL a=b \\
@@ -81,31 +76,24 @@ describe("gluetun's Dockerfile and reader calls", () => {
 });
 
 describe('gluetun:reference', () => {
-  let work: string;
+  let clone: TaggedClone;
   let upstream: string;
   let root: string;
   beforeAll(async () => {
-    work = await mkdtemp(join(tmpdir(), 'gluetun-reference-'));
-    upstream = join(work, 'gluetun');
-    root = join(work, 'repo');
-    for (const dir of ['internal/configuration/settings', 'internal/constants/providers', 'internal/constants/vpn'])
-      await mkdir(join(upstream, dir), { recursive: true });
-    await mkdir(join(root, 'apps/media/gluetun/facts'), { recursive: true });
-    await git(work, 'init', '-q', upstream);
-    await writeFile(join(upstream, 'Dockerfile'), DOCKERFILE);
-    await writeFile(join(upstream, 'internal/configuration/settings/firewall.go'), FIREWALL_GO);
-    await writeFile(
-      join(upstream, 'internal/configuration/settings/firewall_test.go'),
-      'package settings\n\nvar r *reader.Reader\nvar _ = r.String("TEST_ONLY")\n',
-    );
-    await writeFile(join(upstream, 'internal/configuration/settings/provider.go'), PROVIDER_GO);
-    await writeFile(join(upstream, 'internal/constants/providers/providers.go'), PROVIDERS_GO);
-    await writeFile(join(upstream, 'internal/constants/vpn/protocol.go'), VPN_GO);
-    await git(upstream, 'add', '.');
-    await git(upstream, 'commit', '-qm', 'v3.50.0');
-    await git(upstream, 'tag', 'v3.50.0');
+    clone = await taggedClone('gluetun', 'v3.50.0', {
+      files: {
+        Dockerfile: DOCKERFILE,
+        'internal/configuration/settings/firewall.go': FIREWALL_GO,
+        'internal/configuration/settings/firewall_test.go': 'package settings\n\nvar r *reader.Reader\nvar _ = r.String("TEST_ONLY")\n',
+        'internal/configuration/settings/provider.go': PROVIDER_GO,
+        'internal/constants/providers/providers.go': PROVIDERS_GO,
+        'internal/constants/vpn/protocol.go': VPN_GO,
+      },
+      rootDirs: ['apps/media/gluetun/facts'],
+    });
+    ({ upstream, root } = clone);
   });
-  afterAll(() => rm(work, { recursive: true, force: true }));
+  afterAll(() => clone.dispose());
 
   it('writes the reference of the tag: the declared variables, the reads but tests, the old names, providers and types', async () => {
     const { out, io } = capture();

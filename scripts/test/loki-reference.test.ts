@@ -3,19 +3,14 @@
  * fields marked doc:"hidden"), the grammar of that reference as Loki's doc-generator writes it, and the refusals: no
  * --from (a usage error), a tag the clone lacks (one line, exit 1, nothing written).
  */
-import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { main } from '../monitoring/loki-reference.ts';
 import { parseReference } from '../monitoring/loki-reference-parse.ts';
 import { capture } from '../../test-support/capture-io.ts';
-
-const git = (cwd: string, ...args: string[]) =>
-  promisify(execFile)('git', ['-C', cwd, '-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { timeout: 60_000 });
+import { taggedClone, type TaggedClone } from '../../test-support/tagged-clone.ts';
 
 const REFERENCE = `# Configuration
 
@@ -120,27 +115,20 @@ describe("the reference's grammar", () => {
 });
 
 describe('loki:reference', () => {
-  let work: string;
+  let clone: TaggedClone;
   let upstream: string;
   let root: string;
   beforeAll(async () => {
-    work = await mkdtemp(join(tmpdir(), 'loki-reference-'));
-    upstream = join(work, 'loki');
-    root = join(work, 'repo');
-    await mkdir(join(upstream, 'docs/sources/shared'), { recursive: true });
-    await mkdir(join(upstream, 'pkg/compactor'), { recursive: true });
-    await mkdir(join(root, 'monitoring/loki/facts'), { recursive: true });
-    await git(work, 'init', '-q', upstream);
-    await writeFile(join(upstream, 'docs/sources/shared/configuration.md'), REFERENCE);
-    await writeFile(
-      join(upstream, 'pkg/compactor/config.go'),
-      'type Config struct {\n\tRunOnce bool `yaml:"_" doc:"hidden"`\n\tTenant string `doc:"hidden"`\n}\n',
-    );
-    await git(upstream, 'add', '.');
-    await git(upstream, 'commit', '-qm', 'v3.8.0');
-    await git(upstream, 'tag', 'v3.8.0');
+    clone = await taggedClone('loki', 'v3.8.0', {
+      files: {
+        'docs/sources/shared/configuration.md': REFERENCE,
+        'pkg/compactor/config.go': 'type Config struct {\n\tRunOnce bool `yaml:"_" doc:"hidden"`\n\tTenant string `doc:"hidden"`\n}\n',
+      },
+      rootDirs: ['monitoring/loki/facts'],
+    });
+    ({ upstream, root } = clone);
   });
-  afterAll(() => rm(work, { recursive: true, force: true }));
+  afterAll(() => clone.dispose());
 
   it('writes the reference of the tag, with the hidden fields and the chart it pins', async () => {
     const { out, io } = capture();

@@ -4,19 +4,14 @@
  * rewritten for the version and the old one removed), and the refusals: an
  * entry kept by hand, an unknown exporter, options without --refresh.
  */
-import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { REPO_ROOT } from '../../policy-tests/model/repository/repo.ts';
 import { main } from '../monitoring/metrics-catalog.ts';
 import { capture } from '../../test-support/capture-io.ts';
-
-const git = (cwd: string, ...args: string[]) =>
-  promisify(execFile)('git', ['-C', cwd, '-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { timeout: 60_000 });
+import { taggedClone, type TaggedClone } from '../../test-support/tagged-clone.ts';
 
 const ENTRY = `# Kept in sync by --refresh.
 exporter: exportarr
@@ -34,30 +29,25 @@ metrics:
 `;
 
 describe('metrics:catalog', () => {
-  let work: string;
+  let clone: TaggedClone;
   let upstream: string;
   let root: string;
   beforeAll(async () => {
-    work = await mkdtemp(join(tmpdir(), 'metrics-catalog-'));
-    upstream = join(work, 'exportarr');
-    root = join(work, 'repo');
-    await mkdir(join(upstream, 'internal/arr/collector'), { recursive: true });
-    await mkdir(join(root, 'monitoring/metrics-catalog'), { recursive: true });
-    await git(work, 'init', '-q', upstream);
-    await writeFile(
-      join(upstream, 'internal/arr/collector/status.go'),
-      'a: prometheus.NewDesc(\n fmt.Sprintf("%s_system_status", c.App),\n "System Status",\n nil,\n prometheus.Labels{"url": c.URL},\n)\nb: prometheus.NewDesc(\n fmt.Sprintf("%s_system_version", c.App),\n "Version",\n []string{"version"},\n prometheus.Labels{"url": c.URL},\n)\n',
-    );
-    await git(upstream, 'add', '.');
-    await git(upstream, 'commit', '-qm', 'v2.3.0');
-    await git(upstream, 'tag', 'v2.3.0');
+    clone = await taggedClone('exportarr', 'v2.3.0', {
+      files: {
+        'internal/arr/collector/status.go':
+          'a: prometheus.NewDesc(\n fmt.Sprintf("%s_system_status", c.App),\n "System Status",\n nil,\n prometheus.Labels{"url": c.URL},\n)\nb: prometheus.NewDesc(\n fmt.Sprintf("%s_system_version", c.App),\n "Version",\n []string{"version"},\n prometheus.Labels{"url": c.URL},\n)\n',
+      },
+      rootDirs: ['monitoring/metrics-catalog'],
+    });
+    ({ upstream, root } = clone);
     await writeFile(join(root, 'monitoring/metrics-catalog/exportarr-v2.2.0.yaml'), ENTRY);
     await writeFile(
       join(root, 'monitoring/metrics-catalog/blackbox-exporter-v0.28.0.yaml'),
       ENTRY.replace('exporter: exportarr', 'exporter: blackbox-exporter').replace('extract: go-newdesc', 'extract: manual'),
     );
   });
-  afterAll(() => rm(work, { recursive: true, force: true }));
+  afterAll(() => clone.dispose());
 
   it('--refresh reads the source at the new tag and rewrites the entry for that version', async () => {
     const { out, io } = capture();

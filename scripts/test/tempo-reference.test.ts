@@ -2,18 +2,13 @@
  * npm run tempo:reference: the reference read from a local clone of Tempo at a tag (its manifest's tree, its root
  * struct's fields, its source's field names), and the refusals: no --from (a usage error), a tag the clone lacks.
  */
-import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { main, manifestTree, structFields } from '../monitoring/tempo-reference.ts';
 import { capture } from '../../test-support/capture-io.ts';
-
-const git = (cwd: string, ...args: string[]) =>
-  promisify(execFile)('git', ['-C', cwd, '-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { timeout: 60_000 });
+import { taggedClone, type TaggedClone } from '../../test-support/tagged-clone.ts';
 
 const MANIFEST =
   '# Manifest\n\n## Complete configuration\n\n```yaml\ntarget: all\nserver:\n    http_listen_port: 3200\ningester: {}\nstorage:\n    trace:\n        backend: local\n        wal:\n            path: /var/tempo/wal\n```\n';
@@ -35,26 +30,21 @@ describe("Tempo's manifest and root struct", () => {
 });
 
 describe('tempo:reference', () => {
-  let work: string;
+  let clone: TaggedClone;
   let upstream: string;
   let root: string;
   beforeAll(async () => {
-    work = await mkdtemp(join(tmpdir(), 'tempo-reference-'));
-    upstream = join(work, 'tempo');
-    root = join(work, 'repo');
-    await mkdir(join(upstream, 'docs/sources/tempo/configuration'), { recursive: true });
-    await mkdir(join(upstream, 'cmd/tempo/app'), { recursive: true });
-    await mkdir(join(upstream, 'vendor/x'), { recursive: true });
-    await mkdir(join(root, 'monitoring/tempo/facts'), { recursive: true });
-    await git(work, 'init', '-q', upstream);
-    await writeFile(join(upstream, 'docs/sources/tempo/configuration/manifest.md'), MANIFEST);
-    await writeFile(join(upstream, 'cmd/tempo/app/config.go'), CONFIG_GO);
-    await writeFile(join(upstream, 'vendor/x/x.go'), 'type V struct {\n\tA string `yaml:"vendored"`\n}\n');
-    await git(upstream, 'add', '.');
-    await git(upstream, 'commit', '-qm', 'v2.11.0');
-    await git(upstream, 'tag', 'v2.11.0');
+    clone = await taggedClone('tempo', 'v2.11.0', {
+      files: {
+        'docs/sources/tempo/configuration/manifest.md': MANIFEST,
+        'cmd/tempo/app/config.go': CONFIG_GO,
+        'vendor/x/x.go': 'type V struct {\n\tA string `yaml:"vendored"`\n}\n',
+      },
+      rootDirs: ['monitoring/tempo/facts'],
+    });
+    ({ upstream, root } = clone);
   });
-  afterAll(() => rm(work, { recursive: true, force: true }));
+  afterAll(() => clone.dispose());
 
   it("writes the reference of the tag: the manifest's tree, the root fields, the source's names but vendor's", async () => {
     const { out, io } = capture();
