@@ -141,15 +141,21 @@ function networkPolicy(o: Obj): Invalid[] {
   return out;
 }
 
+/** ValidatePolicyRule: a rule is about non-resource URLs alone (on a ClusterRole), or about resources of API groups. */
 function roleRules(o: Obj): Invalid[] {
+  const filled = (v: unknown) => Array.isArray(v) && v.length > 0;
   return (list(o.rules) as Obj[]).flatMap((r, i) => {
     const out: Invalid[] = [];
-    if (!Array.isArray(r?.verbs) || r.verbs.length === 0)
-      out.push({ path: ['rules', i, 'verbs'], fn: 'ValidatePolicyRule', message: 'verbs must contain at least one value' });
-    if (Array.isArray(r?.nonResourceURLs) && r.nonResourceURLs.length > 0 && o.kind === 'Role')
-      out.push({ path: ['rules', i, 'nonResourceURLs'], fn: 'ValidatePolicyRule', message: 'namespaced rules cannot apply to non-resource URLs' });
-    if ((!Array.isArray(r?.nonResourceURLs) || r.nonResourceURLs.length === 0) && (!Array.isArray(r?.apiGroups) || r.apiGroups.length === 0))
-      out.push({ path: ['rules', i], fn: 'ValidatePolicyRule', message: 'resource rules must supply at least one api group' });
+    const rule = (field: string, message: string) => out.push({ path: ['rules', i, field], fn: 'ValidatePolicyRule', message });
+    if (!filled(r?.verbs)) rule('verbs', 'verbs must contain at least one value');
+    if (filled(r?.nonResourceURLs)) {
+      if (o.kind === 'Role') rule('nonResourceURLs', 'namespaced rules cannot apply to non-resource URLs');
+      if (filled(r.apiGroups) || filled(r.resources) || filled(r.resourceNames))
+        rule('nonResourceURLs', 'rules cannot apply to both regular resources and non-resource URLs');
+      return out;
+    }
+    if (!filled(r?.apiGroups)) rule('apiGroups', 'resource rules must supply at least one api group');
+    if (!filled(r?.resources)) rule('resources', 'resource rules must supply at least one resource');
     return out;
   });
 }

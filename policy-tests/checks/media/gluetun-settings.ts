@@ -5,12 +5,11 @@
  * indexer manager and the torrent client in its pod have no network. A variable it never reads (a misspelt
  * FIREWALL_INPUT_PORTS) does nothing: the setting meant is not made. Its server selection and its keys are not judged.
  */
-import type { Path } from '../../model/core/positions.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { containersOf, imageParts, podSpecOf } from '../../model/core/workloads.ts';
 import { scalarText } from '../../model/core/text.ts';
 import { objects } from '../../model/core/dig.ts';
-import { GLUETUN_IMAGE, GLUETUN_REFERENCE, gluetunProblems, gluetunReference, type GluetunEnv } from '../../model/apps/gluetun.ts';
+import { GLUETUN_IMAGE, GLUETUN_REFERENCE, gluetunProblems, gluetunReference } from '../../model/apps/gluetun.ts';
 
 const REFRESH = 'npm run gluetun:reference -- --from <clone of qdm12/gluetun> --ref <the image tag>';
 
@@ -44,16 +43,12 @@ export const gluetunSettingsCheck: PolicyCheck = {
           );
           continue;
         }
-        const entries = objects(container.env);
-        const env: GluetunEnv[] = entries.map((e) => ({
-          name: scalarText(e.name ?? ''),
-          value: e.value === undefined && e.valueFrom !== undefined ? undefined : scalarText(e.value ?? ''),
-        }));
+        const env = objects(container.env);
         const whole = objects(container.envFrom).length === 0;
         for (const p of gluetunProblems(env, reference, { whole })) {
-          // The env entry's value (the last of that name, the one gluetun sees), else the image where its default is at fault.
-          const index = p.name === undefined ? -1 : entries.findLastIndex((e) => scalarText(e.name ?? '') === p.name);
-          const path: Path = index < 0 ? [...at, 'image'] : [...at, 'env', index, p.on === 'name' || entries[index]!.value === undefined ? 'name' : 'value'];
+          // The env entry gluetun reads, else the image where its default is at fault.
+          const entry = p.index === undefined ? undefined : env[p.index]!;
+          const path = !entry ? [...at, 'image'] : [...at, 'env', p.index!, p.on === 'name' || entry.value === undefined ? 'name' : 'value'];
           ctx.fail({ resource: w, path }, `container ${name}: ${p.message}`);
         }
       }

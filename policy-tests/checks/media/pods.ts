@@ -10,7 +10,7 @@ import { scalarText } from '../../model/core/text.ts';
 import { dig, list, objects, str } from '../../model/core/dig.ts';
 import { LAN_GATEWAY } from '../../model/cluster/gateways.ts';
 import { cidrWithin } from '../../model/repository/node-network.ts';
-import { gluetunBool, gluetunReference, gluetunSetting } from '../../model/apps/gluetun.ts';
+import { gluetunBool, gluetunReads, gluetunReference } from '../../model/apps/gluetun.ts';
 
 /**
  * What a gluetun release does with DNS_KEEP_NAMESERVER=on, read in its source at each tag (internal/dns/run.go,
@@ -60,11 +60,10 @@ export const mediaPodChecks: PolicyCheck[] = [
             );
         }
         const vpn = containers.find((c) => c.name === roles.vpn.container);
-        const env = objects(vpn?.container.env) as { name: string; value?: string }[];
         // Each setting as gluetun reads it (its old names, its words for a boolean in any case), not as written.
         const reference = gluetunReference(ctx.repo);
-        const deprecated = reference?.ok ? reference.deprecated : undefined;
-        const keep = gluetunSetting(env, 'DNS_KEEP_NAMESERVER', deprecated);
+        const settings = gluetunReads(objects(vpn?.container.env), reference?.ok ? reference.deprecated : undefined);
+        const keep = settings.get('DNS_KEEP_NAMESERVER');
         const resolverLost = 'the VPN container must keep the cluster resolver (DNS_KEEP_NAMESERVER=on), or in-cluster names stop resolving';
         if (!keep) ctx.fail({ resource: w, path: vpn ? [...vpn.at, 'env'] : ['spec'] }, resolverLost, VPN_FIX.resolver);
         else if (keep.value === undefined)
@@ -75,7 +74,7 @@ export const mediaPodChecks: PolicyCheck[] = [
         else if (gluetunBool(keep.value) !== true) ctx.fail({ resource: w, path: [...vpn!.at, 'env', keep.index] }, resolverLost, VPN_FIX.resolver);
         else if (vpn) {
           const image = scalarText(vpn.container.image ?? '');
-          const dot = gluetunSetting(env, 'DOT', deprecated);
+          const dot = settings.get('DOT');
           const judged = keepNameserverHonoured(image, dot?.value === undefined || gluetunBool(dot.value) !== false);
           if (judged === null)
             ctx.notJudged(
@@ -87,7 +86,7 @@ export const mediaPodChecks: PolicyCheck[] = [
         // Everything else leaves through the tunnel: the cluster's own networks must bypass it.
         const network = ctx.repo.facts?.nodeNetwork;
         if (vpn && network) {
-          const subnets = gluetunSetting(env, 'FIREWALL_OUTBOUND_SUBNETS', deprecated);
+          const subnets = settings.get('FIREWALL_OUTBOUND_SUBNETS');
           const at = subnets?.index ?? -1;
           const listed = (subnets?.value ?? '')
             .split(',')

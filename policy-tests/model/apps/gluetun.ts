@@ -87,33 +87,65 @@ export const gluetunBool = (value: string): boolean | undefined =>
 /** Old names gluetun still reads, when no reference says which (the ones the checks of the VPN pod read). */
 const OLD_NAMES: Readonly<Record<string, string>> = { EXTRA_SUBNETS: 'FIREWALL_OUTBOUND_SUBNETS' };
 
-/**
- * The value gluetun reads for `setting` from a container's env, as gosettings reads it: an old name before the new
- * one, the last entry of a name, trimmed and lower-cased; `index` the env entry it comes from. Undefined where no entry
- * sets it (or sets it empty); `value` undefined where it comes from a Secret or a field the gate cannot read.
- */
-export function gluetunSetting(
-  env: readonly { name?: unknown; value?: unknown }[],
-  setting: string,
-  deprecated: Readonly<Record<string, string>> = OLD_NAMES,
-): { index: number; name: string; value: string | undefined } | undefined {
-  const names = [...Object.keys(deprecated).filter((old) => deprecated[old] === setting), setting];
-  for (const name of names) {
-    const index = env.findLastIndex((e) => e.name === name);
-    if (index < 0) continue;
-    const raw = env[index]!.value;
-    if (raw === undefined) return { index, name, value: undefined };
-    const value = gosettingsValue(scalarText(raw), false);
-    if (value !== '') return { index, name, value };
-  }
-  return undefined;
+/** A container's env entry, as the pod spec holds it. */
+export interface GluetunEnv {
+  name?: unknown;
+  value?: unknown;
+  valueFrom?: unknown;
 }
+
+/** The entry a setting is read from, and its value as gosettings reads it: undefined where the pod alone knows it. */
+export interface GluetunRead {
+  index: number;
+  name: string;
+  value: string | undefined;
+}
+
+/** The name gosettings' env source knows a variable by (its KeyTransform): upper case, dashes as underscores. */
+const envKey = (name: string): string => name.toUpperCase().replaceAll('-', '_');
+
+/**
+ * Each setting a container's env gives gluetun, as gosettings reads it (its `get`): an old name before the new one,
+ * the first one set and not empty as written wins and the others are never parsed; a name in any case; the last entry
+ * of a name; then trimmed of spaces and quotes and lower-cased unless the setting keeps its case, so that `" "` is set
+ * and reads as "". A value from a Secret or a field, or one Kubernetes expands from another variable, is undefined. A
+ * setting no entry sets (or every entry sets empty) is absent.
+ */
+export function gluetunReads(
+  env: readonly GluetunEnv[],
+  deprecated: Readonly<Record<string, string>> = OLD_NAMES,
+  keepsCase: (setting: string) => boolean = () => false,
+): Map<string, GluetunRead> {
+  const lastIndex = new Map<string, number>();
+  env.forEach((e, index) => lastIndex.set(envKey(scalarText(e.name ?? '')), index));
+  const settings = new Set([...lastIndex.keys()].map((name) => deprecated[name] ?? name));
+  const reads = new Map<string, GluetunRead>();
+  for (const setting of settings) {
+    const names = [...Object.keys(deprecated).filter((old) => deprecated[old] === setting), setting];
+    for (const name of names) {
+      const index = lastIndex.get(name);
+      if (index === undefined) continue;
+      const entry = env[index]!;
+      const raw = entry.value === undefined && entry.valueFrom !== undefined ? undefined : scalarText(entry.value ?? '');
+      if (raw === undefined || raw.includes('$(')) {
+        reads.set(setting, { index, name: scalarText(entry.name ?? ''), value: undefined });
+        break;
+      }
+      if (raw === '') continue;
+      reads.set(setting, { index, name: scalarText(entry.name ?? ''), value: gosettingsValue(raw, keepsCase(setting)) });
+      break;
+    }
+  }
+  return reads;
+}
+
 const UNSIGNED_MAX: Record<string, bigint> = { Uint8: 0xffn, Uint16: 0xffffn, Uint32: 0xffffffffn, Uint64: 0xffffffffffffffffn, Uint: 0xffffffffffffffffn };
 const SIGNED_BITS: Record<string, bigint> = { Int8: 8n, Int16: 16n, Int32: 32n, Int64: 64n, Int: 64n };
 
 /** Why gosettings' parser of one value of type `kind` (`Uint16`, `Bool`, `NetipPrefix`...) refuses it, or undefined. */
 function scalarProblem(kind: string, value: string): string | undefined {
-  if (kind === 'Bool') return BOOLS.includes(value.toLowerCase()) ? undefined : `value "${value}" is not one of the possible choices: ${BOOLS.join(', ')}`;
+  // parseBool: "" is no value (the default), any other word not its own is refused.
+  if (kind === 'Bool') return value === '' || BOOLS.includes(value.toLowerCase()) ? undefined : `value "${value}" is not one of the possible choices: ${BOOLS.join(', ')}`;
   if (kind in UNSIGNED_MAX) {
     const n = decimalUint(value);
     return n === undefined ? `strconv.ParseUint: parsing "${value}": invalid syntax` : n > UNSIGNED_MAX[kind]! ? `value is not in range: ${n}` : undefined;
@@ -154,60 +186,49 @@ export function readerProblem(method: string, value: string): string | undefined
   return scalarProblem(kind, value);
 }
 
-export interface GluetunEnv {
-  name: string;
-  /** The literal value, or undefined where it comes from elsewhere (a Secret, a field): not judged. */
-  value: string | undefined;
-}
-
 export interface GluetunProblem {
-  /** The env entry the problem is about, by name; undefined for the container as a whole (a default the image sets). */
-  name: string | undefined;
+  /** The env entry the problem is about; undefined for the container as a whole (a default the image sets). */
+  index: number | undefined;
   /** Whether the variable's name is at fault (one gluetun does not read) or its value. */
   on: 'name' | 'value';
   message: string;
 }
 
 /**
- * What gluetun refuses or ignores of a container's environment (the last entry of a name is the one it sees). With
- * `whole` false (the container also takes variables from elsewhere, an envFrom), a setting it does not list may be set
- * there: its image's default is not assumed.
+ * What gluetun refuses or ignores of a container's environment. With `whole` false (the container also takes
+ * variables from elsewhere, an envFrom), a setting it does not list may be set there: its image's default is not assumed.
  */
 export function gluetunProblems(env: readonly GluetunEnv[], ref: GluetunReference, { whole }: { whole: boolean }): GluetunProblem[] {
   const problems: GluetunProblem[] = [];
   const known = new Set([...Object.keys(ref.env), ...Object.keys(ref.settings), ...Object.keys(ref.deprecated)]);
-  const last = new Map(env.map((e) => [e.name, e]));
-  const values = new Map<string, { value: string; from: string }>();
-  const unknown = new Set<string>();
-  for (const { name, value } of last.values()) {
-    if (!known.has(name)) {
-      problems.push({ name, on: 'name', message: `gluetun ${ref.version} reads no ${name}${didYouMean(name, known)}: the setting does nothing` });
-      continue;
-    }
-    const setting = ref.deprecated[name] ?? name;
-    // A value from a Secret or a field, or one Kubernetes expands from another variable, is known only in the pod.
-    if (value === undefined || value.includes('$(')) {
-      unknown.add(setting);
-      continue;
-    }
-    const read = ref.settings[setting];
-    const text = gosettingsValue(value, read?.keepsCase === true);
-    if (text === '') continue;
-    // An old name is read before the new one: it wins where both are set.
-    if (!values.has(setting) || setting !== name) values.set(setting, { value: text, from: name });
-    const problem = read ? readerProblem(read.read, text) : undefined;
-    if (problem) problems.push({ name, on: 'value', message: `gluetun ${ref.version} cannot read ${name} (${problem}) and exits at start` });
+  const named = new Map(env.map((e, index) => [scalarText(e.name ?? ''), index]));
+  for (const [name, index] of named)
+    if (!known.has(envKey(name)))
+      problems.push({ index, on: 'name', message: `gluetun ${ref.version} reads no ${name}${didYouMean(name, known)}: the setting does nothing` });
+  const reads = gluetunReads(
+    env,
+    ref.deprecated,
+    (setting) => ref.settings[setting]?.keepsCase === true,
+  );
+  const values = new Map<string, { value: string; from: number }>();
+  for (const [setting, read] of reads) {
+    if (read.value === undefined) continue;
+    // A value that trims to nothing leaves a text setting at its default, and fails every reader of a number or address.
+    if (read.value !== '') values.set(setting, { value: read.value, from: read.index });
+    const reader = ref.settings[setting];
+    const problem = reader ? readerProblem(reader.read, read.value) : undefined;
+    if (problem) problems.push({ index: read.index, on: 'value', message: `gluetun ${ref.version} cannot read ${read.name} (${problem}) and exits at start` });
   }
   // A setting the container leaves unset takes the image's default; one set where the gate cannot read it is not judged.
   const valueOf = (setting: string) =>
-    unknown.has(setting) || (!whole && !values.has(setting))
+    (reads.has(setting) && reads.get(setting)!.value === undefined) || (!whole && !values.has(setting))
       ? undefined
       : (values.get(setting) ?? { value: gosettingsValue(ref.env[setting] ?? '', false), from: undefined });
   const vpnType = valueOf('VPN_TYPE');
   const provider = valueOf('VPN_SERVICE_PROVIDER');
   if (vpnType && !ref.vpnTypes.includes(vpnType.value))
     problems.push({
-      name: vpnType.from,
+      index: vpnType.from,
       on: 'value',
       message: `gluetun ${ref.version} refuses VPN type "${vpnType.value}" (one of ${ref.vpnTypes.join(', ')}) and exits at start`,
     });
@@ -217,7 +238,7 @@ export function gluetunProblems(env: readonly GluetunEnv[], ref: GluetunReferenc
     const valid = vpnType.value === 'wireguard' ? ref.providers.wireguard : [...ref.providers.all, ref.providers.custom];
     if (!valid.includes(name))
       problems.push({
-        name: provider.from,
+        index: provider.from,
         on: 'value',
         message: `gluetun ${ref.version} refuses VPN provider "${name}" with ${vpnType.value} (one of ${valid.join(', ')}) and exits at start`,
       });
@@ -225,7 +246,7 @@ export function gluetunProblems(env: readonly GluetunEnv[], ref: GluetunReferenc
   for (const ports of ['FIREWALL_INPUT_PORTS', 'FIREWALL_VPN_INPUT_PORTS']) {
     const v = values.get(ports);
     if (v && readerProblem('CSVUint16', v.value) === undefined && v.value.split(',').some((p) => decimalUint(p) === 0n))
-      problems.push({ name: v.from, on: 'value', message: `gluetun ${ref.version} refuses port 0 in ${ports} and exits at start` });
+      problems.push({ index: v.from, on: 'value', message: `gluetun ${ref.version} refuses port 0 in ${ports} and exits at start` });
   }
   const subnets = values.get('FIREWALL_OUTBOUND_SUBNETS');
   const open = subnets?.value.split(',').find((s) => {
@@ -234,7 +255,7 @@ export function gluetunProblems(env: readonly GluetunEnv[], ref: GluetunReferenc
   });
   if (subnets && open !== undefined)
     problems.push({
-      name: subnets.from,
+      index: subnets.from,
       on: 'value',
       message: `gluetun ${ref.version} refuses the outbound subnet ${open}, which opens every address outside the tunnel, and exits at start`,
     });

@@ -83,7 +83,28 @@ describe("the port of gluetun's settings reader", () => {
       gluetunProblems(
         [
           { name: 'VPN_TYPE', value: 'wireguard' },
-          { name: 'VPN_SERVICE_PROVIDER', value: undefined },
+          { name: 'VPN_SERVICE_PROVIDER', valueFrom: { secretKeyRef: { name: 'vpn', key: 'provider' } } },
+        ],
+        REF,
+        { whole: true },
+      ),
+    ).toEqual([]);
+  });
+
+  it("reads as gosettings' get does: a name in any case, emptiness before trimming, the winner alone parsed", () => {
+    const messages = (env: { name: string; value: string }[]) => gluetunProblems(env, REF, { whole: true }).map((p) => p.message);
+    // KeyTransform: gluetun knows vpn-type as VPN_TYPE.
+    expect(messages([{ name: 'vpn-type', value: 'wireguard' }])).toEqual([expect.stringContaining('refuses VPN provider')]);
+    // " " is set: it wins over nothing else, trims to "", and strconv refuses "" as a number; a boolean reads it as unset.
+    expect(messages([{ name: 'PUID', value: ' ' }])).toEqual([expect.stringContaining('cannot read PUID (strconv.ParseUint: parsing "": invalid syntax)')]);
+    expect(readerProblem('BoolPtr', '')).toBeUndefined();
+    // The old name, set, is the one read: the new one's value is never parsed.
+    expect(messages([{ name: 'HEALTH_SUCCESS_WAIT_DURATION', value: 'soon' }])).toEqual([expect.stringContaining('cannot read HEALTH_SUCCESS_WAIT_DURATION')]);
+    expect(
+      gluetunProblems(
+        [
+          { name: 'VPNSP', value: 'mullvad' },
+          { name: 'VPN_SERVICE_PROVIDER', value: "'" },
         ],
         REF,
         { whole: true },

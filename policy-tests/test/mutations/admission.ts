@@ -310,6 +310,15 @@ const mutations: Mutation[] = [
     mutate: (c) => c.edit('portfolio-api/deploy/status-writer.yaml', 0, (d) => d.setIn(['metadata', 'name'], `status-writer-${'x'.repeat(40)}`)),
     at: 'status-writer-xxxx',
   },
+  {
+    check: 'api-validation',
+    why: "a rule of the status writer's Role left without its resources: ValidatePolicyRule requires one, the API server refuses the Role, and the writer is forbidden what it reports",
+    mutate: swap('portfolio-api/deploy/rbac.yaml', '  - apiGroups: ["apps"]\n    resources: ["deployments"]\n', '  - apiGroups: ["apps"]\n'),
+    at: (c) => ({
+      file: 'portfolio-api/deploy/rbac.yaml',
+      line: c.read('portfolio-api/deploy/rbac.yaml').split('\n').indexOf('  - apiGroups: ["apps"]') + 1,
+    }),
+  },
   // Pod Security admission.
   {
     check: 'cert-manager-webhook',
