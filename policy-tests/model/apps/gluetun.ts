@@ -145,7 +145,8 @@ const SIGNED_BITS: Record<string, bigint> = { Int8: 8n, Int16: 16n, Int32: 32n, 
 /** Why gosettings' parser of one value of type `kind` (`Uint16`, `Bool`, `NetipPrefix`...) refuses it, or undefined. */
 function scalarProblem(kind: string, value: string): string | undefined {
   // parseBool: "" is no value (the default), any other word not its own is refused.
-  if (kind === 'Bool') return value === '' || BOOLS.includes(value.toLowerCase()) ? undefined : `value "${value}" is not one of the possible choices: ${BOOLS.join(', ')}`;
+  if (kind === 'Bool')
+    return value === '' || BOOLS.includes(value.toLowerCase()) ? undefined : `value "${value}" is not one of the possible choices: ${BOOLS.join(', ')}`;
   if (kind in UNSIGNED_MAX) {
     const n = decimalUint(value);
     return n === undefined ? `strconv.ParseUint: parsing "${value}": invalid syntax` : n > UNSIGNED_MAX[kind]! ? `value is not in range: ${n}` : undefined;
@@ -205,11 +206,7 @@ export function gluetunProblems(env: readonly GluetunEnv[], ref: GluetunReferenc
   for (const [name, index] of named)
     if (!known.has(envKey(name)))
       problems.push({ index, on: 'name', message: `gluetun ${ref.version} reads no ${name}${didYouMean(name, known)}: the setting does nothing` });
-  const reads = gluetunReads(
-    env,
-    ref.deprecated,
-    (setting) => ref.settings[setting]?.keepsCase === true,
-  );
+  const reads = gluetunReads(env, ref.deprecated, (setting) => ref.settings[setting]?.keepsCase === true);
   const values = new Map<string, { value: string; from: number }>();
   for (const [setting, read] of reads) {
     if (read.value === undefined) continue;
