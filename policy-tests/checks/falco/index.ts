@@ -8,8 +8,9 @@ import { falcoChartChecks } from './chart-checks.ts';
 import { falcoTuningChecks } from './tuning-checks.ts';
 import { exemptionReachCheck } from './exemption-reach.ts';
 import { knownNoiseCheck } from './known-noise.ts';
+import { falcoctlConfigCheck } from './falcoctl-config.ts';
 import { SECURITY_INVARIANTS } from './invariants.ts';
 
-export const falcoChecks: PolicyCheck[] = [...falcoTuningChecks, exemptionReachCheck, knownNoiseCheck, ...falcoChartChecks];
+export const falcoChecks: PolicyCheck[] = [...falcoTuningChecks, exemptionReachCheck, knownNoiseCheck, ...falcoChartChecks, falcoctlConfigCheck];
 
 export const falcoArea: Area = staticArea('falco', falcoChecks, SECURITY_INVARIANTS);

@@ -6,7 +6,8 @@ export function goPrint(value: unknown): string {
   if (value === null || value === undefined) return '<nil>';
   if (typeof value === 'number') return goFloat(value);
   if (typeof value === 'string') return value;
-  if (typeof value === 'boolean') return String(value);
+  // An integer a YAML decoder gave Go as an int (read here as a bigint), in decimal.
+  if (typeof value === 'boolean' || typeof value === 'bigint') return String(value);
   if (Array.isArray(value)) return `[${value.map(goPrint).join(' ')}]`;
   const entries = Object.entries(value as Obj).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return `map[${entries.map(([k, v]) => `${k}:${goPrint(v)}`).join(' ')}]`;

@@ -1,0 +1,194 @@
+/**
+ * What falcoctl makes of its configuration file when the falco chart's `artifact install` init container or its
+ * `artifact follow` sidecar starts, ported from falcoctl v0.13.0 (`cmd/artifact/install/install.go`,
+ * `cmd/artifact/follow/follow.go`, `internal/config/config.go`, `pkg/oci/types.go`) and the libraries it reads the
+ * file with: viper v1.21 (keys in any case, a null as unset, a variable FALCOCTL_<KEY> over the file), spf13/cast
+ * v1.10 (a list of texts) and pflag v1.0 (each setting a command carries into one of its flags as `fmt.Sprintf("%v")`
+ * text, which the flag then parses). A refusal stops the command: the init container fails and Falco never starts,
+ * or the sidecar restarts and the pod is never ready.
+ */
+import { isMap } from '../core/dig.ts';
+import type { Path } from '../core/positions.ts';
+import { goParseDuration } from '../core/time.ts';
+import { parseStandard } from '../cron/robfig.ts';
+import { goPrint } from '../go/fmt.ts';
+
+/** The falcoctl release this port follows, and the falco chart release that runs it by default. */
+export const FALCOCTL_PORT = { version: '0.13.0', chart: 'falco', chartVersion: '9.1.0', image: 'falcosecurity/falcoctl' } as const;
+
+export type FalcoctlCommand = 'install' | 'follow';
+
+type FlagType = 'bool' | 'duration' | 'text';
+
+/** A setting a command's PreRunE carries from the configuration into a flag: its viper key, its flag and the flag's type. */
+interface Carried {
+  key: string;
+  flag: string;
+  type: FlagType;
+}
+
+const dirs = (phase: FalcoctlCommand, assets: FalcoctlCommand): Carried[] => [
+  { key: `artifact.${phase}.rulesfilesdir`, flag: 'rulesfiles-dir', type: 'text' },
+  { key: `artifact.${phase}.pluginsdir`, flag: 'plugins-dir', type: 'text' },
+  { key: `artifact.${assets}.assetsdir`, flag: 'assets-dir', type: 'text' },
+  { key: `artifact.${phase}.statedir`, flag: 'state-dir', type: 'text' },
+];
+
+const CARRIED: Readonly<Record<FalcoctlCommand, readonly Carried[]>> = {
+  // install reads the follower's assets directory, as v0.13.0 does.
+  install: [
+    ...dirs('install', 'follow'),
+    { key: 'artifact.install.resolveDeps', flag: 'resolve-deps', type: 'bool' },
+    { key: 'artifact.noVerify', flag: 'no-verify', type: 'bool' },
+  ],
+  follow: [
+    { key: 'artifact.follow.every', flag: 'every', type: 'duration' },
+    { key: 'artifact.follow.startupBehavior', flag: 'startup-behavior', type: 'text' },
+    { key: 'artifact.follow.cron', flag: 'cron', type: 'text' },
+    { key: 'artifact.follow.falcoversions', flag: 'falco-versions', type: 'text' },
+    ...dirs('follow', 'follow'),
+    { key: 'artifact.follow.tmpdir', flag: 'tmp-dir', type: 'text' },
+    { key: 'artifact.noVerify', flag: 'no-verify', type: 'bool' },
+  ],
+};
+
+const STARTUP_BEHAVIORS = ['skip', 'jitter', 'immediate'];
+const ARTIFACT_TYPES = ['rulesfile', 'plugin', 'asset'];
+const SEMICOLON_SEPARATED = /^([^;]+)(;[^;]+)*$/;
+const COMMA_SEPARATED = /^([^,]+)(,[^,]+)*$/;
+
+/** A container's env as falcoctl sees it: a literal value, or undefined where only the pod knows it (a Secret, a field). */
+export type FalcoctlEnv = ReadonlyMap<string, string | undefined>;
+
+export interface FalcoctlProblem {
+  /** Where in the configuration file, or the env variable that set it. */
+  at: { path: Path } | { env: string };
+  message: string;
+}
+
+/** Where a key stands: its value and the path as the file spells it, or why the file is ambiguous about it. */
+type Found = { value: unknown; at: FalcoctlProblem['at'] } | { unknown: string } | { ambiguous: Path; keys: string[] } | undefined;
+
+/** viper's lookup of `key`: a non-empty env variable FALCOCTL_<KEY> first, then the file's nested maps, keys in any case. */
+function lookup(doc: unknown, key: string, env: FalcoctlEnv): Found {
+  const name = `FALCOCTL_${key.toUpperCase().replaceAll('.', '_').replaceAll('-', '_')}`;
+  if (env.has(name)) {
+    const value = env.get(name);
+    if (value === undefined) return { unknown: name };
+    if (value !== '') return { value, at: { env: name } };
+  }
+  let node = doc;
+  const path: string[] = [];
+  for (const part of key.toLowerCase().split('.')) {
+    if (!isMap(node)) return undefined;
+    const keys = Object.keys(node).filter((k) => k.toLowerCase() === part);
+    // viper folds each key to lower case into a Go map: which of two spellings survives is the map's order, at random.
+    if (keys.length > 1) return { ambiguous: path, keys };
+    if (keys.length === 0) return undefined;
+    path.push(keys[0]!);
+    node = node[keys[0]!];
+  }
+  return node === null || node === undefined ? undefined : { value: node, at: { path } };
+}
+
+/** spf13/cast's ToStringE of one element: scalars as text, anything else an error (undefined). */
+function castText(value: unknown): string | undefined {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  if (typeof value === 'number') return Number.isInteger(value) && Math.abs(value) < 1e21 ? BigInt(value).toString() : String(value);
+  return undefined;
+}
+
+/** viper's GetStringSlice (cast.ToStringSlice): a list element by element, a text split at spaces, a scalar alone; nil on error. */
+function stringSlice(value: unknown): string[] {
+  if (Array.isArray(value)) {
+    const texts = value.map(castText);
+    return texts.every((t) => t !== undefined) ? (texts as string[]) : [];
+  }
+  if (typeof value === 'string') return value.split(/\s+/).filter(Boolean);
+  const text = castText(value);
+  return text === undefined ? [] : [text];
+}
+
+/** pflag's Set for a flag of `type` given `text`: why it refuses it, or undefined. */
+function flagProblem(type: FlagType, flag: string, text: string): string | undefined {
+  if (type === 'bool' && !['1', 't', 'T', 'TRUE', 'true', 'True', '0', 'f', 'F', 'FALSE', 'false', 'False'].includes(text))
+    return `invalid argument "${text}" for "--${flag}" flag: strconv.ParseBool: parsing "${text}": invalid syntax`;
+  if (type === 'duration') {
+    const parsed = goParseDuration(text);
+    if (!parsed.ok) return `invalid argument "${text}" for "--${flag}" flag: ${parsed.error}`;
+  }
+  return undefined;
+}
+
+/** Each setting `command` carries into a flag, as its flag reads it, and the follower's own checks of two of them. */
+function carriedProblems(doc: unknown, command: FalcoctlCommand, env: FalcoctlEnv, problems: FalcoctlProblem[]): void {
+  for (const { key, flag, type } of CARRIED[command]) {
+    const found = lookup(doc, key, env);
+    if (!found || 'unknown' in found || 'ambiguous' in found) continue;
+    const text = goPrint(found.value);
+    const refused = flagProblem(type, flag, text);
+    const stop = (why: string) => problems.push({ at: found.at, message: `falcoctl ${FALCOCTL_PORT.version} artifact ${command} ${why} and exits at start` });
+    if (refused) stop(`cannot overwrite its --${flag} flag with ${key} (${refused})`);
+    else if (type === 'text' && (Array.isArray(found.value) || isMap(found.value)))
+      problems.push({ at: found.at, message: `falcoctl ${FALCOCTL_PORT.version} artifact ${command} takes the text "${text}" of ${key} as its --${flag}` });
+    else if (flag === 'startup-behavior' && !STARTUP_BEHAVIORS.includes(text))
+      stop(`refuses --startup-behavior "${text}" (one of ${STARTUP_BEHAVIORS.join(', ')})`);
+    else if (flag === 'cron' && text !== '') {
+      const parsed = parseStandard(text);
+      if (!parsed.ok) stop(`cannot parse cron '${text}' (${parsed.error})`);
+    }
+  }
+}
+
+/** config.ArtifactAllowedTypes, then the flag's Set of the list joined: an empty list is refused too. */
+function allowedTypesProblem(doc: unknown, env: FalcoctlEnv): { at: FalcoctlProblem['at']; why: string } | undefined {
+  const found = lookup(doc, 'artifact.allowedTypes', env);
+  if (!found || 'unknown' in found || 'ambiguous' in found) return undefined;
+  let types = stringSlice(found.value);
+  if (types.length === 1) {
+    if (!COMMA_SEPARATED.test(types[0]!)) return { at: found.at, why: `reads allowedTypes ${JSON.stringify(types[0])}, which is no comma-separated list` };
+    types = types[0]!.split(',');
+  }
+  const unknown = types.find((t) => !ARTIFACT_TYPES.includes(t));
+  if (unknown !== undefined)
+    return { at: found.at, why: `refuses the artifact type ${JSON.stringify(unknown)} in allowedTypes (must be one of ${ARTIFACT_TYPES.join(', ')})` };
+  const joined = types.join(',');
+  return COMMA_SEPARATED.test(joined)
+    ? undefined
+    : { at: found.at, why: `reads allowedTypes as ${JSON.stringify(joined)}, which its --allowed-types flag refuses` };
+}
+
+/** config.Installer and config.Follower: the references, a single one split at semicolons; none at all is an error. */
+function refsProblem(doc: unknown, command: FalcoctlCommand, env: FalcoctlEnv, whole: boolean): { at: FalcoctlProblem['at']; why: string } | undefined {
+  const found = lookup(doc, `artifact.${command}.refs`, env);
+  if (found && ('unknown' in found || 'ambiguous' in found)) return undefined;
+  const refs = found ? stringSlice(found.value) : [];
+  if (found && refs.length === 1 && !SEMICOLON_SEPARATED.test(refs[0]!))
+    return { at: found.at, why: `reads ${command} refs ${JSON.stringify(refs[0])}, which is no semicolon-separated list` };
+  if (refs.length === 0 && (found || whole))
+    return { at: found?.at ?? { path: [] }, why: `has no artifacts to ${command} (${command} refs ${found ? goPrint(found.value) : 'unset'})` };
+  return undefined;
+}
+
+/**
+ * Why `falcoctl artifact <command>`, given no reference on its command line, stops at start on configuration `doc`
+ * with `env`. With `whole` false (the values alone, the chart's defaults not known), a setting left unset is not judged.
+ */
+export function falcoctlProblems(doc: unknown, command: FalcoctlCommand, o: { env: FalcoctlEnv; whole: boolean }): FalcoctlProblem[] {
+  const problems: FalcoctlProblem[] = [];
+  const keys = [...CARRIED[command].map((c) => c.key), 'artifact.allowedTypes', `artifact.${command}.refs`];
+  for (const key of keys) {
+    const found = lookup(doc, key, o.env);
+    if (found && 'ambiguous' in found && !problems.some((p) => 'path' in p.at && p.at.path.join('.') === found.ambiguous.join('.')))
+      problems.push({
+        at: { path: found.ambiguous },
+        message: `falcoctl ${FALCOCTL_PORT.version} reads keys in any case: ${found.keys.join(' and ')} are one key to it, and which it keeps is left to chance`,
+      });
+  }
+  carriedProblems(doc, command, o.env, problems);
+  for (const p of [allowedTypesProblem(doc, o.env), refsProblem(doc, command, o.env, o.whole)])
+    if (p) problems.push({ at: p.at, message: `falcoctl ${FALCOCTL_PORT.version} artifact ${command} ${p.why} and exits at start` });
+  return problems;
+}
