@@ -201,6 +201,24 @@ export const falcoMutations: Mutation[] = [
     at: 'refs:',
   },
   {
+    check: 'falcoctl-config-loads',
+    why: 'resolveDeps written "no": falcoctl carries it into its --resolve-deps flag, strconv.ParseBool refuses the word, and the install init container exits, so Falco never starts',
+    mutate: swap(FALCO_VALUES, '        resolveDeps: false\n', '        resolveDeps: "no"\n'),
+    at: 'resolveDeps: "no"',
+  },
+  {
+    check: 'falcoctl-config-loads',
+    why: 'allowedTypes emptied: falcoctl reads an empty list, its --allowed-types flag refuses the empty text, and both falcoctl containers exit',
+    mutate: swap(FALCO_VALUES, '      allowedTypes: [rulesfile, plugin]\n', '      allowedTypes: []\n'),
+    at: 'allowedTypes: []',
+  },
+  {
+    check: 'falcoctl-config-loads',
+    why: 'the follower told to start "later", a startup behaviour falcoctl does not know: the sidecar exits at start and the sensor pod is never ready',
+    mutate: (c) => c.edit(FALCO_VALUES, 0, (d) => d.setIn(['falcoctl', 'config', 'artifact', 'follow', 'startupBehavior'], 'later')),
+    at: 'startupBehavior: later',
+  },
+  {
     check: 'falco-rules-source',
     why: 'the tuning file loads before the upstream rules',
     mutate: (c) =>
