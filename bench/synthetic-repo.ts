@@ -116,7 +116,7 @@ spec:
   refreshPolicy: CreatedOnce
   secretStoreRef: {kind: ClusterSecretStore, name: homelab}
   target: {name: ${name}-${j}}
-  data: [{secretKey: API_KEY, remoteRef: {key: ${name}, property: api-key}}]
+  data: [{secretKey: API_KEY, remoteRef: {key: ${name}/api-key}}]
 `);
   }
   return { application, workloads: docs.join('---\n') };

@@ -34,6 +34,7 @@ import { ingressRulesCheck } from './ingress-rules.ts';
 import { keyClosureCheck } from './keys.ts';
 import { apiKeyClosureCheck } from './api-keys.ts';
 import { storeBudgetCheck } from './store-budget.ts';
+import { secretReferenceCheck } from './secret-references.ts';
 import { nodeNetworkClosureCheck } from './node-network.ts';
 import { loadBalancerClosureCheck } from './load-balancer.ts';
 import { portNameClosureCheck } from './port-names.ts';
@@ -245,6 +246,7 @@ export function closureChecks({ isClusterScoped, builtinGroups }: CheckEnvironme
     keyClosureCheck,
     apiKeyClosureCheck,
     storeBudgetCheck,
+    secretReferenceCheck,
     serviceClosureCheck,
     middlewareClosureCheck,
     publicTlsCheck,

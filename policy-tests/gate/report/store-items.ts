@@ -5,6 +5,7 @@
  * after the first sync; generated, the list cannot leave one out.
  */
 import { dig, objects } from '../../model/core/dig.ts';
+import { vaultField, type RemoteRef } from '../../model/cluster/external-secrets.ts';
 import type { Repo } from '../../model/repository/repo.ts';
 
 export const STORE_ITEMS_START = '<!-- store-items:start -->';
@@ -38,10 +39,11 @@ export function storeItemsTable(repo: Repo): string {
   const item = (key: string) => items.get(key) ?? items.set(key, { properties: new Set(), whole: false, readers: new Set() }).get(key)!;
   for (const es of repo.resources.filter((r) => r.kind === 'ExternalSecret')) {
     const reader = `${es.namespace ?? ''}/${es.name}`;
-    for (const d of objects(dig(es.object, ['spec', 'data'])) as { remoteRef?: { key?: string; property?: string } }[]) {
-      if (!d.remoteRef?.key) continue;
-      const it = item(d.remoteRef.key);
-      if (d.remoteRef.property) it.properties.add(d.remoteRef.property);
+    for (const d of objects(dig(es.object, ['spec', 'data'])) as { remoteRef?: RemoteRef }[]) {
+      const named = d.remoteRef && vaultField(d.remoteRef);
+      if (!named) continue;
+      const it = item(named.item);
+      if (named.field) it.properties.add(named.field);
       else it.whole = true;
       it.readers.add(reader);
     }

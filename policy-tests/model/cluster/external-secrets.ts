@@ -26,7 +26,7 @@ export function writtenByExternalSecret(repo: Repo, name: string | undefined, na
   return targets(repo).has(namespace === undefined ? name : `${namespace}/${name}`);
 }
 
-/** The store item an ExternalSecret copies into one key of its Secret: store, remote key and property. */
+/** The store item an ExternalSecret copies into one key of its Secret: store, item and field (`vaultField`). */
 export interface StoreItem {
   store: string;
   key: string;
@@ -39,17 +39,18 @@ const storeItems = perRepo((repo: Repo) => {
     const spec = (r.object.spec ?? {}) as {
       target?: { name?: string; template?: { data?: Record<string, unknown> } };
       secretStoreRef?: { kind?: string; name?: string };
-      data?: { secretKey?: string; remoteRef?: { key?: string; property?: string } }[];
+      data?: { secretKey?: string; remoteRef?: RemoteRef }[];
     };
     const secret = targetName(r);
     const store = `${spec.secretStoreRef?.kind ?? 'SecretStore'}/${spec.secretStoreRef?.name ?? ''}`;
     for (const d of spec.data ?? []) {
       // A key its template writes is the template's text, not the item as it is.
-      if (!d.secretKey || !d.remoteRef?.key || spec.target?.template?.data?.[d.secretKey] !== undefined) continue;
+      const named = d.remoteRef && vaultField(d.remoteRef);
+      if (!d.secretKey || !named || spec.target?.template?.data?.[d.secretKey] !== undefined) continue;
       items.set(`${namespaceOrDestination(repo, r) ?? ''}/${secret}/${d.secretKey}`, {
         store,
-        key: d.remoteRef.key,
-        ...(d.remoteRef.property ? { property: d.remoteRef.property } : {}),
+        key: named.item,
+        ...(named.field ? { property: named.field } : {}),
       });
     }
   }
@@ -94,4 +95,59 @@ export function storeSecretRefs(repo: Repo, resources: readonly Resource[]): Pod
     walk(dig(r.object, ['spec', 'provider']), ['spec', 'provider']);
   }
   return refs;
+}
+
+/** A remote ref of an ExternalSecret's `data[]`, as External Secrets' API holds it. */
+export interface RemoteRef {
+  key?: unknown;
+  property?: unknown;
+  version?: unknown;
+}
+
+/**
+ * The item and field a remote ref names in a 1Password vault: the 1Password SDK provider of External Secrets (2.9's
+ * `GetSecret`) resolves `op://<vault>/<key>` and reads no property, so its key is `item/[section/]field`; the Connect
+ * provider's form, an item in `key` and its field in `property`, is read here too, for the store-items table.
+ */
+export function vaultField(ref: RemoteRef): { item: string; field?: string } | undefined {
+  const key = typeof ref.key === 'string' ? ref.key.replace(/^\//, '') : '';
+  if (!key) return undefined;
+  if (typeof ref.property === 'string' && ref.property) return { item: key, field: ref.property };
+  const at = key.indexOf('/');
+  return at < 0 ? { item: key } : { item: key.slice(0, at), field: key.slice(at + 1).replace(/\?.*$/, '') };
+}
+
+/** The characters 1Password's secret reference syntax takes in a vault, item, section or field name (else its ID). */
+const REFERENCE_NAME = /^[A-Za-z0-9_. -]+$/;
+
+/**
+ * Why 1Password's SDK refuses the secret reference `op://<vault>/<key>` (its syntax: a vault, an item, an optional
+ * section and a field, each named with letters, digits, `-`, `_`, `.` and spaces, or by its ID; query parameters
+ * such as `?attribute=otp` after the field are not judged), or undefined.
+ */
+export function onePasswordReferenceProblem(vault: string, key: string): string | undefined {
+  const path = key.replace(/^\//, '').replace(/\?.*$/, '');
+  const parts = path.split('/');
+  if (parts.length < 2) return `it names an item and no field`;
+  if (parts.length > 3) return `it has ${parts.length} parts after the vault, where a reference has an item, an optional section and a field`;
+  const bad = [vault, ...parts].find((p) => !REFERENCE_NAME.test(p));
+  if (bad !== undefined)
+    return bad === '' ? 'it has an empty part' : `"${bad}" holds a character secret references do not take (letters, digits, -, _, . and spaces; else the ID)`;
+  return undefined;
+}
+
+/** The 1Password SDK store an ExternalSecret reads (its vault; undefined for another provider, or an environment's). */
+export function onePasswordVaultOf(repo: Repo, resources: readonly Resource[], es: Resource): string | undefined {
+  const ref = (dig(es.object, ['spec', 'secretStoreRef']) ?? {}) as { kind?: unknown; name?: unknown };
+  const kind = ref.kind === 'ClusterSecretStore' ? 'ClusterSecretStore' : 'SecretStore';
+  const namespace = namespaceOrDestination(repo, es);
+  const store = resources.find(
+    (r) =>
+      r.kind === kind &&
+      r.name === ref.name &&
+      r.apiVersion.startsWith('external-secrets.io/') &&
+      (kind === 'ClusterSecretStore' || namespaceOrDestination(repo, r) === namespace),
+  );
+  const vault = dig(store?.object, ['spec', 'provider', 'onepasswordSDK', 'vault']);
+  return typeof vault === 'string' && vault !== '' ? vault : undefined;
 }

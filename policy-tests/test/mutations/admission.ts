@@ -343,10 +343,10 @@ const mutations: Mutation[] = [
     why: "Grafana's admin login reads its password from the same field twice (a copied entry whose secretKey was not changed): External Secrets' webhook refuses the duplicate secretKey while the Secret is retained",
     mutate: swap(
       GRAFANA_SECRETS,
-      '    - secretKey: admin-password\n      remoteRef:\n        key: grafana-admin\n        property: password\n',
-      '    - secretKey: admin-password\n      remoteRef:\n        key: grafana-admin\n        property: password\n    - secretKey: admin-password\n      remoteRef:\n        key: grafana-admin\n        property: password-previous\n',
+      '    - secretKey: admin-password\n      remoteRef:\n        key: grafana-admin/password\n',
+      '    - secretKey: admin-password\n      remoteRef:\n        key: grafana-admin/password\n    - secretKey: admin-password\n      remoteRef:\n        key: grafana-admin/password-previous\n',
     ),
-    at: (c) => ({ file: GRAFANA_SECRETS, line: lineOf(c, GRAFANA_SECRETS, 'property: password-previous') - 3 }),
+    at: (c) => ({ file: GRAFANA_SECRETS, line: lineOf(c, GRAFANA_SECRETS, 'key: grafana-admin/password-previous') - 2 }),
   },
   {
     check: 'metallb-webhook',

@@ -721,6 +721,28 @@ export const closureMutations: Mutation[] = [
     }),
   },
   {
+    check: 'secret-store-reference',
+    why: "the TV manager's key read in the Connect provider's form, the item in key and its field in property: the 1Password SDK store resolves op://homelab/sonarr, which names no field, and the exporter's Secret is never written",
+    mutate: swap('apps/media/sonarr/exporter.yaml', '        key: sonarr/api-key\n', '        key: sonarr\n        property: api-key\n'),
+    at: 'property: api-key',
+  },
+  {
+    check: 'secret-store-reference',
+    why: "the VPN's private key read by the item's title alone: op://homelab/vpn is no secret reference, and gluetun's Secret is never written",
+    mutate: swap('apps/media/gluetun/storage.yaml', '        key: vpn/wireguard-private-key\n', '        key: vpn\n'),
+    at: inFile('apps/media/gluetun/storage.yaml', '        key: vpn'),
+  },
+  {
+    check: 'secret-store-reference',
+    why: 'the chat webhook asked for at an earlier version: the 1Password SDK provider implements none, and the Secret is never written',
+    mutate: swap(
+      'monitoring/kube-prometheus-stack/externalsecrets.yaml',
+      '        key: chat-webhook/url\n',
+      '        key: chat-webhook/url\n        version: "2"\n',
+    ),
+    at: 'version: "2"',
+  },
+  {
     check: 'closure-autoscaler',
     why: "an autoscaler for the API, its target's name misspelt, in a cluster with no metrics-server: it finds nothing to scale, nor the CPU it scales by",
     mutate: (c) => c.write(API_AUTOSCALER, apiAutoscaler('portfolio-apii')),

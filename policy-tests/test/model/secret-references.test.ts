@@ -1,0 +1,38 @@
+/**
+ * 1Password's secret references as External Secrets' 1Password SDK provider builds them (op://<vault>/<key>, the key's
+ * one leading slash dropped) and the syntax 1Password documents for them; and the item and field a remote ref names.
+ */
+import { describe, expect, it } from 'vitest';
+import { onePasswordReferenceProblem, vaultField } from '../../model/cluster/external-secrets.ts';
+
+describe("the 1Password SDK provider's secret references", () => {
+  it('takes an item and a field, with an optional section, by name or by ID, and a query after the field', () => {
+    for (const key of [
+      'sonarr/api-key',
+      '/sonarr/api-key',
+      'nas snmpv3/SNMP_AUTH_PASSWORD',
+      'grafana-admin/login/password',
+      'github/one-time password?attribute=otp',
+      'abcdefghijklmnopqrstuvwxyz/password',
+    ])
+      expect(onePasswordReferenceProblem('homelab', key), key).toBeUndefined();
+  });
+
+  it('refuses an item alone, too many parts, an empty part and characters the syntax does not take', () => {
+    expect(onePasswordReferenceProblem('homelab', 'sonarr')).toBe('it names an item and no field');
+    expect(onePasswordReferenceProblem('homelab', 'a/b/c/d')).toContain('4 parts after the vault');
+    expect(onePasswordReferenceProblem('homelab', 'sonarr//api-key')).toBe('it has an empty part');
+    // TrimPrefix drops one slash: a second leaves an empty item.
+    expect(onePasswordReferenceProblem('homelab', '//sonarr/api-key')).toBe('it has an empty part');
+    expect(onePasswordReferenceProblem('homelab', 'sonarr/api:key')).toContain('"api:key" holds a character');
+    expect(onePasswordReferenceProblem('home/lab', 'sonarr/api-key')).toBeDefined();
+  });
+
+  it("reads the item and field of either provider's form", () => {
+    expect(vaultField({ key: 'sonarr/api-key' })).toEqual({ item: 'sonarr', field: 'api-key' });
+    expect(vaultField({ key: 'sonarr', property: 'api-key' })).toEqual({ item: 'sonarr', field: 'api-key' });
+    expect(vaultField({ key: 'github/one-time password?attribute=otp' })).toEqual({ item: 'github', field: 'one-time password' });
+    expect(vaultField({ key: 'backup-restic' })).toEqual({ item: 'backup-restic' });
+    expect(vaultField({ key: '' })).toBeUndefined();
+  });
+});
