@@ -159,6 +159,10 @@ is committed):
                       read at: its example configurations, each of which
                       Tempo loads, and whether the reference is the
                       checkout's manifest
+  --alloy DIR         grafana/alloy at the tag the alloy chart runs: its
+                      parser's tests (syntax/parser/testdata), each valid
+                      file parsed clean and each other one with exactly
+                      the errors it expects
   --kubernetes 1.NN   the version to measure at (default: the cluster facts')
   --every-policy-version
                       with --pod-security: the fixtures of every policy

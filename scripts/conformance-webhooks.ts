@@ -140,6 +140,18 @@ export function reportAlertmanager(checkout: string, print: (line: string) => vo
 }
 
 /** Tempo's own example configurations, each of which Tempo loads, against the repository's reference; and whether that reference is the checkout's manifest. */
+/** Alloy's parser tests: its valid files and its error files, each against the gate's port of the parser. */
+export function reportAlloy(checkout: string, print: (line: string) => void): void {
+  const dir = 'syntax/parser/testdata';
+  const files = (existsSync(join(checkout, dir)) ? readdirSync(join(checkout, dir), { recursive: true, encoding: 'utf8' }) : [])
+    .map((f) => `${dir}/${f.split(sep).join('/')}`)
+    .filter((f) => f.endsWith('.alloy'))
+    .sort()
+    .map((name) => ({ name, text: readText(join(checkout, name)) }));
+  if (files.length === 0) throw new Error(`${join(checkout, dir)} holds no .alloy file: not a checkout of grafana/alloy`);
+  report("Alloy's parser tests (syntax/parser/testdata)", conformance.alloySyntaxAgreement(conformance.alloySyntaxCases(files)), print);
+}
+
 export function reportTempo(checkout: string, print: (line: string) => void): void {
   const reference = conformance.tempoFields(parseYaml(readText(join(REPO_ROOT, facts.TEMPO_REFERENCE))));
   if ('problem' in reference) throw new Error(`${facts.TEMPO_REFERENCE} cannot be read: ${reference.problem}`);

@@ -24,6 +24,7 @@ import {
   reportLoki,
   reportAlertmanager,
   reportTempo,
+  reportAlloy,
   reportRook,
 } from './conformance-webhooks.ts';
 import { HELP } from './conformance-help.ts';
@@ -139,6 +140,7 @@ const CHECKOUTS = [
   'loki',
   'alertmanager',
   'tempo',
+  'alloy',
 ] as const;
 /** The checkouts of the webhooks', operators' and programs' own tests, each with its report, in the order printed. */
 const PROGRAM_REPORTS: readonly [(typeof CHECKOUTS)[number], (checkout: string, print: (line: string) => void) => void][] = [
@@ -153,6 +155,7 @@ const PROGRAM_REPORTS: readonly [(typeof CHECKOUTS)[number], (checkout: string, 
   ['loki', reportLoki],
   ['alertmanager', reportAlertmanager],
   ['tempo', reportTempo],
+  ['alloy', reportAlloy],
 ];
 const flags = (names: readonly string[]) =>
   `${names

@@ -292,5 +292,6 @@ export { LOKI_CONFIG_FILES, lokiConfigAgreement, lokiConfigCases } from './loki-
 export { alertmanagerConfigAgreement, alertmanagerConfigCases, alertmanagerMatcherCases } from './alertmanager-config-cases.ts';
 export { alertmanagerInhibitAgreement, alertmanagerInhibitCases } from './alertmanager-inhibit-cases.ts';
 export { TEMPO_CONFIG_FILES, tempoConfigAgreement, tempoConfigCases } from './tempo-config-cases.ts';
+export { alloySyntaxAgreement, alloySyntaxCases } from './alloy-syntax-cases.ts';
 export { tempoFields } from '../../model/tempo/config.ts';
 export { referenceCatalog as lokiReferenceCatalog, referenceTypes as lokiReferenceTypes } from '../../model/loki/reference.ts';

@@ -15,6 +15,7 @@ import { constantAlertCheck } from './constant-alert.ts';
 import { grafanaDatasourcesCheck } from './grafana-datasources.ts';
 import { lokiConfigCheck } from './loki-config.ts';
 import { tempoConfigCheck } from './tempo-config.ts';
+import { alloyConfigCheck } from './alloy-config.ts';
 import { MONITORING_INVARIANTS } from './invariants.ts';
 
 export const monitoringAreaChecks: PolicyCheck[] = [
@@ -34,6 +35,7 @@ export const monitoringAreaChecks: PolicyCheck[] = [
   grafanaDatasourcesCheck,
   lokiConfigCheck,
   tempoConfigCheck,
+  alloyConfigCheck,
 ];
 
 export const monitoringArea: Area = staticArea('monitoring', monitoringAreaChecks, MONITORING_INVARIANTS);

@@ -75,7 +75,7 @@ describe('homelab-gate', () => {
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines.at(-1)).toMatch(
-      /^Summary: \d+ resources found - Valid: \d+, Invalid: 0, Errors: 0, Skipped: 0, Not rendered: 20, Warnings: \d+, Not judged: 11, CEL rules compiled: (\d+)\/\1, Pod Security: 5 namespaces \(2 restricted, 2 baseline, 1 privileged; 1 exempt\)$/,
+      /^Summary: \d+ resources found - Valid: \d+, Invalid: 0, Errors: 0, Skipped: 0, Not rendered: 20, Warnings: \d+, Not judged: 13, CEL rules compiled: (\d+)\/\1, Pod Security: 5 namespaces \(2 restricted, 2 baseline, 1 privileged; 1 exempt\)$/,
     );
     expect(lines.filter((l) => l.startsWith('NOT RENDERED - '))).toEqual([
       'NOT RENDERED - 20 sources not rendered, so not judged (argocd, cert-manager, cilium, external-secrets, and 16 more); 19 of them are charts not in the cache: npm run charts:pull; --verbose lists each with its cause',

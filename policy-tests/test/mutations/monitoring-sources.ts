@@ -1,6 +1,6 @@
 /** Broken copies of the real repository for the checks of policy-tests/checks/monitoring/sources.ts, pve-trust.ts and unpoller-trust.ts: each fails exactly its check, at its line. */
 import type { Mutation } from '../support/mutation-runner.ts';
-import { KPS, ALLOY, inFile } from './edits.ts';
+import { KPS, ALLOY, inFile, swap } from './edits.ts';
 
 const PVE_DEPLOYMENT = 'monitoring/pve-exporter/deployment.yaml';
 const PVE_MONITOR = 'monitoring/pve-exporter/servicemonitor.yaml';
@@ -128,6 +128,25 @@ export const monitoringSourcesMutations: Mutation[] = [
         ),
       ),
     at: 'content: |',
+  },
+  {
+    check: 'alloy-config-loads',
+    why: "a second receiver added to the pod-log source's list, the line before it left without its comma: Alloy's parser refuses the file, the shippers do not start on it, and no pod log reaches the log store",
+    mutate: swap(
+      ALLOY,
+      '        forward_to = [loki.write.default.receiver]\n',
+      '        forward_to = [\n          loki.write.default.receiver\n          loki.write.backup.receiver,\n        ]\n',
+    ),
+    at: inFile(ALLOY, '          loki.write.default.receiver'),
+  },
+  {
+    check: 'alloy-config-loads',
+    why: 'the events shipper given a top-level attribute, as a values file would set it: Alloy reads only blocks there (unrecognized attribute), and no orchestrator event is shipped',
+    mutate: (c) =>
+      c.edit('monitoring/alloy-events/values.yaml', 0, (d) =>
+        d.setIn(['alloy', 'configMap', 'content'], `log_level = "warn"\n${String(d.getIn(['alloy', 'configMap', 'content']))}`),
+      ),
+    at: inFile('monitoring/alloy-events/values.yaml', 'log_level = "warn"'),
   },
   {
     check: 'events-shipped-once',

@@ -1,0 +1,34 @@
+/**
+ * The port of Alloy v1.18.1's scanner and parser (model/alloy/parser.ts) where its own test files say little: the
+ * terminators it inserts, a comment that ends a line, labels, and the errors a hand-edited configuration meets.
+ * `npm run conformance -- --alloy <checkout>` holds it to Alloy's own parser tests.
+ */
+import { describe, expect, it } from 'vitest';
+import { parseAlloy } from '../../model/alloy/parser.ts';
+import { isValidIdentifier } from '../../model/alloy/scanner.ts';
+
+const errors = (text: string) => parseAlloy(text).errors.map((e) => `${e.line}: ${e.message}`);
+
+describe("Alloy's syntax", () => {
+  it('reads blocks, labels, attributes, multi-line lists with their trailing comma, and comments ending a line', () => {
+    const text = `// logs\nloki.write "default" { // the store\n  endpoint {\n    url = "http://loki:3100" /* inline */\n    headers = {\n      "X-Scope-OrgID" = "lab",\n    }\n  }\n  external_labels = { cluster = "home" }\n}\nlocal.file_match "pods" {\n  path_targets = [\n    {"__path__" = "/var/log/*.log"},\n  ]\n}\n`;
+    const { body, errors: found } = parseAlloy(text);
+    expect(found).toEqual([]);
+    expect(body.map((s) => (s.kind === 'block' ? `${s.name.join('.')} ${s.label}` : s.name))).toEqual(['loki.write default', 'local.file_match pods']);
+  });
+
+  it("reports what a hand edit breaks, in Alloy's words", () => {
+    // The scanner makes a single-quoted string an ILLEGAL token, so the parser finds no label.
+    expect(errors(`loki.write 'default' {\n}\n`)).toEqual(['1: illegal single-quoted string; use double quotes', '1: expected block label, got ILLEGAL']);
+    expect(errors(`loki.write "my-store" {\n}\n`)).toEqual(['1: expected block label to be a valid identifier, but got "my-store"']);
+    expect(errors(`a "b" {\n  x = [1, 2\n  y = 3\n}\n`)[0]).toBe("2: missing ',' in expression list");
+    expect(errors(`a "b" {\n  url = "http://x\n}\n`)[0]).toBe('2: string literal not terminated');
+    expect(errors(`a.b = 1\n`)).toEqual(['1: attribute names may only consist of a single identifier with no "."']);
+  });
+
+  it('knows an identifier as its scanner does', () => {
+    expect(isValidIdentifier('pods_1')).toBe(true);
+    expect(isValidIdentifier('1pods')).toBe(false);
+    expect(isValidIdentifier('my-store')).toBe(false);
+  });
+});
