@@ -81,7 +81,7 @@ describe('homelab-gate', () => {
       'NOT RENDERED - 20 sources not rendered, so not judged (argocd, cert-manager, cilium, external-secrets, and 16 more); 19 of them are charts not in the cache: npm run charts:pull; --verbose lists each with its cause',
     ]);
     expect(lines).toContainEqual(expect.stringMatching(/^WARN - \d+ warnings: the cluster or Argo CD takes them, with a caveat said; --verbose lists them$/));
-    expect(lines).toContainEqual('NOT JUDGED - 11 things the gate cannot judge, never counted as passing; --verbose lists them');
+    expect(lines).toContainEqual('NOT JUDGED - 13 things the gate cannot judge, never counted as passing; --verbose lists them');
   });
 
   it('--verbose lists every unrendered source with its cause', async () => {
