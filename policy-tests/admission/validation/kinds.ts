@@ -16,7 +16,7 @@ import { ingressClassProblems, ingressProblems } from './ingress.ts';
 import { storageClassProblems } from './storage-class.ts';
 import { persistentVolumeProblems } from './volume-sources.ts';
 import { autoscalerProblems } from './autoscaler.ts';
-import { cidr, configMapKey, dns1123Subdomain, intOrPercent, portNumOrNameProblem, strictSubnet } from './syntax.ts';
+import { cidr, configMapKey, dns1123Subdomain, intOrPercent, pathSegmentName, portNumOrNameProblem, strictSubnet } from './syntax.ts';
 import { quantityValue } from '../../model/go/quantity.ts';
 
 type Obj = Record<string, any>;
@@ -179,7 +179,15 @@ function binding(o: Obj): Invalid[] {
     out.push({ path: ['roleRef', 'apiGroup'], fn: 'ValidateRoleBinding', message: 'roleRef.apiGroup must be rbac.authorization.k8s.io' });
   const kinds = o.kind === 'RoleBinding' ? ['Role', 'ClusterRole'] : ['ClusterRole'];
   if (!kinds.includes(ref.kind)) out.push({ path: ['roleRef', 'kind'], fn: 'ValidateRoleBinding', message: `roleRef.kind must be ${kinds.join(' or ')}` });
+  // roleRef.name: required, and a name ValidateRBACName takes.
+  const refName = typeof ref.name === 'string' ? ref.name : '';
+  const refNameProblem = refName === '' ? 'Required value' : pathSegmentName(refName);
+  if (refNameProblem) out.push({ path: ['roleRef', 'name'], fn: 'ValidateRoleBinding', message: `roleRef.name: ${refNameProblem}` });
   (list(o.subjects) as Obj[]).forEach((s, i) => {
+    const name = typeof s?.name === 'string' ? s.name : '';
+    if (name === '') out.push({ path: ['subjects', i, 'name'], fn: 'ValidateRoleBindingSubject', message: 'subjects.name: Required value' });
+    else if (s?.kind === 'ServiceAccount' && dns1123Subdomain(name))
+      out.push({ path: ['subjects', i, 'name'], fn: 'ValidateRoleBindingSubject', message: `a ServiceAccount subject's name: ${dns1123Subdomain(name)!}` });
     if (s?.kind === 'ServiceAccount') {
       if (s.apiGroup)
         out.push({ path: ['subjects', i, 'apiGroup'], fn: 'ValidateRoleBindingSubject', message: 'a ServiceAccount subject has the core api group ("")' });

@@ -319,6 +319,16 @@ const mutations: Mutation[] = [
       line: c.read('portfolio-api/deploy/rbac.yaml').split('\n').indexOf('  - apiGroups: ["apps"]') + 1,
     }),
   },
+  {
+    check: 'api-validation',
+    why: "the status writer's RoleBinding left naming no role: ValidateRoleBinding requires roleRef.name, and the API server refuses the binding",
+    mutate: swap(
+      'portfolio-api/deploy/rbac.yaml',
+      '  kind: Role\n  name: portfolio-status-writer\nsubjects:\n  - kind: ServiceAccount\n    name: portfolio-status-writer\n    namespace: portfolio\n',
+      '  kind: Role\n  name: ""\nsubjects:\n  - kind: ServiceAccount\n    name: portfolio-status-writer\n    namespace: portfolio\n',
+    ),
+    at: 'name: ""',
+  },
   // Pod Security admission.
   {
     check: 'cert-manager-webhook',
