@@ -406,7 +406,7 @@ describe('the scripts on the contract', () => {
     const none = capture();
     expect(await conformanceCommand([], none.io)).toBe(2);
     expect(none.out.stderr).toMatch(
-      /^conformance: give --pod-security, --apiserver, --apiextensions, --apimachinery, --kube-openapi, --argocd, --talos, --go-kubernetes, --yaml-test-suite, --falco-libs, --cert-manager, --external-secrets, --metallb, --go, --prometheus, --prometheus-operator, --component-helpers, --kubelet, --kubeconform, --rook, --cron, --blackbox-exporter, --loki, --alertmanager or --tempo: /,
+      /^conformance: give --pod-security, --apiserver, --apiextensions, --apimachinery, --kube-openapi, --argocd, --talos, --go-kubernetes, --yaml-test-suite, --falco-libs, --cert-manager, --external-secrets, --metallb, --go, --prometheus, --prometheus-operator, --component-helpers, --kubelet, --kubeconform, --rook, --cron, --blackbox-exporter, --loki, --alertmanager, --tempo or --alloy: /,
     );
     const table = capture();
     expect(await conformanceCommand(['--apiextensions', '/nonexistent/ext'], table.io)).toBe(1);
@@ -417,6 +417,9 @@ describe('the scripts on the contract', () => {
     const helpers = capture();
     expect(await conformanceCommand(['--component-helpers', '/nonexistent/ch'], helpers.io)).toBe(1);
     expect(helpers.out.stderr).toBe('conformance: cannot read /nonexistent/ch/scheduling/corev1/nodeaffinity/nodeaffinity_test.go: ENOENT\n');
+    const alloy = capture();
+    expect(await conformanceCommand(['--alloy', '/nonexistent/alloy'], alloy.io)).toBe(1);
+    expect(alloy.out.stderr).toBe('conformance: /nonexistent/alloy/syntax/parser/testdata holds no .alloy file: not a checkout of grafana/alloy\n');
     const bad = capture();
     expect(await conformanceCommand(['--apiserver', '.', '--kubernetes', '36'], bad.io)).toBe(2);
   });
