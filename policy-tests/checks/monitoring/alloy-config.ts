@@ -1,73 +1,103 @@
 /**
  * alloy-config-loads: each configuration the repository gives the log shippers (the alloy chart's
- * `alloy.configMap.content`, rendered through Helm's `tpl` into the ConfigMap the pods read) is one Alloy parses
- * (model/alloy/parser.ts, Alloy v1.18.1's scanner and parser) with only blocks at its top level (`sourceFromBody`
- * refuses an attribute there). Alloy refuses such a file at load: a pod does not start on it, and no pod log or
- * orchestrator event reaches the log store (A2). Its components and their arguments are said not judged.
+ * `alloy.configMap.content`, rendered through Helm's `tpl` into the ConfigMap the pods read) is one Alloy loads: it
+ * parses (model/alloy/parser.ts, Alloy v1.18.1's scanner and parser), only blocks stand at its top level, and each
+ * block is a config block, a service's, a declared or imported component, or a component Alloy registers at the
+ * version it runs, at or above the stability level the chart gives it, with a label, once
+ * (model/alloy/components.ts, against the reference the repository keeps). Alloy refuses anything else at load: a
+ * pod does not start on it, and no pod log or orchestrator event reaches the log store (A2). The components'
+ * arguments are said not judged.
  */
 import type { CheckContext, FailurePlace, PolicyCheck } from '../../model/checks/kit.ts';
-import { dig } from '../../model/core/dig.ts';
+import { dig, objects } from '../../model/core/dig.ts';
+import type { Resource } from '../../model/core/manifest.ts';
+import { scalarText } from '../../model/core/text.ts';
+import { containersOf, imageParts, podSpecOf } from '../../model/core/workloads.ts';
 import { chartValues, type ChartValues } from '../../model/helm/chart-values.ts';
-import { renderedFile } from '../../model/helm/chart-output.ts';
+import { pinnedVersionMiss, renderedFile } from '../../model/helm/chart-output.ts';
 import { parseAlloy } from '../../model/alloy/parser.ts';
+import { ALLOY_REFERENCE, alloyBlockProblems, alloyComponents, STABILITY_LEVELS, type AlloyComponents, type Stability } from '../../model/alloy/components.ts';
 
 const CHART = 'alloy';
-const VERSION = 'v1.18.1';
 const CONTENT = ['alloy', 'configMap', 'content'];
 const CONSEQUENCE = 'Alloy refuses the file at load, so its pods do not start on it and no log reaches the log store';
+const REFRESH = "npm run alloy:reference -- --from <clone of grafana/alloy> --ref <the chart's appVersion> --chart-version <the chart version>";
 
-/** The configuration a render of the chart holds for an app: the ConfigMap's `*.alloy` file, as Helm's `tpl` wrote it. */
-function renderedConfig(ctx: CheckContext, app: string) {
-  for (const render of ctx.renders.filter((r) => r.source.chart === CHART && r.status === 'rendered' && r.app.name === app))
-    for (const resource of render.resources.filter((r) => r.kind === 'ConfigMap')) {
-      const key = Object.keys((resource.object.data ?? {}) as object).find((k) => k.endsWith('.alloy'));
-      const file = key === undefined ? undefined : renderedFile(resource, key);
-      if (file) return { resource, file };
-    }
+/** The configuration a render of the chart holds for an app (the ConfigMap's `*.alloy` file, as `tpl` wrote it) and the alloy container's image and arguments. */
+function rendered(ctx: CheckContext, app: string) {
+  const resources = ctx.renders.filter((r) => r.source.chart === CHART && r.status === 'rendered' && r.app.name === app).flatMap((r) => r.resources);
+  for (const resource of resources.filter((r) => r.kind === 'ConfigMap')) {
+    const key = Object.keys((resource.object.data ?? {}) as object).find((k) => k.endsWith('.alloy'));
+    const file = key === undefined ? undefined : renderedFile(resource, key);
+    if (!file) continue;
+    const alloy = resources.flatMap((r) => containersOf(podSpecOf(r) ?? { spec: {}, at: [] })).find((c) => c.name === 'alloy');
+    const image = alloy ? imageParts(scalarText(alloy.container.image ?? '')) : undefined;
+    return { resource, file, tag: image?.tag?.replace(/^v/, ''), args: (objects(alloy?.container.args) as unknown[]).map((a) => scalarText(a)) };
+  }
   return undefined;
+}
+
+/** What Alloy's command line sets of what it loads: the minimum stability level, and community components. */
+function flags(args: readonly string[]): { minStability: Stability; community: boolean } {
+  const level = args.findLast((a) => a.startsWith('--stability.level='))?.slice('--stability.level='.length);
+  const community = args.findLast((a) => /^--feature\.community-components\.enabled(=|$)/.test(a));
+  return {
+    minStability: STABILITY_LEVELS.includes(level as Stability) ? (level as Stability) : 'generally-available',
+    community: community !== undefined && !community.endsWith('=false'),
+  };
+}
+
+/** Why the components of a configuration are not judged against the reference (none, unreadable, another version), or undefined. */
+function componentsMiss(ctx: CheckContext, v: ChartValues, tag: string | undefined, reference: AlloyComponents | undefined): string | undefined {
+  if (!reference) return `no ${ALLOY_REFERENCE}: its components are not judged (${REFRESH})`;
+  if (tag !== undefined)
+    return tag === reference.version ? undefined : `the chart runs Alloy ${tag}, the reference was read for ${reference.version}: refresh it (${REFRESH})`;
+  return pinnedVersionMiss(ctx.repo, { app: v.appName, chart: CHART, chartVersion: reference.chartVersion, refresh: REFRESH });
 }
 
 function judge(ctx: CheckContext, v: ChartValues): void {
   const content = dig(v.values, CONTENT);
-  const rendered = renderedConfig(ctx, v.appName);
-  const text = rendered?.file.text ?? (typeof content === 'string' ? content : undefined);
+  const render = rendered(ctx, v.appName);
+  const text = render?.file.text ?? (typeof content === 'string' ? content : undefined);
   if (text === undefined) return;
   // A line of the file lands on the values line that wrote it, where tpl changed nothing; else on the ConfigMap.
-  const written = typeof content === 'string' && (!rendered || rendered.file.text.trimEnd() === content.trimEnd());
+  const written = typeof content === 'string' && (!render || render.file.text.trimEnd() === content.trimEnd());
   const start = written ? v.source.positions.at(CONTENT, 'value') : undefined;
   const place = (line: number): FailurePlace =>
-    start ? { file: start.file ?? v.source.file, line: start.line + line } : { resource: rendered!.resource, path: rendered!.file.path };
-  const where = written ? 'alloy.configMap.content' : `the rendered ${rendered!.file.path.at(-1)}`;
+    start ? { file: start.file ?? v.source.file, line: start.line + line } : { resource: render!.resource as Resource, path: render!.file.path };
+  const whole: FailurePlace = written ? { data: v.source, path: CONTENT } : { resource: render!.resource, path: render!.file.path };
+  const where = written ? 'alloy.configMap.content' : `the rendered ${render!.file.path.at(-1)}`;
+  const lineAt = (offset: number) => text.slice(0, offset).split('\n').length;
   const { body, errors } = parseAlloy(text);
   // The first error, as Alloy prints it first; those after it mostly follow from it.
   const [first] = errors;
   if (first)
-    ctx.fail(
+    return ctx.fail(
       place(first.line),
-      `Alloy ${VERSION} cannot parse ${where} at its line ${first.line}: ${first.message}${errors.length > 1 ? ` (and ${errors.length - 1} more errors after it)` : ''}; ${CONSEQUENCE}`,
+      `Alloy cannot parse ${where} at its line ${first.line}: ${first.message}${errors.length > 1 ? ` (and ${errors.length - 1} more errors after it)` : ''}; ${CONSEQUENCE}`,
     );
   for (const s of body.filter((x) => x.kind === 'attribute'))
-    ctx.fail(
-      place(lineAt(text, s.offset)),
-      `Alloy ${VERSION} refuses ${where}: unrecognized attribute ${s.name} (only blocks stand at the top level); ${CONSEQUENCE}`,
-    );
-  if (errors.length === 0)
-    ctx.notJudged(
-      written ? { data: v.source, path: CONTENT } : { resource: rendered!.resource, path: rendered!.file.path },
-      `Alloy's configuration for ${v.appName}: its syntax is judged, its components (which exist at ${VERSION}, at the chart's stability level) and their arguments are not`,
-    );
+    ctx.fail(place(lineAt(s.offset)), `Alloy refuses ${where}: unrecognized attribute ${s.name} (only blocks stand at the top level); ${CONSEQUENCE}`);
+  const reference = alloyComponents(ctx.repo);
+  if (reference && !reference.ok)
+    return ctx.fail({ data: reference.data, path: [] }, `${ALLOY_REFERENCE} cannot be read (${reference.problem}): Alloy's components are not judged`);
+  const miss = componentsMiss(ctx, v, render?.tag, reference);
+  if (miss) return ctx.notJudged(whole, `Alloy's configuration for ${v.appName}: ${miss}`);
+  const args = render?.args ?? [
+    `--stability.level=${scalarText(dig(v.values, ['alloy', 'stabilityLevel']) ?? 'generally-available')}`,
+    ...(objects(dig(v.values, ['alloy', 'extraArgs'])) as unknown[]).map((a) => scalarText(a)),
+  ];
+  for (const p of alloyBlockProblems(body, reference!, { ...flags(args), lineOfOffset: lineAt }))
+    ctx.fail(place(lineAt(p.offset)), `Alloy ${reference!.version} refuses ${where}: ${p.message}; ${CONSEQUENCE}`);
+  ctx.notJudged(whole, `Alloy's configuration for ${v.appName}: its syntax and its components are judged, the components' arguments are not`);
 }
-
-/** The line of an offset in a text, from 1. */
-const lineAt = (text: string, offset: number): number => text.slice(0, offset).split('\n').length;
 
 export const alloyConfigCheck: PolicyCheck = {
   id: 'alloy-config-loads',
-  description: `Each Alloy configuration the log shippers run (the alloy chart's alloy.configMap.content, as Helm's tpl renders it) parses as Alloy ${VERSION} reads its syntax, with only blocks at its top level; otherwise Alloy refuses it at load and no log reaches the log store. Its components and their arguments are said not judged (A2).`,
+  description: `Each Alloy configuration the log shippers run (the alloy chart's alloy.configMap.content, as Helm's tpl renders it) is one Alloy loads: it parses as Alloy reads its syntax, only blocks stand at its top level, and each is a config or service block, a declared or imported component, or a component Alloy registers at the version it runs (${ALLOY_REFERENCE}), at the chart's stability level, labelled, once; otherwise Alloy refuses it at load and no log reaches the log store. The components' arguments are said not judged (A2).`,
   invariants: ['A2'],
-  remediation:
-    "write the configuration in Alloy's syntax (blocks with double-quoted labels, attributes inside them, commas between the items of a multi-line list or object), as `alloy fmt` would accept it",
-  reads: { kinds: ['Application', 'ConfigMap'], charts: [CHART], renders: true },
+  remediation: `write the configuration in Alloy's syntax (blocks with double-quoted labels, attributes inside them, commas between the items of a multi-line list or object), with components of the Alloy the chart runs; after an Alloy upgrade, refresh ${ALLOY_REFERENCE} (${REFRESH})`,
+  reads: { kinds: ['Application', 'ConfigMap', 'DaemonSet', 'Deployment', 'StatefulSet'], charts: [CHART], files: [ALLOY_REFERENCE], renders: true },
   exemptible: false,
   run(ctx) {
     for (const v of chartValues(ctx.repo, CHART)) judge(ctx, v);

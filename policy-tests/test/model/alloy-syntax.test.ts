@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseAlloy } from '../../model/alloy/parser.ts';
 import { isValidIdentifier } from '../../model/alloy/scanner.ts';
+import { alloyBlockProblems } from '../../model/alloy/components.ts';
 
 const errors = (text: string) => parseAlloy(text).errors.map((e) => `${e.line}: ${e.message}`);
 
@@ -30,5 +31,42 @@ describe("Alloy's syntax", () => {
     expect(isValidIdentifier('pods_1')).toBe(true);
     expect(isValidIdentifier('1pods')).toBe(false);
     expect(isValidIdentifier('my-store')).toBe(false);
+  });
+});
+
+describe("Alloy's loader, over the top-level blocks", () => {
+  const REF = {
+    version: '1.18.1',
+    chartVersion: '1.11.1',
+    components: {
+      'loki.write': { stability: 'generally-available' as const },
+      'loki.secretfilter': { stability: 'experimental' as const },
+      'otelcol.receiver.googlecloudpubsub': { community: true },
+    },
+    services: ['http'],
+  };
+  const problems = (text: string, o: { minStability?: 'experimental' | 'generally-available'; community?: boolean } = {}) => {
+    const { body } = parseAlloy(text);
+    const lineOfOffset = (offset: number) => text.slice(0, offset).split('\n').length;
+    return alloyBlockProblems(body, REF, { minStability: o.minStability ?? 'generally-available', community: o.community ?? false, lineOfOffset }).map(
+      (p) => p.message,
+    );
+  };
+
+  it("takes config, service, declared and imported blocks, and a component at the chart's stability level", () => {
+    const text = `logging {\n}\nhttp {\n}\ndeclare "shipper" {\n}\nshipper "a" {\n}\nimport.file "lib" {\n}\nlib.thing "b" {\n}\nloki.write "default" {\n}\n`;
+    expect(problems(text)).toEqual([]);
+    expect(problems('loki.secretfilter "x" {\n}\n', { minStability: 'experimental' })).toEqual([]);
+    expect(problems('otelcol.receiver.googlecloudpubsub "x" {\n}\n', { community: true })).toEqual([]);
+  });
+
+  it("refuses as the registry and the loader do, in Alloy's words", () => {
+    expect(problems('loki.writ "default" {\n}\n')).toEqual(['cannot find the definition of component name "loki.writ"']);
+    expect(problems('loki.write {\n}\n')).toEqual(['component "loki.write" must have a label']);
+    expect(problems('loki.secretfilter "x" {\n}\n')[0]).toMatch(
+      /^component "loki.secretfilter" is at stability level "experimental", which is below the minimum allowed stability level "generally-available"/,
+    );
+    expect(problems('otelcol.receiver.googlecloudpubsub "x" {\n}\n')[0]).toContain('is a community component');
+    expect(problems('loki.write "a" {\n}\nloki.write "a" {\n}\n')).toEqual(['block loki.write.a already declared at line 1']);
   });
 });

@@ -149,6 +149,28 @@ export const monitoringSourcesMutations: Mutation[] = [
     at: inFile('monitoring/alloy-events/values.yaml', 'log_level = "warn"'),
   },
   {
+    check: 'alloy-config-loads',
+    why: 'the pod-log source misspelt (loki.source.kubernete): Alloy cannot find the definition of that component, refuses the file, and no pod log reaches the log store',
+    mutate: swap(ALLOY, '      loki.source.kubernetes "pods" {\n', '      loki.source.kubernete "pods" {\n'),
+    at: inFile(ALLOY, 'loki.source.kubernete "pods"'),
+  },
+  {
+    check: 'alloy-config-loads',
+    why: 'a secret filter added before the store, a component Alloy 1.18 ships as experimental while the chart runs it at generally-available: Alloy refuses the file',
+    mutate: swap(
+      ALLOY,
+      '      loki.write "default" {\n',
+      '      loki.secretfilter "redact" {\n        forward_to = [loki.write.default.receiver]\n      }\n      loki.write "default" {\n',
+    ),
+    at: inFile(ALLOY, 'loki.secretfilter "redact"'),
+  },
+  {
+    check: 'alloy-config-loads',
+    why: 'a second store block under the same label: Alloy refuses the block already declared',
+    mutate: swap(ALLOY, '      loki.write "default" {\n', '      loki.write "default" {\n      }\n      loki.write "default" {\n'),
+    at: (c) => ({ file: ALLOY, line: c.read(ALLOY).split('\n').lastIndexOf('      loki.write "default" {') + 1 }),
+  },
+  {
     check: 'events-shipped-once',
     why: 'the events Deployment scaled to two replicas',
     mutate: (c) => c.edit('monitoring/alloy-events/values.yaml', 0, (d) => d.setIn(['controller', 'replicas'], 2)),

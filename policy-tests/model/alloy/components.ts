@@ -1,0 +1,91 @@
+/**
+ * Which top-level blocks Alloy v1.18.1 takes in a configuration (`internal/runtime/source.go`'s `sourceFromBody` and
+ * `internal/component/registry.go`'s `Get`): its config blocks, `declare` and the modules `import.*` brings in, its
+ * services' blocks, and the components registered in its source, each at its stability level (a component below
+ * the `--stability.level` the chart gives is refused, a community one unless community components are on). The
+ * components are the reference the repository keeps (`monitoring/alloy/facts/components.yaml`, written by
+ * `npm run alloy:reference`).
+ */
+import { isMap } from '../core/dig.ts';
+import type { DataFile } from '../repository/data-file.ts';
+import type { Repo } from '../repository/repo.ts';
+import { perRepo } from '../repository/per-repo.ts';
+import type { AlloyStatement } from './parser.ts';
+
+export const ALLOY_REFERENCE = 'monitoring/alloy/facts/components.yaml';
+
+/** featuregate's levels, lowest first (a component at a level below the minimum is refused). */
+export const STABILITY_LEVELS = ['experimental', 'public-preview', 'generally-available'] as const;
+export type Stability = (typeof STABILITY_LEVELS)[number];
+
+export interface AlloyComponents {
+  version: string;
+  /** The alloy chart release the reference was read for (its pin). */
+  chartVersion: string;
+  /** Each component's stability level; a community one's is not checked (and may be absent). */
+  components: Readonly<Record<string, { stability?: Stability; community?: boolean }>>;
+  services: readonly string[];
+}
+
+/** The blocks `sourceFromBody` keeps as configuration, not components. */
+const CONFIG_BLOCKS = ['declare', 'logging', 'tracing', 'argument', 'export', 'foreach', 'import.file', 'import.string', 'import.http', 'import.git'];
+
+export function alloyComponentsOf(doc: unknown): AlloyComponents | { problem: string } {
+  if (!isMap(doc) || typeof doc.version !== 'string' || !isMap(doc.components) || !Array.isArray(doc.services))
+    return { problem: 'it has no version, components and services' };
+  for (const [name, c] of Object.entries(doc.components))
+    if (!isMap(c) || (c.community !== true && !STABILITY_LEVELS.includes(c.stability as Stability)))
+      return { problem: `component ${name} has no stability level Alloy knows` };
+  const chartVersion = isMap(doc.pin) && typeof doc.pin.version === 'string' ? doc.pin.version : '';
+  return { version: doc.version, chartVersion, components: doc.components as AlloyComponents['components'], services: doc.services.map(String) };
+}
+
+export type AlloyComponentsRead = ({ ok: true } & AlloyComponents) | { ok: false; data: DataFile; problem: string };
+
+export const alloyComponents = perRepo((repo: Repo): AlloyComponentsRead | undefined => {
+  const data = repo.dataFiles.get(ALLOY_REFERENCE);
+  if (!data) return undefined;
+  if (data.errors.length) return { ok: false, data, problem: data.errors[0]! };
+  const read = alloyComponentsOf(data.data);
+  return 'problem' in read ? { ok: false, data, problem: read.problem } : { ok: true, ...read };
+});
+
+/**
+ * Why Alloy refuses each top-level block of a configuration it parsed (an unknown component, one below the minimum
+ * stability, a community one while they are off), with the block's offset; `declare`d components and those of an
+ * imported module are taken as they are (their definitions are not judged here).
+ */
+export function alloyBlockProblems(
+  body: readonly AlloyStatement[],
+  ref: AlloyComponents,
+  o: { minStability: Stability; community: boolean; lineOfOffset: (offset: number) => number },
+): { offset: number; message: string }[] {
+  const { lineOfOffset } = o;
+  const blocks = body.filter((s) => s.kind === 'block');
+  const declared = new Set(blocks.filter((b) => b.name.join('.') === 'declare').map((b) => b.label));
+  const imported = new Set(blocks.filter((b) => b.name[0] === 'import').map((b) => b.label));
+  const problems: { offset: number; message: string }[] = [];
+  const seen = new Map<string, number>();
+  for (const b of blocks) {
+    const name = b.name.join('.');
+    // blockAlreadyDefined: a component's id is its name and label; a config or service block's, its name.
+    const id = b.label ? `${name}.${b.label}` : name;
+    if (seen.has(id)) problems.push({ offset: b.offset, message: `block ${id} already declared at line ${seen.get(id)!}` });
+    else seen.set(id, lineOfOffset(b.offset));
+    if (CONFIG_BLOCKS.includes(name) || ref.services.includes(name) || declared.has(b.name[0]!) || imported.has(b.name[0]!)) continue;
+    const c = ref.components[name];
+    if (!c) problems.push({ offset: b.offset, message: `cannot find the definition of component name "${name}"` });
+    else if (!b.label) problems.push({ offset: b.offset, message: `component "${name}" must have a label` });
+    else if (c.community && !o.community)
+      problems.push({
+        offset: b.offset,
+        message: `the component "${name}" is a community component. Use the --feature.community-components.enabled command-line flag to enable community components`,
+      });
+    else if (!c.community && STABILITY_LEVELS.indexOf(c.stability!) < STABILITY_LEVELS.indexOf(o.minStability))
+      problems.push({
+        offset: b.offset,
+        message: `component "${name}" is at stability level "${c.stability}", which is below the minimum allowed stability level "${o.minStability}". Use --stability.level command-line flag to enable "${c.stability}" features`,
+      });
+  }
+  return problems;
+}

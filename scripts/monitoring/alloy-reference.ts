@@ -1,0 +1,90 @@
+/**
+ * npm run alloy:reference -- --from <clone of grafana/alloy> [--ref <tag>] [--chart-version <v>]: rewrites
+ * monitoring/alloy/facts/components.yaml, the components Alloy registers at the tag (each `component.Register` call of
+ * internal/component's non-test Go files: its name, a literal or a constant of its file, its stability level and
+ * whether it is a community component) and the services whose blocks a configuration may hold, as the gate holds the
+ * log shippers' configurations to them (alloy-config-loads).
+ */
+import { stringify } from 'yaml';
+import type { CommandIo } from '../lib/command.ts';
+import { writeInCheckout } from '../lib/checkout-write.ts';
+import { filesHolding, readUpstreamFile } from '../lib/upstream-source.ts';
+import { facts } from '../../policy-tests/index.ts';
+import { referenceCommand, refreshTarget, type RefreshOptions } from './program-reference.ts';
+
+const STABILITY: Readonly<Record<string, string>> = {
+  StabilityExperimental: 'experimental',
+  StabilityPublicPreview: 'public-preview',
+  StabilityGenerallyAvailable: 'generally-available',
+};
+
+export interface Registration {
+  name: string;
+  /** None for a community component, whose stability Alloy does not check. */
+  stability?: string;
+  community?: true;
+}
+
+/** Each `component.Register(component.Registration{...})` of a Go file: its name (a literal, or a string constant of the file), stability and community flag. */
+export function registrations(go: string): Registration[] {
+  const constants = new Map([...go.matchAll(/\b(\w+)\s*=\s*"([^"]+)"/g)].map((m) => [m[1]!, m[2]!]));
+  const out: Registration[] = [];
+  for (const m of go.matchAll(/component\.Register\(component\.Registration\{([\s\S]*?)\n\t\}\)/g)) {
+    const body = m[1]!;
+    const named = /\bName:\s*(?:"([^"]+)"|(\w+))/.exec(body);
+    const name = named?.[1] ?? (named?.[2] ? constants.get(named[2]) : undefined);
+    const stability = STABILITY[/\bStability:\s*featuregate\.(\w+)/.exec(body)?.[1] ?? ''];
+    const community = /\bCommunity:\s*true/.test(body);
+    if (!name || (!stability && !community))
+      throw new Error(`a component.Register call whose name or stability does not read as this command expects: ${body.slice(0, 120).trim()}`);
+    out.push({ name, ...(stability ? { stability } : {}), ...(community ? { community: true as const } : {}) });
+  }
+  return out;
+}
+
+/** `ServiceName = "..."` constants: the services a configuration may hold a block of. */
+export const serviceNames = (go: string): string[] => [...go.matchAll(/\bServiceName\s*=\s*"([^"]+)"/g)].map((m) => m[1]!);
+
+export async function refreshAlloyReference(o: RefreshOptions): Promise<string> {
+  const file = facts.ALLOY_REFERENCE;
+  const { repository, ref, chartVersion } = refreshTarget(o, file, 'https://github.com/grafana/alloy');
+  const read = (path: string) => readUpstreamFile(repository, { ref, file: path }, o.from);
+  const registered = await filesHolding(o.from, ref, 'component.Register(component.Registration{', ['internal/component', ':!*_test.go']);
+  const components = (await Promise.all(registered.map(async (f) => registrations(await read(f))))).flat();
+  const serviceFiles = await filesHolding(o.from, ref, 'ServiceName', ['internal/service', ':!*_test.go']);
+  const services = [...new Set((await Promise.all(serviceFiles.map(async (f) => serviceNames(await read(f))))).flat())].sort();
+  if (components.length === 0 || services.length === 0)
+    throw new Error(
+      `the sources at ${ref} do not read as this command expects (component.Register calls under internal/component, ServiceName constants under internal/service)`,
+    );
+  const body = {
+    program: 'alloy',
+    version: ref.replace(/^v/, ''),
+    pin: { chart: 'alloy', version: chartVersion },
+    source: { repository, ref, files: 'every component.Register call of internal/component and every ServiceName of internal/service (non-test Go files)' },
+    components: Object.fromEntries(components.sort((a, b) => a.name.localeCompare(b.name)).map(({ name, ...c }) => [name, c])),
+    services,
+  };
+  const header = `# The components Alloy registers and the services whose blocks its configuration may hold, as the gate holds the log
+# shippers' configurations to them (alloy-config-loads; policy-tests/model/alloy/components.ts). Written by npm run
+# alloy:reference -- --from <clone of grafana/alloy> --ref <the chart's appVersion> --chart-version <the chart version>.
+`;
+  writeInCheckout(o.root, file, header + stringify(body, { lineWidth: 0, flowCollectionPadding: false }));
+  return `wrote ${file}: ${components.length} components, ${services.length} services, Alloy ${body.version}`;
+}
+
+export const main = (argv: string[], io?: CommandIo): Promise<number> =>
+  referenceCommand(
+    {
+      name: 'alloy:reference',
+      project: 'grafana/alloy',
+      help: `Rewrites ${facts.ALLOY_REFERENCE}: the components Alloy registers at --ref (default: the tag it was read at),
+each with its stability level, and its services, from the local clone --from names.`,
+      refresh: refreshAlloyReference,
+    },
+    argv,
+    io,
+  );
+
+const isMain = process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'));
+if (isMain) process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,91 @@
+/**
+ * npm run alloy:reference: the components Alloy registers at a tag (a literal name or a constant of its file, its
+ * stability level, a community component without one) and its services, read from a local clone; and the refusals:
+ * no --from (a usage error), a tag the clone lacks, a registration that no longer reads as expected.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { main, registrations } from '../monitoring/alloy-reference.ts';
+import { capture } from '../../test-support/capture-io.ts';
+import { taggedClone, type TaggedClone } from '../../test-support/tagged-clone.ts';
+
+const WRITE_GO = `package write
+
+func init() {
+	component.Register(component.Registration{
+		Name:      "loki.write",
+		Stability: featuregate.StabilityGenerallyAvailable,
+		Args:      Arguments{},
+	})
+}
+`;
+const MYSQL_GO = `package mysql
+
+const name = "database_observability.mysql"
+
+func init() {
+	component.Register(component.Registration{
+		Name:      name,
+		Stability: featuregate.StabilityExperimental,
+	})
+}
+`;
+const PUBSUB_GO = `package googlecloudpubsub
+
+func init() {
+	component.Register(component.Registration{
+		Name:      "otelcol.receiver.googlecloudpubsub",
+		Community: true,
+	})
+}
+`;
+
+describe("Alloy's registrations", () => {
+  it('reads a literal name, a constant of the file, and a community component without a stability level', () => {
+    expect([...registrations(WRITE_GO), ...registrations(MYSQL_GO), ...registrations(PUBSUB_GO)]).toEqual([
+      { name: 'loki.write', stability: 'generally-available' },
+      { name: 'database_observability.mysql', stability: 'experimental' },
+      { name: 'otelcol.receiver.googlecloudpubsub', community: true },
+    ]);
+  });
+  it('refuses a registration it cannot read, rather than leave the component out', () => {
+    expect(() => registrations('component.Register(component.Registration{\n\t\tName: names[0],\n\t})')).toThrow(/does not read as this command expects/);
+  });
+});
+
+describe('alloy:reference', () => {
+  let clone: TaggedClone;
+  beforeAll(async () => {
+    clone = await taggedClone('alloy', 'v1.30.0', {
+      files: {
+        'internal/component/loki/write/write.go': WRITE_GO,
+        'internal/component/database_observability/mysql/component.go': MYSQL_GO,
+        'internal/component/otelcol/receiver/googlecloudpubsub/googlecloudpubsub.go': PUBSUB_GO,
+        'internal/component/loki/write/write_test.go':
+          'package write\n\nfunc init() {\n\tcomponent.Register(component.Registration{\n\t\tName: "test.only",\n\t\tStability: featuregate.StabilityExperimental,\n\t})\n}\n',
+        'internal/service/http/http.go': 'package http\n\nconst ServiceName = "http"\n',
+      },
+      rootDirs: ['monitoring/alloy/facts'],
+    });
+  });
+  afterAll(() => clone.dispose());
+
+  it('writes the components of the tag, not its tests, with the services and the chart pinned', async () => {
+    const { out, io } = capture();
+    expect(await main(['--from', clone.upstream, '--ref', 'v1.30.0', '--chart-version', '2.0.0', '--root', clone.root], io)).toBe(0);
+    expect(out.stdout).toBe('wrote monitoring/alloy/facts/components.yaml: 3 components, 1 services, Alloy 1.30.0\n');
+    const written = parse(await readFile(join(clone.root, 'monitoring/alloy/facts/components.yaml'), 'utf8'));
+    expect(written).toMatchObject({ version: '1.30.0', pin: { chart: 'alloy', version: '2.0.0' }, services: ['http'] });
+    expect(Object.keys(written.components)).toEqual(['database_observability.mysql', 'loki.write', 'otelcol.receiver.googlecloudpubsub']);
+  });
+
+  it('a tag the clone lacks is one line and exit 1; without --from a usage error', async () => {
+    const missing = capture();
+    expect(await main(['--from', clone.upstream, '--ref', 'v9.9.9', '--chart-version', '2.0.0', '--root', clone.root], missing.io)).toBe(1);
+    expect(missing.out.stderr).toMatch(/^alloy:reference: cannot (read|search) .+ at v9\.9\.9 .+\n$/);
+    const usage = capture();
+    expect(await main(['--ref', 'v1.30.0', '--root', clone.root], usage.io)).toBe(2);
+  });
+});
