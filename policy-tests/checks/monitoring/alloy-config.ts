@@ -9,7 +9,7 @@
  * arguments are said not judged.
  */
 import type { CheckContext, FailurePlace, PolicyCheck } from '../../model/checks/kit.ts';
-import { dig, objects } from '../../model/core/dig.ts';
+import { dig, list } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { scalarText } from '../../model/core/text.ts';
 import { containersOf, imageParts, podSpecOf } from '../../model/core/workloads.ts';
@@ -32,7 +32,7 @@ function rendered(ctx: CheckContext, app: string) {
     if (!file) continue;
     const alloy = resources.flatMap((r) => containersOf(podSpecOf(r) ?? { spec: {}, at: [] })).find((c) => c.name === 'alloy');
     const image = alloy ? imageParts(scalarText(alloy.container.image ?? '')) : undefined;
-    return { resource, file, tag: image?.tag?.replace(/^v/, ''), args: (objects(alloy?.container.args) as unknown[]).map((a) => scalarText(a)) };
+    return { resource, file, tag: image?.tag?.replace(/^v/, ''), args: list(alloy?.container.args).map((a) => scalarText(a)) };
   }
   return undefined;
 }
@@ -85,7 +85,7 @@ function judge(ctx: CheckContext, v: ChartValues): void {
   if (miss) return ctx.notJudged(whole, `Alloy's configuration for ${v.appName}: ${miss}`);
   const args = render?.args ?? [
     `--stability.level=${scalarText(dig(v.values, ['alloy', 'stabilityLevel']) ?? 'generally-available')}`,
-    ...(objects(dig(v.values, ['alloy', 'extraArgs'])) as unknown[]).map((a) => scalarText(a)),
+    ...list(dig(v.values, ['alloy', 'extraArgs'])).map((a) => scalarText(a)),
   ];
   for (const p of alloyBlockProblems(body, reference!, { ...flags(args), lineOfOffset: lineAt }))
     ctx.fail(place(lineAt(p.offset)), `Alloy ${reference!.version} refuses ${where}: ${p.message}; ${CONSEQUENCE}`);
