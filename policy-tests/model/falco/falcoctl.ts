@@ -12,6 +12,7 @@ import type { Path } from '../core/positions.ts';
 import { goParseDuration } from '../core/time.ts';
 import { parseStandard } from '../cron/robfig.ts';
 import { goPrint } from '../go/fmt.ts';
+import { goParseBool } from '../core/text.ts';
 
 /** The falcoctl release this port follows, and the falco chart release that runs it by default. */
 export const FALCOCTL_PORT = { version: '0.13.0', chart: 'falco', chartVersion: '9.1.0', image: 'falcosecurity/falcoctl' } as const;
@@ -113,7 +114,7 @@ function stringSlice(value: unknown): string[] {
 
 /** pflag's Set for a flag of `type` given `text`: why it refuses it, or undefined. */
 function flagProblem(type: FlagType, flag: string, text: string): string | undefined {
-  if (type === 'bool' && !['1', 't', 'T', 'TRUE', 'true', 'True', '0', 'f', 'F', 'FALSE', 'false', 'False'].includes(text))
+  if (type === 'bool' && goParseBool(text) === undefined)
     return `invalid argument "${text}" for "--${flag}" flag: strconv.ParseBool: parsing "${text}": invalid syntax`;
   if (type === 'duration') {
     const parsed = goParseDuration(text);
