@@ -86,15 +86,13 @@ export function mountsOf(resource: Resource): Mount[] {
   const volumes = new Map(
     (objects(pod.spec.volumes) as { name?: string; persistentVolumeClaim?: { claimName?: string } }[]).map((v) => [v.name, v.persistentVolumeClaim?.claimName]),
   );
+  // A mount path or subPath of another type is the schema layer's finding (the API server refuses the object): no mount here.
   return containersOf(pod).flatMap((c) =>
-    (objects(c.container.volumeMounts) as { name: string; mountPath: string; subPath?: string; readOnly?: boolean }[]).map((m, index) => ({
-      container: c,
-      index,
-      claim: volumes.get(m.name),
-      mountPath: m.mountPath,
-      subPath: m.subPath,
-      readOnly: m.readOnly === true,
-    })),
+    (objects(c.container.volumeMounts) as { name: string; mountPath: unknown; subPath?: unknown; readOnly?: boolean }[]).flatMap((m, index) =>
+      typeof m.mountPath === 'string' && (m.subPath === undefined || typeof m.subPath === 'string')
+        ? [{ container: c, index, claim: volumes.get(m.name), mountPath: m.mountPath, subPath: m.subPath, readOnly: m.readOnly === true }]
+        : [],
+    ),
   );
 }
 

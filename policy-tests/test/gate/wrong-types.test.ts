@@ -62,6 +62,7 @@ const CASES: [string, number, (string | number)[], unknown][] = [
   ['apps/media/tdarr/deployment.yaml', 1, ['spec', 'template', 'spec', 'containers', 0, 'env', 4], null],
   ['apps/media/gluetun/deployment.yaml', 0, ['spec', 'template', 'spec', 'containers', 0, 'env', 2], null],
   ['security/falco/values.yaml', 0, ['mounts', 'volumeMounts', 0, 'mountPath'], [null]],
+  ['apps/media/plex/deployment.yaml', 0, ['spec', 'template', 'spec', 'containers', 0, 'volumeMounts', 2, 'mountPath'], true],
 ];
 
 describe('a value of the wrong type in the real repository', () => {
