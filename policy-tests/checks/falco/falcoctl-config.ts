@@ -69,7 +69,7 @@ function judgeRendered(ctx: CheckContext, render: SourceRender, values: ChartVal
         continue;
       }
       const env = envOf(container);
-      for (const p of falcoctlProblems(namesRefs(container) ? withoutRefs(doc, command) : doc, command, { env, whole: true })) {
+      for (const p of falcoctlProblems(doc, command, { env, whole: true, refsOnCommandLine: namesRefs(container) })) {
         const where: FailurePlace =
           'env' in p.at
             ? { resource: w, path: [...at, 'env', objects(container.env).findLastIndex((e) => e.name === (p.at as { env: string }).env)] }
@@ -78,14 +78,6 @@ function judgeRendered(ctx: CheckContext, render: SourceRender, values: ChartVal
       }
     }
   }
-}
-
-/** The document with the command's references taken out, where the container's own arguments give them. */
-function withoutRefs(doc: unknown, command: FalcoctlCommand): unknown {
-  const copy = structuredClone(doc) as Obj;
-  const phase = dig(copy, ['artifact', command]);
-  if (phase && typeof phase === 'object' && !Array.isArray(phase)) (phase as Obj).refs = ['(command line)'];
-  return copy;
 }
 
 function judgeValues(ctx: CheckContext, v: ChartValues): void {

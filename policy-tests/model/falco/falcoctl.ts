@@ -174,10 +174,15 @@ function refsProblem(doc: unknown, command: FalcoctlCommand, env: FalcoctlEnv, w
 }
 
 /**
- * Why `falcoctl artifact <command>`, given no reference on its command line, stops at start on configuration `doc`
- * with `env`. With `whole` false (the values alone, the chart's defaults not known), a setting left unset is not judged.
+ * Why `falcoctl artifact <command>` stops at start on configuration `doc` with `env`. With `whole` false (the values
+ * alone, the chart's defaults not known), a setting left unset is not judged; with `refsOnCommandLine`, the command's
+ * own arguments name the references, and the file's are never read.
  */
-export function falcoctlProblems(doc: unknown, command: FalcoctlCommand, o: { env: FalcoctlEnv; whole: boolean }): FalcoctlProblem[] {
+export function falcoctlProblems(
+  doc: unknown,
+  command: FalcoctlCommand,
+  o: { env: FalcoctlEnv; whole: boolean; refsOnCommandLine?: boolean },
+): FalcoctlProblem[] {
   const problems: FalcoctlProblem[] = [];
   const keys = [...CARRIED[command].map((c) => c.key), 'artifact.allowedTypes', `artifact.${command}.refs`];
   for (const key of keys) {
@@ -189,7 +194,7 @@ export function falcoctlProblems(doc: unknown, command: FalcoctlCommand, o: { en
       });
   }
   carriedProblems(doc, command, o.env, problems);
-  for (const p of [allowedTypesProblem(doc, o.env), refsProblem(doc, command, o.env, o.whole)])
+  for (const p of [allowedTypesProblem(doc, o.env), o.refsOnCommandLine ? undefined : refsProblem(doc, command, o.env, o.whole)])
     if (p) problems.push({ at: p.at, message: `falcoctl ${FALCOCTL_PORT.version} artifact ${command} ${p.why} and exits at start` });
   return problems;
 }

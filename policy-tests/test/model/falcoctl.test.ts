@@ -77,6 +77,9 @@ describe("falcoctl's reading of its configuration", () => {
     expect(refs('"falco-rules:5;falco-incubating-rules:4"')).toEqual([]);
     expect(refs('[]')).toEqual([expect.stringContaining('has no artifacts to install')]);
     expect(refs('"falco-rules:5;"')).toEqual([expect.stringContaining('no semicolon-separated list')]);
+    // References on the command line: the file's are never read.
+    const none = config(CHART.replace('    refs: [falco-rules:5]\n    rulesfilesDir', '    refs: []\n    rulesfilesDir'));
+    expect(falcoctlProblems(none, 'install', { env: new Map(), whole: true, refsOnCommandLine: true })).toEqual([]);
   });
 
   it("checks the follower's startup behaviour and cron, and says a list taken as a path", () => {
