@@ -191,9 +191,21 @@ function pointsInto(ctx: Context, files: readonly string[]): { values: DataFile[
   const templateFor = (object: Record<string, unknown>) => {
     const candidates = byKind.get(`${String(object.apiVersion)}/${String(object.kind)}`) ?? [];
     const name = scalarText(((object.metadata ?? {}) as { name?: unknown }).name ?? '');
-    // The template whose name shares the most dash-separated parts with the object's (app-db-backup for sonarr-db-backup).
-    const score = (r: Resource) => r.name.split('-').filter((part) => name.split('-').includes(part)).length;
-    const best = [...candidates].sort((a, b) => score(b) - score(a))[0];
+    // The template of the same name; else the one whose name ends as the object's does (a replacement or a prefix
+    // rewrites a name's head: app-db-backup for sonarr-db-backup, app-config-restic for bazarr-4k-config-restic, not
+    // the bazarr-4k-api-key beside it); else the one sharing the most dash-separated parts.
+    const parts = name.split('-');
+    const tail = (r: Resource) => {
+      const own = r.name.split('-');
+      let n = 0;
+      while (n < own.length && n < parts.length && own[own.length - 1 - n] === parts[parts.length - 1 - n]) n++;
+      return n;
+    };
+    const score = (r: Resource) => [r.name === name ? 1 : 0, tail(r), r.name.split('-').filter((part) => parts.includes(part)).length];
+    const best = [...candidates].sort((a, b) => {
+      const [x, y] = [score(a), score(b)];
+      return y[0]! - x[0]! || y[1]! - x[1]! || y[2]! - x[2]!;
+    })[0];
     if (!best) return undefined;
     return { at: (path: Path, target: 'key' | 'value') => ({ ...best.positions.at(path, target), file: best.file }) };
   };

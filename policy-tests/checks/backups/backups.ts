@@ -7,8 +7,7 @@
  * media-manager-settings' row; the scripts' 14 days are proven by their tests.
  */
 import { targetsOfDocument, TARGET_FILES, volumeOnlyApps, type Target } from '../../model/apps/backup-targets.ts';
-import { keysOf } from '../../model/cluster/provided-keys.ts';
-import { writtenByExternalSecret } from '../../model/cluster/external-secrets.ts';
+import { resticRepositoryProblems } from './restic-repository.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { perRepo } from '../../model/repository/per-repo.ts';
 import type { PathSegment } from '../../model/core/positions.ts';
@@ -184,14 +183,11 @@ export function secretsRead(job: Resource): { name: string; at: PathSegment[] }[
   return out;
 }
 
-/** The keys VolSync's restic mover reads from its repository Secret. */
-const VOLSYNC_RESTIC_KEYS = ['RESTIC_REPOSITORY', 'RESTIC_PASSWORD'];
-
 export const backupChecks: PolicyCheck[] = [
   {
     id: 'backup-coverage',
     description:
-      'Every app config volume (a PersistentVolumeClaim named *-config) has a ReplicationSource, whose restic repository Secret comes from an ExternalSecret with the RESTIC_REPOSITORY and RESTIC_PASSWORD keys VolSync reads (B3).',
+      'Every app config volume (a PersistentVolumeClaim named *-config) has a ReplicationSource, whose restic repository Secret comes from an ExternalSecret with the RESTIC_REPOSITORY and RESTIC_PASSWORD keys VolSync reads, neither written empty (its mover stops on an empty one) (B3).',
     invariants: ['B3'],
     remediation: 'add a ReplicationSource (restic mover) for the claim next to it, with its <claim>-restic ExternalSecret',
     reads: { kinds: ['PersistentVolumeClaim', 'ReplicationSource', 'ExternalSecret'] },
@@ -206,22 +202,7 @@ export const backupChecks: PolicyCheck[] = [
             `config volume ${pvc.namespace}/${pvc.name} has no ReplicationSource: it is not copied off-site`,
           );
       }
-      for (const source of sources) {
-        const repository = (source.object.spec as { restic?: { repository?: string } })?.restic?.repository;
-        if (!writtenByExternalSecret(ctx.repo, repository, source.namespace ?? ''))
-          ctx.fail(
-            { resource: source, path: ['spec', 'restic', 'repository'] },
-            `the restic repository Secret ${repository ?? '(none)'} is not written by an ExternalSecret`,
-          );
-        // VolSync's restic mover reads the repository and its password from these keys of that Secret, and nothing else.
-        const written = keysOf(ctx, { kind: 'Secret', namespace: source.namespace, name: repository });
-        const lacking = written && VOLSYNC_RESTIC_KEYS.filter((k) => !written.has(k));
-        if (lacking?.length)
-          ctx.fail(
-            { resource: source, path: ['spec', 'restic', 'repository'] },
-            `the restic repository Secret ${repository} has no ${lacking.join(' or ')}, which VolSync's mover reads: no copy is made`,
-          );
-      }
+      for (const source of sources) resticRepositoryProblems(ctx, source);
     },
   },
   {

@@ -151,3 +151,11 @@ export function onePasswordVaultOf(repo: Repo, resources: readonly Resource[], e
   const vault = dig(store?.object, ['spec', 'provider', 'onepasswordSDK', 'vault']);
   return typeof vault === 'string' && vault !== '' ? vault : undefined;
 }
+
+/** The keys of `keys` an ExternalSecret writing Secret `name` gives an empty text in its template (no action in it, nothing). */
+export function emptyTemplateKeys(resources: readonly Resource[], namespace: string | undefined, name: string | undefined, keys: readonly string[]) {
+  const writers = resources.filter(
+    (r) => r.kind === 'ExternalSecret' && r.namespace === namespace && (dig(r.object, ['spec', 'target', 'name']) ?? r.name) === name,
+  );
+  return writers.flatMap((es) => keys.filter((key) => dig(es.object, ['spec', 'target', 'template', 'data', key]) === '').map((key) => ({ es, key })));
+}

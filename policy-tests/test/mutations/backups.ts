@@ -16,6 +16,13 @@ export const backupsMutations: Mutation[] = [
   },
   {
     check: 'backup-coverage',
+    why: "the off-site copy's template writes the restic password empty: the key is there, and VolSync's mover stops on it (RESTIC_PASSWORD must be defined)",
+    mutate: swap('apps/media/components/offsite-copy/replicationsource.yaml', '        RESTIC_PASSWORD: "{{ .password }}"', '        RESTIC_PASSWORD: ""'),
+    // On the component's template line: a renamed component object points at the template whose name ends as its own.
+    at: 'RESTIC_PASSWORD: ""',
+  },
+  {
+    check: 'backup-coverage',
     why: 'a config volume nobody copies off-site (the component left out)',
     mutate: withoutEntry('tautulli', '../components/offsite-copy'),
     at: lineIn('apps/media/tautulli/pvc.yaml', 'name: tautulli-config'),
