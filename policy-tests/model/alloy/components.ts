@@ -7,9 +7,7 @@
  * `npm run alloy:reference`).
  */
 import { isMap } from '../core/dig.ts';
-import type { DataFile } from '../repository/data-file.ts';
-import type { Repo } from '../repository/repo.ts';
-import { perRepo } from '../repository/per-repo.ts';
+import { referenceFile } from '../helm/reference-file.ts';
 import type { AlloyStatement } from './parser.ts';
 
 export const ALLOY_REFERENCE = 'monitoring/alloy/facts/components.yaml';
@@ -40,15 +38,7 @@ export function alloyComponentsOf(doc: unknown): AlloyComponents | { problem: st
   return { version: doc.version, chartVersion, components: doc.components as AlloyComponents['components'], services: doc.services.map(String) };
 }
 
-export type AlloyComponentsRead = ({ ok: true } & AlloyComponents) | { ok: false; data: DataFile; problem: string };
-
-export const alloyComponents = perRepo((repo: Repo): AlloyComponentsRead | undefined => {
-  const data = repo.dataFiles.get(ALLOY_REFERENCE);
-  if (!data) return undefined;
-  if (data.errors.length) return { ok: false, data, problem: data.errors[0]! };
-  const read = alloyComponentsOf(data.data);
-  return 'problem' in read ? { ok: false, data, problem: read.problem } : { ok: true, ...read };
-});
+export const alloyComponents = referenceFile(ALLOY_REFERENCE, alloyComponentsOf);
 
 /**
  * Why Alloy refuses each top-level block of a configuration it parsed (an unknown component, one below the minimum

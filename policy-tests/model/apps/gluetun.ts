@@ -13,8 +13,7 @@ import { didYouMean } from '../core/did-you-mean.ts';
 import { goParseDuration } from '../core/time.ts';
 import { goParseFloat } from '../go/strconv.ts';
 import { parseAddr, parsePrefix } from '../go/netip.ts';
-import { perRepo } from '../repository/per-repo.ts';
-import type { DataFile, Repo } from '../repository/repo.ts';
+import { referenceFile, type ReferenceRead } from '../helm/reference-file.ts';
 
 export const GLUETUN_REFERENCE = 'apps/media/gluetun/facts/settings-reference.yaml';
 export const GLUETUN_IMAGE = 'qmcgaw/gluetun';
@@ -52,15 +51,9 @@ export function gluetunFields(doc: unknown): GluetunReference | { problem: strin
   };
 }
 
-export type GluetunReferenceRead = ({ ok: true } & GluetunReference) | { ok: false; data: DataFile; problem: string };
+export type GluetunReferenceRead = ReferenceRead<GluetunReference>;
 
-export const gluetunReference = perRepo((repo: Repo): GluetunReferenceRead | undefined => {
-  const data = repo.dataFiles.get(GLUETUN_REFERENCE);
-  if (!data) return undefined;
-  if (data.errors.length) return { ok: false, data, problem: data.errors[0]! };
-  const read = gluetunFields(data.data);
-  return 'problem' in read ? { ok: false, data, problem: read.problem } : { ok: true, ...read };
-});
+export const gluetunReference = referenceFile(GLUETUN_REFERENCE, gluetunFields);
 
 /** gosettings' postProcessValue: lower-cased unless kept, trimmed of spaces, line endings and quotes, repeatedly. */
 export function gosettingsValue(raw: string, keepsCase: boolean): string {

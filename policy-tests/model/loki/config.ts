@@ -11,7 +11,7 @@ import type { Resource } from '../core/manifest.ts';
 import { renderedByChart, renderedFile, type RenderedFile } from '../helm/chart-output.ts';
 import type { DataFile } from '../repository/data-file.ts';
 import type { Repo } from '../repository/repo.ts';
-import { perRepo } from '../repository/per-repo.ts';
+import { referenceFile } from '../helm/reference-file.ts';
 import type { GoStruct } from '../yaml/go-decode.ts';
 import { referenceCatalog, referenceTypes, runtimeConfigType } from './reference.ts';
 
@@ -81,12 +81,9 @@ export type LokiReference =
   | { ok: false; data: DataFile; problem: string };
 
 /** The reference the repository keeps of Loki's structs, read once; undefined where it keeps none. */
-export const lokiReference = perRepo((repo: Repo): LokiReference | undefined => {
-  const data = repo.dataFiles.get(LOKI_REFERENCE);
-  if (!data) return undefined;
-  if (data.errors.length) return { ok: false, data, problem: data.errors[0]! };
-  const read = referenceCatalog(data.data);
-  if ('problem' in read) return { ok: false, data, problem: read.problem };
+export const lokiReference: (repo: Repo) => LokiReference | undefined = referenceFile(LOKI_REFERENCE, (doc: unknown) => {
+  const read = referenceCatalog(doc);
+  if ('problem' in read) return read;
   const type = referenceTypes(read.catalog);
-  return { ok: true, data, version: read.version, chartVersion: read.chartVersion, type, runtime: runtimeConfigType(type) };
+  return { version: read.version, chartVersion: read.chartVersion, type, runtime: runtimeConfigType(type) };
 });

@@ -11,8 +11,7 @@ import { dig, isMap } from '../core/dig.ts';
 import type { Path } from '../core/positions.ts';
 import type { Resource } from '../core/manifest.ts';
 import type { DataFile } from '../repository/data-file.ts';
-import type { Repo } from '../repository/repo.ts';
-import { perRepo } from '../repository/per-repo.ts';
+import { referenceFile } from '../helm/reference-file.ts';
 import { renderedByChart, renderedFile, type RenderedFile } from '../helm/chart-output.ts';
 
 export const TEMPO_CHART = 'tempo';
@@ -53,13 +52,7 @@ export function tempoFields(doc: unknown): TempoFields | { problem: string } {
   return { version, chartVersion, fields: fields as Tree, root: asSet(root), names: asSet(names) };
 }
 
-export const tempoReference = perRepo((repo: Repo): TempoReference | undefined => {
-  const data = repo.dataFiles.get(TEMPO_REFERENCE);
-  if (!data) return undefined;
-  if (data.errors.length) return { ok: false, data, problem: data.errors[0]! };
-  const read = tempoFields(data.data);
-  return 'problem' in read ? { ok: false, data, problem: read.problem } : { ok: true, data, ...read };
-});
+export const tempoReference = referenceFile(TEMPO_REFERENCE, tempoFields);
 
 export interface TempoVerdict {
   /** Keys no struct of Tempo's has: Tempo refuses the file. */
