@@ -116,7 +116,7 @@ export const mediaSettingsChecks: PolicyCheck[] = [
   {
     id: 'media-seeding-chain',
     description:
-      'Seeding: indexer ratio limits 5 or none and never a time limit; no global limits and no queueing in the torrent client; the 4K manager synced as its own app with full sync and movie categories; the queue cleaner never deletes private torrents and its download cleaner is off (M14, M20, M21, M23).',
+      'Seeding: indexer ratio limits 5 or none and never a time limit; no global limits and no queueing in the torrent client; the 4K manager synced as its own app with full sync and movie categories, each app keyed by a manager of its kind; the queue cleaner never deletes private torrents and its download cleaner is off (M14, M20, M21, M23).',
     invariants: ['M14', 'M20', 'M21', 'M23'],
     remediation: 'set the seeding rule the finding names',
     reads: { files: SETTINGS_READS },
@@ -131,6 +131,20 @@ export const mediaSettingsChecks: PolicyCheck[] = [
           if (ix.seedTime !== null) ctx.fail({ data: prowlarr.file, path: ['indexers', i, 'seedTime'] }, `indexer ${String(ix.name)}: never a seed time limit`);
         });
         const apps = (prowlarr.s.applications ?? []) as Record<string, unknown>[];
+        // Each app's key is the manager's own: media-settings reads it from the instance keyFrom names, which must be one of that kind.
+        apps.forEach((a, i) => {
+          const from = settings.get(String(a.keyFrom));
+          if (String(from?.s.app) !== String(a.implementation).toLowerCase())
+            ctx.fail(
+              { data: prowlarr.file, path: ['applications', i, 'keyFrom'] },
+              `application ${String(a.name)} takes its key from ${String(a.keyFrom)}, which is no ${String(a.implementation)} instance of the settings (${
+                [...settings.entries()]
+                  .filter(([, v]) => String(v.s.app) === String(a.implementation).toLowerCase())
+                  .map(([k]) => k)
+                  .join(', ') || 'none'
+              }): media-settings finds no API key for it and syncs no indexer there`,
+            );
+        });
         const i4k = apps.findIndex((a) => String(a.baseUrl).includes('radarr-4k'));
         const a4k = apps[i4k];
         if (!a4k || a4k.syncLevel !== 'fullSync' || !((a4k.syncCategories ?? []) as number[]).every((c) => c >= 2000 && c < 3000)) {

@@ -73,6 +73,12 @@ export const mediaSettingsMutations: Mutation[] = [
   },
   {
     check: 'media-seeding-chain',
+    why: "the 4K movie manager's app keyed by the TV manager: media-settings would hand Prowlarr Sonarr's key for a Radarr, whose every sync then fails with 401",
+    mutate: swap(PROWLARR_SETTINGS, '    keyFrom: radarr-4k\n', '    keyFrom: sonarr\n'),
+    at: (c) => ({ file: PROWLARR_SETTINGS, line: c.read(PROWLARR_SETTINGS).split('\n').lastIndexOf('    keyFrom: sonarr') + 1 }),
+  },
+  {
+    check: 'media-seeding-chain',
     why: 'the 4K manager only gets new indexers added',
     mutate: swap(
       PROWLARR_SETTINGS,
