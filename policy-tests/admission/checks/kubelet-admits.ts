@@ -192,6 +192,13 @@ function judgePod(ctx: CheckContext, r: Resource, pod: PodSpecRef, allow: Allowl
         `${named}: container ${c.name} may never pull its image ${JSON.stringify(typeof c.container.image === 'string' ? c.container.image : '')} (imagePullPolicy: Never), and a node holds an image only where a pull put it: wherever its pod lands on a node without it, the kubelet fails the container (ErrImageNeverPull) and it never starts`,
         'pull the image as the kubelet does by default (imagePullPolicy: IfNotPresent, or Always for a moving tag)',
       );
+    // runc execs command[0] as the container's process: an empty one is no executable ("exec: \"\": executable file not found").
+    if (Array.isArray(c.container.command) && c.container.command[0] === '')
+      ctx.fail(
+        { resource: r, path: [...c.at, 'command', 0] },
+        `${named}: container ${c.name}'s command begins with an empty string, which the runtime cannot exec (executable file not found, StartError) and it never starts`,
+        "name the program first in the container's command, or leave command out for the image's entrypoint",
+      );
     const userZero = breaksNonRoot(pod, c);
     if (userZero)
       ctx.fail(
@@ -222,7 +229,7 @@ export function kubeletAdmitsCheck(isBuiltin: (r: Resource) => boolean): PolicyC
   return {
     id: 'kubelet-admits',
     description:
-      "Every pod the API server admits is one the kubelet runs: each sysctl it sets is on the kubelet's allowlist (the safe sysctls, and those the cluster facts' machineConfig allows (machine.kubelet.extraConfig.allowedUnsafeSysctls), as the nodes' machine config allows them; Talos allows none), otherwise the node fails the pod (SysctlForbidden) and its controller makes another; each emptyDir medium is one the kubelet sets up (\"\", Memory, HugePages, HugePages-<size>, a huge-page one with the pod asking for that page size); no container's image is one it may never pull (imagePullPolicy: Never: a Talos node holds an image only where a pull put it, and the container fails with ErrImageNeverPull); no container that is not privileged adds SYS_MODULE or SYS_BOOT, which Talos' container runtime runs without, so runc fails the container (\"unable to apply caps: operation not permitted\"); no container runs with runAsNonRoot and runAsUser 0, which the kubelet refuses to create (CreateContainerConfigError); no pod is labelled kubernetes.io/os or asks for spec.os.name other than linux, which the kubelet refuses on a Linux node (PodOSSelectorNodeLabelDoesNotMatch, PodOSNotSupported); and every allowedUnsafeSysctls entry is a pattern of namespaced sysctls, without which the kubelet does not start (invariants P1).",
+      "Every pod the API server admits is one the kubelet runs: each sysctl it sets is on the kubelet's allowlist (the safe sysctls, and those the cluster facts' machineConfig allows (machine.kubelet.extraConfig.allowedUnsafeSysctls), as the nodes' machine config allows them; Talos allows none), otherwise the node fails the pod (SysctlForbidden) and its controller makes another; each emptyDir medium is one the kubelet sets up (\"\", Memory, HugePages, HugePages-<size>, a huge-page one with the pod asking for that page size); no container's image is one it may never pull (imagePullPolicy: Never: a Talos node holds an image only where a pull put it, and the container fails with ErrImageNeverPull); no container that is not privileged adds SYS_MODULE or SYS_BOOT, which Talos' container runtime runs without, so runc fails the container (\"unable to apply caps: operation not permitted\"); no container runs with runAsNonRoot and runAsUser 0, which the kubelet refuses to create (CreateContainerConfigError); no container's command begins with an empty string, which the runtime cannot exec; no pod is labelled kubernetes.io/os or asks for spec.os.name other than linux, which the kubelet refuses on a Linux node (PodOSSelectorNodeLabelDoesNotMatch, PodOSNotSupported); and every allowedUnsafeSysctls entry is a pattern of namespaced sysctls, without which the kubelet does not start (invariants P1).",
     invariants: ['P1'],
     remediation: 'drop what the kubelet refuses, or configure the nodes to allow it and say so in the cluster facts (machineConfig)',
     reads: { kinds: [...WORKLOAD_KINDS, 'ConfigMap'] },

@@ -320,6 +320,12 @@ const mutations: Mutation[] = [
     }),
   },
   {
+    check: 'kubelet-admits',
+    why: "the status writer's command begins with an empty string: the API server takes it, and runc finds no executable to run (StartError), so no status is ever written",
+    mutate: swap('portfolio-api/deploy/status-writer.yaml', 'command: ["node", "dist/status-writer/main.js"]', 'command: ["", "dist/status-writer/main.js"]'),
+    at: 'command: ["", "dist/status-writer/main.js"]',
+  },
+  {
     check: 'api-validation',
     why: "the status writer's RoleBinding left naming no role: ValidateRoleBinding requires roleRef.name, and the API server refuses the binding",
     mutate: swap(
