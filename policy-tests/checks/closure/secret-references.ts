@@ -30,6 +30,9 @@ export const secretReferenceCheck: PolicyCheck = {
         const ref = d.remoteRef ?? {};
         const at = (field: string) => ({ resource: es, path: ['spec', 'data', i, 'remoteRef', field] });
         const key = scalarText(ref.key ?? '');
+        // The provider drops one leading slash: the reference is op://<vault>/<path>.
+        const path = key.replace(/^\//, '');
+        const problem = onePasswordReferenceProblem(vault, key);
         if (ref.version !== undefined && ref.version !== '')
           ctx.fail(
             at('version'),
@@ -38,12 +41,9 @@ export const secretReferenceCheck: PolicyCheck = {
         if (ref.property !== undefined && ref.property !== '')
           ctx.fail(
             at('property'),
-            `the 1Password SDK provider reads no property for a data[] entry: it resolves op://${vault}/${key.replace(/^\//, '')}, not its field ${scalarText(ref.property)}${onePasswordReferenceProblem(vault, key) ? ', and that names no field' : ''}; write key: ${key.replace(/^\//, '')}/${scalarText(ref.property)}`,
+            `the 1Password SDK provider reads no property for a data[] entry: it resolves op://${vault}/${path}, not its field ${scalarText(ref.property)}${problem ? ', and that names no field' : ''}; write key: ${path}/${scalarText(ref.property)}`,
           );
-        else {
-          const problem = onePasswordReferenceProblem(vault, key);
-          if (problem) ctx.fail(at('key'), `op://${vault}/${key.replace(/^\//, '')} is no secret reference 1Password resolves (${problem}), so ${CONSEQUENCE}`);
-        }
+        else if (problem) ctx.fail(at('key'), `op://${vault}/${path} is no secret reference 1Password resolves (${problem}), so ${CONSEQUENCE}`);
       });
     }
   },

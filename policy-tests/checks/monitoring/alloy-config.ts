@@ -67,7 +67,6 @@ function judge(ctx: CheckContext, v: ChartValues): void {
     start ? { file: start.file ?? v.source.file, line: start.line + line } : { resource: render!.resource as Resource, path: render!.file.path };
   const whole: FailurePlace = written ? { data: v.source, path: CONTENT } : { resource: render!.resource, path: render!.file.path };
   const where = written ? 'alloy.configMap.content' : `the rendered ${render!.file.path.at(-1)}`;
-  const lineAt = (offset: number) => text.slice(0, offset).split('\n').length;
   const { body, errors } = parseAlloy(text);
   // The first error, as Alloy prints it first; those after it mostly follow from it.
   const [first] = errors;
@@ -77,7 +76,7 @@ function judge(ctx: CheckContext, v: ChartValues): void {
       `Alloy cannot parse ${where} at its line ${first.line}: ${first.message}${errors.length > 1 ? ` (and ${errors.length - 1} more errors after it)` : ''}; ${CONSEQUENCE}`,
     );
   for (const s of body.filter((x) => x.kind === 'attribute'))
-    ctx.fail(place(lineAt(s.offset)), `Alloy refuses ${where}: unrecognized attribute ${s.name} (only blocks stand at the top level); ${CONSEQUENCE}`);
+    ctx.fail(place(s.line), `Alloy refuses ${where}: unrecognized attribute ${s.name} (only blocks stand at the top level); ${CONSEQUENCE}`);
   const reference = alloyComponents(ctx.repo);
   if (reference && !reference.ok)
     return ctx.fail({ data: reference.data, path: [] }, `${ALLOY_REFERENCE} cannot be read (${reference.problem}): Alloy's components are not judged`);
@@ -87,8 +86,8 @@ function judge(ctx: CheckContext, v: ChartValues): void {
     `--stability.level=${scalarText(dig(v.values, ['alloy', 'stabilityLevel']) ?? 'generally-available')}`,
     ...list(dig(v.values, ['alloy', 'extraArgs'])).map((a) => scalarText(a)),
   ];
-  for (const p of alloyBlockProblems(body, reference!, { ...flags(args), lineOfOffset: lineAt }))
-    ctx.fail(place(lineAt(p.offset)), `Alloy ${reference!.version} refuses ${where}: ${p.message}; ${CONSEQUENCE}`);
+  for (const p of alloyBlockProblems(body, reference!, flags(args)))
+    ctx.fail(place(p.line), `Alloy ${reference!.version} refuses ${where}: ${p.message}; ${CONSEQUENCE}`);
   ctx.notJudged(whole, `Alloy's configuration for ${v.appName}: its syntax and its components are judged, the components' arguments are not`);
 }
 

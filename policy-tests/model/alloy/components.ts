@@ -42,38 +42,37 @@ export const alloyComponents = referenceFile(ALLOY_REFERENCE, alloyComponentsOf)
 
 /**
  * Why Alloy refuses each top-level block of a configuration it parsed (an unknown component, one below the minimum
- * stability, a community one while they are off), with the block's offset; `declare`d components and those of an
+ * stability, a community one while they are off), with the block's line; `declare`d components and those of an
  * imported module are taken as they are (their definitions are not judged here).
  */
 export function alloyBlockProblems(
   body: readonly AlloyStatement[],
   ref: AlloyComponents,
-  o: { minStability: Stability; community: boolean; lineOfOffset: (offset: number) => number },
-): { offset: number; message: string }[] {
-  const { lineOfOffset } = o;
+  o: { minStability: Stability; community: boolean },
+): { line: number; message: string }[] {
   const blocks = body.filter((s) => s.kind === 'block');
   const declared = new Set(blocks.filter((b) => b.name.join('.') === 'declare').map((b) => b.label));
   const imported = new Set(blocks.filter((b) => b.name[0] === 'import').map((b) => b.label));
-  const problems: { offset: number; message: string }[] = [];
+  const problems: { line: number; message: string }[] = [];
   const seen = new Map<string, number>();
   for (const b of blocks) {
     const name = b.name.join('.');
     // blockAlreadyDefined: a component's id is its name and label; a config or service block's, its name.
     const id = b.label ? `${name}.${b.label}` : name;
-    if (seen.has(id)) problems.push({ offset: b.offset, message: `block ${id} already declared at line ${seen.get(id)!}` });
-    else seen.set(id, lineOfOffset(b.offset));
+    if (seen.has(id)) problems.push({ line: b.line, message: `block ${id} already declared at line ${seen.get(id)!}` });
+    else seen.set(id, b.line);
     if (CONFIG_BLOCKS.includes(name) || ref.services.includes(name) || declared.has(b.name[0]!) || imported.has(b.name[0]!)) continue;
     const c = ref.components[name];
-    if (!c) problems.push({ offset: b.offset, message: `cannot find the definition of component name "${name}"` });
-    else if (!b.label) problems.push({ offset: b.offset, message: `component "${name}" must have a label` });
+    if (!c) problems.push({ line: b.line, message: `cannot find the definition of component name "${name}"` });
+    else if (!b.label) problems.push({ line: b.line, message: `component "${name}" must have a label` });
     else if (c.community && !o.community)
       problems.push({
-        offset: b.offset,
+        line: b.line,
         message: `the component "${name}" is a community component. Use the --feature.community-components.enabled command-line flag to enable community components`,
       });
     else if (!c.community && STABILITY_LEVELS.indexOf(c.stability!) < STABILITY_LEVELS.indexOf(o.minStability))
       problems.push({
-        offset: b.offset,
+        line: b.line,
         message: `component "${name}" is at stability level "${c.stability}", which is below the minimum allowed stability level "${o.minStability}". Use --stability.level command-line flag to enable "${c.stability}" features`,
       });
   }

@@ -10,8 +10,8 @@ import { PRECEDENCE, type AlloyError, type Tok } from './tokens.ts';
 export type { AlloyError } from './tokens.ts';
 
 export type AlloyStatement =
-  | { kind: 'attribute'; name: string; offset: number }
-  | { kind: 'block'; name: string[]; label: string; offset: number; body: AlloyStatement[] };
+  | { kind: 'attribute'; name: string; offset: number; line: number }
+  | { kind: 'block'; name: string[]; label: string; offset: number; line: number; body: AlloyStatement[] };
 
 /** The parser, as `syntax/parser/internal.go` walks the tokens: its errors, and the statements it keeps. */
 class AlloyParser {
@@ -111,13 +111,13 @@ class AlloyParser {
       if (name.fragments.length !== 1) this.errors.push({ offset: name.start, message: 'attribute names may only consist of a single identifier with no "."' });
       else if (name.labelOffset !== undefined) this.errors.push({ offset: name.labelOffset, message: 'attribute names may not have labels' });
       this.parseExpression();
-      return { kind: 'attribute', name: name.fragments[0]!, offset: name.start };
+      return { kind: 'attribute', name: name.fragments[0]!, offset: name.start, line: this.lineOf(name.start) };
     }
     if (this.t() === '{') {
       this.expect('{');
       const body = this.parseBody('}');
       this.expect('}');
-      return { kind: 'block', name: name.fragments, label: name.label, offset: name.start, body };
+      return { kind: 'block', name: name.fragments, label: name.label, offset: name.start, line: this.lineOf(name.start), body };
     }
     this.addError(
       name.fragments.length === 1 && name.label === ''

@@ -47,10 +47,7 @@ describe("Alloy's loader, over the top-level blocks", () => {
   };
   const problems = (text: string, o: { minStability?: 'experimental' | 'generally-available'; community?: boolean } = {}) => {
     const { body } = parseAlloy(text);
-    const lineOfOffset = (offset: number) => text.slice(0, offset).split('\n').length;
-    return alloyBlockProblems(body, REF, { minStability: o.minStability ?? 'generally-available', community: o.community ?? false, lineOfOffset }).map(
-      (p) => p.message,
-    );
+    return alloyBlockProblems(body, REF, { minStability: o.minStability ?? 'generally-available', community: o.community ?? false }).map((p) => p.message);
   };
 
   it("takes config, service, declared and imported blocks, and a component at the chart's stability level", () => {
