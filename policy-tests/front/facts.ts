@@ -10,6 +10,7 @@ export { LOKI_CHART, LOKI_REFERENCE } from '../model/loki/config.ts';
 export { TEMPO_CHART, TEMPO_REFERENCE } from '../model/tempo/config.ts';
 export { GLUETUN_REFERENCE } from '../model/apps/gluetun.ts';
 export { ALLOY_REFERENCE } from '../model/alloy/components.ts';
+export { UNPOLLER_REFERENCE } from '../model/unpoller/reference.ts';
 export { externalPeers } from '../model/cluster/network-reach.ts';
 export { privilegeLabel, privilegesOf } from '../model/cluster/privileges.ts';
 export { podSecurityLabelsOf } from '../model/cluster/namespaces.ts';

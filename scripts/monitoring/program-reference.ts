@@ -1,5 +1,5 @@
 /**
- * What the reference commands share (`loki:reference`, `tempo:reference`, `gluetun:reference`): the reference's last
+ * What the reference commands share (`loki:reference`, `tempo:reference`, `gluetun:reference`, `alloy:reference`, `unpoller:reference`): the reference's last
  * source and pin, which a refresh keeps unless told otherwise, and the command itself: `--from <local clone>` (required:
  * the names are read from its tree), `--ref <tag>`, `--chart-version <v>` (for a program a chart runs), `--root <repo>`.
  */

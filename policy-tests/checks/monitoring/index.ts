@@ -5,6 +5,7 @@ import { sourceChecks } from './sources.ts';
 import { siteChecks } from './sites.ts';
 import { pveTrustCheck } from './pve-trust.ts';
 import { unpollerTrustCheck } from './unpoller-trust.ts';
+import { unpollerConfigCheck } from './unpoller-config.ts';
 import { monitoringLoadedCheck } from './loaded.ts';
 import { monitoringAcceptedCheck } from './accepted.ts';
 import { controlPlaneScrapeCheck } from './control-plane.ts';
@@ -24,6 +25,7 @@ export const monitoringAreaChecks: PolicyCheck[] = [
   ...sourceChecks,
   pveTrustCheck,
   unpollerTrustCheck,
+  unpollerConfigCheck,
   ...siteChecks,
   monitoringLoadedCheck,
   monitoringAcceptedCheck,

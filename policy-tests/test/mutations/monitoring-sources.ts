@@ -1,4 +1,4 @@
-/** Broken copies of the real repository for the checks of policy-tests/checks/monitoring/sources.ts, pve-trust.ts and unpoller-trust.ts: each fails exactly its check, at its line. */
+/** Broken copies of the real repository for the checks of policy-tests/checks/monitoring/sources.ts, pve-trust.ts, unpoller-trust.ts and unpoller-config.ts: each fails exactly its check, at its line. */
 import type { Mutation } from '../support/mutation-runner.ts';
 import { KPS, ALLOY, inFile, swap } from './edits.ts';
 
@@ -104,6 +104,24 @@ export const monitoringSourcesMutations: Mutation[] = [
     why: 'the login over plain HTTP',
     mutate: (c) => c.write(UNPOLLER, c.read(UNPOLLER).replace('value: https://gateway.lan', 'value: http://gateway.lan')),
     at: 'value: http://gateway.lan',
+  },
+  {
+    check: 'unpoller-config-loads',
+    why: 'the InfluxDB output disabled with "yes", which strconv.ParseBool refuses: unpoller exits at start',
+    mutate: swap(UNPOLLER, /(name: UP_INFLUXDB_DISABLE\n {14}value: )"true"/, '$1"yes"'),
+    at: inFile(UNPOLLER, 'value: "yes"'),
+  },
+  {
+    check: 'unpoller-config-loads',
+    why: 'the pin moved to item 1 of the list: cnfg reads items from _0 up and never reads it, so the password goes unpinned',
+    mutate: swap(UNPOLLER, 'name: UP_UNIFI_DEFAULT_SSL_CERT_PATH_0', 'name: UP_UNIFI_DEFAULT_SSL_CERT_PATH_1'),
+    at: inFile(UNPOLLER, 'name: UP_UNIFI_DEFAULT_SSL_CERT_PATH_1'),
+  },
+  {
+    check: 'unpoller-config-loads',
+    why: 'the metrics listener named in lower case: cnfg reads the upper-case name alone, and the setting does nothing',
+    mutate: swap(UNPOLLER, 'name: UP_PROMETHEUS_HTTP_LISTEN', 'name: up_prometheus_http_listen'),
+    at: inFile(UNPOLLER, 'name: up_prometheus_http_listen'),
   },
   {
     check: 'grafana-admin-from-store',

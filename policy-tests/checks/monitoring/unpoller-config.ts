@@ -1,0 +1,58 @@
+/**
+ * unpoller-config-loads: the gateway exporter starts with the settings its environment gives it, as unpoller reads them
+ * (model/unpoller/cnfg.ts: golift.io/cnfg's reading, against the reference the repository keeps of the variables
+ * unpoller reads at the version it runs). A value cnfg cannot parse as its setting's type (a boolean `yes`, a duration
+ * without its unit, an empty number) stops unpoller at start: no gateway metrics and no system log. A variable it never
+ * reads (a misspelt name, one in lower case, a list's `_1` without its `_0`) does nothing: the setting meant, a
+ * certificate pin among them, is not made.
+ */
+import type { PolicyCheck } from '../../model/checks/kit.ts';
+import { containersOf, imageParts, podSpecOf } from '../../model/core/workloads.ts';
+import { scalarText } from '../../model/core/text.ts';
+import { objects } from '../../model/core/dig.ts';
+import { UNPOLLER_IMAGE, UNPOLLER_REFERENCE, unpollerReference } from '../../model/unpoller/reference.ts';
+import { unpollerProblems } from '../../model/unpoller/cnfg.ts';
+
+const REFRESH = 'npm run unpoller:reference -- --from <clone of unpoller/unpoller> --ref <the image tag>';
+
+export const unpollerConfigCheck: PolicyCheck = {
+  id: 'unpoller-config-loads',
+  description: `The gateway exporter starts with the settings its environment gives it, as unpoller reads them at the version it runs (the reference ${UNPOLLER_REFERENCE} keeps): each UP_ variable one it reads, by its upper-case name, a list's items from _0 up, and each value one golift.io/cnfg parses as its setting's type; otherwise unpoller exits at start (no gateway metrics, no system log) or the setting meant does nothing (A5).`,
+  invariants: ['A5'],
+  remediation: `set the variable the finding names as unpoller reads it at the version the image runs (a boolean as true or false, a duration with its unit, a list from _0); after an unpoller upgrade, refresh ${UNPOLLER_REFERENCE} (${REFRESH})`,
+  reads: { kinds: ['Deployment', 'StatefulSet', 'DaemonSet'], files: [UNPOLLER_REFERENCE] },
+  exemptible: false,
+  run(ctx) {
+    const reference = unpollerReference(ctx.repo);
+    if (reference && !reference.ok)
+      return ctx.fail({ data: reference.data, path: [] }, `${UNPOLLER_REFERENCE} cannot be read (${reference.problem}): unpoller's settings are not judged`);
+    for (const w of ctx.resources) {
+      const pod = podSpecOf(w);
+      if (!pod) continue;
+      for (const { container, at, name } of containersOf(pod)) {
+        const image = imageParts(scalarText(container.image ?? ''));
+        if (!image.name.endsWith(UNPOLLER_IMAGE)) continue;
+        if (!reference) {
+          ctx.notJudged({ resource: w, path: [...at, 'env'] }, `no ${UNPOLLER_REFERENCE}: unpoller's settings are not judged (${REFRESH})`);
+          continue;
+        }
+        const tag = (image.tag ?? '').replace(/^v/, '');
+        if (tag !== reference.version) {
+          ctx.notJudged(
+            { resource: w, path: [...at, 'image'] },
+            `container ${name} runs unpoller ${image.tag ?? '(no tag)'}, the reference was read for ${reference.version}: its settings are judged after a refresh (${REFRESH})`,
+          );
+          continue;
+        }
+        const env = objects(container.env);
+        const whole = objects(container.envFrom).length === 0;
+        if (!whole) ctx.notJudged({ resource: w, path: [...at, 'envFrom'] }, `container ${name}: the variables its envFrom gives unpoller are not judged`);
+        for (const p of unpollerProblems(env, reference, { whole })) {
+          const path = [...at, 'env', p.index, p.on === 'name' || env[p.index]!.value === undefined ? 'name' : 'value'];
+          if (p.notJudged) ctx.notJudged({ resource: w, path }, `container ${name}: ${p.message}`);
+          else ctx.fail({ resource: w, path }, `container ${name}: ${p.message}`);
+        }
+      }
+    }
+  },
+};

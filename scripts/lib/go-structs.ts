@@ -1,0 +1,82 @@
+/**
+ * The type declarations of a Go package's source, as far as a reference command needs them to walk a configuration
+ * struct by its tags: each `type Name struct { ... }` with its fields (names, type expression, tag), each other named
+ * type with its underlying type expression, and the types that unmarshal themselves (a method UnmarshalENV,
+ * UnmarshalText or UnmarshalBinary). It reads declarations as gofmt writes them and refuses what it does not read,
+ * rather than walking a struct it misread.
+ */
+
+export interface GoField {
+  /** Empty for an embedded field, whose name is its type's. */
+  names: string[];
+  type: string;
+  /** The raw tag, without its back quotes. */
+  tag: string;
+}
+
+export interface GoPackage {
+  structs: Map<string, GoField[]>;
+  /** Named types that are not structs: `type accounts map[string]string` → `map[string]string`; an interface as `interface`. */
+  named: Map<string, string>;
+  /** Types with a method the cnfg parser calls before reading the value itself. */
+  unmarshalers: Set<string>;
+}
+
+/** The text between `open` (an index of `{`) and its closing brace, skipping strings, raw strings and comments. */
+function braceBody(src: string, open: number): string {
+  let depth = 0;
+  for (let i = open; i < src.length; i++) {
+    const c = src[i]!;
+    if (c === '/' && src[i + 1] === '/') i = src.indexOf('\n', i) === -1 ? src.length : src.indexOf('\n', i);
+    else if (c === '/' && src[i + 1] === '*') i = src.indexOf('*/', i + 2) + 1;
+    else if (c === '`') i = src.indexOf('`', i + 1);
+    else if (c === '"') i = src.slice(i + 1).search(/(?<!\\)"/) + i + 1;
+    else if (c === '{') depth++;
+    else if (c === '}' && --depth === 0) return src.slice(open + 1, i);
+    if (i < 0) break;
+  }
+  throw new Error(`an unclosed brace at offset ${open}`);
+}
+
+/** One line of a struct body: `Name, Other Type \`tag\``, or an embedded `*pkg.Type \`tag\``. */
+export function goField(line: string): GoField | undefined {
+  // A comment ends the line, but not a `//` inside the tag's back quotes: the scan takes the tag whole first.
+  const text = line.replace(/`[^`]*`|\/\/.*$/g, (m) => (m.startsWith('//') ? '' : m)).trim();
+  if (text === '') return undefined;
+  const tagMatch = /`([^`]*)`\s*$/.exec(text);
+  const tag = tagMatch ? tagMatch[1]! : '';
+  const head = (tagMatch ? text.slice(0, tagMatch.index) : text).trim();
+  const embedded = /^\*?[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?$/.exec(head);
+  if (embedded) return { names: [], type: head, tag };
+  const named = /^([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s+(\S.*)$/.exec(head);
+  if (!named || named[2]!.includes('{')) throw new Error(`a struct field this reader does not read: ${line.trim()}`);
+  return { names: named[1]!.split(',').map((n) => n.trim()), type: named[2]!.replace(/\s+/g, ''), tag };
+}
+
+/** A file with each `type ( ... )` group written as single declarations, so that one pattern reads both. */
+const ungrouped = (src: string): string =>
+  src.replace(/^type\s*\(\n([\s\S]*?)^\)/gm, (_, body: string) => body.replace(/^\t/gm, '').replace(/^(?=[A-Za-z_]\w*\s)/gm, 'type '));
+
+/** The declarations of one package, from the text of each of its (non-test) files. */
+export function goPackage(files: readonly string[]): GoPackage {
+  const pkg: GoPackage = { structs: new Map(), named: new Map(), unmarshalers: new Set() };
+  for (const file of files) {
+    const src = ungrouped(file);
+    for (const m of src.matchAll(/^type\s+([A-Za-z_]\w*)\s+struct\s*\{/gm)) {
+      const body = braceBody(src, m.index + m[0].length - 1);
+      pkg.structs.set(
+        m[1]!,
+        body.split('\n').flatMap((line) => goField(line) ?? []),
+      );
+    }
+    for (const m of src.matchAll(/^type\s+([A-Za-z_]\w*)\s+(?!struct\b)(interface\b|[^\s{]+)/gm)) pkg.named.set(m[1]!, m[2]!);
+    for (const m of src.matchAll(/^func\s+\(\w+\s+\*?([A-Za-z_]\w*)\)\s+Unmarshal(?:ENV|Text|Binary)\(/gm)) pkg.unmarshalers.add(m[1]!);
+  }
+  return pkg;
+}
+
+/** The first part of a struct tag's `key`: `xml:"disable,attr"` → `disable`; undefined without the key. */
+export function tagName(tag: string, key: string): string | undefined {
+  const m = new RegExp(`(?:^|\\s)${key}:"([^"]*)"`).exec(tag);
+  return m ? m[1]!.split(',')[0]! : undefined;
+}
