@@ -17,6 +17,7 @@ import { serviceAddresses, type ServiceAddress } from '../../model/cluster/servi
 import { argoGlobMatch } from '../../model/core/glob.ts';
 import { SETTINGS_FILES } from '../../model/apps/media-settings.ts';
 import { ingressRoutes, servicePort } from '../../model/cluster/ingress-routes.ts';
+import { rookManagerServices } from '../../model/rook/services.ts';
 
 type RuntimeObject = ReturnType<typeof createdAtRuntime>[number];
 
@@ -219,8 +220,14 @@ export const serviceClosureCheck: PolicyCheck = {
   exemptible: false,
   run(ctx) {
     const services: Resource[] = ctx.resources.filter((r) => r.kind === 'Service').map((r) => ({ ...r, namespace: namespaceOrDestination(ctx.repo, r) }));
-    const index = serviceIndex([...services, API_SERVER_SERVICE]);
-    const runtime = createdAtRuntime(ctx.repo).filter((e) => e.kind === 'Service');
+    // The Services an operator makes that the model knows, with their labels and ports: held to like any other.
+    const operatorMade = ctx.resources
+      .filter((r) => r.kind === 'CephCluster')
+      .flatMap((c) => rookManagerServices({ ...c, namespace: namespaceOrDestination(ctx.repo, c) }));
+    const index = serviceIndex([...services, ...operatorMade, API_SERVER_SERVICE]);
+    const runtime = createdAtRuntime(ctx.repo).filter(
+      (e) => e.kind === 'Service' && !operatorMade.some((s) => s.namespace === e.namespace && s.name === e.name),
+    );
     const opaque = opaqueNamespaces(ctx.renders);
     const scope: Scope = { index, runtime, opaque, reached: new Map() };
     checkRoutes(ctx, scope);

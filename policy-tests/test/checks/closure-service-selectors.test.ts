@@ -50,3 +50,40 @@ describe('closure-service: a Service with a selector has pods', () => {
     expect(messages).toHaveLength(4);
   });
 });
+
+describe("closure-service: the Services Rook's operator makes for a CephCluster", () => {
+  const monitor = repo.resources.find((r) => r.kind === 'ServiceMonitor' && r.name === 'rook-ceph-mgr')!;
+  const cluster = (spec: Record<string, unknown>): Resource =>
+    ({
+      ...monitor,
+      kind: 'CephCluster',
+      apiVersion: 'ceph.rook.io/v1',
+      name: 'rook-ceph',
+      object: { apiVersion: 'ceph.rook.io/v1', kind: 'CephCluster', metadata: { name: 'rook-ceph', namespace: 'rook-ceph' }, spec },
+    }) as Resource;
+  const withMonitor = (edit: (spec: { selector: { matchLabels: Record<string, string> }; endpoints: { port: string }[] }) => void): Resource => {
+    const object = structuredClone(monitor.object) as { spec: { selector: { matchLabels: Record<string, string> }; endpoints: { port: string }[] } };
+    edit(object.spec);
+    return { ...monitor, object } as Resource;
+  };
+  const monitorFindings = (resources: Resource[]) =>
+    runPolicy({ ...repo, resources: [...repo.resources.filter((r) => r !== monitor), ...resources] }, [serviceClosureCheck])
+      .map((f) => f.message)
+      .filter((m) => m.startsWith('ServiceMonitor rook-ceph-mgr'));
+
+  it("holds the manager's monitor to the metrics Service Rook makes, by its labels and port", () => {
+    expect(monitorFindings([monitor, cluster({})])).toEqual([]);
+    expect(monitorFindings([withMonitor((s) => (s.selector.matchLabels.app = 'ceph-mgr')), cluster({})])).toEqual([
+      'ServiceMonitor rook-ceph-mgr selects no Service in rook-ceph: nothing is scraped',
+    ]);
+    expect(monitorFindings([withMonitor((s) => (s.endpoints[0]!.port = 'metrics')), cluster({})])).toEqual([
+      'ServiceMonitor rook-ceph-mgr scrapes port metrics, which no Service it selects has',
+    ]);
+    // The dashboard's Service carries the same labels and its own port; an external cluster's managers run elsewhere.
+    expect(monitorFindings([withMonitor((s) => (s.endpoints[0]!.port = 'https-dashboard')), cluster({ dashboard: { enabled: true, ssl: true } })])).toEqual([]);
+    expect(monitorFindings([withMonitor((s) => (s.selector.matchLabels.app = 'ceph-mgr')), cluster({ external: { enable: true } })])).toEqual([]);
+  });
+  it("takes the Application's word for a Service made at run time where no CephCluster is seen", () => {
+    expect(monitorFindings([withMonitor((s) => (s.selector.matchLabels.app = 'ceph-mgr'))])).toEqual([]);
+  });
+});
