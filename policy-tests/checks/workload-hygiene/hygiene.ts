@@ -30,6 +30,24 @@ const workloadKinds = [...WORKLOAD_KINDS];
 /** Names a values key carries a credential under. */
 const CREDENTIAL_KEY = /pass(word)?|token|secret|webhook|api[_-]?key|credential|private[_-]?key/i;
 
+/** A key an ExternalSecret's template writes a credential under: a values key's words, or a key by name (`tls.key`, `..._KEY`). */
+const TEMPLATE_CREDENTIAL_KEY = new RegExp(`${CREDENTIAL_KEY.source}|(?:^|[_.-])key$`, 'i');
+
+/**
+ * The keys an ExternalSecret's template writes as literal text under a credential's name: External Secrets renders a
+ * value without a template action as it is written, so the credential is in git, the same in every fork, and the
+ * secret store never holds it.
+ */
+function literalTemplateCredentials(resource: Resource): { key: string; path: Path }[] {
+  const data = dig(resource.object, ['spec', 'target', 'template', 'data']);
+  if (!data || typeof data !== 'object' || Array.isArray(data)) return [];
+  return Object.entries(data as Record<string, unknown>).flatMap(([key, value]) =>
+    typeof value === 'string' && value.trim() !== '' && !value.includes('{{') && TEMPLATE_CREDENTIAL_KEY.test(key)
+      ? [{ key, path: ['spec', 'target', 'template', 'data', key] }]
+      : [],
+  );
+}
+
 /**
  * Keys of a rendered Secret whose value is a non-empty string that a values
  * file sets under a credential-like key: committed to git through the chart.
@@ -128,13 +146,22 @@ export const workloadChecks: PolicyCheck[] = [
   {
     id: 'no-plain-secret',
     description:
-      'No committed Secret carries data, and no chart renders a credential set in a values file; secrets come from ExternalSecrets (foundation hygiene; A8 API keys from ExternalSecrets).',
+      "No committed Secret carries data, no chart renders a credential set in a values file, and no ExternalSecret's template writes a credential as literal text; secrets come from the secret store through ExternalSecrets (foundation hygiene; A8 API keys from ExternalSecrets).",
     invariants: ['P1', 'A8'],
-    remediation: 'delete the Secret and declare an ExternalSecret that pulls it from the secret store (for a chart: its existingSecret key)',
-    reads: { kinds: ['Secret'], renders: true },
+    remediation:
+      "delete the Secret and declare an ExternalSecret that pulls it from the secret store (for a chart: its existingSecret key); in an ExternalSecret's template, write the credential as a template action over the store's value ({{ .key }})",
+    reads: { kinds: ['Secret', 'ExternalSecret'], renders: true },
     exemptible: false,
     run(ctx) {
       for (const resource of ctx.resources) {
+        if (resource.kind === 'ExternalSecret') {
+          for (const { key, path } of literalTemplateCredentials(resource))
+            ctx.fail(
+              { resource, path },
+              `ExternalSecret ${resource.name} writes ${key} as the literal text of its template: the credential is committed to git, and the secret store never holds it`,
+            );
+          continue;
+        }
         if (resource.rendered) {
           // A chart's own Secret may hold its configuration; what must never be in git is a credential in the values.
           const values = ctx.renders.filter((r) => r.app.name === resource.rendered!.app).flatMap((r) => r.values);

@@ -2,7 +2,7 @@
 import { isSeq } from 'yaml';
 import { lineOf } from '../support/helpers.ts';
 import type { Mutation } from '../support/mutation-runner.ts';
-import { CONTAINER, DEPLOYMENT, MEDIA_DEPLOYMENT, PRIVILEGED_NS_DEPLOYMENT } from './edits.ts';
+import { CONTAINER, DEPLOYMENT, MEDIA_DEPLOYMENT, PRIVILEGED_NS_DEPLOYMENT, inFile, swap } from './edits.ts';
 
 const API_SERVICE = 'portfolio-api/deploy/service.yaml';
 
@@ -84,6 +84,12 @@ export const workloadHygieneMutations: Mutation[] = [
         'apiVersion: v1\nkind: Secret\nmetadata:\n  name: leaked\n  namespace: portfolio\nstringData:\n  API_KEY: hunter2\n',
       ),
     at: () => ({ file: 'portfolio-api/deploy/secret.yaml', line: 6 }),
+  },
+  {
+    check: 'no-plain-secret',
+    why: "the backup manifests' signing key written into the ExternalSecret's template as text: in git, and anyone can sign a forged backup",
+    mutate: swap('apps/platform/backups/secrets.yaml', 'BACKUP_MANIFEST_KEY: "{{ .manifestKey }}"', 'BACKUP_MANIFEST_KEY: "x"'),
+    at: inFile('apps/platform/backups/secrets.yaml', 'BACKUP_MANIFEST_KEY: "x"'),
   },
   {
     check: 'workload-hostpath',
