@@ -31,6 +31,12 @@ export const mediaSettingsMutations: Mutation[] = [
     at: 'queueing_enabled',
   },
   {
+    check: 'media-settings-schema',
+    why: "a sync category past Int32: Prowlarr's JSON binding refuses the application, and no indexer syncs to the TV manager",
+    mutate: swap(PROWLARR_SETTINGS, 'syncCategories: [5000, 5030, 5040]', 'syncCategories: [5000, 99999999999]'),
+    at: inFile(PROWLARR_SETTINGS, 'syncCategories: [5000, 99999999999]'),
+  },
+  {
     check: 'media-manager-settings',
     why: 'hardlinks off in the TV manager',
     mutate: swap(SONARR_SETTINGS, 'copyUsingHardlinks: true', 'copyUsingHardlinks: false'),
