@@ -10,10 +10,18 @@ import { extraPlugins, pluginRefProblem, RULES_PLUGIN, renderedFalcoFile } from 
 import { keysOf } from '../../model/cluster/provided-keys.ts';
 import { applicationsByName } from '../../model/argocd/argocd.ts';
 import { writtenByExternalSecret } from '../../model/cluster/external-secrets.ts';
+import { serviceAddresses } from '../../model/cluster/service-addresses.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 
 /** The variable falcosidekick's chat (Slack) output reads its webhook from. */
 const SLACK_URL_ENV = 'SLACK_WEBHOOKURL';
+
+/** An http(s) URL whose host is a Service's in-cluster name (closure-service holds the Service and its port to what exists). */
+function inClusterHttpUrl(url: unknown, ctx: CheckContext): boolean {
+  if (typeof url !== 'string' || !/^https?:$/.test(URL.parse(url)?.protocol ?? '')) return false;
+  const namespaces = new Set(ctx.resources.flatMap((r) => (r.kind === 'Namespace' ? [r.name] : r.namespace ? [r.namespace] : [])));
+  return serviceAddresses(url, namespaces).length > 0;
+}
 
 const valuesCheck = (ctx: CheckContext, chart: string, body: (v: ChartValues, fail: ValuesFail) => void) =>
   eachChartValues(ctx, chart, 'security/README.md', body);
@@ -23,7 +31,8 @@ const SENSOR_FIX = {
   driver: 'set driver.kind: modern_ebpf',
   nodes: 'tolerate node-role.kubernetes.io/control-plane, and leave nodeSelector and affinity empty',
   plugins: `load only the ${RULES_PLUGIN.name} plugin (collectors.containerEngine on, pluginRef ${RULES_PLUGIN.ref}:<${RULES_PLUGIN.required} or later>, collectors.kubernetes off, nothing in falco.load_plugins or falco.plugins)`,
-  output: 'set falco.json_output: true and falco.http_output.enabled: true',
+  output:
+    "set falco.json_output: true and falco.http_output.enabled: true, with falco.http_output.url the forwarder's in-cluster address (http://<service>.<namespace>.svc:<port>/)",
   metrics: 'set metrics.enabled: true with metrics.interval: 15m',
 } as const;
 
@@ -93,6 +102,12 @@ export const falcoChartChecks: PolicyCheck[] = [
           fail(['falco', 'json_output'], 'falco.json_output must be true for the forwarder', SENSOR_FIX.output);
         if (dig(values, ['falco', 'http_output', 'enabled']) !== true)
           fail(['falco', 'http_output'], 'falco.http_output must send events to the forwarder', SENSOR_FIX.output);
+        else if (!inClusterHttpUrl(dig(values, ['falco', 'http_output', 'url']), ctx))
+          fail(
+            ['falco', 'http_output', 'url'],
+            `falco.http_output.url ${JSON.stringify(dig(values, ['falco', 'http_output', 'url']) ?? null)} is no in-cluster Service's HTTP address: Falco posts its events where no forwarder listens`,
+            SENSOR_FIX.output,
+          );
         // The chart's metrics block is what it writes into falco.yaml (falco.metricsConfiguration overrides falco.metrics).
         if (dig(values, ['metrics', 'enabled']) !== true || dig(values, ['metrics', 'interval']) !== '15m')
           fail(['metrics'], `sensor metrics must be enabled with interval 15m, found ${JSON.stringify(dig(values, ['metrics']) ?? null)}`, SENSOR_FIX.metrics);

@@ -129,6 +129,13 @@ export const falcoMutations: Mutation[] = [
   },
   {
     check: 'falco-sensor',
+    why: "the events posted to the forwarder's bare name, which resolves in the sensor's namespace, not the forwarder's",
+    mutate: swap(FALCO_VALUES, 'url: http://falcosidekick.security.svc:2801/', 'url: http://falcosidekick:2801/'),
+    at: inFile(FALCO_VALUES, 'url: http://falcosidekick:2801/'),
+    fix: "set falco.json_output: true and falco.http_output.enabled: true, with falco.http_output.url the forwarder's in-cluster address (http://<service>.<namespace>.svc:<port>/)",
+  },
+  {
+    check: 'falco-sensor',
     why: 'the driver is the legacy eBPF probe',
     mutate: (c) => c.edit(FALCO_VALUES, 0, (d) => d.setIn(['driver', 'kind'], 'ebpf')),
     at: 'kind: ebpf',
