@@ -2,8 +2,9 @@
  * npm run alloy:reference -- --from <clone of grafana/alloy> [--ref <tag>] [--chart-version <v>]: rewrites
  * monitoring/alloy/facts/components.yaml, the components Alloy registers at the tag (each `component.Register` call of
  * internal/component's non-test Go files: its name, a literal or a constant of its file, its stability level and
- * whether it is a community component) and the services whose blocks a configuration may hold, as the gate holds the
- * log shippers' configurations to them (alloy-config-loads).
+ * whether it is a community component, and the struct its arguments decode into, walked by alloy-arguments.ts) and
+ * the services whose blocks a configuration may hold, as the gate holds the log shippers' configurations to them
+ * (alloy-config-loads).
  */
 import { stringify } from 'yaml';
 import type { CommandIo } from '../lib/command.ts';
@@ -11,6 +12,8 @@ import { writeInCheckout } from '../lib/checkout-write.ts';
 import { filesHolding, readUpstreamFile } from '../lib/upstream-source.ts';
 import { facts } from '../../policy-tests/index.ts';
 import { referenceCommand, refreshTarget, type RefreshOptions } from './program-reference.ts';
+import { componentArguments, registeredArgs } from './alloy-arguments.ts';
+import { goPackage, type GoPackage } from '../lib/go-structs.ts';
 
 const STABILITY: Readonly<Record<string, string>> = {
   StabilityExperimental: 'experimental',
@@ -23,6 +26,8 @@ export interface Registration {
   /** None for a community component, whose stability Alloy does not check. */
   stability?: string;
   community?: true;
+  /** The type its arguments decode into, as the registration names it (`Arguments`, `otelcol.Arguments`). */
+  args?: string;
 }
 
 /** Each `component.Register(component.Registration{...})` of a Go file: its name (a literal, or a string constant of the file), stability and community flag. */
@@ -37,7 +42,8 @@ export function registrations(go: string): Registration[] {
     const community = /\bCommunity:\s*true/.test(body);
     if (!name || (!stability && !community))
       throw new Error(`a component.Register call whose name or stability does not read as this command expects: ${body.slice(0, 120).trim()}`);
-    out.push({ name, ...(stability ? { stability } : {}), ...(community ? { community: true as const } : {}) });
+    const args = registeredArgs(body);
+    out.push({ name, ...(stability ? { stability } : {}), ...(community ? { community: true as const } : {}), ...(args ? { args } : {}) });
   }
   return out;
 }
@@ -45,12 +51,35 @@ export function registrations(go: string): Registration[] {
 /** `ServiceName = "..."` constants: the services a configuration may hold a block of. */
 export const serviceNames = (go: string): string[] => [...go.matchAll(/\bServiceName\s*=\s*"([^"]+)"/g)].map((m) => m[1]!);
 
+/** The arguments of each registered component, walked from the packages of the clone at `ref` (read once each). */
+async function alloyArguments(from: string, ref: string, registered: readonly { name: string; dir: string; args?: string }[]) {
+  const files = await filesHolding(from, ref, 'package ', ['internal', 'syntax', ':!*_test.go', ':!*/testdata/*']);
+  const byDir = new Map<string, string[]>();
+  for (const f of files.filter((x) => x.endsWith('.go'))) {
+    const dir = f.slice(0, f.lastIndexOf('/'));
+    byDir.set(dir, [...(byDir.get(dir) ?? []), f]);
+  }
+  const loaded = new Map<string, Promise<GoPackage | undefined>>();
+  const load = (dir: string) => {
+    if (!loaded.has(dir)) {
+      const paths = byDir.get(dir) ?? [];
+      loaded.set(dir, paths.length ? Promise.all(paths.map((p) => readUpstreamFile('', { ref, file: p }, from))).then(goPackage) : Promise.resolve(undefined));
+    }
+    return loaded.get(dir)!;
+  };
+  const { components, schemas } = await componentArguments({ load, schemas: new Map() }, registered);
+  return { arguments: components, schemas };
+}
+
 export async function refreshAlloyReference(o: RefreshOptions): Promise<string> {
   const file = facts.ALLOY_REFERENCE;
   const { repository, ref, chartVersion } = refreshTarget(o, file, 'https://github.com/grafana/alloy');
   const read = (path: string) => readUpstreamFile(repository, { ref, file: path }, o.from);
   const registered = await filesHolding(o.from, ref, 'component.Register(component.Registration{', ['internal/component', ':!*_test.go']);
-  const components = (await Promise.all(registered.map(async (f) => registrations(await read(f))))).flat();
+  const components = (
+    await Promise.all(registered.map(async (f) => registrations(await read(f)).map((r) => ({ ...r, dir: f.slice(0, f.lastIndexOf('/')) }))))
+  ).flat();
+  const { arguments: argumentsOf, schemas } = await alloyArguments(o.from, ref, components);
   const serviceFiles = await filesHolding(o.from, ref, 'ServiceName', ['internal/service', ':!*_test.go']);
   const services = [...new Set((await Promise.all(serviceFiles.map(async (f) => serviceNames(await read(f))))).flat())].sort();
   if (components.length === 0 || services.length === 0)
@@ -62,11 +91,15 @@ export async function refreshAlloyReference(o: RefreshOptions): Promise<string> 
     version: ref.replace(/^v/, ''),
     pin: { chart: 'alloy', version: chartVersion },
     source: { repository, ref, files: 'every component.Register call of internal/component and every ServiceName of internal/service (non-test Go files)' },
-    components: Object.fromEntries(components.sort((a, b) => a.name.localeCompare(b.name)).map(({ name, ...c }) => [name, c])),
+    components: Object.fromEntries(
+      components.sort((a, b) => a.name.localeCompare(b.name)).map(({ name, args: _args, dir: _dir, ...c }) => [name, { ...c, arguments: argumentsOf[name] }]),
+    ),
     services,
+    schemas,
   };
-  const header = `# The components Alloy registers and the services whose blocks its configuration may hold, as the gate holds the log
-# shippers' configurations to them (alloy-config-loads; policy-tests/model/alloy/components.ts). Written by npm run
+  const header = `# The components Alloy registers, the arguments each takes (schemas: each struct's attributes and blocks, by name), and
+# the services whose blocks its configuration may hold, as the gate holds the log shippers' configurations to them
+# (alloy-config-loads; policy-tests/model/alloy/components.ts, arguments.ts). Written by npm run
 # alloy:reference -- --from <clone of grafana/alloy> --ref <the chart's appVersion> --chart-version <the chart version>.
 `;
   writeInCheckout(o.root, file, header + stringify(body, { lineWidth: 0, flowCollectionPadding: false }));

@@ -14,7 +14,7 @@ import { stringify } from 'yaml';
 import type { CommandIo } from '../lib/command.ts';
 import { writeInCheckout } from '../lib/checkout-write.ts';
 import { filesHolding, readUpstreamFile } from '../lib/upstream-source.ts';
-import { goPackage, tagName, type GoPackage } from '../lib/go-structs.ts';
+import { goPackage, tagName, typesWithMethod, type GoPackage } from '../lib/go-structs.ts';
 import { facts } from '../../policy-tests/index.ts';
 import { referenceCommand, refreshTarget, type RefreshOptions } from './program-reference.ts';
 
@@ -58,7 +58,7 @@ export function walkType(w: Walk, { dir, type, name }: { dir: string; type: stri
   if (map) return walkType(w, { dir, type: map[1]!, name: `${name}_<key>` }, stack);
   const pkg = w.packages.get(dir);
   if (!/^[A-Za-z_]\w*$/.test(type) || !pkg || stack.includes(`${dir}.${type}`)) return emit(w, name, `opaque ${type}`);
-  if (pkg.unmarshalers.has(type)) return emit(w, name, `opaque ${type}`);
+  if (typesWithMethod(pkg, ['UnmarshalENV', 'UnmarshalText', 'UnmarshalBinary']).has(type)) return emit(w, name, `opaque ${type}`);
   const fields = pkg.structs.get(type);
   if (!fields) {
     const underlying = pkg.named.get(type);

@@ -13,12 +13,52 @@ import { taggedClone, type TaggedClone } from '../../test-support/tagged-clone.t
 
 const WRITE_GO = `package write
 
+import (
+	"github.com/grafana/alloy/internal/component"
+	types "github.com/grafana/alloy/internal/component/common/config"
+)
+
 func init() {
 	component.Register(component.Registration{
 		Name:      "loki.write",
 		Stability: featuregate.StabilityGenerallyAvailable,
 		Args:      Arguments{},
 	})
+}
+
+type Arguments struct {
+	Endpoints      []EndpointOptions \`alloy:"endpoint,block,optional"\`
+	ExternalLabels map[string]string \`alloy:"external_labels,attr,optional"\`
+	ForwardTo      []string          \`alloy:"forward_to,attr"\`
+	Stages         []Stage           \`alloy:"stage,enum,optional"\`
+	Internal       string
+}
+
+type Stage struct {
+	JSON *JSONConfig \`alloy:"json,block,optional"\`
+}
+
+type JSONConfig struct {
+	Expressions map[string]string \`alloy:"expressions,attr"\`
+}
+
+type EndpointOptions struct {
+	URL              string                  \`alloy:"url,attr"\`
+	HTTPClientConfig *types.HTTPClientConfig \`alloy:",squash"\`
+	Headers          Headers                 \`alloy:"headers,block,optional"\`
+}
+
+type Headers map[string]string
+`;
+const HTTP_CLIENT_GO = `package config
+
+type HTTPClientConfig struct {
+	BearerToken string \`alloy:"bearer_token,attr,optional"\`
+	TLSConfig   TLSConfig \`alloy:"tls_config,block,optional"\`
+}
+
+type TLSConfig struct {
+	CAFile string \`alloy:"ca_file,attr,optional"\`
 }
 `;
 const MYSQL_GO = `package mysql
@@ -45,7 +85,7 @@ func init() {
 describe("Alloy's registrations", () => {
   it('reads a literal name, a constant of the file, and a community component without a stability level', () => {
     expect([...registrations(WRITE_GO), ...registrations(MYSQL_GO), ...registrations(PUBSUB_GO)]).toEqual([
-      { name: 'loki.write', stability: 'generally-available' },
+      { name: 'loki.write', stability: 'generally-available', args: 'Arguments' },
       { name: 'database_observability.mysql', stability: 'experimental' },
       { name: 'otelcol.receiver.googlecloudpubsub', community: true },
     ]);
@@ -61,6 +101,7 @@ describe('alloy:reference', () => {
     clone = await taggedClone('alloy', 'v1.30.0', {
       files: {
         'internal/component/loki/write/write.go': WRITE_GO,
+        'internal/component/common/config/config.go': HTTP_CLIENT_GO,
         'internal/component/database_observability/mysql/component.go': MYSQL_GO,
         'internal/component/otelcol/receiver/googlecloudpubsub/googlecloudpubsub.go': PUBSUB_GO,
         'internal/component/loki/write/write_test.go':
@@ -79,6 +120,25 @@ describe('alloy:reference', () => {
     const written = parse(await readFile(join(clone.root, 'monitoring/alloy/facts/components.yaml'), 'utf8'));
     expect(written).toMatchObject({ version: '1.30.0', pin: { chart: 'alloy', version: '2.0.0' }, services: ['http'] });
     expect(Object.keys(written.components)).toEqual(['database_observability.mysql', 'loki.write', 'otelcol.receiver.googlecloudpubsub']);
+    // Each component's arguments as the decoder reads the struct: tags, a squashed struct of another package, an enum's blocks, a map opaque.
+    expect(written.components['loki.write'].arguments).toBe('internal/component/loki/write.Arguments');
+    expect(written.components['database_observability.mysql'].arguments).toBe('opaque');
+    expect(written.schemas).toEqual({
+      'internal/component/loki/write.Arguments': {
+        endpoint: 'blocks internal/component/loki/write.EndpointOptions',
+        external_labels: 'attr',
+        forward_to: 'attr required',
+        'stage.json': 'enum internal/component/loki/write.JSONConfig',
+      },
+      'internal/component/loki/write.EndpointOptions': {
+        url: 'attr required',
+        bearer_token: 'attr',
+        tls_config: 'block internal/component/common/config.TLSConfig',
+        headers: 'block opaque',
+      },
+      'internal/component/loki/write.JSONConfig': { expressions: 'attr required' },
+      'internal/component/common/config.TLSConfig': { ca_file: 'attr' },
+    });
   });
 
   it('a tag the clone lacks is one line and exit 1; without --from a usage error', async () => {

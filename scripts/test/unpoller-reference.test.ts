@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { main } from '../monitoring/unpoller-reference.ts';
-import { goField, goPackage } from '../lib/go-structs.ts';
+import { goField, goPackage, typesWithMethod } from '../lib/go-structs.ts';
 import { capture } from '../../test-support/capture-io.ts';
 import { taggedClone, type TaggedClone } from '../../test-support/tagged-clone.ts';
 
@@ -88,7 +88,7 @@ describe('the Go declarations the command reads', () => {
     expect(() => goField('\tInner struct {')).toThrow(/does not read/);
     const pkg = goPackage([LOKI_GO]);
     expect([...pkg.structs.keys()]).toEqual(['Config', 'zone', 'client', 'Loki']);
-    expect(pkg.unmarshalers).toEqual(new Set(['zone']));
+    expect(typesWithMethod(pkg, ['UnmarshalText'])).toEqual(new Set(['zone']));
   });
 });
 

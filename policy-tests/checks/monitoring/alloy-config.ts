@@ -5,8 +5,9 @@
  * block is a config block, a service's, a declared or imported component, or a component Alloy registers at the
  * version it runs, at or above the stability level the chart gives it, with a label, once
  * (model/alloy/components.ts, against the reference the repository keeps). Alloy refuses anything else at load: a
- * pod does not start on it, and no pod log or orchestrator event reaches the log store (A2). The components'
- * arguments are said not judged.
+ * pod does not start on it, and no pod log or orchestrator event reaches the log store (A2). Each component's body
+ * then decodes into its arguments as Alloy's decoder reads it (model/alloy/arguments.ts: attributes and blocks its
+ * struct has, required ones present, nested blocks alike); the arguments' values are said not judged.
  */
 import type { CheckContext, FailurePlace, PolicyCheck } from '../../model/checks/kit.ts';
 import { dig, list } from '../../model/core/dig.ts';
@@ -16,6 +17,7 @@ import { containersOf, imageParts, podSpecOf } from '../../model/core/workloads.
 import { chartValues, type ChartValues } from '../../model/helm/chart-values.ts';
 import { pinnedVersionMiss, renderedFile } from '../../model/helm/chart-output.ts';
 import { parseAlloy } from '../../model/alloy/parser.ts';
+import { argumentProblems } from '../../model/alloy/arguments.ts';
 import { ALLOY_REFERENCE, alloyBlockProblems, alloyComponents, STABILITY_LEVELS, type AlloyComponents, type Stability } from '../../model/alloy/components.ts';
 
 const CHART = 'alloy';
@@ -86,9 +88,21 @@ function judge(ctx: CheckContext, v: ChartValues): void {
     `--stability.level=${scalarText(dig(v.values, ['alloy', 'stabilityLevel']) ?? 'generally-available')}`,
     ...list(dig(v.values, ['alloy', 'extraArgs'])).map((a) => scalarText(a)),
   ];
-  for (const p of alloyBlockProblems(body, reference!, flags(args)))
-    ctx.fail(place(p.line), `Alloy ${reference!.version} refuses ${where}: ${p.message}; ${CONSEQUENCE}`);
-  ctx.notJudged(whole, `Alloy's configuration for ${v.appName}: its syntax and its components are judged, the components' arguments are not`);
+  const refused = alloyBlockProblems(body, reference!, flags(args));
+  for (const p of refused) ctx.fail(place(p.line), `Alloy ${reference!.version} refuses ${where}: ${p.message}; ${CONSEQUENCE}`);
+  for (const b of body) {
+    const schema = b.kind === 'block' && !refused.some((p) => p.line === b.line) ? reference!.components[b.name.join('.')]?.arguments : undefined;
+    if (b.kind !== 'block' || !schema) continue;
+    for (const p of argumentProblems(b.body, schema, reference!.schemas))
+      ctx.fail(
+        place(p.line < 0 ? b.line : p.line),
+        `Alloy ${reference!.version} refuses ${where}: ${b.name.join('.')} "${b.label}": ${p.message}; ${CONSEQUENCE}`,
+      );
+  }
+  ctx.notJudged(
+    whole,
+    `Alloy's configuration for ${v.appName}: its syntax, its components and the names of their arguments are judged; the arguments' values (their types, and what each component's own validation refuses) are not`,
+  );
 }
 
 export const alloyConfigCheck: PolicyCheck = {

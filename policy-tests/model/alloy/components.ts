@@ -9,6 +9,7 @@
 import { isMap } from '../core/dig.ts';
 import { referenceFile } from '../helm/reference-file.ts';
 import type { AlloyStatement } from './parser.ts';
+import type { AlloySchemas } from './arguments.ts';
 
 export const ALLOY_REFERENCE = 'monitoring/alloy/facts/components.yaml';
 
@@ -20,9 +21,11 @@ export interface AlloyComponents {
   version: string;
   /** The alloy chart release the reference was read for (its pin). */
   chartVersion: string;
-  /** Each component's stability level; a community one's is not checked (and may be absent). */
-  components: Readonly<Record<string, { stability?: Stability; community?: boolean }>>;
+  /** Each component's stability level (a community one's is not checked, and may be absent), and the schema of its arguments. */
+  components: Readonly<Record<string, { stability?: Stability; community?: boolean; arguments?: string }>>;
   services: readonly string[];
+  /** The structs the components' arguments decode into (model/alloy/arguments.ts); none in a reference written before them. */
+  schemas: AlloySchemas;
 }
 
 /** The blocks `sourceFromBody` keeps as configuration, not components. */
@@ -35,7 +38,16 @@ export function alloyComponentsOf(doc: unknown): AlloyComponents | { problem: st
     if (!isMap(c) || (c.community !== true && !STABILITY_LEVELS.includes(c.stability as Stability)))
       return { problem: `component ${name} has no stability level Alloy knows` };
   const chartVersion = isMap(doc.pin) && typeof doc.pin.version === 'string' ? doc.pin.version : '';
-  return { version: doc.version, chartVersion, components: doc.components as AlloyComponents['components'], services: doc.services.map(String) };
+  const schemas = doc.schemas ?? {};
+  if (!isMap(schemas) || !Object.values(schemas).every((s) => isMap(s) && Object.values(s).every((f) => typeof f === 'string')))
+    return { problem: 'schemas is not a map of schemas, each a map of field names to kinds' };
+  return {
+    version: doc.version,
+    chartVersion,
+    components: doc.components as AlloyComponents['components'],
+    services: doc.services.map(String),
+    schemas: schemas as AlloySchemas,
+  };
 }
 
 export const alloyComponents = referenceFile(ALLOY_REFERENCE, alloyComponentsOf);

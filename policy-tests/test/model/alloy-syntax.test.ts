@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { parseAlloy } from '../../model/alloy/parser.ts';
 import { isValidIdentifier } from '../../model/alloy/scanner.ts';
 import { alloyBlockProblems } from '../../model/alloy/components.ts';
+import { argumentProblems } from '../../model/alloy/arguments.ts';
 
 const errors = (text: string) => parseAlloy(text).errors.map((e) => `${e.line}: ${e.message}`);
 
@@ -44,6 +45,7 @@ describe("Alloy's loader, over the top-level blocks", () => {
       'otelcol.receiver.googlecloudpubsub': { community: true },
     },
     services: ['http'],
+    schemas: {},
   };
   const problems = (text: string, o: { minStability?: 'experimental' | 'generally-available'; community?: boolean } = {}) => {
     const { body } = parseAlloy(text);
@@ -65,5 +67,60 @@ describe("Alloy's loader, over the top-level blocks", () => {
     );
     expect(problems('otelcol.receiver.googlecloudpubsub "x" {\n}\n')[0]).toContain('is a community component');
     expect(problems('loki.write "a" {\n}\nloki.write "a" {\n}\n')).toEqual(['block loki.write.a already declared at line 1']);
+  });
+});
+
+describe("Alloy's decoder on a component's body (syntax/vm/struct_decoder.go)", () => {
+  const SCHEMAS = {
+    'loki/write.Arguments': { endpoint: 'blocks loki/write.Endpoint', external_labels: 'attr', wal: 'block loki/write.Wal', forward_to: 'attr required' },
+    'loki/write.Endpoint': { url: 'attr required', headers: 'attr', tls_config: 'block opaque', queue_config: 'block required loki/write.Queue' },
+    'loki/write.Queue': { capacity: 'attr' },
+    'loki/write.Wal': { enabled: 'attr' },
+    'loki/process.Arguments': { forward_to: 'attr required', 'stage.json': 'enum loki/process.JSON', 'stage.match': 'enum loki/process.Match' },
+    'loki/process.JSON': { expressions: 'attr required' },
+    'loki/process.Match': { selector: 'attr required', 'stage.json': 'enum loki/process.JSON' },
+    'rule.Labelled': { '(label)': 'label', name: 'attr' },
+    'rule.Arguments': { rule: 'blocks rule.Labelled' },
+    'squashed.Arguments': { '(open)': 'open', known: 'attr' },
+  };
+  const problems = (text: string, schema: string) => {
+    const { body, errors } = parseAlloy(text);
+    expect(errors).toEqual([]);
+    return argumentProblems(body, schema, SCHEMAS).map((p) => `${p.line}: ${p.message}`);
+  };
+
+  it('takes what the struct has, lists of blocks repeated, enum blocks in any order, an opaque block unread', () => {
+    const text = `forward_to = []\nendpoint {\n  url = "a"\n  queue_config {\n  }\n  tls_config {\n    anything = 1\n  }\n}\nendpoint {\n  url = "b"\n  queue_config {\n  }\n}\n`;
+    expect(problems(text, 'loki/write.Arguments')).toEqual([]);
+    expect(
+      problems(
+        `forward_to = []\nstage.json {\n  expressions = {}\n}\nstage.match {\n  selector = "{}"\n  stage.json {\n    expressions = {}\n  }\n}\nstage.json {\n  expressions = {}\n}\n`,
+        'loki/process.Arguments',
+      ),
+    ).toEqual([]);
+  });
+
+  it("refuses in Alloy's words: unknown names, the wrong kind, twice, labels, a required one missing", () => {
+    const text = `forward_to = []\nforward_to = []\nendpoint {\n  uri = "a"\n  queue_config {\n  }\n}\nwal {\n}\nwal {\n}\nexternal_labels {\n}\nendpoint = 1\nmetrics {\n}\n`;
+    expect(problems(text, 'loki/write.Arguments')).toEqual([
+      '2: attribute "forward_to" may only be provided once',
+      '4: unrecognized attribute name "uri"',
+      '3: missing required attribute "url"',
+      '8: block "wal" may only be specified once',
+      '12: "external_labels" must be an attribute, but is used as a block',
+      '14: "endpoint" must be a block, but is used as an attribute',
+      '15: unrecognized block name "metrics"',
+    ]);
+    expect(problems(`endpoint {\n  url = "a"\n}\n`, 'loki/write.Arguments')).toEqual([
+      '1: missing required block "queue_config"',
+      '-1: missing required attribute "forward_to"',
+    ]);
+    expect(problems(`rule {\n}\nrule "a" {\n  name = "x"\n}\n`, 'rule.Arguments')).toEqual(['1: block "rule" requires non-empty label']);
+    expect(problems(`wal "a" {\n}\nforward_to = []\n`, 'loki/write.Arguments')).toEqual(['1: block "wal" does not support specifying labels']);
+    expect(problems(`stage.json {\n}\nforward_to = []\n`, 'loki/process.Arguments')).toEqual(['1: missing required attribute "expressions"']);
+  });
+
+  it('leaves unknown names alone where the struct squashes a type the reference could not read', () => {
+    expect(problems(`known = 1\nother = 2\nblock {\n}\n`, 'squashed.Arguments')).toEqual([]);
   });
 });

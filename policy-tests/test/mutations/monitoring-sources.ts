@@ -136,6 +136,18 @@ export const monitoringSourcesMutations: Mutation[] = [
     at: 'existingSecret:',
   },
   {
+    check: 'alloy-config-loads',
+    why: "the store's endpoint given uri for url: Alloy's decoder refuses the attribute and misses the one it requires, and no pod log reaches the log store",
+    mutate: swap(ALLOY, '          url = "http://loki.monitoring.svc:3100', '          uri = "http://loki.monitoring.svc:3100'),
+    at: inFile(ALLOY, 'uri = "http://loki.monitoring.svc:3100'),
+  },
+  {
+    check: 'alloy-config-loads',
+    why: 'the events source left without forward_to, which its arguments require: Alloy refuses the file, and no orchestrator event is shipped',
+    mutate: swap('monitoring/alloy-events/values.yaml', '        forward_to = [loki.write.default.receiver]\n', ''),
+    at: inFile('monitoring/alloy-events/values.yaml', 'loki.source.kubernetes_events "events" {'),
+  },
+  {
     check: 'events-shipped-once',
     why: 'the events source back in the per-node DaemonSet',
     mutate: (c) =>

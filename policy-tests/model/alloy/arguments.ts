@@ -1,0 +1,83 @@
+/**
+ * What Alloy v1.18.1's decoder refuses of a component's body before any value is evaluated
+ * (syntax/vm/struct_decoder.go's Decode, decodeAttr, decodeNormalBlock and decodeEnumBlock, and vm.go's
+ * evaluateBlockLabel), against the schemas of the reference the repository keeps (each struct's attributes and
+ * blocks by their `alloy` tags): an attribute or block the struct has no field for, one used as the other kind, an
+ * attribute given twice, a block that is no list given twice, a nested block's label it takes or refuses, and a
+ * required attribute or block missing. Each in Alloy's words. The values themselves (their types, and what each
+ * component's Validate refuses) are not judged here.
+ */
+import type { AlloyStatement } from './parser.ts';
+
+/** A schema's fields by name: `attr`, `attr required`, `block <schema>`, `blocks <schema>`, `enum <schema>` (required after the kind). */
+export type AlloySchema = Readonly<Record<string, string>>;
+export type AlloySchemas = Readonly<Record<string, AlloySchema>>;
+
+export interface ArgumentProblem {
+  line: number;
+  message: string;
+}
+
+interface Field {
+  kind: 'attr' | 'block' | 'blocks' | 'enum';
+  required: boolean;
+  schema: string | undefined;
+}
+
+function fieldOf(text: string | undefined): Field | undefined {
+  if (text === undefined) return undefined;
+  const [kind, ...rest] = text.split(' ');
+  const required = rest[0] === 'required';
+  const schema = rest.filter((r) => r !== 'required')[0];
+  return { kind: kind as Field['kind'], required, schema: schema === 'opaque' ? undefined : schema };
+}
+
+/**
+ * The problems of a body decoded into the schema `id`, nested blocks included. `open` schemas (one squashed a type
+ * the reference could not read) leave unknown names alone; a block of an opaque type (a map, a type with its own
+ * decoder) is not looked into.
+ */
+export function argumentProblems(body: readonly AlloyStatement[], id: string, schemas: AlloySchemas): ArgumentProblem[] {
+  const schema = schemas[id];
+  if (!schema) return [];
+  const open = schema['(open)'] !== undefined;
+  const problems: ArgumentProblem[] = [];
+  const counts = new Map<string, number>();
+  for (const s of body) if (s.kind === 'block') counts.set(s.name.join('.'), (counts.get(s.name.join('.')) ?? 0) + 1);
+  const seen = new Set<string>();
+  for (const s of body) {
+    const name = s.kind === 'block' ? s.name.join('.') : s.name;
+    const field = fieldOf(schema[name]);
+    if (s.kind === 'attribute') {
+      if (seen.has(`attr ${name}`)) problems.push({ line: s.line, message: `attribute "${name}" may only be provided once` });
+      else if (!field) {
+        if (!open) problems.push({ line: s.line, message: `unrecognized attribute name "${name}"` });
+      } else if (field.kind !== 'attr') problems.push({ line: s.line, message: `"${name}" must be a block, but is used as an attribute` });
+      seen.add(`attr ${name}`);
+      continue;
+    }
+    const first = !seen.has(`block ${name}`);
+    seen.add(`block ${name}`);
+    if (!field) {
+      if (!open) problems.push({ line: s.line, message: `unrecognized block name "${name}"` });
+      continue;
+    }
+    if (field.kind === 'attr') {
+      problems.push({ line: s.line, message: `"${name}" must be an attribute, but is used as a block` });
+      continue;
+    }
+    if (field.kind === 'block' && counts.get(name)! > 1 && first) problems.push({ line: s.line, message: `block "${name}" may only be specified once` });
+    if (!field.schema) continue;
+    const takesLabel = schemas[field.schema]?.['(label)'] !== undefined;
+    if (takesLabel && s.label === '') problems.push({ line: s.line, message: `block "${name}" requires non-empty label` });
+    else if (!takesLabel && s.label !== '') problems.push({ line: s.line, message: `block "${name}" does not support specifying labels` });
+    else problems.push(...argumentProblems(s.body, field.schema, schemas).map((p) => (p.line < 0 ? { ...p, line: s.line } : p)));
+  }
+  for (const [name, text] of Object.entries(schema)) {
+    const field = fieldOf(text);
+    if (!field?.required || field.kind === 'enum') continue;
+    const kind = field.kind === 'attr' ? 'attr' : 'block';
+    if (!seen.has(`${kind} ${name}`)) problems.push({ line: -1, message: `missing required ${kind === 'attr' ? 'attribute' : 'block'} "${name}"` });
+  }
+  return problems;
+}

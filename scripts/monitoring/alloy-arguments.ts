@@ -1,0 +1,111 @@
+/**
+ * The arguments each Alloy component takes, read from Alloy's source as its decoder reads a block into the component's
+ * Arguments struct (syntax/internal/syntaxtags: each field's `alloy:"name,flags"` tag; syntax/internal/tagcache: an
+ * enum's blocks named `<enum>.<block>`; syntax/vm/struct_decoder.go: what a body may hold). Each struct becomes a
+ * schema: its attributes and blocks by name, which are required, which blocks may repeat (a slice or an array), the
+ * schema of each block, and whether it takes a label. A struct with its own UnmarshalAlloy is read as the struct it
+ * hands the decoder when that is an alias of itself (`type arguments Arguments`), else opaque; so is a map, an
+ * interface, or a type of another module.
+ */
+import type { GoField, GoPackage } from '../lib/go-structs.ts';
+
+const MODULE = 'github.com/grafana/alloy/';
+
+/** A schema's fields: `attr`, `attr required`, `block <schema>`, `blocks <schema>` (repeatable), `enum <schema>`, with `required` after the kind. */
+export type Schema = Record<string, string>;
+
+export interface ArgumentsWalk {
+  /** A package of the module by its folder, read once; undefined where the folder holds no Go package. */
+  load: (dir: string) => Promise<GoPackage | undefined>;
+  schemas: Map<string, Schema>;
+}
+
+/** The package folder and type name a type expression names from `dir`, or undefined for another module's or a builtin. */
+async function resolve(w: ArgumentsWalk, dir: string, type: string): Promise<{ dir: string; name: string } | undefined> {
+  const bare = type.replace(/^(?:\*|\[\d*\])+/, '');
+  const qualified = /^([A-Za-z_]\w*)\.([A-Za-z_]\w*)$/.exec(bare);
+  if (!qualified) return /^[A-Z]\w*$|^[a-z]\w*$/.test(bare) ? { dir, name: bare } : undefined;
+  const path = (await w.load(dir))?.imports.get(qualified[1]!);
+  return path?.startsWith(MODULE) ? { dir: path.slice(MODULE.length), name: qualified[2]! } : undefined;
+}
+
+interface AlloyTag {
+  name: string;
+  flags: Set<string>;
+}
+
+const alloyTag = (field: GoField): AlloyTag | undefined => {
+  const raw = /(?:^|\s)alloy:"([^"]*)"/.exec(field.tag)?.[1];
+  if (raw === undefined || raw === '-') return undefined;
+  const [name, ...flags] = raw.split(',');
+  return { name: name!, flags: new Set(flags) };
+};
+
+/** The struct a type's decoder fills: itself, or for one with its own UnmarshalAlloy the alias of it the package declares. */
+function decodedFields(pkg: GoPackage, name: string): GoField[] | undefined {
+  const fields = pkg.structs.get(name);
+  if (!pkg.methods.get(name)?.has('UnmarshalAlloy')) return fields;
+  return pkg.localAliases.has(name) || [...pkg.named.values()].includes(name) ? fields : undefined;
+}
+
+/** The schema id of a block's type (`<folder>.<Type>`), walking it on first sight, or `opaque`. */
+export async function schemaOf(w: ArgumentsWalk, dir: string, type: string): Promise<string> {
+  const target = await resolve(w, dir, type);
+  if (!target) return 'opaque';
+  const id = `${target.dir}.${target.name}`;
+  if (w.schemas.has(id)) return id;
+  const pkg = await w.load(target.dir);
+  let fields = pkg && decodedFields(pkg, target.name);
+  if (pkg && !fields && !pkg.structs.has(target.name)) {
+    // A named type over another struct (`type Arguments otelcol.Config`) decodes as that struct.
+    const underlying = pkg.named.get(target.name);
+    return underlying && !/^(?:map\[|interface|func|chan )/.test(underlying) ? schemaOf(w, target.dir, underlying) : 'opaque';
+  }
+  if (!fields) return 'opaque';
+  const schema: Schema = {};
+  w.schemas.set(id, schema);
+  for (const field of fields) await addField(w, { dir: target.dir, schema }, field);
+  return id;
+}
+
+async function addField(w: ArgumentsWalk, at: { dir: string; schema: Schema }, field: GoField): Promise<void> {
+  const tag = alloyTag(field);
+  if (!tag) return;
+  const required = tag.flags.has('optional') ? '' : ' required';
+  const { schema, dir } = at;
+  if (tag.flags.has('label')) schema['(label)'] = 'label';
+  else if (tag.flags.has('squash')) {
+    const inner = await schemaOf(w, dir, field.type);
+    if (inner === 'opaque') schema['(open)'] = 'open';
+    else Object.assign(schema, w.schemas.get(inner));
+  } else if (tag.flags.has('attr')) schema[tag.name] = `attr${required}`;
+  else if (tag.flags.has('block')) {
+    const many = /^\[\d*\]/.test(field.type);
+    schema[tag.name] = `${many ? 'blocks' : 'block'}${required} ${await schemaOf(w, dir, field.type)}`;
+  } else if (tag.flags.has('enum')) {
+    const members = await schemaOf(w, dir, field.type);
+    for (const [name, kind] of Object.entries(w.schemas.get(members) ?? {}))
+      if (kind.startsWith('block')) schema[`${tag.name}.${name}`] = `enum ${kind.split(' ').at(-1)}`;
+  }
+}
+
+/** The Args type of a `component.Register(component.Registration{...})` body: `Arguments`, `otelcol.Arguments`. */
+export const registeredArgs = (body: string): string | undefined => /\bArgs:\s*&?([\w.]+)\{/.exec(body)?.[1];
+
+/** Every component's arguments schema and the schemas they reach. */
+export async function componentArguments(
+  w: ArgumentsWalk,
+  registered: readonly { name: string; dir: string; args?: string }[],
+): Promise<{ components: Record<string, string>; schemas: Record<string, Schema> }> {
+  const components: Record<string, string> = {};
+  for (const r of [...registered].sort((a, b) => a.name.localeCompare(b.name))) components[r.name] = r.args ? await schemaOf(w, r.dir, r.args) : 'opaque';
+  const used = new Set(Object.values(components));
+  const reach = (id: string) => {
+    for (const kind of Object.values(w.schemas.get(id) ?? {})) {
+      const ref = kind.split(' ').at(-1)!;
+      if (w.schemas.has(ref) && !used.has(ref)) reach(used.add(ref) && ref);
+    }
+  };
+  for (const id of [...used]) reach(id);
+  return { components, schemas: Object.fromEntries([...w.schemas].filter(([id]) => used.has(id)).sort(([a], [b]) => a.localeCompare(b))) };
+}
