@@ -188,7 +188,8 @@ export const mediaLibraryChecks: PolicyCheck[] = [
   },
   {
     id: 'media-4k-sharing',
-    description: 'The media server has the five libraries, and Movies 4K is shared only with users whose devices play 4K HDR (M16, M17).',
+    description:
+      'The media server has the five libraries, each share names a user and libraries it lists, and Movies 4K is shared only with users whose devices play 4K HDR (M16, M17).',
     invariants: ['M16', 'M17'],
     remediation: 'remove Movies 4K from the share of a user whose devices do not play 4K HDR, or add the missing library',
     reads: { files: SETTINGS_READS },
@@ -202,6 +203,15 @@ export const mediaLibraryChecks: PolicyCheck[] = [
         if (!names.has(library)) ctx.fail({ data: found.file, path: ['libraries'] }, `plex: library ${library} is missing`);
       const hdr = new Map(s.users.map((u) => [u.name, u.plays4kHdr]));
       s.shares.forEach((share, i) => {
+        if (!hdr.has(share.user))
+          ctx.fail({ data: found.file, path: ['shares', i, 'user'] }, `plex: a share names user ${share.user}, whom users does not list`);
+        share.libraries.forEach((library, j) => {
+          if (!names.has(library))
+            ctx.fail(
+              { data: found.file, path: ['shares', i, 'libraries', j] },
+              `plex: ${share.user}'s share names library ${library}, which libraries does not list`,
+            );
+        });
         if (share.libraries.includes('Movies 4K') && hdr.get(share.user) !== true)
           ctx.fail({ data: found.file, path: ['shares', i] }, `plex: Movies 4K is shared with ${share.user}, whose devices do not play 4K HDR`);
       });

@@ -28,6 +28,9 @@ export interface AlloyComponents {
   schemas: AlloySchemas;
 }
 
+/** A schema field's kind (model/alloy/arguments.ts): an attribute, a block, repeated blocks or an enum's block with its schema; a label; an open schema. */
+const FIELD_KIND = /^(?:(attr)(?: required)?|(?:block|blocks|enum)(?: required)? (\S+)|label|open)$/;
+
 /** The blocks `sourceFromBody` keeps as configuration, not components. */
 const CONFIG_BLOCKS = ['declare', 'logging', 'tracing', 'argument', 'export', 'foreach', 'import.file', 'import.string', 'import.http', 'import.git'];
 
@@ -39,8 +42,16 @@ export function alloyComponentsOf(doc: unknown): AlloyComponents | { problem: st
       return { problem: `component ${name} has no stability level Alloy knows` };
   const chartVersion = isMap(doc.pin) && typeof doc.pin.version === 'string' ? doc.pin.version : '';
   const schemas = doc.schemas ?? {};
-  if (!isMap(schemas) || !Object.values(schemas).every((s) => isMap(s) && Object.values(s).every((f) => typeof f === 'string')))
-    return { problem: 'schemas is not a map of schemas, each a map of field names to kinds' };
+  if (!isMap(schemas) || !Object.values(schemas).every(isMap)) return { problem: 'schemas is not a map of schemas' };
+  const known = (ref: string) => ref === 'opaque' || ref in schemas;
+  for (const [id, s] of Object.entries(schemas))
+    for (const [name, kind] of Object.entries(s as Record<string, unknown>)) {
+      const m = typeof kind === 'string' ? FIELD_KIND.exec(kind) : null;
+      if (!m || (m[2] !== undefined && !known(m[2])))
+        return { problem: `schema ${id} gives ${name} the kind ${JSON.stringify(kind)}, which the decoder has no reading of` };
+    }
+  const unknownArguments = Object.entries(doc.components).find(([, c]) => isMap(c) && c.arguments !== undefined && !known(String(c.arguments)));
+  if (unknownArguments) return { problem: `component ${unknownArguments[0]}'s arguments name no schema of the reference` };
   return {
     version: doc.version,
     chartVersion,

@@ -17,13 +17,17 @@ export interface UnpollerReference {
   variables: Readonly<Record<string, string>>;
 }
 
+/** The types the reference writes: those cnfg parses itself (a pointer's alike), a byte slice, or `opaque <type>`. */
+const TYPE = /^(?:\*?(?:string|bool|u?int(?:8|16|32|64)?|float(?:32|64)|error|time\.Duration|cnfg\.Duration)|\[\]byte|opaque \S.*)$/;
+
 function unpollerFields(doc: unknown): UnpollerReference | { problem: string } {
   if (!isMap(doc)) return { problem: 'it is not a map' };
   const { version, prefix, variables } = doc as Record<string, unknown>;
   if (typeof version !== 'string') return { problem: 'no version' };
   if (typeof prefix !== 'string' || prefix === '') return { problem: 'no prefix' };
-  if (!isMap(variables) || Object.keys(variables).length === 0 || !Object.values(variables).every((v) => typeof v === 'string'))
-    return { problem: 'variables is not a map of names to types' };
+  if (!isMap(variables) || Object.keys(variables).length === 0) return { problem: 'variables is not a map of names to types' };
+  const unknown = Object.entries(variables).find(([, t]) => typeof t !== 'string' || !TYPE.test(t));
+  if (unknown) return { problem: `variable ${unknown[0]} has type ${JSON.stringify(unknown[1])}, which cnfg does not parse` };
   return { version, prefix, variables: variables as Record<string, string> };
 }
 

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseAlloy } from '../../model/alloy/parser.ts';
 import { isValidIdentifier } from '../../model/alloy/scanner.ts';
-import { alloyBlockProblems } from '../../model/alloy/components.ts';
+import { alloyBlockProblems, alloyComponentsOf } from '../../model/alloy/components.ts';
 import { argumentProblems } from '../../model/alloy/arguments.ts';
 
 const errors = (text: string) => parseAlloy(text).errors.map((e) => `${e.line}: ${e.message}`);
@@ -122,5 +122,22 @@ describe("Alloy's decoder on a component's body (syntax/vm/struct_decoder.go)", 
 
   it('leaves unknown names alone where the struct squashes a type the reference could not read', () => {
     expect(problems(`known = 1\nother = 2\nblock {\n}\n`, 'squashed.Arguments')).toEqual([]);
+  });
+});
+
+describe("the reference's schemas", () => {
+  const doc = (schemas: unknown, args = 'loki/write.Arguments') => ({
+    version: '1.18.1',
+    components: { 'loki.write': { stability: 'generally-available', arguments: args } },
+    services: [],
+    schemas,
+  });
+  it('reads the kinds the decoder has a reading of, and refuses another kind or a schema it does not hold', () => {
+    expect(alloyComponentsOf(doc({ 'loki/write.Arguments': { url: 'attr required', wal: 'block opaque', '(label)': 'label' } }))).not.toHaveProperty('problem');
+    expect(alloyComponentsOf(doc({ 'loki/write.Arguments': { url: 'atr' } }))).toEqual({
+      problem: 'schema loki/write.Arguments gives url the kind "atr", which the decoder has no reading of',
+    });
+    expect(alloyComponentsOf(doc({ 'loki/write.Arguments': { wal: 'block loki/write.Wal' } }))).toHaveProperty('problem');
+    expect(alloyComponentsOf(doc({}, 'loki/write.Gone'))).toEqual({ problem: "component loki.write's arguments name no schema of the reference" });
   });
 });

@@ -224,6 +224,12 @@ export const mediaSettingsMutations: Mutation[] = [
     at: '  - user: family-tablets',
   },
   {
+    check: 'media-4k-sharing',
+    why: 'a share names a library the server does not have (TV for TV Shows)',
+    mutate: swap('apps/media/plex/settings/plex.yaml', '    libraries: [Movies, TV Shows, Courses, Youtube]', '    libraries: [Movies, TV, Courses, Youtube]'),
+    at: inFile('apps/media/plex/settings/plex.yaml', '    libraries: [Movies, TV, Courses, Youtube]'),
+  },
+  {
     check: 'media-request-tls',
     why: "the 4K server's Ingress lost its TLS, so the gateway would answer Jellyseerr with its own self-signed certificate",
     mutate: swap(RADARR_4K_INGRESS, '  tls:\n    - hosts: ["radarr-4k.lan.example.net"]\n      secretName: radarr-4k-tls\n', ''),
