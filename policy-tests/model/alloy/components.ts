@@ -50,7 +50,9 @@ export function alloyComponentsOf(doc: unknown): AlloyComponents | { problem: st
       if (!m || (m[2] !== undefined && !known(m[2])))
         return { problem: `schema ${id} gives ${name} the kind ${JSON.stringify(kind)}, which the decoder has no reading of` };
     }
-  const unknownArguments = Object.entries(doc.components).find(([, c]) => isMap(c) && c.arguments !== undefined && !known(String(c.arguments)));
+  const unknownArguments = Object.entries(doc.components).find(
+    ([, c]) => isMap(c) && c.arguments !== undefined && (typeof c.arguments !== 'string' || !known(c.arguments)),
+  );
   if (unknownArguments) return { problem: `component ${unknownArguments[0]}'s arguments name no schema of the reference` };
   return {
     version: doc.version,
