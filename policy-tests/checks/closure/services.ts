@@ -94,14 +94,22 @@ const reach = (reached: Reached, svc: Resource, why: string) => {
   if (!reached.has(svc)) reached.set(svc, why);
 };
 
-/** The pods of the cluster by label, once per run: a Service's selector is looked up through its first label. */
-function podFinder(ctx: CheckContext): (namespace: string, selector: Record<string, string>) => boolean {
+/**
+ * The pods of the cluster by label, once per run: a Service's selector is looked up through its first label. A
+ * workload scaled to 0 replicas runs no pod (an autoscaler does not scale one up from 0 either): what it matches is
+ * said apart, as the reason a Service has no endpoints.
+ */
+function podFinder(ctx: CheckContext): (namespace: string, selector: Record<string, string>) => 'found' | 'none' | Resource {
   const pods = [
-    ...templatesWithPorts(ctx.repo).map((t) => ({ namespace: t.namespace, labels: t.labels })),
-    ...providedPods(ctx.repo).map((p) => ({ namespace: p.namespace, labels: p.labels as Record<string, unknown> })),
+    ...templatesWithPorts(ctx.repo).map((t) => ({ namespace: t.namespace, labels: t.labels, resource: t.resource })),
+    ...providedPods(ctx.repo).map((p) => ({ namespace: p.namespace, labels: p.labels as Record<string, unknown>, resource: undefined })),
   ];
   const bySelector = selectorIndex(pods, (p) => p.labels);
-  return (namespace, selector) => bySelector({ matchLabels: selector }).some((p) => p.namespace === namespace);
+  return (namespace, selector) => {
+    const matched = bySelector({ matchLabels: selector }).filter((p) => p.namespace === namespace);
+    const zero = matched.find((p) => p.resource && dig(p.resource.object, ['spec', 'replicas']) === 0);
+    return matched.some((p) => p !== zero && !(p.resource && dig(p.resource.object, ['spec', 'replicas']) === 0)) ? 'found' : (zero?.resource ?? 'none');
+  };
 }
 
 /**
@@ -129,13 +137,15 @@ function checkSelectors(ctx: CheckContext, services: readonly Resource[], { reac
       );
       continue;
     }
-    if ((hasPods ??= podFinder(ctx))(svc.namespace, selector)) continue;
+    const pods = (hasPods ??= podFinder(ctx))(svc.namespace, selector);
+    if (pods === 'found') continue;
     const labels = Object.entries(selector)
       .map(([k, v]) => `${k}=${v}`)
       .join(', ');
+    const why = pods === 'none' ? `selects no pod in ${svc.namespace} (${labels})` : `selects only the pods of ${pods.kind} ${pods.name}, scaled to 0 replicas`;
     ctx.fail(
       { resource: svc, path: ['spec', 'selector'] },
-      `Service ${svc.name} selects no pod in ${svc.namespace} (${labels}), so it has no endpoints${reached.has(svc) ? `, and ${reached.get(svc)}` : ': nothing answers at it'}`,
+      `Service ${svc.name} ${why}, so it has no endpoints${reached.has(svc) ? `, and ${reached.get(svc)}` : ': nothing answers at it'}`,
     );
   }
 }

@@ -140,6 +140,12 @@ export const closureMutations: Mutation[] = [
   },
   {
     check: 'closure-service',
+    why: 'the subtitle manager scaled to 0 replicas: its Service has no endpoints, its route answers 503 and its exporter is scraped for nothing',
+    mutate: swap('apps/media/bazarr/deployment.yaml', 'spec:\n  replicas: 1\n', 'spec:\n  replicas: 0\n'),
+    at: inFile('apps/media/bazarr/service.yaml', '  selector:'),
+  },
+  {
+    check: 'closure-service',
     why: 'a route to a Service nobody declares',
     mutate: swap('apps/media/sonarr/ingress.yaml', '                name: sonarr\n', '                name: sonarr-web\n'),
     at: 'name: sonarr-web',
