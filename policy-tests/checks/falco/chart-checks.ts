@@ -52,7 +52,7 @@ export const falcoChartChecks: PolicyCheck[] = [
   {
     id: 'falco-sensor',
     description:
-      'The sensor: modern eBPF driver, on every node (control-plane tolerations match the cluster facts), syscalls as the only event source (no source plugin, no audit log; the container metadata plugin falco-rules 5 requires is the one plugin loaded, at a compatible version), JSON output to the forwarder, metrics every 15 min; judged on the rendered falco.yaml when the chart is rendered (S1, S5, A16).',
+      'The sensor: modern eBPF driver, on every node (control-plane tolerations match the cluster facts), syscalls as the only event source (no source plugin, no audit log; the container metadata plugin falco-rules 5 requires is the one plugin loaded, at a compatible version), JSON output posted to the forwarder at an in-cluster Service address, metrics every 15 min; judged on the rendered falco.yaml when the chart is rendered (S1, S5, A16).',
     invariants: ['S1', 'S5', 'A16'],
     remediation: Object.values(SENSOR_FIX).join('; '),
     reads: { kinds: ['Application'], charts: ['falco'], renders: true },
