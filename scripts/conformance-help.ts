@@ -162,7 +162,9 @@ is committed):
   --alloy DIR         grafana/alloy at the tag the alloy chart runs: its
                       parser's tests (syntax/parser/testdata), each valid
                       file parsed clean and each other one with exactly
-                      the errors it expects
+                      the errors it expects; its decoder's tests
+                      (syntax/vm/vm_block_test.go), each input against its
+                      struct's schema, structural errors in scope
   --kubernetes 1.NN   the version to measure at (default: the cluster facts')
   --every-policy-version
                       with --pod-security: the fixtures of every policy

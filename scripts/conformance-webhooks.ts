@@ -11,6 +11,7 @@ import { REPO_ROOT, conformance, facts } from '../policy-tests/index.ts';
 import { parseReference } from './monitoring/loki-reference-parse.ts';
 import { manifestTree } from './monitoring/tempo-reference.ts';
 import { readText, report } from './lib/agreement-report.ts';
+import { alloyDecoderRows } from './monitoring/alloy-decoder-tests.ts';
 
 /** cert-manager's Certificate and Issuer validation tests, against the gate's port of its webhook; its solver picker's. */
 export function reportCertManager(checkout: string, print: (line: string) => void): void {
@@ -141,7 +142,7 @@ export function reportAlertmanager(checkout: string, print: (line: string) => vo
 
 /** Tempo's own example configurations, each of which Tempo loads, against the repository's reference; and whether that reference is the checkout's manifest. */
 /** Alloy's parser tests: its valid files and its error files, each against the gate's port of the parser. */
-export function reportAlloy(checkout: string, print: (line: string) => void): void {
+export async function reportAlloy(checkout: string, print: (line: string) => void): Promise<void> {
   const dir = 'syntax/parser/testdata';
   const files = (existsSync(join(checkout, dir)) ? readdirSync(join(checkout, dir), { recursive: true, encoding: 'utf8' }) : [])
     .map((f) => `${dir}/${f.split(sep).join('/')}`)
@@ -150,6 +151,16 @@ export function reportAlloy(checkout: string, print: (line: string) => void): vo
     .map((name) => ({ name, text: readText(join(checkout, name)) }));
   if (files.length === 0) throw new Error(`${join(checkout, dir)} holds no .alloy file: not a checkout of grafana/alloy`);
   report("Alloy's parser tests (syntax/parser/testdata)", conformance.alloySyntaxAgreement(conformance.alloySyntaxCases(files)), print);
+  const decoderTests = join(checkout, 'syntax/vm/vm_block_test.go');
+  if (!existsSync(decoderTests)) throw new Error(`${decoderTests} does not exist: not a checkout of grafana/alloy`);
+  const { rows, unread } = await alloyDecoderRows(readText(decoderTests));
+  const { table, outOfScope } = conformance.alloyDecoderCases(rows, unread);
+  report(
+    "Alloy's decoder tests (syntax/vm/vm_block_test.go), against the gate's port of its structural checks",
+    conformance.alloyDecoderAgreement(table),
+    print,
+  );
+  print(`  ${outOfScope.length} cases expect an error about a value (a type, a conversion), which the port does not judge: not in scope\n`);
 }
 
 export function reportTempo(checkout: string, print: (line: string) => void): void {

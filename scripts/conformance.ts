@@ -143,7 +143,7 @@ const CHECKOUTS = [
   'alloy',
 ] as const;
 /** The checkouts of the webhooks', operators' and programs' own tests, each with its report, in the order printed. */
-const PROGRAM_REPORTS: readonly [(typeof CHECKOUTS)[number], (checkout: string, print: (line: string) => void) => void][] = [
+const PROGRAM_REPORTS: readonly [(typeof CHECKOUTS)[number], (checkout: string, print: (line: string) => void) => void | Promise<void>][] = [
   ['cert-manager', reportCertManager],
   ['external-secrets', reportExternalSecrets],
   ['metallb', reportMetalLB],
@@ -211,7 +211,7 @@ export function conformanceCommand(argv: string[], io?: CommandIo): Promise<numb
         if (yamlSuite)
           report('YAML test suite, the fast manifest reader against the yaml library', conformance.yamlSuiteAgreement(yamlSuiteCases(yamlSuite)), print);
         if (falcoLibs) reportFalcoLibs(falcoLibs, print);
-        for (const [flag, reportOn] of PROGRAM_REPORTS) if (dir(flag)) reportOn(dir(flag)!, print);
+        for (const [flag, reportOn] of PROGRAM_REPORTS) if (dir(flag)) await reportOn(dir(flag)!, print);
         if (componentHelpers) reportComponentHelpers(componentHelpers, print);
         if (cron)
           report(

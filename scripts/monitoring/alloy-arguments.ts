@@ -11,7 +11,7 @@ import type { GoField, GoPackage } from '../lib/go-structs.ts';
 
 const MODULE = 'github.com/grafana/alloy/';
 
-/** A schema's fields: `attr`, `attr required`, `block <schema>`, `blocks <schema>` (repeatable), `enum <schema>`, with `required` after the kind. */
+/** A schema's fields: `attr`, `attr required`, `block <schema>`, `blocks <schema>` (repeatable), `enum <schema>`, with `required` after the kind; a block's schema may be `map` or `opaque`. */
 export type Schema = Record<string, string>;
 
 export interface ArgumentsWalk {
@@ -48,8 +48,9 @@ function decodedFields(pkg: GoPackage, name: string): GoField[] | undefined {
   return pkg.localAliases.has(name) || [...pkg.named.values()].includes(name) ? fields : undefined;
 }
 
-/** The schema id of a block's type (`<folder>.<Type>`), walking it on first sight, or `opaque`. */
+/** The schema id of a block's type (`<folder>.<Type>`), walking it on first sight; `map` for a map or an `any` (read as one); or `opaque`. */
 export async function schemaOf(w: ArgumentsWalk, dir: string, type: string): Promise<string> {
+  if (/^(?:\*|\[\d*\])*(?:map\[|any$|interface\{\}$)/.test(type)) return 'map';
   const target = await resolve(w, dir, type);
   if (!target) return 'opaque';
   const id = `${target.dir}.${target.name}`;
@@ -59,7 +60,8 @@ export async function schemaOf(w: ArgumentsWalk, dir: string, type: string): Pro
   if (pkg && !fields && !pkg.structs.has(target.name)) {
     // A named type over another struct (`type Arguments otelcol.Config`) decodes as that struct.
     const underlying = pkg.named.get(target.name);
-    return underlying && !/^(?:map\[|interface|func|chan )/.test(underlying) ? schemaOf(w, target.dir, underlying) : 'opaque';
+    if (underlying && /^map\[/.test(underlying)) return 'map';
+    return underlying && !/^(?:interface|func|chan )/.test(underlying) ? schemaOf(w, target.dir, underlying) : 'opaque';
   }
   if (!fields) return 'opaque';
   const schema: Schema = {};

@@ -293,5 +293,6 @@ export { alertmanagerConfigAgreement, alertmanagerConfigCases, alertmanagerMatch
 export { alertmanagerInhibitAgreement, alertmanagerInhibitCases } from './alertmanager-inhibit-cases.ts';
 export { TEMPO_CONFIG_FILES, tempoConfigAgreement, tempoConfigCases } from './tempo-config-cases.ts';
 export { alloySyntaxAgreement, alloySyntaxCases } from './alloy-syntax-cases.ts';
+export { alloyDecoderAgreement, alloyDecoderCases, type AlloyDecoderRow } from './alloy-decoder-cases.ts';
 export { tempoFields } from '../../model/tempo/config.ts';
 export { referenceCatalog as lokiReferenceCatalog, referenceTypes as lokiReferenceTypes } from '../../model/loki/reference.ts';

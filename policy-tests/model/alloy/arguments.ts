@@ -3,8 +3,8 @@
  * (syntax/vm/struct_decoder.go's Decode, decodeAttr, decodeNormalBlock and decodeEnumBlock, and vm.go's
  * evaluateBlockLabel), against the schemas of the reference the repository keeps (each struct's attributes and
  * blocks by their `alloy` tags): an attribute or block the struct has no field for, one used as the other kind, an
- * attribute given twice, a block that is no list given twice, a nested block's label it takes or refuses, and a
- * required attribute or block missing. Each in Alloy's words. The values themselves (their types, and what each
+ * attribute given twice, a block that is no list given twice, a nested block's label it takes or refuses (a block read
+ * as a map takes none, and no block inside it), and a required attribute or block missing. Each in Alloy's words. The values themselves (their types, and what each
  * component's Validate refuses) are not judged here.
  */
 import type { AlloyStatement } from './parser.ts';
@@ -68,6 +68,12 @@ export function argumentProblems(body: readonly AlloyStatement[], id: string, sc
     }
     if (field.kind === 'block' && counts.get(name)! > 1 && first) problems.push({ line: s.line, message: `block "${name}" may only be specified once` });
     if (!field.schema) continue;
+    if (field.schema === 'map') {
+      // evaluateMap: a block read as a map takes no label and holds attributes alone.
+      if (s.label !== '') problems.push({ line: s.line, message: `block "${name}" requires empty label` });
+      else for (const n of s.body.filter((x) => x.kind === 'block')) problems.push({ line: n.line, message: 'nested blocks not supported here' });
+      continue;
+    }
     const takesLabel = schemas[field.schema]?.['(label)'] !== undefined;
     if (takesLabel && s.label === '') problems.push({ line: s.line, message: `block "${name}" requires non-empty label` });
     else if (!takesLabel && s.label !== '') problems.push({ line: s.line, message: `block "${name}" does not support specifying labels` });

@@ -43,7 +43,7 @@ export function alloyComponentsOf(doc: unknown): AlloyComponents | { problem: st
   const chartVersion = isMap(doc.pin) && typeof doc.pin.version === 'string' ? doc.pin.version : '';
   const schemas = doc.schemas ?? {};
   if (!isMap(schemas) || !Object.values(schemas).every(isMap)) return { problem: 'schemas is not a map of schemas' };
-  const known = (ref: string) => ref === 'opaque' || ref in schemas;
+  const known = (ref: string) => ref === 'opaque' || ref === 'map' || ref in schemas;
   for (const [id, s] of Object.entries(schemas))
     for (const [name, kind] of Object.entries(s as Record<string, unknown>)) {
       const m = typeof kind === 'string' ? FIELD_KIND.exec(kind) : null;
