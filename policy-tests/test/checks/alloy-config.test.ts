@@ -26,7 +26,11 @@ describe(CHECK, () => {
   });
 
   it('takes a community component only with community components on', async () => {
-    const pubsub = swap(ALLOY, '      loki.write "default" {\n', '      otelcol.receiver.googlecloudpubsub "x" {\n      }\n      loki.write "default" {\n');
+    const pubsub = swap(
+      ALLOY,
+      '      loki.write "default" {\n',
+      '      otelcol.receiver.googlecloudpubsub "x" {\n        subscription = "projects/lab/subscriptions/logs"\n        output {\n        }\n      }\n      loki.write "default" {\n',
+    );
     expect((await onBrokenCopy(CHECK, pubsub)).failed.map((f) => f.message)).toEqual([expect.stringContaining('is a community component')]);
     const on = (c: RepoCopy) => {
       pubsub(c);
