@@ -177,7 +177,7 @@ export const mediaSettingsChecks: PolicyCheck[] = [
   {
     id: 'media-queue-cleaner',
     description:
-      'Queue cleaner jobs: every 5 min; 3 strikes; Ignore Private off; skip if not in client; Force Import 3 tries; pattern mode Exclude; no stall or slow rules; Malware Blocker permissive for the managers; Seeker search on, proactive off; managers on 8989 and 7878 (M24-M27).',
+      'Queue cleaner jobs: every 5 min; 3 strikes; Ignore Private off; skip if not in client; Force Import 3 tries; pattern mode Exclude; no stall or slow rules; Malware Blocker permissive for each manager the cleaner lists, by its name; Seeker search on, proactive off; managers on 8989 and 7878 (M24-M27).',
     invariants: ['M24', 'M25', 'M26', 'M27'],
     remediation: 'set the Cleanuparr job setting the finding names',
     reads: { files: SETTINGS_READS },
@@ -206,6 +206,14 @@ export const mediaSettingsChecks: PolicyCheck[] = [
         ['malwareBlocker'],
         'Malware Blocker runs every 5 min, permissive, Ignore Private off',
       );
+      // The blocker runs for each manager the cleaner knows, by its name there: a name it does not know blocks nothing.
+      const names = (objects(s.managers) as { name?: unknown }[]).map((mgr) => String(mgr.name));
+      const blocked = Array.isArray(m.managers) ? (m.managers as unknown[]) : [];
+      blocked.forEach((name, i) =>
+        expect(names.includes(String(name)), ['malwareBlocker', 'managers', i], `Malware Blocker names manager ${String(name)}, which managers does not list`),
+      );
+      for (const name of names.filter((n) => !blocked.map(String).includes(n)))
+        ctx.fail({ data: file, path: ['malwareBlocker', 'managers'] }, `Malware Blocker leaves manager ${name} out`);
       const seeker = (s.seeker ?? {}) as Record<string, unknown>;
       expect(seeker.search === true && seeker.proactiveSearch === false, ['seeker'], 'Seeker: search on, proactive search off');
       (objects(s.managers) as { kind?: string; url?: string }[]).forEach((mgr, i) => {

@@ -107,6 +107,12 @@ export const mediaSettingsMutations: Mutation[] = [
   },
   {
     check: 'media-queue-cleaner',
+    why: 'the malware blocker given a manager name the cleaner does not know (the movie manager left out)',
+    mutate: swap(CLEANUPARR_SETTINGS, 'managers: [sonarr, radarr, radarr-4k]', 'managers: [sonarr, movies, radarr-4k]'),
+    at: inFile(CLEANUPARR_SETTINGS, 'managers: [sonarr, movies, radarr-4k]'),
+  },
+  {
+    check: 'media-queue-cleaner',
     why: 'proactive search on',
     mutate: swap(CLEANUPARR_SETTINGS, 'proactiveSearch: false', 'proactiveSearch: true'),
     at: 'seeker:',
