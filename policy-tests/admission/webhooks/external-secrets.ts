@@ -6,7 +6,7 @@
  * are applied here too. Another provider's own store rules are not ported, and said so.
  */
 import { isSet, list, obj as dictOf, str as text } from '../../model/core/dig.ts';
-import { goDurationMs } from '../../model/core/time.ts';
+import { goDurationMs, goParseDuration } from '../../model/core/time.ts';
 import type { PathSegment } from '../../model/core/positions.ts';
 import { re2Problem } from '../../model/core/re2.ts';
 
@@ -91,8 +91,27 @@ function dataFromRefusals(ref: Obj, at: PathSegment[]): Refusal[] {
 }
 
 /** validateExternalSecret: each error errors.Join gathers, in its order. */
+/**
+ * The webhook decodes the object before it validates it: ExternalSecretSpec.RefreshInterval is a *metav1.Duration,
+ * whose UnmarshalJSON reads a JSON string and parses it with Go's time.ParseDuration, so the CRD (which asks only for
+ * a string) lets through a text the decoder refuses, and the webhook answers with the decode error alone.
+ */
+function refreshDecodeRefusal(v: unknown): Refusal | undefined {
+  if (v === undefined || v === null) return undefined;
+  const at = ['spec', 'refreshInterval'];
+  if (typeof v !== 'string')
+    return {
+      path: at,
+      message: `json: cannot unmarshal ${Array.isArray(v) ? 'array' : typeof v === 'object' ? 'object' : typeof v} into Go value of type string`,
+    };
+  const parsed = goParseDuration(v);
+  return parsed.ok ? undefined : { path: at, message: parsed.error };
+}
+
 export function externalSecretRefusals(spec: unknown): Refusal[] {
   const s = obj(spec);
+  const undecodable = refreshDecodeRefusal(s.refreshInterval);
+  if (undecodable) return [undecodable];
   const target = targetOf(s);
   const data = list(s.data);
   const out: Refusal[] = [...policyRefusals(target)];

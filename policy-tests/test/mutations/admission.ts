@@ -356,6 +356,12 @@ const mutations: Mutation[] = [
   },
   {
     check: 'external-secrets-webhook',
+    why: "the watchdog token refreshed every 9999999999999h: the CRD takes any text, the webhook's decoder (a metav1.Duration, Go's ParseDuration) refuses a duration past its range, and the Secret is never written",
+    mutate: swap(GRAFANA_SECRETS, 'refreshInterval: 24h', 'refreshInterval: 9999999999999h'),
+    at: (c) => ({ file: GRAFANA_SECRETS, line: lineOf(c, GRAFANA_SECRETS, 'refreshInterval: 9999999999999h') }),
+  },
+  {
+    check: 'external-secrets-webhook',
     why: "Grafana's admin login reads its password from the same field twice (a copied entry whose secretKey was not changed): External Secrets' webhook refuses the duplicate secretKey while the Secret is retained",
     mutate: swap(
       GRAFANA_SECRETS,
