@@ -120,7 +120,7 @@ describe('alloy:reference', () => {
     const written = parse(await readFile(join(clone.root, 'monitoring/alloy/facts/components.yaml'), 'utf8'));
     expect(written).toMatchObject({ version: '1.30.0', pin: { chart: 'alloy', version: '2.0.0' }, services: ['http'] });
     expect(Object.keys(written.components)).toEqual(['database_observability.mysql', 'loki.write', 'otelcol.receiver.googlecloudpubsub']);
-    // Each component's arguments as the decoder reads the struct: tags, a squashed struct of another package, an enum's blocks, a map opaque.
+    // Each component's arguments as the decoder reads the struct: tags, a squashed struct of another package, an enum's blocks, a block read as a map.
     expect(written.components['loki.write'].arguments).toBe('internal/component/loki/write.Arguments');
     expect(written.components['database_observability.mysql'].arguments).toBe('opaque');
     expect(written.schemas).toEqual({
@@ -134,7 +134,7 @@ describe('alloy:reference', () => {
         url: 'attr required',
         bearer_token: 'attr',
         tls_config: 'block internal/component/common/config.TLSConfig',
-        headers: 'block opaque',
+        headers: 'block map',
       },
       'internal/component/loki/write.JSONConfig': { expressions: 'attr required' },
       'internal/component/common/config.TLSConfig': { ca_file: 'attr' },

@@ -6,8 +6,7 @@
  * FIREWALL_INPUT_PORTS) does nothing: the setting meant is not made. Its server selection and its keys are not judged.
  */
 import type { PolicyCheck } from '../../model/checks/kit.ts';
-import { containersOf, imageParts, podSpecOf } from '../../model/core/workloads.ts';
-import { scalarText } from '../../model/core/text.ts';
+import { programContainers } from '../../model/checks/program-containers.ts';
 import { objects } from '../../model/core/dig.ts';
 import { GLUETUN_IMAGE, GLUETUN_REFERENCE, gluetunProblems, gluetunReference } from '../../model/apps/gluetun.ts';
 
@@ -22,35 +21,15 @@ export const gluetunSettingsCheck: PolicyCheck = {
   reads: { kinds: ['Deployment', 'StatefulSet', 'DaemonSet'], files: [GLUETUN_REFERENCE] },
   exemptible: false,
   run(ctx) {
-    const reference = gluetunReference(ctx.repo);
-    if (reference && !reference.ok)
-      return ctx.fail({ data: reference.data, path: [] }, `${GLUETUN_REFERENCE} cannot be read (${reference.problem}): gluetun's settings are not judged`);
-    for (const w of ctx.resources) {
-      const pod = podSpecOf(w);
-      if (!pod) continue;
-      for (const { container, at, name } of containersOf(pod)) {
-        const image = imageParts(scalarText(container.image ?? ''));
-        if (!image.name.endsWith(GLUETUN_IMAGE)) continue;
-        if (!reference) {
-          ctx.notJudged({ resource: w, path: [...at, 'env'] }, `no ${GLUETUN_REFERENCE}: gluetun's settings are not judged (${REFRESH})`);
-          continue;
-        }
-        const tag = (image.tag ?? '').replace(/^v/, '');
-        if (tag !== reference.version) {
-          ctx.notJudged(
-            { resource: w, path: [...at, 'image'] },
-            `container ${name} runs gluetun ${image.tag ?? '(no tag)'}, the reference was read for ${reference.version}: its settings are judged after a refresh (${REFRESH})`,
-          );
-          continue;
-        }
-        const env = objects(container.env);
-        const whole = objects(container.envFrom).length === 0;
-        for (const p of gluetunProblems(env, reference, { whole })) {
-          // The env entry gluetun reads, else the image where its default is at fault.
-          const entry = p.index === undefined ? undefined : env[p.index]!;
-          const path = !entry ? [...at, 'image'] : [...at, 'env', p.index!, p.on === 'name' || entry.value === undefined ? 'name' : 'value'];
-          ctx.fail({ resource: w, path }, `container ${name}: ${p.message}`);
-        }
+    const program = { name: 'gluetun', image: GLUETUN_IMAGE, file: GLUETUN_REFERENCE, refresh: REFRESH, what: "gluetun's settings" };
+    for (const { workload: w, container, at, name, reference } of programContainers(ctx, program, gluetunReference(ctx.repo))) {
+      const env = objects(container.env);
+      const whole = objects(container.envFrom).length === 0;
+      for (const p of gluetunProblems(env, reference, { whole })) {
+        // The env entry gluetun reads, else the image where its default is at fault.
+        const entry = p.index === undefined ? undefined : env[p.index]!;
+        const path = !entry ? [...at, 'image'] : [...at, 'env', p.index!, p.on === 'name' || entry.value === undefined ? 'name' : 'value'];
+        ctx.fail({ resource: w, path }, `container ${name}: ${p.message}`);
       }
     }
   },

@@ -7,8 +7,7 @@
  * certificate pin among them, is not made.
  */
 import type { PolicyCheck } from '../../model/checks/kit.ts';
-import { containersOf, imageParts, podSpecOf } from '../../model/core/workloads.ts';
-import { scalarText } from '../../model/core/text.ts';
+import { programContainers } from '../../model/checks/program-containers.ts';
 import { objects } from '../../model/core/dig.ts';
 import { UNPOLLER_IMAGE, UNPOLLER_REFERENCE, unpollerReference } from '../../model/unpoller/reference.ts';
 import { unpollerProblems } from '../../model/unpoller/cnfg.ts';
@@ -23,35 +22,15 @@ export const unpollerConfigCheck: PolicyCheck = {
   reads: { kinds: ['Deployment', 'StatefulSet', 'DaemonSet'], files: [UNPOLLER_REFERENCE] },
   exemptible: false,
   run(ctx) {
-    const reference = unpollerReference(ctx.repo);
-    if (reference && !reference.ok)
-      return ctx.fail({ data: reference.data, path: [] }, `${UNPOLLER_REFERENCE} cannot be read (${reference.problem}): unpoller's settings are not judged`);
-    for (const w of ctx.resources) {
-      const pod = podSpecOf(w);
-      if (!pod) continue;
-      for (const { container, at, name } of containersOf(pod)) {
-        const image = imageParts(scalarText(container.image ?? ''));
-        if (!image.name.endsWith(UNPOLLER_IMAGE)) continue;
-        if (!reference) {
-          ctx.notJudged({ resource: w, path: [...at, 'env'] }, `no ${UNPOLLER_REFERENCE}: unpoller's settings are not judged (${REFRESH})`);
-          continue;
-        }
-        const tag = (image.tag ?? '').replace(/^v/, '');
-        if (tag !== reference.version) {
-          ctx.notJudged(
-            { resource: w, path: [...at, 'image'] },
-            `container ${name} runs unpoller ${image.tag ?? '(no tag)'}, the reference was read for ${reference.version}: its settings are judged after a refresh (${REFRESH})`,
-          );
-          continue;
-        }
-        const env = objects(container.env);
-        const whole = objects(container.envFrom).length === 0;
-        if (!whole) ctx.notJudged({ resource: w, path: [...at, 'envFrom'] }, `container ${name}: the variables its envFrom gives unpoller are not judged`);
-        for (const p of unpollerProblems(env, reference, { whole })) {
-          const path = [...at, 'env', p.index, p.on === 'name' || env[p.index]!.value === undefined ? 'name' : 'value'];
-          if (p.notJudged) ctx.notJudged({ resource: w, path }, `container ${name}: ${p.message}`);
-          else ctx.fail({ resource: w, path }, `container ${name}: ${p.message}`);
-        }
+    const program = { name: 'unpoller', image: UNPOLLER_IMAGE, file: UNPOLLER_REFERENCE, refresh: REFRESH, what: "unpoller's settings" };
+    for (const { workload: w, container, at, name, reference } of programContainers(ctx, program, unpollerReference(ctx.repo))) {
+      const env = objects(container.env);
+      const whole = objects(container.envFrom).length === 0;
+      if (!whole) ctx.notJudged({ resource: w, path: [...at, 'envFrom'] }, `container ${name}: the variables its envFrom gives unpoller are not judged`);
+      for (const p of unpollerProblems(env, reference, { whole })) {
+        const path = [...at, 'env', p.index, p.on === 'name' || env[p.index]!.value === undefined ? 'name' : 'value'];
+        if (p.notJudged) ctx.notJudged({ resource: w, path }, `container ${name}: ${p.message}`);
+        else ctx.fail({ resource: w, path }, `container ${name}: ${p.message}`);
       }
     }
   },

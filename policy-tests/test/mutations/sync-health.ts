@@ -19,15 +19,6 @@ export const syncHealthMutations: Mutation[] = [
     at: inFile(`${SONARR}/pvc.yaml`, 'storageClassName: ceph-block'),
   },
   {
-    check: 'sync-first-consumer',
-    why: "Sonarr's claim waits for its first consumer, and Sonarr is scaled to zero: only the backup CronJob mounts it, at its schedule",
-    mutate: (c) => {
-      waitForFirstConsumer(c);
-      swap(`${SONARR}/deployment.yaml`, 'replicas: 1', 'replicas: 0')(c);
-    },
-    at: inFile(`${SONARR}/pvc.yaml`, 'storageClassName: ceph-block'),
-  },
-  {
     check: 'sync-suspended',
     why: "the API's Deployment is paused: Argo CD counts it Suspended, and the root app's later waves wait forever",
     mutate: (c) => c.edit(API, 0, (d) => d.setIn(['spec', 'paused'], true)),
