@@ -17,7 +17,9 @@ describe('sync-first-consumer: a claim only a CronJob mounts', () => {
   it("waits for the CronJob's schedule, and the scaled-down app's Service has no endpoints", async () => {
     const { failed } = await onBrokenCopy(['sync-first-consumer', 'closure-service'], scaledToZero);
     expect(failed.filter((f) => f.check === 'sync-first-consumer').map((f) => `${f.file}:${f.line}`)).toEqual(['apps/media/sonarr/pvc.yaml:8']);
-    expect(failed.find((f) => f.check === 'sync-first-consumer')?.message).toMatch(/only Deployment sonarr, CronJob sonarr-db-backup mount it, whose pods come at a schedule or not at all/);
+    expect(failed.find((f) => f.check === 'sync-first-consumer')?.message).toMatch(
+      /only Deployment sonarr, CronJob sonarr-db-backup mount it, whose pods come at a schedule or not at all/,
+    );
     expect(failed.some((f) => f.check === 'closure-service' && /scaled to 0 replicas/.test(f.message))).toBe(true);
   });
 });
