@@ -30,8 +30,8 @@ const workloadKinds = [...WORKLOAD_KINDS];
 /** Names a values key carries a credential under. */
 const CREDENTIAL_KEY = /pass(word)?|token|secret|webhook|api[_-]?key|credential|private[_-]?key/i;
 
-/** A key an ExternalSecret's template writes a credential under: a values key's words, or a key by name (`tls.key`, `..._KEY`). */
-const TEMPLATE_CREDENTIAL_KEY = new RegExp(`${CREDENTIAL_KEY.source}|(?:^|[_.-])key$`, 'i');
+/** A key an ExternalSecret's template writes a credential under: a values key's words, or a key by name (`tls.key`, `..._KEY`, an access key's ID). */
+const TEMPLATE_CREDENTIAL_KEY = new RegExp(`${CREDENTIAL_KEY.source}|(?:^|[_.-])key$|access[_-]?key`, 'i');
 
 /**
  * The keys an ExternalSecret's template writes as literal text under a credential's name: External Secrets renders a

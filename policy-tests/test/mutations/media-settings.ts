@@ -126,6 +126,12 @@ export const mediaSettingsMutations: Mutation[] = [
   },
   {
     check: 'media-subtitle-settings',
+    why: "the subtitle manager's TV manager written host:port without its scheme: no URL, so Bazarr reaches no Sonarr and no series gets subtitles",
+    mutate: swap('apps/media/bazarr/settings/bazarr.yaml', 'url: http://sonarr.media.svc:8989', 'url: sonarr:8989'),
+    at: inFile('apps/media/bazarr/settings/bazarr.yaml', 'url: sonarr:8989'),
+  },
+  {
+    check: 'media-subtitle-settings',
     why: 'the 4K subtitle manager integrates with the TV manager',
     mutate: swap('apps/media/bazarr-4k/settings/bazarr-4k.yaml', 'sonarr:\n  enabled: false', 'sonarr:\n  enabled: true'),
     at: 'sonarr:',

@@ -92,6 +92,12 @@ export const workloadHygieneMutations: Mutation[] = [
     at: inFile('apps/platform/backups/secrets.yaml', 'BACKUP_MANIFEST_KEY: "x"'),
   },
   {
+    check: 'no-plain-secret',
+    why: "the off-site store's access key ID written into the template as text: committed, and restic cannot authenticate with it",
+    mutate: swap('apps/platform/backups/secrets.yaml', 'AWS_ACCESS_KEY_ID: "{{ .accessKey }}"', 'AWS_ACCESS_KEY_ID: "x"'),
+    at: inFile('apps/platform/backups/secrets.yaml', 'AWS_ACCESS_KEY_ID: "x"'),
+  },
+  {
     check: 'workload-hostpath',
     why: 'a hostPath volume appears',
     mutate: (c) =>
