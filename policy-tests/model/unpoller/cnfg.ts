@@ -6,8 +6,7 @@
  * each value it reads by its Go type: a pointer's empty value leaves it unset, any other type parses the empty text
  * too. A value it cannot parse is an error from UnmarshalENV, and unpoller exits at start (pkg/poller/config.go).
  */
-import { scalarText } from '../core/text.ts';
-import { goParseBool } from '../core/text.ts';
+import { goParseBool, scalarText } from '../core/text.ts';
 import { goParseDuration } from '../core/time.ts';
 import { goParseFloat } from '../go/strconv.ts';
 import { didYouMean } from '../core/did-you-mean.ts';
