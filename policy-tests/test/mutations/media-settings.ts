@@ -32,6 +32,12 @@ export const mediaSettingsMutations: Mutation[] = [
   },
   {
     check: 'media-settings-schema',
+    why: "the movie manager's address in Prowlarr written without its scheme: Prowlarr's IsValidUrl refuses the application, and no indexer syncs to Radarr",
+    mutate: swap(PROWLARR_SETTINGS, 'baseUrl: http://radarr.media.svc:7878', 'baseUrl: radarr.media.svc:7878'),
+    at: inFile(PROWLARR_SETTINGS, 'baseUrl: radarr.media.svc:7878'),
+  },
+  {
+    check: 'media-settings-schema',
     why: "a sync category past Int32: Prowlarr's JSON binding refuses the application, and no indexer syncs to the TV manager",
     mutate: swap(PROWLARR_SETTINGS, 'syncCategories: [5000, 5030, 5040]', 'syncCategories: [5000, 99999999999]'),
     at: inFile(PROWLARR_SETTINGS, 'syncCategories: [5000, 99999999999]'),
