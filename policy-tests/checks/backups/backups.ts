@@ -7,7 +7,7 @@
  * media-manager-settings' row; the scripts' 14 days are proven by their tests.
  */
 import { targetsOfDocument, TARGET_FILES, volumeOnlyApps, type Target } from '../../model/apps/backup-targets.ts';
-import { resticRepositoryProblems } from './restic-repository.ts';
+import { resticRepositoryProblems, sharedRepositoryProblems } from './restic-repository.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { perRepo } from '../../model/repository/per-repo.ts';
 import type { PathSegment } from '../../model/core/positions.ts';
@@ -203,6 +203,7 @@ export const backupChecks: PolicyCheck[] = [
           );
       }
       for (const source of sources) resticRepositoryProblems(ctx, source);
+      sharedRepositoryProblems(ctx, sources);
     },
   },
   {

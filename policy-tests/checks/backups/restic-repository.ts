@@ -7,6 +7,7 @@ import type { CheckContext } from '../../model/checks/kit.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { keysOf } from '../../model/cluster/provided-keys.ts';
 import { emptyTemplateKeys, writtenByExternalSecret } from '../../model/cluster/external-secrets.ts';
+import { dig } from '../../model/core/dig.ts';
 
 /** The keys VolSync's restic mover reads from its repository Secret. */
 const VOLSYNC_RESTIC_KEYS = ['RESTIC_REPOSITORY', 'RESTIC_PASSWORD'];
@@ -32,4 +33,34 @@ export function resticRepositoryProblems(ctx: CheckContext, source: Resource): v
       { resource: es, path: ['spec', 'target', 'template', 'data', key] },
       `the restic repository Secret ${repository} gets ${key} empty from its template: VolSync's mover stops on it (${key} must be defined), and no copy is made`,
     );
+}
+
+/**
+ * Two copies written to one restic repository path: VolSync's restore takes the newest snapshot there, which may be
+ * the other volume's, so a restore brings back another app's files (a component's replacement that no longer reaches
+ * the template leaves every app at the template's path).
+ */
+export function sharedRepositoryProblems(ctx: CheckContext, sources: readonly Resource[]): void {
+  const byPath = new Map<string, { es: Resource; source: Resource }[]>();
+  for (const source of sources) {
+    const repository = (source.object.spec as { restic?: { repository?: string } })?.restic?.repository;
+    const es = ctx.resources.find(
+      (r) => r.kind === 'ExternalSecret' && r.namespace === source.namespace && (dig(r.object, ['spec', 'target', 'name']) ?? r.name) === repository,
+    );
+    const path = es && dig(es.object, ['spec', 'target', 'template', 'data', 'RESTIC_REPOSITORY']);
+    if (!es || typeof path !== 'string' || path === '') continue;
+    // The same text from the same store entries is the same path; other entries may fill the template otherwise.
+    const key = JSON.stringify([path, dig(es.object, ['spec', 'secretStoreRef']), dig(es.object, ['spec', 'data']), dig(es.object, ['spec', 'dataFrom'])]);
+    byPath.set(key, [...(byPath.get(key) ?? []), { es, source }]);
+  }
+  for (const [key, users] of byPath) {
+    const path = JSON.parse(key)[0] as string;
+    const volumes = new Set(users.map((u) => `${u.source.namespace}/${String(dig(u.source.object, ['spec', 'sourcePVC']))}`));
+    if (volumes.size < 2) continue;
+    for (const { es, source } of users)
+      ctx.fail(
+        { resource: es, path: ['spec', 'target', 'template', 'data', 'RESTIC_REPOSITORY'] },
+        `ReplicationSource ${source.name} copies to the restic repository ${path}, which ${[...volumes].filter((v) => v !== `${source.namespace}/${String(dig(source.object, ['spec', 'sourcePVC']))}`).join(', ')} also copies to: a restore takes the newest snapshot there, which may be another volume's`,
+      );
+  }
 }

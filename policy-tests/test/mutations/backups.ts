@@ -6,6 +6,16 @@ import { COPY_COMPONENT, swap, DB_BACKUP_COMPONENT, SONARR_TARGET, patchJob, inC
 export const backupsMutations: Mutation[] = [
   {
     check: 'backup-coverage',
+    why: "the off-site copy component's replacement of the repository path selects a Secret's writer by a misspelt name: every app's copy goes to the template's one path, and a restore takes another app's newest snapshot",
+    mutate: swap(
+      'apps/media/components/offsite-copy/kustomization.yaml',
+      '      - select: { kind: ExternalSecret, name: app-config-restic }\n        fieldPaths: [spec.target.template.data.RESTIC_REPOSITORY]',
+      '      - select: { kind: ExternalSecret, name: app-config-restik }\n        fieldPaths: [spec.target.template.data.RESTIC_REPOSITORY]',
+    ),
+    at: (c) => ({ file: COPY_COMPONENT, line: lineOf(c, COPY_COMPONENT, 'RESTIC_REPOSITORY:') }),
+  },
+  {
+    check: 'backup-coverage',
     why: "the off-site copy's Secret names the restic password RESTIC_PASS, which VolSync's mover never reads",
     mutate: swap(
       'apps/media/components/offsite-copy/replicationsource.yaml',
