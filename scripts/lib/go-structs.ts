@@ -1,9 +1,11 @@
 /**
  * The type declarations of a Go package's source, as far as a reference command needs them to walk a configuration
  * struct by its tags: each `type Name struct { ... }` with its fields (names, type expression, tag), each other named
- * type with its underlying type expression, and the types that unmarshal themselves (a method UnmarshalENV,
- * UnmarshalText or UnmarshalBinary). It reads declarations as gofmt writes them and refuses what it does not read,
- * rather than walking a struct it misread.
+ * type with its underlying type expression, each type's methods (a decoder calls an UnmarshalText, UnmarshalENV or
+ * UnmarshalAlloy before reading the value itself), the package's imports, and the types a function body re-declares
+ * (the decoders' alias idiom). Used by unpoller:reference, alloy:reference and the Alloy decoder's conformance rows.
+ * It reads declarations as gofmt writes them and refuses what it does not read, rather than walking a struct it
+ * misread.
  */
 
 export interface GoField {
