@@ -10,7 +10,7 @@ export const mediaLibraryChecks: PolicyCheck[] = [
   {
     id: 'media-subtitle-settings',
     description:
-      'Both subtitle managers: languages no and en as the default profile, embedded subtitles counted, upgrades for 7 days, no login; the TV manager (where on) sonarr on 8989; the 4K one with TV off and the 4K movie manager on 7878 (M18, M19).',
+      'Both subtitle managers: languages no and en as the default profile, embedded subtitles counted, upgrades for 7 days, no login; the TV manager (where on) an http(s) URL on port 8989; the 4K one with TV off and the 4K movie manager on 7878 (M18, M19).',
     invariants: ['M18', 'M19'],
     remediation: 'set the Bazarr setting the finding names',
     reads: { files: SETTINGS_READS },
@@ -38,10 +38,11 @@ export const mediaLibraryChecks: PolicyCheck[] = [
         if (s.upgrade?.enabled !== true || s.upgrade.days !== 7) fail(['upgrade'], 'subtitles are upgraded for 7 days');
         if (s.auth?.type !== 'none') fail(['auth'], 'no login of its own (the private gateway guards it)');
         if (s.sonarr?.enabled !== tv) fail(['sonarr'], `TV manager integration must be ${tv ? 'on' : 'off'}`);
-        // With the TV manager on, Bazarr reaches it at its Service's port; a URL that names no host or another port reaches nothing.
+        // With the TV manager on, Bazarr reaches it at the port it serves on; a URL with no host reaches nothing (whether the
+        // host is a Service that exists is closure-service's).
         const tvUrl = URL.parse(String(s.sonarr?.url));
-        if (tv && (!tvUrl || tvUrl.hostname.split('.')[0] !== 'sonarr' || tvUrl.port !== '8989'))
-          fail(['sonarr', 'url'], 'the TV manager is sonarr on port 8989');
+        if (tv && (!tvUrl || !/^https?:$/.test(tvUrl.protocol) || tvUrl.hostname === '' || tvUrl.port !== '8989'))
+          fail(['sonarr', 'url'], 'the TV manager is an http(s) URL on port 8989');
         let url: URL | undefined;
         try {
           url = new URL(String(s.radarr?.url));
