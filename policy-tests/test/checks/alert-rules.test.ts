@@ -68,6 +68,20 @@ const WARNING_ALERTS = [
   'ArgoCDClusterUnreachable',
 ];
 
+/** The alert table's hold times (A17) that a rule's `for` carries; BackupJobStale's 26 h and RestoreTestFailed's 32 days are in their expressions. */
+const STATED_FOR: Readonly<Record<string, string>> = {
+  InternetDown: '1m',
+  PublicSiteDown: '5m',
+  VolSyncBackupStale: '6h',
+  NasDiskUnhealthy: '10m',
+  NasRaidDegraded: '10m',
+  NasVolumeAlmostFull: '1h',
+  NasMetricsDown: '30m',
+  HypervisorHostDown: '5m',
+  HypervisorStorageAlmostFull: '30m',
+  HypervisorMetricsDown: '30m',
+};
+
 let repo: Repo;
 let dir: string;
 beforeAll(async () => {
@@ -96,6 +110,11 @@ describe('alert rules', () => {
     expect(new Set(gateway.map((r) => r.labels.severity))).toEqual(new Set(['critical', 'warning']));
     expect(gateway.every((r) => r.labels.namespace === 'app-a')).toBe(true);
     expect(byName.get('Watchdog')?.expr).toBe('vector(1)');
+  });
+
+  it('hold for the durations the alert table states (an emptied or changed `for` fires sooner or later than the table says)', () => {
+    const byName = new Map(alertRules(repo).map((r) => [r.alert, r]));
+    for (const [alert, hold] of Object.entries(STATED_FOR)) expect((byName.get(alert) as { for?: string } | undefined)?.for, alert).toBe(hold);
   });
 
   it('each have a promtool test that fires it and one that proves it stays quiet', () => {
