@@ -7,7 +7,7 @@
  * port's to find: such a case is counted as not in scope.
  */
 import { parseAlloy } from '../../model/alloy/parser.ts';
-import { argumentProblems, type AlloySchemas } from '../../model/alloy/arguments.ts';
+import { argumentProblems, blockProblems, type AlloySchemas } from '../../model/alloy/arguments.ts';
 import { textAgreement, type RowNote, type TextCase, type UpstreamTable } from './agreement.ts';
 
 export interface AlloyDecoderRow {
@@ -33,16 +33,11 @@ const STRUCTURAL =
 function firstProblem(row: AlloyDecoderRow): string {
   const { body, errors } = parseAlloy(row.input);
   if (errors[0]) return `parse error: ${errors[0].message}`;
-  let problems: { line: number; message: string }[];
-  if (row.mode === 'block') {
-    const block = body[0];
-    if (!block || block.kind !== 'block') return 'the input holds no block';
-    const takesLabel = row.schemas[row.root]?.['(label)'] !== undefined;
-    const name = block.name.join('.');
-    if (takesLabel && block.label === '') problems = [{ line: block.line, message: `block "${name}" requires non-empty label` }];
-    else if (!takesLabel && block.label !== '') problems = [{ line: block.line, message: `block "${name}" does not support specifying labels` }];
-    else problems = argumentProblems(block.body, row.root, row.schemas);
-  } else problems = argumentProblems(body, row.root, row.schemas);
+  const block = body[0];
+  if (row.mode === 'block' && block?.kind !== 'block') return 'the input holds no block';
+  // parseBlock decodes the one block, its label included; a file is a body, decoded as a component's arguments are.
+  const problems =
+    row.mode === 'block' && block?.kind === 'block' ? blockProblems(block, row.root, row.schemas) : argumentProblems(body, row.root, row.schemas);
   const first = problems[0];
   if (!first) return 'ok';
   if (row.match === 'contains') return first.message.includes(row.want) ? row.want : first.message;

@@ -6,7 +6,7 @@
 import type { CheckContext } from '../../model/checks/kit.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { keysOf } from '../../model/cluster/provided-keys.ts';
-import { emptyTemplateKeys, writtenByExternalSecret } from '../../model/cluster/external-secrets.ts';
+import { emptyTemplateKeys, externalSecretsWriting, writtenByExternalSecret } from '../../model/cluster/external-secrets.ts';
 import { dig } from '../../model/core/dig.ts';
 
 /** The keys VolSync's restic mover reads from its repository Secret. */
@@ -41,26 +41,24 @@ export function resticRepositoryProblems(ctx: CheckContext, source: Resource): v
  * the template leaves every app at the template's path).
  */
 export function sharedRepositoryProblems(ctx: CheckContext, sources: readonly Resource[]): void {
-  const byPath = new Map<string, { es: Resource; source: Resource }[]>();
+  const byRepository = new Map<string, { path: string; es: Resource; source: Resource; volume: string }[]>();
   for (const source of sources) {
     const repository = (source.object.spec as { restic?: { repository?: string } })?.restic?.repository;
-    const es = ctx.resources.find(
-      (r) => r.kind === 'ExternalSecret' && r.namespace === source.namespace && (dig(r.object, ['spec', 'target', 'name']) ?? r.name) === repository,
-    );
+    const [es] = externalSecretsWriting(ctx.resources, source.namespace, repository);
     const path = es && dig(es.object, ['spec', 'target', 'template', 'data', 'RESTIC_REPOSITORY']);
     if (!es || typeof path !== 'string' || path === '') continue;
     // The same text from the same store entries is the same path; other entries may fill the template otherwise.
     const key = JSON.stringify([path, dig(es.object, ['spec', 'secretStoreRef']), dig(es.object, ['spec', 'data']), dig(es.object, ['spec', 'dataFrom'])]);
-    byPath.set(key, [...(byPath.get(key) ?? []), { es, source }]);
+    const volume = `${source.namespace}/${String(dig(source.object, ['spec', 'sourcePVC']))}`;
+    byRepository.set(key, [...(byRepository.get(key) ?? []), { path, es, source, volume }]);
   }
-  for (const [key, users] of byPath) {
-    const path = JSON.parse(key)[0] as string;
-    const volumes = new Set(users.map((u) => `${u.source.namespace}/${String(dig(u.source.object, ['spec', 'sourcePVC']))}`));
+  for (const users of byRepository.values()) {
+    const volumes = new Set(users.map((u) => u.volume));
     if (volumes.size < 2) continue;
-    for (const { es, source } of users)
+    for (const { path, es, source, volume } of users)
       ctx.fail(
         { resource: es, path: ['spec', 'target', 'template', 'data', 'RESTIC_REPOSITORY'] },
-        `ReplicationSource ${source.name} copies to the restic repository ${path}, which ${[...volumes].filter((v) => v !== `${source.namespace}/${String(dig(source.object, ['spec', 'sourcePVC']))}`).join(', ')} also copies to: a restore takes the newest snapshot there, which may be another volume's`,
+        `ReplicationSource ${source.name} copies to the restic repository ${path}, which ${[...volumes].filter((v) => v !== volume).join(', ')} also copies to: a restore takes the newest snapshot there, which may be another volume's`,
       );
   }
 }

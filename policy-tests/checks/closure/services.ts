@@ -105,10 +105,11 @@ function podFinder(ctx: CheckContext): (namespace: string, selector: Record<stri
     ...providedPods(ctx.repo).map((p) => ({ namespace: p.namespace, labels: p.labels as Record<string, unknown>, resource: undefined })),
   ];
   const bySelector = selectorIndex(pods, (p) => p.labels);
+  const scaledToZero = (p: (typeof pods)[number]) => p.resource !== undefined && dig(p.resource.object, ['spec', 'replicas']) === 0;
   return (namespace, selector) => {
     const matched = bySelector({ matchLabels: selector }).filter((p) => p.namespace === namespace);
-    const zero = matched.find((p) => p.resource && dig(p.resource.object, ['spec', 'replicas']) === 0);
-    return matched.some((p) => p !== zero && !(p.resource && dig(p.resource.object, ['spec', 'replicas']) === 0)) ? 'found' : (zero?.resource ?? 'none');
+    if (matched.some((p) => !scaledToZero(p))) return 'found';
+    return matched[0]?.resource ?? 'none';
   };
 }
 

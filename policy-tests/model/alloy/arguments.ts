@@ -33,6 +33,23 @@ function fieldOf(text: string | undefined): Field | undefined {
 }
 
 /**
+ * The problems of one block decoded into the schema `id` (vm.go's evaluateBlockOrBody): its label first
+ * (evaluateBlockLabel; a block read as a map, evaluateMap, takes none and holds attributes alone), then its body; a
+ * problem of the body that has no line of its own (a required one missing) is the block's.
+ */
+export function blockProblems(block: AlloyStatement & { kind: 'block' }, id: string, schemas: AlloySchemas): ArgumentProblem[] {
+  const name = block.name.join('.');
+  if (id === 'map') {
+    if (block.label !== '') return [{ line: block.line, message: `block "${name}" requires empty label` }];
+    return block.body.filter((x) => x.kind === 'block').map((n) => ({ line: n.line, message: 'nested blocks not supported here' }));
+  }
+  const takesLabel = schemas[id]?.['(label)'] !== undefined;
+  if (takesLabel && block.label === '') return [{ line: block.line, message: `block "${name}" requires non-empty label` }];
+  if (!takesLabel && block.label !== '') return [{ line: block.line, message: `block "${name}" does not support specifying labels` }];
+  return argumentProblems(block.body, id, schemas).map((p) => (p.line < 0 ? { ...p, line: block.line } : p));
+}
+
+/**
  * The problems of a body decoded into the schema `id`, nested blocks included. `open` schemas (one squashed a type
  * the reference could not read) leave unknown names alone; a block of an opaque type (a map, a type with its own
  * decoder) is not looked into.
@@ -67,17 +84,7 @@ export function argumentProblems(body: readonly AlloyStatement[], id: string, sc
       continue;
     }
     if (field.kind === 'block' && counts.get(name)! > 1 && first) problems.push({ line: s.line, message: `block "${name}" may only be specified once` });
-    if (!field.schema) continue;
-    if (field.schema === 'map') {
-      // evaluateMap: a block read as a map takes no label and holds attributes alone.
-      if (s.label !== '') problems.push({ line: s.line, message: `block "${name}" requires empty label` });
-      else for (const n of s.body.filter((x) => x.kind === 'block')) problems.push({ line: n.line, message: 'nested blocks not supported here' });
-      continue;
-    }
-    const takesLabel = schemas[field.schema]?.['(label)'] !== undefined;
-    if (takesLabel && s.label === '') problems.push({ line: s.line, message: `block "${name}" requires non-empty label` });
-    else if (!takesLabel && s.label !== '') problems.push({ line: s.line, message: `block "${name}" does not support specifying labels` });
-    else problems.push(...argumentProblems(s.body, field.schema, schemas).map((p) => (p.line < 0 ? { ...p, line: s.line } : p)));
+    if (field.schema) problems.push(...blockProblems(s, field.schema, schemas));
   }
   for (const [name, text] of Object.entries(schema)) {
     const field = fieldOf(text);

@@ -11,7 +11,7 @@ import { isMap } from '../core/dig.ts';
 import { scalarText } from '../core/text.ts';
 import { didYouMean } from '../core/did-you-mean.ts';
 import { goParseDuration } from '../core/time.ts';
-import { goParseFloat } from '../go/strconv.ts';
+import { GO_SYNTAX_ERROR, goParseDecimal, goParseFloat } from '../go/strconv.ts';
 import { parseAddr, parsePrefix } from '../go/netip.ts';
 import { referenceFile, type ReferenceRead } from '../helm/reference-file.ts';
 
@@ -64,10 +64,6 @@ export function gosettingsValue(raw: string, keepsCase: boolean): string {
     else return value;
   }
 }
-
-/** strconv.ParseUint and ParseInt in base 10, as gosettings calls them: digits only (a sign for ParseInt), no prefix. */
-const decimalUint = (s: string): bigint | undefined => (/^[0-9]+$/.test(s) ? BigInt(s) : undefined);
-const decimalInt = (s: string): bigint | undefined => (/^[+-]?[0-9]+$/.test(s) ? BigInt(s) : undefined);
 
 const TRUE_WORDS = ['enabled', 'yes', 'on', 'true'];
 const FALSE_WORDS = ['disabled', 'no', 'off', 'false'];
@@ -132,22 +128,33 @@ export function gluetunReads(
   return reads;
 }
 
-const UNSIGNED_MAX: Record<string, bigint> = { Uint8: 0xffn, Uint16: 0xffffn, Uint32: 0xffffffffn, Uint64: 0xffffffffffffffffn, Uint: 0xffffffffffffffffn };
-const SIGNED_BITS: Record<string, bigint> = { Int8: 8n, Int16: 16n, Int32: 32n, Int64: 64n, Int: 64n };
+/** gosettings' integer readers, each strconv.ParseUint or ParseInt in base 10 at its width (digits only, a sign for ParseInt). */
+const INTEGER_BITS: Record<string, { bits: number; unsigned: boolean }> = {
+  Uint8: { bits: 8, unsigned: true },
+  Uint16: { bits: 16, unsigned: true },
+  Uint32: { bits: 32, unsigned: true },
+  Uint64: { bits: 64, unsigned: true },
+  Uint: { bits: 64, unsigned: true },
+  Int8: { bits: 8, unsigned: false },
+  Int16: { bits: 16, unsigned: false },
+  Int32: { bits: 32, unsigned: false },
+  Int64: { bits: 64, unsigned: false },
+  Int: { bits: 64, unsigned: false },
+};
 
 /** Why gosettings' parser of one value of type `kind` (`Uint16`, `Bool`, `NetipPrefix`...) refuses it, or undefined. */
 function scalarProblem(kind: string, value: string): string | undefined {
   // parseBool: "" is no value (the default), any other word not its own is refused.
   if (kind === 'Bool')
     return value === '' || BOOLS.includes(value.toLowerCase()) ? undefined : `value "${value}" is not one of the possible choices: ${BOOLS.join(', ')}`;
-  if (kind in UNSIGNED_MAX) {
-    const n = decimalUint(value);
-    return n === undefined ? `strconv.ParseUint: parsing "${value}": invalid syntax` : n > UNSIGNED_MAX[kind]! ? `value is not in range: ${n}` : undefined;
-  }
-  if (kind in SIGNED_BITS) {
-    const n = decimalInt(value);
-    const limit = 1n << (SIGNED_BITS[kind]! - 1n);
-    return n === undefined ? `strconv.ParseInt: parsing "${value}": invalid syntax` : n < -limit || n >= limit ? `value is not in range: ${n}` : undefined;
+  const integer = INTEGER_BITS[kind];
+  if (integer) {
+    // gosettings words a range error itself, with the number; a syntax error is strconv's.
+    const parsed = goParseDecimal(value, integer);
+    if (!('error' in parsed)) return undefined;
+    return parsed.error === GO_SYNTAX_ERROR
+      ? `strconv.${integer.unsigned ? 'ParseUint' : 'ParseInt'}: parsing "${value}": invalid syntax`
+      : `value is not in range: ${BigInt(value)}`;
   }
   if (kind === 'Float64' || kind === 'Float32') {
     const n = goParseFloat(value);
@@ -235,7 +242,7 @@ export function gluetunProblems(env: readonly GluetunEnv[], ref: GluetunReferenc
   }
   for (const ports of ['FIREWALL_INPUT_PORTS', 'FIREWALL_VPN_INPUT_PORTS']) {
     const v = values.get(ports);
-    if (v && readerProblem('CSVUint16', v.value) === undefined && v.value.split(',').some((p) => decimalUint(p) === 0n))
+    if (v && readerProblem('CSVUint16', v.value) === undefined && v.value.split(',').some((p) => /^0+$/.test(p)))
       problems.push({ index: v.from, on: 'value', message: `gluetun ${ref.version} refuses port 0 in ${ports} and exits at start` });
   }
   const subnets = values.get('FIREWALL_OUTBOUND_SUBNETS');

@@ -153,9 +153,12 @@ export function onePasswordVaultOf(repo: Repo, resources: readonly Resource[], e
 }
 
 /** The keys of `keys` an ExternalSecret writing Secret `name` gives an empty text in its template (no action in it, nothing). */
+/** The ExternalSecrets of `namespace` that write the Secret `name` (their target's name, else their own). */
+export const externalSecretsWriting = (resources: readonly Resource[], namespace: string | undefined, name: string | undefined): Resource[] =>
+  resources.filter((r) => r.kind === 'ExternalSecret' && r.namespace === namespace && (dig(r.object, ['spec', 'target', 'name']) ?? r.name) === name);
+
 export function emptyTemplateKeys(resources: readonly Resource[], namespace: string | undefined, name: string | undefined, keys: readonly string[]) {
-  const writers = resources.filter(
-    (r) => r.kind === 'ExternalSecret' && r.namespace === namespace && (dig(r.object, ['spec', 'target', 'name']) ?? r.name) === name,
+  return externalSecretsWriting(resources, namespace, name).flatMap((es) =>
+    keys.filter((key) => dig(es.object, ['spec', 'target', 'template', 'data', key]) === '').map((key) => ({ es, key })),
   );
-  return writers.flatMap((es) => keys.filter((key) => dig(es.object, ['spec', 'target', 'template', 'data', key]) === '').map((key) => ({ es, key })));
 }

@@ -151,3 +151,15 @@ function hexFloatValue(text: string): number {
   const mantissa = Number.parseInt(`${whole}${fraction}` || '0', 16);
   return (sign === '-' ? -1 : 1) * mantissa * 2 ** (Number(exp) - 4 * fraction!.length);
 }
+
+/**
+ * strconv.ParseInt(text, 10, bits) or ParseUint(text, 10, bits) (bits 0 as 64): the value, or Go's error text
+ * (ErrSyntax: digits alone, a sign for ParseInt, no prefix or underscore in base 10; ErrRange past the type's bits).
+ */
+export function goParseDecimal(text: string, { bits, unsigned }: { bits: number; unsigned: boolean }): { value: bigint } | { error: string } {
+  if (!(unsigned ? /^[0-9]+$/ : /^[+-]?[0-9]+$/).test(text)) return { error: GO_SYNTAX_ERROR };
+  const value = BigInt(text);
+  const width = BigInt(bits === 0 ? 64 : bits);
+  const [min, max] = unsigned ? [0n, (1n << width) - 1n] : [-(1n << (width - 1n)), (1n << (width - 1n)) - 1n];
+  return value < min || value > max ? { error: 'value out of range' } : { value };
+}

@@ -8,7 +8,7 @@
  */
 import { goParseBool, scalarText } from '../core/text.ts';
 import { goParseDuration } from '../core/time.ts';
-import { goParseFloat } from '../go/strconv.ts';
+import { goParseDecimal, goParseFloat } from '../go/strconv.ts';
 import { didYouMean } from '../core/did-you-mean.ts';
 import { variablePatterns, type UnpollerReference, type VariablePattern } from './reference.ts';
 
@@ -58,7 +58,7 @@ function itemsOf(variable: VariablePattern, match: RegExpExecArray): Item[] {
   return items;
 }
 
-const BITS: Readonly<Record<string, bigint>> = { int: 64n, int8: 8n, int16: 16n, int32: 32n, int64: 64n, uint: 64n, uint16: 16n, uint32: 32n, uint64: 64n };
+const BITS: Readonly<Record<string, number>> = { int: 64, int8: 8, int16: 16, int32: 32, int64: 64, uint: 64, uint16: 16, uint32: 32, uint64: 64 };
 
 /** The error cnfg's parse of variable `name`'s `value` as `type` returns (its words), or undefined where it reads it. */
 export function cnfgValueProblem(type: string, { name, value }: { name: string; value: string }): string | undefined {
@@ -74,13 +74,8 @@ function memberProblem(base: string, value: string): string | undefined {
   if (base === 'bool') return goParseBool(value) === undefined ? `strconv.ParseBool: parsing "${value}": invalid syntax` : undefined;
   if (base in BITS) {
     const unsigned = base.startsWith('u');
-    const syntax = unsigned ? /^[0-9]+$/ : /^[+-]?[0-9]+$/;
-    const fn = unsigned ? 'ParseUint' : 'ParseInt';
-    if (!syntax.test(value)) return `parsing integer: strconv.${fn}: parsing "${value}": invalid syntax`;
-    const n = BigInt(value);
-    const bits = BITS[base]!;
-    const [min, max] = unsigned ? [0n, (1n << bits) - 1n] : [-(1n << (bits - 1n)), (1n << (bits - 1n)) - 1n];
-    return n < min || n > max ? `parsing integer: strconv.${fn}: parsing "${value}": value out of range` : undefined;
+    const parsed = goParseDecimal(value, { bits: BITS[base]!, unsigned });
+    return 'error' in parsed ? `parsing integer: strconv.${unsigned ? 'ParseUint' : 'ParseInt'}: parsing "${value}": ${parsed.error}` : undefined;
   }
   if (base === 'float64' || base === 'float32') {
     const n = goParseFloat(value);
