@@ -6,8 +6,10 @@ is committed):
   --pod-security DIR  k8s.io/pod-security-admission: every fixture of
                       test/testdata/{baseline,restricted}/v1.NN/{pass,fail}
   --apiserver DIR     k8s.io/apiserver: the CEL library function list of
-                      pkg/cel/library/library_compatibility_test.go, and
-                      the cases of pkg/cel/library/*_test.go
+                      pkg/cel/library/library_compatibility_test.go, the
+                      cases of pkg/cel/library/*_test.go, and the request
+                      info tests (pkg/endpoints/request/requestinfo_test.go:
+                      what the RBAC authorizer is asked of a program's request)
   --apiextensions DIR k8s.io/apiextensions-apiserver: TestValidationExpressions
                       (pkg/apiserver/schema/cel/validation_test.go),
                       TestCelCostStability's rules (celcoststability_test.go),

@@ -246,6 +246,13 @@ function reportApiserver(apiserver: string, minor: number, print: (line: string)
     .flatMap((f) => conformance.libraryCases(f, readFileSync(join(dir, f), 'utf8')));
   const library = conformance.libraryAgreement(cases);
   report('CEL library test cases (pkg/cel/library)', library, print);
+  const requests = join(apiserver, 'pkg/endpoints/request/requestinfo_test.go');
+  if (existsSync(requests))
+    report(
+      'Request info cases (pkg/endpoints/request/requestinfo_test.go)',
+      conformance.requestInfoAgreement(conformance.requestInfoCases(readText(requests))),
+      print,
+    );
   return library;
 }
 

@@ -3,7 +3,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseStatus } from '../src/infra/status-file.ts';
 import { checkPassed, composeStatus, rollHistory, type Observations } from '../src/status-writer/compose.ts';
 import { KubeClient } from '../src/status-writer/kube.ts';
-import { DEFAULT_TARGET, STATUS_KEY, writeStatus } from '../src/status-writer/writer.ts';
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { DEFAULT_TARGET, STATUS_KEY, targetFromEnv, writeStatus } from '../src/status-writer/writer.ts';
+import { expandRequest, type ApiRequests } from '../../policy-tests/model/apps/api-requests.ts';
 import { startFakeCluster, type FakeCluster } from './kube-fake.ts';
 import { CLUSTER_VERSIONS } from './cluster-versions.ts';
 
@@ -73,6 +76,20 @@ describe('writer against the Kubernetes API contract fake', () => {
     await writeStatus(kube, DEFAULT_TARGET, new Date('2026-11-22T10:05:00Z'));
     expect(stored().history).toEqual([{ d: '2026-11-22', ok: 1, total: 2 }]);
     expect(stored().nodes).toEqual({ ready: 5, total: 6 });
+  });
+
+  // The gate authorizes the writer's CronJob for these requests (program-api-authorized): they must be what it sends.
+  it("sends exactly the requests the image's facts list, with the CronJob's variables read as the writer reads them", async () => {
+    const facts = parse(readFileSync(new URL('../deploy/facts/images.yaml', import.meta.url), 'utf8')) as { images: { apiRequests?: ApiRequests[] }[] };
+    const [writer] = facts.images[0]!.apiRequests!;
+    for (const env of [{}, { STATUS_NAMESPACE: 'lab', STATUS_CONFIGMAP: 'status', ARGO_APP: 'api', CERTIFICATE: 'api-tls' }] as Record<string, string>[]) {
+      cluster.requests.length = 0;
+      cluster.configMaps.clear();
+      // The first run creates the ConfigMap, the next replaces it.
+      for (const minute of ['00', '05']) await writeStatus(kube, targetFromEnv(env), new Date(`2026-11-22T10:${minute}:00Z`));
+      const listed = writer!.requests.map((r) => expandRequest(r, (name) => env[name])).map((r) => ('url' in r ? `${r.method} ${r.url}` : r.unread));
+      expect(new Set(cluster.requests)).toEqual(new Set(listed));
+    }
   });
 
   it('retries on a resourceVersion conflict instead of overwriting a concurrent write', async () => {

@@ -200,6 +200,29 @@ async function answer(state: State, call: FakeCall): Promise<FakeResult> {
   return fail(`error: unknown command "${rest.join(' ')}" for "kubectl"`);
 }
 
+/**
+ * The requests kubectl sends the API server for one of the etcd engine's calls, in the order it sends them (measured
+ * with a real kubectl against a recording API server on 127.0.0.1): `apply -f -` of an object discovers the API
+ * (`/api`, `/apis`), reads the OpenAPI it validates against (`/openapi/v3` and the group's document), gets the object,
+ * and creates it where it is absent (`exists` false) or patches it; `get configmap NAME` discovers and gets. After a
+ * 404 kubectl also gets the namespace, only to word its error; that probe is left out, as its refusal changes nothing.
+ * The image's facts list these requests (apps/platform/backups/facts/images.yaml), and the gate authorizes them.
+ */
+export function kubectlRequests(args: readonly string[], stdin: string, exists: boolean): string[] {
+  const namespaceFlag = args.indexOf('-n');
+  const discovery = ['GET /api', 'GET /apis'];
+  if (args[0] === 'apply') {
+    const object = JSON.parse(stdin) as Manifest;
+    const collection = `/api/v1/namespaces/${object.metadata?.namespace ?? 'default'}/${object.kind.toLowerCase()}s`;
+    const item = `${collection}/${object.metadata?.name}`;
+    return [...discovery, 'GET /openapi/v3', 'GET /openapi/v3/api/v1', `GET ${item}`, exists ? `PATCH ${item}` : `POST ${collection}`];
+  }
+  const [verb, kind, name] = args.slice(namespaceFlag >= 0 ? namespaceFlag + 2 : 0);
+  if (verb === 'get' && kind === 'configmap')
+    return [...discovery, `GET /api/v1/namespaces/${namespaceFlag >= 0 ? args[namespaceFlag + 1] : 'default'}/configmaps/${name}`];
+  throw new Error(`kubectlRequests: not one of the etcd engine's calls: ${args.join(' ')}`);
+}
+
 /** The fake's own failure, as one line and exit 1. */
 export function fakeFailure(err: unknown): FakeResult {
   return { code: 1, stdout: '', stderr: `kubectl (fake): ${String((err as Error)?.message ?? err).split('\n')[0]}\n` };

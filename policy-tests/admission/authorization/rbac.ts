@@ -4,7 +4,10 @@
  * is allowed by a rule of a role bound to the user: ClusterRoleBindings anywhere, RoleBindings in the request's
  * namespace. What the repository cannot tell (a role it does not declare, bound to the user: Kubernetes' own admin,
  * edit and view, or one made outside git) makes a refusal "unknown", never "denied". The built-in cluster-admin is
- * known: every verb on everything.
+ * known: every verb on everything; and so are the roles every authenticated user holds through the bootstrap's own
+ * bindings (system:discovery, system:public-info-viewer, system:basic-user: bootstrappolicy/policy.go), which let a
+ * client discover the API and read its version. A non-resource request (`/version`, `/api`) is judged by the rules'
+ * nonResourceURLs, as NonResourceURLMatches reads them: the path itself, or a prefix written with a trailing `*`.
  */
 import { dig, isMap, type Obj } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
@@ -26,6 +29,12 @@ export interface ResourceRequest {
   name: string;
 }
 
+/** A request for a path outside the API's resources (discovery, `/version`, `/healthz`); its verb the HTTP method in lower case. */
+export interface NonResourceRequest {
+  verb: string;
+  path: string;
+}
+
 export type Decision = 'allowed' | 'denied' | 'unknown';
 
 interface Rule {
@@ -33,6 +42,7 @@ interface Rule {
   apiGroups: string[];
   resources: string[];
   resourceNames: string[];
+  nonResourceURLs?: string[];
 }
 
 interface Binding {
@@ -58,6 +68,7 @@ function rulesOf(object: Obj): Rule[] {
     apiGroups: strings(r.apiGroups),
     resources: strings(r.resources),
     resourceNames: strings(r.resourceNames),
+    nonResourceURLs: strings(r.nonResourceURLs),
   }));
 }
 
@@ -75,6 +86,14 @@ function ruleAllows(rule: Rule, request: ResourceRequest): boolean {
   const name = rule.resourceNames.length === 0 || rule.resourceNames.includes(request.name);
   return verb && group && resource && name;
 }
+
+/** NonResourceURLMatches: `*`, the path itself, or a prefix written with a trailing `*`; with the verb (or `*`). */
+function nonResourceRuleAllows(rule: Rule, { verb, path }: NonResourceRequest): boolean {
+  const url = (rule.nonResourceURLs ?? []).some((u) => u === '*' || u === path || (u.endsWith('*') && path.startsWith(u.slice(0, -1))));
+  return url && (rule.verbs.includes('*') || rule.verbs.includes(verb));
+}
+
+const isResourceRequest = (request: ResourceRequest | NonResourceRequest): request is ResourceRequest => 'resource' in request;
 
 /** appliesToUser: a User by name, a Group the user is in, a ServiceAccount (its namespace, else the binding's) by its user name. */
 function appliesTo(user: UserInfo, subject: Obj, bindingNamespace: string): boolean {
@@ -111,39 +130,68 @@ function roleIndex(resources: readonly Resource[]): (kind: string, namespace: st
       : undefined;
     byKey.set(`ClusterRole/${r.name}`, aggregated ? { rules: aggregated, complete: false } : { rules: rulesOf(r.object), complete: true });
   }
-  byKey.set('ClusterRole/cluster-admin', { rules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], resourceNames: [] }], complete: true });
+  for (const [name, rules] of Object.entries(BOOTSTRAP_ROLES)) byKey.set(`ClusterRole/${name}`, { rules, complete: true });
   return (kind, namespace, name) => byKey.get(kind === 'Role' ? `Role/${namespace}/${name}` : `ClusterRole/${name}`);
 }
 
+const rule = (verbs: string[], fields: Partial<Rule>): Rule => ({ verbs, apiGroups: [], resources: [], resourceNames: [], ...fields });
+
+/** The bootstrap's roles the authorizer knows the rules of (bootstrappolicy/policy.go, Kubernetes 1.36). */
+const BOOTSTRAP_ROLES: Readonly<Record<string, Rule[]>> = {
+  'cluster-admin': [rule(['*'], { apiGroups: ['*'], resources: ['*'] }), rule(['*'], { nonResourceURLs: ['*'] })],
+  'system:discovery': [
+    rule(['get'], {
+      nonResourceURLs: ['/livez', '/readyz', '/healthz', '/version', '/version/', '/openapi', '/openapi/*', '/api', '/api/*', '/apis', '/apis/*'],
+    }),
+  ],
+  'system:public-info-viewer': [rule(['get'], { nonResourceURLs: ['/livez', '/readyz', '/healthz', '/version', '/version/'] })],
+  'system:basic-user': [
+    rule(['create'], { apiGroups: ['authorization.k8s.io'], resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'] }),
+    rule(['create'], { apiGroups: ['authentication.k8s.io'], resources: ['selfsubjectreviews'] }),
+  ],
+};
+
+/** The bootstrap's bindings of those roles to every authenticated user (ClusterRoleBindings(), the same release). */
+const BOOTSTRAP_BINDINGS: readonly Binding[] = ['system:discovery', 'system:public-info-viewer', 'system:basic-user'].map((name) => ({
+  namespace: '',
+  subjects: [{ kind: 'Group', name: 'system:authenticated' }],
+  roleRef: { kind: 'ClusterRole', name },
+}));
+
 function bindingsOf(resources: readonly Resource[]): Binding[] {
-  return resources.flatMap((r) => {
-    if (r.kind !== 'RoleBinding' && r.kind !== 'ClusterRoleBinding') return [];
-    const roleRef = (isMap(r.object.roleRef) ? r.object.roleRef : {}) as Obj;
-    return [
-      {
-        namespace: r.kind === 'RoleBinding' ? (r.namespace ?? '') : '',
-        subjects: (Array.isArray(r.object.subjects) ? r.object.subjects : []).filter(isMap),
-        roleRef: { kind: typeof roleRef.kind === 'string' ? roleRef.kind : '', name: typeof roleRef.name === 'string' ? roleRef.name : '' },
-      },
-    ];
-  });
+  return [
+    ...BOOTSTRAP_BINDINGS,
+    ...resources.flatMap((r) => {
+      if (r.kind !== 'RoleBinding' && r.kind !== 'ClusterRoleBinding') return [];
+      const roleRef = (isMap(r.object.roleRef) ? r.object.roleRef : {}) as Obj;
+      return [
+        {
+          namespace: r.kind === 'RoleBinding' ? (r.namespace ?? '') : '',
+          subjects: (Array.isArray(r.object.subjects) ? r.object.subjects : []).filter(isMap),
+          roleRef: { kind: typeof roleRef.kind === 'string' ? roleRef.kind : '', name: typeof roleRef.name === 'string' ? roleRef.name : '' },
+        },
+      ];
+    }),
+  ];
 }
 
 /**
  * An authorizer over the repository's RBAC: allowed when a rule of a role bound to the user allows the request;
  * unknown when it does not, but a role bound to the user is not in the repository (its rules may); else denied.
  */
-export function rbacAuthorizer(resources: readonly Resource[]): (user: UserInfo, request: ResourceRequest) => Decision {
+export function rbacAuthorizer(resources: readonly Resource[]): (user: UserInfo, request: ResourceRequest | NonResourceRequest) => Decision {
   const roles = roleIndex(resources);
   const bindings = bindingsOf(resources);
   return (user, request) => {
     let unknown = false;
+    const resourceRequest = isResourceRequest(request);
+    const allows = (r: Rule) => (resourceRequest ? ruleAllows(r, request) : nonResourceRuleAllows(r, request));
     for (const b of bindings) {
-      // A RoleBinding grants only in its own namespace; a ClusterRoleBinding everywhere.
-      if (b.namespace !== '' && b.namespace !== request.namespace) continue;
+      // A RoleBinding grants only in its own namespace (and never a non-resource path); a ClusterRoleBinding everywhere.
+      if (b.namespace !== '' && (!resourceRequest || b.namespace !== request.namespace)) continue;
       if (!b.subjects.some((s) => appliesTo(user, s, b.namespace))) continue;
       const role = roles(b.roleRef.kind, b.namespace, b.roleRef.name);
-      if (role?.rules.some((rule) => ruleAllows(rule, request))) return 'allowed';
+      if (role?.rules.some(allows)) return 'allowed';
       if (!role?.complete) unknown = true;
     }
     return unknown ? 'unknown' : 'denied';

@@ -21,6 +21,7 @@ import { podSecurityCheck } from './pod-security.ts';
 import { prometheusOperatorWebhookCheck } from './prometheus-operator-webhook.ts';
 import { serviceAllocationCheck } from './service-allocation.ts';
 import { syncAuthorizationCheck } from './sync-authorization.ts';
+import { programApiAuthorizedCheck } from './program-api-authorized.ts';
 
 export { POD_SECURITY_REASON } from './pod-security.ts';
 
@@ -41,6 +42,7 @@ export function admissionChecks({ builtinGroups, isClusterScoped }: CheckEnviron
     admissionPolicyCheck(isBuiltin, isClusterScoped),
     argocdWillSyncCheck,
     syncAuthorizationCheck({ isBuiltin, isClusterScoped }),
+    programApiAuthorizedCheck,
   ];
 }
 

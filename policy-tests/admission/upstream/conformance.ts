@@ -258,6 +258,7 @@ export {
 export { kubeletSysctlAgreement, kubeletSysctlCases } from './kubelet-sysctl-cases.ts';
 export { rookPoolAgreement, rookPoolCases } from './rook-pool-cases.ts';
 export { cronAgreement, cronCases } from './cron-cases.ts';
+export { requestInfoAgreement, requestInfoCases } from './apiserver-requestinfo.ts';
 export { extendedFormatCases, formatAgreement, strfmtCases } from './kube-openapi-formats.ts';
 export { suiteAgreement, suiteCases } from './kube-openapi-suite.ts';
 export { defaultingAgreement, defaultingCases } from './structural-defaulting-cases.ts';

@@ -8,6 +8,7 @@
  */
 import { argoGlobMatch } from '../core/glob.ts';
 import { compareReleases, imageParts, imageRelease } from '../core/workloads.ts';
+import { API_REQUESTS_FIELD, type ApiRequests } from '../apps/api-requests.ts';
 import { perRepo } from './per-repo.ts';
 import type { Repo } from './repo.ts';
 
@@ -77,6 +78,8 @@ export interface ImageNeeds {
    * run in that resource's namespace.
    */
   startedFrom?: { kind: string; name: string; path: string };
+  /** The programs it runs that call the API server, each with the requests it sends (api-requests.ts). */
+  apiRequests?: ApiRequests[];
   /** Where in the image's build that is read. */
   source: string;
 }
@@ -224,6 +227,7 @@ const OPTIONAL_FIELDS: Record<string, { valid: (v: unknown) => boolean; says: st
       isList(v, (e) => isEnvName(fieldsOf(e).name, 'optional') && typeof fieldsOf(e).since === 'string' && RELEASE.test(fieldsOf(e).since as string)),
     says: 'envSince lists {name, since}: a variable name (one * at most) and the release (x.y.z) that first reads it',
   },
+  apiRequests: API_REQUESTS_FIELD,
 };
 
 /** One entry of a facts file read, or the one line that says why it cannot be. */

@@ -128,3 +128,37 @@ describe('what only the repository can tell', () => {
     expect(authorize(sa, request('create', 'secrets', 'apps'))).toBe('unknown');
   });
 });
+
+describe('the RBAC authorizer on a path outside the API resources', () => {
+  const sa = serviceAccountUser('backups', 'etcd-backup');
+  const get = (path: string) => ({ verb: 'get', path });
+
+  it("lets every authenticated user discover the API and read its version, as the bootstrap's bindings do, and nothing more", () => {
+    const authorize = rbacAuthorizer([]);
+    for (const path of ['/api', '/apis', '/api/v1', '/apis/apps/v1', '/openapi/v3', '/openapi/v3/api/v1', '/version', '/healthz', '/readyz'])
+      expect(authorize(sa, get(path)), path).toBe('allowed');
+    expect(authorize(sa, get('/metrics'))).toBe('denied');
+    expect(authorize(sa, { verb: 'post', path: '/api' })).toBe('denied');
+    // An unauthenticated user is in none of those groups.
+    expect(authorize(user('system:anonymous', 'system:unauthenticated'), get('/api'))).toBe('denied');
+    expect(authorize(sa, { verb: 'create', group: 'authorization.k8s.io', resource: 'selfsubjectaccessreviews', namespace: '', name: '' })).toBe('allowed');
+  });
+
+  it('NonResourceURLMatches: a star, the path itself, or a prefix written with a trailing star; never through a RoleBinding', () => {
+    const nonResource = (urls: string) => ({ verbs: ['get'], nonResourceURLs: urls.split(',') });
+    const authorize = rbacAuthorizer([
+      clusterRole('metrics', nonResource('/metrics')),
+      clusterRole('logs', nonResource('/logs/*')),
+      clusterRoleBinding('metrics', 'User:alice'),
+      clusterRoleBinding('logs', 'User:alice'),
+      clusterRole('all', nonResource('*')),
+      roleBinding('ns1', 'ClusterRole', 'all', 'User:bob'),
+    ]);
+    expect(authorize(user('alice'), get('/metrics'))).toBe('allowed');
+    expect(authorize(user('alice'), get('/metrics/cadvisor'))).toBe('denied');
+    expect(authorize(user('alice'), get('/logs/'))).toBe('allowed');
+    expect(authorize(user('alice'), get('/logs/kube-apiserver.log'))).toBe('allowed');
+    expect(authorize(user('alice'), get('/logs'))).toBe('denied');
+    expect(authorize(user('bob'), get('/metrics'))).toBe('denied');
+  });
+});

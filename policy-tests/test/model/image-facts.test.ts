@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { argoGlobMatch } from '../../model/core/glob.ts';
 import { IMAGE_FACTS_GLOB, imageKey, imageNeeds } from '../../model/repository/image-facts.ts';
+import { expandRequest, runsProgram } from '../../model/apps/api-requests.ts';
 import { loadRepo, REPO_ROOT } from '../../model/repository/repo.ts';
 
 const repo = await loadRepo(REPO_ROOT);
@@ -49,6 +50,34 @@ describe('imageNeeds', () => {
     ])
       expect(read([{ image: 'a/b', source: 's', trips }]).problems[0]?.message).toMatch(/entry 1: trips lists \{rule, process, exe, before\?\}/);
     expect(read([{ image: 'a/b', source: 's', trips: [{ ...trip, process: 'gluetun-entrypo', before: '2.7.5' }] }]).problems).toEqual([]);
+  });
+
+  it('reads the requests a program sends the API server, and refuses one without its command or args, or a request that is no method and path', () => {
+    const writer = imageNeeds(repo, isFacts).needs.get('ghcr.io/homelab-operator/portfolio-api')?.apiRequests?.[0];
+    expect(writer).toMatchObject({ command: ['node', 'dist/status-writer/main.js'], requests: expect.arrayContaining(['GET /api/v1/nodes']) });
+    for (const apiRequests of [
+      [{ requests: ['GET /api'] }],
+      [{ args: ['x'], requests: [] }],
+      [{ args: ['x'], requests: ['get /api'] }],
+      [{ args: ['x'], requests: ['GET api/v1/nodes'] }],
+      [{ args: [], requests: ['GET /api'] }],
+      [],
+    ])
+      expect(read([{ image: 'a/b', source: 's', apiRequests }]).problems[0]?.message).toMatch(/entry 1: apiRequests lists \{command\?, args\?, requests\}/);
+    expect(
+      read([{ image: 'a/b', source: 's', apiRequests: [{ args: ['x'], requests: ['PUT /api/v1/namespaces/${NS:-a}/configmaps/${CM}'] }] }]).problems,
+    ).toEqual([]);
+  });
+
+  it('expands a request as the container sets its variables: the default where one is unset or empty, and says which it cannot read', () => {
+    const env: Record<string, string | null> = { NS: 'lab', EMPTY: '', SECRET: null as never };
+    const value = (name: string) => (name in env ? env[name] : undefined);
+    expect(expandRequest('GET /api/v1/namespaces/${NS:-a}/configmaps/${CM:-b}', value)).toEqual({ method: 'GET', url: '/api/v1/namespaces/lab/configmaps/b' });
+    expect(expandRequest('GET /x/${EMPTY:-d}/${NONE}', value)).toEqual({ method: 'GET', url: '/x/d/' });
+    expect(expandRequest('GET /x/${SECRET:-d}', value)).toEqual({ unread: 'SECRET' });
+    expect(runsProgram({ args: ['backup', 'etcd'], requests: [] }, { args: ['backup', 'etcd'], command: ['x'] })).toBe(true);
+    expect(runsProgram({ args: ['backup', 'etcd'], requests: [] }, { args: ['backup', 'sonarr'] })).toBe(false);
+    expect(runsProgram({ command: ['node', 'a.js'], requests: [] }, {})).toBe(false);
   });
 
   it('refuses a startedFrom without the resource and the path an operator reads the image from', () => {

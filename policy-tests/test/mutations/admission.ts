@@ -18,6 +18,11 @@ import {
 } from './edits.ts';
 
 const ARGOCD_CM = 'apps/platform/argocd/patches/argocd-cm.yaml';
+const BACKUP_RBAC = 'apps/platform/backups/rbac.yaml';
+const ETCD_BACKUP = 'apps/platform/backups/etcd-backup.yaml';
+const RESTORE_TEST = 'apps/platform/backups/restore-test.yaml';
+const API_RBAC = 'portfolio-api/deploy/rbac.yaml';
+const STATUS_WRITER = 'portfolio-api/deploy/status-writer.yaml';
 const API_INGRESS = 'portfolio-api/deploy/ingress.yaml';
 const CLUSTER_ISSUER = 'apps/platform/cert-manager/clusterissuer.yaml';
 const CLUSTER_SECRET_STORE = 'apps/platform/external-secrets/clustersecretstore.yaml';
@@ -312,12 +317,13 @@ const mutations: Mutation[] = [
   },
   {
     check: 'api-validation',
-    why: "a rule of the status writer's Role left without its resources: ValidatePolicyRule requires one, the API server refuses the Role, and the writer is forbidden what it reports",
-    mutate: swap('portfolio-api/deploy/rbac.yaml', '  - apiGroups: ["apps"]\n    resources: ["deployments"]\n', '  - apiGroups: ["apps"]\n'),
-    at: (c) => ({
-      file: 'portfolio-api/deploy/rbac.yaml',
-      line: c.read('portfolio-api/deploy/rbac.yaml').split('\n').indexOf('  - apiGroups: ["apps"]') + 1,
-    }),
+    why: "a rule added to the status writer's Role without its resources: ValidatePolicyRule requires one, the API server refuses the whole Role, and the writer is forbidden what it reports (the rules it declares would allow it, so only validation sees this)",
+    mutate: swap(
+      API_RBAC,
+      '  - apiGroups: ["apps"]\n    resources: ["deployments"]\n',
+      '  - apiGroups: ["apps"]\n    verbs: ["list"]\n  - apiGroups: ["apps"]\n    resources: ["deployments"]\n',
+    ),
+    at: (c) => ({ file: API_RBAC, line: c.read(API_RBAC).split('\n').indexOf('  - apiGroups: ["apps"]') + 1 }),
   },
   {
     check: 'kubelet-admits',
@@ -924,6 +930,38 @@ const mutations: Mutation[] = [
     },
     at: (c) => ({ file: PORTFOLIO_DEPLOYMENT, line: lineOf(c, PORTFOLIO_DEPLOYMENT, 'kind: Deployment') }),
     fix: 'bind the account to a Role or ClusterRole that grants the verbs the finding names on those resources',
+  },
+  {
+    check: 'program-api-authorized',
+    why: "the sentinel writer's create rule names the apps group: the API server stores the Role, and the etcd backup's kubectl apply is refused its create of the sentinel ConfigMap, so no backup is ever taken",
+    mutate: swap(
+      BACKUP_RBAC,
+      '  - apiGroups: [""]\n    resources: ["configmaps"]\n    verbs: ["create"]',
+      '  - apiGroups: ["apps"]\n    resources: ["configmaps"]\n    verbs: ["create"]',
+    ),
+    at: (c) => ({ file: ETCD_BACKUP, line: lineOf(c, ETCD_BACKUP, 'serviceAccountName: etcd-backup') }),
+  },
+  {
+    check: 'program-api-authorized',
+    why: "the sentinel reader's rule names another ConfigMap: the drill's live read is refused, and it can no longer tell a newer, unpublished backup",
+    mutate: swap(BACKUP_RBAC, '    resourceNames: ["backup-sentinel"]\n    verbs: ["get"]', '    resourceNames: ["backup-sentinal"]\n    verbs: ["get"]'),
+    at: (c) => ({ file: RESTORE_TEST, line: lineOf(c, RESTORE_TEST, 'serviceAccountName: restore-test') }),
+  },
+  {
+    check: 'program-api-authorized',
+    why: 'the status writer may get nodes but not list them: its first read is refused, and the status page is never updated',
+    mutate: swap(API_RBAC, '    resources: ["nodes"]\n    verbs: ["list"]', '    resources: ["nodes"]\n    verbs: ["get"]'),
+    at: (c) => ({ file: STATUS_WRITER, line: lineOf(c, STATUS_WRITER, 'serviceAccountName: portfolio-status-writer') }),
+  },
+  {
+    check: 'program-api-authorized',
+    why: 'the etcd backup pod mounts no ServiceAccount token: its kubectl has no credentials in the pod, and the sentinel is never written',
+    mutate: swap(
+      ETCD_BACKUP,
+      '          serviceAccountName: etcd-backup\n',
+      '          serviceAccountName: etcd-backup\n          automountServiceAccountToken: false\n',
+    ),
+    at: (c) => ({ file: ETCD_BACKUP, line: lineOf(c, ETCD_BACKUP, 'automountServiceAccountToken: false') }),
   },
 ];
 

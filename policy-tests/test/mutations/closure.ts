@@ -75,8 +75,12 @@ export const closureMutations: Mutation[] = [
   },
   {
     check: 'closure-service-account',
-    why: "the etcd backup's binding names its account etcd-backups: the role goes to an account no pod runs as, and the backup job is refused the sentinel ConfigMap it writes when it succeeds",
-    mutate: swap('apps/platform/backups/rbac.yaml', '  - kind: ServiceAccount\n    name: etcd-backup\n', '  - kind: ServiceAccount\n    name: etcd-backups\n'),
+    why: "the etcd backup's binding also names an account etcd-backups that nothing declares: the grant waits for whoever makes that account later, outside git (were it the binding's only subject, program-api-authorized would find the backup refused its sentinel)",
+    mutate: swap(
+      'apps/platform/backups/rbac.yaml',
+      '  - kind: ServiceAccount\n    name: etcd-backup\n    namespace: backups\n',
+      '  - kind: ServiceAccount\n    name: etcd-backup\n    namespace: backups\n  - kind: ServiceAccount\n    name: etcd-backups\n    namespace: backups\n',
+    ),
     at: 'name: etcd-backups',
   },
   {

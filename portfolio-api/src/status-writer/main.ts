@@ -1,6 +1,6 @@
 /** CronJob entry point: one status write, exit 0 on success, 1 with one clear line otherwise. */
 import { inClusterOptions, KubeClient } from './kube.ts';
-import { DEFAULT_TARGET, writeStatus } from './writer.ts';
+import { targetFromEnv, writeStatus } from './writer.ts';
 import { entryArgs } from '../entry-args.ts';
 
 entryArgs(
@@ -10,14 +10,7 @@ view of the app, the nodes, the certificate and a history of days. Environment: 
 ARGO_APP, CERTIFICATE (each overrides its default). Exits 0 when written, 1 with one line otherwise.`,
 );
 
-const env = process.env;
-const target = {
-  ...DEFAULT_TARGET,
-  ...(env.STATUS_NAMESPACE ? { namespace: env.STATUS_NAMESPACE } : {}),
-  ...(env.STATUS_CONFIGMAP ? { configMap: env.STATUS_CONFIGMAP } : {}),
-  ...(env.ARGO_APP ? { argoApp: env.ARGO_APP } : {}),
-  ...(env.CERTIFICATE ? { certificate: env.CERTIFICATE } : {}),
-};
+const target = targetFromEnv(process.env);
 const log = (level: string, msg: string, fields: object = {}) =>
   process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields })}\n`);
 

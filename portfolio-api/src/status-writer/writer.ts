@@ -26,6 +26,20 @@ export const DEFAULT_TARGET: WriterTarget = {
   container: 'api',
 };
 
+/**
+ * What the CronJob's environment overrides of the target (STATUS_NAMESPACE, STATUS_CONFIGMAP, ARGO_APP, CERTIFICATE;
+ * an empty one is unset). The image's facts (portfolio-api/deploy/facts/images.yaml) name the requests by these.
+ */
+export function targetFromEnv(env: Readonly<Record<string, string | undefined>>): WriterTarget {
+  return {
+    ...DEFAULT_TARGET,
+    ...(env.STATUS_NAMESPACE ? { namespace: env.STATUS_NAMESPACE } : {}),
+    ...(env.STATUS_CONFIGMAP ? { configMap: env.STATUS_CONFIGMAP } : {}),
+    ...(env.ARGO_APP ? { argoApp: env.ARGO_APP } : {}),
+    ...(env.CERTIFICATE ? { certificate: env.CERTIFICATE } : {}),
+  };
+}
+
 interface NodeList {
   items: { status?: { conditions?: { type: string; status: string }[]; nodeInfo?: { osImage?: string } } }[];
 }

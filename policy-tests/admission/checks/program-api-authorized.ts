@@ -1,0 +1,126 @@
+/**
+ * What the API server answers a program the repository runs: the requests its image's facts say it sends
+ * (model/apps/api-requests.ts), each read as RequestInfo reads a path (authorization/request-info.ts) and
+ * authorized as its pod's ServiceAccount by the RBAC the repository grants (authorization/rbac.ts). A refusal is the
+ * program's 403 at run time: the backup's sentinel never written, the status page never updated. Nothing else refuses
+ * it first: the API server stores a Role whatever its rules say, and a binding to it.
+ */
+import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
+import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
+import type { Resource } from '../../model/core/manifest.ts';
+import { scalarText } from '../../model/core/text.ts';
+import { containersOf, podSpecOf, WORKLOAD_KINDS, type ContainerRef, type PodSpecRef } from '../../model/core/workloads.ts';
+import { expandRequest, runsProgram, type ApiRequests } from '../../model/apps/api-requests.ts';
+import { IMAGE_FACTS_GLOB, imageKey, repoImageNeeds } from '../../model/repository/image-facts.ts';
+import { rbacAuthorizer, serviceAccountUser, type Decision, type NonResourceRequest, type ResourceRequest, type UserInfo } from '../authorization/rbac.ts';
+import { requestInfo } from '../authorization/request-info.ts';
+
+type Authorize = (user: UserInfo, request: ResourceRequest | NonResourceRequest) => Decision;
+
+/** What the API server is asked, from a method and a URL. */
+function asked(method: string, url: string): ResourceRequest | NonResourceRequest {
+  const info = requestInfo(method, url);
+  if (!info.isResourceRequest) return { verb: info.verb, path: info.path };
+  return {
+    verb: info.verb,
+    group: info.apiGroup,
+    resource: info.resource,
+    namespace: info.namespace,
+    name: info.name,
+    ...(info.subresource ? { subresource: info.subresource } : {}),
+  };
+}
+
+/** The API server's words for a refusal (responsewriters.forbiddenMessage, wrapped by errors.NewForbidden). */
+function forbidden(user: string, q: ResourceRequest | NonResourceRequest): string {
+  if (!('resource' in q)) return `forbidden: User "${user}" cannot ${q.verb} path "${q.path}"`;
+  const resource = q.subresource ? `${q.resource}/${q.subresource}` : q.resource;
+  const scope = q.namespace ? `in the namespace "${q.namespace}"` : 'at the cluster scope';
+  const groupResource = q.group ? `${q.resource}.${q.group}` : q.resource;
+  return `${groupResource}${q.name ? ` "${q.name}"` : ''} is forbidden: User "${user}" cannot ${q.verb} resource "${resource}" in API group "${q.group}" ${scope}`;
+}
+
+/** A variable of the container as the kubelet sets it: its last `env` entry, null where the gate cannot read the value. */
+function variableOf(container: Record<string, unknown>): (name: string) => string | undefined | null {
+  const env = Array.isArray(container.env) ? (container.env as Record<string, unknown>[]) : [];
+  return (name) => {
+    const entry = env.findLast((e) => e?.name === name);
+    if (entry) return entry.valueFrom !== undefined ? null : scalarText(entry.value ?? '');
+    // Not in env: an envFrom source may set it.
+    return Array.isArray(container.envFrom) && container.envFrom.length > 0 ? null : undefined;
+  };
+}
+
+/** Whether the pod holds a token: its own automountServiceAccountToken, else its ServiceAccount's (true when neither says). */
+function mountsToken(pod: PodSpecRef, account: Resource | undefined): boolean {
+  const own = pod.spec.automountServiceAccountToken;
+  if (typeof own === 'boolean') return own;
+  return account?.object.automountServiceAccountToken !== false;
+}
+
+interface Run {
+  workload: Resource;
+  pod: PodSpecRef;
+  c: ContainerRef;
+  program: ApiRequests;
+  namespace: string;
+}
+
+function judgeRun(ctx: CheckContext, authorize: Authorize, { workload, pod, c, program, namespace }: Run): void {
+  const account = scalarText(pod.spec.serviceAccountName ?? pod.spec.serviceAccount ?? 'default') || 'default';
+  const accountAt = { resource: workload, path: [...pod.at, pod.spec.serviceAccountName !== undefined ? 'serviceAccountName' : 'containers'] };
+  const runs = `${workload.kind} ${workload.name} runs ${JSON.stringify([...(program.command ?? []), ...(program.args ?? [])].join(' '))} (container ${c.name})`;
+  const serviceAccount = ctx.resources.find((r) => r.kind === 'ServiceAccount' && r.name === account && (r.namespace ?? namespace) === namespace);
+  if (!mountsToken(pod, serviceAccount)) {
+    ctx.fail(
+      { resource: workload, path: pod.spec.automountServiceAccountToken === false ? [...pod.at, 'automountServiceAccountToken'] : accountAt.path },
+      `${runs}, which calls the API server with its pod's token, and the pod mounts none (automountServiceAccountToken false): each of its ${program.requests.length} requests fails before it is authorized`,
+    );
+    return;
+  }
+  const user = serviceAccountUser(namespace, account);
+  const denied: string[] = [];
+  const unknown: string[] = [];
+  for (const text of program.requests) {
+    const expanded = expandRequest(text, variableOf(c.container));
+    if ('unread' in expanded) {
+      unknown.push(`${text} (${expanded.unread} is set from a source the gate does not read)`);
+      continue;
+    }
+    const q = asked(expanded.method, expanded.url);
+    const decision = authorize(user, q);
+    if (decision === 'denied') denied.push(`${expanded.method} ${expanded.url}: ${forbidden(user.name, q)}`);
+    else if (decision === 'unknown') unknown.push(`${expanded.method} ${expanded.url} (a role bound to ${user.name} is not declared in the repository)`);
+  }
+  if (denied.length > 0)
+    ctx.fail(
+      accountAt,
+      `${runs} as ServiceAccount ${namespace}/${account}, and the API server refuses ${denied.length} of its ${program.requests.length} requests: ${denied.join('; ')}`,
+    );
+  if (unknown.length > 0)
+    ctx.notJudged(accountAt, `${runs} as ServiceAccount ${namespace}/${account}: whether the API server allows ${unknown.join('; ')} is not known`);
+}
+
+export const programApiAuthorizedCheck: PolicyCheck = {
+  id: 'program-api-authorized',
+  description: `Every request a program the repository runs sends to the API server (its image's apiRequests in ${IMAGE_FACTS_GLOB}, matched by the container's command and args) is allowed by the RBAC the repository grants its pod's ServiceAccount, as the API server reads the request's path (RequestInfo) and its RBAC authorizer judges it, Kubernetes' bootstrap roles for discovery included; a pod that mounts no token is refused every one, and a request through a role the repository does not declare, or with a part set from a source the gate does not read, is not judged (invariants P1).`,
+  invariants: ['P1'],
+  remediation:
+    "grant the ServiceAccount the verb on the resource (and name) the finding names, in a Role or ClusterRole bound to it; or run the program as the account that holds it; or correct the image's apiRequests facts",
+  reads: { kinds: [...WORKLOAD_KINDS, 'ServiceAccount', 'Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding'], files: [IMAGE_FACTS_GLOB], renders: true },
+  exemptible: false,
+  run(ctx) {
+    const { needs } = repoImageNeeds(ctx.repo);
+    if (![...needs.values()].some((n) => n.apiRequests)) return;
+    const authorize = rbacAuthorizer(ctx.resources);
+    for (const workload of ctx.resources) {
+      const pod = podSpecOf(workload);
+      if (!pod) continue;
+      for (const c of containersOf(pod)) {
+        const programs = needs.get(imageKey(scalarText(c.container.image ?? '')))?.apiRequests ?? [];
+        const namespace = namespaceOrDestination(ctx.repo, workload) ?? 'default';
+        for (const program of programs.filter((p) => runsProgram(p, c.container))) judgeRun(ctx, authorize, { workload, pod, c, program, namespace });
+      }
+    }
+  },
+};

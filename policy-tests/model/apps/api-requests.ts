@@ -1,0 +1,60 @@
+/**
+ * The requests an image's program sends to the API server as its pod's ServiceAccount, kept with the image's facts
+ * (`apiRequests`): each program by the container's command and args that run it, each request as the program sends it
+ * (`GET /api/v1/namespaces/backups/configmaps/backup-sentinel`). A request the program builds from its environment
+ * writes the variable as `${NAME:-default}`, read from the container's own `env` (the default where it is not set).
+ * The programs' own tests hold these lists to what they send (portfolio-api's status writer against its API fake, the
+ * backup engines through the kubectl fake), so a program that starts sending another request fails its tests first.
+ */
+export interface ApiRequests {
+  /** The container's `command` that runs the program, where it is named by it; absent: any. */
+  command?: string[];
+  /** The container's `args` that run it; absent: any. */
+  args?: string[];
+  /** `METHOD /path[?query]`, `${NAME:-default}` where a variable names a part. */
+  requests: string[];
+}
+
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
+const VARIABLE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+
+const isRequest = (text: unknown): boolean => typeof text === 'string' && new RegExp(`^(${METHODS.join('|')}) /\\S*$`).test(text.replace(VARIABLE, 'x'));
+const isArgv = (v: unknown): boolean => v === undefined || (Array.isArray(v) && v.length > 0 && v.every((a) => typeof a === 'string'));
+
+export const API_REQUESTS_FIELD = {
+  valid: (v: unknown): boolean =>
+    Array.isArray(v) &&
+    v.length > 0 &&
+    v.every((p: unknown) => {
+      const { command, args, requests } = (p ?? {}) as Record<string, unknown>;
+      return isArgv(command) && isArgv(args) && (command ?? args) !== undefined && Array.isArray(requests) && requests.length > 0 && requests.every(isRequest);
+    }),
+  says: 'apiRequests lists {command?, args?, requests}: the container command or args (or both) that run a program, and each request it sends the API server as `METHOD /path`, `${NAME:-default}` for a part read from a variable',
+};
+
+/** Whether a container runs the program: its command and args, where the facts name them, are those. */
+export function runsProgram(program: ApiRequests, container: { command?: unknown; args?: unknown }): boolean {
+  const same = (want: string[] | undefined, got: unknown) => want === undefined || JSON.stringify(want) === JSON.stringify(got);
+  return same(program.command, container.command) && same(program.args, container.args);
+}
+
+/** A request with its variables read: the method and the URL, or the variable it could not read. */
+export type ExpandedRequest = { method: string; url: string } | { unread: string };
+
+/**
+ * One request as the container sends it: each `${NAME:-default}` the variable's text (`value(NAME)`, undefined where
+ * the container does not set it, null where it sets it from somewhere the gate does not read), the default where it
+ * is unset or empty.
+ */
+export function expandRequest(text: string, value: (name: string) => string | undefined | null): ExpandedRequest {
+  let unread: string | undefined;
+  const expanded = text.replace(VARIABLE, (_all, name: string, fallback: string | undefined) => {
+    const v = value(name);
+    if (v === null) unread ??= name;
+    // As the shell's `:-`, an empty value takes the default too.
+    return v || (fallback ?? '');
+  });
+  if (unread !== undefined) return { unread };
+  const [method, url] = expanded.split(' ') as [string, string];
+  return { method, url };
+}

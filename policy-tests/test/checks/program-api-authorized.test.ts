@@ -1,0 +1,79 @@
+/**
+ * program-api-authorized judges what the API server answers the programs the repository runs, beyond the mutations
+ * (a rule's group, a resource name, a verb, a pod without its token): the real repository passes, a ServiceAccount
+ * that mounts no token fails, a variable set from a Secret and a role the repository does not declare are not judged,
+ * and a variable set in the container's env moves the request where the program sends it.
+ */
+import { describe, expect, it } from 'vitest';
+import { programApiAuthorizedCheck } from '../../admission/checks/program-api-authorized.ts';
+import { runPolicy } from '../../model/checks/runner.ts';
+import type { Resource } from '../../model/core/manifest.ts';
+import { loadRepo, REPO_ROOT, type Repo } from '../../model/repository/repo.ts';
+
+const repo = await loadRepo(REPO_ROOT);
+const findings = (r: Repo) => runPolicy(r, [programApiAuthorizedCheck]).map((f) => [f.severity ?? 'fail', f.message]);
+
+/** The repository with one resource's object changed. */
+function withObject(kind: string, name: string, change: (o: Record<string, unknown>) => Record<string, unknown>): Repo {
+  const resources = repo.resources.map((r) =>
+    r.kind === kind && r.name === name ? ({ ...r, object: change(structuredClone(r.object) as Record<string, unknown>) } as Resource) : r,
+  );
+  return { ...repo, resources };
+}
+
+/** The status writer's container, changed. */
+const writerWith = (change: (c: Record<string, unknown>) => void) =>
+  withObject('CronJob', 'portfolio-infra-status-writer', (o) => {
+    change(
+      (o as { spec: { jobTemplate: { spec: { template: { spec: { containers: Record<string, unknown>[] } } } } } }).spec.jobTemplate.spec.template.spec
+        .containers[0]!,
+    );
+    return o;
+  });
+
+describe('program-api-authorized', () => {
+  it('passes the real repository', () => {
+    expect(findings(repo)).toEqual([]);
+  });
+
+  it('fails a program whose ServiceAccount mounts no token, where its pod does not say otherwise', () => {
+    const r = withObject('ServiceAccount', 'portfolio-status-writer', (o) => ({ ...o, automountServiceAccountToken: false }));
+    expect(findings(r)).toEqual([
+      ['fail', expect.stringMatching(/^CronJob portfolio-infra-status-writer runs "node dist\/status-writer\/main.js" .* the pod mounts none/)],
+    ]);
+  });
+
+  it('reads a variable the container sets, and says a request is not judged where a Secret sets its part', () => {
+    expect(findings(writerWith((c) => (c.env = [{ name: 'STATUS_NAMESPACE', value: 'other' }])))).toEqual([
+      [
+        'fail',
+        expect.stringMatching(
+          /refuses 5 of its 8 requests: GET \/apis\/cert-manager.io\/v1\/namespaces\/other\/certificates\/portfolio-tls: certificates.cert-manager.io "portfolio-tls" is forbidden: User "system:serviceaccount:portfolio:portfolio-status-writer" cannot get resource "certificates" in API group "cert-manager.io" in the namespace "other"/,
+        ),
+      ],
+    ]);
+    expect(findings(writerWith((c) => (c.env = [{ name: 'CERTIFICATE', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }])))).toEqual([
+      [
+        'not-judged',
+        expect.stringMatching(
+          /whether the API server allows GET \/apis\/cert-manager.io\/.*\$\{CERTIFICATE:-portfolio-tls\} \(CERTIFICATE is set from a source the gate does not read\) is not known/,
+        ),
+      ],
+    ]);
+  });
+
+  it('says a request is not judged where only a role the repository does not declare could allow it', () => {
+    const r = withObject('ClusterRoleBinding', 'portfolio-status-writer', (o) => ({
+      ...o,
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
+    }));
+    expect(findings(r)).toEqual([
+      [
+        'not-judged',
+        expect.stringMatching(
+          /GET \/api\/v1\/nodes \(a role bound to system:serviceaccount:portfolio:portfolio-status-writer is not declared in the repository\)/,
+        ),
+      ],
+    ]);
+  });
+});
