@@ -3,15 +3,18 @@
  * (model/apps/api-requests.ts), each read as RequestInfo reads a path (authorization/request-info.ts) and
  * authorized as its pod's ServiceAccount by the RBAC the repository grants (authorization/rbac.ts). A refusal is the
  * program's 403 at run time: the backup's sentinel never written, the status page never updated. Nothing else refuses
- * it first: the API server stores a Role whatever its rules say, and a binding to it.
+ * it first: the API server stores a Role whatever its rules say, and a binding to it. The charts' k8s-sidecar
+ * containers (Grafana's dashboards and datasources, Loki's rules) are read from their own environment
+ * (model/grafana/sidecars.ts): a chart's RBAC made namespaced while its sidecar reads every namespace loads nothing.
  */
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { scalarText } from '../../model/core/text.ts';
 import { containersOf, podSpecOf, WORKLOAD_KINDS, type ContainerRef, type PodSpecRef } from '../../model/core/workloads.ts';
-import { expandRequest, runsProgram, type ApiRequests } from '../../model/apps/api-requests.ts';
+import { expandRequest, runsProgram, type ApiRequests, type ExpandedRequest } from '../../model/apps/api-requests.ts';
 import { IMAGE_FACTS_GLOB, imageKey, repoImageNeeds } from '../../model/repository/image-facts.ts';
+import { k8sSidecarRequests } from '../../model/grafana/sidecars.ts';
 import { rbacAuthorizer, serviceAccountUser, type Decision, type NonResourceRequest, type ResourceRequest, type UserInfo } from '../authorization/rbac.ts';
 import { requestInfo } from '../authorization/request-info.ts';
 
@@ -58,31 +61,57 @@ function mountsToken(pod: PodSpecRef, account: Resource | undefined): boolean {
   return account?.object.automountServiceAccountToken !== false;
 }
 
+/** A program one container runs, and the requests it sends, each with its text as written or a variable it could not read. */
 interface Run {
   workload: Resource;
   pod: PodSpecRef;
   c: ContainerRef;
-  program: ApiRequests;
+  /** What runs, for the message: `"backup etcd"`, `k8s-sidecar`. */
+  program: string;
+  requests: { text: string; expanded: ExpandedRequest }[];
   namespace: string;
 }
 
-function judgeRun(ctx: CheckContext, authorize: Authorize, { workload, pod, c, program, namespace }: Run): void {
+/** The runs the image facts describe: each program a container runs, its requests read with the container's variables. */
+function factRuns(ctx: CheckContext, at: Omit<Run, 'program' | 'requests'>): Run[] {
+  const { needs } = repoImageNeeds(ctx.repo);
+  const programs: ApiRequests[] = needs.get(imageKey(scalarText(at.c.container.image ?? '')))?.apiRequests ?? [];
+  return programs
+    .filter((p) => runsProgram(p, at.c.container))
+    .map((p) => ({
+      ...at,
+      program: JSON.stringify([...(p.command ?? []), ...(p.args ?? [])].join(' ')),
+      requests: p.requests.map((text) => ({ text, expanded: expandRequest(text, variableOf(at.c.container)) })),
+    }));
+}
+
+/** A k8s-sidecar container's run, read from its environment. */
+function sidecarRuns(at: Omit<Run, 'program' | 'requests'>): Run[] {
+  const read = k8sSidecarRequests(at.c.container, at.namespace);
+  if (!read) return [];
+  const requests =
+    'unread' in read
+      ? [{ text: 'its lists and watches', expanded: read }]
+      : read.requests.map((text) => ({ text, expanded: expandRequest(text, () => undefined) }));
+  return [{ ...at, program: 'k8s-sidecar', requests }];
+}
+
+function judgeRun(ctx: CheckContext, authorize: Authorize, { workload, pod, c, program, requests, namespace }: Run): void {
   const account = scalarText(pod.spec.serviceAccountName ?? pod.spec.serviceAccount ?? 'default') || 'default';
   const accountAt = { resource: workload, path: [...pod.at, pod.spec.serviceAccountName !== undefined ? 'serviceAccountName' : 'containers'] };
-  const runs = `${workload.kind} ${workload.name} runs ${JSON.stringify([...(program.command ?? []), ...(program.args ?? [])].join(' '))} (container ${c.name})`;
+  const runs = `${workload.kind} ${workload.name} runs ${program} (container ${c.name})`;
   const serviceAccount = ctx.resources.find((r) => r.kind === 'ServiceAccount' && r.name === account && (r.namespace ?? namespace) === namespace);
   if (!mountsToken(pod, serviceAccount)) {
     ctx.fail(
       { resource: workload, path: pod.spec.automountServiceAccountToken === false ? [...pod.at, 'automountServiceAccountToken'] : accountAt.path },
-      `${runs}, which calls the API server with its pod's token, and the pod mounts none (automountServiceAccountToken false): each of its ${program.requests.length} requests fails before it is authorized`,
+      `${runs}, which calls the API server with its pod's token, and the pod mounts none (automountServiceAccountToken false): each of its ${requests.length} requests fails before it is authorized`,
     );
     return;
   }
   const user = serviceAccountUser(namespace, account);
   const denied: string[] = [];
   const unknown: string[] = [];
-  for (const text of program.requests) {
-    const expanded = expandRequest(text, variableOf(c.container));
+  for (const { text, expanded } of requests) {
     if ('unread' in expanded) {
       unknown.push(`${text} (${expanded.unread} is set from a source the gate does not read)`);
       continue;
@@ -95,7 +124,7 @@ function judgeRun(ctx: CheckContext, authorize: Authorize, { workload, pod, c, p
   if (denied.length > 0)
     ctx.fail(
       accountAt,
-      `${runs} as ServiceAccount ${namespace}/${account}, and the API server refuses ${denied.length} of its ${program.requests.length} requests: ${denied.join('; ')}`,
+      `${runs} as ServiceAccount ${namespace}/${account}, and the API server refuses ${denied.length} of its ${requests.length} requests: ${denied.join('; ')}`,
     );
   if (unknown.length > 0)
     ctx.notJudged(accountAt, `${runs} as ServiceAccount ${namespace}/${account}: whether the API server allows ${unknown.join('; ')} is not known`);
@@ -103,24 +132,20 @@ function judgeRun(ctx: CheckContext, authorize: Authorize, { workload, pod, c, p
 
 export const programApiAuthorizedCheck: PolicyCheck = {
   id: 'program-api-authorized',
-  description: `Every request a program the repository runs sends to the API server (its image's apiRequests in ${IMAGE_FACTS_GLOB}, matched by the container's command and args) is allowed by the RBAC the repository grants its pod's ServiceAccount, as the API server reads the request's path (RequestInfo) and its RBAC authorizer judges it, Kubernetes' bootstrap roles for discovery included; a pod that mounts no token is refused every one, and a request through a role the repository does not declare, or with a part set from a source the gate does not read, is not judged (invariants P1).`,
+  description: `Every request a program the repository runs sends to the API server (its image's apiRequests in ${IMAGE_FACTS_GLOB}, matched by the container's command and args; and each k8s-sidecar's lists and watches, read from its environment as k8s-sidecar 2.10 reads it) is allowed by the RBAC the repository grants its pod's ServiceAccount, as the API server reads the request's path (RequestInfo) and its RBAC authorizer judges it, Kubernetes' bootstrap roles for discovery included; a pod that mounts no token is refused every one, and a request through a role the repository does not declare, or with a part set from a source the gate does not read, is not judged (invariants P1).`,
   invariants: ['P1'],
   remediation:
     "grant the ServiceAccount the verb on the resource (and name) the finding names, in a Role or ClusterRole bound to it; or run the program as the account that holds it; or correct the image's apiRequests facts",
   reads: { kinds: [...WORKLOAD_KINDS, 'ServiceAccount', 'Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding'], files: [IMAGE_FACTS_GLOB], renders: true },
   exemptible: false,
   run(ctx) {
-    const { needs } = repoImageNeeds(ctx.repo);
-    if (![...needs.values()].some((n) => n.apiRequests)) return;
     const authorize = rbacAuthorizer(ctx.resources);
     for (const workload of ctx.resources) {
       const pod = podSpecOf(workload);
       if (!pod) continue;
-      for (const c of containersOf(pod)) {
-        const programs = needs.get(imageKey(scalarText(c.container.image ?? '')))?.apiRequests ?? [];
-        const namespace = namespaceOrDestination(ctx.repo, workload) ?? 'default';
-        for (const program of programs.filter((p) => runsProgram(p, c.container))) judgeRun(ctx, authorize, { workload, pod, c, program, namespace });
-      }
+      const namespace = namespaceOrDestination(ctx.repo, workload) ?? 'default';
+      for (const c of containersOf(pod))
+        for (const run of [...factRuns(ctx, { workload, pod, c, namespace }), ...sidecarRuns({ workload, pod, c, namespace })]) judgeRun(ctx, authorize, run);
     }
   },
 };

@@ -52,13 +52,62 @@ export function renderedSidecars(repo: Repo, resources: readonly Resource[]): Si
               label: env.get('LABEL')!,
               value: env.get('LABEL_VALUE') ?? '',
               namespace: env.get('NAMESPACE') ?? '',
-              resource: env.get('RESOURCE') ?? 'both',
+              // k8s-sidecar 2.10 reads configmaps alone where RESOURCE is unset (sidecar.py).
+              resource: env.get('RESOURCE') ?? 'configmap',
             },
             str(container.name).includes('datasource') ? 'datasources' : str(container.name).includes('dashboard') ? 'dashboards' : 'other',
           ),
         );
       }
   return out;
+}
+
+/** A container's variables as the kubelet sets them from literal values; null where one comes from elsewhere. */
+const literalEnv = (container: Record<string, unknown>): Map<string, string | null> =>
+  new Map(objects(container.env).map((e) => [str(e.name), e.valueFrom !== undefined ? null : str(e.value)]));
+
+const PLURAL: Readonly<Record<string, string>> = { configmap: 'configmaps', secret: 'secrets' };
+
+/**
+ * What k8s-sidecar 2.10 (src/sidecar.py, src/resources.py) asks the API server, from its container's environment:
+ * for each kind RESOURCE names (configmap, its default; secret; both) and each namespace NAMESPACE lists (ALL: every
+ * namespace at once; none: the pod's own), a list of the objects labelled LABEL (=LABEL_VALUE) at start, then, unless
+ * METHOD is LIST, a watch of the same (METHOD SLEEP lists again instead); where RESOURCE_NAME names objects of that
+ * namespace and kind, a get of each instead of the list, and no watch; with IGNORE_ALREADY_PROCESSED, the server's
+ * version. Undefined for a container that is no k8s-sidecar (it sets no LABEL and FOLDER); `unread` where a variable
+ * it reads is set from a Secret or a ConfigMap.
+ */
+export function k8sSidecarRequests(container: Record<string, unknown>, ownNamespace: string): { requests: string[] } | { unread: string } | undefined {
+  const env = literalEnv(container);
+  if (!env.has('LABEL') || !env.has('FOLDER')) return undefined;
+  const unread = ['LABEL', 'LABEL_VALUE', 'NAMESPACE', 'RESOURCE', 'RESOURCE_NAME', 'METHOD'].find((name) => env.get(name) === null);
+  if (unread) return { unread };
+  const get = (name: string) => env.get(name) ?? undefined;
+  const label = get('LABEL')!;
+  const selector = encodeURIComponent(get('LABEL_VALUE') ? `${label}=${get('LABEL_VALUE')}` : label);
+  const resource = get('RESOURCE') ?? 'configmap';
+  const kinds = resource === 'both' ? ['secret', 'configmap'] : [resource];
+  const resourceName = get('RESOURCE_NAME') ?? '';
+  const method = get('METHOD');
+  const requests = get('IGNORE_ALREADY_PROCESSED')?.toLowerCase() === 'true' ? ['GET /version'] : [];
+  for (const kind of kinds)
+    for (const namespace of (get('NAMESPACE') ?? ownNamespace).split(',')) {
+      const collection = namespace === 'ALL' ? `/api/v1/${PLURAL[kind] ?? kind}` : `/api/v1/namespaces/${namespace}/${PLURAL[kind] ?? kind}`;
+      const names =
+        namespace === 'ALL' || !resourceName
+          ? []
+          : resourceName.split(',').flatMap((rn) => {
+              // `namespace/kind/name` is for its namespace only, `kind/name` for its kind only (any other form stands).
+              const parts = rn.split('/').reverse();
+              return (parts.length === 3 && parts[2] !== namespace) || (parts.length === 2 && parts[1] !== kind) ? [] : [parts[0]!];
+            });
+      if (names.length > 0) requests.push(...names.map((name) => `GET ${collection}/${name}`));
+      else requests.push(`GET ${collection}?labelSelector=${selector}&limit=5`);
+      // The watch loop lists again instead of watching in SLEEP mode, and wherever RESOURCE_NAME is set in a namespace.
+      if (method !== 'LIST' && method !== 'SLEEP' && !(namespace !== 'ALL' && resourceName))
+        requests.push(`GET ${collection}?labelSelector=${selector}&watch=True`);
+    }
+  return { requests };
 }
 
 /** kube-prometheus-stack 88's defaults for its two sidecars (its values.yaml, and its grafana subchart's). */

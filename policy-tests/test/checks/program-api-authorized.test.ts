@@ -11,6 +11,8 @@ import type { Resource } from '../../model/core/manifest.ts';
 import { loadRepo, REPO_ROOT, type Repo } from '../../model/repository/repo.ts';
 
 const repo = await loadRepo(REPO_ROOT);
+// Made-up objects borrow a real one's file and positions.
+const template = repo.resources.find((r) => r.kind === 'RoleBinding')!;
 const findings = (r: Repo) => runPolicy(r, [programApiAuthorizedCheck]).map((f) => [f.severity ?? 'fail', f.message]);
 
 /** The repository with one resource's object changed. */
@@ -60,6 +62,30 @@ describe('program-api-authorized', () => {
         ),
       ],
     ]);
+  });
+
+  it("judges a chart's k8s-sidecar by its environment: a Role in its namespace does not let it read every namespace", () => {
+    const make = (kind: string, name: string, namespace: string | undefined, body: Record<string, unknown>) =>
+      ({ ...template, kind, name, namespace, object: { kind, metadata: { name, namespace }, ...body } }) as unknown as Resource;
+    const env = ['LABEL=grafana_dashboard', 'FOLDER=/d', 'NAMESPACE=ALL'].map((e) => ({ name: e.split('=')[0], value: e.split('=')[1] }));
+    const sidecar = { name: 'grafana-sc-dashboard', image: 'quay.io/kiwigrid/k8s-sidecar:2.10.1', env };
+    const grafana = make('Deployment', 'grafana', 'monitoring', { spec: { template: { spec: { serviceAccountName: 'grafana', containers: [sidecar] } } } });
+    const rules = [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch'] }];
+    const subjects = [{ kind: 'ServiceAccount', name: 'grafana', namespace: 'monitoring' }];
+    const bound = (scope: 'Role' | 'ClusterRole') => [
+      make(scope, 'grafana', scope === 'Role' ? 'monitoring' : undefined, { rules }),
+      make(`${scope}Binding`, 'grafana', scope === 'Role' ? 'monitoring' : undefined, { roleRef: { kind: scope, name: 'grafana' }, subjects }),
+    ];
+    const judged = (extra: Resource[]) => findings({ ...repo, resources: [...repo.resources, grafana, ...extra] });
+    expect(judged(bound('Role'))).toEqual([
+      [
+        'fail',
+        expect.stringMatching(
+          /^Deployment grafana runs k8s-sidecar \(container grafana-sc-dashboard\) as ServiceAccount monitoring\/grafana, and the API server refuses 2 of its 2 requests: GET \/api\/v1\/configmaps\?labelSelector=grafana_dashboard&limit=5: configmaps is forbidden: .* cannot list resource "configmaps" in API group "" at the cluster scope; GET .*&watch=True: .* cannot watch/,
+        ),
+      ],
+    ]);
+    expect(judged(bound('ClusterRole'))).toEqual([]);
   });
 
   it('says a request is not judged where only a role the repository does not declare could allow it', () => {
