@@ -6,6 +6,8 @@
  * it first: the API server stores a Role whatever its rules say, and a binding to it. The charts' k8s-sidecar
  * containers (Grafana's dashboards and datasources, Loki's rules) are read from their own environment
  * (model/grafana/sidecars.ts): a chart's RBAC made namespaced while its sidecar reads every namespace loads nothing.
+ * A rendered Alloy is judged by its configuration (model/alloy/kubernetes-requests.ts): its discoveries, its events
+ * source and its pod tailer list, watch and get what their arguments say.
  */
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
@@ -15,6 +17,8 @@ import { containersOf, podSpecOf, WORKLOAD_KINDS, type ContainerRef, type PodSpe
 import { expandRequest, runsProgram, type ApiRequests, type ExpandedRequest } from '../../model/apps/api-requests.ts';
 import { IMAGE_FACTS_GLOB, imageKey, repoImageNeeds } from '../../model/repository/image-facts.ts';
 import { k8sSidecarRequests } from '../../model/grafana/sidecars.ts';
+import { alloyApiRequests } from '../../model/alloy/kubernetes-requests.ts';
+import { imageParts } from '../../model/core/workloads.ts';
 import { rbacAuthorizer, serviceAccountUser, type Decision, type NonResourceRequest, type ResourceRequest, type UserInfo } from '../authorization/rbac.ts';
 import { requestInfo } from '../authorization/request-info.ts';
 
@@ -68,7 +72,8 @@ interface Run {
   c: ContainerRef;
   /** What runs, for the message: `"backup etcd"`, `k8s-sidecar`. */
   program: string;
-  requests: { text: string; expanded: ExpandedRequest }[];
+  /** `why` says why an unread request could not be read, where a variable does not. */
+  requests: { text: string; expanded: ExpandedRequest; why?: string }[];
   namespace: string;
 }
 
@@ -96,6 +101,31 @@ function sidecarRuns(at: Omit<Run, 'program' | 'requests'>): Run[] {
   return [{ ...at, program: 'k8s-sidecar', requests }];
 }
 
+/** The configuration an Alloy pod loads: the `.alloy` key of a ConfigMap its chart rendered beside it. */
+function alloyConfig(ctx: CheckContext, workload: Resource): string | undefined {
+  const app = workload.rendered?.app;
+  if (app === undefined) return undefined;
+  for (const r of ctx.resources.filter((x) => x.kind === 'ConfigMap' && x.rendered?.app === app)) {
+    const data = (r.object.data ?? {}) as Record<string, unknown>;
+    const key = Object.keys(data).find((k) => k.endsWith('.alloy'));
+    if (key !== undefined) return scalarText(data[key]);
+  }
+  return undefined;
+}
+
+/** An Alloy container's run: what its configuration's components ask the API server (model/alloy/kubernetes-requests.ts). */
+function alloyRuns(ctx: CheckContext, at: Omit<Run, 'program' | 'requests'>): Run[] {
+  if (!imageParts(scalarText(at.c.container.image ?? '')).name.endsWith('grafana/alloy')) return [];
+  const text = alloyConfig(ctx, at.workload);
+  if (text === undefined) return [];
+  const read = alloyApiRequests(text, at.namespace);
+  const requests = [
+    ...read.requests.map((text) => ({ text, expanded: expandRequest(text, () => undefined) })),
+    ...read.unread.map((what) => ({ text: what, expanded: { unread: what } as ExpandedRequest, why: 'its requests are not read' })),
+  ];
+  return requests.length ? [{ ...at, program: "Alloy's configuration", requests }] : [];
+}
+
 function judgeRun(ctx: CheckContext, authorize: Authorize, { workload, pod, c, program, requests, namespace }: Run): void {
   const account = scalarText(pod.spec.serviceAccountName ?? pod.spec.serviceAccount ?? 'default') || 'default';
   const accountAt = { resource: workload, path: [...pod.at, pod.spec.serviceAccountName !== undefined ? 'serviceAccountName' : 'containers'] };
@@ -111,9 +141,9 @@ function judgeRun(ctx: CheckContext, authorize: Authorize, { workload, pod, c, p
   const user = serviceAccountUser(namespace, account);
   const denied: string[] = [];
   const unknown: string[] = [];
-  for (const { text, expanded } of requests) {
+  for (const { text, expanded, why } of requests) {
     if ('unread' in expanded) {
-      unknown.push(`${text} (${expanded.unread} is set from a source the gate does not read)`);
+      unknown.push(`${text} (${why ?? `${expanded.unread} is set from a source the gate does not read`})`);
       continue;
     }
     const q = asked(expanded.method, expanded.url);
@@ -132,11 +162,15 @@ function judgeRun(ctx: CheckContext, authorize: Authorize, { workload, pod, c, p
 
 export const programApiAuthorizedCheck: PolicyCheck = {
   id: 'program-api-authorized',
-  description: `Every request a program the repository runs sends to the API server (its image's apiRequests in ${IMAGE_FACTS_GLOB}, matched by the container's command and args; and each k8s-sidecar's lists and watches, read from its environment as k8s-sidecar 2.10 reads it) is allowed by the RBAC the repository grants its pod's ServiceAccount, as the API server reads the request's path (RequestInfo) and its RBAC authorizer judges it, Kubernetes' bootstrap roles for discovery included; a pod that mounts no token is refused every one, and a request through a role the repository does not declare, or with a part set from a source the gate does not read, is not judged (invariants P1).`,
+  description: `Every request a program the repository runs sends to the API server (its image's apiRequests in ${IMAGE_FACTS_GLOB}, matched by the container's command and args; each k8s-sidecar's lists and watches, read from its environment as k8s-sidecar 2.10 reads it; and what a rendered Alloy's configuration asks, component by component) is allowed by the RBAC the repository grants its pod's ServiceAccount, as the API server reads the request's path (RequestInfo) and its RBAC authorizer judges it, Kubernetes' bootstrap roles for discovery included; a pod that mounts no token is refused every one, and a request through a role the repository does not declare, or with a part set from a source the gate does not read, is not judged (invariants P1).`,
   invariants: ['P1'],
   remediation:
     "grant the ServiceAccount the verb on the resource (and name) the finding names, in a Role or ClusterRole bound to it; or run the program as the account that holds it; or correct the image's apiRequests facts",
-  reads: { kinds: [...WORKLOAD_KINDS, 'ServiceAccount', 'Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding'], files: [IMAGE_FACTS_GLOB], renders: true },
+  reads: {
+    kinds: [...WORKLOAD_KINDS, 'ConfigMap', 'ServiceAccount', 'Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding'],
+    files: [IMAGE_FACTS_GLOB],
+    renders: true,
+  },
   exemptible: false,
   run(ctx) {
     const authorize = rbacAuthorizer(ctx.resources);
@@ -145,7 +179,12 @@ export const programApiAuthorizedCheck: PolicyCheck = {
       if (!pod) continue;
       const namespace = namespaceOrDestination(ctx.repo, workload) ?? 'default';
       for (const c of containersOf(pod))
-        for (const run of [...factRuns(ctx, { workload, pod, c, namespace }), ...sidecarRuns({ workload, pod, c, namespace })]) judgeRun(ctx, authorize, run);
+        for (const run of [
+          ...factRuns(ctx, { workload, pod, c, namespace }),
+          ...sidecarRuns({ workload, pod, c, namespace }),
+          ...alloyRuns(ctx, { workload, pod, c, namespace }),
+        ])
+          judgeRun(ctx, authorize, run);
     }
   },
 };

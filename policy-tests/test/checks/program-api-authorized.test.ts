@@ -88,6 +88,33 @@ describe('program-api-authorized', () => {
     expect(judged(bound('ClusterRole'))).toEqual([]);
   });
 
+  it("judges a rendered Alloy by its configuration: a Role in its namespace does not let it tail every namespace's pods", () => {
+    const rendered = { id: 'alloy#0', app: 'alloy', source: 'chart alloy 1.11.1' };
+    const make = (kind: string, name: string, namespace: string | undefined, body: Record<string, unknown>) =>
+      ({ ...template, kind, name, namespace, rendered, object: { kind, metadata: { name, namespace }, ...body } }) as unknown as Resource;
+    const config =
+      'discovery.kubernetes "pods" {\n  role = "pod"\n}\nloki.source.kubernetes "pods" {\n  targets    = discovery.kubernetes.pods.targets\n  forward_to = []\n}\n';
+    const alloy = [
+      make('DaemonSet', 'alloy', 'monitoring', {
+        spec: { template: { spec: { serviceAccountName: 'alloy', containers: [{ name: 'alloy', image: 'docker.io/grafana/alloy:v1.18.1' }] } } },
+      }),
+      make('ConfigMap', 'alloy', 'monitoring', { data: { 'config.alloy': config } }),
+      make('Role', 'alloy', 'monitoring', { rules: [{ apiGroups: [''], resources: ['pods', 'pods/log'], verbs: ['get', 'list', 'watch'] }] }),
+      make('RoleBinding', 'alloy', 'monitoring', {
+        roleRef: { kind: 'Role', name: 'alloy' },
+        subjects: [{ kind: 'ServiceAccount', name: 'alloy', namespace: 'monitoring' }],
+      }),
+    ];
+    expect(findings({ ...repo, resources: [...repo.resources, ...alloy] })).toEqual([
+      [
+        'fail',
+        expect.stringMatching(
+          /^DaemonSet alloy runs Alloy's configuration \(container alloy\) as ServiceAccount monitoring\/alloy, and the API server refuses 4 of its 4 requests: GET \/api\/v1\/pods: pods is forbidden: .* at the cluster scope; .* GET \/api\/v1\/namespaces\/\{any\}\/pods\/\{pod\}\/log: pods "\{pod\}" is forbidden: .* cannot get resource "pods\/log"/,
+        ),
+      ],
+    ]);
+  });
+
   it('says a request is not judged where only a role the repository does not declare could allow it', () => {
     const r = withObject('ClusterRoleBinding', 'portfolio-status-writer', (o) => ({
       ...o,
