@@ -8,7 +8,8 @@
  * - `loki.source.kubernetes_events`: an informer of core v1 Events in each of its `namespaces`, every one where unset.
  * - `loki.source.kubernetes` tails each target pod (kubetail: a get of the pod and of its `log`), in any namespace a
  *   discovery of the file reads (every one, `{any}` below, where one reads them all).
- * An argument the gate cannot read as a literal (an expression) leaves the component's requests unread.
+ * An argument the gate cannot read as a literal (an expression) leaves the component's requests unread, as does each
+ * other component that calls the API server (the operator's monitors, the rules loaders, remote.kubernetes.*).
  */
 import { parseAlloy, type AlloyStatement } from './parser.ts';
 
@@ -25,6 +26,20 @@ const ROLE_RESOURCES: Readonly<Record<string, string[]>> = {
   node: ['/api/v1|nodes'],
   ingress: ['/apis/networking.k8s.io/v1|ingresses'],
 };
+
+/** The other components of v1.18.1 that call the API server (internal/component): what they ask is not read, and said. */
+const API_CLIENTS_NOT_READ: ReadonlySet<string> = new Set([
+  'loki.rules.kubernetes',
+  'loki.source.podlogs',
+  'mimir.alerts.kubernetes',
+  'mimir.rules.kubernetes',
+  'prometheus.operator.podmonitors',
+  'prometheus.operator.probes',
+  'prometheus.operator.scrapeconfigs',
+  'prometheus.operator.servicemonitors',
+  'remote.kubernetes.configmap',
+  'remote.kubernetes.secret',
+]);
 
 /** A string, a bool or a list of strings written as a literal after an attribute's `=`; undefined for anything else. */
 export function literalAt(text: string, offset: number): string | boolean | string[] | undefined {
@@ -98,6 +113,7 @@ export function alloyApiRequests(text: string, ownNamespace: string): Read {
   for (const block of blocks.filter((b) => b.name.join('.') === 'discovery.kubernetes')) discoveryRequests(text, block, ownNamespace, read);
   for (const block of blocks) {
     const name = block.name.join('.');
+    if (API_CLIENTS_NOT_READ.has(name)) read.unread.push(`${name} "${block.label}" (what it asks the API server is not read)`);
     if (name === 'loki.source.kubernetes_events') {
       const namespacesAttr = attribute(block.body, 'namespaces');
       const namespaces = namespacesAttr ? literalAt(text, namespacesAttr.offset) : [];

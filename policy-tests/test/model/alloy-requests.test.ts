@@ -69,14 +69,15 @@ loki.source.kubernetes_events "events" {
     ]);
   });
 
-  it('says which components it cannot read: a role that is an expression, a tailer with no discovery beside it', () => {
-    expect(
-      alloyApiRequests('discovery.kubernetes "p" {\n  role = sys.env("ROLE")\n}\nloki.source.kubernetes "t" {\n  targets = []\n  forward_to = []\n}\n', 'm'),
-    ).toEqual({
+  it('says which components it cannot read: a role that is an expression, a tailer with no discovery beside it, another API client', () => {
+    const text =
+      'discovery.kubernetes "p" {\n  role = sys.env("ROLE")\n}\nloki.source.kubernetes "t" {\n  targets = []\n  forward_to = []\n}\nremote.kubernetes.secret "s" {\n  namespace = "a"\n  name = "b"\n}\n';
+    expect(alloyApiRequests(text, 'm')).toEqual({
       requests: [],
       unread: [
         'discovery.kubernetes "p" (its role, namespaces or attach_metadata are no literal the gate reads)',
         'loki.source.kubernetes "t" (no discovery of the file says which namespaces it tails)',
+        'remote.kubernetes.secret "s" (what it asks the API server is not read)',
       ],
     });
   });
