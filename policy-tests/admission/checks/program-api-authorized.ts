@@ -18,9 +18,13 @@ import { expandRequest, runsProgram, type ApiRequests, type ExpandedRequest } fr
 import { IMAGE_FACTS_GLOB, imageKey, repoImageNeeds } from '../../model/repository/image-facts.ts';
 import { k8sSidecarRequests } from '../../model/grafana/sidecars.ts';
 import { alloyApiRequests } from '../../model/alloy/kubernetes-requests.ts';
+import { isKubeStateMetrics, kubeStateMetricsRequests } from '../../model/apps/kube-state-metrics.ts';
 import { imageParts } from '../../model/core/workloads.ts';
 import { rbacAuthorizer, serviceAccountUser, type Decision, type NonResourceRequest, type ResourceRequest, type UserInfo } from '../authorization/rbac.ts';
 import { requestInfo } from '../authorization/request-info.ts';
+
+/** How many refusals a finding spells out: a chart's whole RBAC gone is one mistake, not fifty lines. */
+const SHOWN = 4;
 
 type Authorize = (user: UserInfo, request: ResourceRequest | NonResourceRequest) => Decision;
 
@@ -90,15 +94,22 @@ function factRuns(ctx: CheckContext, at: Omit<Run, 'program' | 'requests'>): Run
     }));
 }
 
-/** A k8s-sidecar container's run, read from its environment. */
-function sidecarRuns(at: Omit<Run, 'program' | 'requests'>): Run[] {
-  const read = k8sSidecarRequests(at.c.container, at.namespace);
-  if (!read) return [];
+/** The run of a program the gate reads from its own container (k8s-sidecar's environment, kube-state-metrics' flags). */
+function containerRuns(at: Omit<Run, 'program' | 'requests'>): Run[] {
+  const sidecar = k8sSidecarRequests(at.c.container, at.namespace);
+  const found = sidecar
+    ? (['k8s-sidecar', sidecar] as const)
+    : isKubeStateMetrics(at.c.container)
+      ? (['kube-state-metrics', kubeStateMetricsRequests(at.c.container)] as const)
+      : undefined;
+  if (!found) return [];
+  const [program, read] = found;
+  // A variable names what k8s-sidecar could not read; kube-state-metrics says why in words.
   const requests =
     'unread' in read
-      ? [{ text: 'its lists and watches', expanded: read }]
+      ? [{ text: 'its lists and watches', expanded: read, why: read.unread.includes(' ') ? read.unread : undefined }]
       : read.requests.map((text) => ({ text, expanded: expandRequest(text, () => undefined) }));
-  return [{ ...at, program: 'k8s-sidecar', requests }];
+  return [{ ...at, program, requests }];
 }
 
 /** The configuration an Alloy pod loads: the `.alloy` key of a ConfigMap its chart rendered beside it. */
@@ -154,7 +165,7 @@ function judgeRun(ctx: CheckContext, authorize: Authorize, { workload, pod, c, p
   if (denied.length > 0)
     ctx.fail(
       accountAt,
-      `${runs} as ServiceAccount ${namespace}/${account}, and the API server refuses ${denied.length} of its ${requests.length} requests: ${denied.join('; ')}`,
+      `${runs} as ServiceAccount ${namespace}/${account}, and the API server refuses ${denied.length} of its ${requests.length} requests: ${denied.slice(0, SHOWN).join('; ')}${denied.length > SHOWN ? `; and ${denied.length - SHOWN} more` : ''}`,
     );
   if (unknown.length > 0)
     ctx.notJudged(accountAt, `${runs} as ServiceAccount ${namespace}/${account}: whether the API server allows ${unknown.join('; ')} is not known`);
@@ -162,7 +173,7 @@ function judgeRun(ctx: CheckContext, authorize: Authorize, { workload, pod, c, p
 
 export const programApiAuthorizedCheck: PolicyCheck = {
   id: 'program-api-authorized',
-  description: `Every request a program the repository runs sends to the API server (its image's apiRequests in ${IMAGE_FACTS_GLOB}, matched by the container's command and args; each k8s-sidecar's lists and watches, read from its environment as k8s-sidecar 2.10 reads it; and what a rendered Alloy's configuration asks, component by component) is allowed by the RBAC the repository grants its pod's ServiceAccount, as the API server reads the request's path (RequestInfo) and its RBAC authorizer judges it, Kubernetes' bootstrap roles for discovery included; a pod that mounts no token is refused every one, and a request through a role the repository does not declare, or with a part set from a source the gate does not read, is not judged (invariants P1).`,
+  description: `Every request a program the repository runs sends to the API server (its image's apiRequests in ${IMAGE_FACTS_GLOB}, matched by the container's command and args; each k8s-sidecar's lists and watches, read from its environment as k8s-sidecar 2.10 reads it; kube-state-metrics' informers, from its flags; and what a rendered Alloy's configuration asks, component by component) is allowed by the RBAC the repository grants its pod's ServiceAccount, as the API server reads the request's path (RequestInfo) and its RBAC authorizer judges it, Kubernetes' bootstrap roles for discovery included; a pod that mounts no token is refused every one, and a request through a role the repository does not declare, or with a part set from a source the gate does not read, is not judged (invariants P1).`,
   invariants: ['P1'],
   remediation:
     "grant the ServiceAccount the verb on the resource (and name) the finding names, in a Role or ClusterRole bound to it; or run the program as the account that holds it; or correct the image's apiRequests facts",
@@ -181,7 +192,7 @@ export const programApiAuthorizedCheck: PolicyCheck = {
       for (const c of containersOf(pod))
         for (const run of [
           ...factRuns(ctx, { workload, pod, c, namespace }),
-          ...sidecarRuns({ workload, pod, c, namespace }),
+          ...containerRuns({ workload, pod, c, namespace }),
           ...alloyRuns(ctx, { workload, pod, c, namespace }),
         ])
           judgeRun(ctx, authorize, run);

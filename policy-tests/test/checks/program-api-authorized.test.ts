@@ -115,6 +115,35 @@ describe('program-api-authorized', () => {
     ]);
   });
 
+  it('judges kube-state-metrics by its flags, and spells out four refusals of many', () => {
+    const ksm = {
+      ...template,
+      kind: 'Deployment',
+      name: 'ksm',
+      namespace: 'monitoring',
+      object: {
+        kind: 'Deployment',
+        metadata: { name: 'ksm', namespace: 'monitoring' },
+        spec: {
+          template: {
+            spec: {
+              serviceAccountName: 'ksm',
+              containers: [{ name: 'ksm', image: 'registry.k8s.io/kube-state-metrics/kube-state-metrics:v2.20.0', args: ['--resources=cronjobs,jobs,pods'] }],
+            },
+          },
+        },
+      },
+    } as unknown as Resource;
+    expect(findings({ ...repo, resources: [...repo.resources, ksm] })).toEqual([
+      [
+        'fail',
+        expect.stringMatching(
+          /^Deployment ksm runs kube-state-metrics \(container ksm\) as ServiceAccount monitoring\/ksm, and the API server refuses 6 of its 6 requests: GET \/apis\/batch\/v1\/cronjobs: cronjobs.batch is forbidden: .*; and 2 more$/,
+        ),
+      ],
+    ]);
+  });
+
   it('says a request is not judged where only a role the repository does not declare could allow it', () => {
     const r = withObject('ClusterRoleBinding', 'portfolio-status-writer', (o) => ({
       ...o,
