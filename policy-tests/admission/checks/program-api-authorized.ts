@@ -76,6 +76,8 @@ interface Run {
   c: ContainerRef;
   /** What runs, for the message: `"backup etcd"`, `k8s-sidecar`. */
   program: string;
+  /** A command of an API-calling image that its facts do not list: judged only where the pod holds a token. */
+  unlisted?: boolean;
   /** `why` says why an unread request could not be read, where a variable does not. */
   requests: { text: string; expanded: ExpandedRequest; why?: string }[];
   namespace: string;
@@ -85,13 +87,25 @@ interface Run {
 function factRuns(ctx: CheckContext, at: Omit<Run, 'program' | 'requests'>): Run[] {
   const { needs } = repoImageNeeds(ctx.repo);
   const programs: ApiRequests[] = needs.get(imageKey(scalarText(at.c.container.image ?? '')))?.apiRequests ?? [];
-  return programs
-    .filter((p) => runsProgram(p, at.c.container))
-    .map((p) => ({
-      ...at,
-      program: JSON.stringify([...(p.command ?? []), ...(p.args ?? [])].join(' ')),
-      requests: p.requests.map((text) => ({ text, expanded: expandRequest(text, variableOf(at.c.container)) })),
-    }));
+  const ran = programs.filter((p) => runsProgram(p, at.c.container));
+  // An image that calls the API server, run by a command its facts do not list: what it asks is not known.
+  if (programs.length > 0 && ran.length === 0) {
+    const argv = [...(Array.isArray(at.c.container.command) ? at.c.container.command : []), ...(Array.isArray(at.c.container.args) ? at.c.container.args : [])];
+    const why = "its command and args are none its image's facts list";
+    return [
+      {
+        ...at,
+        program: JSON.stringify(argv.map((a) => scalarText(a)).join(' ')),
+        unlisted: true,
+        requests: [{ text: 'what it asks', expanded: { unread: why }, why }],
+      },
+    ];
+  }
+  return ran.map((p) => ({
+    ...at,
+    program: JSON.stringify([...(p.command ?? []), ...(p.args ?? [])].join(' ')),
+    requests: p.requests.map((text) => ({ text, expanded: expandRequest(text, variableOf(at.c.container)) })),
+  }));
 }
 
 /** The run of a program the gate reads from its own container (k8s-sidecar's environment, kube-state-metrics' flags). */
@@ -137,12 +151,14 @@ function alloyRuns(ctx: CheckContext, at: Omit<Run, 'program' | 'requests'>): Ru
   return requests.length ? [{ ...at, program: "Alloy's configuration", requests }] : [];
 }
 
-function judgeRun(ctx: CheckContext, authorize: Authorize, { workload, pod, c, program, requests, namespace }: Run): void {
+function judgeRun(ctx: CheckContext, authorize: Authorize, { workload, pod, c, program, requests, namespace, unlisted }: Run): void {
   const account = scalarText(pod.spec.serviceAccountName ?? pod.spec.serviceAccount ?? 'default') || 'default';
   const accountAt = { resource: workload, path: [...pod.at, pod.spec.serviceAccountName !== undefined ? 'serviceAccountName' : 'containers'] };
   const runs = `${workload.kind} ${workload.name} runs ${program} (container ${c.name})`;
   const serviceAccount = ctx.resources.find((r) => r.kind === 'ServiceAccount' && r.name === account && (r.namespace ?? namespace) === namespace);
   if (!mountsToken(pod, serviceAccount)) {
+    // Without a token a command the facts do not list calls nothing: the image's other commands (a backup of an app's files).
+    if (unlisted) return;
     ctx.fail(
       { resource: workload, path: pod.spec.automountServiceAccountToken === false ? [...pod.at, 'automountServiceAccountToken'] : accountAt.path },
       `${runs}, which calls the API server with its pod's token, and the pod mounts none (automountServiceAccountToken false): each of its ${requests.length} requests fails before it is authorized`,
@@ -173,7 +189,7 @@ function judgeRun(ctx: CheckContext, authorize: Authorize, { workload, pod, c, p
 
 export const programApiAuthorizedCheck: PolicyCheck = {
   id: 'program-api-authorized',
-  description: `Every request a program the repository runs sends to the API server (its image's apiRequests in ${IMAGE_FACTS_GLOB}, matched by the container's command and args; each k8s-sidecar's lists and watches, read from its environment as k8s-sidecar 2.10 reads it; kube-state-metrics' informers, from its flags; and what a rendered Alloy's configuration asks, component by component) is allowed by the RBAC the repository grants its pod's ServiceAccount, as the API server reads the request's path (RequestInfo) and its RBAC authorizer judges it, Kubernetes' bootstrap roles for discovery included; a pod that mounts no token is refused every one, and a request through a role the repository does not declare, or with a part set from a source the gate does not read, is not judged (invariants P1).`,
+  description: `Every request a program the repository runs sends to the API server (its image's apiRequests in ${IMAGE_FACTS_GLOB}, matched by the container's command and args; each k8s-sidecar's lists and watches, read from its environment as k8s-sidecar 2.10 reads it; kube-state-metrics' informers, from its flags; and what a rendered Alloy's configuration asks, component by component) is allowed by the RBAC the repository grants its pod's ServiceAccount, as the API server reads the request's path (RequestInfo) and its RBAC authorizer judges it, Kubernetes' bootstrap roles for discovery included; a pod that mounts no token is refused every one, and a command of such an image its facts do not list (in a pod holding a token), a request through a role the repository does not declare, or with a part set from a source the gate does not read, is not judged (invariants P1).`,
   invariants: ['P1'],
   remediation:
     "grant the ServiceAccount the verb on the resource (and name) the finding names, in a Role or ClusterRole bound to it; or run the program as the account that holds it; or correct the image's apiRequests facts",

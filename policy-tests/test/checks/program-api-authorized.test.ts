@@ -144,6 +144,20 @@ describe('program-api-authorized', () => {
     ]);
   });
 
+  it('says a command of an API-calling image that its facts do not list is not judged, where the pod holds a token, and passes it where it holds none', () => {
+    const moved = writerWith((c) => (c.command = ['node', '/app/dist/status-writer/main.js']));
+    expect(findings(moved)).toEqual([
+      [
+        'not-judged',
+        expect.stringMatching(
+          /^CronJob portfolio-infra-status-writer runs "node \/app\/dist\/status-writer\/main.js" .*: whether the API server allows what it asks \(its command and args are none its image's facts list\) is not known$/,
+        ),
+      ],
+    ]);
+    // The real repository's other commands of the two images (an app's file backup, the API itself) mount no token.
+    expect(findings(repo)).toEqual([]);
+  });
+
   it('says a request is not judged where only a role the repository does not declare could allow it', () => {
     const r = withObject('ClusterRoleBinding', 'portfolio-status-writer', (o) => ({
       ...o,
