@@ -12,6 +12,7 @@
 import { dig, isMap, type Obj } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { selectorMatches } from '../../model/core/label-selector.ts';
+import { requestInfo } from './request-info.ts';
 
 /** Who asks: a user name and its groups (a ServiceAccount: system:serviceaccount:<ns>:<name>, and its groups). */
 export interface UserInfo {
@@ -196,4 +197,27 @@ export function rbacAuthorizer(resources: readonly Resource[]): (user: UserInfo,
     }
     return unknown ? 'unknown' : 'denied';
   };
+}
+
+/** What the authorizer is asked of a method and a URL, as RequestInfo reads the path (request-info.ts). */
+export function authorizerRequest(method: string, url: string): ResourceRequest | NonResourceRequest {
+  const info = requestInfo(method, url);
+  if (!info.isResourceRequest) return { verb: info.verb, path: info.path };
+  return {
+    verb: info.verb,
+    group: info.apiGroup,
+    resource: info.resource,
+    namespace: info.namespace,
+    name: info.name,
+    ...(info.subresource ? { subresource: info.subresource } : {}),
+  };
+}
+
+/** The API server's words for a refusal (responsewriters.forbiddenMessage, wrapped by errors.NewForbidden). */
+export function forbiddenMessage(user: string, q: ResourceRequest | NonResourceRequest): string {
+  if (!isResourceRequest(q)) return `forbidden: User "${user}" cannot ${q.verb} path "${q.path}"`;
+  const resource = q.subresource ? `${q.resource}/${q.subresource}` : q.resource;
+  const scope = q.namespace ? `in the namespace "${q.namespace}"` : 'at the cluster scope';
+  const groupResource = q.group ? `${q.resource}.${q.group}` : q.resource;
+  return `${groupResource}${q.name ? ` "${q.name}"` : ''} is forbidden: User "${user}" cannot ${q.verb} resource "${resource}" in API group "${q.group}" ${scope}`;
 }

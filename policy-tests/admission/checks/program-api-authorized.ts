@@ -13,53 +13,42 @@ import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { scalarText } from '../../model/core/text.ts';
-import { containersOf, podSpecOf, WORKLOAD_KINDS, type ContainerRef, type PodSpecRef } from '../../model/core/workloads.ts';
-import { expandRequest, runsProgram, type ApiRequests, type ExpandedRequest } from '../../model/apps/api-requests.ts';
+import {
+  containerArgv,
+  containerEnv,
+  containersOf,
+  imageParts,
+  podSpecOf,
+  WORKLOAD_KINDS,
+  type ContainerRef,
+  type PodSpecRef,
+} from '../../model/core/workloads.ts';
+import { expandRequest, literalRequest, runsProgram, type ApiRequests, type ExpandedRequest } from '../../model/apps/api-requests.ts';
 import { IMAGE_FACTS_GLOB, imageKey, repoImageNeeds } from '../../model/repository/image-facts.ts';
 import { k8sSidecarRequests } from '../../model/grafana/sidecars.ts';
 import { alloyApiRequests } from '../../model/alloy/kubernetes-requests.ts';
 import { isKubeStateMetrics, kubeStateMetricsRequests } from '../../model/apps/kube-state-metrics.ts';
-import { imageParts } from '../../model/core/workloads.ts';
-import { rbacAuthorizer, serviceAccountUser, type Decision, type NonResourceRequest, type ResourceRequest, type UserInfo } from '../authorization/rbac.ts';
-import { requestInfo } from '../authorization/request-info.ts';
+import {
+  authorizerRequest,
+  forbiddenMessage,
+  rbacAuthorizer,
+  serviceAccountUser,
+  type Decision,
+  type NonResourceRequest,
+  type ResourceRequest,
+  type UserInfo,
+} from '../authorization/rbac.ts';
 
 /** How many refusals a finding spells out: a chart's whole RBAC gone is one mistake, not fifty lines. */
 const SHOWN = 4;
 
 type Authorize = (user: UserInfo, request: ResourceRequest | NonResourceRequest) => Decision;
 
-/** What the API server is asked, from a method and a URL. */
-function asked(method: string, url: string): ResourceRequest | NonResourceRequest {
-  const info = requestInfo(method, url);
-  if (!info.isResourceRequest) return { verb: info.verb, path: info.path };
-  return {
-    verb: info.verb,
-    group: info.apiGroup,
-    resource: info.resource,
-    namespace: info.namespace,
-    name: info.name,
-    ...(info.subresource ? { subresource: info.subresource } : {}),
-  };
-}
-
-/** The API server's words for a refusal (responsewriters.forbiddenMessage, wrapped by errors.NewForbidden). */
-function forbidden(user: string, q: ResourceRequest | NonResourceRequest): string {
-  if (!('resource' in q)) return `forbidden: User "${user}" cannot ${q.verb} path "${q.path}"`;
-  const resource = q.subresource ? `${q.resource}/${q.subresource}` : q.resource;
-  const scope = q.namespace ? `in the namespace "${q.namespace}"` : 'at the cluster scope';
-  const groupResource = q.group ? `${q.resource}.${q.group}` : q.resource;
-  return `${groupResource}${q.name ? ` "${q.name}"` : ''} is forbidden: User "${user}" cannot ${q.verb} resource "${resource}" in API group "${q.group}" ${scope}`;
-}
-
-/** A variable of the container as the kubelet sets it: its last `env` entry, null where the gate cannot read the value. */
+/** A variable of the container as the kubelet sets it; null where the gate cannot read it (a reference, or an envFrom that may set it). */
 function variableOf(container: Record<string, unknown>): (name: string) => string | undefined | null {
-  const env = Array.isArray(container.env) ? (container.env as Record<string, unknown>[]) : [];
-  return (name) => {
-    const entry = env.findLast((e) => e?.name === name);
-    if (entry) return entry.valueFrom !== undefined ? null : scalarText(entry.value ?? '');
-    // Not in env: an envFrom source may set it.
-    return Array.isArray(container.envFrom) && container.envFrom.length > 0 ? null : undefined;
-  };
+  const env = containerEnv(container);
+  const fromSources = Array.isArray(container.envFrom) && container.envFrom.length > 0;
+  return (name) => (env.has(name) ? env.get(name)! : fromSources ? null : undefined);
 }
 
 /** Whether the pod holds a token: its own automountServiceAccountToken, else its ServiceAccount's (true when neither says). */
@@ -90,12 +79,11 @@ function factRuns(ctx: CheckContext, at: Omit<Run, 'program' | 'requests'>): Run
   const ran = programs.filter((p) => runsProgram(p, at.c.container));
   // An image that calls the API server, run by a command its facts do not list: what it asks is not known.
   if (programs.length > 0 && ran.length === 0) {
-    const argv = [...(Array.isArray(at.c.container.command) ? at.c.container.command : []), ...(Array.isArray(at.c.container.args) ? at.c.container.args : [])];
     const why = "its command and args are none its image's facts list";
     return [
       {
         ...at,
-        program: JSON.stringify(argv.map((a) => scalarText(a)).join(' ')),
+        program: JSON.stringify(containerArgv(at.c.container).join(' ')),
         unlisted: true,
         requests: [{ text: 'what it asks', expanded: { unread: why }, why }],
       },
@@ -118,11 +106,11 @@ function containerRuns(at: Omit<Run, 'program' | 'requests'>): Run[] {
       : undefined;
   if (!found) return [];
   const [program, read] = found;
-  // A variable names what k8s-sidecar could not read; kube-state-metrics says why in words.
+  // k8s-sidecar names the variable it could not read; kube-state-metrics says why in words.
   const requests =
     'unread' in read
-      ? [{ text: 'its lists and watches', expanded: read, why: read.unread.includes(' ') ? read.unread : undefined }]
-      : read.requests.map((text) => ({ text, expanded: expandRequest(text, () => undefined) }));
+      ? [{ text: 'its lists and watches', expanded: read, why: program === 'kube-state-metrics' ? read.unread : undefined }]
+      : read.requests.map((text) => ({ text, expanded: literalRequest(text) }));
   return [{ ...at, program, requests }];
 }
 
@@ -145,7 +133,7 @@ function alloyRuns(ctx: CheckContext, at: Omit<Run, 'program' | 'requests'>): Ru
   if (text === undefined) return [];
   const read = alloyApiRequests(text, at.namespace);
   const requests = [
-    ...read.requests.map((text) => ({ text, expanded: expandRequest(text, () => undefined) })),
+    ...read.requests.map((text) => ({ text, expanded: literalRequest(text) })),
     ...read.unread.map((what) => ({ text: what, expanded: { unread: what } as ExpandedRequest, why: 'its requests are not read' })),
   ];
   return requests.length ? [{ ...at, program: "Alloy's configuration", requests }] : [];
@@ -173,9 +161,9 @@ function judgeRun(ctx: CheckContext, authorize: Authorize, { workload, pod, c, p
       unknown.push(`${text} (${why ?? `${expanded.unread} is set from a source the gate does not read`})`);
       continue;
     }
-    const q = asked(expanded.method, expanded.url);
+    const q = authorizerRequest(expanded.method, expanded.url);
     const decision = authorize(user, q);
-    if (decision === 'denied') denied.push(`${expanded.method} ${expanded.url}: ${forbidden(user.name, q)}`);
+    if (decision === 'denied') denied.push(`${expanded.method} ${expanded.url}: ${forbiddenMessage(user.name, q)}`);
     else if (decision === 'unknown') unknown.push(`${expanded.method} ${expanded.url} (a role bound to ${user.name} is not declared in the repository)`);
   }
   if (denied.length > 0)

@@ -12,6 +12,7 @@
  * other component that calls the API server (the operator's monitors, the rules loaders, remote.kubernetes.*).
  */
 import { parseAlloy, type AlloyStatement } from './parser.ts';
+import { informerRequests } from '../apps/api-requests.ts';
 
 type Block = AlloyStatement & { kind: 'block' };
 
@@ -60,8 +61,7 @@ const blockNamed = (body: readonly AlloyStatement[], name: string) => body.find(
 /** An informer's requests: a list, then a watch, in a namespace or (`''`) every one at once; a cluster-scoped kind without one. */
 function informer(resource: string, namespace: string, clusterScoped = false): string[] {
   const [prefix, plural] = resource.split('|') as [string, string];
-  const path = clusterScoped || namespace === '' ? `${prefix}/${plural}` : `${prefix}/namespaces/${namespace}/${plural}`;
-  return [`GET ${path}`, `GET ${path}?watch=true`];
+  return informerRequests(clusterScoped || namespace === '' ? `${prefix}/${plural}` : `${prefix}/namespaces/${namespace}/${plural}`);
 }
 
 interface Read {

@@ -32,6 +32,12 @@ export const API_REQUESTS_FIELD = {
   says: 'apiRequests lists {command?, args?, requests}: the container command or args (or both) that run a program, and each request it sends the API server as `METHOD /path`, `${NAME:-default}` for a part read from a variable',
 };
 
+/** What a client-go informer (or Prometheus' discovery) asks of one collection: a list, then a watch. */
+export const informerRequests = (path: string): string[] => [`GET ${path}`, `GET ${path}?watch=true`];
+
+/** A request written without variables, as its method and URL. */
+export const literalRequest = (text: string): ExpandedRequest => expandRequest(text, () => undefined);
+
 /** Whether a container runs the program: its command and args, where the facts name them, are those. */
 export function runsProgram(program: ApiRequests, container: { command?: unknown; args?: unknown }): boolean {
   const same = (want: string[] | undefined, got: unknown) => want === undefined || JSON.stringify(want) === JSON.stringify(got);

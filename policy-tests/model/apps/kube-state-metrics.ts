@@ -6,6 +6,8 @@
  * missing, and every alert built on one (a CronJob's last success, a pod's restarts) never fires.
  */
 import { scalarText } from '../core/text.ts';
+import { commandLineFlag as flag, containerArgv } from '../core/workloads.ts';
+import { informerRequests } from './api-requests.ts';
 
 /** Each resource's API path and whether it is cluster-scoped, as builder.go's store for it lists it. */
 const RESOURCES: Readonly<Record<string, { path: string; cluster?: true }>> = {
@@ -55,16 +57,6 @@ const DEFAULT_RESOURCES = Object.keys(RESOURCES).filter(
   (r) => !['clusterrolebindings', 'clusterroles', 'rolebindings', 'roles', 'endpoints', 'ingressclasses', 'serviceaccounts'].includes(r),
 );
 
-/** A flag's last value on the command line, `--name=value` or `--name value`; undefined where it is absent. */
-function flag(args: readonly string[], name: string): string | undefined {
-  let value: string | undefined;
-  args.forEach((a, i) => {
-    if (a.startsWith(`--${name}=`)) value = a.slice(name.length + 3);
-    else if (a === `--${name}` && i + 1 < args.length) value = args[i + 1];
-  });
-  return value;
-}
-
 /** Whether a container runs kube-state-metrics: its image. */
 export const isKubeStateMetrics = (container: Record<string, unknown>): boolean =>
   /(^|\/)kube-state-metrics\/kube-state-metrics(:|@|$)/.test(scalarText(container.image ?? ''));
@@ -74,9 +66,7 @@ export const isKubeStateMetrics = (container: Record<string, unknown>): boolean 
  * names a resource it does not know or reads custom resources (what those ask is not read).
  */
 export function kubeStateMetricsRequests(container: Record<string, unknown>): { requests: string[] } | { unread: string } {
-  const args = [...(Array.isArray(container.command) ? container.command : []), ...(Array.isArray(container.args) ? container.args : [])].map((a) =>
-    scalarText(a),
-  );
+  const args = containerArgv(container);
   const listed = flag(args, 'resources');
   const resources = listed === undefined ? DEFAULT_RESOURCES : listed.split(',').filter((r) => r !== '');
   const unknown = resources.find((r) => !RESOURCES[r]);
@@ -88,7 +78,7 @@ export function kubeStateMetricsRequests(container: Record<string, unknown>): { 
   for (const resource of resources) {
     const { path, cluster } = RESOURCES[resource]!;
     const paths = cluster || namespaces.length === 0 ? [`${path}/${resource}`] : namespaces.map((n) => `${path}/namespaces/${n}/${resource}`);
-    for (const p of paths) requests.push(`GET ${p}`, `GET ${p}?watch=true`);
+    for (const p of paths) requests.push(...informerRequests(p));
   }
   return { requests };
 }

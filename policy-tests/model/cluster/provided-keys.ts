@@ -10,6 +10,7 @@ import type { Resource } from '../core/manifest.ts';
 import type { Path } from '../core/positions.ts';
 import { namespaceOrDestination } from '../argocd/argocd.ts';
 import type { Repo } from '../repository/repo.ts';
+import { commandLineFlag } from '../core/workloads.ts';
 
 export type Kind = 'Secret' | 'ConfigMap';
 
@@ -26,11 +27,7 @@ function certgenSecret(job: Resource): { namespace: string; name: string; keys: 
   const certgen = containers.map(obj).find((c) => /(^|\/)kube-webhook-certgen(:|@|$)/.test(str(c.image)));
   const args = list(certgen?.args).map(str);
   if (args[0] !== 'create') return undefined;
-  // pflag reads `--flag=value` and `--flag value` alike.
-  const flag = (name: string) => {
-    const i = args.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`));
-    return i < 0 ? undefined : args[i]!.includes('=') ? args[i]!.slice(args[i]!.indexOf('=') + 1) : args[i + 1];
-  };
+  const flag = (name: string) => commandLineFlag(args, name);
   const [name, namespace] = [flag('secret-name'), flag('namespace')];
   if (!name || !namespace) return undefined;
   return { namespace, name, keys: [flag('ca-name') ?? 'ca', flag('cert-name') ?? 'cert', flag('key-name') ?? 'key'] };

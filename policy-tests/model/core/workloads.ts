@@ -60,6 +60,30 @@ export function containersOf(pod: PodSpecRef): ContainerRef[] {
  */
 export const runsAlongside = (c: ContainerRef): boolean => !c.init || c.container.restartPolicy === 'Always';
 
+/** A container's command line: its `command` then its `args`, each as text. */
+export const containerArgv = (container: Obj): string[] =>
+  [...(Array.isArray(container.command) ? container.command : []), ...(Array.isArray(container.args) ? container.args : [])].map((a) => scalarText(a));
+
+/** A flag's value as pflag reads a command line: `--name=value` or `--name value`, the last one given; undefined where absent. */
+export function commandLineFlag(args: readonly string[], name: string): string | undefined {
+  let value: string | undefined;
+  args.forEach((a, i) => {
+    if (a.startsWith(`--${name}=`)) value = a.slice(name.length + 3);
+    else if (a === `--${name}` && i + 1 < args.length) value = args[i + 1];
+  });
+  return value;
+}
+
+/** A container's variables from its `env` as the kubelet sets them (the last entry of a name wins): null where one comes from a reference. */
+export function containerEnv(container: Obj): Map<string, string | null> {
+  const env = Array.isArray(container.env) ? container.env : [];
+  return new Map(
+    env
+      .filter((e): e is Obj => typeof e === 'object' && e !== null && typeof (e as Obj).name === 'string')
+      .map((e) => [e.name as string, e.valueFrom !== undefined ? null : scalarText(e.value ?? '')]),
+  );
+}
+
 /** Every container of every workload among `resources`, with its pod spec. */
 export function* workloadContainers(resources: readonly Resource[]): Generator<{ resource: Resource; pod: PodSpecRef; c: ContainerRef }> {
   for (const resource of resources) {

@@ -12,6 +12,7 @@ import type { Repo } from '../repository/repo.ts';
 import { chartValues } from '../helm/chart-values.ts';
 import { applicationsByName, namespaceOrDestination } from '../argocd/argocd.ts';
 import { podSpecs } from '../cluster/references.ts';
+import { containerEnv } from '../core/workloads.ts';
 
 export const GRAFANA_CHART = 'kube-prometheus-stack';
 
@@ -62,10 +63,6 @@ export function renderedSidecars(repo: Repo, resources: readonly Resource[]): Si
   return out;
 }
 
-/** A container's variables as the kubelet sets them from literal values; null where one comes from elsewhere. */
-const literalEnv = (container: Record<string, unknown>): Map<string, string | null> =>
-  new Map(objects(container.env).map((e) => [str(e.name), e.valueFrom !== undefined ? null : str(e.value)]));
-
 const PLURAL: Readonly<Record<string, string>> = { configmap: 'configmaps', secret: 'secrets' };
 
 /**
@@ -78,7 +75,7 @@ const PLURAL: Readonly<Record<string, string>> = { configmap: 'configmaps', secr
  * it reads is set from a Secret or a ConfigMap.
  */
 export function k8sSidecarRequests(container: Record<string, unknown>, ownNamespace: string): { requests: string[] } | { unread: string } | undefined {
-  const env = literalEnv(container);
+  const env = containerEnv(container);
   if (!env.has('LABEL') || !env.has('FOLDER')) return undefined;
   const unread = ['LABEL', 'LABEL_VALUE', 'NAMESPACE', 'RESOURCE', 'RESOURCE_NAME', 'METHOD'].find((name) => env.get(name) === null);
   if (unread) return { unread };
