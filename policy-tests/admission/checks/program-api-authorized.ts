@@ -7,12 +7,16 @@
  * containers (Grafana's dashboards and datasources, Loki's rules) are read from their own environment
  * (model/grafana/sidecars.ts): a chart's RBAC made namespaced while its sidecar reads every namespace loads nothing.
  * A rendered Alloy is judged by its configuration (model/alloy/kubernetes-requests.ts): its discoveries, its events
- * source and its pod tailer list, watch and get what their arguments say.
+ * source and its pod tailer list, watch and get what their arguments say. A rendered Prometheus runs the Kubernetes
+ * discoveries the operator writes for the monitors it loads and for its Alertmanagers
+ * (model/prometheus-operator/discovery.ts), as the account its serviceAccountName names: a ClusterRole narrowed to a
+ * Role, or a monitor reading a namespace the account may not, and its targets are never found, with nothing red.
  */
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { scalarText } from '../../model/core/text.ts';
+import { dig } from '../../model/core/dig.ts';
 import {
   containerArgv,
   containerEnv,
@@ -28,6 +32,9 @@ import { IMAGE_FACTS_GLOB, imageKey, repoImageNeeds } from '../../model/reposito
 import { k8sSidecarRequests } from '../../model/grafana/sidecars.ts';
 import { alloyApiRequests } from '../../model/alloy/kubernetes-requests.ts';
 import { isKubeStateMetrics, kubeStateMetricsRequests } from '../../model/apps/kube-state-metrics.ts';
+import { namespaceLabels } from '../../model/cluster/pod-templates.ts';
+import { notLoadedBecause, prometheusViews, selectable, SELECTED_KINDS } from '../../model/prometheus-operator/selection.ts';
+import { prometheusApiRequests, type LoadedMonitor } from '../../model/prometheus-operator/discovery.ts';
 import {
   authorizerRequest,
   forbiddenMessage,
@@ -132,11 +139,36 @@ function alloyRuns(ctx: CheckContext, at: Omit<Run, 'program' | 'requests'>): Ru
   const text = alloyConfig(ctx, at.workload);
   if (text === undefined) return [];
   const read = alloyApiRequests(text, at.namespace);
-  const requests = [
-    ...read.requests.map((text) => ({ text, expanded: literalRequest(text) })),
-    ...read.unread.map((what) => ({ text: what, expanded: { unread: what } as ExpandedRequest, why: 'its requests are not read' })),
-  ];
+  const requests = readRequests(read);
   return requests.length ? [{ ...at, program: "Alloy's configuration", requests }] : [];
+}
+
+/** Requests read from a program's own configuration, and those it may send that the gate could not read. */
+const readRequests = (read: { requests: string[]; unread: string[] }): Run['requests'] => [
+  ...read.requests.map((text) => ({ text, expanded: literalRequest(text) })),
+  ...read.unread.map((what) => ({ text: what, expanded: { unread: what } as ExpandedRequest, why: 'its requests are not read' })),
+];
+
+/**
+ * Each rendered Prometheus' discoveries (model/prometheus-operator/discovery.ts): the pod the operator makes runs as
+ * the Prometheus' serviceAccountName and mounts its token unless the Prometheus says otherwise (statefulset.go).
+ */
+function prometheusRuns(ctx: CheckContext): Run[] {
+  const namespaces = namespaceLabels(ctx.repo);
+  const monitors = ctx.resources.filter((r) => r.kind !== 'PrometheusRule' && SELECTED_KINDS[r.kind]).map((r) => [r, selectable(ctx, r)] as const);
+  const scrapeConfigs = ctx.resources
+    .filter((r) => r.kind === 'ScrapeConfig' && dig(r.object, ['spec', 'kubernetesSDConfigs']) !== undefined)
+    .map((r) => r.name);
+  return prometheusViews(ctx).flatMap((view) => {
+    if (!view.resource) return [];
+    const loaded: LoadedMonitor[] = monitors
+      .filter(([, s]) => notLoadedBecause(view, s, namespaces) === undefined)
+      .map(([r, s]) => ({ kind: r.kind, name: r.name, namespace: s.namespace, spec: (dig(r.object, ['spec']) ?? {}) as Record<string, unknown> }));
+    const requests = readRequests(prometheusApiRequests(view.spec, view.namespace, loaded, scrapeConfigs));
+    const pod: PodSpecRef = { spec: { ...view.spec, automountServiceAccountToken: view.spec.automountServiceAccountToken ?? true }, at: ['spec'] };
+    const c: ContainerRef = { container: {}, name: 'prometheus', at: ['spec'], init: false };
+    return requests.length ? [{ workload: view.resource, pod, c, program: 'its Kubernetes discovery', requests, namespace: view.namespace }] : [];
+  });
 }
 
 function judgeRun(ctx: CheckContext, authorize: Authorize, { workload, pod, c, program, requests, namespace, unlisted }: Run): void {
@@ -177,12 +209,16 @@ function judgeRun(ctx: CheckContext, authorize: Authorize, { workload, pod, c, p
 
 export const programApiAuthorizedCheck: PolicyCheck = {
   id: 'program-api-authorized',
-  description: `Every request a program the repository runs sends to the API server (its image's apiRequests in ${IMAGE_FACTS_GLOB}, matched by the container's command and args; each k8s-sidecar's lists and watches, read from its environment as k8s-sidecar 2.10 reads it; kube-state-metrics' informers, from its flags; and what a rendered Alloy's configuration asks, component by component) is allowed by the RBAC the repository grants its pod's ServiceAccount, as the API server reads the request's path (RequestInfo) and its RBAC authorizer judges it, Kubernetes' bootstrap roles for discovery included; a pod that mounts no token is refused every one, and a command of such an image its facts do not list (in a pod holding a token), a request through a role the repository does not declare, or with a part set from a source the gate does not read, is not judged (invariants P1).`,
+  description: `Every request a program the repository runs sends to the API server (its image's apiRequests in ${IMAGE_FACTS_GLOB}, matched by the container's command and args; each k8s-sidecar's lists and watches, read from its environment as k8s-sidecar 2.10 reads it; kube-state-metrics' informers, from its flags; what a rendered Alloy's configuration asks, component by component; and each rendered Prometheus' discoveries, from the monitors it loads and its Alertmanagers, as the operator writes them) is allowed by the RBAC the repository grants its pod's ServiceAccount, as the API server reads the request's path (RequestInfo) and its RBAC authorizer judges it, Kubernetes' bootstrap roles for discovery included; a pod that mounts no token is refused every one, and a command of such an image its facts do not list (in a pod holding a token), a request through a role the repository does not declare, or with a part set from a source the gate does not read, is not judged (invariants P1).`,
   invariants: ['P1'],
   remediation:
     "grant the ServiceAccount the verb on the resource (and name) the finding names, in a Role or ClusterRole bound to it; or run the program as the account that holds it; or correct the image's apiRequests facts",
   reads: {
-    kinds: [...WORKLOAD_KINDS, 'ConfigMap', 'ServiceAccount', 'Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding'],
+    kinds: [
+      ...WORKLOAD_KINDS,
+      ...['ConfigMap', 'ServiceAccount', 'Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding'],
+      ...['Prometheus', 'ServiceMonitor', 'PodMonitor', 'Probe', 'ScrapeConfig', 'Namespace'],
+    ],
     files: [IMAGE_FACTS_GLOB],
     renders: true,
   },
@@ -201,5 +237,6 @@ export const programApiAuthorizedCheck: PolicyCheck = {
         ])
           judgeRun(ctx, authorize, run);
     }
+    for (const run of prometheusRuns(ctx)) judgeRun(ctx, authorize, run);
   },
 };

@@ -8,7 +8,7 @@ import type { PolicyCheck } from '../../model/checks/kit.ts';
 import type { Obj } from '../../model/core/dig.ts';
 import { monitorVerdict } from '../../model/prometheus-operator/monitors.ts';
 import { prometheusFields } from '../../model/prometheus-operator/relabel.ts';
-import { prometheusViews } from './loaded.ts';
+import { prometheusViews } from '../../model/prometheus-operator/selection.ts';
 import { KEY_PROVIDER_KINDS, keysOf } from '../../model/cluster/provided-keys.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 

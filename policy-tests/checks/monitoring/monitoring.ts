@@ -12,7 +12,7 @@ import { promqlProblems } from '../../model/monitoring/promql-lint.ts';
 import { prometheusFeatures } from '../../model/prometheus-operator/relabel.ts';
 import { parsePromQL } from '../../model/monitoring/promql.ts';
 import { promExpressions } from '../../model/monitoring/promql-expressions.ts';
-import { prometheusViews } from './loaded.ts';
+import { prometheusViews } from '../../model/prometheus-operator/selection.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { scalarText } from '../../model/core/text.ts';
 import { CONTROL_PLANE_TAINT, toleratesControlPlane } from '../../model/core/workloads.ts';

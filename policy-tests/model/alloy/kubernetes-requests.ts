@@ -1,9 +1,7 @@
 /**
  * What an Alloy configuration asks the API server, component by component (Alloy v1.18.1):
- * - `discovery.kubernetes` runs Prometheus' Kubernetes discovery: for its `role` an informer (a list, then a watch) of
- *   each resource the role reads (pod: pods; service: services; endpoints: endpoints, services and pods;
- *   endpointslice: discovery.k8s.io endpointslices, services and pods; node: nodes; ingress: networking.k8s.io
- *   ingresses), and of nodes where `attach_metadata { node = true }`; in each namespace of its `namespaces` block
+ * - `discovery.kubernetes` runs Prometheus' Kubernetes discovery (model/prometheus-operator/kubernetes-sd.ts): its
+ *   `role`'s informers, and nodes' where `attach_metadata { node = true }`, in each namespace of its `namespaces` block
  *   (`names`, the pod's own with `own_namespace = true`), every namespace at once where it sets none.
  * - `loki.source.kubernetes_events`: an informer of core v1 Events in each of its `namespaces`, every one where unset.
  * - `loki.source.kubernetes` tails each target pod (kubetail: a get of the pod and of its `log`), in any namespace a
@@ -12,21 +10,9 @@
  * other component that calls the API server (the operator's monitors, the rules loaders, remote.kubernetes.*).
  */
 import { parseAlloy, type AlloyStatement } from './parser.ts';
-import { informerRequests } from '../apps/api-requests.ts';
+import { ANY_NAMESPACE, roleRequests, informer, isDiscoveryRole } from '../prometheus-operator/kubernetes-sd.ts';
 
 type Block = AlloyStatement & { kind: 'block' };
-
-/** Where a request stands for every namespace: only a ClusterRoleBinding grants it (no RoleBinding is in `{any}`). */
-export const ANY_NAMESPACE = '{any}';
-
-const ROLE_RESOURCES: Readonly<Record<string, string[]>> = {
-  pod: ['/api/v1|pods'],
-  service: ['/api/v1|services'],
-  endpoints: ['/api/v1|endpoints', '/api/v1|services', '/api/v1|pods'],
-  endpointslice: ['/apis/discovery.k8s.io/v1|endpointslices', '/api/v1|services', '/api/v1|pods'],
-  node: ['/api/v1|nodes'],
-  ingress: ['/apis/networking.k8s.io/v1|ingresses'],
-};
 
 /** The other components of v1.18.1 that call the API server (internal/component): what they ask is not read, and said. */
 const API_CLIENTS_NOT_READ: ReadonlySet<string> = new Set([
@@ -58,12 +44,6 @@ export function literalAt(text: string, offset: number): string | boolean | stri
 const attribute = (body: readonly AlloyStatement[], name: string) => body.find((s) => s.kind === 'attribute' && s.name === name);
 const blockNamed = (body: readonly AlloyStatement[], name: string) => body.find((s): s is Block => s.kind === 'block' && s.name.join('.') === name);
 
-/** An informer's requests: a list, then a watch, in a namespace or (`''`) every one at once; a cluster-scoped kind without one. */
-function informer(resource: string, namespace: string, clusterScoped = false): string[] {
-  const [prefix, plural] = resource.split('|') as [string, string];
-  return informerRequests(clusterScoped || namespace === '' ? `${prefix}/${plural}` : `${prefix}/namespaces/${namespace}/${plural}`);
-}
-
 interface Read {
   requests: string[];
   /** Components whose requests the gate could not read, with why. */
@@ -94,15 +74,12 @@ function discoveryRequests(text: string, block: Block, own: string, read: Walk):
   const metadata = blockNamed(block.body, 'attach_metadata');
   const nodeAttr = metadata && attribute(metadata.body, 'node');
   const attachNode = nodeAttr ? literalAt(text, nodeAttr.offset) : false;
-  if (typeof role !== 'string' || !ROLE_RESOURCES[role] || !namespaces || typeof attachNode !== 'boolean') {
+  if (!isDiscoveryRole(role) || !namespaces || typeof attachNode !== 'boolean') {
     read.unread.push(`${id} (its role, namespaces or attach_metadata are no literal the gate reads)`);
     return;
   }
-  for (const namespace of namespaces) {
-    read.tailed.add(namespace || ANY_NAMESPACE);
-    for (const resource of ROLE_RESOURCES[role]!) read.requests.push(...informer(resource, namespace, role === 'node'));
-  }
-  if (attachNode && ['pod', 'endpoints', 'endpointslice'].includes(role)) read.requests.push(...informer('/api/v1|nodes', '', true));
+  for (const namespace of namespaces) read.tailed.add(namespace || ANY_NAMESPACE);
+  read.requests.push(...roleRequests(role, namespaces, attachNode));
 }
 
 /** The requests a configuration's components send, and the components whose requests could not be read. */

@@ -20,7 +20,8 @@ export function promVersion(text: string): PromVersion | undefined {
   return v ? [v.major, v.minor, v.patch] : undefined;
 }
 
-const atLeast = (v: PromVersion, least: PromVersion): boolean => compare(v.join('.'), least.join('.')) >= 0;
+/** Whether a version is the given one or later. */
+export const atLeast = (v: PromVersion, least: PromVersion): boolean => compare(v.join('.'), least.join('.')) >= 0;
 
 /** relabel.DefaultRelabelConfig: what an unset field means. */
 const DEFAULTS = { separator: ';', regex: '(.*)', replacement: '$1', modulus: 0 };

@@ -144,6 +144,56 @@ describe('program-api-authorized', () => {
     ]);
   });
 
+  it("judges a rendered Prometheus' discoveries by the monitors it loads, as the account it runs as", () => {
+    const rendered = { id: 'kps#0', app: 'kube-prometheus-stack', source: 'chart kube-prometheus-stack 88.5.3' };
+    const make = (kind: string, name: string, namespace: string | undefined, body: Record<string, unknown>) =>
+      ({ ...template, kind, name, namespace, rendered, object: { kind, metadata: { name, namespace }, ...body } }) as unknown as Resource;
+    const prometheus = (spec: Record<string, unknown>) =>
+      make('Prometheus', 'k8s', 'monitoring', {
+        spec: { serviceAccountName: 'prometheus', serviceMonitorSelector: {}, serviceMonitorNamespaceSelector: {}, ...spec },
+      });
+    const rules = [{ apiGroups: [''], resources: ['endpoints', 'services', 'pods'], verbs: ['get', 'list', 'watch'] }];
+    const subjects = [{ kind: 'ServiceAccount', name: 'prometheus', namespace: 'monitoring' }];
+    const bound = (scope: 'Role' | 'ClusterRole') => [
+      make(scope, 'prometheus', scope === 'Role' ? 'monitoring' : undefined, { rules }),
+      make(`${scope}Binding`, 'prometheus', scope === 'Role' ? 'monitoring' : undefined, { roleRef: { kind: scope, name: 'prometheus' }, subjects }),
+    ];
+    const judged = (...extra: Resource[]) => findings({ ...repo, resources: [...repo.resources, ...extra] });
+    // The repository's ServiceMonitors sit in five namespaces: a Role in monitoring leaves four unread.
+    expect(judged(prometheus({}), ...bound('Role'))).toEqual([
+      [
+        'fail',
+        expect.stringMatching(
+          /^Prometheus k8s runs its Kubernetes discovery \(container prometheus\) as ServiceAccount monitoring\/prometheus, and the API server refuses 24 of its 30 requests: GET \/api\/v1\/namespaces\/media\/endpoints: endpoints is forbidden: User "system:serviceaccount:monitoring:prometheus" cannot list resource "endpoints" in API group "" in the namespace "media"; .*; and 20 more \(rendered by kube-prometheus-stack/,
+        ),
+      ],
+    ]);
+    expect(judged(prometheus({}), ...bound('ClusterRole'))).toEqual([]);
+    // EndpointSlice discovery reads endpointslices, which the role does not grant.
+    expect(judged(prometheus({ serviceDiscoveryRole: 'EndpointSlice' }), ...bound('ClusterRole'))).toEqual([
+      [
+        'fail',
+        expect.stringMatching(
+          /refuses 10 of its 30 requests: GET \/apis\/discovery.k8s.io\/v1\/namespaces\/media\/endpointslices: endpointslices.discovery.k8s.io is forbidden/,
+        ),
+      ],
+    ]);
+    expect(judged(prometheus({ automountServiceAccountToken: false }), ...bound('ClusterRole'))).toEqual([
+      [
+        'fail',
+        expect.stringMatching(
+          /^Prometheus k8s runs its Kubernetes discovery .* the pod mounts none \(automountServiceAccountToken false\): each of its 30 requests fails/,
+        ),
+      ],
+    ]);
+    expect(judged(prometheus({ apiserverConfig: { host: 'https://elsewhere' } }))).toEqual([
+      [
+        'not-judged',
+        expect.stringMatching(/its discoveries, which its apiserverConfig sends to another API server with other credentials \(its requests are not read\)/),
+      ],
+    ]);
+  });
+
   it('says a command of an API-calling image that its facts do not list is not judged, where the pod holds a token, and passes it where it holds none', () => {
     const moved = writerWith((c) => (c.command = ['node', '/app/dist/status-writer/main.js']));
     expect(findings(moved)).toEqual([

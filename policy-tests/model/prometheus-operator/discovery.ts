@@ -1,0 +1,97 @@
+/**
+ * What a Prometheus the operator runs asks the API server, as the operator writes its configuration (v0.93,
+ * pkg/prometheus/promcfg.go) and Prometheus' Kubernetes discovery reads it (kubernetes-sd.ts):
+ * - each ServiceMonitor it loads: the endpoints role (endpointslice where the monitor's serviceDiscoveryRole, else the
+ *   Prometheus', is EndpointSlice), node metadata where the monitor's attachMetadata, else its scrape class', asks
+ *   for it (Prometheus 2.37 and later);
+ * - each PodMonitor: the pod role, node metadata likewise (2.35 and later);
+ * - each Probe whose targets are ingresses (a static config wins over them): the ingress role;
+ * - each Alertmanager of `alerting.alertmanagers`: the Prometheus' endpoints role in its namespace (the Prometheus' own
+ *   where unset).
+ * A monitor's namespaces are getNamespacesFromNamespaceSelector's: its own with ignoreNamespaceSelectors, every one
+ * with `any`, else `matchNames`, else its own. What the gate does not read is said: an `apiserverConfig` (another API
+ * server, other credentials), additional scrape or Alertmanager configurations (a Secret's text), ScrapeConfig
+ * objects' discoveries, topology sharding (node metadata by the cluster's version).
+ */
+import { dig, list, objects, str, type Obj } from '../core/dig.ts';
+import { roleRequests } from './kubernetes-sd.ts';
+import { atLeast, prometheusFields, type PromVersion } from './relabel.ts';
+
+/** A ServiceMonitor, PodMonitor or Probe a Prometheus loads. */
+export interface LoadedMonitor {
+  kind: string;
+  name: string;
+  namespace: string;
+  spec: Obj;
+}
+
+export interface PrometheusRequests {
+  requests: string[];
+  /** What the Prometheus may also ask that the gate does not read, with why. */
+  unread: string[];
+}
+
+/** endpointRoleFlavor: EndpointSlice where asked and Prometheus reads it (2.21; the cluster serves it since Kubernetes 1.21). */
+const endpointRole = (asked: unknown, version: PromVersion): string =>
+  asked === 'EndpointSlice' && atLeast(version, [2, 21, 0]) ? 'endpointslice' : 'endpoints';
+
+/** getNamespacesFromNamespaceSelector: `''` stands for every namespace. */
+function namespacesOf(selector: unknown, own: string, ignoreSelectors: boolean): string[] {
+  if (ignoreSelectors) return [own];
+  if (dig(selector, ['any']) === true) return [''];
+  const names = list(dig(selector, ['matchNames'])).map(str);
+  return names.length > 0 ? names : [own];
+}
+
+/** mergeAttachMetadataWithScrapeClass, then the version the operator writes attach_metadata for. */
+function attachesNode(monitor: Obj, prometheus: Obj, least: PromVersion, version: PromVersion): boolean {
+  const classes = objects(prometheus.scrapeClasses);
+  const name = str(monitor.scrapeClassName);
+  const scrapeClass = name !== '' ? classes.find((c) => c.name === name) : classes.find((c) => c.default === true);
+  const metadata = monitor.attachMetadata ?? scrapeClass?.attachMetadata;
+  return dig(metadata, ['node']) === true && atLeast(version, least);
+}
+
+function monitorRequests(m: LoadedMonitor, prometheus: Obj, version: PromVersion): string[] {
+  const ignore = prometheus.ignoreNamespaceSelectors === true;
+  if (m.kind === 'ServiceMonitor') {
+    const role = endpointRole(m.spec.serviceDiscoveryRole ?? prometheus.serviceDiscoveryRole, version);
+    return roleRequests(role, namespacesOf(m.spec.namespaceSelector, m.namespace, ignore), attachesNode(m.spec, prometheus, [2, 37, 0], version));
+  }
+  if (m.kind === 'PodMonitor')
+    return roleRequests('pod', namespacesOf(m.spec.namespaceSelector, m.namespace, ignore), attachesNode(m.spec, prometheus, [2, 35, 0], version));
+  const ingress = dig(m.spec, ['targets', 'ingress']);
+  if (m.kind !== 'Probe' || dig(m.spec, ['targets', 'staticConfig']) !== undefined || ingress === undefined) return [];
+  return roleRequests('ingress', namespacesOf(dig(ingress, ['namespaceSelector']), m.namespace, ignore), false);
+}
+
+/** What the gate does not read of a Prometheus' discoveries, with why. */
+function unreadOf(prometheus: Obj, scrapeConfigs: readonly string[]): string[] {
+  const unread: string[] = [];
+  if (prometheus.additionalScrapeConfigs !== undefined) unread.push("its additionalScrapeConfigs' discoveries (a Secret's text the gate does not read)");
+  if (dig(prometheus, ['alerting', 'alertmanagers']) !== undefined && prometheus.additionalAlertManagerConfigs !== undefined)
+    unread.push("its additionalAlertManagerConfigs' discoveries (a Secret's text the gate does not read)");
+  if (dig(prometheus, ['shardingStrategy', 'mode']) === 'Topology') unread.push("its topology sharding's node metadata (it depends on the cluster's version)");
+  if (prometheus.scrapeConfigSelector !== undefined && prometheus.scrapeConfigSelector !== null)
+    for (const name of scrapeConfigs) unread.push(`ScrapeConfig ${name}'s kubernetesSDConfigs (not read)`);
+  return unread;
+}
+
+/**
+ * The requests a Prometheus' discoveries send, from the monitors it loads and its Alertmanagers, and what it may also
+ * ask that the gate does not read (`scrapeConfigs`: the ScrapeConfig objects with Kubernetes discoveries in the repository).
+ */
+export function prometheusApiRequests(
+  prometheus: Obj,
+  namespace: string,
+  monitors: readonly LoadedMonitor[],
+  scrapeConfigs: readonly string[],
+): PrometheusRequests {
+  if (prometheus.apiserverConfig !== undefined)
+    return { requests: [], unread: ['its discoveries, which its apiserverConfig sends to another API server with other credentials'] };
+  const { version } = prometheusFields(prometheus);
+  const requests = monitors.flatMap((m) => monitorRequests(m, prometheus, version));
+  for (const am of objects(dig(prometheus, ['alerting', 'alertmanagers'])))
+    requests.push(...roleRequests(endpointRole(prometheus.serviceDiscoveryRole, version), [str(am.namespace) || namespace], false));
+  return { requests: [...new Set(requests)], unread: unreadOf(prometheus, scrapeConfigs) };
+}
