@@ -17,6 +17,7 @@ import { grafanaDatasourcesCheck } from './grafana-datasources.ts';
 import { lokiConfigCheck } from './loki-config.ts';
 import { tempoConfigCheck } from './tempo-config.ts';
 import { alloyConfigCheck } from './alloy-config.ts';
+import { alertsReachAlertmanagerCheck } from './alerting.ts';
 import { MONITORING_INVARIANTS } from './invariants.ts';
 
 export const monitoringAreaChecks: PolicyCheck[] = [
@@ -38,6 +39,7 @@ export const monitoringAreaChecks: PolicyCheck[] = [
   lokiConfigCheck,
   tempoConfigCheck,
   alloyConfigCheck,
+  alertsReachAlertmanagerCheck,
 ];
 
 export const monitoringArea: Area = staticArea('monitoring', monitoringAreaChecks, MONITORING_INVARIANTS);

@@ -10,8 +10,8 @@
  * everything; a namespace selector the values give, else every namespace.
  */
 import { namespaceOrDestination, type ArgoApp, applicationsByName } from '../argocd/argocd.ts';
-import { chartValues } from '../helm/chart-values.ts';
-import { dig, isMap, type Obj } from '../core/dig.ts';
+import { chartValues, type ChartValues } from '../helm/chart-values.ts';
+import { dig, isMap, str, type Obj } from '../core/dig.ts';
 import { selectorMatches } from '../core/label-selector.ts';
 import type { Resource } from '../core/manifest.ts';
 import type { CheckContext } from '../checks/kit.ts';
@@ -43,7 +43,9 @@ export interface PrometheusView {
   namespace: string;
   spec: Obj;
   from: string;
+  /** The rendered Prometheus; else the values it is built from, where a finding about it lands. */
   resource?: Resource;
+  values?: ChartValues;
 }
 
 /** The Prometheus the rendered chart makes, as written. */
@@ -51,8 +53,31 @@ function renderedPrometheus(r: Resource, namespace: string): PrometheusView {
   return { name: r.name, namespace, spec: (dig(r.object, ['spec']) ?? {}) as Obj, from: `Prometheus ${namespace}/${r.name}`, resource: r };
 }
 
+/** kube-prometheus-stack's fullname (its _helpers.tpl): the override, else the release, with the chart's name where it lacks it; 26 characters at most. */
+function stackFullname(release: string, values: Obj): string {
+  const override = dig(values, ['fullnameOverride']);
+  const name = str(dig(values, ['nameOverride'])) || KPS;
+  const full = typeof override === 'string' && override !== '' ? override : release.includes(name) ? release : `${release}-${name}`;
+  return full.slice(0, 26).replace(/-+$/, '');
+}
+
+/**
+ * The Alertmanagers the template lists (templates/prometheus/prometheus.yaml): none where alerting is disabled, the
+ * values' alertingEndpoints where given, else the chart's own Alertmanager where it is enabled.
+ */
+function alertingFromValues(values: Obj, namespace: string, fullname: string): Obj | undefined {
+  const endpoints = dig(values, ['prometheus', 'prometheusSpec', 'alertingEndpoints']);
+  const given = Array.isArray(endpoints) && endpoints.length > 0;
+  if (dig(values, ['prometheus', 'prometheusSpec', 'disableAlerting']) === true) return undefined;
+  if (given) return { alertmanagers: endpoints };
+  if (dig(values, ['alertmanager', 'enabled']) === false) return undefined;
+  const spec = (dig(values, ['alertmanager', 'alertmanagerSpec']) ?? {}) as Obj;
+  const own = { namespace, name: `${fullname}-alertmanager`, port: spec.portName ?? 'http-web', pathPrefix: spec.routePrefix ?? '/' };
+  return { alertmanagers: [own] };
+}
+
 /** The Prometheus kube-prometheus-stack's template would build from these values (see the module comment). */
-function fromValues(app: ArgoApp | undefined, appName: string, values: Obj): PrometheusView | undefined {
+function fromValues(app: ArgoApp | undefined, { appName, values }: ChartValues): PrometheusView | undefined {
   if (dig(values, ['prometheus', 'enabled']) === false) return undefined;
   const spec = (dig(values, ['prometheus', 'prometheusSpec']) ?? {}) as Obj;
   const release = app?.sources.find((s) => s.chart === KPS)?.helm?.releaseName ?? appName;
@@ -71,12 +96,11 @@ function fromValues(app: ArgoApp | undefined, appName: string, values: Obj): Pro
         : {};
     built[fields.namespaceSelector] = given(spec[fields.namespaceSelector]) ? spec[fields.namespaceSelector] : {};
   }
-  return {
-    name: `${release}-prometheus`,
-    namespace: app?.destinationNamespace ?? '',
-    spec: built,
-    from: `the Prometheus ${KPS}'s values build (app ${appName})`,
-  };
+  const namespace = str(dig(values, ['namespaceOverride'])) || app?.destinationNamespace || '';
+  const fullname = stackFullname(release, values);
+  const alerting = alertingFromValues(values, namespace, fullname);
+  if (alerting) built.alerting = alerting;
+  return { name: `${fullname}-prometheus`, namespace, spec: built, from: `the Prometheus ${KPS}'s values build (app ${appName})` };
 }
 
 /** The Prometheuses the operator runs: the rendered ones as written, else the one the chart's values build. */
@@ -84,7 +108,10 @@ export function prometheusViews(ctx: CheckContext): PrometheusView[] {
   const rendered = ctx.resources.filter((r) => r.kind === 'Prometheus');
   if (rendered.length) return rendered.map((r) => renderedPrometheus(r, namespaceOrDestination(ctx.repo, r) ?? ''));
   const apps = applicationsByName(ctx.repo);
-  return chartValues(ctx.repo, KPS).flatMap((v) => fromValues(apps.get(v.appName), v.appName, v.values) ?? []);
+  return chartValues(ctx.repo, KPS).flatMap((v) => {
+    const view = fromValues(apps.get(v.appName), v);
+    return view ? [{ ...view, values: v }] : [];
+  });
 }
 
 /** A label selector as the operator reads it: null selects nothing, {} everything. */

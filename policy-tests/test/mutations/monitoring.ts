@@ -28,6 +28,22 @@ export const monitoringMutations: Mutation[] = [
     at: inFile(SONARR_EXPORTER, "regex: 'sonarr_(queue|episode.*'"),
   },
   {
+    check: 'alerts-reach-alertmanager',
+    why: "the alert noise turned off at the source with the chart's disableAlerting: Prometheus still evaluates every rule, but sends no alert anywhere, Watchdog included",
+    mutate: swap(KPS, '    retention: 7d\n', '    retention: 7d\n    disableAlerting: true\n'),
+    at: inFile(KPS, 'disableAlerting: true'),
+  },
+  {
+    check: 'alerts-reach-alertmanager',
+    why: "the stack's Prometheus pointed at the status API's Service, in the mistaken belief that it relays alerts: its pods are no Alertmanager's, and every alert posted there is refused",
+    mutate: swap(
+      KPS,
+      '    retention: 7d\n',
+      '    retention: 7d\n    alertingEndpoints:\n      - name: portfolio-api\n        namespace: portfolio\n        port: http\n',
+    ),
+    at: inFile(KPS, 'name: portfolio-api'),
+  },
+  {
     check: 'monitoring-loaded',
     why: "the stack's Prometheus back at the chart's rule selector (release: kube-prometheus-stack): the repository's alert rules carry no such label, so none of them is ever loaded",
     mutate: swap(KPS, '    ruleSelectorNilUsesHelmValues: false\n', ''),

@@ -1,0 +1,106 @@
+/**
+ * alerts-reach-alertmanager: an alert Prometheus fires goes nowhere unless Prometheus sends it to an Alertmanager.
+ * The operator writes each entry of the Prometheus' `alerting.alertmanagers` as an endpoints discovery in the entry's
+ * namespace kept to the Service the entry names and the port of that Service it names (promcfg.go's
+ * generateAlertmanagerConfig), and Prometheus posts to `<pathPrefix>/api/v2/alerts` there. A Prometheus with no entry
+ * (kube-prometheus-stack's `alertmanager.enabled: false` or `disableAlerting: true`), an entry naming a Service
+ * or port that does not exist, or a Service that is no Alertmanager's, or a pathPrefix other than the route prefix
+ * that Alertmanager answers under (404): the API server takes all of it, Prometheus evaluates every rule, and no
+ * alert, Watchdog included, leaves it.
+ */
+import { dig, objects, str, type Obj } from '../../model/core/dig.ts';
+import type { Resource } from '../../model/core/manifest.ts';
+import type { Path } from '../../model/core/positions.ts';
+import { selectorMatches } from '../../model/core/label-selector.ts';
+import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
+import { createdAtRuntime } from '../../model/argocd/app-declarations.ts';
+import { opaqueNamespaces } from '../../model/cluster/providers.ts';
+import type { CheckContext, FailurePlace, PolicyCheck } from '../../model/checks/kit.ts';
+import { prometheusViews, type PrometheusView } from '../../model/prometheus-operator/selection.ts';
+
+/** Alertmanager's route prefix as it normalizes it, and Prometheus' path prefix as it joins the API path to it. */
+const prefix = (p: unknown): string => `/${str(p).replace(/^\/+|\/+$/g, '')}`;
+
+/** Where a finding about the Prometheus lands: its rendered field, else the values key kube-prometheus-stack builds it from. */
+function placeOf(view: PrometheusView, renderedPath: Path, valuesPath: Path): FailurePlace {
+  if (view.resource) return { resource: view.resource, path: renderedPath };
+  return { data: view.values!.source, path: valuesPath };
+}
+
+/** Why the Prometheus lists no Alertmanager, at the values key that turned it off. */
+function noAlertmanagerPlace(view: PrometheusView): FailurePlace {
+  const values = view.values?.values ?? {};
+  const off = dig(values, ['prometheus', 'prometheusSpec', 'disableAlerting']) === true;
+  return placeOf(view, ['spec'], off ? ['prometheus', 'prometheusSpec', 'disableAlerting'] : ['alertmanager', 'enabled']);
+}
+
+/** The Alertmanagers whose pods a Service selects, in its namespace (the pods the operator makes carry these labels). */
+function alertmanagersBehind(ctx: CheckContext, svc: Resource, namespace: string): Resource[] {
+  const selector = dig(svc.object, ['spec', 'selector']);
+  if (!selector || typeof selector !== 'object' || Object.keys(selector).length === 0) return [];
+  return ctx.resources.filter((am) => {
+    if (am.kind !== 'Alertmanager' || (namespaceOrDestination(ctx.repo, am) ?? '') !== namespace) return false;
+    const labels = { ...((dig(am.object, ['spec', 'podMetadata', 'labels']) ?? {}) as Obj), 'app.kubernetes.io/name': 'alertmanager', alertmanager: am.name };
+    return selectorMatches({ matchLabels: selector as Obj }, labels);
+  });
+}
+
+function judgeEntry(ctx: CheckContext, view: PrometheusView, entry: Obj, i: number): void {
+  const namespace = str(entry.namespace) || view.namespace;
+  const name = str(entry.name);
+  const at = (field: string) => placeOf(view, ['spec', 'alerting', 'alertmanagers', i, field], ['prometheus', 'prometheusSpec', 'alertingEndpoints', i, field]);
+  const sends = `${view.from} sends its alerts to Service ${namespace}/${name}`;
+  if (
+    opaqueNamespaces(ctx.renders).has(namespace) ||
+    createdAtRuntime(ctx.repo).some((e) => e.kind === 'Service' && e.namespace === namespace && e.name === name)
+  )
+    return;
+  const svc = ctx.resources.find((r) => r.kind === 'Service' && r.name === name && (namespaceOrDestination(ctx.repo, r) ?? '') === namespace);
+  if (!svc) return ctx.fail(at('name'), `${sends}, which nothing provides: no alert it fires reaches an Alertmanager`);
+  const port = entry.port;
+  const ports = objects(dig(svc.object, ['spec', 'ports']));
+  if (typeof port === 'string' && !ports.some((p) => p.name === port))
+    return ctx.fail(
+      at('port'),
+      `${sends}, port ${port}, which the Service does not have (${ports.map((p) => str(p.name)).join(', ')}): no endpoint is kept, and no alert reaches an Alertmanager`,
+    );
+  const alertmanagers = alertmanagersBehind(ctx, svc, namespace);
+  if (alertmanagers.length === 0) return ctx.fail(at('name'), `${sends}, whose pods are no Alertmanager's: every alert it posts to /api/v2/alerts is refused`);
+  const routes = alertmanagers.map((am) => prefix(dig(am.object, ['spec', 'routePrefix'])));
+  if (!routes.includes(prefix(entry.pathPrefix)))
+    ctx.fail(
+      at('pathPrefix'),
+      `${sends} under ${prefix(entry.pathPrefix)}, but Alertmanager ${alertmanagers[0]!.name} answers under its routePrefix ${routes[0]}: every alert posted to ${prefix(entry.pathPrefix).replace(/\/$/, '')}/api/v2/alerts gets 404`,
+    );
+}
+
+export const alertsReachAlertmanagerCheck: PolicyCheck = {
+  id: 'alerts-reach-alertmanager',
+  description:
+    "Every Prometheus sends its alerts to an Alertmanager: its alerting lists one (as rendered, or as kube-prometheus-stack's values build it: not with alertmanager.enabled false and no alertingEndpoints, nor with disableAlerting), and each Alertmanager it lists is a Service in its namespace with the port it names, whose pods are an Alertmanager's, which answers under the pathPrefix it posts to; otherwise no alert, Watchdog included, leaves Prometheus, and nothing turns red until the external watchdog says DOWN (invariants A11, A12).",
+  invariants: ['A11', 'A12'],
+  remediation:
+    "keep kube-prometheus-stack's Alertmanager enabled (or list yours in prometheus.prometheusSpec.alertingEndpoints), and name its Service, that Service's port name and the Alertmanager's routePrefix in each entry",
+  reads: { kinds: ['Prometheus', 'Alertmanager', 'Service', 'Namespace'], charts: ['kube-prometheus-stack'], renders: true },
+  exemptible: false,
+  run(ctx) {
+    for (const view of prometheusViews(ctx)) {
+      const entries = objects(dig(view.spec, ['alerting', 'alertmanagers']));
+      if (entries.length === 0 && view.spec.additionalAlertManagerConfigs !== undefined) {
+        ctx.notJudged(
+          placeOf(view, ['spec', 'additionalAlertManagerConfigs'], ['prometheus', 'prometheusSpec']),
+          `${view.from} sends its alerts to the Alertmanagers of its additionalAlertManagerConfigs, a Secret's text the gate does not read`,
+        );
+        continue;
+      }
+      if (entries.length === 0) {
+        ctx.fail(
+          noAlertmanagerPlace(view),
+          `${view.from} lists no Alertmanager (its alerting is empty): every alert it fires, Watchdog included, stops there, and nothing turns red until the external watchdog says DOWN`,
+        );
+        continue;
+      }
+      entries.forEach((entry, i) => judgeEntry(ctx, view, entry, i));
+    }
+  },
+};
