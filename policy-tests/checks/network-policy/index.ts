@@ -6,10 +6,12 @@ import { defaultDenyChecks } from './default-deny.ts';
 import { ingressPathCheck } from './ingress.ts';
 import { networkPolicyChecks } from './network-policy.ts';
 import { nodeCidrCheck } from './node-cidr.ts';
+import { scrapePathCheck } from './scrape-path.ts';
 
 export const networkPolicyAreaChecks: PolicyCheck[] = [
   ...networkPolicyChecks,
   ingressPathCheck,
+  scrapePathCheck,
   ...cniChecks,
   ...defaultDenyChecks,
   nodeCidrCheck,

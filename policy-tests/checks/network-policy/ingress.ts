@@ -5,14 +5,14 @@
  * namespace always, its pods when its chart is rendered.
  */
 import { namespaceOrDestination, owningApplication } from '../../model/argocd/argocd.ts';
-import { dig, list, obj, type Obj } from '../../model/core/dig.ts';
+import { dig, obj, type Obj } from '../../model/core/dig.ts';
 import { ingressRoutes, servicePort, type IngressRoute } from '../../model/cluster/ingress-routes.ts';
 import { selectorMatches } from '../../model/core/label-selector.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { opaqueNamespaces } from '../../model/cluster/providers.ts';
-import { namespaceLabels, samePort, templatesWithPorts, type Template } from '../../model/cluster/pod-templates.ts';
-import { scalarText } from '../../model/core/text.ts';
+import { namespaceLabels, templatesWithPorts, type Template } from '../../model/cluster/pod-templates.ts';
+import { shutOutBy } from '../../model/cluster/network-reach.ts';
 
 export const ingressPathCheck: PolicyCheck = {
   id: 'network-policy-ingress-path',
@@ -30,6 +30,9 @@ export const ingressPathCheck: PolicyCheck = {
   run(ctx) {
     const templates = templatesWithPorts(ctx.repo);
     const namespaces = namespaceLabels(ctx.repo);
+    const policies = ctx.resources
+      .filter((r) => r.kind === 'NetworkPolicy')
+      .map((policy) => ({ policy, namespace: namespaceOrDestination(ctx.repo, policy) ?? '' }));
     for (const ingress of ctx.resources.filter((r) => r.kind === 'Ingress')) {
       const proxy = proxyOf(ctx, ingress, templates);
       if (!proxy) continue; // no class, or one nothing here serves: closure-ingress-class says so
@@ -40,17 +43,8 @@ export const ingressPathCheck: PolicyCheck = {
         const pods = templates.filter(
           (t) => t.namespace === ns && Object.keys(target.selector).length > 0 && selectorMatches({ matchLabels: target.selector }, t.labels),
         );
-        const blocked = pods.find((pod) => {
-          const isolating = ctx.resources
-            .filter((r) => r.kind === 'NetworkPolicy')
-            .filter(
-              (p) =>
-                isolatesIngress(p) &&
-                (namespaceOrDestination(ctx.repo, p) ?? '') === ns &&
-                selectorMatches(obj(dig(p.object, ['spec', 'podSelector'])), pod.labels),
-            );
-          return isolating.length > 0 && !isolating.some((p) => letsIn(p, { pod, port: target.port, ns }, proxy, namespaces));
-        });
+        const client = { namespace: proxy.namespace, pods: proxy.pods?.map((t) => t.labels) };
+        const blocked = pods.find((pod) => shutOutBy(policies, { pod, port: target.port }, client, namespaces).length > 0);
         if (blocked)
           ctx.fail(
             { resource: ingress, path: [...route.at, 'backend', 'service'] },
@@ -81,36 +75,4 @@ function targetPortOf(ctx: CheckContext, ns: string, backend: NonNullable<Ingres
   const port = svc && servicePort(svc, backend.port);
   if (!svc || !port) return undefined;
   return { selector: obj(dig(svc.object, ['spec', 'selector'])), port: String(port.targetPort ?? port.port) };
-}
-
-/** Whether a policy isolates its pods for ingress: policyTypes lists Ingress, or (without policyTypes) always. */
-function isolatesIngress(policy: Resource): boolean {
-  const types = dig(policy.object, ['spec', 'policyTypes']);
-  return Array.isArray(types) ? types.includes('Ingress') : true;
-}
-
-/** Whether one of a policy's ingress rules admits the proxy to `pod` on `port` (a number or a container port name). */
-function letsIn(
-  policy: Resource,
-  target: { pod: Template; port: string; ns: string },
-  proxy: { namespace: string; pods?: Template[] },
-  namespaces: Map<string, Obj>,
-): boolean {
-  const { pod, port, ns } = target;
-  return list(dig(policy.object, ['spec', 'ingress'])).some((raw) => {
-    const rule = obj(raw);
-    const ports = list(rule.ports).map(obj);
-    if (ports.length > 0 && !ports.some((p) => p.port === undefined || samePort(pod, scalarText(p.port), port))) return false;
-    const from = list(rule.from).map(obj);
-    return (
-      from.length === 0 ||
-      from.some((peer) => {
-        if ('ipBlock' in peer) return true; // addresses: not judged, never reported as blocking
-        const inNamespace =
-          'namespaceSelector' in peer ? selectorMatches(obj(peer.namespaceSelector), namespaces.get(proxy.namespace)) : proxy.namespace === ns;
-        if (!inNamespace) return false;
-        return !('podSelector' in peer) || !proxy.pods || proxy.pods.some((t) => selectorMatches(obj(peer.podSelector), t.labels));
-      })
-    );
-  });
 }

@@ -7,7 +7,7 @@
  * objects; a namespace an unrendered chart deploys to is not judged.
  */
 import { opaqueNamespaces } from '../../model/cluster/providers.ts';
-import { KUBERNETES_NAMESPACES, namespaceLabels, podTemplates, templatesWithPorts, type Template } from '../../model/cluster/pod-templates.ts';
+import { KUBERNETES_NAMESPACES, namespaceLabels, podLabels, templatesWithPorts, type Template } from '../../model/cluster/pod-templates.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { dig, list, obj, type Obj } from '../../model/core/dig.ts';
 import { selectorMatches } from '../../model/core/label-selector.ts';
@@ -41,7 +41,7 @@ export const networkPolicyChecks: PolicyCheck[] = [
     reads: { kinds: ['*'], everyKind: 'a pod selector matches pods that any workload kind makes, rendered or not', renders: true },
     exemptible: false,
     run(ctx) {
-      const templates = podTemplates(ctx.repo);
+      const templates = podLabels(ctx.repo);
       const opaque = opaqueNamespaces(ctx.renders);
       for (const policy of policies(ctx)) {
         const ns = namespaceOrDestination(ctx.repo, policy) ?? '';
@@ -55,7 +55,7 @@ export const networkPolicyChecks: PolicyCheck[] = [
   {
     id: 'network-policy-peers',
     description:
-      "Every namespaceSelector a NetworkPolicy allows traffic from or to selects a namespace the cluster will have (declared, created by an Application, Kubernetes' own, or in providedOutsideGit, with the kubernetes.io/metadata.name label every namespace carries), and a podSelector beside it selects pods there where the gate sees that namespace whole; otherwise the allowance allows nothing (invariants P1).",
+      "Every namespaceSelector a NetworkPolicy allows traffic from or to selects a namespace the cluster will have (declared, created by an Application, Kubernetes' own, or in providedOutsideGit, with the kubernetes.io/metadata.name label every namespace carries), and a podSelector beside it selects pods there (of the repository's workloads, or those an operator makes from a Prometheus or an Alertmanager, or the distribution runs) where the gate sees that namespace whole; otherwise the allowance allows nothing (invariants P1).",
     invariants: ['P1'],
     remediation:
       'name a namespace that exists (kubernetes.io/metadata.name: <namespace>) and labels its pods carry; the namespaces are in clusters/home/namespaces.yaml',
@@ -63,7 +63,7 @@ export const networkPolicyChecks: PolicyCheck[] = [
     exemptible: false,
     run(ctx) {
       const labels = namespaceLabels(ctx.repo);
-      const templates = podTemplates(ctx.repo);
+      const templates = podLabels(ctx.repo);
       const opaque = opaqueNamespaces(ctx.renders);
       // Namespaces the repository deploys into: only there are the pods known. Kubernetes' own namespaces
       // (kube-system above all: the distribution runs CoreDNS there) are never seen whole.

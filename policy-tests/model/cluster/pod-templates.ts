@@ -13,7 +13,7 @@ import { containersOf, podSpecPath, runsAlongside, WORKLOAD_KINDS } from '../cor
 import { perRepo } from '../repository/per-repo.ts';
 import type { Repo } from '../repository/repo.ts';
 import { namespaceLabels as labelsOf } from './namespaces.ts';
-import { KUBERNETES_PROVIDES, provided } from './providers.ts';
+import { KUBERNETES_PROVIDES, provided, providedPods } from './providers.ts';
 
 /** The labels each namespace the cluster will have carries: its own (model/cluster/namespaces.ts), and the name label the API server sets on every namespace. */
 export function namespaceLabels(repo: Repo): Map<string, Obj> {
@@ -21,10 +21,13 @@ export function namespaceLabels(repo: Repo): Map<string, Obj> {
   return new Map([...provided(repo, 'Namespace')].map((name) => [name, { ...(declared.get(name) ?? {}), 'kubernetes.io/metadata.name': name }]));
 }
 
-/** Pod templates by namespace, with their labels. */
-export function podTemplates(repo: Repo): Map<string, Obj[]> {
+/**
+ * The labels of the pods the cluster runs, by namespace: the repository's pod templates (plain or rendered), and the
+ * pods an operator makes from a custom resource or the distribution runs (providedPods), which a policy may name too.
+ */
+export function podLabels(repo: Repo): Map<string, Obj[]> {
   const out = new Map<string, Obj[]>();
-  for (const t of templatesWithPorts(repo)) out.set(t.namespace, [...(out.get(t.namespace) ?? []), t.labels]);
+  for (const { namespace, labels } of [...templatesWithPorts(repo), ...providedPods(repo)]) out.set(namespace, [...(out.get(namespace) ?? []), labels]);
   return out;
 }
 
@@ -47,7 +50,7 @@ export interface Template {
 }
 
 /** Whether two ports of a pod are the same: equal, or a container port name and its number, or two names of one number. */
-export function samePort(pod: Template, a: string, b: string): boolean {
+export function samePort(pod: Pick<Template, 'named'>, a: string, b: string): boolean {
   return a === b || pod.named.get(a) === b || pod.named.get(b) === a || (pod.named.has(a) && pod.named.get(a) === pod.named.get(b));
 }
 

@@ -31,8 +31,12 @@ export const networkPolicyMutations: Mutation[] = [
   },
   {
     check: 'network-policy-peers',
-    why: "the metrics scraper's namespace is misspelt",
-    mutate: swap(POLICY, 'kubernetes.io/metadata.name: monitoring', 'kubernetes.io/metadata.name: monitorng'),
+    why: "a second scraper's namespace, let in beside the stack's own, is misspelt",
+    mutate: swap(
+      POLICY,
+      '              kubernetes.io/metadata.name: monitoring\n',
+      '              kubernetes.io/metadata.name: monitoring\n        - namespaceSelector:\n            matchLabels:\n              kubernetes.io/metadata.name: monitorng\n',
+    ),
     at: (c) => ({ file: POLICY, line: inFile(POLICY, 'kubernetes.io/metadata.name: monitorng')(c).line - 2 }),
   },
   {
@@ -54,6 +58,16 @@ export const networkPolicyMutations: Mutation[] = [
     at: (c) => ({ file: 'portfolio-api/deploy/ingress.yaml', line: inFile('portfolio-api/deploy/ingress.yaml', '              service:')(c).line }),
   },
   {
+    check: 'network-policy-scrape-path',
+    why: "the VPN pod's callers tidied into one rule per port set, the torrent client's exporter port moved to the managers' rule: every port is still let in from somewhere, but Prometheus' scrape of it from monitoring times out, and the torrent series are gone",
+    mutate: (c) => {
+      const policy = 'apps/media/gluetun/networkpolicy.yaml';
+      swap(policy, '        - port: 9710\n        - port: 9713\n', '        - port: 9710\n')(c);
+      swap(policy, '        - port: 8080\n        - port: 9696\n', '        - port: 8080\n        - port: 9696\n        - port: 9713\n')(c);
+    },
+    at: inFile('apps/media/gluetun/exporters.yaml', '    - port: metrics-qbt'),
+  },
+  {
     check: 'network-policy-enforced',
     why: 'the CNI fact switched back to Flannel, which Talos ships: every policy is inert, and the Cilium app contradicts the fact',
     mutate: swap(FACTS, CILIUM_FACT, '    name: flannel\n    enforces: []\n    fqdnEgress: false'),
@@ -73,13 +87,16 @@ export const networkPolicyMutations: Mutation[] = [
   },
   {
     check: 'network-policy-default-deny',
-    why: "the default-deny namespace's scraper rule is gone: the API's metrics port answers no one",
-    mutate: swap(
-      POLICY,
-      '    - from:\n        - namespaceSelector:\n            matchLabels:\n              kubernetes.io/metadata.name: monitoring\n      ports:\n        - port: metrics\n',
-      '',
-    ),
-    at: (c) => ({ file: SERVICE, line: lineOf(c, SERVICE, '- name: metrics') }),
+    why: "the API's Node inspector port opened on its container and its Service for a debugging session, in the default-deny namespace, and no policy lets anyone in on it: the Service answers no one there",
+    mutate: (c) => {
+      swap(
+        'portfolio-api/deploy/deployment.yaml',
+        '              containerPort: 9464\n',
+        '              containerPort: 9464\n            - name: inspector\n              containerPort: 9229\n',
+      )(c);
+      swap(SERVICE, '      targetPort: metrics\n', '      targetPort: metrics\n    - name: inspector\n      port: 9229\n      targetPort: inspector\n')(c);
+    },
+    at: (c) => ({ file: SERVICE, line: lineOf(c, SERVICE, '- name: inspector') }),
   },
   {
     check: 'network-policy-allowances',

@@ -1,0 +1,187 @@
+/**
+ * network-policy-scrape-path: where a NetworkPolicy isolates the pods a Prometheus scrapes (the pods behind each
+ * Service a ServiceMonitor it loads selects, and each pod a PodMonitor it loads selects) or sends its alerts to (the
+ * Alertmanagers its alerting lists), one of its ingress rules lets that Prometheus in on the port: its namespace
+ * always, its pods (the labels the operator gives them) where it is rendered. Otherwise the scrape times out, the
+ * target is down, and its series are gone; or no alert reaches Alertmanager. A pod a CiliumNetworkPolicy's ingress
+ * rules also select is said not judged.
+ */
+import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
+import { dig, list, obj, objects, str, type Obj } from '../../model/core/dig.ts';
+import { selectorMatches } from '../../model/core/label-selector.ts';
+import type { Resource } from '../../model/core/manifest.ts';
+import type { Path } from '../../model/core/positions.ts';
+import { scalarText } from '../../model/core/text.ts';
+import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
+import { namespaceLabels, templatesWithPorts, type Template } from '../../model/cluster/pod-templates.ts';
+import { providedPods } from '../../model/cluster/providers.ts';
+import { shutOutBy, type Client, type PodPorts } from '../../model/cluster/network-reach.ts';
+import { notLoadedBecause, prometheusViews, selectable, type PrometheusView } from '../../model/prometheus-operator/selection.ts';
+
+/** One path Prometheus takes to a pod port: what names it, and where. */
+interface Path_ {
+  what: string;
+  at: { resource: Resource; path: Path };
+  pods: (PodPorts & { resource: Resource })[];
+  port: string;
+}
+
+/** The Prometheus as a client: its namespace, and the labels of the pods the operator makes for it where it is rendered. */
+function clientOf(ctx: CheckContext, view: PrometheusView): Client {
+  const pods = view.resource
+    ? providedPods(ctx.repo).filter((p) => p.namespace === view.namespace && p.name === view.name && p.labels['app.kubernetes.io/name'] === 'prometheus')
+    : [];
+  return { namespace: view.namespace, pods: pods.length ? pods.map((p) => p.labels) : undefined };
+}
+
+/** What a monitor's namespaceSelector reads: every namespace (undefined) with `any`, else `matchNames`, else its own. */
+function namespacesOf(monitor: Resource, own: string): string[] | undefined {
+  const selector = obj(dig(monitor.object, ['spec', 'namespaceSelector']));
+  if (selector.any === true) return undefined;
+  const names = list(selector.matchNames).map(str);
+  return names.length ? names : [own];
+}
+
+/** The pods a Service's selector selects (none for a Service without one). */
+function podsBehind(service: Resource, namespace: string, templates: readonly Template[]): Template[] {
+  const selector = obj(dig(service.object, ['spec', 'selector']));
+  if (Object.keys(selector).length === 0) return [];
+  return templates.filter((t) => t.namespace === namespace && selectorMatches({ matchLabels: selector }, t.labels));
+}
+
+/** The pod port a Service port named `name` sends to: its targetPort, else its port. */
+function targetOf(service: Resource, name: string): string | undefined {
+  const port = objects(dig(service.object, ['spec', 'ports'])).find((p) => p.name === name);
+  return port && scalarText(port.targetPort ?? port.port);
+}
+
+function serviceMonitorPaths(ctx: CheckContext, monitor: Resource, own: string, templates: readonly Template[]): Path_[] {
+  const namespaces = namespacesOf(monitor, own);
+  const selector = obj(dig(monitor.object, ['spec', 'selector']));
+  const services = ctx.resources
+    .filter((r) => r.kind === 'Service' && selectorMatches(selector, obj(dig(r.object, ['metadata', 'labels']))))
+    .map((s) => ({ s, ns: namespaceOrDestination(ctx.repo, s) ?? '' }))
+    .filter(({ ns }) => !namespaces || namespaces.includes(ns));
+  return objects(dig(monitor.object, ['spec', 'endpoints'])).flatMap((e, i) =>
+    services.flatMap(({ s, ns }) => {
+      const named = typeof e.port === 'string' ? targetOf(s, e.port) : undefined;
+      const port = named ?? (e.targetPort !== undefined ? scalarText(e.targetPort) : undefined);
+      const field = named ? 'port' : 'targetPort';
+      if (port === undefined) return [];
+      const what = `ServiceMonitor ${own}/${monitor.name} scrapes port ${port} behind Service ${ns}/${s.name}`;
+      return [{ what, at: { resource: monitor, path: ['spec', 'endpoints', i, field] }, pods: podsBehind(s, ns, templates), port }];
+    }),
+  );
+}
+
+function podMonitorPaths(monitor: Resource, own: string, templates: readonly Template[]): Path_[] {
+  const namespaces = namespacesOf(monitor, own);
+  const selector = obj(dig(monitor.object, ['spec', 'selector']));
+  const pods = templates.filter((t) => (!namespaces || namespaces.includes(t.namespace)) && selectorMatches(selector, t.labels));
+  return objects(dig(monitor.object, ['spec', 'podMetricsEndpoints'])).flatMap((e, i) => {
+    const field = ['port', 'portNumber', 'targetPort'].find((f) => e[f] !== undefined);
+    if (!field) return [];
+    const port = scalarText(e[field]);
+    return [
+      {
+        what: `PodMonitor ${own}/${monitor.name} scrapes port ${port}`,
+        at: { resource: monitor, path: ['spec', 'podMetricsEndpoints', i, field] },
+        pods,
+        port,
+      },
+    ];
+  });
+}
+
+/** The pods the operator makes for each Alertmanager a Service selects, with the web port it names (statefulset.go: spec.portName, `web` where unset, on 9093). */
+function alertmanagerPods(ctx: CheckContext, service: Resource, namespace: string): Path_['pods'] {
+  const selector = obj(dig(service.object, ['spec', 'selector']));
+  return providedPods(ctx.repo).flatMap((pod) => {
+    const am = ctx.resources.find((r) => r.kind === 'Alertmanager' && r.name === pod.name && (namespaceOrDestination(ctx.repo, r) ?? '') === namespace);
+    if (!am || pod.namespace !== namespace || pod.labels['app.kubernetes.io/name'] !== 'alertmanager') return [];
+    if (Object.keys(selector).length === 0 || !selectorMatches({ matchLabels: selector }, pod.labels)) return [];
+    return [{ namespace, labels: pod.labels, named: new Map([[str(dig(am.object, ['spec', 'portName'])) || 'web', '9093']]), resource: am }];
+  });
+}
+
+/** Each Alertmanager the rendered Prometheus sends to, through its Service (its values-built entries are the chart's own). */
+function alertingPaths(ctx: CheckContext, view: PrometheusView, templates: readonly Template[]): Path_[] {
+  if (!view.resource) return [];
+  return objects(dig(view.spec, ['alerting', 'alertmanagers'])).flatMap((entry, i) => {
+    const ns = str(entry.namespace) || view.namespace;
+    const service = ctx.resources.find((r) => r.kind === 'Service' && r.name === entry.name && (namespaceOrDestination(ctx.repo, r) ?? '') === ns);
+    const port = service && typeof entry.port === 'string' ? targetOf(service, entry.port) : undefined;
+    if (!service || port === undefined) return []; // alerts-reach-alertmanager says so
+    const what = `${view.from} sends its alerts to port ${port} behind Service ${ns}/${service.name}`;
+    const pods = [...podsBehind(service, ns, templates), ...alertmanagerPods(ctx, service, ns)];
+    return [{ what, at: { resource: view.resource!, path: ['spec', 'alerting', 'alertmanagers', i, 'port'] }, pods, port }];
+  });
+}
+
+/** Whether a CiliumNetworkPolicy with ingress rules selects the pod: its ingress is then Cilium's to judge, which this check does not read. */
+const ciliumIngressSelects = (ctx: CheckContext, pod: PodPorts): Resource | undefined =>
+  ctx.resources.find(
+    (r) =>
+      r.kind === 'CiliumNetworkPolicy' &&
+      (namespaceOrDestination(ctx.repo, r) ?? '') === pod.namespace &&
+      (dig(r.object, ['spec', 'ingress']) !== undefined || dig(r.object, ['spec', 'ingressDeny']) !== undefined) &&
+      selectorMatches(obj(dig(r.object, ['spec', 'endpointSelector'])), pod.labels),
+  );
+
+function judgePath(
+  ctx: CheckContext,
+  path: Path_,
+  client: Client,
+  env: { policies: { policy: Resource; namespace: string }[]; namespaces: Map<string, Obj> },
+): void {
+  for (const pod of path.pods) {
+    const cilium = ciliumIngressSelects(ctx, pod);
+    if (cilium)
+      return ctx.notJudged(
+        path.at,
+        `${path.what}: CiliumNetworkPolicy ${cilium.name}'s ingress rules also select ${pod.resource.kind} ${pod.resource.name}'s pods, and the gate does not judge them for this path`,
+      );
+    const shut = shutOutBy(env.policies, { pod, port: path.port }, client, env.namespaces);
+    if (shut.length > 0)
+      return ctx.fail(
+        path.at,
+        `${path.what}, to the pods of ${pod.resource.kind} ${pod.resource.name}, which ${shut.length > 1 ? `NetworkPolicies ${shut.map((p) => p.name).join(' and ')} isolate` : `NetworkPolicy ${shut[0]!.name} isolates`} them in ${pod.namespace} with no ingress rule that lets Prometheus in from namespace ${client.namespace} on that port: the connection times out, and the target is down`,
+      );
+  }
+}
+
+export const scrapePathCheck: PolicyCheck = {
+  id: 'network-policy-scrape-path',
+  description:
+    "Where a NetworkPolicy isolates the pods a Prometheus scrapes (behind each Service a ServiceMonitor it loads selects, or selected by a PodMonitor it loads) or the Alertmanager it sends its alerts to, one of its ingress rules lets that Prometheus in on the port (from its namespace, and its pods where it is rendered); otherwise the scrape times out and the target's series are gone, or no alert reaches Alertmanager (invariants A8, P1).",
+  invariants: ['A8', 'P1'],
+  remediation:
+    "allow ingress from the Prometheus' namespace (kubernetes.io/metadata.name: monitoring) on the scraped port, in a policy that selects the target's pods",
+  reads: {
+    kinds: ['*'],
+    everyKind: 'a scrape runs from a Prometheus through a monitor, a Service and the pods of any workload kind, past the policies and namespaces around them',
+    charts: ['kube-prometheus-stack'],
+    renders: true,
+  },
+  exemptible: false,
+  run(ctx) {
+    const templates = templatesWithPorts(ctx.repo);
+    const namespaces = namespaceLabels(ctx.repo);
+    const policies = ctx.resources
+      .filter((r) => r.kind === 'NetworkPolicy')
+      .map((policy) => ({ policy, namespace: namespaceOrDestination(ctx.repo, policy) ?? '' }));
+    const monitors = ctx.resources.filter((r) => r.kind === 'ServiceMonitor' || r.kind === 'PodMonitor');
+    for (const view of prometheusViews(ctx)) {
+      const client = clientOf(ctx, view);
+      const loaded = monitors.filter((m) => notLoadedBecause(view, selectable(ctx, m), namespaces) === undefined);
+      const paths = [
+        ...loaded.flatMap((m) => {
+          const own = namespaceOrDestination(ctx.repo, m) ?? '';
+          return m.kind === 'ServiceMonitor' ? serviceMonitorPaths(ctx, m, own, templates) : podMonitorPaths(m, own, templates);
+        }),
+        ...alertingPaths(ctx, view, templates),
+      ];
+      for (const path of paths) judgePath(ctx, path, client, { policies, namespaces });
+    }
+  },
+};

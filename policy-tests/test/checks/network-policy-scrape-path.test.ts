@@ -1,0 +1,110 @@
+/**
+ * network-policy-scrape-path beyond its mutation (an unrendered stack, judged by namespace): a rendered Prometheus
+ * is let in by the labels the operator gives its pods, a PodMonitor's port is judged like a ServiceMonitor's, the
+ * Alertmanager it sends to is reached through the pods the operator makes, and a CiliumNetworkPolicy's ingress is
+ * said not judged. network-policy-peers now knows those operator-made pods too.
+ */
+import { describe, expect, it } from 'vitest';
+import { scrapePathCheck } from '../../checks/network-policy/scrape-path.ts';
+import { networkPolicyChecks } from '../../checks/network-policy/network-policy.ts';
+import { runPolicy } from '../../model/checks/runner.ts';
+import type { Resource } from '../../model/core/manifest.ts';
+import { loadRepo, REPO_ROOT, type Repo } from '../../model/repository/repo.ts';
+
+const repo = await loadRepo(REPO_ROOT);
+const template = repo.resources.find((r) => r.kind === 'Service')!;
+const API_VERSIONS: Record<string, string> = {
+  Prometheus: 'monitoring.coreos.com/v1',
+  Alertmanager: 'monitoring.coreos.com/v1',
+  PodMonitor: 'monitoring.coreos.com/v1',
+  NetworkPolicy: 'networking.k8s.io/v1',
+  CiliumNetworkPolicy: 'cilium.io/v2',
+};
+const make = (kind: string, name: string, namespace: string, body: Record<string, unknown>) => {
+  const apiVersion = API_VERSIONS[kind] ?? 'v1';
+  return { ...template, apiVersion, kind, name, namespace, object: { apiVersion, kind, metadata: { name, namespace }, ...body } } as unknown as Resource;
+};
+const prometheus = (spec: Record<string, unknown> = {}) =>
+  make('Prometheus', 'k8s', 'monitoring', {
+    spec: { serviceMonitorSelector: {}, serviceMonitorNamespaceSelector: {}, podMonitorSelector: {}, podMonitorNamespaceSelector: {}, ...spec },
+  });
+
+/** The repository with the API's scraper rule narrowed to pods by `labels`, and `extra` objects. */
+function withScraperPods(labels: Record<string, string> | undefined, ...extra: Resource[]): Repo {
+  const resources = repo.resources.map((r) => {
+    if (r.kind !== 'NetworkPolicy' || r.name !== 'portfolio-api' || !labels) return r;
+    const object = structuredClone(r.object) as { spec: { ingress: { from: Record<string, unknown>[] }[] } };
+    object.spec.ingress[1]!.from[0]!.podSelector = { matchLabels: labels };
+    return { ...r, object } as Resource;
+  });
+  return { ...repo, resources: [...resources, ...extra] };
+}
+const findings = (r: Repo, checks = [scrapePathCheck]) => runPolicy(r, checks).map((f) => [f.severity ?? 'fail', f.message]);
+
+describe('network-policy-scrape-path', () => {
+  it("lets a rendered Prometheus in by its pods' labels, and fails a rule naming labels they do not carry", () => {
+    expect(findings(withScraperPods({ 'app.kubernetes.io/name': 'prometheus' }, prometheus()))).toEqual([]);
+    expect(findings(withScraperPods({ app: 'prometheus' }, prometheus()))).toEqual([
+      [
+        'fail',
+        expect.stringMatching(
+          /^ServiceMonitor portfolio\/portfolio-api scrapes port metrics behind Service portfolio\/portfolio-api, to the pods of Deployment portfolio-api, which NetworkPolicies default-deny and portfolio-api isolate them in portfolio with no ingress rule that lets Prometheus in from namespace monitoring on that port/,
+        ),
+      ],
+    ]);
+    // Unrendered, the stack's pods are unknown: the namespace alone is judged.
+    expect(findings(withScraperPods({ app: 'prometheus' }))).toEqual([]);
+  });
+
+  it("judges a PodMonitor's port as the pods declare it", () => {
+    const monitor = make('PodMonitor', 'api', 'portfolio', {
+      spec: { selector: { matchLabels: { 'app.kubernetes.io/name': 'portfolio-api' } }, podMetricsEndpoints: [{ port: 'http' }] },
+    });
+    expect(findings(withScraperPods(undefined, prometheus(), monitor))).toEqual([
+      ['fail', expect.stringMatching(/^PodMonitor portfolio\/api scrapes port http, to the pods of Deployment portfolio-api/)],
+    ]);
+  });
+
+  it('reaches the Alertmanager it sends to through the pods the operator makes, on the port it names', () => {
+    const am = make('Alertmanager', 'main', 'alerts', { spec: {} });
+    const service = make('Service', 'alertmanager', 'alerts', {
+      spec: { selector: { 'app.kubernetes.io/name': 'alertmanager' }, ports: [{ name: 'web', port: 9093, targetPort: 'web' }] },
+    });
+    const deny = make('NetworkPolicy', 'default-deny', 'alerts', { spec: { podSelector: {}, policyTypes: ['Ingress'] } });
+    const letIn = (port: unknown) =>
+      make('NetworkPolicy', 'prometheus', 'alerts', {
+        spec: {
+          podSelector: {},
+          ingress: [{ from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }], ports: [{ port }] }],
+        },
+      });
+    const namespace = make('Namespace', 'alerts', '', {});
+    const sending = prometheus({ alerting: { alertmanagers: [{ namespace: 'alerts', name: 'alertmanager', port: 'web' }] } });
+    expect(findings(withScraperPods(undefined, sending, namespace, am, service, deny, letIn(9093)))).toEqual([]);
+    expect(findings(withScraperPods(undefined, sending, namespace, am, service, deny, letIn(9094)))).toEqual([
+      [
+        'fail',
+        expect.stringMatching(/^Prometheus monitoring\/k8s sends its alerts to port web behind Service alerts\/alertmanager, to the pods of Alertmanager main/),
+      ],
+    ]);
+  });
+
+  it("says a pod a CiliumNetworkPolicy's ingress rules select is not judged", () => {
+    const cilium = make('CiliumNetworkPolicy', 'api-in', 'portfolio', {
+      spec: { endpointSelector: { matchLabels: { 'app.kubernetes.io/name': 'portfolio-api' } }, ingress: [{ fromEntities: ['cluster'] }] },
+    });
+    expect(findings(withScraperPods(undefined, cilium))).toEqual([
+      ['not-judged', expect.stringMatching(/CiliumNetworkPolicy api-in's ingress rules also select Deployment portfolio-api's pods/)],
+    ]);
+  });
+});
+
+describe('network-policy-peers', () => {
+  it('knows the pods the operator makes for a Prometheus: a rule naming them allows something', () => {
+    const peers = networkPolicyChecks.filter((c) => c.id === 'network-policy-peers');
+    expect(findings(withScraperPods({ 'app.kubernetes.io/name': 'prometheus' }, prometheus()), peers)).toEqual([]);
+    expect(findings(withScraperPods({ app: 'prometheus' }, prometheus()), peers)).toEqual([
+      ['fail', expect.stringMatching(/allows traffic with pods matching \{"matchLabels":\{"app":"prometheus"\}\} in monitoring, and no pod there matches/)],
+    ]);
+  });
+});
