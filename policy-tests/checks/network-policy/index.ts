@@ -7,11 +7,13 @@ import { ingressPathCheck } from './ingress.ts';
 import { networkPolicyChecks } from './network-policy.ts';
 import { nodeCidrCheck } from './node-cidr.ts';
 import { scrapePathCheck } from './scrape-path.ts';
+import { egressPathCheck } from './egress-path.ts';
 
 export const networkPolicyAreaChecks: PolicyCheck[] = [
   ...networkPolicyChecks,
   ingressPathCheck,
   scrapePathCheck,
+  egressPathCheck,
   ...cniChecks,
   ...defaultDenyChecks,
   nodeCidrCheck,

@@ -68,6 +68,12 @@ export const networkPolicyMutations: Mutation[] = [
     at: inFile('apps/media/gluetun/exporters.yaml', '    - port: metrics-qbt'),
   },
   {
+    check: 'network-policy-egress-path',
+    why: "the VPN pod's egress to the managers written for its own namespace: every object is accepted, and Prowlarr's pushes of indexers to Sonarr and both Radarrs time out",
+    mutate: swap('apps/media/gluetun/networkpolicy.yaml', 'k8s:io.kubernetes.pod.namespace: media\n', 'k8s:io.kubernetes.pod.namespace: media-vpn\n'),
+    at: inFile('apps/media/gluetun/settings/prowlarr.yaml', 'baseUrl: http://sonarr.media.svc:8989'),
+  },
+  {
     check: 'network-policy-enforced',
     why: 'the CNI fact switched back to Flannel, which Talos ships: every policy is inert, and the Cilium app contradicts the fact',
     mutate: swap(FACTS, CILIUM_FACT, '    name: flannel\n    enforces: []\n    fqdnEgress: false'),

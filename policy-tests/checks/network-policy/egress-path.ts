@@ -1,0 +1,107 @@
+/**
+ * network-policy-egress-path: where the policies that select a pod isolate its egress, each in-cluster address it
+ * dials (written in its workload, or in the settings the scripts push into its app) reaches the pods behind that
+ * Service on the port the address names, by some egress rule (model/cilium/egress.ts: NetworkPolicy and
+ * CiliumNetworkPolicy as Cilium enforces both). Otherwise the app's calls time out: the torrent client never gets a
+ * download, Prowlarr never reaches a manager, with every object accepted. A rule whose peer the gate cannot place (an
+ * address block, a group, a deny rule) is said not judged. DNS, the destination's own ingress policies
+ * (network-policy-default-deny) and addresses with no port the gate can read are not judged here.
+ */
+import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
+import { dig, obj, objects, type Obj } from '../../model/core/dig.ts';
+import { selectorMatches } from '../../model/core/label-selector.ts';
+import type { Resource } from '../../model/core/manifest.ts';
+import { scalarText } from '../../model/core/text.ts';
+import type { CheckContext, FailurePlace, PolicyCheck } from '../../model/checks/kit.ts';
+import { namespaceLabels, templatesWithPorts, type Template } from '../../model/cluster/pod-templates.ts';
+import { opaqueNamespaces } from '../../model/cluster/providers.ts';
+import { serviceAddresses, type ServiceAddress } from '../../model/cluster/service-addresses.ts';
+import { argoGlobMatch } from '../../model/core/glob.ts';
+import { SETTINGS_FILES } from '../../model/apps/media-settings.ts';
+import { egressVerdict, type Placed } from '../../model/cilium/egress.ts';
+
+const POLICY_KINDS = new Set(['NetworkPolicy', 'CiliumNetworkPolicy', 'CiliumClusterwideNetworkPolicy']);
+
+/** One dial: the pods that make it, the address, and where it is written. */
+interface Dial {
+  clients: Template[];
+  address: ServiceAddress;
+  at: FailurePlace;
+}
+
+/** The addresses each pod template's own object names, and those of the settings its app folder holds. */
+function dials(ctx: CheckContext, templates: readonly Template[], namespaces: ReadonlySet<string>): Dial[] {
+  const out: Dial[] = [];
+  for (const t of templates)
+    for (const address of serviceAddresses(t.resource.object, namespaces))
+      out.push({ clients: [t], address, at: { resource: t.resource, path: address.path } });
+  for (const data of ctx.repo.dataFiles.values()) {
+    if (!argoGlobMatch(SETTINGS_FILES, data.file)) continue;
+    const folder = data.file.slice(0, data.file.indexOf('/settings/') + 1);
+    const clients = templates.filter((t) => !t.resource.rendered && t.resource.file.startsWith(folder));
+    for (const address of serviceAddresses(data.data, namespaces)) out.push({ clients, address, at: { data, path: address.path } });
+  }
+  return out;
+}
+
+/** The Service a dial reaches and the pod port it sends to: the Service port the address names, or its one port. */
+function target(ctx: CheckContext, address: ServiceAddress): { service: Resource; port: string } | undefined {
+  const service = ctx.resources.find(
+    (r) => r.kind === 'Service' && r.name === address.service && (namespaceOrDestination(ctx.repo, r) ?? '') === address.namespace,
+  );
+  const ports = objects(dig(service?.object, ['spec', 'ports']));
+  const port = address.port === undefined ? (ports.length === 1 ? ports[0] : undefined) : ports.find((p) => Number(p.port) === address.port);
+  return service && port ? { service, port: scalarText(port.targetPort ?? port.port) } : undefined;
+}
+
+function judgeDial(ctx: CheckContext, dial: Dial, env: { templates: readonly Template[]; policies: Placed[]; labels: Map<string, Obj> }): void {
+  const reached = target(ctx, dial.address);
+  if (!reached) return; // no such Service or port: closure-service says so
+  const selector = obj(dig(reached.service.object, ['spec', 'selector']));
+  if (Object.keys(selector).length === 0) return;
+  const pods = env.templates.filter((t) => t.namespace === dial.address.namespace && selectorMatches({ matchLabels: selector }, t.labels));
+  for (const client of dial.clients) {
+    if (pods.includes(client)) continue; // its own address, which it hands to others
+    const verdicts = pods.map((pod) =>
+      egressVerdict(env.policies, client, { pod, port: reached.port, service: { namespace: dial.address.namespace, name: reached.service.name } }, env.labels),
+    );
+    if (verdicts.length === 0 || verdicts.some((v) => 'allowed' in v)) continue;
+    const dials = `${client.resource.kind} ${client.resource.name} dials ${dial.address.text} (port ${reached.port} of the pods of ${pods[0]!.resource.kind} ${pods[0]!.resource.name})`;
+    const unknown = verdicts.find((v) => 'unknown' in v);
+    if (unknown && 'unknown' in unknown) {
+      ctx.notJudged(dial.at, `${dials}: whether its egress policies let it is not known, as ${unknown.unknown} selects it`);
+      continue;
+    }
+    const refused = verdicts[0] && 'refusedBy' in verdicts[0] ? verdicts[0].refusedBy : [];
+    ctx.fail(
+      dial.at,
+      `${dials}, and the egress policies that select its pods in ${client.namespace} (${refused.map((p) => `${p.kind} ${p.name}`).join(', ')}) let it reach none of them on that port: the connection times out`,
+    );
+  }
+}
+
+export const egressPathCheck: PolicyCheck = {
+  id: 'network-policy-egress-path',
+  description:
+    "Where the NetworkPolicies and CiliumNetworkPolicies that select a pod isolate its egress, every in-cluster address it dials (in its workload's object, or in the settings its app folder pushes into the app) reaches the pods behind that Service on the port the address names by some egress rule, as Cilium enforces both kinds; otherwise the app's calls time out with every object accepted (invariants P1).",
+  invariants: ['P1'],
+  remediation:
+    "add an egress rule to the caller's namespace policy that allows the callee's namespace and pods on the Service's targetPort (a NetworkPolicy `to`, or a CiliumNetworkPolicy's toEndpoints with k8s:io.kubernetes.pod.namespace)",
+  reads: {
+    kinds: ['*'],
+    everyKind: 'a dial starts in a pod of any workload kind and ends behind a Service, past the policies and namespaces around both',
+    files: [SETTINGS_FILES],
+    renders: true,
+  },
+  exemptible: false,
+  run(ctx) {
+    const opaque = opaqueNamespaces(ctx.renders);
+    const templates = templatesWithPorts(ctx.repo).filter((t) => !opaque.has(t.namespace));
+    const namespaces = new Set(ctx.resources.flatMap((r) => (r.kind === 'Namespace' ? [r.name] : r.namespace ? [r.namespace] : [])));
+    const policies = ctx.resources
+      .filter((r) => POLICY_KINDS.has(r.kind))
+      .map((policy) => ({ policy, namespace: namespaceOrDestination(ctx.repo, policy) ?? '' }));
+    const env = { templates, policies, labels: namespaceLabels(ctx.repo) };
+    for (const dial of dials(ctx, templates, namespaces)) judgeDial(ctx, dial, env);
+  },
+};

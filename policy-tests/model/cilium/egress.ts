@@ -1,0 +1,137 @@
+/**
+ * Whether the policies that select a pod let it open a connection to another pod on a port, as Cilium enforces them
+ * (a NetworkPolicy and a CiliumNetworkPolicy alike: a pod any of them selects for egress may send only what some rule
+ * of them allows, and a deny rule wins). NetworkPolicy: `to` peers by namespace and pod selector, `ports` by number,
+ * name (the destination's container port) or range. CiliumNetworkPolicy: `toEndpoints` (the policy's namespace unless
+ * a selector names one by `k8s:io.kubernetes.pod.namespace` or a namespace label), `toEntities` `cluster` and `all`,
+ * `toServices` by name, `toPorts` by number, name or range and protocol. What the gate cannot place a pod in (an
+ * ipBlock, a CIDR, a group, a Service selector, a deny rule, a clusterwide policy) leaves the verdict unknown, never
+ * a refusal.
+ */
+import { dig, list, obj, str, type Obj } from '../core/dig.ts';
+import type { Resource } from '../core/manifest.ts';
+import { selectorMatches } from '../core/label-selector.ts';
+import { scalarText } from '../core/text.ts';
+import { samePort } from '../cluster/pod-templates.ts';
+import type { PodPorts } from '../cluster/network-reach.ts';
+
+export interface Placed {
+  policy: Resource;
+  namespace: string;
+}
+
+/** Where the connection goes: a pod, the pod port (a number or its container port's name), the Service it was dialled through. */
+export interface Destination {
+  pod: PodPorts;
+  port: string;
+  service: { namespace: string; name: string };
+}
+
+export type EgressVerdict = { allowed: true } | { refusedBy: Resource[] } | { unknown: string };
+
+const NAMESPACE_KEY = 'io.kubernetes.pod.namespace';
+const NAMESPACE_LABEL_PREFIX = 'io.cilium.k8s.namespace.labels.';
+
+/** A Cilium selector key as the agent reads a pod's labels: `k8s:` and no source both match a pod label; any other source none. */
+function podKey(key: string): string | undefined {
+  const colon = key.indexOf(':');
+  if (colon < 0) return key;
+  const source = key.slice(0, colon);
+  return source === 'k8s' || source === 'any' ? key.slice(colon + 1) : undefined;
+}
+
+/** The labels Cilium gives a pod's endpoint: its own, its namespace, and its namespace's labels. */
+function endpointLabels(pod: PodPorts, namespaceLabels: ReadonlyMap<string, Obj>): Obj {
+  const ns = Object.fromEntries(Object.entries(namespaceLabels.get(pod.namespace) ?? {}).map(([k, v]) => [`${NAMESPACE_LABEL_PREFIX}${k}`, v]));
+  return { ...pod.labels, ...ns, [NAMESPACE_KEY]: pod.namespace };
+}
+
+/** A Cilium endpoint selector read against pod labels: each key by its source, unmatchable where the source is not a pod's. */
+function ciliumSelects(selector: unknown, pod: PodPorts, namespaceLabels: ReadonlyMap<string, Obj>, policyNamespace: string): boolean {
+  const s = obj(selector);
+  const rekey = (key: unknown) => podKey(str(key)) ?? '\0unmatchable';
+  const matchLabels = Object.fromEntries(Object.entries(obj(s.matchLabels)).map(([k, v]) => [rekey(k), v]));
+  const matchExpressions = list(s.matchExpressions).map((e) => ({ ...obj(e), key: rekey(obj(e).key) }));
+  const namesNamespace = [...Object.keys(matchLabels), ...matchExpressions.map((e) => e.key)].some(
+    (k) => k === NAMESPACE_KEY || k.startsWith(NAMESPACE_LABEL_PREFIX),
+  );
+  if (!namesNamespace && pod.namespace !== policyNamespace) return false;
+  return selectorMatches({ matchLabels, matchExpressions }, endpointLabels(pod, namespaceLabels));
+}
+
+/** Whether a port list admits the destination's port; a list that is absent or empty admits every port. */
+function portsAdmit(ports: Obj[], dest: Destination): boolean {
+  if (ports.length === 0) return true;
+  return ports.some((p) => {
+    const protocol = str(p.protocol) || 'TCP';
+    if (protocol !== 'TCP' && protocol !== 'ANY') return false;
+    if (p.port === undefined) return true;
+    const from = scalarText(p.port);
+    if (samePort(dest.pod, from, dest.port) || from === '0') return true;
+    const number = Number(dest.pod.named.get(dest.port) ?? dest.port);
+    const end = Number(scalarText(p.endPort ?? p.endport ?? ''));
+    return Number.isInteger(end) && end > 0 && Number(from) <= number && number <= end;
+  });
+}
+
+type RuleVerdict = 'admits' | 'no' | 'unknown';
+
+function networkPolicyRule(rule: Obj, placed: Placed, dest: Destination, namespaceLabels: ReadonlyMap<string, Obj>): RuleVerdict {
+  if (!portsAdmit(list(rule.ports).map(obj), dest)) return 'no';
+  const to = list(rule.to).map(obj);
+  if (to.length === 0) return 'admits';
+  const verdicts = to.map((peer): RuleVerdict => {
+    if ('ipBlock' in peer) return 'unknown';
+    const inNamespace =
+      'namespaceSelector' in peer
+        ? selectorMatches(obj(peer.namespaceSelector), namespaceLabels.get(dest.pod.namespace))
+        : dest.pod.namespace === placed.namespace;
+    return inNamespace && (!('podSelector' in peer) || selectorMatches(obj(peer.podSelector), dest.pod.labels)) ? 'admits' : 'no';
+  });
+  return verdicts.includes('admits') ? 'admits' : verdicts.includes('unknown') ? 'unknown' : 'no';
+}
+
+function ciliumRule(rule: Obj, placed: Placed, dest: Destination, namespaceLabels: ReadonlyMap<string, Obj>): RuleVerdict {
+  const toPorts = list(rule.toPorts).map(obj);
+  if (toPorts.length > 0 && !toPorts.some((tp) => portsAdmit(list(tp.ports).map(obj), dest))) return 'no';
+  if (list(rule.toEndpoints).some((s) => ciliumSelects(s, dest.pod, namespaceLabels, placed.namespace))) return 'admits';
+  if (list(rule.toEntities).some((e) => e === 'cluster' || e === 'all')) return 'admits';
+  const services = list(rule.toServices).map(obj);
+  const named = services.map((s) => obj(s.k8sService)).filter((k) => str(k.serviceName) !== '');
+  if (named.some((k) => k.serviceName === dest.service.name && (str(k.namespace) || placed.namespace) === dest.service.namespace)) return 'admits';
+  if (['toCIDR', 'toCIDRSet', 'toGroups', 'toRequires'].some((k) => rule[k] !== undefined) || services.length > named.length) return 'unknown';
+  return 'no';
+}
+
+const isolatesEgress = (p: Resource): boolean => {
+  if (p.kind !== 'NetworkPolicy') return dig(p.object, ['spec', 'egress']) !== undefined || dig(p.object, ['spec', 'egressDeny']) !== undefined;
+  const types = dig(p.object, ['spec', 'policyTypes']);
+  return Array.isArray(types) ? types.includes('Egress') : dig(p.object, ['spec', 'egress']) !== undefined;
+};
+
+/** The verdict on a connection from `client` to `dest`, by the NetworkPolicies and CiliumNetworkPolicies given (each with its namespace). */
+export function egressVerdict(policies: readonly Placed[], client: PodPorts, dest: Destination, namespaceLabels: ReadonlyMap<string, Obj>): EgressVerdict {
+  const selecting = policies.filter(({ policy, namespace }) => {
+    // A clusterwide policy's selector reaches every namespace.
+    if (policy.kind === 'CiliumClusterwideNetworkPolicy')
+      return isolatesEgress(policy) && ciliumSelects(dig(policy.object, ['spec', 'endpointSelector']), client, namespaceLabels, client.namespace);
+    if (namespace !== client.namespace || !isolatesEgress(policy)) return false;
+    return policy.kind === 'NetworkPolicy'
+      ? selectorMatches(obj(dig(policy.object, ['spec', 'podSelector'])), client.labels)
+      : ciliumSelects(dig(policy.object, ['spec', 'endpointSelector']), client, namespaceLabels, namespace);
+  });
+  if (selecting.length === 0) return { allowed: true };
+  const unread = selecting.find(({ policy }) => policy.kind === 'CiliumClusterwideNetworkPolicy' || dig(policy.object, ['spec', 'egressDeny']) !== undefined);
+  if (unread) return { unknown: `${unread.policy.kind} ${unread.policy.name} (a clusterwide policy or a deny rule, which the gate does not place pods in)` };
+  let unknown: string | undefined;
+  for (const placed of selecting) {
+    const judge = placed.policy.kind === 'NetworkPolicy' ? networkPolicyRule : ciliumRule;
+    for (const rule of list(dig(placed.policy.object, ['spec', 'egress'])).map(obj)) {
+      const verdict = judge(rule, placed, dest, namespaceLabels);
+      if (verdict === 'admits') return { allowed: true };
+      if (verdict === 'unknown')
+        unknown ??= `${placed.policy.kind} ${placed.policy.name} (a peer by address, group or Service selector, which the gate does not place pods in)`;
+    }
+  }
+  return unknown ? { unknown } : { refusedBy: selecting.map((p) => p.policy) };
+}
