@@ -19,6 +19,7 @@ import { serviceAddresses, type ServiceAddress } from '../../model/cluster/servi
 import { argoGlobMatch } from '../../model/core/glob.ts';
 import { SETTINGS_FILES } from '../../model/apps/media-settings.ts';
 import { egressVerdict, type Placed } from '../../model/cilium/egress.ts';
+import { reachesPod } from '../../model/cluster/network-reach.ts';
 
 const POLICY_KINDS = new Set(['NetworkPolicy', 'CiliumNetworkPolicy', 'CiliumClusterwideNetworkPolicy']);
 
@@ -59,7 +60,9 @@ function judgeDial(ctx: CheckContext, dial: Dial, env: { templates: readonly Tem
   if (!reached) return; // no such Service or port: closure-service says so
   const selector = obj(dig(reached.service.object, ['spec', 'selector']));
   if (Object.keys(selector).length === 0) return;
-  const pods = env.templates.filter((t) => t.namespace === dial.address.namespace && selectorMatches({ matchLabels: selector }, t.labels));
+  const pods = env.templates.filter(
+    (t) => t.namespace === dial.address.namespace && selectorMatches({ matchLabels: selector }, t.labels) && reachesPod(t, reached.port),
+  );
   for (const client of dial.clients) {
     if (pods.includes(client)) continue; // its own address, which it hands to others
     const verdicts = pods.map((pod) =>

@@ -15,7 +15,7 @@ import { scalarText } from '../../model/core/text.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { namespaceLabels, templatesWithPorts, type Template } from '../../model/cluster/pod-templates.ts';
 import { providedPods } from '../../model/cluster/providers.ts';
-import { shutOutBy, type Client, type PodPorts } from '../../model/cluster/network-reach.ts';
+import { reachesPod, shutOutBy, type Client, type PodPorts } from '../../model/cluster/network-reach.ts';
 import { notLoadedBecause, prometheusViews, selectable, type PrometheusView } from '../../model/prometheus-operator/selection.ts';
 
 /** One path Prometheus takes to a pod port: what names it, and where. */
@@ -134,7 +134,7 @@ function judgePath(
   client: Client,
   env: { policies: { policy: Resource; namespace: string }[]; namespaces: Map<string, Obj> },
 ): void {
-  for (const pod of path.pods) {
+  for (const pod of path.pods.filter((p) => reachesPod(p, path.port))) {
     const cilium = ciliumIngressSelects(ctx, pod);
     if (cilium)
       return ctx.notJudged(

@@ -141,6 +141,9 @@ export function externalPeers(policy: Policy, ownNamespace: string): Reach[] {
 /** A pod as a policy admits into it: its namespace, its labels, and its container ports' names. */
 export type PodPorts = Pick<Template, 'namespace' | 'labels' | 'named'>;
 
+/** Whether a port reaches the pod at all: a number, or a name one of its containers declares (else closure-port-name says so, and no policy is to blame). */
+export const reachesPod = (pod: PodPorts, port: string): boolean => /^\d+$/.test(port) || pod.named.has(port);
+
 /** A client reaching pods through NetworkPolicies: its namespace, and its pods' labels where the gate sees them. */
 export interface Client {
   namespace: string;
