@@ -9,7 +9,7 @@
  */
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { dig, obj, objects, type Obj } from '../../model/core/dig.ts';
-import { selectorMatches } from '../../model/core/label-selector.ts';
+import { selectorIndex } from '../../model/core/label-selector.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { scalarText } from '../../model/core/text.ts';
 import type { CheckContext, FailurePlace, PolicyCheck } from '../../model/checks/kit.ts';
@@ -46,23 +46,23 @@ function dials(ctx: CheckContext, templates: readonly Template[], namespaces: Re
 }
 
 /** The Service a dial reaches and the pod port it sends to: the Service port the address names, or its one port. */
-function target(ctx: CheckContext, address: ServiceAddress): { service: Resource; port: string } | undefined {
-  const service = ctx.resources.find(
-    (r) => r.kind === 'Service' && r.name === address.service && (namespaceOrDestination(ctx.repo, r) ?? '') === address.namespace,
-  );
+function target(services: ReadonlyMap<string, Resource>, address: ServiceAddress): { service: Resource; port: string } | undefined {
+  const service = services.get(`${address.namespace}/${address.service}`);
   const ports = objects(dig(service?.object, ['spec', 'ports']));
   const port = address.port === undefined ? (ports.length === 1 ? ports[0] : undefined) : ports.find((p) => Number(p.port) === address.port);
   return service && port ? { service, port: scalarText(port.targetPort ?? port.port) } : undefined;
 }
 
-function judgeDial(ctx: CheckContext, dial: Dial, env: { templates: readonly Template[]; policies: Placed[]; labels: Map<string, Obj> }): void {
-  const reached = target(ctx, dial.address);
+function judgeDial(
+  ctx: CheckContext,
+  dial: Dial,
+  env: { pods: (selector: Obj) => Template[]; services: Map<string, Resource>; policies: Placed[]; labels: Map<string, Obj> },
+): void {
+  const reached = target(env.services, dial.address);
   if (!reached) return; // no such Service or port: closure-service says so
   const selector = obj(dig(reached.service.object, ['spec', 'selector']));
   if (Object.keys(selector).length === 0) return;
-  const pods = env.templates.filter(
-    (t) => t.namespace === dial.address.namespace && selectorMatches({ matchLabels: selector }, t.labels) && reachesPod(t, reached.port),
-  );
+  const pods = env.pods({ matchLabels: selector }).filter((t) => t.namespace === dial.address.namespace && reachesPod(t, reached.port));
   for (const client of dial.clients) {
     if (pods.includes(client)) continue; // its own address, which it hands to others
     const verdicts = pods.map((pod) =>
@@ -104,7 +104,13 @@ export const egressPathCheck: PolicyCheck = {
     const policies = ctx.resources
       .filter((r) => POLICY_KINDS.has(r.kind))
       .map((policy) => ({ policy, namespace: namespaceOrDestination(ctx.repo, policy) ?? '' }));
-    const env = { templates, policies, labels: namespaceLabels(ctx.repo) };
+    const services = new Map(
+      ctx.resources
+        .filter((r) => r.kind === 'Service')
+        .map((s) => [`${namespaceOrDestination(ctx.repo, s) ?? ''}/${s.name}`, s] as const)
+        .reverse(),
+    );
+    const env = { pods: selectorIndex(templates, (t) => t.labels), services, policies, labels: namespaceLabels(ctx.repo) };
     for (const dial of dials(ctx, templates, namespaces)) judgeDial(ctx, dial, env);
   },
 };

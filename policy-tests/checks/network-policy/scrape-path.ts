@@ -8,7 +8,7 @@
  */
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { dig, list, obj, objects, str, type Obj } from '../../model/core/dig.ts';
-import { selectorMatches } from '../../model/core/label-selector.ts';
+import { selectorIndex, selectorMatches } from '../../model/core/label-selector.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { Path } from '../../model/core/positions.ts';
 import { scalarText } from '../../model/core/text.ts';
@@ -43,10 +43,10 @@ function namespacesOf(monitor: Resource, own: string): string[] | undefined {
 }
 
 /** The pods a Service's selector selects (none for a Service without one). */
-function podsBehind(service: Resource, namespace: string, templates: readonly Template[]): Template[] {
+function podsBehind(service: Resource, namespace: string, scope: Scope): Template[] {
   const selector = obj(dig(service.object, ['spec', 'selector']));
   if (Object.keys(selector).length === 0) return [];
-  return templates.filter((t) => t.namespace === namespace && selectorMatches({ matchLabels: selector }, t.labels));
+  return scope.pods({ matchLabels: selector }).filter((t) => t.namespace === namespace);
 }
 
 /** The pod port a Service port named `name` sends to: its targetPort, else its port. */
@@ -55,12 +55,24 @@ function targetOf(service: Resource, name: string): string | undefined {
   return port && scalarText(port.targetPort ?? port.port);
 }
 
-function serviceMonitorPaths(ctx: CheckContext, monitor: Resource, own: string, templates: readonly Template[]): Path_[] {
+/** What every path is judged in, read once per run: the pods, the Services by namespace, and the policies. */
+interface Scope {
+  /** The pod templates a selector matches, and the Services by namespace and those a selector matches (indexed once). */
+  pods: (selector: Obj) => Template[];
+  services: Map<string, Resource[]>;
+  servicesMatching: (selector: Obj) => Resource[];
+  serviceNamespace: Map<Resource, string>;
+  /** CiliumNetworkPolicies with ingress rules, each with its namespace. */
+  cilium: { policy: Resource; namespace: string }[];
+  policies: { policy: Resource; namespace: string }[];
+  namespaces: Map<string, Obj>;
+}
+
+function serviceMonitorPaths(monitor: Resource, own: string, scope: Scope): Path_[] {
   const namespaces = namespacesOf(monitor, own);
-  const selector = obj(dig(monitor.object, ['spec', 'selector']));
-  const services = ctx.resources
-    .filter((r) => r.kind === 'Service' && selectorMatches(selector, obj(dig(r.object, ['metadata', 'labels']))))
-    .map((s) => ({ s, ns: namespaceOrDestination(ctx.repo, s) ?? '' }))
+  const services = scope
+    .servicesMatching(obj(dig(monitor.object, ['spec', 'selector'])))
+    .map((s) => ({ s, ns: scope.serviceNamespace.get(s) ?? '' }))
     .filter(({ ns }) => !namespaces || namespaces.includes(ns));
   return objects(dig(monitor.object, ['spec', 'endpoints'])).flatMap((e, i) =>
     services.flatMap(({ s, ns }) => {
@@ -69,15 +81,14 @@ function serviceMonitorPaths(ctx: CheckContext, monitor: Resource, own: string, 
       const field = named ? 'port' : 'targetPort';
       if (port === undefined) return [];
       const what = `ServiceMonitor ${own}/${monitor.name} scrapes port ${port} behind Service ${ns}/${s.name}`;
-      return [{ what, at: { resource: monitor, path: ['spec', 'endpoints', i, field] }, pods: podsBehind(s, ns, templates), port }];
+      return [{ what, at: { resource: monitor, path: ['spec', 'endpoints', i, field] }, pods: podsBehind(s, ns, scope), port }];
     }),
   );
 }
 
-function podMonitorPaths(monitor: Resource, own: string, templates: readonly Template[]): Path_[] {
+function podMonitorPaths(monitor: Resource, own: string, scope: Scope): Path_[] {
   const namespaces = namespacesOf(monitor, own);
-  const selector = obj(dig(monitor.object, ['spec', 'selector']));
-  const pods = templates.filter((t) => (!namespaces || namespaces.includes(t.namespace)) && selectorMatches(selector, t.labels));
+  const pods = scope.pods(obj(dig(monitor.object, ['spec', 'selector']))).filter((t) => !namespaces || namespaces.includes(t.namespace));
   return objects(dig(monitor.object, ['spec', 'podMetricsEndpoints'])).flatMap((e, i) => {
     const field = ['port', 'portNumber', 'targetPort'].find((f) => e[f] !== undefined);
     if (!field) return [];
@@ -105,43 +116,34 @@ function alertmanagerPods(ctx: CheckContext, service: Resource, namespace: strin
 }
 
 /** Each Alertmanager the rendered Prometheus sends to, through its Service (its values-built entries are the chart's own). */
-function alertingPaths(ctx: CheckContext, view: PrometheusView, templates: readonly Template[]): Path_[] {
+function alertingPaths(ctx: CheckContext, view: PrometheusView, scope: Scope): Path_[] {
   if (!view.resource) return [];
   return objects(dig(view.spec, ['alerting', 'alertmanagers'])).flatMap((entry, i) => {
     const ns = str(entry.namespace) || view.namespace;
-    const service = ctx.resources.find((r) => r.kind === 'Service' && r.name === entry.name && (namespaceOrDestination(ctx.repo, r) ?? '') === ns);
+    const service = (scope.services.get(ns) ?? []).find((r) => r.name === entry.name);
     const port = service && typeof entry.port === 'string' ? targetOf(service, entry.port) : undefined;
     if (!service || port === undefined) return []; // alerts-reach-alertmanager says so
     const what = `${view.from} sends its alerts to port ${port} behind Service ${ns}/${service.name}`;
-    const pods = [...podsBehind(service, ns, templates), ...alertmanagerPods(ctx, service, ns)];
+    const pods = [...podsBehind(service, ns, scope), ...alertmanagerPods(ctx, service, ns)];
     return [{ what, at: { resource: view.resource!, path: ['spec', 'alerting', 'alertmanagers', i, 'port'] }, pods, port }];
   });
 }
 
 /** Whether a CiliumNetworkPolicy with ingress rules selects the pod: its ingress is then Cilium's to judge, which this check does not read. */
-const ciliumIngressSelects = (ctx: CheckContext, pod: PodPorts): Resource | undefined =>
-  ctx.resources.find(
-    (r) =>
-      r.kind === 'CiliumNetworkPolicy' &&
-      (namespaceOrDestination(ctx.repo, r) ?? '') === pod.namespace &&
-      (dig(r.object, ['spec', 'ingress']) !== undefined || dig(r.object, ['spec', 'ingressDeny']) !== undefined) &&
-      selectorMatches(obj(dig(r.object, ['spec', 'endpointSelector'])), pod.labels),
-  );
+const ciliumIngressSelects = (scope: Scope, pod: PodPorts): Resource | undefined =>
+  scope.cilium.find(
+    ({ policy, namespace }) => namespace === pod.namespace && selectorMatches(obj(dig(policy.object, ['spec', 'endpointSelector'])), pod.labels),
+  )?.policy;
 
-function judgePath(
-  ctx: CheckContext,
-  path: Path_,
-  client: Client,
-  env: { policies: { policy: Resource; namespace: string }[]; namespaces: Map<string, Obj> },
-): void {
+function judgePath(ctx: CheckContext, path: Path_, client: Client, scope: Scope): void {
   for (const pod of path.pods.filter((p) => reachesPod(p, path.port))) {
-    const cilium = ciliumIngressSelects(ctx, pod);
+    const cilium = ciliumIngressSelects(scope, pod);
     if (cilium)
       return ctx.notJudged(
         path.at,
         `${path.what}: CiliumNetworkPolicy ${cilium.name}'s ingress rules also select ${pod.resource.kind} ${pod.resource.name}'s pods, and the gate does not judge them for this path`,
       );
-    const shut = shutOutBy(env.policies, { pod, port: path.port }, client, env.namespaces);
+    const shut = shutOutBy(scope.policies, { pod, port: path.port }, client, scope.namespaces);
     if (shut.length > 0)
       return ctx.fail(
         path.at,
@@ -165,11 +167,20 @@ export const scrapePathCheck: PolicyCheck = {
   },
   exemptible: false,
   run(ctx) {
-    const templates = templatesWithPorts(ctx.repo);
-    const namespaces = namespaceLabels(ctx.repo);
-    const policies = ctx.resources
-      .filter((r) => r.kind === 'NetworkPolicy')
-      .map((policy) => ({ policy, namespace: namespaceOrDestination(ctx.repo, policy) ?? '' }));
+    const placed = (kind: string) =>
+      ctx.resources.filter((r) => r.kind === kind).map((policy) => ({ policy, namespace: namespaceOrDestination(ctx.repo, policy) ?? '' }));
+    const services = ctx.resources.filter((r) => r.kind === 'Service');
+    const serviceNamespace = new Map(services.map((s) => [s, namespaceOrDestination(ctx.repo, s) ?? ''] as const));
+    const scope: Scope = {
+      pods: selectorIndex(templatesWithPorts(ctx.repo), (t) => t.labels),
+      services: Map.groupBy(services, (s) => serviceNamespace.get(s)!),
+      servicesMatching: selectorIndex(services, (s) => obj(dig(s.object, ['metadata', 'labels']))),
+      serviceNamespace,
+      cilium: placed('CiliumNetworkPolicy').filter(({ policy }) => ['ingress', 'ingressDeny'].some((k) => dig(policy.object, ['spec', k]) !== undefined)),
+      policies: placed('NetworkPolicy'),
+      namespaces: namespaceLabels(ctx.repo),
+    };
+    const { namespaces } = scope;
     const monitors = ctx.resources.filter((r) => r.kind === 'ServiceMonitor' || r.kind === 'PodMonitor');
     for (const view of prometheusViews(ctx)) {
       const client = clientOf(ctx, view);
@@ -177,11 +188,11 @@ export const scrapePathCheck: PolicyCheck = {
       const paths = [
         ...loaded.flatMap((m) => {
           const own = namespaceOrDestination(ctx.repo, m) ?? '';
-          return m.kind === 'ServiceMonitor' ? serviceMonitorPaths(ctx, m, own, templates) : podMonitorPaths(m, own, templates);
+          return m.kind === 'ServiceMonitor' ? serviceMonitorPaths(m, own, scope) : podMonitorPaths(m, own, scope);
         }),
-        ...alertingPaths(ctx, view, templates),
+        ...alertingPaths(ctx, view, scope),
       ];
-      for (const path of paths) judgePath(ctx, path, client, { policies, namespaces });
+      for (const path of paths) judgePath(ctx, path, client, scope);
     }
   },
 };
