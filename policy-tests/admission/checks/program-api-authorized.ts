@@ -154,12 +154,15 @@ const readRequests = (read: { requests: string[]; unread: string[] }): Run['requ
  * the Prometheus' serviceAccountName and mounts its token unless the Prometheus says otherwise (statefulset.go).
  */
 function prometheusRuns(ctx: CheckContext): Run[] {
+  // Only a rendered Prometheus has the pod, the account and the RBAC its chart makes: the values alone say none of them.
+  const rendered = prometheusViews(ctx).filter((view) => view.resource !== undefined);
+  if (rendered.length === 0) return [];
   const namespaces = namespaceLabels(ctx.repo);
   const monitors = ctx.resources.filter((r) => r.kind !== 'PrometheusRule' && SELECTED_KINDS[r.kind]).map((r) => [r, selectable(ctx, r)] as const);
   const scrapeConfigs = ctx.resources
     .filter((r) => r.kind === 'ScrapeConfig' && dig(r.object, ['spec', 'kubernetesSDConfigs']) !== undefined)
     .map((r) => r.name);
-  return prometheusViews(ctx).flatMap((view) => {
+  return rendered.flatMap((view) => {
     if (!view.resource) return [];
     const loaded: LoadedMonitor[] = monitors
       .filter(([, s]) => notLoadedBecause(view, s, namespaces) === undefined)
