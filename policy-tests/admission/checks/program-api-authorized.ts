@@ -159,15 +159,12 @@ function prometheusRuns(ctx: CheckContext): Run[] {
   if (rendered.length === 0) return [];
   const namespaces = namespaceLabels(ctx.repo);
   const monitors = ctx.resources.filter((r) => r.kind !== 'PrometheusRule' && SELECTED_KINDS[r.kind]).map((r) => [r, selectable(ctx, r)] as const);
-  const scrapeConfigs = ctx.resources
-    .filter((r) => r.kind === 'ScrapeConfig' && dig(r.object, ['spec', 'kubernetesSDConfigs']) !== undefined)
-    .map((r) => r.name);
   return rendered.flatMap((view) => {
     if (!view.resource) return [];
     const loaded: LoadedMonitor[] = monitors
       .filter(([, s]) => notLoadedBecause(view, s, namespaces) === undefined)
       .map(([r, s]) => ({ kind: r.kind, name: r.name, namespace: s.namespace, spec: (dig(r.object, ['spec']) ?? {}) as Record<string, unknown> }));
-    const requests = readRequests(prometheusApiRequests(view.spec, view.namespace, loaded, scrapeConfigs));
+    const requests = readRequests(prometheusApiRequests(view.spec, view.namespace, loaded));
     const pod: PodSpecRef = { spec: { ...view.spec, automountServiceAccountToken: view.spec.automountServiceAccountToken ?? true }, at: ['spec'] };
     const c: ContainerRef = { container: {}, name: 'prometheus', at: ['spec'], init: false };
     return requests.length ? [{ workload: view.resource, pod, c, program: 'its Kubernetes discovery', requests, namespace: view.namespace }] : [];

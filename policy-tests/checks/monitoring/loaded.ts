@@ -1,6 +1,6 @@
 /**
  * monitoring-loaded: a rule file or a monitor is only a request. The Prometheus operator loads a PrometheusRule,
- * ServiceMonitor, PodMonitor or Probe into a Prometheus only when that Prometheus' selectors match it
+ * ServiceMonitor, PodMonitor, Probe or ScrapeConfig into a Prometheus only when that Prometheus' selectors match it
  * (model/prometheus-operator/selection.ts, read from the rendered Prometheus or, unrendered, from the values
  * kube-prometheus-stack builds it from); the API server stores the rest, and nothing turns red.
  */
@@ -14,6 +14,7 @@ const EFFECT: Readonly<Record<string, string>> = {
   ServiceMonitor: 'its targets are never scraped',
   PodMonitor: 'its pods are never scraped',
   Probe: 'its targets are never probed',
+  ScrapeConfig: 'its targets are never scraped',
 };
 
 const KPS = 'kube-prometheus-stack';
@@ -21,7 +22,7 @@ const KPS = 'kube-prometheus-stack';
 export const monitoringLoadedCheck: PolicyCheck = {
   id: 'monitoring-loaded',
   description:
-    "Every PrometheusRule, ServiceMonitor, PodMonitor and Probe is loaded by a Prometheus: its labels match that Prometheus' selector for its kind and its namespace the kind's namespace selector, as the operator reads the rendered Prometheus, or as kube-prometheus-stack's values build it when the chart is not rendered; the API server stores the rest, and their rules never evaluate and their targets are never scraped, with nothing red (invariants A8, A17).",
+    "Every PrometheusRule, ServiceMonitor, PodMonitor, Probe and ScrapeConfig is loaded by a Prometheus: its labels match that Prometheus' selector for its kind and its namespace the kind's namespace selector, as the operator reads the rendered Prometheus, or as kube-prometheus-stack's values build it when the chart is not rendered; the API server stores the rest, and their rules never evaluate and their targets are never scraped, with nothing red (invariants A8, A17).",
   invariants: ['A8', 'A17'],
   remediation: `give the object the label the Prometheus selects (release: <its release>), or make the Prometheus select every one (prometheus.prometheusSpec.<kind>SelectorNilUsesHelmValues: false in monitoring/${KPS}/values.yaml)`,
   reads: { kinds: [...Object.keys(SELECTED_KINDS), 'Prometheus', 'Namespace'], charts: [KPS], renders: true },

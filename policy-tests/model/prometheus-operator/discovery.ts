@@ -10,14 +10,14 @@
  *   where unset).
  * A monitor's namespaces are getNamespacesFromNamespaceSelector's: its own with ignoreNamespaceSelectors, every one
  * with `any`, else `matchNames`, else its own. What the gate does not read is said: an `apiserverConfig` (another API
- * server, other credentials), additional scrape or Alertmanager configurations (a Secret's text), ScrapeConfig
- * objects' discoveries, topology sharding (node metadata by the cluster's version).
+ * server, other credentials), additional scrape or Alertmanager configurations (a Secret's text), the Kubernetes
+ * discoveries of the ScrapeConfig objects it loads, topology sharding (node metadata by the cluster's version).
  */
 import { dig, list, objects, str, type Obj } from '../core/dig.ts';
 import { roleRequests } from './kubernetes-sd.ts';
 import { atLeast, prometheusFields, type PromVersion } from './relabel.ts';
 
-/** A ServiceMonitor, PodMonitor or Probe a Prometheus loads. */
+/** A ServiceMonitor, PodMonitor, Probe or ScrapeConfig a Prometheus loads. */
 export interface LoadedMonitor {
   kind: string;
   name: string;
@@ -66,32 +66,25 @@ function monitorRequests(m: LoadedMonitor, prometheus: Obj, version: PromVersion
 }
 
 /** What the gate does not read of a Prometheus' discoveries, with why. */
-function unreadOf(prometheus: Obj, scrapeConfigs: readonly string[]): string[] {
+function unreadOf(prometheus: Obj, monitors: readonly LoadedMonitor[]): string[] {
   const unread: string[] = [];
   if (prometheus.additionalScrapeConfigs !== undefined) unread.push("its additionalScrapeConfigs' discoveries (a Secret's text the gate does not read)");
   if (dig(prometheus, ['alerting', 'alertmanagers']) !== undefined && prometheus.additionalAlertManagerConfigs !== undefined)
     unread.push("its additionalAlertManagerConfigs' discoveries (a Secret's text the gate does not read)");
   if (dig(prometheus, ['shardingStrategy', 'mode']) === 'Topology') unread.push("its topology sharding's node metadata (it depends on the cluster's version)");
-  if (prometheus.scrapeConfigSelector !== undefined && prometheus.scrapeConfigSelector !== null)
-    for (const name of scrapeConfigs) unread.push(`ScrapeConfig ${name}'s kubernetesSDConfigs (not read)`);
+  for (const m of monitors)
+    if (m.kind === 'ScrapeConfig' && m.spec.kubernetesSDConfigs !== undefined)
+      unread.push(`ScrapeConfig ${m.namespace}/${m.name}'s kubernetesSDConfigs (not read)`);
   return unread;
 }
 
-/**
- * The requests a Prometheus' discoveries send, from the monitors it loads and its Alertmanagers, and what it may also
- * ask that the gate does not read (`scrapeConfigs`: the ScrapeConfig objects with Kubernetes discoveries in the repository).
- */
-export function prometheusApiRequests(
-  prometheus: Obj,
-  namespace: string,
-  monitors: readonly LoadedMonitor[],
-  scrapeConfigs: readonly string[],
-): PrometheusRequests {
+/** The requests a Prometheus' discoveries send, from the monitors it loads and its Alertmanagers, and what it may also ask that the gate does not read. */
+export function prometheusApiRequests(prometheus: Obj, namespace: string, monitors: readonly LoadedMonitor[]): PrometheusRequests {
   if (prometheus.apiserverConfig !== undefined)
     return { requests: [], unread: ['its discoveries, which its apiserverConfig sends to another API server with other credentials'] };
   const { version } = prometheusFields(prometheus);
   const requests = monitors.flatMap((m) => monitorRequests(m, prometheus, version));
   for (const am of objects(dig(prometheus, ['alerting', 'alertmanagers'])))
     requests.push(...roleRequests(endpointRole(prometheus.serviceDiscoveryRole, version), [str(am.namespace) || namespace], false));
-  return { requests: [...new Set(requests)], unread: unreadOf(prometheus, scrapeConfigs) };
+  return { requests: [...new Set(requests)], unread: unreadOf(prometheus, monitors) };
 }

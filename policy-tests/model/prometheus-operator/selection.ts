@@ -1,5 +1,6 @@
 /**
- * Which Prometheus loads what. The Prometheus operator loads a PrometheusRule, ServiceMonitor, PodMonitor or Probe
+ * Which Prometheus loads what. The Prometheus operator loads a PrometheusRule, ServiceMonitor, PodMonitor, Probe or
+ * ScrapeConfig
  * into a Prometheus only when that Prometheus' selector for the kind matches its labels and its namespace selector its
  * namespace; the API server stores the rest. A null selector selects nothing, an empty one everything; a null
  * namespace selector only the Prometheus' own namespace (the Prometheus CRD's field docs).
@@ -33,6 +34,11 @@ export const SELECTED_KINDS: Readonly<Record<string, SelectorFields>> = {
   },
   PodMonitor: { selector: 'podMonitorSelector', namespaceSelector: 'podMonitorNamespaceSelector', nilUsesHelmValues: 'podMonitorSelectorNilUsesHelmValues' },
   Probe: { selector: 'probeSelector', namespaceSelector: 'probeNamespaceSelector', nilUsesHelmValues: 'probeSelectorNilUsesHelmValues' },
+  ScrapeConfig: {
+    selector: 'scrapeConfigSelector',
+    namespaceSelector: 'scrapeConfigNamespaceSelector',
+    nilUsesHelmValues: 'scrapeConfigSelectorNilUsesHelmValues',
+  },
 };
 
 const KPS = 'kube-prometheus-stack';

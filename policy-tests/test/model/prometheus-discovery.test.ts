@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { prometheusApiRequests, type LoadedMonitor } from '../../model/prometheus-operator/discovery.ts';
 
 const monitor = (kind: string, spec: Record<string, unknown>, namespace = 'media'): LoadedMonitor => ({ kind, name: 'm', namespace, spec });
-const requests = (prometheus: Record<string, unknown>, ...monitors: LoadedMonitor[]) => prometheusApiRequests(prometheus, 'monitoring', monitors, []).requests;
+const requests = (prometheus: Record<string, unknown>, ...monitors: LoadedMonitor[]) => prometheusApiRequests(prometheus, 'monitoring', monitors).requests;
 const lists = (prometheus: Record<string, unknown>, ...monitors: LoadedMonitor[]) =>
   requests(prometheus, ...monitors).filter((r) => !r.endsWith('?watch=true'));
 
@@ -73,12 +73,13 @@ describe("a Prometheus' discoveries", () => {
   });
 
   it('says what it does not read, and judges nothing of a Prometheus that asks another API server', () => {
-    expect(prometheusApiRequests({ additionalScrapeConfigs: { name: 's', key: 'k' }, scrapeConfigSelector: {} }, 'monitoring', [], ['sd']).unread).toEqual([
+    const sd = monitor('ScrapeConfig', { kubernetesSDConfigs: [{ role: 'Pod' }] });
+    expect(prometheusApiRequests({ additionalScrapeConfigs: { name: 's', key: 'k' } }, 'monitoring', [sd]).unread).toEqual([
       "its additionalScrapeConfigs' discoveries (a Secret's text the gate does not read)",
-      "ScrapeConfig sd's kubernetesSDConfigs (not read)",
+      "ScrapeConfig media/m's kubernetesSDConfigs (not read)",
     ]);
-    expect(prometheusApiRequests({ scrapeConfigSelector: null }, 'monitoring', [], ['sd']).unread).toEqual([]);
-    expect(prometheusApiRequests({ apiserverConfig: { host: 'h' } }, 'monitoring', [monitor('PodMonitor', {})], [])).toEqual({
+    expect(prometheusApiRequests({}, 'monitoring', [monitor('ScrapeConfig', { staticConfigs: [] })]).unread).toEqual([]);
+    expect(prometheusApiRequests({ apiserverConfig: { host: 'h' } }, 'monitoring', [monitor('PodMonitor', {})])).toEqual({
       requests: [],
       unread: ['its discoveries, which its apiserverConfig sends to another API server with other credentials'],
     });
