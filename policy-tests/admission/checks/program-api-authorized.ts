@@ -33,7 +33,7 @@ import { k8sSidecarRequests } from '../../model/grafana/sidecars.ts';
 import { alloyApiRequests } from '../../model/alloy/kubernetes-requests.ts';
 import { isKubeStateMetrics, kubeStateMetricsRequests } from '../../model/apps/kube-state-metrics.ts';
 import { namespaceLabels } from '../../model/cluster/pod-templates.ts';
-import { notLoadedBecause, prometheusViews, selectable, SELECTED_KINDS } from '../../model/prometheus-operator/selection.ts';
+import { notLoadedBecause, prometheusViews, selectable, SELECTED_KINDS, type PrometheusView } from '../../model/prometheus-operator/selection.ts';
 import { prometheusApiRequests, type LoadedMonitor } from '../../model/prometheus-operator/discovery.ts';
 import {
   authorizerRequest,
@@ -155,12 +155,11 @@ const readRequests = (read: { requests: string[]; unread: string[] }): Run['requ
  */
 function prometheusRuns(ctx: CheckContext): Run[] {
   // Only a rendered Prometheus has the pod, the account and the RBAC its chart makes: the values alone say none of them.
-  const rendered = prometheusViews(ctx).filter((view) => view.resource !== undefined);
+  const rendered = prometheusViews(ctx).filter((view): view is PrometheusView & { resource: Resource } => view.resource !== undefined);
   if (rendered.length === 0) return [];
   const namespaces = namespaceLabels(ctx.repo);
   const monitors = ctx.resources.filter((r) => r.kind !== 'PrometheusRule' && SELECTED_KINDS[r.kind]).map((r) => [r, selectable(ctx, r)] as const);
   return rendered.flatMap((view) => {
-    if (!view.resource) return [];
     const loaded: LoadedMonitor[] = monitors
       .filter(([, s]) => notLoadedBecause(view, s, namespaces) === undefined)
       .map(([r, s]) => ({ kind: r.kind, name: r.name, namespace: s.namespace, spec: (dig(r.object, ['spec']) ?? {}) as Record<string, unknown> }));

@@ -8,13 +8,12 @@
  * that Alertmanager answers under (404): the API server takes all of it, Prometheus evaluates every rule, and no
  * alert, Watchdog included, leaves it.
  */
-import { dig, objects, str, type Obj } from '../../model/core/dig.ts';
+import { dig, obj, objects, str, type Obj } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { Path } from '../../model/core/positions.ts';
-import { selectorMatches } from '../../model/core/label-selector.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { createdAtRuntime } from '../../model/argocd/app-declarations.ts';
-import { opaqueNamespaces } from '../../model/cluster/providers.ts';
+import { opaqueNamespaces, operatorPodsSelected } from '../../model/cluster/providers.ts';
 import type { CheckContext, FailurePlace, PolicyCheck } from '../../model/checks/kit.ts';
 import { prometheusViews, type PrometheusView } from '../../model/prometheus-operator/selection.ts';
 
@@ -34,15 +33,10 @@ function noAlertmanagerPlace(view: PrometheusView): FailurePlace {
   return placeOf(view, ['spec'], off ? ['prometheus', 'prometheusSpec', 'disableAlerting'] : ['alertmanager', 'enabled']);
 }
 
-/** The Alertmanagers whose pods a Service selects, in its namespace (the pods the operator makes carry these labels). */
+/** The Alertmanagers whose pods (the labels the operator gives them) a Service selects, in its namespace. */
 function alertmanagersBehind(ctx: CheckContext, svc: Resource, namespace: string): Resource[] {
-  const selector = dig(svc.object, ['spec', 'selector']);
-  if (!selector || typeof selector !== 'object' || Object.keys(selector).length === 0) return [];
-  return ctx.resources.filter((am) => {
-    if (am.kind !== 'Alertmanager' || (namespaceOrDestination(ctx.repo, am) ?? '') !== namespace) return false;
-    const labels = { ...((dig(am.object, ['spec', 'podMetadata', 'labels']) ?? {}) as Obj), 'app.kubernetes.io/name': 'alertmanager', alertmanager: am.name };
-    return selectorMatches({ matchLabels: selector as Obj }, labels);
-  });
+  const alertmanagers = ctx.resources.filter((r) => r.kind === 'Alertmanager');
+  return operatorPodsSelected(ctx.repo, alertmanagers, { namespace, selector: obj(dig(svc.object, ['spec', 'selector'])) }).map((p) => p.owner);
 }
 
 function judgeEntry(ctx: CheckContext, view: PrometheusView, entry: Obj, i: number): void {

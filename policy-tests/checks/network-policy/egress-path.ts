@@ -18,10 +18,10 @@ import { opaqueNamespaces } from '../../model/cluster/providers.ts';
 import { serviceAddresses, type ServiceAddress } from '../../model/cluster/service-addresses.ts';
 import { argoGlobMatch } from '../../model/core/glob.ts';
 import { SETTINGS_FILES } from '../../model/apps/media-settings.ts';
-import { egressVerdict, type Placed } from '../../model/cilium/egress.ts';
-import { reachesPod } from '../../model/cluster/network-reach.ts';
+import { egressVerdict } from '../../model/cilium/egress.ts';
+import { placedPolicies, reachesPod, type Placed } from '../../model/cluster/network-reach.ts';
 
-const POLICY_KINDS = new Set(['NetworkPolicy', 'CiliumNetworkPolicy', 'CiliumClusterwideNetworkPolicy']);
+const POLICY_KINDS = ['NetworkPolicy', 'CiliumNetworkPolicy', 'CiliumClusterwideNetworkPolicy'];
 
 /** One dial: the pods that make it, the address, and where it is written. */
 interface Dial {
@@ -101,9 +101,7 @@ export const egressPathCheck: PolicyCheck = {
     const opaque = opaqueNamespaces(ctx.renders);
     const templates = templatesWithPorts(ctx.repo).filter((t) => !opaque.has(t.namespace));
     const namespaces = new Set(ctx.resources.flatMap((r) => (r.kind === 'Namespace' ? [r.name] : r.namespace ? [r.namespace] : [])));
-    const policies = ctx.resources
-      .filter((r) => POLICY_KINDS.has(r.kind))
-      .map((policy) => ({ policy, namespace: namespaceOrDestination(ctx.repo, policy) ?? '' }));
+    const policies = placedPolicies(ctx.repo, ctx.resources, POLICY_KINDS);
     const services = new Map(
       ctx.resources
         .filter((r) => r.kind === 'Service')

@@ -12,7 +12,7 @@ import type { Resource } from '../../model/core/manifest.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { opaqueNamespaces } from '../../model/cluster/providers.ts';
 import { namespaceLabels, templatesWithPorts, type Template } from '../../model/cluster/pod-templates.ts';
-import { shutOutBy } from '../../model/cluster/network-reach.ts';
+import { placedPolicies, shutOutBy } from '../../model/cluster/network-reach.ts';
 
 export const ingressPathCheck: PolicyCheck = {
   id: 'network-policy-ingress-path',
@@ -30,9 +30,7 @@ export const ingressPathCheck: PolicyCheck = {
   run(ctx) {
     const templates = templatesWithPorts(ctx.repo);
     const namespaces = namespaceLabels(ctx.repo);
-    const policies = ctx.resources
-      .filter((r) => r.kind === 'NetworkPolicy')
-      .map((policy) => ({ policy, namespace: namespaceOrDestination(ctx.repo, policy) ?? '' }));
+    const policies = placedPolicies(ctx.repo, ctx.resources, ['NetworkPolicy']);
     for (const ingress of ctx.resources.filter((r) => r.kind === 'Ingress')) {
       const proxy = proxyOf(ctx, ingress, templates);
       if (!proxy) continue; // no class, or one nothing here serves: closure-ingress-class says so

@@ -7,16 +7,18 @@
  * rules also select is said not judged.
  */
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
-import { dig, list, obj, objects, str, type Obj } from '../../model/core/dig.ts';
-import { selectorIndex, selectorMatches } from '../../model/core/label-selector.ts';
+import { dig, obj, objects, str, type Obj } from '../../model/core/dig.ts';
+import { selectorIndex } from '../../model/core/label-selector.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { Path } from '../../model/core/positions.ts';
 import { scalarText } from '../../model/core/text.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { namespaceLabels, templatesWithPorts, type Template } from '../../model/cluster/pod-templates.ts';
-import { providedPods } from '../../model/cluster/providers.ts';
-import { reachesPod, shutOutBy, type Client, type PodPorts } from '../../model/cluster/network-reach.ts';
+import { operatorPodsSelected, providedPods } from '../../model/cluster/providers.ts';
+import { placedPolicies, reachesPod, shutOutBy, type Client, type Placed, type PodPorts } from '../../model/cluster/network-reach.ts';
+import { ciliumSelects } from '../../model/cilium/egress.ts';
 import { notLoadedBecause, prometheusViews, selectable, type PrometheusView } from '../../model/prometheus-operator/selection.ts';
+import { monitorNamespaces } from '../../model/prometheus-operator/discovery.ts';
 
 /** One path Prometheus takes to a pod port: what names it, and where. */
 interface Path_ {
@@ -34,12 +36,10 @@ function clientOf(ctx: CheckContext, view: PrometheusView): Client {
   return { namespace: view.namespace, pods: pods.length ? pods.map((p) => p.labels) : undefined };
 }
 
-/** What a monitor's namespaceSelector reads: every namespace (undefined) with `any`, else `matchNames`, else its own. */
-function namespacesOf(monitor: Resource, own: string): string[] | undefined {
-  const selector = obj(dig(monitor.object, ['spec', 'namespaceSelector']));
-  if (selector.any === true) return undefined;
-  const names = list(selector.matchNames).map(str);
-  return names.length ? names : [own];
+/** The namespaces a monitor reads, as the operator writes its discovery (monitorNamespaces); undefined for every one. */
+function namespacesOf(monitor: Resource, own: string, scope: Scope): string[] | undefined {
+  const names = monitorNamespaces(dig(monitor.object, ['spec', 'namespaceSelector']), own, scope.ignoreSelectors);
+  return names.includes('') ? undefined : names;
 }
 
 /** The pods a Service's selector selects (none for a Service without one). */
@@ -63,13 +63,15 @@ interface Scope {
   servicesMatching: (selector: Obj) => Resource[];
   serviceNamespace: Map<Resource, string>;
   /** CiliumNetworkPolicies with ingress rules, each with its namespace. */
-  cilium: { policy: Resource; namespace: string }[];
-  policies: { policy: Resource; namespace: string }[];
+  cilium: Placed[];
+  policies: Placed[];
   namespaces: Map<string, Obj>;
+  /** The Prometheus' ignoreNamespaceSelectors: each monitor reads its own namespace alone. */
+  ignoreSelectors: boolean;
 }
 
 function serviceMonitorPaths(monitor: Resource, own: string, scope: Scope): Path_[] {
-  const namespaces = namespacesOf(monitor, own);
+  const namespaces = namespacesOf(monitor, own, scope);
   const services = scope
     .servicesMatching(obj(dig(monitor.object, ['spec', 'selector'])))
     .map((s) => ({ s, ns: scope.serviceNamespace.get(s) ?? '' }))
@@ -87,7 +89,7 @@ function serviceMonitorPaths(monitor: Resource, own: string, scope: Scope): Path
 }
 
 function podMonitorPaths(monitor: Resource, own: string, scope: Scope): Path_[] {
-  const namespaces = namespacesOf(monitor, own);
+  const namespaces = namespacesOf(monitor, own, scope);
   const pods = scope.pods(obj(dig(monitor.object, ['spec', 'selector']))).filter((t) => !namespaces || namespaces.includes(t.namespace));
   return objects(dig(monitor.object, ['spec', 'podMetricsEndpoints'])).flatMap((e, i) => {
     const field = ['port', 'portNumber', 'targetPort'].find((f) => e[f] !== undefined);
@@ -106,13 +108,13 @@ function podMonitorPaths(monitor: Resource, own: string, scope: Scope): Path_[] 
 
 /** The pods the operator makes for each Alertmanager a Service selects, with the web port it names (statefulset.go: spec.portName, `web` where unset, on 9093). */
 function alertmanagerPods(ctx: CheckContext, service: Resource, namespace: string): Path_['pods'] {
-  const selector = obj(dig(service.object, ['spec', 'selector']));
-  return providedPods(ctx.repo).flatMap((pod) => {
-    const am = ctx.resources.find((r) => r.kind === 'Alertmanager' && r.name === pod.name && (namespaceOrDestination(ctx.repo, r) ?? '') === namespace);
-    if (!am || pod.namespace !== namespace || pod.labels['app.kubernetes.io/name'] !== 'alertmanager') return [];
-    if (Object.keys(selector).length === 0 || !selectorMatches({ matchLabels: selector }, pod.labels)) return [];
-    return [{ namespace, labels: pod.labels, named: new Map([[str(dig(am.object, ['spec', 'portName'])) || 'web', '9093']]), resource: am }];
-  });
+  const alertmanagers = ctx.resources.filter((r) => r.kind === 'Alertmanager');
+  return operatorPodsSelected(ctx.repo, alertmanagers, { namespace, selector: obj(dig(service.object, ['spec', 'selector'])) }).map(({ owner, labels }) => ({
+    namespace,
+    labels,
+    named: new Map([[str(dig(owner.object, ['spec', 'portName'])) || 'web', '9093']]),
+    resource: owner,
+  }));
 }
 
 /** Each Alertmanager the rendered Prometheus sends to, through its Service (its values-built entries are the chart's own). */
@@ -132,7 +134,7 @@ function alertingPaths(ctx: CheckContext, view: PrometheusView, scope: Scope): P
 /** Whether a CiliumNetworkPolicy with ingress rules selects the pod: its ingress is then Cilium's to judge, which this check does not read. */
 const ciliumIngressSelects = (scope: Scope, pod: PodPorts): Resource | undefined =>
   scope.cilium.find(
-    ({ policy, namespace }) => namespace === pod.namespace && selectorMatches(obj(dig(policy.object, ['spec', 'endpointSelector'])), pod.labels),
+    ({ policy, namespace }) => namespace === pod.namespace && ciliumSelects(dig(policy.object, ['spec', 'endpointSelector']), pod, scope.namespaces, namespace),
   )?.policy;
 
 function judgePath(ctx: CheckContext, path: Path_, client: Client, scope: Scope): void {
@@ -167,8 +169,7 @@ export const scrapePathCheck: PolicyCheck = {
   },
   exemptible: false,
   run(ctx) {
-    const placed = (kind: string) =>
-      ctx.resources.filter((r) => r.kind === kind).map((policy) => ({ policy, namespace: namespaceOrDestination(ctx.repo, policy) ?? '' }));
+    const placed = (kind: string) => placedPolicies(ctx.repo, ctx.resources, [kind]);
     const services = ctx.resources.filter((r) => r.kind === 'Service');
     const serviceNamespace = new Map(services.map((s) => [s, namespaceOrDestination(ctx.repo, s) ?? ''] as const));
     const scope: Scope = {
@@ -179,16 +180,18 @@ export const scrapePathCheck: PolicyCheck = {
       cilium: placed('CiliumNetworkPolicy').filter(({ policy }) => ['ingress', 'ingressDeny'].some((k) => dig(policy.object, ['spec', k]) !== undefined)),
       policies: placed('NetworkPolicy'),
       namespaces: namespaceLabels(ctx.repo),
+      ignoreSelectors: false,
     };
     const { namespaces } = scope;
     const monitors = ctx.resources.filter((r) => r.kind === 'ServiceMonitor' || r.kind === 'PodMonitor');
     for (const view of prometheusViews(ctx)) {
       const client = clientOf(ctx, view);
       const loaded = monitors.filter((m) => notLoadedBecause(view, selectable(ctx, m), namespaces) === undefined);
+      const inView = { ...scope, ignoreSelectors: view.spec.ignoreNamespaceSelectors === true };
       const paths = [
         ...loaded.flatMap((m) => {
           const own = namespaceOrDestination(ctx.repo, m) ?? '';
-          return m.kind === 'ServiceMonitor' ? serviceMonitorPaths(m, own, scope) : podMonitorPaths(m, own, scope);
+          return m.kind === 'ServiceMonitor' ? serviceMonitorPaths(m, own, inView) : podMonitorPaths(m, own, inView);
         }),
         ...alertingPaths(ctx, view, scope),
       ];

@@ -13,12 +13,7 @@ import type { Resource } from '../core/manifest.ts';
 import { selectorMatches } from '../core/label-selector.ts';
 import { scalarText } from '../core/text.ts';
 import { samePort } from '../cluster/pod-templates.ts';
-import type { PodPorts } from '../cluster/network-reach.ts';
-
-export interface Placed {
-  policy: Resource;
-  namespace: string;
-}
+import type { Placed, PodPorts } from '../cluster/network-reach.ts';
 
 /** Where the connection goes: a pod, the pod port (a number or its container port's name), the Service it was dialled through. */
 export interface Destination {
@@ -47,7 +42,7 @@ function endpointLabels(pod: PodPorts, namespaceLabels: ReadonlyMap<string, Obj>
 }
 
 /** A Cilium endpoint selector read against pod labels: each key by its source, unmatchable where the source is not a pod's. */
-function ciliumSelects(selector: unknown, pod: PodPorts, namespaceLabels: ReadonlyMap<string, Obj>, policyNamespace: string): boolean {
+export function ciliumSelects(selector: unknown, pod: PodPorts, namespaceLabels: ReadonlyMap<string, Obj>, policyNamespace: string): boolean {
   const s = obj(selector);
   const rekey = (key: unknown) => podKey(str(key)) ?? '\0unmatchable';
   const matchLabels = Object.fromEntries(Object.entries(obj(s.matchLabels)).map(([k, v]) => [rekey(k), v]));

@@ -19,6 +19,8 @@ import { dig, isMap } from '../core/dig.ts';
 import type { Resource } from '../core/manifest.ts';
 import type { Path } from '../core/positions.ts';
 import { selectorMatches } from '../core/label-selector.ts';
+import { namespaceOrDestination } from '../argocd/argocd.ts';
+import type { Repo } from '../repository/repo.ts';
 import { scalarText } from '../core/text.ts';
 import { samePort, type Template } from './pod-templates.ts';
 
@@ -144,6 +146,17 @@ export type PodPorts = Pick<Template, 'namespace' | 'labels' | 'named'>;
 /** Whether a port reaches the pod at all: a number, or a name one of its containers declares (else closure-port-name says so, and no policy is to blame). */
 export const reachesPod = (pod: PodPorts, port: string): boolean => /^\d+$/.test(port) || pod.named.has(port);
 
+/** A policy with the namespace it applies in (its own, or its Application's destination). */
+export interface Placed {
+  policy: Resource;
+  namespace: string;
+}
+
+/** The repository's policies of the given kinds, each with the namespace it applies in. */
+export function placedPolicies(repo: Repo, resources: readonly Resource[], kinds: readonly string[]): Placed[] {
+  return resources.filter((r) => kinds.includes(r.kind)).map((policy) => ({ policy, namespace: namespaceOrDestination(repo, policy) ?? '' }));
+}
+
 /** A client reaching pods through NetworkPolicies: its namespace, and its pods' labels where the gate sees them. */
 export interface Client {
   namespace: string;
@@ -182,7 +195,7 @@ function letsIn(policy: Resource, target: { pod: PodPorts; port: string; ns: str
  * on `port`: empty where the pod is not isolated or one of them admits the client.
  */
 export function shutOutBy(
-  policies: readonly { policy: Resource; namespace: string }[],
+  policies: readonly Placed[],
   target: { pod: PodPorts; port: string },
   client: Client,
   namespaces: ReadonlyMap<string, Obj>,

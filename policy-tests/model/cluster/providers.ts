@@ -8,6 +8,7 @@ import { applications, namespaceOrDestination, syncOptions } from '../argocd/arg
 import { createdAtRuntime } from '../argocd/app-declarations.ts';
 import type { SourceRender } from '../argocd/rendered.ts';
 import { dig, list } from '../core/dig.ts';
+import { selectorMatches } from '../core/label-selector.ts';
 import type { Resource } from '../core/manifest.ts';
 import { perRepo } from '../repository/per-repo.ts';
 import type { Repo } from '../repository/repo.ts';
@@ -77,13 +78,32 @@ export const providedPods = perRepo((repo: Repo): ProvidedPod[] => {
     .filter((e) => e.kind === 'Pod')
     .map((e) => ({ namespace: e.namespace ?? '', name: e.name, labels: e.labels ?? {} }));
   for (const r of repo.resources) {
-    const labelsOf = OPERATOR_POD_LABELS[`${r.apiVersion.split('/')[0]}/${r.kind}`];
-    if (!labelsOf) continue;
-    const extra = (dig(r.object, ['spec', 'podMetadata', 'labels']) ?? {}) as Record<string, string>;
-    out.push({ namespace: namespaceOrDestination(repo, r) ?? '', name: r.name, labels: { ...extra, ...labelsOf(r.name) } });
+    const labels = operatorPodLabels(r);
+    if (labels) out.push({ namespace: namespaceOrDestination(repo, r) ?? '', name: r.name, labels });
   }
   return out;
 });
+
+/** The labels of the pods an operator makes from a custom resource, or undefined where no operator the model knows makes any. */
+function operatorPodLabels(r: Resource): Record<string, string> | undefined {
+  const labelsOf = OPERATOR_POD_LABELS[`${r.apiVersion.split('/')[0]}/${r.kind}`];
+  if (!labelsOf) return undefined;
+  return { ...((dig(r.object, ['spec', 'podMetadata', 'labels']) ?? {}) as Record<string, string>), ...labelsOf(r.name) };
+}
+
+/** Of these custom resources, those in `namespace` whose operator-made pods a Service's selector selects, each with its pods' labels. */
+export function operatorPodsSelected(
+  repo: Repo,
+  owners: readonly Resource[],
+  at: { namespace: string; selector: Record<string, unknown> },
+): { owner: Resource; labels: Record<string, string> }[] {
+  if (Object.keys(at.selector).length === 0) return [];
+  return owners.flatMap((owner) => {
+    const labels = operatorPodLabels(owner);
+    if (!labels || (namespaceOrDestination(repo, owner) ?? '') !== at.namespace) return [];
+    return selectorMatches({ matchLabels: at.selector }, labels) ? [{ owner, labels }] : [];
+  });
+}
 
 /** Namespaces the offline gate cannot see whole: an app deploying there has a source it could not render. */
 export function opaqueNamespaces(renders: readonly SourceRender[]): Set<string> {

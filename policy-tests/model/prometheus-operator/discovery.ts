@@ -36,7 +36,7 @@ const endpointRole = (asked: unknown, version: PromVersion): string =>
   asked === 'EndpointSlice' && atLeast(version, [2, 21, 0]) ? 'endpointslice' : 'endpoints';
 
 /** getNamespacesFromNamespaceSelector: `''` stands for every namespace. */
-function namespacesOf(selector: unknown, own: string, ignoreSelectors: boolean): string[] {
+export function monitorNamespaces(selector: unknown, own: string, ignoreSelectors: boolean): string[] {
   if (ignoreSelectors) return [own];
   if (dig(selector, ['any']) === true) return [''];
   const names = list(dig(selector, ['matchNames'])).map(str);
@@ -56,13 +56,13 @@ function monitorRequests(m: LoadedMonitor, prometheus: Obj, version: PromVersion
   const ignore = prometheus.ignoreNamespaceSelectors === true;
   if (m.kind === 'ServiceMonitor') {
     const role = endpointRole(m.spec.serviceDiscoveryRole ?? prometheus.serviceDiscoveryRole, version);
-    return roleRequests(role, namespacesOf(m.spec.namespaceSelector, m.namespace, ignore), attachesNode(m.spec, prometheus, [2, 37, 0], version));
+    return roleRequests(role, monitorNamespaces(m.spec.namespaceSelector, m.namespace, ignore), attachesNode(m.spec, prometheus, [2, 37, 0], version));
   }
   if (m.kind === 'PodMonitor')
-    return roleRequests('pod', namespacesOf(m.spec.namespaceSelector, m.namespace, ignore), attachesNode(m.spec, prometheus, [2, 35, 0], version));
+    return roleRequests('pod', monitorNamespaces(m.spec.namespaceSelector, m.namespace, ignore), attachesNode(m.spec, prometheus, [2, 35, 0], version));
   const ingress = dig(m.spec, ['targets', 'ingress']);
   if (m.kind !== 'Probe' || dig(m.spec, ['targets', 'staticConfig']) !== undefined || ingress === undefined) return [];
-  return roleRequests('ingress', namespacesOf(dig(ingress, ['namespaceSelector']), m.namespace, ignore), false);
+  return roleRequests('ingress', monitorNamespaces(dig(ingress, ['namespaceSelector']), m.namespace, ignore), false);
 }
 
 /** What the gate does not read of a Prometheus' discoveries, with why. */

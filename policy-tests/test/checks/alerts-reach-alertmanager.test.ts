@@ -11,8 +11,18 @@ import { loadRepo, REPO_ROOT } from '../../model/repository/repo.ts';
 
 const repo = await loadRepo(REPO_ROOT);
 const template = repo.resources.find((r) => r.kind === 'Service')!;
-const make = (kind: string, name: string, body: Record<string, unknown>) =>
-  ({ ...template, kind, name, namespace: 'alerting', object: { kind, metadata: { name, namespace: 'alerting' }, ...body } }) as unknown as Resource;
+const make = (kind: string, name: string, body: Record<string, unknown>) => {
+  // The operator's kinds under their own group: the model gives the pods of a monitoring.coreos.com Alertmanager their labels.
+  const apiVersion = kind === 'Service' ? 'v1' : 'monitoring.coreos.com/v1';
+  return {
+    ...template,
+    apiVersion,
+    kind,
+    name,
+    namespace: 'alerting',
+    object: { apiVersion, kind, metadata: { name, namespace: 'alerting' }, ...body },
+  } as unknown as Resource;
+};
 
 const alertmanager = (routePrefix?: string) => make('Alertmanager', 'main', { spec: routePrefix ? { routePrefix } : {} });
 const service = make('Service', 'alertmanager-main', {
