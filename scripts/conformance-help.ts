@@ -117,7 +117,12 @@ is committed):
                       and its golden reviews), each judged by the gate's
                       port of the webhook, and its relabel rule validator's
                       (pkg/prometheus/validation/validator_test.go), each
-                      rule judged as the operator judges a monitor's
+                      rule judged as the operator judges a monitor's; and
+                      its configuration generator's tests
+                      (pkg/prometheus/promcfg_test.go with testdata/), each
+                      row's Prometheus and monitors read as its driver builds
+                      them, the discoveries and Alertmanagers the gate reads
+                      against those of the golden file
   --component-helpers DIR
                       kubernetes/component-helpers: the scheduler's node
                       affinity and taint tests (scheduling/corev1/nodeaffinity,

@@ -93,6 +93,19 @@ export function reportPrometheusOperator(checkout: string, print: (line: string)
   report(`The prometheus-operator's PrometheusRule webhook tests (${table.declined.length} declined)`, conformance.operatorAdmissionAgreement(table), print);
   const relabel = conformance.relabelCases(readText(join(checkout, 'pkg/prometheus/validation/validator_test.go')));
   report("The prometheus-operator's relabel rule validator tests (TestValidateRelabelConfig)", conformance.relabelAgreement(relabel), print);
+  const testdata = (file: string) =>
+    existsSync(join(checkout, 'pkg/prometheus/testdata', file)) ? readText(join(checkout, 'pkg/prometheus/testdata', file)) : undefined;
+  const config = conformance.operatorConfigCases(readText(join(checkout, 'pkg/prometheus/promcfg_test.go')), testdata);
+  report(
+    `The prometheus-operator's configuration generator tests (pkg/prometheus/promcfg_test.go, each row whose golden file holds a discovery; ${config.declined.length} declined)`,
+    conformance.operatorConfigAgreement(config),
+    print,
+  );
+  for (const d of config.declined) print(`  declined ${d.name}: ${d.why}\n`);
+  const reasons = new Map<string, number>();
+  for (const u of config.unread) reasons.set(u.why, (reasons.get(u.why) ?? 0) + 1);
+  print(`  ${config.unread.length} rows not read, their drivers using what this reader does not follow (most set what no discovery holds):\n`);
+  for (const [why, n] of [...reasons].sort((a, b) => b[1] - a[1]).slice(0, 8)) print(`    ${n} × ${why}\n`);
 }
 
 /** Rook's pool validation tests (pkg/operator/ceph/pool), against the gate's port of what the operator refuses of a CephBlockPool. */

@@ -255,6 +255,7 @@ export {
   ruleFileAgreement,
   ruleFileCases,
 } from './prometheus-rule-cases.ts';
+export { operatorConfigAgreement, operatorConfigCases } from './prometheus-config-cases.ts';
 export { kubeletSysctlAgreement, kubeletSysctlCases } from './kubelet-sysctl-cases.ts';
 export { rookPoolAgreement, rookPoolCases } from './rook-pool-cases.ts';
 export { cronAgreement, cronCases } from './cron-cases.ts';

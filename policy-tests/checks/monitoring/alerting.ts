@@ -1,12 +1,14 @@
 /**
  * alerts-reach-alertmanager: an alert Prometheus fires goes nowhere unless Prometheus sends it to an Alertmanager.
  * The operator writes each entry of the Prometheus' `alerting.alertmanagers` as an endpoints discovery in the entry's
- * namespace kept to the Service the entry names and the port of that Service it names (promcfg.go's
- * generateAlertmanagerConfig), and Prometheus posts to `<pathPrefix>/api/v2/alerts` there. A Prometheus with no entry
- * (kube-prometheus-stack's `alertmanager.enabled: false` or `disableAlerting: true`), an entry naming a Service
- * or port that does not exist, or a Service that is no Alertmanager's, or a pathPrefix other than the route prefix
- * that Alertmanager answers under (404): the API server takes all of it, Prometheus evaluates every rule, and no
- * alert, Watchdog included, leaves it.
+ * namespace kept to the Service the entry names and the port of that Service it names, or for a port number the pods'
+ * container port of that number (model/prometheus-operator/discovery.ts: alertmanagerTarget, measured against the
+ * operator's own configuration tests), and Prometheus posts to `<pathPrefix>/api/v2/alerts` there. A Prometheus with
+ * no entry (kube-prometheus-stack's `alertmanager.enabled: false` or `disableAlerting: true`), an entry naming a Service
+ * or port that does not exist, a Service that is no Alertmanager's, a port number other than the web port (9093; 9094
+ * is the cluster's), an Alertmanager that listens on 127.0.0.1 alone (`listenLocal`), or a pathPrefix other than the
+ * route prefix that Alertmanager answers under (404): the API server takes all of it, Prometheus evaluates every rule,
+ * and no alert, Watchdog included, leaves it.
  */
 import { dig, obj, objects, str, type Obj } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
@@ -16,6 +18,11 @@ import { createdAtRuntime } from '../../model/argocd/app-declarations.ts';
 import { opaqueNamespaces, operatorPodsSelected } from '../../model/cluster/providers.ts';
 import type { CheckContext, FailurePlace, PolicyCheck } from '../../model/checks/kit.ts';
 import { prometheusViews, type PrometheusView } from '../../model/prometheus-operator/selection.ts';
+import { alertmanagerTarget } from '../../model/prometheus-operator/discovery.ts';
+import { scalarText } from '../../model/core/text.ts';
+
+/** The container port the operator gives an Alertmanager's web listener (pkg/alertmanager/statefulset.go). */
+const ALERTMANAGER_WEB_PORT = 9093;
 
 /** Alertmanager's route prefix as it normalizes it, and Prometheus' path prefix as it joins the API path to it. */
 const prefix = (p: unknown): string => `/${str(p).replace(/^\/+|\/+$/g, '')}`;
@@ -39,9 +46,16 @@ function alertmanagersBehind(ctx: CheckContext, svc: Resource, namespace: string
   return operatorPodsSelected(ctx.repo, alertmanagers, { namespace, selector: obj(dig(svc.object, ['spec', 'selector'])) }).map((p) => p.owner);
 }
 
+/** Whether a Service's port sends to the Alertmanagers' web listener: its target is 9093, or the web port's name. */
+function reachesWebPort(port: Obj, alertmanagers: readonly Resource[]): boolean {
+  const target = scalarText(port.targetPort ?? port.port);
+  return target === String(ALERTMANAGER_WEB_PORT) || alertmanagers.some((am) => target === (str(dig(am.object, ['spec', 'portName'])) || 'web'));
+}
+
 function judgeEntry(ctx: CheckContext, view: PrometheusView, entry: Obj, i: number): void {
-  const namespace = str(entry.namespace) || view.namespace;
-  const name = str(entry.name);
+  const target = alertmanagerTarget(entry, view.namespace, view.spec);
+  const namespace = target.discovery.namespaces[0]!;
+  const name = target.service;
   const at = (field: string) => placeOf(view, ['spec', 'alerting', 'alertmanagers', i, field], ['prometheus', 'prometheusSpec', 'alertingEndpoints', i, field]);
   const sends = `${view.from} sends its alerts to Service ${namespace}/${name}`;
   if (
@@ -51,27 +65,42 @@ function judgeEntry(ctx: CheckContext, view: PrometheusView, entry: Obj, i: numb
     return;
   const svc = ctx.resources.find((r) => r.kind === 'Service' && r.name === name && (namespaceOrDestination(ctx.repo, r) ?? '') === namespace);
   if (!svc) return ctx.fail(at('name'), `${sends}, which nothing provides: no alert it fires reaches an Alertmanager`);
-  const port = entry.port;
+  const port = target.port;
   const ports = objects(dig(svc.object, ['spec', 'ports']));
-  if (typeof port === 'string' && !ports.some((p) => p.name === port))
+  if (port && 'name' in port && !ports.some((p) => p.name === port.name))
     return ctx.fail(
       at('port'),
-      `${sends}, port ${port}, which the Service does not have (${ports.map((p) => str(p.name)).join(', ')}): no endpoint is kept, and no alert reaches an Alertmanager`,
+      `${sends}, port ${port.name}, which the Service does not have (${ports.map((p) => str(p.name)).join(', ')}): no endpoint is kept, and no alert reaches an Alertmanager`,
     );
   const alertmanagers = alertmanagersBehind(ctx, svc, namespace);
   if (alertmanagers.length === 0) return ctx.fail(at('name'), `${sends}, whose pods are no Alertmanager's: every alert it posts to /api/v2/alerts is refused`);
+  // A port number keeps the endpoints whose pod's container port has that number: only 9093 is Alertmanager's API.
+  if (port && 'containerPort' in port && (port.containerPort !== ALERTMANAGER_WEB_PORT || !ports.some((p) => reachesWebPort(p, alertmanagers))))
+    return ctx.fail(
+      at('port'),
+      port.containerPort !== ALERTMANAGER_WEB_PORT
+        ? `${sends}, container port ${port.containerPort}, which is not Alertmanager's web port (${ALERTMANAGER_WEB_PORT}; 9094 is its cluster's): no alert reaches its API`
+        : `${sends}, container port ${ALERTMANAGER_WEB_PORT}, which no port of the Service sends to: no endpoint is kept, and no alert reaches an Alertmanager`,
+    );
+  const local = alertmanagers.find((am) => dig(am.object, ['spec', 'listenLocal']) === true);
+  if (local)
+    return ctx.fail(
+      { resource: local, path: ['spec', 'listenLocal'] },
+      `${sends}, but Alertmanager ${local.name} sets listenLocal: it listens on 127.0.0.1 alone and declares no web port, and no alert from another pod reaches it`,
+    );
   const routes = alertmanagers.map((am) => prefix(dig(am.object, ['spec', 'routePrefix'])));
-  if (!routes.includes(prefix(entry.pathPrefix)))
+  const posts = prefix(target.pathPrefix);
+  if (!routes.includes(posts))
     ctx.fail(
       at('pathPrefix'),
-      `${sends} under ${prefix(entry.pathPrefix)}, but Alertmanager ${alertmanagers[0]!.name} answers under its routePrefix ${routes[0]}: every alert posted to ${prefix(entry.pathPrefix).replace(/\/$/, '')}/api/v2/alerts gets 404`,
+      `${sends} under ${posts}, but Alertmanager ${alertmanagers[0]!.name} answers under its routePrefix ${routes[0]}: every alert posted to ${posts.replace(/\/$/, '')}/api/v2/alerts gets 404`,
     );
 }
 
 export const alertsReachAlertmanagerCheck: PolicyCheck = {
   id: 'alerts-reach-alertmanager',
   description:
-    "Every Prometheus sends its alerts to an Alertmanager: its alerting lists one (as rendered, or as kube-prometheus-stack's values build it: not with alertmanager.enabled false and no alertingEndpoints, nor with disableAlerting), and each Alertmanager it lists is a Service in its namespace with the port it names, whose pods are an Alertmanager's, which answers under the pathPrefix it posts to; otherwise no alert, Watchdog included, leaves Prometheus, and nothing turns red until the external watchdog says DOWN (invariants A11, A12).",
+    "Every Prometheus sends its alerts to an Alertmanager: its alerting lists one (as rendered, or as kube-prometheus-stack's values build it: not with alertmanager.enabled false and no alertingEndpoints, nor with disableAlerting), and each Alertmanager it lists is a Service in its namespace with the port it names (a port number: the web port, 9093), whose pods are an Alertmanager's listening beyond 127.0.0.1, which answers under the pathPrefix it posts to; otherwise no alert, Watchdog included, leaves Prometheus, and nothing turns red until the external watchdog says DOWN (invariants A11, A12).",
   invariants: ['A11', 'A12'],
   remediation:
     "keep kube-prometheus-stack's Alertmanager enabled (or list yours in prometheus.prometheusSpec.alertingEndpoints), and name its Service, that Service's port name and the Alertmanager's routePrefix in each entry",

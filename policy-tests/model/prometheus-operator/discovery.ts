@@ -35,6 +35,42 @@ export interface PrometheusRequests {
 const endpointRole = (asked: unknown, version: PromVersion): string =>
   asked === 'EndpointSlice' && atLeast(version, [2, 21, 0]) ? 'endpointslice' : 'endpoints';
 
+/** One Kubernetes discovery the operator writes: its role, its namespaces (`''` for every one), node metadata or not. */
+export interface Discovery {
+  role: string;
+  namespaces: string[];
+  attachNode: boolean;
+}
+
+/**
+ * How the operator writes one entry of `alerting.alertmanagers` (generateAlertmanagerConfig): the Prometheus' endpoints
+ * role in the entry's namespace (the Prometheus' own where unset), the endpoints kept to the Service it names and, for a
+ * port name, the endpoint port of that name; for a port number, the pod's container port of that number (a quoted
+ * number is a name, as intstr decodes it); and the path prefix Prometheus posts under.
+ */
+export interface AlertmanagerTarget {
+  discovery: Discovery;
+  service: string;
+  port?: { name: string } | { containerPort: number };
+  pathPrefix?: string;
+}
+
+export function alertmanagerTarget(entry: Obj, prometheusNamespace: string, prometheus: Obj): AlertmanagerTarget {
+  const role = endpointRole(prometheus.serviceDiscoveryRole, prometheusFields(prometheus).version);
+  const port =
+    typeof entry.port === 'string' && entry.port !== ''
+      ? { name: entry.port }
+      : typeof entry.port === 'number' && entry.port !== 0
+        ? { containerPort: entry.port }
+        : undefined;
+  return {
+    discovery: { role, namespaces: [str(entry.namespace) || prometheusNamespace], attachNode: false },
+    service: str(entry.name),
+    ...(port ? { port } : {}),
+    ...(entry.pathPrefix !== undefined ? { pathPrefix: str(entry.pathPrefix) } : {}),
+  };
+}
+
 /** getNamespacesFromNamespaceSelector: `''` stands for every namespace. */
 export function monitorNamespaces(selector: unknown, own: string, ignoreSelectors: boolean): string[] {
   if (ignoreSelectors) return [own];
@@ -52,18 +88,23 @@ function attachesNode(monitor: Obj, prometheus: Obj, least: PromVersion, version
   return dig(metadata, ['node']) === true && atLeast(version, least);
 }
 
-function monitorRequests(m: LoadedMonitor, prometheus: Obj, version: PromVersion): string[] {
+/** The discovery the operator writes for a monitor a Prometheus loads (none for a Probe of static targets or a ScrapeConfig). */
+export function monitorDiscovery(m: Pick<LoadedMonitor, 'kind' | 'namespace' | 'spec'>, prometheus: Obj): Discovery | undefined {
+  const { version } = prometheusFields(prometheus);
   const ignore = prometheus.ignoreNamespaceSelectors === true;
+  const namespaces = (selector: unknown) => monitorNamespaces(selector, m.namespace, ignore);
   if (m.kind === 'ServiceMonitor') {
     const role = endpointRole(m.spec.serviceDiscoveryRole ?? prometheus.serviceDiscoveryRole, version);
-    return roleRequests(role, monitorNamespaces(m.spec.namespaceSelector, m.namespace, ignore), attachesNode(m.spec, prometheus, [2, 37, 0], version));
+    return { role, namespaces: namespaces(m.spec.namespaceSelector), attachNode: attachesNode(m.spec, prometheus, [2, 37, 0], version) };
   }
   if (m.kind === 'PodMonitor')
-    return roleRequests('pod', monitorNamespaces(m.spec.namespaceSelector, m.namespace, ignore), attachesNode(m.spec, prometheus, [2, 35, 0], version));
+    return { role: 'pod', namespaces: namespaces(m.spec.namespaceSelector), attachNode: attachesNode(m.spec, prometheus, [2, 35, 0], version) };
   const ingress = dig(m.spec, ['targets', 'ingress']);
-  if (m.kind !== 'Probe' || dig(m.spec, ['targets', 'staticConfig']) !== undefined || ingress === undefined) return [];
-  return roleRequests('ingress', monitorNamespaces(dig(ingress, ['namespaceSelector']), m.namespace, ignore), false);
+  if (m.kind !== 'Probe' || dig(m.spec, ['targets', 'staticConfig']) !== undefined || ingress === undefined) return undefined;
+  return { role: 'ingress', namespaces: namespaces(dig(ingress, ['namespaceSelector'])), attachNode: false };
 }
+
+const discoveryRequests = (d: Discovery | undefined): string[] => (d ? roleRequests(d.role, d.namespaces, d.attachNode) : []);
 
 /** What the gate does not read of a Prometheus' discoveries, with why. */
 function unreadOf(prometheus: Obj, monitors: readonly LoadedMonitor[]): string[] {
@@ -82,9 +123,8 @@ function unreadOf(prometheus: Obj, monitors: readonly LoadedMonitor[]): string[]
 export function prometheusApiRequests(prometheus: Obj, namespace: string, monitors: readonly LoadedMonitor[]): PrometheusRequests {
   if (prometheus.apiserverConfig !== undefined)
     return { requests: [], unread: ['its discoveries, which its apiserverConfig sends to another API server with other credentials'] };
-  const { version } = prometheusFields(prometheus);
-  const requests = monitors.flatMap((m) => monitorRequests(m, prometheus, version));
+  const requests = monitors.flatMap((m) => discoveryRequests(monitorDiscovery(m, prometheus)));
   for (const am of objects(dig(prometheus, ['alerting', 'alertmanagers'])))
-    requests.push(...roleRequests(endpointRole(prometheus.serviceDiscoveryRole, version), [str(am.namespace) || namespace], false));
+    requests.push(...discoveryRequests(alertmanagerTarget(am, namespace, prometheus).discovery));
   return { requests: [...new Set(requests)], unread: unreadOf(prometheus, monitors) };
 }

@@ -24,9 +24,13 @@ const make = (kind: string, name: string, body: Record<string, unknown>) => {
   } as unknown as Resource;
 };
 
-const alertmanager = (routePrefix?: string) => make('Alertmanager', 'main', { spec: routePrefix ? { routePrefix } : {} });
+const alertmanager = (routePrefix?: string, extra: Record<string, unknown> = {}) =>
+  make('Alertmanager', 'main', { spec: { ...(routePrefix ? { routePrefix } : {}), ...extra } });
 const service = make('Service', 'alertmanager-main', {
   spec: { selector: { 'app.kubernetes.io/name': 'alertmanager', alertmanager: 'main' }, ports: [{ name: 'web', port: 9093 }] },
+});
+const meshOnly = make('Service', 'alertmanager-main', {
+  spec: { selector: { 'app.kubernetes.io/name': 'alertmanager', alertmanager: 'main' }, ports: [{ name: 'mesh', port: 9094 }] },
 });
 const grafana = make('Service', 'grafana', { spec: { selector: { 'app.kubernetes.io/name': 'grafana' }, ports: [{ name: 'web', port: 3000 }] } });
 const prometheus = (alerting: Record<string, unknown> | undefined, extra: Record<string, unknown> = {}) =>
@@ -46,6 +50,26 @@ describe('alerts-reach-alertmanager', () => {
   it("passes a Prometheus sending to an Alertmanager's Service, port and route prefix", () => {
     expect(findings(prometheus(entry({})), service, alertmanager())).toEqual([]);
     expect(findings(prometheus(entry({ pathPrefix: '/am/' })), service, alertmanager('/am'))).toEqual([]);
+  });
+
+  it("keeps a port number to the pods' container port of that number: the web port passes, the cluster's fails", () => {
+    expect(findings(prometheus(entry({ port: 9093 })), service, alertmanager())).toEqual([]);
+    expect(findings(prometheus(entry({ port: 9094 })), service, alertmanager())).toEqual([
+      ['fail', expect.stringMatching(/container port 9094, which is not Alertmanager's web port \(9093; 9094 is its cluster's\)/)],
+    ]);
+    expect(findings(prometheus(entry({ port: 9093 })), meshOnly, alertmanager())).toEqual([
+      ['fail', expect.stringMatching(/container port 9093, which no port of the Service sends to/)],
+    ]);
+    // A quoted number is a port name, as intstr decodes it: the Service has no port named "9093".
+    expect(findings(prometheus(entry({ port: '9093' })), service, alertmanager())).toEqual([
+      ['fail', expect.stringMatching(/port 9093, which the Service does not have \(web\)/)],
+    ]);
+  });
+
+  it('fails an Alertmanager that listens on 127.0.0.1 alone', () => {
+    expect(findings(prometheus(entry({})), service, alertmanager(undefined, { listenLocal: true }))).toEqual([
+      ['fail', expect.stringMatching(/Alertmanager main sets listenLocal: it listens on 127.0.0.1 alone/)],
+    ]);
   });
 
   it('fails a Prometheus with no Alertmanager, and says one listed only in additionalAlertManagerConfigs is not judged', () => {
