@@ -10,6 +10,7 @@ import { SETTINGS_GLOB, settingsFiles } from '../../model/apps/media-settings.ts
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { storeItemOf } from '../../model/cluster/external-secrets.ts';
 import { dig, objects } from '../../model/core/dig.ts';
+import { serviceIndex } from '../../model/cluster/service-addresses.ts';
 import { servicePort } from '../../model/cluster/ingress-routes.ts';
 import { selectorMatches } from '../../model/core/label-selector.ts';
 import type { Resource } from '../../model/core/manifest.ts';
@@ -74,7 +75,7 @@ function reached(ctx: CheckContext, client: Running, all: readonly Running[], ad
   if (LOCAL.has(address.host)) return all.filter((r) => r.resource === client.resource && r.c !== client.c && serves(r, String(address.port)));
   const [service, namespace = client.namespace, svc] = address.host.split('.');
   if (svc !== undefined && svc !== 'svc') return undefined;
-  const found = ctx.resources.find((r) => r.kind === 'Service' && r.name === service && (namespaceOrDestination(ctx.repo, r) ?? '') === namespace);
+  const found = serviceIndex(ctx.repo, ctx.resources).named(namespace, service!);
   const selector = found && (dig(found.object, ['spec', 'selector']) as Record<string, unknown> | undefined);
   const port = found && servicePort(found, { number: address.port });
   if (!selector || !port) return undefined;

@@ -13,7 +13,7 @@ import { opaqueNamespaces, providedPods } from '../../model/cluster/providers.ts
 import { templatesWithPorts } from '../../model/cluster/pod-templates.ts';
 import { selectorIndex } from '../../model/core/label-selector.ts';
 import { filterCluster, namespaceOrDestination, owningApplication } from '../../model/argocd/argocd.ts';
-import { serviceAddresses, type ServiceAddress } from '../../model/cluster/service-addresses.ts';
+import { indexServices, serviceAddresses, serviceIndex, type ServiceAddress, type ServiceIndex } from '../../model/cluster/service-addresses.ts';
 import { argoGlobMatch } from '../../model/core/glob.ts';
 import { SETTINGS_FILES } from '../../model/apps/media-settings.ts';
 import { ingressRoutes, servicePort } from '../../model/cluster/ingress-routes.ts';
@@ -34,36 +34,13 @@ const API_SERVER_SERVICE = {
 
 const portsOf = (svc: Resource) => objects(dig(svc.object, ['spec', 'ports'])) as { name?: string; port?: number }[];
 
-/** Services by namespace and name (for routes), and by namespace and each label (for monitors): a lookup each, not a scan of every Service. */
-function serviceIndex(services: readonly Resource[]) {
-  const byName = new Map(services.map((s) => [`${s.namespace ?? ''}/${s.name}`, s] as const).reverse());
-  const byLabel = new Map<string, Resource[]>();
-  for (const s of services) {
-    const labels = (dig(s.object, ['metadata', 'labels']) ?? {}) as Record<string, unknown>;
-    for (const key of [`${s.namespace ?? ''}`, ...Object.entries(labels).map(([k, v]) => `${s.namespace ?? ''}\0${k}\0${String(v)}`)]) {
-      const list = byLabel.get(key);
-      if (list) list.push(s);
-      else byLabel.set(key, [s]);
-    }
-  }
-  const select = (namespaces: string[], labels: Record<string, string>): Resource[] => {
-    const [first, ...rest] = Object.entries(labels);
-    return namespaces.flatMap((ns) =>
-      (byLabel.get(first ? `${ns}\0${first[0]}\0${first[1]}` : ns) ?? []).filter((s) =>
-        rest.every(([k, v]) => (dig(s.object, ['metadata', 'labels', k]) as unknown) === v),
-      ),
-    );
-  };
-  return { byName, select };
-}
-
 function checkRoutes(ctx: CheckContext, { index, runtime, opaque, reached }: Scope): void {
   for (const ing of ctx.resources.filter((r) => r.kind === 'Ingress')) {
     const ns = namespaceOrDestination(ctx.repo, ing) ?? '';
     if (opaque.has(ns)) continue;
     for (const { service: backend, at } of ingressRoutes(ing)) {
       if (!backend) continue;
-      const svc = index.byName.get(`${ns}/${backend.name}`);
+      const svc = index.named(ns, backend.name);
       if (!svc && runtime.some((e) => e.namespace === ns && e.name === backend.name)) continue;
       if (!svc)
         ctx.fail(
@@ -85,7 +62,7 @@ type Reached = Map<Resource, string>;
 
 /** What every part of the check reads: the Services by name and label, those made at run time, the namespaces not seen whole, and who reaches what. */
 interface Scope {
-  index: ReturnType<typeof serviceIndex>;
+  index: ServiceIndex;
   runtime: readonly RuntimeObject[];
   opaque: Set<string>;
   reached: Reached;
@@ -201,7 +178,7 @@ function checkAddresses(ctx: CheckContext, { index, runtime, opaque, reached }: 
   const namespaces = new Set(ctx.resources.flatMap((r) => (r.kind === 'Namespace' ? [r.name] : r.namespace ? [r.namespace] : [])));
   const close = (where: string, a: ServiceAddress, fail: (message: string) => void) => {
     if (opaque.has(a.namespace) || runtime.some((e) => e.namespace === a.namespace && e.name === a.service)) return;
-    const svc = index.byName.get(`${a.namespace}/${a.service}`);
+    const svc = index.named(a.namespace, a.service);
     if (!svc) fail(`${where} names ${a.text}, but no Service ${a.namespace}/${a.service} exists: cluster DNS does not resolve it`);
     else if (a.port !== undefined && dig(svc.object, ['spec', 'type']) !== 'ExternalName' && !portsOf(svc).some((p) => p.port === a.port))
       fail(`${where} names ${a.text}, but Service ${a.namespace}/${a.service} has no port ${a.port}`);
@@ -230,12 +207,12 @@ export const serviceClosureCheck: PolicyCheck = {
   },
   exemptible: false,
   run(ctx) {
-    const services: Resource[] = ctx.resources.filter((r) => r.kind === 'Service').map((r) => ({ ...r, namespace: namespaceOrDestination(ctx.repo, r) }));
+    const { services } = serviceIndex(ctx.repo, ctx.resources);
     // The Services an operator makes that the model knows, with their labels and ports: held to like any other.
     const operatorMade = ctx.resources
       .filter((r) => r.kind === 'CephCluster')
       .flatMap((c) => rookManagerServices({ ...c, namespace: namespaceOrDestination(ctx.repo, c) }));
-    const index = serviceIndex([...services, ...operatorMade, API_SERVER_SERVICE]);
+    const index = indexServices([...services, ...operatorMade, API_SERVER_SERVICE]);
     const runtime = createdAtRuntime(ctx.repo).filter(
       (e) => e.kind === 'Service' && !operatorMade.some((s) => s.namespace === e.namespace && s.name === e.name),
     );

@@ -13,13 +13,13 @@
 import { dig, obj, objects, str, type Obj } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { Path } from '../../model/core/positions.ts';
-import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { createdAtRuntime } from '../../model/argocd/app-declarations.ts';
 import { opaqueNamespaces, operatorPodsSelected } from '../../model/cluster/providers.ts';
 import type { CheckContext, FailurePlace, PolicyCheck } from '../../model/checks/kit.ts';
 import { prometheusViews, type PrometheusView } from '../../model/prometheus-operator/selection.ts';
 import { alertmanagerTarget } from '../../model/prometheus-operator/discovery.ts';
 import { scalarText } from '../../model/core/text.ts';
+import { serviceIndex } from '../../model/cluster/service-addresses.ts';
 
 /** The container port the operator gives an Alertmanager's web listener (pkg/alertmanager/statefulset.go). */
 const ALERTMANAGER_WEB_PORT = 9093;
@@ -63,7 +63,7 @@ function judgeEntry(ctx: CheckContext, view: PrometheusView, entry: Obj, i: numb
     createdAtRuntime(ctx.repo).some((e) => e.kind === 'Service' && e.namespace === namespace && e.name === name)
   )
     return;
-  const svc = ctx.resources.find((r) => r.kind === 'Service' && r.name === name && (namespaceOrDestination(ctx.repo, r) ?? '') === namespace);
+  const svc = serviceIndex(ctx.repo, ctx.resources).named(namespace, name);
   if (!svc) return ctx.fail(at('name'), `${sends}, which nothing provides: no alert it fires reaches an Alertmanager`);
   const port = target.port;
   const ports = objects(dig(svc.object, ['spec', 'ports']));

@@ -7,7 +7,6 @@
  * address block, a group, a deny rule) is said not judged. DNS, the destination's own ingress policies
  * (network-policy-default-deny) and addresses with no port the gate can read are not judged here.
  */
-import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { dig, obj, objects, type Obj } from '../../model/core/dig.ts';
 import { selectorIndex } from '../../model/core/label-selector.ts';
 import type { Resource } from '../../model/core/manifest.ts';
@@ -15,7 +14,7 @@ import { scalarText } from '../../model/core/text.ts';
 import type { CheckContext, FailurePlace, PolicyCheck } from '../../model/checks/kit.ts';
 import { namespaceLabels, templatesWithPorts, type Template } from '../../model/cluster/pod-templates.ts';
 import { opaqueNamespaces } from '../../model/cluster/providers.ts';
-import { serviceAddresses, type ServiceAddress } from '../../model/cluster/service-addresses.ts';
+import { serviceAddresses, serviceIndex, type ServiceAddress, type ServiceIndex } from '../../model/cluster/service-addresses.ts';
 import { argoGlobMatch } from '../../model/core/glob.ts';
 import { SETTINGS_FILES } from '../../model/apps/media-settings.ts';
 import { egressVerdict } from '../../model/cilium/egress.ts';
@@ -46,8 +45,8 @@ function dials(ctx: CheckContext, templates: readonly Template[], namespaces: Re
 }
 
 /** The Service a dial reaches and the pod port it sends to: the Service port the address names, or its one port. */
-function target(services: ReadonlyMap<string, Resource>, address: ServiceAddress): { service: Resource; port: string } | undefined {
-  const service = services.get(`${address.namespace}/${address.service}`);
+function target(services: ServiceIndex, address: ServiceAddress): { service: Resource; port: string } | undefined {
+  const service = services.named(address.namespace, address.service);
   const ports = objects(dig(service?.object, ['spec', 'ports']));
   const port = address.port === undefined ? (ports.length === 1 ? ports[0] : undefined) : ports.find((p) => Number(p.port) === address.port);
   return service && port ? { service, port: scalarText(port.targetPort ?? port.port) } : undefined;
@@ -56,7 +55,7 @@ function target(services: ReadonlyMap<string, Resource>, address: ServiceAddress
 function judgeDial(
   ctx: CheckContext,
   dial: Dial,
-  env: { pods: (selector: Obj) => Template[]; services: Map<string, Resource>; policies: Placed[]; labels: Map<string, Obj> },
+  env: { pods: (selector: Obj) => Template[]; services: ServiceIndex; policies: Placed[]; labels: Map<string, Obj> },
 ): void {
   const reached = target(env.services, dial.address);
   if (!reached) return; // no such Service or port: closure-service says so
@@ -102,12 +101,7 @@ export const egressPathCheck: PolicyCheck = {
     const templates = templatesWithPorts(ctx.repo).filter((t) => !opaque.has(t.namespace));
     const namespaces = new Set(ctx.resources.flatMap((r) => (r.kind === 'Namespace' ? [r.name] : r.namespace ? [r.namespace] : [])));
     const policies = placedPolicies(ctx.repo, ctx.resources, POLICY_KINDS);
-    const services = new Map(
-      ctx.resources
-        .filter((r) => r.kind === 'Service')
-        .map((s) => [`${namespaceOrDestination(ctx.repo, s) ?? ''}/${s.name}`, s] as const)
-        .reverse(),
-    );
+    const services = serviceIndex(ctx.repo, ctx.resources);
     const env = { pods: selectorIndex(templates, (t) => t.labels), services, policies, labels: namespaceLabels(ctx.repo) };
     for (const dial of dials(ctx, templates, namespaces)) judgeDial(ctx, dial, env);
   },

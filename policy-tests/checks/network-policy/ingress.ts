@@ -7,6 +7,7 @@
 import { namespaceOrDestination, owningApplication } from '../../model/argocd/argocd.ts';
 import { dig, obj, type Obj } from '../../model/core/dig.ts';
 import { ingressRoutes, servicePort, type IngressRoute } from '../../model/cluster/ingress-routes.ts';
+import { serviceIndex } from '../../model/cluster/service-addresses.ts';
 import { selectorMatches } from '../../model/core/label-selector.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
@@ -69,7 +70,7 @@ function proxyOf(ctx: CheckContext, ingress: Resource, templates: readonly Templ
 
 /** The Service an Ingress backend names, in the Ingress's namespace: its selector and the pod port the route reaches. */
 function targetPortOf(ctx: CheckContext, ns: string, backend: NonNullable<IngressRoute['service']>): { selector: Obj; port: string } | undefined {
-  const svc = ctx.repo.resources.find((r) => r.kind === 'Service' && r.name === backend.name && (namespaceOrDestination(ctx.repo, r) ?? '') === ns);
+  const svc = serviceIndex(ctx.repo).named(ns, backend.name);
   const port = svc && servicePort(svc, backend.port);
   if (!svc || !port) return undefined;
   return { selector: obj(dig(svc.object, ['spec', 'selector'])), port: String(port.targetPort ?? port.port) };

@@ -18,7 +18,8 @@ import { operatorPodsSelected, providedPods } from '../../model/cluster/provider
 import { placedPolicies, reachesPod, shutOutBy, type Client, type Placed, type PodPorts } from '../../model/cluster/network-reach.ts';
 import { ciliumSelects } from '../../model/cilium/egress.ts';
 import { notLoadedBecause, prometheusViews, selectable, type PrometheusView } from '../../model/prometheus-operator/selection.ts';
-import { monitorNamespaces } from '../../model/prometheus-operator/discovery.ts';
+import { alertmanagerTarget, monitorNamespaces } from '../../model/prometheus-operator/discovery.ts';
+import { serviceIndex, type ServiceIndex } from '../../model/cluster/service-addresses.ts';
 
 /** One path Prometheus takes to a pod port: what names it, and where. */
 interface Path_ {
@@ -59,9 +60,8 @@ function targetOf(service: Resource, name: string): string | undefined {
 interface Scope {
   /** The pod templates a selector matches, and the Services by namespace and those a selector matches (indexed once). */
   pods: (selector: Obj) => Template[];
-  services: Map<string, Resource[]>;
+  services: ServiceIndex;
   servicesMatching: (selector: Obj) => Resource[];
-  serviceNamespace: Map<Resource, string>;
   /** CiliumNetworkPolicies with ingress rules, each with its namespace. */
   cilium: Placed[];
   policies: Placed[];
@@ -74,7 +74,7 @@ function serviceMonitorPaths(monitor: Resource, own: string, scope: Scope): Path
   const namespaces = namespacesOf(monitor, own, scope);
   const services = scope
     .servicesMatching(obj(dig(monitor.object, ['spec', 'selector'])))
-    .map((s) => ({ s, ns: scope.serviceNamespace.get(s) ?? '' }))
+    .map((s) => ({ s, ns: s.namespace ?? '' }))
     .filter(({ ns }) => !namespaces || namespaces.includes(ns));
   return objects(dig(monitor.object, ['spec', 'endpoints'])).flatMap((e, i) =>
     services.flatMap(({ s, ns }) => {
@@ -121,9 +121,11 @@ function alertmanagerPods(ctx: CheckContext, service: Resource, namespace: strin
 function alertingPaths(ctx: CheckContext, view: PrometheusView, scope: Scope): Path_[] {
   if (!view.resource) return [];
   return objects(dig(view.spec, ['alerting', 'alertmanagers'])).flatMap((entry, i) => {
-    const ns = str(entry.namespace) || view.namespace;
-    const service = (scope.services.get(ns) ?? []).find((r) => r.name === entry.name);
-    const port = service && typeof entry.port === 'string' ? targetOf(service, entry.port) : undefined;
+    const target = alertmanagerTarget(entry, view.namespace, view.spec);
+    const ns = target.discovery.namespaces[0]!;
+    const service = scope.services.named(ns, target.service);
+    // A port name is the Service's port, sent to its target; a number is the pods' container port itself.
+    const port = service && target.port ? ('name' in target.port ? targetOf(service, target.port.name) : String(target.port.containerPort)) : undefined;
     if (!service || port === undefined) return []; // alerts-reach-alertmanager says so
     const what = `${view.from} sends its alerts to port ${port} behind Service ${ns}/${service.name}`;
     const pods = [...podsBehind(service, ns, scope), ...alertmanagerPods(ctx, service, ns)];
@@ -170,13 +172,11 @@ export const scrapePathCheck: PolicyCheck = {
   exemptible: false,
   run(ctx) {
     const placed = (kind: string) => placedPolicies(ctx.repo, ctx.resources, [kind]);
-    const services = ctx.resources.filter((r) => r.kind === 'Service');
-    const serviceNamespace = new Map(services.map((s) => [s, namespaceOrDestination(ctx.repo, s) ?? ''] as const));
+    const services = serviceIndex(ctx.repo, ctx.resources);
     const scope: Scope = {
       pods: selectorIndex(templatesWithPorts(ctx.repo), (t) => t.labels),
-      services: Map.groupBy(services, (s) => serviceNamespace.get(s)!),
-      servicesMatching: selectorIndex(services, (s) => obj(dig(s.object, ['metadata', 'labels']))),
-      serviceNamespace,
+      services,
+      servicesMatching: selectorIndex(services.services, (s) => obj(dig(s.object, ['metadata', 'labels']))),
       cilium: placed('CiliumNetworkPolicy').filter(({ policy }) => ['ingress', 'ingressDeny'].some((k) => dig(policy.object, ['spec', k]) !== undefined)),
       policies: placed('NetworkPolicy'),
       namespaces: namespaceLabels(ctx.repo),

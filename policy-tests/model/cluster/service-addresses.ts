@@ -5,9 +5,64 @@
  * Cluster DNS answers these names only for a Service of that name in that namespace, so each is a reference the
  * gate can close. A port comes from the address, else from its scheme (http 80, https 443), else from a `port` beside
  * the `hostname` or `host` that holds the address alone (a settings map's server), else it is not known.
+ *
+ * And the Services those names resolve to (serviceIndex): every reader of a Service by its namespace and name, or by
+ * its labels, looks it up in one index of the view, each Service in the namespace Argo CD gives it.
  */
 import type { Path } from '../core/positions.ts';
 import { perObject } from '../core/per-object.ts';
+import { dig } from '../core/dig.ts';
+import type { Resource } from '../core/manifest.ts';
+import { namespaceOrDestination } from '../argocd/argocd.ts';
+import type { Repo } from '../repository/repo.ts';
+
+/** Services by namespace and name (the first written wins, as the first applied holds the name), and by label. */
+export interface ServiceIndex {
+  /** Each Service with its namespace set (a manifest that leaves it to Argo CD gets the destination's). */
+  services: readonly Resource[];
+  named(namespace: string, name: string): Resource | undefined;
+  /** The Services in these namespaces that carry every one of these labels. */
+  select(namespaces: readonly string[], labels: Readonly<Record<string, string>>): Resource[];
+}
+
+/** An index of Services whose namespaces are set (`namespace` undefined is the empty namespace). */
+export function indexServices(services: readonly Resource[]): ServiceIndex {
+  const byName = new Map(services.map((s) => [`${s.namespace ?? ''}/${s.name}`, s] as const).reverse());
+  const byLabel = new Map<string, Resource[]>();
+  for (const s of services) {
+    const labels = (dig(s.object, ['metadata', 'labels']) ?? {}) as Record<string, unknown>;
+    for (const key of [`${s.namespace ?? ''}`, ...Object.entries(labels).map(([k, v]) => `${s.namespace ?? ''}\0${k}\0${String(v)}`)]) {
+      const list = byLabel.get(key);
+      if (list) list.push(s);
+      else byLabel.set(key, [s]);
+    }
+  }
+  return {
+    services,
+    named: (namespace, name) => byName.get(`${namespace}/${name}`),
+    select(namespaces, labels) {
+      const [first, ...rest] = Object.entries(labels);
+      return namespaces.flatMap((ns) =>
+        (byLabel.get(first ? `${ns}\0${first[0]}\0${first[1]}` : ns) ?? []).filter((s) =>
+          rest.every(([k, v]) => (dig(s.object, ['metadata', 'labels', k]) as unknown) === v),
+        ),
+      );
+    },
+  };
+}
+
+const indexes = perObject<readonly Resource[], WeakMap<Repo, ServiceIndex>>(() => new WeakMap());
+
+/** The index of a view's Services (its resources, or the repository's), built once per view. */
+export function serviceIndex(repo: Repo, resources: readonly Resource[] = repo.resources): ServiceIndex {
+  const byRepo = indexes(resources);
+  let index = byRepo.get(repo);
+  if (!index) {
+    const services = resources.filter((r) => r.kind === 'Service').map((r) => ({ ...r, namespace: namespaceOrDestination(repo, r) }));
+    byRepo.set(repo, (index = indexServices(services)));
+  }
+  return index;
+}
 
 export interface ServiceAddress {
   service: string;
