@@ -4,7 +4,9 @@
  * Alertmanagers its alerting lists), one of its ingress rules lets that Prometheus in on the port: its namespace
  * always, its pods (the labels the operator gives them) where it is rendered. Otherwise the scrape times out, the
  * target is down, and its series are gone; or no alert reaches Alertmanager. A pod a CiliumNetworkPolicy's ingress
- * rules also select is said not judged.
+ * rules also select is said not judged. And the other end: where the policies that select the rendered Prometheus'
+ * pods isolate their egress (a default-deny in its namespace), some egress rule lets it out to each of those pods on
+ * the port, as Cilium enforces NetworkPolicy and CiliumNetworkPolicy together (model/cilium/egress.ts).
  */
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { dig, obj, objects, str, type Obj } from '../../model/core/dig.ts';
@@ -16,7 +18,7 @@ import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { namespaceLabels, templatesWithPorts, type Template } from '../../model/cluster/pod-templates.ts';
 import { operatorPodsSelected, providedPods } from '../../model/cluster/providers.ts';
 import { placedPolicies, reachesPod, shutOutBy, type Client, type Placed, type PodPorts } from '../../model/cluster/network-reach.ts';
-import { ciliumSelects } from '../../model/cilium/egress.ts';
+import { ciliumSelects, egressVerdict, type EgressVerdict } from '../../model/cilium/egress.ts';
 import { notLoadedBecause, prometheusViews, selectable, type PrometheusView } from '../../model/prometheus-operator/selection.ts';
 import { alertmanagerTarget, monitorNamespaces } from '../../model/prometheus-operator/discovery.ts';
 import { serviceIndex, type ServiceIndex } from '../../model/cluster/service-addresses.ts';
@@ -27,6 +29,10 @@ interface Path_ {
   at: { resource: Resource; path: Path };
   pods: (PodPorts & { resource: Resource })[];
   port: string;
+  /** The Service it goes through (a CiliumNetworkPolicy's toServices names it); none for a PodMonitor's. */
+  service?: { namespace: string; name: string };
+  /** What is lost where the path is shut. */
+  lost?: string;
 }
 
 /** The Prometheus as a client: its namespace, and the labels of the pods the operator makes for it where it is rendered. */
@@ -65,6 +71,8 @@ interface Scope {
   /** CiliumNetworkPolicies with ingress rules, each with its namespace. */
   cilium: Placed[];
   policies: Placed[];
+  /** Every NetworkPolicy and Cilium policy, for the Prometheus' own egress. */
+  egress: Placed[];
   namespaces: Map<string, Obj>;
   /** The Prometheus' ignoreNamespaceSelectors: each monitor reads its own namespace alone. */
   ignoreSelectors: boolean;
@@ -83,7 +91,7 @@ function serviceMonitorPaths(monitor: Resource, own: string, scope: Scope): Path
       const field = named ? 'port' : 'targetPort';
       if (port === undefined) return [];
       const what = `ServiceMonitor ${own}/${monitor.name} scrapes port ${port} behind Service ${ns}/${s.name}`;
-      return [{ what, at: { resource: monitor, path: ['spec', 'endpoints', i, field] }, pods: podsBehind(s, ns, scope), port }];
+      return [{ what, at: { resource: monitor, path: ['spec', 'endpoints', i, field] }, pods: podsBehind(s, ns, scope), port, service: { namespace: ns, name: s.name } }];
     }),
   );
 }
@@ -129,7 +137,8 @@ function alertingPaths(ctx: CheckContext, view: PrometheusView, scope: Scope): P
     if (!service || port === undefined) return []; // alerts-reach-alertmanager says so
     const what = `${view.from} sends its alerts to port ${port} behind Service ${ns}/${service.name}`;
     const pods = [...podsBehind(service, ns, scope), ...alertmanagerPods(ctx, service, ns)];
-    return [{ what, at: { resource: view.resource!, path: ['spec', 'alerting', 'alertmanagers', i, 'port'] }, pods, port }];
+    const at = { resource: view.resource!, path: ['spec', 'alerting', 'alertmanagers', i, 'port'] };
+    return [{ what, at, pods, port, service: { namespace: ns, name: service.name }, lost: 'no alert reaches Alertmanager' }];
   });
 }
 
@@ -156,13 +165,65 @@ function judgePath(ctx: CheckContext, path: Path_, client: Client, scope: Scope)
   }
 }
 
+/** The first pod of a path the Prometheus' own egress policies keep it from, with the verdict. */
+function egressOf(path: Path_, client: Client, scope: Scope): { pod: Path_['pods'][number]; verdict: EgressVerdict } | undefined {
+  for (const pod of path.pods.filter((p) => reachesPod(p, path.port)))
+    for (const labels of client.pods ?? []) {
+      const verdict = egressVerdict(
+        scope.egress,
+        { namespace: client.namespace, labels, named: new Map() },
+        { pod, port: path.port, service: path.service ?? { namespace: pod.namespace, name: '' } },
+        scope.namespaces,
+      );
+      if (!('allowed' in verdict)) return { pod, verdict };
+    }
+  return undefined;
+}
+
+/**
+ * The other end: where the policies that select the Prometheus' pods isolate their egress, each path must be let out.
+ * One finding for all the paths one set of policies shuts (a default-deny in its namespace is one mistake, not one per
+ * target), at the first; a policy the gate cannot place pods in is said not judged, once. Judged where the Prometheus
+ * is rendered: its pods' labels are the operator's.
+ */
+function judgeEgress(ctx: CheckContext, paths: readonly Path_[], client: Client & { from: string }, scope: Scope): void {
+  if (!client.pods) return;
+  const shut = paths.flatMap((path) => {
+    const found = egressOf(path, client, scope);
+    return found ? [{ path, ...found }] : [];
+  });
+  const unknown = shut.find((s) => 'unknown' in s.verdict);
+  if (unknown && 'unknown' in unknown.verdict)
+    ctx.notJudged(unknown.path.at, `${unknown.path.what}: whether the Prometheus' egress policies let it out is not known, as ${unknown.verdict.unknown} selects its pods`);
+  const refused = shut.filter((s) => 'refusedBy' in s.verdict);
+  const first = refused[0];
+  if (!first || !('refusedBy' in first.verdict)) return;
+  const policies = first.verdict.refusedBy.map((p) => `${p.kind} ${p.name}`).join(', ');
+  const to = `${first.path.what}, to the pods of ${first.pod.resource.kind} ${first.pod.resource.name}`;
+  // Every path shut is a blanket deny: the mistake is the policy, and the finding goes there; else the path.
+  const reaching = paths.filter((path) => path.pods.some((pod) => reachesPod(pod, path.port)));
+  if (refused.length === reaching.length && refused.length > 1) {
+    const policy = first.verdict.refusedBy[0]!;
+    const alerts = refused.some((r) => r.path.lost) ? ', and no alert reaches Alertmanager' : '';
+    return ctx.fail(
+      { resource: policy, path: ['spec', policy.kind === 'NetworkPolicy' ? 'podSelector' : 'endpointSelector'] },
+      `${policies} isolate${first.verdict.refusedBy.length > 1 ? '' : 's'} the egress of ${client.from}'s pods in ${client.namespace} and let${first.verdict.refusedBy.length > 1 ? '' : 's'} none of the ${refused.length} paths it takes out (the first: ${to}): every scrape times out and every target is down${alerts}`,
+    );
+  }
+  const more = refused.length > 1 ? `; and ${refused.length - 1} more path${refused.length > 2 ? 's' : ''} it takes, shut the same way` : '';
+  ctx.fail(
+    first.path.at,
+    `${to}, but the egress policies that select the Prometheus' pods in ${client.namespace} (${policies}) let it reach none of them on that port: ${first.path.lost ?? 'the scrape times out, and the target is down'}${more}`,
+  );
+}
+
 export const scrapePathCheck: PolicyCheck = {
   id: 'network-policy-scrape-path',
   description:
-    "Where a NetworkPolicy isolates the pods a Prometheus scrapes (behind each Service a ServiceMonitor it loads selects, or selected by a PodMonitor it loads) or the Alertmanager it sends its alerts to, one of its ingress rules lets that Prometheus in on the port (from its namespace, and its pods where it is rendered); otherwise the scrape times out and the target's series are gone, or no alert reaches Alertmanager (invariants A8, P1).",
+    "Where a NetworkPolicy isolates the pods a Prometheus scrapes (behind each Service a ServiceMonitor it loads selects, or selected by a PodMonitor it loads) or the Alertmanager it sends its alerts to, one of its ingress rules lets that Prometheus in on the port (from its namespace, and its pods where it is rendered); and where the policies that select a rendered Prometheus' pods isolate their egress, some egress rule lets it out to each of those pods on the port; otherwise the scrape times out and the target's series are gone, or no alert reaches Alertmanager (invariants A8, P1).",
   invariants: ['A8', 'P1'],
   remediation:
-    "allow ingress from the Prometheus' namespace (kubernetes.io/metadata.name: monitoring) on the scraped port, in a policy that selects the target's pods",
+    "allow ingress from the Prometheus' namespace (kubernetes.io/metadata.name: monitoring) on the scraped port, in a policy that selects the target's pods; and where the Prometheus' egress is isolated, egress to the target's namespace and pods on that port",
   reads: {
     kinds: ['*'],
     everyKind: 'a scrape runs from a Prometheus through a monitor, a Service and the pods of any workload kind, past the policies and namespaces around them',
@@ -179,6 +240,7 @@ export const scrapePathCheck: PolicyCheck = {
       servicesMatching: selectorIndex(services.services, (s) => obj(dig(s.object, ['metadata', 'labels']))),
       cilium: placed('CiliumNetworkPolicy').filter(({ policy }) => ['ingress', 'ingressDeny'].some((k) => dig(policy.object, ['spec', k]) !== undefined)),
       policies: placed('NetworkPolicy'),
+      egress: placedPolicies(ctx.repo, ctx.resources, ['NetworkPolicy', 'CiliumNetworkPolicy', 'CiliumClusterwideNetworkPolicy']),
       namespaces: namespaceLabels(ctx.repo),
       ignoreSelectors: false,
     };
@@ -196,6 +258,7 @@ export const scrapePathCheck: PolicyCheck = {
         ...alertingPaths(ctx, view, scope),
       ];
       for (const path of paths) judgePath(ctx, path, client, scope);
+      judgeEgress(ctx, paths, { ...client, from: view.from }, scope);
     }
   },
 };

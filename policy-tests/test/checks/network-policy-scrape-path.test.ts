@@ -89,6 +89,43 @@ describe('network-policy-scrape-path', () => {
     ]);
   });
 
+  it("judges the rendered Prometheus' own egress: one finding for a blanket deny, at the policy; said not judged past an address block", () => {
+    const egress = (name: string, spec: Record<string, unknown>) => make(name.startsWith('cilium') ? 'CiliumNetworkPolicy' : 'NetworkPolicy', name, 'monitoring', { spec });
+    const denyAll = egress('deny-egress', { podSelector: {}, policyTypes: ['Egress'] });
+    const result = runPolicy(withScraperPods(undefined, prometheus(), denyAll), [scrapePathCheck]);
+    expect(result.map((f) => [f.severity ?? 'fail', f.message])).toEqual([
+      [
+        'fail',
+        expect.stringMatching(
+          /^NetworkPolicy deny-egress isolates the egress of Prometheus monitoring\/k8s's pods in monitoring and lets none of the \d+ paths it takes out \(the first: ServiceMonitor .*\): every scrape times out and every target is down$/,
+        ),
+      ],
+    ]);
+    // One path shut of several: the finding is at that path, and says which.
+    const allowMost = egress('most', {
+      podSelector: {},
+      policyTypes: ['Egress'],
+      egress: [{ to: [{ namespaceSelector: { matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: ['portfolio'] }] } }] }],
+    });
+    expect(findings(withScraperPods(undefined, prometheus(), allowMost))).toEqual([
+      [
+        'fail',
+        expect.stringMatching(
+          /^ServiceMonitor portfolio\/portfolio-api scrapes port metrics behind Service portfolio\/portfolio-api, to the pods of Deployment portfolio-api, but the egress policies that select the Prometheus' pods in monitoring \(NetworkPolicy most\) let it reach none of them on that port: the scrape times out, and the target is down$/,
+        ),
+      ],
+    ]);
+    // Unrendered, its pods are unknown; a policy for other pods, or Cilium's cluster entity, lets it out.
+    expect(findings(withScraperPods(undefined, denyAll))).toEqual([]);
+    expect(findings(withScraperPods(undefined, prometheus(), egress('grafana-only', { podSelector: { matchLabels: { app: 'grafana' } }, policyTypes: ['Egress'] })))).toEqual([]);
+    const cluster = egress('cilium-out', { endpointSelector: {}, egress: [{ toEntities: ['cluster'] }] });
+    expect(findings(withScraperPods(undefined, prometheus(), cluster))).toEqual([]);
+    const block = egress('by-address', { podSelector: {}, policyTypes: ['Egress'], egress: [{ to: [{ ipBlock: { cidr: '10.0.0.0/8' } }] }] });
+    expect(findings(withScraperPods(undefined, prometheus(), block))).toEqual([
+      ['not-judged', expect.stringMatching(/whether the Prometheus' egress policies let it out is not known, as NetworkPolicy by-address \(a peer by address/)],
+    ]);
+  });
+
   it("says a pod a CiliumNetworkPolicy's ingress rules select is not judged", () => {
     const cilium = make('CiliumNetworkPolicy', 'api-in', 'portfolio', {
       spec: { endpointSelector: { matchLabels: { 'app.kubernetes.io/name': 'portfolio-api' } }, ingress: [{ fromEntities: ['cluster'] }] },
