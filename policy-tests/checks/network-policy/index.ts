@@ -8,12 +8,14 @@ import { networkPolicyChecks } from './network-policy.ts';
 import { nodeCidrCheck } from './node-cidr.ts';
 import { scrapePathCheck } from './scrape-path.ts';
 import { egressPathCheck } from './egress-path.ts';
+import { apiEgressCheck } from './api-egress.ts';
 
 export const networkPolicyAreaChecks: PolicyCheck[] = [
   ...networkPolicyChecks,
   ingressPathCheck,
   scrapePathCheck,
   egressPathCheck,
+  apiEgressCheck,
   ...cniChecks,
   ...defaultDenyChecks,
   nodeCidrCheck,

@@ -91,7 +91,15 @@ function serviceMonitorPaths(monitor: Resource, own: string, scope: Scope): Path
       const field = named ? 'port' : 'targetPort';
       if (port === undefined) return [];
       const what = `ServiceMonitor ${own}/${monitor.name} scrapes port ${port} behind Service ${ns}/${s.name}`;
-      return [{ what, at: { resource: monitor, path: ['spec', 'endpoints', i, field] }, pods: podsBehind(s, ns, scope), port, service: { namespace: ns, name: s.name } }];
+      return [
+        {
+          what,
+          at: { resource: monitor, path: ['spec', 'endpoints', i, field] },
+          pods: podsBehind(s, ns, scope),
+          port,
+          service: { namespace: ns, name: s.name },
+        },
+      ];
     }),
   );
 }
@@ -194,7 +202,10 @@ function judgeEgress(ctx: CheckContext, paths: readonly Path_[], client: Client 
   });
   const unknown = shut.find((s) => 'unknown' in s.verdict);
   if (unknown && 'unknown' in unknown.verdict)
-    ctx.notJudged(unknown.path.at, `${unknown.path.what}: whether the Prometheus' egress policies let it out is not known, as ${unknown.verdict.unknown} selects its pods`);
+    ctx.notJudged(
+      unknown.path.at,
+      `${unknown.path.what}: whether the Prometheus' egress policies let it out is not known, as ${unknown.verdict.unknown} selects its pods`,
+    );
   const refused = shut.filter((s) => 'refusedBy' in s.verdict);
   const first = refused[0];
   if (!first || !('refusedBy' in first.verdict)) return;

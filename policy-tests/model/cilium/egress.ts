@@ -104,8 +104,68 @@ const isolatesEgress = (p: Resource): boolean => {
   return Array.isArray(types) ? types.includes('Egress') : dig(p.object, ['spec', 'egress']) !== undefined;
 };
 
+/** How one egress rule of a policy stands to the destination. */
+type RuleJudge = (rule: Obj, placed: Placed) => RuleVerdict;
+
 /** The verdict on a connection from `client` to `dest`, by the NetworkPolicies and CiliumNetworkPolicies given (each with its namespace). */
-export function egressVerdict(policies: readonly Placed[], client: PodPorts, dest: Destination, namespaceLabels: ReadonlyMap<string, Obj>): EgressVerdict {
+export const egressVerdict = (policies: readonly Placed[], client: PodPorts, dest: Destination, namespaceLabels: ReadonlyMap<string, Obj>): EgressVerdict =>
+  verdictOf(policies, client, namespaceLabels, {
+    networkPolicy: (rule, placed) => networkPolicyRule(rule, placed, dest, namespaceLabels),
+    cilium: (rule, placed) => ciliumRule(rule, placed, dest, namespaceLabels),
+  });
+
+/**
+ * The port the API server listens on, which the policy sees: Talos runs kube-apiserver on 6443 on each control-plane
+ * node, and Cilium enforces egress after the `kubernetes` Service's address is translated, so a rule for the
+ * Service's 443 lets nothing through.
+ */
+export const API_SERVER_PORT = 6443;
+
+/** Whether a port list admits the API server's port: by number or range (a port name is a pod's, never the API server's). */
+function admitsApiServer(ports: Obj[]): boolean {
+  if (ports.length === 0) return true;
+  return ports.some((p) => {
+    const protocol = str(p.protocol) || 'TCP';
+    if (protocol !== 'TCP' && protocol !== 'ANY') return false;
+    if (p.port === undefined) return true;
+    const from = Number(scalarText(p.port));
+    const end = Number(scalarText(p.endPort ?? p.endport ?? ''));
+    return from === API_SERVER_PORT || from === 0 || (Number.isInteger(end) && end > 0 && from <= API_SERVER_PORT && API_SERVER_PORT <= end);
+  });
+}
+
+/**
+ * The verdict on a connection from `client` to the API server. It is no pod: a NetworkPolicy lets it through only by a
+ * rule with no peer (every destination) or an address block (not judged: the control plane's addresses are no cluster
+ * fact); Cilium by the entities that hold its identity (`kube-apiserver`, and `cluster` and `all`, which include it;
+ * `host` or `remote-node` alone hold it only on some nodes, not judged), or `toServices` naming default/kubernetes.
+ */
+export const apiServerEgressVerdict = (policies: readonly Placed[], client: PodPorts, namespaceLabels: ReadonlyMap<string, Obj>): EgressVerdict =>
+  verdictOf(policies, client, namespaceLabels, {
+    networkPolicy(rule) {
+      if (!admitsApiServer(list(rule.ports).map(obj))) return 'no';
+      const to = list(rule.to).map(obj);
+      return to.length === 0 ? 'admits' : to.some((peer) => 'ipBlock' in peer) ? 'unknown' : 'no';
+    },
+    cilium(rule) {
+      const toPorts = list(rule.toPorts).map(obj);
+      if (toPorts.length > 0 && !toPorts.some((tp) => admitsApiServer(list(tp.ports).map(obj)))) return 'no';
+      const entities = list(rule.toEntities).map(str);
+      if (entities.some((e) => e === 'kube-apiserver' || e === 'cluster' || e === 'all')) return 'admits';
+      const service = list(rule.toServices).map((s) => obj(obj(s).k8sService));
+      if (service.some((k) => k.serviceName === 'kubernetes' && str(k.namespace) === 'default')) return 'admits';
+      const unread =
+        entities.some((e) => e === 'host' || e === 'remote-node') || ['toCIDR', 'toCIDRSet', 'toGroups', 'toRequires'].some((k) => rule[k] !== undefined);
+      return unread ? 'unknown' : 'no';
+    },
+  });
+
+function verdictOf(
+  policies: readonly Placed[],
+  client: PodPorts,
+  namespaceLabels: ReadonlyMap<string, Obj>,
+  judges: { networkPolicy: RuleJudge; cilium: RuleJudge },
+): EgressVerdict {
   const selecting = policies.filter(({ policy, namespace }) => {
     // A clusterwide policy's selector reaches every namespace.
     if (policy.kind === 'CiliumClusterwideNetworkPolicy')
@@ -120,9 +180,9 @@ export function egressVerdict(policies: readonly Placed[], client: PodPorts, des
   if (unread) return { unknown: `${unread.policy.kind} ${unread.policy.name} (a clusterwide policy or a deny rule, which the gate does not place pods in)` };
   let unknown: string | undefined;
   for (const placed of selecting) {
-    const judge = placed.policy.kind === 'NetworkPolicy' ? networkPolicyRule : ciliumRule;
+    const judge = placed.policy.kind === 'NetworkPolicy' ? judges.networkPolicy : judges.cilium;
     for (const rule of list(dig(placed.policy.object, ['spec', 'egress'])).map(obj)) {
-      const verdict = judge(rule, placed, dest, namespaceLabels);
+      const verdict = judge(rule, placed);
       if (verdict === 'admits') return { allowed: true };
       if (verdict === 'unknown')
         unknown ??= `${placed.policy.kind} ${placed.policy.name} (a peer by address, group or Service selector, which the gate does not place pods in)`;

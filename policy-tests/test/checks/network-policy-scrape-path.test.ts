@@ -90,7 +90,8 @@ describe('network-policy-scrape-path', () => {
   });
 
   it("judges the rendered Prometheus' own egress: one finding for a blanket deny, at the policy; said not judged past an address block", () => {
-    const egress = (name: string, spec: Record<string, unknown>) => make(name.startsWith('cilium') ? 'CiliumNetworkPolicy' : 'NetworkPolicy', name, 'monitoring', { spec });
+    const egress = (name: string, spec: Record<string, unknown>) =>
+      make(name.startsWith('cilium') ? 'CiliumNetworkPolicy' : 'NetworkPolicy', name, 'monitoring', { spec });
     const denyAll = egress('deny-egress', { podSelector: {}, policyTypes: ['Egress'] });
     const result = runPolicy(withScraperPods(undefined, prometheus(), denyAll), [scrapePathCheck]);
     expect(result.map((f) => [f.severity ?? 'fail', f.message])).toEqual([
@@ -117,7 +118,9 @@ describe('network-policy-scrape-path', () => {
     ]);
     // Unrendered, its pods are unknown; a policy for other pods, or Cilium's cluster entity, lets it out.
     expect(findings(withScraperPods(undefined, denyAll))).toEqual([]);
-    expect(findings(withScraperPods(undefined, prometheus(), egress('grafana-only', { podSelector: { matchLabels: { app: 'grafana' } }, policyTypes: ['Egress'] })))).toEqual([]);
+    expect(
+      findings(withScraperPods(undefined, prometheus(), egress('grafana-only', { podSelector: { matchLabels: { app: 'grafana' } }, policyTypes: ['Egress'] }))),
+    ).toEqual([]);
     const cluster = egress('cilium-out', { endpointSelector: {}, egress: [{ toEntities: ['cluster'] }] });
     expect(findings(withScraperPods(undefined, prometheus(), cluster))).toEqual([]);
     const block = egress('by-address', { podSelector: {}, policyTypes: ['Egress'], egress: [{ to: [{ ipBlock: { cidr: '10.0.0.0/8' } }] }] });

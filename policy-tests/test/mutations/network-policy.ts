@@ -4,6 +4,7 @@ import { lineOf } from '../support/helpers.ts';
 import { after, EGRESS, inFile, SERVICE, swap } from './edits.ts';
 
 const POLICY = 'portfolio-api/deploy/networkpolicy.yaml';
+const STATUS_WRITER = 'portfolio-api/deploy/status-writer.yaml';
 const FACTS = 'clusters/home/cluster-facts.yaml';
 const CILIUM_FACT = `    name: cilium
     enforces:
@@ -13,6 +14,21 @@ const CILIUM_FACT = `    name: cilium
     fqdnEgress: true`;
 
 export const networkPolicyMutations: Mutation[] = [
+  {
+    check: 'network-policy-api-egress',
+    why: "the status writer's way to the API server written for the kubernetes Service's port, 443: Cilium enforces egress after the Service's address is translated, so it sees 6443, and every request of the writer times out",
+    mutate: (c) =>
+      c.write(
+        POLICY,
+        c
+          .read(POLICY)
+          .replace(
+            '    - toEntities: [kube-apiserver]\n      toPorts:\n        - ports:\n            - port: "6443"',
+            '    - toEntities: [kube-apiserver]\n      toPorts:\n        - ports:\n            - port: "443"',
+          ),
+      ),
+    at: (c) => ({ file: STATUS_WRITER, line: lineOf(c, STATUS_WRITER, 'serviceAccountName: portfolio-status-writer') - 1 }),
+  },
   {
     check: 'network-policy-selects',
     why: 'a policy added for the API selects a label its pods do not carry',

@@ -1,0 +1,74 @@
+/**
+ * network-policy-api-egress beyond its mutation (the status writer's rule written for 443): the API server is reached
+ * by Cilium's entities that hold it, toServices default/kubernetes, or a NetworkPolicy rule to every destination on
+ * 6443; never by a rule to pods or to `world`; an address block or a node entity is said not judged; and a default
+ * deny that shuts several programs at once is one finding, at the policy.
+ */
+import { describe, expect, it } from 'vitest';
+import { apiEgressCheck } from '../../checks/network-policy/api-egress.ts';
+import { runPolicy } from '../../model/checks/runner.ts';
+import type { Resource } from '../../model/core/manifest.ts';
+import { loadRepo, REPO_ROOT, type Repo } from '../../model/repository/repo.ts';
+
+const repo = await loadRepo(REPO_ROOT);
+const WRITER_POLICY = 'portfolio-status-writer-egress';
+
+/** The repository with the status writer's egress policy's API rule replaced by `rule` (none: the rule dropped). */
+function withWriterRule(rule: Record<string, unknown> | undefined, kind = 'CiliumNetworkPolicy'): Repo {
+  const resources = repo.resources.map((r) => {
+    if (r.name !== WRITER_POLICY) return r;
+    const object = structuredClone(r.object) as { kind: string; spec: Record<string, unknown> & { egress: unknown[] } };
+    object.spec.egress = rule ? [object.spec.egress[0], rule] : [object.spec.egress[0]];
+    if (kind === 'NetworkPolicy') {
+      object.kind = kind;
+      object.spec = { podSelector: object.spec.endpointSelector, policyTypes: ['Egress'], egress: rule ? [rule] : [] };
+    }
+    return { ...r, kind, apiVersion: kind === 'NetworkPolicy' ? 'networking.k8s.io/v1' : r.apiVersion, object } as Resource;
+  });
+  return { ...repo, resources };
+}
+const findings = (r: Repo) => runPolicy(r, [apiEgressCheck]).map((f) => [f.severity ?? 'fail', f.message]);
+const REFUSED =
+  /^CronJob portfolio-infra-status-writer runs "node dist\/status-writer\/main\.js" \(container writer\), which calls the API server \(\d+ requests\), and the egress policies that select its pods in portfolio \(NetworkPolicy default-deny, (Cilium)?NetworkPolicy portfolio-status-writer-egress\) have no rule to the API server/;
+
+describe('network-policy-api-egress', () => {
+  it("passes the repository's own policies: each API caller's way out is Cilium's kube-apiserver entity on 6443", () => {
+    expect(findings(repo)).toEqual([]);
+  });
+
+  it('reaches the API server by the entities that hold it, toServices default/kubernetes, or every destination on 6443', () => {
+    const ports = [{ ports: [{ port: '6443', protocol: 'TCP' }] }];
+    expect(findings(withWriterRule({ toEntities: ['cluster'], toPorts: ports }))).toEqual([]);
+    expect(findings(withWriterRule({ toEntities: ['all'] }))).toEqual([]);
+    expect(findings(withWriterRule({ toServices: [{ k8sService: { serviceName: 'kubernetes', namespace: 'default' } }] }))).toEqual([]);
+    expect(findings(withWriterRule({ ports: [{ port: 6443 }] }, 'NetworkPolicy'))).toEqual([]);
+  });
+
+  it('fails a rule to pods, to the world, or to the Service port 443, and none at all', () => {
+    expect(findings(withWriterRule(undefined))).toEqual([['fail', expect.stringMatching(REFUSED)]]);
+    expect(findings(withWriterRule({ toEntities: ['world'] }))).toEqual([['fail', expect.stringMatching(REFUSED)]]);
+    expect(findings(withWriterRule({ toEntities: ['kube-apiserver'], toPorts: [{ ports: [{ port: '443', protocol: 'TCP' }] }] }))).toEqual([
+      ['fail', expect.stringMatching(REFUSED)],
+    ]);
+    expect(findings(withWriterRule({ to: [{ namespaceSelector: {} }] }, 'NetworkPolicy'))).toEqual([['fail', expect.stringMatching(REFUSED)]]);
+    expect(findings(withWriterRule({ ports: [{ port: 'https' }] }, 'NetworkPolicy'))).toEqual([['fail', expect.stringMatching(REFUSED)]]);
+  });
+
+  it('says an address block or a node entity is not judged: where the API server is, is no cluster fact', () => {
+    expect(findings(withWriterRule({ to: [{ ipBlock: { cidr: '192.168.1.0/24' } }] }, 'NetworkPolicy'))).toEqual([
+      ['not-judged', expect.stringMatching(/which calls the API server: whether its egress policies let it reach it is not known/)],
+    ]);
+    expect(findings(withWriterRule({ toEntities: ['remote-node'] }))).toEqual([['not-judged', expect.stringMatching(/is not known/)]]);
+  });
+
+  it("gives one finding, at the policy, for a default deny that shuts several programs' way out", () => {
+    const withoutAllowances = { ...repo, resources: repo.resources.filter((r) => !(r.kind === 'CiliumNetworkPolicy' && r.namespace === 'backups')) };
+    const result = runPolicy(withoutAllowances, [apiEgressCheck]);
+    expect(result.map((f) => [f.file, f.message])).toEqual([
+      [
+        'apps/platform/backups/networkpolicy.yaml',
+        expect.stringMatching(/^NetworkPolicy \S+ isolates the egress of \d+ programs in backups that call the API server \(CronJob /),
+      ],
+    ]);
+  });
+});
