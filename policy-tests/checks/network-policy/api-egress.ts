@@ -6,7 +6,8 @@
  * a rule to every destination on 6443/TCP, Cilium's `kube-apiserver` entity (or `cluster`, `all`), or toServices
  * default/kubernetes. Otherwise every request times out: the operator reconciles nothing, the sidecar loads no
  * dashboard, Prometheus discovers no target, with every object accepted and program-api-authorized green. A default
- * deny in a namespace shuts many programs at once: one finding, at the policy.
+ * deny in a namespace shuts many programs at once: one finding, at the policy. A Cilium policy among those that
+ * select the pods which the agent refuses outright is left to network-policy-cilium-accepted, the cause.
  */
 import type { Resource } from '../../model/core/manifest.ts';
 import type { CheckContext, FailurePlace, PolicyCheck } from '../../model/checks/kit.ts';
@@ -14,11 +15,18 @@ import { namespaceLabels, templatesWithPorts } from '../../model/cluster/pod-tem
 import { providedPods } from '../../model/cluster/providers.ts';
 import { placedPolicies } from '../../model/cluster/network-reach.ts';
 import { apiServerEgressVerdict, API_SERVER_PORT, type EgressVerdict } from '../../model/cilium/egress.ts';
+import { policyRefusal } from '../../model/cilium/policy-rules.ts';
 import { apiRuns, mountsToken, serviceAccountOf, type Run } from '../../model/programs/api-clients.ts';
 import { IMAGE_FACTS_GLOB } from '../../model/repository/image-facts.ts';
 import type { Obj } from '../../model/core/dig.ts';
 
 const POLICY_KINDS = ['NetworkPolicy', 'CiliumNetworkPolicy', 'CiliumClusterwideNetworkPolicy'];
+
+/** Whether Cilium's agent refuses the policy whatever its settings (it then enforces none of its rules). */
+const refusedByAgent = (policy: Resource): boolean => {
+  const refusal = policyRefusal(policy, policy.kind === 'CiliumNetworkPolicy', undefined);
+  return refusal !== undefined && !refusal.unread;
+};
 
 /** The labels of the pods a run's workload makes: its template's, or those the operator gives a Prometheus' pods. */
 function podLabelsOf(ctx: CheckContext, run: Run): Obj[] {
@@ -96,6 +104,8 @@ export const apiEgressCheck: PolicyCheck = {
           );
           break;
         }
+        // A Cilium policy among them the agent refuses whatever its settings: network-policy-cilium-accepted says so.
+        if ('refusedBy' in verdict && verdict.refusedBy.some((p) => p.kind.startsWith('Cilium') && refusedByAgent(p))) break;
         if ('refusedBy' in verdict) {
           const key = `${run.namespace}\0${policyNames(verdict.refusedBy)}`;
           groups.set(key, [...(groups.get(key) ?? []), { run, verdict }]);
