@@ -29,14 +29,12 @@ const refusedByAgent = (policy: Resource): boolean => {
 };
 
 /** The labels of the pods a run's workload makes: its template's, or those the operator gives a Prometheus' pods. */
-function podLabelsOf(ctx: CheckContext, run: Run): Obj[] {
+function podLabelsOf(ctx: CheckContext, run: Run, byWorkload: ReadonlyMap<Resource, readonly { labels: Obj }[]>): Obj[] {
   if (run.workload.kind === 'Prometheus')
     return providedPods(ctx.repo)
       .filter((p) => p.namespace === run.namespace && p.name === run.workload.name && p.labels['app.kubernetes.io/name'] === 'prometheus')
       .map((p) => p.labels);
-  return templatesWithPorts(ctx.repo)
-    .filter((t) => t.resource === run.workload)
-    .map((t) => t.labels);
+  return (byWorkload.get(run.workload) ?? []).map((t) => t.labels);
 }
 
 /** What runs, for a message: `Deployment x runs "y" (container c)`. */
@@ -90,12 +88,13 @@ export const apiEgressCheck: PolicyCheck = {
     const policies = placedPolicies(ctx.repo, ctx.resources, POLICY_KINDS);
     if (policies.length === 0) return;
     const labels = namespaceLabels(ctx.repo);
+    const byWorkload = Map.groupBy(templatesWithPorts(ctx.repo), (t) => t.resource);
     const groups = new Map<string, { run: Run; verdict: Extract<EgressVerdict, { refusedBy: Resource[] }> }[]>();
     const seen = new Set<Resource>();
     for (const run of apiRuns(ctx)) {
       if (seen.has(run.workload) || run.unlisted || run.requests.length === 0 || !mountsToken(run.pod, serviceAccountOf(ctx, run).resource)) continue;
       seen.add(run.workload);
-      for (const podLabels of podLabelsOf(ctx, run)) {
+      for (const podLabels of podLabelsOf(ctx, run, byWorkload)) {
         const verdict = apiServerEgressVerdict(policies, { namespace: run.namespace, labels: podLabels, named: new Map() }, labels);
         if ('unknown' in verdict) {
           ctx.notJudged(

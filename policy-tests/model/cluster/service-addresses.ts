@@ -27,23 +27,29 @@ export interface ServiceIndex {
 
 /** An index of Services whose namespaces are set (`namespace` undefined is the empty namespace). */
 export function indexServices(services: readonly Resource[]): ServiceIndex {
-  const byName = new Map(services.map((s) => [`${s.namespace ?? ''}/${s.name}`, s] as const).reverse());
-  const byLabel = new Map<string, Resource[]>();
-  for (const s of services) {
-    const labels = (dig(s.object, ['metadata', 'labels']) ?? {}) as Record<string, unknown>;
-    for (const key of [`${s.namespace ?? ''}`, ...Object.entries(labels).map(([k, v]) => `${s.namespace ?? ''}\0${k}\0${String(v)}`)]) {
-      const list = byLabel.get(key);
-      if (list) list.push(s);
-      else byLabel.set(key, [s]);
+  // Each built on its first use: most readers ask by name only, and one view's index may only hand out its list.
+  let byName: Map<string, Resource> | undefined;
+  let byLabel: Map<string, Resource[]> | undefined;
+  const labelIndex = (): Map<string, Resource[]> => {
+    const index = new Map<string, Resource[]>();
+    for (const s of services) {
+      const labels = (dig(s.object, ['metadata', 'labels']) ?? {}) as Record<string, unknown>;
+      for (const key of [`${s.namespace ?? ''}`, ...Object.entries(labels).map(([k, v]) => `${s.namespace ?? ''}\0${k}\0${String(v)}`)]) {
+        const list = index.get(key);
+        if (list) list.push(s);
+        else index.set(key, [s]);
+      }
     }
-  }
+    return index;
+  };
   return {
     services,
-    named: (namespace, name) => byName.get(`${namespace}/${name}`),
+    named: (namespace, name) => (byName ??= new Map(services.map((s) => [`${s.namespace ?? ''}/${s.name}`, s] as const).reverse())).get(`${namespace}/${name}`),
     select(namespaces, labels) {
+      byLabel ??= labelIndex();
       const [first, ...rest] = Object.entries(labels);
       return namespaces.flatMap((ns) =>
-        (byLabel.get(first ? `${ns}\0${first[0]}\0${first[1]}` : ns) ?? []).filter((s) =>
+        (byLabel!.get(first ? `${ns}\0${first[0]}\0${first[1]}` : ns) ?? []).filter((s) =>
           rest.every(([k, v]) => (dig(s.object, ['metadata', 'labels', k]) as unknown) === v),
         ),
       );
