@@ -1,13 +1,15 @@
 /**
  * network-policy-egress-path: where the policies that select a pod isolate its egress, each in-cluster address it
- * dials (written in its workload, or in the settings the scripts push into its app) reaches the pods behind that
+ * dials (written in its workload, in the settings the scripts push into its app, in a ConfigMap its pod mounts or
+ * reads variables from, or in a datasource Grafana's sidecar loads into its pod) reaches the pods behind that
  * Service on the port the address names, by some egress rule (model/cilium/egress.ts: NetworkPolicy and
  * CiliumNetworkPolicy as Cilium enforces both). Otherwise the app's calls time out: the torrent client never gets a
  * download, Prowlarr never reaches a manager, with every object accepted. A rule whose peer the gate cannot place (an
  * address block, a group, a deny rule) is said not judged. DNS, the destination's own ingress policies
  * (network-policy-default-deny) and addresses with no port the gate can read are not judged here.
  */
-import { dig, obj, objects, type Obj } from '../../model/core/dig.ts';
+import { dig, obj, objects, str, type Obj } from '../../model/core/dig.ts';
+import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { selectorIndex } from '../../model/core/label-selector.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { scalarText } from '../../model/core/text.ts';
@@ -18,6 +20,8 @@ import { serviceAddresses, serviceIndex, type ServiceAddress, type ServiceIndex 
 import { argoGlobMatch } from '../../model/core/glob.ts';
 import { SETTINGS_FILES } from '../../model/apps/media-settings.ts';
 import { egressVerdict } from '../../model/cilium/egress.ts';
+import { podSpecOf } from '../../model/core/workloads.ts';
+import { grafanaSidecars, whyNotLoaded } from '../../model/grafana/sidecars.ts';
 import { placedPolicies, reachesPod, type Placed } from '../../model/cluster/network-reach.ts';
 
 const POLICY_KINDS = ['NetworkPolicy', 'CiliumNetworkPolicy', 'CiliumClusterwideNetworkPolicy'];
@@ -42,6 +46,49 @@ function dials(ctx: CheckContext, templates: readonly Template[], namespaces: Re
     for (const address of serviceAddresses(data.data, namespaces)) out.push({ clients, address, at: { data, path: address.path } });
   }
   return out;
+}
+
+/** The ConfigMaps a pod reads: its volumes' (projected ones too), and its containers' envFrom and env references. */
+function configMapsRead(t: Template): Set<string> {
+  const spec = podSpecOf(t.resource)?.spec;
+  const names = new Set<string>();
+  for (const v of objects(dig(spec, ['volumes']))) {
+    names.add(str(dig(v, ['configMap', 'name'])));
+    for (const s of objects(dig(v, ['projected', 'sources']))) names.add(str(dig(s, ['configMap', 'name'])));
+  }
+  for (const c of [...objects(dig(spec, ['containers'])), ...objects(dig(spec, ['initContainers']))]) {
+    for (const e of objects(c.envFrom)) names.add(str(dig(e, ['configMapRef', 'name'])));
+    for (const e of objects(c.env)) names.add(str(dig(e, ['valueFrom', 'configMapKeyRef', 'name'])));
+  }
+  names.delete('');
+  return names;
+}
+
+/**
+ * The addresses written in the files a pod reads: each ConfigMap it mounts or reads variables from, and the
+ * datasources Grafana's sidecar loads into the pod that runs it (model/grafana/sidecars.ts), each address once, with
+ * every pod that reads it. Said where it is written: the ConfigMap's key.
+ */
+function configDials(ctx: CheckContext, templates: readonly Template[], namespaces: ReadonlySet<string>): Dial[] {
+  const readers = new Map<Resource, Template[]>();
+  const configMaps = new Map(
+    ctx.resources.filter((r) => r.kind === 'ConfigMap').map((r) => [`${namespaceOrDestination(ctx.repo, r) ?? ''}/${r.name}`, r] as const),
+  );
+  for (const t of templates)
+    for (const name of configMapsRead(t)) {
+      const cm = configMaps.get(`${t.namespace}/${name}`);
+      if (cm) readers.set(cm, [...(readers.get(cm) ?? []), t]);
+    }
+  for (const s of grafanaSidecars(ctx.repo, ctx.resources).filter((x) => x.what === 'datasources' && x.workload)) {
+    const pods = templates.filter((t) => t.resource === s.workload);
+    for (const r of ctx.resources.filter((x) => x.kind === 'ConfigMap' || x.kind === 'Secret'))
+      if (whyNotLoaded(r, namespaceOrDestination(ctx.repo, r) ?? '', s) === undefined) readers.set(r, [...(readers.get(r) ?? []), ...pods]);
+  }
+  return [...readers].flatMap(([r, clients]) =>
+    serviceAddresses(r.object, namespaces)
+      .filter((a) => a.path[0] === 'data' || a.path[0] === 'stringData')
+      .map((address) => ({ clients, address, at: { resource: r, path: address.path } })),
+  );
 }
 
 /** The Service a dial reaches and the pod port it sends to: the Service port the address names, or its one port. */
@@ -85,7 +132,7 @@ function judgeDial(
 export const egressPathCheck: PolicyCheck = {
   id: 'network-policy-egress-path',
   description:
-    "Where the NetworkPolicies and CiliumNetworkPolicies that select a pod isolate its egress, every in-cluster address it dials (in its workload's object, or in the settings its app folder pushes into the app) reaches the pods behind that Service on the port the address names by some egress rule, as Cilium enforces both kinds; otherwise the app's calls time out with every object accepted (invariants P1).",
+    "Where the NetworkPolicies and CiliumNetworkPolicies that select a pod isolate its egress, every in-cluster address it dials (in its workload's object, in the settings its app folder pushes into the app, in a ConfigMap its pod mounts or reads variables from, or in a datasource Grafana's sidecar loads into it) reaches the pods behind that Service on the port the address names by some egress rule, as Cilium enforces both kinds; otherwise the app's calls time out with every object accepted (invariants P1).",
   invariants: ['P1'],
   remediation:
     "add an egress rule to the caller's namespace policy that allows the callee's namespace and pods on the Service's targetPort (a NetworkPolicy `to`, or a CiliumNetworkPolicy's toEndpoints with k8s:io.kubernetes.pod.namespace)",
@@ -103,6 +150,6 @@ export const egressPathCheck: PolicyCheck = {
     const policies = placedPolicies(ctx.repo, ctx.resources, POLICY_KINDS);
     const services = serviceIndex(ctx.repo, ctx.resources);
     const env = { pods: selectorIndex(templates, (t) => t.labels), services, policies, labels: namespaceLabels(ctx.repo) };
-    for (const dial of dials(ctx, templates, namespaces)) judgeDial(ctx, dial, env);
+    for (const dial of [...dials(ctx, templates, namespaces), ...configDials(ctx, templates, namespaces)]) judgeDial(ctx, dial, env);
   },
 };

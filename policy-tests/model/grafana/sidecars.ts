@@ -27,6 +27,8 @@ export interface Sidecar {
   /** The namespaces it reads; every one where undefined. */
   namespaces?: ReadonlySet<string>;
   kinds: ReadonlySet<string>;
+  /** The rendered workload whose pod runs it (none for one the values set up). */
+  workload?: Resource;
 }
 
 const KINDS: Record<string, string[]> = { configmap: ['ConfigMap'], secret: ['Secret'], both: ['ConfigMap', 'Secret'] };
@@ -45,8 +47,8 @@ export function renderedSidecars(repo: Repo, resources: readonly Resource[]): Si
       for (const container of [...objects(spec.containers), ...objects(spec.initContainers)]) {
         const env = new Map(objects(container.env).map((e) => [str(e.name), str(e.value)]));
         if (!env.has('LABEL') || !env.has('FOLDER')) continue;
-        out.push(
-          sidecar(
+        out.push({
+          ...sidecar(
             `${workload.kind} ${workload.name}'s ${str(container.name)}`,
             namespaceOrDestination(repo, workload) ?? '',
             {
@@ -58,7 +60,8 @@ export function renderedSidecars(repo: Repo, resources: readonly Resource[]): Si
             },
             str(container.name).includes('datasource') ? 'datasources' : str(container.name).includes('dashboard') ? 'dashboards' : 'other',
           ),
-        );
+          workload,
+        });
       }
   return out;
 }

@@ -52,4 +52,32 @@ describe('network-policy-egress-path', () => {
     ]);
     expect(unpackerr[0]?.[1]).toMatch(/let it reach none of them on that port: the connection times out$/);
   });
+
+  it('judges an address in a ConfigMap the pod mounts or reads variables from, at the key that holds it', () => {
+    const configMap = (name: string, data: Record<string, string>) =>
+      ({
+        ...repo.resources.find((r) => r.kind === 'ConfigMap')!,
+        kind: 'ConfigMap',
+        apiVersion: 'v1',
+        name,
+        namespace: 'portfolio',
+        object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'portfolio' }, data },
+      }) as unknown as Resource;
+    const reading = (how: 'volume' | 'envFrom') =>
+      repo.resources.map((r) => {
+        if (r.kind !== 'Deployment' || r.name !== 'portfolio-api') return r;
+        const object = structuredClone(r.object) as { spec: { template: { spec: { volumes?: unknown[]; containers: Record<string, unknown>[] } } } };
+        const pod = object.spec.template.spec;
+        if (how === 'volume') pod.volumes = [...(pod.volumes ?? []), { name: 'upstream', configMap: { name: 'upstream' } }];
+        else pod.containers[0]!.envFrom = [{ configMapRef: { name: 'upstream' } }];
+        return { ...r, object } as Resource;
+      });
+    const upstream = configMap('upstream', { 'upstream.yaml': 'feed: http://sonarr.media.svc:8989/api\n' });
+    for (const how of ['volume', 'envFrom'] as const)
+      expect(findings({ ...repo, resources: [...reading(how), upstream] })).toEqual([
+        ['fail', expect.stringMatching(/^Deployment portfolio-api dials http:\/\/sonarr\.media\.svc:8989 .*let it reach none of them on that port/)],
+      ]);
+    // Not read by any pod, or only in its metadata: nothing dials it.
+    expect(findings({ ...repo, resources: [...repo.resources, upstream] })).toEqual([]);
+  });
 });
