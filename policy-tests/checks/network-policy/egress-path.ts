@@ -86,7 +86,8 @@ function configDials(ctx: CheckContext, templates: readonly Template[], namespac
   }
   return [...readers].flatMap(([r, clients]) =>
     serviceAddresses(r.object, namespaces)
-      .filter((a) => a.path[0] === 'data' || a.path[0] === 'stringData')
+      // A ConfigMap's text; a Secret's only where written as text (stringData), never its encoded data.
+      .filter((a) => a.path[0] === 'stringData' || (a.path[0] === 'data' && r.kind === 'ConfigMap'))
       .map((address) => ({ clients, address, at: { resource: r, path: address.path } })),
   );
 }
