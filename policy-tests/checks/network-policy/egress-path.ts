@@ -2,7 +2,7 @@
  * network-policy-egress-path: where the policies that select a pod isolate its egress, each in-cluster address it
  * dials (written in its workload, in the settings the scripts push into its app, in a ConfigMap its pod mounts or
  * reads variables from, or in a datasource Grafana's sidecar loads into its pod) reaches the pods behind that
- * Service on the port the address names, by some egress rule (model/cilium/egress.ts: NetworkPolicy and
+ * Service (the repository's, or those the operator makes for a Prometheus or an Alertmanager) on the port the address names, by some egress rule (model/cilium/egress.ts: NetworkPolicy and
  * CiliumNetworkPolicy as Cilium enforces both). Otherwise the app's calls time out: the torrent client never gets a
  * download, Prowlarr never reaches a manager, with every object accepted. A rule whose peer the gate cannot place (an
  * address block, a group, a deny rule) is said not judged. DNS, the destination's own ingress policies
@@ -15,14 +15,14 @@ import type { Resource } from '../../model/core/manifest.ts';
 import { scalarText } from '../../model/core/text.ts';
 import type { CheckContext, FailurePlace, PolicyCheck } from '../../model/checks/kit.ts';
 import { namespaceLabels, templatesWithPorts, type Template } from '../../model/cluster/pod-templates.ts';
-import { opaqueNamespaces } from '../../model/cluster/providers.ts';
+import { opaqueNamespaces, operatorPodsSelected } from '../../model/cluster/providers.ts';
 import { serviceAddresses, serviceIndex, type ServiceAddress, type ServiceIndex } from '../../model/cluster/service-addresses.ts';
 import { argoGlobMatch } from '../../model/core/glob.ts';
 import { SETTINGS_FILES } from '../../model/apps/media-settings.ts';
 import { egressVerdict } from '../../model/cilium/egress.ts';
 import { podSpecOf } from '../../model/core/workloads.ts';
 import { grafanaSidecars, whyNotLoaded } from '../../model/grafana/sidecars.ts';
-import { placedPolicies, reachesPod, type Placed } from '../../model/cluster/network-reach.ts';
+import { placedPolicies, reachesPod, type Placed, type PodPorts } from '../../model/cluster/network-reach.ts';
 
 const POLICY_KINDS = ['NetworkPolicy', 'CiliumNetworkPolicy', 'CiliumClusterwideNetworkPolicy'];
 
@@ -92,6 +92,24 @@ function configDials(ctx: CheckContext, templates: readonly Template[], namespac
   );
 }
 
+/** The web port the operator gives the pods it makes for each kind (its container port `spec.portName`, `web` where unset). */
+const OPERATOR_WEB_PORTS: Readonly<Record<string, string>> = { Prometheus: '9090', Alertmanager: '9093' };
+
+/** The pods the operator makes for the Prometheuses and Alertmanagers a Service's selector selects, with their web port. */
+const operatorPodsOf =
+  (ctx: CheckContext) =>
+  (namespace: string, selector: Obj): (PodPorts & { resource: Resource })[] =>
+    operatorPodsSelected(
+      ctx.repo,
+      ctx.resources.filter((r) => Object.hasOwn(OPERATOR_WEB_PORTS, r.kind)),
+      { namespace, selector },
+    ).map(({ owner, labels }) => ({
+      namespace,
+      labels,
+      named: new Map([[str(dig(owner.object, ['spec', 'portName'])) || 'web', OPERATOR_WEB_PORTS[owner.kind]!]]),
+      resource: owner,
+    }));
+
 /** The Service a dial reaches and the pod port it sends to: the Service port the address names, or its one port. */
 function target(services: ServiceIndex, address: ServiceAddress): { service: Resource; port: string } | undefined {
   const service = services.named(address.namespace, address.service);
@@ -103,15 +121,24 @@ function target(services: ServiceIndex, address: ServiceAddress): { service: Res
 function judgeDial(
   ctx: CheckContext,
   dial: Dial,
-  env: { pods: (selector: Obj) => Template[]; services: ServiceIndex; policies: Placed[]; labels: Map<string, Obj> },
+  env: {
+    pods: (selector: Obj) => Template[];
+    operatorPods: (namespace: string, selector: Obj) => (PodPorts & { resource: Resource })[];
+    services: ServiceIndex;
+    policies: Placed[];
+    labels: Map<string, Obj>;
+  },
 ): void {
   const reached = target(env.services, dial.address);
   if (!reached) return; // no such Service or port: closure-service says so
   const selector = obj(dig(reached.service.object, ['spec', 'selector']));
   if (Object.keys(selector).length === 0) return;
-  const pods = env.pods({ matchLabels: selector }).filter((t) => t.namespace === dial.address.namespace && reachesPod(t, reached.port));
+  const pods: (PodPorts & { resource: Resource })[] = [
+    ...env.pods({ matchLabels: selector }).filter((t) => t.namespace === dial.address.namespace),
+    ...env.operatorPods(dial.address.namespace, selector),
+  ].filter((p) => reachesPod(p, reached.port));
   for (const client of dial.clients) {
-    if (pods.includes(client)) continue; // its own address, which it hands to others
+    if (pods.some((p) => p === client)) continue; // its own address, which it hands to others
     const verdicts = pods.map((pod) =>
       egressVerdict(env.policies, client, { pod, port: reached.port, service: { namespace: dial.address.namespace, name: reached.service.name } }, env.labels),
     );
@@ -150,7 +177,7 @@ export const egressPathCheck: PolicyCheck = {
     const namespaces = new Set(ctx.resources.flatMap((r) => (r.kind === 'Namespace' ? [r.name] : r.namespace ? [r.namespace] : [])));
     const policies = placedPolicies(ctx.repo, ctx.resources, POLICY_KINDS);
     const services = serviceIndex(ctx.repo, ctx.resources);
-    const env = { pods: selectorIndex(templates, (t) => t.labels), services, policies, labels: namespaceLabels(ctx.repo) };
+    const env = { pods: selectorIndex(templates, (t) => t.labels), operatorPods: operatorPodsOf(ctx), services, policies, labels: namespaceLabels(ctx.repo) };
     for (const dial of [...dials(ctx, templates, namespaces), ...configDials(ctx, templates, namespaces)]) judgeDial(ctx, dial, env);
   },
 };

@@ -80,4 +80,36 @@ describe('network-policy-egress-path', () => {
     // Not read by any pod, or only in its metadata: nothing dials it.
     expect(findings({ ...repo, resources: [...repo.resources, upstream] })).toEqual([]);
   });
+
+  it('reaches the pods the operator makes for a Prometheus, behind its Service, on its web port by name', () => {
+    const template = repo.resources.find((r) => r.kind === 'Service')!;
+    const make = (kind: string, apiVersion: string, name: string, body: Record<string, unknown>) =>
+      ({
+        ...template,
+        kind,
+        apiVersion,
+        name,
+        namespace: 'monitoring',
+        object: { apiVersion, kind, metadata: { name, namespace: 'monitoring' }, ...body },
+      }) as unknown as Resource;
+    const prometheus = make('Prometheus', 'monitoring.coreos.com/v1', 'k8s', { spec: {} });
+    const service = make('Service', 'v1', 'prom', { spec: { selector: { prometheus: 'k8s' }, ports: [{ name: 'web', port: 9090, targetPort: 'web' }] } });
+    const resources = repo.resources.map((r) => {
+      if (r.kind !== 'Deployment' || r.name !== 'portfolio-api') return r;
+      const object = structuredClone(r.object) as { spec: { template: { spec: { containers: Record<string, unknown>[] } } } };
+      const c = object.spec.template.spec.containers[0]!;
+      c.env = [...((c.env as unknown[]) ?? []), { name: 'METRICS_QUERY_URL', value: 'http://prom.monitoring.svc:9090' }];
+      return { ...r, object } as Resource;
+    });
+    expect(findings({ ...repo, resources: [...resources, prometheus, service] })).toEqual([
+      [
+        'fail',
+        expect.stringMatching(
+          /^Deployment portfolio-api dials http:\/\/prom\.monitoring\.svc:9090 \(port web of the pods of Prometheus k8s\), and the egress policies/,
+        ),
+      ],
+    ]);
+    // Without the operator's pods behind it (no Prometheus), nothing is dialled that the gate can place.
+    expect(findings({ ...repo, resources: [...resources, service] })).toEqual([]);
+  });
 });
