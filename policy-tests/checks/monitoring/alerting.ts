@@ -14,15 +14,12 @@ import { dig, obj, objects, str, type Obj } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { Path } from '../../model/core/positions.ts';
 import { createdAtRuntime } from '../../model/argocd/app-declarations.ts';
-import { opaqueNamespaces, operatorPodsSelected } from '../../model/cluster/providers.ts';
+import { opaqueNamespaces, operatorPodsSelected, type OperatorPod } from '../../model/cluster/providers.ts';
 import type { CheckContext, FailurePlace, PolicyCheck } from '../../model/checks/kit.ts';
 import { prometheusViews, type PrometheusView } from '../../model/prometheus-operator/selection.ts';
 import { alertmanagerTarget } from '../../model/prometheus-operator/discovery.ts';
 import { scalarText } from '../../model/core/text.ts';
 import { serviceIndex } from '../../model/cluster/service-addresses.ts';
-
-/** The container port the operator gives an Alertmanager's web listener (pkg/alertmanager/statefulset.go). */
-const ALERTMANAGER_WEB_PORT = 9093;
 
 /** Alertmanager's route prefix as it normalizes it, and Prometheus' path prefix as it joins the API path to it. */
 const prefix = (p: unknown): string => `/${str(p).replace(/^\/+|\/+$/g, '')}`;
@@ -40,16 +37,16 @@ function noAlertmanagerPlace(view: PrometheusView): FailurePlace {
   return placeOf(view, ['spec'], off ? ['prometheus', 'prometheusSpec', 'disableAlerting'] : ['alertmanager', 'enabled']);
 }
 
-/** The Alertmanagers whose pods (the labels the operator gives them) a Service selects, in its namespace. */
-function alertmanagersBehind(ctx: CheckContext, svc: Resource, namespace: string): Resource[] {
+/** The pods the operator makes for the Alertmanagers a Service selects, in its namespace, each with its web port. */
+function alertmanagerPodsBehind(ctx: CheckContext, svc: Resource, namespace: string): OperatorPod[] {
   const alertmanagers = ctx.resources.filter((r) => r.kind === 'Alertmanager');
-  return operatorPodsSelected(ctx.repo, alertmanagers, { namespace, selector: obj(dig(svc.object, ['spec', 'selector'])) }).map((p) => p.owner);
+  return operatorPodsSelected(ctx.repo, alertmanagers, { namespace, selector: obj(dig(svc.object, ['spec', 'selector'])) });
 }
 
-/** Whether a Service's port sends to the Alertmanagers' web listener: its target is 9093, or the web port's name. */
-function reachesWebPort(port: Obj, alertmanagers: readonly Resource[]): boolean {
+/** Whether a Service's port sends to the pods' web listener: its target is the web port's number or its name. */
+function reachesWebPort(port: Obj, pods: readonly OperatorPod[]): boolean {
   const target = scalarText(port.targetPort ?? port.port);
-  return target === String(ALERTMANAGER_WEB_PORT) || alertmanagers.some((am) => target === (str(dig(am.object, ['spec', 'portName'])) || 'web'));
+  return pods.some((p) => p.named.has(target) || [...p.named.values()].includes(target));
 }
 
 function judgeEntry(ctx: CheckContext, view: PrometheusView, entry: Obj, i: number): void {
@@ -72,15 +69,17 @@ function judgeEntry(ctx: CheckContext, view: PrometheusView, entry: Obj, i: numb
       at('port'),
       `${sends}, port ${port.name}, which the Service does not have (${ports.map((p) => str(p.name)).join(', ')}): no endpoint is kept, and no alert reaches an Alertmanager`,
     );
-  const alertmanagers = alertmanagersBehind(ctx, svc, namespace);
+  const pods = alertmanagerPodsBehind(ctx, svc, namespace);
+  const alertmanagers = pods.map((p) => p.resource);
   if (alertmanagers.length === 0) return ctx.fail(at('name'), `${sends}, whose pods are no Alertmanager's: every alert it posts to /api/v2/alerts is refused`);
-  // A port number keeps the endpoints whose pod's container port has that number: only 9093 is Alertmanager's API.
-  if (port && 'containerPort' in port && (port.containerPort !== ALERTMANAGER_WEB_PORT || !ports.some((p) => reachesWebPort(p, alertmanagers))))
+  // A port number keeps the endpoints whose pod's container port has that number: only the web port is Alertmanager's API.
+  const webPort = Number([...pods[0]!.named.values()][0]);
+  if (port && 'containerPort' in port && (port.containerPort !== webPort || !ports.some((p) => reachesWebPort(p, pods))))
     return ctx.fail(
       at('port'),
-      port.containerPort !== ALERTMANAGER_WEB_PORT
-        ? `${sends}, container port ${port.containerPort}, which is not Alertmanager's web port (${ALERTMANAGER_WEB_PORT}; 9094 is its cluster's): no alert reaches its API`
-        : `${sends}, container port ${ALERTMANAGER_WEB_PORT}, which no port of the Service sends to: no endpoint is kept, and no alert reaches an Alertmanager`,
+      port.containerPort !== webPort
+        ? `${sends}, container port ${port.containerPort}, which is not Alertmanager's web port (${webPort}; 9094 is its cluster's): no alert reaches its API`
+        : `${sends}, container port ${webPort}, which no port of the Service sends to: no endpoint is kept, and no alert reaches an Alertmanager`,
     );
   const local = alertmanagers.find((am) => dig(am.object, ['spec', 'listenLocal']) === true);
   if (local)

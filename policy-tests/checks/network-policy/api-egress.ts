@@ -12,7 +12,7 @@
 import type { Resource } from '../../model/core/manifest.ts';
 import type { CheckContext, FailurePlace, PolicyCheck } from '../../model/checks/kit.ts';
 import { namespaceLabels, templatesWithPorts } from '../../model/cluster/pod-templates.ts';
-import { providedPods } from '../../model/cluster/providers.ts';
+import { operatorPodLabels } from '../../model/cluster/providers.ts';
 import { placedPolicies } from '../../model/cluster/network-reach.ts';
 import { apiServerEgressVerdict, API_SERVER_PORT, type EgressVerdict } from '../../model/cilium/egress.ts';
 import { policyRefusal } from '../../model/cilium/policy-rules.ts';
@@ -29,11 +29,9 @@ const refusedByAgent = (policy: Resource): boolean => {
 };
 
 /** The labels of the pods a run's workload makes: its template's, or those the operator gives a Prometheus' pods. */
-function podLabelsOf(ctx: CheckContext, run: Run, byWorkload: ReadonlyMap<Resource, readonly { labels: Obj }[]>): Obj[] {
-  if (run.workload.kind === 'Prometheus')
-    return providedPods(ctx.repo)
-      .filter((p) => p.namespace === run.namespace && p.name === run.workload.name && p.labels['app.kubernetes.io/name'] === 'prometheus')
-      .map((p) => p.labels);
+function podLabelsOf(run: Run, byWorkload: ReadonlyMap<Resource, readonly { labels: Obj }[]>): Obj[] {
+  const operatorMade = operatorPodLabels(run.workload);
+  if (operatorMade) return [operatorMade];
   return (byWorkload.get(run.workload) ?? []).map((t) => t.labels);
 }
 
@@ -94,7 +92,7 @@ export const apiEgressCheck: PolicyCheck = {
     for (const run of apiRuns(ctx)) {
       if (seen.has(run.workload) || run.unlisted || run.requests.length === 0 || !mountsToken(run.pod, serviceAccountOf(ctx, run).resource)) continue;
       seen.add(run.workload);
-      for (const podLabels of podLabelsOf(ctx, run, byWorkload)) {
+      for (const podLabels of podLabelsOf(run, byWorkload)) {
         const verdict = apiServerEgressVerdict(policies, { namespace: run.namespace, labels: podLabels, named: new Map() }, labels);
         if ('unknown' in verdict) {
           ctx.notJudged(

@@ -8,19 +8,19 @@
  * address block, a group, a deny rule) is said not judged. DNS, the destination's own ingress policies
  * (network-policy-default-deny) and addresses with no port the gate can read are not judged here.
  */
-import { dig, obj, objects, str, type Obj } from '../../model/core/dig.ts';
+import { dig, obj, objects, type Obj } from '../../model/core/dig.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { selectorIndex } from '../../model/core/label-selector.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { scalarText } from '../../model/core/text.ts';
 import type { CheckContext, FailurePlace, PolicyCheck } from '../../model/checks/kit.ts';
 import { namespaceLabels, templatesWithPorts, type Template } from '../../model/cluster/pod-templates.ts';
-import { opaqueNamespaces, operatorPodsSelected } from '../../model/cluster/providers.ts';
+import { opaqueNamespaces, operatorPodsSelected, type OperatorPod } from '../../model/cluster/providers.ts';
 import { serviceAddresses, serviceIndex, type ServiceAddress, type ServiceIndex } from '../../model/cluster/service-addresses.ts';
 import { argoGlobMatch } from '../../model/core/glob.ts';
 import { SETTINGS_FILES } from '../../model/apps/media-settings.ts';
 import { egressVerdict } from '../../model/cilium/egress.ts';
-import { podSpecOf } from '../../model/core/workloads.ts';
+import { podRefs } from '../../model/cluster/references.ts';
 import { grafanaSidecars, whyNotLoaded } from '../../model/grafana/sidecars.ts';
 import { placedPolicies, reachesPod, type Placed, type PodPorts } from '../../model/cluster/network-reach.ts';
 
@@ -48,22 +48,6 @@ function dials(ctx: CheckContext, templates: readonly Template[], namespaces: Re
   return out;
 }
 
-/** The ConfigMaps a pod reads: its volumes' (projected ones too), and its containers' envFrom and env references. */
-function configMapsRead(t: Template): Set<string> {
-  const spec = podSpecOf(t.resource)?.spec;
-  const names = new Set<string>();
-  for (const v of objects(dig(spec, ['volumes']))) {
-    names.add(str(dig(v, ['configMap', 'name'])));
-    for (const s of objects(dig(v, ['projected', 'sources']))) names.add(str(dig(s, ['configMap', 'name'])));
-  }
-  for (const c of [...objects(dig(spec, ['containers'])), ...objects(dig(spec, ['initContainers']))]) {
-    for (const e of objects(c.envFrom)) names.add(str(dig(e, ['configMapRef', 'name'])));
-    for (const e of objects(c.env)) names.add(str(dig(e, ['valueFrom', 'configMapKeyRef', 'name'])));
-  }
-  names.delete('');
-  return names;
-}
-
 /**
  * The addresses written in the files a pod reads: each ConfigMap it mounts or reads variables from, and the
  * datasources Grafana's sidecar loads into the pod that runs it (model/grafana/sidecars.ts), each address once, with
@@ -74,11 +58,12 @@ function configDials(ctx: CheckContext, templates: readonly Template[], namespac
   const configMaps = new Map(
     ctx.resources.filter((r) => r.kind === 'ConfigMap').map((r) => [`${namespaceOrDestination(ctx.repo, r) ?? ''}/${r.name}`, r] as const),
   );
-  for (const t of templates)
-    for (const name of configMapsRead(t)) {
-      const cm = configMaps.get(`${t.namespace}/${name}`);
-      if (cm) readers.set(cm, [...(readers.get(cm) ?? []), t]);
-    }
+  // The ConfigMaps each pod mounts (projected too) or takes variables from, as closure reads a pod's references.
+  const byWorkload = Map.groupBy(templates, (t) => t.resource);
+  for (const ref of podRefs(ctx.repo, [...byWorkload.keys()]).filter((r) => r.kind === 'ConfigMap')) {
+    const cm = configMaps.get(`${ref.namespace ?? ''}/${ref.name}`);
+    if (cm) readers.set(cm, [...new Set([...(readers.get(cm) ?? []), ...byWorkload.get(ref.resource)!])]);
+  }
   for (const s of grafanaSidecars(ctx.repo, ctx.resources).filter((x) => x.what === 'datasources' && x.workload)) {
     const pods = templates.filter((t) => t.resource === s.workload);
     for (const r of ctx.resources.filter((x) => x.kind === 'ConfigMap' || x.kind === 'Secret'))
@@ -92,23 +77,15 @@ function configDials(ctx: CheckContext, templates: readonly Template[], namespac
   );
 }
 
-/** The web port the operator gives the pods it makes for each kind (its container port `spec.portName`, `web` where unset). */
-const OPERATOR_WEB_PORTS: Readonly<Record<string, string>> = { Prometheus: '9090', Alertmanager: '9093' };
-
 /** The pods the operator makes for the Prometheuses and Alertmanagers a Service's selector selects, with their web port. */
 const operatorPodsOf =
   (ctx: CheckContext) =>
-  (namespace: string, selector: Obj): (PodPorts & { resource: Resource })[] =>
+  (namespace: string, selector: Obj): OperatorPod[] =>
     operatorPodsSelected(
       ctx.repo,
-      ctx.resources.filter((r) => Object.hasOwn(OPERATOR_WEB_PORTS, r.kind)),
+      ctx.resources.filter((r) => r.kind === 'Prometheus' || r.kind === 'Alertmanager'),
       { namespace, selector },
-    ).map(({ owner, labels }) => ({
-      namespace,
-      labels,
-      named: new Map([[str(dig(owner.object, ['spec', 'portName'])) || 'web', OPERATOR_WEB_PORTS[owner.kind]!]]),
-      resource: owner,
-    }));
+    );
 
 /** The Service a dial reaches and the pod port it sends to: the Service port the address names, or its one port. */
 function target(services: ServiceIndex, address: ServiceAddress): { service: Resource; port: string } | undefined {
@@ -123,7 +100,7 @@ function judgeDial(
   dial: Dial,
   env: {
     pods: (selector: Obj) => Template[];
-    operatorPods: (namespace: string, selector: Obj) => (PodPorts & { resource: Resource })[];
+    operatorPods: (namespace: string, selector: Obj) => OperatorPod[];
     services: ServiceIndex;
     policies: Placed[];
     labels: Map<string, Obj>;

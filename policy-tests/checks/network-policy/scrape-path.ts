@@ -9,14 +9,14 @@
  * the port, as Cilium enforces NetworkPolicy and CiliumNetworkPolicy together (model/cilium/egress.ts).
  */
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
-import { dig, obj, objects, str, type Obj } from '../../model/core/dig.ts';
+import { dig, obj, objects, type Obj } from '../../model/core/dig.ts';
 import { selectorIndex } from '../../model/core/label-selector.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { Path } from '../../model/core/positions.ts';
 import { scalarText } from '../../model/core/text.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { namespaceLabels, templatesWithPorts, type Template } from '../../model/cluster/pod-templates.ts';
-import { operatorPodsSelected, providedPods } from '../../model/cluster/providers.ts';
+import { operatorPodLabels, operatorPodsSelected } from '../../model/cluster/providers.ts';
 import { placedPolicies, reachesPod, shutOutBy, type Client, type Placed, type PodPorts } from '../../model/cluster/network-reach.ts';
 import { ciliumSelects, egressVerdict, type EgressVerdict } from '../../model/cilium/egress.ts';
 import { notLoadedBecause, prometheusViews, selectable, type PrometheusView } from '../../model/prometheus-operator/selection.ts';
@@ -36,11 +36,9 @@ interface Path_ {
 }
 
 /** The Prometheus as a client: its namespace, and the labels of the pods the operator makes for it where it is rendered. */
-function clientOf(ctx: CheckContext, view: PrometheusView): Client {
-  const pods = view.resource
-    ? providedPods(ctx.repo).filter((p) => p.namespace === view.namespace && p.name === view.name && p.labels['app.kubernetes.io/name'] === 'prometheus')
-    : [];
-  return { namespace: view.namespace, pods: pods.length ? pods.map((p) => p.labels) : undefined };
+function clientOf(view: PrometheusView): Client {
+  const labels = view.resource && operatorPodLabels(view.resource);
+  return { namespace: view.namespace, pods: labels ? [labels] : undefined };
 }
 
 /** The namespaces a monitor reads, as the operator writes its discovery (monitorNamespaces); undefined for every one. */
@@ -67,7 +65,6 @@ interface Scope {
   /** The pod templates a selector matches, and the Services by namespace and those a selector matches (indexed once). */
   pods: (selector: Obj) => Template[];
   services: ServiceIndex;
-  servicesMatching: (selector: Obj) => Resource[];
   /** CiliumNetworkPolicies with ingress rules, each with its namespace. */
   cilium: Placed[];
   policies: Placed[];
@@ -80,8 +77,8 @@ interface Scope {
 
 function serviceMonitorPaths(monitor: Resource, own: string, scope: Scope): Path_[] {
   const namespaces = namespacesOf(monitor, own, scope);
-  const services = scope
-    .servicesMatching(obj(dig(monitor.object, ['spec', 'selector'])))
+  const services = scope.services
+    .matching(obj(dig(monitor.object, ['spec', 'selector'])))
     .map((s) => ({ s, ns: s.namespace ?? '' }))
     .filter(({ ns }) => !namespaces || namespaces.includes(ns));
   return objects(dig(monitor.object, ['spec', 'endpoints'])).flatMap((e, i) =>
@@ -123,15 +120,12 @@ function podMonitorPaths(monitor: Resource, own: string, scope: Scope): Path_[] 
 }
 
 /** The pods the operator makes for each Alertmanager a Service selects, with the web port it names (statefulset.go: spec.portName, `web` where unset, on 9093). */
-function alertmanagerPods(ctx: CheckContext, service: Resource, namespace: string): Path_['pods'] {
-  const alertmanagers = ctx.resources.filter((r) => r.kind === 'Alertmanager');
-  return operatorPodsSelected(ctx.repo, alertmanagers, { namespace, selector: obj(dig(service.object, ['spec', 'selector'])) }).map(({ owner, labels }) => ({
-    namespace,
-    labels,
-    named: new Map([[str(dig(owner.object, ['spec', 'portName'])) || 'web', '9093']]),
-    resource: owner,
-  }));
-}
+const alertmanagerPods = (ctx: CheckContext, service: Resource, namespace: string): Path_['pods'] =>
+  operatorPodsSelected(
+    ctx.repo,
+    ctx.resources.filter((r) => r.kind === 'Alertmanager'),
+    { namespace, selector: obj(dig(service.object, ['spec', 'selector'])) },
+  );
 
 /** Each Alertmanager the rendered Prometheus sends to, through its Service (its values-built entries are the chart's own). */
 function alertingPaths(ctx: CheckContext, view: PrometheusView, scope: Scope): Path_[] {
@@ -248,7 +242,6 @@ export const scrapePathCheck: PolicyCheck = {
     const scope: Scope = {
       pods: selectorIndex(templatesWithPorts(ctx.repo), (t) => t.labels),
       services,
-      servicesMatching: selectorIndex(services.services, (s) => obj(dig(s.object, ['metadata', 'labels']))),
       cilium: placed('CiliumNetworkPolicy').filter(({ policy }) => ['ingress', 'ingressDeny'].some((k) => dig(policy.object, ['spec', k]) !== undefined)),
       policies: placed('NetworkPolicy'),
       egress: placedPolicies(ctx.repo, ctx.resources, ['NetworkPolicy', 'CiliumNetworkPolicy', 'CiliumClusterwideNetworkPolicy']),
@@ -258,7 +251,7 @@ export const scrapePathCheck: PolicyCheck = {
     const { namespaces } = scope;
     const monitors = ctx.resources.filter((r) => r.kind === 'ServiceMonitor' || r.kind === 'PodMonitor');
     for (const view of prometheusViews(ctx)) {
-      const client = clientOf(ctx, view);
+      const client = clientOf(view);
       const loaded = monitors.filter((m) => notLoadedBecause(view, selectable(ctx, m), namespaces) === undefined);
       const inView = { ...scope, ignoreSelectors: view.spec.ignoreNamespaceSelectors === true };
       const paths = [

@@ -55,24 +55,42 @@ export function ciliumSelects(selector: unknown, pod: PodPorts, namespaceLabels:
 }
 
 /** Whether a port list admits the destination's port; a list that is absent or empty admits every port. */
-function portsAdmit(ports: Obj[], dest: Destination): boolean {
+/** The port a connection goes to, as a rule's port is held to it: the same port (by number, or a name it has), and its number. */
+interface TargetPort {
+  same: (port: string) => boolean;
+  number: number;
+}
+
+/** A pod's port: a number, or the name one of its containers gives a number. */
+const podPort = (dest: Destination): TargetPort => ({
+  same: (port) => samePort(dest.pod, port, dest.port),
+  number: Number(dest.pod.named.get(dest.port) ?? dest.port),
+});
+
+/** Whether a port list admits the port, TCP (or any protocol); a list that is absent or empty admits every port. */
+function portsAdmit(ports: Obj[], target: TargetPort): boolean {
   if (ports.length === 0) return true;
   return ports.some((p) => {
     const protocol = str(p.protocol) || 'TCP';
     if (protocol !== 'TCP' && protocol !== 'ANY') return false;
     if (p.port === undefined) return true;
     const from = scalarText(p.port);
-    if (samePort(dest.pod, from, dest.port) || from === '0') return true;
-    const number = Number(dest.pod.named.get(dest.port) ?? dest.port);
+    if (target.same(from) || from === '0') return true;
     const end = Number(scalarText(p.endPort ?? p.endport ?? ''));
-    return Number.isInteger(end) && end > 0 && Number(from) <= number && number <= end;
+    return Number.isInteger(end) && end > 0 && Number(from) <= target.number && target.number <= end;
   });
 }
+
+/** Whether a Cilium rule's toPorts admit the port: absent or empty, or one of its entries' ports. */
+const toPortsAdmit = (rule: Obj, target: TargetPort): boolean => {
+  const toPorts = list(rule.toPorts).map(obj);
+  return toPorts.length === 0 || toPorts.some((tp) => portsAdmit(list(tp.ports).map(obj), target));
+};
 
 type RuleVerdict = 'admits' | 'no' | 'unknown';
 
 function networkPolicyRule(rule: Obj, placed: Placed, dest: Destination, namespaceLabels: ReadonlyMap<string, Obj>): RuleVerdict {
-  if (!portsAdmit(list(rule.ports).map(obj), dest)) return 'no';
+  if (!portsAdmit(list(rule.ports).map(obj), podPort(dest))) return 'no';
   const to = list(rule.to).map(obj);
   if (to.length === 0) return 'admits';
   const verdicts = to.map((peer): RuleVerdict => {
@@ -87,8 +105,7 @@ function networkPolicyRule(rule: Obj, placed: Placed, dest: Destination, namespa
 }
 
 function ciliumRule(rule: Obj, placed: Placed, dest: Destination, namespaceLabels: ReadonlyMap<string, Obj>): RuleVerdict {
-  const toPorts = list(rule.toPorts).map(obj);
-  if (toPorts.length > 0 && !toPorts.some((tp) => portsAdmit(list(tp.ports).map(obj), dest))) return 'no';
+  if (!toPortsAdmit(rule, podPort(dest))) return 'no';
   if (list(rule.toEndpoints).some((s) => ciliumSelects(s, dest.pod, namespaceLabels, placed.namespace))) return 'admits';
   if (list(rule.toEntities).some((e) => e === 'cluster' || e === 'all')) return 'admits';
   const services = list(rule.toServices).map(obj);
@@ -121,18 +138,8 @@ export const egressVerdict = (policies: readonly Placed[], client: PodPorts, des
  */
 export const API_SERVER_PORT = 6443;
 
-/** Whether a port list admits the API server's port: by number or range (a port name is a pod's, never the API server's). */
-function admitsApiServer(ports: Obj[]): boolean {
-  if (ports.length === 0) return true;
-  return ports.some((p) => {
-    const protocol = str(p.protocol) || 'TCP';
-    if (protocol !== 'TCP' && protocol !== 'ANY') return false;
-    if (p.port === undefined) return true;
-    const from = Number(scalarText(p.port));
-    const end = Number(scalarText(p.endPort ?? p.endport ?? ''));
-    return from === API_SERVER_PORT || from === 0 || (Number.isInteger(end) && end > 0 && from <= API_SERVER_PORT && API_SERVER_PORT <= end);
-  });
-}
+/** The API server's port: only its number reaches it (a port name is a pod's). */
+const API_SERVER: TargetPort = { same: (port) => port === String(API_SERVER_PORT), number: API_SERVER_PORT };
 
 /**
  * The verdict on a connection from `client` to the API server. It is no pod: a NetworkPolicy lets it through only by a
@@ -143,13 +150,12 @@ function admitsApiServer(ports: Obj[]): boolean {
 export const apiServerEgressVerdict = (policies: readonly Placed[], client: PodPorts, namespaceLabels: ReadonlyMap<string, Obj>): EgressVerdict =>
   verdictOf(policies, client, namespaceLabels, {
     networkPolicy(rule) {
-      if (!admitsApiServer(list(rule.ports).map(obj))) return 'no';
+      if (!portsAdmit(list(rule.ports).map(obj), API_SERVER)) return 'no';
       const to = list(rule.to).map(obj);
       return to.length === 0 ? 'admits' : to.some((peer) => 'ipBlock' in peer) ? 'unknown' : 'no';
     },
     cilium(rule) {
-      const toPorts = list(rule.toPorts).map(obj);
-      if (toPorts.length > 0 && !toPorts.some((tp) => admitsApiServer(list(tp.ports).map(obj)))) return 'no';
+      if (!toPortsAdmit(rule, API_SERVER)) return 'no';
       const entities = list(rule.toEntities).map(str);
       if (entities.some((e) => e === 'kube-apiserver' || e === 'cluster' || e === 'all')) return 'admits';
       const service = list(rule.toServices).map((s) => obj(obj(s).k8sService));

@@ -50,24 +50,33 @@ export interface ProvidedPod {
 }
 
 /**
- * The pods an operator makes from a custom resource, and the labels it gives them: prometheus-operator's
- * StatefulSets for a Prometheus and an Alertmanager (its pod labels), besides whatever spec.podMetadata adds.
+ * The pods an operator makes from a custom resource, the labels it gives them and the container port its web listener
+ * has (named by spec.portName, `web` where unset): prometheus-operator's StatefulSets for a Prometheus (9090) and an
+ * Alertmanager (9093; statefulset.go), besides whatever spec.podMetadata adds to the labels.
  */
-const OPERATOR_POD_LABELS: Readonly<Record<string, (name: string) => Record<string, string>>> = {
-  'monitoring.coreos.com/Prometheus': (name) => ({
-    'app.kubernetes.io/name': 'prometheus',
-    'app.kubernetes.io/instance': name,
-    'app.kubernetes.io/managed-by': 'prometheus-operator',
-    'operator.prometheus.io/name': name,
-    prometheus: name,
-  }),
-  'monitoring.coreos.com/Alertmanager': (name) => ({
-    'app.kubernetes.io/name': 'alertmanager',
-    'app.kubernetes.io/instance': name,
-    'app.kubernetes.io/managed-by': 'prometheus-operator',
-    alertmanager: name,
-  }),
+const OPERATOR_PODS: Readonly<Record<string, { labels: (name: string) => Record<string, string>; webPort: string }>> = {
+  'monitoring.coreos.com/Prometheus': {
+    labels: (name) => ({
+      'app.kubernetes.io/name': 'prometheus',
+      'app.kubernetes.io/instance': name,
+      'app.kubernetes.io/managed-by': 'prometheus-operator',
+      'operator.prometheus.io/name': name,
+      prometheus: name,
+    }),
+    webPort: '9090',
+  },
+  'monitoring.coreos.com/Alertmanager': {
+    labels: (name) => ({
+      'app.kubernetes.io/name': 'alertmanager',
+      'app.kubernetes.io/instance': name,
+      'app.kubernetes.io/managed-by': 'prometheus-operator',
+      alertmanager: name,
+    }),
+    webPort: '9093',
+  },
 };
+
+const operatorOf = (r: Resource) => OPERATOR_PODS[`${r.apiVersion.split('/')[0]}/${r.kind}`];
 
 /**
  * The pods the cluster runs that no pod template of the repository describes: those the distribution runs
@@ -85,23 +94,28 @@ export const providedPods = perRepo((repo: Repo): ProvidedPod[] => {
 });
 
 /** The labels of the pods an operator makes from a custom resource, or undefined where no operator the model knows makes any. */
-function operatorPodLabels(r: Resource): Record<string, string> | undefined {
-  const labelsOf = OPERATOR_POD_LABELS[`${r.apiVersion.split('/')[0]}/${r.kind}`];
-  if (!labelsOf) return undefined;
-  return { ...((dig(r.object, ['spec', 'podMetadata', 'labels']) ?? {}) as Record<string, string>), ...labelsOf(r.name) };
+export function operatorPodLabels(r: Resource): Record<string, string> | undefined {
+  const operator = operatorOf(r);
+  if (!operator) return undefined;
+  return { ...((dig(r.object, ['spec', 'podMetadata', 'labels']) ?? {}) as Record<string, string>), ...operator.labels(r.name) };
 }
 
-/** Of these custom resources, those in `namespace` whose operator-made pods a Service's selector selects, each with its pods' labels. */
-export function operatorPodsSelected(
-  repo: Repo,
-  owners: readonly Resource[],
-  at: { namespace: string; selector: Record<string, unknown> },
-): { owner: Resource; labels: Record<string, string> }[] {
+/** A pod an operator makes: its owner, namespace and labels, and its web port by name (as a pod template's ports are). */
+export interface OperatorPod {
+  resource: Resource;
+  namespace: string;
+  labels: Record<string, string>;
+  named: Map<string, string>;
+}
+
+/** Of these custom resources, those in `namespace` whose operator-made pods a Service's selector selects, as those pods. */
+export function operatorPodsSelected(repo: Repo, owners: readonly Resource[], at: { namespace: string; selector: Record<string, unknown> }): OperatorPod[] {
   if (Object.keys(at.selector).length === 0) return [];
   return owners.flatMap((owner) => {
     const labels = operatorPodLabels(owner);
-    if (!labels || (namespaceOrDestination(repo, owner) ?? '') !== at.namespace) return [];
-    return selectorMatches({ matchLabels: at.selector }, labels) ? [{ owner, labels }] : [];
+    if (!labels || (namespaceOrDestination(repo, owner) ?? '') !== at.namespace || !selectorMatches({ matchLabels: at.selector }, labels)) return [];
+    const port = str(dig(owner.object, ['spec', 'portName'])) || 'web';
+    return [{ resource: owner, namespace: at.namespace, labels, named: new Map([[port, operatorOf(owner)!.webPort]]) }];
   });
 }
 

@@ -11,7 +11,8 @@
  */
 import type { Path } from '../core/positions.ts';
 import { perObject } from '../core/per-object.ts';
-import { dig } from '../core/dig.ts';
+import { dig, obj, type Obj } from '../core/dig.ts';
+import { selectorIndex } from '../core/label-selector.ts';
 import type { Resource } from '../core/manifest.ts';
 import { namespaceOrDestination } from '../argocd/argocd.ts';
 import type { Repo } from '../repository/repo.ts';
@@ -21,7 +22,9 @@ export interface ServiceIndex {
   /** Each Service with its namespace set (a manifest that leaves it to Argo CD gets the destination's). */
   services: readonly Resource[];
   named(namespace: string, name: string): Resource | undefined;
-  /** The Services in these namespaces that carry every one of these labels. */
+  /** The Services, in any namespace, whose labels a label selector (a monitor's) matches. */
+  matching(selector: Obj | undefined): Resource[];
+  /** The Services in these namespaces that carry every one of these labels, namespace by namespace. */
   select(namespaces: readonly string[], labels: Readonly<Record<string, string>>): Resource[];
 }
 
@@ -29,30 +32,15 @@ export interface ServiceIndex {
 export function indexServices(services: readonly Resource[]): ServiceIndex {
   // Each built on its first use: most readers ask by name only, and one view's index may only hand out its list.
   let byName: Map<string, Resource> | undefined;
-  let byLabel: Map<string, Resource[]> | undefined;
-  const labelIndex = (): Map<string, Resource[]> => {
-    const index = new Map<string, Resource[]>();
-    for (const s of services) {
-      const labels = (dig(s.object, ['metadata', 'labels']) ?? {}) as Record<string, unknown>;
-      for (const key of [`${s.namespace ?? ''}`, ...Object.entries(labels).map(([k, v]) => `${s.namespace ?? ''}\0${k}\0${String(v)}`)]) {
-        const list = index.get(key);
-        if (list) list.push(s);
-        else index.set(key, [s]);
-      }
-    }
-    return index;
-  };
+  let byLabel: ((selector: Obj | undefined) => Resource[]) | undefined;
+  const matching = (selector: Obj | undefined) => (byLabel ??= selectorIndex(services, (s) => obj(dig(s.object, ['metadata', 'labels']))))(selector);
   return {
     services,
     named: (namespace, name) => (byName ??= new Map(services.map((s) => [`${s.namespace ?? ''}/${s.name}`, s] as const).reverse())).get(`${namespace}/${name}`),
+    matching,
     select(namespaces, labels) {
-      byLabel ??= labelIndex();
-      const [first, ...rest] = Object.entries(labels);
-      return namespaces.flatMap((ns) =>
-        (byLabel!.get(first ? `${ns}\0${first[0]}\0${first[1]}` : ns) ?? []).filter((s) =>
-          rest.every(([k, v]) => (dig(s.object, ['metadata', 'labels', k]) as unknown) === v),
-        ),
-      );
+      const found = matching({ matchLabels: labels });
+      return namespaces.flatMap((ns) => found.filter((s) => (s.namespace ?? '') === ns));
     },
   };
 }

@@ -1,8 +1,7 @@
 /**
  * Which Prometheus loads what. The Prometheus operator loads a PrometheusRule, ServiceMonitor, PodMonitor, Probe or
- * ScrapeConfig
- * into a Prometheus only when that Prometheus' selector for the kind matches its labels and its namespace selector its
- * namespace; the API server stores the rest. A null selector selects nothing, an empty one everything; a null
+ * ScrapeConfig into a Prometheus only when that Prometheus' selector for the kind matches its labels and its namespace
+ * selector its namespace; the API server stores the rest. A null selector selects nothing, an empty one everything; a null
  * namespace selector only the Prometheus' own namespace (the Prometheus CRD's field docs).
  *
  * The Prometheus is read as the operator reads it when the chart that makes it was rendered. Where it was not, as
