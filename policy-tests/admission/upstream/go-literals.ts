@@ -288,6 +288,24 @@ export function blockAt(src: string, open: number): string {
   return src.slice(open + 1);
 }
 
+/** Each argument of the call that opens at `open` (its `(`), split at the commas outside brackets and strings. */
+export function callArgumentTexts(src: string, open: number): string[] {
+  const args: string[] = [];
+  let depth = 0;
+  let start = open + 1;
+  for (let i = open; i < src.length; i++) {
+    const c = src[i]!;
+    if (c === '"' || c === '`') i = c === '`' ? src.indexOf('`', i + 1) : i + (/^"(?:[^"\\\n]|\\.)*"/.exec(src.slice(i))?.[0].length ?? 1) - 1;
+    else if ('([{'.includes(c)) depth++;
+    else if (')]}'.includes(c) && --depth === 0) return [...args, src.slice(start, i).trim()];
+    else if (c === ',' && depth === 1) {
+      args.push(src.slice(start, i).trim());
+      start = i + 1;
+    }
+  }
+  return args;
+}
+
 /** What `goBuiltin` answers for a call that is none of its own. */
 export const NOT_BUILTIN = Symbol('not a builtin');
 

@@ -6,7 +6,7 @@
  * `tc`. A branch is not followed: a field set inside an `if` is set (the drivers read here set one only where the row
  * gives it). Anything else is a GoUnsupported error, so a row this reader cannot follow is counted apart.
  */
-import { asJson, blockAt, goBuiltin, GoParser, GoUnsupported, NOT_BUILTIN, tableRows, tokenize, type GoEnvironment } from './go-literals.ts';
+import { asJson, blockAt, callArgumentTexts, goBuiltin, GoParser, GoUnsupported, NOT_BUILTIN, tableRows, tokenize, type GoEnvironment } from './go-literals.ts';
 
 /** A test's table (none: the body is one row), the name its loop gives each row, and the statements around it. */
 export interface DriverTable {
@@ -107,23 +107,10 @@ export const expressionAt = (text: string, env: GoEnvironment): unknown => asJso
 export const UNREAD = Symbol('an argument not read');
 
 /** A call's arguments, each parsed alone from the `(` at `open` (one it cannot follow is UNREAD, its why kept). */
-export function callArguments(text: string, open: number, env: GoEnvironment): unknown[] {
-  const args: unknown[] = [];
-  let [depth, start] = [0, open + 1];
-  for (let i = open; i < text.length; i++) {
-    const c = text[i]!;
-    if (c === '"' || c === '`') i = stringEnd(text, i);
-    else if ('({['.includes(c)) depth++;
-    else if (')}]'.includes(c)) depth--;
-    if ((c === ',' && depth === 1) || depth === 0) {
-      const arg = text.slice(start, i).trim();
-      if (arg !== '') args.push(readArgument(arg, env));
-      start = i + 1;
-      if (depth === 0) return args;
-    }
-  }
-  throw new GoUnsupported('a call without its closing parenthesis');
-}
+export const callArguments = (text: string, open: number, env: GoEnvironment): unknown[] =>
+  callArgumentTexts(text, open)
+    .filter((arg) => arg !== '')
+    .map((arg) => readArgument(arg, env));
 
 function readArgument(arg: string, env: GoEnvironment): unknown {
   try {
@@ -132,15 +119,6 @@ function readArgument(arg: string, env: GoEnvironment): unknown {
     if (err instanceof GoUnsupported) return UNREAD;
     throw err;
   }
-}
-
-/** Where the string literal that opens at `i` closes. */
-function stringEnd(text: string, i: number): number {
-  if (text[i] === '`') return text.indexOf('`', i + 1);
-  const quoted = /"(?:[^"\\\n]|\\.)*"/y;
-  quoted.lastIndex = i;
-  quoted.exec(text);
-  return quoted.lastIndex - 1;
 }
 
 /**

@@ -11,7 +11,7 @@
  */
 import { schemaValueFailures } from '../../schema/repo-crds.ts';
 import { count, emptyAgreement, type Agreement } from './agreement.ts';
-import { blockAt, GoParser, goBuiltin, NOT_BUILTIN, tokenize, type GoEnvironment } from './go-literals.ts';
+import { blockAt, callArgumentTexts, GoParser, goBuiltin, NOT_BUILTIN, tokenize, type GoEnvironment } from './go-literals.ts';
 
 export interface FormatCase {
   test: string;
@@ -67,24 +67,6 @@ function evaluate(text: string, env: GoEnvironment): unknown {
   return new GoParser(tokenize(expr), env).expr();
 }
 
-/** Each argument of the call that opens at `open` (its `(`), split at the commas outside brackets and strings. */
-function callArguments(src: string, open: number): string[] {
-  const args: string[] = [];
-  let depth = 0;
-  let start = open + 1;
-  for (let i = open; i < src.length; i++) {
-    const c = src[i]!;
-    if (c === '"' || c === '`') i = c === '`' ? src.indexOf('`', i + 1) : i + (/^"(?:[^"\\\n]|\\.)*"/.exec(src.slice(i))?.[0].length ?? 1) - 1;
-    else if ('([{'.includes(c)) depth++;
-    else if (')]}'.includes(c) && --depth === 0) return [...args, src.slice(start, i).trim()];
-    else if (c === ',' && depth === 1) {
-      args.push(src.slice(start, i).trim());
-      start = i + 1;
-    }
-  }
-  return args;
-}
-
 const asStrings = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
 
 /** strfmt's own format tests, each sample a case of its format; a call this reader cannot evaluate is said. */
@@ -101,7 +83,7 @@ export function strfmtCases(files: readonly { name: string; source: string }[]):
       let fnName = '';
       for (const f of source.slice(0, m.index).matchAll(enclosing)) fnName = f[1]!;
       if (/^\s*func\b/.test(source.slice(source.lastIndexOf('\n', m.index) + 1, m.index)) || /^test/.test(fnName)) continue;
-      const args = callArguments(source, m.index + m[0].length - 1);
+      const args = callArgumentTexts(source, m.index + m[0].length - 1);
       const fn = m[1]!;
       const at = `${name}:${source.slice(0, m.index).split('\n').length}`;
       try {
