@@ -14,13 +14,14 @@ import { dig } from '../core/dig.ts';
 import { containerArgv, containerEnv, containersOf, imageParts, podSpecOf, type ContainerRef, type PodSpecRef } from '../core/workloads.ts';
 import { namespaceOrDestination } from '../argocd/argocd.ts';
 import { expandRequest, literalRequest, runsProgram, type ApiRequests, type ExpandedRequest } from '../apps/api-requests.ts';
-import { imageKey, repoImageNeeds } from '../repository/image-facts.ts';
+import { connectsToApiServer, imageKey, repoImageNeeds } from '../repository/image-facts.ts';
 import { k8sSidecarRequests } from '../grafana/sidecars.ts';
 import { alloyApiRequests } from '../alloy/kubernetes-requests.ts';
 import { isKubeStateMetrics, kubeStateMetricsRequests } from '../apps/kube-state-metrics.ts';
 import { namespaceLabels } from '../cluster/pod-templates.ts';
 import { notLoadedBecause, prometheusViews, selectable, SELECTED_KINDS, type PrometheusView } from '../prometheus-operator/selection.ts';
 import { prometheusApiRequests, type LoadedMonitor } from '../prometheus-operator/discovery.ts';
+import { bindingSubjectRefs, roleRefs } from '../cluster/references.ts';
 
 /** A variable of the container as the kubelet sets it; null where the gate cannot read it (a reference, or an envFrom that may set it). */
 function variableOf(container: Record<string, unknown>): (name: string) => string | undefined | null {
@@ -48,6 +49,10 @@ export interface Run {
   /** `why` says why an unread request could not be read, where a variable does not. */
   requests: { text: string; expanded: ExpandedRequest; why?: string }[];
   namespace: string;
+  /** A run known only by the RBAC its account is granted (grantedRuns): the binding that grants it. */
+  grantedBy?: Resource;
+  /** Of such a run, the image of the pod that the facts say connects to the API server: then it calls. */
+  connects?: string;
 }
 
 /** The runs the image facts describe: each program a container runs, its requests read with the container's variables. */
@@ -163,4 +168,63 @@ export function apiRuns(ctx: CheckContext): Run[] {
       );
   }
   return [...runs, ...prometheusRuns(ctx)];
+}
+
+/**
+ * The bindings that grant each ServiceAccount (`namespace/name`) a role that holds rules: a Role or ClusterRole of the
+ * view with rules or an aggregationRule, or one the view does not hold (Kubernetes' own, or another source's, which
+ * closure-role judges).
+ */
+function grantingBindings(ctx: CheckContext): Map<string, Resource> {
+  const roles = new Map(roleRefs(ctx.repo, ctx.resources).map((ref) => [ref.resource, ref]));
+  const holdsRules = (binding: Resource): boolean => {
+    const ref = roles.get(binding);
+    if (!ref) return false;
+    const role = ctx.resources.find(
+      (r) => r.kind === ref.kind && r.name === ref.name && (ref.kind === 'ClusterRole' || (namespaceOrDestination(ctx.repo, r) ?? '') === ref.namespace),
+    );
+    if (!role) return true;
+    const rules = role.object.rules;
+    return (Array.isArray(rules) && rules.length > 0) || role.object.aggregationRule !== undefined;
+  };
+  const granted = new Map<string, Resource>();
+  for (const subject of bindingSubjectRefs(ctx.repo, ctx.resources)) {
+    const key = `${subject.namespace}/${subject.name}`;
+    if (!granted.has(key) && holdsRules(subject.resource)) granted.set(key, subject.resource);
+  }
+  return granted;
+}
+
+/**
+ * Each pod whose ServiceAccount a binding grants a role, one run per pod: an operator, a controller, a chart's hook
+ * Job. What it asks is not read. That it calls the API server is known where an image of the pod connects to it, as
+ * its facts say (the Falco rule it trips, or callsApiServer); otherwise only likely, for a chart may grant a role its program uses only
+ * with some settings (falcosidekick's endpoints, for outputs this repository does not turn on). network-policy-api-egress
+ * holds these pods to their egress policies as it holds apiRuns'; program-api-authorized does not read them, for the
+ * RBAC they are granted is all the gate knows of what they ask.
+ */
+export function grantedRuns(ctx: CheckContext): Run[] {
+  const granted = grantingBindings(ctx);
+  if (granted.size === 0) return [];
+  const { needs } = repoImageNeeds(ctx.repo);
+  const connects = (image: string): boolean => connectsToApiServer(needs.get(imageKey(image)), image);
+  const runs: Run[] = [];
+  for (const workload of ctx.resources) {
+    const pod = podSpecOf(workload);
+    const c = pod && containersOf(pod).find((x) => !x.init);
+    if (!pod || !c) continue;
+    const namespace = namespaceOrDestination(ctx.repo, workload) ?? 'default';
+    const account = serviceAccountOf(ctx, { pod, namespace });
+    const grantedBy = granted.get(`${namespace}/${account.name}`);
+    if (!grantedBy) continue;
+    const why = `its ServiceAccount ${namespace}/${account.name} is granted a role by ${grantedBy.kind} ${grantedBy.name}, and what the program asks is not read`;
+    const image = containersOf(pod)
+      .map((x) => scalarText(x.container.image ?? ''))
+      .find(connects);
+    runs.push({
+      ...{ workload, pod, c, namespace, grantedBy, ...(image !== undefined ? { connects: image } : {}) },
+      ...{ program: `as ServiceAccount ${namespace}/${account.name}`, requests: [{ text: 'what its RBAC grants', expanded: { unread: why }, why }] },
+    });
+  }
+  return runs;
 }

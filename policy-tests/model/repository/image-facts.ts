@@ -80,6 +80,11 @@ export interface ImageNeeds {
   startedFrom?: { kind: string; name: string; path: string };
   /** The programs it runs that call the API server, each with the requests it sends (api-requests.ts). */
   apiRequests?: ApiRequests[];
+  /**
+   * Its program calls the API server (a controller watching its resources), where no trip says so: upstream Falco
+   * trusts the image (k8s_containers) or its namespace (kube-system), so it trips nothing to list.
+   */
+  callsApiServer?: boolean;
   /** Where in the image's build that is read. */
   source: string;
 }
@@ -101,6 +106,13 @@ export function holdsBefore(image: string, before: string | undefined): boolean 
   const release = imageRelease(image);
   return release === undefined ? undefined : compareReleases(release, before) < 0;
 }
+
+/** Upstream Falco's rule for a connection to the API server: the facts list it (trips) for each binary that connects. */
+const API_SERVER_TRIP = 'Contact K8S API Server From Container';
+
+/** Whether the facts say a container of this image reference connects to the API server: a trip of the rule at its release, or callsApiServer. */
+export const connectsToApiServer = (needs: ImageNeeds | undefined, image: string): boolean =>
+  needs?.callsApiServer === true || (needs?.trips ?? []).some((t) => t.rule === API_SERVER_TRIP && holdsBefore(image, t.before) !== false);
 
 /** Whether a container of this image reference trips the rule (its release is before the trip's `before`, if any). */
 export const tripsAt = (trip: FalcoTrip, image: string): boolean | undefined => holdsBefore(image, trip.before);
@@ -228,6 +240,7 @@ const OPTIONAL_FIELDS: Record<string, { valid: (v: unknown) => boolean; says: st
     says: 'envSince lists {name, since}: a variable name (one * at most) and the release (x.y.z) that first reads it',
   },
   apiRequests: API_REQUESTS_FIELD,
+  callsApiServer: { valid: (v) => typeof v === 'boolean', says: 'callsApiServer is true or false' },
 };
 
 /** One entry of a facts file read, or the one line that says why it cannot be. */

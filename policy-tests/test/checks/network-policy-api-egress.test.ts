@@ -27,6 +27,19 @@ function withWriterRule(rule: Record<string, unknown> | undefined, kind = 'Ciliu
   });
   return { ...repo, resources };
 }
+/** The repository with the status writer's pod changed by `change` (its container, its pod spec). */
+function withWriterPod(base: Repo, change: (pod: Record<string, unknown>, container: Record<string, unknown>) => void): Repo {
+  const resources = base.resources.map((r) => {
+    if (r.kind !== 'CronJob' || r.name !== 'portfolio-infra-status-writer') return r;
+    const object = structuredClone(r.object) as {
+      spec: { jobTemplate: { spec: { template: { spec: Record<string, unknown> & { containers: Record<string, unknown>[] } } } } };
+    };
+    const pod = object.spec.jobTemplate.spec.template.spec;
+    change(pod, pod.containers[0]!);
+    return { ...r, object } as Resource;
+  });
+  return { ...base, resources };
+}
 const findings = (r: Repo) => runPolicy(r, [apiEgressCheck]).map((f) => [f.severity ?? 'fail', f.message]);
 const REFUSED =
   /^CronJob portfolio-infra-status-writer runs "node dist\/status-writer\/main\.js" \(container writer\), which calls the API server \(\d+ requests\), and the egress policies that select its pods in portfolio \(NetworkPolicy default-deny, (Cilium)?NetworkPolicy portfolio-status-writer-egress\) have no rule to the API server/;
@@ -59,6 +72,34 @@ describe('network-policy-api-egress', () => {
       ['not-judged', expect.stringMatching(/which calls the API server: whether its egress policies let it reach it is not known/)],
     ]);
     expect(findings(withWriterRule({ toEntities: ['remote-node'] }))).toEqual([['not-judged', expect.stringMatching(/is not known/)]]);
+  });
+
+  it('holds a pod whose account is granted a role to the same rule: a finding where its image is known to connect, not judged where not', () => {
+    // A command the image's facts do not list: what it asks is unread, but its account's RoleBinding says it calls.
+    const unlisted = withWriterPod(withWriterRule(undefined), (_pod, c) => (c.command = ['node', 'dist/other.js']));
+    expect(findings(unlisted)).toEqual([
+      [
+        'not-judged',
+        expect.stringMatching(
+          /^CronJob portfolio-infra-status-writer runs as ServiceAccount portfolio\/portfolio-status-writer, which RoleBinding \S+ grants a role, and the egress policies .* whether its program calls it is not known/,
+        ),
+      ],
+    ]);
+    // An image whose facts say it connects (cert-manager's cainjector: callsApiServer) is a finding.
+    const connects = withWriterPod(withWriterRule(undefined), (_pod, c) => (c.image = 'quay.io/jetstack/cert-manager-cainjector:v1.21.1'));
+    expect(findings(connects)).toEqual([
+      [
+        'fail',
+        expect.stringMatching(
+          /grants a role and whose image quay\.io\/jetstack\/cert-manager-cainjector:v1\.21\.1 connects to the API server \(its facts\), and the egress policies .* have no rule to the API server/,
+        ),
+      ],
+    ]);
+    // A pod on the node's network is no endpoint the policies select; a pod that mounts no token calls nothing.
+    expect(findings(withWriterPod(withWriterRule(undefined), (pod) => (pod.hostNetwork = true)))).toEqual([]);
+    expect(
+      findings(withWriterPod(withWriterRule(undefined), (pod, c) => ((pod.automountServiceAccountToken = false), (c.command = ['node', 'x.js'])))),
+    ).toEqual([]);
   });
 
   it("gives one finding, at the policy, for a default deny that shuts several programs' way out", () => {
