@@ -19,7 +19,7 @@ import { opaqueNamespaces, operatorPodsSelected, type OperatorPod } from '../../
 import { serviceAddresses, serviceIndex, type ServiceAddress, type ServiceIndex } from '../../model/cluster/service-addresses.ts';
 import { argoGlobMatch } from '../../model/core/glob.ts';
 import { SETTINGS_FILES } from '../../model/apps/media-settings.ts';
-import { egressVerdict } from '../../model/cilium/egress.ts';
+import { egressVerdict, onNodeNetwork } from '../../model/cilium/egress.ts';
 import { podRefs } from '../../model/cluster/references.ts';
 import { grafanaSidecars, whyNotLoaded } from '../../model/grafana/sidecars.ts';
 import { placedPolicies, reachesPod, type Placed, type PodPorts } from '../../model/cluster/network-reach.ts';
@@ -129,7 +129,7 @@ function judgeDial(
     const refused = verdicts[0] && 'refusedBy' in verdicts[0] ? verdicts[0].refusedBy : [];
     ctx.fail(
       dial.at,
-      `${dials}, and the egress policies that select its pods in ${client.namespace} (${refused.map((p) => `${p.kind} ${p.name}`).join(', ')}) let it reach none of them on that port: the connection times out`,
+      `${dials}, and the egress policies that select its pods in ${client.namespace} (${refused.map((p) => `${p.kind} ${p.name}`).join(', ')}) let it reach none of them on that port${onNodeNetwork(pods[0]!)}: the connection times out`,
     );
   }
 }
@@ -137,7 +137,7 @@ function judgeDial(
 export const egressPathCheck: PolicyCheck = {
   id: 'network-policy-egress-path',
   description:
-    "Where the NetworkPolicies and CiliumNetworkPolicies that select a pod isolate its egress, every in-cluster address it dials (in its workload's object, in the settings its app folder pushes into the app, in a ConfigMap its pod mounts or reads variables from, or in a datasource Grafana's sidecar loads into it) reaches the pods behind that Service on the port the address names by some egress rule, as Cilium enforces both kinds; otherwise the app's calls time out with every object accepted (invariants P1).",
+    "Where the NetworkPolicies and CiliumNetworkPolicies that select a pod isolate its egress, every in-cluster address it dials (in its workload's object, in the settings its app folder pushes into the app, in a ConfigMap its pod mounts or reads variables from, or in a datasource Grafana's sidecar loads into it) reaches the pods behind that Service on the port the address names by some egress rule, as Cilium enforces both kinds (pods on the node's network have the node's identity: only a rule to every destination, or the host and remote-node entities, reaches them, and no policy holds their own egress); otherwise the app's calls time out with every object accepted (invariants P1).",
   invariants: ['P1'],
   remediation:
     "add an egress rule to the caller's namespace policy that allows the callee's namespace and pods on the Service's targetPort (a NetworkPolicy `to`, or a CiliumNetworkPolicy's toEndpoints with k8s:io.kubernetes.pod.namespace)",

@@ -18,7 +18,7 @@ import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { namespaceLabels, templatesWithPorts, type Template } from '../../model/cluster/pod-templates.ts';
 import { operatorPodLabels, operatorPodsSelected } from '../../model/cluster/providers.ts';
 import { placedPolicies, reachesPod, shutOutBy, type Client, type Placed, type PodPorts } from '../../model/cluster/network-reach.ts';
-import { ciliumSelects, egressVerdict, type EgressVerdict } from '../../model/cilium/egress.ts';
+import { ciliumSelects, egressVerdict, onNodeNetwork, type EgressVerdict } from '../../model/cilium/egress.ts';
 import { notLoadedBecause, prometheusViews, selectable, type PrometheusView } from '../../model/prometheus-operator/selection.ts';
 import { alertmanagerTarget, monitorNamespaces } from '../../model/prometheus-operator/discovery.ts';
 import { serviceIndex, type ServiceIndex } from '../../model/cluster/service-addresses.ts';
@@ -151,7 +151,8 @@ const ciliumIngressSelects = (scope: Scope, pod: PodPorts): Resource | undefined
   )?.policy;
 
 function judgePath(ctx: CheckContext, path: Path_, client: Client, scope: Scope): void {
-  for (const pod of path.pods.filter((p) => reachesPod(p, path.port))) {
+  // A pod on the node's network is no endpoint: no policy that selects pods holds its ingress.
+  for (const pod of path.pods.filter((p) => reachesPod(p, path.port) && !p.hostNetwork)) {
     const cilium = ciliumIngressSelects(scope, pod);
     if (cilium)
       return ctx.notJudged(
@@ -218,14 +219,14 @@ function judgeEgress(ctx: CheckContext, paths: readonly Path_[], client: Client 
   const more = refused.length > 1 ? `; and ${refused.length - 1} more path${refused.length > 2 ? 's' : ''} it takes, shut the same way` : '';
   ctx.fail(
     first.path.at,
-    `${to}, but the egress policies that select the Prometheus' pods in ${client.namespace} (${policies}) let it reach none of them on that port: ${first.path.lost ?? 'the scrape times out, and the target is down'}${more}`,
+    `${to}, but the egress policies that select the Prometheus' pods in ${client.namespace} (${policies}) let it reach none of them on that port${onNodeNetwork(first.pod)}: ${first.path.lost ?? 'the scrape times out, and the target is down'}${more}`,
   );
 }
 
 export const scrapePathCheck: PolicyCheck = {
   id: 'network-policy-scrape-path',
   description:
-    "Where a NetworkPolicy isolates the pods a Prometheus scrapes (behind each Service a ServiceMonitor it loads selects, or selected by a PodMonitor it loads) or the Alertmanager it sends its alerts to, one of its ingress rules lets that Prometheus in on the port (from its namespace, and its pods where it is rendered); and where the policies that select a rendered Prometheus' pods isolate their egress, some egress rule lets it out to each of those pods on the port; otherwise the scrape times out and the target's series are gone, or no alert reaches Alertmanager (invariants A8, P1).",
+    "Where a NetworkPolicy isolates the pods a Prometheus scrapes (behind each Service a ServiceMonitor it loads selects, or selected by a PodMonitor it loads) or the Alertmanager it sends its alerts to, one of its ingress rules lets that Prometheus in on the port (from its namespace, and its pods where it is rendered); and where the policies that select a rendered Prometheus' pods isolate their egress, some egress rule lets it out to each of those pods on the port (to pods on the node's network, which have the node's identity and which no policy that selects pods isolates, only a rule to every destination or Cilium's host and remote-node entities); otherwise the scrape times out and the target's series are gone, or no alert reaches Alertmanager (invariants A8, P1).",
   invariants: ['A8', 'P1'],
   remediation:
     "allow ingress from the Prometheus' namespace (kubernetes.io/metadata.name: monitoring) on the scraped port, in a policy that selects the target's pods; and where the Prometheus' egress is isolated, egress to the target's namespace and pods on that port",

@@ -6,7 +6,8 @@
  * a selector names one by `k8s:io.kubernetes.pod.namespace` or a namespace label), `toEntities` `cluster` and `all`,
  * `toServices` by name, `toPorts` by number, name or range and protocol. What the gate cannot place a pod in (an
  * ipBlock, a CIDR, a group, a Service selector, a deny rule, a clusterwide policy) leaves the verdict unknown, never
- * a refusal.
+ * a refusal. A pod on the node's network (hostNetwork) is no endpoint: no policy holds its own egress, and a
+ * connection to it reaches the node, which only a rule to every destination or the node entities let through.
  */
 import { dig, list, obj, str, type Obj } from '../core/dig.ts';
 import type { Resource } from '../core/manifest.ts';
@@ -95,6 +96,8 @@ function networkPolicyRule(rule: Obj, placed: Placed, dest: Destination, namespa
   if (to.length === 0) return 'admits';
   const verdicts = to.map((peer): RuleVerdict => {
     if ('ipBlock' in peer) return 'unknown';
+    // A pod on the node's network has the node's identity, not its labels: no namespace or pod peer reaches it.
+    if (dest.pod.hostNetwork) return 'no';
     const inNamespace =
       'namespaceSelector' in peer
         ? selectorMatches(obj(peer.namespaceSelector), namespaceLabels.get(dest.pod.namespace))
@@ -106,6 +109,7 @@ function networkPolicyRule(rule: Obj, placed: Placed, dest: Destination, namespa
 
 function ciliumRule(rule: Obj, placed: Placed, dest: Destination, namespaceLabels: ReadonlyMap<string, Obj>): RuleVerdict {
   if (!toPortsAdmit(rule, podPort(dest))) return 'no';
+  if (dest.pod.hostNetwork) return hostNetworkRule(rule);
   if (list(rule.toEndpoints).some((s) => ciliumSelects(s, dest.pod, namespaceLabels, placed.namespace))) return 'admits';
   if (list(rule.toEntities).some((e) => e === 'cluster' || e === 'all')) return 'admits';
   const services = list(rule.toServices).map(obj);
@@ -113,6 +117,26 @@ function ciliumRule(rule: Obj, placed: Placed, dest: Destination, namespaceLabel
   if (named.some((k) => k.serviceName === dest.service.name && (str(k.namespace) || placed.namespace) === dest.service.namespace)) return 'admits';
   if (['toCIDR', 'toCIDRSet', 'toGroups', 'toRequires'].some((k) => rule[k] !== undefined) || services.length > named.length) return 'unknown';
   return 'no';
+}
+
+/** What a finding adds where the pods reached are on the node's network: why a rule by their labels does not reach them. */
+export const onNodeNetwork = (pod: PodPorts): string =>
+  pod.hostNetwork
+    ? " (its pods are on the node's network, with the node's identity: only a rule to every destination, or Cilium's host and remote-node entities, reaches them)"
+    : '';
+
+/**
+ * A Cilium rule to a pod on the node's network: the connection reaches its node, the `host` entity on the client's own
+ * node and `remote-node` on any other (Cilium's entity.go), so only both (or `cluster`, `all`) reach it wherever the
+ * pods run; one of them alone, an address or a Service is not judged (a CIDR selects no node unless the agent's
+ * policy-cidr-match-mode says so, which is no cluster fact).
+ */
+function hostNetworkRule(rule: Obj): RuleVerdict {
+  const entities = new Set(list(rule.toEntities).map(str));
+  if (entities.has('cluster') || entities.has('all') || (entities.has('host') && entities.has('remote-node'))) return 'admits';
+  const unread =
+    entities.has('host') || entities.has('remote-node') || ['toCIDR', 'toCIDRSet', 'toGroups', 'toRequires', 'toServices'].some((k) => rule[k] !== undefined);
+  return unread ? 'unknown' : 'no';
 }
 
 const isolatesEgress = (p: Resource): boolean => {
@@ -172,6 +196,8 @@ function verdictOf(
   namespaceLabels: ReadonlyMap<string, Obj>,
   judges: { networkPolicy: RuleJudge; cilium: RuleJudge },
 ): EgressVerdict {
+  // A client on the node's network is no endpoint: the policies that select pods do not hold its egress.
+  if (client.hostNetwork) return { allowed: true };
   const selecting = policies.filter(({ policy, namespace }) => {
     // A clusterwide policy's selector reaches every namespace.
     if (policy.kind === 'CiliumClusterwideNetworkPolicy')
@@ -191,7 +217,7 @@ function verdictOf(
       const verdict = judge(rule, placed);
       if (verdict === 'admits') return { allowed: true };
       if (verdict === 'unknown')
-        unknown ??= `${placed.policy.kind} ${placed.policy.name} (a peer by address, group or Service selector, which the gate does not place pods in)`;
+        unknown ??= `${placed.policy.kind} ${placed.policy.name} (a peer by address, group or Service selector, or one node entity alone, which the gate does not place pods in)`;
     }
   }
   return unknown ? { unknown } : { refusedBy: selecting.map((p) => p.policy) };

@@ -140,8 +140,8 @@ export function externalPeers(policy: Policy, ownNamespace: string): Reach[] {
   return [...widenedReach(policy, ownNamespace), ...namedExternals(policy)];
 }
 
-/** A pod as a policy admits into it: its namespace, its labels, and its container ports' names. */
-export type PodPorts = Pick<Template, 'namespace' | 'labels' | 'named'>;
+/** A pod as a policy admits into it: its namespace, its labels, its container ports' names, and whether it is on the node's network. */
+export type PodPorts = Pick<Template, 'namespace' | 'labels' | 'named' | 'hostNetwork'>;
 
 /** Whether a port reaches the pod at all: a number, or a name one of its containers declares (else closure-port-name says so, and no policy is to blame). */
 export const reachesPod = (pod: PodPorts, port: string): boolean => /^\d+$/.test(port) || pod.named.has(port);
@@ -201,6 +201,8 @@ export function shutOutBy(
   namespaces: ReadonlyMap<string, Obj>,
 ): Resource[] {
   const { pod } = target;
+  // A pod on the node's network is no endpoint: the policies that select pods do not isolate it.
+  if (pod.hostNetwork) return [];
   const isolating = policies
     .filter(
       (p) => p.namespace === pod.namespace && isolatesIngress(p.policy) && selectorMatches(obj(dig(p.policy.object, ['spec', 'podSelector'])), pod.labels),

@@ -44,6 +44,11 @@ export interface Template {
   app?: string;
   /** Whether a container has a network probe (httpGet, tcpSocket or grpc), which the kubelet sends from the node. */
   probed: boolean;
+  /**
+   * Whether its pods run on the node's network (hostNetwork): Cilium gives them no endpoint of their own, so no policy
+   * that selects pods holds them, and a connection to them reaches the node (the `host` or `remote-node` entity).
+   */
+  hostNetwork?: boolean;
   /** Why its ports may be incomplete: upstream wrote it (a chart, a remote base), and a process may serve a port it never declares. */
   upstream?: string;
   resource: Resource;
@@ -93,6 +98,7 @@ function templatesIn(repo: Repo, resources: readonly Resource[]): Template[] {
       served,
       app: owningApplication(repo, r)?.name,
       probed,
+      ...(pod.hostNetwork === true ? { hostNetwork: true } : {}),
       upstream: upstreamOrigin(repo, r),
       resource: r,
     });

@@ -39,6 +39,16 @@ function withScraperPods(labels: Record<string, string> | undefined, ...extra: R
   });
   return { ...repo, resources: [...resources, ...extra] };
 }
+/** The repository with the API's pods on the node's network. */
+function apiOnHostNetwork(base: Repo): Repo {
+  const resources = base.resources.map((r) => {
+    if (r.kind !== 'Deployment' || r.name !== 'portfolio-api') return r;
+    const object = structuredClone(r.object) as { spec: { template: { spec: Record<string, unknown> } } };
+    object.spec.template.spec.hostNetwork = true;
+    return { ...r, object } as Resource;
+  });
+  return { ...base, resources };
+}
 const findings = (r: Repo, checks = [scrapePathCheck]) => runPolicy(r, checks).map((f) => [f.severity ?? 'fail', f.message]);
 
 describe('network-policy-scrape-path', () => {
@@ -127,6 +137,30 @@ describe('network-policy-scrape-path', () => {
     expect(findings(withScraperPods(undefined, prometheus(), block))).toEqual([
       ['not-judged', expect.stringMatching(/whether the Prometheus' egress policies let it out is not known, as NetworkPolicy by-address \(a peer by address/)],
     ]);
+  });
+
+  it("reaches a pod on the node's network by the node's identity only, and holds no such pod to the policies that select pods", () => {
+    const egress = (name: string, spec: Record<string, unknown>) =>
+      make(name.startsWith('cilium') ? 'CiliumNetworkPolicy' : 'NetworkPolicy', name, 'monitoring', { spec });
+    // Every namespace's pods are let out to: the API's pods on the node's network are none of them.
+    const allPods = egress('all-pods', { podSelector: {}, policyTypes: ['Egress'], egress: [{ to: [{ namespaceSelector: {} }] }] });
+    expect(findings(withScraperPods(undefined, prometheus(), allPods))).toEqual([]);
+    expect(findings(apiOnHostNetwork(withScraperPods(undefined, prometheus(), allPods)))).toEqual([
+      [
+        'fail',
+        expect.stringMatching(
+          /^ServiceMonitor portfolio\/portfolio-api scrapes port metrics .* let it reach none of them on that port \(its pods are on the node's network, with the node's identity: only a rule to every destination, or Cilium's host and remote-node entities, reaches them\)/,
+        ),
+      ],
+    ]);
+    const nodes = (entities: string[]) => egress('cilium-nodes', { endpointSelector: {}, egress: [{ toEntities: entities }] });
+    expect(findings(apiOnHostNetwork(withScraperPods(undefined, prometheus(), allPods, nodes(['host', 'remote-node']))))).toEqual([]);
+    expect(findings(apiOnHostNetwork(withScraperPods(undefined, prometheus(), allPods, nodes(['host']))))).toEqual([
+      ['not-judged', expect.stringMatching(/is not known, as .* one node entity alone/)],
+    ]);
+    // Its own namespace's ingress policies select pods by label, and a pod on the node's network is no such endpoint.
+    expect(findings(withScraperPods({ app: 'prometheus' }, prometheus()))).toHaveLength(1);
+    expect(findings(apiOnHostNetwork(withScraperPods({ app: 'prometheus' }, prometheus())))).toEqual([]);
   });
 
   it("says a pod a CiliumNetworkPolicy's ingress rules select is not judged", () => {
