@@ -35,7 +35,7 @@ export const networkPolicyChecks: PolicyCheck[] = [
   {
     id: 'network-policy-selects',
     description:
-      'Every NetworkPolicy selects at least one pod template of its namespace (plain or rendered); a policy that selects nothing guards nothing. Namespaces an unrendered chart deploys to are not judged (invariants P1).',
+      "Every NetworkPolicy selects at least one pod template of its namespace (plain or rendered) whose pods are not on the node's network (Cilium gives those no endpoint, and no policy holds them); a policy that selects nothing guards nothing. Namespaces an unrendered chart deploys to are not judged (invariants P1).",
     invariants: ['P1'],
     remediation: "make spec.podSelector match the labels of the workload's pod template, or delete the policy",
     reads: { kinds: ['*'], everyKind: 'a pod selector matches pods that any workload kind makes, rendered or not', renders: true },
@@ -55,7 +55,7 @@ export const networkPolicyChecks: PolicyCheck[] = [
   {
     id: 'network-policy-peers',
     description:
-      "Every namespaceSelector a NetworkPolicy allows traffic from or to selects a namespace the cluster will have (declared, created by an Application, Kubernetes' own, or in providedOutsideGit, with the kubernetes.io/metadata.name label every namespace carries), and a podSelector beside it selects pods there (of the repository's workloads, or those an operator makes from a Prometheus or an Alertmanager, or the distribution runs) where the gate sees that namespace whole; otherwise the allowance allows nothing (invariants P1).",
+      "Every namespaceSelector a NetworkPolicy allows traffic from or to selects a namespace the cluster will have (declared, created by an Application, Kubernetes' own, or in providedOutsideGit, with the kubernetes.io/metadata.name label every namespace carries), and a podSelector beside it selects pods there, off the node's network (of the repository's workloads, or those an operator makes from a Prometheus or an Alertmanager, or the distribution runs) where the gate sees that namespace whole; otherwise the allowance allows nothing (invariants P1).",
     invariants: ['P1'],
     remediation:
       'name a namespace that exists (kubernetes.io/metadata.name: <namespace>) and labels its pods carry; the namespaces are in clusters/home/namespaces.yaml',

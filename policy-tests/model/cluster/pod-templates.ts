@@ -22,12 +22,14 @@ export function namespaceLabels(repo: Repo): Map<string, Obj> {
 }
 
 /**
- * The labels of the pods the cluster runs, by namespace: the repository's pod templates (plain or rendered), and the
+ * The labels of the pods a policy can select, by namespace: the repository's pod templates (plain or rendered), and the
  * pods an operator makes from a custom resource or the distribution runs (providedPods), which a policy may name too.
+ * A pod on the node's network is none of them: Cilium gives it no endpoint, so a selector of its labels holds nothing.
  */
 export function podLabels(repo: Repo): Map<string, Obj[]> {
   const out = new Map<string, Obj[]>();
-  for (const { namespace, labels } of [...templatesWithPorts(repo), ...providedPods(repo)]) out.set(namespace, [...(out.get(namespace) ?? []), labels]);
+  const endpoints = templatesWithPorts(repo).filter((t) => !t.hostNetwork);
+  for (const { namespace, labels } of [...endpoints, ...providedPods(repo)]) out.set(namespace, [...(out.get(namespace) ?? []), labels]);
   return out;
 }
 

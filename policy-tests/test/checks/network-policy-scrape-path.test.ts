@@ -173,6 +173,19 @@ describe('network-policy-scrape-path', () => {
   });
 });
 
+describe('network-policy-selects', () => {
+  it("counts no pod on the node's network: a policy that selects only such pods guards nothing", () => {
+    const selects = networkPolicyChecks.filter((c) => c.id === 'network-policy-selects');
+    // Judged without the gate's render record, the unrendered charts' namespaces are judged too: only the difference counts.
+    const before = findings(repo, selects);
+    const after = findings(apiOnHostNetwork(repo), selects);
+    expect(after.filter((f) => !before.some((b) => b[1] === f[1]))).toEqual([
+      ['fail', 'NetworkPolicy portfolio-api selects no pod in namespace portfolio: it guards nothing'],
+    ]);
+    expect(after).toHaveLength(before.length + 1);
+  });
+});
+
 describe('network-policy-peers', () => {
   it('knows the pods the operator makes for a Prometheus: a rule naming them allows something', () => {
     const peers = networkPolicyChecks.filter((c) => c.id === 'network-policy-peers');
