@@ -16,7 +16,7 @@ import { discoveredTool, type DirectoryOptions } from '../../model/argocd/repo-s
 import { judgeParameterCase, parameterCases, type ParameterCase } from './argocd-parameter-cases.ts';
 import { readDirectorySource, walkPaths } from '../../model/repository/directory-source.ts';
 import { count, emptyAgreement, type Agreement } from './agreement.ts';
-import { blockAt, GoParser, GoUnsupported, tokenize } from './go-literals.ts';
+import { blockAt, callArgumentTexts, GoParser, GoUnsupported, tokenize } from './go-literals.ts';
 import { helmCases, isolatedRenderEnv, judgeHelmCase, type HelmCase } from './argocd-helm-cases.ts';
 
 export interface RepoServerCase {
@@ -58,29 +58,6 @@ export function testUnits(src: string): { name: string; body: string }[] {
     if (runs.some((r) => !r[1]!.startsWith('"'))) out.push({ name: `${m[1]}#table`, body });
   }
   return out;
-}
-
-/** The top-level arguments of the call whose `(` is at `open`. */
-export function callArgs(text: string, open: number): string[] {
-  const args: string[] = [];
-  let depth = 0;
-  let start = open + 1;
-  for (let i = open; i < text.length; i++) {
-    const c = text[i]!;
-    if (c === '"') i += (/"(?:[^"\\\n]|\\.)*"/.exec(text.slice(i))?.[0].length ?? 1) - 1;
-    else if (c === '(' || c === '{' || c === '[') depth++;
-    else if (c === ')' || c === '}' || c === ']') {
-      depth--;
-      if (depth === 0) {
-        args.push(text.slice(start, i).trim());
-        return args;
-      }
-    } else if (c === ',' && depth === 1) {
-      args.push(text.slice(start, i).trim());
-      start = i + 1;
-    }
-  }
-  return args;
 }
 
 const RUN_TIME_FILES = /os\.Symlink|os\.WriteFile|os\.Chmod|CreateSymlink|t\.TempDir\(|tempDir\(t\)|os\.MkdirAll|os\.OpenFile|CopyDir|mkTempParameters/;
@@ -134,7 +111,7 @@ function walkCases(test: string, body: string, rows: Record<string, unknown>[] =
   const calls = [...body.matchAll(/(\w+), err :?= (getPotentiallyValidManifests|findManifests)\(/g)];
   calls.forEach((call, i) => {
     const open = call.index + call[0].length - 1;
-    const args = callArgs(body, open);
+    const args = callArgumentTexts(body, open);
     const after = body.slice(open, calls[i + 1]?.index ?? body.length);
     const kind = call[2] === 'findManifests' ? 'find' : 'walk';
     const appPath = pathArg(args[1]!, body);
@@ -199,7 +176,7 @@ function toolCases(test: string, body: string): RepoServerCase[] {
   const calls = [...body.matchAll(/sourceType, err :?= GetAppSourceType\(/g)];
   return calls.map((call, i) => {
     const open = call.index + call[0].length - 1;
-    const args = callArgs(body, open);
+    const args = callArgumentTexts(body, open);
     const after = body.slice(open, calls[i + 1]?.index ?? body.length);
     const expected = /assert\.Equal\(t, v1alpha1\.(ApplicationSourceType\w+), sourceType\)/.exec(after)?.[1];
     const appPath = goString(args[2]!) ?? args[2]!;

@@ -11,7 +11,8 @@
 import { appPathProblem, firstOutOfBoundsLink } from '../../model/argocd/repo-server.ts';
 import type { CheckoutLink } from '../../model/repository/checkout-paths.ts';
 import { count, emptyAgreement, type Agreement } from './agreement.ts';
-import { callArgs, testUnits } from './argocd-repo-server.ts';
+import { testUnits } from './argocd-repo-server.ts';
+import { callArgumentTexts } from './go-literals.ts';
 
 export interface SymlinkCase {
   test: string;
@@ -34,7 +35,7 @@ export function symlinkCases(src: string): { cases: SymlinkCase[]; unread: { tes
   for (const { name, body } of testUnits(src)) {
     const at = body.indexOf('CheckOutOfBoundsSymlinks(');
     if (at === -1) continue;
-    const [first, ...rest] = callArgs(body, at + 'CheckOutOfBoundsSymlinks'.length);
+    const [first, ...rest] = callArgumentTexts(body, at + 'CheckOutOfBoundsSymlinks'.length);
     // The folder is a literal, or a constant the test declares.
     const folder = first!.startsWith('"') ? strings(first!)[0] : /^\w+$/.test(first!) ? new RegExp(`\\b${first} = "([^"]*)"`).exec(body)?.[1] : undefined;
     const skip = rest.flatMap(strings);
