@@ -13,8 +13,11 @@
  * Role, or a monitor reading a namespace the account may not, and its targets are never found, with nothing red.
  */
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
-import { WORKLOAD_KINDS } from '../../model/core/workloads.ts';
-import { IMAGE_FACTS_GLOB } from '../../model/repository/image-facts.ts';
+import type { Resource } from '../../model/core/manifest.ts';
+import { scalarText } from '../../model/core/text.ts';
+import { containersOf, podSpecOf, WORKLOAD_KINDS } from '../../model/core/workloads.ts';
+import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
+import { containerConnects, IMAGE_FACTS_GLOB, imageKey, repoImageNeeds } from '../../model/repository/image-facts.ts';
 import { apiRuns, mountsToken, serviceAccountOf, type Run } from '../../model/programs/api-clients.ts';
 import {
   authorizerRequest,
@@ -67,9 +70,38 @@ function judgeRun(ctx: CheckContext, authorize: Authorize, { workload, pod, c, p
     ctx.notJudged(accountAt, `${runs} as ServiceAccount ${namespace}/${account}: whether the API server allows ${unknown.join('; ')} is not known`);
 }
 
+/**
+ * Each other container whose image's facts say its program connects to the API server (model/repository/image-facts.ts:
+ * containerConnects: an operator, a controller, a chart's hook), in a pod that mounts no token: client-go's in-cluster
+ * configuration finds no token file, and the program fails at start or every request is refused. A hardening that
+ * turns the token off for a controller's account is a crash loop. One finding per workload, at the switch that turned
+ * it off: the pod's own, else its ServiceAccount's.
+ */
+function judgeTokenless(ctx: CheckContext, judged: ReadonlySet<Resource>): void {
+  const { needs } = repoImageNeeds(ctx.repo);
+  for (const workload of ctx.resources) {
+    const pod = judged.has(workload) ? undefined : podSpecOf(workload);
+    if (!pod) continue;
+    const namespace = namespaceOrDestination(ctx.repo, workload) ?? 'default';
+    const { name: account, resource: serviceAccount } = serviceAccountOf(ctx, { pod, namespace });
+    if (mountsToken(pod, serviceAccount)) continue;
+    const c = containersOf(pod).find((x) => containerConnects(needs.get(imageKey(scalarText(x.container.image ?? ''))), x.container));
+    if (!c) continue;
+    const own = pod.spec.automountServiceAccountToken === false;
+    const at =
+      own || !serviceAccount
+        ? { resource: workload, path: [...pod.at, 'automountServiceAccountToken'] }
+        : { resource: serviceAccount, path: ['automountServiceAccountToken'] };
+    ctx.fail(
+      at,
+      `${workload.kind} ${workload.name} runs ${scalarText(c.container.image ?? '')} (container ${c.name}), whose program calls the API server with its pod's token (its image's facts), and the pod mounts none (automountServiceAccountToken false on ${own ? 'the pod' : `ServiceAccount ${namespace}/${account}`}, and no projected token where client-go reads it): it cannot authenticate, and every request fails`,
+    );
+  }
+}
+
 export const programApiAuthorizedCheck: PolicyCheck = {
   id: 'program-api-authorized',
-  description: `Every request a program the repository runs sends to the API server (its image's apiRequests in ${IMAGE_FACTS_GLOB}, matched by the container's command and args; each k8s-sidecar's lists and watches, read from its environment as k8s-sidecar 2.10 reads it; kube-state-metrics' informers, from its flags; what a rendered Alloy's configuration asks, component by component; and each rendered Prometheus' discoveries, from the monitors it loads and its Alertmanagers, as the operator writes them) is allowed by the RBAC the repository grants its pod's ServiceAccount, as the API server reads the request's path (RequestInfo) and its RBAC authorizer judges it, Kubernetes' bootstrap roles for discovery included; a pod that mounts no token is refused every one, and a command of such an image its facts do not list (in a pod holding a token), a request through a role the repository does not declare, or with a part set from a source the gate does not read, is not judged (invariants P1).`,
+  description: `Every request a program the repository runs sends to the API server (its image's apiRequests in ${IMAGE_FACTS_GLOB}, matched by the container's command and args; each k8s-sidecar's lists and watches, read from its environment as k8s-sidecar 2.10 reads it; kube-state-metrics' informers, from its flags; what a rendered Alloy's configuration asks, component by component; and each rendered Prometheus' discoveries, from the monitors it loads and its Alertmanagers, as the operator writes them) is allowed by the RBAC the repository grants its pod's ServiceAccount, as the API server reads the request's path (RequestInfo) and its RBAC authorizer judges it, Kubernetes' bootstrap roles for discovery included; a pod that mounts no token is refused every one (so is, in a pod that mounts none, a container whose image's facts say its program connects to the API server: a trip of Falco's rule for it by the binary the container starts, or callsApiServer), and a command of such an image its facts do not list (in a pod holding a token), a request through a role the repository does not declare, or with a part set from a source the gate does not read, is not judged (invariants P1).`,
   invariants: ['P1'],
   remediation:
     "grant the ServiceAccount the verb on the resource (and name) the finding names, in a Role or ClusterRole bound to it; or run the program as the account that holds it; or correct the image's apiRequests facts",
@@ -85,6 +117,8 @@ export const programApiAuthorizedCheck: PolicyCheck = {
   exemptible: false,
   run(ctx) {
     const authorize = rbacAuthorizer(ctx.resources);
-    for (const run of apiRuns(ctx)) judgeRun(ctx, authorize, run);
+    const runs = apiRuns(ctx);
+    for (const run of runs) judgeRun(ctx, authorize, run);
+    judgeTokenless(ctx, new Set(runs.map((r) => r.workload)));
   },
 };

@@ -10,11 +10,11 @@
 import type { CheckContext } from '../checks/kit.ts';
 import type { Resource } from '../core/manifest.ts';
 import { scalarText } from '../core/text.ts';
-import { dig } from '../core/dig.ts';
+import { dig, list, obj, type Obj } from '../core/dig.ts';
 import { containerArgv, containerEnv, containersOf, imageParts, podSpecOf, type ContainerRef, type PodSpecRef } from '../core/workloads.ts';
 import { namespaceOrDestination } from '../argocd/argocd.ts';
 import { expandRequest, literalRequest, runsProgram, type ApiRequests, type ExpandedRequest } from '../apps/api-requests.ts';
-import { connectsToApiServer, imageKey, repoImageNeeds } from '../repository/image-facts.ts';
+import { containerConnects, imageKey, repoImageNeeds } from '../repository/image-facts.ts';
 import { k8sSidecarRequests } from '../grafana/sidecars.ts';
 import { alloyApiRequests } from '../alloy/kubernetes-requests.ts';
 import { isKubeStateMetrics, kubeStateMetricsRequests } from '../apps/kube-state-metrics.ts';
@@ -30,11 +30,35 @@ function variableOf(container: Record<string, unknown>): (name: string) => strin
   return (name) => (env.has(name) ? env.get(name)! : fromSources ? null : undefined);
 }
 
-/** Whether the pod holds a token: its own automountServiceAccountToken, else its ServiceAccount's (true when neither says). */
+/** Where client-go's in-cluster configuration reads the pod's token (rest.InClusterConfig), and the kubelet mounts it. */
+const TOKEN_DIRECTORY = '/var/run/secrets/kubernetes.io/serviceaccount';
+
+/** Whether a container mounts, where the token is read, a projected volume that holds a ServiceAccount token: a chart's own mount of it. */
+function mountsProjectedToken(pod: PodSpecRef): boolean {
+  const tokenVolumes = new Set(
+    (Array.isArray(pod.spec.volumes) ? pod.spec.volumes : [])
+      .map((v) => (v ?? {}) as Obj)
+      .filter((v) => list(dig(v, ['projected', 'sources'])).some((s) => obj(s).serviceAccountToken !== undefined))
+      .map((v) => scalarText(v.name ?? '')),
+  );
+  return (
+    tokenVolumes.size > 0 &&
+    containersOf(pod).some((c) =>
+      list(c.container.volumeMounts).some(
+        (m) => tokenVolumes.has(scalarText(obj(m).name ?? '')) && scalarText(obj(m).mountPath ?? '').replace(/\/+$/, '') === TOKEN_DIRECTORY,
+      ),
+    )
+  );
+}
+
+/**
+ * Whether the pod holds a token: its own automountServiceAccountToken, else its ServiceAccount's (true when neither
+ * says); or, with both off, a projected token volume a container mounts where the token is read.
+ */
 export function mountsToken(pod: PodSpecRef, account: Resource | undefined): boolean {
   const own = pod.spec.automountServiceAccountToken;
-  if (typeof own === 'boolean') return own;
-  return account?.object.automountServiceAccountToken !== false;
+  const automount = typeof own === 'boolean' ? own : account?.object.automountServiceAccountToken !== false;
+  return automount || mountsProjectedToken(pod);
 }
 
 /** A program one container runs, and the requests it sends, each with its text as written or a variable it could not read. */
@@ -207,7 +231,6 @@ export function grantedRuns(ctx: CheckContext): Run[] {
   const granted = grantingBindings(ctx);
   if (granted.size === 0) return [];
   const { needs } = repoImageNeeds(ctx.repo);
-  const connects = (image: string): boolean => connectsToApiServer(needs.get(imageKey(image)), image);
   const runs: Run[] = [];
   for (const workload of ctx.resources) {
     const pod = podSpecOf(workload);
@@ -219,8 +242,9 @@ export function grantedRuns(ctx: CheckContext): Run[] {
     if (!grantedBy) continue;
     const why = `its ServiceAccount ${namespace}/${account.name} is granted a role by ${grantedBy.kind} ${grantedBy.name}, and what the program asks is not read`;
     const image = containersOf(pod)
-      .map((x) => scalarText(x.container.image ?? ''))
-      .find(connects);
+      .map((x) => x.container)
+      .filter((x) => containerConnects(needs.get(imageKey(scalarText(x.image ?? ''))), x))
+      .map((x) => scalarText(x.image ?? ''))[0];
     runs.push({
       ...{ workload, pod, c, namespace, grantedBy, ...(image !== undefined ? { connects: image } : {}) },
       ...{ program: `as ServiceAccount ${namespace}/${account.name}`, requests: [{ text: 'what its RBAC grants', expanded: { unread: why }, why }] },

@@ -110,9 +110,27 @@ export function holdsBefore(image: string, before: string | undefined): boolean 
 /** Upstream Falco's rule for a connection to the API server: the facts list it (trips) for each binary that connects. */
 const API_SERVER_TRIP = 'Contact K8S API Server From Container';
 
-/** Whether the facts say a container of this image reference connects to the API server: a trip of the rule at its release, or callsApiServer. */
-export const connectsToApiServer = (needs: ImageNeeds | undefined, image: string): boolean =>
-  needs?.callsApiServer === true || (needs?.trips ?? []).some((t) => t.rule === API_SERVER_TRIP && holdsBefore(image, t.before) !== false);
+/**
+ * Whether the facts say this container's program connects to the API server: its image does (callsApiServer), or trips
+ * Falco's rule for it at its release by the binary the container starts: the one its command names (by the process
+ * name Falco sees, its first 15 characters, or its path); without a command, an absolute path its args start with (an
+ * ENTRYPOINT such as tini runs it: Argo CD's manifests start each component so); else the image's entrypoint. A
+ * binary the facts do not list (a shell, a copy) is not held to connect: an image may hold binaries that never do
+ * (Argo CD's repo server).
+ */
+export function containerConnects(needs: ImageNeeds | undefined, container: { image?: unknown; command?: unknown; args?: unknown }): boolean {
+  if (!needs) return false;
+  if (needs.callsApiServer === true) return true;
+  const image = typeof container.image === 'string' ? container.image : '';
+  const trips = (needs.trips ?? []).filter((t) => t.rule === API_SERVER_TRIP && holdsBefore(image, t.before) !== false);
+  if (trips.length === 0) return false;
+  const argv = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
+  const [args, command] = [argv(container.args), argv(container.command)];
+  const started = command[0] ?? (args[0]?.startsWith('/') ? args[0] : undefined);
+  if (started === undefined) return true;
+  const processName = started.slice(started.lastIndexOf('/') + 1).slice(0, 15);
+  return trips.some((t) => t.process === processName || t.exe === started);
+}
 
 /** Whether a container of this image reference trips the rule (its release is before the trip's `before`, if any). */
 export const tripsAt = (trip: FalcoTrip, image: string): boolean | undefined => holdsBefore(image, trip.before);

@@ -208,6 +208,45 @@ describe('program-api-authorized', () => {
     expect(findings(repo)).toEqual([]);
   });
 
+  it("fails a pod that mounts no token where its image's facts say its program connects, unless a projected token sits where client-go reads it", () => {
+    // Bazarr's pod mounts no token (automountServiceAccountToken: false); run cert-manager's cainjector there, a controller.
+    const pod = (o: Record<string, unknown>) =>
+      (o as { spec: { template: { spec: Record<string, unknown> & { containers: Record<string, unknown>[] } } } }).spec.template.spec;
+    const controller = (extra: (spec: ReturnType<typeof pod>) => void = () => {}) =>
+      withObject('Deployment', 'bazarr', (o) => {
+        const spec = pod(o);
+        expect(spec.automountServiceAccountToken).toBe(false);
+        spec.containers[0]!.image = 'quay.io/jetstack/cert-manager-cainjector:v1.21.1';
+        extra(spec);
+        return o;
+      });
+    expect(findings(controller())).toEqual([
+      [
+        'fail',
+        expect.stringMatching(
+          /^Deployment bazarr runs quay\.io\/jetstack\/cert-manager-cainjector:v1\.21\.1 \(container bazarr\), whose program calls the API server with its pod's token \(its image's facts\), and the pod mounts none \(automountServiceAccountToken false on the pod/,
+        ),
+      ],
+    ]);
+    const projected = controller((spec) => {
+      spec.volumes = [...((spec.volumes as unknown[]) ?? []), { name: 'token', projected: { sources: [{ serviceAccountToken: { path: 'token' } }] } }];
+      const c = spec.containers[0]!;
+      c.volumeMounts = [...((c.volumeMounts as unknown[]) ?? []), { name: 'token', mountPath: '/var/run/secrets/kubernetes.io/serviceaccount' }];
+    });
+    expect(findings(projected)).toEqual([]);
+    // An image that trips the rule only by another binary than the one the container starts: Argo CD's, as its repo server.
+    const repoServer = controller((spec) => {
+      spec.containers[0]!.image = 'quay.io/argoproj/argocd:v3.5.1';
+      spec.containers[0]!.args = ['/usr/local/bin/argocd-repo-server'];
+    });
+    expect(findings(repoServer)).toEqual([]);
+    const appController = controller((spec) => {
+      spec.containers[0]!.image = 'quay.io/argoproj/argocd:v3.5.1';
+      spec.containers[0]!.args = ['/usr/local/bin/argocd-application-controller'];
+    });
+    expect(findings(appController)).toEqual([['fail', expect.stringMatching(/^Deployment bazarr runs quay\.io\/argoproj\/argocd:v3\.5\.1/)]]);
+  });
+
   it('says a request is not judged where only a role the repository does not declare could allow it', () => {
     const r = withObject('ClusterRoleBinding', 'portfolio-status-writer', (o) => ({
       ...o,
