@@ -18,7 +18,7 @@ import { placedPolicies, shutOutBy } from '../../model/cluster/network-reach.ts'
 export const ingressPathCheck: PolicyCheck = {
   id: 'network-policy-ingress-path',
   description:
-    "Where a NetworkPolicy isolates the pods an Ingress routes to, one of its ingress rules lets the Ingress class's proxy in (its namespace, and its pods where the gate sees them) on the port the route reaches; otherwise the public route times out at the pod (invariants P1).",
+    "Where a NetworkPolicy isolates the pods an Ingress routes to, one of its ingress rules lets the Ingress class's proxy in (its namespace, and its pods where the gate sees them; a proxy on the node's network, on a cluster of several nodes, only by a rule with no peer or an address block, as its connections carry the node's identity) on the port the route reaches; otherwise the public route times out at the pod (invariants P1).",
   invariants: ['P1'],
   remediation:
     "allow ingress from the proxy's namespace (kubernetes.io/metadata.name: <namespace>) and pods on the Service's targetPort, in a policy that selects the backend's pods",
@@ -42,12 +42,14 @@ export const ingressPathCheck: PolicyCheck = {
         const pods = templates.filter(
           (t) => t.namespace === ns && Object.keys(target.selector).length > 0 && selectorMatches({ matchLabels: target.selector }, t.labels),
         );
-        const client = { namespace: proxy.namespace, pods: proxy.pods?.map((t) => t.labels) };
+        // A proxy on the node's network reaches a pod on another node as that node: only a multi-node cluster tells.
+        const onNodeNetwork = (ctx.repo.facts?.nodeCount ?? 0) > 1 && !!proxy.pods?.length && proxy.pods.every((t) => t.hostNetwork);
+        const client = { namespace: proxy.namespace, pods: proxy.pods?.map((t) => t.labels), ...(onNodeNetwork ? { onNodeNetwork } : {}) };
         const blocked = pods.find((pod) => shutOutBy(policies, { pod, port: target.port }, client, namespaces).length > 0);
         if (blocked)
           ctx.fail(
             { resource: ingress, path: [...route.at, 'backend', 'service'] },
-            `Ingress ${ingress.name} routes to Service ${route.service.name} (port ${target.port}), whose pods a NetworkPolicy isolates with no rule that lets the ${proxy.app} proxy in from namespace ${proxy.namespace}: the route times out at the pod`,
+            `Ingress ${ingress.name} routes to Service ${route.service.name} (port ${target.port}), whose pods a NetworkPolicy isolates with no rule that lets the ${proxy.app} proxy in from namespace ${proxy.namespace}${onNodeNetwork ? ` (its pods run on the node's network: at a pod on another of the ${ctx.repo.facts!.nodeCount} nodes they arrive as that node, Cilium's remote-node, which no namespace or pod peer admits)` : ''}: the route times out at the pod`,
           );
       }
     }

@@ -35,10 +35,17 @@ interface Path_ {
   lost?: string;
 }
 
-/** The Prometheus as a client: its namespace, and the labels of the pods the operator makes for it where it is rendered. */
-function clientOf(view: PrometheusView): Client {
+/** The Prometheus as a client, and whether its pods run on the node's network (then no policy holds their egress). */
+type PrometheusClient = Client & { hostNetwork: boolean };
+
+/**
+ * The Prometheus as a client: its namespace, and the labels of the pods the operator makes for it where it is rendered;
+ * on the node's network (spec.hostNetwork) of a cluster of several nodes, it arrives at a pod as its node.
+ */
+function clientOf(view: PrometheusView, nodeCount: number): PrometheusClient {
   const labels = view.resource && operatorPodLabels(view.resource);
-  return { namespace: view.namespace, pods: labels ? [labels] : undefined };
+  const hostNetwork = view.spec.hostNetwork === true;
+  return { namespace: view.namespace, pods: labels ? [labels] : undefined, hostNetwork, ...(hostNetwork && nodeCount > 1 ? { onNodeNetwork: true } : {}) };
 }
 
 /** The namespaces a monitor reads, as the operator writes its discovery (monitorNamespaces); undefined for every one. */
@@ -169,12 +176,12 @@ function judgePath(ctx: CheckContext, path: Path_, client: Client, scope: Scope)
 }
 
 /** The first pod of a path the Prometheus' own egress policies keep it from, with the verdict. */
-function egressOf(path: Path_, client: Client, scope: Scope): { pod: Path_['pods'][number]; verdict: EgressVerdict } | undefined {
+function egressOf(path: Path_, client: PrometheusClient, scope: Scope): { pod: Path_['pods'][number]; verdict: EgressVerdict } | undefined {
   for (const pod of path.pods.filter((p) => reachesPod(p, path.port)))
     for (const labels of client.pods ?? []) {
       const verdict = egressVerdict(
         scope.egress,
-        { namespace: client.namespace, labels, named: new Map() },
+        { namespace: client.namespace, labels, named: new Map(), hostNetwork: client.hostNetwork },
         { pod, port: path.port, service: path.service ?? { namespace: pod.namespace, name: '' } },
         scope.namespaces,
       );
@@ -189,7 +196,7 @@ function egressOf(path: Path_, client: Client, scope: Scope): { pod: Path_['pods
  * target), at the first; a policy the gate cannot place pods in is said not judged, once. Judged where the Prometheus
  * is rendered: its pods' labels are the operator's.
  */
-function judgeEgress(ctx: CheckContext, paths: readonly Path_[], client: Client & { from: string }, scope: Scope): void {
+function judgeEgress(ctx: CheckContext, paths: readonly Path_[], client: PrometheusClient & { from: string }, scope: Scope): void {
   if (!client.pods) return;
   const shut = paths.flatMap((path) => {
     const found = egressOf(path, client, scope);
@@ -252,7 +259,7 @@ export const scrapePathCheck: PolicyCheck = {
     const { namespaces } = scope;
     const monitors = ctx.resources.filter((r) => r.kind === 'ServiceMonitor' || r.kind === 'PodMonitor');
     for (const view of prometheusViews(ctx)) {
-      const client = clientOf(view);
+      const client = clientOf(view, ctx.repo.facts?.nodeCount ?? 0);
       const loaded = monitors.filter((m) => notLoadedBecause(view, selectable(ctx, m), namespaces) === undefined);
       const inView = { ...scope, ignoreSelectors: view.spec.ignoreNamespaceSelectors === true };
       const paths = [

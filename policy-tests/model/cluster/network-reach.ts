@@ -161,6 +161,11 @@ export function placedPolicies(repo: Repo, resources: readonly Resource[], kinds
 export interface Client {
   namespace: string;
   pods?: readonly Obj[];
+  /**
+   * Its pods run on the node's network, on a cluster of several nodes: Cilium sees a connection from them with the
+   * node's identity (`remote-node` at a pod on another node), which no namespace or pod peer of a NetworkPolicy admits.
+   */
+  onNodeNetwork?: boolean;
 }
 
 /** Whether a policy isolates its pods for ingress: policyTypes lists Ingress, or (without policyTypes) always. */
@@ -181,6 +186,7 @@ function letsIn(policy: Resource, target: { pod: PodPorts; port: string; ns: str
       from.length === 0 ||
       from.some((peer) => {
         if ('ipBlock' in peer) return true; // addresses: not judged, never reported as blocking
+        if (client.onNodeNetwork) return false;
         const inNamespace =
           'namespaceSelector' in peer ? selectorMatches(obj(peer.namespaceSelector), namespaces.get(client.namespace)) : client.namespace === ns;
         if (!inNamespace) return false;
