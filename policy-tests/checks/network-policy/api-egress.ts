@@ -19,18 +19,12 @@ import { namespaceLabels, templatesWithPorts } from '../../model/cluster/pod-tem
 import { operatorPodLabels } from '../../model/cluster/providers.ts';
 import { placedPolicies } from '../../model/cluster/network-reach.ts';
 import { apiServerEgressVerdict, API_SERVER_PORT, type EgressVerdict } from '../../model/cilium/egress.ts';
-import { policyRefusal } from '../../model/cilium/policy-rules.ts';
+import { refusedOutright } from '../../model/cilium/policy-rules.ts';
 import { apiRuns, grantedRuns, mountsToken, serviceAccountOf, type Run } from '../../model/programs/api-clients.ts';
 import { IMAGE_FACTS_GLOB } from '../../model/repository/image-facts.ts';
 import type { Obj } from '../../model/core/dig.ts';
 
 const POLICY_KINDS = ['NetworkPolicy', 'CiliumNetworkPolicy', 'CiliumClusterwideNetworkPolicy'];
-
-/** Whether Cilium's agent refuses the policy whatever its settings (it then enforces none of its rules). */
-const refusedByAgent = (policy: Resource): boolean => {
-  const refusal = policyRefusal(policy, policy.kind === 'CiliumNetworkPolicy', undefined);
-  return refusal !== undefined && !refusal.unread;
-};
 
 /** The labels of the pods a run's workload makes: its template's, or those the operator gives a Prometheus' pods. */
 function podLabelsOf(run: Run, byWorkload: ReadonlyMap<Resource, readonly { labels: Obj }[]>): Obj[] {
@@ -115,7 +109,7 @@ export const apiEgressCheck: PolicyCheck = {
           break;
         }
         // A Cilium policy among them the agent refuses whatever its settings: network-policy-cilium-accepted says so.
-        if ('refusedBy' in verdict && verdict.refusedBy.some((p) => p.kind.startsWith('Cilium') && refusedByAgent(p))) break;
+        if ('refusedBy' in verdict && verdict.refusedBy.some(refusedOutright)) break;
         if ('refusedBy' in verdict && run.grantedBy && !run.connects) {
           // A role granted is no proof of a call: a chart may grant one its program uses only with some settings.
           ctx.notJudged(

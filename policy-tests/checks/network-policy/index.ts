@@ -9,6 +9,7 @@ import { nodeCidrCheck } from './node-cidr.ts';
 import { scrapePathCheck } from './scrape-path.ts';
 import { egressPathCheck } from './egress-path.ts';
 import { apiEgressCheck } from './api-egress.ts';
+import { webhookPathCheck } from './webhook-path.ts';
 
 export const networkPolicyAreaChecks: PolicyCheck[] = [
   ...networkPolicyChecks,
@@ -16,6 +17,7 @@ export const networkPolicyAreaChecks: PolicyCheck[] = [
   scrapePathCheck,
   egressPathCheck,
   apiEgressCheck,
+  webhookPathCheck,
   ...cniChecks,
   ...defaultDenyChecks,
   nodeCidrCheck,

@@ -55,21 +55,21 @@ export function ciliumSelects(selector: unknown, pod: PodPorts, namespaceLabels:
   return selectorMatches({ matchLabels, matchExpressions }, endpointLabels(pod, namespaceLabels));
 }
 
-/** Whether a port list admits the destination's port; a list that is absent or empty admits every port. */
 /** The port a connection goes to, as a rule's port is held to it: the same port (by number, or a name it has), and its number. */
-interface TargetPort {
+export interface TargetPort {
   same: (port: string) => boolean;
   number: number;
 }
 
 /** A pod's port: a number, or the name one of its containers gives a number. */
-const podPort = (dest: Destination): TargetPort => ({
-  same: (port) => samePort(dest.pod, port, dest.port),
-  number: Number(dest.pod.named.get(dest.port) ?? dest.port),
+export const podTarget = (pod: PodPorts, port: string): TargetPort => ({
+  same: (p) => samePort(pod, p, port),
+  number: Number(pod.named.get(port) ?? port),
 });
+const podPort = (dest: Destination): TargetPort => podTarget(dest.pod, dest.port);
 
 /** Whether a port list admits the port, TCP (or any protocol); a list that is absent or empty admits every port. */
-function portsAdmit(ports: Obj[], target: TargetPort): boolean {
+export function portsAdmit(ports: Obj[], target: TargetPort): boolean {
   if (ports.length === 0) return true;
   return ports.some((p) => {
     const protocol = str(p.protocol) || 'TCP';
@@ -83,7 +83,7 @@ function portsAdmit(ports: Obj[], target: TargetPort): boolean {
 }
 
 /** Whether a Cilium rule's toPorts admit the port: absent or empty, or one of its entries' ports. */
-const toPortsAdmit = (rule: Obj, target: TargetPort): boolean => {
+export const toPortsAdmit = (rule: Obj, target: TargetPort): boolean => {
   const toPorts = list(rule.toPorts).map(obj);
   return toPorts.length === 0 || toPorts.some((tp) => portsAdmit(list(tp.ports).map(obj), target));
 };

@@ -378,3 +378,13 @@ function parseRefusal(object: Obj, namespaced: boolean, options: AgentOptions | 
     return namespaced && isSet(obj(rule).nodeSelector) ? refuse([...at, 'nodeSelector'], `Invalid ${kind} ${field}: rule cannot have NodeSelector`) : undefined;
   });
 }
+
+/**
+ * Whether Cilium's agent refuses a Cilium policy whatever its settings (it then enforces none of its rules): the
+ * checks that judge a path through it leave that to network-policy-cilium-accepted, the cause.
+ */
+export const refusedOutright = (policy: { kind: string; object: Obj }): boolean => {
+  if (!policy.kind.startsWith('Cilium')) return false;
+  const refusal = policyRefusal(policy, policy.kind === 'CiliumNetworkPolicy', undefined);
+  return refusal !== undefined && !refusal.unread;
+};

@@ -13,7 +13,39 @@ const CILIUM_FACT = `    name: cilium
       - cilium.io/CiliumClusterwideNetworkPolicy
     fqdnEgress: true`;
 
+/** A webhook the platform's folder may apply (its project admits webhook configurations), served by the API's Service. */
+const WEBHOOK = 'apps/platform/cert-manager/portfolio-webhook.yaml';
+const WEBHOOK_TEXT = `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata:
+  name: portfolio-content
+webhooks:
+  - name: content.portfolio.homelab-gitops.dev
+    clientConfig:
+      service:
+        namespace: portfolio
+        name: portfolio-api
+        port: 80
+        path: /validate
+    rules:
+      - apiGroups: [""]
+        apiVersions: ["v1"]
+        operations: ["CREATE", "UPDATE"]
+        resources: ["configmaps"]
+    namespaceSelector:
+      matchLabels:
+        kubernetes.io/metadata.name: portfolio
+    sideEffects: None
+    admissionReviewVersions: ["v1"]
+`;
+
 export const networkPolicyMutations: Mutation[] = [
+  {
+    check: 'network-policy-webhook-path',
+    why: "a validating webhook for the portfolio's ConfigMaps, served by the API's Service: the API's policies let in only the proxy and Prometheus, the API server (on the control-plane nodes' network, no pod) is let in by none, and every ConfigMap write in portfolio times out and is refused",
+    mutate: (c) => c.write(WEBHOOK, WEBHOOK_TEXT),
+    at: (c) => ({ file: WEBHOOK, line: lineOf(c, WEBHOOK, '      service:') }),
+  },
   {
     check: 'network-policy-api-egress',
     why: "the status writer's way to the API server written for the kubernetes Service's port, 443: Cilium enforces egress after the Service's address is translated, so it sees 6443, and every request of the writer times out",

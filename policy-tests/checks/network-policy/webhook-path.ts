@@ -1,0 +1,140 @@
+/**
+ * network-policy-webhook-path: the API server reaches each webhook it calls through a Service (an admission webhook, a
+ * CRD's conversion webhook, an aggregated API), past the ingress policies that select the Service's pods
+ * (model/cilium/ingress.ts: apiServerIngressVerdict). The API server runs on the control-plane nodes' network: a
+ * NetworkPolicy that lets in "every pod" (a namespaceSelector of {}) does not let it in, and neither does Cilium's
+ * fromEndpoints. Then every request the webhook intercepts times out: refused where its failurePolicy is Fail (no
+ * Certificate, no ExternalSecret is stored), let through unchecked where it is Ignore; a conversion webhook's
+ * resources cannot be read in another version; an aggregated API answers nothing. Every object is accepted, and
+ * the gate was green.
+ */
+import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
+import type { Resource } from '../../model/core/manifest.ts';
+import type { Path } from '../../model/core/positions.ts';
+import { dig, objects, obj, str, type Obj } from '../../model/core/dig.ts';
+import { scalarText } from '../../model/core/text.ts';
+import { selectorMatches } from '../../model/core/label-selector.ts';
+import { namespaceLabels, templatesWithPorts } from '../../model/cluster/pod-templates.ts';
+import { placedPolicies, reachesPod } from '../../model/cluster/network-reach.ts';
+import { serviceIndex } from '../../model/cluster/service-addresses.ts';
+import { servicePort } from '../../model/cluster/ingress-routes.ts';
+import { apiServerIngressVerdict } from '../../model/cilium/ingress.ts';
+import { refusedOutright } from '../../model/cilium/policy-rules.ts';
+
+const POLICY_KINDS = ['NetworkPolicy', 'CiliumNetworkPolicy', 'CiliumClusterwideNetworkPolicy'];
+const WEBHOOK_CONFIGURATIONS = ['ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration'];
+
+/** A call the API server makes to a Service: where it is declared, what it is, and what is lost when it times out. */
+interface WebhookCall {
+  resource: Resource;
+  at: Path;
+  what: string;
+  service: { namespace: string; name: string; port: number };
+  lost: string;
+}
+
+/** The service reference at `at` in a resource, with the port the API server dials (443 where unset). */
+function serviceAt(resource: Resource, at: Path): WebhookCall['service'] | undefined {
+  const service = obj(dig(resource.object, at));
+  const [namespace, name] = [str(service.namespace), str(service.name)];
+  if (!namespace || !name) return undefined;
+  const port = Number(scalarText(service.port ?? 443));
+  return { namespace, name, port: Number.isInteger(port) ? port : 443 };
+}
+
+/** Every call the API server makes to a Service: each webhook of a webhook configuration, a CRD's conversion, an APIService. */
+function webhookCalls(resources: readonly Resource[]): WebhookCall[] {
+  const calls: WebhookCall[] = [];
+  const add = (resource: Resource, at: Path, what: string, lost: string) => {
+    const service = serviceAt(resource, at);
+    if (service) calls.push({ resource, at, what, service, lost });
+  };
+  for (const r of resources) {
+    if (WEBHOOK_CONFIGURATIONS.includes(r.kind))
+      objects(dig(r.object, ['webhooks'])).forEach((webhook, i) => {
+        const ignore = str(webhook.failurePolicy) === 'Ignore';
+        add(
+          r,
+          ['webhooks', i, 'clientConfig', 'service'],
+          `${r.kind} ${r.name}'s webhook ${str(webhook.name) || i}`,
+          ignore
+            ? 'each request it intercepts goes through unchecked after its timeout (failurePolicy Ignore)'
+            : 'each request it intercepts is refused (failurePolicy Fail)',
+        );
+      });
+    else if (r.kind === 'CustomResourceDefinition' && str(dig(r.object, ['spec', 'conversion', 'strategy'])) === 'Webhook')
+      add(
+        r,
+        ['spec', 'conversion', 'webhook', 'clientConfig', 'service'],
+        `CustomResourceDefinition ${r.name}'s conversion webhook`,
+        'its objects cannot be read or written in a version other than the stored one',
+      );
+    else if (r.kind === 'APIService')
+      add(r, ['spec', 'service'], `APIService ${r.name}`, 'the aggregated API answers nothing, and discovery of its group fails');
+  }
+  return calls;
+}
+
+/** The pods behind a Service and the pod port its port sends to. */
+function podsBehind(ctx: CheckContext, service: Resource, port: number) {
+  const selector = obj(dig(service.object, ['spec', 'selector']));
+  const entry = servicePort(service, { number: port });
+  if (!entry || Object.keys(selector).length === 0) return undefined; // no such port (the API server's own error), or endpoints by hand
+  const target = String(entry.targetPort ?? entry.port);
+  const pods = templatesWithPorts(ctx.repo).filter(
+    (t) => t.namespace === (service.namespace ?? '') && selectorMatches({ matchLabels: selector as Obj }, t.labels) && reachesPod(t, target),
+  );
+  return { pods, target };
+}
+
+const policyNames = (policies: readonly Resource[]): string => policies.map((p) => `${p.kind} ${p.name}`).join(', ');
+
+export const webhookPathCheck: PolicyCheck = {
+  id: 'network-policy-webhook-path',
+  description:
+    "The API server reaches each webhook it calls through a Service (a ValidatingWebhookConfiguration's or MutatingWebhookConfiguration's webhooks, a CRD's conversion webhook, an APIService) past the ingress policies that select the Service's pods, as Cilium enforces NetworkPolicy and CiliumNetworkPolicy together: it runs on the control-plane nodes' network, so no namespace or pod peer admits it, only a NetworkPolicy rule with no peer, or Cilium's kube-apiserver entity (or cluster, all) or a rule of ports alone; an address block or one node entity is said not judged; otherwise each call times out, and the requests the webhook intercepts are refused (failurePolicy Fail) or pass unchecked (invariants P1).",
+  invariants: ['P1'],
+  remediation:
+    "let the API server in on the webhook's pod port in a policy that selects its pods: a CiliumNetworkPolicy with fromEntities: [kube-apiserver] and that port, or a NetworkPolicy rule with the port and no from",
+  reads: {
+    kinds: ['*'],
+    everyKind: "a webhook's Service sends to the pods of any workload kind, past the policies and namespaces around them",
+    renders: true,
+  },
+  exemptible: false,
+  run(ctx) {
+    const policies = placedPolicies(ctx.repo, ctx.resources, POLICY_KINDS);
+    if (policies.length === 0) return;
+    const calls = webhookCalls(ctx.resources);
+    if (calls.length === 0) return;
+    const labels = namespaceLabels(ctx.repo);
+    const services = serviceIndex(ctx.repo, ctx.resources);
+    // One finding per configuration and Service: a chart's five webhooks behind one Service are one mistake.
+    const judged = new Set<string>();
+    for (const call of calls) {
+      const key = `${call.resource.kind}/${call.resource.name}\0${call.service.namespace}/${call.service.name}`;
+      if (judged.has(key)) continue;
+      const service = services.named(call.service.namespace, call.service.name);
+      const behind = service && podsBehind(ctx, service, call.service.port);
+      if (!behind) continue; // a Service or port that is not there is another check's, or the API server's, to say
+      for (const pod of behind.pods) {
+        const verdict = apiServerIngressVerdict(policies, pod, behind.target, labels);
+        if ('allowed' in verdict) continue;
+        judged.add(key);
+        const to = `${call.what} sends the API server to Service ${call.service.namespace}/${call.service.name} (port ${call.service.port}, the port ${behind.target} of ${pod.resource.kind} ${pod.resource.name}'s pods)`;
+        if ('unknown' in verdict)
+          ctx.notJudged(
+            { resource: call.resource, path: call.at },
+            `${to}: whether its ingress policies let the API server in is not known, as ${verdict.unknown} selects the pods`,
+          );
+        // A Cilium policy the agent refuses outright enforces nothing: network-policy-cilium-accepted says so.
+        else if (!verdict.refusedBy.some(refusedOutright))
+          ctx.fail(
+            { resource: call.resource, path: call.at },
+            `${to}, and the ingress policies that select those pods in ${pod.namespace} (${policyNames(verdict.refusedBy)}) let no call of the API server in: it runs on the control-plane nodes' network, which no namespace or pod peer admits, so each call times out and ${call.lost}`,
+          );
+        break;
+      }
+    }
+  },
+};
