@@ -17,14 +17,12 @@ import type { Resource } from '../../model/core/manifest.ts';
 import type { CheckContext, FailurePlace, PolicyCheck } from '../../model/checks/kit.ts';
 import { namespaceLabels, templatesWithPorts } from '../../model/cluster/pod-templates.ts';
 import { operatorPodLabels } from '../../model/cluster/providers.ts';
-import { placedPolicies } from '../../model/cluster/network-reach.ts';
+import { ENFORCED_POLICY_KINDS, placedPolicies } from '../../model/cluster/network-reach.ts';
 import { apiServerEgressVerdict, API_SERVER_PORT, type EgressVerdict } from '../../model/cilium/egress.ts';
 import { refusedOutright } from '../../model/cilium/policy-rules.ts';
 import { apiRuns, grantedRuns, mountsToken, serviceAccountOf, type Run } from '../../model/programs/api-clients.ts';
 import { IMAGE_FACTS_GLOB } from '../../model/repository/image-facts.ts';
 import type { Obj } from '../../model/core/dig.ts';
-
-const POLICY_KINDS = ['NetworkPolicy', 'CiliumNetworkPolicy', 'CiliumClusterwideNetworkPolicy'];
 
 /** The labels of the pods a run's workload makes: its template's, or those the operator gives a Prometheus' pods. */
 function podLabelsOf(run: Run, byWorkload: ReadonlyMap<Resource, readonly { labels: Obj }[]>): Obj[] {
@@ -87,7 +85,7 @@ export const apiEgressCheck: PolicyCheck = {
   },
   exemptible: false,
   run(ctx) {
-    const policies = placedPolicies(ctx.repo, ctx.resources, POLICY_KINDS);
+    const policies = placedPolicies(ctx.repo, ctx.resources, ENFORCED_POLICY_KINDS);
     if (policies.length === 0) return;
     const labels = namespaceLabels(ctx.repo);
     const byWorkload = Map.groupBy(templatesWithPorts(ctx.repo), (t) => t.resource);

@@ -22,9 +22,7 @@ import { SETTINGS_FILES } from '../../model/apps/media-settings.ts';
 import { egressVerdict, onNodeNetwork } from '../../model/cilium/egress.ts';
 import { podRefs } from '../../model/cluster/references.ts';
 import { grafanaSidecars, whyNotLoaded } from '../../model/grafana/sidecars.ts';
-import { placedPolicies, reachesPod, type Placed, type PodPorts } from '../../model/cluster/network-reach.ts';
-
-const POLICY_KINDS = ['NetworkPolicy', 'CiliumNetworkPolicy', 'CiliumClusterwideNetworkPolicy'];
+import { ENFORCED_POLICY_KINDS, placedPolicies, reachesPod, type Placed, type PodPorts } from '../../model/cluster/network-reach.ts';
 
 /** One dial: the pods that make it, the address, and where it is written. */
 interface Dial {
@@ -152,7 +150,7 @@ export const egressPathCheck: PolicyCheck = {
     const opaque = opaqueNamespaces(ctx.renders);
     const templates = templatesWithPorts(ctx.repo).filter((t) => !opaque.has(t.namespace));
     const namespaces = new Set(ctx.resources.flatMap((r) => (r.kind === 'Namespace' ? [r.name] : r.namespace ? [r.namespace] : [])));
-    const policies = placedPolicies(ctx.repo, ctx.resources, POLICY_KINDS);
+    const policies = placedPolicies(ctx.repo, ctx.resources, ENFORCED_POLICY_KINDS);
     const services = serviceIndex(ctx.repo, ctx.resources);
     const env = { pods: selectorIndex(templates, (t) => t.labels), operatorPods: operatorPodsOf(ctx), services, policies, labels: namespaceLabels(ctx.repo) };
     for (const dial of [...dials(ctx, templates, namespaces), ...configDials(ctx, templates, namespaces)]) judgeDial(ctx, dial, env);

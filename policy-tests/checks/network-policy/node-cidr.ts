@@ -22,6 +22,7 @@ import { dig, list, obj } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { Path } from '../../model/core/positions.ts';
 import { scalarText } from '../../model/core/text.ts';
+import { ENFORCED_POLICY_KINDS } from '../../model/cluster/network-reach.ts';
 import { WORKLOAD_KINDS } from '../../model/core/workloads.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { peers } from './network-policy.ts';
@@ -33,7 +34,7 @@ const NODE_PORTS: ReadonlyMap<string, string> = new Map([
   ['10250', "the kubelet's API"],
 ]);
 
-const POLICY_KINDS: ReadonlySet<string> = new Set(['NetworkPolicy', 'CiliumNetworkPolicy', 'CiliumClusterwideNetworkPolicy']);
+const POLICY_KINDS: ReadonlySet<string> = new Set(ENFORCED_POLICY_KINDS);
 
 interface CidrPeer {
   cidr: string;

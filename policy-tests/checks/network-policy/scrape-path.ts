@@ -17,7 +17,7 @@ import { scalarText } from '../../model/core/text.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { namespaceLabels, templatesWithPorts, type Template } from '../../model/cluster/pod-templates.ts';
 import { operatorPodLabels, operatorPodsSelected } from '../../model/cluster/providers.ts';
-import { placedPolicies, reachesPod, shutOutBy, type Client, type Placed, type PodPorts } from '../../model/cluster/network-reach.ts';
+import { ENFORCED_POLICY_KINDS, placedPolicies, reachesPod, shutOutBy, type Client, type Placed, type PodPorts } from '../../model/cluster/network-reach.ts';
 import { ciliumSelects, egressVerdict, onNodeNetwork, type EgressVerdict } from '../../model/cilium/egress.ts';
 import { notLoadedBecause, prometheusViews, selectable, type PrometheusView } from '../../model/prometheus-operator/selection.ts';
 import { alertmanagerTarget, monitorNamespaces } from '../../model/prometheus-operator/discovery.ts';
@@ -252,7 +252,7 @@ export const scrapePathCheck: PolicyCheck = {
       services,
       cilium: placed('CiliumNetworkPolicy').filter(({ policy }) => ['ingress', 'ingressDeny'].some((k) => dig(policy.object, ['spec', k]) !== undefined)),
       policies: placed('NetworkPolicy'),
-      egress: placedPolicies(ctx.repo, ctx.resources, ['NetworkPolicy', 'CiliumNetworkPolicy', 'CiliumClusterwideNetworkPolicy']),
+      egress: placedPolicies(ctx.repo, ctx.resources, ENFORCED_POLICY_KINDS),
       namespaces: namespaceLabels(ctx.repo),
       ignoreSelectors: false,
     };

@@ -15,13 +15,12 @@ import { dig, objects, obj, str, type Obj } from '../../model/core/dig.ts';
 import { scalarText } from '../../model/core/text.ts';
 import { selectorMatches } from '../../model/core/label-selector.ts';
 import { namespaceLabels, templatesWithPorts } from '../../model/cluster/pod-templates.ts';
-import { placedPolicies, reachesPod } from '../../model/cluster/network-reach.ts';
+import { ENFORCED_POLICY_KINDS, placedPolicies, reachesPod } from '../../model/cluster/network-reach.ts';
 import { serviceIndex } from '../../model/cluster/service-addresses.ts';
 import { servicePort } from '../../model/cluster/ingress-routes.ts';
 import { apiServerIngressVerdict } from '../../model/cilium/ingress.ts';
 import { refusedOutright } from '../../model/cilium/policy-rules.ts';
 
-const POLICY_KINDS = ['NetworkPolicy', 'CiliumNetworkPolicy', 'CiliumClusterwideNetworkPolicy'];
 const WEBHOOK_CONFIGURATIONS = ['ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration'];
 
 /** A call the API server makes to a Service: where it is declared, what it is, and what is lost when it times out. */
@@ -103,7 +102,7 @@ export const webhookPathCheck: PolicyCheck = {
   },
   exemptible: false,
   run(ctx) {
-    const policies = placedPolicies(ctx.repo, ctx.resources, POLICY_KINDS);
+    const policies = placedPolicies(ctx.repo, ctx.resources, ENFORCED_POLICY_KINDS);
     if (policies.length === 0) return;
     const calls = webhookCalls(ctx.resources);
     if (calls.length === 0) return;

@@ -146,6 +146,9 @@ export type PodPorts = Pick<Template, 'namespace' | 'labels' | 'named' | 'hostNe
 /** Whether a port reaches the pod at all: a number, or a name one of its containers declares (else closure-port-name says so, and no policy is to blame). */
 export const reachesPod = (pod: PodPorts, port: string): boolean => /^\d+$/.test(port) || pod.named.has(port);
 
+/** The policies Cilium enforces together on a pod: Kubernetes' NetworkPolicy and its own two kinds. */
+export const ENFORCED_POLICY_KINDS: readonly string[] = ['NetworkPolicy', 'CiliumNetworkPolicy', 'CiliumClusterwideNetworkPolicy'];
+
 /** A policy with the namespace it applies in (its own, or its Application's destination). */
 export interface Placed {
   policy: Resource;
