@@ -2,7 +2,8 @@
  * closure-service: every Service an Ingress routes to exists with the port it
  * names, every ServiceMonitor selects a Service with the port it scrapes,
  * every in-cluster address a resource names resolves to a Service with its
- * port, and every Service with a selector has pods behind it.
+ * port, as does every Service the API server calls (webhooks, conversions,
+ * aggregated APIs), and every Service with a selector has pods behind it.
  */
 import { createdAtRuntime } from '../../model/argocd/app-declarations.ts';
 import { dig, isMap, list, objects, str } from '../../model/core/dig.ts';
@@ -13,7 +14,7 @@ import { opaqueNamespaces, providedPods } from '../../model/cluster/providers.ts
 import { templatesWithPorts } from '../../model/cluster/pod-templates.ts';
 import { selectorIndex } from '../../model/core/label-selector.ts';
 import { filterCluster, namespaceOrDestination, owningApplication } from '../../model/argocd/argocd.ts';
-import { indexServices, serviceAddresses, serviceIndex, type ServiceAddress, type ServiceIndex } from '../../model/cluster/service-addresses.ts';
+import { indexServices, serviceAddresses, serviceIndex, webhookCalls, type ServiceAddress, type ServiceIndex } from '../../model/cluster/service-addresses.ts';
 import { argoGlobMatch } from '../../model/core/glob.ts';
 import { SETTINGS_FILES } from '../../model/apps/media-settings.ts';
 import { ingressRoutes, servicePort } from '../../model/cluster/ingress-routes.ts';
@@ -54,6 +55,26 @@ function checkRoutes(ctx: CheckContext, { index, runtime, opaque, reached }: Sco
         );
       else reach(reached, svc, `Ingress ${ing.name} routes to it: the route answers 503`);
     }
+  }
+}
+
+/** Each Service the API server calls (a webhook, a conversion, an APIService) exists with the port it dials. */
+function checkWebhooks(ctx: CheckContext, { index, runtime, opaque, reached }: Scope): void {
+  for (const call of webhookCalls(ctx.resources)) {
+    const { namespace, name, port } = call.service;
+    if (opaque.has(namespace) || runtime.some((e) => e.namespace === namespace && e.name === name)) continue;
+    const svc = index.named(namespace, name);
+    if (!svc)
+      ctx.fail(
+        { resource: call.resource, path: [...call.at, 'name'] },
+        `${call.what} sends the API server to Service ${namespace}/${name}, which nothing in the repository provides: each call fails, and ${call.lost}`,
+      );
+    else if (!servicePort(svc, { number: port }))
+      ctx.fail(
+        { resource: call.resource, path: dig(call.resource.object, [...call.at, 'port']) === undefined ? call.at : [...call.at, 'port'] },
+        `${call.what} sends the API server to port ${port} of Service ${namespace}/${name}, which has no such port: each call fails, and ${call.lost}`,
+      );
+    else reach(reached, svc, `${call.what} sends the API server to it: ${call.lost}`);
   }
 }
 
@@ -195,7 +216,7 @@ function checkAddresses(ctx: CheckContext, { index, runtime, opaque, reached }: 
 export const serviceClosureCheck: PolicyCheck = {
   id: 'closure-service',
   description:
-    "Every Service an Ingress routes to exists in its namespace with the port it names, every ServiceMonitor selects some Service with the port its endpoints name (among them the manager Services Rook makes for a rendered CephCluster, with their labels and ports), every in-cluster address a resource or an app's settings name (<service>.<namespace>.svc[:port], or such a host beside its port) is a Service with that port, and every Service with a selector selects pods the cluster runs (a workload of the repository or a chart not scaled to 0 replicas, pods an operator makes from a Prometheus or Alertmanager, or pods the distribution runs, providedOutsideGit), or it has no endpoints, as one without a selector that something reaches has none unless an Endpoints or EndpointSlice of the repository is written for it; judged where the gate sees the namespace whole (invariants P1).",
+    "Every Service an Ingress routes to exists in its namespace with the port it names, every ServiceMonitor selects some Service with the port its endpoints name (among them the manager Services Rook makes for a rendered CephCluster, with their labels and ports), every in-cluster address a resource or an app's settings name (<service>.<namespace>.svc[:port], or such a host beside its port) is a Service with that port, so is every Service the API server calls (a webhook configuration's webhooks, a CRD's conversion webhook, an APIService, on port 443 where unset), and every Service with a selector selects pods the cluster runs (a workload of the repository or a chart not scaled to 0 replicas, pods an operator makes from a Prometheus or Alertmanager, or pods the distribution runs, providedOutsideGit), or it has no endpoints, as one without a selector that something reaches has none unless an Endpoints or EndpointSlice of the repository is written for it; judged where the gate sees the namespace whole (invariants P1).",
   invariants: ['P1'],
   remediation:
     "point the route, the monitor or the address at a Service (and port) that exists, or add the port to the Service; make a Service's selector match its pods' labels (or list the distribution's pods in providedOutsideGit), or give a Service without one its selector",
@@ -221,6 +242,7 @@ export const serviceClosureCheck: PolicyCheck = {
     checkRoutes(ctx, scope);
     checkMonitors(ctx, scope);
     checkAddresses(ctx, scope);
+    checkWebhooks(ctx, scope);
     checkSelectors(ctx, services, scope);
   },
 };

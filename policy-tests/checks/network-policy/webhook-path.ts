@@ -10,69 +10,14 @@
  */
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import type { Resource } from '../../model/core/manifest.ts';
-import type { Path } from '../../model/core/positions.ts';
-import { dig, objects, obj, str, type Obj } from '../../model/core/dig.ts';
-import { scalarText } from '../../model/core/text.ts';
+import { dig, obj, type Obj } from '../../model/core/dig.ts';
 import { selectorMatches } from '../../model/core/label-selector.ts';
 import { namespaceLabels, templatesWithPorts } from '../../model/cluster/pod-templates.ts';
 import { ENFORCED_POLICY_KINDS, placedPolicies, reachesPod } from '../../model/cluster/network-reach.ts';
-import { serviceIndex } from '../../model/cluster/service-addresses.ts';
+import { serviceIndex, webhookCalls } from '../../model/cluster/service-addresses.ts';
 import { servicePort } from '../../model/cluster/ingress-routes.ts';
 import { apiServerIngressVerdict } from '../../model/cilium/ingress.ts';
 import { refusedOutright } from '../../model/cilium/policy-rules.ts';
-
-const WEBHOOK_CONFIGURATIONS = ['ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration'];
-
-/** A call the API server makes to a Service: where it is declared, what it is, and what is lost when it times out. */
-interface WebhookCall {
-  resource: Resource;
-  at: Path;
-  what: string;
-  service: { namespace: string; name: string; port: number };
-  lost: string;
-}
-
-/** The service reference at `at` in a resource, with the port the API server dials (443 where unset). */
-function serviceAt(resource: Resource, at: Path): WebhookCall['service'] | undefined {
-  const service = obj(dig(resource.object, at));
-  const [namespace, name] = [str(service.namespace), str(service.name)];
-  if (!namespace || !name) return undefined;
-  const port = Number(scalarText(service.port ?? 443));
-  return { namespace, name, port: Number.isInteger(port) ? port : 443 };
-}
-
-/** Every call the API server makes to a Service: each webhook of a webhook configuration, a CRD's conversion, an APIService. */
-function webhookCalls(resources: readonly Resource[]): WebhookCall[] {
-  const calls: WebhookCall[] = [];
-  const add = (resource: Resource, at: Path, what: string, lost: string) => {
-    const service = serviceAt(resource, at);
-    if (service) calls.push({ resource, at, what, service, lost });
-  };
-  for (const r of resources) {
-    if (WEBHOOK_CONFIGURATIONS.includes(r.kind))
-      objects(dig(r.object, ['webhooks'])).forEach((webhook, i) => {
-        const ignore = str(webhook.failurePolicy) === 'Ignore';
-        add(
-          r,
-          ['webhooks', i, 'clientConfig', 'service'],
-          `${r.kind} ${r.name}'s webhook ${str(webhook.name) || i}`,
-          ignore
-            ? 'each request it intercepts goes through unchecked after its timeout (failurePolicy Ignore)'
-            : 'each request it intercepts is refused (failurePolicy Fail)',
-        );
-      });
-    else if (r.kind === 'CustomResourceDefinition' && str(dig(r.object, ['spec', 'conversion', 'strategy'])) === 'Webhook')
-      add(
-        r,
-        ['spec', 'conversion', 'webhook', 'clientConfig', 'service'],
-        `CustomResourceDefinition ${r.name}'s conversion webhook`,
-        'its objects cannot be read or written in a version other than the stored one',
-      );
-    else if (r.kind === 'APIService')
-      add(r, ['spec', 'service'], `APIService ${r.name}`, 'the aggregated API answers nothing, and discovery of its group fails');
-  }
-  return calls;
-}
 
 /** The pods behind a Service and the pod port its port sends to. */
 function podsBehind(ctx: CheckContext, service: Resource, port: number) {

@@ -11,7 +11,8 @@
  */
 import type { Path } from '../core/positions.ts';
 import { perObject } from '../core/per-object.ts';
-import { dig, obj, type Obj } from '../core/dig.ts';
+import { dig, obj, objects, str, type Obj } from '../core/dig.ts';
+import { scalarText } from '../core/text.ts';
 import { selectorIndex } from '../core/label-selector.ts';
 import type { Resource } from '../core/manifest.ts';
 import { namespaceOrDestination } from '../argocd/argocd.ts';
@@ -159,4 +160,62 @@ const candidatesOf = perObject(candidatesIn);
 export function serviceAddresses(value: unknown, namespaces: ReadonlySet<string>): ServiceAddress[] {
   const candidates = value !== null && typeof value === 'object' ? candidatesOf(value) : candidatesIn(value);
   return candidates.filter((c) => !c.short || namespaces.has(c.namespace)).map(({ short: _short, ...address }) => address);
+}
+
+/**
+ * The calls the API server makes to a Service: each webhook of a webhook configuration, a CRD's conversion webhook,
+ * an APIService (on the Service's port 443 where unset). Each is a reference to a Service like an address, and a
+ * path through the policies around its pods.
+ */
+const WEBHOOK_CONFIGURATIONS = ['ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration'];
+
+/** A call the API server makes to a Service: where it is declared, what it is, and what is lost when it times out. */
+export interface WebhookCall {
+  resource: Resource;
+  at: Path;
+  what: string;
+  service: { namespace: string; name: string; port: number };
+  lost: string;
+}
+
+/** The service reference at `at` in a resource, with the port the API server dials (443 where unset). */
+function serviceAt(resource: Resource, at: Path): WebhookCall['service'] | undefined {
+  const service = obj(dig(resource.object, at));
+  const [namespace, name] = [str(service.namespace), str(service.name)];
+  if (!namespace || !name) return undefined;
+  const port = Number(scalarText(service.port ?? 443));
+  return { namespace, name, port: Number.isInteger(port) ? port : 443 };
+}
+
+/** Every call the API server makes to a Service: each webhook of a webhook configuration, a CRD's conversion, an APIService. */
+export function webhookCalls(resources: readonly Resource[]): WebhookCall[] {
+  const calls: WebhookCall[] = [];
+  const add = (resource: Resource, at: Path, what: string, lost: string) => {
+    const service = serviceAt(resource, at);
+    if (service) calls.push({ resource, at, what, service, lost });
+  };
+  for (const r of resources) {
+    if (WEBHOOK_CONFIGURATIONS.includes(r.kind))
+      objects(dig(r.object, ['webhooks'])).forEach((webhook, i) => {
+        const ignore = str(webhook.failurePolicy) === 'Ignore';
+        add(
+          r,
+          ['webhooks', i, 'clientConfig', 'service'],
+          `${r.kind} ${r.name}'s webhook ${str(webhook.name) || i}`,
+          ignore
+            ? 'each request it intercepts goes through unchecked after its timeout (failurePolicy Ignore)'
+            : 'each request it intercepts is refused (failurePolicy Fail)',
+        );
+      });
+    else if (r.kind === 'CustomResourceDefinition' && str(dig(r.object, ['spec', 'conversion', 'strategy'])) === 'Webhook')
+      add(
+        r,
+        ['spec', 'conversion', 'webhook', 'clientConfig', 'service'],
+        `CustomResourceDefinition ${r.name}'s conversion webhook`,
+        'its objects cannot be read or written in a version other than the stored one',
+      );
+    else if (r.kind === 'APIService')
+      add(r, ['spec', 'service'], `APIService ${r.name}`, 'the aggregated API answers nothing, and discovery of its group fails');
+  }
+  return calls;
 }

@@ -2,10 +2,12 @@
  * network-policy-webhook-path beyond its mutation (a webhook served by the API's Service, which its policies shut to
  * the API server): the API server is let in by a NetworkPolicy rule with no peer or Cilium's entities that hold it,
  * never by a namespace or pod peer; an address block or one node entity is said not judged; a CRD's conversion
- * webhook and an APIService are judged like a webhook configuration's.
+ * webhook and an APIService are judged like a webhook configuration's. And closure-service holds the Service each
+ * calls to exist with the port it dials.
  */
 import { describe, expect, it } from 'vitest';
 import { webhookPathCheck } from '../../checks/network-policy/webhook-path.ts';
+import { serviceClosureCheck } from '../../checks/closure/services.ts';
 import { runPolicy } from '../../model/checks/runner.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { loadRepo, REPO_ROOT, type Repo } from '../../model/repository/repo.ts';
@@ -88,5 +90,30 @@ describe('network-policy-webhook-path', () => {
     ]);
     const api = make('APIService', 'v1beta1.metrics.k8s.io', undefined, { spec: { service } });
     expect(findings(api)).toEqual([['fail', expect.stringMatching(/^APIService v1beta1\.metrics\.k8s\.io .*the aggregated API answers nothing/)]]);
+  });
+});
+
+describe('closure-service, for the Services the API server calls', () => {
+  const closure = (...extra: Resource[]) => {
+    const base = runPolicy(repo, [serviceClosureCheck]).map((f) => f.message);
+    return runPolicy({ ...repo, resources: [...repo.resources, ...extra] } as Repo, [serviceClosureCheck])
+      .map((f) => f.message)
+      .filter((m) => !base.includes(m));
+  };
+  const to = (ref: Record<string, unknown>) =>
+    make('ValidatingWebhookConfiguration', 'content', undefined, {
+      webhooks: [{ name: 'content.example.dev', clientConfig: { service: ref }, sideEffects: 'None', admissionReviewVersions: ['v1'] }],
+    });
+
+  it('fails a webhook sent to a Service or a port that is not there, and passes one that is', () => {
+    expect(closure(to(service))).toEqual([]);
+    expect(closure(to({ ...service, name: 'portfolio-apii' }))).toEqual([
+      expect.stringMatching(
+        /sends the API server to Service portfolio\/portfolio-apii, which nothing in the repository provides: each call fails, and each request it intercepts is refused/,
+      ),
+    ]);
+    expect(closure(to({ namespace: 'portfolio', name: 'portfolio-api' }))).toEqual([
+      expect.stringMatching(/sends the API server to port 443 of Service portfolio\/portfolio-api, which has no such port/),
+    ]);
   });
 });
