@@ -1,7 +1,8 @@
 /**
- * network-policy-ingress-path: where a NetworkPolicy isolates the pods an
- * Ingress routes to, the Ingress class's proxy is let in on the port the route
- * reaches. The proxy is the Application that applies the IngressClass: its
+ * network-policy-ingress-path: where a NetworkPolicy or a Cilium policy
+ * isolates the pods an Ingress routes to, the Ingress class's proxy is let in
+ * on the port the route reaches (model/cilium/ingress.ts, as Cilium enforces
+ * both kinds together). The proxy is the Application that applies the IngressClass: its
  * namespace always, its pods when its chart is rendered.
  */
 import { namespaceOrDestination, owningApplication } from '../../model/argocd/argocd.ts';
@@ -13,12 +14,14 @@ import type { Resource } from '../../model/core/manifest.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { opaqueNamespaces } from '../../model/cluster/providers.ts';
 import { namespaceLabels, templatesWithPorts, type Template } from '../../model/cluster/pod-templates.ts';
-import { placedPolicies, shutOutBy } from '../../model/cluster/network-reach.ts';
+import { ENFORCED_POLICY_KINDS, placedPolicies } from '../../model/cluster/network-reach.ts';
+import { ingressVerdict } from '../../model/cilium/ingress.ts';
+import { refusedOutright } from '../../model/cilium/policy-rules.ts';
 
 export const ingressPathCheck: PolicyCheck = {
   id: 'network-policy-ingress-path',
   description:
-    "Where a NetworkPolicy isolates the pods an Ingress routes to, one of its ingress rules lets the Ingress class's proxy in (its namespace, and its pods where the gate sees them; a proxy on the node's network, on a cluster of several nodes, only by a rule with no peer or an address block, as its connections carry the node's identity) on the port the route reaches; otherwise the public route times out at the pod (invariants P1).",
+    "Where a NetworkPolicy or a Cilium policy isolates the pods an Ingress routes to, one of their ingress rules lets the Ingress class's proxy in (its namespace, and its pods where the gate sees them; a proxy on the node's network, on a cluster of several nodes, only by a rule with no peer or an address block, as its connections carry the node's identity) on the port the route reaches; otherwise the public route times out at the pod (invariants P1).",
   invariants: ['P1'],
   remediation:
     "allow ingress from the proxy's namespace (kubernetes.io/metadata.name: <namespace>) and pods on the Service's targetPort, in a policy that selects the backend's pods",
@@ -31,7 +34,7 @@ export const ingressPathCheck: PolicyCheck = {
   run(ctx) {
     const templates = templatesWithPorts(ctx.repo);
     const namespaces = namespaceLabels(ctx.repo);
-    const policies = placedPolicies(ctx.repo, ctx.resources, ['NetworkPolicy']);
+    const policies = placedPolicies(ctx.repo, ctx.resources, ENFORCED_POLICY_KINDS);
     for (const ingress of ctx.resources.filter((r) => r.kind === 'Ingress')) {
       const proxy = proxyOf(ctx, ingress, templates);
       if (!proxy) continue; // no class, or one nothing here serves: closure-ingress-class says so
@@ -45,11 +48,18 @@ export const ingressPathCheck: PolicyCheck = {
         // A proxy on the node's network reaches a pod on another node as that node: only a multi-node cluster tells.
         const onNodeNetwork = (ctx.repo.facts?.nodeCount ?? 0) > 1 && !!proxy.pods?.length && proxy.pods.every((t) => t.hostNetwork);
         const client = { namespace: proxy.namespace, pods: proxy.pods?.map((t) => t.labels), ...(onNodeNetwork ? { onNodeNetwork } : {}) };
-        const blocked = pods.find((pod) => shutOutBy(policies, { pod, port: target.port }, client, namespaces).length > 0);
-        if (blocked)
+        const at = { resource: ingress, path: [...route.at, 'backend', 'service'] };
+        const verdict = pods.map((pod) => ingressVerdict(policies, { pod, port: target.port }, client, namespaces)).find((v) => !('allowed' in v));
+        if (!verdict || ('refusedBy' in verdict && verdict.refusedBy.some(refusedOutright))) continue; // network-policy-cilium-accepted says so
+        if ('unknown' in verdict)
+          ctx.notJudged(
+            at,
+            `Ingress ${ingress.name} routes to Service ${route.service.name}: whether the ${proxy.app} proxy is let in to its pods is not known, as ${verdict.unknown} selects them`,
+          );
+        else if ('refusedBy' in verdict)
           ctx.fail(
-            { resource: ingress, path: [...route.at, 'backend', 'service'] },
-            `Ingress ${ingress.name} routes to Service ${route.service.name} (port ${target.port}), whose pods a NetworkPolicy isolates with no rule that lets the ${proxy.app} proxy in from namespace ${proxy.namespace}${onNodeNetwork ? ` (its pods run on the node's network: at a pod on another of the ${ctx.repo.facts!.nodeCount} nodes they arrive as that node, Cilium's remote-node, which no namespace or pod peer admits)` : ''}: the route times out at the pod`,
+            at,
+            `Ingress ${ingress.name} routes to Service ${route.service.name} (port ${target.port}), whose pods ${verdict.refusedBy.map((p) => `${p.kind} ${p.name}`).join(', ')} isolate${verdict.refusedBy.length > 1 ? '' : 's'} with no rule that lets the ${proxy.app} proxy in from namespace ${proxy.namespace}${onNodeNetwork ? ` (its pods run on the node's network: at a pod on another of the ${ctx.repo.facts!.nodeCount} nodes they arrive as that node, Cilium's remote-node, which no namespace or pod peer admits)` : ''}: the route times out at the pod`,
           );
       }
     }

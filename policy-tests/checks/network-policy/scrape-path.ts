@@ -1,10 +1,10 @@
 /**
- * network-policy-scrape-path: where a NetworkPolicy isolates the pods a Prometheus scrapes (the pods behind each
+ * network-policy-scrape-path: where a NetworkPolicy or a Cilium policy isolates the pods a Prometheus scrapes (the pods behind each
  * Service a ServiceMonitor it loads selects, and each pod a PodMonitor it loads selects) or sends its alerts to (the
  * Alertmanagers its alerting lists), one of its ingress rules lets that Prometheus in on the port: its namespace
  * always, its pods (the labels the operator gives them) where it is rendered. Otherwise the scrape times out, the
- * target is down, and its series are gone; or no alert reaches Alertmanager. A pod a CiliumNetworkPolicy's ingress
- * rules also select is said not judged. And the other end: where the policies that select the rendered Prometheus'
+ * target is down, and its series are gone; or no alert reaches Alertmanager. Both kinds are read together, as Cilium
+ * enforces them (model/cilium/ingress.ts); a peer by address is said not judged. And the other end: where the policies that select the rendered Prometheus'
  * pods isolate their egress (a default-deny in its namespace), some egress rule lets it out to each of those pods on
  * the port, as Cilium enforces NetworkPolicy and CiliumNetworkPolicy together (model/cilium/egress.ts).
  */
@@ -17,8 +17,10 @@ import { scalarText } from '../../model/core/text.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { namespaceLabels, templatesWithPorts, type Template } from '../../model/cluster/pod-templates.ts';
 import { operatorPodLabels, operatorPodsSelected } from '../../model/cluster/providers.ts';
-import { ENFORCED_POLICY_KINDS, placedPolicies, reachesPod, shutOutBy, type Client, type Placed, type PodPorts } from '../../model/cluster/network-reach.ts';
-import { ciliumSelects, egressVerdict, onNodeNetwork, type EgressVerdict } from '../../model/cilium/egress.ts';
+import { ENFORCED_POLICY_KINDS, placedPolicies, reachesPod, type Client, type Placed, type PodPorts } from '../../model/cluster/network-reach.ts';
+import { egressVerdict, onNodeNetwork, type EgressVerdict } from '../../model/cilium/egress.ts';
+import { ingressVerdict } from '../../model/cilium/ingress.ts';
+import { refusedOutright } from '../../model/cilium/policy-rules.ts';
 import { notLoadedBecause, prometheusViews, selectable, type PrometheusView } from '../../model/prometheus-operator/selection.ts';
 import { alertmanagerTarget, monitorNamespaces } from '../../model/prometheus-operator/discovery.ts';
 import { serviceIndex, type ServiceIndex } from '../../model/cluster/service-addresses.ts';
@@ -72,11 +74,8 @@ interface Scope {
   /** The pod templates a selector matches, and the Services by namespace and those a selector matches (indexed once). */
   pods: (selector: Obj) => Template[];
   services: ServiceIndex;
-  /** CiliumNetworkPolicies with ingress rules, each with its namespace. */
-  cilium: Placed[];
+  /** Every NetworkPolicy and Cilium policy, each with its namespace: the targets' ingress and the Prometheus' egress. */
   policies: Placed[];
-  /** Every NetworkPolicy and Cilium policy, for the Prometheus' own egress. */
-  egress: Placed[];
   namespaces: Map<string, Obj>;
   /** The Prometheus' ignoreNamespaceSelectors: each monitor reads its own namespace alone. */
   ignoreSelectors: boolean;
@@ -151,27 +150,28 @@ function alertingPaths(ctx: CheckContext, view: PrometheusView, scope: Scope): P
   });
 }
 
-/** Whether a CiliumNetworkPolicy with ingress rules selects the pod: its ingress is then Cilium's to judge, which this check does not read. */
-const ciliumIngressSelects = (scope: Scope, pod: PodPorts): Resource | undefined =>
-  scope.cilium.find(
-    ({ policy, namespace }) => namespace === pod.namespace && ciliumSelects(dig(policy.object, ['spec', 'endpointSelector']), pod, scope.namespaces, namespace),
-  )?.policy;
+/** The policies that shut a path, for a message: `NetworkPolicy a isolates`, `NetworkPolicies a and b isolate`, or each kind named. */
+function isolators(policies: readonly Resource[]): string {
+  if (policies.every((p) => p.kind === 'NetworkPolicy'))
+    return policies.length > 1 ? `NetworkPolicies ${policies.map((p) => p.name).join(' and ')} isolate` : `NetworkPolicy ${policies[0]!.name} isolates`;
+  return `${policies.map((p) => `${p.kind} ${p.name}`).join(', ')} isolate${policies.length > 1 ? '' : 's'}`;
+}
 
 function judgePath(ctx: CheckContext, path: Path_, client: Client, scope: Scope): void {
-  // A pod on the node's network is no endpoint: no policy that selects pods holds its ingress.
-  for (const pod of path.pods.filter((p) => reachesPod(p, path.port) && !p.hostNetwork)) {
-    const cilium = ciliumIngressSelects(scope, pod);
-    if (cilium)
+  for (const pod of path.pods.filter((p) => reachesPod(p, path.port))) {
+    const verdict = ingressVerdict(scope.policies, { pod, port: path.port }, client, scope.namespaces);
+    if ('allowed' in verdict) continue;
+    if ('unknown' in verdict)
       return ctx.notJudged(
         path.at,
-        `${path.what}: CiliumNetworkPolicy ${cilium.name}'s ingress rules also select ${pod.resource.kind} ${pod.resource.name}'s pods, and the gate does not judge them for this path`,
+        `${path.what}: whether ${pod.resource.kind} ${pod.resource.name}'s ingress policies let Prometheus in is not known, as ${verdict.unknown} selects its pods`,
       );
-    const shut = shutOutBy(scope.policies, { pod, port: path.port }, client, scope.namespaces);
-    if (shut.length > 0)
-      return ctx.fail(
-        path.at,
-        `${path.what}, to the pods of ${pod.resource.kind} ${pod.resource.name}, which ${shut.length > 1 ? `NetworkPolicies ${shut.map((p) => p.name).join(' and ')} isolate` : `NetworkPolicy ${shut[0]!.name} isolates`} them in ${pod.namespace} with no ingress rule that lets Prometheus in from namespace ${client.namespace} on that port: the connection times out, and the target is down`,
-      );
+    // A Cilium policy the agent refuses outright enforces nothing: network-policy-cilium-accepted says so.
+    if (verdict.refusedBy.some(refusedOutright)) return;
+    return ctx.fail(
+      path.at,
+      `${path.what}, to the pods of ${pod.resource.kind} ${pod.resource.name}, which ${isolators(verdict.refusedBy)} them in ${pod.namespace} with no ingress rule that lets Prometheus in from namespace ${client.namespace} on that port: the connection times out, and the target is down`,
+    );
   }
 }
 
@@ -180,7 +180,7 @@ function egressOf(path: Path_, client: PrometheusClient, scope: Scope): { pod: P
   for (const pod of path.pods.filter((p) => reachesPod(p, path.port)))
     for (const labels of client.pods ?? []) {
       const verdict = egressVerdict(
-        scope.egress,
+        scope.policies,
         { namespace: client.namespace, labels, named: new Map(), hostNetwork: client.hostNetwork },
         { pod, port: path.port, service: path.service ?? { namespace: pod.namespace, name: '' } },
         scope.namespaces,
@@ -233,7 +233,7 @@ function judgeEgress(ctx: CheckContext, paths: readonly Path_[], client: Prometh
 export const scrapePathCheck: PolicyCheck = {
   id: 'network-policy-scrape-path',
   description:
-    "Where a NetworkPolicy isolates the pods a Prometheus scrapes (behind each Service a ServiceMonitor it loads selects, or selected by a PodMonitor it loads) or the Alertmanager it sends its alerts to, one of its ingress rules lets that Prometheus in on the port (from its namespace, and its pods where it is rendered); and where the policies that select a rendered Prometheus' pods isolate their egress, some egress rule lets it out to each of those pods on the port (to pods on the node's network, which have the node's identity and which no policy that selects pods isolates, only a rule to every destination or Cilium's host and remote-node entities); otherwise the scrape times out and the target's series are gone, or no alert reaches Alertmanager (invariants A8, P1).",
+    "Where a NetworkPolicy or a Cilium policy isolates the pods a Prometheus scrapes (behind each Service a ServiceMonitor it loads selects, or selected by a PodMonitor it loads) or the Alertmanager it sends its alerts to, one of its ingress rules lets that Prometheus in on the port (from its namespace, and its pods where it is rendered); and where the policies that select a rendered Prometheus' pods isolate their egress, some egress rule lets it out to each of those pods on the port (to pods on the node's network, which have the node's identity and which no policy that selects pods isolates, only a rule to every destination or Cilium's host and remote-node entities); otherwise the scrape times out and the target's series are gone, or no alert reaches Alertmanager (invariants A8, P1).",
   invariants: ['A8', 'P1'],
   remediation:
     "allow ingress from the Prometheus' namespace (kubernetes.io/metadata.name: monitoring) on the scraped port, in a policy that selects the target's pods; and where the Prometheus' egress is isolated, egress to the target's namespace and pods on that port",
@@ -245,14 +245,11 @@ export const scrapePathCheck: PolicyCheck = {
   },
   exemptible: false,
   run(ctx) {
-    const placed = (kind: string) => placedPolicies(ctx.repo, ctx.resources, [kind]);
     const services = serviceIndex(ctx.repo, ctx.resources);
     const scope: Scope = {
       pods: selectorIndex(templatesWithPorts(ctx.repo), (t) => t.labels),
       services,
-      cilium: placed('CiliumNetworkPolicy').filter(({ policy }) => ['ingress', 'ingressDeny'].some((k) => dig(policy.object, ['spec', k]) !== undefined)),
-      policies: placed('NetworkPolicy'),
-      egress: placedPolicies(ctx.repo, ctx.resources, ENFORCED_POLICY_KINDS),
+      policies: placedPolicies(ctx.repo, ctx.resources, ENFORCED_POLICY_KINDS),
       namespaces: namespaceLabels(ctx.repo),
       ignoreSelectors: false,
     };

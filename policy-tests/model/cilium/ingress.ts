@@ -1,6 +1,8 @@
 /**
- * Whether the policies that select a pod let the API server in on a port, as Cilium enforces NetworkPolicy and
- * CiliumNetworkPolicy together: the API server calls admission and conversion webhooks and aggregated APIs from the
+ * Whether the policies that select a pod let a client in on a port, as Cilium enforces NetworkPolicy and
+ * CiliumNetworkPolicy together. A client of pods is let in by a NetworkPolicy peer of its namespace and labels, or
+ * Cilium's fromEndpoints, or the entities that hold every pod (`cluster`, `all`); pods on the node's network arrive
+ * as their node, which only a rule with no peer or the node entities admit. The API server calls admission and conversion webhooks and aggregated APIs from the
  * control-plane nodes' network (Talos runs kube-apiserver with hostNetwork), so it is no pod. A NetworkPolicy `from`
  * by namespace or pods never admits it; a rule with no peer does; an address block is not judged (where the API server
  * is, and whether Cilium matches a CIDR to a node, are no cluster facts). Cilium admits it by the entities that hold
@@ -11,32 +13,72 @@
 import { dig, list, obj, str, type Obj } from '../core/dig.ts';
 import type { Resource } from '../core/manifest.ts';
 import { selectorMatches } from '../core/label-selector.ts';
-import { isolatesIngress, type Placed, type PodPorts } from '../cluster/network-reach.ts';
+import { isolatesIngress, type Client, type Placed, type PodPorts } from '../cluster/network-reach.ts';
 import { ciliumSelects, podTarget, portsAdmit, toPortsAdmit, type EgressVerdict, type TargetPort } from './egress.ts';
 
 type RuleVerdict = 'admits' | 'no' | 'unknown';
 
+/**
+ * Who opens the connection: the API server (no pod: it runs on the control-plane nodes' network), or the pods of a
+ * namespace, with their labels where the gate sees them and whether they run on the node's network (Client).
+ */
+export type IngressClient = { apiServer: true } | Client;
+
 /** Cilium's peer fields of an ingress rule: any of them makes the rule one for those peers only. */
 const CILIUM_PEERS = ['fromEndpoints', 'fromEntities', 'fromCIDR', 'fromCIDRSet', 'fromRequires', 'fromGroups', 'fromNodes'];
+const UNPLACED_PEERS = ['fromCIDR', 'fromCIDRSet', 'fromRequires', 'fromGroups', 'fromNodes'];
 
-function networkPolicyRule(rule: Obj, target: TargetPort): RuleVerdict {
+/** Whether one NetworkPolicy peer (not an address block) admits a client of pods: its namespace, and its labels where known. */
+function networkPolicyPeer(peer: Obj, client: Client, policyNamespace: string, namespaceLabels: ReadonlyMap<string, Obj>): boolean {
+  // Pods on the node's network arrive with the node's identity, which no namespace or pod peer holds.
+  if (client.onNodeNetwork) return false;
+  const inNamespace =
+    'namespaceSelector' in peer ? selectorMatches(obj(peer.namespaceSelector), namespaceLabels.get(client.namespace)) : client.namespace === policyNamespace;
+  // Pods the gate does not see (an unrendered chart) are judged by their namespace alone.
+  return inNamespace && (!('podSelector' in peer) || !client.pods || client.pods.some((labels) => selectorMatches(obj(peer.podSelector), labels)));
+}
+
+/** What one rule is judged against: the pod's port, the client, the policy (with its namespace) and the namespaces' labels. */
+interface RuleScope {
+  target: TargetPort;
+  client: IngressClient;
+  placed: Placed;
+  namespaceLabels: ReadonlyMap<string, Obj>;
+}
+
+function networkPolicyRule(rule: Obj, { target, client, placed, namespaceLabels }: RuleScope): RuleVerdict {
   if (!portsAdmit(list(rule.ports).map(obj), target)) return 'no';
   const from = list(rule.from).map(obj);
   if (from.length === 0) return 'admits';
+  if ('apiServer' in client) return from.some((peer) => 'ipBlock' in peer) ? 'unknown' : 'no';
+  if (from.some((peer) => !('ipBlock' in peer) && networkPolicyPeer(peer, client, placed.namespace, namespaceLabels))) return 'admits';
   return from.some((peer) => 'ipBlock' in peer) ? 'unknown' : 'no';
 }
 
-function ciliumRule(rule: Obj, target: TargetPort): RuleVerdict {
+/** Whether a Cilium fromEndpoints selector admits a client of pods; unknown where their labels are not seen and they would decide. */
+function ciliumEndpoints(selectors: unknown[], client: Client, placed: Placed, namespaceLabels: ReadonlyMap<string, Obj>): RuleVerdict {
+  if (client.onNodeNetwork || selectors.length === 0) return 'no';
+  const admits = (labels: Obj) =>
+    selectors.some((s) => ciliumSelects(s, { namespace: client.namespace, labels, named: new Map() }, namespaceLabels, placed.namespace));
+  if (client.pods) return client.pods.some(admits) ? 'admits' : 'no';
+  return admits({}) ? 'admits' : 'unknown';
+}
+
+function ciliumRule(rule: Obj, { target, client, placed, namespaceLabels }: RuleScope): RuleVerdict {
   if (!toPortsAdmit(rule, target)) return 'no';
   // A rule of ports alone admits every peer on them (an L4-only rule).
   if (!CILIUM_PEERS.some((k) => rule[k] !== undefined)) return 'admits';
   const entities = new Set(list(rule.fromEntities).map(str));
-  if (entities.has('kube-apiserver') || entities.has('cluster') || entities.has('all')) return 'admits';
-  const unread =
-    entities.has('host') ||
-    entities.has('remote-node') ||
-    ['fromCIDR', 'fromCIDRSet', 'fromRequires', 'fromGroups', 'fromNodes'].some((k) => rule[k] !== undefined);
-  return unread ? 'unknown' : 'no';
+  if (entities.has('cluster') || entities.has('all')) return 'admits';
+  const nodeEntity = entities.has('host') || entities.has('remote-node');
+  if ('apiServer' in client) {
+    if (entities.has('kube-apiserver')) return 'admits';
+    return nodeEntity || UNPLACED_PEERS.some((k) => rule[k] !== undefined) ? 'unknown' : 'no';
+  }
+  const endpoints = ciliumEndpoints(list(rule.fromEndpoints), client, placed, namespaceLabels);
+  if (endpoints === 'admits') return 'admits';
+  // A node entity holds pods on the node's network on some nodes only; an address or a group is not placed.
+  return endpoints === 'unknown' || (nodeEntity && client.onNodeNetwork) || UNPLACED_PEERS.some((k) => rule[k] !== undefined) ? 'unknown' : 'no';
 }
 
 /** Whether a policy of the pod's namespace (or a clusterwide one) selects it and isolates its ingress. */
@@ -49,8 +91,17 @@ function selectsForIngress({ policy, namespace }: Placed, pod: PodPorts, namespa
   return namespace === pod.namespace && ciliumSelects(spec.endpointSelector, pod, namespaceLabels, namespace);
 }
 
-/** The verdict on a connection from the API server to `pod` on `port` (a number or a container port's name). */
-export function apiServerIngressVerdict(policies: readonly Placed[], pod: PodPorts, port: string, namespaceLabels: ReadonlyMap<string, Obj>): EgressVerdict {
+/**
+ * The verdict on a connection from `client` to `pod` on `port` (a number or a container port's name), by the
+ * NetworkPolicies and Cilium policies given (each with its namespace), as Cilium enforces them together.
+ */
+export function ingressVerdict(
+  policies: readonly Placed[],
+  target: { pod: PodPorts; port: string },
+  client: IngressClient,
+  namespaceLabels: ReadonlyMap<string, Obj>,
+): EgressVerdict {
+  const { pod, port } = target;
   // A pod on the node's network is no endpoint: no policy that selects pods holds its ingress.
   if (pod.hostNetwork) return { allowed: true };
   const selecting = policies.filter((p) => selectsForIngress(p, pod, namespaceLabels));
@@ -59,14 +110,20 @@ export function apiServerIngressVerdict(policies: readonly Placed[], pod: PodPor
     ({ policy }) => policy.kind === 'CiliumClusterwideNetworkPolicy' || dig(policy.object, ['spec', 'ingressDeny']) !== undefined,
   );
   if (unplaced) return { unknown: `${unplaced.policy.kind} ${unplaced.policy.name} (a clusterwide policy or a deny rule, which the gate does not place)` };
-  const target = podTarget(pod, port);
+  const portOf = podTarget(pod, port);
   let unknown: string | undefined;
-  for (const { policy } of selecting) {
-    for (const rule of list(dig(policy.object, ['spec', 'ingress'])).map(obj)) {
-      const verdict = policy.kind === 'NetworkPolicy' ? networkPolicyRule(rule, target) : ciliumRule(rule, target);
+  for (const placed of selecting) {
+    const judge = placed.policy.kind === 'NetworkPolicy' ? networkPolicyRule : ciliumRule;
+    for (const rule of list(dig(placed.policy.object, ['spec', 'ingress'])).map(obj)) {
+      const verdict = judge(rule, { target: portOf, client, placed, namespaceLabels });
       if (verdict === 'admits') return { allowed: true };
-      if (verdict === 'unknown') unknown ??= `${policy.kind} ${policy.name} (a peer by address, or one node entity alone, which the gate does not place)`;
+      if (verdict === 'unknown')
+        unknown ??= `${placed.policy.kind} ${placed.policy.name} (a peer by address or group, one node entity alone, or pods the gate does not see, which it does not place)`;
     }
   }
   return unknown ? { unknown } : { refusedBy: selecting.map((p): Resource => p.policy) };
 }
+
+/** The verdict on a call of the API server to `pod` on `port`: a webhook, a conversion, an aggregated API. */
+export const apiServerIngressVerdict = (policies: readonly Placed[], pod: PodPorts, port: string, namespaceLabels: ReadonlyMap<string, Obj>): EgressVerdict =>
+  ingressVerdict(policies, { pod, port }, { apiServer: true }, namespaceLabels);

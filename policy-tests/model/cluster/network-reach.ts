@@ -18,11 +18,9 @@
 import { dig, isMap } from '../core/dig.ts';
 import type { Resource } from '../core/manifest.ts';
 import type { Path } from '../core/positions.ts';
-import { selectorMatches } from '../core/label-selector.ts';
 import { namespaceOrDestination } from '../argocd/argocd.ts';
 import type { Repo } from '../repository/repo.ts';
-import { scalarText } from '../core/text.ts';
-import { samePort, type Template } from './pod-templates.ts';
+import type { Template } from './pod-templates.ts';
 
 type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj => (isMap(v) ? v : {});
@@ -175,47 +173,4 @@ export interface Client {
 export function isolatesIngress(policy: Resource): boolean {
   const types = dig(policy.object, ['spec', 'policyTypes']);
   return Array.isArray(types) ? types.includes('Ingress') : true;
-}
-
-/** Whether one of a policy's ingress rules admits the client to `pod` (in namespace `ns`) on `port` (a number or a container port name). */
-function letsIn(policy: Resource, target: { pod: PodPorts; port: string; ns: string }, client: Client, namespaces: ReadonlyMap<string, Obj>): boolean {
-  const { pod, port, ns } = target;
-  return list(dig(policy.object, ['spec', 'ingress'])).some((raw) => {
-    const rule = obj(raw);
-    const ports = list(rule.ports).map(obj);
-    if (ports.length > 0 && !ports.some((p) => p.port === undefined || samePort(pod, scalarText(p.port), port))) return false;
-    const from = list(rule.from).map(obj);
-    return (
-      from.length === 0 ||
-      from.some((peer) => {
-        if ('ipBlock' in peer) return true; // addresses: not judged, never reported as blocking
-        if (client.onNodeNetwork) return false;
-        const inNamespace =
-          'namespaceSelector' in peer ? selectorMatches(obj(peer.namespaceSelector), namespaces.get(client.namespace)) : client.namespace === ns;
-        if (!inNamespace) return false;
-        return !('podSelector' in peer) || !client.pods || client.pods.some((labels) => selectorMatches(obj(peer.podSelector), labels));
-      })
-    );
-  });
-}
-
-/**
- * The NetworkPolicies (each given with its namespace) that isolate `pod` for ingress where none of them lets the client in
- * on `port`: empty where the pod is not isolated or one of them admits the client.
- */
-export function shutOutBy(
-  policies: readonly Placed[],
-  target: { pod: PodPorts; port: string },
-  client: Client,
-  namespaces: ReadonlyMap<string, Obj>,
-): Resource[] {
-  const { pod } = target;
-  // A pod on the node's network is no endpoint: the policies that select pods do not isolate it.
-  if (pod.hostNetwork) return [];
-  const isolating = policies
-    .filter(
-      (p) => p.namespace === pod.namespace && isolatesIngress(p.policy) && selectorMatches(obj(dig(p.policy.object, ['spec', 'podSelector'])), pod.labels),
-    )
-    .map((p) => p.policy);
-  return isolating.some((p) => letsIn(p, { ...target, ns: pod.namespace }, client, namespaces)) ? [] : isolating;
 }

@@ -173,8 +173,24 @@ function prometheusRuns(ctx: CheckContext): Run[] {
 /** The ServiceAccount a run's pod runs as: its name (`default` where unset), and its object where the view holds it. */
 export function serviceAccountOf(ctx: CheckContext, run: Pick<Run, 'pod' | 'namespace'>): { name: string; resource?: Resource } {
   const name = scalarText(run.pod.spec.serviceAccountName ?? run.pod.spec.serviceAccount ?? 'default') || 'default';
-  const resource = ctx.resources.find((r) => r.kind === 'ServiceAccount' && r.name === name && (r.namespace ?? run.namespace) === run.namespace);
+  const resource = accountsOf(ctx.resources).get(`${run.namespace}/${name}`) ?? accountsOf(ctx.resources).get(`\0/${name}`);
   return { name, ...(resource ? { resource } : {}) };
+}
+
+/**
+ * The view's ServiceAccounts by `namespace/name` (one written without a namespace under `\0/name`, taking the pod's),
+ * the first written winning as the first applied holds the name; built once per view, as every pod is looked up.
+ */
+const accountIndexes = new WeakMap<readonly Resource[], Map<string, Resource>>();
+function accountsOf(resources: readonly Resource[]): Map<string, Resource> {
+  let index = accountIndexes.get(resources);
+  if (!index) {
+    index = new Map();
+    for (const r of resources)
+      if (r.kind === 'ServiceAccount' && !index.has(`${r.namespace ?? '\0'}/${r.name}`)) index.set(`${r.namespace ?? '\0'}/${r.name}`, r);
+    accountIndexes.set(resources, index);
+  }
+  return index;
 }
 
 /** Every program a workload of the view runs that calls the API server, container by container, and each rendered Prometheus. */
@@ -201,12 +217,17 @@ export function apiRuns(ctx: CheckContext): Run[] {
  */
 function grantingBindings(ctx: CheckContext): Map<string, Resource> {
   const roles = new Map(roleRefs(ctx.repo, ctx.resources).map((ref) => [ref.resource, ref]));
+  // Each Role and ClusterRole of the view by kind, namespace (a Role's) and name, the first written winning.
+  const declared = new Map<string, Resource>();
+  for (const r of ctx.resources) {
+    if (r.kind !== 'Role' && r.kind !== 'ClusterRole') continue;
+    const key = `${r.kind}/${r.kind === 'Role' ? (namespaceOrDestination(ctx.repo, r) ?? '') : ''}/${r.name}`;
+    if (!declared.has(key)) declared.set(key, r);
+  }
   const holdsRules = (binding: Resource): boolean => {
     const ref = roles.get(binding);
     if (!ref) return false;
-    const role = ctx.resources.find(
-      (r) => r.kind === ref.kind && r.name === ref.name && (ref.kind === 'ClusterRole' || (namespaceOrDestination(ctx.repo, r) ?? '') === ref.namespace),
-    );
+    const role = declared.get(`${ref.kind}/${ref.kind === 'Role' ? ref.namespace : ''}/${ref.name}`);
     if (!role) return true;
     const rules = role.object.rules;
     return (Array.isArray(rules) && rules.length > 0) || role.object.aggregationRule !== undefined;

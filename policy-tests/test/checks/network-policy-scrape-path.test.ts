@@ -2,7 +2,7 @@
  * network-policy-scrape-path beyond its mutation (an unrendered stack, judged by namespace): a rendered Prometheus
  * is let in by the labels the operator gives its pods, a PodMonitor's port is judged like a ServiceMonitor's, the
  * Alertmanager it sends to is reached through the pods the operator makes, and a CiliumNetworkPolicy's ingress is
- * said not judged. network-policy-peers now knows those operator-made pods too.
+ * judged with the NetworkPolicies (model/cilium/ingress.ts). network-policy-peers now knows those operator-made pods too.
  */
 import { describe, expect, it } from 'vitest';
 import { scrapePathCheck } from '../../checks/network-policy/scrape-path.ts';
@@ -163,12 +163,26 @@ describe('network-policy-scrape-path', () => {
     expect(findings(apiOnHostNetwork(withScraperPods({ app: 'prometheus' }, prometheus())))).toEqual([]);
   });
 
-  it("says a pod a CiliumNetworkPolicy's ingress rules select is not judged", () => {
-    const cilium = make('CiliumNetworkPolicy', 'api-in', 'portfolio', {
-      spec: { endpointSelector: { matchLabels: { 'app.kubernetes.io/name': 'portfolio-api' } }, ingress: [{ fromEntities: ['cluster'] }] },
-    });
-    expect(findings(withScraperPods(undefined, cilium))).toEqual([
-      ['not-judged', expect.stringMatching(/CiliumNetworkPolicy api-in's ingress rules also select Deployment portfolio-api's pods/)],
+  it("judges a CiliumNetworkPolicy's ingress rules with the NetworkPolicies: one that lets the cluster in admits Prometheus", () => {
+    const cilium = (rule: Record<string, unknown>) =>
+      make('CiliumNetworkPolicy', 'api-in', 'portfolio', {
+        spec: { endpointSelector: { matchLabels: { 'app.kubernetes.io/name': 'portfolio-api' } }, ingress: [rule] },
+      });
+    // The API's own NetworkPolicy, narrowed to pods Prometheus' are not: only the Cilium rule can let it in.
+    expect(findings(withScraperPods({ app: 'prometheus' }, prometheus(), cilium({ fromEntities: ['cluster'] })))).toEqual([]);
+    expect(findings(withScraperPods({ app: 'prometheus' }, prometheus(), cilium({ fromEntities: ['world'] })))).toEqual([
+      [
+        'fail',
+        expect.stringMatching(
+          /to the pods of Deployment portfolio-api, which NetworkPolicy default-deny, NetworkPolicy portfolio-api, CiliumNetworkPolicy api-in isolate them in portfolio with no ingress rule that lets Prometheus in/,
+        ),
+      ],
+    ]);
+    expect(findings(withScraperPods({ app: 'prometheus' }, prometheus(), cilium({ fromCIDR: ['10.0.0.0/8'] })))).toEqual([
+      [
+        'not-judged',
+        expect.stringMatching(/whether Deployment portfolio-api's ingress policies let Prometheus in is not known, as CiliumNetworkPolicy api-in/),
+      ],
     ]);
   });
 });
