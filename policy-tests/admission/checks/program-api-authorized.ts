@@ -15,10 +15,10 @@
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { scalarText } from '../../model/core/text.ts';
-import { containersOf, podSpecOf, WORKLOAD_KINDS } from '../../model/core/workloads.ts';
+import { podSpecOf, WORKLOAD_KINDS } from '../../model/core/workloads.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
-import { containerConnects, IMAGE_FACTS_GLOB, imageKey, repoImageNeeds } from '../../model/repository/image-facts.ts';
-import { apiRuns, mountsToken, serviceAccountOf, type Run } from '../../model/programs/api-clients.ts';
+import { IMAGE_FACTS_GLOB } from '../../model/repository/image-facts.ts';
+import { apiRuns, connectingContainer, mountsToken, serviceAccountOf, type Run } from '../../model/programs/api-clients.ts';
 import {
   authorizerRequest,
   forbiddenMessage,
@@ -78,14 +78,13 @@ function judgeRun(ctx: CheckContext, authorize: Authorize, { workload, pod, c, p
  * it off: the pod's own, else its ServiceAccount's.
  */
 function judgeTokenless(ctx: CheckContext, judged: ReadonlySet<Resource>): void {
-  const { needs } = repoImageNeeds(ctx.repo);
   for (const workload of ctx.resources) {
     const pod = judged.has(workload) ? undefined : podSpecOf(workload);
     if (!pod) continue;
     const namespace = namespaceOrDestination(ctx.repo, workload) ?? 'default';
     const { name: account, resource: serviceAccount } = serviceAccountOf(ctx, { pod, namespace });
     if (mountsToken(pod, serviceAccount)) continue;
-    const c = containersOf(pod).find((x) => containerConnects(needs.get(imageKey(scalarText(x.container.image ?? ''))), x.container));
+    const c = connectingContainer(ctx, pod);
     if (!c) continue;
     const own = pod.spec.automountServiceAccountToken === false;
     const at =

@@ -14,7 +14,7 @@ import type { Resource } from '../../model/core/manifest.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { opaqueNamespaces } from '../../model/cluster/providers.ts';
 import { namespaceLabels, templatesWithPorts, type Template } from '../../model/cluster/pod-templates.ts';
-import { ENFORCED_POLICY_KINDS, placedPolicies } from '../../model/cluster/network-reach.ts';
+import { ENFORCED_POLICY_KINDS, nodeNetworkClient, placedPolicies } from '../../model/cluster/network-reach.ts';
 import { ingressVerdict } from '../../model/cilium/ingress.ts';
 import { refusedOutright } from '../../model/cilium/policy-rules.ts';
 
@@ -39,15 +39,18 @@ export const ingressPathCheck: PolicyCheck = {
       const proxy = proxyOf(ctx, ingress, templates);
       if (!proxy) continue; // no class, or one nothing here serves: closure-ingress-class says so
       const ns = namespaceOrDestination(ctx.repo, ingress) ?? '';
+      // A proxy on the node's network reaches a pod on another node as that node.
+      const client = {
+        namespace: proxy.namespace,
+        pods: proxy.pods?.map((t) => t.labels),
+        ...nodeNetworkClient(ctx.repo, !!proxy.pods?.length && proxy.pods.every((t) => t.hostNetwork)),
+      };
       for (const route of ingressRoutes(ingress)) {
         const target = route.service && targetPortOf(ctx, ns, route.service);
         if (!route.service || !target) continue; // no such Service or port: closure-service says so
         const pods = templates.filter(
           (t) => t.namespace === ns && Object.keys(target.selector).length > 0 && selectorMatches({ matchLabels: target.selector }, t.labels),
         );
-        // A proxy on the node's network reaches a pod on another node as that node: only a multi-node cluster tells.
-        const onNodeNetwork = (ctx.repo.facts?.nodeCount ?? 0) > 1 && !!proxy.pods?.length && proxy.pods.every((t) => t.hostNetwork);
-        const client = { namespace: proxy.namespace, pods: proxy.pods?.map((t) => t.labels), ...(onNodeNetwork ? { onNodeNetwork } : {}) };
         const at = { resource: ingress, path: [...route.at, 'backend', 'service'] };
         const verdict = pods.map((pod) => ingressVerdict(policies, { pod, port: target.port }, client, namespaces)).find((v) => !('allowed' in v));
         if (!verdict || ('refusedBy' in verdict && verdict.refusedBy.some(refusedOutright))) continue; // network-policy-cilium-accepted says so
@@ -59,7 +62,7 @@ export const ingressPathCheck: PolicyCheck = {
         else if ('refusedBy' in verdict)
           ctx.fail(
             at,
-            `Ingress ${ingress.name} routes to Service ${route.service.name} (port ${target.port}), whose pods ${verdict.refusedBy.map((p) => `${p.kind} ${p.name}`).join(', ')} isolate${verdict.refusedBy.length > 1 ? '' : 's'} with no rule that lets the ${proxy.app} proxy in from namespace ${proxy.namespace}${onNodeNetwork ? ` (its pods run on the node's network: at a pod on another of the ${ctx.repo.facts!.nodeCount} nodes they arrive as that node, Cilium's remote-node, which no namespace or pod peer admits)` : ''}: the route times out at the pod`,
+            `Ingress ${ingress.name} routes to Service ${route.service.name} (port ${target.port}), whose pods ${verdict.refusedBy.map((p) => `${p.kind} ${p.name}`).join(', ')} isolate${verdict.refusedBy.length > 1 ? '' : 's'} with no rule that lets the ${proxy.app} proxy in from namespace ${proxy.namespace}${client.onNodeNetwork ? ` (its pods run on the node's network: at a pod on another of the ${ctx.repo.facts!.nodeCount} nodes they arrive as that node, Cilium's remote-node, which no namespace or pod peer admits)` : ''}: the route times out at the pod`,
           );
       }
     }

@@ -15,9 +15,18 @@ import type { Resource } from '../../model/core/manifest.ts';
 import type { Path } from '../../model/core/positions.ts';
 import { scalarText } from '../../model/core/text.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
+import type { Repo } from '../../model/repository/repo.ts';
 import { namespaceLabels, templatesWithPorts, type Template } from '../../model/cluster/pod-templates.ts';
 import { operatorPodLabels, operatorPodsSelected } from '../../model/cluster/providers.ts';
-import { ENFORCED_POLICY_KINDS, placedPolicies, reachesPod, type Client, type Placed, type PodPorts } from '../../model/cluster/network-reach.ts';
+import {
+  ENFORCED_POLICY_KINDS,
+  nodeNetworkClient,
+  placedPolicies,
+  reachesPod,
+  type Client,
+  type Placed,
+  type PodPorts,
+} from '../../model/cluster/network-reach.ts';
 import { egressVerdict, onNodeNetwork, type EgressVerdict } from '../../model/cilium/egress.ts';
 import { ingressVerdict } from '../../model/cilium/ingress.ts';
 import { refusedOutright } from '../../model/cilium/policy-rules.ts';
@@ -44,10 +53,10 @@ type PrometheusClient = Client & { hostNetwork: boolean };
  * The Prometheus as a client: its namespace, and the labels of the pods the operator makes for it where it is rendered;
  * on the node's network (spec.hostNetwork) of a cluster of several nodes, it arrives at a pod as its node.
  */
-function clientOf(view: PrometheusView, nodeCount: number): PrometheusClient {
+function clientOf(view: PrometheusView, repo: Pick<Repo, 'facts'>): PrometheusClient {
   const labels = view.resource && operatorPodLabels(view.resource);
   const hostNetwork = view.spec.hostNetwork === true;
-  return { namespace: view.namespace, pods: labels ? [labels] : undefined, hostNetwork, ...(hostNetwork && nodeCount > 1 ? { onNodeNetwork: true } : {}) };
+  return { namespace: view.namespace, pods: labels ? [labels] : undefined, hostNetwork, ...nodeNetworkClient(repo, hostNetwork) };
 }
 
 /** The namespaces a monitor reads, as the operator writes its discovery (monitorNamespaces); undefined for every one. */
@@ -256,7 +265,7 @@ export const scrapePathCheck: PolicyCheck = {
     const { namespaces } = scope;
     const monitors = ctx.resources.filter((r) => r.kind === 'ServiceMonitor' || r.kind === 'PodMonitor');
     for (const view of prometheusViews(ctx)) {
-      const client = clientOf(view, ctx.repo.facts?.nodeCount ?? 0);
+      const client = clientOf(view, ctx.repo);
       const loaded = monitors.filter((m) => notLoadedBecause(view, selectable(ctx, m), namespaces) === undefined);
       const inView = { ...scope, ignoreSelectors: view.spec.ignoreNamespaceSelectors === true };
       const paths = [

@@ -88,7 +88,7 @@ export const toPortsAdmit = (rule: Obj, target: TargetPort): boolean => {
   return toPorts.length === 0 || toPorts.some((tp) => portsAdmit(list(tp.ports).map(obj), target));
 };
 
-type RuleVerdict = 'admits' | 'no' | 'unknown';
+export type RuleVerdict = 'admits' | 'no' | 'unknown';
 
 function networkPolicyRule(rule: Obj, placed: Placed, dest: Destination, namespaceLabels: ReadonlyMap<string, Obj>): RuleVerdict {
   if (!portsAdmit(list(rule.ports).map(obj), podPort(dest))) return 'no';
@@ -139,20 +139,15 @@ function hostNetworkRule(rule: Obj): RuleVerdict {
   return unread ? 'unknown' : 'no';
 }
 
-const isolatesEgress = (p: Resource): boolean => {
-  if (p.kind !== 'NetworkPolicy') return dig(p.object, ['spec', 'egress']) !== undefined || dig(p.object, ['spec', 'egressDeny']) !== undefined;
-  const types = dig(p.object, ['spec', 'policyTypes']);
-  return Array.isArray(types) ? types.includes('Egress') : dig(p.object, ['spec', 'egress']) !== undefined;
-};
-
 /** How one egress rule of a policy stands to the destination. */
-type RuleJudge = (rule: Obj, placed: Placed) => RuleVerdict;
+export type RuleJudge = (rule: Obj, placed: Placed) => RuleVerdict;
 
 /** The verdict on a connection from `client` to `dest`, by the NetworkPolicies and CiliumNetworkPolicies given (each with its namespace). */
 export const egressVerdict = (policies: readonly Placed[], client: PodPorts, dest: Destination, namespaceLabels: ReadonlyMap<string, Obj>): EgressVerdict =>
-  verdictOf(policies, client, namespaceLabels, {
+  policyVerdict(policies, client, 'egress', {
     networkPolicy: (rule, placed) => networkPolicyRule(rule, placed, dest, namespaceLabels),
     cilium: (rule, placed) => ciliumRule(rule, placed, dest, namespaceLabels),
+    namespaceLabels,
   });
 
 /**
@@ -172,7 +167,8 @@ const API_SERVER: TargetPort = { same: (port) => port === String(API_SERVER_PORT
  * `host` or `remote-node` alone hold it only on some nodes, not judged), or `toServices` naming default/kubernetes.
  */
 export const apiServerEgressVerdict = (policies: readonly Placed[], client: PodPorts, namespaceLabels: ReadonlyMap<string, Obj>): EgressVerdict =>
-  verdictOf(policies, client, namespaceLabels, {
+  policyVerdict(policies, client, 'egress', {
+    namespaceLabels,
     networkPolicy(rule) {
       if (!portsAdmit(list(rule.ports).map(obj), API_SERVER)) return 'no';
       const to = list(rule.to).map(obj);
@@ -190,34 +186,55 @@ export const apiServerEgressVerdict = (policies: readonly Placed[], client: PodP
     },
   });
 
-function verdictOf(
+/** Whether a policy isolates the direction for the pods it selects: NetworkPolicy by its policyTypes, Cilium's by a rule list of it. */
+function isolates(policy: Resource, direction: Direction): boolean {
+  if (policy.kind !== 'NetworkPolicy')
+    return dig(policy.object, ['spec', direction]) !== undefined || dig(policy.object, ['spec', `${direction}Deny`]) !== undefined;
+  const types = dig(policy.object, ['spec', 'policyTypes']);
+  if (Array.isArray(types)) return types.includes(direction === 'ingress' ? 'Ingress' : 'Egress');
+  return direction === 'ingress' || dig(policy.object, ['spec', 'egress']) !== undefined;
+}
+
+export type Direction = 'ingress' | 'egress';
+
+/**
+ * The verdict on one direction of a pod's traffic, by the policies given (each with its namespace) that select the pod
+ * and isolate that direction, as Cilium enforces them together: allowed where none does or some rule of them admits;
+ * unknown where a clusterwide policy or a deny rule selects it (not placed), or no rule admits and one could not be
+ * read; else refused by all of them. A pod on the node's network is no endpoint, and no policy holds it.
+ */
+export function policyVerdict(
   policies: readonly Placed[],
-  client: PodPorts,
-  namespaceLabels: ReadonlyMap<string, Obj>,
-  judges: { networkPolicy: RuleJudge; cilium: RuleJudge },
+  pod: PodPorts,
+  direction: Direction,
+  judges: { networkPolicy: RuleJudge; cilium: RuleJudge; namespaceLabels: ReadonlyMap<string, Obj> },
 ): EgressVerdict {
-  // A client on the node's network is no endpoint: the policies that select pods do not hold its egress.
-  if (client.hostNetwork) return { allowed: true };
+  if (pod.hostNetwork) return { allowed: true };
+  const { namespaceLabels } = judges;
   const selecting = policies.filter(({ policy, namespace }) => {
+    if (!isolates(policy, direction)) return false;
     // A clusterwide policy's selector reaches every namespace.
     if (policy.kind === 'CiliumClusterwideNetworkPolicy')
-      return isolatesEgress(policy) && ciliumSelects(dig(policy.object, ['spec', 'endpointSelector']), client, namespaceLabels, client.namespace);
-    if (namespace !== client.namespace || !isolatesEgress(policy)) return false;
+      return ciliumSelects(dig(policy.object, ['spec', 'endpointSelector']), pod, namespaceLabels, pod.namespace);
+    if (namespace !== pod.namespace) return false;
     return policy.kind === 'NetworkPolicy'
-      ? selectorMatches(obj(dig(policy.object, ['spec', 'podSelector'])), client.labels)
-      : ciliumSelects(dig(policy.object, ['spec', 'endpointSelector']), client, namespaceLabels, namespace);
+      ? selectorMatches(obj(dig(policy.object, ['spec', 'podSelector'])), pod.labels)
+      : ciliumSelects(dig(policy.object, ['spec', 'endpointSelector']), pod, namespaceLabels, namespace);
   });
   if (selecting.length === 0) return { allowed: true };
-  const unread = selecting.find(({ policy }) => policy.kind === 'CiliumClusterwideNetworkPolicy' || dig(policy.object, ['spec', 'egressDeny']) !== undefined);
-  if (unread) return { unknown: `${unread.policy.kind} ${unread.policy.name} (a clusterwide policy or a deny rule, which the gate does not place pods in)` };
+  const unplaced = selecting.find(
+    ({ policy }) => policy.kind === 'CiliumClusterwideNetworkPolicy' || dig(policy.object, ['spec', `${direction}Deny`]) !== undefined,
+  );
+  if (unplaced)
+    return { unknown: `${unplaced.policy.kind} ${unplaced.policy.name} (a clusterwide policy or a deny rule, which the gate does not place pods in)` };
   let unknown: string | undefined;
   for (const placed of selecting) {
     const judge = placed.policy.kind === 'NetworkPolicy' ? judges.networkPolicy : judges.cilium;
-    for (const rule of list(dig(placed.policy.object, ['spec', 'egress'])).map(obj)) {
+    for (const rule of list(dig(placed.policy.object, ['spec', direction])).map(obj)) {
       const verdict = judge(rule, placed);
       if (verdict === 'admits') return { allowed: true };
       if (verdict === 'unknown')
-        unknown ??= `${placed.policy.kind} ${placed.policy.name} (a peer by address, group or Service selector, or one node entity alone, which the gate does not place pods in)`;
+        unknown ??= `${placed.policy.kind} ${placed.policy.name} (a peer by address, group or Service selector, one node entity alone, or pods the gate does not see, which the gate does not place pods in)`;
     }
   }
   return unknown ? { unknown } : { refusedBy: selecting.map((p) => p.policy) };

@@ -10,13 +10,10 @@
  * ports and no peer; `host` or `remote-node` alone hold it on some nodes only (not judged); a deny rule or a
  * clusterwide policy is not placed (not judged).
  */
-import { dig, list, obj, str, type Obj } from '../core/dig.ts';
-import type { Resource } from '../core/manifest.ts';
+import { list, obj, str, type Obj } from '../core/dig.ts';
 import { selectorMatches } from '../core/label-selector.ts';
-import { isolatesIngress, type Client, type Placed, type PodPorts } from '../cluster/network-reach.ts';
-import { ciliumSelects, podTarget, portsAdmit, toPortsAdmit, type EgressVerdict, type TargetPort } from './egress.ts';
-
-type RuleVerdict = 'admits' | 'no' | 'unknown';
+import type { Client, Placed, PodPorts } from '../cluster/network-reach.ts';
+import { ciliumSelects, podTarget, policyVerdict, portsAdmit, toPortsAdmit, type EgressVerdict, type RuleVerdict, type TargetPort } from './egress.ts';
 
 /**
  * Who opens the connection: the API server (no pod: it runs on the control-plane nodes' network), or the pods of a
@@ -81,16 +78,6 @@ function ciliumRule(rule: Obj, { target, client, placed, namespaceLabels }: Rule
   return endpoints === 'unknown' || (nodeEntity && client.onNodeNetwork) || UNPLACED_PEERS.some((k) => rule[k] !== undefined) ? 'unknown' : 'no';
 }
 
-/** Whether a policy of the pod's namespace (or a clusterwide one) selects it and isolates its ingress. */
-function selectsForIngress({ policy, namespace }: Placed, pod: PodPorts, namespaceLabels: ReadonlyMap<string, Obj>): boolean {
-  const spec = obj(policy.object.spec);
-  if (policy.kind === 'NetworkPolicy') return namespace === pod.namespace && isolatesIngress(policy) && selectorMatches(obj(spec.podSelector), pod.labels);
-  const isolates = spec.ingress !== undefined || spec.ingressDeny !== undefined;
-  if (!isolates) return false;
-  if (policy.kind === 'CiliumClusterwideNetworkPolicy') return ciliumSelects(spec.endpointSelector, pod, namespaceLabels, pod.namespace);
-  return namespace === pod.namespace && ciliumSelects(spec.endpointSelector, pod, namespaceLabels, namespace);
-}
-
 /**
  * The verdict on a connection from `client` to `pod` on `port` (a number or a container port's name), by the
  * NetworkPolicies and Cilium policies given (each with its namespace), as Cilium enforces them together.
@@ -101,27 +88,13 @@ export function ingressVerdict(
   client: IngressClient,
   namespaceLabels: ReadonlyMap<string, Obj>,
 ): EgressVerdict {
-  const { pod, port } = target;
-  // A pod on the node's network is no endpoint: no policy that selects pods holds its ingress.
-  if (pod.hostNetwork) return { allowed: true };
-  const selecting = policies.filter((p) => selectsForIngress(p, pod, namespaceLabels));
-  if (selecting.length === 0) return { allowed: true };
-  const unplaced = selecting.find(
-    ({ policy }) => policy.kind === 'CiliumClusterwideNetworkPolicy' || dig(policy.object, ['spec', 'ingressDeny']) !== undefined,
-  );
-  if (unplaced) return { unknown: `${unplaced.policy.kind} ${unplaced.policy.name} (a clusterwide policy or a deny rule, which the gate does not place)` };
-  const portOf = podTarget(pod, port);
-  let unknown: string | undefined;
-  for (const placed of selecting) {
-    const judge = placed.policy.kind === 'NetworkPolicy' ? networkPolicyRule : ciliumRule;
-    for (const rule of list(dig(placed.policy.object, ['spec', 'ingress'])).map(obj)) {
-      const verdict = judge(rule, { target: portOf, client, placed, namespaceLabels });
-      if (verdict === 'admits') return { allowed: true };
-      if (verdict === 'unknown')
-        unknown ??= `${placed.policy.kind} ${placed.policy.name} (a peer by address or group, one node entity alone, or pods the gate does not see, which it does not place)`;
-    }
-  }
-  return unknown ? { unknown } : { refusedBy: selecting.map((p): Resource => p.policy) };
+  const portOf = podTarget(target.pod, target.port);
+  const scope = (placed: Placed): RuleScope => ({ target: portOf, client, placed, namespaceLabels });
+  return policyVerdict(policies, target.pod, 'ingress', {
+    networkPolicy: (rule, placed) => networkPolicyRule(rule, scope(placed)),
+    cilium: (rule, placed) => ciliumRule(rule, scope(placed)),
+    namespaceLabels,
+  });
 }
 
 /** The verdict on a call of the API server to `pod` on `port`: a webhook, a conversion, an aggregated API. */

@@ -169,8 +169,9 @@ export interface Client {
   onNodeNetwork?: boolean;
 }
 
-/** Whether a policy isolates its pods for ingress: policyTypes lists Ingress, or (without policyTypes) always. */
-export function isolatesIngress(policy: Resource): boolean {
-  const types = dig(policy.object, ['spec', 'policyTypes']);
-  return Array.isArray(types) ? types.includes('Ingress') : true;
-}
+/**
+ * A client whose pods run on the node's network, as the policies see it: on a cluster of several nodes (`nodeCount` in
+ * the cluster facts) it reaches a pod on another node as that node; on one node Cilium lets the local host in.
+ */
+export const nodeNetworkClient = (repo: Pick<Repo, 'facts'>, onHost: boolean): Pick<Client, 'onNodeNetwork'> =>
+  onHost && (repo.facts?.nodeCount ?? 0) > 1 ? { onNodeNetwork: true } : {};

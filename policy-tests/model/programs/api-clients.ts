@@ -10,7 +10,7 @@
 import type { CheckContext } from '../checks/kit.ts';
 import type { Resource } from '../core/manifest.ts';
 import { scalarText } from '../core/text.ts';
-import { dig, list, obj, type Obj } from '../core/dig.ts';
+import { dig, objects } from '../core/dig.ts';
 import { containerArgv, containerEnv, containersOf, imageParts, podSpecOf, type ContainerRef, type PodSpecRef } from '../core/workloads.ts';
 import { namespaceOrDestination } from '../argocd/argocd.ts';
 import { expandRequest, literalRequest, runsProgram, type ApiRequests, type ExpandedRequest } from '../apps/api-requests.ts';
@@ -36,16 +36,15 @@ const TOKEN_DIRECTORY = '/var/run/secrets/kubernetes.io/serviceaccount';
 /** Whether a container mounts, where the token is read, a projected volume that holds a ServiceAccount token: a chart's own mount of it. */
 function mountsProjectedToken(pod: PodSpecRef): boolean {
   const tokenVolumes = new Set(
-    (Array.isArray(pod.spec.volumes) ? pod.spec.volumes : [])
-      .map((v) => (v ?? {}) as Obj)
-      .filter((v) => list(dig(v, ['projected', 'sources'])).some((s) => obj(s).serviceAccountToken !== undefined))
+    objects(pod.spec.volumes)
+      .filter((v) => objects(dig(v, ['projected', 'sources'])).some((s) => s.serviceAccountToken !== undefined))
       .map((v) => scalarText(v.name ?? '')),
   );
   return (
     tokenVolumes.size > 0 &&
     containersOf(pod).some((c) =>
-      list(c.container.volumeMounts).some(
-        (m) => tokenVolumes.has(scalarText(obj(m).name ?? '')) && scalarText(obj(m).mountPath ?? '').replace(/\/+$/, '') === TOKEN_DIRECTORY,
+      objects(c.container.volumeMounts).some(
+        (m) => tokenVolumes.has(scalarText(m.name ?? '')) && scalarText(m.mountPath ?? '').replace(/\/+$/, '') === TOKEN_DIRECTORY,
       ),
     )
   );
@@ -59,6 +58,15 @@ export function mountsToken(pod: PodSpecRef, account: Resource | undefined): boo
   const own = pod.spec.automountServiceAccountToken;
   const automount = typeof own === 'boolean' ? own : account?.object.automountServiceAccountToken !== false;
   return automount || mountsProjectedToken(pod);
+}
+
+/**
+ * The first container of a pod whose image's facts say its program connects to the API server (containerConnects: the
+ * binary it starts trips Falco's rule for it, or its image callsApiServer): the evidence that the pod calls.
+ */
+export function connectingContainer(ctx: CheckContext, pod: PodSpecRef): ContainerRef | undefined {
+  const { needs } = repoImageNeeds(ctx.repo);
+  return containersOf(pod).find((x) => containerConnects(needs.get(imageKey(scalarText(x.container.image ?? ''))), x.container));
 }
 
 /** A program one container runs, and the requests it sends, each with its text as written or a variable it could not read. */
@@ -251,7 +259,6 @@ function grantingBindings(ctx: CheckContext): Map<string, Resource> {
 export function grantedRuns(ctx: CheckContext): Run[] {
   const granted = grantingBindings(ctx);
   if (granted.size === 0) return [];
-  const { needs } = repoImageNeeds(ctx.repo);
   const runs: Run[] = [];
   for (const workload of ctx.resources) {
     const pod = podSpecOf(workload);
@@ -262,13 +269,16 @@ export function grantedRuns(ctx: CheckContext): Run[] {
     const grantedBy = granted.get(`${namespace}/${account.name}`);
     if (!grantedBy) continue;
     const why = `its ServiceAccount ${namespace}/${account.name} is granted a role by ${grantedBy.kind} ${grantedBy.name}, and what the program asks is not read`;
-    const image = containersOf(pod)
-      .map((x) => x.container)
-      .filter((x) => containerConnects(needs.get(imageKey(scalarText(x.image ?? ''))), x))
-      .map((x) => scalarText(x.image ?? ''))[0];
+    const connecting = connectingContainer(ctx, pod);
     runs.push({
-      ...{ workload, pod, c, namespace, grantedBy, ...(image !== undefined ? { connects: image } : {}) },
-      ...{ program: `as ServiceAccount ${namespace}/${account.name}`, requests: [{ text: 'what its RBAC grants', expanded: { unread: why }, why }] },
+      workload,
+      pod,
+      c,
+      namespace,
+      grantedBy,
+      ...(connecting ? { connects: scalarText(connecting.container.image ?? '') } : {}),
+      program: `as ServiceAccount ${namespace}/${account.name}`,
+      requests: [{ text: 'what its RBAC grants', expanded: { unread: why }, why }],
     });
   }
   return runs;
