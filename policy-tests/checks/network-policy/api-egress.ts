@@ -15,7 +15,8 @@
  */
 import type { Resource } from '../../model/core/manifest.ts';
 import type { CheckContext, FailurePlace, PolicyCheck } from '../../model/checks/kit.ts';
-import { namespaceLabels, templatesWithPorts } from '../../model/cluster/pod-templates.ts';
+import { templatesWithPorts } from '../../model/cluster/pod-templates.ts';
+import { addressNote, nodeAddresses, peerFacts } from '../../model/cilium/node-addresses.ts';
 import { operatorPodLabels } from '../../model/cluster/providers.ts';
 import { ENFORCED_POLICY_KINDS, placedPolicies } from '../../model/cluster/network-reach.ts';
 import { apiServerEgressVerdict, API_SERVER_PORT, type EgressVerdict } from '../../model/cilium/egress.ts';
@@ -52,7 +53,8 @@ const selectsAll = (policy: Resource): boolean => {
 function judge(ctx: CheckContext, shut: { run: Run; verdict: Extract<EgressVerdict, { refusedBy: Resource[] }> }[]): void {
   const first = shut[0]!;
   const policies = first.verdict.refusedBy;
-  const without = `no rule to the API server (${API_SERVER_PORT}/TCP to every destination, or Cilium's kube-apiserver entity): each request times out`;
+  const note = addressNote(policies, 'to', { apiServer: nodeAddresses(ctx.repo) });
+  const without = `no rule to the API server (${API_SERVER_PORT}/TCP to every destination, or Cilium's kube-apiserver entity)${note}: each request times out`;
   const blanket = policies.find(selectsAll);
   if (shut.length > 1 && blanket) {
     const names = shut.map(({ run }) => `${run.workload.kind} ${run.workload.name}`);
@@ -72,7 +74,7 @@ function judge(ctx: CheckContext, shut: { run: Run; verdict: Extract<EgressVerdi
 
 export const apiEgressCheck: PolicyCheck = {
   id: 'network-policy-api-egress',
-  description: `Every program that calls the API server (the image facts' commands, each k8s-sidecar, kube-state-metrics, a rendered Alloy, a rendered Prometheus' discoveries, and each pod whose ServiceAccount a RoleBinding or ClusterRoleBinding grants a role and whose image's facts say it connects to the API server: a trip of Falco's rule for it, or callsApiServer; such a pod whose images the facts do not say connect is not judged), in a pod that holds a token and is not on the host's network, reaches it past the egress policies that select its pods, as Cilium enforces NetworkPolicy and CiliumNetworkPolicy together: the API server is no pod, so only a rule to every destination on ${API_SERVER_PORT}/TCP, Cilium's kube-apiserver entity (or cluster, all) or toServices default/kubernetes lets it through; otherwise each request times out and the program does nothing, with every object accepted (invariants P1).`,
+  description: `Every program that calls the API server (the image facts' commands, each k8s-sidecar, kube-state-metrics, a rendered Alloy, a rendered Prometheus' discoveries, and each pod whose ServiceAccount a RoleBinding or ClusterRoleBinding grants a role and whose image's facts say it connects to the API server: a trip of Falco's rule for it, or callsApiServer; such a pod whose images the facts do not say connect is not judged), in a pod that holds a token and is not on the host's network, reaches it past the egress policies that select its pods, as Cilium enforces NetworkPolicy and CiliumNetworkPolicy together: the API server is no pod, so only a rule to every destination on ${API_SERVER_PORT}/TCP, Cilium's kube-apiserver entity (or cluster, all), toServices default/kubernetes, or an address block that holds every control-plane node of the cluster facts' nodeNetwork under a Cilium that matches nodes by CIDR (policyCIDRMatchMode: [nodes]) lets it through; otherwise each request times out and the program does nothing, with every object accepted (invariants P1).`,
   invariants: ['P1'],
   remediation: `add an egress rule for the API server to a policy that selects the program's pods: a CiliumNetworkPolicy with toEntities: [kube-apiserver] and toPorts ${API_SERVER_PORT}/TCP`,
   reads: {
@@ -80,14 +82,15 @@ export const apiEgressCheck: PolicyCheck = {
     everyKind:
       'a program that calls the API server runs in a pod of any workload kind (or one the operator makes for a Prometheus), as the account the RBAC grants a role, past the policies and namespaces around it',
     files: [IMAGE_FACTS_GLOB],
-    charts: ['kube-prometheus-stack'],
+    // Cilium's: whether its agents select nodes by address (node-addresses.ts).
+    charts: ['kube-prometheus-stack', 'cilium'],
     renders: true,
   },
   exemptible: false,
   run(ctx) {
     const policies = placedPolicies(ctx.repo, ctx.resources, ENFORCED_POLICY_KINDS);
     if (policies.length === 0) return;
-    const labels = namespaceLabels(ctx.repo);
+    const peers = peerFacts(ctx.repo);
     const byWorkload = Map.groupBy(templatesWithPorts(ctx.repo), (t) => t.resource);
     const groups = new Map<string, { run: Run; verdict: Extract<EgressVerdict, { refusedBy: Resource[] }> }[]>();
     const seen = new Set<Resource>();
@@ -98,7 +101,7 @@ export const apiEgressCheck: PolicyCheck = {
       if (run.pod.spec.hostNetwork === true) continue;
       seen.add(run.workload);
       for (const podLabels of podLabelsOf(run, byWorkload)) {
-        const verdict = apiServerEgressVerdict(policies, { namespace: run.namespace, labels: podLabels, named: new Map() }, labels);
+        const verdict = apiServerEgressVerdict(policies, { namespace: run.namespace, labels: podLabels, named: new Map() }, peers);
         if ('unknown' in verdict) {
           ctx.notJudged(
             { resource: run.workload, path: run.pod.at },

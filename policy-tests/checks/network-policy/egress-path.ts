@@ -14,7 +14,8 @@ import { selectorIndex } from '../../model/core/label-selector.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { scalarText } from '../../model/core/text.ts';
 import type { CheckContext, FailurePlace, PolicyCheck } from '../../model/checks/kit.ts';
-import { namespaceLabels, templatesWithPorts, type Template } from '../../model/cluster/pod-templates.ts';
+import { templatesWithPorts, type Template } from '../../model/cluster/pod-templates.ts';
+import { addressNote, peerFacts, type PeerFacts } from '../../model/cilium/node-addresses.ts';
 import { opaqueNamespaces, operatorPodsSelected, type OperatorPod } from '../../model/cluster/providers.ts';
 import { serviceAddresses, serviceIndex, type ServiceAddress, type ServiceIndex } from '../../model/cluster/service-addresses.ts';
 import { argoGlobMatch } from '../../model/core/glob.ts';
@@ -101,7 +102,7 @@ function judgeDial(
     operatorPods: (namespace: string, selector: Obj) => OperatorPod[];
     services: ServiceIndex;
     policies: Placed[];
-    labels: Map<string, Obj>;
+    peers: PeerFacts;
   },
 ): void {
   const reached = target(env.services, dial.address);
@@ -115,7 +116,7 @@ function judgeDial(
   for (const client of dial.clients) {
     if (pods.some((p) => p === client)) continue; // its own address, which it hands to others
     const verdicts = pods.map((pod) =>
-      egressVerdict(env.policies, client, { pod, port: reached.port, service: { namespace: dial.address.namespace, name: reached.service.name } }, env.labels),
+      egressVerdict(env.policies, client, { pod, port: reached.port, service: { namespace: dial.address.namespace, name: reached.service.name } }, env.peers),
     );
     if (verdicts.length === 0 || verdicts.some((v) => 'allowed' in v)) continue;
     const dials = `${client.resource.kind} ${client.resource.name} dials ${dial.address.text} (port ${reached.port} of the pods of ${pods[0]!.resource.kind} ${pods[0]!.resource.name})`;
@@ -127,7 +128,7 @@ function judgeDial(
     const refused = verdicts[0] && 'refusedBy' in verdicts[0] ? verdicts[0].refusedBy : [];
     ctx.fail(
       dial.at,
-      `${dials}, and the egress policies that select its pods in ${client.namespace} (${refused.map((p) => `${p.kind} ${p.name}`).join(', ')}) let it reach none of them on that port${onNodeNetwork(pods[0]!)}: the connection times out`,
+      `${dials}, and the egress policies that select its pods in ${client.namespace} (${refused.map((p) => `${p.kind} ${p.name}`).join(', ')}) let it reach none of them on that port${pods[0]!.hostNetwork ? onNodeNetwork(pods[0]!) : addressNote(refused, 'to', 'pod')}: the connection times out`,
     );
   }
 }
@@ -135,7 +136,7 @@ function judgeDial(
 export const egressPathCheck: PolicyCheck = {
   id: 'network-policy-egress-path',
   description:
-    "Where the NetworkPolicies and CiliumNetworkPolicies that select a pod isolate its egress, every in-cluster address it dials (in its workload's object, in the settings its app folder pushes into the app, in a ConfigMap its pod mounts or reads variables from, or in a datasource Grafana's sidecar loads into it) reaches the pods behind that Service on the port the address names by some egress rule, as Cilium enforces both kinds (pods on the node's network have the node's identity: only a rule to every destination, or the host and remote-node entities, reaches them, and no policy holds their own egress); otherwise the app's calls time out with every object accepted (invariants P1).",
+    "Where the NetworkPolicies and CiliumNetworkPolicies that select a pod isolate its egress, every in-cluster address it dials (in its workload's object, in the settings its app folder pushes into the app, in a ConfigMap its pod mounts or reads variables from, or in a datasource Grafana's sidecar loads into it) reaches the pods behind that Service on the port the address names by some egress rule, as Cilium enforces both kinds (pods on the node's network have the node's identity: only a rule to every destination, the host and remote-node entities, or an address block of every node under a Cilium that selects nodes by address (policyCIDRMatchMode: [nodes]), reaches them, and no policy holds their own egress; an address block reaches no pod); otherwise the app's calls time out with every object accepted (invariants P1).",
   invariants: ['P1'],
   remediation:
     "add an egress rule to the caller's namespace policy that allows the callee's namespace and pods on the Service's targetPort (a NetworkPolicy `to`, or a CiliumNetworkPolicy's toEndpoints with k8s:io.kubernetes.pod.namespace)",
@@ -143,6 +144,8 @@ export const egressPathCheck: PolicyCheck = {
     kinds: ['*'],
     everyKind: 'a dial starts in a pod of any workload kind and ends behind a Service, past the policies and namespaces around both',
     files: [SETTINGS_FILES],
+    // Cilium's: whether its agents select nodes by address (node-addresses.ts).
+    charts: ['cilium'],
     renders: true,
   },
   exemptible: false,
@@ -152,7 +155,7 @@ export const egressPathCheck: PolicyCheck = {
     const namespaces = new Set(ctx.resources.flatMap((r) => (r.kind === 'Namespace' ? [r.name] : r.namespace ? [r.namespace] : [])));
     const policies = placedPolicies(ctx.repo, ctx.resources, ENFORCED_POLICY_KINDS);
     const services = serviceIndex(ctx.repo, ctx.resources);
-    const env = { pods: selectorIndex(templates, (t) => t.labels), operatorPods: operatorPodsOf(ctx), services, policies, labels: namespaceLabels(ctx.repo) };
+    const env = { pods: selectorIndex(templates, (t) => t.labels), operatorPods: operatorPodsOf(ctx), services, policies, peers: peerFacts(ctx.repo) };
     for (const dial of [...dials(ctx, templates, namespaces), ...configDials(ctx, templates, namespaces)]) judgeDial(ctx, dial, env);
   },
 };

@@ -13,7 +13,8 @@ import { selectorMatches } from '../../model/core/label-selector.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { opaqueNamespaces } from '../../model/cluster/providers.ts';
-import { namespaceLabels, templatesWithPorts, type Template } from '../../model/cluster/pod-templates.ts';
+import { templatesWithPorts, type Template } from '../../model/cluster/pod-templates.ts';
+import { addressNote, peerFacts } from '../../model/cilium/node-addresses.ts';
 import { ENFORCED_POLICY_KINDS, nodeNetworkClient, placedPolicies } from '../../model/cluster/network-reach.ts';
 import { ingressVerdict } from '../../model/cilium/ingress.ts';
 import { refusedOutright } from '../../model/cilium/policy-rules.ts';
@@ -28,12 +29,14 @@ export const ingressPathCheck: PolicyCheck = {
   reads: {
     kinds: ['*'],
     everyKind: "an Ingress's path runs through its class, its Service, the pods of any workload kind and the policies and namespaces around them",
+    // Cilium's: whether its agents select nodes by address (node-addresses.ts).
+    charts: ['cilium'],
     renders: true,
   },
   exemptible: false,
   run(ctx) {
     const templates = templatesWithPorts(ctx.repo);
-    const namespaces = namespaceLabels(ctx.repo);
+    const peers = peerFacts(ctx.repo);
     const policies = placedPolicies(ctx.repo, ctx.resources, ENFORCED_POLICY_KINDS);
     for (const ingress of ctx.resources.filter((r) => r.kind === 'Ingress')) {
       const proxy = proxyOf(ctx, ingress, templates);
@@ -52,7 +55,7 @@ export const ingressPathCheck: PolicyCheck = {
           (t) => t.namespace === ns && Object.keys(target.selector).length > 0 && selectorMatches({ matchLabels: target.selector }, t.labels),
         );
         const at = { resource: ingress, path: [...route.at, 'backend', 'service'] };
-        const verdict = pods.map((pod) => ingressVerdict(policies, { pod, port: target.port }, client, namespaces)).find((v) => !('allowed' in v));
+        const verdict = pods.map((pod) => ingressVerdict(policies, { pod, port: target.port }, client, peers)).find((v) => !('allowed' in v));
         if (!verdict || ('refusedBy' in verdict && verdict.refusedBy.some(refusedOutright))) continue; // network-policy-cilium-accepted says so
         if ('unknown' in verdict)
           ctx.notJudged(
@@ -62,7 +65,7 @@ export const ingressPathCheck: PolicyCheck = {
         else if ('refusedBy' in verdict)
           ctx.fail(
             at,
-            `Ingress ${ingress.name} routes to Service ${route.service.name} (port ${target.port}), whose pods ${verdict.refusedBy.map((p) => `${p.kind} ${p.name}`).join(', ')} isolate${verdict.refusedBy.length > 1 ? '' : 's'} with no rule that lets the ${proxy.app} proxy in from namespace ${proxy.namespace}${client.onNodeNetwork ? ` (its pods run on the node's network: at a pod on another of the ${ctx.repo.facts!.nodeCount} nodes they arrive as that node, Cilium's remote-node, which no namespace or pod peer admits)` : ''}: the route times out at the pod`,
+            `Ingress ${ingress.name} routes to Service ${route.service.name} (port ${target.port}), whose pods ${verdict.refusedBy.map((p) => `${p.kind} ${p.name}`).join(', ')} isolate${verdict.refusedBy.length > 1 ? '' : 's'} with no rule that lets the ${proxy.app} proxy in from namespace ${proxy.namespace}${client.onNodeNetwork ? ` (its pods run on the node's network: at a pod on another of the ${ctx.repo.facts!.nodeCount} nodes they arrive as that node, Cilium's remote-node, which no namespace or pod peer admits)` : addressNote(verdict.refusedBy, 'from', 'pod')}: the route times out at the pod`,
           );
       }
     }

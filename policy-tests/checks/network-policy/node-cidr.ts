@@ -17,6 +17,7 @@ import { heldBy } from '../../model/cluster/address-pools.ts';
 import { namedNodes, nodeRoles, subnetBlock } from '../../model/repository/node-network.ts';
 import type { Repo } from '../../model/repository/repo.ts';
 import { chartValues } from '../../model/helm/chart-values.ts';
+import { cidrSelectsNodes } from '../../model/cilium/node-addresses.ts';
 import { cniOf } from '../../model/repository/cni.ts';
 import { dig, list, obj } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
@@ -90,9 +91,6 @@ function nodeReason(peer: CidrPeer, block: BlockList, nodes: ReadonlyMap<string,
   return undefined;
 }
 
-/** `policyCIDRMatchMode` as the chart takes it: a string or a list. */
-const matchModes = (value: unknown): string[] => (typeof value === 'string' ? value.split(/[\s,]+/) : list(value).map(String)).filter(Boolean);
-
 /** What mends each cause, printed with its finding (the remediation lists them all). */
 const FIX = {
   address: "name a node's address from nodeNetwork in clusters/home/cluster-facts.yaml",
@@ -119,7 +117,7 @@ export const nodeCidrCheck: PolicyCheck = {
     const network = ctx.repo.facts?.nodeNetwork;
     const values = chartValues(ctx.repo, 'cilium');
     // Every source of the chart must say it: one without the mode is a cluster whose agents match CIDRs by default.
-    const modeOff = values.length === 0 || values.some((v) => !matchModes(v.values.policyCIDRMatchMode).includes('nodes'));
+    const modeOff = !cidrSelectsNodes(values);
     const toldRollout = new Set<string>();
     for (const policy of ctx.resources.filter((r) => POLICY_KINDS.has(r.kind)))
       for (const peer of cidrPeers(policy)) {

@@ -16,7 +16,8 @@ import type { Path } from '../../model/core/positions.ts';
 import { scalarText } from '../../model/core/text.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import type { Repo } from '../../model/repository/repo.ts';
-import { namespaceLabels, templatesWithPorts, type Template } from '../../model/cluster/pod-templates.ts';
+import { templatesWithPorts, type Template } from '../../model/cluster/pod-templates.ts';
+import { addressNote, peerFacts, type PeerFacts } from '../../model/cilium/node-addresses.ts';
 import { operatorPodLabels, operatorPodsSelected } from '../../model/cluster/providers.ts';
 import {
   ENFORCED_POLICY_KINDS,
@@ -85,7 +86,8 @@ interface Scope {
   services: ServiceIndex;
   /** Every NetworkPolicy and Cilium policy, each with its namespace: the targets' ingress and the Prometheus' egress. */
   policies: Placed[];
-  namespaces: Map<string, Obj>;
+  /** The namespaces' labels and the nodes' addresses the policies' peers are judged against. */
+  peers: PeerFacts;
   /** The Prometheus' ignoreNamespaceSelectors: each monitor reads its own namespace alone. */
   ignoreSelectors: boolean;
 }
@@ -168,7 +170,7 @@ function isolators(policies: readonly Resource[]): string {
 
 function judgePath(ctx: CheckContext, path: Path_, client: Client, scope: Scope): void {
   for (const pod of path.pods.filter((p) => reachesPod(p, path.port))) {
-    const verdict = ingressVerdict(scope.policies, { pod, port: path.port }, client, scope.namespaces);
+    const verdict = ingressVerdict(scope.policies, { pod, port: path.port }, client, scope.peers);
     if ('allowed' in verdict) continue;
     if ('unknown' in verdict)
       return ctx.notJudged(
@@ -179,7 +181,7 @@ function judgePath(ctx: CheckContext, path: Path_, client: Client, scope: Scope)
     if (verdict.refusedBy.some(refusedOutright)) return;
     return ctx.fail(
       path.at,
-      `${path.what}, to the pods of ${pod.resource.kind} ${pod.resource.name}, which ${isolators(verdict.refusedBy)} them in ${pod.namespace} with no ingress rule that lets Prometheus in from namespace ${client.namespace} on that port: the connection times out, and the target is down`,
+      `${path.what}, to the pods of ${pod.resource.kind} ${pod.resource.name}, which ${isolators(verdict.refusedBy)} them in ${pod.namespace} with no ingress rule that lets Prometheus in from namespace ${client.namespace} on that port${client.onNodeNetwork ? '' : addressNote(verdict.refusedBy, 'from', 'pod')}: the connection times out, and the target is down`,
     );
   }
 }
@@ -192,7 +194,7 @@ function egressOf(path: Path_, client: PrometheusClient, scope: Scope): { pod: P
         scope.policies,
         { namespace: client.namespace, labels, named: new Map(), hostNetwork: client.hostNetwork },
         { pod, port: path.port, service: path.service ?? { namespace: pod.namespace, name: '' } },
-        scope.namespaces,
+        scope.peers,
       );
       if (!('allowed' in verdict)) return { pod, verdict };
     }
@@ -229,13 +231,13 @@ function judgeEgress(ctx: CheckContext, paths: readonly Path_[], client: Prometh
     const alerts = refused.some((r) => r.path.lost) ? ', and no alert reaches Alertmanager' : '';
     return ctx.fail(
       { resource: policy, path: ['spec', policy.kind === 'NetworkPolicy' ? 'podSelector' : 'endpointSelector'] },
-      `${policies} isolate${first.verdict.refusedBy.length > 1 ? '' : 's'} the egress of ${client.from}'s pods in ${client.namespace} and let${first.verdict.refusedBy.length > 1 ? '' : 's'} none of the ${refused.length} paths it takes out (the first: ${to}): every scrape times out and every target is down${alerts}`,
+      `${policies} isolate${first.verdict.refusedBy.length > 1 ? '' : 's'} the egress of ${client.from}'s pods in ${client.namespace} and let${first.verdict.refusedBy.length > 1 ? '' : 's'} none of the ${refused.length} paths it takes out (the first: ${to}): every scrape times out and every target is down${alerts}${first.pod.hostNetwork ? '' : addressNote(first.verdict.refusedBy, 'to', 'pod')}`,
     );
   }
   const more = refused.length > 1 ? `; and ${refused.length - 1} more path${refused.length > 2 ? 's' : ''} it takes, shut the same way` : '';
   ctx.fail(
     first.path.at,
-    `${to}, but the egress policies that select the Prometheus' pods in ${client.namespace} (${policies}) let it reach none of them on that port${onNodeNetwork(first.pod)}: ${first.path.lost ?? 'the scrape times out, and the target is down'}${more}`,
+    `${to}, but the egress policies that select the Prometheus' pods in ${client.namespace} (${policies}) let it reach none of them on that port${first.pod.hostNetwork ? onNodeNetwork(first.pod) : addressNote(first.verdict.refusedBy, 'to', 'pod')}: ${first.path.lost ?? 'the scrape times out, and the target is down'}${more}`,
   );
 }
 
@@ -249,7 +251,8 @@ export const scrapePathCheck: PolicyCheck = {
   reads: {
     kinds: ['*'],
     everyKind: 'a scrape runs from a Prometheus through a monitor, a Service and the pods of any workload kind, past the policies and namespaces around them',
-    charts: ['kube-prometheus-stack'],
+    // Cilium's: whether its agents select nodes by address (node-addresses.ts).
+    charts: ['kube-prometheus-stack', 'cilium'],
     renders: true,
   },
   exemptible: false,
@@ -259,10 +262,10 @@ export const scrapePathCheck: PolicyCheck = {
       pods: selectorIndex(templatesWithPorts(ctx.repo), (t) => t.labels),
       services,
       policies: placedPolicies(ctx.repo, ctx.resources, ENFORCED_POLICY_KINDS),
-      namespaces: namespaceLabels(ctx.repo),
+      peers: peerFacts(ctx.repo),
       ignoreSelectors: false,
     };
-    const { namespaces } = scope;
+    const { namespaces } = scope.peers;
     const monitors = ctx.resources.filter((r) => r.kind === 'ServiceMonitor' || r.kind === 'PodMonitor');
     for (const view of prometheusViews(ctx)) {
       const client = clientOf(view, ctx.repo);

@@ -12,7 +12,8 @@ import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { dig, obj, type Obj } from '../../model/core/dig.ts';
 import { selectorMatches } from '../../model/core/label-selector.ts';
-import { namespaceLabels, templatesWithPorts } from '../../model/cluster/pod-templates.ts';
+import { templatesWithPorts } from '../../model/cluster/pod-templates.ts';
+import { addressNote, peerFacts } from '../../model/cilium/node-addresses.ts';
 import { ENFORCED_POLICY_KINDS, placedPolicies, reachesPod } from '../../model/cluster/network-reach.ts';
 import { serviceIndex, webhookCalls } from '../../model/cluster/service-addresses.ts';
 import { servicePort } from '../../model/cluster/ingress-routes.ts';
@@ -36,13 +37,15 @@ const policyNames = (policies: readonly Resource[]): string => policies.map((p) 
 export const webhookPathCheck: PolicyCheck = {
   id: 'network-policy-webhook-path',
   description:
-    "The API server reaches each webhook it calls through a Service (a ValidatingWebhookConfiguration's or MutatingWebhookConfiguration's webhooks, a CRD's conversion webhook, an APIService) past the ingress policies that select the Service's pods, as Cilium enforces NetworkPolicy and CiliumNetworkPolicy together: it runs on the control-plane nodes' network, so no namespace or pod peer admits it, only a NetworkPolicy rule with no peer, or Cilium's kube-apiserver entity (or cluster, all) or a rule of ports alone; an address block or one node entity is said not judged; otherwise each call times out, and the requests the webhook intercepts are refused (failurePolicy Fail) or pass unchecked (invariants P1).",
+    "The API server reaches each webhook it calls through a Service (a ValidatingWebhookConfiguration's or MutatingWebhookConfiguration's webhooks, a CRD's conversion webhook, an APIService) past the ingress policies that select the Service's pods, as Cilium enforces NetworkPolicy and CiliumNetworkPolicy together: it runs on the control-plane nodes' network, so no namespace or pod peer admits it, only a NetworkPolicy rule with no peer, or Cilium's kube-apiserver entity (or cluster, all) or a rule of ports alone, or an address block that holds every control-plane node of the cluster facts' nodeNetwork under a Cilium that matches nodes by CIDR (policyCIDRMatchMode: [nodes]); one node entity alone is said not judged; otherwise each call times out, and the requests the webhook intercepts are refused (failurePolicy Fail) or pass unchecked (invariants P1).",
   invariants: ['P1'],
   remediation:
     "let the API server in on the webhook's pod port in a policy that selects its pods: a CiliumNetworkPolicy with fromEntities: [kube-apiserver] and that port, or a NetworkPolicy rule with the port and no from",
   reads: {
     kinds: ['*'],
     everyKind: "a webhook's Service sends to the pods of any workload kind, past the policies and namespaces around them",
+    // Cilium's: whether its agents select nodes by address (node-addresses.ts).
+    charts: ['cilium'],
     renders: true,
   },
   exemptible: false,
@@ -51,7 +54,7 @@ export const webhookPathCheck: PolicyCheck = {
     if (policies.length === 0) return;
     const calls = webhookCalls(ctx.resources);
     if (calls.length === 0) return;
-    const labels = namespaceLabels(ctx.repo);
+    const peers = peerFacts(ctx.repo);
     const services = serviceIndex(ctx.repo, ctx.resources);
     // One finding per configuration and Service: a chart's five webhooks behind one Service are one mistake.
     const judged = new Set<string>();
@@ -62,7 +65,7 @@ export const webhookPathCheck: PolicyCheck = {
       const behind = service && podsBehind(ctx, service, call.service.port);
       if (!behind) continue; // a Service or port that is not there is another check's, or the API server's, to say
       for (const pod of behind.pods) {
-        const verdict = apiServerIngressVerdict(policies, pod, behind.target, labels);
+        const verdict = apiServerIngressVerdict(policies, pod, behind.target, peers);
         if ('allowed' in verdict) continue;
         judged.add(key);
         const to = `${call.what} sends the API server to Service ${call.service.namespace}/${call.service.name} (port ${call.service.port}, the port ${behind.target} of ${pod.resource.kind} ${pod.resource.name}'s pods)`;
@@ -75,7 +78,7 @@ export const webhookPathCheck: PolicyCheck = {
         else if (!verdict.refusedBy.some(refusedOutright))
           ctx.fail(
             { resource: call.resource, path: call.at },
-            `${to}, and the ingress policies that select those pods in ${pod.namespace} (${policyNames(verdict.refusedBy)}) let no call of the API server in: it runs on the control-plane nodes' network, which no namespace or pod peer admits, so each call times out and ${call.lost}`,
+            `${to}, and the ingress policies that select those pods in ${pod.namespace} (${policyNames(verdict.refusedBy)}) let no call of the API server in: it runs on the control-plane nodes' network, which no namespace or pod peer admits${addressNote(verdict.refusedBy, 'from', { apiServer: peers.nodes })}, so each call times out and ${call.lost}`,
           );
         break;
       }

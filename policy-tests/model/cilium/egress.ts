@@ -4,10 +4,11 @@
  * of them allows, and a deny rule wins). NetworkPolicy: `to` peers by namespace and pod selector, `ports` by number,
  * name (the destination's container port) or range. CiliumNetworkPolicy: `toEndpoints` (the policy's namespace unless
  * a selector names one by `k8s:io.kubernetes.pod.namespace` or a namespace label), `toEntities` `cluster` and `all`,
- * `toServices` by name, `toPorts` by number, name or range and protocol. What the gate cannot place a pod in (an
- * ipBlock, a CIDR, a group, a Service selector, a deny rule, a clusterwide policy) leaves the verdict unknown, never
- * a refusal. A pod on the node's network (hostNetwork) is no endpoint: no policy holds its own egress, and a
- * connection to it reaches the node, which only a rule to every destination or the node entities let through.
+ * `toServices` by name, `toPorts` by number, name or range and protocol; an address block (ipBlock, toCIDR,
+ * toCIDRSet) selects no pod, and a node by the nodes it holds (node-addresses.ts). What the gate cannot place a pod in
+ * (a cloud group, a Service selector, a deny rule, a clusterwide policy) leaves the verdict unknown, never a refusal. A
+ * pod on the node's network (hostNetwork) is no endpoint: no policy holds its own egress, and a connection to it
+ * reaches the node, which only a rule to every destination, the node entities or a block of every node let through.
  */
 import { dig, list, obj, str, type Obj } from '../core/dig.ts';
 import type { Resource } from '../core/manifest.ts';
@@ -15,6 +16,9 @@ import { selectorMatches } from '../core/label-selector.ts';
 import { scalarText } from '../core/text.ts';
 import { samePort } from '../cluster/pod-templates.ts';
 import type { Placed, PodPorts } from '../cluster/network-reach.ts';
+import { addressVerdict, type AddressPlace, type PeerFacts, type RuleVerdict } from './node-addresses.ts';
+
+export type { RuleVerdict };
 
 /** Where the connection goes: a pod, the pod port (a number or its container port's name), the Service it was dialled through. */
 export interface Destination {
@@ -88,54 +92,60 @@ export const toPortsAdmit = (rule: Obj, target: TargetPort): boolean => {
   return toPorts.length === 0 || toPorts.some((tp) => portsAdmit(list(tp.ports).map(obj), target));
 };
 
-export type RuleVerdict = 'admits' | 'no' | 'unknown';
+/** The strongest of several verdicts on one rule: one peer that admits admits; else one not judged leaves it so. */
+export const anyAdmits = (verdicts: readonly RuleVerdict[]): RuleVerdict =>
+  verdicts.includes('admits') ? 'admits' : verdicts.includes('unknown') ? 'unknown' : 'no';
 
-function networkPolicyRule(rule: Obj, placed: Placed, dest: Destination, namespaceLabels: ReadonlyMap<string, Obj>): RuleVerdict {
+/** Where a destination pod is for an address peer: a pod's endpoint, or, on the node's network, any node (some of which a block may leave out: not judged). */
+const destinationPlace = (dest: Destination, peers: PeerFacts): AddressPlace =>
+  dest.pod.hostNetwork ? { nodes: peers.nodes, at: 'all', partly: 'unknown' } : { pod: true };
+
+function networkPolicyRule(rule: Obj, placed: Placed, dest: Destination, peers: PeerFacts): RuleVerdict {
   if (!portsAdmit(list(rule.ports).map(obj), podPort(dest))) return 'no';
   const to = list(rule.to).map(obj);
   if (to.length === 0) return 'admits';
   const verdicts = to.map((peer): RuleVerdict => {
-    if ('ipBlock' in peer) return 'unknown';
+    if ('ipBlock' in peer) return 'no';
     // A pod on the node's network has the node's identity, not its labels: no namespace or pod peer reaches it.
     if (dest.pod.hostNetwork) return 'no';
     const inNamespace =
       'namespaceSelector' in peer
-        ? selectorMatches(obj(peer.namespaceSelector), namespaceLabels.get(dest.pod.namespace))
+        ? selectorMatches(obj(peer.namespaceSelector), peers.namespaces.get(dest.pod.namespace))
         : dest.pod.namespace === placed.namespace;
     return inNamespace && (!('podSelector' in peer) || selectorMatches(obj(peer.podSelector), dest.pod.labels)) ? 'admits' : 'no';
   });
-  return verdicts.includes('admits') ? 'admits' : verdicts.includes('unknown') ? 'unknown' : 'no';
+  return anyAdmits([...verdicts, addressVerdict(rule, { direction: 'to', kind: 'NetworkPolicy' }, destinationPlace(dest, peers))]);
 }
 
-function ciliumRule(rule: Obj, placed: Placed, dest: Destination, namespaceLabels: ReadonlyMap<string, Obj>): RuleVerdict {
+function ciliumRule(rule: Obj, placed: Placed, dest: Destination, peers: PeerFacts): RuleVerdict {
   if (!toPortsAdmit(rule, podPort(dest))) return 'no';
-  if (dest.pod.hostNetwork) return hostNetworkRule(rule);
-  if (list(rule.toEndpoints).some((s) => ciliumSelects(s, dest.pod, namespaceLabels, placed.namespace))) return 'admits';
+  const byAddress = addressVerdict(rule, { direction: 'to', kind: 'Cilium' }, destinationPlace(dest, peers));
+  if (dest.pod.hostNetwork) return anyAdmits([hostNetworkRule(rule), byAddress]);
+  if (list(rule.toEndpoints).some((s) => ciliumSelects(s, dest.pod, peers.namespaces, placed.namespace))) return 'admits';
   if (list(rule.toEntities).some((e) => e === 'cluster' || e === 'all')) return 'admits';
   const services = list(rule.toServices).map(obj);
   const named = services.map((s) => obj(s.k8sService)).filter((k) => str(k.serviceName) !== '');
   if (named.some((k) => k.serviceName === dest.service.name && (str(k.namespace) || placed.namespace) === dest.service.namespace)) return 'admits';
-  if (['toCIDR', 'toCIDRSet', 'toGroups', 'toRequires'].some((k) => rule[k] !== undefined) || services.length > named.length) return 'unknown';
-  return 'no';
+  if (['toGroups', 'toRequires'].some((k) => rule[k] !== undefined) || services.length > named.length) return 'unknown';
+  return byAddress;
 }
 
 /** What a finding adds where the pods reached are on the node's network: why a rule by their labels does not reach them. */
 export const onNodeNetwork = (pod: PodPorts): string =>
   pod.hostNetwork
-    ? " (its pods are on the node's network, with the node's identity: only a rule to every destination, or Cilium's host and remote-node entities, reaches them)"
+    ? " (its pods are on the node's network, with the node's identity: only a rule to every destination, Cilium's host and remote-node entities, or an address block of every node where Cilium selects nodes by address, reaches them)"
     : '';
 
 /**
- * A Cilium rule to a pod on the node's network: the connection reaches its node, the `host` entity on the client's own
- * node and `remote-node` on any other (Cilium's entity.go), so only both (or `cluster`, `all`) reach it wherever the
- * pods run; one of them alone, an address or a Service is not judged (a CIDR selects no node unless the agent's
- * policy-cidr-match-mode says so, which is no cluster fact).
+ * A Cilium rule's entities and groups to a pod on the node's network: the connection reaches its node, the `host`
+ * entity on the client's own node and `remote-node` on any other (Cilium's entity.go), so only both (or `cluster`,
+ * `all`) reach it wherever the pods run; one of them alone, a group or a Service is not judged. An address block is
+ * judged by the nodes it holds (node-addresses.ts).
  */
 function hostNetworkRule(rule: Obj): RuleVerdict {
   const entities = new Set(list(rule.toEntities).map(str));
   if (entities.has('cluster') || entities.has('all') || (entities.has('host') && entities.has('remote-node'))) return 'admits';
-  const unread =
-    entities.has('host') || entities.has('remote-node') || ['toCIDR', 'toCIDRSet', 'toGroups', 'toRequires', 'toServices'].some((k) => rule[k] !== undefined);
+  const unread = entities.has('host') || entities.has('remote-node') || ['toGroups', 'toRequires', 'toServices'].some((k) => rule[k] !== undefined);
   return unread ? 'unknown' : 'no';
 }
 
@@ -143,11 +153,11 @@ function hostNetworkRule(rule: Obj): RuleVerdict {
 export type RuleJudge = (rule: Obj, placed: Placed) => RuleVerdict;
 
 /** The verdict on a connection from `client` to `dest`, by the NetworkPolicies and CiliumNetworkPolicies given (each with its namespace). */
-export const egressVerdict = (policies: readonly Placed[], client: PodPorts, dest: Destination, namespaceLabels: ReadonlyMap<string, Obj>): EgressVerdict =>
+export const egressVerdict = (policies: readonly Placed[], client: PodPorts, dest: Destination, peers: PeerFacts): EgressVerdict =>
   policyVerdict(policies, client, 'egress', {
-    networkPolicy: (rule, placed) => networkPolicyRule(rule, placed, dest, namespaceLabels),
-    cilium: (rule, placed) => ciliumRule(rule, placed, dest, namespaceLabels),
-    namespaceLabels,
+    networkPolicy: (rule, placed) => networkPolicyRule(rule, placed, dest, peers),
+    cilium: (rule, placed) => ciliumRule(rule, placed, dest, peers),
+    namespaceLabels: peers.namespaces,
   });
 
 /**
@@ -161,18 +171,26 @@ export const API_SERVER_PORT = 6443;
 const API_SERVER: TargetPort = { same: (port) => port === String(API_SERVER_PORT), number: API_SERVER_PORT };
 
 /**
- * The verdict on a connection from `client` to the API server. It is no pod: a NetworkPolicy lets it through only by a
- * rule with no peer (every destination) or an address block (not judged: the control plane's addresses are no cluster
- * fact); Cilium by the entities that hold its identity (`kube-apiserver`, and `cluster` and `all`, which include it;
- * `host` or `remote-node` alone hold it only on some nodes, not judged), or `toServices` naming default/kubernetes.
+ * Where the API server is for an address peer: at every control-plane node's address (the `kubernetes` Service's
+ * endpoints, among which each connection is balanced, and whence each instance calls a webhook), so a block that
+ * holds only some of them loses the calls to, or from, the others.
  */
-export const apiServerEgressVerdict = (policies: readonly Placed[], client: PodPorts, namespaceLabels: ReadonlyMap<string, Obj>): EgressVerdict =>
+export const apiServerPlace = (peers: PeerFacts): AddressPlace => ({ nodes: peers.nodes, at: 'controlPlane', partly: 'no' });
+
+/**
+ * The verdict on a connection from `client` to the API server. It is no pod: a NetworkPolicy lets it through only by a
+ * rule with no peer (every destination) or an address block that holds every control-plane node, under agents that
+ * match nodes by CIDR (node-addresses.ts); Cilium by the entities that hold its identity (`kube-apiserver`, and
+ * `cluster` and `all`, which include it; `host` or `remote-node` alone hold it only on some nodes, not judged),
+ * `toServices` naming default/kubernetes, or the same address blocks.
+ */
+export const apiServerEgressVerdict = (policies: readonly Placed[], client: PodPorts, peers: PeerFacts): EgressVerdict =>
   policyVerdict(policies, client, 'egress', {
-    namespaceLabels,
+    namespaceLabels: peers.namespaces,
     networkPolicy(rule) {
       if (!portsAdmit(list(rule.ports).map(obj), API_SERVER)) return 'no';
-      const to = list(rule.to).map(obj);
-      return to.length === 0 ? 'admits' : to.some((peer) => 'ipBlock' in peer) ? 'unknown' : 'no';
+      if (list(rule.to).length === 0) return 'admits';
+      return addressVerdict(rule, { direction: 'to', kind: 'NetworkPolicy' }, apiServerPlace(peers));
     },
     cilium(rule) {
       if (!toPortsAdmit(rule, API_SERVER)) return 'no';
@@ -180,9 +198,8 @@ export const apiServerEgressVerdict = (policies: readonly Placed[], client: PodP
       if (entities.some((e) => e === 'kube-apiserver' || e === 'cluster' || e === 'all')) return 'admits';
       const service = list(rule.toServices).map((s) => obj(obj(s).k8sService));
       if (service.some((k) => k.serviceName === 'kubernetes' && str(k.namespace) === 'default')) return 'admits';
-      const unread =
-        entities.some((e) => e === 'host' || e === 'remote-node') || ['toCIDR', 'toCIDRSet', 'toGroups', 'toRequires'].some((k) => rule[k] !== undefined);
-      return unread ? 'unknown' : 'no';
+      const unread = entities.some((e) => e === 'host' || e === 'remote-node') || ['toGroups', 'toRequires'].some((k) => rule[k] !== undefined);
+      return anyAdmits([unread ? 'unknown' : 'no', addressVerdict(rule, { direction: 'to', kind: 'Cilium' }, apiServerPlace(peers))]);
     },
   });
 

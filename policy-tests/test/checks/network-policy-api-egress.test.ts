@@ -67,10 +67,17 @@ describe('network-policy-api-egress', () => {
     expect(findings(withWriterRule({ ports: [{ port: 'https' }] }, 'NetworkPolicy'))).toEqual([['fail', expect.stringMatching(REFUSED)]]);
   });
 
-  it('says an address block or a node entity is not judged: where the API server is, is no cluster fact', () => {
-    expect(findings(withWriterRule({ to: [{ ipBlock: { cidr: '192.168.1.0/24' } }] }, 'NetworkPolicy'))).toEqual([
-      ['not-judged', expect.stringMatching(/which calls the API server: whether its egress policies let it reach it is not known/)],
-    ]);
+  it("judges an address block by the cluster facts' control-plane nodes, and says one node entity is not judged", () => {
+    const block = (cidr: string, except?: string[]) => withWriterRule({ to: [{ ipBlock: { cidr, except } }], ports: [{ port: 6443 }] }, 'NetworkPolicy');
+    expect(findings(block('192.168.1.0/24'))).toEqual([]);
+    expect(findings(withWriterRule({ toCIDR: ['192.168.1.8/29'] }))).toEqual([]);
+    // The VIP alone, a block with a node cut out, the Service's own address: the endpoints are the nodes' addresses.
+    const leftOut = expect.stringMatching(
+      /only where it holds every control-plane node of the cluster facts: 192\.168\.1\.11, 192\.168\.1\.12, 192\.168\.1\.13\): each request times out/,
+    );
+    expect(findings(block('192.168.1.10/32'))).toEqual([['fail', leftOut]]);
+    expect(findings(block('192.168.1.0/24', ['192.168.1.12/32']))).toEqual([['fail', leftOut]]);
+    expect(findings(block('10.96.0.1/32'))).toEqual([['fail', leftOut]]);
     expect(findings(withWriterRule({ toEntities: ['remote-node'] }))).toEqual([['not-judged', expect.stringMatching(/is not known/)]]);
   });
 

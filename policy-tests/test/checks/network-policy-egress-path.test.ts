@@ -27,15 +27,17 @@ describe('network-policy-egress-path', () => {
     expect(findings(repo)).toEqual([]);
   });
 
-  it('says a dial is not judged where only a rule by address could allow it', () => {
+  it("fails a dial a rule by address was to allow: a block, even the pods' own network, selects no pod, nor does a CIDR group", () => {
     const found = findings(withGluetunEgress([{ toCIDR: ['10.244.0.0/16'] }]));
     expect(found.length).toBe(3);
     expect(found[0]).toEqual([
-      'not-judged',
+      'fail',
       expect.stringMatching(
-        /^Deployment gluetun dials http:\/\/sonarr.media.svc:8989 .*: whether its egress policies let it is not known, as CiliumNetworkPolicy gluetun-egress/,
+        /^Deployment gluetun dials http:\/\/sonarr.media.svc:8989 .*CiliumNetworkPolicy gluetun-egress\) let it reach none of them on that port \(an address block selects no pod: Cilium gives a pod's address its endpoint's identity\): the connection times out$/,
       ),
     ]);
+    const grouped = findings(withGluetunEgress([{ toCIDRSet: [{ cidrGroupRef: 'pods' }] }]));
+    expect(grouped[0]).toEqual(['fail', expect.stringMatching(/let it reach none of them/)]);
   });
 
   it("judges an address in a workload's own object", () => {

@@ -99,7 +99,7 @@ describe('network-policy-scrape-path', () => {
     ]);
   });
 
-  it("judges the rendered Prometheus' own egress: one finding for a blanket deny, at the policy; said not judged past an address block", () => {
+  it("judges the rendered Prometheus' own egress: one finding for a blanket deny, at the policy, an address block among them", () => {
     const egress = (name: string, spec: Record<string, unknown>) =>
       make(name.startsWith('cilium') ? 'CiliumNetworkPolicy' : 'NetworkPolicy', name, 'monitoring', { spec });
     const denyAll = egress('deny-egress', { podSelector: {}, policyTypes: ['Egress'] });
@@ -134,8 +134,14 @@ describe('network-policy-scrape-path', () => {
     const cluster = egress('cilium-out', { endpointSelector: {}, egress: [{ toEntities: ['cluster'] }] });
     expect(findings(withScraperPods(undefined, prometheus(), cluster))).toEqual([]);
     const block = egress('by-address', { podSelector: {}, policyTypes: ['Egress'], egress: [{ to: [{ ipBlock: { cidr: '10.0.0.0/8' } }] }] });
+    // An address block selects no pod, even one the gate does not see the labels of.
     expect(findings(withScraperPods(undefined, prometheus(), block))).toEqual([
-      ['not-judged', expect.stringMatching(/whether the Prometheus' egress policies let it out is not known, as NetworkPolicy by-address \(a peer by address/)],
+      [
+        'fail',
+        expect.stringMatching(
+          /^NetworkPolicy by-address isolates the egress of Prometheus monitoring\/k8s's pods in monitoring and lets none of the \d+ paths it takes out .*\(an address block selects no pod: Cilium gives a pod's address its endpoint's identity\)$/,
+        ),
+      ],
     ]);
   });
 
@@ -149,7 +155,7 @@ describe('network-policy-scrape-path', () => {
       [
         'fail',
         expect.stringMatching(
-          /^ServiceMonitor portfolio\/portfolio-api scrapes port metrics .* let it reach none of them on that port \(its pods are on the node's network, with the node's identity: only a rule to every destination, or Cilium's host and remote-node entities, reaches them\)/,
+          /^ServiceMonitor portfolio\/portfolio-api scrapes port metrics .* let it reach none of them on that port \(its pods are on the node's network, with the node's identity: only a rule to every destination, Cilium's host and remote-node entities, or an address block of every node where Cilium selects nodes by address, reaches them\)/,
         ),
       ],
     ]);
@@ -157,6 +163,16 @@ describe('network-policy-scrape-path', () => {
     expect(findings(apiOnHostNetwork(withScraperPods(undefined, prometheus(), allPods, nodes(['host', 'remote-node']))))).toEqual([]);
     expect(findings(apiOnHostNetwork(withScraperPods(undefined, prometheus(), allPods, nodes(['host']))))).toEqual([
       ['not-judged', expect.stringMatching(/is not known, as .* one node entity alone/)],
+    ]);
+    // By address: a block of every node of the cluster facts reaches it (the repository's Cilium selects nodes by CIDR);
+    // the workers alone, not judged (where its pods run decides); the pods' network, never.
+    const byBlock = (cidr: string) => egress('by-block', { podSelector: {}, policyTypes: ['Egress'], egress: [{ to: [{ ipBlock: { cidr } }] }] });
+    expect(findings(apiOnHostNetwork(withScraperPods(undefined, prometheus(), allPods, byBlock('192.168.1.0/24'))))).toEqual([]);
+    expect(findings(apiOnHostNetwork(withScraperPods(undefined, prometheus(), allPods, byBlock('192.168.1.16/28'))))).toEqual([
+      ['not-judged', expect.stringMatching(/is not known/)],
+    ]);
+    expect(findings(apiOnHostNetwork(withScraperPods(undefined, prometheus(), allPods, byBlock('10.244.0.0/16'))))).toEqual([
+      ['fail', expect.stringMatching(/its pods are on the node's network/)],
     ]);
     // Its own namespace's ingress policies select pods by label, and a pod on the node's network is no such endpoint.
     expect(findings(withScraperPods({ app: 'prometheus' }, prometheus()))).toHaveLength(1);
@@ -180,8 +196,10 @@ describe('network-policy-scrape-path', () => {
     ]);
     expect(findings(withScraperPods({ app: 'prometheus' }, prometheus(), cilium({ fromCIDR: ['10.0.0.0/8'] })))).toEqual([
       [
-        'not-judged',
-        expect.stringMatching(/whether Deployment portfolio-api's ingress policies let Prometheus in is not known, as CiliumNetworkPolicy api-in/),
+        'fail',
+        expect.stringMatching(
+          /CiliumNetworkPolicy api-in isolate them in portfolio with no ingress rule that lets Prometheus in from namespace monitoring on that port \(an address block selects no pod/,
+        ),
       ],
     ]);
   });

@@ -74,9 +74,16 @@ describe('network-policy-webhook-path', () => {
     ).toEqual([['fail', expect.stringMatching(SHUT)]]);
   });
 
-  it('says an address block or one node entity is not judged', () => {
-    expect(findings(webhook(), letIn({ from: [{ ipBlock: { cidr: '192.168.1.0/24' } }] }))).toEqual([
-      ['not-judged', expect.stringMatching(/whether its ingress policies let the API server in is not known, as NetworkPolicy api-server-in/)],
+  it('judges an address block by the control-plane nodes it holds, and says one node entity is not judged', () => {
+    // The cluster facts' nodes, under the repository's Cilium (policyCIDRMatchMode: [nodes]).
+    expect(findings(webhook(), letIn({ from: [{ ipBlock: { cidr: '192.168.1.0/24' } }] }))).toEqual([]);
+    expect(findings(webhook(), letIn({ from: [{ ipBlock: { cidr: '192.168.1.11/32' } }] }))).toEqual([
+      [
+        'fail',
+        expect.stringMatching(
+          /an address block lets the API server through only where it holds every control-plane node of the cluster facts: 192\.168\.1\.11, 192\.168\.1\.12, 192\.168\.1\.13\)/,
+        ),
+      ],
     ]);
     expect(findings(webhook(), letIn({ fromEntities: ['host'] }, 'CiliumNetworkPolicy'))).toEqual([['not-judged', expect.stringMatching(/is not known/)]]);
   });

@@ -1,7 +1,8 @@
 /**
  * Whether the policies selecting a pod let it open a connection (model/cilium/egress.ts), rule by rule as Cilium
  * enforces a NetworkPolicy and a CiliumNetworkPolicy: peers by namespace and pods, ports by number, name, range and
- * protocol, Cilium's namespace labels and entities, and what the gate cannot place said unknown.
+ * protocol, Cilium's namespace labels and entities, an address block that selects no pod, and what the gate cannot place
+ * said unknown.
  */
 import { describe, expect, it } from 'vitest';
 import { egressVerdict, type Destination } from '../../model/cilium/egress.ts';
@@ -27,7 +28,7 @@ const labels = new Map([
   ['media-vpn', { 'kubernetes.io/metadata.name': 'media-vpn', tier: 'vpn' }],
 ]);
 const verdict = (...policies: ReturnType<typeof policy>[]) => {
-  const v = egressVerdict(policies, client, dest, labels);
+  const v = egressVerdict(policies, client, dest, { namespaces: labels });
   return 'allowed' in v ? 'allowed' : 'unknown' in v ? 'unknown' : 'refused';
 };
 const np = (egress: unknown[], extra: Record<string, unknown> = {}) => policy('NetworkPolicy', { podSelector: {}, policyTypes: ['Egress'], egress, ...extra });
@@ -51,7 +52,8 @@ describe('egressVerdict', () => {
     expect(verdict(np([{ to: [toVpn], ports: [{ port: 8080, protocol: 'UDP' }] }]))).toBe('refused');
     expect(verdict(np([{ to: [{ ...toVpn, podSelector: { matchLabels: { app: 'other' } } }] }]))).toBe('refused');
     expect(verdict(np([{ to: [{ podSelector: {} }] }]))).toBe('refused'); // its own namespace only
-    expect(verdict(np([{ to: [{ ipBlock: { cidr: '10.0.0.0/8' } }] }]))).toBe('unknown');
+    // An address block never selects a pod: its address maps to its endpoint's identity.
+    expect(verdict(np([{ to: [{ ipBlock: { cidr: '10.0.0.0/8' } }] }]))).toBe('refused');
   });
 
   it("reads a CiliumNetworkPolicy's endpoints by namespace label, namespace labels, entities, Services and ports", () => {
@@ -66,7 +68,8 @@ describe('egressVerdict', () => {
     expect(verdict(cnp([{ toEntities: ['world'] }]))).toBe('refused');
     expect(verdict(cnp([{ toServices: [{ k8sService: { serviceName: 'qbittorrent', namespace: 'media-vpn' } }] }]))).toBe('allowed');
     expect(verdict(cnp([{ toFQDNs: [{ matchName: 'qbittorrent.media-vpn.svc.cluster.local' }] }]))).toBe('refused');
-    expect(verdict(cnp([{ toCIDR: ['10.0.0.0/8'] }]))).toBe('unknown');
+    expect(verdict(cnp([{ toCIDR: ['10.0.0.0/8'] }]))).toBe('refused');
+    expect(verdict(cnp([{ toGroups: [{ aws: { securityGroupsIds: ['sg-1'] } }] }]))).toBe('unknown');
   });
 
   it('says a deny rule or a clusterwide policy leaves the verdict unknown', () => {

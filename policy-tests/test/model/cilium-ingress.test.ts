@@ -1,7 +1,7 @@
 /**
  * ingressVerdict reads the ingress of the policies that select a pod as Cilium enforces NetworkPolicy and
  * CiliumNetworkPolicy together: a client's pods by their namespace and labels (by namespace alone where the gate does
- * not see them), an address block not judged, a client on the node's network (a multi-node cluster) arriving as its
+ * not see them), an address block admitting no client of pods (the nodes' blocks: cilium-node-addresses.test.ts), a client on the node's network (a multi-node cluster) arriving as its
  * node, which no namespace or pod peer admits; Cilium's fromEndpoints, its entities and a rule of ports alone; and a
  * pod on the node's network isolated by no policy.
  */
@@ -31,7 +31,7 @@ const byPeer = policy([
 ]);
 /** What the verdict says, in a word: allowed, refused (by which policies) or unknown. */
 const verdict = (p: Placed, client: Client, pod: PodPorts = web) => {
-  const v = ingressVerdict([p], { pod, port: 'http' }, client, namespaces);
+  const v = ingressVerdict([p], { pod, port: 'http' }, client, { namespaces });
   return 'allowed' in v ? 'allowed' : 'unknown' in v ? 'unknown' : v.refusedBy.map((r) => r.name).join();
 };
 
@@ -41,9 +41,12 @@ describe('ingressVerdict', () => {
     expect(verdict(byPeer, { namespace: 'ingress' })).toBe('allowed');
     expect(verdict(byPeer, { ...proxy, pods: [{ app: 'other' }] })).toBe('web');
     expect(verdict(byPeer, { ...proxy, onNodeNetwork: true })).toBe('web');
-    // A rule with no peer admits anything; an address block is not judged.
+    // A rule with no peer admits anything; an address block never selects a pod, and selects a node only where the
+    // cluster facts place the nodes (not given here: not judged).
     expect(verdict(policy([{}]), { ...proxy, onNodeNetwork: true })).toBe('allowed');
     expect(verdict(policy([{ from: [{ ipBlock: { cidr: '192.168.1.0/24' } }] }]), { ...proxy, onNodeNetwork: true })).toBe('unknown');
+    expect(verdict(policy([{ from: [{ ipBlock: { cidr: '10.244.0.0/16' } }] }]), proxy)).toBe('web');
+    expect(verdict(policy([{ from: [{ ipBlock: { cidr: '10.244.0.0/16' } }] }]), { namespace: 'ingress' })).toBe('unknown');
   });
 
   it("reads Cilium's fromEndpoints, its entities and a rule of ports alone", () => {
