@@ -10,12 +10,14 @@ import { scrapePathCheck } from './scrape-path.ts';
 import { egressPathCheck } from './egress-path.ts';
 import { apiEgressCheck } from './api-egress.ts';
 import { webhookPathCheck } from './webhook-path.ts';
+import { dialIngressCheck } from './dial-ingress.ts';
 
 export const networkPolicyAreaChecks: PolicyCheck[] = [
   ...networkPolicyChecks,
   ingressPathCheck,
   scrapePathCheck,
   egressPathCheck,
+  dialIngressCheck,
   apiEgressCheck,
   webhookPathCheck,
   ...cniChecks,

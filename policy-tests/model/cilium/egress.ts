@@ -251,7 +251,7 @@ export function policyVerdict(
       const verdict = judge(rule, placed);
       if (verdict === 'admits') return { allowed: true };
       if (verdict === 'unknown')
-        unknown ??= `${placed.policy.kind} ${placed.policy.name} (a peer by address, group or Service selector, one node entity alone, or pods the gate does not see, which the gate does not place pods in)`;
+        unknown ??= `${placed.policy.kind} ${placed.policy.name} (a group or a Service selector, one node entity alone, an address block that holds some of the nodes a pod may be on, or where the cluster facts give no nodes, or pods the gate does not see, which the gate does not place pods in)`;
     }
   }
   return unknown ? { unknown } : { refusedBy: selecting.map((p) => p.policy) };

@@ -122,6 +122,16 @@ export const networkPolicyMutations: Mutation[] = [
     at: inFile('apps/media/gluetun/settings/prowlarr.yaml', 'baseUrl: http://sonarr.media.svc:8989'),
   },
   {
+    check: 'network-policy-dial-ingress',
+    why: "the VPN pod's callers narrowed to Sonarr's pods: every object is accepted, and both Radarrs' downloads through the torrent client time out at its pod",
+    mutate: swap(
+      'apps/media/gluetun/networkpolicy.yaml',
+      '              kubernetes.io/metadata.name: media\n        - namespaceSelector:',
+      '              kubernetes.io/metadata.name: media\n          podSelector:\n            matchLabels:\n              app.kubernetes.io/name: sonarr\n        - namespaceSelector:',
+    ),
+    at: inFile('apps/media/radarr/settings/radarr.yaml', '    port: 8080'),
+  },
+  {
     check: 'network-policy-enforced',
     why: 'the CNI fact switched back to Flannel, which Talos ships: every policy is inert, and the Cilium app contradicts the fact',
     mutate: swap(FACTS, CILIUM_FACT, '    name: flannel\n    enforces: []\n    fqdnEgress: false'),

@@ -1,0 +1,77 @@
+/**
+ * network-policy-dial-ingress: the other end of each dial network-policy-egress-path follows. Where the policies that
+ * select the pods behind a dialled Service isolate their ingress, some rule of them lets the dialling pods in on the
+ * pod port (model/cilium/ingress.ts: NetworkPolicy and CiliumNetworkPolicy as Cilium enforces both; a pod on the
+ * node's network arrives as its node on a cluster of several). Otherwise the connection times out at the pods, with
+ * every object accepted: a torrent client that lets Sonarr in and not Radarr downloads for one manager only.
+ * network-policy-default-deny says only that something is let in on each Service port; this says who. A client whose
+ * pods the gate does not see is judged by its namespace; a rule the gate cannot place is said not judged.
+ */
+import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
+import type { Resource } from '../../model/core/manifest.ts';
+import { ingressVerdict } from '../../model/cilium/ingress.ts';
+import { addressNote, peerFacts, type PeerFacts } from '../../model/cilium/node-addresses.ts';
+import { refusedOutright } from '../../model/cilium/policy-rules.ts';
+import { ENFORCED_POLICY_KINDS, nodeNetworkClient, placedPolicies, type Client, type Placed } from '../../model/cluster/network-reach.ts';
+import type { Template } from '../../model/cluster/pod-templates.ts';
+import { dialText, resolvedDials, SETTINGS_FILES, type ResolvedDial } from './dials.ts';
+
+/** The policies that refused, for a message: `NetworkPolicy a, CiliumNetworkPolicy b`. */
+const names = (policies: readonly Resource[]): string => policies.map((p) => `${p.kind} ${p.name}`).join(', ');
+
+/** Judges whether the pods behind one dial let each of its clients in. */
+function judgeDial(ctx: CheckContext, dial: ResolvedDial, env: { policies: Placed[]; peers: PeerFacts }): void {
+  for (const caller of dial.clients) {
+    if (dial.pods.some((p) => p === caller)) continue; // its own address, which it hands to others
+    const onNode = nodeNetworkClient(ctx.repo, caller.hostNetwork === true);
+    // A pod on the node's network of a one-node cluster is the local host, which Cilium always lets in.
+    if (caller.hostNetwork && !onNode.onNodeNetwork) continue;
+    const client: Client = { namespace: caller.namespace, pods: [caller.labels], ...onNode };
+    const verdicts = dial.pods.map((pod) => ingressVerdict(env.policies, { pod, port: dial.port }, client, env.peers));
+    if (verdicts.length === 0 || verdicts.some((v) => 'allowed' in v)) continue;
+    const unknown = verdicts.find((v) => 'unknown' in v);
+    if (unknown && 'unknown' in unknown) {
+      ctx.notJudged(
+        dial.at,
+        `${dialText(caller, dial)}: whether the ingress policies of those pods let it in is not known, as ${unknown.unknown} selects them`,
+      );
+      continue;
+    }
+    const refused = verdicts[0] && 'refusedBy' in verdicts[0] ? verdicts[0].refusedBy : [];
+    // A Cilium policy the agent refuses outright enforces nothing: network-policy-cilium-accepted says so.
+    if (refused.some(refusedOutright)) continue;
+    ctx.fail(
+      dial.at,
+      `${dialText(caller, dial)}, and the ingress policies that select those pods in ${dial.address.namespace} (${names(refused)}) let none of its pods in from namespace ${caller.namespace} on that port${why(caller, client, refused)}: the connection times out`,
+    );
+  }
+}
+
+/** Why no rule lets the client in, where its kind of peer explains it: the node's identity, or an address block. */
+function why(caller: Template, client: Client, refused: readonly Resource[]): string {
+  if (client.onNodeNetwork)
+    return " (its pods run on the node's network: at a pod on another node they arrive as that node, Cilium's remote-node, which no namespace or pod peer admits)";
+  return caller.hostNetwork ? '' : addressNote(refused, 'from', 'pod');
+}
+
+export const dialIngressCheck: PolicyCheck = {
+  id: 'network-policy-dial-ingress',
+  description:
+    "Where the NetworkPolicies and CiliumNetworkPolicies that select the pods behind a Service isolate their ingress, every pod that dials that Service (an address in its workload's object, in the settings its app folder pushes into the app, in a ConfigMap its pod mounts or reads variables from, or in a datasource Grafana's sidecar loads into it) is let in on the port the address reaches by some ingress rule, as Cilium enforces both kinds (by its namespace and pod labels, Cilium's fromEndpoints or entities; an address block admits no pod; a pod on the node's network of a cluster of several nodes arrives as its node); otherwise the app's calls time out at the pods with every object accepted (invariants P1).",
+  invariants: ['P1'],
+  remediation:
+    "add an ingress rule to a policy that selects the callee's pods that lets the caller's namespace and pods in on the Service's targetPort (a NetworkPolicy `from`, or a CiliumNetworkPolicy's fromEndpoints with k8s:io.kubernetes.pod.namespace)",
+  reads: {
+    kinds: ['*'],
+    everyKind: 'a dial starts in a pod of any workload kind and ends at the pods behind a Service, past the policies and namespaces around both',
+    files: [SETTINGS_FILES],
+    // Cilium's: whether its agents select nodes by address (node-addresses.ts).
+    charts: ['cilium'],
+    renders: true,
+  },
+  exemptible: false,
+  run(ctx) {
+    const env = { policies: placedPolicies(ctx.repo, ctx.resources, ENFORCED_POLICY_KINDS), peers: peerFacts(ctx.repo) };
+    for (const dial of resolvedDials(ctx)) judgeDial(ctx, dial, env);
+  },
+};
