@@ -19,6 +19,7 @@ import { SETTINGS_FILES } from '../../model/apps/media-settings.ts';
 import { podRefs } from '../../model/cluster/references.ts';
 import { grafanaSidecars, whyNotLoaded } from '../../model/grafana/sidecars.ts';
 import { reachesPod, type PodPorts } from '../../model/cluster/network-reach.ts';
+import type { Repo } from '../../model/repository/repo.ts';
 
 export { SETTINGS_FILES };
 
@@ -99,10 +100,24 @@ export interface ResolvedDial extends Dial {
 }
 
 /**
+ * The dials of a view with the renders they were read with, read once for both checks that follow them (they read
+ * the same view, with the same renders, in one run). Only the last renders are kept: a run passes one.
+ */
+const dialsOfView = new WeakMap<Repo, { renders: CheckContext['renders']; dials: ResolvedDial[] }>();
+
+/**
  * Every dial of the repository's pods (outside the namespaces a render leaves unseen) to a Service that exists with
  * the port it names and selects pods: a Service or port that is not there is closure-service's to say.
  */
 export function resolvedDials(ctx: CheckContext): ResolvedDial[] {
+  const kept = dialsOfView.get(ctx.repo);
+  if (kept?.renders === ctx.renders) return kept.dials;
+  const dials = readDials(ctx);
+  dialsOfView.set(ctx.repo, { renders: ctx.renders, dials });
+  return dials;
+}
+
+function readDials(ctx: CheckContext): ResolvedDial[] {
   const opaque = opaqueNamespaces(ctx.renders);
   const templates = templatesWithPorts(ctx.repo).filter((t) => !opaque.has(t.namespace));
   const namespaces = new Set(ctx.resources.flatMap((r) => (r.kind === 'Namespace' ? [r.name] : r.namespace ? [r.namespace] : [])));
