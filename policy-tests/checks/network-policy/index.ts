@@ -11,6 +11,7 @@ import { egressPathCheck } from './egress-path.ts';
 import { apiEgressCheck } from './api-egress.ts';
 import { webhookPathCheck } from './webhook-path.ts';
 import { dialIngressCheck } from './dial-ingress.ts';
+import { dnsEgressCheck } from './dns-egress.ts';
 
 export const networkPolicyAreaChecks: PolicyCheck[] = [
   ...networkPolicyChecks,
@@ -18,6 +19,7 @@ export const networkPolicyAreaChecks: PolicyCheck[] = [
   scrapePathCheck,
   egressPathCheck,
   dialIngressCheck,
+  dnsEgressCheck,
   apiEgressCheck,
   webhookPathCheck,
   ...cniChecks,

@@ -20,12 +20,16 @@ import { addressVerdict, type AddressPlace, type PeerFacts, type RuleVerdict } f
 
 export type { RuleVerdict };
 
-/** Where the connection goes: a pod, the pod port (a number or its container port's name), the Service it was dialled through. */
+/** Where the connection goes: a pod, the pod port (a number or its container port's name), the Service it was dialled through, and its protocol (TCP unless said). */
 export interface Destination {
   pod: PodPorts;
   port: string;
   service: { namespace: string; name: string };
+  protocol?: Protocol;
 }
+
+/** The protocols a connection the gate follows uses: TCP, and UDP for DNS. */
+export type Protocol = 'TCP' | 'UDP';
 
 export type EgressVerdict = { allowed: true } | { refusedBy: Resource[] } | { unknown: string };
 
@@ -63,21 +67,28 @@ export function ciliumSelects(selector: unknown, pod: PodPorts, namespaceLabels:
 export interface TargetPort {
   same: (port: string) => boolean;
   number: number;
+  /** TCP where not said. */
+  protocol?: Protocol;
 }
 
 /** A pod's port: a number, or the name one of its containers gives a number. */
-export const podTarget = (pod: PodPorts, port: string): TargetPort => ({
+export const podTarget = (pod: PodPorts, port: string, protocol?: Protocol): TargetPort => ({
   same: (p) => samePort(pod, p, port),
   number: Number(pod.named.get(port) ?? port),
+  ...(protocol ? { protocol } : {}),
 });
-const podPort = (dest: Destination): TargetPort => podTarget(dest.pod, dest.port);
+const podPort = (dest: Destination): TargetPort => podTarget(dest.pod, dest.port, dest.protocol);
 
-/** Whether a port list admits the port, TCP (or any protocol); a list that is absent or empty admits every port. */
-export function portsAdmit(ports: Obj[], target: TargetPort): boolean {
+/**
+ * Whether a port list admits the port, on its protocol (or any, Cilium's ANY); a list that is absent or empty admits
+ * every port. A port that names no protocol is TCP in a NetworkPolicy, any protocol in a Cilium policy (its CRD:
+ * "If omitted or empty, any protocol matches").
+ */
+export function portsAdmit(ports: Obj[], target: TargetPort, unsaid: 'TCP' | 'ANY' = 'TCP'): boolean {
   if (ports.length === 0) return true;
   return ports.some((p) => {
-    const protocol = str(p.protocol) || 'TCP';
-    if (protocol !== 'TCP' && protocol !== 'ANY') return false;
+    const protocol = str(p.protocol) || unsaid;
+    if (protocol !== (target.protocol ?? 'TCP') && protocol !== 'ANY') return false;
     if (p.port === undefined) return true;
     const from = scalarText(p.port);
     if (target.same(from) || from === '0') return true;
@@ -89,7 +100,7 @@ export function portsAdmit(ports: Obj[], target: TargetPort): boolean {
 /** Whether a Cilium rule's toPorts admit the port: absent or empty, or one of its entries' ports. */
 export const toPortsAdmit = (rule: Obj, target: TargetPort): boolean => {
   const toPorts = list(rule.toPorts).map(obj);
-  return toPorts.length === 0 || toPorts.some((tp) => portsAdmit(list(tp.ports).map(obj), target));
+  return toPorts.length === 0 || toPorts.some((tp) => portsAdmit(list(tp.ports).map(obj), target, 'ANY'));
 };
 
 /** The strongest of several verdicts on one rule: one peer that admits admits; else one not judged leaves it so. */

@@ -132,6 +132,16 @@ export const networkPolicyMutations: Mutation[] = [
     at: inFile('apps/media/radarr/settings/radarr.yaml', '    port: 8080'),
   },
   {
+    check: 'network-policy-dns-egress',
+    why: "the VPN pod's rule to kube-dns narrowed to TCP: every object is accepted, and Prowlarr's lookups of the managers' names, which go over UDP, time out",
+    mutate: swap(
+      'apps/media/gluetun/networkpolicy.yaml',
+      'k8s:k8s-app: kube-dns\n      toPorts:\n        - ports:\n            - port: "53"\n              protocol: ANY\n    - toEndpoints:',
+      'k8s:k8s-app: kube-dns\n      toPorts:\n        - ports:\n            - port: "53"\n              protocol: TCP\n    - toEndpoints:',
+    ),
+    at: inFile('apps/media/gluetun/settings/prowlarr.yaml', 'baseUrl: http://sonarr.media.svc:8989'),
+  },
+  {
     check: 'network-policy-enforced',
     why: 'the CNI fact switched back to Flannel, which Talos ships: every policy is inert, and the Cilium app contradicts the fact',
     mutate: swap(FACTS, CILIUM_FACT, '    name: flannel\n    enforces: []\n    fqdnEgress: false'),

@@ -1,0 +1,102 @@
+/**
+ * network-policy-dns-egress: a pod that dials a Service by name asks the cluster's resolver first. Where the policies
+ * that select it isolate its egress, some rule of them lets it out to CoreDNS's pods on 53/UDP (the resolver's queries
+ * go over UDP; TCP only when an answer is cut short), as Cilium enforces NetworkPolicy and CiliumNetworkPolicy
+ * together (model/cilium/egress.ts). Otherwise every lookup times out and so does every dial by name, while the rules
+ * to the Services themselves look right: network-policy-egress-path judges those, and this the lookup before them.
+ * The resolver is the pods the cluster facts give in kube-system with `k8s-app: kube-dns` (CoreDNS, as Talos labels
+ * it). A pod on the node's network, or one whose dnsPolicy sends it elsewhere (Default, None), is not held to it.
+ * What Cilium's DNS proxy lets through, where a rule sends DNS there, is network-policy-fqdn-dns's.
+ */
+import type { FailurePlace, PolicyCheck } from '../../model/checks/kit.ts';
+import type { Resource } from '../../model/core/manifest.ts';
+import { podSpecOf } from '../../model/core/workloads.ts';
+import { egressVerdict, type EgressVerdict } from '../../model/cilium/egress.ts';
+import { peerFacts } from '../../model/cilium/node-addresses.ts';
+import { refusedOutright } from '../../model/cilium/policy-rules.ts';
+import { ENFORCED_POLICY_KINDS, placedPolicies, type PodPorts } from '../../model/cluster/network-reach.ts';
+import { providedPods } from '../../model/cluster/providers.ts';
+import type { Template } from '../../model/cluster/pod-templates.ts';
+import type { Repo } from '../../model/repository/repo.ts';
+import { resolvedDials, SETTINGS_FILES, type ResolvedDial } from './dials.ts';
+
+/** CoreDNS's Service and the ports its pods serve DNS on (Talos' manifest: dns 53/UDP, dns-tcp 53/TCP). */
+const RESOLVER = { namespace: 'kube-system', service: 'kube-dns', label: ['k8s-app', 'kube-dns'] as const, port: '53' };
+
+/** The resolver's pods as a policy sees them, from the cluster facts' pods. */
+function resolverPods(repo: Repo): PodPorts[] {
+  const [key, value] = RESOLVER.label;
+  return providedPods(repo)
+    .filter((p) => p.namespace === RESOLVER.namespace && p.labels[key] === value)
+    .map((p) => ({ namespace: p.namespace, labels: p.labels, named: new Map([['dns', '53']]) }));
+}
+
+/** Whether a pod asks the cluster's resolver: on the pod network, with dnsPolicy ClusterFirst (the default). */
+function asksResolver(t: Template): boolean {
+  if (t.hostNetwork) return false;
+  const policy = podSpecOf(t.resource)?.spec.dnsPolicy;
+  return policy === undefined || policy === 'ClusterFirst' || policy === 'ClusterFirstWithHostNet';
+}
+
+/** Each pod that dials by name, with its dials, once. */
+function callers(dials: readonly ResolvedDial[]): Map<Template, ResolvedDial[]> {
+  const out = new Map<Template, ResolvedDial[]>();
+  for (const dial of dials) for (const t of dial.clients) if (!dial.pods.includes(t)) out.set(t, [...(out.get(t) ?? []), dial]);
+  return out;
+}
+
+const names = (policies: readonly Resource[]): string => policies.map((p) => `${p.kind} ${p.name}`).join(', ');
+
+export const dnsEgressCheck: PolicyCheck = {
+  id: 'network-policy-dns-egress',
+  description:
+    "Where the NetworkPolicies and CiliumNetworkPolicies that select a pod isolate its egress, and the pod dials a Service by name (an address in its workload's object, its app's settings, a ConfigMap it reads, or a datasource Grafana's sidecar loads), some egress rule lets it out to the cluster's resolver (the pods the cluster facts give in kube-system with k8s-app: kube-dns) on 53/UDP, as Cilium enforces both kinds (a NetworkPolicy port without a protocol is TCP; a Cilium port without one is any); otherwise every lookup times out, and with it every dial by name, with every object accepted (invariants P1).",
+  invariants: ['P1'],
+  remediation:
+    "add an egress rule to the pods' policy that lets them reach kube-dns on port 53 over UDP and TCP (a NetworkPolicy `to` kube-system's pods with k8s-app: kube-dns, ports 53/UDP and 53/TCP; or a CiliumNetworkPolicy's toEndpoints with k8s:io.kubernetes.pod.namespace: kube-system and k8s:k8s-app: kube-dns, protocol ANY)",
+  reads: {
+    kinds: ['*'],
+    everyKind: 'a dial by name starts in a pod of any workload kind, past the policies and namespaces around it',
+    files: [SETTINGS_FILES],
+    // Cilium's: whether its agents select nodes by address (node-addresses.ts).
+    charts: ['cilium'],
+    renders: true,
+  },
+  exemptible: false,
+  run(ctx) {
+    const policies = placedPolicies(ctx.repo, ctx.resources, ENFORCED_POLICY_KINDS);
+    if (policies.length === 0) return;
+    const resolver = resolverPods(ctx.repo);
+    const peers = peerFacts(ctx.repo);
+    const asking = [...callers(resolvedDials(ctx))].filter(([caller]) => asksResolver(caller));
+    if (resolver.length === 0 && asking.length > 0) {
+      // One word for the whole run: the resolver is one fact, missing for every pod alike.
+      const [caller, dials] = asking[0]!;
+      ctx.notJudged(
+        dials[0]!.at,
+        `${asking.length} pods dial Services by name (the first: ${caller.resource.kind} ${caller.resource.name}), and the cluster facts give no resolver pods (kube-system, k8s-app: kube-dns in providedOutsideGit): whether their egress policies let their lookups out is not judged`,
+      );
+      return;
+    }
+    for (const [caller, dials] of asking) {
+      const first = dials[0]!;
+      const at: FailurePlace = first.at;
+      const asks = `${caller.resource.kind} ${caller.resource.name} dials ${first.address.text}${dials.length > 1 ? ` and ${dials.length - 1} more address${dials.length > 2 ? 'es' : ''}` : ''} by name`;
+      const service = { namespace: RESOLVER.namespace, name: RESOLVER.service };
+      const verdicts: EgressVerdict[] = resolver.map((pod) => egressVerdict(policies, caller, { pod, port: RESOLVER.port, service, protocol: 'UDP' }, peers));
+      if (verdicts.some((v) => 'allowed' in v)) continue;
+      const unknown = verdicts.find((v) => 'unknown' in v);
+      if (unknown && 'unknown' in unknown) {
+        ctx.notJudged(at, `${asks}: whether its egress policies let its lookups out to the cluster's resolver is not known, as ${unknown.unknown} selects it`);
+        continue;
+      }
+      const refused = verdicts[0] && 'refusedBy' in verdicts[0] ? verdicts[0].refusedBy : [];
+      // A Cilium policy the agent refuses outright enforces nothing: network-policy-cilium-accepted says so.
+      if (refused.some(refusedOutright)) continue;
+      ctx.fail(
+        at,
+        `${asks}, and the egress policies that select its pods in ${caller.namespace} (${names(refused)}) let none of its lookups out to the cluster's resolver (kube-dns in kube-system, port 53/UDP): every lookup times out, and so does every dial by name`,
+      );
+    }
+  },
+};

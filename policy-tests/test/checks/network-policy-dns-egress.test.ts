@@ -1,0 +1,93 @@
+/**
+ * network-policy-dns-egress beyond its mutation (the VPN pod's DNS rule narrowed to TCP): a pod that dials by name is
+ * let out to the cluster's resolver on 53/UDP. A NetworkPolicy port without a protocol is TCP, a Cilium port without
+ * one is any; a pod whose dnsPolicy sends it elsewhere is not held to it; where the facts give no resolver pods, not
+ * judged.
+ */
+import { describe, expect, it } from 'vitest';
+import { dnsEgressCheck } from '../../checks/network-policy/dns-egress.ts';
+import { runPolicy } from '../../model/checks/runner.ts';
+import type { Resource } from '../../model/core/manifest.ts';
+import { loadRepo, REPO_ROOT, type Repo } from '../../model/repository/repo.ts';
+
+const repo = await loadRepo(REPO_ROOT);
+
+/** The repository with the VPN pod's DNS rule replaced by `rule` (a Cilium egress rule), or dropped. */
+function withDnsRule(rule: Record<string, unknown> | undefined): Repo {
+  const resources = repo.resources.map((r) => {
+    if (r.kind !== 'CiliumNetworkPolicy' || r.name !== 'gluetun-egress') return r;
+    const object = structuredClone(r.object) as { spec: { egress: unknown[] } };
+    object.spec.egress = rule ? [rule, ...object.spec.egress.slice(1)] : object.spec.egress.slice(1);
+    return { ...r, object } as Resource;
+  });
+  return { ...repo, resources };
+}
+const findings = (r: Repo) => runPolicy(r, [dnsEgressCheck]).map((f) => [f.severity ?? 'fail', f.message]);
+const toDns = { matchLabels: { 'k8s:io.kubernetes.pod.namespace': 'kube-system', 'k8s:k8s-app': 'kube-dns' } };
+const REFUSED =
+  /^Deployment gluetun dials http:\/\/sonarr\.media\.svc:8989 and \d+ more addresses by name, and the egress policies that select its pods in media-vpn \(NetworkPolicy default-deny, CiliumNetworkPolicy gluetun-egress(, CiliumNetworkPolicy backups-egress)?\) let none of its lookups out to the cluster's resolver \(kube-dns in kube-system, port 53\/UDP\)/;
+
+describe('network-policy-dns-egress', () => {
+  it('passes the real repository', () => {
+    expect(findings(repo)).toEqual([]);
+  });
+
+  it('fails a pod that dials by name with no rule to the resolver, or one for TCP alone; passes UDP, ANY, or a port without a protocol', () => {
+    expect(findings(withDnsRule(undefined))).toEqual([['fail', expect.stringMatching(REFUSED)]]);
+    const port = (p: Record<string, unknown>) => withDnsRule({ toEndpoints: [toDns], toPorts: [{ ports: [{ port: '53', ...p }] }] });
+    expect(findings(port({ protocol: 'TCP' }))).toEqual([['fail', expect.stringMatching(REFUSED)]]);
+    expect(findings(port({ protocol: 'UDP' }))).toEqual([]);
+    expect(findings(port({}))).toEqual([]); // a Cilium port without a protocol is any
+    // Another namespace's pods are not the resolver.
+    expect(findings(withDnsRule({ toEndpoints: [{ matchLabels: { 'k8s:io.kubernetes.pod.namespace': 'media', 'k8s:k8s-app': 'kube-dns' } }] }))).toEqual([
+      ['fail', expect.stringMatching(REFUSED)],
+    ]);
+  });
+
+  it('reads a NetworkPolicy port without a protocol as TCP', () => {
+    const np = (protocol?: string): Resource =>
+      ({
+        kind: 'NetworkPolicy',
+        apiVersion: 'networking.k8s.io/v1',
+        name: 'dns',
+        namespace: 'media-vpn',
+        file: 'apps/media/gluetun/networkpolicy.yaml',
+        object: {
+          kind: 'NetworkPolicy',
+          metadata: { name: 'dns', namespace: 'media-vpn' },
+          spec: {
+            podSelector: {},
+            policyTypes: ['Egress'],
+            egress: [
+              {
+                to: [
+                  {
+                    namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } },
+                    podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } },
+                  },
+                ],
+                ports: [{ port: 53, ...(protocol ? { protocol } : {}) }],
+              },
+            ],
+          },
+        },
+      }) as unknown as Resource;
+    const without = withDnsRule(undefined);
+    expect(findings({ ...without, resources: [...without.resources, np()] })).toHaveLength(1);
+    expect(findings({ ...without, resources: [...without.resources, np('UDP')] })).toEqual([]);
+  });
+
+  it('holds no pod whose dnsPolicy sends it elsewhere, and says it not judged where the facts give no resolver', () => {
+    const resources = withDnsRule(undefined).resources.map((r) => {
+      if (r.kind !== 'Deployment' || r.name !== 'gluetun') return r;
+      const object = structuredClone(r.object) as { spec: { template: { spec: Record<string, unknown> } } };
+      object.spec.template.spec.dnsPolicy = 'Default';
+      return { ...r, object } as Resource;
+    });
+    expect(findings({ ...repo, resources })).toEqual([]);
+    const facts = { ...repo.facts!, providedOutsideGit: repo.facts!.providedOutsideGit.filter((e) => e.kind !== 'Pod' || e.name !== 'coredns') };
+    expect(findings({ ...withDnsRule(undefined), facts })).toEqual([
+      ['not-judged', expect.stringMatching(/^\d+ pods dial Services by name .*the cluster facts give no resolver pods/)],
+    ]);
+  });
+});
