@@ -6,15 +6,23 @@
  * to the Services themselves look right: network-policy-egress-path judges those, and this the lookup before them.
  * The resolver is the pods the cluster facts give in kube-system with `k8s-app: kube-dns` (CoreDNS, as Talos labels
  * it). A pod on the node's network, or one whose dnsPolicy sends it elsewhere (Default, None), is not held to it.
- * What Cilium's DNS proxy lets through, where a rule sends DNS there, is network-policy-fqdn-dns's.
+ * Where every rule that lets the lookups out sends them through Cilium's DNS proxy (an egress rule to port 53 with
+ * `rules.dns`), the proxy answers REFUSED to a name no rule of the policies selecting the pod allows, and the names
+ * the resolver asks on the way to each dialled name must pass (dns-proxy.ts: the search path first; glibc gives up the
+ * search list on a REFUSED, musl the lookup); a rule that lets them out without DNS rules lets every name through
+ * (Cilium merges an L4-only allow of the same port as an allow-all at L7).
  */
 import type { FailurePlace, PolicyCheck } from '../../model/checks/kit.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { podSpecOf } from '../../model/core/workloads.ts';
-import { egressVerdict, type EgressVerdict } from '../../model/cilium/egress.ts';
+import { ciliumSelects, egressVerdict, type EgressVerdict } from '../../model/cilium/egress.ts';
 import { peerFacts } from '../../model/cilium/node-addresses.ts';
 import { refusedOutright } from '../../model/cilium/policy-rules.ts';
-import { ENFORCED_POLICY_KINDS, placedPolicies, type PodPorts } from '../../model/cluster/network-reach.ts';
+import { ENFORCED_POLICY_KINDS, placedPolicies, type Placed, type PodPorts } from '../../model/cluster/network-reach.ts';
+import { appDeployingChart } from '../../model/cluster/cni-application.ts';
+import { dig, list, obj } from '../../model/core/dig.ts';
+import { dialectOf, dnsRules, firstRefused, type ProxyDialect } from './dns-proxy.ts';
+import type { PeerFacts } from '../../model/cilium/node-addresses.ts';
 import { providedPods } from '../../model/cluster/providers.ts';
 import type { Template } from '../../model/cluster/pod-templates.ts';
 import type { Repo } from '../../model/repository/repo.ts';
@@ -47,10 +55,61 @@ function callers(dials: readonly ResolvedDial[]): Map<Template, ResolvedDial[]> 
 
 const names = (policies: readonly Resource[]): string => policies.map((p) => `${p.kind} ${p.name}`).join(', ');
 
+/** A dialled address's host as the resolver is asked it: no scheme, no port, no trailing dot. */
+const hostOf = (text: string): string =>
+  text
+    .replace(/^[a-z][a-z0-9+.-]*:\/\//, '')
+    .replace(/:\d+$/, '')
+    .replace(/[.]$/, '');
+
+/** A Cilium policy without its egress rules that send DNS through the proxy (an isolating policy stays isolating). */
+function withoutProxyRules(policy: Resource): Resource {
+  const egress = list(dig(policy.object, ['spec', 'egress'])).filter((rule) =>
+    list(obj(rule).toPorts).every((tp) => list(dig(tp, ['rules', 'dns'])).length === 0),
+  );
+  return { ...policy, object: { ...policy.object, spec: { ...obj(policy.object.spec), egress } } } as Resource;
+}
+
+/** What the lookups of one pod are judged in: every policy, the namespaces and nodes, the resolver, the agent's dialect. */
+interface Lookups {
+  policies: Placed[];
+  peers: PeerFacts;
+  resolver: PodPorts[];
+  dialect: ProxyDialect;
+}
+
+const SERVICE = { namespace: RESOLVER.namespace, name: RESOLVER.service };
+
+/** The egress verdicts on a pod's lookups, one per resolver pod. */
+const lookupVerdicts = (caller: Template, env: Pick<Lookups, 'policies' | 'peers' | 'resolver'>): EgressVerdict[] =>
+  env.resolver.map((pod) => egressVerdict(env.policies, caller, { pod, port: RESOLVER.port, service: SERVICE, protocol: 'UDP' }, env.peers));
+
+/**
+ * Where a pod's lookups go out only through Cilium's DNS proxy, the first dial whose name the proxy refuses on the
+ * way, with the name refused and the policies whose DNS rules it read; undefined where nothing is refused.
+ */
+function proxyRefusal(caller: Template, dials: readonly ResolvedDial[], env: Lookups): { dial: ResolvedDial; refused: string; by: Resource[] } | undefined {
+  const selecting = env.policies.filter(
+    ({ policy, namespace }) =>
+      policy.kind !== 'NetworkPolicy' &&
+      (policy.kind === 'CiliumClusterwideNetworkPolicy' || namespace === caller.namespace) &&
+      ciliumSelects(dig(policy.object, ['spec', 'endpointSelector']), caller, env.peers.namespaces, namespace),
+  );
+  const rules = selecting.flatMap((p) => dnsRules(p.policy));
+  if (rules.length === 0) return undefined;
+  const l4Only = env.policies.map((p) => (selecting.includes(p) ? { ...p, policy: withoutProxyRules(p.policy) } : p));
+  if (lookupVerdicts(caller, { ...env, policies: l4Only }).some((v) => 'allowed' in v)) return undefined;
+  for (const dial of dials) {
+    const refused = firstRefused(rules, hostOf(dial.address.text), { namespace: caller.namespace, dialect: env.dialect });
+    if (refused) return { dial, refused, by: selecting.filter((p) => dnsRules(p.policy).length > 0).map((p) => p.policy) };
+  }
+  return undefined;
+}
+
 export const dnsEgressCheck: PolicyCheck = {
   id: 'network-policy-dns-egress',
   description:
-    "Where the NetworkPolicies and CiliumNetworkPolicies that select a pod isolate its egress, and the pod dials a Service by name (an address in its workload's object, its app's settings, a ConfigMap it reads, or a datasource Grafana's sidecar loads), some egress rule lets it out to the cluster's resolver (the pods the cluster facts give in kube-system with k8s-app: kube-dns) on 53/UDP, as Cilium enforces both kinds (a NetworkPolicy port without a protocol is TCP; a Cilium port without one is any); otherwise every lookup times out, and with it every dial by name, with every object accepted (invariants P1).",
+    "Where the NetworkPolicies and CiliumNetworkPolicies that select a pod isolate its egress, and the pod dials a Service by name (an address in its workload's object, its app's settings, a ConfigMap it reads, or a datasource Grafana's sidecar loads), some egress rule lets it out to the cluster's resolver (the pods the cluster facts give in kube-system with k8s-app: kube-dns) on 53/UDP, as Cilium enforces both kinds (a NetworkPolicy port without a protocol is TCP; a Cilium port without one is any), and where every rule that lets the lookups out sends them through Cilium's DNS proxy (rules.dns on port 53), the proxy's rules let through each name the resolver asks on the way to each dialled name (the search path first); otherwise every lookup times out or is refused, and with it every dial by name, with every object accepted (invariants P1).",
   invariants: ['P1'],
   remediation:
     "add an egress rule to the pods' policy that lets them reach kube-dns on port 53 over UDP and TCP (a NetworkPolicy `to` kube-system's pods with k8s-app: kube-dns, ports 53/UDP and 53/TCP; or a CiliumNetworkPolicy's toEndpoints with k8s:io.kubernetes.pod.namespace: kube-system and k8s:k8s-app: kube-dns, protocol ANY)",
@@ -68,6 +127,9 @@ export const dnsEgressCheck: PolicyCheck = {
     if (policies.length === 0) return;
     const resolver = resolverPods(ctx.repo);
     const peers = peerFacts(ctx.repo);
+    // The agent's version decides how it reads a pattern: the chart's, as the Application pins it.
+    const dialect = dialectOf(appDeployingChart(ctx.repo, 'cilium')?.sources.find((src) => src.chart === 'cilium')?.targetRevision);
+    const env: Lookups = { policies, peers, resolver, dialect };
     const asking = [...callers(resolvedDials(ctx))].filter(([caller]) => asksResolver(caller));
     if (resolver.length === 0 && asking.length > 0) {
       // One word for the whole run: the resolver is one fact, missing for every pod alike.
@@ -82,9 +144,16 @@ export const dnsEgressCheck: PolicyCheck = {
       const first = dials[0]!;
       const at: FailurePlace = first.at;
       const asks = `${caller.resource.kind} ${caller.resource.name} dials ${first.address.text}${dials.length > 1 ? ` and ${dials.length - 1} more address${dials.length > 2 ? 'es' : ''}` : ''} by name`;
-      const service = { namespace: RESOLVER.namespace, name: RESOLVER.service };
-      const verdicts: EgressVerdict[] = resolver.map((pod) => egressVerdict(policies, caller, { pod, port: RESOLVER.port, service, protocol: 'UDP' }, peers));
-      if (verdicts.some((v) => 'allowed' in v)) continue;
+      const verdicts = lookupVerdicts(caller, env);
+      if (verdicts.some((v) => 'allowed' in v)) {
+        const proxy = proxyRefusal(caller, dials, env);
+        if (proxy)
+          ctx.fail(
+            proxy.dial.at,
+            `${caller.resource.kind} ${caller.resource.name} dials ${proxy.dial.address.text} by name, and its lookups go out only through Cilium's DNS proxy, whose rules (${names(proxy.by)}) do not let ${proxy.refused} through: the resolver asks that name on the way, the proxy answers REFUSED, and the lookup fails (glibc skips the rest of the search list, musl gives up), so the dial does too`,
+          );
+        continue;
+      }
       const unknown = verdicts.find((v) => 'unknown' in v);
       if (unknown && 'unknown' in unknown) {
         ctx.notJudged(at, `${asks}: whether its egress policies let its lookups out to the cluster's resolver is not known, as ${unknown.unknown} selects it`);

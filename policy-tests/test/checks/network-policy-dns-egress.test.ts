@@ -44,6 +44,32 @@ describe('network-policy-dns-egress', () => {
     ]);
   });
 
+  it("holds the names asked on the way to Cilium's DNS proxy, where every rule that lets the lookups out sends them there", () => {
+    const viaProxy = (dns: unknown[], extra: unknown[] = []) => {
+      const r = withDnsRule({ toEndpoints: [toDns], toPorts: [{ ports: [{ port: '53', protocol: 'ANY' }], rules: { dns } }] });
+      return {
+        ...r,
+        resources: r.resources.map((x) => {
+          if (x.kind !== 'CiliumNetworkPolicy' || x.name !== 'gluetun-egress' || extra.length === 0) return x;
+          const object = structuredClone(x.object) as { spec: { egress: unknown[] } };
+          object.spec.egress.push(...extra);
+          return { ...x, object } as Resource;
+        }),
+      };
+    };
+    expect(findings(viaProxy([{ matchName: 'vpn.example.org' }]))).toEqual([
+      [
+        'fail',
+        expect.stringMatching(
+          /^Deployment gluetun dials http:\/\/sonarr\.media\.svc:8989 by name, and its lookups go out only through Cilium's DNS proxy, whose rules \(CiliumNetworkPolicy gluetun-egress\) do not let sonarr\.media\.svc\.media-vpn\.svc\.cluster\.local\. through/,
+        ),
+      ],
+    ]);
+    expect(findings(viaProxy([{ matchPattern: '**.cluster.local' }]))).toEqual([]);
+    // A rule that lets the lookups out without DNS rules lets every name through.
+    expect(findings(viaProxy([{ matchName: 'vpn.example.org' }], [{ toEntities: ['cluster'], toPorts: [{ ports: [{ port: '53' }] }] }]))).toEqual([]);
+  });
+
   it('reads a NetworkPolicy port without a protocol as TCP', () => {
     const np = (protocol?: string): Resource =>
       ({
