@@ -1,4 +1,4 @@
-/** Network policies: what each allows, the CNI that enforces them, ingress paths, and default deny. */
+/** Network policies: what each allows, the CNI that enforces them, the paths a connection takes (ingress, scrapes, dials at both ends and their lookups, the API server both ways), and default deny. */
 import { type PolicyCheck, type Area, staticArea } from '../../model/checks/kit.ts';
 import { ciliumAcceptedCheck } from './cilium-accepted.ts';
 import { cniChecks } from './cni.ts';
