@@ -17,6 +17,7 @@ import type { Resource } from '../../model/core/manifest.ts';
 import type { CheckContext, FailurePlace, PolicyCheck } from '../../model/checks/kit.ts';
 import { templatesWithPorts } from '../../model/cluster/pod-templates.ts';
 import { addressNote, nodeAddresses, peerFacts } from '../../model/cilium/node-addresses.ts';
+import { firstNames, policyNames, selectorAt, selectsAll } from './refusals.ts';
 import { operatorPodLabels } from '../../model/cluster/providers.ts';
 import { ENFORCED_POLICY_KINDS, placedPolicies } from '../../model/cluster/network-reach.ts';
 import { apiServerEgressVerdict, API_SERVER_PORT, type EgressVerdict } from '../../model/cilium/egress.ts';
@@ -42,14 +43,6 @@ const calls = (run: Run): string =>
     ? `which ${run.grantedBy.kind} ${run.grantedBy.name} grants a role${run.connects ? ` and whose image ${run.connects} connects to the API server (its facts)` : ''}`
     : `which calls the API server (${run.requests.length} request${run.requests.length === 1 ? '' : 's'})`;
 
-const policyNames = (policies: readonly Resource[]): string => policies.map((p) => `${p.kind} ${p.name}`).join(', ');
-
-/** Whether a policy selects every pod of its namespace (an empty selector): a default deny. */
-const selectsAll = (policy: Resource): boolean => {
-  const selector = (policy.object.spec as Obj | undefined)?.[policy.kind === 'NetworkPolicy' ? 'podSelector' : 'endpointSelector'];
-  return selector !== null && typeof selector === 'object' && Object.keys(selector).length === 0;
-};
-
 function judge(ctx: CheckContext, shut: { run: Run; verdict: Extract<EgressVerdict, { refusedBy: Resource[] }> }[]): void {
   const first = shut[0]!;
   const policies = first.verdict.refusedBy;
@@ -59,8 +52,8 @@ function judge(ctx: CheckContext, shut: { run: Run; verdict: Extract<EgressVerdi
   if (shut.length > 1 && blanket) {
     const names = shut.map(({ run }) => `${run.workload.kind} ${run.workload.name}`);
     return ctx.fail(
-      { resource: blanket, path: ['spec', blanket.kind === 'NetworkPolicy' ? 'podSelector' : 'endpointSelector'] },
-      `${policyNames(policies)} isolate${policies.length > 1 ? '' : 's'} the egress of ${shut.length} programs in ${first.run.namespace} that call the API server (${names.slice(0, 4).join(', ')}${names.length > 4 ? `, and ${names.length - 4} more` : ''}), with ${without}`,
+      selectorAt(blanket),
+      `${policyNames(policies)} isolate${policies.length > 1 ? '' : 's'} the egress of ${shut.length} programs in ${first.run.namespace} that call the API server (${firstNames(names)}), with ${without}`,
     );
   }
   for (const { run, verdict } of shut) {

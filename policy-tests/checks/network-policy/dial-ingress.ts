@@ -11,13 +11,11 @@ import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { ingressVerdict } from '../../model/cilium/ingress.ts';
 import { addressNote, peerFacts, type PeerFacts } from '../../model/cilium/node-addresses.ts';
+import { policyNames } from './refusals.ts';
 import { refusedOutright } from '../../model/cilium/policy-rules.ts';
 import { ENFORCED_POLICY_KINDS, nodeNetworkClient, placedPolicies, type Client, type Placed } from '../../model/cluster/network-reach.ts';
 import type { Template } from '../../model/cluster/pod-templates.ts';
 import { dialText, resolvedDials, SETTINGS_FILES, type ResolvedDial } from './dials.ts';
-
-/** The policies that refused, for a message: `NetworkPolicy a, CiliumNetworkPolicy b`. */
-const names = (policies: readonly Resource[]): string => policies.map((p) => `${p.kind} ${p.name}`).join(', ');
 
 /** Judges whether the pods behind one dial let each of its clients in. */
 function judgeDial(ctx: CheckContext, dial: ResolvedDial, env: { policies: Placed[]; peers: PeerFacts }): void {
@@ -42,7 +40,7 @@ function judgeDial(ctx: CheckContext, dial: ResolvedDial, env: { policies: Place
     if (refused.some(refusedOutright)) continue;
     ctx.fail(
       dial.at,
-      `${dialText(caller, dial)}, and the ingress policies that select those pods in ${dial.address.namespace} (${names(refused)}) let none of its pods in from namespace ${caller.namespace} on that port${why(caller, client, refused)}: the connection times out`,
+      `${dialText(caller, dial)}, and the ingress policies that select those pods in ${dial.address.namespace} (${policyNames(refused)}) let none of its pods in from namespace ${caller.namespace} on that port${why(caller, client, refused)}: the connection times out`,
     );
   }
 }

@@ -12,7 +12,7 @@
  * search list on a REFUSED, musl the lookup); a rule that lets them out without DNS rules lets every name through
  * (Cilium merges an L4-only allow of the same port as an allow-all at L7).
  */
-import type { FailurePlace, PolicyCheck } from '../../model/checks/kit.ts';
+import type { CheckContext, FailurePlace, PolicyCheck } from '../../model/checks/kit.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { podSpecOf } from '../../model/core/workloads.ts';
 import { ciliumSelects, egressVerdict, type EgressVerdict } from '../../model/cilium/egress.ts';
@@ -27,6 +27,7 @@ import { providedPods } from '../../model/cluster/providers.ts';
 import type { Template } from '../../model/cluster/pod-templates.ts';
 import type { Repo } from '../../model/repository/repo.ts';
 import { resolvedDials, SETTINGS_FILES, type ResolvedDial } from './dials.ts';
+import { firstNames, policyNames, selectorAt, selectsAll } from './refusals.ts';
 
 /** CoreDNS's Service and the ports its pods serve DNS on (Talos' manifest: dns 53/UDP, dns-tcp 53/TCP). */
 const RESOLVER = { namespace: 'kube-system', service: 'kube-dns', label: ['k8s-app', 'kube-dns'] as const, port: '53' };
@@ -52,8 +53,6 @@ function callers(dials: readonly ResolvedDial[]): Map<Template, ResolvedDial[]> 
   for (const dial of dials) for (const t of dial.clients) if (!dial.pods.includes(t)) out.set(t, [...(out.get(t) ?? []), dial]);
   return out;
 }
-
-const names = (policies: readonly Resource[]): string => policies.map((p) => `${p.kind} ${p.name}`).join(', ');
 
 /** A dialled address's host as the resolver is asked it: no scheme, no port, no trailing dot. */
 const hostOf = (text: string): string =>
@@ -140,6 +139,7 @@ export const dnsEgressCheck: PolicyCheck = {
       );
       return;
     }
+    const shut = new Map<string, Shut[]>();
     for (const [caller, dials] of asking) {
       const first = dials[0]!;
       const at: FailurePlace = first.at;
@@ -150,7 +150,7 @@ export const dnsEgressCheck: PolicyCheck = {
         if (proxy)
           ctx.fail(
             proxy.dial.at,
-            `${caller.resource.kind} ${caller.resource.name} dials ${proxy.dial.address.text} by name, and its lookups go out only through Cilium's DNS proxy, whose rules (${names(proxy.by)}) do not let ${proxy.refused} through: the resolver asks that name on the way, the proxy answers REFUSED, and the lookup fails (glibc skips the rest of the search list, musl gives up), so the dial does too`,
+            `${caller.resource.kind} ${caller.resource.name} dials ${proxy.dial.address.text} by name, and its lookups go out only through Cilium's DNS proxy, whose rules (${policyNames(proxy.by)}) do not let ${proxy.refused} through: the resolver asks that name on the way, the proxy answers REFUSED, and the lookup fails (glibc skips the rest of the search list, musl gives up), so the dial does too`,
           );
         continue;
       }
@@ -162,10 +162,31 @@ export const dnsEgressCheck: PolicyCheck = {
       const refused = verdicts[0] && 'refusedBy' in verdicts[0] ? verdicts[0].refusedBy : [];
       // A Cilium policy the agent refuses outright enforces nothing: network-policy-cilium-accepted says so.
       if (refused.some(refusedOutright)) continue;
-      ctx.fail(
-        at,
-        `${asks}, and the egress policies that select its pods in ${caller.namespace} (${names(refused)}) let none of its lookups out to the cluster's resolver (kube-dns in kube-system, port 53/UDP): every lookup times out, and so does every dial by name`,
-      );
+      const key = `${caller.namespace}\0${policyNames(refused)}`;
+      shut.set(key, [...(shut.get(key) ?? []), { caller, at, asks, refused }]);
     }
+    for (const group of shut.values()) judgeShut(ctx, group);
   },
 };
+
+/** The lookups one set of policies shuts: at a blanket policy once where it shuts several pods, else at each dial. */
+function judgeShut(ctx: CheckContext, group: readonly Shut[]): void {
+  const { caller, refused } = group[0]!;
+  const without = `let none of ${group.length > 1 ? 'their' : 'its'} lookups out to the cluster's resolver (kube-dns in kube-system, port 53/UDP): every lookup times out, and so does every dial by name`;
+  const blanket = refused.find(selectsAll);
+  if (group.length > 1 && blanket)
+    return ctx.fail(
+      selectorAt(blanket),
+      `${policyNames(refused)} isolate${refused.length > 1 ? '' : 's'} the egress of ${group.length} workloads in ${caller.namespace} that dial Services by name (${firstNames(group.map((s) => `${s.caller.resource.kind} ${s.caller.resource.name}`))}) and ${without}`,
+    );
+  for (const s of group)
+    ctx.fail(s.at, `${s.asks}, and the egress policies that select its pods in ${s.caller.namespace} (${policyNames(s.refused)}) ${without}`);
+}
+
+/** A pod whose lookups the policies shut: where its first dial is written, and what it dials. */
+interface Shut {
+  caller: Template;
+  at: FailurePlace;
+  asks: string;
+  refused: Resource[];
+}

@@ -18,6 +18,7 @@ import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import type { Repo } from '../../model/repository/repo.ts';
 import { templatesWithPorts, type Template } from '../../model/cluster/pod-templates.ts';
 import { addressNote, peerFacts, type PeerFacts } from '../../model/cilium/node-addresses.ts';
+import { selectorAt } from './refusals.ts';
 import { operatorPodLabels, operatorPodsSelected } from '../../model/cluster/providers.ts';
 import {
   ENFORCED_POLICY_KINDS,
@@ -230,7 +231,7 @@ function judgeEgress(ctx: CheckContext, paths: readonly Path_[], client: Prometh
     const policy = first.verdict.refusedBy[0]!;
     const alerts = refused.some((r) => r.path.lost) ? ', and no alert reaches Alertmanager' : '';
     return ctx.fail(
-      { resource: policy, path: ['spec', policy.kind === 'NetworkPolicy' ? 'podSelector' : 'endpointSelector'] },
+      selectorAt(policy),
       `${policies} isolate${first.verdict.refusedBy.length > 1 ? '' : 's'} the egress of ${client.from}'s pods in ${client.namespace} and let${first.verdict.refusedBy.length > 1 ? '' : 's'} none of the ${refused.length} paths it takes out (the first: ${to}): every scrape times out and every target is down${alerts}${first.pod.hostNetwork ? '' : addressNote(first.verdict.refusedBy, 'to', 'pod')}`,
     );
   }

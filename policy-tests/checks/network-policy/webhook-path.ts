@@ -14,6 +14,7 @@ import { dig, obj, type Obj } from '../../model/core/dig.ts';
 import { selectorMatches } from '../../model/core/label-selector.ts';
 import { templatesWithPorts } from '../../model/cluster/pod-templates.ts';
 import { addressNote, peerFacts } from '../../model/cilium/node-addresses.ts';
+import { policyNames } from './refusals.ts';
 import { ENFORCED_POLICY_KINDS, placedPolicies, reachesPod } from '../../model/cluster/network-reach.ts';
 import { serviceIndex, webhookCalls } from '../../model/cluster/service-addresses.ts';
 import { servicePort } from '../../model/cluster/ingress-routes.ts';
@@ -31,8 +32,6 @@ function podsBehind(ctx: CheckContext, service: Resource, port: number) {
   );
   return { pods, target };
 }
-
-const policyNames = (policies: readonly Resource[]): string => policies.map((p) => `${p.kind} ${p.name}`).join(', ');
 
 export const webhookPathCheck: PolicyCheck = {
   id: 'network-policy-webhook-path',

@@ -70,6 +70,26 @@ describe('network-policy-dns-egress', () => {
     expect(findings(viaProxy([{ matchName: 'vpn.example.org' }], [{ toEntities: ['cluster'], toPorts: [{ ports: [{ port: '53' }] }] }]))).toEqual([]);
   });
 
+  it('says a default deny that shuts the lookups of several workloads once, at the policy', () => {
+    // The media namespace's rule to kube-dns dropped: every app there that dials by name loses its lookups.
+    const resources = repo.resources.map((r) => {
+      if (r.kind !== 'CiliumNetworkPolicy' || r.name !== 'media-egress') return r;
+      const object = structuredClone(r.object) as { spec: { egress: unknown[] } };
+      object.spec.egress = object.spec.egress.slice(1);
+      return { ...r, object } as Resource;
+    });
+    const found = runPolicy({ ...repo, resources }, [dnsEgressCheck]);
+    expect(found.map((f) => [f.severity ?? 'fail', f.message])).toEqual([
+      [
+        'fail',
+        expect.stringMatching(
+          /^NetworkPolicy default-deny, NetworkPolicy media-within, CiliumNetworkPolicy media-egress isolate the egress of \d+ workloads in media that dial Services by name \(.*, and \d+ more\) and let none of their lookups out to the cluster's resolver/,
+        ),
+      ],
+    ]);
+    expect(found[0]).toMatchObject({ file: 'apps/media/storage/networkpolicy.yaml' });
+  });
+
   it('reads a NetworkPolicy port without a protocol as TCP', () => {
     const np = (protocol?: string): Resource =>
       ({
