@@ -16,7 +16,7 @@
 import type { Resource } from '../../model/core/manifest.ts';
 import type { CheckContext, FailurePlace, PolicyCheck } from '../../model/checks/kit.ts';
 import { templatesWithPorts } from '../../model/cluster/pod-templates.ts';
-import { addressNote, nodeAddresses, peerFacts } from '../../model/cilium/node-addresses.ts';
+import { ADDRESS_CHARTS, addressNote, nodeAddresses, peerFacts } from '../../model/cilium/node-addresses.ts';
 import { firstNames, policyNames, selectorAt, selectsAll } from './refusals.ts';
 import { operatorPodLabels } from '../../model/cluster/providers.ts';
 import { ENFORCED_POLICY_KINDS, placedPolicies } from '../../model/cluster/network-reach.ts';
@@ -75,8 +75,7 @@ export const apiEgressCheck: PolicyCheck = {
     everyKind:
       'a program that calls the API server runs in a pod of any workload kind (or one the operator makes for a Prometheus), as the account the RBAC grants a role, past the policies and namespaces around it',
     files: [IMAGE_FACTS_GLOB],
-    // Cilium's: whether its agents select nodes by address (node-addresses.ts).
-    charts: ['kube-prometheus-stack', 'cilium'],
+    charts: ['kube-prometheus-stack', ...ADDRESS_CHARTS],
     renders: true,
   },
   exemptible: false,

@@ -10,15 +10,15 @@
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { ingressVerdict } from '../../model/cilium/ingress.ts';
-import { addressNote, peerFacts, type PeerFacts } from '../../model/cilium/node-addresses.ts';
+import { addressNote } from '../../model/cilium/node-addresses.ts';
 import { policyNames } from './refusals.ts';
 import { refusedOutright } from '../../model/cilium/policy-rules.ts';
-import { ENFORCED_POLICY_KINDS, nodeNetworkClient, placedPolicies, type Client, type Placed } from '../../model/cluster/network-reach.ts';
+import { nodeNetworkClient, type Client } from '../../model/cluster/network-reach.ts';
 import type { Template } from '../../model/cluster/pod-templates.ts';
-import { dialText, resolvedDials, SETTINGS_FILES, type ResolvedDial } from './dials.ts';
+import { dialReads, dialText, judgeDials, type DialScope, type ResolvedDial } from './dials.ts';
 
 /** Judges whether the pods behind one dial let each of its clients in. */
-function judgeDial(ctx: CheckContext, dial: ResolvedDial, env: { policies: Placed[]; peers: PeerFacts }): void {
+function judgeDial(ctx: CheckContext, dial: ResolvedDial, env: DialScope): void {
   for (const caller of dial.clients) {
     if (dial.pods.some((p) => p === caller)) continue; // its own address, which it hands to others
     const onNode = nodeNetworkClient(ctx.repo, caller.hostNetwork === true);
@@ -59,17 +59,9 @@ export const dialIngressCheck: PolicyCheck = {
   invariants: ['P1'],
   remediation:
     "add an ingress rule to a policy that selects the callee's pods that lets the caller's namespace and pods in on the Service's targetPort (a NetworkPolicy `from`, or a CiliumNetworkPolicy's fromEndpoints with k8s:io.kubernetes.pod.namespace)",
-  reads: {
-    kinds: ['*'],
-    everyKind: 'a dial starts in a pod of any workload kind and ends at the pods behind a Service, past the policies and namespaces around both',
-    files: [SETTINGS_FILES],
-    // Cilium's: whether its agents select nodes by address (node-addresses.ts).
-    charts: ['cilium'],
-    renders: true,
-  },
+  reads: dialReads('a dial starts in a pod of any workload kind and ends at the pods behind a Service, past the policies and namespaces around both'),
   exemptible: false,
   run(ctx) {
-    const env = { policies: placedPolicies(ctx.repo, ctx.resources, ENFORCED_POLICY_KINDS), peers: peerFacts(ctx.repo) };
-    for (const dial of resolvedDials(ctx)) judgeDial(ctx, dial, env);
+    judgeDials(ctx, judgeDial);
   },
 };

@@ -10,7 +10,8 @@ import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { selectorIndex } from '../../model/core/label-selector.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { scalarText } from '../../model/core/text.ts';
-import type { CheckContext, FailurePlace } from '../../model/checks/kit.ts';
+import type { CheckContext, FailurePlace, Reads } from '../../model/checks/kit.ts';
+import { ADDRESS_CHARTS, peerFacts, type PeerFacts } from '../../model/cilium/node-addresses.ts';
 import { templatesWithPorts, type Template } from '../../model/cluster/pod-templates.ts';
 import { opaqueNamespaces, operatorPodsSelected, type OperatorPod } from '../../model/cluster/providers.ts';
 import { serviceAddresses, serviceIndex, type ServiceAddress, type ServiceIndex } from '../../model/cluster/service-addresses.ts';
@@ -18,10 +19,8 @@ import { argoGlobMatch } from '../../model/core/glob.ts';
 import { SETTINGS_FILES } from '../../model/apps/media-settings.ts';
 import { podRefs } from '../../model/cluster/references.ts';
 import { grafanaSidecars, whyNotLoaded } from '../../model/grafana/sidecars.ts';
-import { reachesPod, type PodPorts } from '../../model/cluster/network-reach.ts';
+import { ENFORCED_POLICY_KINDS, placedPolicies, reachesPod, type Placed, type PodPorts } from '../../model/cluster/network-reach.ts';
 import type { Repo } from '../../model/repository/repo.ts';
-
-export { SETTINGS_FILES };
 
 /** One dial: the pods that make it, the address, and where it is written. */
 export interface Dial {
@@ -140,3 +139,21 @@ function readDials(ctx: CheckContext): ResolvedDial[] {
 /** What a finding on a dial starts with: who dials what, and which pods' port that is. */
 export const dialText = (client: { resource: Resource }, dial: ResolvedDial): string =>
   `${client.resource.kind} ${client.resource.name} dials ${dial.address.text} (port ${dial.port} of the pods of ${dial.pods[0]!.resource.kind} ${dial.pods[0]!.resource.name})`;
+
+/**
+ * What a check that follows the dials reads: every kind (`everyKind` says why), the apps' settings, Cilium's values
+ * (address peers) and the renders. The same for each such check, so they share one view and read the dials once.
+ */
+export const dialReads = (everyKind: string): Reads => ({ kinds: ['*'], everyKind, files: [SETTINGS_FILES], charts: ADDRESS_CHARTS, renders: true });
+
+/** The policies Cilium enforces, each with its namespace, and what their peers are judged against. */
+export interface DialScope {
+  policies: Placed[];
+  peers: PeerFacts;
+}
+
+/** Judges each dial of the view with `judge`, in the scope of the view's policies. */
+export function judgeDials(ctx: CheckContext, judge: (ctx: CheckContext, dial: ResolvedDial, scope: DialScope) => void): void {
+  const scope = { policies: placedPolicies(ctx.repo, ctx.resources, ENFORCED_POLICY_KINDS), peers: peerFacts(ctx.repo) };
+  for (const dial of resolvedDials(ctx)) judge(ctx, dial, scope);
+}

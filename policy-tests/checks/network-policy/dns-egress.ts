@@ -26,7 +26,7 @@ import type { PeerFacts } from '../../model/cilium/node-addresses.ts';
 import { providedPods } from '../../model/cluster/providers.ts';
 import type { Template } from '../../model/cluster/pod-templates.ts';
 import type { Repo } from '../../model/repository/repo.ts';
-import { resolvedDials, SETTINGS_FILES, type ResolvedDial } from './dials.ts';
+import { dialReads, resolvedDials, type ResolvedDial } from './dials.ts';
 import { firstNames, policyNames, selectorAt, selectsAll } from './refusals.ts';
 
 /** CoreDNS's Service and the ports its pods serve DNS on (Talos' manifest: dns 53/UDP, dns-tcp 53/TCP). */
@@ -112,14 +112,7 @@ export const dnsEgressCheck: PolicyCheck = {
   invariants: ['P1'],
   remediation:
     "add an egress rule to the pods' policy that lets them reach kube-dns on port 53 over UDP and TCP (a NetworkPolicy `to` kube-system's pods with k8s-app: kube-dns, ports 53/UDP and 53/TCP; or a CiliumNetworkPolicy's toEndpoints with k8s:io.kubernetes.pod.namespace: kube-system and k8s:k8s-app: kube-dns, protocol ANY)",
-  reads: {
-    kinds: ['*'],
-    everyKind: 'a dial by name starts in a pod of any workload kind, past the policies and namespaces around it',
-    files: [SETTINGS_FILES],
-    // Cilium's: whether its agents select nodes by address (node-addresses.ts).
-    charts: ['cilium'],
-    renders: true,
-  },
+  reads: dialReads('a dial by name starts in a pod of any workload kind, past the policies and namespaces around it'),
   exemptible: false,
   run(ctx) {
     const policies = placedPolicies(ctx.repo, ctx.resources, ENFORCED_POLICY_KINDS);

@@ -9,13 +9,12 @@
  * not judged here; the destination's own ingress policies are network-policy-dial-ingress's (dials.ts reads the dials for both).
  */
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
-import { addressNote, peerFacts, type PeerFacts } from '../../model/cilium/node-addresses.ts';
+import { addressNote } from '../../model/cilium/node-addresses.ts';
 import { egressVerdict, onNodeNetwork } from '../../model/cilium/egress.ts';
-import { ENFORCED_POLICY_KINDS, placedPolicies, type Placed } from '../../model/cluster/network-reach.ts';
-import { dialText, resolvedDials, SETTINGS_FILES, type ResolvedDial } from './dials.ts';
+import { dialReads, dialText, judgeDials, type DialScope, type ResolvedDial } from './dials.ts';
 
 /** Judges one dial's clients' egress to the pods behind its Service. */
-function judgeDial(ctx: CheckContext, dial: ResolvedDial, env: { policies: Placed[]; peers: PeerFacts }): void {
+function judgeDial(ctx: CheckContext, dial: ResolvedDial, env: DialScope): void {
   const { pods, port } = dial;
   for (const client of dial.clients) {
     if (pods.some((p) => p === client)) continue; // its own address, which it hands to others
@@ -44,17 +43,9 @@ export const egressPathCheck: PolicyCheck = {
   invariants: ['P1'],
   remediation:
     "add an egress rule to the caller's namespace policy that allows the callee's namespace and pods on the Service's targetPort (a NetworkPolicy `to`, or a CiliumNetworkPolicy's toEndpoints with k8s:io.kubernetes.pod.namespace)",
-  reads: {
-    kinds: ['*'],
-    everyKind: 'a dial starts in a pod of any workload kind and ends behind a Service, past the policies and namespaces around both',
-    files: [SETTINGS_FILES],
-    // Cilium's: whether its agents select nodes by address (node-addresses.ts).
-    charts: ['cilium'],
-    renders: true,
-  },
+  reads: dialReads('a dial starts in a pod of any workload kind and ends behind a Service, past the policies and namespaces around both'),
   exemptible: false,
   run(ctx) {
-    const env = { policies: placedPolicies(ctx.repo, ctx.resources, ENFORCED_POLICY_KINDS), peers: peerFacts(ctx.repo) };
-    for (const dial of resolvedDials(ctx)) judgeDial(ctx, dial, env);
+    judgeDials(ctx, judgeDial);
   },
 };

@@ -14,7 +14,7 @@ import type { Resource } from '../../model/core/manifest.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { opaqueNamespaces } from '../../model/cluster/providers.ts';
 import { templatesWithPorts, type Template } from '../../model/cluster/pod-templates.ts';
-import { addressNote, peerFacts } from '../../model/cilium/node-addresses.ts';
+import { ADDRESS_CHARTS, addressNote, peerFacts } from '../../model/cilium/node-addresses.ts';
 import { ENFORCED_POLICY_KINDS, nodeNetworkClient, placedPolicies } from '../../model/cluster/network-reach.ts';
 import { ingressVerdict } from '../../model/cilium/ingress.ts';
 import { refusedOutright } from '../../model/cilium/policy-rules.ts';
@@ -29,8 +29,7 @@ export const ingressPathCheck: PolicyCheck = {
   reads: {
     kinds: ['*'],
     everyKind: "an Ingress's path runs through its class, its Service, the pods of any workload kind and the policies and namespaces around them",
-    // Cilium's: whether its agents select nodes by address (node-addresses.ts).
-    charts: ['cilium'],
+    charts: ADDRESS_CHARTS,
     renders: true,
   },
   exemptible: false,

@@ -17,7 +17,7 @@ import { scalarText } from '../../model/core/text.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import type { Repo } from '../../model/repository/repo.ts';
 import { templatesWithPorts, type Template } from '../../model/cluster/pod-templates.ts';
-import { addressNote, peerFacts, type PeerFacts } from '../../model/cilium/node-addresses.ts';
+import { ADDRESS_CHARTS, addressNote, peerFacts, type PeerFacts } from '../../model/cilium/node-addresses.ts';
 import { selectorAt } from './refusals.ts';
 import { operatorPodLabels, operatorPodsSelected } from '../../model/cluster/providers.ts';
 import {
@@ -252,8 +252,7 @@ export const scrapePathCheck: PolicyCheck = {
   reads: {
     kinds: ['*'],
     everyKind: 'a scrape runs from a Prometheus through a monitor, a Service and the pods of any workload kind, past the policies and namespaces around them',
-    // Cilium's: whether its agents select nodes by address (node-addresses.ts).
-    charts: ['kube-prometheus-stack', 'cilium'],
+    charts: ['kube-prometheus-stack', ...ADDRESS_CHARTS],
     renders: true,
   },
   exemptible: false,

@@ -13,7 +13,7 @@ import type { Resource } from '../../model/core/manifest.ts';
 import { dig, obj, type Obj } from '../../model/core/dig.ts';
 import { selectorMatches } from '../../model/core/label-selector.ts';
 import { templatesWithPorts } from '../../model/cluster/pod-templates.ts';
-import { addressNote, peerFacts } from '../../model/cilium/node-addresses.ts';
+import { ADDRESS_CHARTS, addressNote, peerFacts } from '../../model/cilium/node-addresses.ts';
 import { policyNames } from './refusals.ts';
 import { ENFORCED_POLICY_KINDS, placedPolicies, reachesPod } from '../../model/cluster/network-reach.ts';
 import { serviceIndex, webhookCalls } from '../../model/cluster/service-addresses.ts';
@@ -43,8 +43,7 @@ export const webhookPathCheck: PolicyCheck = {
   reads: {
     kinds: ['*'],
     everyKind: "a webhook's Service sends to the pods of any workload kind, past the policies and namespaces around them",
-    // Cilium's: whether its agents select nodes by address (node-addresses.ts).
-    charts: ['cilium'],
+    charts: ADDRESS_CHARTS,
     renders: true,
   },
   exemptible: false,

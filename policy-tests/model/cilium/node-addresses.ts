@@ -38,6 +38,9 @@ export interface PeerFacts {
   nodes?: NodeAddresses;
 }
 
+/** The charts whose values a check that reads address peers must see (its `reads.charts`): Cilium's, for policyCIDRMatchMode. */
+export const ADDRESS_CHARTS: readonly string[] = ['cilium'];
+
 /** `policyCIDRMatchMode` as the chart takes it: a string or a list. */
 export const matchModes = (value: unknown): string[] => (typeof value === 'string' ? value.split(/[\s,]+/) : list(value).map(String)).filter(Boolean);
 
