@@ -4,8 +4,8 @@
  * pod port (model/cilium/ingress.ts: NetworkPolicy and CiliumNetworkPolicy as Cilium enforces both; a pod on the
  * node's network arrives as its node on a cluster of several). Otherwise the connection times out at the pods, with
  * every object accepted: a torrent client that lets Sonarr in and not Radarr downloads for one manager only.
- * network-policy-default-deny says only that something is let in on each Service port; this says who. A client whose
- * pods the gate does not see is judged by its namespace; a rule the gate cannot place is said not judged.
+ * network-policy-default-deny says only that something is let in on each Service port; this says who. The callers are
+ * the pod templates the gate sees (plain or rendered), by their labels; a rule the gate cannot place is said not judged.
  */
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import type { Resource } from '../../model/core/manifest.ts';

@@ -16,13 +16,12 @@ import type { CheckContext, FailurePlace, PolicyCheck } from '../../model/checks
 import type { Resource } from '../../model/core/manifest.ts';
 import { podSpecOf } from '../../model/core/workloads.ts';
 import { ciliumSelects, egressVerdict, type EgressVerdict } from '../../model/cilium/egress.ts';
-import { peerFacts } from '../../model/cilium/node-addresses.ts';
+import { peerFacts, type PeerFacts } from '../../model/cilium/node-addresses.ts';
 import { refusedOutright } from '../../model/cilium/policy-rules.ts';
 import { ENFORCED_POLICY_KINDS, placedPolicies, type Placed, type PodPorts } from '../../model/cluster/network-reach.ts';
 import { appDeployingChart } from '../../model/cluster/cni-application.ts';
 import { dig, list, obj } from '../../model/core/dig.ts';
 import { dialectOf, dnsRules, firstRefused, type ProxyDialect } from './dns-proxy.ts';
-import type { PeerFacts } from '../../model/cilium/node-addresses.ts';
 import { providedPods } from '../../model/cluster/providers.ts';
 import type { Template } from '../../model/cluster/pod-templates.ts';
 import type { Repo } from '../../model/repository/repo.ts';
@@ -165,15 +164,16 @@ export const dnsEgressCheck: PolicyCheck = {
 /** The lookups one set of policies shuts: at a blanket policy once where it shuts several pods, else at each dial. */
 function judgeShut(ctx: CheckContext, group: readonly Shut[]): void {
   const { caller, refused } = group[0]!;
-  const without = `let none of ${group.length > 1 ? 'their' : 'its'} lookups out to the cluster's resolver (kube-dns in kube-system, port 53/UDP): every lookup times out, and so does every dial by name`;
+  const without = (whose: 'its' | 'their') =>
+    `let none of ${whose} lookups out to the cluster's resolver (kube-dns in kube-system, port 53/UDP): every lookup times out, and so does every dial by name`;
   const blanket = refused.find(selectsAll);
   if (group.length > 1 && blanket)
     return ctx.fail(
       selectorAt(blanket),
-      `${policyNames(refused)} isolate${refused.length > 1 ? '' : 's'} the egress of ${group.length} workloads in ${caller.namespace} that dial Services by name (${firstNames(group.map((s) => `${s.caller.resource.kind} ${s.caller.resource.name}`))}) and ${without}`,
+      `${policyNames(refused)} isolate${refused.length > 1 ? '' : 's'} the egress of ${group.length} workloads in ${caller.namespace} that dial Services by name (${firstNames(group.map((s) => `${s.caller.resource.kind} ${s.caller.resource.name}`))}) and ${without('their')}`,
     );
   for (const s of group)
-    ctx.fail(s.at, `${s.asks}, and the egress policies that select its pods in ${s.caller.namespace} (${policyNames(s.refused)}) ${without}`);
+    ctx.fail(s.at, `${s.asks}, and the egress policies that select its pods in ${s.caller.namespace} (${policyNames(s.refused)}) ${without('its')}`);
 }
 
 /** A pod whose lookups the policies shut: where its first dial is written, and what it dials. */

@@ -58,7 +58,7 @@ export const nodeAddresses = perRepo((repo: Repo): NodeAddresses | undefined => 
 /** The namespaces' labels and the nodes' addresses of a repository, read once for every policy judged. */
 export const peerFacts = (repo: Repo): PeerFacts => ({ namespaces: namespaceLabels(repo), nodes: nodeAddresses(repo) });
 
-/** One address peer: its block and the blocks cut out of it; undefined where it names none the gate can read (a CIDR group). */
+/** One address peer: its block and the blocks cut out of it (`except`). */
 interface AddressPeer {
   cidr: string;
   except: string[];
