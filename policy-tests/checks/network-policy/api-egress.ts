@@ -16,11 +16,11 @@
 import type { Resource } from '../../model/core/manifest.ts';
 import type { CheckContext, FailurePlace, PolicyCheck } from '../../model/checks/kit.ts';
 import { templatesWithPorts } from '../../model/cluster/pod-templates.ts';
-import { ADDRESS_CHARTS, addressNote, nodeAddresses, peerFacts } from '../../model/cilium/node-addresses.ts';
-import { firstNames, policyNames, selectorAt, selectsAll } from './refusals.ts';
+import { ADDRESS_CHARTS, nodeAddresses, peerFacts } from '../../model/cilium/node-addresses.ts';
+import { addressNote, firstNames, policyNames, selectorAt, selectsAll } from './refusals.ts';
 import { operatorPodLabels } from '../../model/cluster/providers.ts';
 import { ENFORCED_POLICY_KINDS, placedPolicies } from '../../model/cluster/network-reach.ts';
-import { apiServerEgressVerdict, API_SERVER_PORT, type EgressVerdict } from '../../model/cilium/egress.ts';
+import { apiServerEgressVerdict, API_SERVER_PORT, type EgressVerdict, API_SERVER_TARGET } from '../../model/cilium/egress.ts';
 import { refusedOutright } from '../../model/cilium/policy-rules.ts';
 import { apiRuns, grantedRuns, mountsToken, serviceAccountOf, type Run } from '../../model/programs/api-clients.ts';
 import { IMAGE_FACTS_GLOB } from '../../model/repository/image-facts.ts';
@@ -46,7 +46,7 @@ const calls = (run: Run): string =>
 function judge(ctx: CheckContext, shut: { run: Run; verdict: Extract<EgressVerdict, { refusedBy: Resource[] }> }[]): void {
   const first = shut[0]!;
   const policies = first.verdict.refusedBy;
-  const note = addressNote(policies, 'to', { apiServer: nodeAddresses(ctx.repo) });
+  const note = addressNote(policies, { direction: 'to', target: API_SERVER_TARGET }, { apiServer: nodeAddresses(ctx.repo) });
   const without = `no rule to the API server (${API_SERVER_PORT}/TCP to every destination, or Cilium's kube-apiserver entity)${note}: each request times out`;
   const blanket = policies.find(selectsAll);
   if (shut.length > 1 && blanket) {

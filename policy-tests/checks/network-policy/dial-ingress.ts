@@ -10,8 +10,8 @@
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { ingressVerdict } from '../../model/cilium/ingress.ts';
-import { addressNote } from '../../model/cilium/node-addresses.ts';
-import { policyNames } from './refusals.ts';
+import { podTarget, type TargetPort } from '../../model/cilium/egress.ts';
+import { addressNote, policyNames } from './refusals.ts';
 import { refusedOutright } from '../../model/cilium/policy-rules.ts';
 import { nodeNetworkClient, type Client } from '../../model/cluster/network-reach.ts';
 import type { Template } from '../../model/cluster/pod-templates.ts';
@@ -40,16 +40,17 @@ function judgeDial(ctx: CheckContext, dial: ResolvedDial, env: DialScope): void 
     if (refused.some(refusedOutright)) continue;
     ctx.fail(
       dial.at,
-      `${dialText(caller, dial)}, and the ingress policies that select those pods in ${dial.address.namespace} (${policyNames(refused)}) let none of its pods in from namespace ${caller.namespace} on that port${why(caller, client, refused)}: the connection times out`,
+      `${dialText(caller, dial)}, and the ingress policies that select those pods in ${dial.address.namespace} (${policyNames(refused)}) let none of its pods in from namespace ${caller.namespace} on that port${why(caller, client, { policies: refused, target: podTarget(dial.pods[0]!, dial.port) })}: the connection times out`,
     );
   }
 }
 
 /** Why no rule lets the client in, where its kind of peer explains it: the node's identity, or an address block. */
-function why(caller: Template, client: Client, refused: readonly Resource[]): string {
+function why(caller: Template, client: Client, refused: { policies: readonly Resource[]; target: TargetPort }): string {
+  const { policies, target } = refused;
   if (client.onNodeNetwork)
     return " (its pods run on the node's network: at a pod on another node they arrive as that node, Cilium's remote-node, which no namespace or pod peer admits)";
-  return caller.hostNetwork ? '' : addressNote(refused, 'from', 'pod');
+  return caller.hostNetwork ? '' : addressNote(policies, { direction: 'from', target }, 'pod');
 }
 
 export const dialIngressCheck: PolicyCheck = {

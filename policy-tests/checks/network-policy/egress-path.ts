@@ -9,8 +9,8 @@
  * not judged here; the destination's own ingress policies are network-policy-dial-ingress's (dials.ts reads the dials for both).
  */
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
-import { addressNote } from '../../model/cilium/node-addresses.ts';
-import { egressVerdict, onNodeNetwork } from '../../model/cilium/egress.ts';
+import { egressVerdict, onNodeNetwork, podTarget } from '../../model/cilium/egress.ts';
+import { addressNote } from './refusals.ts';
 import { dialReads, dialText, judgeDials, type DialScope, type ResolvedDial } from './dials.ts';
 
 /** Judges one dial's clients' egress to the pods behind its Service. */
@@ -31,7 +31,7 @@ function judgeDial(ctx: CheckContext, dial: ResolvedDial, env: DialScope): void 
     const refused = verdicts[0] && 'refusedBy' in verdicts[0] ? verdicts[0].refusedBy : [];
     ctx.fail(
       dial.at,
-      `${dials}, and the egress policies that select its pods in ${client.namespace} (${refused.map((p) => `${p.kind} ${p.name}`).join(', ')}) let it reach none of them on that port${pods[0]!.hostNetwork ? onNodeNetwork(pods[0]!) : addressNote(refused, 'to', 'pod')}: the connection times out`,
+      `${dials}, and the egress policies that select its pods in ${client.namespace} (${refused.map((p) => `${p.kind} ${p.name}`).join(', ')}) let it reach none of them on that port${pods[0]!.hostNetwork ? onNodeNetwork(pods[0]!) : addressNote(refused, { direction: 'to', target: podTarget(pods[0]!, port) }, 'pod')}: the connection times out`,
     );
   }
 }

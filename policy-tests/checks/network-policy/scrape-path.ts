@@ -17,8 +17,8 @@ import { scalarText } from '../../model/core/text.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import type { Repo } from '../../model/repository/repo.ts';
 import { templatesWithPorts, type Template } from '../../model/cluster/pod-templates.ts';
-import { ADDRESS_CHARTS, addressNote, peerFacts, type PeerFacts } from '../../model/cilium/node-addresses.ts';
-import { selectorAt } from './refusals.ts';
+import { ADDRESS_CHARTS, peerFacts, type PeerFacts } from '../../model/cilium/node-addresses.ts';
+import { addressNote, selectorAt } from './refusals.ts';
 import { operatorPodLabels, operatorPodsSelected } from '../../model/cluster/providers.ts';
 import {
   ENFORCED_POLICY_KINDS,
@@ -29,7 +29,7 @@ import {
   type Placed,
   type PodPorts,
 } from '../../model/cluster/network-reach.ts';
-import { egressVerdict, onNodeNetwork, type EgressVerdict } from '../../model/cilium/egress.ts';
+import { egressVerdict, onNodeNetwork, type EgressVerdict, podTarget } from '../../model/cilium/egress.ts';
 import { ingressVerdict } from '../../model/cilium/ingress.ts';
 import { refusedOutright } from '../../model/cilium/policy-rules.ts';
 import { notLoadedBecause, prometheusViews, selectable, type PrometheusView } from '../../model/prometheus-operator/selection.ts';
@@ -182,7 +182,7 @@ function judgePath(ctx: CheckContext, path: Path_, client: Client, scope: Scope)
     if (verdict.refusedBy.some(refusedOutright)) return;
     return ctx.fail(
       path.at,
-      `${path.what}, to the pods of ${pod.resource.kind} ${pod.resource.name}, which ${isolators(verdict.refusedBy)} them in ${pod.namespace} with no ingress rule that lets Prometheus in from namespace ${client.namespace} on that port${client.onNodeNetwork ? '' : addressNote(verdict.refusedBy, 'from', 'pod')}: the connection times out, and the target is down`,
+      `${path.what}, to the pods of ${pod.resource.kind} ${pod.resource.name}, which ${isolators(verdict.refusedBy)} them in ${pod.namespace} with no ingress rule that lets Prometheus in from namespace ${client.namespace} on that port${client.onNodeNetwork ? '' : addressNote(verdict.refusedBy, { direction: 'from', target: podTarget(pod, path.port) }, 'pod')}: the connection times out, and the target is down`,
     );
   }
 }
@@ -232,13 +232,13 @@ function judgeEgress(ctx: CheckContext, paths: readonly Path_[], client: Prometh
     const alerts = refused.some((r) => r.path.lost) ? ', and no alert reaches Alertmanager' : '';
     return ctx.fail(
       selectorAt(policy),
-      `${policies} isolate${first.verdict.refusedBy.length > 1 ? '' : 's'} the egress of ${client.from}'s pods in ${client.namespace} and let${first.verdict.refusedBy.length > 1 ? '' : 's'} none of the ${refused.length} paths it takes out (the first: ${to}): every scrape times out and every target is down${alerts}${first.pod.hostNetwork ? '' : addressNote(first.verdict.refusedBy, 'to', 'pod')}`,
+      `${policies} isolate${first.verdict.refusedBy.length > 1 ? '' : 's'} the egress of ${client.from}'s pods in ${client.namespace} and let${first.verdict.refusedBy.length > 1 ? '' : 's'} none of the ${refused.length} paths it takes out (the first: ${to}): every scrape times out and every target is down${alerts}${first.pod.hostNetwork ? '' : addressNote(first.verdict.refusedBy, { direction: 'to', target: podTarget(first.pod, first.path.port) }, 'pod')}`,
     );
   }
   const more = refused.length > 1 ? `; and ${refused.length - 1} more path${refused.length > 2 ? 's' : ''} it takes, shut the same way` : '';
   ctx.fail(
     first.path.at,
-    `${to}, but the egress policies that select the Prometheus' pods in ${client.namespace} (${policies}) let it reach none of them on that port${first.pod.hostNetwork ? onNodeNetwork(first.pod) : addressNote(first.verdict.refusedBy, 'to', 'pod')}: ${first.path.lost ?? 'the scrape times out, and the target is down'}${more}`,
+    `${to}, but the egress policies that select the Prometheus' pods in ${client.namespace} (${policies}) let it reach none of them on that port${first.pod.hostNetwork ? onNodeNetwork(first.pod) : addressNote(first.verdict.refusedBy, { direction: 'to', target: podTarget(first.pod, first.path.port) }, 'pod')}: ${first.path.lost ?? 'the scrape times out, and the target is down'}${more}`,
   );
 }
 

@@ -13,8 +13,9 @@ import type { Resource } from '../../model/core/manifest.ts';
 import { dig, obj, type Obj } from '../../model/core/dig.ts';
 import { selectorMatches } from '../../model/core/label-selector.ts';
 import { templatesWithPorts } from '../../model/cluster/pod-templates.ts';
-import { ADDRESS_CHARTS, addressNote, peerFacts } from '../../model/cilium/node-addresses.ts';
-import { policyNames } from './refusals.ts';
+import { ADDRESS_CHARTS, peerFacts } from '../../model/cilium/node-addresses.ts';
+import { podTarget } from '../../model/cilium/egress.ts';
+import { addressNote, policyNames } from './refusals.ts';
 import { ENFORCED_POLICY_KINDS, placedPolicies, reachesPod } from '../../model/cluster/network-reach.ts';
 import { serviceIndex, webhookCalls } from '../../model/cluster/service-addresses.ts';
 import { servicePort } from '../../model/cluster/ingress-routes.ts';
@@ -76,7 +77,7 @@ export const webhookPathCheck: PolicyCheck = {
         else if (!verdict.refusedBy.some(refusedOutright))
           ctx.fail(
             { resource: call.resource, path: call.at },
-            `${to}, and the ingress policies that select those pods in ${pod.namespace} (${policyNames(verdict.refusedBy)}) let no call of the API server in: it runs on the control-plane nodes' network, which no namespace or pod peer admits${addressNote(verdict.refusedBy, 'from', { apiServer: peers.nodes })}, so each call times out and ${call.lost}`,
+            `${to}, and the ingress policies that select those pods in ${pod.namespace} (${policyNames(verdict.refusedBy)}) let no call of the API server in: it runs on the control-plane nodes' network, which no namespace or pod peer admits${addressNote(verdict.refusedBy, { direction: 'from', target: podTarget(pod, behind.target) }, { apiServer: peers.nodes })}, so each call times out and ${call.lost}`,
           );
         break;
       }

@@ -179,7 +179,7 @@ export const egressVerdict = (policies: readonly Placed[], client: PodPorts, des
 export const API_SERVER_PORT = 6443;
 
 /** The API server's port: only its number reaches it (a port name is a pod's). */
-const API_SERVER: TargetPort = { same: (port) => port === String(API_SERVER_PORT), number: API_SERVER_PORT };
+export const API_SERVER_TARGET: TargetPort = { same: (port) => port === String(API_SERVER_PORT), number: API_SERVER_PORT };
 
 /**
  * Where the API server is for an address peer: at every control-plane node's address (the `kubernetes` Service's
@@ -199,12 +199,12 @@ export const apiServerEgressVerdict = (policies: readonly Placed[], client: PodP
   policyVerdict(policies, client, 'egress', {
     namespaceLabels: peers.namespaces,
     networkPolicy(rule) {
-      if (!portsAdmit(list(rule.ports).map(obj), API_SERVER)) return 'no';
+      if (!portsAdmit(list(rule.ports).map(obj), API_SERVER_TARGET)) return 'no';
       if (list(rule.to).length === 0) return 'admits';
       return addressVerdict(rule, { direction: 'to', kind: 'NetworkPolicy' }, apiServerPlace(peers));
     },
     cilium(rule) {
-      if (!toPortsAdmit(rule, API_SERVER)) return 'no';
+      if (!toPortsAdmit(rule, API_SERVER_TARGET)) return 'no';
       const entities = list(rule.toEntities).map(str);
       if (entities.some((e) => e === 'kube-apiserver' || e === 'cluster' || e === 'all')) return 'admits';
       const service = list(rule.toServices).map((s) => obj(obj(s).k8sService));

@@ -10,8 +10,7 @@
  * endpoints are those nodes' addresses). Where the nodes are is the cluster facts' `nodeNetwork`.
  */
 import { BlockList } from 'node:net';
-import { dig, list, obj, str, type Obj } from '../core/dig.ts';
-import type { Resource } from '../core/manifest.ts';
+import { list, obj, str, type Obj } from '../core/dig.ts';
 import { chartValues } from '../helm/chart-values.ts';
 import { namespaceLabels } from '../cluster/pod-templates.ts';
 import { heldBy } from '../cluster/address-pools.ts';
@@ -68,7 +67,7 @@ interface AddressPeer {
  * The address peers of a rule, toward `direction`: a NetworkPolicy rule's `ipBlock` peers, a Cilium rule's CIDR and
  * CIDR sets. `unread` is set where a peer names addresses the gate cannot read (a CIDR group, a block that does not parse).
  */
-function addressPeers(rule: Obj, direction: 'to' | 'from', kind: 'NetworkPolicy' | 'Cilium'): { peers: AddressPeer[]; unread: boolean } {
+export function addressPeers(rule: Obj, direction: 'to' | 'from', kind: 'NetworkPolicy' | 'Cilium'): { peers: AddressPeer[]; unread: boolean } {
   const peers: AddressPeer[] = [];
   let unread = false;
   const add = (cidr: unknown, except: unknown) => {
@@ -121,29 +120,4 @@ export function addressVerdict(rule: Obj, scope: AddressScope, place: AddressPla
   if (at.length > 0 && held.length === at.length) return 'admits';
   if (unread) return 'unknown';
   return held.length === 0 ? 'no' : place.partly;
-}
-
-/**
- * What a finding adds where one of the policies that refused the connection names addresses: why a block did not let
- * it through (a pod's address is its endpoint's; the agents match no node by CIDR; the block leaves a control-plane
- * node out); '' where none does.
- */
-export function addressNote(policies: readonly Resource[], direction: 'to' | 'from', other: 'pod' | { apiServer: NodeAddresses | undefined }): string {
-  const rules = policies.flatMap((p) =>
-    list(dig(p.object, ['spec', direction === 'to' ? 'egress' : 'ingress'])).map((rule) => ({
-      rule: obj(rule),
-      kind: p.kind === 'NetworkPolicy' ? ('NetworkPolicy' as const) : ('Cilium' as const),
-    })),
-  );
-  const named = rules.some(({ rule, kind }) => {
-    const { peers, unread } = addressPeers(rule, direction, kind);
-    return peers.length > 0 || unread;
-  });
-  if (!named) return '';
-  if (other === 'pod') return " (an address block selects no pod: Cilium gives a pod's address its endpoint's identity)";
-  const nodes = other.apiServer;
-  if (!nodes) return '';
-  return nodes.selectedByCidr
-    ? ` (an address block lets the API server through only where it holds every control-plane node of the cluster facts: ${nodes.controlPlane.join(', ')})`
-    : " (an address block selects no node: Cilium's policyCIDRMatchMode does not include nodes)";
 }
