@@ -10,7 +10,7 @@ import { cniOf, isNetworkPolicy, KNOWN_CNIS, qualifiedKind, type CniFacts } from
 import { dig, list, obj, type Obj } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
-import { dialectOf, dnsRules, firstRefused, SERVICE_NAME_EXAMPLE, type DnsRule } from './dns-proxy.ts';
+import { ciliumDialect, dnsRules, firstRefused, SERVICE_NAME_EXAMPLE, type DnsRule } from './dns-proxy.ts';
 
 const CLUSTER_SUFFIX = 'cluster.local';
 
@@ -98,7 +98,7 @@ export const cniChecks: PolicyCheck[] = [
     run(ctx) {
       const cilium = ctx.resources.filter((r) => r.apiVersion.startsWith('cilium.io/'));
       // The agent's version decides how it reads a pattern: the chart's, as the Application pins it.
-      const dialect = dialectOf(appDeployingChart(ctx.repo, 'cilium')?.sources.find((src) => src.chart === 'cilium')?.targetRevision);
+      const dialect = ciliumDialect(ctx.repo);
       // The pods a policy is for, by namespace and selector: the DNS rules of every policy for the same pods apply.
       const podsOf = new Map(cilium.map((p) => [p, `${namespaceOrDestination(ctx.repo, p) ?? ''}\0${JSON.stringify(endpointSelector(p))}`]));
       const rulesFor = new Map<string, DnsRule[]>();

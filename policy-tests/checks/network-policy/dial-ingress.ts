@@ -10,7 +10,7 @@
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { ingressVerdict } from '../../model/cilium/ingress.ts';
-import { podTarget, type TargetPort } from '../../model/cilium/egress.ts';
+import { acrossPods, podTarget, type TargetPort } from '../../model/cilium/egress.ts';
 import { addressNote, policyNames } from './refusals.ts';
 import { refusedOutright } from '../../model/cilium/policy-rules.ts';
 import { nodeNetworkClient, type Client } from '../../model/cluster/network-reach.ts';
@@ -25,17 +25,16 @@ function judgeDial(ctx: CheckContext, dial: ResolvedDial, env: DialScope): void 
     // A pod on the node's network of a one-node cluster is the local host, which Cilium always lets in.
     if (caller.hostNetwork && !onNode.onNodeNetwork) continue;
     const client: Client = { namespace: caller.namespace, pods: [caller.labels], ...onNode };
-    const verdicts = dial.pods.map((pod) => ingressVerdict(env.policies, { pod, port: dial.port }, client, env.peers));
-    if (verdicts.length === 0 || verdicts.some((v) => 'allowed' in v)) continue;
-    const unknown = verdicts.find((v) => 'unknown' in v);
-    if (unknown && 'unknown' in unknown) {
+    const verdict = acrossPods(dial.pods.map((pod) => ingressVerdict(env.policies, { pod, port: dial.port }, client, env.peers)));
+    if (!verdict || 'allowed' in verdict) continue;
+    if ('unknown' in verdict) {
       ctx.notJudged(
         dial.at,
-        `${dialText(caller, dial)}: whether the ingress policies of those pods let it in is not known, as ${unknown.unknown} selects them`,
+        `${dialText(caller, dial)}: whether the ingress policies of those pods let it in is not known, as ${verdict.unknown} selects them`,
       );
       continue;
     }
-    const refused = verdicts[0] && 'refusedBy' in verdicts[0] ? verdicts[0].refusedBy : [];
+    const refused = verdict.refusedBy;
     // A Cilium policy the agent refuses outright enforces nothing: network-policy-cilium-accepted says so.
     if (refused.some(refusedOutright)) continue;
     ctx.fail(

@@ -154,6 +154,12 @@ export interface DialScope {
 
 /** Judges each dial of the view with `judge`, in the scope of the view's policies. */
 export function judgeDials(ctx: CheckContext, judge: (ctx: CheckContext, dial: ResolvedDial, scope: DialScope) => void): void {
-  const scope = { policies: placedPolicies(ctx.repo, ctx.resources, ENFORCED_POLICY_KINDS), peers: peerFacts(ctx.repo) };
+  const scope = dialScope(ctx);
   for (const dial of resolvedDials(ctx)) judge(ctx, dial, scope);
 }
+
+/** The view's policies Cilium enforces, with the namespaces and nodes their peers are judged against. */
+export const dialScope = (ctx: CheckContext): DialScope => ({
+  policies: placedPolicies(ctx.repo, ctx.resources, ENFORCED_POLICY_KINDS),
+  peers: peerFacts(ctx.repo),
+});

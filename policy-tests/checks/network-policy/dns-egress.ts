@@ -15,17 +15,15 @@
 import type { CheckContext, FailurePlace, PolicyCheck } from '../../model/checks/kit.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { podSpecOf } from '../../model/core/workloads.ts';
-import { ciliumSelects, egressVerdict, type EgressVerdict } from '../../model/cilium/egress.ts';
-import { peerFacts, type PeerFacts } from '../../model/cilium/node-addresses.ts';
+import { acrossPods, ciliumSelects, egressVerdict, type EgressVerdict } from '../../model/cilium/egress.ts';
 import { refusedOutright } from '../../model/cilium/policy-rules.ts';
-import { ENFORCED_POLICY_KINDS, placedPolicies, type Placed, type PodPorts } from '../../model/cluster/network-reach.ts';
-import { appDeployingChart } from '../../model/cluster/cni-application.ts';
+import type { PodPorts } from '../../model/cluster/network-reach.ts';
 import { dig, list, obj } from '../../model/core/dig.ts';
-import { dialectOf, dnsRules, firstRefused, type ProxyDialect } from './dns-proxy.ts';
+import { ciliumDialect, dnsRules, firstRefused, type ProxyDialect } from './dns-proxy.ts';
 import { providedPods } from '../../model/cluster/providers.ts';
 import type { Template } from '../../model/cluster/pod-templates.ts';
 import type { Repo } from '../../model/repository/repo.ts';
-import { dialReads, resolvedDials, type ResolvedDial } from './dials.ts';
+import { dialReads, dialScope, resolvedDials, type DialScope, type ResolvedDial } from './dials.ts';
 import { firstNames, policyNames, selectorAt, selectsAll } from './refusals.ts';
 
 /** CoreDNS's Service and the ports its pods serve DNS on (Talos' manifest: dns 53/UDP, dns-tcp 53/TCP). */
@@ -69,9 +67,7 @@ function withoutProxyRules(policy: Resource): Resource {
 }
 
 /** What the lookups of one pod are judged in: every policy, the namespaces and nodes, the resolver, the agent's dialect. */
-interface Lookups {
-  policies: Placed[];
-  peers: PeerFacts;
+interface Lookups extends DialScope {
   resolver: PodPorts[];
   dialect: ProxyDialect;
 }
@@ -93,13 +89,14 @@ function proxyRefusal(caller: Template, dials: readonly ResolvedDial[], env: Loo
       (policy.kind === 'CiliumClusterwideNetworkPolicy' || namespace === caller.namespace) &&
       ciliumSelects(dig(policy.object, ['spec', 'endpointSelector']), caller, env.peers.namespaces, namespace),
   );
-  const rules = selecting.flatMap((p) => dnsRules(p.policy));
+  const byPolicy = selecting.map((p) => ({ policy: p.policy, rules: dnsRules(p.policy) })).filter((p) => p.rules.length > 0);
+  const rules = byPolicy.flatMap((p) => p.rules);
   if (rules.length === 0) return undefined;
   const l4Only = env.policies.map((p) => (selecting.includes(p) ? { ...p, policy: withoutProxyRules(p.policy) } : p));
   if (lookupVerdicts(caller, { ...env, policies: l4Only }).some((v) => 'allowed' in v)) return undefined;
   for (const dial of dials) {
     const refused = firstRefused(rules, hostOf(dial.address.text), { namespace: caller.namespace, dialect: env.dialect });
-    if (refused) return { dial, refused, by: selecting.filter((p) => dnsRules(p.policy).length > 0).map((p) => p.policy) };
+    if (refused) return { dial, refused, by: byPolicy.map((p) => p.policy) };
   }
   return undefined;
 }
@@ -114,13 +111,11 @@ export const dnsEgressCheck: PolicyCheck = {
   reads: dialReads('a dial by name starts in a pod of any workload kind, past the policies and namespaces around it'),
   exemptible: false,
   run(ctx) {
-    const policies = placedPolicies(ctx.repo, ctx.resources, ENFORCED_POLICY_KINDS);
-    if (policies.length === 0) return;
+    const scope = dialScope(ctx);
+    if (scope.policies.length === 0) return;
     const resolver = resolverPods(ctx.repo);
-    const peers = peerFacts(ctx.repo);
     // The agent's version decides how it reads a pattern: the chart's, as the Application pins it.
-    const dialect = dialectOf(appDeployingChart(ctx.repo, 'cilium')?.sources.find((src) => src.chart === 'cilium')?.targetRevision);
-    const env: Lookups = { policies, peers, resolver, dialect };
+    const env: Lookups = { ...scope, resolver, dialect: ciliumDialect(ctx.repo) };
     const asking = [...callers(resolvedDials(ctx))].filter(([caller]) => asksResolver(caller));
     if (resolver.length === 0 && asking.length > 0) {
       // One word for the whole run: the resolver is one fact, missing for every pod alike.
@@ -136,8 +131,9 @@ export const dnsEgressCheck: PolicyCheck = {
       const first = dials[0]!;
       const at: FailurePlace = first.at;
       const asks = `${caller.resource.kind} ${caller.resource.name} dials ${first.address.text}${dials.length > 1 ? ` and ${dials.length - 1} more address${dials.length > 2 ? 'es' : ''}` : ''} by name`;
-      const verdicts = lookupVerdicts(caller, env);
-      if (verdicts.some((v) => 'allowed' in v)) {
+      const verdict = acrossPods(lookupVerdicts(caller, env));
+      if (!verdict) continue;
+      if ('allowed' in verdict) {
         const proxy = proxyRefusal(caller, dials, env);
         if (proxy)
           ctx.fail(
@@ -146,12 +142,11 @@ export const dnsEgressCheck: PolicyCheck = {
           );
         continue;
       }
-      const unknown = verdicts.find((v) => 'unknown' in v);
-      if (unknown && 'unknown' in unknown) {
-        ctx.notJudged(at, `${asks}: whether its egress policies let its lookups out to the cluster's resolver is not known, as ${unknown.unknown} selects it`);
+      if ('unknown' in verdict) {
+        ctx.notJudged(at, `${asks}: whether its egress policies let its lookups out to the cluster's resolver is not known, as ${verdict.unknown} selects it`);
         continue;
       }
-      const refused = verdicts[0] && 'refusedBy' in verdicts[0] ? verdicts[0].refusedBy : [];
+      const refused = verdict.refusedBy;
       // A Cilium policy the agent refuses outright enforces nothing: network-policy-cilium-accepted says so.
       if (refused.some(refusedOutright)) continue;
       const key = `${caller.namespace}\0${policyNames(refused)}`;

@@ -13,6 +13,8 @@
 import { dig, list, obj, type Obj } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { Path } from '../../model/core/positions.ts';
+import { appDeployingChart } from '../../model/cluster/cni-application.ts';
+import type { Repo } from '../../model/repository/repo.ts';
 
 const DNS_CHARS = '[-a-zA-Z0-9_]';
 const CLUSTER_DOMAIN = 'cluster.local';
@@ -47,6 +49,10 @@ export interface ProxyDialect {
 }
 
 /** The dialect of a Cilium chart version (`1.19.8`); an unreadable version is taken as the current one. */
+/** The dialect of the agent the repository's Cilium Application pins (its chart's version). */
+export const ciliumDialect = (repo: Repo): ProxyDialect =>
+  dialectOf(appDeployingChart(repo, 'cilium')?.sources.find((src) => src.chart === 'cilium')?.targetRevision);
+
 export function dialectOf(version: string | undefined): ProxyDialect {
   const m = /^v?(\d+)\.(\d+)/.exec(version ?? '');
   return { multiLabel: !m || Number(m[1]) > 1 || Number(m[2]) >= 19 };

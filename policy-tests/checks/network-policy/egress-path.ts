@@ -9,8 +9,8 @@
  * not judged here; the destination's own ingress policies are network-policy-dial-ingress's (dials.ts reads the dials for both).
  */
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
-import { egressVerdict, onNodeNetwork, podTarget } from '../../model/cilium/egress.ts';
-import { addressNote } from './refusals.ts';
+import { acrossPods, egressVerdict, onNodeNetwork, podTarget } from '../../model/cilium/egress.ts';
+import { addressNote, policyNames } from './refusals.ts';
 import { dialReads, dialText, judgeDials, type DialScope, type ResolvedDial } from './dials.ts';
 
 /** Judges one dial's clients' egress to the pods behind its Service. */
@@ -18,20 +18,19 @@ function judgeDial(ctx: CheckContext, dial: ResolvedDial, env: DialScope): void 
   const { pods, port } = dial;
   for (const client of dial.clients) {
     if (pods.some((p) => p === client)) continue; // its own address, which it hands to others
-    const verdicts = pods.map((pod) =>
-      egressVerdict(env.policies, client, { pod, port, service: { namespace: dial.address.namespace, name: dial.service.name } }, env.peers),
+    const verdict = acrossPods(
+      pods.map((pod) => egressVerdict(env.policies, client, { pod, port, service: { namespace: dial.address.namespace, name: dial.service.name } }, env.peers)),
     );
-    if (verdicts.length === 0 || verdicts.some((v) => 'allowed' in v)) continue;
+    if (!verdict || 'allowed' in verdict) continue;
     const dials = dialText(client, dial);
-    const unknown = verdicts.find((v) => 'unknown' in v);
-    if (unknown && 'unknown' in unknown) {
-      ctx.notJudged(dial.at, `${dials}: whether its egress policies let it is not known, as ${unknown.unknown} selects it`);
+    if ('unknown' in verdict) {
+      ctx.notJudged(dial.at, `${dials}: whether its egress policies let it is not known, as ${verdict.unknown} selects it`);
       continue;
     }
-    const refused = verdicts[0] && 'refusedBy' in verdicts[0] ? verdicts[0].refusedBy : [];
+    const refused = verdict.refusedBy;
     ctx.fail(
       dial.at,
-      `${dials}, and the egress policies that select its pods in ${client.namespace} (${refused.map((p) => `${p.kind} ${p.name}`).join(', ')}) let it reach none of them on that port${pods[0]!.hostNetwork ? onNodeNetwork(pods[0]!) : addressNote(refused, { direction: 'to', target: podTarget(pods[0]!, port) }, 'pod')}: the connection times out`,
+      `${dials}, and the egress policies that select its pods in ${client.namespace} (${policyNames(refused)}) let it reach none of them on that port${pods[0]!.hostNetwork ? onNodeNetwork(pods[0]!) : addressNote(refused, { direction: 'to', target: podTarget(pods[0]!, port) }, 'pod')}: the connection times out`,
     );
   }
 }

@@ -16,7 +16,7 @@ import { opaqueNamespaces } from '../../model/cluster/providers.ts';
 import { templatesWithPorts, type Template } from '../../model/cluster/pod-templates.ts';
 import { ADDRESS_CHARTS, peerFacts } from '../../model/cilium/node-addresses.ts';
 import { podTarget } from '../../model/cilium/egress.ts';
-import { addressNote } from './refusals.ts';
+import { addressNote, policyNames } from './refusals.ts';
 import { ENFORCED_POLICY_KINDS, nodeNetworkClient, placedPolicies } from '../../model/cluster/network-reach.ts';
 import { ingressVerdict } from '../../model/cilium/ingress.ts';
 import { refusedOutright } from '../../model/cilium/policy-rules.ts';
@@ -68,7 +68,7 @@ export const ingressPathCheck: PolicyCheck = {
         else if ('refusedBy' in verdict)
           ctx.fail(
             at,
-            `Ingress ${ingress.name} routes to Service ${route.service.name} (port ${target.port}), whose pods ${verdict.refusedBy.map((p) => `${p.kind} ${p.name}`).join(', ')} isolate${verdict.refusedBy.length > 1 ? '' : 's'} with no rule that lets the ${proxy.app} proxy in from namespace ${proxy.namespace}${client.onNodeNetwork ? ` (its pods run on the node's network: at a pod on another of the ${ctx.repo.facts!.nodeCount} nodes they arrive as that node, Cilium's remote-node, which no namespace or pod peer admits)` : addressNote(verdict.refusedBy, { direction: 'from', target: podTarget(pods[shutAt]!, target.port) }, 'pod')}: the route times out at the pod`,
+            `Ingress ${ingress.name} routes to Service ${route.service.name} (port ${target.port}), whose pods ${policyNames(verdict.refusedBy)} isolate${verdict.refusedBy.length > 1 ? '' : 's'} with no rule that lets the ${proxy.app} proxy in from namespace ${proxy.namespace}${client.onNodeNetwork ? ` (its pods run on the node's network: at a pod on another of the ${ctx.repo.facts!.nodeCount} nodes they arrive as that node, Cilium's remote-node, which no namespace or pod peer admits)` : addressNote(verdict.refusedBy, { direction: 'from', target: podTarget(pods[shutAt]!, target.port) }, 'pod')}: the route times out at the pod`,
           );
       }
     }

@@ -18,7 +18,7 @@ import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import type { Repo } from '../../model/repository/repo.ts';
 import { templatesWithPorts, type Template } from '../../model/cluster/pod-templates.ts';
 import { ADDRESS_CHARTS, peerFacts, type PeerFacts } from '../../model/cilium/node-addresses.ts';
-import { addressNote, selectorAt } from './refusals.ts';
+import { addressNote, policyNames, selectorAt } from './refusals.ts';
 import { operatorPodLabels, operatorPodsSelected } from '../../model/cluster/providers.ts';
 import {
   ENFORCED_POLICY_KINDS,
@@ -166,7 +166,7 @@ function alertingPaths(ctx: CheckContext, view: PrometheusView, scope: Scope): P
 function isolators(policies: readonly Resource[]): string {
   if (policies.every((p) => p.kind === 'NetworkPolicy'))
     return policies.length > 1 ? `NetworkPolicies ${policies.map((p) => p.name).join(' and ')} isolate` : `NetworkPolicy ${policies[0]!.name} isolates`;
-  return `${policies.map((p) => `${p.kind} ${p.name}`).join(', ')} isolate${policies.length > 1 ? '' : 's'}`;
+  return `${policyNames(policies)} isolate${policies.length > 1 ? '' : 's'}`;
 }
 
 function judgePath(ctx: CheckContext, path: Path_, client: Client, scope: Scope): void {
@@ -223,7 +223,7 @@ function judgeEgress(ctx: CheckContext, paths: readonly Path_[], client: Prometh
   const refused = shut.filter((s) => 'refusedBy' in s.verdict);
   const first = refused[0];
   if (!first || !('refusedBy' in first.verdict)) return;
-  const policies = first.verdict.refusedBy.map((p) => `${p.kind} ${p.name}`).join(', ');
+  const policies = policyNames(first.verdict.refusedBy);
   const to = `${first.path.what}, to the pods of ${first.pod.resource.kind} ${first.pod.resource.name}`;
   // Every path shut is a blanket deny: the mistake is the policy, and the finding goes there; else the path.
   const reaching = paths.filter((path) => path.pods.some((pod) => reachesPod(pod, path.port)));

@@ -33,6 +33,13 @@ export type Protocol = 'TCP' | 'UDP';
 
 export type EgressVerdict = { allowed: true } | { refusedBy: Resource[] } | { unknown: string };
 
+/**
+ * One verdict for a connection a Service balances among its pods: allowed where any pod lets it through, else not
+ * known where one cannot be judged, else refused by the first pod's policies; undefined where no pod serves it.
+ */
+export const acrossPods = (verdicts: readonly EgressVerdict[]): EgressVerdict | undefined =>
+  verdicts.find((v) => 'allowed' in v) ?? verdicts.find((v) => 'unknown' in v) ?? verdicts[0];
+
 const NAMESPACE_KEY = 'io.kubernetes.pod.namespace';
 const NAMESPACE_LABEL_PREFIX = 'io.cilium.k8s.namespace.labels.';
 
