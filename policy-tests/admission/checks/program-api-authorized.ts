@@ -72,7 +72,7 @@ function judgeRun(ctx: CheckContext, authorize: Authorize, { workload, pod, c, p
 
 /**
  * Each other container whose image's facts say its program connects to the API server (model/repository/image-facts.ts:
- * containerConnects: an operator, a controller, a chart's hook), in a pod that mounts no token: client-go's in-cluster
+ * containerConnects: an operator, a controller, a chart's hook; or settingsCall: a setting that turns its call on), in a pod that mounts no token: client-go's in-cluster
  * configuration finds no token file, and the program fails at start or every request is refused. A hardening that
  * turns the token off for a controller's account is a crash loop. One finding per workload, at the switch that turned
  * it off: the pod's own, else its ServiceAccount's.
@@ -84,8 +84,9 @@ function judgeTokenless(ctx: CheckContext, judged: ReadonlySet<Resource>): void 
     const namespace = namespaceOrDestination(ctx.repo, workload) ?? 'default';
     const { name: account, resource: serviceAccount } = serviceAccountOf(ctx, { pod, namespace });
     if (mountsToken(pod, serviceAccount)) continue;
-    const c = connectingContainer(ctx, pod);
-    if (!c) continue;
+    const connecting = connectingContainer(ctx, pod, namespace);
+    if (!connecting) continue;
+    const { c } = connecting;
     const own = pod.spec.automountServiceAccountToken === false;
     const at =
       own || !serviceAccount
@@ -93,14 +94,14 @@ function judgeTokenless(ctx: CheckContext, judged: ReadonlySet<Resource>): void 
         : { resource: serviceAccount, path: ['automountServiceAccountToken'] };
     ctx.fail(
       at,
-      `${workload.kind} ${workload.name} runs ${scalarText(c.container.image ?? '')} (container ${c.name}), whose program calls the API server with its pod's token (its image's facts), and the pod mounts none (automountServiceAccountToken false on ${own ? 'the pod' : `ServiceAccount ${namespace}/${account}`}, and no projected token where client-go reads it): it cannot authenticate, and every request fails`,
+      `${workload.kind} ${workload.name} runs ${scalarText(c.container.image ?? '')} (container ${c.name}), whose program calls the API server with its pod's token (its image's facts${connecting.with ? `, with ${connecting.with}` : ''}), and the pod mounts none (automountServiceAccountToken false on ${own ? 'the pod' : `ServiceAccount ${namespace}/${account}`}, and no projected token where client-go reads it): it cannot authenticate, and every request fails`,
     );
   }
 }
 
 export const programApiAuthorizedCheck: PolicyCheck = {
   id: 'program-api-authorized',
-  description: `Every request a program the repository runs sends to the API server (its image's apiRequests in ${IMAGE_FACTS_GLOB}, matched by the container's command and args; each k8s-sidecar's lists and watches, read from its environment as k8s-sidecar 2.10 reads it; kube-state-metrics' informers, from its flags; what a rendered Alloy's configuration asks, component by component; and each rendered Prometheus' discoveries, from the monitors it loads and its Alertmanagers, as the operator writes them) is allowed by the RBAC the repository grants its pod's ServiceAccount, as the API server reads the request's path (RequestInfo) and its RBAC authorizer judges it, Kubernetes' bootstrap roles for discovery included; a pod that mounts no token is refused every one (so is, in a pod that mounts none, a container whose image's facts say its program connects to the API server: a trip of Falco's rule for it by the binary the container starts, or callsApiServer), and a command of such an image its facts do not list (in a pod holding a token), a request through a role the repository does not declare, or with a part set from a source the gate does not read, is not judged (invariants P1).`,
+  description: `Every request a program the repository runs sends to the API server (its image's apiRequests in ${IMAGE_FACTS_GLOB}, matched by the container's command and args; each k8s-sidecar's lists and watches, read from its environment as k8s-sidecar 2.10 reads it; kube-state-metrics' informers, from its flags; what a rendered Alloy's configuration asks, component by component; and each rendered Prometheus' discoveries, from the monitors it loads and its Alertmanagers, as the operator writes them) is allowed by the RBAC the repository grants its pod's ServiceAccount, as the API server reads the request's path (RequestInfo) and its RBAC authorizer judges it, Kubernetes' bootstrap roles for discovery included; a pod that mounts no token is refused every one (so is, in a pod that mounts none, a container whose image's facts say its program connects to the API server: a trip of Falco's rule for it by the binary the container starts, callsApiServer, or a setting of its apiServerWhen that the container's variables turn on), and a command of such an image its facts do not list (in a pod holding a token), a request through a role the repository does not declare, or with a part set from a source the gate does not read, is not judged (invariants P1).`,
   invariants: ['P1'],
   remediation:
     "grant the ServiceAccount the verb on the resource (and name) the finding names, in a Role or ClusterRole bound to it; or run the program as the account that holds it; or correct the image's apiRequests facts",

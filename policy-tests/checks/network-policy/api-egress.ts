@@ -4,8 +4,10 @@
  * ServiceAccount a binding grants a role, an operator or a chart's hook among them), in a pod that holds a token and
  * is no host-network pod, reaches it past the egress policies that select its pods (model/cilium/egress.ts:
  * apiServerEgressVerdict). A pod known only by its role is a finding where its image's facts say it connects to the
- * API server (the Falco rule it trips, or callsApiServer), and not judged where they do not: a chart may grant a role
- * its program uses only with some settings.
+ * API server (the Falco rule it trips, callsApiServer, or a setting of apiServerWhen its container's variables turn
+ * on), passes where those facts say its settings turn no call on (falcosidekick's role, for outputs this repository
+ * does not use), and is not judged where they say nothing: a chart may grant a role its program uses only with some
+ * settings.
  * The API server is no pod: a NetworkPolicy `to` by namespace or pod never reaches it, nor Cilium's `world`; it takes
  * a rule to every destination on 6443/TCP, Cilium's `kube-apiserver` entity (or `cluster`, `all`), or toServices
  * default/kubernetes. Otherwise every request times out: the operator reconciles nothing, the sidecar loads no
@@ -67,7 +69,7 @@ function judge(ctx: CheckContext, shut: { run: Run; verdict: Extract<EgressVerdi
 
 export const apiEgressCheck: PolicyCheck = {
   id: 'network-policy-api-egress',
-  description: `Every program that calls the API server (the image facts' commands, each k8s-sidecar, kube-state-metrics, a rendered Alloy, a rendered Prometheus' discoveries, and each pod whose ServiceAccount a RoleBinding or ClusterRoleBinding grants a role and whose image's facts say it connects to the API server: a trip of Falco's rule for it, or callsApiServer; such a pod whose images the facts do not say connect is not judged), in a pod that holds a token and is not on the host's network, reaches it past the egress policies that select its pods, as Cilium enforces NetworkPolicy and CiliumNetworkPolicy together: the API server is no pod, so only a rule to every destination on ${API_SERVER_PORT}/TCP, Cilium's kube-apiserver entity (or cluster, all), toServices default/kubernetes, or an address block that holds every control-plane node of the cluster facts' nodeNetwork under a Cilium that matches nodes by CIDR (policyCIDRMatchMode: [nodes]) lets it through; otherwise each request times out and the program does nothing, with every object accepted (invariants P1).`,
+  description: `Every program that calls the API server (the image facts' commands, each k8s-sidecar, kube-state-metrics, a rendered Alloy, a rendered Prometheus' discoveries, and each pod whose ServiceAccount a RoleBinding or ClusterRoleBinding grants a role and whose image's facts say it connects to the API server: a trip of Falco's rule for it, callsApiServer, or a setting of its apiServerWhen, read from the container's env and the Secrets and ConfigMaps its envFrom names; such a pod whose images' settings turn no call on sends nothing and needs no rule, and one whose images the facts say nothing of, or whose settings come from a value the gate does not read, is not judged), in a pod that holds a token and is not on the host's network, reaches it past the egress policies that select its pods, as Cilium enforces NetworkPolicy and CiliumNetworkPolicy together: the API server is no pod, so only a rule to every destination on ${API_SERVER_PORT}/TCP, Cilium's kube-apiserver entity (or cluster, all), toServices default/kubernetes, or an address block that holds every control-plane node of the cluster facts' nodeNetwork under a Cilium that matches nodes by CIDR (policyCIDRMatchMode: [nodes]) lets it through; otherwise each request times out and the program does nothing, with every object accepted (invariants P1).`,
   invariants: ['P1'],
   remediation: `add an egress rule for the API server to a policy that selects the program's pods: a CiliumNetworkPolicy with toEntities: [kube-apiserver] and toPorts ${API_SERVER_PORT}/TCP`,
   reads: {
@@ -89,6 +91,8 @@ export const apiEgressCheck: PolicyCheck = {
     // The programs whose requests are read first, then each pod its RBAC says calls: one verdict per workload.
     for (const run of [...apiRuns(ctx), ...grantedRuns(ctx)]) {
       if (seen.has(run.workload) || run.unlisted || run.requests.length === 0 || !mountsToken(run.pod, serviceAccountOf(ctx, run).resource)) continue;
+      // A role granted to a pod whose images' facts say their settings leave the API server alone: it sends nothing.
+      if (run.settings === 'none') continue;
       // A pod on the node's network is no endpoint of its own: the policies that select pods do not hold it.
       if (run.pod.spec.hostNetwork === true) continue;
       seen.add(run.workload);
@@ -107,7 +111,7 @@ export const apiEgressCheck: PolicyCheck = {
           // A role granted is no proof of a call: a chart may grant one its program uses only with some settings.
           ctx.notJudged(
             { resource: run.workload, path: run.pod.at },
-            `${runs(run)}, ${calls(run)}, and the egress policies that select its pods in ${run.namespace} (${policyNames(verdict.refusedBy)}) have no rule to the API server: whether its program calls it is not known, as no facts of its images say it connects there`,
+            `${runs(run)}, ${calls(run)}, and the egress policies that select its pods in ${run.namespace} (${policyNames(verdict.refusedBy)}) have no rule to the API server: whether its program calls it is not known, as ${typeof run.settings === 'object' ? run.settings.unread : 'no facts of its images say it connects there'}`,
           );
           break;
         }

@@ -10,7 +10,8 @@ import type { Resource } from '../core/manifest.ts';
 import type { Path } from '../core/positions.ts';
 import { namespaceOrDestination } from '../argocd/argocd.ts';
 import type { Repo } from '../repository/repo.ts';
-import { commandLineFlag } from '../core/workloads.ts';
+import { commandLineFlag, containerEnv } from '../core/workloads.ts';
+import { secretEntries } from '../core/secrets.ts';
 
 export type Kind = 'Secret' | 'ConfigMap';
 
@@ -33,9 +34,18 @@ function certgenSecret(job: Resource): { namespace: string; name: string; keys: 
   return { namespace, name, keys: [flag('ca-name') ?? 'ca', flag('cert-name') ?? 'cert', flag('key-name') ?? 'key'] };
 }
 
+/** A ConfigMap's text values by key: a value that is no text is left out. */
+const textValues = (map: unknown): Map<string, string> =>
+  new Map(Object.entries(obj(map)).flatMap(([k, v]) => (typeof v === 'string' ? [[k, v] as const] : [])));
+
+/** A Secret's values as the API server stores them (core/secrets.ts: `data` decoded, `stringData` written over it). */
+const secretValues = (secret: Resource): Map<string, string> => new Map(secretEntries(secret.object).map((e) => [e.key, e.value]));
+
 /** What the repository writes of one Secret or ConfigMap: its keys (undefined where they cannot be known), and its types. */
 interface Written {
   keys: Set<string> | undefined;
+  /** Each key's value, where one plain Secret or ConfigMap of the repository writes it alone; else undefined. */
+  values: Map<string, string> | undefined;
   /** A Secret's type as each writer gives it (Opaque where it gives none). */
   types: Set<string>;
 }
@@ -49,7 +59,11 @@ function writtenObjects(repo: Repo, resources: readonly Resource[]): Map<string,
   if (cached) return cached;
   const out = new Map<string, Written>();
   byView.set(resources, out);
-  const add = (kind: Kind, [ns, name]: [string | undefined, unknown], keys: Iterable<string> | undefined, type?: unknown) => {
+  const add = (
+    kind: Kind,
+    [ns, name]: [string | undefined, unknown],
+    { keys, type, values }: { keys: Iterable<string> | undefined; type?: unknown; values?: Map<string, string> },
+  ) => {
     if (typeof name !== 'string') return;
     const id = `${kind}/${ns ?? ''}/${name}`;
     const seen = out.get(id);
@@ -57,7 +71,8 @@ function writtenObjects(repo: Repo, resources: readonly Resource[]): Map<string,
     const merged = keys === undefined || (seen && seen.keys === undefined) ? undefined : new Set([...(seen?.keys ?? []), ...keys]);
     const types = seen?.types ?? new Set<string>();
     if (kind === 'Secret') types.add(typeof type === 'string' && type !== '' ? type : 'Opaque');
-    out.set(id, { keys: merged, types });
+    // Two writers of one name race for its values (the last sync wins): known only where one writes them.
+    out.set(id, { keys: merged, types, values: seen ? undefined : values });
   };
   for (const r of resources) {
     const ns = namespaceOrDestination(repo, r);
@@ -68,21 +83,21 @@ function writtenObjects(repo: Repo, resources: readonly Resource[]): Map<string,
       const replaces = dig(template, ['data']) !== undefined && dig(template, ['mergePolicy']) !== 'Merge';
       const data = (objects(dig(r.object, ['spec', 'data'])) as { secretKey?: string }[]).flatMap((d) => (d.secretKey ? [d.secretKey] : []));
       const unknown = dig(template, ['templateFrom']) !== undefined || (!replaces && (list(dig(r.object, ['spec', 'dataFrom'])) as unknown[]).length > 0);
-      add(
-        'Secret',
-        [ns, dig(r.object, ['spec', 'target', 'name']) ?? r.name],
-        unknown ? undefined : replaces ? keysOf(['spec', 'target', 'template', 'data']) : data,
-        dig(template, ['type']),
-      );
-    } else if (r.kind === 'Certificate') add('Secret', [ns, dig(r.object, ['spec', 'secretName'])], ['tls.crt', 'tls.key', 'ca.crt'], 'kubernetes.io/tls');
+      add('Secret', [ns, dig(r.object, ['spec', 'target', 'name']) ?? r.name], {
+        keys: unknown ? undefined : replaces ? keysOf(['spec', 'target', 'template', 'data']) : data,
+        type: dig(template, ['type']),
+      });
+    } else if (r.kind === 'Certificate')
+      add('Secret', [ns, dig(r.object, ['spec', 'secretName'])], { keys: ['tls.crt', 'tls.key', 'ca.crt'], type: 'kubernetes.io/tls' });
     else if (r.kind === 'Job') {
       const written = certgenSecret(r);
-      if (written) add('Secret', [written.namespace, written.name], written.keys);
+      if (written) add('Secret', [written.namespace, written.name], { keys: written.keys });
     } else if (r.kind === 'Secret') {
       // A committed Secret without data is a placeholder filled outside git (no-plain-secret forbids data here): its keys are not known.
       const keys = [...keysOf(['data']), ...keysOf(['stringData'])];
-      add('Secret', [ns, r.name], keys.length > 0 ? keys : undefined, dig(r.object, ['type']));
-    } else if (r.kind === 'ConfigMap') add('ConfigMap', [ns, r.name], [...keysOf(['data']), ...keysOf(['binaryData'])]);
+      add('Secret', [ns, r.name], { keys: keys.length > 0 ? keys : undefined, type: dig(r.object, ['type']), values: secretValues(r) });
+    } else if (r.kind === 'ConfigMap')
+      add('ConfigMap', [ns, r.name], { keys: [...keysOf(['data']), ...keysOf(['binaryData'])], values: textValues(dig(r.object, ['data'])) });
   }
   return out;
 }
@@ -109,4 +124,33 @@ export function secretTypeOf(
 ): string | undefined {
   const types = writtenObjects(repo, resources).get(`Secret/${namespace ?? ''}/${name}`)?.types;
   return types?.size === 1 ? [...types][0] : undefined;
+}
+
+/**
+ * A container's variable as the kubelet sets it (makeEnvironmentVariables): its `env` entry (null where one is set
+ * from a reference), else the last of its `envFrom` sources whose keys, after the source's prefix, hold the name, a
+ * later source overriding an earlier one. From a source the value is known where one plain Secret or ConfigMap of the
+ * repository writes it (a chart's rendered Secret among them); null where a source holds the name with a value the
+ * gate does not read (an ExternalSecret's), or where what a source holds cannot be known. Undefined where nothing sets it.
+ */
+export function containerVariable(
+  view: { repo: Repo; resources: readonly Resource[] },
+  namespace: string | undefined,
+  container: Record<string, unknown>,
+): (name: string) => string | undefined | null {
+  const env = containerEnv(container);
+  const sources = objects(container.envFrom).toReversed();
+  return (name) => {
+    if (env.has(name)) return env.get(name)!;
+    for (const source of sources) {
+      const prefix = str(source.prefix);
+      if (!name.startsWith(prefix)) continue;
+      const [kind, ref] = source.secretRef !== undefined ? (['Secret', obj(source.secretRef)] as const) : (['ConfigMap', obj(source.configMapRef)] as const);
+      const written = writtenObjects(view.repo, view.resources).get(`${kind}/${namespace ?? ''}/${str(ref.name)}`);
+      const key = name.slice(prefix.length);
+      if (written?.keys === undefined) return null;
+      if (written.keys.has(key)) return written.values?.get(key) ?? null;
+    }
+    return undefined;
+  };
 }

@@ -11,10 +11,11 @@ import type { CheckContext } from '../checks/kit.ts';
 import type { Resource } from '../core/manifest.ts';
 import { scalarText } from '../core/text.ts';
 import { dig, objects } from '../core/dig.ts';
-import { containerArgv, containerEnv, containersOf, imageParts, podSpecOf, type ContainerRef, type PodSpecRef } from '../core/workloads.ts';
+import { containerArgv, containersOf, imageParts, podSpecOf, type ContainerRef, type PodSpecRef } from '../core/workloads.ts';
 import { namespaceOrDestination } from '../argocd/argocd.ts';
 import { expandRequest, literalRequest, runsProgram, type ApiRequests, type ExpandedRequest } from '../apps/api-requests.ts';
-import { containerConnects, imageKey, repoImageNeeds } from '../repository/image-facts.ts';
+import { containerConnects, imageKey, repoImageNeeds, settingsCall, type SettingsCall } from '../repository/image-facts.ts';
+import { containerVariable } from '../cluster/provided-keys.ts';
 import { k8sSidecarRequests } from '../grafana/sidecars.ts';
 import { alloyApiRequests } from '../alloy/kubernetes-requests.ts';
 import { isKubeStateMetrics, kubeStateMetricsRequests } from '../apps/kube-state-metrics.ts';
@@ -22,13 +23,6 @@ import { namespaceLabels } from '../cluster/pod-templates.ts';
 import { notLoadedBecause, prometheusViews, selectable, SELECTED_KINDS, type PrometheusView } from '../prometheus-operator/selection.ts';
 import { prometheusApiRequests, type LoadedMonitor } from '../prometheus-operator/discovery.ts';
 import { bindingSubjectRefs, roleRefs } from '../cluster/references.ts';
-
-/** A variable of the container as the kubelet sets it; null where the gate cannot read it (a reference, or an envFrom that may set it). */
-function variableOf(container: Record<string, unknown>): (name: string) => string | undefined | null {
-  const env = containerEnv(container);
-  const fromSources = Array.isArray(container.envFrom) && container.envFrom.length > 0;
-  return (name) => (env.has(name) ? env.get(name)! : fromSources ? null : undefined);
-}
 
 /** Where client-go's in-cluster configuration reads the pod's token (rest.InClusterConfig), and the kubelet mounts it. */
 const TOKEN_DIRECTORY = '/var/run/secrets/kubernetes.io/serviceaccount';
@@ -60,13 +54,27 @@ export function mountsToken(pod: PodSpecRef, account: Resource | undefined): boo
   return automount || mountsProjectedToken(pod);
 }
 
+/** What the image facts say of each container of a pod and the API server: its binary connects, or its settings make it call, or not. */
+function containerCalls(ctx: CheckContext, pod: PodSpecRef, namespace: string): { c: ContainerRef; connects: boolean; settings?: SettingsCall }[] {
+  const { needs } = repoImageNeeds(ctx.repo);
+  return containersOf(pod).map((c) => {
+    const facts = needs.get(imageKey(scalarText(c.container.image ?? '')));
+    const settings = settingsCall(facts, c.container, containerVariable(ctx, namespace, c.container));
+    return { c, connects: containerConnects(facts, c.container), ...(settings ? { settings } : {}) };
+  });
+}
+
 /**
  * The first container of a pod whose image's facts say its program connects to the API server (containerConnects: the
- * binary it starts trips Falco's rule for it, or its image callsApiServer): the evidence that the pod calls.
+ * binary it starts trips Falco's rule for it, or its image callsApiServer; settingsCall: its settings turn the call
+ * on): the evidence that the pod calls, with the settings that make it where those do.
  */
-export function connectingContainer(ctx: CheckContext, pod: PodSpecRef): ContainerRef | undefined {
-  const { needs } = repoImageNeeds(ctx.repo);
-  return containersOf(pod).find((x) => containerConnects(needs.get(imageKey(scalarText(x.container.image ?? ''))), x.container));
+export function connectingContainer(ctx: CheckContext, pod: PodSpecRef, namespace: string): { c: ContainerRef; with?: string } | undefined {
+  for (const { c, connects, settings } of containerCalls(ctx, pod, namespace)) {
+    if (connects) return { c };
+    if (settings && 'calls' in settings && settings.calls) return { c, with: settings.because };
+  }
+  return undefined;
 }
 
 /** A program one container runs, and the requests it sends, each with its text as written or a variable it could not read. */
@@ -83,8 +91,13 @@ export interface Run {
   namespace: string;
   /** A run known only by the RBAC its account is granted (grantedRuns): the binding that grants it. */
   grantedBy?: Resource;
-  /** Of such a run, the image of the pod that the facts say connects to the API server: then it calls. */
+  /** Of such a run, the image of the pod that the facts say connects to the API server (and the settings that make it): then it calls. */
   connects?: string;
+  /**
+   * Of such a run with no image that connects: the facts say every container's settings leave the API server alone
+   * (`none`), or what could not be read of them.
+   */
+  settings?: 'none' | { unread: string };
 }
 
 /** The runs the image facts describe: each program a container runs, its requests read with the container's variables. */
@@ -107,7 +120,7 @@ function factRuns(ctx: CheckContext, at: Omit<Run, 'program' | 'requests'>): Run
   return ran.map((p) => ({
     ...at,
     program: JSON.stringify([...(p.command ?? []), ...(p.args ?? [])].join(' ')),
-    requests: p.requests.map((text) => ({ text, expanded: expandRequest(text, variableOf(at.c.container)) })),
+    requests: p.requests.map((text) => ({ text, expanded: expandRequest(text, containerVariable(ctx, at.namespace, at.c.container)) })),
   }));
 }
 
@@ -249,10 +262,24 @@ function grantingBindings(ctx: CheckContext): Map<string, Resource> {
 }
 
 /**
+ * What the facts say of a pod none of whose images connects: every container's settings leave the API server alone,
+ * or the first that could not be read; nothing where a container's facts say nothing of its settings.
+ */
+function settingsOf(calls: ReturnType<typeof containerCalls>): Pick<Run, 'settings'> {
+  const said = calls.map((x) => x.settings);
+  // No container connects here (the caller asked connectingContainer first): a container's `calls` is false.
+  if (said.every((s) => s !== undefined && 'calls' in s)) return { settings: 'none' };
+  const unread = said.find((s) => s !== undefined && 'unread' in s);
+  return unread && 'unread' in unread ? { settings: { unread: unread.unread } } : {};
+}
+
+/**
  * Each pod whose ServiceAccount a binding grants a role, one run per pod: an operator, a controller, a chart's hook
  * Job. What it asks is not read. That it calls the API server is known where an image of the pod connects to it, as
- * its facts say (the Falco rule it trips, or callsApiServer); otherwise only likely, for a chart may grant a role its program uses only
- * with some settings (falcosidekick's endpoints, for outputs this repository does not turn on). network-policy-api-egress
+ * its facts say (the Falco rule it trips, callsApiServer, or a setting of apiServerWhen that its variables turn on);
+ * that it calls nothing, where every container's facts say its settings turn no call on (falcosidekick's Role, for
+ * outputs this repository does not use); otherwise it is only likely, for a chart may grant a role its program uses
+ * only with some settings. network-policy-api-egress
  * holds these pods to their egress policies as it holds apiRuns'; program-api-authorized does not read them, for the
  * RBAC they are granted is all the gate knows of what they ask.
  */
@@ -269,14 +296,16 @@ export function grantedRuns(ctx: CheckContext): Run[] {
     const grantedBy = granted.get(`${namespace}/${account.name}`);
     if (!grantedBy) continue;
     const why = `its ServiceAccount ${namespace}/${account.name} is granted a role by ${grantedBy.kind} ${grantedBy.name}, and what the program asks is not read`;
-    const connecting = connectingContainer(ctx, pod);
+    const connecting = connectingContainer(ctx, pod, namespace);
     runs.push({
       workload,
       pod,
       c,
       namespace,
       grantedBy,
-      ...(connecting ? { connects: scalarText(connecting.container.image ?? '') } : {}),
+      ...(connecting
+        ? { connects: `${scalarText(connecting.c.container.image ?? '')}${connecting.with ? ` (with ${connecting.with})` : ''}` }
+        : { ...settingsOf(containerCalls(ctx, pod, namespace)) }),
       program: `as ServiceAccount ${namespace}/${account.name}`,
       requests: [{ text: 'what its RBAC grants', expanded: { unread: why }, why }],
     });

@@ -85,6 +85,13 @@ export interface ImageNeeds {
    * trusts the image (k8s_containers) or its namespace (kube-system), so it trips nothing to list.
    */
   callsApiServer?: boolean;
+  /**
+   * Its program calls the API server only with one of these settings, read from its environment (falcosidekick's
+   * outputs that reach functions through the API server, or write PolicyReports): each maps variables to the values
+   * that turn the call on (matched without case), `*` any value but an empty one. With none of them, it sends none.
+   * Said of the image's own start: a container that gives a command or args may read settings from elsewhere.
+   */
+  apiServerWhen?: Record<string, string[]>[];
   /** Where in the image's build that is read. */
   source: string;
 }
@@ -130,6 +137,45 @@ export function containerConnects(needs: ImageNeeds | undefined, container: { im
   if (started === undefined) return true;
   const processName = started.slice(started.lastIndexOf('/') + 1).slice(0, 15);
   return trips.some((t) => t.process === processName || t.exe === started);
+}
+
+/** What the facts say of a container's settings and the API server: it calls, it does not, or what could not be read. */
+export type SettingsCall = { calls: true; because: string } | { calls: false } | { unread: string };
+
+/**
+ * Whether a container's settings make its program call the API server, by its image's `apiServerWhen` and its
+ * variables (`variable`: undefined where unset, null where set from somewhere the gate does not read): undefined where
+ * the facts say nothing of its settings. A container that gives its own command or args is not known: the image's
+ * program may read its settings from a file it names.
+ */
+export function settingsCall(
+  needs: ImageNeeds | undefined,
+  container: { command?: unknown; args?: unknown },
+  variable: (name: string) => string | undefined | null,
+): SettingsCall | undefined {
+  if (!needs?.apiServerWhen) return undefined;
+  if (container.command !== undefined || container.args !== undefined)
+    return { unread: "the facts say which settings make it call for the image's own start, and the container gives its own command or args" };
+  let unread: string | undefined;
+  for (const settings of needs.apiServerWhen) {
+    const matches = Object.entries(settings).map(([name, values]) => {
+      const value = variable(name);
+      if (value === null) return name;
+      return value !== undefined && value !== '' && values.some((v) => v === '*' || v.toLowerCase() === value.toLowerCase());
+    });
+    if (matches.every((m) => m === true))
+      return {
+        calls: true,
+        because: Object.keys(settings)
+          .map((name) => `${name}=${variable(name)}`)
+          .join(', '),
+      };
+    // A setting that cannot hold rules its entry out; otherwise a variable it could not read leaves it open.
+    if (!matches.includes(false)) unread ??= matches.find((m): m is string => typeof m === 'string');
+  }
+  return unread === undefined
+    ? { calls: false }
+    : { unread: `the facts say it calls only with some settings, and ${unread} comes from an envFrom source whose value the gate does not read` };
 }
 
 /** Whether a container of this image reference trips the rule (its release is before the trip's `before`, if any). */
@@ -259,6 +305,18 @@ const OPTIONAL_FIELDS: Record<string, { valid: (v: unknown) => boolean; says: st
   },
   apiRequests: API_REQUESTS_FIELD,
   callsApiServer: { valid: (v) => typeof v === 'boolean', says: 'callsApiServer is true or false' },
+  apiServerWhen: {
+    valid: (v) =>
+      isList(v, (settings) => {
+        const entries = Object.entries(fieldsOf(settings));
+        return (
+          !Array.isArray(settings) &&
+          entries.length > 0 &&
+          entries.every(([name, values]) => isEnvName(name, 'optional') && !name.includes('*') && isStringList(values))
+        );
+      }),
+    says: 'apiServerWhen lists the settings that make its program call the API server: each maps variable names to the values that turn the call on (* any but an empty one)',
+  },
 };
 
 /** One entry of a facts file read, or the one line that says why it cannot be. */

@@ -109,6 +109,62 @@ describe('network-policy-api-egress', () => {
     ).toEqual([]);
   });
 
+  it("reads an image whose facts say which settings make it call from the container's variables, its envFrom sources' among them", () => {
+    // falcosidekick's facts: it calls only with PolicyReport on, or a function output given a kubeconfig.
+    const sidekick = (base: Repo, env: Record<string, string>[], envFrom?: unknown[]) =>
+      withWriterPod(base, (_pod, c) => {
+        for (const key of ['command', 'args', 'env', 'envFrom']) delete c[key];
+        Object.assign(c, { image: 'docker.io/falcosecurity/falcosidekick:2.32.0', env }, envFrom ? { envFrom } : {});
+      });
+    const withObjects = (...added: Record<string, unknown>[]): Repo => {
+      const objects = added.map((object) => {
+        const metadata = object.metadata as { name: string };
+        return { kind: object.kind, name: metadata.name, namespace: 'portfolio', object } as unknown as Resource;
+      });
+      return { ...withWriterRule(undefined), resources: [...withWriterRule(undefined).resources, ...objects] };
+    };
+    const secret = (data: Record<string, string>) => ({
+      kind: 'Secret',
+      metadata: { name: 'sidekick', namespace: 'portfolio' },
+      data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
+    });
+    const shut = expect.stringMatching(
+      /whose image docker\.io\/falcosecurity\/falcosidekick:2\.32\.0 \(with POLICYREPORT_ENABLED=True\) connects to the API server \(its facts\), and the egress policies .* have no rule to the API server/,
+    );
+    // None of the settings on: its role is granted, and it sends nothing, so no rule to the API server is wanted.
+    expect(findings(sidekick(withWriterRule(undefined), [{ name: 'POLICYREPORT_ENABLED', value: 'false' }]))).toEqual([]);
+    expect(
+      findings(
+        sidekick(withWriterRule(undefined), [
+          { name: 'KUBELESS_FUNCTION', value: 'f' },
+          { name: 'KUBELESS_NAMESPACE', value: 'x' },
+        ]),
+      ),
+    ).toEqual([]);
+    expect(findings(sidekick(withWriterRule(undefined), [{ name: 'POLICYREPORT_ENABLED', value: 'True' }]))).toEqual([['fail', shut]]);
+    // From the chart's Secret by envFrom, as the chart sets them; the last source that holds a name wins, its prefix cut first.
+    const fromSecret = (value: string, prefix?: string) =>
+      sidekick(withObjects(secret({ POLICYREPORT_ENABLED: value })), [], [{ secretRef: { name: 'sidekick' }, ...(prefix ? { prefix } : {}) }]);
+    expect(findings(fromSecret('false'))).toEqual([]);
+    expect(findings(fromSecret('True'))).toEqual([['fail', shut]]);
+    expect(findings(fromSecret('True', 'X_'))).toEqual([]);
+    // A key an ExternalSecret writes holds a value the gate does not read: whether the output is on is not known.
+    const external = {
+      kind: 'ExternalSecret',
+      metadata: { name: 'sidekick', namespace: 'portfolio' },
+      spec: { data: [{ secretKey: 'FISSION_KUBECONFIG', remoteRef: { key: 'k' } }] },
+    };
+    const unread = sidekick(withObjects(external), [{ name: 'FISSION_FUNCTION', value: 'f' }], [{ secretRef: { name: 'sidekick' } }]);
+    expect(findings(unread)).toEqual([
+      [
+        'not-judged',
+        expect.stringMatching(/is not known, as the facts say it calls only with some settings, and FISSION_KUBECONFIG comes from an envFrom source/),
+      ],
+    ]);
+    // Without the function, that output is off whatever the kubeconfig: judged, and nothing is wanted.
+    expect(findings(sidekick(withObjects(external), [], [{ secretRef: { name: 'sidekick' } }]))).toEqual([]);
+  });
+
   it("gives one finding, at the policy, for a default deny that shuts several programs' way out", () => {
     const withoutAllowances = { ...repo, resources: repo.resources.filter((r) => !(r.kind === 'CiliumNetworkPolicy' && r.namespace === 'backups')) };
     const result = runPolicy(withoutAllowances, [apiEgressCheck]);

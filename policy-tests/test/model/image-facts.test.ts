@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { argoGlobMatch } from '../../model/core/glob.ts';
-import { IMAGE_FACTS_GLOB, imageKey, imageNeeds } from '../../model/repository/image-facts.ts';
+import { IMAGE_FACTS_GLOB, imageKey, imageNeeds, settingsCall } from '../../model/repository/image-facts.ts';
 import { expandRequest, runsProgram } from '../../model/apps/api-requests.ts';
 import { loadRepo, REPO_ROOT } from '../../model/repository/repo.ts';
 
@@ -128,5 +128,35 @@ describe('imageNeeds', () => {
     // A need with no condition is always there: the managers' API keys.
     expect(read([{ image: 'a/b', source: 's', envNeeds: [{ needs: ['A'] }] }]).problems).toEqual([]);
     expect(imageNeeds(repo, isFacts).needs.get('lscr.io/linuxserver/sonarr')?.envNeeds).toEqual([{ needs: ['SONARR__AUTH__APIKEY'] }]);
+  });
+});
+
+describe('settingsCall', () => {
+  const sidekick = imageNeeds(repo, isFacts).needs.get(imageKey('docker.io/falcosecurity/falcosidekick'));
+  const call = (env: Record<string, string | null>, container: Record<string, unknown> = {}) =>
+    settingsCall(sidekick, container, (name) => (name in env ? env[name]! : undefined));
+
+  it("reads falcosidekick's outputs that reach the API server: PolicyReport, or a function output given a kubeconfig", () => {
+    expect(sidekick?.apiServerWhen).toHaveLength(4);
+    expect(call({})).toEqual({ calls: false });
+    expect(call({ POLICYREPORT_ENABLED: 'TRUE' })).toEqual({ calls: true, because: 'POLICYREPORT_ENABLED=TRUE' });
+    expect(call({ POLICYREPORT_ENABLED: 'false', KUBELESS_FUNCTION: 'f', KUBELESS_NAMESPACE: 'n' })).toEqual({ calls: false });
+    expect(call({ OPENFAAS_FUNCTIONNAME: 'f', OPENFAAS_KUBECONFIG: '/k' })).toMatchObject({ calls: true });
+    // `*` is any value but an empty one, as the program's `!= ""` reads it.
+    expect(call({ OPENFAAS_FUNCTIONNAME: 'f', OPENFAAS_KUBECONFIG: '' })).toEqual({ calls: false });
+  });
+
+  it('says what it could not read: a variable set from elsewhere where its entry could still hold, a command of its own', () => {
+    expect(call({ POLICYREPORT_ENABLED: null })).toEqual({ unread: expect.stringMatching(/POLICYREPORT_ENABLED comes from an envFrom source/) });
+    // The function unset rules its output out, whatever the kubeconfig holds.
+    expect(call({ FISSION_KUBECONFIG: null })).toEqual({ calls: false });
+    expect(call({}, { args: ['-c', '/etc/sidekick.yaml'] })).toEqual({ unread: expect.stringMatching(/gives its own command or args/) });
+    expect(settingsCall(imageNeeds(repo, isFacts).needs.get('quay.io/metallb/speaker'), {}, () => undefined)).toBeUndefined();
+  });
+
+  it('refuses settings that are no map of variables to the values that turn the call on', () => {
+    for (const apiServerWhen of [[], [{}], [{ A: [] }], [{ 'A*': ['x'] }], [['A']], { A: ['x'] }, [{ A: 'x' }]])
+      expect(read([{ image: 'a/b', source: 's', apiServerWhen }]).problems[0]?.message).toMatch(/entry 1: apiServerWhen lists the settings/);
+    expect(read([{ image: 'a/b', source: 's', apiServerWhen: [{ A: ['*'], B: ['1', 'true'] }] }]).problems).toEqual([]);
   });
 });
