@@ -81,8 +81,9 @@ export interface ImageNeeds {
   /** The programs it runs that call the API server, each with the requests it sends (api-requests.ts). */
   apiRequests?: ApiRequests[];
   /**
-   * Its program calls the API server (a controller watching its resources), where no trip says so: upstream Falco
-   * trusts the image (k8s_containers) or its namespace (kube-system), so it trips nothing to list.
+   * true: its program calls the API server (a controller watching its resources), where no trip says so: upstream
+   * Falco trusts the image (k8s_containers) or its namespace (kube-system), so it trips nothing to list. false: its
+   * program never does (its source holds no client of it), whatever role a chart grants its account.
    */
   callsApiServer?: boolean;
   /**
@@ -144,15 +145,17 @@ export type SettingsCall = { calls: true; because: string } | { calls: false } |
 
 /**
  * Whether a container's settings make its program call the API server, by its image's `apiServerWhen` and its
- * variables (`variable`: undefined where unset, null where set from somewhere the gate does not read): undefined where
- * the facts say nothing of its settings. A container that gives its own command or args is not known: the image's
- * program may read its settings from a file it names.
+ * variables (`variable`: undefined where unset, null where set from somewhere the gate does not read), or never
+ * (`callsApiServer: false`, where the container runs the image's own binary: its `command` unset); undefined where
+ * the facts say nothing of it. A container that gives its own command or args is not known by its settings: the
+ * image's program may read them from a file it names.
  */
 export function settingsCall(
   needs: ImageNeeds | undefined,
   container: { command?: unknown; args?: unknown },
   variable: (name: string) => string | undefined | null,
 ): SettingsCall | undefined {
+  if (needs?.callsApiServer === false) return container.command === undefined ? { calls: false } : undefined;
   if (!needs?.apiServerWhen) return undefined;
   if (container.command !== undefined || container.args !== undefined)
     return { unread: "the facts say which settings make it call for the image's own start, and the container gives its own command or args" };
@@ -334,8 +337,8 @@ function readEntry(raw: unknown, entry: string, file: string): Omit<ImageNeeds, 
     const value = fields[field];
     if (value === undefined) continue;
     if (!rule.valid(value)) return `${entry}: ${rule.says}`;
-    // A flag that is false says nothing: it is left out, as if unset.
-    if (value !== false) optional[field] = value;
+    // A flag that is false says nothing (it is left out, as if unset), but callsApiServer's: that it never calls.
+    if (value !== false || field === 'callsApiServer') optional[field] = value;
   }
   return {
     image: imageKey(image),

@@ -165,6 +165,18 @@ describe('network-policy-api-egress', () => {
     expect(findings(sidekick(withObjects(external), [], [{ secretRef: { name: 'sidekick' } }]))).toEqual([]);
   });
 
+  it("passes a pod whose image's facts say its program never calls (the SNMP exporter), unless a command replaces its binary", () => {
+    const snmp = (command?: string[]) =>
+      withWriterPod(withWriterRule(undefined), (_pod, c) => {
+        for (const key of ['command', 'args']) delete c[key];
+        Object.assign(c, { image: 'quay.io/prometheus/snmp-exporter:v0.30.1', args: ['--config.file=/config/snmp.yaml'] }, command ? { command } : {});
+      });
+    expect(findings(snmp())).toEqual([]);
+    expect(findings(snmp(['/bin/sh', '-c', 'exec /bin/snmp_exporter']))).toEqual([
+      ['not-judged', expect.stringMatching(/whether its program calls it is not known, as no facts of its images say it connects there/)],
+    ]);
+  });
+
   it("gives one finding, at the policy, for a default deny that shuts several programs' way out", () => {
     const withoutAllowances = { ...repo, resources: repo.resources.filter((r) => !(r.kind === 'CiliumNetworkPolicy' && r.namespace === 'backups')) };
     const result = runPolicy(withoutAllowances, [apiEgressCheck]);

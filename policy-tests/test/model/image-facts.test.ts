@@ -154,6 +154,15 @@ describe('settingsCall', () => {
     expect(settingsCall(imageNeeds(repo, isFacts).needs.get('quay.io/metallb/speaker'), {}, () => undefined)).toBeUndefined();
   });
 
+  it('reads an image whose program never calls (callsApiServer: false) as calling nothing, unless a command replaces its binary', () => {
+    const snmp = imageNeeds(repo, isFacts).needs.get('quay.io/prometheus/snmp-exporter');
+    expect(snmp?.callsApiServer).toBe(false);
+    expect(settingsCall(snmp, { args: ['--config.file=/config/snmp.yaml'] }, () => null)).toEqual({ calls: false });
+    expect(settingsCall(snmp, { command: ['/bin/sh', '-c', 'wget https://kubernetes.default.svc'] }, () => undefined)).toBeUndefined();
+    // Any other false flag still says nothing, as if unset.
+    expect(read([{ image: 'a/b', source: 's', tempDir: false }]).needs.get('a/b')).not.toHaveProperty('tempDir');
+  });
+
   it('refuses settings that are no map of variables to the values that turn the call on', () => {
     for (const apiServerWhen of [[], [{}], [{ A: [] }], [{ 'A*': ['x'] }], [['A']], { A: ['x'] }, [{ A: 'x' }]])
       expect(read([{ image: 'a/b', source: 's', apiServerWhen }]).problems[0]?.message).toMatch(/entry 1: apiServerWhen lists the settings/);
