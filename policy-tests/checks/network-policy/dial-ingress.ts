@@ -11,7 +11,7 @@ import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { ingressVerdict } from '../../model/cilium/ingress.ts';
 import { acrossPods, podTarget, type TargetPort } from '../../model/cilium/egress.ts';
-import { addressNote, policyNames } from './refusals.ts';
+import { addressNote, policyNames, timesOut } from './refusals.ts';
 import { refusedOutright } from '../../model/cilium/policy-rules.ts';
 import { nodeNetworkClient, type Client } from '../../model/cluster/network-reach.ts';
 import type { Template } from '../../model/cluster/pod-templates.ts';
@@ -25,8 +25,10 @@ function judgeDial(ctx: CheckContext, dial: ResolvedDial, env: DialScope): void 
     // A pod on the node's network of a one-node cluster is the local host, which Cilium always lets in.
     if (caller.hostNetwork && !onNode.onNodeNetwork) continue;
     const client: Client = { namespace: caller.namespace, pods: [caller.labels], ...onNode };
-    const verdict = acrossPods(dial.pods.map((pod) => ingressVerdict(env.policies, { pod, port: dial.port }, client, env.peers)));
-    if (!verdict || 'allowed' in verdict) continue;
+    const across = acrossPods(dial.pods.map((pod) => ingressVerdict(env.policies, { pod, port: dial.port }, client, env.peers)));
+    if (!across || 'allowed' in across.verdict) continue;
+    const { verdict } = across;
+    const pod = dial.pods[across.at]!;
     if ('unknown' in verdict) {
       ctx.notJudged(
         dial.at,
@@ -39,7 +41,7 @@ function judgeDial(ctx: CheckContext, dial: ResolvedDial, env: DialScope): void 
     if (refused.some(refusedOutright)) continue;
     ctx.fail(
       dial.at,
-      `${dialText(caller, dial)}, and the ingress policies that select those pods in ${dial.address.namespace} (${policyNames(refused)}) let none of its pods in from namespace ${caller.namespace} on that port${why(caller, client, { policies: refused, target: podTarget(dial.pods[0]!, dial.port) })}: the connection times out`,
+      `${dialText(caller, dial)}, and the ingress policies that select ${across.partly ? `the pods of ${pod.resource.kind} ${pod.resource.name}` : 'those pods'} in ${dial.address.namespace} (${policyNames(refused)}) let none of its pods in from namespace ${caller.namespace} on that port${why(caller, client, { policies: refused, target: podTarget(pod, dial.port) })}${timesOut(dial.pods, across)}`,
     );
   }
 }

@@ -131,7 +131,7 @@ export const dnsEgressCheck: PolicyCheck = {
       const first = dials[0]!;
       const at: FailurePlace = first.at;
       const asks = `${caller.resource.kind} ${caller.resource.name} dials ${first.address.text}${dials.length > 1 ? ` and ${dials.length - 1} more address${dials.length > 2 ? 'es' : ''}` : ''} by name`;
-      const verdict = acrossPods(lookupVerdicts(caller, env));
+      const verdict = acrossPods(lookupVerdicts(caller, env))?.verdict;
       if (!verdict) continue;
       if ('allowed' in verdict) {
         const proxy = proxyRefusal(caller, dials, env);

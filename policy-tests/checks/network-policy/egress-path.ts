@@ -10,7 +10,7 @@
  */
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { acrossPods, egressVerdict, onNodeNetwork, podTarget } from '../../model/cilium/egress.ts';
-import { addressNote, policyNames } from './refusals.ts';
+import { addressNote, policyNames, timesOut } from './refusals.ts';
 import { dialReads, dialText, judgeDials, type DialScope, type ResolvedDial } from './dials.ts';
 
 /** Judges one dial's clients' egress to the pods behind its Service. */
@@ -18,10 +18,12 @@ function judgeDial(ctx: CheckContext, dial: ResolvedDial, env: DialScope): void 
   const { pods, port } = dial;
   for (const client of dial.clients) {
     if (pods.some((p) => p === client)) continue; // its own address, which it hands to others
-    const verdict = acrossPods(
+    const across = acrossPods(
       pods.map((pod) => egressVerdict(env.policies, client, { pod, port, service: { namespace: dial.address.namespace, name: dial.service.name } }, env.peers)),
     );
-    if (!verdict || 'allowed' in verdict) continue;
+    if (!across || 'allowed' in across.verdict) continue;
+    const { verdict } = across;
+    const pod = pods[across.at]!;
     const dials = dialText(client, dial);
     if ('unknown' in verdict) {
       ctx.notJudged(dial.at, `${dials}: whether its egress policies let it is not known, as ${verdict.unknown} selects it`);
@@ -30,7 +32,7 @@ function judgeDial(ctx: CheckContext, dial: ResolvedDial, env: DialScope): void 
     const refused = verdict.refusedBy;
     ctx.fail(
       dial.at,
-      `${dials}, and the egress policies that select its pods in ${client.namespace} (${policyNames(refused)}) let it reach none of them on that port${pods[0]!.hostNetwork ? onNodeNetwork(pods[0]!) : addressNote(refused, { direction: 'to', target: podTarget(pods[0]!, port) }, 'pod')}: the connection times out`,
+      `${dials}, and the egress policies that select its pods in ${client.namespace} (${policyNames(refused)}) let it reach ${across.partly ? `the pods of ${pod.resource.kind} ${pod.resource.name}` : 'none of them'} on that port${pod.hostNetwork ? onNodeNetwork(pod) : addressNote(refused, { direction: 'to', target: podTarget(pod, port) }, 'pod')}${timesOut(pods, across)}`,
     );
   }
 }

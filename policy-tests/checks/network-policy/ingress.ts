@@ -15,8 +15,8 @@ import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { opaqueNamespaces } from '../../model/cluster/providers.ts';
 import { templatesWithPorts, type Template } from '../../model/cluster/pod-templates.ts';
 import { ADDRESS_CHARTS, peerFacts } from '../../model/cilium/node-addresses.ts';
-import { podTarget } from '../../model/cilium/egress.ts';
-import { addressNote, policyNames } from './refusals.ts';
+import { acrossPods, podTarget } from '../../model/cilium/egress.ts';
+import { addressNote, policyNames, timesOut } from './refusals.ts';
 import { ENFORCED_POLICY_KINDS, nodeNetworkClient, placedPolicies } from '../../model/cluster/network-reach.ts';
 import { ingressVerdict } from '../../model/cilium/ingress.ts';
 import { refusedOutright } from '../../model/cilium/policy-rules.ts';
@@ -56,10 +56,11 @@ export const ingressPathCheck: PolicyCheck = {
           (t) => t.namespace === ns && Object.keys(target.selector).length > 0 && selectorMatches({ matchLabels: target.selector }, t.labels),
         );
         const at = { resource: ingress, path: [...route.at, 'backend', 'service'] };
-        const verdicts = pods.map((pod) => ingressVerdict(policies, { pod, port: target.port }, client, peers));
-        const shutAt = verdicts.findIndex((v) => !('allowed' in v));
-        const verdict = verdicts[shutAt];
-        if (!verdict || ('refusedBy' in verdict && verdict.refusedBy.some(refusedOutright))) continue; // network-policy-cilium-accepted says so
+        // Traefik balances each route among the Service's endpoints: every pod behind it must let the proxy in.
+        const across = acrossPods(pods.map((pod) => ingressVerdict(policies, { pod, port: target.port }, client, peers)));
+        if (!across || 'allowed' in across.verdict) continue;
+        const { verdict } = across;
+        if ('refusedBy' in verdict && verdict.refusedBy.some(refusedOutright)) continue; // network-policy-cilium-accepted says so
         if ('unknown' in verdict)
           ctx.notJudged(
             at,
@@ -68,7 +69,7 @@ export const ingressPathCheck: PolicyCheck = {
         else if ('refusedBy' in verdict)
           ctx.fail(
             at,
-            `Ingress ${ingress.name} routes to Service ${route.service.name} (port ${target.port}), whose pods ${policyNames(verdict.refusedBy)} isolate${verdict.refusedBy.length > 1 ? '' : 's'} with no rule that lets the ${proxy.app} proxy in from namespace ${proxy.namespace}${client.onNodeNetwork ? ` (its pods run on the node's network: at a pod on another of the ${ctx.repo.facts!.nodeCount} nodes they arrive as that node, Cilium's remote-node, which no namespace or pod peer admits)` : addressNote(verdict.refusedBy, { direction: 'from', target: podTarget(pods[shutAt]!, target.port) }, 'pod')}: the route times out at the pod`,
+            `Ingress ${ingress.name} routes to Service ${route.service.name} (port ${target.port}), whose pods ${policyNames(verdict.refusedBy)} isolate${verdict.refusedBy.length > 1 ? '' : 's'} with no rule that lets the ${proxy.app} proxy in from namespace ${proxy.namespace}${client.onNodeNetwork ? ` (its pods run on the node's network: at a pod on another of the ${ctx.repo.facts!.nodeCount} nodes they arrive as that node, Cilium's remote-node, which no namespace or pod peer admits)` : addressNote(verdict.refusedBy, { direction: 'from', target: podTarget(pods[across.at]!, target.port) }, 'pod')}${timesOut(pods, across, 'the route times out at the pod')}`,
           );
       }
     }

@@ -3,7 +3,7 @@
  * goes: one wording for every path, so a reader meets the same words from each check.
  */
 import { dig, list, obj, type Obj } from '../../model/core/dig.ts';
-import { portsAdmit, toPortsAdmit, type TargetPort } from '../../model/cilium/egress.ts';
+import { portsAdmit, toPortsAdmit, type PodsVerdict, type TargetPort } from '../../model/cilium/egress.ts';
 import { addressPeers, type NodeAddresses } from '../../model/cilium/node-addresses.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { FailurePlace } from '../../model/checks/kit.ts';
@@ -54,4 +54,15 @@ export function addressNote(
   return nodes.selectedByCidr
     ? ` (an address block lets the API server through only where it holds every control-plane node of the cluster facts: ${nodes.controlPlane.join(', ')})`
     : " (an address block selects no node: Cilium's policyCIDRMatchMode does not include nodes)";
+}
+
+/**
+ * What a refusal by the pods of one workload behind a Service costs: every connection (`whole`, as the path says it),
+ * or, where the Service's other pods let it through, those it sends to that workload's pods, so the app fails now
+ * and then.
+ */
+export function timesOut(pods: readonly { resource: Resource }[], across: PodsVerdict, whole = 'the connection times out'): string {
+  if (!across.partly) return `: ${whole}`;
+  const { kind, name } = pods[across.at]!.resource;
+  return `: the Service balances its connections among its pods, and though others let it through, each one it sends to the pods of ${kind} ${name} times out`;
 }

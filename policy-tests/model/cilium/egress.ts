@@ -33,12 +33,32 @@ export type Protocol = 'TCP' | 'UDP';
 
 export type EgressVerdict = { allowed: true } | { refusedBy: Resource[] } | { unknown: string };
 
+/** One verdict for a connection a Service balances among its pods, with the pods that decided it. */
+export interface PodsVerdict {
+  verdict: EgressVerdict;
+  /** The place, in the list of verdicts, of the pods that decided it: the first that refuse it, else the first not known. */
+  at: number;
+  /** Other pods let it through: only the connections the Service sends to those pods fail. */
+  partly: boolean;
+}
+
 /**
- * One verdict for a connection a Service balances among its pods: allowed where any pod lets it through, else not
- * known where one cannot be judged, else refused by the first pod's policies; undefined where no pod serves it.
+ * One verdict for a connection a Service balances among its pods (each connection to one of its endpoints, picked
+ * anew): refused where the policies of any of its pods refuse it, for every connection sent there times out; else not
+ * known where one cannot be judged; else allowed. Undefined where no pod serves it.
  */
-export const acrossPods = (verdicts: readonly EgressVerdict[]): EgressVerdict | undefined =>
-  verdicts.find((v) => 'allowed' in v) ?? verdicts.find((v) => 'unknown' in v) ?? verdicts[0];
+export function acrossPods(verdicts: readonly EgressVerdict[]): PodsVerdict | undefined {
+  if (verdicts.length === 0) return undefined;
+  const refused = verdicts.findIndex((v) => 'refusedBy' in v);
+  const at =
+    refused >= 0
+      ? refused
+      : Math.max(
+          0,
+          verdicts.findIndex((v) => 'unknown' in v),
+        );
+  return { verdict: verdicts[at]!, at, partly: verdicts.some((v) => 'allowed' in v) };
+}
 
 const NAMESPACE_KEY = 'io.kubernetes.pod.namespace';
 const NAMESPACE_LABEL_PREFIX = 'io.cilium.k8s.namespace.labels.';

@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { dialIngressCheck } from '../../checks/network-policy/dial-ingress.ts';
+import { ingressPathCheck } from '../../checks/network-policy/ingress.ts';
 import { runPolicy } from '../../model/checks/runner.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { loadRepo, REPO_ROOT, type Repo } from '../../model/repository/repo.ts';
@@ -83,5 +84,47 @@ describe('network-policy-dial-ingress', () => {
     const grouped = findings({ ...shut, resources: [...shut.resources, cilium({ fromGroups: [{ aws: { securityGroupsIds: ['sg-1'] } }] })] });
     expect(grouped.every(([severity]) => severity === 'not-judged')).toBe(true);
     expect(grouped).toHaveLength(refused);
+  });
+
+  it("fails a Service whose pods of one workload refuse the caller while another's let it in: the connections sent there time out", () => {
+    // A second VPN Deployment behind the same Services, which the callers' policy leaves out (only the default deny selects it).
+    const gluetun = repo.resources.find((r) => r.kind === 'Deployment' && r.name === 'gluetun')!;
+    const canary = structuredClone(gluetun.object) as { metadata: { name: string }; spec: { template: { metadata: { labels: Record<string, string> } } } };
+    canary.metadata.name = 'gluetun-canary';
+    canary.spec.template.metadata.labels.track = 'canary';
+    const resources = repo.resources.map((r) => {
+      if (r.kind !== 'NetworkPolicy' || r.name !== 'gluetun-callers') return r;
+      const object = structuredClone(r.object) as { spec: { podSelector: Record<string, unknown> } };
+      object.spec.podSelector.matchExpressions = [{ key: 'track', operator: 'DoesNotExist' }];
+      return { ...r, object } as Resource;
+    });
+    const split: Repo = { ...repo, resources: [...resources, { ...gluetun, name: 'gluetun-canary', object: canary } as Resource] };
+    const partly = findings(split);
+    expect(partly.length).toBeGreaterThan(0);
+    expect(partly).toContainEqual([
+      'fail',
+      expect.stringMatching(
+        /^Deployment radarr dials \S+ \(port http-qbt of the pods of Deployment gluetun(-canary)?\), and the ingress policies that select the pods of Deployment gluetun-canary in media-vpn \(NetworkPolicy default-deny\) let none of its pods in from namespace media on that port: the Service balances its connections among its pods, and though others let it through, each one it sends to the pods of Deployment gluetun-canary times out$/,
+      ),
+    ]);
+    // The same split behind an Ingress: the proxy reaches one Deployment's pods and not the other's.
+    const bazarr = repo.resources.find((r) => r.kind === 'Ingress' && r.name === 'bazarr')!;
+    const routeObject = structuredClone(bazarr.object) as {
+      metadata: Record<string, string>;
+      spec: { rules: { http: { paths: { backend: { service: Record<string, unknown> } }[] } }[] };
+    };
+    Object.assign(routeObject.metadata, { name: 'qbittorrent', namespace: 'media-vpn' });
+    routeObject.spec.rules[0]!.http.paths[0]!.backend.service = { name: 'qbittorrent', port: { number: 8080 } };
+    const ingress = { ...bazarr, name: 'qbittorrent', namespace: 'media-vpn', object: routeObject } as Resource;
+    const routed = (r: Repo) => runPolicy({ ...r, resources: [...r.resources, ingress] }, [ingressPathCheck]).map((f) => [f.severity ?? 'fail', f.message]);
+    expect(routed(repo)).toEqual([]);
+    expect(routed(split)).toEqual([
+      [
+        'fail',
+        expect.stringMatching(
+          /^Ingress qbittorrent routes to Service qbittorrent \(port \S+\), whose pods NetworkPolicy default-deny isolates .*: the Service balances its connections among its pods, and though others let it through, each one it sends to the pods of Deployment gluetun-canary times out$/,
+        ),
+      ],
+    ]);
   });
 });
