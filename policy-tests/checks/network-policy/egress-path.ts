@@ -32,7 +32,7 @@ function judgeDial(ctx: CheckContext, dial: ResolvedDial, env: DialScope): void 
     const refused = verdict.refusedBy;
     ctx.fail(
       dial.at,
-      `${dials}, and the egress policies that select its pods in ${client.namespace} (${policyNames(refused)}) let it reach ${across.partly ? `the pods of ${pod.resource.kind} ${pod.resource.name}` : 'none of them'} on that port${pod.hostNetwork ? onNodeNetwork(pod) : addressNote(refused, { direction: 'to', target: podTarget(pod, port) }, 'pod')}${timesOut(pods, across)}`,
+      `${dials}, and the egress policies that select its pods in ${client.namespace} (${policyNames(refused)}) ${across.partly ? `do not let it reach the pods of ${pod.resource.kind} ${pod.resource.name}` : 'let it reach none of them'} on that port${pod.hostNetwork ? onNodeNetwork(pod) : addressNote(refused, { direction: 'to', target: podTarget(pod, port) }, 'pod')}${timesOut(pods, across)}`,
     );
   }
 }

@@ -117,4 +117,26 @@ describe('network-policy-egress-path', () => {
     // Without the operator's pods behind it (no Prometheus), nothing is dialled that the gate can place.
     expect(findings({ ...repo, resources: [...resources, service] })).toEqual([]);
   });
+
+  it("fails a dial whose Service also balances to pods of another workload the caller's egress leaves out, naming that workload", () => {
+    const gluetun = repo.resources.find((r) => r.kind === 'Deployment' && r.name === 'gluetun')!;
+    const canary = structuredClone(gluetun.object) as { metadata: { name: string }; spec: { template: { metadata: { labels: Record<string, string> } } } };
+    canary.metadata.name = 'gluetun-canary';
+    canary.spec.template.metadata.labels.track = 'canary';
+    const resources = repo.resources.map((r) => {
+      if (r.kind !== 'CiliumNetworkPolicy' || r.name !== 'media-egress') return r;
+      const object = structuredClone(r.object) as { spec: { egress: { toEndpoints?: Record<string, unknown>[] }[] } };
+      const toVpn = object.spec.egress.find((rule) => JSON.stringify(rule.toEndpoints ?? []).includes('media-vpn'))!;
+      toVpn.toEndpoints![0]!.matchExpressions = [{ key: 'k8s:track', operator: 'DoesNotExist' }];
+      return { ...r, object } as Resource;
+    });
+    const partly = findings({ ...repo, resources: [...resources, { ...gluetun, name: 'gluetun-canary', object: canary } as Resource] });
+    expect(partly.length).toBeGreaterThan(0);
+    expect(partly).toContainEqual([
+      'fail',
+      expect.stringMatching(
+        /^Deployment radarr dials \S+ .*CiliumNetworkPolicy media-egress\) do not let it reach the pods of Deployment gluetun-canary on that port: the Service balances its connections among its pods, and though others let it through, each one it sends to the pods of Deployment gluetun-canary times out$/,
+      ),
+    ]);
+  });
 });
