@@ -169,8 +169,9 @@ export function settingsCall(
     if (matches.every((m) => m === true))
       return {
         calls: true,
-        because: Object.keys(settings)
-          .map((name) => `${name}=${variable(name)}`)
+        // A value the facts match by `*` may be anything (a path, a token): the finding says it is set, not what it is.
+        because: Object.entries(settings)
+          .map(([name, values]) => (values.includes('*') ? `${name} set` : `${name}=${variable(name)}`))
           .join(', '),
       };
     // A setting that cannot hold rules its entry out; otherwise a variable it could not read leaves it open.
