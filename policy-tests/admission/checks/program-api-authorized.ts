@@ -18,6 +18,7 @@ import { scalarText } from '../../model/core/text.ts';
 import { podSpecOf, WORKLOAD_KINDS } from '../../model/core/workloads.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { IMAGE_FACTS_GLOB } from '../../model/repository/image-facts.ts';
+import { KEY_PROVIDER_KINDS } from '../../model/cluster/provided-keys.ts';
 import { apiRuns, connectingContainer, mountsToken, serviceAccountOf, type Run } from '../../model/programs/api-clients.ts';
 import {
   authorizerRequest,
@@ -108,7 +109,9 @@ export const programApiAuthorizedCheck: PolicyCheck = {
   reads: {
     kinds: [
       ...WORKLOAD_KINDS,
-      ...['ConfigMap', 'ServiceAccount', 'Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding'],
+      ...['ServiceAccount', 'Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding'],
+      // What writes a Secret's or ConfigMap's keys: a container's envFrom sets the variables its requests are built from.
+      ...KEY_PROVIDER_KINDS.filter((kind) => kind !== 'Job'),
       ...['Prometheus', 'ServiceMonitor', 'PodMonitor', 'Probe', 'ScrapeConfig', 'Namespace'],
     ],
     files: [IMAGE_FACTS_GLOB],

@@ -18,6 +18,7 @@ import {
   type PodSpecRef,
 } from '../../model/core/workloads.ts';
 import { envNamePattern, imageKey, type ImageNeeds } from '../../model/repository/image-facts.ts';
+import type { VariableSetting } from '../../model/cluster/provided-keys.ts';
 import { dropsToPuid, envValue, skipsEntrypoint } from '../../model/repository/run-as.ts';
 
 /** Where Python's tempfile looks for a temporary directory, after $TMPDIR, $TEMP and $TMP. */
@@ -66,7 +67,16 @@ export interface Held {
   setting: (key: string) => unknown;
   /** The container's environment variables that hold a value, with their index (setEnv). */
   env: ReadonlyMap<string, number>;
+  /** How the kubelet sets each variable, its envFrom sources read (model/cluster/provided-keys.ts). */
+  variable: (name: string) => VariableSetting | undefined;
 }
+
+/** Whether a variable holds a value: a plain non-empty one, or one read from elsewhere; undefined where a source may set it. */
+const holdsValue = (setting: VariableSetting | undefined): boolean | undefined =>
+  setting === 'maybe' ? undefined : setting === 'held' || (setting !== undefined && setting.value !== '');
+
+/** A variable's text where the gate reads it: the container's env, or a plain Secret or ConfigMap its envFrom names. */
+const textOf = (setting: VariableSetting | undefined): string | undefined => (typeof setting === 'object' ? setting.value : undefined);
 
 function tempDirNeed({ ctx, pod, c, image, need, where }: Held): void {
   if (need.tempDir && dig(c.container, ['securityContext', 'readOnlyRootFilesystem']) === true && !writableAt(pod, c, tempDirs(c)))
@@ -87,16 +97,17 @@ function writesToNeed({ ctx, pod, c, image, need, where }: Held): void {
       );
 }
 
-function envTogetherNeed({ ctx, resource, c, image, need, env }: Held): void {
+function envTogetherNeed({ ctx, resource, c, image, need, env, variable }: Held): void {
   for (const pair of need.envTogether ?? [])
     for (const [name, index] of env) {
       const shared = envNamePattern(pair.set).exec(name)?.[1];
       if (shared === undefined) continue;
       const needed = pair.needs.replace('*', shared);
-      if (env.has(needed)) continue;
+      const held = holdsValue(variable(needed));
+      if (held) continue;
       const at = { resource, path: [...c.at, 'env', index, 'name'] };
-      if (c.container.envFrom !== undefined)
-        ctx.notJudged(at, `container ${c.name} sets ${name} without ${needed} in its env; whether its envFrom sources hold ${needed} is not read`);
+      if (held === undefined)
+        ctx.notJudged(at, `container ${c.name} sets ${name} without ${needed} in its env; whether its envFrom sources hold ${needed} is not known`);
       else
         ctx.fail(
           at,
@@ -113,16 +124,16 @@ const mountsUnder = (c: ContainerRef, dirs: readonly string[]): boolean =>
     return dirs.some((dir) => at === dir || at.startsWith(`${dir}/`) || dir.startsWith(`${at === '/' ? '' : at}/`));
   });
 
-function conditionalEnvNeed({ ctx, resource, c, image, need, env }: Held): void {
+function conditionalEnvNeed({ ctx, resource, c, image, need, variable }: Held): void {
   const where = { resource, path: [...c.at, c.container.env === undefined ? 'name' : 'env'] };
   for (const rule of need.envNeeds ?? []) {
     const when = Object.entries(rule.when ?? {});
-    const applies = when.every(([name, values]) => values.some((v) => v.toLowerCase() === envValue(c, name)?.toLowerCase()));
+    const applies = when.every(([name, values]) => values.some((v) => v.toLowerCase() === textOf(variable(name))?.toLowerCase()));
     if (!applies) continue;
-    const missing = rule.needs.filter((name) => !env.has(name));
+    const missing = rule.needs.filter((name) => !holdsValue(variable(name)));
     if (missing.length === 0) continue;
-    const because = when.length > 0 ? ` with ${when.map(([name]) => `${name}=${envValue(c, name)}`).join(', ')}` : '';
-    if (c.container.envFrom !== undefined || (rule.orFilesUnder && mountsUnder(c, rule.orFilesUnder)))
+    const because = when.length > 0 ? ` with ${when.map(([name]) => `${name}=${textOf(variable(name))}`).join(', ')}` : '';
+    if (missing.some((name) => holdsValue(variable(name)) === undefined) || (rule.orFilesUnder && mountsUnder(c, rule.orFilesUnder)))
       ctx.notJudged(
         where,
         `container ${c.name} runs ${image}${because} and no ${missing.join(' or ')} in its env; whether its envFrom sources or mounted files give ${missing.length > 1 ? 'them' : 'it'} is not read`,

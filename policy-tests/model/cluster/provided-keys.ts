@@ -127,30 +127,54 @@ export function secretTypeOf(
 }
 
 /**
- * A container's variable as the kubelet sets it (makeEnvironmentVariables): its `env` entry (null where one is set
- * from a reference), else the last of its `envFrom` sources whose keys, after the source's prefix, hold the name, a
- * later source overriding an earlier one. From a source the value is known where one plain Secret or ConfigMap of the
- * repository writes it (a chart's rendered Secret among them); null where a source holds the name with a value the
- * gate does not read (an ExternalSecret's), or where what a source holds cannot be known. Undefined where nothing sets it.
+ * How a container's variable is set: its value, where the gate reads it; `held` where it is set from a value the gate
+ * does not read (an env entry's reference, an ExternalSecret's key); `maybe` where an envFrom source whose keys cannot
+ * be known may set it. Undefined where nothing sets it.
  */
-export function containerVariable(
+export type VariableSetting = { value: string } | 'held' | 'maybe';
+
+/**
+ * A container's variables as the kubelet sets them (makeEnvironmentVariables): its `env` entry, else the last of its
+ * `envFrom` sources whose keys, after the source's prefix, hold the name, a later source overriding an earlier one.
+ * From a source the value is known where one plain Secret or ConfigMap of the repository writes it (a chart's
+ * rendered Secret among them).
+ */
+export function containerVariables(
   view: { repo: Repo; resources: readonly Resource[] },
   namespace: string | undefined,
   container: Record<string, unknown>,
-): (name: string) => string | undefined | null {
+): (name: string) => VariableSetting | undefined {
   const env = containerEnv(container);
   const sources = objects(container.envFrom).toReversed();
   return (name) => {
-    if (env.has(name)) return env.get(name)!;
+    if (env.has(name)) {
+      const value = env.get(name)!;
+      return value === null ? 'held' : { value };
+    }
     for (const source of sources) {
       const prefix = str(source.prefix);
       if (!name.startsWith(prefix)) continue;
       const [kind, ref] = source.secretRef !== undefined ? (['Secret', obj(source.secretRef)] as const) : (['ConfigMap', obj(source.configMapRef)] as const);
       const written = writtenObjects(view.repo, view.resources).get(`${kind}/${namespace ?? ''}/${str(ref.name)}`);
       const key = name.slice(prefix.length);
-      if (written?.keys === undefined) return null;
-      if (written.keys.has(key)) return written.values?.get(key) ?? null;
+      if (written?.keys === undefined) return 'maybe';
+      if (!written.keys.has(key)) continue;
+      const value = written.values?.get(key);
+      return value === undefined ? 'held' : { value };
     }
     return undefined;
+  };
+}
+
+/** A container's variable's text (containerVariables): null where it is set, or may be, from somewhere the gate does not read. */
+export function containerVariable(
+  view: { repo: Repo; resources: readonly Resource[] },
+  namespace: string | undefined,
+  container: Record<string, unknown>,
+): (name: string) => string | undefined | null {
+  const setting = containerVariables(view, namespace, container);
+  return (name) => {
+    const found = setting(name);
+    return found === undefined ? undefined : typeof found === 'object' ? found.value : null;
   };
 }

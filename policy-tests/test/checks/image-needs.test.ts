@@ -69,6 +69,27 @@ describe('workload-image-needs beyond the mutation lists', () => {
     expect(judge({ ...gluetun, env: [{ name: 'VPN_SERVICE_PROVIDER', value: 'nordvpn' }, ...env.slice(1)] })).toEqual([]);
   });
 
+  it('reads the settings an envFrom source gives where the repository writes it: its keys, and a plain one its values', () => {
+    const gluetun = { image: 'qmcgaw/gluetun:v3.40.4', securityContext: { capabilities: { add: ['NET_ADMIN', 'MKNOD'] } } };
+    const key = { name: 'WIREGUARD_PRIVATE_KEY', valueFrom: { secretKeyRef: { name: 'g', key: 'k' } } };
+    const source = (kind: string, name: string, fields: Record<string, unknown>): Resource =>
+      ({ ...repo.resources[0]!, kind, name, namespace: 'monitoring', object: { kind, metadata: { name, namespace: 'monitoring' }, ...fields } }) as Resource;
+    const settings = (data: Record<string, string>) => source('ConfigMap', 'vpn', { data });
+    const judgeWith = (objects: Resource[], container: Record<string, unknown>) =>
+      runChecks({ ...repo, resources: [workload(container), ...objects] }, [imageNeedsCheck]).findings.map((f) => `${f.severity ?? 'error'}: ${f.message}`);
+    const fromSettings = { ...gluetun, env: [key], envFrom: [{ configMapRef: { name: 'vpn' } }] };
+    // The provider and the type from the ConfigMap make the need; the ConfigMap holds no addresses: a finding, not "not judged".
+    expect(judgeWith([settings({ VPN_SERVICE_PROVIDER: 'Mullvad', VPN_TYPE: 'wireguard' })], fromSettings)).toEqual([
+      expect.stringMatching(/^error: .*with VPN_TYPE=wireguard, VPN_SERVICE_PROVIDER=Mullvad but without WIREGUARD_ADDRESSES, which it needs then/),
+    ]);
+    expect(judgeWith([settings({ VPN_SERVICE_PROVIDER: 'Mullvad', VPN_TYPE: 'wireguard', WIREGUARD_ADDRESSES: '10.64.0.2/32' })], fromSettings)).toEqual([]);
+    expect(judgeWith([settings({ VPN_SERVICE_PROVIDER: 'nordvpn', VPN_TYPE: 'wireguard' })], fromSettings)).toEqual([]);
+    // An ExternalSecret that writes the key: it is set, whatever the store holds.
+    const external = source('ExternalSecret', 'addresses', { spec: { data: [{ secretKey: 'WIREGUARD_ADDRESSES', remoteRef: { key: 'vpn/addresses' } }] } });
+    const both = { ...fromSettings, envFrom: [{ configMapRef: { name: 'vpn' } }, { secretRef: { name: 'addresses' } }] };
+    expect(judgeWith([settings({ VPN_SERVICE_PROVIDER: 'Mullvad', VPN_TYPE: 'wireguard' }), external], both)).toEqual([]);
+  });
+
   it("holds a container to the image's entrypoint needs only while it runs that entrypoint", () => {
     const tautulli = { image: 'ghcr.io/tautulli/tautulli:v2.16.0', securityContext: { runAsUser: 1000, capabilities: { drop: ['ALL'] } } };
     expect(judge(tautulli)).toHaveLength(2);

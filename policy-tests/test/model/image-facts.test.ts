@@ -141,7 +141,10 @@ describe('settingsCall', () => {
     expect(call({})).toEqual({ calls: false });
     expect(call({ POLICYREPORT_ENABLED: 'TRUE' })).toEqual({ calls: true, because: 'POLICYREPORT_ENABLED=TRUE' });
     expect(call({ POLICYREPORT_ENABLED: 'false', KUBELESS_FUNCTION: 'f', KUBELESS_NAMESPACE: 'n' })).toEqual({ calls: false });
-    expect(call({ OPENFAAS_FUNCTIONNAME: 'f', OPENFAAS_KUBECONFIG: '/k' })).toEqual({ calls: true, because: 'OPENFAAS_FUNCTIONNAME set, OPENFAAS_KUBECONFIG set' });
+    expect(call({ OPENFAAS_FUNCTIONNAME: 'f', OPENFAAS_KUBECONFIG: '/k' })).toEqual({
+      calls: true,
+      because: 'OPENFAAS_FUNCTIONNAME set, OPENFAAS_KUBECONFIG set',
+    });
     // `*` is any value but an empty one, as the program's `!= ""` reads it.
     expect(call({ OPENFAAS_FUNCTIONNAME: 'f', OPENFAAS_KUBECONFIG: '' })).toEqual({ calls: false });
   });
