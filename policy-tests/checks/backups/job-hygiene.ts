@@ -5,26 +5,22 @@ import { writtenByExternalSecret } from '../../model/cluster/external-secrets.ts
 import { dig, objects } from '../../model/core/dig.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import type { Resource } from '../../model/core/manifest.ts';
-import { keysOf } from '../../model/cluster/provided-keys.ts';
+import { containerVariables, KEY_PROVIDER_KINDS } from '../../model/cluster/provided-keys.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { BACKUP_ENVIRONMENT } from '../../model/apps/backup-environment.ts';
 import { BACKUP_IMAGE, backupJobs, mainContainer, secretsRead } from './backups.ts';
 import { scalarText } from '../../model/core/text.ts';
 
 /**
- * The needs of the command a job runs (its first argument) that neither its env nor the keys of the Secrets envFrom
- * hands it meet; nothing when a Secret's keys are not known.
+ * The needs of the command a job runs (its first argument) that neither its env nor the keys of the sources its
+ * envFrom names meet, as the kubelet sets the variables (containerVariables); not a need a source whose keys are not
+ * known may meet.
  */
 function missingEnvironment(ctx: CheckContext, job: Resource, container: Record<string, unknown>): string[] {
   const needs = BACKUP_ENVIRONMENT[String(dig(container, ['args', 0]))];
   if (!needs) return [];
-  const names = new Set((objects(container.env) as ({ name?: string } | null)[]).map((e) => e?.name));
-  for (const e of objects(container.envFrom) as ({ secretRef?: { name?: string } } | null)[]) {
-    const given = keysOf(ctx, { kind: 'Secret', namespace: namespaceOrDestination(ctx.repo, job), name: e?.secretRef?.name });
-    if (e?.secretRef && !given) return [];
-    given?.forEach((k) => names.add(k));
-  }
-  return needs.filter((need) => !need.some((n) => names.has(n))).map((need) => need.join(' or '));
+  const variable = containerVariables(ctx, namespaceOrDestination(ctx.repo, job), container);
+  return needs.filter((need) => need.every((n) => variable(n) === undefined)).map((need) => need.join(' or '));
 }
 
 /** What mends each cause, printed with its finding (the remediation lists them all). */
@@ -45,7 +41,7 @@ export const backupHygieneChecks: PolicyCheck[] = [
       'Every backup, backup-check and restore-test CronJob runs the backup image, forbids overlapping runs, keeps a bounded job history, requests CPU and memory, mounts BACKUP_DIR, reads secrets only from ExternalSecrets, and gives its command the environment it reads (the restic repository and password, the manifest key) (B1).',
     invariants: ['B1'],
     remediation: Object.values(FIX).join('; '),
-    reads: { kinds: ['CronJob', 'ExternalSecret', 'PrometheusRule'] },
+    reads: { kinds: ['CronJob', 'PrometheusRule', ...KEY_PROVIDER_KINDS] },
     exemptible: false,
     run(ctx) {
       for (const job of backupJobs(ctx)) {
