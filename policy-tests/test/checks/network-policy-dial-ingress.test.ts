@@ -11,6 +11,7 @@ import { ingressPathCheck } from '../../checks/network-policy/ingress.ts';
 import { runPolicy } from '../../model/checks/runner.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { loadRepo, REPO_ROOT, type Repo } from '../../model/repository/repo.ts';
+import { withCanary } from '../support/canary.ts';
 
 const repo = await loadRepo(REPO_ROOT);
 
@@ -88,17 +89,12 @@ describe('network-policy-dial-ingress', () => {
 
   it("fails a Service whose pods of one workload refuse the caller while another's let it in: the connections sent there time out", () => {
     // A second VPN Deployment behind the same Services, which the callers' policy leaves out (only the default deny selects it).
-    const gluetun = repo.resources.find((r) => r.kind === 'Deployment' && r.name === 'gluetun')!;
-    const canary = structuredClone(gluetun.object) as { metadata: { name: string }; spec: { template: { metadata: { labels: Record<string, string> } } } };
-    canary.metadata.name = 'gluetun-canary';
-    canary.spec.template.metadata.labels.track = 'canary';
-    const resources = repo.resources.map((r) => {
+    const split = withCanary(repo, (r) => {
       if (r.kind !== 'NetworkPolicy' || r.name !== 'gluetun-callers') return r;
       const object = structuredClone(r.object) as { spec: { podSelector: Record<string, unknown> } };
       object.spec.podSelector.matchExpressions = [{ key: 'track', operator: 'DoesNotExist' }];
       return { ...r, object } as Resource;
     });
-    const split: Repo = { ...repo, resources: [...resources, { ...gluetun, name: 'gluetun-canary', object: canary } as Resource] };
     const partly = findings(split);
     expect(partly.length).toBeGreaterThan(0);
     expect(partly).toContainEqual([

@@ -8,6 +8,7 @@ import { egressPathCheck } from '../../checks/network-policy/egress-path.ts';
 import { runPolicy } from '../../model/checks/runner.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { loadRepo, REPO_ROOT, type Repo } from '../../model/repository/repo.ts';
+import { withCanary } from '../support/canary.ts';
 
 const repo = await loadRepo(REPO_ROOT);
 const findings = (r: Repo) => runPolicy(r, [egressPathCheck]).map((f) => [f.severity ?? 'fail', f.message]);
@@ -119,18 +120,14 @@ describe('network-policy-egress-path', () => {
   });
 
   it("fails a dial whose Service also balances to pods of another workload the caller's egress leaves out, naming that workload", () => {
-    const gluetun = repo.resources.find((r) => r.kind === 'Deployment' && r.name === 'gluetun')!;
-    const canary = structuredClone(gluetun.object) as { metadata: { name: string }; spec: { template: { metadata: { labels: Record<string, string> } } } };
-    canary.metadata.name = 'gluetun-canary';
-    canary.spec.template.metadata.labels.track = 'canary';
-    const resources = repo.resources.map((r) => {
+    const leftOut = withCanary(repo, (r) => {
       if (r.kind !== 'CiliumNetworkPolicy' || r.name !== 'media-egress') return r;
       const object = structuredClone(r.object) as { spec: { egress: { toEndpoints?: Record<string, unknown>[] }[] } };
       const toVpn = object.spec.egress.find((rule) => JSON.stringify(rule.toEndpoints ?? []).includes('media-vpn'))!;
       toVpn.toEndpoints![0]!.matchExpressions = [{ key: 'k8s:track', operator: 'DoesNotExist' }];
       return { ...r, object } as Resource;
     });
-    const partly = findings({ ...repo, resources: [...resources, { ...gluetun, name: 'gluetun-canary', object: canary } as Resource] });
+    const partly = findings(leftOut);
     expect(partly.length).toBeGreaterThan(0);
     expect(partly).toContainEqual([
       'fail',
