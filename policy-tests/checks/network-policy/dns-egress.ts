@@ -93,7 +93,9 @@ function proxyRefusal(caller: Template, dials: readonly ResolvedDial[], env: Loo
   const rules = byPolicy.flatMap((p) => p.rules);
   if (rules.length === 0) return undefined;
   const l4Only = env.policies.map((p) => (selecting.includes(p) ? { ...p, policy: withoutProxyRules(p.policy) } : p));
-  if (lookupVerdicts(caller, { ...env, policies: l4Only }).some((v) => 'allowed' in v)) return undefined;
+  // Lookups a rule lets out past the proxy to every resolver pod are never the proxy's to refuse.
+  const past = acrossPods(lookupVerdicts(caller, { ...env, policies: l4Only }))?.verdict;
+  if (past && 'allowed' in past) return undefined;
   for (const dial of dials) {
     const refused = firstRefused(rules, hostOf(dial.address.text), { namespace: caller.namespace, dialect: env.dialect });
     if (refused) return { dial, refused, by: byPolicy.map((p) => p.policy) };
