@@ -75,14 +75,21 @@ const PLURAL: Readonly<Record<string, string>> = { configmap: 'configmaps', secr
  * METHOD is LIST, a watch of the same (METHOD SLEEP lists again instead); where RESOURCE_NAME names objects of that
  * namespace and kind, a get of each instead of the list, and no watch; with IGNORE_ALREADY_PROCESSED, the server's
  * version. Undefined for a container that is no k8s-sidecar (it sets no LABEL and FOLDER); `unread` where a variable
- * it reads is set from a Secret or a ConfigMap.
+ * it reads is set from somewhere the gate does not read. `variable` reads the container's variables as the kubelet
+ * sets them (model/cluster/provided-keys.ts: its envFrom sources too); without it, its `env` alone.
  */
-export function k8sSidecarRequests(container: Record<string, unknown>, ownNamespace: string): { requests: string[] } | { unread: string } | undefined {
+export function k8sSidecarRequests(
+  container: Record<string, unknown>,
+  ownNamespace: string,
+  variable?: (name: string) => string | undefined | null,
+): { requests: string[] } | { unread: string } | undefined {
   const env = containerEnv(container);
+  // A k8s-sidecar is known by the two settings its chart always writes in its env; an envFrom that may hold them does not make one.
   if (!env.has('LABEL') || !env.has('FOLDER')) return undefined;
-  const unread = ['LABEL', 'LABEL_VALUE', 'NAMESPACE', 'RESOURCE', 'RESOURCE_NAME', 'METHOD'].find((name) => env.get(name) === null);
+  variable ??= (name) => env.get(name);
+  const unread = ['LABEL', 'LABEL_VALUE', 'NAMESPACE', 'RESOURCE', 'RESOURCE_NAME', 'METHOD'].find((name) => variable(name) === null);
   if (unread) return { unread };
-  const get = (name: string) => env.get(name) ?? undefined;
+  const get = (name: string) => variable(name) ?? undefined;
   const label = get('LABEL')!;
   const selector = encodeURIComponent(get('LABEL_VALUE') ? `${label}=${get('LABEL_VALUE')}` : label);
   const resource = get('RESOURCE') ?? 'configmap';

@@ -125,8 +125,8 @@ function factRuns(ctx: CheckContext, at: Omit<Run, 'program' | 'requests'>): Run
 }
 
 /** The run of a program the gate reads from its own container (k8s-sidecar's environment, kube-state-metrics' flags). */
-function containerRuns(at: Omit<Run, 'program' | 'requests'>): Run[] {
-  const sidecar = k8sSidecarRequests(at.c.container, at.namespace);
+function containerRuns(ctx: CheckContext, at: Omit<Run, 'program' | 'requests'>): Run[] {
+  const sidecar = k8sSidecarRequests(at.c.container, at.namespace, containerVariable(ctx, at.namespace, at.c.container));
   const found = sidecar
     ? (['k8s-sidecar', sidecar] as const)
     : isKubeStateMetrics(at.c.container)
@@ -224,7 +224,7 @@ export function apiRuns(ctx: CheckContext): Run[] {
     for (const c of containersOf(pod))
       runs.push(
         ...factRuns(ctx, { workload, pod, c, namespace }),
-        ...containerRuns({ workload, pod, c, namespace }),
+        ...containerRuns(ctx, { workload, pod, c, namespace }),
         ...alloyRuns(ctx, { workload, pod, c, namespace }),
       );
   }

@@ -58,4 +58,16 @@ describe('k8sSidecarRequests', () => {
       k8sSidecarRequests({ env: [...container({ LABEL: 'x', FOLDER: '/d' }).env, { name: 'NAMESPACE', valueFrom: { configMapKeyRef: {} } }] }, 'm'),
     ).toEqual({ unread: 'NAMESPACE' });
   });
+
+  it("reads its settings through the caller's reading of the container's variables (its envFrom sources), and is known by its env alone", () => {
+    const c = container({ LABEL: 'x', FOLDER: '/d' });
+    // NAMESPACE from an envFrom ConfigMap: every namespace at once, where the env alone would say its own.
+    const fromSources = (name: string) => (name === 'NAMESPACE' ? 'ALL' : name === 'LABEL' ? 'x' : name === 'FOLDER' ? '/d' : undefined);
+    expect(k8sSidecarRequests(c, 'm', fromSources)).toEqual({
+      requests: ['GET /api/v1/configmaps?labelSelector=x&limit=5', 'GET /api/v1/configmaps?labelSelector=x&watch=True'],
+    });
+    expect(k8sSidecarRequests(c, 'm', (name) => (name === 'RESOURCE' ? null : fromSources(name)))).toEqual({ unread: 'RESOURCE' });
+    // A container whose unknown envFrom may hold anything is no k8s-sidecar for that.
+    expect(k8sSidecarRequests({ name: 'app', envFrom: [{ secretRef: { name: 's' } }] }, 'm', () => null)).toBeUndefined();
+  });
 });
