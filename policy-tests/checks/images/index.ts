@@ -9,7 +9,7 @@ import { dig } from '../../model/core/dig.ts';
 import { scalarText } from '../../model/core/text.ts';
 import { WORKLOAD_KINDS, workloadContainers } from '../../model/core/workloads.ts';
 import { IMAGE_FACTS_GLOB, imageKey, repoImageNeeds } from '../../model/repository/image-facts.ts';
-import { NEEDS, setEnv, type Held } from './needs.ts';
+import { NEEDS, setVariables, type Held } from './needs.ts';
 import { containerVariables, KEY_PROVIDER_KINDS } from '../../model/cluster/provided-keys.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 
@@ -29,6 +29,7 @@ export const imageNeedsCheck: PolicyCheck = {
       const need = needs.get(imageKey(image));
       if (!need) continue;
       const sc = dig(c.container, ['securityContext']);
+      const namespace = namespaceOrDestination(ctx.repo, resource);
       const held: Held = {
         ctx,
         resource,
@@ -38,8 +39,8 @@ export const imageNeedsCheck: PolicyCheck = {
         need,
         where: { resource, path: [...c.at, sc ? 'securityContext' : 'name'] },
         setting: (key) => dig(sc, [key]) ?? dig(pod.spec, ['securityContext', key]),
-        env: setEnv(c),
-        variable: containerVariables(ctx, namespaceOrDestination(ctx.repo, resource), c.container),
+        env: setVariables(ctx, namespace, c),
+        variable: containerVariables(ctx, namespace, c.container),
       };
       for (const judge of NEEDS) judge(held);
     }

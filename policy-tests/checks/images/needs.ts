@@ -18,7 +18,8 @@ import {
   type PodSpecRef,
 } from '../../model/core/workloads.ts';
 import { envNamePattern, imageKey, type ImageNeeds } from '../../model/repository/image-facts.ts';
-import type { VariableSetting } from '../../model/cluster/provided-keys.ts';
+import { envFromVariables, type VariableSetting } from '../../model/cluster/provided-keys.ts';
+import type { Path } from '../../model/core/positions.ts';
 import { dropsToPuid, envValue, skipsEntrypoint } from '../../model/repository/run-as.ts';
 
 /** Where Python's tempfile looks for a temporary directory, after $TMPDIR, $TEMP and $TMP. */
@@ -37,14 +38,19 @@ function writableAt(pod: PodSpecRef, c: ContainerRef, paths: ReadonlySet<string>
   });
 }
 
-/** A container's environment variables that hold a value (a plain non-empty one, or one read from elsewhere), with their index. */
-export const setEnv = (c: ContainerRef): Map<string, number> => {
-  const set = new Map<string, number>();
+/**
+ * A container's variables that hold a value (a plain non-empty one, or one read from elsewhere), each with where it is
+ * set: its env entry's name, else the envFrom entry whose Secret or ConfigMap sets it (the keys the repository writes).
+ */
+export function setVariables(ctx: CheckContext, namespace: string | undefined, c: ContainerRef): Map<string, Path> {
+  const set = new Map<string, Path>();
+  for (const [name, { source, setting }] of envFromVariables(ctx, namespace, c.container)) if (holdsValue(setting)) set.set(name, [...c.at, 'envFrom', source]);
   ((Array.isArray(c.container.env) ? c.container.env : []) as { name?: unknown; value?: unknown; valueFrom?: unknown }[]).forEach((e, i) => {
-    if (typeof e?.name === 'string' && ((typeof e.value === 'string' && e.value !== '') || e.valueFrom !== undefined)) set.set(e.name, i);
+    if (typeof e?.name === 'string' && ((typeof e.value === 'string' && e.value !== '') || e.valueFrom !== undefined))
+      set.set(e.name, [...c.at, 'env', i, 'name']);
   });
   return set;
-};
+}
 
 /** Where Python's tempfile may put a temporary file: $TMPDIR, $TEMP and $TMP, then /tmp, /var/tmp and /usr/tmp. */
 const tempDirs = (c: ContainerRef): Set<string> =>
@@ -65,8 +71,8 @@ export interface Held {
   where: FailurePlace;
   /** A security setting as the kubelet resolves it: the container's, else the pod's. */
   setting: (key: string) => unknown;
-  /** The container's environment variables that hold a value, with their index (setEnv). */
-  env: ReadonlyMap<string, number>;
+  /** The container's variables that hold a value, each with where it is set (setVariables). */
+  env: ReadonlyMap<string, Path>;
   /** How the kubelet sets each variable, its envFrom sources read (model/cluster/provided-keys.ts). */
   variable: (name: string) => VariableSetting | undefined;
 }
@@ -99,13 +105,13 @@ function writesToNeed({ ctx, pod, c, image, need, where }: Held): void {
 
 function envTogetherNeed({ ctx, resource, c, image, need, env, variable }: Held): void {
   for (const pair of need.envTogether ?? [])
-    for (const [name, index] of env) {
+    for (const [name, path] of env) {
       const shared = envNamePattern(pair.set).exec(name)?.[1];
       if (shared === undefined) continue;
       const needed = pair.needs.replace('*', shared);
       const held = holdsValue(variable(needed));
       if (held) continue;
-      const at = { resource, path: [...c.at, 'env', index, 'name'] };
+      const at = { resource, path };
       if (held === undefined)
         ctx.notJudged(at, `container ${c.name} sets ${name} without ${needed} in its env; whether its envFrom sources hold ${needed} is not known`);
       else
@@ -149,9 +155,9 @@ function conditionalEnvNeed({ ctx, resource, c, image, need, variable }: Held): 
 
 function envSinceNeed({ ctx, resource, c, image, need, env }: Held): void {
   for (const rule of need.envSince ?? [])
-    for (const [name, index] of env) {
+    for (const [name, path] of env) {
       if (!envNamePattern(rule.name).test(name)) continue;
-      const at = { resource, path: [...c.at, 'env', index, 'name'] };
+      const at = { resource, path };
       const release = imageRelease(image);
       if (!release) ctx.notJudged(at, `${image} names no release, so whether it reads ${name} (from ${rule.since}) is not known`);
       else if (compareReleases(release, rule.since) < 0)

@@ -5,7 +5,7 @@
  * where they cannot be known: an ExternalSecret's dataFrom or templateFrom, a committed Secret without data (a
  * placeholder filled outside git).
  */
-import { dig, list, obj, objects, str } from '../core/dig.ts';
+import { dig, list, obj, objects, str, type Obj } from '../core/dig.ts';
 import type { Resource } from '../core/manifest.ts';
 import type { Path } from '../core/positions.ts';
 import { namespaceOrDestination } from '../argocd/argocd.ts';
@@ -154,8 +154,7 @@ export function containerVariables(
     for (const source of sources) {
       const prefix = str(source.prefix);
       if (!name.startsWith(prefix)) continue;
-      const [kind, ref] = source.secretRef !== undefined ? (['Secret', obj(source.secretRef)] as const) : (['ConfigMap', obj(source.configMapRef)] as const);
-      const written = writtenObjects(view.repo, view.resources).get(`${kind}/${namespace ?? ''}/${str(ref.name)}`);
+      const written = writtenSource(view, namespace, source);
       const key = name.slice(prefix.length);
       if (written?.keys === undefined) return 'maybe';
       if (!written.keys.has(key)) continue;
@@ -164,6 +163,35 @@ export function containerVariables(
     }
     return undefined;
   };
+}
+
+/** What the repository writes of the Secret or ConfigMap one envFrom entry names. */
+function writtenSource(view: { repo: Repo; resources: readonly Resource[] }, namespace: string | undefined, source: Obj): Written | undefined {
+  const [kind, ref] = source.secretRef !== undefined ? (['Secret', obj(source.secretRef)] as const) : (['ConfigMap', obj(source.configMapRef)] as const);
+  return writtenObjects(view.repo, view.resources).get(`${kind}/${namespace ?? ''}/${str(ref.name)}`);
+}
+
+/**
+ * Every variable a container's envFrom sources set, as far as their keys are known, each with the place of the source
+ * that sets it in the list (the last that holds the name, its prefix put before each key) and how: a name its `env`
+ * also sets is left out, for `env` wins.
+ */
+export function envFromVariables(
+  view: { repo: Repo; resources: readonly Resource[] },
+  namespace: string | undefined,
+  container: Record<string, unknown>,
+): Map<string, { source: number; setting: VariableSetting }> {
+  const env = containerEnv(container);
+  const out = new Map<string, { source: number; setting: VariableSetting }>();
+  objects(container.envFrom).forEach((source, i) => {
+    const written = writtenSource(view, namespace, source);
+    for (const key of written?.keys ?? []) {
+      const name = `${str(source.prefix)}${key}`;
+      const value = written!.values?.get(key);
+      if (!env.has(name)) out.set(name, { source: i, setting: value === undefined ? 'held' : { value } });
+    }
+  });
+  return out;
 }
 
 /** A container's variable's text (containerVariables): null where it is set, or may be, from somewhere the gate does not read. */

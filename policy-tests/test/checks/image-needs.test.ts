@@ -88,6 +88,15 @@ describe('workload-image-needs beyond the mutation lists', () => {
     const external = source('ExternalSecret', 'addresses', { spec: { data: [{ secretKey: 'WIREGUARD_ADDRESSES', remoteRef: { key: 'vpn/addresses' } }] } });
     const both = { ...fromSettings, envFrom: [{ configMapRef: { name: 'vpn' } }, { secretRef: { name: 'addresses' } }] };
     expect(judgeWith([settings({ VPN_SERVICE_PROVIDER: 'Mullvad', VPN_TYPE: 'wireguard' }), external], both)).toEqual([]);
+    // A setting an envFrom source sets is held to its partner and to the release that reads it, at that envFrom entry.
+    const unpackerr = { image: 'ghcr.io/unpackerr/unpackerr:v0.14.5', envFrom: [{ configMapRef: { name: 'vpn' } }] };
+    expect(judgeWith([settings({ UN_SONARR_0_URL: 'http://sonarr.media.svc:8989' })], unpackerr)).toEqual([
+      expect.stringMatching(/^error: container c sets UN_SONARR_0_URL without UN_SONARR_0_API_KEY: /),
+    ]);
+    const unpoller = { image: 'ghcr.io/unpoller/unpoller:v2.15.3', envFrom: [{ prefix: 'UP_', configMapRef: { name: 'vpn' } }] };
+    expect(judgeWith([settings({ UNIFI_CONTROLLER_0_SAVE_SYSLOG: 'true' })], unpoller)).toEqual([
+      expect.stringMatching(/^error: .*does not read before 2\.20\.0/),
+    ]);
   });
 
   it("holds a container to the image's entrypoint needs only while it runs that entrypoint", () => {

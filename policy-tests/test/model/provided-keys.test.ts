@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Resource } from '../../model/core/manifest.ts';
 import { loadRepo, REPO_ROOT } from '../../model/repository/repo.ts';
-import { containerVariable, keysOf, secretTypeOf } from '../../model/cluster/provided-keys.ts';
+import { containerVariable, envFromVariables, keysOf, secretTypeOf } from '../../model/cluster/provided-keys.ts';
 
 const repo = await loadRepo(REPO_ROOT);
 
@@ -112,6 +112,19 @@ describe('a container variable as the kubelet sets it', () => {
     // A source whose keys cannot be known (dataFrom, or nothing here writes it) may set any name.
     expect(variable({ envFrom: [{ secretRef: { name: 'everything' } }] })('MODE')).toBeNull();
     expect(variable({ envFrom: [{ secretRef: { name: 'elsewhere' } }] })('MODE')).toBeNull();
+  });
+
+  it('lists what the envFrom sources set, each by the last source that holds it, a prefix before its keys, env names left out', () => {
+    const set = envFromVariables({ repo, resources }, 'media', {
+      env: [{ name: 'PORT', value: '9' }],
+      envFrom: [{ secretRef: { name: 'chart' } }, { configMapRef: { name: 'settings' } }, { prefix: 'V_', secretRef: { name: 'vault' } }],
+    });
+    expect(Object.fromEntries(set)).toEqual({
+      MODE: { source: 1, setting: { value: 'from-configmap' } },
+      ONLY_SECRET: { source: 0, setting: { value: 's' } },
+      WRITTEN: { source: 0, setting: { value: 'plain' } },
+      V_TOKEN: { source: 2, setting: 'held' },
+    });
   });
 
   it('knows no value of a name two objects write', () => {
