@@ -30,6 +30,7 @@ export const imageNeedsCheck: PolicyCheck = {
       if (!need) continue;
       const sc = dig(c.container, ['securityContext']);
       const namespace = namespaceOrDestination(ctx.repo, resource);
+      const variable = containerVariables(ctx, namespace, c.container);
       const held: Held = {
         ctx,
         resource,
@@ -39,8 +40,8 @@ export const imageNeedsCheck: PolicyCheck = {
         need,
         where: { resource, path: [...c.at, sc ? 'securityContext' : 'name'] },
         setting: (key) => dig(sc, [key]) ?? dig(pod.spec, ['securityContext', key]),
-        env: setVariables(ctx, namespace, c),
-        variable: containerVariables(ctx, namespace, c.container),
+        env: setVariables(ctx, namespace, c, variable),
+        variable,
       };
       for (const judge of NEEDS) judge(held);
     }

@@ -42,12 +42,17 @@ function writableAt(pod: PodSpecRef, c: ContainerRef, paths: ReadonlySet<string>
  * A container's variables that hold a value (a plain non-empty one, or one read from elsewhere), each with where it is
  * set: its env entry's name, else the envFrom entry whose Secret or ConfigMap sets it (the keys the repository writes).
  */
-export function setVariables(ctx: CheckContext, namespace: string | undefined, c: ContainerRef): Map<string, Path> {
+export function setVariables(
+  ctx: CheckContext,
+  namespace: string | undefined,
+  c: ContainerRef,
+  variable: (name: string) => VariableSetting | undefined,
+): Map<string, Path> {
   const set = new Map<string, Path>();
   for (const [name, { source, setting }] of envFromVariables(ctx, namespace, c.container)) if (holdsValue(setting)) set.set(name, [...c.at, 'envFrom', source]);
-  ((Array.isArray(c.container.env) ? c.container.env : []) as { name?: unknown; value?: unknown; valueFrom?: unknown }[]).forEach((e, i) => {
-    if (typeof e?.name === 'string' && ((typeof e.value === 'string' && e.value !== '') || e.valueFrom !== undefined))
-      set.set(e.name, [...c.at, 'env', i, 'name']);
+  // An env entry's name is where the kubelet's value of it (the last entry of that name) is set.
+  objects(c.container.env).forEach((e, i) => {
+    if (typeof e.name === 'string' && holdsValue(variable(e.name))) set.set(e.name, [...c.at, 'env', i, 'name']);
   });
   return set;
 }

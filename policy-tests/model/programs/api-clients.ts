@@ -70,7 +70,12 @@ function containerCalls(ctx: CheckContext, pod: PodSpecRef, namespace: string): 
  * on): the evidence that the pod calls, with the settings that make it where those do.
  */
 export function connectingContainer(ctx: CheckContext, pod: PodSpecRef, namespace: string): { c: ContainerRef; with?: string } | undefined {
-  for (const { c, connects, settings } of containerCalls(ctx, pod, namespace)) {
+  return connectionOf(containerCalls(ctx, pod, namespace));
+}
+
+/** The first container the facts say connects, of a pod's containers as containerCalls reads them. */
+function connectionOf(calls: ReturnType<typeof containerCalls>): { c: ContainerRef; with?: string } | undefined {
+  for (const { c, connects, settings } of calls) {
     if (connects) return { c };
     if (settings && 'calls' in settings && settings.calls) return { c, with: settings.because };
   }
@@ -296,7 +301,8 @@ export function grantedRuns(ctx: CheckContext): Run[] {
     const grantedBy = granted.get(`${namespace}/${account.name}`);
     if (!grantedBy) continue;
     const why = `its ServiceAccount ${namespace}/${account.name} is granted a role by ${grantedBy.kind} ${grantedBy.name}, and what the program asks is not read`;
-    const connecting = connectingContainer(ctx, pod, namespace);
+    const calls = containerCalls(ctx, pod, namespace);
+    const connecting = connectionOf(calls);
     runs.push({
       workload,
       pod,
@@ -305,7 +311,7 @@ export function grantedRuns(ctx: CheckContext): Run[] {
       grantedBy,
       ...(connecting
         ? { connects: `${scalarText(connecting.c.container.image ?? '')}${connecting.with ? ` (with ${connecting.with})` : ''}` }
-        : { ...settingsOf(containerCalls(ctx, pod, namespace)) }),
+        : settingsOf(calls)),
       program: `as ServiceAccount ${namespace}/${account.name}`,
       requests: [{ text: 'what its RBAC grants', expanded: { unread: why }, why }],
     });

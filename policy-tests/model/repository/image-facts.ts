@@ -179,7 +179,9 @@ export function settingsCall(
   }
   return unread === undefined
     ? { calls: false }
-    : { unread: `the facts say it calls only with some settings, and ${unread} comes from an envFrom source whose value the gate does not read` };
+    : {
+        unread: `the facts say it calls only with some settings, and ${unread} comes from an envFrom source or a reference whose value the gate does not read`,
+      };
 }
 
 /** Whether a container of this image reference trips the rule (its release is before the trip's `before`, if any). */
