@@ -4,30 +4,61 @@
  * without a unit, a boolean written `yes`), an artifact type it does not know, an empty allowedTypes, references it
  * cannot split: the init container fails and Falco never starts, or the sidecar restarts and the pod is never ready.
  *
- * Judged on the falcoctl.yaml the chart renders, with each container's env (a FALCOCTL_ variable over the file), each
- * finding on the values line that wrote it where the values did; offline on the values' falcoctl.config alone, at
- * the chart release whose falcoctl the port follows.
+ * Judged on the falcoctl.yaml the chart renders, with each container's variables (a FALCOCTL_ variable over the file:
+ * its env, and the keys of the Secrets and ConfigMaps its envFrom names, as the repository writes them), each finding
+ * on the values line that wrote it where the values did; offline on the values' falcoctl.config and each container's
+ * env and envFrom there, at the chart release whose falcoctl the port follows. An envFrom source whose keys the
+ * repository does not say may set any FALCOCTL_ variable: that container is not judged.
  */
 import { parseDocument } from 'yaml';
 import type { CheckContext, FailurePlace, PolicyCheck } from '../../model/checks/kit.ts';
-import { dig, objects, type Obj } from '../../model/core/dig.ts';
+import { dig, obj, objects, str, type Obj } from '../../model/core/dig.ts';
 import type { Path } from '../../model/core/positions.ts';
 import { scalarText } from '../../model/core/text.ts';
 import { containersOf, imageParts, podSpecOf } from '../../model/core/workloads.ts';
 import type { SourceRender } from '../../model/argocd/rendered.ts';
 import { chartValues, type ChartValues } from '../../model/helm/chart-values.ts';
 import { pinnedVersionMiss, placeInValues, renderedFile } from '../../model/helm/chart-output.ts';
+import { applicationsByName, namespaceOrDestination } from '../../model/argocd/argocd.ts';
+import { givenVariables, KEY_PROVIDER_KINDS, mayStartWith } from '../../model/cluster/provided-keys.ts';
 import { FALCOCTL_PORT, falcoctlProblems, type FalcoctlCommand, type FalcoctlEnv } from '../../model/falco/falcoctl.ts';
 
 const CONTAINERS: Readonly<Record<FalcoctlCommand, string>> = { install: 'falcoctl-artifact-install', follow: 'falcoctl-artifact-follow' };
+const unreadMessage = (container: string, source: string) =>
+  `container ${container} takes variables from envFrom ${source}, whose keys the repository does not say, and any ${VARIABLE} one of them overrides falcoctl's configuration: not judged`;
 const PORTED = `the port follows falcoctl ${FALCOCTL_PORT.version} (chart ${FALCOCTL_PORT.chart} ${FALCOCTL_PORT.chartVersion}): extend model/falco/falcoctl.ts from that release's source`;
 
-/** A container's env as falcoctl reads it: the last entry of a name, undefined where a Secret or a field gives it. */
-function envOf(container: Obj): FalcoctlEnv {
-  return new Map(
-    objects(container.env).map((e) => [scalarText(e.name ?? ''), e.value === undefined && e.valueFrom !== undefined ? undefined : scalarText(e.value ?? '')]),
-  );
+const VARIABLE = 'FALCOCTL_';
+
+/**
+ * A container's variables as falcoctl reads them (givenVariables: its envFrom sources', then its env over them), the
+ * last entry of a name, undefined where a Secret's reference, a field or an unread key gives it; with where each is
+ * set, under the container. Or the envFrom entry whose keys the repository does not say and that may set a FALCOCTL_
+ * variable: then the container is not judged.
+ */
+function falcoctlEnv(
+  ctx: CheckContext,
+  namespace: string | undefined,
+  container: Obj,
+): { env: FalcoctlEnv; at: ReadonlyMap<string, Path> } | { unread: number } {
+  const { entries, unread } = givenVariables(ctx, namespace, container);
+  const may = unread.find((u) => mayStartWith(u.prefix, VARIABLE));
+  if (may) return { unread: may.source };
+  const env = new Map<string, string | undefined>();
+  const at = new Map<string, Path>();
+  for (const e of entries) {
+    const name = scalarText(e.name ?? '');
+    env.set(name, e.value === undefined && e.valueFrom !== undefined ? undefined : scalarText(e.value ?? ''));
+    at.set(name, e.at);
+  }
+  return { env, at };
 }
+
+const unreadSource = (container: Obj, source: number) => {
+  const entry = objects(container.envFrom)[source]!;
+  const ref = obj(entry.secretRef ?? entry.configMapRef);
+  return `${entry.secretRef !== undefined ? 'Secret' : 'ConfigMap'} ${str(ref.name)}${entry.prefix ? ` (prefix ${str(entry.prefix)})` : ''}`;
+};
 
 /** Whether the container's arguments name references of their own after `artifact <command>` (then the file's are not read). */
 const namesRefs = (container: Obj): boolean =>
@@ -61,19 +92,13 @@ function judgeRendered(ctx: CheckContext, render: SourceRender, values: ChartVal
         );
         continue;
       }
-      if (objects(container.envFrom).length > 0) {
-        ctx.notJudged(
-          { resource: w, path: [...at, 'envFrom'] },
-          `container ${name} takes variables from envFrom, any of which may set falcoctl's settings: not judged`,
-        );
+      const given = falcoctlEnv(ctx, namespaceOrDestination(ctx.repo, w), container);
+      if ('unread' in given) {
+        ctx.notJudged({ resource: w, path: [...at, 'envFrom', given.unread] }, unreadMessage(name, unreadSource(container, given.unread)));
         continue;
       }
-      const env = envOf(container);
-      for (const p of falcoctlProblems(doc, command, { env, whole: true, refsOnCommandLine: namesRefs(container) })) {
-        const where: FailurePlace =
-          'env' in p.at
-            ? { resource: w, path: [...at, 'env', objects(container.env).findLastIndex((e) => e.name === (p.at as { env: string }).env)] }
-            : place(p.at.path);
+      for (const p of falcoctlProblems(doc, command, { env: given.env, whole: true, refsOnCommandLine: namesRefs(container) })) {
+        const where: FailurePlace = 'env' in p.at ? { resource: w, path: [...at, ...given.at.get(p.at.env)!] } : place(p.at.path);
         ctx.fail(where, p.message);
       }
     }
@@ -85,11 +110,18 @@ function judgeValues(ctx: CheckContext, v: ChartValues): void {
   if (config === undefined) return;
   const miss = pinnedVersionMiss(ctx.repo, { app: v.appName, chart: FALCOCTL_PORT.chart, chartVersion: FALCOCTL_PORT.chartVersion, refresh: PORTED });
   if (miss) return ctx.notJudged({ data: v.source, path: ['falcoctl', 'config'] }, `falcoctl's configuration: ${miss}`);
+  const namespace = applicationsByName(ctx.repo).get(v.appName)?.destinationNamespace;
   for (const command of Object.keys(CONTAINERS) as FalcoctlCommand[]) {
     if (dig(v.values, ['falcoctl', 'artifact', command, 'enabled']) === false) continue;
-    const container = { env: dig(v.values, ['falcoctl', 'artifact', command, 'env']) };
-    for (const p of falcoctlProblems(config, command, { env: envOf(container), whole: false })) {
-      const path: Path = 'env' in p.at ? ['falcoctl', 'artifact', command, 'env'] : ['falcoctl', 'config', ...p.at.path];
+    const values = ['falcoctl', 'artifact', command];
+    const container = { env: dig(v.values, [...values, 'env']), envFrom: dig(v.values, [...values, 'envFrom']) };
+    const given = falcoctlEnv(ctx, namespace, container);
+    if ('unread' in given) {
+      ctx.notJudged({ data: v.source, path: [...values, 'envFrom', given.unread] }, unreadMessage(CONTAINERS[command], unreadSource(container, given.unread)));
+      continue;
+    }
+    for (const p of falcoctlProblems(config, command, { env: given.env, whole: false })) {
+      const path: Path = 'env' in p.at ? [...values, ...given.at.get(p.at.env)!] : ['falcoctl', 'config', ...p.at.path];
       ctx.fail({ data: v.source, path }, p.message);
     }
   }
@@ -97,11 +129,11 @@ function judgeValues(ctx: CheckContext, v: ChartValues): void {
 
 export const falcoctlConfigCheck: PolicyCheck = {
   id: 'falcoctl-config-loads',
-  description: `falcoctl's install init container and follow sidecar start with the configuration the falco chart gives them, as falcoctl ${FALCOCTL_PORT.version} reads it (viper's keys in any case and FALCOCTL_ variables, each setting parsed by the flag it overwrites, allowedTypes and refs as its config package reads them); otherwise Falco never starts, or its pod is never ready. Judged on the rendered falcoctl.yaml, offline on the values' falcoctl.config (S3).`,
+  description: `falcoctl's install init container and follow sidecar start with the configuration the falco chart gives them, as falcoctl ${FALCOCTL_PORT.version} reads it (viper's keys in any case and FALCOCTL_ variables, from env or the keys of an envFrom source the repository writes, each setting parsed by the flag it overwrites, allowedTypes and refs as its config package reads them); otherwise Falco never starts, or its pod is never ready. Judged on the rendered falcoctl.yaml, offline on the values' falcoctl.config (S3).`,
   invariants: ['S3'],
   remediation:
     'write each falcoctl setting as falcoctl documents it: refs a list of references, allowedTypes a non-empty list of rulesfile, plugin and asset, follow.every a Go duration (168h), resolveDeps and noVerify true or false, startupBehavior skip, jitter or immediate',
-  reads: { kinds: ['Application', 'ConfigMap', 'DaemonSet', 'Deployment'], charts: [FALCOCTL_PORT.chart], renders: true },
+  reads: { kinds: [...new Set(['Application', 'ConfigMap', 'DaemonSet', 'Deployment', ...KEY_PROVIDER_KINDS])], charts: [FALCOCTL_PORT.chart], renders: true },
   exemptible: false,
   run(ctx) {
     const values = chartValues(ctx.repo, FALCOCTL_PORT.chart);

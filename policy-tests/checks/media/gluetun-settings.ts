@@ -4,10 +4,15 @@
  * provider it does not take, a firewall port 0 or an outbound subnet of every address: it exits at start, and the
  * indexer manager and the torrent client in its pod have no network. A variable it never reads (a misspelt
  * FIREWALL_INPUT_PORTS) does nothing: the setting meant is not made. Its server selection and its keys are not judged.
+ *
+ * Its variables are its env and the keys of the Secrets and ConfigMaps its envFrom names, as the repository writes
+ * them (givenVariables): a value of a source is judged as an env value is, but a key gluetun does not read is not
+ * held against it (a source may serve other containers too), and a source whose keys are unknown is said not judged.
  */
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { programContainers } from '../../model/checks/program-containers.ts';
-import { objects } from '../../model/core/dig.ts';
+import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
+import { givenVariables, KEY_PROVIDER_KINDS } from '../../model/cluster/provided-keys.ts';
 import { GLUETUN_IMAGE, GLUETUN_REFERENCE, gluetunProblems, gluetunReference } from '../../model/apps/gluetun.ts';
 
 const REFRESH = 'npm run gluetun:reference -- --from <clone of qdm12/gluetun> --ref <the image tag>';
@@ -15,20 +20,31 @@ const REFRESH = 'npm run gluetun:reference -- --from <clone of qdm12/gluetun> --
 export const gluetunSettingsCheck: PolicyCheck = {
   id: 'media-gluetun-settings',
   description:
-    'The VPN container starts with the settings its environment gives it, as gluetun reads them at the version it runs (the reference apps/media/gluetun/facts/settings-reference.yaml keeps): each variable one gluetun reads, each value one its reader parses (a boolean word, ports, subnets, durations), a VPN type and a provider it takes for that type, no firewall port 0 and no outbound subnet of every address; otherwise gluetun exits at start and the apps in its pod have no network, or the setting meant does nothing (M31).',
+    'The VPN container starts with the settings its environment gives it (its env, and the keys of the Secrets and ConfigMaps its envFrom names), as gluetun reads them at the version it runs (the reference apps/media/gluetun/facts/settings-reference.yaml keeps): each variable one gluetun reads, each value one its reader parses (a boolean word, ports, subnets, durations), a VPN type and a provider it takes for that type, no firewall port 0 and no outbound subnet of every address; otherwise gluetun exits at start and the apps in its pod have no network, or the setting meant does nothing (M31).',
   invariants: ['M31'],
   remediation: `set the variable the finding names as gluetun documents it at the version the image runs; after a gluetun upgrade, refresh ${GLUETUN_REFERENCE} (${REFRESH})`,
-  reads: { kinds: ['Deployment', 'StatefulSet', 'DaemonSet'], files: [GLUETUN_REFERENCE] },
+  reads: { kinds: ['Deployment', 'StatefulSet', 'DaemonSet', ...KEY_PROVIDER_KINDS], files: [GLUETUN_REFERENCE] },
   exemptible: false,
   run(ctx) {
     const program = { name: 'gluetun', image: GLUETUN_IMAGE, file: GLUETUN_REFERENCE, refresh: REFRESH, what: "gluetun's settings" };
     for (const { workload: w, container, at, name, reference } of programContainers(ctx, program, gluetunReference(ctx.repo))) {
-      const env = objects(container.env);
-      const whole = objects(container.envFrom).length === 0;
-      for (const p of gluetunProblems(env, reference, { whole })) {
-        // The env entry gluetun reads, else the image where its default is at fault.
-        const entry = p.index === undefined ? undefined : env[p.index]!;
-        const path = !entry ? [...at, 'image'] : [...at, 'env', p.index!, p.on === 'name' || entry.value === undefined ? 'name' : 'value'];
+      const { entries, unread } = givenVariables(ctx, namespaceOrDestination(ctx.repo, w), container);
+      // gluetun reads variables of no common prefix: a source whose keys are unknown may set any of its settings.
+      for (const u of unread)
+        ctx.notJudged(
+          { resource: w, path: [...at, 'envFrom', u.source] },
+          `container ${name} takes variables from an envFrom source whose keys the repository does not say: the settings it may set, and the defaults it may override, are not judged`,
+        );
+      for (const p of gluetunProblems(entries, reference, { whole: unread.length === 0 })) {
+        // The entry gluetun reads, else the image where its default is at fault.
+        const entry = p.index === undefined ? undefined : entries[p.index]!;
+        // A key gluetun does not read may be there for another container the same source serves.
+        if (entry?.at[0] === 'envFrom' && p.on === 'name') continue;
+        const path = !entry
+          ? [...at, 'image']
+          : entry.at[0] === 'envFrom'
+            ? [...at, ...entry.at]
+            : [...at, ...entry.at, p.on === 'name' || entry.value === undefined ? 'name' : 'value'];
         ctx.fail({ resource: w, path }, `container ${name}: ${p.message}`);
       }
     }

@@ -194,6 +194,41 @@ export function envFromVariables(
   return out;
 }
 
+/** One variable a container is given, written as an env entry holds it, with where it is set (under the container). */
+export interface GivenVariable {
+  name: unknown;
+  value?: unknown;
+  valueFrom?: unknown;
+  at: ['env', number] | ['envFrom', number];
+}
+
+/**
+ * A container's environment as one list of env entries, for a reader of a program's settings that reads entries:
+ * first each variable its envFrom sources set (envFromVariables: the value where the gate reads it, else a
+ * `valueFrom` naming the source), then its env entries as written, which the kubelet puts over them. And the envFrom
+ * entries whose keys the repository does not say (a `dataFrom`, a Secret made outside git), with their prefixes: any
+ * variable that starts so may be set.
+ */
+export function givenVariables(
+  view: { repo: Repo; resources: readonly Resource[] },
+  namespace: string | undefined,
+  container: Record<string, unknown>,
+): { entries: GivenVariable[]; unread: { source: number; prefix: string }[] } {
+  const entries: GivenVariable[] = [];
+  for (const [name, { source, setting }] of envFromVariables(view, namespace, container))
+    entries.push(
+      typeof setting === 'object' ? { name, value: setting.value, at: ['envFrom', source] } : { name, valueFrom: { envFrom: source }, at: ['envFrom', source] },
+    );
+  objects(container.env).forEach((e, i) => entries.push({ ...e, name: e.name, at: ['env', i] }));
+  const unread = objects(container.envFrom).flatMap((source, i) =>
+    writtenSource(view, namespace, source)?.keys === undefined ? [{ source: i, prefix: str(source.prefix) }] : [],
+  );
+  return { entries, unread };
+}
+
+/** Whether a variable that starts with `prefix` may be one that starts with `start`. */
+export const mayStartWith = (prefix: string, start: string): boolean => prefix.startsWith(start) || start.startsWith(prefix);
+
 /** A container's variable's text (containerVariables): null where it is set, or may be, from somewhere the gate does not read. */
 export function containerVariable(
   view: { repo: Repo; resources: readonly Resource[] },

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { onBrokenCopy } from '../support/helpers.ts';
 import { describeMutations } from '../support/mutation-runner.ts';
 import { swap } from '../mutations/edits.ts';
-import { gluetunSettingsMutations } from '../mutations/gluetun-settings.ts';
+import { GLUETUN_ENV_FROM, gluetunSettingsMutations, settingsConfigMap } from '../mutations/gluetun-settings.ts';
 import { gluetunProblems, gosettingsValue, readerProblem, type GluetunReference } from '../../model/apps/gluetun.ts';
 
 const GLUETUN = 'apps/media/gluetun/deployment.yaml';
@@ -26,6 +26,30 @@ describe('media-gluetun-settings', () => {
   it('media-vpn-sidecars still fails a resolver gluetun reads as off', async () => {
     const { failed } = await onBrokenCopy('media-vpn-sidecars', swap(GLUETUN, '              value: "on"\n', '              value: "Disabled"\n'));
     expect(failed.map((f) => f.message)).toEqual([expect.stringContaining('must keep the cluster resolver')]);
+  });
+
+  it('reads the settings an envFrom ConfigMap gives (a key gluetun does not read left alone), and says an unread source not judged', async () => {
+    const given = (data: Record<string, string>) => (c: Parameters<ReturnType<typeof swap>>[0]) => {
+      swap(
+        GLUETUN,
+        '          env:\n            - name: VPN_SERVICE_PROVIDER\n',
+        `${GLUETUN_ENV_FROM}          env:\n            - name: VPN_SERVICE_PROVIDER\n`,
+      )(c);
+      c.write(GLUETUN, `${c.read(GLUETUN)}${settingsConfigMap(data)}`);
+    };
+    expect(await onBrokenCopy(CHECK, given({ UMASK: '002', HEALTH_SUCCESS_WAIT_DURATION: '5s' }))).toMatchObject({ failed: [], notJudged: [] });
+    // env wins over envFrom: the source's provider is never read.
+    expect((await onBrokenCopy(CHECK, given({ VPN_SERVICE_PROVIDER: 'nope' }))).failed).toEqual([]);
+    const unread = await onBrokenCopy(
+      CHECK,
+      swap(
+        GLUETUN,
+        '          env:\n            - name: VPN_SERVICE_PROVIDER\n',
+        '          envFrom:\n            - secretRef:\n                name: made-by-hand\n          env:\n            - name: VPN_SERVICE_PROVIDER\n',
+      ),
+    );
+    expect(unread.failed).toEqual([]);
+    expect(unread.notJudged).toEqual([expect.stringContaining('takes variables from an envFrom source whose keys the repository does not say')]);
   });
 
   it('says a gluetun the reference was not read for is not judged', async () => {

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Resource } from '../../model/core/manifest.ts';
 import { loadRepo, REPO_ROOT } from '../../model/repository/repo.ts';
-import { containerVariable, envFromVariables, keysOf, secretTypeOf } from '../../model/cluster/provided-keys.ts';
+import { containerVariable, envFromVariables, givenVariables, keysOf, mayStartWith, secretTypeOf } from '../../model/cluster/provided-keys.ts';
 
 const repo = await loadRepo(REPO_ROOT);
 
@@ -125,6 +125,22 @@ describe('a container variable as the kubelet sets it', () => {
       WRITTEN: { source: 0, setting: { value: 'plain' } },
       V_TOKEN: { source: 2, setting: 'held' },
     });
+  });
+
+  it("gives a container's environment as env entries, its sources' first and its env over them, and the sources whose keys are unknown", () => {
+    const { entries, unread } = givenVariables({ repo, resources }, 'media', {
+      env: [{ name: 'PORT', value: '9' }],
+      envFrom: [{ configMapRef: { name: 'settings' } }, { prefix: 'X_', secretRef: { name: 'everything' } }, { prefix: 'V_', secretRef: { name: 'vault' } }],
+    });
+    expect(entries).toEqual([
+      { name: 'MODE', value: 'from-configmap', at: ['envFrom', 0] },
+      { name: 'V_TOKEN', valueFrom: { envFrom: 2 }, at: ['envFrom', 2] },
+      { name: 'PORT', value: '9', at: ['env', 0] },
+    ]);
+    expect(unread).toEqual([{ source: 1, prefix: 'X_' }]);
+    expect([mayStartWith('X_', 'FALCOCTL_'), mayStartWith('', 'FALCOCTL_'), mayStartWith('FAL', 'FALCOCTL_'), mayStartWith('FALCOCTL_A', 'FALCOCTL_')]).toEqual(
+      [false, true, true, true],
+    );
   });
 
   it('knows no value of a name two objects write', () => {

@@ -226,6 +226,18 @@ export const falcoMutations: Mutation[] = [
     at: 'startupBehavior: later',
   },
   {
+    check: 'falcoctl-config-loads',
+    why: 'the follow interval given by an envFrom ConfigMap as FALCOCTL_ARTIFACT_FOLLOW_EVERY "6", a duration without its unit: viper takes the variable over the file, the --every flag refuses it, and the sidecar exits at start',
+    mutate: (c) => {
+      c.write(
+        'security/falco/falcoctl-env.yaml',
+        'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: falcoctl-env\n  namespace: falco\ndata:\n  FALCOCTL_ARTIFACT_FOLLOW_EVERY: "6"\n',
+      );
+      c.edit(FALCO_VALUES, 0, (d) => d.setIn(['falcoctl', 'artifact', 'follow', 'envFrom'], d.createNode([{ configMapRef: { name: 'falcoctl-env' } }])));
+    },
+    at: 'configMapRef',
+  },
+  {
     check: 'falco-rules-source',
     why: 'the tuning file loads before the upstream rules',
     mutate: (c) =>

@@ -5,6 +5,15 @@ import { swap } from './edits.ts';
 const GLUETUN = 'apps/media/gluetun/deployment.yaml';
 const CHECK = 'media-gluetun-settings';
 
+/** The VPN container's envFrom of ConfigMap gluetun-settings, put before its env. */
+export const GLUETUN_ENV_FROM = '          envFrom:\n            - configMapRef:\n                name: gluetun-settings\n';
+
+/** ConfigMap gluetun-settings beside the VPN pod, holding `data`. */
+export const settingsConfigMap = (data: Record<string, string>) =>
+  `---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: gluetun-settings\n  namespace: media-vpn\ndata:\n${Object.entries(data)
+    .map(([k, v]) => `  ${k}: "${v}"\n`)
+    .join('')}`;
+
 export const gluetunSettingsMutations: Mutation[] = [
   {
     check: CHECK,
@@ -33,5 +42,18 @@ export const gluetunSettingsMutations: Mutation[] = [
       '            - name: HEALTH_SUCCESS_WAIT_DURATION\n              value: "5"\n            - name: WIREGUARD_PRIVATE_KEY\n',
     ),
     at: 'value: "5"',
+  },
+  {
+    check: CHECK,
+    why: 'the health wait given "5" by a ConfigMap the VPN container takes through envFrom: the kubelet sets the variable from its key, Go reads no duration without its unit, and gluetun exits at start',
+    mutate: (c) => {
+      swap(
+        GLUETUN,
+        '          env:\n            - name: VPN_SERVICE_PROVIDER\n',
+        `${GLUETUN_ENV_FROM}          env:\n            - name: VPN_SERVICE_PROVIDER\n`,
+      )(c);
+      c.write(GLUETUN, `${c.read(GLUETUN)}${settingsConfigMap({ UMASK: '002', HEALTH_SUCCESS_WAIT_DURATION: '5' })}`);
+    },
+    at: '- configMapRef:',
   },
 ];

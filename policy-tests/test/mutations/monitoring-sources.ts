@@ -113,6 +113,18 @@ export const monitoringSourcesMutations: Mutation[] = [
   },
   {
     check: 'unpoller-config-loads',
+    why: 'debugging turned on "yes" by a ConfigMap the container takes through envFrom: the kubelet sets UP_POLLER_DEBUG from its key, strconv.ParseBool refuses it, and unpoller exits at start',
+    mutate: (c) => {
+      swap(UNPOLLER, '          env:\n', '          envFrom:\n            - configMapRef:\n                name: unpoller-settings\n          env:\n')(c);
+      c.write(
+        UNPOLLER,
+        `${c.read(UNPOLLER)}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: unpoller-settings\n  namespace: monitoring\ndata:\n  UP_POLLER_DEBUG: "yes"\n`,
+      );
+    },
+    at: inFile(UNPOLLER, '- configMapRef:'),
+  },
+  {
+    check: 'unpoller-config-loads',
     why: 'the pin moved to item 1 of the list: cnfg reads items from _0 up and never reads it, so the password goes unpinned',
     mutate: swap(UNPOLLER, 'name: UP_UNIFI_DEFAULT_SSL_CERT_PATH_0', 'name: UP_UNIFI_DEFAULT_SSL_CERT_PATH_1'),
     at: inFile(UNPOLLER, 'name: UP_UNIFI_DEFAULT_SSL_CERT_PATH_1'),
