@@ -10,10 +10,12 @@
  * env and envFrom there, at the chart release whose falcoctl the port follows. An envFrom source whose keys the
  * repository does not say may set any FALCOCTL_ variable: that container is not judged.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { parseDocument } from 'yaml';
 import type { CheckContext, FailurePlace, PolicyCheck } from '../../model/checks/kit.ts';
 import { dig, obj, objects, str, type Obj } from '../../model/core/dig.ts';
 import type { Path } from '../../model/core/positions.ts';
+import type { Resource } from '../../model/core/manifest.ts';
 import { scalarText } from '../../model/core/text.ts';
 import { containersOf, imageParts, podSpecOf } from '../../model/core/workloads.ts';
 import type { SourceRender } from '../../model/argocd/rendered.ts';
@@ -64,6 +66,23 @@ const unreadSource = (container: Obj, source: number) => {
 const namesRefs = (container: Obj): boolean =>
   (Array.isArray(container.args) ? container.args.slice(2) : []).some((a) => typeof a === 'string' && a !== '' && !a.startsWith('-'));
 
+/**
+ * Where a variable of a rendered falcoctl container is set: the values' env or envFrom entry the chart copied it
+ * from (the same entry at the same place of the list), else the rendered container's.
+ */
+function variablePlace(
+  values: ChartValues | undefined,
+  command: FalcoctlCommand,
+  rendered: { resource: Resource; at: Path; container: Obj },
+  entry: Path,
+): FailurePlace {
+  const path = ['falcoctl', 'artifact', command, ...entry];
+  const written = values && dig(values.values, path);
+  return written !== undefined && isDeepStrictEqual(written, dig(rendered.container, entry))
+    ? { data: values!.source, path }
+    : { resource: rendered.resource, path: [...rendered.at, ...entry] };
+}
+
 function judgeRendered(ctx: CheckContext, render: SourceRender, values: ChartValues | undefined): void {
   const config = render.resources.map((r) => ({ r, file: renderedFile(r, 'falcoctl.yaml') })).find((x) => x.r.kind === 'ConfigMap' && x.file);
   if (!config) return;
@@ -94,11 +113,14 @@ function judgeRendered(ctx: CheckContext, render: SourceRender, values: ChartVal
       }
       const given = falcoctlEnv(ctx, namespaceOrDestination(ctx.repo, w), container);
       if ('unread' in given) {
-        ctx.notJudged({ resource: w, path: [...at, 'envFrom', given.unread] }, unreadMessage(name, unreadSource(container, given.unread)));
+        ctx.notJudged(
+          variablePlace(values, command, { resource: w, at, container }, ['envFrom', given.unread]),
+          unreadMessage(name, unreadSource(container, given.unread)),
+        );
         continue;
       }
       for (const p of falcoctlProblems(doc, command, { env: given.env, whole: true, refsOnCommandLine: namesRefs(container) })) {
-        const where: FailurePlace = 'env' in p.at ? { resource: w, path: [...at, ...given.at.get(p.at.env)!] } : place(p.at.path);
+        const where: FailurePlace = 'env' in p.at ? variablePlace(values, command, { resource: w, at, container }, given.at.get(p.at.env)!) : place(p.at.path);
         ctx.fail(where, p.message);
       }
     }
