@@ -89,7 +89,7 @@ export interface ImageNeeds {
   /**
    * Its program calls the API server only with one of these settings, read from its environment (falcosidekick's
    * outputs that reach functions through the API server, or write PolicyReports): each maps variables to the values
-   * that turn the call on (matched without case), `*` any value but an empty one. With none of them, it sends none.
+   * that turn the call on, each as written (strconv.ParseBool's six spellings of true are six values), `*` any value but an empty one. With none of them, it sends none.
    * Said of the image's own start: a container that gives a command or args may read settings from elsewhere.
    */
   apiServerWhen?: Record<string, string[]>[];
@@ -164,7 +164,7 @@ export function settingsCall(
     const matches = Object.entries(settings).map(([name, values]) => {
       const value = variable(name);
       if (value === null) return name;
-      return value !== undefined && value !== '' && values.some((v) => v === '*' || v.toLowerCase() === value.toLowerCase());
+      return value !== undefined && value !== '' && values.some((v) => v === '*' || v === value);
     });
     if (matches.every((m) => m === true))
       return {

@@ -140,6 +140,8 @@ describe('settingsCall', () => {
     expect(sidekick?.apiServerWhen).toHaveLength(4);
     expect(call({})).toEqual({ calls: false });
     expect(call({ POLICYREPORT_ENABLED: 'TRUE' })).toEqual({ calls: true, because: 'POLICYREPORT_ENABLED=TRUE' });
+    // strconv.ParseBool refuses a mixed case: mapstructure leaves the output off, and viper's Unmarshal only logs it.
+    expect(call({ POLICYREPORT_ENABLED: 'tRUE' })).toEqual({ calls: false });
     expect(call({ POLICYREPORT_ENABLED: 'false', KUBELESS_FUNCTION: 'f', KUBELESS_NAMESPACE: 'n' })).toEqual({ calls: false });
     expect(call({ OPENFAAS_FUNCTIONNAME: 'f', OPENFAAS_KUBECONFIG: '/k' })).toEqual({
       calls: true,
