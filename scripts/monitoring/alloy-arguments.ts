@@ -94,14 +94,28 @@ async function addField(w: ArgumentsWalk, at: { dir: string; schema: Schema }, f
 /** The Args type of a `component.Register(component.Registration{...})` body: `Arguments`, `otelcol.Arguments`. */
 export const registeredArgs = (body: string): string | undefined => /\bArgs:\s*&?([\w.]+)\{/.exec(body)?.[1];
 
-/** Every component's arguments schema and the schemas they reach. */
+/**
+ * The Exports type of a registration body (`Exports{}`, `discovery.Exports{}`); `nil` where it exports nothing (nil,
+ * or no Exports at all: the field's zero value); undefined where a variable gives it.
+ */
+export const registeredExports = (body: string): string | undefined =>
+  !/\bExports:/.test(body) || /\bExports:\s*nil\b/.test(body) ? 'nil' : /\bExports:\s*&?([\w.]+)\{/.exec(body)?.[1];
+
+/**
+ * Every component's arguments schema and its exports' (the struct its exports encode from, each field by its
+ * `alloy` name; `none` where it exports nothing; absent where the registration names no type), and the schemas they reach.
+ */
 export async function componentArguments(
   w: ArgumentsWalk,
-  registered: readonly { name: string; dir: string; args?: string }[],
-): Promise<{ components: Record<string, string>; schemas: Record<string, Schema> }> {
+  registered: readonly { name: string; dir: string; args?: string; exports?: string }[],
+): Promise<{ components: Record<string, string>; exports: Record<string, string>; schemas: Record<string, Schema> }> {
   const components: Record<string, string> = {};
-  for (const r of [...registered].sort((a, b) => a.name.localeCompare(b.name))) components[r.name] = r.args ? await schemaOf(w, r.dir, r.args) : 'opaque';
-  const used = new Set(Object.values(components));
+  const exports: Record<string, string> = {};
+  for (const r of [...registered].sort((a, b) => a.name.localeCompare(b.name))) {
+    components[r.name] = r.args ? await schemaOf(w, r.dir, r.args) : 'opaque';
+    if (r.exports) exports[r.name] = r.exports === 'nil' ? 'none' : await schemaOf(w, r.dir, r.exports);
+  }
+  const used = new Set([...Object.values(components), ...Object.values(exports)]);
   const reach = (id: string) => {
     for (const kind of Object.values(w.schemas.get(id) ?? {})) {
       const ref = kind.split(' ').at(-1)!;
@@ -109,5 +123,5 @@ export async function componentArguments(
     }
   };
   for (const id of [...used]) reach(id);
-  return { components, schemas: Object.fromEntries([...w.schemas].filter(([id]) => used.has(id)).sort(([a], [b]) => a.localeCompare(b))) };
+  return { components, exports, schemas: Object.fromEntries([...w.schemas].filter(([id]) => used.has(id)).sort(([a], [b]) => a.localeCompare(b))) };
 }

@@ -2,8 +2,9 @@
  * npm run alloy:reference -- --from <clone of grafana/alloy> [--ref <tag>] [--chart-version <v>]: rewrites
  * monitoring/alloy/facts/components.yaml, the components Alloy registers at the tag (each `component.Register` call of
  * internal/component's non-test Go files: its name, a literal or a constant of its file, its stability level and
- * whether it is a community component, and the struct its arguments decode into, walked by alloy-arguments.ts) and
- * the services whose blocks a configuration may hold, as the gate holds the log shippers' configurations to them
+ * whether it is a community component, the struct its arguments decode into and the one its exports encode from,
+ * walked by alloy-arguments.ts), the services whose blocks a configuration may hold, and the identifiers of its
+ * standard library (syntax/internal/stdlib), as the gate holds the log shippers' configurations to them
  * (alloy-config-loads).
  */
 import { stringify } from 'yaml';
@@ -12,7 +13,7 @@ import { writeInCheckout } from '../lib/checkout-write.ts';
 import { filesHolding, readUpstreamFile } from '../lib/upstream-source.ts';
 import { facts } from '../../policy-tests/index.ts';
 import { referenceCommand, refreshTarget, type RefreshOptions } from './program-reference.ts';
-import { componentArguments, registeredArgs } from './alloy-arguments.ts';
+import { componentArguments, registeredArgs, registeredExports } from './alloy-arguments.ts';
 import { goPackage, type GoPackage } from '../lib/go-structs.ts';
 
 const STABILITY: Readonly<Record<string, string>> = {
@@ -28,6 +29,8 @@ export interface Registration {
   community?: true;
   /** The type its arguments decode into, as the registration names it (`Arguments`, `otelcol.Arguments`). */
   args?: string;
+  /** The type its exports encode from (`Exports`, `discovery.Exports`), `nil` where it exports nothing. */
+  exports?: string;
 }
 
 /** Each `component.Register(component.Registration{...})` of a Go file: its name (a literal, or a string constant of the file), stability and community flag. */
@@ -43,16 +46,47 @@ export function registrations(go: string): Registration[] {
     if (!name || (!stability && !community))
       throw new Error(`a component.Register call whose name or stability does not read as this command expects: ${body.slice(0, 120).trim()}`);
     const args = registeredArgs(body);
-    out.push({ name, ...(stability ? { stability } : {}), ...(community ? { community: true as const } : {}), ...(args ? { args } : {}) });
+    const exports = registeredExports(body);
+    out.push({
+      name,
+      ...(stability ? { stability } : {}),
+      ...(community ? { community: true as const } : {}),
+      ...(args ? { args } : {}),
+      ...(exports ? { exports } : {}),
+    });
   }
   return out;
+}
+
+/** A Go map literal's keys: `var <name> = map[string]<T>{ "key": ..., }` of a file. */
+const mapKeys = (go: string, name: string): string[] | undefined => {
+  const body = new RegExp(`^var ${name} = map\\[string\\]\\w+\\{\\n([\\s\\S]*?)\\n\\}`, 'm').exec(go)?.[1];
+  return body === undefined ? undefined : [...body.matchAll(/^\s*"([^"]+)":/gm)].map((m) => m[1]!);
+};
+
+/**
+ * The identifiers Alloy's standard library puts in every scope (syntax/internal/stdlib: `Identifiers`, the deprecated
+ * ones it copies in), each a function, or a namespace with the names it holds (a map literal of the package: `sys`,
+ * `constants`); and the experimental names (`array.group_by`) a configuration may call only at that stability level.
+ */
+export function stdlibIdentifiers(go: string): { identifiers: Record<string, string[] | 'function'>; experimental: string[] } {
+  const identifiers: Record<string, string[] | 'function'> = {};
+  const entries = (name: string) => {
+    const body = new RegExp(`^var ${name} = map\\[string\\]any\\{\\n([\\s\\S]*?)\\n\\}`, 'm').exec(go)?.[1] ?? '';
+    return [...body.matchAll(/^\s*"([^"]+)":\s*([\w.]+)/gm)].map((m) => [m[1]!, m[2]!] as const);
+  };
+  const all = [...entries('Identifiers'), ...entries('DeprecatedIdentifiers')];
+  if (all.length === 0) throw new Error('syntax/internal/stdlib holds no `var Identifiers = map[string]any{` as this command expects');
+  for (const [name, value] of all) identifiers[name] = mapKeys(go, value)?.sort() ?? 'function';
+  const experimental = mapKeys(go, 'ExperimentalIdentifiers') ?? [];
+  return { identifiers: Object.fromEntries(Object.entries(identifiers).sort(([a], [b]) => a.localeCompare(b))), experimental: experimental.sort() };
 }
 
 /** `ServiceName = "..."` constants: the services a configuration may hold a block of. */
 export const serviceNames = (go: string): string[] => [...go.matchAll(/\bServiceName\s*=\s*"([^"]+)"/g)].map((m) => m[1]!);
 
 /** The arguments of each registered component, walked from the packages of the clone at `ref` (read once each). */
-async function alloyArguments(from: string, ref: string, registered: readonly { name: string; dir: string; args?: string }[]) {
+async function alloyArguments(from: string, ref: string, registered: readonly { name: string; dir: string; args?: string; exports?: string }[]) {
   const files = await filesHolding(from, ref, 'package ', ['internal', 'syntax', ':!*_test.go', ':!*/testdata/*']);
   const byDir = new Map<string, string[]>();
   for (const f of files.filter((x) => x.endsWith('.go'))) {
@@ -67,8 +101,8 @@ async function alloyArguments(from: string, ref: string, registered: readonly { 
     }
     return loaded.get(dir)!;
   };
-  const { components, schemas } = await componentArguments({ load, schemas: new Map() }, registered);
-  return { arguments: components, schemas };
+  const { components, exports, schemas } = await componentArguments({ load, schemas: new Map() }, registered);
+  return { arguments: components, exports, schemas };
 }
 
 export async function refreshAlloyReference(o: RefreshOptions): Promise<string> {
@@ -79,7 +113,9 @@ export async function refreshAlloyReference(o: RefreshOptions): Promise<string> 
   const components = (
     await Promise.all(registered.map(async (f) => registrations(await read(f)).map((r) => ({ ...r, dir: f.slice(0, f.lastIndexOf('/')) }))))
   ).flat();
-  const { arguments: argumentsOf, schemas } = await alloyArguments(o.from, ref, components);
+  const { arguments: argumentsOf, exports: exportsOf, schemas } = await alloyArguments(o.from, ref, components);
+  const stdlibFiles = (await filesHolding(o.from, ref, 'package stdlib', ['syntax/internal/stdlib', ':!*_test.go'])).filter((f) => f.endsWith('.go'));
+  const stdlib = stdlibIdentifiers((await Promise.all(stdlibFiles.map(read))).join('\n'));
   const serviceFiles = await filesHolding(o.from, ref, 'ServiceName', ['internal/service', ':!*_test.go']);
   const services = [...new Set((await Promise.all(serviceFiles.map(async (f) => serviceNames(await read(f))))).flat())].sort();
   if (components.length === 0 || services.length === 0)
@@ -90,16 +126,28 @@ export async function refreshAlloyReference(o: RefreshOptions): Promise<string> 
     program: 'alloy',
     version: ref.replace(/^v/, ''),
     pin: { chart: 'alloy', version: chartVersion },
-    source: { repository, ref, files: 'every component.Register call of internal/component and every ServiceName of internal/service (non-test Go files)' },
+    source: {
+      repository,
+      ref,
+      files:
+        'every component.Register call of internal/component, every ServiceName of internal/service and the identifiers of syntax/internal/stdlib (non-test Go files)',
+    },
     components: Object.fromEntries(
-      components.sort((a, b) => a.name.localeCompare(b.name)).map(({ name, args: _args, dir: _dir, ...c }) => [name, { ...c, arguments: argumentsOf[name] }]),
+      components
+        .sort((a, b) => a.name.localeCompare(b.name))
+        .map(({ name, args: _args, exports: _exports, dir: _dir, ...c }) => [
+          name,
+          { ...c, arguments: argumentsOf[name], ...(exportsOf[name] ? { exports: exportsOf[name] } : {}) },
+        ]),
     ),
     services,
+    stdlib,
     schemas,
   };
-  const header = `# The components Alloy registers, the arguments each takes (schemas: each struct's attributes and blocks, by name), and
-# the services whose blocks its configuration may hold, as the gate holds the log shippers' configurations to them
-# (alloy-config-loads; policy-tests/model/alloy/components.ts, arguments.ts). Written by npm run
+  const header = `# The components Alloy registers, the arguments each takes and the exports it gives (schemas: each struct's attributes
+# and blocks, by name), the services whose blocks its configuration may hold and the identifiers of its standard
+# library, as the gate holds the log shippers' configurations to them (alloy-config-loads;
+# policy-tests/model/alloy/components.ts, arguments.ts, references.ts). Written by npm run
 # alloy:reference -- --from <clone of grafana/alloy> --ref <the chart's appVersion> --chart-version <the chart version>.
 `;
   writeInCheckout(o.root, file, header + stringify(body, { lineWidth: 0, flowCollectionPadding: false }));

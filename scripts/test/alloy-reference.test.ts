@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { main, registrations } from '../monitoring/alloy-reference.ts';
+import { main, registrations, stdlibIdentifiers } from '../monitoring/alloy-reference.ts';
 import { capture } from '../../test-support/capture-io.ts';
 import { taggedClone, type TaggedClone } from '../../test-support/tagged-clone.ts';
 
@@ -23,7 +23,12 @@ func init() {
 		Name:      "loki.write",
 		Stability: featuregate.StabilityGenerallyAvailable,
 		Args:      Arguments{},
+		Exports:   Exports{},
 	})
+}
+
+type Exports struct {
+	Receiver loki.LogsReceiver \`alloy:"receiver,attr"\`
 }
 
 type Arguments struct {
@@ -72,6 +77,31 @@ func init() {
 	})
 }
 `;
+const STDLIB_GO = `package stdlib
+
+var ExperimentalIdentifiers = map[string]bool{
+	"array.group_by": true,
+}
+
+var DeprecatedIdentifiers = map[string]any{
+	"env": os.Getenv,
+}
+
+var Identifiers = map[string]any{
+	"coalesce": coalesce,
+	"sys":      sys,
+	"array":    array,
+}
+
+var array = map[string]any{
+	"group_by": groupBy,
+	"concat":   concat,
+}
+
+var sys = map[string]any{
+	"env": os.Getenv,
+}
+`;
 const PUBSUB_GO = `package googlecloudpubsub
 
 func init() {
@@ -85,13 +115,15 @@ func init() {
 describe("Alloy's registrations", () => {
   it('reads a literal name, a constant of the file, and a community component without a stability level', () => {
     expect([...registrations(WRITE_GO), ...registrations(MYSQL_GO), ...registrations(PUBSUB_GO)]).toEqual([
-      { name: 'loki.write', stability: 'generally-available', args: 'Arguments' },
-      { name: 'database_observability.mysql', stability: 'experimental' },
-      { name: 'otelcol.receiver.googlecloudpubsub', community: true },
+      { name: 'loki.write', stability: 'generally-available', args: 'Arguments', exports: 'Exports' },
+      // No Exports at all is the field's zero value: nil, the component exports nothing.
+      { name: 'database_observability.mysql', stability: 'experimental', exports: 'nil' },
+      { name: 'otelcol.receiver.googlecloudpubsub', community: true, exports: 'nil' },
     ]);
   });
   it('refuses a registration it cannot read, rather than leave the component out', () => {
     expect(() => registrations('component.Register(component.Registration{\n\t\tName: names[0],\n\t})')).toThrow(/does not read as this command expects/);
+    expect(() => stdlibIdentifiers('package stdlib\n')).toThrow(/holds no `var Identifiers = map\[string\]any\{` as this command expects/);
   });
 });
 
@@ -107,6 +139,7 @@ describe('alloy:reference', () => {
         'internal/component/loki/write/write_test.go':
           'package write\n\nfunc init() {\n\tcomponent.Register(component.Registration{\n\t\tName: "test.only",\n\t\tStability: featuregate.StabilityExperimental,\n\t})\n}\n',
         'internal/service/http/http.go': 'package http\n\nconst ServiceName = "http"\n',
+        'syntax/internal/stdlib/stdlib.go': STDLIB_GO,
       },
       rootDirs: ['monitoring/alloy/facts'],
     });
@@ -123,6 +156,15 @@ describe('alloy:reference', () => {
     // Each component's arguments as the decoder reads the struct: tags, a squashed struct of another package, an enum's blocks, a block read as a map.
     expect(written.components['loki.write'].arguments).toBe('internal/component/loki/write.Arguments');
     expect(written.components['database_observability.mysql'].arguments).toBe('opaque');
+    expect([written.components['loki.write'].exports, written.components['database_observability.mysql'].exports]).toEqual([
+      'internal/component/loki/write.Exports',
+      'none',
+    ]);
+    // The standard library: its functions, its namespaces with their names, the deprecated ones it copies in, the experimental names.
+    expect(written.stdlib).toEqual({
+      identifiers: { array: ['concat', 'group_by'], coalesce: 'function', env: 'function', sys: ['env'] },
+      experimental: ['array.group_by'],
+    });
     expect(written.schemas).toEqual({
       'internal/component/loki/write.Arguments': {
         endpoint: 'blocks internal/component/loki/write.EndpointOptions',
@@ -138,6 +180,7 @@ describe('alloy:reference', () => {
       },
       'internal/component/loki/write.JSONConfig': { expressions: 'attr required' },
       'internal/component/common/config.TLSConfig': { ca_file: 'attr' },
+      'internal/component/loki/write.Exports': { receiver: 'attr required' },
     });
   });
 

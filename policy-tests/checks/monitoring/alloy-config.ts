@@ -7,7 +7,9 @@
  * (model/alloy/components.ts, against the reference the repository keeps). Alloy refuses anything else at load: a
  * pod does not start on it, and no pod log or orchestrator event reaches the log store (A2). Each component's body
  * then decodes into its arguments as Alloy's decoder reads it (model/alloy/arguments.ts: attributes and blocks its
- * struct has, required ones present, nested blocks alike); the arguments' values are said not judged.
+ * struct has, required ones present, nested blocks alike), and each reference resolves as Alloy's loader wires it
+ * (model/alloy/references.ts: to a component, config block or service of the file, or to the standard library; a field
+ * its exports have; no cycle); the arguments' values are said not judged.
  */
 import type { CheckContext, FailurePlace, PolicyCheck } from '../../model/checks/kit.ts';
 import { dig, list } from '../../model/core/dig.ts';
@@ -18,6 +20,7 @@ import { chartValues, type ChartValues } from '../../model/helm/chart-values.ts'
 import { pinnedVersionMiss, renderedFile } from '../../model/helm/chart-output.ts';
 import { parseAlloy } from '../../model/alloy/parser.ts';
 import { argumentProblems } from '../../model/alloy/arguments.ts';
+import { referenceProblems } from '../../model/alloy/references.ts';
 import { ALLOY_REFERENCE, alloyBlockProblems, alloyComponents, STABILITY_LEVELS, type AlloyComponents, type Stability } from '../../model/alloy/components.ts';
 
 const CHART = 'alloy';
@@ -88,7 +91,8 @@ function judge(ctx: CheckContext, v: ChartValues): void {
     `--stability.level=${scalarText(dig(v.values, ['alloy', 'stabilityLevel']) ?? 'generally-available')}`,
     ...list(dig(v.values, ['alloy', 'extraArgs'])).map((a) => scalarText(a)),
   ];
-  const refused = alloyBlockProblems(body, reference!, flags(args));
+  const loads = flags(args);
+  const refused = alloyBlockProblems(body, reference!, loads);
   for (const p of refused) ctx.fail(place(p.line), `Alloy ${reference!.version} refuses ${where}: ${p.message}; ${CONSEQUENCE}`);
   for (const b of body) {
     const schema = b.kind === 'block' && !refused.some((p) => p.line === b.line) ? reference!.components[b.name.join('.')]?.arguments : undefined;
@@ -99,15 +103,17 @@ function judge(ctx: CheckContext, v: ChartValues): void {
         `Alloy ${reference!.version} refuses ${where}: ${b.name.join('.')} "${b.label}": ${p.message}; ${CONSEQUENCE}`,
       );
   }
+  const references = referenceProblems(body, reference!, loads);
+  for (const p of references ?? []) ctx.fail(place(p.line), `Alloy ${reference!.version} refuses ${where}: ${p.message}; ${CONSEQUENCE}`);
   ctx.notJudged(
     whole,
-    `Alloy's configuration for ${v.appName}: its syntax, its components and the names of their arguments are judged; the arguments' values (their types, and what each component's own validation refuses) are not`,
+    `Alloy's configuration for ${v.appName}: its syntax, its components, the names of their arguments${references ? ' and its references (to components, their exports and the standard library)' : ''} are judged; the arguments' values (their types, and what each component's own validation refuses) are not`,
   );
 }
 
 export const alloyConfigCheck: PolicyCheck = {
   id: 'alloy-config-loads',
-  description: `Each Alloy configuration the log shippers run (the alloy chart's alloy.configMap.content, as Helm's tpl renders it) is one Alloy loads: it parses as Alloy reads its syntax, only blocks stand at its top level, and each is a config or service block, a declared or imported component, or a component Alloy registers at the version it runs (${ALLOY_REFERENCE}), at the chart's stability level, labelled, once; otherwise Alloy refuses it at load and no log reaches the log store. The components' arguments are said not judged (A2).`,
+  description: `Each Alloy configuration the log shippers run (the alloy chart's alloy.configMap.content, as Helm's tpl renders it) is one Alloy loads: it parses as Alloy reads its syntax, only blocks stand at its top level, and each is a config or service block, a declared or imported component, or a component Alloy registers at the version it runs (${ALLOY_REFERENCE}), at the chart's stability level, labelled, once; each component's body decodes into its arguments (their names, required ones present), and each reference names a component, config block or service of the file, or the standard library, and a field its exports have, with no cycle; otherwise Alloy refuses it at load and no log reaches the log store. The arguments' values are said not judged (A2).`,
   invariants: ['A2'],
   remediation: `write the configuration in Alloy's syntax (blocks with double-quoted labels, attributes inside them, commas between the items of a multi-line list or object), with components of the Alloy the chart runs; after an Alloy upgrade, refresh ${ALLOY_REFERENCE} (${REFRESH})`,
   reads: { kinds: ['Application', 'ConfigMap', 'DaemonSet', 'Deployment', 'StatefulSet'], charts: [CHART], files: [ALLOY_REFERENCE], renders: true },

@@ -21,9 +21,17 @@ export interface AlloyComponents {
   version: string;
   /** The alloy chart release the reference was read for (its pin). */
   chartVersion: string;
-  /** Each component's stability level (a community one's is not checked, and may be absent), and the schema of its arguments. */
-  components: Readonly<Record<string, { stability?: Stability; community?: boolean; arguments?: string }>>;
+  /**
+   * Each component's stability level (a community one's is not checked, and may be absent), the schema of its
+   * arguments, and the schema of its exports (`none` where it exports nothing; absent where the reference does not say).
+   */
+  components: Readonly<Record<string, { stability?: Stability; community?: boolean; arguments?: string; exports?: string }>>;
   services: readonly string[];
+  /**
+   * The identifiers of Alloy's standard library, in every scope: each a function, or a namespace with the names it
+   * holds; and the experimental names. Absent in a reference written before them.
+   */
+  stdlib?: { identifiers: Readonly<Record<string, readonly string[] | 'function'>>; experimental: readonly string[] };
   /** The structs the components' arguments decode into (model/alloy/arguments.ts); none in a reference written before them. */
   schemas: AlloySchemas;
 }
@@ -50,17 +58,31 @@ export function alloyComponentsOf(doc: unknown): AlloyComponents | { problem: st
       if (!m || (m[2] !== undefined && !known(m[2])))
         return { problem: `schema ${id} gives ${name} the kind ${JSON.stringify(kind)}, which the decoder has no reading of` };
     }
-  const unknownArguments = Object.entries(doc.components).find(
-    ([, c]) => isMap(c) && c.arguments !== undefined && (typeof c.arguments !== 'string' || !known(c.arguments)),
-  );
-  if (unknownArguments) return { problem: `component ${unknownArguments[0]}'s arguments name no schema of the reference` };
+  for (const field of ['arguments', 'exports'] as const) {
+    const unknown = Object.entries(doc.components).find(
+      ([, c]) => isMap(c) && c[field] !== undefined && (typeof c[field] !== 'string' || !(known(c[field]) || (field === 'exports' && c[field] === 'none'))),
+    );
+    if (unknown) return { problem: `component ${unknown[0]}'s ${field} name no schema of the reference` };
+  }
+  const stdlib = stdlibOf(doc.stdlib);
+  if (stdlib === null) return { problem: 'stdlib is not a map of identifiers (each a function or a list of names) and a list of experimental names' };
   return {
     version: doc.version,
     chartVersion,
     components: doc.components as AlloyComponents['components'],
     services: doc.services.map(String),
     schemas: schemas as AlloySchemas,
+    ...(stdlib ? { stdlib } : {}),
   };
+}
+
+/** The reference's standard library: undefined where it has none, null where it is not one. */
+function stdlibOf(raw: unknown): AlloyComponents['stdlib'] | null {
+  if (raw === undefined) return undefined;
+  if (!isMap(raw) || !isMap(raw.identifiers) || !Array.isArray(raw.experimental) || !raw.experimental.every((e) => typeof e === 'string')) return null;
+  const identifiers = raw.identifiers as Record<string, unknown>;
+  const valid = Object.values(identifiers).every((v) => v === 'function' || (Array.isArray(v) && v.every((n) => typeof n === 'string')));
+  return valid ? { identifiers: identifiers as Record<string, readonly string[] | 'function'>, experimental: raw.experimental as string[] } : null;
 }
 
 export const alloyComponents = referenceFile(ALLOY_REFERENCE, alloyComponentsOf);

@@ -9,8 +9,22 @@ import { PRECEDENCE, type AlloyError, type Tok } from './tokens.ts';
 
 export type { AlloyError } from './tokens.ts';
 
+/**
+ * An expression, as far as Alloy's loader reads it for references (internal/util/ast's traversal walker): its
+ * identifiers, field accesses, indexes and calls, each identifier with its line; any other expression (a literal, an
+ * operator, a list, an object, parentheses) only as the expressions it holds.
+ */
+export type AlloyExpr =
+  | { kind: 'identifier'; name: string; line: number }
+  | { kind: 'access'; value: AlloyExpr; name: string }
+  | { kind: 'index'; value: AlloyExpr; index: AlloyExpr }
+  | { kind: 'call'; value: AlloyExpr; args: AlloyExpr[] }
+  | { kind: 'other'; parts: AlloyExpr[] };
+
+const other = (...parts: AlloyExpr[]): AlloyExpr => ({ kind: 'other', parts });
+
 export type AlloyStatement =
-  | { kind: 'attribute'; name: string; offset: number; line: number }
+  | { kind: 'attribute'; name: string; offset: number; line: number; value: AlloyExpr }
   | { kind: 'block'; name: string[]; label: string; offset: number; line: number; body: AlloyStatement[] };
 
 /** The parser, as `syntax/parser/internal.go` walks the tokens: its errors, and the statements it keeps. */
@@ -110,8 +124,8 @@ class AlloyParser {
       this.next();
       if (name.fragments.length !== 1) this.errors.push({ offset: name.start, message: 'attribute names may only consist of a single identifier with no "."' });
       else if (name.labelOffset !== undefined) this.errors.push({ offset: name.labelOffset, message: 'attribute names may not have labels' });
-      this.parseExpression();
-      return { kind: 'attribute', name: name.fragments[0]!, offset: name.start, line: this.lineOf(name.start) };
+      const value = this.parseExpression();
+      return { kind: 'attribute', name: name.fragments[0]!, offset: name.start, line: this.lineOf(name.start), value };
     }
     if (this.t() === '{') {
       this.expect('{');
@@ -155,100 +169,120 @@ class AlloyParser {
     return name;
   }
 
-  private parseExpression(): void {
-    this.parseBinOp(1);
+  private parseExpression(): AlloyExpr {
+    return this.parseBinOp(1);
   }
 
-  private parseBinOp(inPrec: number): void {
-    this.parsePowExpr();
+  private parseBinOp(inPrec: number): AlloyExpr {
+    let left = this.parsePowExpr();
     for (;;) {
       const prec = PRECEDENCE[this.tok] ?? 0;
-      if (prec < inPrec) return;
+      if (prec < inPrec) return left;
       this.next();
-      this.parseBinOp(prec + 1);
+      left = other(left, this.parseBinOp(prec + 1));
     }
   }
 
-  private parsePowExpr(): void {
-    this.parseUnaryExpr();
-    if (this.t() === '^') {
-      this.next();
-      this.parsePowExpr();
-    }
+  private parsePowExpr(): AlloyExpr {
+    const base = this.parseUnaryExpr();
+    if (this.t() !== '^') return base;
+    this.next();
+    return other(base, this.parsePowExpr());
   }
 
-  private parseUnaryExpr(): void {
+  private parseUnaryExpr(): AlloyExpr {
     if (this.t() === '!' || this.t() === '-') {
       this.next();
-      this.parseUnaryExpr();
-      return;
+      return other(this.parseUnaryExpr());
     }
     const start = this.offset;
-    this.parsePrimaryExpr();
+    let expr = this.parsePrimaryExpr();
     for (;;) {
       if (this.t() === '.') {
         this.next();
-        this.expect('IDENT');
+        const name = this.lit;
+        if (this.expect('IDENT') === 'IDENT') expr = { kind: 'access', value: expr, name };
       } else if (this.t() === '[') {
         this.expect('[');
-        this.parseExpression();
+        const index = this.parseExpression();
         this.expect(']');
+        expr = { kind: 'index', value: expr, index };
       } else if (this.t() === '(') {
         this.expect('(');
-        if (this.t() !== ')') this.parseExpressionList(')');
+        const args = this.t() !== ')' ? this.parseExpressionList(')') : [];
         this.expect(')');
+        expr = { kind: 'call', value: expr, args };
       } else if (this.t() === 'STRING' || this.t() === '{') {
         if (this.t() === 'STRING') this.next();
-        if (this.expect('{') !== '{') return this.consumeStatement();
+        if (this.expect('{') !== '{') {
+          this.consumeStatement();
+          return other();
+        }
         this.parseBody('}');
-        if (this.expect('}') !== '}') return this.consumeStatement();
+        if (this.expect('}') !== '}') {
+          this.consumeStatement();
+          return other();
+        }
         this.errors.push({ offset: start, message: 'cannot use a block as an expression' });
-      } else return;
+        expr = other();
+      } else return expr;
     }
   }
 
-  private parsePrimaryExpr(): void {
+  private parsePrimaryExpr(): AlloyExpr {
     switch (this.tok) {
-      case 'IDENT':
+      case 'IDENT': {
+        const ident: AlloyExpr = { kind: 'identifier', name: this.lit, line: this.lineOf(this.offset) };
+        this.next();
+        return ident;
+      }
       case 'STRING':
       case 'NUMBER':
       case 'FLOAT':
       case 'BOOL':
       case 'NULL':
         this.next();
-        return;
-      case '(':
+        return other();
+      case '(': {
         this.expect('(');
-        this.parseExpression();
+        const inner = this.parseExpression();
         this.expect(')');
-        return;
-      case '[':
+        return other(inner);
+      }
+      case '[': {
         this.expect('[');
-        if (this.t() !== ']') this.parseExpressionList(']');
+        const items = this.t() !== ']' ? this.parseExpressionList(']') : [];
         this.expect(']');
-        return;
-      case '{':
+        return other(...items);
+      }
+      case '{': {
         this.expect('{');
         // As Alloy writes it: a field list unless the next token is "]".
-        if (this.t() !== ']') this.parseFieldList('}');
+        const values = this.t() !== ']' ? this.parseFieldList('}') : [];
         this.expect('}');
-        return;
+        return other(...values);
+      }
       default:
         this.addError(`expected expression, got ${this.tok}`);
         while (this.t() !== 'EOF' && !['TERMINATOR', ')', '}', ']', ','].includes(this.tok)) this.next();
+        return other();
     }
   }
 
-  private parseExpressionList(until: Tok): void {
+  private parseExpressionList(until: Tok): AlloyExpr[] {
+    const items: AlloyExpr[] = [];
     while (this.t() !== until && this.t() !== 'EOF') {
-      this.parseExpression();
+      items.push(this.parseExpression());
       if (this.t() === until) break;
       if (this.t() !== ',') this.addError("missing ',' in expression list");
       this.next();
     }
+    return items;
   }
 
-  private parseFieldList(until: Tok): void {
+  /** An object's fields: only their values hold expressions (a field's name is no identifier expression). */
+  private parseFieldList(until: Tok): AlloyExpr[] {
+    const values: AlloyExpr[] = [];
     while (this.t() !== until && this.t() !== 'EOF') {
       if (this.t() === 'STRING' || this.t() === 'IDENT') this.next();
       else {
@@ -256,11 +290,12 @@ class AlloyParser {
         this.advance('=');
       }
       this.expect('=');
-      this.parseExpression();
+      values.push(this.parseExpression());
       if (this.t() === until) break;
       if (this.t() !== ',') this.addError("missing ',' in field list");
       this.next();
     }
+    return values;
   }
 }
 

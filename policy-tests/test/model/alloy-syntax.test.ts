@@ -8,6 +8,7 @@ import { parseAlloy } from '../../model/alloy/parser.ts';
 import { isValidIdentifier } from '../../model/alloy/scanner.ts';
 import { alloyBlockProblems, alloyComponentsOf } from '../../model/alloy/components.ts';
 import { argumentProblems } from '../../model/alloy/arguments.ts';
+import { bodyTraversals, referenceProblems } from '../../model/alloy/references.ts';
 
 const errors = (text: string) => parseAlloy(text).errors.map((e) => `${e.line}: ${e.message}`);
 
@@ -139,5 +140,70 @@ describe("the reference's schemas", () => {
     });
     expect(alloyComponentsOf(doc({ 'loki/write.Arguments': { wal: 'block loki/write.Wal' } }))).toHaveProperty('problem');
     expect(alloyComponentsOf(doc({}, 'loki/write.Gone'))).toEqual({ problem: "component loki.write's arguments name no schema of the reference" });
+  });
+});
+
+describe("Alloy's loader, over the references (internal/util/ast/references.go, component_references.go)", () => {
+  const REF = {
+    version: '1.18.1',
+    chartVersion: '1.11.1',
+    components: {
+      'discovery.kubernetes': { stability: 'generally-available' as const, exports: 'discovery.Exports' },
+      'loki.write': { stability: 'generally-available' as const, exports: 'write.Exports' },
+      'loki.source.kubernetes': { stability: 'generally-available' as const, exports: 'none' },
+      'loki.process': { stability: 'generally-available' as const, exports: 'process.Exports' },
+    },
+    services: ['http', 'cluster'],
+    schemas: { 'discovery.Exports': { targets: 'attr required' }, 'write.Exports': { receiver: 'attr required' }, 'process.Exports': { '(open)': 'open' } },
+    stdlib: {
+      identifiers: { sys: ['env'], constants: ['arch', 'hostname'], coalesce: 'function' as const, array: ['concat', 'group_by'] },
+      experimental: ['array.group_by'],
+    },
+  };
+  const problems = (text: string, minStability: 'experimental' | 'generally-available' = 'generally-available') => {
+    const { body, errors: found } = parseAlloy(text);
+    expect(found).toEqual([]);
+    return referenceProblems(body, REF, { minStability })?.map((p) => `${p.line}: ${p.message}`);
+  };
+  const SHIPPER = `discovery.kubernetes "pods" {\n  role = "pod"\n}\nloki.write "default" {\n}\n`;
+
+  it('walks traversals as the loader does: an identifier and its fields, cut by an index or a call, object keys not read', () => {
+    const { body } = parseAlloy(`a "b" {\n  x = [c.d.e[0].f, g(h.i).j, {k = l}, (m).n, -o.p + q]\n}\n`);
+    // As Go's walker does: a call's last argument is still being built when the call's field follows (`h.i.j`).
+    expect(bodyTraversals(body).map((t) => t.names.join('.'))).toEqual(['c.d.e', 'g', 'h.i.j', 'l', 'm.n', 'o.p', 'q']);
+  });
+
+  it("resolves components, their exports, services and the standard library, as the real shipper's configuration does", () => {
+    expect(
+      problems(
+        `${SHIPPER}loki.source.kubernetes "pods" {\n  targets = discovery.kubernetes.pods.targets\n  forward_to = [loki.write.default.receiver]\n  x = coalesce(sys.env("HOSTNAME"), constants.hostname)\n  y = http.z\n}\n`,
+      ),
+    ).toEqual([]);
+    // An open exports schema holds any field; a function of the library at the experimental level is allowed there.
+    expect(
+      problems(`loki.process "p" {\n}\nloki.write "w" {\n  a = loki.process.p.anything\n  b = array.group_by([], "k", true)\n}\n`, 'experimental'),
+    ).toEqual([]);
+    // A reference held without stdlib in the reference file is not judged.
+    expect(referenceProblems(parseAlloy(SHIPPER).body, { ...REF, stdlib: undefined }, { minStability: 'generally-available' })).toBeUndefined();
+  });
+
+  it("refuses in Alloy's words: no such component, a field its exports do not have, the library's missing names, a cycle", () => {
+    expect(problems(`${SHIPPER}loki.source.kubernetes "pods" {\n  forward_to = [loki.write.defualt.receiver]\n}\n`)).toEqual([
+      '7: component "loki.write.defualt.receiver" does not exist or is out of scope',
+    ]);
+    expect(problems(`${SHIPPER}loki.source.kubernetes "pods" {\n  targets = discovery.kubernetes.pods.target\n}\n`)).toEqual([
+      '7: field "target" does not exist (discovery.kubernetes exports targets)',
+    ]);
+    expect(problems(`loki.source.kubernetes "a" {\n}\nloki.write "w" {\n  x = loki.source.kubernetes.a.b\n}\n`)).toEqual([
+      '4: loki.source.kubernetes.a exports nothing: its value is null, which has no field "b"',
+    ]);
+    expect(problems(`loki.write "w" {\n  x = sys.envv("A")\n  y = array.group_by([], "k", true)\n}\n`)).toEqual([
+      '2: field "envv" does not exist (the standard library\'s sys holds env)',
+      '3: array.group_by is at stability level "experimental", which is below the minimum allowed stability level "generally-available". Use --stability.level command-line flag to enable "experimental" features',
+    ]);
+    expect(problems(`loki.write "a" {\n  x = loki.write.b.receiver\n}\nloki.write "b" {\n  x = loki.write.a.receiver\n}\n`)).toEqual([
+      '1: cycle: loki.write.a, loki.write.b',
+    ]);
+    expect(problems(`loki.write "a" {\n  x = loki.write.a.receiver\n}\n`)).toEqual(['1: self reference: loki.write.a']);
   });
 });

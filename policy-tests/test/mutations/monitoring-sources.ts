@@ -208,6 +208,12 @@ export const monitoringSourcesMutations: Mutation[] = [
   },
   {
     check: 'alloy-config-loads',
+    why: "the events source forwarding to a store by a misspelt label (defualt): Alloy's loader finds no such component, refuses the file, and no orchestrator event is shipped",
+    mutate: swap('monitoring/alloy-events/values.yaml', 'forward_to = [loki.write.default.receiver]', 'forward_to = [loki.write.defualt.receiver]'),
+    at: inFile('monitoring/alloy-events/values.yaml', 'loki.write.defualt.receiver'),
+  },
+  {
+    check: 'alloy-config-loads',
     why: 'a second store block under the same label: Alloy refuses the block already declared',
     mutate: swap(ALLOY, '      loki.write "default" {\n', '      loki.write "default" {\n      }\n      loki.write "default" {\n'),
     at: (c) => ({ file: ALLOY, line: c.read(ALLOY).split('\n').lastIndexOf('      loki.write "default" {') + 1 }),
