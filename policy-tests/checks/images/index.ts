@@ -9,7 +9,8 @@ import { dig } from '../../model/core/dig.ts';
 import { scalarText } from '../../model/core/text.ts';
 import { WORKLOAD_KINDS, workloadContainers } from '../../model/core/workloads.ts';
 import { IMAGE_FACTS_GLOB, imageKey, repoImageNeeds } from '../../model/repository/image-facts.ts';
-import { NEEDS, setVariables, type Held } from './needs.ts';
+import { NEEDS, type Held } from './needs.ts';
+import { setVariables } from './variables.ts';
 import { containerVariables, KEY_PROVIDER_KINDS } from '../../model/cluster/provided-keys.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 

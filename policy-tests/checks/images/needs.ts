@@ -18,9 +18,10 @@ import {
   type PodSpecRef,
 } from '../../model/core/workloads.ts';
 import { envNamePattern, imageKey, type ImageNeeds } from '../../model/repository/image-facts.ts';
-import { envFromVariables, type VariableSetting } from '../../model/cluster/provided-keys.ts';
+import type { VariableSetting } from '../../model/cluster/provided-keys.ts';
+import { holdsValue, textOf } from './variables.ts';
 import type { Path } from '../../model/core/positions.ts';
-import { dropsToPuid, envValue, skipsEntrypoint } from '../../model/repository/run-as.ts';
+import { dropsToPuid, skipsEntrypoint } from '../../model/repository/run-as.ts';
 
 /** Where Python's tempfile looks for a temporary directory, after $TMPDIR, $TEMP and $TMP. */
 const TEMP_DIRS = ['/tmp', '/var/tmp', '/usr/tmp'];
@@ -38,28 +39,9 @@ function writableAt(pod: PodSpecRef, c: ContainerRef, paths: ReadonlySet<string>
   });
 }
 
-/**
- * A container's variables that hold a value (a plain non-empty one, or one read from elsewhere), each with where it is
- * set: its env entry's name, else the envFrom entry whose Secret or ConfigMap sets it (the keys the repository writes).
- */
-export function setVariables(
-  ctx: CheckContext,
-  namespace: string | undefined,
-  c: ContainerRef,
-  variable: (name: string) => VariableSetting | undefined,
-): Map<string, Path> {
-  const set = new Map<string, Path>();
-  for (const [name, { source, setting }] of envFromVariables(ctx, namespace, c.container)) if (holdsValue(setting)) set.set(name, [...c.at, 'envFrom', source]);
-  // An env entry's name is where the kubelet's value of it (the last entry of that name) is set.
-  objects(c.container.env).forEach((e, i) => {
-    if (typeof e.name === 'string' && holdsValue(variable(e.name))) set.set(e.name, [...c.at, 'env', i, 'name']);
-  });
-  return set;
-}
-
 /** Where Python's tempfile may put a temporary file: $TMPDIR, $TEMP and $TMP, then /tmp, /var/tmp and /usr/tmp. */
-const tempDirs = (c: ContainerRef): Set<string> =>
-  new Set([...['TMPDIR', 'TEMP', 'TMP'].map((n) => envValue(c, n)).filter((v): v is string => v !== undefined), ...TEMP_DIRS]);
+const tempDirs = (variable: Held['variable']): Set<string> =>
+  new Set([...['TMPDIR', 'TEMP', 'TMP'].map((n) => textOf(variable(n))).filter((v): v is string => v !== undefined), ...TEMP_DIRS]);
 
 /** s6-overlay's switch for a /run the kubelet made world-writable (preinit tests "0$VAR" -ne 0). */
 const S6_K8S_RUN = 'S6_YES_I_WANT_A_WORLD_WRITABLE_RUN_BECAUSE_KUBERNETES';
@@ -82,15 +64,8 @@ export interface Held {
   variable: (name: string) => VariableSetting | undefined;
 }
 
-/** Whether a variable holds a value: a plain non-empty one, or one read from elsewhere; undefined where a source may set it. */
-const holdsValue = (setting: VariableSetting | undefined): boolean | undefined =>
-  setting === 'maybe' ? undefined : setting === 'held' || (setting !== undefined && setting.value !== '');
-
-/** A variable's text where the gate reads it: the container's env, or a plain Secret or ConfigMap its envFrom names. */
-const textOf = (setting: VariableSetting | undefined): string | undefined => (typeof setting === 'object' ? setting.value : undefined);
-
-function tempDirNeed({ ctx, pod, c, image, need, where }: Held): void {
-  if (need.tempDir && dig(c.container, ['securityContext', 'readOnlyRootFilesystem']) === true && !writableAt(pod, c, tempDirs(c)))
+function tempDirNeed({ ctx, pod, c, image, need, where, variable }: Held): void {
+  if (need.tempDir && dig(c.container, ['securityContext', 'readOnlyRootFilesystem']) === true && !writableAt(pod, c, tempDirs(variable)))
     ctx.fail(
       where,
       `container ${c.name} runs ${image} on a read-only root filesystem with no writable volume at $TMPDIR, /tmp, /var/tmp or /usr/tmp, but the image writes a temporary file at start (${need.source}): it stops there`,
@@ -174,13 +149,21 @@ function envSinceNeed({ ctx, resource, c, image, need, env }: Held): void {
     }
 }
 
-function s6OverlayNeed({ ctx, pod, c, image, need, where, setting }: Held): void {
+function s6OverlayNeed({ ctx, pod, c, image, need, where, setting, variable }: Held): void {
   const user = setting('runAsUser');
   if (!need.s6Overlay || skipsEntrypoint(c, need.entrypoint) || user === undefined || user === 0) return;
+  const worldWritable = variable(S6_K8S_RUN);
+  // Set from a value the gate does not read (an ExternalSecret's key, a Secret made outside git): whether it is a number above 0 is not known.
+  const unread = worldWritable === 'held' || worldWritable === 'maybe';
   const missing = [
     ...(writableAt(pod, c, new Set(['/run'])) ? [] : ['a writable volume at /run']),
-    ...(/^\d*[1-9]\d*$/.test(envValue(c, S6_K8S_RUN) ?? '') ? [] : [`${S6_K8S_RUN}=1`]),
+    ...(unread || /^\d*[1-9]\d*$/.test(textOf(worldWritable) ?? '') ? [] : [`${S6_K8S_RUN}=1`]),
   ];
+  if (unread && missing.length === 0)
+    return ctx.notJudged(
+      where,
+      `container ${c.name} starts ${image} as user ${scalarText(user)} with ${S6_K8S_RUN} from a value the gate does not read: whether s6-overlay may take /run is not judged (${need.source})`,
+    );
   if (missing.length > 0)
     ctx.fail(
       where,

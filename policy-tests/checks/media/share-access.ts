@@ -9,6 +9,8 @@ import type { Resource } from '../../model/core/manifest.ts';
 import { scalarText } from '../../model/core/text.ts';
 import { podSpecOf, WORKLOAD_KINDS } from '../../model/core/workloads.ts';
 import { IMAGE_FACTS_GLOB, imageKey, repoImageNeeds } from '../../model/repository/image-facts.ts';
+import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
+import { containerVariable, KEY_PROVIDER_KINDS } from '../../model/cluster/provided-keys.ts';
 import { appRunAs, mayWriteIn, type Ownership, type RunAs } from '../../model/repository/run-as.ts';
 import { folderTable, foldersList, MEDIA_FACTS, MEDIA_NAMESPACES, mountsOf, withFacts } from './media.ts';
 
@@ -33,7 +35,8 @@ function writersOf(ctx: CheckContext, share: { claim: string; mountPath: string 
     if (!pod) continue;
     for (const m of mountsOf(resource).filter((m) => m.claim === share.claim && !m.readOnly)) {
       const image = scalarText(m.container.container.image ?? '');
-      const answer = appRunAs(pod, m.container, image, needs.get(imageKey(image)));
+      const variable = containerVariable(ctx, namespaceOrDestination(ctx.repo, resource), m.container.container);
+      const answer = appRunAs(pod, m.container, { image, need: needs.get(imageKey(image)), variable });
       const at = [...m.container.at, 'volumeMounts', m.index];
       if ('unknown' in answer) ctx.notJudged({ resource, path: at }, `whether ${m.container.name} may write the share: ${answer.unknown}`);
       else writers.push({ resource, name: m.container.name, at, runAs: answer.runAs, sees: seenThrough(folders, share.mountPath, m.subPath) });
@@ -48,11 +51,11 @@ const ownership = (o: Ownership): string => `${o.mode} ${o.owner}`;
 export const shareAccessCheck: PolicyCheck = {
   id: 'media-share-writable',
   description:
-    'Every app that mounts the share writable may create entries in each folder of the storage table it sees, by the mode and owner the PreSync job gives it, as the user it runs as (its runAsUser and groups, or the PUID/PGID its image’s init drops to; NFS checks the mode against them); and every such app but root runs as one user, since each writes into what another made, under the 755 and 644 of a umask 022: a hardlinked import of a download, a subtitle beside a film, a transcode in place of the original, an archive unpacked beside its torrent (M1, M2, M6).',
+    'Every app that mounts the share writable may create entries in each folder of the storage table it sees, by the mode and owner the PreSync job gives it, as the user it runs as (its runAsUser and groups, or the PUID/PGID its image’s init drops to, from its env or the Secrets and ConfigMaps its envFrom names; NFS checks the mode against them); and every such app but root runs as one user, since each writes into what another made, under the 755 and 644 of a umask 022: a hardlinked import of a download, a subtitle beside a film, a transcode in place of the original, an archive unpacked beside its torrent (M1, M2, M6).',
   invariants: ['M1', 'M2', 'M6'],
   remediation:
     'give the folder in the media-folders ConfigMap an owner or a group the apps run as, with write for it (775), or run the app as the share’s other writers run; a folder only the operator fills is listed under filledByHand in apps/media/facts/media.yaml',
-  reads: { kinds: [...WORKLOAD_KINDS, 'ConfigMap'], files: [MEDIA_FACTS, IMAGE_FACTS_GLOB] },
+  reads: { kinds: [...new Set([...WORKLOAD_KINDS, ...KEY_PROVIDER_KINDS])], files: [MEDIA_FACTS, IMAGE_FACTS_GLOB] },
   exemptible: false,
   run(ctx) {
     withFacts(ctx, ({ share, folders, filledByHand }) => {

@@ -9,7 +9,7 @@
  * PGID as its only group, since s6-setuidgid and gosu set the groups of the
  * image's user and drop the pod's supplementalGroups and fsGroup.
  */
-import { dig, objects } from '../core/dig.ts';
+import { dig } from '../core/dig.ts';
 import { scalarText } from '../core/text.ts';
 import type { ContainerRef, PodSpecRef } from '../core/workloads.ts';
 import { holdsBefore, type ImageNeeds } from './image-facts.ts';
@@ -35,11 +35,12 @@ export const skipsEntrypoint = (c: ContainerRef, entrypoint: string[] | undefine
   );
 };
 
-/** A container's environment variable set to a plain value (the last entry of the name, which the kubelet sets last). */
-export const envValue = (c: ContainerRef, name: string): string | undefined => {
-  const entry = (objects(c.container.env) as { name?: string; value?: unknown }[]).findLast((e) => e.name === name);
-  return typeof entry?.value === 'string' ? entry.value : undefined;
-};
+/**
+ * A reader of a container's variables as the kubelet sets them (model/cluster/provided-keys.ts containerVariable: its
+ * env, then the Secrets and ConfigMaps its envFrom names): the text, undefined where unset, null where it is set from
+ * a value the gate does not read.
+ */
+export type VariableText = (name: string) => string | undefined | null;
 
 const id = (value: unknown): number | undefined => (typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined);
 const numeric = (text: string | undefined): number | undefined => (text !== undefined && /^\d+$/.test(text) ? Number(text) : undefined);
@@ -54,13 +55,16 @@ export function dropsToPuid(c: ContainerRef, image: string, need: ImageNeeds | u
 }
 
 /** The user and groups a container's app runs as, or why that is not known from the repository. */
-export function appRunAs(pod: PodSpecRef, c: ContainerRef, image: string, need: ImageNeeds | undefined): RunAsAnswer {
+export function appRunAs(pod: PodSpecRef, c: ContainerRef, app: { image: string; need: ImageNeeds | undefined; variable: VariableText }): RunAsAnswer {
+  const { image, need, variable } = app;
   const setting = (key: string): unknown => dig(c.container, ['securityContext', key]) ?? dig(pod.spec, ['securityContext', key]);
   const user = id(setting('runAsUser'));
   const drops = dropsToPuid(c, image, need);
   if (drops === undefined) return { unknown: `${image} names no release, so whether its init drops to PUID/PGID is not known` };
   if (drops && (user === undefined || user === 0)) {
-    const [uid, gid] = [numeric(envValue(c, 'PUID')), numeric(envValue(c, 'PGID'))];
+    const [puid, pgid] = [variable('PUID'), variable('PGID')];
+    if (puid === null || pgid === null) return { unknown: `its init drops to PUID/PGID, and they are set from a value the gate does not read` };
+    const [uid, gid] = [numeric(puid), numeric(pgid)];
     if (uid === undefined || gid === undefined) return { unknown: `its init drops to PUID/PGID, and they are not set to plain numbers here` };
     return { runAs: { uid, gids: [gid], primaryKnown: true, by: `PUID ${uid} and PGID ${gid}, which its init drops to` } };
   }

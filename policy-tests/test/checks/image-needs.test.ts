@@ -99,6 +99,39 @@ describe('workload-image-needs beyond the mutation lists', () => {
     ]);
   });
 
+  it("reads s6-overlay's switch from an envFrom source, and says a switch from an unread value not judged", () => {
+    const source = (data: Record<string, string>): Resource =>
+      ({
+        ...repo.resources[0]!,
+        kind: 'ConfigMap',
+        name: 's6',
+        namespace: 'monitoring',
+        object: { kind: 'ConfigMap', metadata: { name: 's6' }, data },
+      }) as Resource;
+    const pod = (container: Record<string, unknown>): Resource => {
+      const w = workload(container);
+      const spec = { containers: [{ name: 'c', ...container }], volumes: [{ name: 'run', emptyDir: {} }] };
+      return { ...w, object: { ...w.object, spec: { template: { spec } } } } as Resource;
+    };
+    const bazarr = {
+      image: 'lscr.io/linuxserver/bazarr:1.5.3',
+      securityContext: { runAsUser: 1000, runAsNonRoot: true, allowPrivilegeEscalation: false },
+      volumeMounts: [{ name: 'run', mountPath: '/run' }],
+      env: [{ name: 'DYNACONF_AUTH__APIKEY', valueFrom: { secretKeyRef: { name: 'k', key: 'k' } } }],
+    };
+    const judgeWith = (objects: Resource[], container: Record<string, unknown>) =>
+      runChecks({ ...repo, resources: [pod(container), ...objects] }, [imageNeedsCheck]).findings.map((f) => `${f.severity ?? 'error'}: ${f.message}`);
+    const s6 = 'S6_YES_I_WANT_A_WORLD_WRITABLE_RUN_BECAUSE_KUBERNETES';
+    expect(judgeWith([], bazarr)).toEqual([expect.stringMatching(new RegExp(`^error: .*without ${s6}=1`))]);
+    expect(judgeWith([source({ [s6]: '1' })], { ...bazarr, envFrom: [{ configMapRef: { name: 's6' } }] })).toEqual([]);
+    expect(judgeWith([source({ [s6]: '0' })], { ...bazarr, envFrom: [{ configMapRef: { name: 's6' } }] })).toEqual([
+      expect.stringMatching(new RegExp(`^error: .*without ${s6}=1`)),
+    ]);
+    expect(judgeWith([], { ...bazarr, envFrom: [{ secretRef: { name: 'made-by-hand' } }] })).toEqual([
+      expect.stringMatching(new RegExp(`^not-judged: .*with ${s6} from a value the gate does not read`)),
+    ]);
+  });
+
   it("holds a container to the image's entrypoint needs only while it runs that entrypoint", () => {
     const tautulli = { image: 'ghcr.io/tautulli/tautulli:v2.16.0', securityContext: { runAsUser: 1000, capabilities: { drop: ['ALL'] } } };
     expect(judge(tautulli)).toHaveLength(2);

@@ -1,13 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { appRunAs, mayWriteIn, type RunAs } from '../../model/repository/run-as.ts';
 import type { ImageNeeds } from '../../model/repository/image-facts.ts';
-import { containersOf, podSpecOf } from '../../model/core/workloads.ts';
+import { containerEnv, containersOf, podSpecOf, type ContainerRef } from '../../model/core/workloads.ts';
 
 const deployment = (pod: Record<string, unknown>, container: Record<string, unknown>) => {
   const ref = podSpecOf({ kind: 'Deployment', object: { spec: { template: { spec: { ...pod, containers: [{ name: 'app', ...container }] } } } } })!;
   return { pod: ref, c: containersOf(ref)[0]! };
 };
 const dropsToPuid: ImageNeeds = { image: 'ghcr.io/example/app', file: 'facts/images.yaml', entry: 0, root: { capabilities: ['CHOWN'] }, source: 'its init' };
+/** The app of a container: its image, its facts, its variables read from its env alone (as a plain test pod holds them). */
+const app = (c: ContainerRef, image: string, need: ImageNeeds | undefined) => ({
+  image,
+  need,
+  variable: (name: string) => containerEnv(c.container).get(name) ?? undefined,
+});
 const user = (uid: number, gids: number[], primaryKnown = true): RunAs => ({ uid, gids, primaryKnown, by: 'test' });
 
 describe('appRunAs: who a container’s app runs as', () => {
@@ -16,7 +22,7 @@ describe('appRunAs: who a container’s app runs as', () => {
       { securityContext: { runAsUser: 1000, runAsGroup: 1000, fsGroup: 2000, supplementalGroups: [44] } },
       { securityContext: { runAsUser: 1001 } },
     );
-    expect(appRunAs(pod, c, 'app:1.0.0', undefined)).toEqual({
+    expect(appRunAs(pod, c, app(c, 'app:1.0.0', undefined))).toEqual({
       runAs: { uid: 1001, gids: [1000, 2000, 44], primaryKnown: true, by: 'runAsUser 1001 and runAsGroup 1000' },
     });
   });
@@ -31,22 +37,26 @@ describe('appRunAs: who a container’s app runs as', () => {
         ],
       },
     );
-    expect(appRunAs(pod, c, 'app:1.0.0', dropsToPuid)).toMatchObject({ runAs: { uid: 1000, gids: [100] } });
+    expect(appRunAs(pod, c, app(c, 'app:1.0.0', dropsToPuid))).toMatchObject({ runAs: { uid: 1000, gids: [100] } });
   });
 
   it('does not apply the init’s drop to a release from `before` on, nor to a command that replaces the entrypoint', () => {
     const later = deployment({ securityContext: { runAsUser: 1000, runAsGroup: 1000 } }, {});
-    expect(appRunAs(later.pod, later.c, 'app:2.7.5', { ...dropsToPuid, root: { capabilities: [], before: '2.7.5' } })).toMatchObject({ runAs: { uid: 1000 } });
+    expect(appRunAs(later.pod, later.c, app(later.c, 'app:2.7.5', { ...dropsToPuid, root: { capabilities: [], before: '2.7.5' } }))).toMatchObject({
+      runAs: { uid: 1000 },
+    });
     const replaced = deployment({ securityContext: { runAsUser: 1000 } }, { command: ['python', 'app.py'] });
-    expect(appRunAs(replaced.pod, replaced.c, 'app:1.0.0', { ...dropsToPuid, entrypoint: ['/init'] })).toMatchObject({ runAs: { uid: 1000 } });
+    expect(appRunAs(replaced.pod, replaced.c, app(replaced.c, 'app:1.0.0', { ...dropsToPuid, entrypoint: ['/init'] }))).toMatchObject({ runAs: { uid: 1000 } });
   });
 
   it('says what is not known rather than guess: the image’s USER, PUID from a Secret, a tag with no release', () => {
     const bare = deployment({}, {});
-    expect(appRunAs(bare.pod, bare.c, 'app:1.0.0', undefined)).toEqual({ unknown: expect.stringContaining('USER') });
+    expect(appRunAs(bare.pod, bare.c, app(bare.c, 'app:1.0.0', undefined))).toEqual({ unknown: expect.stringContaining('USER') });
     const fromSecret = deployment({}, { env: [{ name: 'PUID', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }] });
-    expect(appRunAs(fromSecret.pod, fromSecret.c, 'app:1.0.0', dropsToPuid)).toEqual({ unknown: expect.stringContaining('PUID') });
-    expect(appRunAs(bare.pod, bare.c, 'app:latest', { ...dropsToPuid, root: { capabilities: [], before: '2.0.0' } })).toEqual({
+    expect(appRunAs(fromSecret.pod, fromSecret.c, { image: 'app:1.0.0', need: dropsToPuid, variable: (name) => (name === 'PUID' ? null : '100') })).toEqual({
+      unknown: expect.stringContaining('PUID/PGID, and they are set from a value the gate does not read'),
+    });
+    expect(appRunAs(bare.pod, bare.c, app(bare.c, 'app:latest', { ...dropsToPuid, root: { capabilities: [], before: '2.0.0' } }))).toEqual({
       unknown: expect.stringContaining('no release'),
     });
   });

@@ -4,6 +4,7 @@ import type { Mutation } from '../support/mutation-runner.ts';
 import { SONARR, GLUETUN, PLEX, FOLDERS, QBT, after, swap } from './edits.ts';
 
 const QBT_SETTINGS = 'apps/media/gluetun/settings/qbittorrent.yaml';
+const TDARR = 'apps/media/tdarr/deployment.yaml';
 
 export const mediaMutations: Mutation[] = [
   {
@@ -90,6 +91,22 @@ export const mediaMutations: Mutation[] = [
     why: 'the TV root left to the share user and group 100, which no app runs in',
     mutate: swap(FOLDERS, '/data/series\t775\t1026:1000', '/data/series\t775\t1026:100'),
     at: after(SONARR, 'volumeMounts:', '- name: data'),
+  },
+  {
+    check: 'media-share-writable',
+    why: "Tdarr's user moved into a ConfigMap its server takes through envFrom, as 1001: its init drops to that PUID, another user than the apps whose files it transcodes in place",
+    mutate: (c) => {
+      swap(
+        TDARR,
+        '          env:\n            - name: TZ\n              value: "Europe/Oslo"\n            # The user the app runs as once the init drops root (the share\'s apps all run as 1000).\n            - name: PUID\n              value: "1000"\n            - name: PGID\n              value: "1000"\n',
+        '          envFrom:\n            - configMapRef:\n                name: tdarr-user\n          env:\n            - name: TZ\n              value: "Europe/Oslo"\n',
+      )(c);
+      c.write(
+        TDARR,
+        `${c.read(TDARR)}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: tdarr-user\n  namespace: media\ndata:\n  PUID: "1001"\n  PGID: "1000"\n`,
+      );
+    },
+    at: after(TDARR, 'volumeMounts:', '- name: data'),
   },
   {
     check: 'media-share-writable',
