@@ -1,7 +1,7 @@
 /**
  * closure-api-key: a client sends an app the key the app itself reads. The managers take their API key from the
  * environment (the image facts' `apiKey`), and their clients (exporters, Unpackerr: the facts' `keyFor`) send one
- * from theirs. Each reads its own Secret, and nothing but this check holds the two to one source: a client reading
+ * from theirs (their env, or a key of a Secret their envFrom names). Each reads its own Secret, and nothing but this check holds the two to one source: a client reading
  * another Secret is accepted by the API server, starts, and gets 401 at every call.
  */
 import { dirname } from 'node:path';
@@ -9,7 +9,9 @@ import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { SETTINGS_GLOB, settingsFiles } from '../../model/apps/media-settings.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { storeItemOf } from '../../model/cluster/external-secrets.ts';
-import { dig, objects } from '../../model/core/dig.ts';
+import { dig, obj, objects, str } from '../../model/core/dig.ts';
+import type { Path } from '../../model/core/positions.ts';
+import { givenVariables, KEY_PROVIDER_KINDS, type GivenVariable } from '../../model/cluster/provided-keys.ts';
 import { serviceIndex } from '../../model/cluster/service-addresses.ts';
 import { servicePort } from '../../model/cluster/ingress-routes.ts';
 import { selectorMatches } from '../../model/core/label-selector.ts';
@@ -18,9 +20,7 @@ import { scalarText } from '../../model/core/text.ts';
 import { podSpecPath, WORKLOAD_KINDS, workloadContainers, type ContainerRef } from '../../model/core/workloads.ts';
 import { envNamePattern, IMAGE_FACTS_GLOB, imageKey, repoImageNeeds, type ImageNeeds } from '../../model/repository/image-facts.ts';
 
-type Env = { name?: unknown; value?: unknown; valueFrom?: { secretKeyRef?: { name?: unknown; key?: unknown } } };
-/** A container's env, a null item read as the empty variable Go decodes (which validation refuses). */
-const envOf = (c: ContainerRef): Env[] => objects(c.container.env) as Env[];
+type Env = GivenVariable & { valueFrom?: { secretKeyRef?: { name?: unknown; key?: unknown } } };
 
 /** One container of a workload, with the facts of its image and its namespace. */
 interface Running {
@@ -30,10 +30,29 @@ interface Running {
   namespace: string;
 }
 
+/**
+ * A container's variables as the kubelet sets them, each an env entry with where it is set (givenVariables: the
+ * keys of the Secrets and ConfigMaps its envFrom names, then its env over them), the last of a name the one set.
+ */
+function variablesOf(ctx: CheckContext, r: Running): { entries: Env[]; at: (name: string) => number } {
+  const { entries } = givenVariables(ctx, r.namespace, r.c.container);
+  return { entries: entries as Env[], at: (name) => entries.findLastIndex((e) => e.name === name) };
+}
+
+/** Where an entry is set under its container, and the field of an env entry a finding about its value names. */
+const entryPath = (c: ContainerRef, e: Env, field: 'name' | 'value'): Path =>
+  e.at[0] === 'envFrom' ? [...c.at, ...e.at] : [...c.at, ...e.at, field === 'value' && e.value === undefined ? 'valueFrom' : field];
+
 /** Where a variable's value comes from, as far as the gate can tell: a literal, one key of a Secret, or something else. */
 type Source = { literal: string } | { secret: string; key: string; namespace: string } | { other: true };
-function sourceOf(entry: Env, namespace: string): Source {
+function sourceOf(c: ContainerRef, entry: Env, namespace: string): Source {
   if (typeof entry.value === 'string') return { literal: entry.value };
+  if (entry.at[0] === 'envFrom') {
+    // A key of the Secret an envFrom entry names, the entry's prefix before it.
+    const from = objects(c.container.envFrom)[entry.at[1]]!;
+    const name = from.secretRef === undefined ? undefined : obj(from.secretRef).name;
+    return typeof name === 'string' ? { secret: name, key: String(entry.name).slice(str(from.prefix).length), namespace } : { other: true };
+  }
   const ref = entry.valueFrom?.secretKeyRef;
   if (ref && typeof ref.name === 'string' && typeof ref.key === 'string') return { secret: ref.name, key: ref.key, namespace };
   return { other: true };
@@ -92,9 +111,8 @@ interface KeyPair {
   urlName: string;
   keyName: string;
   /** Where the address is written: the address variable, or the key's own entry when a settings file holds it. */
-  addressPath: (string | number)[];
+  addressPath: Path;
   key: Env;
-  keyIndex: number;
 }
 
 /** The settings file beside a client's workload (`settings/` in its folder) that names the apps it calls. */
@@ -109,8 +127,7 @@ function settingAt(ctx: CheckContext, client: Running, setting: string): { value
 
 /** Every pair of the client's facts it sets: the address (a variable's value, or its settings file's) and the key variable's entry. */
 function* keyPairs(ctx: CheckContext, client: Running): Generator<KeyPair> {
-  const env = envOf(client.c);
-  const keyAt = (keyName: string) => env.findIndex((e) => e.name === keyName);
+  const { entries, at: keyAt } = variablesOf(ctx, client);
   for (const pair of client.need?.keyFor ?? []) {
     if ('setting' in pair) {
       const [named, keyIndex] = [settingAt(ctx, client, pair.setting), keyAt(pair.key)];
@@ -119,27 +136,26 @@ function* keyPairs(ctx: CheckContext, client: Running): Generator<KeyPair> {
           address: named.value,
           urlName: `${pair.setting} in ${named.file}`,
           keyName: pair.key,
-          addressPath: [...client.c.at, 'env', keyIndex, 'name'],
-          key: env[keyIndex]!,
-          keyIndex,
+          addressPath: entryPath(client.c, entries[keyIndex]!, 'name'),
+          key: entries[keyIndex]!,
         };
       continue;
     }
-    for (const [urlIndex, entry] of env.entries()) {
-      if (typeof entry.name !== 'string' || typeof entry.value !== 'string') continue;
+    for (const [urlIndex, entry] of entries.entries()) {
+      if (typeof entry.name !== 'string' || typeof entry.value !== 'string' || keyAt(entry.name) !== urlIndex) continue;
       const match = envNamePattern(pair.url).exec(entry.name);
       if (!match) continue;
       const keyName = pair.key.replace('*', match[1] ?? '');
       const keyIndex = keyAt(keyName);
       if (keyIndex !== -1)
-        yield { address: entry.value, urlName: entry.name, keyName, addressPath: [...client.c.at, 'env', urlIndex, 'value'], key: env[keyIndex]!, keyIndex };
+        yield { address: entry.value, urlName: entry.name, keyName, addressPath: entryPath(client.c, entry, 'value'), key: entries[keyIndex]! };
     }
   }
 }
 
 function judgeClient(ctx: CheckContext, client: Running, all: readonly Running[]): void {
-  for (const { address, urlName, keyName, addressPath, key, keyIndex } of keyPairs(ctx, client)) {
-    const where = { resource: client.resource, path: [...client.c.at, 'env', keyIndex, 'valueFrom' in key ? 'valueFrom' : 'value'] };
+  for (const { address, urlName, keyName, addressPath, key } of keyPairs(ctx, client)) {
+    const where = { resource: client.resource, path: entryPath(client.c, key, 'value') };
     const parsed = addressOf(address);
     const servers = parsed && reached(ctx, client, all, parsed);
     // An address that reaches no pod of the repository is closure-service's to judge.
@@ -152,12 +168,13 @@ function judgeClient(ctx: CheckContext, client: Running, all: readonly Running[]
       );
       continue;
     }
-    const sent = sourceOf(key, client.namespace);
+    const sent = sourceOf(client.c, key, client.namespace);
     for (const server of keyed) {
-      const entry = envOf(server.c).find((e) => e.name === server.need!.apiKey);
+      const { entries, at } = variablesOf(ctx, server);
+      const entry = entries[at(server.need!.apiKey!)];
       // An app without its key variable is workload-image-needs' to judge (envNeeds).
       if (!entry) continue;
-      const held = sourceOf(entry, server.namespace);
+      const held = sourceOf(server.c, entry, server.namespace);
       const verdict = sameKey(ctx, sent, held);
       const app = `${server.resource.kind} ${server.resource.name}'s ${server.c.name}`;
       if (verdict === 'different')
@@ -179,7 +196,7 @@ export const apiKeyClosureCheck: PolicyCheck = {
   description: `Every client of an app that takes its API key from the environment sends it the same key: a container whose image calls other apps (the image facts' keyFor, ${IMAGE_FACTS_GLOB}) and names one by its address (in its own pod at localhost, or through a Service) reads its key from the same Secret key, or a Secret copied from the same store item, as the app reads its own (the facts' apiKey); otherwise every call gets 401, and the API server accepts both (invariants P1).`,
   invariants: ['P1'],
   remediation: "read the client's key from the Secret the app reads its own key from (or one copied from the same store item), or correct the facts",
-  reads: { kinds: [...WORKLOAD_KINDS, 'Service', 'ExternalSecret'], files: [IMAGE_FACTS_GLOB, SETTINGS_GLOB], renders: true },
+  reads: { kinds: [...new Set([...WORKLOAD_KINDS, 'Service', ...KEY_PROVIDER_KINDS])], files: [IMAGE_FACTS_GLOB, SETTINGS_GLOB], renders: true },
   exemptible: false,
   run(ctx) {
     // Unreadable facts are workload-image-needs' to report; here an entry that cannot be read is no fact.

@@ -96,6 +96,44 @@ describe('closure-api-key beyond the mutation lists', () => {
     ).toEqual([]);
   });
 
+  it("reads a client whose address and key an envFrom ConfigMap and Secret give, as the kubelet sets them, and holds the key to the app's", () => {
+    const client = (secret: string) =>
+      object(['apps/v1', 'Deployment'], 'x', 'media', {
+        template: {
+          spec: {
+            containers: [
+              {
+                name: 'exportarr',
+                image: 'ghcr.io/onedr0p/exportarr:v2.2.0',
+                envFrom: [{ configMapRef: { name: 'x-address' } }, { prefix: 'API', secretRef: { name: secret } }],
+              },
+            ],
+          },
+        },
+      });
+    const address = {
+      ...object(['v1', 'ConfigMap'], 'x-address', 'media', {}),
+      kind: 'ConfigMap',
+      object: { kind: 'ConfigMap', metadata: { name: 'x-address' }, data: { URL: 'http://sonarr:8989' } },
+    } as Resource;
+    // Its key is key KEY of the Secret (APIKEY after the prefix API), which an ExternalSecret copies from a store item.
+    const keyed = (name: string, item: string) =>
+      ({
+        ...fromStore(name, 'media', item),
+        object: {
+          ...fromStore(name, 'media', item).object,
+          spec: { ...(fromStore(name, 'media', item).object.spec as object), data: [{ secretKey: 'KEY', remoteRef: { key: item, property: 'api-key' } }] },
+        },
+      }) as Resource;
+    const findings = (secret: string, item: string) => judge(client(secret), address, keyed(secret, item)).filter((f) => !f.includes('6767'));
+    expect(findings('x-key', 'sonarr').filter((f) => f.startsWith('error'))).toEqual([]);
+    expect(findings('x-key', 'radarr')).toEqual([
+      expect.stringMatching(
+        /^error: container exportarr sends Deployment sonarr's sonarr \(URL=http:\/\/sonarr:8989\) the key in Secret media\/x-key key KEY, but the app takes its own key/,
+      ),
+    ]);
+  });
+
   it('reads apiKey and keyFor from the facts, and refuses a pair whose two names do not both have a *', () => {
     const facts = (images: unknown[]) =>
       imageNeeds({ dataFiles: new Map([['a/facts/images.yaml', { file: 'a/facts/images.yaml', data: { images } }]]) } as never, () => true);

@@ -8,6 +8,45 @@ import { exporterStartsMutations, qbittorrentExporterMutations } from '../mutati
 describeMutations('media-exporter-starts bites on a broken copy of the real repository', exporterStartsMutations);
 describeMutations('media-exporter-starts bites on the qBittorrent exporter of a broken copy', qbittorrentExporterMutations);
 
+describe("media-exporter-starts reads an exporter's envFrom sources", () => {
+  const SONARR = 'apps/media/sonarr/deployment.yaml';
+  /** exportarr's port and address moved into a ConfigMap its envFrom names (or a Secret made outside git). */
+  const moved = (source: string, data?: Record<string, string>) => (c: Parameters<ReturnType<typeof swap>>[0]) => {
+    swap(
+      SONARR,
+      '          env:\n            - name: PORT\n              value: "9707"\n            - name: URL\n              value: http://localhost:8989\n',
+      `          envFrom:\n            - ${source}:\n                name: exportarr-settings\n          env:\n`,
+    )(c);
+    if (data)
+      c.write(
+        SONARR,
+        `${c.read(SONARR)}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: exportarr-settings\n  namespace: media\ndata:\n${Object.entries(data)
+          .map(([k, v]) => `  ${k}: "${v}"\n`)
+          .join('')}`,
+      );
+  };
+  it('judges the settings it gives as the env it is: a port the container declares passes, another fails at the envFrom entry', async () => {
+    expect(await onBrokenCopy('media-exporter-starts', moved('configMapRef', { PORT: '9707', URL: 'http://localhost:8989' }))).toEqual({
+      failed: [],
+      warned: [],
+      notJudged: [],
+    });
+    const { failed } = await onBrokenCopy('media-exporter-starts', moved('configMapRef', { PORT: '9708', URL: 'http://localhost:8989' }));
+    expect(failed.map((f) => f.message)).toEqual([expect.stringContaining('exportarr listens on 9708, a port the container does not declare (9707)')]);
+  });
+  it('says not judged where a source whose keys are unknown may set a setting it finds unset', async () => {
+    const { failed, notJudged } = await onBrokenCopy('media-exporter-starts', moved('secretRef'));
+    expect(failed).toEqual([]);
+    // The address it requires, and the port it listens on by default: either may be a key of the Secret.
+    expect(notJudged).toEqual([
+      expect.stringMatching(/url is required: .*, unless an envFrom source whose keys the repository does not say sets it: not judged$/),
+      expect.stringMatching(
+        /listens on 8081 \(its default: the port is not set\).*, unless an envFrom source whose keys the repository does not say sets it: not judged$/,
+      ),
+    ]);
+  });
+});
+
 describe('media-exporter-starts passes', () => {
   it("sonarr's alias, and its port and URL given as flags over the env", async () => {
     const flags = swap(
