@@ -5,7 +5,7 @@ import { writtenByExternalSecret } from '../../model/cluster/external-secrets.ts
 import { dig, objects } from '../../model/core/dig.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import type { Resource } from '../../model/core/manifest.ts';
-import { containerVariables, KEY_PROVIDER_KINDS } from '../../model/cluster/provided-keys.ts';
+import { containerVariable, containerVariables, KEY_PROVIDER_KINDS } from '../../model/cluster/provided-keys.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { BACKUP_ENVIRONMENT } from '../../model/apps/backup-environment.ts';
 import { BACKUP_IMAGE, backupJobs, mainContainer, secretsRead } from './backups.ts';
@@ -75,9 +75,15 @@ export const backupHygieneChecks: PolicyCheck[] = [
           if (dig(c.container, ['resources', 'requests', kind]) === undefined)
             ctx.fail({ resource: job, path: [...c.at, c.container.resources ? 'resources' : 'name'] }, `${job.name} must request ${kind}`, FIX.requests);
         }
-        const backupDir = (objects(c.container.env) as ({ name: string; value?: string } | null)[]).find((e) => e?.name === 'BACKUP_DIR')?.value;
+        // As the kubelet sets it: its env, else the key of a Secret or ConfigMap its envFrom names.
+        const backupDir = containerVariable(ctx, namespaceOrDestination(ctx.repo, job), c.container)('BACKUP_DIR');
         const mounts = objects(c.container.volumeMounts);
-        if (!backupDir || !mounts.some((m) => m.mountPath === backupDir))
+        if (backupDir === null)
+          ctx.notJudged(
+            { resource: job, path: [...c.at, 'name'] },
+            `${job.name} sets BACKUP_DIR from a value the gate does not read: whether a volume is mounted there is not judged`,
+          );
+        else if (!backupDir || !mounts.some((m) => m.mountPath === backupDir))
           ctx.fail(
             { resource: job, path: [...c.at, 'name'] },
             `${job.name} must set BACKUP_DIR and mount a volume there${backupDir ? ` (nothing is mounted at ${backupDir})` : ''}`,

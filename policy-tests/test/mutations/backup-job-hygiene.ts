@@ -1,6 +1,20 @@
 /** Broken copies of the real repository for the checks of policy-tests/checks/backups/job-hygiene.ts: each fails exactly its check, at its line. */
 import type { Mutation } from '../support/mutation-runner.ts';
+import type { RepoCopy } from '../support/helpers.ts';
 import { swap, DB_BACKUP_COMPONENT, inComponent, DRILL, ETCD_JOBS } from './edits.ts';
+
+/** The drill's BACKUP_DIR moved from its env into ConfigMap backup-settings, which its envFrom names, set to `dir`. */
+export const drillDirFrom = (dir: string) => (c: RepoCopy) => {
+  swap(
+    DRILL,
+    '            env:\n            - name: BACKUP_DIR\n              value: /backups\n',
+    '            envFrom:\n            - configMapRef:\n                name: backup-settings\n            env:\n',
+  )(c);
+  c.write(
+    DRILL,
+    `${c.read(DRILL)}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: backup-settings\n  namespace: backups\ndata:\n  BACKUP_DIR: ${dir}\n`,
+  );
+};
 
 export const backupJobHygieneMutations: Mutation[] = [
   {
@@ -46,6 +60,13 @@ export const backupJobHygieneMutations: Mutation[] = [
     check: 'backup-job-hygiene',
     why: 'the drill reading a BACKUP_DIR nothing is mounted at',
     mutate: swap(DRILL, 'mountPath: /backups', 'mountPath: /backup'),
+    at: '- name: restore-test',
+    fix: 'set BACKUP_DIR and mount a volume at that path',
+  },
+  {
+    check: 'backup-job-hygiene',
+    why: 'the drill given its BACKUP_DIR by a ConfigMap its envFrom names, as /backup, where nothing is mounted',
+    mutate: drillDirFrom('/backup'),
     at: '- name: restore-test',
     fix: 'set BACKUP_DIR and mount a volume at that path',
   },
