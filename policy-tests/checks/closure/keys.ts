@@ -1,26 +1,30 @@
 /**
  * closure-secret-key: the key a container reads from a Secret or a ConfigMap (env valueFrom secretKeyRef or
  * configMapKeyRef, a volume's items, and an issuer's DNS-01 credentials) is one its provider writes. The kubelet refuses a missing key unless the
- * reference is optional: the container never starts (CreateContainerConfigError). So is a file its env, args or
- * command names under such a volume's mount: the program would find no file. A provider's keys are known when the
+ * reference is optional: the container never starts (CreateContainerConfigError). So is a file its env (or a value
+ * of a ConfigMap or plain Secret its envFrom names), args or command names under such a volume's mount: the program
+ * would find no file. A provider's keys are known when the
  * repository writes them: an ExternalSecret's data[].secretKey (or its template's data), a Certificate's tls.crt,
  * tls.key and ca.crt, a plain Secret's or ConfigMap's data; anything else (dataFrom, a data-less placeholder Secret,
  * a chart not rendered, a controller) is not judged here.
  */
-import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { clusterIssuerNamespace, issuerSecretRefs, podRefs, podSpecs } from '../../model/cluster/references.ts';
 import { storeSecretRefs } from '../../model/cluster/external-secrets.ts';
 import { mountedFile, namedPaths } from '../../model/cluster/mounted-files.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import type { Path } from '../../model/core/positions.ts';
-import { keysOf } from '../../model/cluster/provided-keys.ts';
-import { list, obj, objects } from '../../model/core/dig.ts';
+import { givenVariables, keysOf } from '../../model/cluster/provided-keys.ts';
+import { list, obj } from '../../model/core/dig.ts';
+import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 
-/** A container's strings that name files to its program: env values, args and command, with where each stands. */
-function namedStrings(container: Record<string, unknown>, at: Path): { text: string; path: Path }[] {
-  const env = objects(container.env) as ({ value?: unknown } | null)[];
+/**
+ * A container's strings that name files to its program, with where each stands: its variables' values (its env, and
+ * the values of the ConfigMaps and plain Secrets its envFrom names: givenVariables), its args and its command.
+ */
+function namedStrings(ctx: CheckContext, namespace: string | undefined, container: Record<string, unknown>, at: Path): { text: string; path: Path }[] {
+  const { entries } = givenVariables(ctx, namespace, container);
   return [
-    ...env.flatMap((e, j) => (typeof e?.value === 'string' ? [{ text: e.value, path: [...at, 'env', j, 'value'] }] : [])),
+    ...entries.flatMap((e) => (typeof e.value === 'string' ? [{ text: e.value, path: e.at[0] === 'env' ? [...at, ...e.at, 'value'] : [...at, ...e.at] }] : [])),
     ...(['args', 'command'] as const).flatMap((field) =>
       (Array.isArray(container[field]) ? (container[field] as unknown[]) : []).flatMap((v, k) =>
         typeof v === 'string' ? [{ text: v, path: [...at, field, k] }] : [],
@@ -32,7 +36,7 @@ function namedStrings(container: Record<string, unknown>, at: Path): { text: str
 export const keyClosureCheck: PolicyCheck = {
   id: 'closure-secret-key',
   description:
-    "Every key a container reads from a Secret or ConfigMap (env secretKeyRef and configMapKeyRef, volume items), unless optional, and every key an issuer's DNS-01 solver or a secret store's credentials read, is one its provider in the repository writes (an ExternalSecret, a Certificate, a plain object), otherwise the container never starts; and every file its env, args or command names under such a volume is one the volume holds, otherwise the program finds no file (invariants P1).",
+    "Every key a container reads from a Secret or ConfigMap (env secretKeyRef and configMapKeyRef, volume items), unless optional, and every key an issuer's DNS-01 solver or a secret store's credentials read, is one its provider in the repository writes (an ExternalSecret, a Certificate, a plain object), otherwise the container never starts; and every file its env (or a value of a ConfigMap or plain Secret its envFrom names), args or command names under such a volume is one the volume holds, otherwise the program finds no file (invariants P1).",
   invariants: ['P1'],
   remediation: "read a key the Secret or ConfigMap has, or write the key (an ExternalSecret's data[].secretKey)",
   reads: {
@@ -67,7 +71,7 @@ export const keyClosureCheck: PolicyCheck = {
         for (const field of ['containers', 'initContainers'] as const)
           list(spec[field]).forEach((item, i) => {
             const container = obj(item);
-            for (const { text, path } of namedStrings(container, [...at, field, i]))
+            for (const { text, path } of namedStrings(ctx, where.namespace, container, [...at, field, i]))
               for (const file of namedPaths(text)) {
                 const source = mountedFile(ctx, where, container, file);
                 if ('problem' in source && source.problem)

@@ -5,7 +5,9 @@
  * a CA file, so an exporter without the cluster's CA fails every scrape (CERTIFICATE_VERIFY_FAILED, HTTP 500) and
  * HypervisorMetricsDown fires for good; `verify_ssl: false` would hand the audit token to whatever answers.
  */
-import { dig, objects } from '../../model/core/dig.ts';
+import { dig, obj } from '../../model/core/dig.ts';
+import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
+import { givenVariables, KEY_PROVIDER_KINDS } from '../../model/cluster/provided-keys.ts';
 import type { Path } from '../../model/core/positions.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { mountedFile } from '../../model/cluster/mounted-files.ts';
@@ -16,11 +18,11 @@ const CA_ENV = ['REQUESTS_CA_BUNDLE', 'CURL_CA_BUNDLE'];
 export const pveTrustCheck: PolicyCheck = {
   id: 'pve-exporter-trust',
   description:
-    "The hypervisor exporter verifies each host's certificate against a CA that can have signed it: a CA file it mounts (REQUESTS_CA_BUNDLE, or verify_ssl as a path) holding the cluster's CA, or, for a public name, the public roots; never verify_ssl: false. A private name (pve1.lan) has no public CA's certificate, so without the cluster's CA every scrape fails and HypervisorMetricsDown fires for good (A7).",
+    "The hypervisor exporter verifies each host's certificate against a CA that can have signed it: a CA file it mounts (REQUESTS_CA_BUNDLE or CURL_CA_BUNDLE, from its env or a ConfigMap or Secret its envFrom names, or verify_ssl as a path) holding the cluster's CA, or, for a public name, the public roots; never verify_ssl: false. A private name (pve1.lan) has no public CA's certificate, so without the cluster's CA every scrape fails and HypervisorMetricsDown fires for good (A7).",
   invariants: ['A7'],
   remediation:
     'write the cluster CA (/etc/pve/pve-root-ca.pem on any host) into the exporter Secret beside pve.yml, and set REQUESTS_CA_BUNDLE on the container to its mounted path',
-  reads: { kinds: ['ServiceMonitor', 'ExternalSecret', 'Deployment'] },
+  reads: { kinds: [...new Set(['ServiceMonitor', 'Deployment', ...KEY_PROVIDER_KINDS])] },
   exemptible: false,
   run(ctx) {
     const { monitor, secret, deployment, modules } = pveExporter(ctx.resources);
@@ -28,8 +30,15 @@ export const pveTrustCheck: PolicyCheck = {
     if (!monitor || !secret || !deployment || !modules) return;
     const containerAt: Path = ['spec', 'template', 'spec', 'containers', 0];
     const container = dig(deployment.object, containerAt);
-    const env = objects(dig(container, ['env'])) as { name?: string; value?: string }[];
-    const envIndex = env.findIndex((e) => CA_ENV.includes(e.name ?? '') && typeof e.value === 'string');
+    // The container's variables as the kubelet sets them: the keys of the Secrets and ConfigMaps its envFrom names, its env over them.
+    const { entries } = givenVariables(ctx, namespaceOrDestination(ctx.repo, deployment), obj(container));
+    // requests takes the first of its two variables that is set and not empty (`or`).
+    const caEntry = CA_ENV.map((name) => entries.findLast((e) => e.name === name)).find((e) => e && (e.value === undefined || e.value !== ''));
+    if (caEntry && typeof caEntry.value !== 'string')
+      return ctx.notJudged(
+        { resource: deployment, path: [...containerAt, ...caEntry.at] },
+        `the exporter takes its CA file from ${String(caEntry.name)}, set from a value the gate does not read: whether it holds the hypervisors' CA is not judged`,
+      );
     for (const m of modules) {
       const verify = m.verify_ssl;
       if (verify === false || verify === 'false' || verify === 0) {
@@ -40,11 +49,13 @@ export const pveTrustCheck: PolicyCheck = {
         continue;
       }
       // requests reads the environment's CA file before the session's own setting.
-      const caFile = envIndex >= 0 ? env[envIndex]!.value! : typeof verify === 'string' ? verify : undefined;
+      const caFile = caEntry ? String(caEntry.value) : typeof verify === 'string' ? verify : undefined;
       if (caFile) {
         // A mounted file's key is closure-secret-key's to judge; a file of the image holds no cluster's CA.
         const source = mountedFile(ctx, { spec: dig(deployment.object, ['spec', 'template', 'spec']), namespace: deployment.namespace }, container, caFile);
-        const at = envIndex >= 0 ? { resource: deployment, path: [...containerAt, 'env', envIndex, 'value'] } : { resource: secret, path: PVE_CONFIG_AT };
+        const at = caEntry
+          ? { resource: deployment, path: [...containerAt, ...caEntry.at, ...(caEntry.at[0] === 'env' ? ['value'] : [])] }
+          : { resource: secret, path: PVE_CONFIG_AT };
         if (source.on === 'image')
           ctx.fail(
             at,

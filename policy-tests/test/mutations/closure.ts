@@ -584,6 +584,23 @@ export const closureMutations: Mutation[] = [
   },
   {
     check: 'closure-secret-key',
+    why: "the hypervisor exporter's CA bundle variable moved into a ConfigMap its envFrom names, naming a file its Secret does not write",
+    mutate: (c) => {
+      const file = 'monitoring/pve-exporter/deployment.yaml';
+      swap(
+        file,
+        "          env:\n            # Python's requests trusts only its public roots unless given a CA file: the hosts' cluster CA.\n            - name: REQUESTS_CA_BUNDLE\n              value: /etc/pve-exporter/pve-root-ca.pem\n",
+        '          envFrom:\n            - configMapRef:\n                name: pve-exporter-settings\n',
+      )(c);
+      c.write(
+        file,
+        `${c.read(file)}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: pve-exporter-settings\n  namespace: monitoring\ndata:\n  REQUESTS_CA_BUNDLE: /etc/pve-exporter/ca.pem\n`,
+      );
+    },
+    at: inFile('monitoring/pve-exporter/deployment.yaml', '- configMapRef:'),
+  },
+  {
+    check: 'closure-secret-key',
     why: "the folder job's script reads a table its ConfigMap does not hold",
     mutate: swap('apps/media/storage/folders.yaml', 'done < /folders/folders.tsv', 'done < /folders/folder-table.tsv'),
     // The script is one block scalar: the finding names the line it starts on.
