@@ -8,6 +8,9 @@ import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { MEDIA_NAMESPACES, mountsOf, requireWorkload, withFacts, workload } from './media.ts';
 import { scalarText } from '../../model/core/text.ts';
 import { dig, list, objects, str } from '../../model/core/dig.ts';
+import type { Path } from '../../model/core/positions.ts';
+import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
+import { givenVariables, KEY_PROVIDER_KINDS } from '../../model/cluster/provided-keys.ts';
 import { LAN_GATEWAY } from '../../model/cluster/gateways.ts';
 import { cidrWithin } from '../../model/repository/node-network.ts';
 import { gluetunBool, gluetunReads, gluetunReference } from '../../model/apps/gluetun.ts';
@@ -43,7 +46,7 @@ export const mediaPodChecks: PolicyCheck[] = [
       "The indexer manager and the torrent client are sidecars in the VPN pod, and the pod keeps the cluster resolver (DNS_KEEP_NAMESERVER=on, on a gluetun release that honours it: from 3.40.2, or with DNS over TLS off, up to 3.41.1) and lets the cluster's pod and Service networks (nodeNetwork in the cluster facts) bypass the tunnel (FIREWALL_OUTBOUND_SUBNETS) (M31; DNS constraint A20).",
     invariants: ['M31', 'A20'],
     remediation: Object.values(VPN_FIX).join('; '),
-    reads: { kinds: ['Deployment'], files: ['apps/media/facts/media.yaml'] },
+    reads: { kinds: ['Deployment', ...KEY_PROVIDER_KINDS], files: ['apps/media/facts/media.yaml'] },
     exemptible: false,
     run(ctx) {
       withFacts(ctx, ({ roles }) => {
@@ -62,16 +65,26 @@ export const mediaPodChecks: PolicyCheck[] = [
         const vpn = containers.find((c) => c.name === roles.vpn.container);
         // Each setting as gluetun reads it (its old names, its words for a boolean in any case), not as written.
         const reference = gluetunReference(ctx.repo);
-        const settings = gluetunReads(objects(vpn?.container.env), reference?.ok ? reference.deprecated : undefined);
+        // Its variables as the kubelet sets them: the keys of the Secrets and ConfigMaps its envFrom names, its env over them.
+        const { entries, unread } = vpn ? givenVariables(ctx, namespaceOrDestination(ctx.repo, w), vpn.container) : { entries: [], unread: [] };
+        const settings = gluetunReads(entries, reference?.ok ? reference.deprecated : undefined);
+        const entryAt = (index: number): Path => [...vpn!.at, ...entries[index]!.at];
+        // A setting found unset may be one an envFrom source whose keys the repository does not say sets.
+        const unreadSource = unread.length > 0 ? { resource: w, path: [...vpn!.at, 'envFrom', unread[0]!.source] } : undefined;
         const keep = settings.get('DNS_KEEP_NAMESERVER');
         const resolverLost = 'the VPN container must keep the cluster resolver (DNS_KEEP_NAMESERVER=on), or in-cluster names stop resolving';
-        if (!keep) ctx.fail({ resource: w, path: vpn ? [...vpn.at, 'env'] : ['spec'] }, resolverLost, VPN_FIX.resolver);
+        if (!keep && unreadSource)
+          ctx.notJudged(
+            unreadSource,
+            `DNS_KEEP_NAMESERVER is unset unless an envFrom source whose keys the repository does not say sets it: whether the VPN container keeps the cluster resolver is not judged`,
+          );
+        else if (!keep) ctx.fail({ resource: w, path: vpn ? [...vpn.at, 'env'] : ['spec'] }, resolverLost, VPN_FIX.resolver);
         else if (keep.value === undefined)
           ctx.notJudged(
-            { resource: w, path: [...vpn!.at, 'env', keep.index] },
+            { resource: w, path: entryAt(keep.index) },
             `DNS_KEEP_NAMESERVER comes from a Secret or a field: whether the VPN container keeps the cluster resolver is not judged`,
           );
-        else if (gluetunBool(keep.value) !== true) ctx.fail({ resource: w, path: [...vpn!.at, 'env', keep.index] }, resolverLost, VPN_FIX.resolver);
+        else if (gluetunBool(keep.value) !== true) ctx.fail({ resource: w, path: entryAt(keep.index) }, resolverLost, VPN_FIX.resolver);
         else if (vpn) {
           const image = scalarText(vpn.container.image ?? '');
           const dot = settings.get('DOT');
@@ -87,15 +100,22 @@ export const mediaPodChecks: PolicyCheck[] = [
         const network = ctx.repo.facts?.nodeNetwork;
         if (vpn && network) {
           const subnets = settings.get('FIREWALL_OUTBOUND_SUBNETS');
-          const at = subnets?.index ?? -1;
           const listed = (subnets?.value ?? '')
             .split(',')
             .map((cidr) => cidr.trim())
             .filter(Boolean);
           const uncovered = (['pods', 'services'] as const).filter((key) => !listed.some((cidr) => cidrWithin(network[key], cidr)));
-          if (uncovered.length > 0)
+          if (uncovered.length > 0 && subnets?.value === undefined && (subnets || unreadSource))
+            ctx.notJudged(
+              subnets ? { resource: w, path: entryAt(subnets.index) } : unreadSource!,
+              `FIREWALL_OUTBOUND_SUBNETS comes from a value the gate does not read: whether the VPN container lets the cluster's networks bypass the tunnel is not judged`,
+            );
+          else if (uncovered.length > 0)
             ctx.fail(
-              { resource: w, path: [...vpn.at, 'env', ...(at === -1 ? [] : [at, 'value'])] },
+              {
+                resource: w,
+                path: subnets ? [...entryAt(subnets.index), ...(entries[subnets.index]!.at[0] === 'env' ? ['value'] : [])] : [...vpn.at, 'env'],
+              },
               `the VPN container's FIREWALL_OUTBOUND_SUBNETS (${listed.join(', ') || 'unset'}) does not cover the cluster's ${uncovered.map((key) => `${key === 'pods' ? 'pod' : 'Service'} network ${network[key]}`).join(' and ')} (nodeNetwork in the cluster facts): gluetun routes that traffic into the tunnel and its firewall drops it, so the sidecars reach neither the cluster DNS nor the managers they sync with`,
               VPN_FIX.subnets,
             );
@@ -191,7 +211,7 @@ export const mediaPodChecks: PolicyCheck[] = [
       'Each manager has an exportarr sidecar scraped by a ServiceMonitor, with the app API key from an ExternalSecret (Scrape sources, media app exporters; A8).',
     invariants: ['A8'],
     remediation: 'add the exportarr container with APIKEY from the <app>-api-key ExternalSecret, and the exportarr-<app> ServiceMonitor',
-    reads: { kinds: ['Deployment', 'ServiceMonitor', 'ExternalSecret'], files: ['apps/media/facts/media.yaml'] },
+    reads: { kinds: [...new Set(['Deployment', 'ServiceMonitor', ...KEY_PROVIDER_KINDS])], files: ['apps/media/facts/media.yaml'] },
     exemptible: false,
     run(ctx) {
       withFacts(ctx, ({ roles }) => {
@@ -204,16 +224,16 @@ export const mediaPodChecks: PolicyCheck[] = [
             ctx.fail({ resource: w, path: ['spec', 'template', 'spec', 'containers'] }, `${name} has no exportarr sidecar`);
             continue;
           }
-          const env = objects(exporter.container.env) as {
-            name: string;
-            value?: string;
-            valueFrom?: { secretKeyRef?: { name?: string } };
-          }[];
-          const i = env.findIndex((e) => e.name === 'APIKEY');
-          const ref = env[i]?.valueFrom?.secretKeyRef?.name;
+          // APIKEY as the kubelet sets it: an env entry's Secret key, else the Secret an envFrom entry names.
+          const { entries } = givenVariables(ctx, namespaceOrDestination(ctx.repo, w), exporter.container);
+          const key = entries.findLast((e) => e.name === 'APIKEY');
+          const ref =
+            key?.at[0] === 'envFrom'
+              ? str(dig(objects(exporter.container.envFrom)[key.at[1]], ['secretRef', 'name'])) || undefined
+              : str(dig(key?.valueFrom, ['secretKeyRef', 'name'])) || undefined;
           if (!writtenByExternalSecret(ctx.repo, ref, w.namespace))
             ctx.fail(
-              { resource: w, path: [...exporter.at, 'env', ...(i === -1 ? [] : [i])] },
+              { resource: w, path: key ? [...exporter.at, ...key.at] : [...exporter.at, 'env'] },
               `${name}'s exporter must take APIKEY from a Secret written by an ExternalSecret`,
             );
           if (!ctx.repo.resources.some((r) => r.kind === 'ServiceMonitor' && MEDIA_NAMESPACES.has(r.namespace ?? '') && r.name === `exportarr-${name}`))

@@ -47,6 +47,28 @@ describe("media-exporter-starts reads an exporter's envFrom sources", () => {
   });
 });
 
+describe('media-exporters reads the API key as the kubelet sets it', () => {
+  const SONARR = 'apps/media/sonarr/deployment.yaml';
+  const keyFrom = (writer: 'ExternalSecret' | 'Secret') => (c: Parameters<ReturnType<typeof swap>>[0]) => {
+    swap(
+      SONARR,
+      '          env:\n            - name: PORT\n              value: "9707"\n            - name: URL\n              value: http://localhost:8989\n            - name: APIKEY\n              valueFrom:\n                secretKeyRef:\n                  name: sonarr-api-key\n                  key: api-key\n',
+      '          envFrom:\n            - secretRef:\n                name: sonarr-exporter-env\n          env:\n            - name: PORT\n              value: "9707"\n            - name: URL\n              value: http://localhost:8989\n',
+    )(c);
+    const written =
+      writer === 'ExternalSecret'
+        ? 'apiVersion: external-secrets.io/v1\nkind: ExternalSecret\nmetadata:\n  name: sonarr-exporter-env\n  namespace: media\nspec:\n  secretStoreRef: {kind: ClusterSecretStore, name: homelab}\n  target: {name: sonarr-exporter-env}\n  data:\n    - secretKey: APIKEY\n      remoteRef: {key: sonarr/api-key}\n'
+        : 'apiVersion: v1\nkind: Secret\nmetadata:\n  name: sonarr-exporter-env\n  namespace: media\n';
+    c.write(SONARR, `${c.read(SONARR)}---\n${written}`);
+  };
+  it('takes APIKEY from a Secret its envFrom names when an ExternalSecret writes it, and fails one made outside git', async () => {
+    expect((await onBrokenCopy('media-exporters', keyFrom('ExternalSecret'))).failed).toEqual([]);
+    expect((await onBrokenCopy('media-exporters', keyFrom('Secret'))).failed.map((f) => f.message)).toEqual([
+      "sonarr's exporter must take APIKEY from a Secret written by an ExternalSecret",
+    ]);
+  });
+});
+
 describe('media-exporter-starts passes', () => {
   it("sonarr's alias, and its port and URL given as flags over the env", async () => {
     const flags = swap(

@@ -23,6 +23,26 @@ describe('media-gluetun-settings', () => {
     expect((await onBrokenCopy('media-vpn-sidecars', takes)).failed).toEqual([]);
   });
 
+  it('media-vpn-sidecars reads the resolver and the subnets an envFrom ConfigMap gives, as gluetun does', async () => {
+    const moved = (keep: string) => (c: Parameters<ReturnType<typeof swap>>[0]) => {
+      swap(
+        GLUETUN,
+        '            - name: DNS_KEEP_NAMESERVER\n              value: "on"\n            - name: FIREWALL_OUTBOUND_SUBNETS\n              value: 10.244.0.0/16,10.96.0.0/12\n',
+        '',
+      )(c);
+      swap(
+        GLUETUN,
+        '          env:\n            - name: VPN_SERVICE_PROVIDER\n',
+        `${GLUETUN_ENV_FROM}          env:\n            - name: VPN_SERVICE_PROVIDER\n`,
+      )(c);
+      c.write(GLUETUN, `${c.read(GLUETUN)}${settingsConfigMap({ DNS_KEEP_NAMESERVER: keep, FIREWALL_OUTBOUND_SUBNETS: '10.244.0.0/16,10.96.0.0/12' })}`);
+    };
+    expect(await onBrokenCopy('media-vpn-sidecars', moved('on'))).toMatchObject({ failed: [], notJudged: [] });
+    expect((await onBrokenCopy('media-vpn-sidecars', moved('off'))).failed.map((f) => f.message)).toEqual([
+      expect.stringContaining('must keep the cluster resolver'),
+    ]);
+  });
+
   it('media-vpn-sidecars still fails a resolver gluetun reads as off', async () => {
     const { failed } = await onBrokenCopy('media-vpn-sidecars', swap(GLUETUN, '              value: "on"\n', '              value: "Disabled"\n'));
     expect(failed.map((f) => f.message)).toEqual([expect.stringContaining('must keep the cluster resolver')]);
