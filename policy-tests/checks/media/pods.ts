@@ -3,14 +3,14 @@
  */
 import type { Resource } from '../../model/core/manifest.ts';
 import { writtenByExternalSecret } from '../../model/cluster/external-secrets.ts';
-import { compareReleases, containersOf, imageRelease, podSpecOf } from '../../model/core/workloads.ts';
-import type { PolicyCheck } from '../../model/checks/kit.ts';
+import { compareReleases, containersOf, imageRelease, podSpecOf, type ContainerRef } from '../../model/core/workloads.ts';
+import type { CheckContext, FailurePlace, PolicyCheck } from '../../model/checks/kit.ts';
 import { MEDIA_NAMESPACES, mountsOf, requireWorkload, withFacts, workload } from './media.ts';
 import { scalarText } from '../../model/core/text.ts';
 import { dig, list, objects, str } from '../../model/core/dig.ts';
 import type { Path } from '../../model/core/positions.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
-import { givenVariables, KEY_PROVIDER_KINDS } from '../../model/cluster/provided-keys.ts';
+import { givenVariables, KEY_PROVIDER_KINDS, type GivenVariable } from '../../model/cluster/provided-keys.ts';
 import { LAN_GATEWAY } from '../../model/cluster/gateways.ts';
 import { cidrWithin } from '../../model/repository/node-network.ts';
 import { gluetunBool, gluetunReads, gluetunReference } from '../../model/apps/gluetun.ts';
@@ -38,6 +38,44 @@ const VPN_FIX = {
   resolver: 'set DNS_KEEP_NAMESERVER=on on the gluetun container, on gluetun 3.40.2 to 3.41.1 (or DOT=off before 3.40.2)',
   subnets: "list nodeNetwork's pod and Service networks in the gluetun container's FIREWALL_OUTBOUND_SUBNETS",
 } as const;
+
+/** The VPN container's variables as gluetun reads them, with where each is set and the first envFrom source whose keys are unknown. */
+interface VpnVariables {
+  settings: ReturnType<typeof gluetunReads>;
+  entries: readonly GivenVariable[];
+  unreadSource: FailurePlace | undefined;
+}
+
+/** FIREWALL_OUTBOUND_SUBNETS covers the cluster's pod and Service networks (the cluster facts' nodeNetwork), or those never leave the pod. */
+function judgeSubnets(
+  ctx: CheckContext,
+  { resource: w, vpn }: { resource: Resource; vpn: ContainerRef },
+  { settings, entries, unreadSource }: VpnVariables,
+): void {
+  const network = ctx.repo.facts?.nodeNetwork;
+  if (!network) return;
+  const entryAt = (index: number): Path => [...vpn.at, ...entries[index]!.at];
+  const subnets = settings.get('FIREWALL_OUTBOUND_SUBNETS');
+  const listed = (subnets?.value ?? '')
+    .split(',')
+    .map((cidr) => cidr.trim())
+    .filter(Boolean);
+  const uncovered = (['pods', 'services'] as const).filter((key) => !listed.some((cidr) => cidrWithin(network[key], cidr)));
+  if (uncovered.length > 0 && subnets?.value === undefined && (subnets || unreadSource))
+    ctx.notJudged(
+      subnets ? { resource: w, path: entryAt(subnets.index) } : unreadSource!,
+      `FIREWALL_OUTBOUND_SUBNETS comes from a value the gate does not read: whether the VPN container lets the cluster's networks bypass the tunnel is not judged`,
+    );
+  else if (uncovered.length > 0)
+    ctx.fail(
+      {
+        resource: w,
+        path: subnets ? [...entryAt(subnets.index), ...(entries[subnets.index]!.at[0] === 'env' ? ['value'] : [])] : [...vpn.at, 'env'],
+      },
+      `the VPN container's FIREWALL_OUTBOUND_SUBNETS (${listed.join(', ') || 'unset'}) does not cover the cluster's ${uncovered.map((key) => `${key === 'pods' ? 'pod' : 'Service'} network ${network[key]}`).join(' and ')} (nodeNetwork in the cluster facts): gluetun routes that traffic into the tunnel and its firewall drops it, so the sidecars reach neither the cluster DNS nor the managers they sync with`,
+      VPN_FIX.subnets,
+    );
+}
 
 export const mediaPodChecks: PolicyCheck[] = [
   {
@@ -97,29 +135,7 @@ export const mediaPodChecks: PolicyCheck[] = [
           else if (judged) ctx.fail({ resource: w, path: [...vpn.at, 'image'] }, judged, VPN_FIX.resolver);
         }
         // Everything else leaves through the tunnel: the cluster's own networks must bypass it.
-        const network = ctx.repo.facts?.nodeNetwork;
-        if (vpn && network) {
-          const subnets = settings.get('FIREWALL_OUTBOUND_SUBNETS');
-          const listed = (subnets?.value ?? '')
-            .split(',')
-            .map((cidr) => cidr.trim())
-            .filter(Boolean);
-          const uncovered = (['pods', 'services'] as const).filter((key) => !listed.some((cidr) => cidrWithin(network[key], cidr)));
-          if (uncovered.length > 0 && subnets?.value === undefined && (subnets || unreadSource))
-            ctx.notJudged(
-              subnets ? { resource: w, path: entryAt(subnets.index) } : unreadSource!,
-              `FIREWALL_OUTBOUND_SUBNETS comes from a value the gate does not read: whether the VPN container lets the cluster's networks bypass the tunnel is not judged`,
-            );
-          else if (uncovered.length > 0)
-            ctx.fail(
-              {
-                resource: w,
-                path: subnets ? [...entryAt(subnets.index), ...(entries[subnets.index]!.at[0] === 'env' ? ['value'] : [])] : [...vpn.at, 'env'],
-              },
-              `the VPN container's FIREWALL_OUTBOUND_SUBNETS (${listed.join(', ') || 'unset'}) does not cover the cluster's ${uncovered.map((key) => `${key === 'pods' ? 'pod' : 'Service'} network ${network[key]}`).join(' and ')} (nodeNetwork in the cluster facts): gluetun routes that traffic into the tunnel and its firewall drops it, so the sidecars reach neither the cluster DNS nor the managers they sync with`,
-              VPN_FIX.subnets,
-            );
-        }
+        if (vpn) judgeSubnets(ctx, { resource: w, vpn }, { settings, entries, unreadSource });
         for (const other of ctx.repo.resources.filter(
           (r) => (r.kind === 'Deployment' || r.kind === 'StatefulSet') && MEDIA_NAMESPACES.has(r.namespace ?? '') && r !== w,
         )) {
