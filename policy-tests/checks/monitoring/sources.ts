@@ -5,7 +5,9 @@
  */
 import { alloyConfig, onValues, type Fail } from './values.ts';
 import { chartValues } from '../../model/helm/chart-values.ts';
-import { dig, objects } from '../../model/core/dig.ts';
+import { dig, obj, objects, str } from '../../model/core/dig.ts';
+import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
+import { givenVariables, KEY_PROVIDER_KINDS } from '../../model/cluster/provided-keys.ts';
 import { eachChartValues } from '../../model/checks/kit.ts';
 import type { Path } from '../../model/core/positions.ts';
 import { writtenByExternalSecret } from '../../model/cluster/external-secrets.ts';
@@ -171,7 +173,7 @@ export const sourceChecks: PolicyCheck[] = [
       'The gateway exporter is scraped every 30 s as a local read-only user (network view only) from an ExternalSecret, and pushes the system log to Loki every minute (A5).',
     invariants: ['A5'],
     remediation: `scrape unpoller at 30s, take UP_UNIFI_DEFAULT_USER/PASS from an ExternalSecret of the user in ${UNIFI_FACTS}, set UP_LOKI_URL and UP_LOKI_INTERVAL=1m`,
-    reads: { kinds: ['Deployment', 'ServiceMonitor', 'ExternalSecret'], files: ['monitoring/unpoller/facts/*'] },
+    reads: { kinds: [...new Set(['Deployment', 'ServiceMonitor', ...KEY_PROVIDER_KINDS])], files: ['monitoring/unpoller/facts/*'] },
     exemptible: false,
     run(ctx) {
       const facts = (ctx.repo.dataFiles.get(UNIFI_FACTS)?.data ?? {}) as { local?: boolean; role?: string };
@@ -189,27 +191,32 @@ export const sourceChecks: PolicyCheck[] = [
           durationMs(e.interval) !== 30_000 &&
           ctx.fail({ resource: monitor, path: ['spec', 'endpoints', i, 'interval'] }, `the gateway is scraped every ${String(e.interval)}, must be 30s`),
       );
-      const env = objects(dig(deployment.object, ['spec', 'template', 'spec', 'containers', 0, 'env'])) as {
-        name: string;
-        value?: string;
-        valueFrom?: { secretKeyRef?: { name?: string } };
-      }[];
+      // Its variables as the kubelet sets them: the keys of the Secrets and ConfigMaps its envFrom names, its env over them.
+      const CONTAINER: Path = ['spec', 'template', 'spec', 'containers', 0];
+      const container = obj(dig(deployment.object, CONTAINER));
+      const { entries } = givenVariables(ctx, namespaceOrDestination(ctx.repo, deployment), container);
+      const byName = new Map(entries.map((e) => [String(e.name), e]));
       const at = (name: string): Path => {
-        const i = env.findIndex((e) => e.name === name);
-        return ['spec', 'template', 'spec', 'containers', 0, 'env', ...(i === -1 ? [] : [i])];
+        const e = byName.get(name);
+        return e ? [...CONTAINER, ...e.at] : [...CONTAINER, 'env'];
       };
-      const byName = new Map(env.map((e) => [e.name, e]));
       for (const name of ['UP_UNIFI_DEFAULT_USER', 'UP_UNIFI_DEFAULT_PASS']) {
-        const ref = byName.get(name)?.valueFrom?.secretKeyRef?.name;
+        const e = byName.get(name);
+        // An env entry's Secret, or the Secret an envFrom entry names.
+        const ref =
+          e?.at[0] === 'envFrom'
+            ? str(dig(objects(container.envFrom)[e.at[1]], ['secretRef', 'name'])) || undefined
+            : str(dig(e?.valueFrom, ['secretKeyRef', 'name'])) || undefined;
         if (!writtenByExternalSecret(ctx.repo, ref, deployment.namespace))
           ctx.fail({ resource: deployment, path: at(name) }, `${name} must come from a Secret written by an ExternalSecret`);
       }
       if (!byName.get('UP_LOKI_URL')?.value)
         ctx.fail({ resource: deployment, path: at('UP_LOKI_URL') }, 'the gateway system log is not pushed to Loki (UP_LOKI_URL)');
-      if (durationMs(byName.get('UP_LOKI_INTERVAL')?.value) !== 60_000)
+      const interval = byName.get('UP_LOKI_INTERVAL')?.value;
+      if (durationMs(typeof interval === 'string' ? interval : undefined) !== 60_000)
         ctx.fail(
           { resource: deployment, path: at('UP_LOKI_INTERVAL') },
-          `the system log is pushed every ${byName.get('UP_LOKI_INTERVAL')?.value ?? '(default)'}, must be 1m`,
+          `the system log is pushed every ${typeof interval === 'string' ? interval : '(default)'}, must be 1m`,
         );
     },
   },

@@ -8,7 +8,9 @@
  * verifyPeerCertificate: the SHA-256 of each DER certificate). A new gateway certificate then stops the polls, and
  * GatewayMetricsDown says so.
  */
-import { dig, list } from '../../model/core/dig.ts';
+import { dig, obj } from '../../model/core/dig.ts';
+import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
+import { givenVariables, KEY_PROVIDER_KINDS, type GivenVariable } from '../../model/cluster/provided-keys.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { Path } from '../../model/core/positions.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
@@ -18,10 +20,8 @@ import { noPublicCertificate } from '../../model/monitoring/private-names.ts';
 const CONTAINER: Path = ['spec', 'template', 'spec', 'containers', 0];
 const PIN = /^UP_UNIFI_DEFAULT_SSL_CERT_PATH_\d+$/;
 
-interface EnvVar {
-  name?: string;
-  value?: string;
-}
+/** Where a variable is set under the deployment: its env entry's value, or the envFrom entry whose source sets it. */
+const entryPath = (e: GivenVariable): Path => [...CONTAINER, ...e.at, ...(e.at[0] === 'env' ? ['value'] : [])];
 
 export const unpollerTrustCheck: PolicyCheck = {
   id: 'unpoller-trust',
@@ -30,28 +30,31 @@ export const unpollerTrustCheck: PolicyCheck = {
   invariants: ['A5'],
   remediation:
     "put the gateway's certificate (openssl s_client -connect <gateway>:443 -showcerts) in the secret store beside the read-only user, write it into the unpoller Secret, mount that key, and name its path in UP_UNIFI_DEFAULT_SSL_CERT_PATH_0",
-  reads: { kinds: ['Deployment', 'ExternalSecret'] },
+  reads: { kinds: ['Deployment', ...KEY_PROVIDER_KINDS] },
   exemptible: false,
   run(ctx) {
     // unpoller-source speaks for a missing exporter.
     const deployment = ctx.resources.find((r) => r.kind === 'Deployment' && r.name === 'unpoller');
     if (!deployment) return;
-    const env = list(dig(deployment.object, [...CONTAINER, 'env'])) as EnvVar[];
-    const at = (i: number): Path => [...CONTAINER, 'env', i, 'value'];
-    const urlIndex = env.findIndex((e) => e.name === 'UP_UNIFI_DEFAULT_URL');
-    const url = URL.parse(env[urlIndex]?.value ?? '');
+    // Its variables as the kubelet sets them: the keys of the Secrets and ConfigMaps its envFrom names, its env over them.
+    const { entries } = givenVariables(ctx, namespaceOrDestination(ctx.repo, deployment), obj(dig(deployment.object, CONTAINER)));
+    const variable = (name: string) => entries.findLast((e) => e.name === name);
+    const urlEntry = variable('UP_UNIFI_DEFAULT_URL');
+    const url = URL.parse(typeof urlEntry?.value === 'string' ? urlEntry.value : '');
     if (!url) return; // unpoller-source and the exporter's own start say what is missing.
-    const where: { resource: Resource; path: Path } = { resource: deployment, path: urlIndex >= 0 ? at(urlIndex) : [...CONTAINER, 'env'] };
+    const where: { resource: Resource; path: Path } = { resource: deployment, path: urlEntry ? entryPath(urlEntry) : [...CONTAINER, 'env'] };
     if (url.protocol !== 'https:') {
       ctx.fail(where, `unpoller logs in to ${url.href} over ${url.protocol.slice(0, -1)}: the read-only user's password crosses the LAN in clear`);
       return;
     }
-    const pins = env.flatMap((e, i) => (PIN.test(e.name ?? '') && e.value ? [{ file: e.value, i }] : []));
+    const pins = entries.flatMap((e) =>
+      PIN.test(String(e.name)) && variable(String(e.name)) === e && typeof e.value === 'string' && e.value ? [{ file: e.value, at: entryPath(e) }] : [],
+    );
     if (pins.length > 0) {
       for (const pin of pins) pinnedFileMounted(ctx, deployment, pin);
       return;
     }
-    const verify = env.find((e) => e.name === 'UP_UNIFI_DEFAULT_VERIFY_SSL')?.value === 'true';
+    const verify = variable('UP_UNIFI_DEFAULT_VERIFY_SSL')?.value === 'true';
     if (!verify)
       ctx.fail(
         where,
@@ -67,13 +70,13 @@ export const unpollerTrustCheck: PolicyCheck = {
 };
 
 /** A pinned certificate is a file a volume provides: the image holds no gateway's certificate, and unpoller does not start without the file. */
-function pinnedFileMounted(ctx: CheckContext, deployment: Resource, { file, i }: { file: string; i: number }): void {
+function pinnedFileMounted(ctx: CheckContext, deployment: Resource, { file, at }: { file: string; at: Path }): void {
   const container = dig(deployment.object, CONTAINER);
   const spec = dig(deployment.object, ['spec', 'template', 'spec']);
   // A mounted Secret's missing key is closure-secret-key's to judge.
   if (mountedFile(ctx, { spec, namespace: deployment.namespace }, container, file).on === 'image')
     ctx.fail(
-      { resource: deployment, path: [...CONTAINER, 'env', i, 'value'] },
+      { resource: deployment, path: at },
       `unpoller pins the certificate in ${file}, which no volume of the container provides: the image holds no gateway's certificate, and unpoller stops at start (reading SSL cert file)`,
     );
 }
