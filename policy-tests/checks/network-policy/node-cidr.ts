@@ -25,6 +25,8 @@ import type { Path } from '../../model/core/positions.ts';
 import { scalarText } from '../../model/core/text.ts';
 import { ENFORCED_POLICY_KINDS } from '../../model/cluster/network-reach.ts';
 import { WORKLOAD_KINDS } from '../../model/core/workloads.ts';
+import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
+import { givenVariables, KEY_PROVIDER_KINDS } from '../../model/cluster/provided-keys.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { peers } from './network-policy.ts';
 
@@ -75,11 +77,13 @@ function cidrPeers(policy: Resource): CidrPeer[] {
 }
 
 /** The addresses the repository names as nodes, with who names them: the cluster facts' nodes, and every TALOS_NODE. */
-function knownNodes(repo: Repo, resources: readonly Resource[]): Map<string, string> {
+function knownNodes({ repo, resources }: { repo: Repo; resources: readonly Resource[] }): Map<string, string> {
   const out = new Map<string, string>();
   const network = repo.facts?.nodeNetwork;
   if (network) for (const [address, role] of nodeRoles(network)) out.set(address, `a ${role} node in the cluster facts' nodeNetwork`);
-  for (const n of namedNodes(resources)) out.set(n.address, `${n.env} of ${n.resource.kind} ${n.resource.name}`);
+  // Each container's variables as the kubelet sets them: the keys of the Secrets and ConfigMaps its envFrom names too.
+  for (const n of namedNodes(resources, (r, c) => givenVariables({ repo, resources }, namespaceOrDestination(repo, r), c.container).entries))
+    out.set(n.address, `${n.env} of ${n.resource.kind} ${n.resource.name}`);
   return out;
 }
 
@@ -106,14 +110,14 @@ export const nodeCidrCheck: PolicyCheck = {
   invariants: ['P1'],
   remediation: Object.values(FIX).join('; '),
   reads: {
-    kinds: [...POLICY_KINDS, ...WORKLOAD_KINDS],
+    kinds: [...new Set([...POLICY_KINDS, ...WORKLOAD_KINDS, ...KEY_PROVIDER_KINDS])],
     charts: ['cilium'],
     renders: true,
   },
   exemptible: false,
   run(ctx) {
     if (cniOf(ctx.repo).name !== 'cilium') return;
-    const nodes = knownNodes(ctx.repo, ctx.resources);
+    const nodes = knownNodes(ctx);
     const network = ctx.repo.facts?.nodeNetwork;
     const values = chartValues(ctx.repo, 'cilium');
     // Every source of the chart must say it: one without the mode is a cluster whose agents match CIDRs by default.

@@ -16,7 +16,7 @@ import { parse } from 'yaml';
 import { list, obj } from '../core/dig.ts';
 import type { Resource } from '../core/manifest.ts';
 import type { Path } from '../core/positions.ts';
-import { workloadContainers } from '../core/workloads.ts';
+import { workloadContainers, type ContainerRef } from '../core/workloads.ts';
 
 export interface NodeNetwork {
   /** The segment, as a CIDR: `192.168.1.0/24`. */
@@ -204,14 +204,27 @@ export interface NamedNode {
   at: Path;
 }
 
-/** Every node the repository's workloads name by address. */
-export function namedNodes(resources: readonly Resource[]): NamedNode[] {
+/** One variable of a container with where it is set under it (`env`, or the `envFrom` entry whose source sets it). */
+export type ContainerVariable = { name: unknown; value?: unknown; at: readonly ['env' | 'envFrom', number] };
+
+/** A container's env entries, each with where it is set: its variables where no reader of its envFrom sources is given. */
+const envEntries = (_resource: Resource, c: ContainerRef): ContainerVariable[] =>
+  list(c.container.env).map((e, i) => ({ ...obj(e), name: obj(e).name, at: ['env', i] as const }));
+
+/**
+ * Every node the repository's workloads name by address: each container's variables as `variables` gives them
+ * (model/cluster/provided-keys.ts givenVariables, its envFrom sources too), else its env entries.
+ */
+export function namedNodes(
+  resources: readonly Resource[],
+  variables: (resource: Resource, c: ContainerRef) => readonly ContainerVariable[] = envEntries,
+): NamedNode[] {
   const out: NamedNode[] = [];
   for (const { resource, c } of workloadContainers(resources))
-    list(c.container.env).forEach((e, i) => {
-      const { name, value } = obj(e);
+    for (const e of variables(resource, c)) {
+      const { name, value } = e;
       if (typeof name === 'string' && NODE_ADDRESS_ENV.has(name) && typeof value === 'string' && isAddress(value))
-        out.push({ address: value, env: name, resource, at: [...c.at, 'env', i, 'value'] });
-    });
+        out.push({ address: value, env: name, resource, at: [...c.at, ...e.at, ...(e.at[0] === 'env' ? ['value'] : [])] });
+    }
   return out;
 }

@@ -297,6 +297,29 @@ export const closureMutations: Mutation[] = [
   },
   {
     check: 'closure-node-network',
+    why: "the etcd backup's node moved into a ConfigMap its envFrom names, as a worker's address: workers run no etcd",
+    mutate: (c) => {
+      const file = 'apps/platform/backups/etcd-backup.yaml';
+      swap(
+        file,
+        '            - name: TALOS_NODE\n              value: 192.168.1.11\n            - name: TALOSCONFIG\n',
+        '            - name: TALOSCONFIG\n',
+      )(c);
+      swap(
+        file,
+        '            envFrom:\n            - secretRef:\n                name: backup-restic\n',
+        '            envFrom:\n            - secretRef:\n                name: backup-restic\n            - configMapRef:\n                name: etcd-node\n',
+      )(c);
+      c.write(
+        file,
+        `${c.read(file)}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: etcd-node\n  namespace: backups\ndata:\n  TALOS_NODE: 192.168.1.21\n`,
+      );
+    },
+    at: inFile('apps/platform/backups/etcd-backup.yaml', '- configMapRef:'),
+    fix: 'name a node address of nodeNetwork in clusters/home/cluster-facts.yaml as TALOS_NODE, a control-plane one where the call needs etcd',
+  },
+  {
+    check: 'closure-node-network',
     why: "Cilium sent to localhost:6443, the API server's own port, which only the control-plane nodes serve: KubePrism listens on 7445, and the agents on the workers never reach the API server",
     mutate: swap('apps/platform/cilium/values.yaml', 'k8sServicePort: 7445\n', 'k8sServicePort: 6443\n'),
     at: inFile('apps/platform/cilium/values.yaml', 'k8sServicePort: 6443'),
