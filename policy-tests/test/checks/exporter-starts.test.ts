@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { onBrokenCopy } from '../support/helpers.ts';
 import { describeMutations } from '../support/mutation-runner.ts';
-import { swap } from '../mutations/edits.ts';
+import { appendConfigMap, swap } from '../mutations/edits.ts';
 import { exporterStartsMutations, qbittorrentExporterMutations } from '../mutations/exporter-starts.ts';
 
 describeMutations('media-exporter-starts bites on a broken copy of the real repository', exporterStartsMutations);
@@ -17,13 +17,7 @@ describe("media-exporter-starts reads an exporter's envFrom sources", () => {
       '          env:\n            - name: PORT\n              value: "9707"\n            - name: URL\n              value: http://localhost:8989\n',
       `          envFrom:\n            - ${source}:\n                name: exportarr-settings\n          env:\n`,
     )(c);
-    if (data)
-      c.write(
-        SONARR,
-        `${c.read(SONARR)}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: exportarr-settings\n  namespace: media\ndata:\n${Object.entries(data)
-          .map(([k, v]) => `  ${k}: "${v}"\n`)
-          .join('')}`,
-      );
+    if (data) appendConfigMap(SONARR, { name: 'exportarr-settings', namespace: 'media', data })(c);
   };
   it('judges the settings it gives as the env it is: a port the container declares passes, another fails at the envFrom entry', async () => {
     expect(await onBrokenCopy('media-exporter-starts', moved('configMapRef', { PORT: '9707', URL: 'http://localhost:8989' }))).toEqual({

@@ -35,7 +35,7 @@ describe('media-gluetun-settings', () => {
         '          env:\n            - name: VPN_SERVICE_PROVIDER\n',
         `${GLUETUN_ENV_FROM}          env:\n            - name: VPN_SERVICE_PROVIDER\n`,
       )(c);
-      c.write(GLUETUN, `${c.read(GLUETUN)}${settingsConfigMap({ DNS_KEEP_NAMESERVER: keep, FIREWALL_OUTBOUND_SUBNETS: '10.244.0.0/16,10.96.0.0/12' })}`);
+      settingsConfigMap({ DNS_KEEP_NAMESERVER: keep, FIREWALL_OUTBOUND_SUBNETS: '10.244.0.0/16,10.96.0.0/12' })(c);
     };
     expect(await onBrokenCopy('media-vpn-sidecars', moved('on'))).toMatchObject({ failed: [], notJudged: [] });
     expect((await onBrokenCopy('media-vpn-sidecars', moved('off'))).failed.map((f) => f.message)).toEqual([
@@ -55,7 +55,7 @@ describe('media-gluetun-settings', () => {
         '          env:\n            - name: VPN_SERVICE_PROVIDER\n',
         `${GLUETUN_ENV_FROM}          env:\n            - name: VPN_SERVICE_PROVIDER\n`,
       )(c);
-      c.write(GLUETUN, `${c.read(GLUETUN)}${settingsConfigMap(data)}`);
+      settingsConfigMap(data)(c);
     };
     expect(await onBrokenCopy(CHECK, given({ UMASK: '002', HEALTH_SUCCESS_WAIT_DURATION: '5s' }))).toMatchObject({ failed: [], notJudged: [] });
     // env wins over envFrom: the source's provider is never read.

@@ -1,7 +1,7 @@
 /** pve-exporter-trust on a broken copy of the real repository: the CA variable read as the kubelet sets it, envFrom included. */
 import { describe, expect, it } from 'vitest';
 import { onBrokenCopy, type RepoCopy } from '../support/helpers.ts';
-import { swap } from '../mutations/edits.ts';
+import { configMapText, swap } from '../mutations/edits.ts';
 
 const EXPORTER = 'monitoring/pve-exporter/deployment.yaml';
 const CA_ENV =
@@ -17,8 +17,7 @@ const moved =
 
 describe('pve-exporter-trust reads the CA variable as the kubelet sets it', () => {
   it('takes REQUESTS_CA_BUNDLE from a ConfigMap the container names in envFrom', async () => {
-    const configMap =
-      '---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: pve-exporter-settings\n  namespace: monitoring\ndata:\n  REQUESTS_CA_BUNDLE: /etc/pve-exporter/pve-root-ca.pem\n';
+    const configMap = `---\n${configMapText({ name: 'pve-exporter-settings', namespace: 'monitoring', data: { REQUESTS_CA_BUNDLE: '/etc/pve-exporter/pve-root-ca.pem' } })}`;
     expect(await onBrokenCopy('pve-exporter-trust', moved('configMapRef', configMap))).toEqual({ failed: [], warned: [], notJudged: [] });
   });
 

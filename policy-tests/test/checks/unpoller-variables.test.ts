@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { onBrokenCopy, type RepoCopy } from '../support/helpers.ts';
-import { swap } from '../mutations/edits.ts';
+import { appendConfigMap, swap } from '../mutations/edits.ts';
 
 const UNPOLLER = 'monitoring/unpoller/deployment.yaml';
 const LOGIN =
@@ -42,10 +42,7 @@ describe("the gateway exporter's variables, envFrom included", () => {
         '          env:\n            - name: UP_UNIFI_DEFAULT_URL\n',
         '          envFrom:\n            - configMapRef:\n                name: unpoller-pin\n          env:\n            - name: UP_UNIFI_DEFAULT_URL\n',
       )(c);
-      c.write(
-        UNPOLLER,
-        `${c.read(UNPOLLER)}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: unpoller-pin\n  namespace: monitoring\ndata:\n  UP_UNIFI_DEFAULT_SSL_CERT_PATH_0: ${file}\n`,
-      );
+      appendConfigMap(UNPOLLER, { name: 'unpoller-pin', namespace: 'monitoring', data: { UP_UNIFI_DEFAULT_SSL_CERT_PATH_0: file } })(c);
     };
     expect((await onBrokenCopy('unpoller-trust', pinFrom('/etc/unpoller/gateway/certificate.pem'))).failed).toEqual([]);
     expect((await onBrokenCopy('unpoller-trust', pinFrom('/etc/ssl/gateway.pem'))).failed.map((f) => f.message)).toEqual([

@@ -1,7 +1,7 @@
 /** Broken copies of the real repository for the checks of policy-tests/checks/backups/job-hygiene.ts: each fails exactly its check, at its line. */
 import type { Mutation } from '../support/mutation-runner.ts';
 import type { RepoCopy } from '../support/helpers.ts';
-import { swap, DB_BACKUP_COMPONENT, inComponent, DRILL, ETCD_JOBS } from './edits.ts';
+import { appendConfigMap, swap, DB_BACKUP_COMPONENT, inComponent, DRILL, ETCD_JOBS } from './edits.ts';
 
 /** The drill's BACKUP_DIR moved from its env into ConfigMap backup-settings, which its envFrom names, set to `dir`. */
 export const drillDirFrom = (dir: string) => (c: RepoCopy) => {
@@ -10,10 +10,7 @@ export const drillDirFrom = (dir: string) => (c: RepoCopy) => {
     '            env:\n            - name: BACKUP_DIR\n              value: /backups\n',
     '            envFrom:\n            - configMapRef:\n                name: backup-settings\n            env:\n',
   )(c);
-  c.write(
-    DRILL,
-    `${c.read(DRILL)}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: backup-settings\n  namespace: backups\ndata:\n  BACKUP_DIR: ${dir}\n`,
-  );
+  appendConfigMap(DRILL, { name: 'backup-settings', namespace: 'backups', data: { BACKUP_DIR: dir } })(c);
 };
 
 export const backupJobHygieneMutations: Mutation[] = [

@@ -3,6 +3,7 @@ import type { Mutation } from '../support/mutation-runner.ts';
 import { lineOf, type RepoCopy } from '../support/helpers.ts';
 import {
   after,
+  appendConfigMap,
   bazarr4kSendsRadarrKey,
   COPY_COMPONENT,
   swap,
@@ -310,10 +311,7 @@ export const closureMutations: Mutation[] = [
         '            envFrom:\n            - secretRef:\n                name: backup-restic\n',
         '            envFrom:\n            - secretRef:\n                name: backup-restic\n            - configMapRef:\n                name: etcd-node\n',
       )(c);
-      c.write(
-        file,
-        `${c.read(file)}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: etcd-node\n  namespace: backups\ndata:\n  TALOS_NODE: 192.168.1.21\n`,
-      );
+      appendConfigMap(file, { name: 'etcd-node', namespace: 'backups', data: { TALOS_NODE: '192.168.1.21' } })(c);
     },
     at: inFile('apps/platform/backups/etcd-backup.yaml', '- configMapRef:'),
     fix: 'name a node address of nodeNetwork in clusters/home/cluster-facts.yaml as TALOS_NODE, a control-plane one where the call needs etcd',
@@ -615,10 +613,7 @@ export const closureMutations: Mutation[] = [
         "          env:\n            # Python's requests trusts only its public roots unless given a CA file: the hosts' cluster CA.\n            - name: REQUESTS_CA_BUNDLE\n              value: /etc/pve-exporter/pve-root-ca.pem\n",
         '          envFrom:\n            - configMapRef:\n                name: pve-exporter-settings\n',
       )(c);
-      c.write(
-        file,
-        `${c.read(file)}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: pve-exporter-settings\n  namespace: monitoring\ndata:\n  REQUESTS_CA_BUNDLE: /etc/pve-exporter/ca.pem\n`,
-      );
+      appendConfigMap(file, { name: 'pve-exporter-settings', namespace: 'monitoring', data: { REQUESTS_CA_BUNDLE: '/etc/pve-exporter/ca.pem' } })(c);
     },
     at: inFile('monitoring/pve-exporter/deployment.yaml', '- configMapRef:'),
   },

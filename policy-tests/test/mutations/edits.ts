@@ -258,3 +258,13 @@ export const metricsServerOutsideGit = swap(
   '  providedOutsideGit: |\n',
   '  providedOutsideGit: |\n    - kind: APIService\n      name: v1beta1.metrics.k8s.io\n      reason: metrics-server, installed with talosctl apply-config (kubelet serving certificates)\n',
 );
+
+/** A ConfigMap's manifest: `name` in `namespace`, each of `data`'s values double-quoted as YAML reads a JSON string. */
+export const configMapText = ({ name, namespace, data }: { name: string; namespace: string; data: Record<string, string> }): string =>
+  `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  namespace: ${namespace}\ndata:\n${Object.entries(data)
+    .map(([k, v]) => `  ${k}: ${JSON.stringify(v)}\n`)
+    .join('')}`;
+
+/** Appends that ConfigMap to `file` as another document (a container's envFrom source beside its workload). */
+export const appendConfigMap = (file: string, configMap: Parameters<typeof configMapText>[0]) => (c: RepoCopy) =>
+  c.write(file, `${c.read(file)}---\n${configMapText(configMap)}`);

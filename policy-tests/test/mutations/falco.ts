@@ -4,7 +4,7 @@ import { lineOf } from '../support/helpers.ts';
 import type { Mutation } from '../support/mutation-runner.ts';
 import { readFileSync } from 'node:fs';
 import { type RepoCopy } from '../support/helpers.ts';
-import { after, dropAlternatives, editTuning, inFile, swap, TUNING, FALCO_VALUES, SIDEKICK_VALUES, EGRESS } from './edits.ts';
+import { after, configMapText, dropAlternatives, editTuning, inFile, swap, TUNING, FALCO_VALUES, SIDEKICK_VALUES, EGRESS } from './edits.ts';
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/falco/${name}`, import.meta.url), 'utf8');
 
@@ -229,10 +229,7 @@ export const falcoMutations: Mutation[] = [
     check: 'falcoctl-config-loads',
     why: 'the follow interval given by an envFrom ConfigMap as FALCOCTL_ARTIFACT_FOLLOW_EVERY "6", a duration without its unit: viper takes the variable over the file, the --every flag refuses it, and the sidecar exits at start',
     mutate: (c) => {
-      c.write(
-        'security/falco/falcoctl-env.yaml',
-        'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: falcoctl-env\n  namespace: falco\ndata:\n  FALCOCTL_ARTIFACT_FOLLOW_EVERY: "6"\n',
-      );
+      c.write('security/falco/falcoctl-env.yaml', configMapText({ name: 'falcoctl-env', namespace: 'falco', data: { FALCOCTL_ARTIFACT_FOLLOW_EVERY: '6' } }));
       c.edit(FALCO_VALUES, 0, (d) => d.setIn(['falcoctl', 'artifact', 'follow', 'envFrom'], d.createNode([{ configMapRef: { name: 'falcoctl-env' } }])));
     },
     at: 'configMapRef',

@@ -1,6 +1,6 @@
 /** Mutations for media-gluetun-settings: the VPN container given what gluetun 3.40.4 exits on, or a variable it does not read. */
 import type { Mutation } from '../support/mutation-runner.ts';
-import { swap } from './edits.ts';
+import { appendConfigMap, swap } from './edits.ts';
 
 const GLUETUN = 'apps/media/gluetun/deployment.yaml';
 const CHECK = 'media-gluetun-settings';
@@ -8,11 +8,8 @@ const CHECK = 'media-gluetun-settings';
 /** The VPN container's envFrom of ConfigMap gluetun-settings, put before its env. */
 export const GLUETUN_ENV_FROM = '          envFrom:\n            - configMapRef:\n                name: gluetun-settings\n';
 
-/** ConfigMap gluetun-settings beside the VPN pod, holding `data`. */
-export const settingsConfigMap = (data: Record<string, string>) =>
-  `---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: gluetun-settings\n  namespace: media-vpn\ndata:\n${Object.entries(data)
-    .map(([k, v]) => `  ${k}: "${v}"\n`)
-    .join('')}`;
+/** ConfigMap gluetun-settings beside the VPN pod, holding `data`, appended to its file. */
+export const settingsConfigMap = (data: Record<string, string>) => appendConfigMap(GLUETUN, { name: 'gluetun-settings', namespace: 'media-vpn', data });
 
 export const gluetunSettingsMutations: Mutation[] = [
   {
@@ -52,7 +49,7 @@ export const gluetunSettingsMutations: Mutation[] = [
         '          env:\n            - name: VPN_SERVICE_PROVIDER\n',
         `${GLUETUN_ENV_FROM}          env:\n            - name: VPN_SERVICE_PROVIDER\n`,
       )(c);
-      c.write(GLUETUN, `${c.read(GLUETUN)}${settingsConfigMap({ UMASK: '002', HEALTH_SUCCESS_WAIT_DURATION: '5' })}`);
+      settingsConfigMap({ UMASK: '002', HEALTH_SUCCESS_WAIT_DURATION: '5' })(c);
     },
     at: '- configMapRef:',
   },

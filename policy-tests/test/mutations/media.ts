@@ -1,7 +1,7 @@
 /** Broken copies of the real repository for the checks of policy-tests/checks/media/media.ts: each fails exactly its check, at its line. */
 import { isSeq } from 'yaml';
 import type { Mutation } from '../support/mutation-runner.ts';
-import { SONARR, GLUETUN, PLEX, FOLDERS, QBT, after, swap } from './edits.ts';
+import { SONARR, GLUETUN, PLEX, FOLDERS, QBT, after, appendConfigMap, swap } from './edits.ts';
 
 const QBT_SETTINGS = 'apps/media/gluetun/settings/qbittorrent.yaml';
 const TDARR = 'apps/media/tdarr/deployment.yaml';
@@ -101,10 +101,7 @@ export const mediaMutations: Mutation[] = [
         '          env:\n            - name: TZ\n              value: "Europe/Oslo"\n            # The user the app runs as once the init drops root (the share\'s apps all run as 1000).\n            - name: PUID\n              value: "1000"\n            - name: PGID\n              value: "1000"\n',
         '          envFrom:\n            - configMapRef:\n                name: tdarr-user\n          env:\n            - name: TZ\n              value: "Europe/Oslo"\n',
       )(c);
-      c.write(
-        TDARR,
-        `${c.read(TDARR)}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: tdarr-user\n  namespace: media\ndata:\n  PUID: "1001"\n  PGID: "1000"\n`,
-      );
+      appendConfigMap(TDARR, { name: 'tdarr-user', namespace: 'media', data: { PUID: '1001', PGID: '1000' } })(c);
     },
     at: after(TDARR, 'volumeMounts:', '- name: data'),
   },

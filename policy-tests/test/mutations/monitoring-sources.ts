@@ -1,6 +1,6 @@
 /** Broken copies of the real repository for the checks of policy-tests/checks/monitoring/sources.ts, pve-trust.ts, unpoller-trust.ts and unpoller-config.ts: each fails exactly its check, at its line. */
 import type { Mutation } from '../support/mutation-runner.ts';
-import { KPS, ALLOY, inFile, swap } from './edits.ts';
+import { KPS, ALLOY, appendConfigMap, inFile, swap } from './edits.ts';
 
 const PVE_DEPLOYMENT = 'monitoring/pve-exporter/deployment.yaml';
 const PVE_MONITOR = 'monitoring/pve-exporter/servicemonitor.yaml';
@@ -116,10 +116,7 @@ export const monitoringSourcesMutations: Mutation[] = [
     why: 'debugging turned on "yes" by a ConfigMap the container takes through envFrom: the kubelet sets UP_POLLER_DEBUG from its key, strconv.ParseBool refuses it, and unpoller exits at start',
     mutate: (c) => {
       swap(UNPOLLER, '          env:\n', '          envFrom:\n            - configMapRef:\n                name: unpoller-settings\n          env:\n')(c);
-      c.write(
-        UNPOLLER,
-        `${c.read(UNPOLLER)}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: unpoller-settings\n  namespace: monitoring\ndata:\n  UP_POLLER_DEBUG: "yes"\n`,
-      );
+      appendConfigMap(UNPOLLER, { name: 'unpoller-settings', namespace: 'monitoring', data: { UP_POLLER_DEBUG: 'yes' } })(c);
     },
     at: inFile(UNPOLLER, '- configMapRef:'),
   },
