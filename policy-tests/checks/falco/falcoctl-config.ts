@@ -26,11 +26,11 @@ import { givenVariables, KEY_PROVIDER_KINDS, mayStartWith } from '../../model/cl
 import { FALCOCTL_PORT, falcoctlProblems, type FalcoctlCommand, type FalcoctlEnv } from '../../model/falco/falcoctl.ts';
 
 const CONTAINERS: Readonly<Record<FalcoctlCommand, string>> = { install: 'falcoctl-artifact-install', follow: 'falcoctl-artifact-follow' };
+/** What every variable falcoctl reads from its environment starts with (viper's env prefix). */
+const VARIABLE = 'FALCOCTL_';
 const unreadMessage = (container: string, source: string) =>
   `container ${container} takes variables from envFrom ${source}, whose keys the repository does not say, and any ${VARIABLE} one of them overrides falcoctl's configuration: not judged`;
 const PORTED = `the port follows falcoctl ${FALCOCTL_PORT.version} (chart ${FALCOCTL_PORT.chart} ${FALCOCTL_PORT.chartVersion}): extend model/falco/falcoctl.ts from that release's source`;
-
-const VARIABLE = 'FALCOCTL_';
 
 /**
  * A container's variables as falcoctl reads them (givenVariables: its envFrom sources', then its env over them), the
@@ -135,15 +135,19 @@ function judgeValues(ctx: CheckContext, v: ChartValues): void {
   const namespace = applicationsByName(ctx.repo).get(v.appName)?.destinationNamespace;
   for (const command of Object.keys(CONTAINERS) as FalcoctlCommand[]) {
     if (dig(v.values, ['falcoctl', 'artifact', command, 'enabled']) === false) continue;
-    const values = ['falcoctl', 'artifact', command];
-    const container = { env: dig(v.values, [...values, 'env']), envFrom: dig(v.values, [...values, 'envFrom']) };
+    // The container as the values give it: the chart copies each command's env and envFrom into it.
+    const artifact = ['falcoctl', 'artifact', command];
+    const container = { env: dig(v.values, [...artifact, 'env']), envFrom: dig(v.values, [...artifact, 'envFrom']) };
     const given = falcoctlEnv(ctx, namespace, container);
     if ('unread' in given) {
-      ctx.notJudged({ data: v.source, path: [...values, 'envFrom', given.unread] }, unreadMessage(CONTAINERS[command], unreadSource(container, given.unread)));
+      ctx.notJudged(
+        { data: v.source, path: [...artifact, 'envFrom', given.unread] },
+        unreadMessage(CONTAINERS[command], unreadSource(container, given.unread)),
+      );
       continue;
     }
     for (const p of falcoctlProblems(config, command, { env: given.env, whole: false })) {
-      const path: Path = 'env' in p.at ? [...values, ...given.at.get(p.at.env)!] : ['falcoctl', 'config', ...p.at.path];
+      const path: Path = 'env' in p.at ? [...artifact, ...given.at.get(p.at.env)!] : ['falcoctl', 'config', ...p.at.path];
       ctx.fail({ data: v.source, path }, p.message);
     }
   }

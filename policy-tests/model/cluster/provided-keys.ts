@@ -204,8 +204,9 @@ export interface GivenVariable {
 
 /**
  * A container's environment as one list of env entries, for a reader of a program's settings that reads entries:
- * first each variable its envFrom sources set (envFromVariables: the value where the gate reads it, else a
- * `valueFrom` naming the source), then its env entries as written, which the kubelet puts over them. And the envFrom
+ * first each variable its envFrom sources set (envFromVariables: a ConfigMap's value; a Secret's key as a `valueFrom`
+ * naming the source, its value never read here, so that no reader prints a Secret's text in a finding; a `valueFrom`
+ * too where the gate does not read the value), then its env entries as written, which the kubelet puts over them. And the envFrom
  * entries whose keys the repository does not say (a `dataFrom`, a Secret made outside git), with their prefixes: any
  * variable that starts so may be set.
  */
@@ -215,9 +216,12 @@ export function givenVariables(
   container: Record<string, unknown>,
 ): { entries: GivenVariable[]; unread: { source: number; prefix: string }[] } {
   const entries: GivenVariable[] = [];
+  const sources = objects(container.envFrom);
   for (const [name, { source, setting }] of envFromVariables(view, namespace, container))
     entries.push(
-      typeof setting === 'object' ? { name, value: setting.value, at: ['envFrom', source] } : { name, valueFrom: { envFrom: source }, at: ['envFrom', source] },
+      typeof setting === 'object' && sources[source]!.secretRef === undefined
+        ? { name, value: setting.value, at: ['envFrom', source] }
+        : { name, valueFrom: { envFrom: source }, at: ['envFrom', source] },
     );
   objects(container.env).forEach((e, i) => entries.push({ ...e, name: e.name, at: ['env', i] }));
   const unread = objects(container.envFrom).flatMap((source, i) =>

@@ -138,6 +138,12 @@ describe('a container variable as the kubelet sets it', () => {
       { name: 'PORT', value: '9', at: ['env', 0] },
     ]);
     expect(unread).toEqual([{ source: 1, prefix: 'X_' }]);
+    // A plain Secret's key is given set, never its text: no reader may print a Secret's value in a finding.
+    expect(givenVariables({ repo, resources }, 'media', { envFrom: [{ secretRef: { name: 'chart' } }] }).entries).toContainEqual({
+      name: 'WRITTEN',
+      valueFrom: { envFrom: 0 },
+      at: ['envFrom', 0],
+    });
     expect([mayStartWith('X_', 'FALCOCTL_'), mayStartWith('', 'FALCOCTL_'), mayStartWith('FAL', 'FALCOCTL_'), mayStartWith('FALCOCTL_A', 'FALCOCTL_')]).toEqual(
       [false, true, true, true],
     );
