@@ -18,7 +18,7 @@ import { scalarText } from '../../model/core/text.ts';
 import { podSpecOf, WORKLOAD_KINDS } from '../../model/core/workloads.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { IMAGE_FACTS_GLOB } from '../../model/repository/image-facts.ts';
-import { KEY_PROVIDER_KINDS } from '../../model/cluster/provided-keys.ts';
+import { withKeyProviders } from '../../model/cluster/provided-keys.ts';
 import { apiRuns, connectingContainer, mountsToken, serviceAccountOf, type Run } from '../../model/programs/api-clients.ts';
 import {
   authorizerRequest,
@@ -107,13 +107,12 @@ export const programApiAuthorizedCheck: PolicyCheck = {
   remediation:
     "grant the ServiceAccount the verb on the resource (and name) the finding names, in a Role or ClusterRole bound to it; or run the program as the account that holds it; or correct the image's apiRequests facts",
   reads: {
-    kinds: [
+    // With what writes a Secret's or ConfigMap's keys: a container's envFrom sets the variables its requests are built from.
+    kinds: withKeyProviders(
       ...WORKLOAD_KINDS,
       ...['ServiceAccount', 'Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding'],
-      // What writes a Secret's or ConfigMap's keys: a container's envFrom sets the variables its requests are built from.
-      ...KEY_PROVIDER_KINDS.filter((kind) => kind !== 'Job'),
       ...['Prometheus', 'ServiceMonitor', 'PodMonitor', 'Probe', 'ScrapeConfig', 'Namespace'],
-    ],
+    ),
     files: [IMAGE_FACTS_GLOB],
     renders: true,
   },

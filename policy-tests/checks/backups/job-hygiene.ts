@@ -5,7 +5,7 @@ import { writtenByExternalSecret } from '../../model/cluster/external-secrets.ts
 import { dig, objects } from '../../model/core/dig.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import type { Resource } from '../../model/core/manifest.ts';
-import { containerVariable, containerVariables, KEY_PROVIDER_KINDS } from '../../model/cluster/provided-keys.ts';
+import { containerVariable, containerVariables, withKeyProviders } from '../../model/cluster/provided-keys.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { BACKUP_ENVIRONMENT } from '../../model/apps/backup-environment.ts';
 import { BACKUP_IMAGE, backupJobs, mainContainer, secretsRead } from './backups.ts';
@@ -41,7 +41,7 @@ export const backupHygieneChecks: PolicyCheck[] = [
       'Every backup, backup-check and restore-test CronJob runs the backup image, forbids overlapping runs, keeps a bounded job history, requests CPU and memory, mounts BACKUP_DIR, reads secrets only from ExternalSecrets, and gives its command the environment it reads (the restic repository and password, the manifest key) (B1).',
     invariants: ['B1'],
     remediation: Object.values(FIX).join('; '),
-    reads: { kinds: ['CronJob', 'PrometheusRule', ...KEY_PROVIDER_KINDS] },
+    reads: { kinds: withKeyProviders('CronJob', 'PrometheusRule') },
     exemptible: false,
     run(ctx) {
       for (const job of backupJobs(ctx)) {

@@ -9,9 +9,9 @@ import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { SETTINGS_GLOB, settingsFiles } from '../../model/apps/media-settings.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { storeItemOf } from '../../model/cluster/external-secrets.ts';
-import { dig, obj, objects, str } from '../../model/core/dig.ts';
+import { dig, objects } from '../../model/core/dig.ts';
 import type { Path } from '../../model/core/positions.ts';
-import { givenVariables, KEY_PROVIDER_KINDS, type GivenVariable } from '../../model/cluster/provided-keys.ts';
+import { givenVariablePath, givenVariables, withKeyProviders, secretKeyOf, type GivenVariable } from '../../model/cluster/provided-keys.ts';
 import { serviceIndex } from '../../model/cluster/service-addresses.ts';
 import { servicePort } from '../../model/cluster/ingress-routes.ts';
 import { selectorMatches } from '../../model/core/label-selector.ts';
@@ -40,22 +40,17 @@ function variablesOf(ctx: CheckContext, r: Running): { entries: Env[]; at: (name
 }
 
 /** Where an entry is set under its container, and the field of an env entry a finding about its value names. */
-const entryPath = (c: ContainerRef, e: Env, field: 'name' | 'value'): Path =>
-  e.at[0] === 'envFrom' ? [...c.at, ...e.at] : [...c.at, ...e.at, field === 'value' && e.value === undefined ? 'valueFrom' : field];
+const entryPath = (c: ContainerRef, e: Env, field: 'name' | 'value'): Path => [
+  ...c.at,
+  ...givenVariablePath(e, field === 'value' && e.value === undefined ? 'valueFrom' : field),
+];
 
 /** Where a variable's value comes from, as far as the gate can tell: a literal, one key of a Secret, or something else. */
 type Source = { literal: string } | { secret: string; key: string; namespace: string } | { other: true };
 function sourceOf(c: ContainerRef, entry: Env, namespace: string): Source {
   if (typeof entry.value === 'string') return { literal: entry.value };
-  if (entry.at[0] === 'envFrom') {
-    // A key of the Secret an envFrom entry names, the entry's prefix before it.
-    const from = objects(c.container.envFrom)[entry.at[1]]!;
-    const name = from.secretRef === undefined ? undefined : obj(from.secretRef).name;
-    return typeof name === 'string' ? { secret: name, key: String(entry.name).slice(str(from.prefix).length), namespace } : { other: true };
-  }
-  const ref = entry.valueFrom?.secretKeyRef;
-  if (ref && typeof ref.name === 'string' && typeof ref.key === 'string') return { secret: ref.name, key: ref.key, namespace };
-  return { other: true };
+  const secret = secretKeyOf(c.container, entry);
+  return secret ? { ...secret, namespace } : { other: true };
 }
 const describe = (s: Source): string =>
   'literal' in s ? 'a literal value' : 'secret' in s ? `Secret ${s.namespace}/${s.secret} key ${s.key}` : 'a source the gate does not read';
@@ -196,7 +191,7 @@ export const apiKeyClosureCheck: PolicyCheck = {
   description: `Every client of an app that takes its API key from the environment sends it the same key: a container whose image calls other apps (the image facts' keyFor, ${IMAGE_FACTS_GLOB}) and names one by its address (in its own pod at localhost, or through a Service) reads its key from the same Secret key, or a Secret copied from the same store item, as the app reads its own (the facts' apiKey); otherwise every call gets 401, and the API server accepts both (invariants P1).`,
   invariants: ['P1'],
   remediation: "read the client's key from the Secret the app reads its own key from (or one copied from the same store item), or correct the facts",
-  reads: { kinds: [...new Set([...WORKLOAD_KINDS, 'Service', ...KEY_PROVIDER_KINDS])], files: [IMAGE_FACTS_GLOB, SETTINGS_GLOB], renders: true },
+  reads: { kinds: withKeyProviders(...WORKLOAD_KINDS, 'Service'), files: [IMAGE_FACTS_GLOB, SETTINGS_GLOB], renders: true },
   exemptible: false,
   run(ctx) {
     // Unreadable facts are workload-image-needs' to report; here an entry that cannot be read is no fact.

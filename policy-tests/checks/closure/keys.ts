@@ -13,7 +13,7 @@ import { storeSecretRefs } from '../../model/cluster/external-secrets.ts';
 import { mountedFile, namedPaths } from '../../model/cluster/mounted-files.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import type { Path } from '../../model/core/positions.ts';
-import { givenVariables, keysOf } from '../../model/cluster/provided-keys.ts';
+import { givenVariablePath, givenVariables, keysOf } from '../../model/cluster/provided-keys.ts';
 import { list, obj } from '../../model/core/dig.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 
@@ -24,7 +24,7 @@ import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 function namedStrings(ctx: CheckContext, namespace: string | undefined, container: Record<string, unknown>, at: Path): { text: string; path: Path }[] {
   const { entries } = givenVariables(ctx, namespace, container);
   return [
-    ...entries.flatMap((e) => (typeof e.value === 'string' ? [{ text: e.value, path: e.at[0] === 'env' ? [...at, ...e.at, 'value'] : [...at, ...e.at] }] : [])),
+    ...entries.flatMap((e) => (typeof e.value === 'string' ? [{ text: e.value, path: [...at, ...givenVariablePath(e, 'value')] }] : [])),
     ...(['args', 'command'] as const).flatMap((field) =>
       (Array.isArray(container[field]) ? (container[field] as unknown[]) : []).flatMap((v, k) =>
         typeof v === 'string' ? [{ text: v, path: [...at, field, k] }] : [],

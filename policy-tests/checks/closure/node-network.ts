@@ -27,7 +27,7 @@ import { addressBlock, advertisedPools, heldBy, parsePoolEntry } from '../../mod
 import { ipNetPrefix, ipString } from '../../model/go/net.ts';
 import { WORKLOAD_KINDS } from '../../model/core/workloads.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
-import { givenVariables, KEY_PROVIDER_KINDS } from '../../model/cluster/provided-keys.ts';
+import { givenVariables, withKeyProviders } from '../../model/cluster/provided-keys.ts';
 import { CLUSTER_FACTS_FILE } from '../../model/repository/cluster-facts.ts';
 import { namedNodes, NODE_ADDRESS_ENV, nodeRoles, onSegment, reservedAddresses, type NodeNetwork } from '../../model/repository/node-network.ts';
 
@@ -129,7 +129,7 @@ export const nodeNetworkClosureCheck: PolicyCheck = {
   description: `What the repository puts on the nodes' network is on it, as nodeNetwork in ${CLUSTER_FACTS_FILE} states it: every IPAddressPool an L2Advertisement announces lies in the nodes' subnet (ARP never leaves the segment) and holds no node, gateway or VIP address; an address a workload names as a node (TALOS_NODE) is a node of the facts, a control-plane node where it asks for etcd; and a CNI sent to the API server on the node itself (Cilium's k8sServiceHost localhost) finds KubePrism there, on, at its port, as machineConfig states it (machine.features.kubePrism); and where machineConfig runs no kube-proxy (cluster.proxy.disabled), Cilium replaces it (kubeProxyReplacement), or no Service address reaches a pod; and Talos deploys no CNI of its own beside one the repository deploys (cluster.network.cni.name: none) (invariants P1, P2, B1).`,
   invariants: ['P1', 'P2', 'B1'],
   remediation: Object.values(FIX).join('; '),
-  reads: { kinds: [...new Set(['IPAddressPool', 'L2Advertisement', ...WORKLOAD_KINDS, ...KEY_PROVIDER_KINDS])], charts: ['cilium'], renders: true },
+  reads: { kinds: withKeyProviders('IPAddressPool', 'L2Advertisement', ...WORKLOAD_KINDS), charts: ['cilium'], renders: true },
   exemptible: false,
   run(ctx) {
     // Cilium's values, merged once for the two rules that read them.

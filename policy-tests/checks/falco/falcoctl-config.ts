@@ -22,7 +22,7 @@ import type { SourceRender } from '../../model/argocd/rendered.ts';
 import { chartValues, type ChartValues } from '../../model/helm/chart-values.ts';
 import { pinnedVersionMiss, placeInValues, renderedFile } from '../../model/helm/chart-output.ts';
 import { applicationsByName, namespaceOrDestination } from '../../model/argocd/argocd.ts';
-import { givenVariables, KEY_PROVIDER_KINDS, mayStartWith } from '../../model/cluster/provided-keys.ts';
+import { givenVariables, withKeyProviders, mayStartWith } from '../../model/cluster/provided-keys.ts';
 import { FALCOCTL_PORT, falcoctlProblems, type FalcoctlCommand, type FalcoctlEnv } from '../../model/falco/falcoctl.ts';
 
 const CONTAINERS: Readonly<Record<FalcoctlCommand, string>> = { install: 'falcoctl-artifact-install', follow: 'falcoctl-artifact-follow' };
@@ -159,7 +159,7 @@ export const falcoctlConfigCheck: PolicyCheck = {
   invariants: ['S3'],
   remediation:
     'write each falcoctl setting as falcoctl documents it: refs a list of references, allowedTypes a non-empty list of rulesfile, plugin and asset, follow.every a Go duration (168h), resolveDeps and noVerify true or false, startupBehavior skip, jitter or immediate',
-  reads: { kinds: [...new Set(['Application', 'ConfigMap', 'DaemonSet', 'Deployment', ...KEY_PROVIDER_KINDS])], charts: [FALCOCTL_PORT.chart], renders: true },
+  reads: { kinds: withKeyProviders('Application', 'ConfigMap', 'DaemonSet', 'Deployment'), charts: [FALCOCTL_PORT.chart], renders: true },
   exemptible: false,
   run(ctx) {
     const values = chartValues(ctx.repo, FALCOCTL_PORT.chart);

@@ -11,7 +11,7 @@ import { WORKLOAD_KINDS, workloadContainers } from '../../model/core/workloads.t
 import { IMAGE_FACTS_GLOB, imageKey, repoImageNeeds } from '../../model/repository/image-facts.ts';
 import { NEEDS, type Held } from './needs.ts';
 import { setVariables } from './variables.ts';
-import { containerVariables, KEY_PROVIDER_KINDS } from '../../model/cluster/provided-keys.ts';
+import { containerVariables, withKeyProviders } from '../../model/cluster/provided-keys.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 
 export const imageNeedsCheck: PolicyCheck = {
@@ -20,7 +20,7 @@ export const imageNeedsCheck: PolicyCheck = {
   invariants: ['P1'],
   remediation: `follow the image's facts: run the image under the name and tag scheme its publisher uses, and at the release of the image it is released with; leave runAsUser and runAsNonRoot unset for a root-started image, add the capabilities listed and set PUID/PGID (with a workload-privilege exemption saying why); mount an emptyDir at /tmp for one that writes a temporary directory, and at each directory the facts say the app writes; give an s6-overlay image started as a user an emptyDir at /run and S6_YES_I_WANT_A_WORLD_WRITABLE_RUN_BECAUSE_KUBERNETES=1; probe a path the facts list as open, none they list as polling, and for liveness none they list as answering only when ready; set the variable a setting needs beside it, or the one the image stops without; run a release that reads a setting you set; or correct the facts in ${IMAGE_FACTS_GLOB}`,
   // The Secrets and ConfigMaps a container's envFrom names set the variables its image's needs read.
-  reads: { kinds: [...new Set([...WORKLOAD_KINDS, ...KEY_PROVIDER_KINDS])], files: [IMAGE_FACTS_GLOB], renders: true },
+  reads: { kinds: withKeyProviders(...WORKLOAD_KINDS), files: [IMAGE_FACTS_GLOB], renders: true },
   exemptible: false,
   run(ctx) {
     const { needs, problems } = repoImageNeeds(ctx.repo);

@@ -15,7 +15,7 @@ import { containersOf, imageParts, podSpecOf } from '../../model/core/workloads.
 import { scalarText } from '../../model/core/text.ts';
 import { objects } from '../../model/core/dig.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
-import { givenVariables, KEY_PROVIDER_KINDS, type GivenVariable } from '../../model/cluster/provided-keys.ts';
+import { givenVariablePath, givenVariables, withKeyProviders, type GivenVariable } from '../../model/cluster/provided-keys.ts';
 import { exporterReading, type SettingPlace } from '../../model/apps/sidecar-exporters.ts';
 
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
@@ -35,8 +35,7 @@ const imageApp = (image: string): string => imageParts(image).name.split('/').at
 const placed = (at: Path, entries: readonly GivenVariable[], place: SettingPlace): Path => {
   if (!place) return [...at, 'env'];
   if (!('env' in place)) return [...at, 'args', place.arg];
-  const entry = entries[place.env]!;
-  return entry.at[0] === 'envFrom' ? [...at, ...entry.at] : [...at, ...entry.at, 'value'];
+  return [...at, ...givenVariablePath(entries[place.env]!, 'value')];
 };
 
 export const exporterStartsCheck: PolicyCheck = {
@@ -46,7 +45,7 @@ export const exporterStartsCheck: PolicyCheck = {
   invariants: ['A8'],
   remediation:
     "give exportarr the app's name as its first argument (sonarr, radarr, prowlarr, bazarr...); set the exporter's listening port (PORT, EXPORTER_PORT) to its container's metrics port, and the app's address to http://localhost:<the app container's port>",
-  reads: { kinds: ['Deployment', 'StatefulSet', 'DaemonSet', ...KEY_PROVIDER_KINDS] },
+  reads: { kinds: withKeyProviders('Deployment', 'StatefulSet', 'DaemonSet') },
   exemptible: false,
   run(ctx) {
     for (const w of ctx.resources) {

@@ -12,7 +12,7 @@
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { programContainers } from '../../model/checks/program-containers.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
-import { givenVariables, KEY_PROVIDER_KINDS } from '../../model/cluster/provided-keys.ts';
+import { givenVariablePath, givenVariables, withKeyProviders } from '../../model/cluster/provided-keys.ts';
 import { GLUETUN_IMAGE, GLUETUN_REFERENCE, gluetunProblems, gluetunReference } from '../../model/apps/gluetun.ts';
 
 const REFRESH = 'npm run gluetun:reference -- --from <clone of qdm12/gluetun> --ref <the image tag>';
@@ -23,7 +23,7 @@ export const gluetunSettingsCheck: PolicyCheck = {
     'The VPN container starts with the settings its environment gives it (its env, and the keys of the Secrets and ConfigMaps its envFrom names), as gluetun reads them at the version it runs (the reference apps/media/gluetun/facts/settings-reference.yaml keeps): each variable one gluetun reads, each value one its reader parses (a boolean word, ports, subnets, durations), a VPN type and a provider it takes for that type, no firewall port 0 and no outbound subnet of every address; otherwise gluetun exits at start and the apps in its pod have no network, or the setting meant does nothing (M31).',
   invariants: ['M31'],
   remediation: `set the variable the finding names as gluetun documents it at the version the image runs; after a gluetun upgrade, refresh ${GLUETUN_REFERENCE} (${REFRESH})`,
-  reads: { kinds: ['Deployment', 'StatefulSet', 'DaemonSet', ...KEY_PROVIDER_KINDS], files: [GLUETUN_REFERENCE] },
+  reads: { kinds: withKeyProviders('Deployment', 'StatefulSet', 'DaemonSet'), files: [GLUETUN_REFERENCE] },
   exemptible: false,
   run(ctx) {
     const program = { name: 'gluetun', image: GLUETUN_IMAGE, file: GLUETUN_REFERENCE, refresh: REFRESH, what: "gluetun's settings" };
@@ -40,11 +40,7 @@ export const gluetunSettingsCheck: PolicyCheck = {
         const entry = p.index === undefined ? undefined : entries[p.index]!;
         // A key gluetun does not read may be there for another container the same source serves.
         if (entry?.at[0] === 'envFrom' && p.on === 'name') continue;
-        const path = !entry
-          ? [...at, 'image']
-          : entry.at[0] === 'envFrom'
-            ? [...at, ...entry.at]
-            : [...at, ...entry.at, p.on === 'name' || entry.value === undefined ? 'name' : 'value'];
+        const path = !entry ? [...at, 'image'] : [...at, ...givenVariablePath(entry, p.on === 'name' || entry.value === undefined ? 'name' : 'value')];
         ctx.fail({ resource: w, path }, `container ${name}: ${p.message}`);
       }
     }

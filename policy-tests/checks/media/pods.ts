@@ -7,10 +7,10 @@ import { compareReleases, containersOf, imageRelease, podSpecOf, type ContainerR
 import type { CheckContext, FailurePlace, PolicyCheck } from '../../model/checks/kit.ts';
 import { MEDIA_NAMESPACES, mountsOf, requireWorkload, withFacts, workload } from './media.ts';
 import { scalarText } from '../../model/core/text.ts';
-import { dig, list, objects, str } from '../../model/core/dig.ts';
+import { dig, list, str } from '../../model/core/dig.ts';
 import type { Path } from '../../model/core/positions.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
-import { givenVariables, KEY_PROVIDER_KINDS, type GivenVariable } from '../../model/cluster/provided-keys.ts';
+import { givenVariablePath, givenVariables, withKeyProviders, secretKeyOf, type GivenVariable } from '../../model/cluster/provided-keys.ts';
 import { LAN_GATEWAY } from '../../model/cluster/gateways.ts';
 import { cidrWithin } from '../../model/repository/node-network.ts';
 import { gluetunBool, gluetunReads, gluetunReference } from '../../model/apps/gluetun.ts';
@@ -70,7 +70,7 @@ function judgeSubnets(
     ctx.fail(
       {
         resource: w,
-        path: subnets ? [...entryAt(subnets.index), ...(entries[subnets.index]!.at[0] === 'env' ? ['value'] : [])] : [...vpn.at, 'env'],
+        path: subnets ? [...vpn.at, ...givenVariablePath(entries[subnets.index]!, 'value')] : [...vpn.at, 'env'],
       },
       `the VPN container's FIREWALL_OUTBOUND_SUBNETS (${listed.join(', ') || 'unset'}) does not cover the cluster's ${uncovered.map((key) => `${key === 'pods' ? 'pod' : 'Service'} network ${network[key]}`).join(' and ')} (nodeNetwork in the cluster facts): gluetun routes that traffic into the tunnel and its firewall drops it, so the sidecars reach neither the cluster DNS nor the managers they sync with`,
       VPN_FIX.subnets,
@@ -84,7 +84,7 @@ export const mediaPodChecks: PolicyCheck[] = [
       "The indexer manager and the torrent client are sidecars in the VPN pod, and the pod keeps the cluster resolver (DNS_KEEP_NAMESERVER=on, on a gluetun release that honours it: from 3.40.2, or with DNS over TLS off, up to 3.41.1) and lets the cluster's pod and Service networks (nodeNetwork in the cluster facts) bypass the tunnel (FIREWALL_OUTBOUND_SUBNETS) (M31; DNS constraint A20).",
     invariants: ['M31', 'A20'],
     remediation: Object.values(VPN_FIX).join('; '),
-    reads: { kinds: ['Deployment', ...KEY_PROVIDER_KINDS], files: ['apps/media/facts/media.yaml'] },
+    reads: { kinds: withKeyProviders('Deployment'), files: ['apps/media/facts/media.yaml'] },
     exemptible: false,
     run(ctx) {
       withFacts(ctx, ({ roles }) => {
@@ -227,7 +227,7 @@ export const mediaPodChecks: PolicyCheck[] = [
       'Each manager has an exportarr sidecar scraped by a ServiceMonitor, with the app API key from an ExternalSecret (Scrape sources, media app exporters; A8).',
     invariants: ['A8'],
     remediation: 'add the exportarr container with APIKEY from the <app>-api-key ExternalSecret, and the exportarr-<app> ServiceMonitor',
-    reads: { kinds: [...new Set(['Deployment', 'ServiceMonitor', ...KEY_PROVIDER_KINDS])], files: ['apps/media/facts/media.yaml'] },
+    reads: { kinds: withKeyProviders('Deployment', 'ServiceMonitor'), files: ['apps/media/facts/media.yaml'] },
     exemptible: false,
     run(ctx) {
       withFacts(ctx, ({ roles }) => {
@@ -243,10 +243,7 @@ export const mediaPodChecks: PolicyCheck[] = [
           // APIKEY as the kubelet sets it: an env entry's Secret key, else the Secret an envFrom entry names.
           const { entries } = givenVariables(ctx, namespaceOrDestination(ctx.repo, w), exporter.container);
           const key = entries.findLast((e) => e.name === 'APIKEY');
-          const ref =
-            key?.at[0] === 'envFrom'
-              ? str(dig(objects(exporter.container.envFrom)[key.at[1]], ['secretRef', 'name'])) || undefined
-              : str(dig(key?.valueFrom, ['secretKeyRef', 'name'])) || undefined;
+          const ref = key && secretKeyOf(exporter.container, key)?.secret;
           if (!writtenByExternalSecret(ctx.repo, ref, w.namespace))
             ctx.fail(
               { resource: w, path: key ? [...exporter.at, ...key.at] : [...exporter.at, 'env'] },

@@ -10,7 +10,7 @@ import { scalarText } from '../../model/core/text.ts';
 import { podSpecOf, WORKLOAD_KINDS } from '../../model/core/workloads.ts';
 import { IMAGE_FACTS_GLOB, imageKey, repoImageNeeds } from '../../model/repository/image-facts.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
-import { containerVariable, KEY_PROVIDER_KINDS } from '../../model/cluster/provided-keys.ts';
+import { containerVariable, withKeyProviders } from '../../model/cluster/provided-keys.ts';
 import { appRunAs, mayWriteIn, type Ownership, type RunAs } from '../../model/repository/run-as.ts';
 import { folderTable, foldersList, MEDIA_FACTS, MEDIA_NAMESPACES, mountsOf, withFacts } from './media.ts';
 
@@ -55,7 +55,7 @@ export const shareAccessCheck: PolicyCheck = {
   invariants: ['M1', 'M2', 'M6'],
   remediation:
     'give the folder in the media-folders ConfigMap an owner or a group the apps run as, with write for it (775), or run the app as the share’s other writers run; a folder only the operator fills is listed under filledByHand in apps/media/facts/media.yaml',
-  reads: { kinds: [...new Set([...WORKLOAD_KINDS, ...KEY_PROVIDER_KINDS])], files: [MEDIA_FACTS, IMAGE_FACTS_GLOB] },
+  reads: { kinds: withKeyProviders(...WORKLOAD_KINDS), files: [MEDIA_FACTS, IMAGE_FACTS_GLOB] },
   exemptible: false,
   run(ctx) {
     withFacts(ctx, ({ share, folders, filledByHand }) => {

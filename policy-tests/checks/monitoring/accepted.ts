@@ -9,7 +9,7 @@ import type { Obj } from '../../model/core/dig.ts';
 import { monitorVerdict } from '../../model/prometheus-operator/monitors.ts';
 import { prometheusFields } from '../../model/prometheus-operator/relabel.ts';
 import { prometheusViews } from '../../model/prometheus-operator/selection.ts';
-import { KEY_PROVIDER_KINDS, keysOf } from '../../model/cluster/provided-keys.ts';
+import { withKeyProviders, keysOf } from '../../model/cluster/provided-keys.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 
 const KINDS = new Set(['ServiceMonitor', 'PodMonitor', 'Probe']);
@@ -21,7 +21,7 @@ export const monitoringAcceptedCheck: PolicyCheck = {
   invariants: ['A8'],
   remediation:
     'fix the field the finding names, as the Prometheus operator documents the ServiceMonitor, PodMonitor and Probe resources (monitoring.coreos.com/v1)',
-  reads: { kinds: [...KINDS, 'Prometheus', 'Application', ...KEY_PROVIDER_KINDS], charts: ['kube-prometheus-stack'], renders: true },
+  reads: { kinds: withKeyProviders(...KINDS, 'Prometheus', 'Application'), charts: ['kube-prometheus-stack'], renders: true },
   exemptible: false,
   run(ctx) {
     const prometheuses = prometheusViews(ctx).map((p) => ({ from: p.from, fields: prometheusFields(p.spec) }));

@@ -7,7 +7,7 @@
  */
 import { dig, obj } from '../../model/core/dig.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
-import { givenVariables, KEY_PROVIDER_KINDS } from '../../model/cluster/provided-keys.ts';
+import { givenVariablePath, givenVariables, withKeyProviders } from '../../model/cluster/provided-keys.ts';
 import type { Path } from '../../model/core/positions.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { mountedFile } from '../../model/cluster/mounted-files.ts';
@@ -22,7 +22,7 @@ export const pveTrustCheck: PolicyCheck = {
   invariants: ['A7'],
   remediation:
     'write the cluster CA (/etc/pve/pve-root-ca.pem on any host) into the exporter Secret beside pve.yml, and set REQUESTS_CA_BUNDLE on the container to its mounted path',
-  reads: { kinds: [...new Set(['ServiceMonitor', 'Deployment', ...KEY_PROVIDER_KINDS])] },
+  reads: { kinds: withKeyProviders('ServiceMonitor', 'Deployment') },
   exemptible: false,
   run(ctx) {
     const { monitor, secret, deployment, modules } = pveExporter(ctx.resources);
@@ -54,7 +54,7 @@ export const pveTrustCheck: PolicyCheck = {
         // A mounted file's key is closure-secret-key's to judge; a file of the image holds no cluster's CA.
         const source = mountedFile(ctx, { spec: dig(deployment.object, ['spec', 'template', 'spec']), namespace: deployment.namespace }, container, caFile);
         const at = caEntry
-          ? { resource: deployment, path: [...containerAt, ...caEntry.at, ...(caEntry.at[0] === 'env' ? ['value'] : [])] }
+          ? { resource: deployment, path: [...containerAt, ...givenVariablePath(caEntry, 'value')] }
           : { resource: secret, path: PVE_CONFIG_AT };
         if (source.on === 'image')
           ctx.fail(

@@ -5,9 +5,9 @@
  */
 import { alloyConfig, onValues, type Fail } from './values.ts';
 import { chartValues } from '../../model/helm/chart-values.ts';
-import { dig, obj, objects, str } from '../../model/core/dig.ts';
+import { dig, obj, objects } from '../../model/core/dig.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
-import { givenVariables, KEY_PROVIDER_KINDS } from '../../model/cluster/provided-keys.ts';
+import { givenVariables, withKeyProviders, secretKeyOf } from '../../model/cluster/provided-keys.ts';
 import { eachChartValues } from '../../model/checks/kit.ts';
 import type { Path } from '../../model/core/positions.ts';
 import { writtenByExternalSecret } from '../../model/cluster/external-secrets.ts';
@@ -173,7 +173,7 @@ export const sourceChecks: PolicyCheck[] = [
       'The gateway exporter is scraped every 30 s as a local read-only user (network view only) from an ExternalSecret, and pushes the system log to Loki every minute (A5).',
     invariants: ['A5'],
     remediation: `scrape unpoller at 30s, take UP_UNIFI_DEFAULT_USER/PASS from an ExternalSecret of the user in ${UNIFI_FACTS}, set UP_LOKI_URL and UP_LOKI_INTERVAL=1m`,
-    reads: { kinds: [...new Set(['Deployment', 'ServiceMonitor', ...KEY_PROVIDER_KINDS])], files: ['monitoring/unpoller/facts/*'] },
+    reads: { kinds: withKeyProviders('Deployment', 'ServiceMonitor'), files: ['monitoring/unpoller/facts/*'] },
     exemptible: false,
     run(ctx) {
       const facts = (ctx.repo.dataFiles.get(UNIFI_FACTS)?.data ?? {}) as { local?: boolean; role?: string };
@@ -203,10 +203,7 @@ export const sourceChecks: PolicyCheck[] = [
       for (const name of ['UP_UNIFI_DEFAULT_USER', 'UP_UNIFI_DEFAULT_PASS']) {
         const e = byName.get(name);
         // An env entry's Secret, or the Secret an envFrom entry names.
-        const ref =
-          e?.at[0] === 'envFrom'
-            ? str(dig(objects(container.envFrom)[e.at[1]], ['secretRef', 'name'])) || undefined
-            : str(dig(e?.valueFrom, ['secretKeyRef', 'name'])) || undefined;
+        const ref = e && secretKeyOf(container, e)?.secret;
         if (!writtenByExternalSecret(ctx.repo, ref, deployment.namespace))
           ctx.fail({ resource: deployment, path: at(name) }, `${name} must come from a Secret written by an ExternalSecret`);
       }

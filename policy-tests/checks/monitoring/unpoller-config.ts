@@ -12,7 +12,7 @@
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { programContainers } from '../../model/checks/program-containers.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
-import { givenVariables, KEY_PROVIDER_KINDS, mayStartWith } from '../../model/cluster/provided-keys.ts';
+import { givenVariablePath, givenVariables, withKeyProviders, mayStartWith } from '../../model/cluster/provided-keys.ts';
 import { UNPOLLER_IMAGE, UNPOLLER_REFERENCE, unpollerReference } from '../../model/unpoller/reference.ts';
 import { unpollerProblems } from '../../model/unpoller/cnfg.ts';
 
@@ -23,7 +23,7 @@ export const unpollerConfigCheck: PolicyCheck = {
   description: `The gateway exporter starts with the settings its environment gives it (its env, and the keys of the Secrets and ConfigMaps its envFrom names), as unpoller reads them at the version it runs (the reference ${UNPOLLER_REFERENCE} keeps): each UP_ variable one it reads, by its upper-case name, a list's items from _0 up, and each value one golift.io/cnfg parses as its setting's type; otherwise unpoller exits at start (no gateway metrics, no system log) or the setting meant does nothing (A5).`,
   invariants: ['A5'],
   remediation: `set the variable the finding names as unpoller reads it at the version the image runs (a boolean as true or false, a duration with its unit, a list from _0); after an unpoller upgrade, refresh ${UNPOLLER_REFERENCE} (${REFRESH})`,
-  reads: { kinds: ['Deployment', 'StatefulSet', 'DaemonSet', ...KEY_PROVIDER_KINDS], files: [UNPOLLER_REFERENCE] },
+  reads: { kinds: withKeyProviders('Deployment', 'StatefulSet', 'DaemonSet'), files: [UNPOLLER_REFERENCE] },
   exemptible: false,
   run(ctx) {
     const program = { name: 'unpoller', image: UNPOLLER_IMAGE, file: UNPOLLER_REFERENCE, refresh: REFRESH, what: "unpoller's settings" };
@@ -37,7 +37,7 @@ export const unpollerConfigCheck: PolicyCheck = {
         );
       for (const p of unpollerProblems(entries, reference, { whole: may.length === 0 })) {
         const entry = entries[p.index]!;
-        const path = entry.at[0] === 'envFrom' ? [...at, ...entry.at] : [...at, ...entry.at, p.on === 'name' || entry.value === undefined ? 'name' : 'value'];
+        const path = [...at, ...givenVariablePath(entry, p.on === 'name' || entry.value === undefined ? 'name' : 'value')];
         if (p.notJudged) ctx.notJudged({ resource: w, path }, `container ${name}: ${p.message}`);
         else ctx.fail({ resource: w, path }, `container ${name}: ${p.message}`);
       }

@@ -10,7 +10,7 @@
  */
 import { dig, obj } from '../../model/core/dig.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
-import { givenVariables, KEY_PROVIDER_KINDS, type GivenVariable } from '../../model/cluster/provided-keys.ts';
+import { givenVariablePath, givenVariables, withKeyProviders, type GivenVariable } from '../../model/cluster/provided-keys.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { Path } from '../../model/core/positions.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
@@ -21,7 +21,7 @@ const CONTAINER: Path = ['spec', 'template', 'spec', 'containers', 0];
 const PIN = /^UP_UNIFI_DEFAULT_SSL_CERT_PATH_\d+$/;
 
 /** Where a variable is set under the deployment: its env entry's value, or the envFrom entry whose source sets it. */
-const entryPath = (e: GivenVariable): Path => [...CONTAINER, ...e.at, ...(e.at[0] === 'env' ? ['value'] : [])];
+const entryPath = (e: GivenVariable): Path => [...CONTAINER, ...givenVariablePath(e, 'value')];
 
 export const unpollerTrustCheck: PolicyCheck = {
   id: 'unpoller-trust',
@@ -30,7 +30,7 @@ export const unpollerTrustCheck: PolicyCheck = {
   invariants: ['A5'],
   remediation:
     "put the gateway's certificate (openssl s_client -connect <gateway>:443 -showcerts) in the secret store beside the read-only user, write it into the unpoller Secret, mount that key, and name its path in UP_UNIFI_DEFAULT_SSL_CERT_PATH_0",
-  reads: { kinds: ['Deployment', ...KEY_PROVIDER_KINDS] },
+  reads: { kinds: withKeyProviders('Deployment') },
   exemptible: false,
   run(ctx) {
     // unpoller-source speaks for a missing exporter.

@@ -26,7 +26,7 @@ import { scalarText } from '../../model/core/text.ts';
 import { ENFORCED_POLICY_KINDS } from '../../model/cluster/network-reach.ts';
 import { WORKLOAD_KINDS } from '../../model/core/workloads.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
-import { givenVariables, KEY_PROVIDER_KINDS } from '../../model/cluster/provided-keys.ts';
+import { givenVariables, withKeyProviders } from '../../model/cluster/provided-keys.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { peers } from './network-policy.ts';
 
@@ -110,7 +110,7 @@ export const nodeCidrCheck: PolicyCheck = {
   invariants: ['P1'],
   remediation: Object.values(FIX).join('; '),
   reads: {
-    kinds: [...new Set([...POLICY_KINDS, ...WORKLOAD_KINDS, ...KEY_PROVIDER_KINDS])],
+    kinds: withKeyProviders(...POLICY_KINDS, ...WORKLOAD_KINDS),
     charts: ['cilium'],
     renders: true,
   },

@@ -18,6 +18,9 @@ export type Kind = 'Secret' | 'ConfigMap';
 /** The kinds whose objects write a Secret's or ConfigMap's keys: a check that asks for keys reads these. */
 export const KEY_PROVIDER_KINDS = ['Secret', 'ConfigMap', 'ExternalSecret', 'Certificate', 'Job'] as const;
 
+/** A check's kinds with the key providers after them, each once: what a check that reads a container's variables declares. */
+export const withKeyProviders = (...kinds: readonly string[]): string[] => [...new Set([...kinds, ...KEY_PROVIDER_KINDS])];
+
 /**
  * The Secret a kube-webhook-certgen `create` writes, as its `create` command writes it (ingress-nginx's image, and
  * jkroepke's fork that kube-prometheus-stack runs): `--secret-name` in `--namespace`, holding the CA, the certificate
@@ -228,6 +231,27 @@ export function givenVariables(
     writtenSource(view, namespace, source)?.keys === undefined ? [{ source: i, prefix: str(source.prefix) }] : [],
   );
   return { entries, unread };
+}
+
+/**
+ * Where a given variable is set, under its container: an env entry's `field` (its value, or its name), or the
+ * envFrom entry whose source sets it (a source's line is where its key is given).
+ */
+export const givenVariablePath = (e: Pick<GivenVariable, 'at'>, field?: 'value' | 'valueFrom' | 'name'): Path =>
+  e.at[0] === 'envFrom' || field === undefined ? [...e.at] : [...e.at, field];
+
+/**
+ * The Secret and key a given variable is read from: an env entry's secretKeyRef, or the Secret its envFrom entry
+ * names, the key its name after the entry's prefix; undefined for any other source (a literal, a ConfigMap, a field).
+ */
+export function secretKeyOf(container: Record<string, unknown>, e: GivenVariable): { secret: string; key: string } | undefined {
+  if (e.at[0] === 'envFrom') {
+    const from = objects(container.envFrom)[e.at[1]]!;
+    const name = from.secretRef === undefined ? undefined : obj(from.secretRef).name;
+    return typeof name === 'string' ? { secret: name, key: String(e.name).slice(str(from.prefix).length) } : undefined;
+  }
+  const ref = obj(obj(e.valueFrom).secretKeyRef);
+  return typeof ref.name === 'string' && typeof ref.key === 'string' ? { secret: ref.name, key: ref.key } : undefined;
 }
 
 /** Whether a variable that starts with `prefix` may be one that starts with `start`. */
