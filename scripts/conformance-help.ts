@@ -130,10 +130,13 @@ is committed):
                       sysctl namespace tests (node/util/sysctl), each given to
                       the gate's port of the same function
   --kubelet DIR       kubernetes/kubernetes (a sparse checkout of
-                      pkg/kubelet/sysctl is enough): the kubelet's sysctl
-                      allowlist tests (allowlist_test.go), each pattern list
-                      and each pod sysctl refused or admitted as the kubelet
-                      and the API server refuse it
+                      pkg/kubelet/sysctl and
+                      third_party/forked/golang/expansion is enough): the
+                      kubelet's sysctl allowlist tests (allowlist_test.go),
+                      each pattern list and each pod sysctl refused or
+                      admitted as the kubelet and the API server refuse it;
+                      and its $(NAME) expansion tests (expand_test.go), each
+                      value expanded as the kubelet sets a variable
   --kubeconform DIR   yannh/kubeconform: its acceptance tests
                       (acceptance.bats over fixtures/), each run as the
                       gate's command line (exit, counts, verdicts)

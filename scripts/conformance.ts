@@ -11,6 +11,7 @@ import { parse } from 'yaml';
 import { REPO_ROOT, conformance, facts } from '../policy-tests/index.ts';
 import { runCommand, UsageError, type CommandIo } from './lib/command.ts';
 import { percent, readText, report } from './lib/agreement-report.ts';
+import { reportComponentHelpers, reportKubelet } from './conformance-kubernetes.ts';
 import { reportRepoServer } from './conformance-argocd.ts';
 import { reportKubeconform } from './conformance-kubeconform.ts';
 import {
@@ -219,12 +220,7 @@ export function conformanceCommand(argv: string[], io?: CommandIo): Promise<numb
             conformance.cronAgreement(conformance.cronCases(readText(join(cron, 'parser_test.go')))),
             print,
           );
-        if (kubelet)
-          report(
-            "The kubelet's sysctl allowlist tests (pkg/kubelet/sysctl/allowlist_test.go)",
-            conformance.kubeletSysctlAgreement(conformance.kubeletSysctlCases(readText(join(kubelet, 'pkg/kubelet/sysctl/allowlist_test.go')), minor)),
-            print,
-          );
+        if (kubelet) reportKubelet(kubelet, minor, print);
         if (argocd) await reportRepoServer(argocd, print);
         if (kubeconform) await reportKubeconform(kubeconform, print);
         return 0;
@@ -373,21 +369,6 @@ function reportCrdDefinitions(dir: string, print: (line: string) => void): void 
 
 const isMain = process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'));
 if (isMain) process.exitCode = await conformanceCommand(process.argv.slice(2));
-
-/** component-helpers' node affinity, taint and sysctl namespace tests, against the scheduler's and the kubelet's ports. */
-function reportComponentHelpers(checkout: string, print: (line: string) => void): void {
-  const table = conformance.schedulingCases({
-    nodeaffinity: readText(join(checkout, 'scheduling/corev1/nodeaffinity/nodeaffinity_test.go')),
-    helpers: readText(join(checkout, 'scheduling/corev1/helpers_test.go')),
-    sysctlNamespace: readText(join(checkout, 'node/util/sysctl/namespace_test.go')),
-    sysctl: readText(join(checkout, 'node/util/sysctl/sysctl_test.go')),
-  });
-  report(
-    `Where a pod may run: component-helpers' node affinity, taint and sysctl tests (${table.declined.length} declined)`,
-    conformance.schedulingAgreement(table),
-    print,
-  );
-}
 
 /** libsinsp's filter parser tests, against the port that reads the tuning. */
 function reportFalcoLibs(checkout: string, print: (line: string) => void): void {

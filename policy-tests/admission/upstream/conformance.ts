@@ -257,6 +257,7 @@ export {
 } from './prometheus-rule-cases.ts';
 export { operatorConfigAgreement, operatorConfigCases } from './prometheus-config-cases.ts';
 export { kubeletSysctlAgreement, kubeletSysctlCases } from './kubelet-sysctl-cases.ts';
+export { kubeletExpansionAgreement, kubeletExpansionCases } from './kubelet-expansion-cases.ts';
 export { rookPoolAgreement, rookPoolCases } from './rook-pool-cases.ts';
 export { cronAgreement, cronCases } from './cron-cases.ts';
 export { requestInfoAgreement, requestInfoCases } from './apiserver-requestinfo.ts';

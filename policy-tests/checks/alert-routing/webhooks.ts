@@ -9,8 +9,7 @@ import { ALERTS_API_PATH, PAYLOADS_DIR, postableAlerts, SENDERS_FILE, webhookSen
 import { fillBody, type BodyFiller } from '../../model/monitoring/webhook-bodies.ts';
 import { chartValues } from '../../model/helm/chart-values.ts';
 import { dig } from '../../model/core/dig.ts';
-import { ingressPathMatches, ingressRoutes, servicePort } from '../../model/cluster/ingress-routes.ts';
-import { LAN_GATEWAY } from '../../model/cluster/gateways.ts';
+import { ingressPathMatches, ingressRoutes, servicePort, LAN_GATEWAY } from '../../model/cluster/ingress-routes.ts';
 import type { Path } from '../../model/core/positions.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { DataFile } from '../../model/repository/repo.ts';

@@ -5,7 +5,8 @@ import { writtenByExternalSecret } from '../../model/cluster/external-secrets.ts
 import { dig, objects } from '../../model/core/dig.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import type { Resource } from '../../model/core/manifest.ts';
-import { containerVariable, containerVariables, withKeyProviders } from '../../model/cluster/provided-keys.ts';
+import { withKeyProviders } from '../../model/cluster/provided-keys.ts';
+import { containerEnvironment } from '../../model/cluster/environment.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { BACKUP_ENVIRONMENT } from '../../model/apps/backup-environment.ts';
 import { BACKUP_IMAGE, backupJobs, mainContainer, secretsRead } from './backups.ts';
@@ -19,7 +20,7 @@ import { scalarText } from '../../model/core/text.ts';
 function missingEnvironment(ctx: CheckContext, job: Resource, container: Record<string, unknown>): string[] {
   const needs = BACKUP_ENVIRONMENT[String(dig(container, ['args', 0]))];
   if (!needs) return [];
-  const variable = containerVariables(ctx, namespaceOrDestination(ctx.repo, job), container);
+  const variable = containerEnvironment(ctx, namespaceOrDestination(ctx.repo, job), container, { secretText: true }).setting;
   return needs.filter((need) => need.every((n) => variable(n) === undefined)).map((need) => need.join(' or '));
 }
 
@@ -76,7 +77,7 @@ export const backupHygieneChecks: PolicyCheck[] = [
             ctx.fail({ resource: job, path: [...c.at, c.container.resources ? 'resources' : 'name'] }, `${job.name} must request ${kind}`, FIX.requests);
         }
         // As the kubelet sets it: its env, else the key of a Secret or ConfigMap its envFrom names.
-        const backupDir = containerVariable(ctx, namespaceOrDestination(ctx.repo, job), c.container)('BACKUP_DIR');
+        const backupDir = containerEnvironment(ctx, namespaceOrDestination(ctx.repo, job), c.container, { secretText: true }).text('BACKUP_DIR');
         const mounts = objects(c.container.volumeMounts);
         if (backupDir === null)
           ctx.notJudged(

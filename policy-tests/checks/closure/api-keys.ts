@@ -11,7 +11,8 @@ import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { storeItemOf } from '../../model/cluster/external-secrets.ts';
 import { dig, objects } from '../../model/core/dig.ts';
 import type { Path } from '../../model/core/positions.ts';
-import { givenVariablePath, givenVariables, withKeyProviders, secretKeyOf, type GivenVariable } from '../../model/cluster/provided-keys.ts';
+import { withKeyProviders } from '../../model/cluster/provided-keys.ts';
+import { givenVariablePath, containerEnvironment, secretKeyOf, type GivenVariable } from '../../model/cluster/environment.ts';
 import { serviceIndex } from '../../model/cluster/service-addresses.ts';
 import { servicePort } from '../../model/cluster/ingress-routes.ts';
 import { selectorMatches } from '../../model/core/label-selector.ts';
@@ -35,15 +36,12 @@ interface Running {
  * keys of the Secrets and ConfigMaps its envFrom names, then its env over them), the last of a name the one set.
  */
 function variablesOf(ctx: CheckContext, r: Running): { entries: Env[]; at: (name: string) => number } {
-  const { entries } = givenVariables(ctx, r.namespace, r.c.container);
+  const { entries } = containerEnvironment(ctx, r.namespace, r.c.container);
   return { entries: entries as Env[], at: (name) => entries.findLastIndex((e) => e.name === name) };
 }
 
 /** Where an entry is set under its container, and the field of an env entry a finding about its value names. */
-const entryPath = (c: ContainerRef, e: Env, field: 'name' | 'value'): Path => [
-  ...c.at,
-  ...givenVariablePath(e, field === 'value' && e.value === undefined ? 'valueFrom' : field),
-];
+const entryPath = (c: ContainerRef, e: Env, field: 'name' | 'value'): Path => [...c.at, ...givenVariablePath(e, field)];
 
 /** Where a variable's value comes from, as far as the gate can tell: a literal, one key of a Secret, or something else. */
 type Source = { literal: string } | { secret: string; key: string; namespace: string } | { other: true };

@@ -8,7 +8,7 @@
 import { dig, isMap, list } from '../../model/core/dig.ts';
 import { scalarText } from '../../model/core/text.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
-import { LAN_GATEWAY, PUBLIC_GATEWAY } from '../../model/cluster/gateways.ts';
+import { LAN_GATEWAY, PUBLIC_GATEWAY } from '../../model/cluster/ingress-routes.ts';
 
 const TRAEFIK_CLASSES = new Set([PUBLIC_GATEWAY, LAN_GATEWAY]);
 

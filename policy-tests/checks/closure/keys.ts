@@ -13,7 +13,8 @@ import { storeSecretRefs } from '../../model/cluster/external-secrets.ts';
 import { mountedFile, namedPaths } from '../../model/cluster/mounted-files.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import type { Path } from '../../model/core/positions.ts';
-import { givenVariablePath, givenVariables, keysOf } from '../../model/cluster/provided-keys.ts';
+import { keysOf } from '../../model/cluster/provided-keys.ts';
+import { givenVariablePath, containerEnvironment } from '../../model/cluster/environment.ts';
 import { list, obj } from '../../model/core/dig.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 
@@ -22,7 +23,7 @@ import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
  * the values of the ConfigMaps and plain Secrets its envFrom names: givenVariables), its args and its command.
  */
 function namedStrings(ctx: CheckContext, namespace: string | undefined, container: Record<string, unknown>, at: Path): { text: string; path: Path }[] {
-  const { entries } = givenVariables(ctx, namespace, container);
+  const { entries } = containerEnvironment(ctx, namespace, container);
   return [
     ...entries.flatMap((e) => (typeof e.value === 'string' ? [{ text: e.value, path: [...at, ...givenVariablePath(e, 'value')] }] : [])),
     ...(['args', 'command'] as const).flatMap((field) =>

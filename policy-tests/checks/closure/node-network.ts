@@ -27,7 +27,8 @@ import { addressBlock, advertisedPools, heldBy, parsePoolEntry } from '../../mod
 import { ipNetPrefix, ipString } from '../../model/go/net.ts';
 import { WORKLOAD_KINDS } from '../../model/core/workloads.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
-import { givenVariables, withKeyProviders } from '../../model/cluster/provided-keys.ts';
+import { withKeyProviders } from '../../model/cluster/provided-keys.ts';
+import { containerEnvironment } from '../../model/cluster/environment.ts';
 import { CLUSTER_FACTS_FILE } from '../../model/repository/cluster-facts.ts';
 import { namedNodes, NODE_ADDRESS_ENV, nodeRoles, onSegment, reservedAddresses, type NodeNetwork } from '../../model/repository/node-network.ts';
 
@@ -162,7 +163,7 @@ export const nodeNetworkClosureCheck: PolicyCheck = {
       }
     const roles = nodeRoles(network);
     // Each container's variables as the kubelet sets them: the keys of the Secrets and ConfigMaps its envFrom names too.
-    for (const named of namedNodes(ctx.resources, (r, c) => givenVariables(ctx, namespaceOrDestination(ctx.repo, r), c.container).entries)) {
+    for (const named of namedNodes(ctx.resources, (r, c) => containerEnvironment(ctx, namespaceOrDestination(ctx.repo, r), c.container).entries)) {
       const role = roles.get(named.address);
       const need = NODE_ADDRESS_ENV.get(named.env)!;
       if (role === undefined)

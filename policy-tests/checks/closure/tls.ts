@@ -6,8 +6,7 @@
 import { dig } from '../../model/core/dig.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { ingressTlsProblem } from '../../model/certificates/tls.ts';
-import { ingressHosts } from '../../model/cluster/ingress-routes.ts';
-import { PUBLIC_GATEWAY } from '../../model/cluster/gateways.ts';
+import { ingressHosts, PUBLIC_GATEWAY } from '../../model/cluster/ingress-routes.ts';
 
 export const publicTlsCheck: PolicyCheck = {
   id: 'public-ingress-tls',

@@ -22,7 +22,8 @@ import type { SourceRender } from '../../model/argocd/rendered.ts';
 import { chartValues, type ChartValues } from '../../model/helm/chart-values.ts';
 import { pinnedVersionMiss, placeInValues, renderedFile } from '../../model/helm/chart-output.ts';
 import { applicationsByName, namespaceOrDestination } from '../../model/argocd/argocd.ts';
-import { givenVariables, withKeyProviders, mayStartWith } from '../../model/cluster/provided-keys.ts';
+import { withKeyProviders } from '../../model/cluster/provided-keys.ts';
+import { containerEnvironment, mayStartWith } from '../../model/cluster/environment.ts';
 import { FALCOCTL_PORT, falcoctlProblems, type FalcoctlCommand, type FalcoctlEnv } from '../../model/falco/falcoctl.ts';
 
 const CONTAINERS: Readonly<Record<FalcoctlCommand, string>> = { install: 'falcoctl-artifact-install', follow: 'falcoctl-artifact-follow' };
@@ -43,7 +44,7 @@ function falcoctlEnv(
   namespace: string | undefined,
   container: Obj,
 ): { env: FalcoctlEnv; at: ReadonlyMap<string, Path> } | { unread: number } {
-  const { entries, unread } = givenVariables(ctx, namespace, container);
+  const { entries, unread } = containerEnvironment(ctx, namespace, container);
   const may = unread.find((u) => mayStartWith(u.prefix, VARIABLE));
   if (may) return { unread: may.source };
   const env = new Map<string, string | undefined>();

@@ -11,7 +11,8 @@ import { WORKLOAD_KINDS, workloadContainers } from '../../model/core/workloads.t
 import { IMAGE_FACTS_GLOB, imageKey, repoImageNeeds } from '../../model/repository/image-facts.ts';
 import { NEEDS, type Held } from './needs.ts';
 import { setVariables } from './variables.ts';
-import { containerVariables, withKeyProviders } from '../../model/cluster/provided-keys.ts';
+import { withKeyProviders } from '../../model/cluster/provided-keys.ts';
+import { containerEnvironment } from '../../model/cluster/environment.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 
 export const imageNeedsCheck: PolicyCheck = {
@@ -31,7 +32,7 @@ export const imageNeedsCheck: PolicyCheck = {
       if (!need) continue;
       const sc = dig(c.container, ['securityContext']);
       const namespace = namespaceOrDestination(ctx.repo, resource);
-      const variable = containerVariables(ctx, namespace, c.container);
+      const environment = containerEnvironment(ctx, namespace, c.container, { secretText: true });
       const held: Held = {
         ctx,
         resource,
@@ -41,8 +42,8 @@ export const imageNeedsCheck: PolicyCheck = {
         need,
         where: { resource, path: [...c.at, sc ? 'securityContext' : 'name'] },
         setting: (key) => dig(sc, [key]) ?? dig(pod.spec, ['securityContext', key]),
-        env: setVariables(ctx, namespace, c, variable),
-        variable,
+        env: setVariables(c, environment),
+        variable: environment.setting,
       };
       for (const judge of NEEDS) judge(held);
     }

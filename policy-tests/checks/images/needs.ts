@@ -18,7 +18,7 @@ import {
   type PodSpecRef,
 } from '../../model/core/workloads.ts';
 import { envNamePattern, imageKey, type ImageNeeds } from '../../model/repository/image-facts.ts';
-import type { VariableSetting } from '../../model/cluster/provided-keys.ts';
+import type { VariableSetting } from '../../model/cluster/environment.ts';
 import { holdsValue, textOf } from './variables.ts';
 import type { Path } from '../../model/core/positions.ts';
 import { dropsToPuid, skipsEntrypoint } from '../../model/repository/run-as.ts';
@@ -60,7 +60,7 @@ export interface Held {
   setting: (key: string) => unknown;
   /** The container's variables that hold a value, each with where it is set (setVariables). */
   env: ReadonlyMap<string, Path>;
-  /** How the kubelet sets each variable, its envFrom sources read (model/cluster/provided-keys.ts). */
+  /** How the kubelet sets each variable, its envFrom sources read (model/cluster/environment.ts). */
   variable: (name: string) => VariableSetting | undefined;
 }
 

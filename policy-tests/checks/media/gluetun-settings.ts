@@ -12,7 +12,8 @@
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { programContainers } from '../../model/checks/program-containers.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
-import { givenVariablePath, givenVariables, withKeyProviders } from '../../model/cluster/provided-keys.ts';
+import { withKeyProviders } from '../../model/cluster/provided-keys.ts';
+import { givenVariablePath, containerEnvironment } from '../../model/cluster/environment.ts';
 import { GLUETUN_IMAGE, GLUETUN_REFERENCE, gluetunProblems, gluetunReference } from '../../model/apps/gluetun.ts';
 
 const REFRESH = 'npm run gluetun:reference -- --from <clone of qdm12/gluetun> --ref <the image tag>';
@@ -28,7 +29,7 @@ export const gluetunSettingsCheck: PolicyCheck = {
   run(ctx) {
     const program = { name: 'gluetun', image: GLUETUN_IMAGE, file: GLUETUN_REFERENCE, refresh: REFRESH, what: "gluetun's settings" };
     for (const { workload: w, container, at, name, reference } of programContainers(ctx, program, gluetunReference(ctx.repo))) {
-      const { entries, unread } = givenVariables(ctx, namespaceOrDestination(ctx.repo, w), container);
+      const { entries, unread } = containerEnvironment(ctx, namespaceOrDestination(ctx.repo, w), container);
       // gluetun reads variables of no common prefix: a source whose keys are unknown may set any of its settings.
       for (const u of unread)
         ctx.notJudged(

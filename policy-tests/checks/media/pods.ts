@@ -10,8 +10,9 @@ import { scalarText } from '../../model/core/text.ts';
 import { dig, list, str } from '../../model/core/dig.ts';
 import type { Path } from '../../model/core/positions.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
-import { givenVariablePath, givenVariables, withKeyProviders, secretKeyOf, type GivenVariable } from '../../model/cluster/provided-keys.ts';
-import { LAN_GATEWAY } from '../../model/cluster/gateways.ts';
+import { withKeyProviders } from '../../model/cluster/provided-keys.ts';
+import { givenVariablePath, containerEnvironment, secretKeyOf, type GivenVariable } from '../../model/cluster/environment.ts';
+import { LAN_GATEWAY } from '../../model/cluster/ingress-routes.ts';
 import { cidrWithin } from '../../model/repository/node-network.ts';
 import { gluetunBool, gluetunReads, gluetunReference } from '../../model/apps/gluetun.ts';
 
@@ -104,7 +105,7 @@ export const mediaPodChecks: PolicyCheck[] = [
         // Each setting as gluetun reads it (its old names, its words for a boolean in any case), not as written.
         const reference = gluetunReference(ctx.repo);
         // Its variables as the kubelet sets them: the keys of the Secrets and ConfigMaps its envFrom names, its env over them.
-        const { entries, unread } = vpn ? givenVariables(ctx, namespaceOrDestination(ctx.repo, w), vpn.container) : { entries: [], unread: [] };
+        const { entries, unread } = vpn ? containerEnvironment(ctx, namespaceOrDestination(ctx.repo, w), vpn.container) : { entries: [], unread: [] };
         const settings = gluetunReads(entries, reference?.ok ? reference.deprecated : undefined);
         const entryAt = (index: number): Path => [...vpn!.at, ...entries[index]!.at];
         // A setting found unset may be one an envFrom source whose keys the repository does not say sets.
@@ -241,7 +242,7 @@ export const mediaPodChecks: PolicyCheck[] = [
             continue;
           }
           // APIKEY as the kubelet sets it: an env entry's Secret key, else the Secret an envFrom entry names.
-          const { entries } = givenVariables(ctx, namespaceOrDestination(ctx.repo, w), exporter.container);
+          const { entries } = containerEnvironment(ctx, namespaceOrDestination(ctx.repo, w), exporter.container);
           const key = entries.findLast((e) => e.name === 'APIKEY');
           const ref = key && secretKeyOf(exporter.container, key)?.secret;
           if (!writtenByExternalSecret(ctx.repo, ref, w.namespace))

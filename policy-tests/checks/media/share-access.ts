@@ -10,7 +10,8 @@ import { scalarText } from '../../model/core/text.ts';
 import { podSpecOf, WORKLOAD_KINDS } from '../../model/core/workloads.ts';
 import { IMAGE_FACTS_GLOB, imageKey, repoImageNeeds } from '../../model/repository/image-facts.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
-import { containerVariable, withKeyProviders } from '../../model/cluster/provided-keys.ts';
+import { withKeyProviders } from '../../model/cluster/provided-keys.ts';
+import { containerEnvironment } from '../../model/cluster/environment.ts';
 import { appRunAs, mayWriteIn, type Ownership, type RunAs } from '../../model/repository/run-as.ts';
 import { folderTable, foldersList, MEDIA_FACTS, MEDIA_NAMESPACES, mountsOf, withFacts } from './media.ts';
 
@@ -35,7 +36,7 @@ function writersOf(ctx: CheckContext, share: { claim: string; mountPath: string 
     if (!pod) continue;
     for (const m of mountsOf(resource).filter((m) => m.claim === share.claim && !m.readOnly)) {
       const image = scalarText(m.container.container.image ?? '');
-      const variable = containerVariable(ctx, namespaceOrDestination(ctx.repo, resource), m.container.container);
+      const variable = containerEnvironment(ctx, namespaceOrDestination(ctx.repo, resource), m.container.container, { secretText: true }).text;
       const answer = appRunAs(pod, m.container, { image, need: needs.get(imageKey(image)), variable });
       const at = [...m.container.at, 'volumeMounts', m.index];
       if ('unknown' in answer) ctx.notJudged({ resource, path: at }, `whether ${m.container.name} may write the share: ${answer.unknown}`);

@@ -8,7 +8,8 @@
  */
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { provisionedDatasources } from '../../model/grafana/datasources.ts';
-import { GRAFANA_CHART } from '../../model/grafana/sidecars.ts';
+import { GRAFANA_CHART, grafanaSidecars } from '../../model/grafana/sidecars.ts';
+import { withKeyProviders } from '../../model/cluster/provided-keys.ts';
 
 export const grafanaDatasourcesCheck: PolicyCheck = {
   id: 'grafana-datasources',
@@ -17,9 +18,15 @@ export const grafanaDatasourcesCheck: PolicyCheck = {
   invariants: ['A10'],
   remediation:
     "leave isDefault to one datasource (kube-prometheus-stack's Prometheus, or set grafana.sidecar.datasources.isDefaultDatasource: false), and give each datasource its own uid",
-  reads: { kinds: ['ConfigMap', 'Secret', 'Deployment', 'StatefulSet', 'Application'], charts: [GRAFANA_CHART], renders: true },
+  reads: { kinds: withKeyProviders('ConfigMap', 'Secret', 'Deployment', 'StatefulSet', 'Application'), charts: [GRAFANA_CHART], renders: true },
   exemptible: false,
   run(ctx) {
+    const unread = grafanaSidecars(ctx.repo, ctx.resources).find((s) => s.what === 'datasources' && s.unread && s.workload);
+    if (unread)
+      return ctx.notJudged(
+        { resource: unread.workload!, path: [...unread.at!, 'env'] },
+        `which datasources Grafana provisions is not judged: ${unread.name}'s ${unread.unread} is set from a value the gate does not read, so the objects it loads are not known`,
+      );
     const datasources = provisionedDatasources(ctx.repo, ctx.resources);
     const defaults = new Map<number, string>();
     const uids = new Map<string, string>();

@@ -7,7 +7,8 @@
  */
 import { dig, obj } from '../../model/core/dig.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
-import { givenVariablePath, givenVariables, withKeyProviders } from '../../model/cluster/provided-keys.ts';
+import { withKeyProviders } from '../../model/cluster/provided-keys.ts';
+import { givenVariablePath, containerEnvironment } from '../../model/cluster/environment.ts';
 import type { Path } from '../../model/core/positions.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { mountedFile } from '../../model/cluster/mounted-files.ts';
@@ -31,7 +32,7 @@ export const pveTrustCheck: PolicyCheck = {
     const containerAt: Path = ['spec', 'template', 'spec', 'containers', 0];
     const container = dig(deployment.object, containerAt);
     // The container's variables as the kubelet sets them: the keys of the Secrets and ConfigMaps its envFrom names, its env over them.
-    const { entries } = givenVariables(ctx, namespaceOrDestination(ctx.repo, deployment), obj(container));
+    const { entries } = containerEnvironment(ctx, namespaceOrDestination(ctx.repo, deployment), obj(container));
     // requests takes the first of its two variables that is set and not empty (`or`).
     const caEntry = CA_ENV.map((name) => entries.findLast((e) => e.name === name)).find((e) => e && (e.value === undefined || e.value !== ''));
     if (caEntry && typeof caEntry.value !== 'string')

@@ -4,8 +4,7 @@
  * PublicSiteDown (critical) for good, and the watchdog's DOWN, for a typo.
  */
 import { dig, list } from '../../model/core/dig.ts';
-import { ingressPathMatches, ingressRoutes } from '../../model/cluster/ingress-routes.ts';
-import { PUBLIC_GATEWAY } from '../../model/cluster/gateways.ts';
+import { ingressPathMatches, ingressRoutes, PUBLIC_GATEWAY } from '../../model/cluster/ingress-routes.ts';
 import { WRANGLER_FILE, workerSites } from '../../model/monitoring/watchdog-worker.ts';
 import type { Path } from '../../model/core/positions.ts';
 import type { DataFile } from '../../model/repository/repo.ts';

@@ -7,7 +7,8 @@ import { alloyConfig, onValues, type Fail } from './values.ts';
 import { chartValues } from '../../model/helm/chart-values.ts';
 import { dig, obj, objects } from '../../model/core/dig.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
-import { givenVariables, withKeyProviders, secretKeyOf } from '../../model/cluster/provided-keys.ts';
+import { withKeyProviders } from '../../model/cluster/provided-keys.ts';
+import { containerEnvironment, secretKeyOf } from '../../model/cluster/environment.ts';
 import { eachChartValues } from '../../model/checks/kit.ts';
 import type { Path } from '../../model/core/positions.ts';
 import { writtenByExternalSecret } from '../../model/cluster/external-secrets.ts';
@@ -194,7 +195,7 @@ export const sourceChecks: PolicyCheck[] = [
       // Its variables as the kubelet sets them: the keys of the Secrets and ConfigMaps its envFrom names, its env over them.
       const CONTAINER: Path = ['spec', 'template', 'spec', 'containers', 0];
       const container = obj(dig(deployment.object, CONTAINER));
-      const { entries } = givenVariables(ctx, namespaceOrDestination(ctx.repo, deployment), container);
+      const { entries } = containerEnvironment(ctx, namespaceOrDestination(ctx.repo, deployment), container);
       const byName = new Map(entries.map((e) => [String(e.name), e]));
       const at = (name: string): Path => {
         const e = byName.get(name);

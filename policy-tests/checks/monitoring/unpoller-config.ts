@@ -12,7 +12,8 @@
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { programContainers } from '../../model/checks/program-containers.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
-import { givenVariablePath, givenVariables, withKeyProviders, mayStartWith } from '../../model/cluster/provided-keys.ts';
+import { withKeyProviders } from '../../model/cluster/provided-keys.ts';
+import { givenVariablePath, containerEnvironment, mayStartWith } from '../../model/cluster/environment.ts';
 import { UNPOLLER_IMAGE, UNPOLLER_REFERENCE, unpollerReference } from '../../model/unpoller/reference.ts';
 import { unpollerProblems } from '../../model/unpoller/cnfg.ts';
 
@@ -28,7 +29,7 @@ export const unpollerConfigCheck: PolicyCheck = {
   run(ctx) {
     const program = { name: 'unpoller', image: UNPOLLER_IMAGE, file: UNPOLLER_REFERENCE, refresh: REFRESH, what: "unpoller's settings" };
     for (const { workload: w, container, at, name, reference } of programContainers(ctx, program, unpollerReference(ctx.repo))) {
-      const { entries, unread } = givenVariables(ctx, namespaceOrDestination(ctx.repo, w), container);
+      const { entries, unread } = containerEnvironment(ctx, namespaceOrDestination(ctx.repo, w), container);
       const may = unread.filter((u) => mayStartWith(u.prefix, `${reference.prefix}_`));
       for (const u of may)
         ctx.notJudged(

@@ -10,7 +10,8 @@
  */
 import { dig, obj } from '../../model/core/dig.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
-import { givenVariablePath, givenVariables, withKeyProviders, type GivenVariable } from '../../model/cluster/provided-keys.ts';
+import { withKeyProviders } from '../../model/cluster/provided-keys.ts';
+import { givenVariablePath, containerEnvironment, type GivenVariable } from '../../model/cluster/environment.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { Path } from '../../model/core/positions.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
@@ -37,7 +38,7 @@ export const unpollerTrustCheck: PolicyCheck = {
     const deployment = ctx.resources.find((r) => r.kind === 'Deployment' && r.name === 'unpoller');
     if (!deployment) return;
     // Its variables as the kubelet sets them: the keys of the Secrets and ConfigMaps its envFrom names, its env over them.
-    const { entries } = givenVariables(ctx, namespaceOrDestination(ctx.repo, deployment), obj(dig(deployment.object, CONTAINER)));
+    const { entries } = containerEnvironment(ctx, namespaceOrDestination(ctx.repo, deployment), obj(dig(deployment.object, CONTAINER)));
     const variable = (name: string) => entries.findLast((e) => e.name === name);
     const urlEntry = variable('UP_UNIFI_DEFAULT_URL');
     const url = URL.parse(typeof urlEntry?.value === 'string' ? urlEntry.value : '');

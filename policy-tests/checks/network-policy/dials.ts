@@ -61,6 +61,13 @@ function configDials(ctx: CheckContext, templates: readonly Template[], namespac
     if (cm) readers.set(cm, [...new Set([...(readers.get(cm) ?? []), ...byWorkload.get(ref.resource)!])]);
   }
   for (const s of grafanaSidecars(ctx.repo, ctx.resources).filter((x) => x.what === 'datasources' && x.workload)) {
+    if (s.unread) {
+      ctx.notJudged(
+        { resource: s.workload!, path: [...s.at!, 'env'] },
+        `the addresses in the datasources ${s.name} loads are not judged: its ${s.unread} is set from a value the gate does not read, so which objects it loads is not known`,
+      );
+      continue;
+    }
     const pods = templates.filter((t) => t.resource === s.workload);
     for (const r of ctx.resources.filter((x) => x.kind === 'ConfigMap' || x.kind === 'Secret'))
       if (whyNotLoaded(r, namespaceOrDestination(ctx.repo, r) ?? '', s) === undefined) readers.set(r, [...(readers.get(r) ?? []), ...pods]);

@@ -26,7 +26,8 @@ import { scalarText } from '../../model/core/text.ts';
 import { ENFORCED_POLICY_KINDS } from '../../model/cluster/network-reach.ts';
 import { WORKLOAD_KINDS } from '../../model/core/workloads.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
-import { givenVariables, withKeyProviders } from '../../model/cluster/provided-keys.ts';
+import { withKeyProviders } from '../../model/cluster/provided-keys.ts';
+import { containerEnvironment } from '../../model/cluster/environment.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { peers } from './network-policy.ts';
 
@@ -82,7 +83,7 @@ function knownNodes({ repo, resources }: { repo: Repo; resources: readonly Resou
   const network = repo.facts?.nodeNetwork;
   if (network) for (const [address, role] of nodeRoles(network)) out.set(address, `a ${role} node in the cluster facts' nodeNetwork`);
   // Each container's variables as the kubelet sets them: the keys of the Secrets and ConfigMaps its envFrom names too.
-  for (const n of namedNodes(resources, (r, c) => givenVariables({ repo, resources }, namespaceOrDestination(repo, r), c.container).entries))
+  for (const n of namedNodes(resources, (r, c) => containerEnvironment({ repo, resources }, namespaceOrDestination(repo, r), c.container).entries))
     out.set(n.address, `${n.env} of ${n.resource.kind} ${n.resource.name}`);
   return out;
 }

@@ -6,6 +6,13 @@ import { dig, list, objects } from '../core/dig.ts';
 import type { Resource } from '../core/manifest.ts';
 import type { Path } from '../core/positions.ts';
 
+/**
+ * The two ingress proxies' classes (apps/platform/ingress-public/ and ingress-private/, each declaring its
+ * IngressClass): the public one, where the router forwards 80 and 443, and the one that serves the LAN only.
+ */
+export const PUBLIC_GATEWAY = 'gateway';
+export const LAN_GATEWAY = 'private-gateway';
+
 /** A Service backend's port: by name or by number, as the Ingress gives it. */
 export interface BackendPort {
   name?: string;

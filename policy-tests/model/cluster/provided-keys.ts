@@ -5,12 +5,12 @@
  * where they cannot be known: an ExternalSecret's dataFrom or templateFrom, a committed Secret without data (a
  * placeholder filled outside git).
  */
-import { dig, list, obj, objects, str, type Obj } from '../core/dig.ts';
+import { dig, list, obj, objects, str } from '../core/dig.ts';
 import type { Resource } from '../core/manifest.ts';
 import type { Path } from '../core/positions.ts';
 import { namespaceOrDestination } from '../argocd/argocd.ts';
 import type { Repo } from '../repository/repo.ts';
-import { commandLineFlag, containerEnv } from '../core/workloads.ts';
+import { commandLineFlag } from '../core/workloads.ts';
 import { secretEntries } from '../core/secrets.ts';
 
 export type Kind = 'Secret' | 'ConfigMap';
@@ -106,6 +106,18 @@ function writtenObjects(repo: Repo, resources: readonly Resource[]): Map<string,
 }
 
 /**
+ * What the repository writes of Secret or ConfigMap `name` in `namespace`: its keys (undefined where they cannot be
+ * known) and each key's value (undefined where two writers race for them, or none gives them). Undefined where
+ * nothing in the repository writes it.
+ */
+export function writtenObject(
+  { repo, resources }: { repo: Repo; resources: readonly Resource[] },
+  { kind, namespace, name }: { kind: Kind; namespace: string | undefined; name: string },
+): Pick<Written, 'keys' | 'values'> | undefined {
+  return writtenObjects(repo, resources).get(`${kind}/${namespace ?? ''}/${name}`);
+}
+
+/**
  * The keys Secret or ConfigMap `name` in `namespace` has, as what writes it gives them: undefined when nothing in the
  * repository writes it, or when what writes it gives no known keys.
  */
@@ -127,145 +139,4 @@ export function secretTypeOf(
 ): string | undefined {
   const types = writtenObjects(repo, resources).get(`Secret/${namespace ?? ''}/${name}`)?.types;
   return types?.size === 1 ? [...types][0] : undefined;
-}
-
-/**
- * How a container's variable is set: its value, where the gate reads it; `held` where it is set from a value the gate
- * does not read (an env entry's reference, an ExternalSecret's key); `maybe` where an envFrom source whose keys cannot
- * be known may set it. Undefined where nothing sets it.
- */
-export type VariableSetting = { value: string } | 'held' | 'maybe';
-
-/**
- * A container's variables as the kubelet sets them (makeEnvironmentVariables): its `env` entry, else the last of its
- * `envFrom` sources whose keys, after the source's prefix, hold the name, a later source overriding an earlier one.
- * From a source the value is known where one plain Secret or ConfigMap of the repository writes it (a chart's
- * rendered Secret among them).
- */
-export function containerVariables(
-  view: { repo: Repo; resources: readonly Resource[] },
-  namespace: string | undefined,
-  container: Record<string, unknown>,
-): (name: string) => VariableSetting | undefined {
-  const env = containerEnv(container);
-  const sources = objects(container.envFrom).toReversed();
-  return (name) => {
-    if (env.has(name)) {
-      const value = env.get(name)!;
-      return value === null ? 'held' : { value };
-    }
-    for (const source of sources) {
-      const prefix = str(source.prefix);
-      if (!name.startsWith(prefix)) continue;
-      const written = writtenSource(view, namespace, source);
-      const key = name.slice(prefix.length);
-      if (written?.keys === undefined) return 'maybe';
-      if (!written.keys.has(key)) continue;
-      const value = written.values?.get(key);
-      return value === undefined ? 'held' : { value };
-    }
-    return undefined;
-  };
-}
-
-/** What the repository writes of the Secret or ConfigMap one envFrom entry names. */
-function writtenSource(view: { repo: Repo; resources: readonly Resource[] }, namespace: string | undefined, source: Obj): Written | undefined {
-  const [kind, ref] = source.secretRef !== undefined ? (['Secret', obj(source.secretRef)] as const) : (['ConfigMap', obj(source.configMapRef)] as const);
-  return writtenObjects(view.repo, view.resources).get(`${kind}/${namespace ?? ''}/${str(ref.name)}`);
-}
-
-/**
- * Every variable a container's envFrom sources set, as far as their keys are known, each with the place of the source
- * that sets it in the list (the last that holds the name, its prefix put before each key) and how: a name its `env`
- * also sets is left out, for `env` wins.
- */
-export function envFromVariables(
-  view: { repo: Repo; resources: readonly Resource[] },
-  namespace: string | undefined,
-  container: Record<string, unknown>,
-): Map<string, { source: number; setting: VariableSetting }> {
-  const env = containerEnv(container);
-  const out = new Map<string, { source: number; setting: VariableSetting }>();
-  objects(container.envFrom).forEach((source, i) => {
-    const written = writtenSource(view, namespace, source);
-    for (const key of written?.keys ?? []) {
-      const name = `${str(source.prefix)}${key}`;
-      const value = written!.values?.get(key);
-      if (!env.has(name)) out.set(name, { source: i, setting: value === undefined ? 'held' : { value } });
-    }
-  });
-  return out;
-}
-
-/** One variable a container is given, written as an env entry holds it, with where it is set (under the container). */
-export interface GivenVariable {
-  name: unknown;
-  value?: unknown;
-  valueFrom?: unknown;
-  at: ['env', number] | ['envFrom', number];
-}
-
-/**
- * A container's environment as one list of env entries, for a reader of a program's settings that reads entries:
- * first each variable its envFrom sources set (envFromVariables: a ConfigMap's value; a Secret's key as a `valueFrom`
- * naming the source, its value never read here, so that no reader prints a Secret's text in a finding; a `valueFrom`
- * too where the gate does not read the value), then its env entries as written, which the kubelet puts over them. And the envFrom
- * entries whose keys the repository does not say (a `dataFrom`, a Secret made outside git), with their prefixes: any
- * variable that starts so may be set.
- */
-export function givenVariables(
-  view: { repo: Repo; resources: readonly Resource[] },
-  namespace: string | undefined,
-  container: Record<string, unknown>,
-): { entries: GivenVariable[]; unread: { source: number; prefix: string }[] } {
-  const entries: GivenVariable[] = [];
-  const sources = objects(container.envFrom);
-  for (const [name, { source, setting }] of envFromVariables(view, namespace, container))
-    entries.push(
-      typeof setting === 'object' && sources[source]!.secretRef === undefined
-        ? { name, value: setting.value, at: ['envFrom', source] }
-        : { name, valueFrom: { envFrom: source }, at: ['envFrom', source] },
-    );
-  objects(container.env).forEach((e, i) => entries.push({ ...e, name: e.name, at: ['env', i] }));
-  const unread = objects(container.envFrom).flatMap((source, i) =>
-    writtenSource(view, namespace, source)?.keys === undefined ? [{ source: i, prefix: str(source.prefix) }] : [],
-  );
-  return { entries, unread };
-}
-
-/**
- * Where a given variable is set, under its container: an env entry's `field` (its value, or its name), or the
- * envFrom entry whose source sets it (a source's line is where its key is given).
- */
-export const givenVariablePath = (e: Pick<GivenVariable, 'at'>, field?: 'value' | 'valueFrom' | 'name'): Path =>
-  e.at[0] === 'envFrom' || field === undefined ? [...e.at] : [...e.at, field];
-
-/**
- * The Secret and key a given variable is read from: an env entry's secretKeyRef, or the Secret its envFrom entry
- * names, the key its name after the entry's prefix; undefined for any other source (a literal, a ConfigMap, a field).
- */
-export function secretKeyOf(container: Record<string, unknown>, e: GivenVariable): { secret: string; key: string } | undefined {
-  if (e.at[0] === 'envFrom') {
-    const from = objects(container.envFrom)[e.at[1]]!;
-    const name = from.secretRef === undefined ? undefined : obj(from.secretRef).name;
-    return typeof name === 'string' ? { secret: name, key: String(e.name).slice(str(from.prefix).length) } : undefined;
-  }
-  const ref = obj(obj(e.valueFrom).secretKeyRef);
-  return typeof ref.name === 'string' && typeof ref.key === 'string' ? { secret: ref.name, key: ref.key } : undefined;
-}
-
-/** Whether a variable that starts with `prefix` may be one that starts with `start`. */
-export const mayStartWith = (prefix: string, start: string): boolean => prefix.startsWith(start) || start.startsWith(prefix);
-
-/** A container's variable's text (containerVariables): null where it is set, or may be, from somewhere the gate does not read. */
-export function containerVariable(
-  view: { repo: Repo; resources: readonly Resource[] },
-  namespace: string | undefined,
-  container: Record<string, unknown>,
-): (name: string) => string | undefined | null {
-  const setting = containerVariables(view, namespace, container);
-  return (name) => {
-    const found = setting(name);
-    return found === undefined ? undefined : typeof found === 'object' ? found.value : null;
-  };
 }

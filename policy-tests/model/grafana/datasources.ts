@@ -41,7 +41,7 @@ function loadedDatasources(repo: Repo, resources: readonly Resource[]): Provisio
   const out: ProvisionedDatasource[] = [];
   for (const r of resources.filter((x) => x.kind === 'ConfigMap' || x.kind === 'Secret')) {
     const namespace = namespaceOrDestination(repo, r) ?? '';
-    if (!sidecars.some((s) => whyNotLoaded(r, namespace, s) === undefined)) continue;
+    if (!sidecars.some((s) => !s.unread && whyNotLoaded(r, namespace, s) === undefined)) continue;
     const files =
       r.kind === 'Secret'
         ? secretEntries(r.object).map((e) => ({ key: e.key, text: e.value, field: e.field }))

@@ -13,6 +13,8 @@ import { chartValues } from '../helm/chart-values.ts';
 import { applicationsByName, namespaceOrDestination } from '../argocd/argocd.ts';
 import { podSpecs } from '../cluster/references.ts';
 import { containerEnv } from '../core/workloads.ts';
+import type { Path } from '../core/positions.ts';
+import { containerEnvironment } from '../cluster/environment.ts';
 
 export const GRAFANA_CHART = 'kube-prometheus-stack';
 
@@ -27,8 +29,11 @@ export interface Sidecar {
   /** The namespaces it reads; every one where undefined. */
   namespaces?: ReadonlySet<string>;
   kinds: ReadonlySet<string>;
-  /** The rendered workload whose pod runs it (none for one the values set up). */
+  /** The rendered workload whose pod runs it (none for one the values set up), and where its container is. */
   workload?: Resource;
+  at?: Path;
+  /** The variable of its selection set from a value the gate does not read (an envFrom Secret, a field): what it loads is not known. */
+  unread?: string;
 }
 
 const KINDS: Record<string, string[]> = { configmap: ['ConfigMap'], secret: ['Secret'], both: ['ConfigMap', 'Secret'] };
@@ -39,32 +44,43 @@ function sidecar(name: string, own: string, env: { label: string; value: string;
   return { what, name, label: env.label, value: env.value || undefined, namespaces, kinds: new Set(KINDS[env.resource.toLowerCase()] ?? KINDS.both) };
 }
 
-/** The k8s-sidecar containers the rendered workloads run: a container with LABEL and FOLDER in its environment. */
+/**
+ * The k8s-sidecar containers the rendered workloads run: a container with LABEL and FOLDER in its env (the two its
+ * chart always writes there). Its selection is read from its environment as the kubelet sets it (an envFrom
+ * ConfigMap's keys, a `$(NAME)`, a ConfigMap key's reference among it: model/cluster/environment.ts).
+ */
 export function renderedSidecars(repo: Repo, resources: readonly Resource[]): Sidecar[] {
   const out: Sidecar[] = [];
   for (const workload of resources.filter((r) => r.rendered && (r.kind === 'Deployment' || r.kind === 'StatefulSet')))
-    for (const { spec } of podSpecs(workload))
-      for (const container of [...objects(spec.containers), ...objects(spec.initContainers)]) {
-        const env = new Map(objects(container.env).map((e) => [str(e.name), str(e.value)]));
-        if (!env.has('LABEL') || !env.has('FOLDER')) continue;
-        out.push({
-          ...sidecar(
-            `${workload.kind} ${workload.name}'s ${str(container.name)}`,
-            namespaceOrDestination(repo, workload) ?? '',
-            {
-              label: env.get('LABEL')!,
-              value: env.get('LABEL_VALUE') ?? '',
-              namespace: env.get('NAMESPACE') ?? '',
+    for (const { spec, at } of podSpecs(workload))
+      for (const [field, list] of [
+        ['containers', spec.containers],
+        ['initContainers', spec.initContainers],
+      ] as const)
+        objects(list).forEach((container, i) => {
+          const written = containerEnv(container);
+          if (!written.has('LABEL') || !written.has('FOLDER')) return;
+          const namespace = namespaceOrDestination(repo, workload) ?? '';
+          const { text } = containerEnvironment({ repo, resources }, namespace, container);
+          const read = (name: string) => text(name) ?? undefined;
+          out.push({
+            ...sidecar(
+              `${workload.kind} ${workload.name}'s ${str(container.name)}`,
+              namespace,
               // k8s-sidecar 2.10 reads configmaps alone where RESOURCE is unset (sidecar.py).
-              resource: env.get('RESOURCE') ?? 'configmap',
-            },
-            str(container.name).includes('datasource') ? 'datasources' : str(container.name).includes('dashboard') ? 'dashboards' : 'other',
-          ),
-          workload,
+              { label: read('LABEL') ?? '', value: read('LABEL_VALUE') ?? '', namespace: read('NAMESPACE') ?? '', resource: read('RESOURCE') ?? 'configmap' },
+              str(container.name).includes('datasource') ? 'datasources' : str(container.name).includes('dashboard') ? 'dashboards' : 'other',
+            ),
+            workload,
+            at: [...at, field, i],
+            unread: SELECTION.find((name) => text(name) === null),
+          });
         });
-      }
   return out;
 }
+
+/** The variables of a k8s-sidecar's selection: which objects it loads. */
+const SELECTION = ['LABEL', 'LABEL_VALUE', 'NAMESPACE', 'RESOURCE'];
 
 const PLURAL: Readonly<Record<string, string>> = { configmap: 'configmaps', secret: 'secrets' };
 

@@ -15,7 +15,7 @@ import { containerArgv, containersOf, imageParts, podSpecOf, type ContainerRef, 
 import { namespaceOrDestination } from '../argocd/argocd.ts';
 import { expandRequest, literalRequest, runsProgram, type ApiRequests, type ExpandedRequest } from '../apps/api-requests.ts';
 import { containerConnects, imageKey, repoImageNeeds, settingsCall, type SettingsCall } from '../repository/image-facts.ts';
-import { containerVariable } from '../cluster/provided-keys.ts';
+import { containerEnvironment } from '../cluster/environment.ts';
 import { k8sSidecarRequests } from '../grafana/sidecars.ts';
 import { alloyApiRequests } from '../alloy/kubernetes-requests.ts';
 import { isKubeStateMetrics, kubeStateMetricsRequests } from '../apps/kube-state-metrics.ts';
@@ -59,7 +59,7 @@ function containerCalls(ctx: CheckContext, pod: PodSpecRef, namespace: string): 
   const { needs } = repoImageNeeds(ctx.repo);
   return containersOf(pod).map((c) => {
     const facts = needs.get(imageKey(scalarText(c.container.image ?? '')));
-    const settings = settingsCall(facts, c.container, containerVariable(ctx, namespace, c.container));
+    const settings = settingsCall(facts, c.container, containerEnvironment(ctx, namespace, c.container, { secretText: true }).text);
     return { c, connects: containerConnects(facts, c.container), ...(settings ? { settings } : {}) };
   });
 }
@@ -125,13 +125,16 @@ function factRuns(ctx: CheckContext, at: Omit<Run, 'program' | 'requests'>): Run
   return ran.map((p) => ({
     ...at,
     program: JSON.stringify([...(p.command ?? []), ...(p.args ?? [])].join(' ')),
-    requests: p.requests.map((text) => ({ text, expanded: expandRequest(text, containerVariable(ctx, at.namespace, at.c.container)) })),
+    requests: p.requests.map((text) => ({
+      text,
+      expanded: expandRequest(text, containerEnvironment(ctx, at.namespace, at.c.container, { secretText: true }).text),
+    })),
   }));
 }
 
 /** The run of a program the gate reads from its own container (k8s-sidecar's environment, kube-state-metrics' flags). */
 function containerRuns(ctx: CheckContext, at: Omit<Run, 'program' | 'requests'>): Run[] {
-  const sidecar = k8sSidecarRequests(at.c.container, at.namespace, containerVariable(ctx, at.namespace, at.c.container));
+  const sidecar = k8sSidecarRequests(at.c.container, at.namespace, containerEnvironment(ctx, at.namespace, at.c.container, { secretText: true }).text);
   const found = sidecar
     ? (['k8s-sidecar', sidecar] as const)
     : isKubeStateMetrics(at.c.container)

@@ -53,4 +53,17 @@ export const gluetunSettingsMutations: Mutation[] = [
     },
     at: '- configMapRef:',
   },
+  {
+    check: CHECK,
+    why: "the health wait read from a ConfigMap's key by the env entry's configMapKeyRef, which holds \"5\": the kubelet sets the key's value, and gluetun exits at start",
+    mutate: (c) => {
+      swap(
+        GLUETUN,
+        '            - name: WIREGUARD_PRIVATE_KEY\n',
+        '            - name: HEALTH_SUCCESS_WAIT_DURATION\n              valueFrom:\n                configMapKeyRef:\n                  name: gluetun-settings\n                  key: health-wait\n            - name: WIREGUARD_PRIVATE_KEY\n',
+      )(c);
+      settingsConfigMap({ 'health-wait': '5' })(c);
+    },
+    at: 'valueFrom:',
+  },
 ];

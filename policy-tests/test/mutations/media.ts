@@ -107,6 +107,16 @@ export const mediaMutations: Mutation[] = [
   },
   {
     check: 'media-share-writable',
+    why: "Tdarr's PUID written as $(APP_UID), which an earlier entry sets to 1001: the kubelet expands it, and its init drops to another user than the apps whose files it transcodes in place",
+    mutate: swap(
+      TDARR,
+      '            - name: PUID\n              value: "1000"\n',
+      '            - name: APP_UID\n              value: "1001"\n            - name: PUID\n              value: "$(APP_UID)"\n',
+    ),
+    at: after(TDARR, 'volumeMounts:', '- name: data'),
+  },
+  {
+    check: 'media-share-writable',
     why: 'the archive extractor runs as another user than the apps whose downloads it unpacks',
     mutate: swap('apps/media/unpackerr/deployment.yaml', '        runAsUser: 1000\n', '        runAsUser: 1001\n'),
     at: after('apps/media/unpackerr/deployment.yaml', 'volumeMounts:', '- name: data'),

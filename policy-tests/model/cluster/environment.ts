@@ -1,0 +1,204 @@
+/**
+ * A container's environment as the kubelet makes it (pkg/kubelet/kubelet_pods.go, makeEnvironmentVariables): first
+ * the keys of each `envFrom` source, its prefix put before each, a later source over an earlier one; then each `env`
+ * entry in order over them, a value expanded by `$(NAME)` against what is set so far (expandVariables), a ConfigMap's
+ * or Secret's key read from the object the repository writes, an optional key that is missing skipped. One reading
+ * for every check that reads a program's settings, so that they cannot disagree on what a program is given.
+ */
+import { obj, objects, str, type Obj } from '../core/dig.ts';
+import type { Resource } from '../core/manifest.ts';
+import type { Path } from '../core/positions.ts';
+import { scalarText } from '../core/text.ts';
+import type { Repo } from '../repository/repo.ts';
+import { writtenObject, type Kind } from './provided-keys.ts';
+
+type View = { repo: Repo; resources: readonly Resource[] };
+
+/**
+ * How a container's variable is set: its value, where the gate reads it; `held` where it is set from a value the gate
+ * does not read (a Secret's text unasked for, a field of the pod, a key an ExternalSecret writes); `maybe` where an
+ * envFrom source whose keys cannot be known may set it. Undefined where nothing sets it.
+ */
+export type VariableSetting = { value: string } | 'held' | 'maybe';
+
+/**
+ * One variable a container is given, written as an env entry holds it (`value` its text where the gate reads it, else
+ * a `valueFrom`), with where it is set under the container: an env entry, or the envFrom entry whose source sets it.
+ * An env entry's `valueAt` is the field the kubelet read its value from (`valueFrom` for a ConfigMap's or Secret's key).
+ */
+export interface GivenVariable {
+  name: string;
+  value?: unknown;
+  valueFrom?: unknown;
+  at: ['env', number] | ['envFrom', number];
+  valueAt?: 'value' | 'valueFrom';
+}
+
+export interface ContainerEnvironment {
+  /** Each variable set, as entries: first those only envFrom sources set (the source that wins), then every env entry the kubelet reads, in order (the last of a name wins). */
+  entries: GivenVariable[];
+  /** The envFrom entries whose keys the repository does not say (a `dataFrom`, a Secret made outside git): any variable that starts with the prefix may be set. */
+  unread: { source: number; prefix: string }[];
+  setting: (name: string) => VariableSetting | undefined;
+  /** A variable's text: undefined where nothing sets it, null where it is set, or may be, from somewhere the gate does not read. */
+  text: (name: string) => string | undefined | null;
+}
+
+/** The Secret or ConfigMap an envFrom entry, or an env entry's key reference, names. */
+const sourceRef = (source: Obj): { kind: Kind; ref: Obj } =>
+  source.secretRef !== undefined || source.secretKeyRef !== undefined
+    ? { kind: 'Secret', ref: obj(source.secretRef ?? source.secretKeyRef) }
+    : { kind: 'ConfigMap', ref: obj(source.configMapRef ?? source.configMapKeyRef) };
+
+/** The names the kubelet gives a Service's link variables (`<SERVICE>_SERVICE_HOST`, `<SERVICE>_PORT_…`), which a `$(NAME)` may read too. */
+const SERVICE_LINK = /_(SERVICE_HOST|SERVICE_PORT(_.*)?|PORT(_.*)?)$/;
+
+/**
+ * The container's environment as the kubelet sets it. A Secret's text is read only where `secretText` asks for it
+ * (the settings that turn a program's calls on); a reader whose findings may print a value leaves it out, so that no
+ * finding prints a Secret's text.
+ */
+export function containerEnvironment(
+  view: View,
+  namespace: string | undefined,
+  container: Obj,
+  { secretText = false }: { secretText?: boolean } = {},
+): ContainerEnvironment {
+  const declared = new Map<string, { setting: VariableSetting; entry: GivenVariable }>();
+  const unread: { source: number; prefix: string }[] = [];
+  objects(container.envFrom).forEach((source, i) => {
+    const prefix = str(source.prefix);
+    const { kind, ref } = sourceRef(source);
+    const written = typeof ref.name === 'string' ? writtenObject(view, { kind, namespace, name: ref.name }) : undefined;
+    const held = (name: string) => ({ setting: 'held' as const, entry: { name, valueFrom: { envFrom: i }, at: ['envFrom', i] as ['envFrom', number] } });
+    if (written?.keys === undefined) {
+      unread.push({ source: i, prefix });
+      // Any name it may set is no longer known, whatever an earlier source gave it.
+      for (const name of declared.keys()) if (name.startsWith(prefix)) declared.set(name, { ...held(name), setting: 'maybe' });
+      return;
+    }
+    for (const key of written.keys) {
+      const value = kind === 'Secret' && !secretText ? undefined : written.values?.get(key);
+      const name = `${prefix}${key}`;
+      declared.set(name, value === undefined ? held(name) : { setting: { value }, entry: { name, value, at: ['envFrom', i] } });
+    }
+  });
+  const setting = (name: string): VariableSetting | undefined =>
+    declared.get(name)?.setting ?? (unread.some((u) => name.startsWith(u.prefix)) ? 'maybe' : undefined);
+  const fromSources = new Map([...declared].map(([name, { entry }]) => [name, entry]));
+  const entries: GivenVariable[] = [];
+  objects(container.env).forEach((e, i) => {
+    if (typeof e.name !== 'string') return;
+    const read = envEntrySetting({ view, namespace, secretText }, e, setting);
+    if (read === 'skipped') return;
+    const { value, valueFrom, ...rest } = e;
+    const place = {
+      at: ['env', i] as ['env', number],
+      valueAt: typeof value === 'string' && value !== '' ? ('value' as const) : valueFrom !== undefined ? ('valueFrom' as const) : ('value' as const),
+    };
+    // A value the gate does not read is a `valueFrom` to every reader, an expansion of one among them.
+    const entry: GivenVariable = {
+      ...rest,
+      name: e.name,
+      ...(typeof read === 'object' ? { value: read.value } : { valueFrom: valueFrom ?? { expands: value } }),
+      ...place,
+    };
+    fromSources.delete(e.name);
+    declared.set(e.name, { setting: read, entry });
+    entries.push(entry);
+  });
+  return {
+    entries: [...fromSources.values(), ...entries],
+    unread,
+    setting,
+    text: (name) => {
+      const found = setting(name);
+      return found === undefined ? undefined : typeof found === 'object' ? found.value : null;
+    },
+  };
+}
+
+/**
+ * One env entry as the kubelet reads it: a non-empty value expanded against what is set so far; else its `valueFrom`:
+ * a ConfigMap's key (or a Secret's, where its text is read) as the repository writes it, `skipped` where it is
+ * optional and the object or key is missing, `held` where the gate does not read it (a field, a resource, a key of
+ * an object outside git, or one missing that is not optional, which stops the container from starting at all).
+ */
+function envEntrySetting(
+  { view, namespace, secretText }: { view: View; namespace: string | undefined; secretText: boolean },
+  e: Obj,
+  setting: (name: string) => VariableSetting | undefined,
+): VariableSetting | 'skipped' {
+  if (typeof e.value === 'string' && e.value !== '') return expandVariables(e.value, setting);
+  if (e.valueFrom === undefined) return { value: scalarText(e.value ?? '') };
+  const from = obj(e.valueFrom);
+  if (from.configMapKeyRef === undefined && from.secretKeyRef === undefined) return 'held';
+  const { kind, ref } = sourceRef(from);
+  if (typeof ref.name !== 'string' || typeof ref.key !== 'string') return 'held';
+  const written = writtenObject(view, { kind, namespace, name: ref.name });
+  if (written?.keys === undefined) return 'held';
+  if (!written.keys.has(ref.key)) return ref.optional === true ? 'skipped' : 'held';
+  const value = kind === 'Secret' && !secretText ? undefined : written.values?.get(ref.key);
+  return value === undefined ? 'held' : { value };
+}
+
+/**
+ * A value with its `$(NAME)` references expanded as the kubelet expands them (third_party/forked/golang/expansion):
+ * a name set so far gives its text, `$$` is one `$`, and anything else stays as written, an undefined name among it.
+ * `held` where a reference reads a value the gate does not read, or a Service's link variable, which the kubelet sets
+ * from the namespace's Services.
+ */
+export function expandVariables(input: string, setting: (name: string) => VariableSetting | undefined): VariableSetting {
+  let held = false;
+  const value = expand(input, (name) => {
+    const found = setting(name);
+    if (typeof found === 'object') return found.value;
+    if (found !== undefined || SERVICE_LINK.test(name)) held = true;
+    return `$(${name})`;
+  });
+  return held ? 'held' : { value };
+}
+
+/** expansion.Expand: `$(NAME)` mapped, `$$` an escaped `$`, a `$` before anything else or an unclosed `$(` kept. */
+export function expand(input: string, mapping: (name: string) => string): string {
+  let out = '';
+  let checkpoint = 0;
+  for (let cursor = 0; cursor < input.length; cursor++) {
+    if (input[cursor] !== '$' || cursor + 1 >= input.length) continue;
+    out += input.slice(checkpoint, cursor);
+    const rest = input.slice(cursor + 1);
+    const close = rest[0] === '(' ? rest.indexOf(')', 1) : -1;
+    // Go reads the rune after `$` whole: one code point here, as utf8.DecodeRuneInString reads it.
+    const next = String.fromCodePoint(rest.codePointAt(0)!);
+    if (close > 0) out += mapping(rest.slice(1, close));
+    else out += rest[0] === '$' ? '$' : rest[0] === '(' ? '$(' : `$${next}`;
+    cursor += close > 0 ? close + 1 : rest[0] === '(' ? 1 : next.length;
+    checkpoint = cursor + 1;
+  }
+  return out + input.slice(checkpoint);
+}
+
+/**
+ * Where a given variable is set, under its container: an env entry's `field` (its name, or its value where the
+ * kubelet read it, a `valueFrom` for a key it names), or the envFrom entry whose source sets it (a source's line is
+ * where its key is given).
+ */
+export const givenVariablePath = (e: GivenVariable, field?: 'value' | 'name'): Path =>
+  e.at[0] === 'envFrom' || field === undefined ? [...e.at] : [...e.at, field === 'value' ? (e.valueAt ?? 'value') : field];
+
+/**
+ * The Secret and key a given variable is read from: an env entry's secretKeyRef, or the Secret its envFrom entry
+ * names, the key its name after the entry's prefix; undefined for any other source (a literal, a ConfigMap, a field).
+ */
+export function secretKeyOf(container: Obj, e: GivenVariable): { secret: string; key: string } | undefined {
+  if (e.at[0] === 'envFrom') {
+    const from = objects(container.envFrom)[e.at[1]]!;
+    const name = from.secretRef === undefined ? undefined : obj(from.secretRef).name;
+    return typeof name === 'string' ? { secret: name, key: e.name.slice(str(from.prefix).length) } : undefined;
+  }
+  const ref = obj(obj(objects(container.env)[e.at[1]]?.valueFrom).secretKeyRef);
+  return typeof ref.name === 'string' && typeof ref.key === 'string' ? { secret: ref.name, key: ref.key } : undefined;
+}
+
+/** Whether a variable that starts with `prefix` may be one that starts with `start`. */
+export const mayStartWith = (prefix: string, start: string): boolean => prefix.startsWith(start) || start.startsWith(prefix);
