@@ -6,10 +6,15 @@
  * FIREWALL_INPUT_PORTS) does nothing: the setting meant is not made. Its server selection and its keys are not judged.
  *
  * Its variables are its env and the keys of the Secrets and ConfigMaps its envFrom names, as the repository writes
- * them (givenVariables): a value of a source is judged as an env value is, but a key gluetun does not read is not
- * held against it (a source may serve other containers too), and a source whose keys are unknown is said not judged.
+ * them (containerEnvironment): a value of a source is judged as an env value is; a key gluetun does not read is held
+ * against it only where gluetun's containers alone take the source, by envFrom (one that another container or a
+ * volume reads may hold keys for them), and a source whose keys are unknown is said not judged.
  */
-import type { PolicyCheck } from '../../model/checks/kit.ts';
+import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
+import { dig, obj, objects, str, type Obj } from '../../model/core/dig.ts';
+import { scalarText } from '../../model/core/text.ts';
+import { imageParts } from '../../model/core/workloads.ts';
+import { podRefs } from '../../model/cluster/references.ts';
 import { programContainers } from '../../model/checks/program-containers.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { withKeyProviders } from '../../model/cluster/provided-keys.ts';
@@ -27,6 +32,7 @@ export const gluetunSettingsCheck: PolicyCheck = {
   reads: { kinds: withKeyProviders('Deployment', 'StatefulSet', 'DaemonSet'), files: [GLUETUN_REFERENCE] },
   exemptible: false,
   run(ctx) {
+    const takesOnlyGluetun = onlyGluetunTakes(ctx);
     const program = { name: 'gluetun', image: GLUETUN_IMAGE, file: GLUETUN_REFERENCE, refresh: REFRESH, what: "gluetun's settings" };
     for (const { workload: w, container, at, name, reference } of programContainers(ctx, program, gluetunReference(ctx.repo))) {
       const { entries, unread } = containerEnvironment(ctx, namespaceOrDestination(ctx.repo, w), container);
@@ -40,10 +46,36 @@ export const gluetunSettingsCheck: PolicyCheck = {
         // The entry gluetun reads, else the image where its default is at fault.
         const entry = p.index === undefined ? undefined : entries[p.index]!;
         // A key gluetun does not read may be there for another container the same source serves.
-        if (entry?.at[0] === 'envFrom' && p.on === 'name') continue;
+        const source = entry?.at[0] === 'envFrom' ? objects(container.envFrom)[entry.at[1]]! : undefined;
+        if (source && p.on === 'name' && !takesOnlyGluetun(namespaceOrDestination(ctx.repo, w), source)) continue;
         const path = !entry ? [...at, 'image'] : [...at, ...givenVariablePath(entry, p.on === 'name' || entry.value === undefined ? 'name' : 'value')];
-        ctx.fail({ resource: w, path }, `container ${name}: ${p.message}`);
+        const from = source && p.on === 'name' ? ` (a key of ${sourceName(source)}, which only gluetun takes)` : '';
+        ctx.fail({ resource: w, path }, `container ${name}: ${p.message}${from}`);
       }
     }
   },
 };
+
+const sourceName = (source: Obj): string =>
+  source.secretRef !== undefined ? `Secret ${str(obj(source.secretRef).name)}` : `ConfigMap ${str(obj(source.configMapRef).name)}`;
+
+/**
+ * Whether the Secret or ConfigMap an envFrom entry names is taken by gluetun's containers alone, each through its
+ * envFrom: every reference the repository's pods make to it (model/cluster/references.ts podRefs: a volume, another
+ * container, a key by name) is one. Then every key of it is meant as one of gluetun's settings.
+ */
+function onlyGluetunTakes(ctx: CheckContext): (namespace: string | undefined, source: Obj) => boolean {
+  const refs = Map.groupBy(podRefs(ctx.repo, ctx.resources), (r) => `${r.kind}/${r.namespace ?? ''}/${r.name}`);
+  return (namespace, source) => {
+    const [kind, name] = source.secretRef !== undefined ? ['Secret', obj(source.secretRef).name] : ['ConfigMap', obj(source.configMapRef).name];
+    const takers = refs.get(`${kind}/${namespace ?? ''}/${str(name)}`) ?? [];
+    return (
+      takers.length > 0 &&
+      takers.every((r) => {
+        const cut = r.path.indexOf('envFrom');
+        const container = cut > 0 ? obj(dig(r.resource.object, r.path.slice(0, cut))) : undefined;
+        return container !== undefined && imageParts(scalarText(container.image ?? '')).name.endsWith(GLUETUN_IMAGE);
+      })
+    );
+  };
+}

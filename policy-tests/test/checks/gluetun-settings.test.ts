@@ -48,7 +48,7 @@ describe('media-gluetun-settings', () => {
     expect(failed.map((f) => f.message)).toEqual([expect.stringContaining('must keep the cluster resolver')]);
   });
 
-  it('reads the settings an envFrom ConfigMap gives (a key gluetun does not read left alone), and says an unread source not judged', async () => {
+  it('reads the settings an envFrom ConfigMap gives (a key gluetun does not read held against it where gluetun alone takes it), and says an unread source not judged', async () => {
     const given = (data: Record<string, string>) => (c: Parameters<ReturnType<typeof swap>>[0]) => {
       swap(
         GLUETUN,
@@ -57,7 +57,24 @@ describe('media-gluetun-settings', () => {
       )(c);
       settingsConfigMap(data)(c);
     };
-    expect(await onBrokenCopy(CHECK, given({ UMASK: '002', HEALTH_SUCCESS_WAIT_DURATION: '5s' }))).toMatchObject({ failed: [], notJudged: [] });
+    expect(await onBrokenCopy(CHECK, given({ HEALTH_SUCCESS_WAIT_DURATION: '5s' }))).toMatchObject({ failed: [], notJudged: [] });
+    // A key gluetun does not read, in a source gluetun alone takes, is a setting meant and not made.
+    const dedicated = (await onBrokenCopy(CHECK, given({ UMASK: '002', HEALTH_SUCCESS_WAIT_DURATION: '5s' }))).failed;
+    expect(dedicated.map((f) => `${f.file} ${f.message}`)).toEqual([
+      expect.stringMatching(
+        /^apps\/media\/gluetun\/deployment\.yaml container gluetun: .*reads no UMASK.*\(a key of ConfigMap gluetun-settings, which only gluetun takes\)$/,
+      ),
+    ]);
+    // The same source taken by another container of the pod too may hold keys for it: left alone.
+    const shared = (c: Parameters<ReturnType<typeof swap>>[0]) => {
+      given({ UMASK: '002' })(c);
+      swap(
+        GLUETUN,
+        '          image: lscr.io/linuxserver/prowlarr:2.1.5\n',
+        '          image: lscr.io/linuxserver/prowlarr:2.1.5\n          envFrom:\n            - configMapRef:\n                name: gluetun-settings\n',
+      )(c);
+    };
+    expect(await onBrokenCopy(CHECK, shared)).toMatchObject({ failed: [], notJudged: [] });
     // env wins over envFrom: the source's provider is never read.
     expect((await onBrokenCopy(CHECK, given({ VPN_SERVICE_PROVIDER: 'nope' }))).failed).toEqual([]);
     const unread = await onBrokenCopy(

@@ -66,4 +66,17 @@ export const gluetunSettingsMutations: Mutation[] = [
     },
     at: 'valueFrom:',
   },
+  {
+    check: CHECK,
+    why: 'FIREWALL_INPUT_PORT misspelt as a key of a ConfigMap only the VPN container takes through envFrom: gluetun reads no such variable, and the ports meant are never opened',
+    mutate: (c) => {
+      swap(
+        GLUETUN,
+        '          env:\n            - name: VPN_SERVICE_PROVIDER\n',
+        `${GLUETUN_ENV_FROM}          env:\n            - name: VPN_SERVICE_PROVIDER\n`,
+      )(c);
+      settingsConfigMap({ FIREWALL_INPUT_PORT: '9696' })(c);
+    },
+    at: '- configMapRef:',
+  },
 ];
