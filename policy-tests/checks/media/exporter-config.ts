@@ -16,7 +16,7 @@ import { scalarText } from '../../model/core/text.ts';
 import { objects } from '../../model/core/dig.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { withKeyProviders } from '../../model/cluster/provided-keys.ts';
-import { givenVariablePath, containerEnvironment, type GivenVariable } from '../../model/cluster/environment.ts';
+import { givenVariablePath, containerEnvironment, type GivenVariable, expandedWords } from '../../model/cluster/environment.ts';
 import { exporterReading, type SettingPlace } from '../../model/apps/sidecar-exporters.ts';
 
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
@@ -55,8 +55,11 @@ export const exporterStartsCheck: PolicyCheck = {
       const containers = containersOf(pod).filter((c) => !c.init);
       for (const { container, at, name } of containers) {
         // Its variables as the kubelet sets them: the keys of the Secrets and ConfigMaps its envFrom names, its env over them.
-        const { entries, unread } = containerEnvironment(ctx, namespaceOrDestination(ctx.repo, w), container);
-        const reading = exporterReading({ ...container, env: entries }, scalarText(container.image ?? ''));
+        const environment = containerEnvironment(ctx, namespaceOrDestination(ctx.repo, w), container);
+        const { entries, unread } = environment;
+        // Its args as the kubelet runs them: each $(NAME) expanded by those variables.
+        const expand = (word: string) => expandedWords(environment, [word])[0]!;
+        const reading = exporterReading({ ...container, env: entries }, scalarText(container.image ?? ''), expand);
         if (reading === 'own-command') {
           ctx.notJudged({ resource: w, path: [...at, 'command'] }, `container ${name} runs its own command: what its exporter reads of it is not judged`);
           continue;

@@ -40,8 +40,15 @@ const koanfKey = (env: string): string => {
   return key === 'apikey' ? 'api-key' : key === 'apikey-file' ? 'api-key-file' : key;
 };
 
-/** The settings of an exportarr container, or undefined where it does not run exportarr's own entrypoint (a `command`). */
-export function exportarrSettings(container: Readonly<Record<string, unknown>>): ExportarrSettings | undefined {
+/**
+ * The settings of an exportarr container, or undefined where it does not run exportarr's own entrypoint (a `command`).
+ * `expand` is the kubelet's `$(NAME)` expansion of a word of its args (null where it reads a value the gate does not
+ * read: the setting is then set, its text unknown); without it, each word as written.
+ */
+export function exportarrSettings(
+  container: Readonly<Record<string, unknown>>,
+  expand: (word: string) => string | null = (word) => word,
+): ExportarrSettings | undefined {
   if (list(container.command).length > 0) return undefined;
   const settings = new Map<string, { value: string; from: 'env' | 'flag'; index: number }>();
   objects(container.env).forEach((e, index) => {
@@ -49,17 +56,19 @@ export function exportarrSettings(container: Readonly<Record<string, unknown>>):
     if (typeof e.name === 'string')
       settings.set(koanfKey(e.name), { value: typeof e.value === 'string' ? e.value : e.valueFrom ? '<from>' : '', from: 'env', index });
   });
-  const args = list(container.args).map((a) => (typeof a === 'string' ? a : String(a)));
+  const args = list(container.args).map((a) => expand(typeof a === 'string' ? a : String(a)));
   let subcommand: string | undefined;
   for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
+    // A word whose text is not known is read by what it is written as: a flag's name stands, its value is unknown.
+    const arg = args[i] ?? String(list(container.args)[i]);
     const flag = /^--?([a-z-]+)(?:=(.*))?$/.exec(arg);
     if (!flag) {
       subcommand ??= arg;
       continue;
     }
     const name = arg.startsWith('--') ? flag[1]! : (SHORTHANDS[flag[1]!] ?? flag[1]!);
-    const value = flag[2] ?? (name === 'disable-ssl-verify' ? 'true' : args[++i]);
+    const next = flag[2] !== undefined || name === 'disable-ssl-verify' ? undefined : ++i;
+    const value = args[i] === null ? '<from>' : (flag[2] ?? (next === undefined ? 'true' : (args[next] ?? undefined)));
     if (value !== undefined) settings.set(name, { value, from: 'flag', index: i });
   }
   const found = subcommand === undefined ? undefined : SUBCOMMANDS.find((c) => c.name === subcommand || c.aliases.includes(subcommand));

@@ -62,11 +62,16 @@ export const isKubeStateMetrics = (container: Record<string, unknown>): boolean 
   /(^|\/)kube-state-metrics\/kube-state-metrics(:|@|$)/.test(scalarText(container.image ?? ''));
 
 /**
- * The requests of a kube-state-metrics container, from its `args` (and `command`); `unread` where the command line
- * names a resource it does not know or reads custom resources (what those ask is not read).
+ * The requests of a kube-state-metrics container, from its command line (`command` then `args`, as the kubelet
+ * expands them: `argv`, else as written); `unread` where a word of it reads a value the gate does not read, names a
+ * resource it does not know, or reads custom resources (what those ask is not read).
  */
-export function kubeStateMetricsRequests(container: Record<string, unknown>): { requests: string[] } | { unread: string } {
-  const args = containerArgv(container);
+export function kubeStateMetricsRequests(
+  container: Record<string, unknown>,
+  argv: readonly (string | null)[] = containerArgv(container),
+): { requests: string[] } | { unread: string } {
+  if (argv.includes(null)) return { unread: 'its command line reads a variable whose value the gate does not read' };
+  const args = argv as string[];
   const listed = flag(args, 'resources');
   const resources = listed === undefined ? DEFAULT_RESOURCES : listed.split(',').filter((r) => r !== '');
   const unknown = resources.find((r) => !RESOURCES[r]);

@@ -19,10 +19,17 @@ export interface ExporterReading {
   target?: { host: string; port: number; place: SettingPlace };
 }
 
-/** How a sidecar exporter reads its container; `own-command` where it runs a command of its own, undefined where it is none of these. */
-export function exporterReading(container: Readonly<Record<string, unknown>>, image: string): ExporterReading | 'own-command' | undefined {
+/**
+ * How a sidecar exporter reads its container; `own-command` where it runs a command of its own, undefined where it is
+ * none of these. `expand`: the kubelet's `$(NAME)` expansion of a word of its args (exportarrSettings).
+ */
+export function exporterReading(
+  container: Readonly<Record<string, unknown>>,
+  image: string,
+  expand?: (word: string) => string | null,
+): ExporterReading | 'own-command' | undefined {
   if (EXPORTARR_IMAGE.test(image)) {
-    const s = exportarrSettings(container);
+    const s = exportarrSettings(container, expand);
     if (!s) return 'own-command';
     const place = (key: string): SettingPlace => {
       const set = s.settings.get(key);

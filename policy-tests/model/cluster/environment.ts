@@ -159,6 +159,23 @@ export function expandVariables(input: string, setting: (name: string) => Variab
   return held ? 'held' : { value };
 }
 
+/**
+ * A container's command-line words as the kubelet runs them (kubecontainer.ExpandContainerCommandAndArgs): each
+ * `$(NAME)` expanded by the container's environment (a name it does not set left as written); null for a word that
+ * reads a value the gate does not read.
+ */
+export const expandedWords = (environment: Pick<ContainerEnvironment, 'setting'>, words: unknown): (string | null)[] =>
+  (Array.isArray(words) ? words : []).map((word) => {
+    const expanded = expandVariables(scalarText(word), environment.setting);
+    return typeof expanded === 'object' ? expanded.value : null;
+  });
+
+/** A container's command line as the kubelet runs it: its `command`, then its `args`, each word expanded (expandedWords). */
+export const expandedCommandLine = (environment: Pick<ContainerEnvironment, 'setting'>, container: Obj): (string | null)[] => [
+  ...expandedWords(environment, container.command),
+  ...expandedWords(environment, container.args),
+];
+
 /** expansion.Expand: `$(NAME)` mapped, `$$` an escaped `$`, a `$` before anything else or an unclosed `$(` kept. */
 export function expand(input: string, mapping: (name: string) => string): string {
   let out = '';

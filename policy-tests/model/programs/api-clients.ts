@@ -15,7 +15,7 @@ import { containerArgv, containersOf, imageParts, podSpecOf, type ContainerRef, 
 import { namespaceOrDestination } from '../argocd/argocd.ts';
 import { expandRequest, literalRequest, runsProgram, type ApiRequests, type ExpandedRequest } from '../apps/api-requests.ts';
 import { containerConnects, imageKey, repoImageNeeds, settingsCall, type SettingsCall } from '../repository/image-facts.ts';
-import { containerEnvironment } from '../cluster/environment.ts';
+import { containerEnvironment, expandedCommandLine } from '../cluster/environment.ts';
 import { k8sSidecarRequests } from '../grafana/sidecars.ts';
 import { alloyApiRequests } from '../alloy/kubernetes-requests.ts';
 import { isKubeStateMetrics, kubeStateMetricsRequests } from '../apps/kube-state-metrics.ts';
@@ -134,11 +134,15 @@ function factRuns(ctx: CheckContext, at: Omit<Run, 'program' | 'requests'>): Run
 
 /** The run of a program the gate reads from its own container (k8s-sidecar's environment, kube-state-metrics' flags). */
 function containerRuns(ctx: CheckContext, at: Omit<Run, 'program' | 'requests'>): Run[] {
-  const sidecar = k8sSidecarRequests(at.c.container, at.namespace, containerEnvironment(ctx, at.namespace, at.c.container, { secretText: true }).text);
+  const environment = containerEnvironment(ctx, at.namespace, at.c.container, { secretText: true });
+  const sidecar = k8sSidecarRequests(at.c.container, at.namespace, environment.text);
   const found = sidecar
     ? (['k8s-sidecar', sidecar] as const)
     : isKubeStateMetrics(at.c.container)
-      ? (['kube-state-metrics', kubeStateMetricsRequests(at.c.container)] as const)
+      ? ([
+          'kube-state-metrics',
+          kubeStateMetricsRequests(at.c.container, expandedCommandLine(containerEnvironment(ctx, at.namespace, at.c.container), at.c.container)),
+        ] as const)
       : undefined;
   if (!found) return [];
   const [program, read] = found;

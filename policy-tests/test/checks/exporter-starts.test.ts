@@ -72,4 +72,16 @@ describe('media-exporter-starts passes', () => {
     );
     expect(await onBrokenCopy('media-exporter-starts', flags)).toEqual({ failed: [], warned: [], notJudged: [] });
   });
+
+  it('a flag the kubelet expands from the env, $(APP_URL), read as the URL it becomes (it failed as no URL)', async () => {
+    const expanded = (c: Parameters<ReturnType<typeof swap>>[0]) => {
+      swap('apps/media/sonarr/deployment.yaml', '          args: ["sonarr"]\n', '          args: ["sonarr", "--url=$(APP_URL)"]\n')(c);
+      swap(
+        'apps/media/sonarr/deployment.yaml',
+        '            - name: PORT\n              value: "9707"\n',
+        '            - name: PORT\n              value: "9707"\n            - name: APP_URL\n              value: http://localhost:8989\n',
+      )(c);
+    };
+    expect(await onBrokenCopy('media-exporter-starts', expanded)).toEqual({ failed: [], warned: [], notJudged: [] });
+  });
 });

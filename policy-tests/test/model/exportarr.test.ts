@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { exportarrPort, exportarrSettingProblems, exportarrSettings, exportarrTarget } from '../../model/apps/exportarr.ts';
 import { exporterReading, type ExporterReading } from '../../model/apps/sidecar-exporters.ts';
+import { expandedWords } from '../../model/cluster/environment.ts';
 
 const container = (args: unknown[], env: Record<string, string> = { URL: 'http://localhost:8989', APIKEY: 'k' }) => ({
   image: 'ghcr.io/onedr0p/exportarr:v2.2.0',
@@ -69,5 +70,28 @@ describe('the qBittorrent exporter 1.3.0', () => {
     ) as ExporterReading;
     expect(r.listens).toMatchObject({ port: 8000, byDefault: true });
     expect(r.target).toMatchObject({ host: 'localhost', port: 8080 });
+  });
+});
+
+describe("exportarr's args as the kubelet expands them", () => {
+  const expand = (setting: Record<string, string>) => {
+    const environment = {
+      setting: (name: string) => (setting[name] === undefined ? undefined : setting[name] === 'held' ? ('held' as const) : { value: setting[name]! }),
+    };
+    return (word: string) => expandedWords(environment, [word])[0]!;
+  };
+
+  it('reads a flag whose value is a $(NAME) by the variable, and one it cannot read as set, its text unknown', () => {
+    const args = ['sonarr', '--port=$(EXPORTER_PORT)', '--url', '$(APP_URL)'];
+    const s = exportarrSettings(container(args, { APIKEY: 'k' }), expand({ EXPORTER_PORT: '9707', APP_URL: 'http://127.0.0.1:8989' }))!;
+    expect([exportarrPort(s), s.settings.get('url')?.value, exportarrSettingProblems(s)]).toEqual([9707, 'http://127.0.0.1:8989', []]);
+    const held = exportarrSettings(container(args, { APIKEY: 'k' }), expand({ EXPORTER_PORT: 'held', APP_URL: 'held' }))!;
+    expect([held.settings.get('port'), held.settings.get('url')]).toEqual([
+      { value: '<from>', from: 'flag', index: 1 },
+      { value: '<from>', from: 'flag', index: 3 },
+    ]);
+    // A name the container does not set stays as written, as the kubelet leaves it: exportarr then reads "$(NOPE)".
+    const unset = exportarrSettings(container(['sonarr', '--port=$(NOPE)'], { URL: 'http://localhost:8989', APIKEY: 'k' }), expand({}))!;
+    expect(unset.settings.get('port')?.value).toBe('$(NOPE)');
   });
 });

@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { isKubeStateMetrics, kubeStateMetricsRequests } from '../../model/apps/kube-state-metrics.ts';
+import { expandedCommandLine } from '../../model/cluster/environment.ts';
 
 const image = 'registry.k8s.io/kube-state-metrics/kube-state-metrics:v2.20.0';
 
@@ -43,5 +44,21 @@ describe('kubeStateMetricsRequests', () => {
   it('knows the program by its image', () => {
     expect(isKubeStateMetrics({ image })).toBe(true);
     expect(isKubeStateMetrics({ image: 'quay.io/prometheus/node-exporter:v1.12.1' })).toBe(false);
+  });
+});
+
+describe('kubeStateMetricsRequests on its command line as the kubelet expands it', () => {
+  const environment = (values: Record<string, string>) => ({
+    setting: (name: string) => (values[name] === undefined ? undefined : values[name] === 'held' ? ('held' as const) : { value: values[name]! }),
+  });
+  const container = { image, args: ['--resources=pods', '--namespaces=$(WATCHED)'] };
+
+  it('reads a $(NAME) by the variable, and says a command line that reads a value it cannot read not judged', () => {
+    expect(kubeStateMetricsRequests(container, expandedCommandLine(environment({ WATCHED: 'media' }), container))).toEqual({
+      requests: ['GET /api/v1/namespaces/media/pods', 'GET /api/v1/namespaces/media/pods?watch=true'],
+    });
+    expect(kubeStateMetricsRequests(container, expandedCommandLine(environment({ WATCHED: 'held' }), container))).toEqual({
+      unread: 'its command line reads a variable whose value the gate does not read',
+    });
   });
 });

@@ -40,6 +40,19 @@ export const exporterStartsMutations: Mutation[] = [
     ),
     at: 'value: verbose',
   },
+  {
+    check: CHECK,
+    why: 'the app URL given as a flag, --url=$(APP_URL), with APP_URL off by one (8990): the kubelet expands it, and every scrape of the exporter fails',
+    mutate: (c) => {
+      swap(SONARR, '          args: ["sonarr"]\n', '          args: ["sonarr", "--url=$(APP_URL)"]\n')(c);
+      swap(
+        SONARR,
+        '            - name: PORT\n              value: "9707"\n',
+        '            - name: PORT\n              value: "9707"\n            - name: APP_URL\n              value: http://localhost:8990\n',
+      )(c);
+    },
+    at: 'args: ["sonarr", "--url=$(APP_URL)"]',
+  },
 ];
 
 /** The qBittorrent exporter beside qBittorrent in the VPN pod. */
