@@ -11,7 +11,7 @@ import { REPO_ROOT, conformance, facts } from '../policy-tests/index.ts';
 import { parseReference } from './monitoring/loki-reference-parse.ts';
 import { manifestTree } from './monitoring/tempo-reference.ts';
 import { readText, report } from './lib/agreement-report.ts';
-import { alloyDecoderRows } from './monitoring/alloy-decoder-tests.ts';
+import { alloyDecoderRows, alloyExprErrorRows } from './monitoring/alloy-decoder-tests.ts';
 
 /** cert-manager's Certificate and Issuer validation tests, against the gate's port of its webhook; its solver picker's. */
 export function reportCertManager(checkout: string, print: (line: string) => void): void {
@@ -166,14 +166,16 @@ export async function reportAlloy(checkout: string, print: (line: string) => voi
   report("Alloy's parser tests (syntax/parser/testdata)", conformance.alloySyntaxAgreement(conformance.alloySyntaxCases(files)), print);
   const decoderTests = join(checkout, 'syntax/vm/vm_block_test.go');
   if (!existsSync(decoderTests)) throw new Error(`${decoderTests} does not exist: not a checkout of grafana/alloy`);
-  const { rows, unread } = await alloyDecoderRows(readText(decoderTests));
-  const { table, outOfScope } = conformance.alloyDecoderCases(rows, unread);
+  const blocks = await alloyDecoderRows(readText(decoderTests));
+  const errorTests = join(checkout, 'syntax/vm/vm_errors_test.go');
+  const values = existsSync(errorTests) ? await alloyExprErrorRows(readText(errorTests)) : { rows: [], unread: [] };
+  const { table, outOfScope } = conformance.alloyDecoderCases([...blocks.rows, ...values.rows], [...blocks.unread, ...values.unread]);
   report(
-    "Alloy's decoder tests (syntax/vm/vm_block_test.go), against the gate's port of its structural checks",
+    "Alloy's decoder tests (syntax/vm/vm_block_test.go, vm_errors_test.go), against the gate's port of its checks of a body and of constant values",
     conformance.alloyDecoderAgreement(table),
     print,
   );
-  print(`  ${outOfScope.length} cases expect an error about a value (a type, a conversion), which the port does not judge: not in scope\n`);
+  print(`  ${outOfScope.length} cases expect an error the port does not judge (a value an expression works out, a component's own validation): not in scope\n`);
 }
 
 export function reportTempo(checkout: string, print: (line: string) => void): void {

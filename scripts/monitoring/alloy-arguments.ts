@@ -80,7 +80,7 @@ async function addField(w: ArgumentsWalk, at: { dir: string; schema: Schema }, f
     const inner = await schemaOf(w, dir, field.type);
     if (inner === 'opaque') schema['(open)'] = 'open';
     else Object.assign(schema, w.schemas.get(inner));
-  } else if (tag.flags.has('attr')) schema[tag.name] = `attr${required}`;
+  } else if (tag.flags.has('attr')) schema[tag.name] = `attr${required} ${await attrType(w, dir, field.type)}`;
   else if (tag.flags.has('block')) {
     const many = /^\[\d*\]/.test(field.type);
     schema[tag.name] = `${many ? 'blocks' : 'block'}${required} ${await schemaOf(w, dir, field.type)}`;
@@ -89,6 +89,43 @@ async function addField(w: ArgumentsWalk, at: { dir: string; schema: Schema }, f
     for (const [name, kind] of Object.entries(w.schemas.get(members) ?? {}))
       if (kind.startsWith('block')) schema[`${tag.name}.${name}`] = `enum ${kind.split(' ').at(-1)}`;
   }
+}
+
+const NUMBER = /^(?:u?int(?:8|16|32|64)?|float(?:32|64)|byte|rune|uintptr)$/;
+const ALLOYTYPES = `${MODULE}syntax/alloytypes`;
+
+/**
+ * What an attribute's Go type takes, as syntax/internal/value's decoder reads a value into it: `string`, `number`,
+ * `bool`, `duration` (time.Duration: the value as text, then time.ParseDuration), `text` (an encoding.TextUnmarshaler:
+ * the value as text, then its own parse), `secret` (alloytypes' Secret and OptionalSecret, which take a string),
+ * `list(<type>)`, `map` (an object), `object(<schema>)` (an object decoded into a struct's fields by their tags),
+ * `any`; `opaque` where the decoder's rule is the type's own (UnmarshalAlloy, a capsule) or the type is another module's.
+ */
+export async function attrType(w: ArgumentsWalk, dir: string, type: string): Promise<string> {
+  const bare = type.replace(/^\*+/, '');
+  if (bare === '[]byte') return 'string';
+  if (/^\[\d*\]/.test(bare)) return `list(${await attrType(w, dir, bare.replace(/^\[\d*\]/, ''))})`;
+  if (/^map\[string\]/.test(bare)) return 'map';
+  if (bare === 'string' || bare === 'bool') return bare;
+  if (NUMBER.test(bare)) return 'number';
+  if (bare === 'any' || bare === 'interface{}') return 'any';
+  const qualified = /^([A-Za-z_]\w*)\.([A-Za-z_]\w*)$/.exec(bare);
+  const path = qualified ? (await w.load(dir))?.imports.get(qualified[1]!) : undefined;
+  if (path === 'time' && qualified![2] === 'Duration') return 'duration';
+  if (path === ALLOYTYPES && (qualified![2] === 'Secret' || qualified![2] === 'OptionalSecret')) return 'secret';
+  const target = await resolve(w, dir, bare);
+  const pkg = target && (await w.load(target.dir));
+  if (!target || !pkg) return 'opaque';
+  const methods = pkg.methods.get(target.name) ?? new Set<string>();
+  // decodeFromInterface runs before any conversion: the type's own decoder or text parse wins over its kind.
+  if (methods.has('UnmarshalAlloy') || methods.has('AlloyCapsule')) return 'opaque';
+  if (methods.has('UnmarshalText')) return 'text';
+  if (pkg.structs.has(target.name)) {
+    const schema = await schemaOf(w, dir, bare);
+    return schema === 'opaque' || schema === 'map' ? schema : `object(${schema})`;
+  }
+  const underlying = pkg.named.get(target.name);
+  return underlying && !/^(?:interface|func|chan )/.test(underlying) ? attrType(w, target.dir, underlying) : 'opaque';
 }
 
 /** The Args type of a `component.Register(component.Registration{...})` body: `Arguments`, `otelcol.Arguments`. */
@@ -117,10 +154,10 @@ export async function componentArguments(
   }
   const used = new Set([...Object.values(components), ...Object.values(exports)]);
   const reach = (id: string) => {
-    for (const kind of Object.values(w.schemas.get(id) ?? {})) {
-      const ref = kind.split(' ').at(-1)!;
-      if (w.schemas.has(ref) && !used.has(ref)) reach(used.add(ref) && ref);
-    }
+    for (const kind of Object.values(w.schemas.get(id) ?? {}))
+      // A block's schema is its last word; an attribute's struct type names one inside object(...).
+      for (const ref of [kind.split(' ').at(-1)!, ...[...kind.matchAll(/object\(([^()]+)\)/g)].map((m) => m[1]!)])
+        if (w.schemas.has(ref) && !used.has(ref)) reach(used.add(ref) && ref);
   };
   for (const id of [...used]) reach(id);
   return { components, exports, schemas: Object.fromEntries([...w.schemas].filter(([id]) => used.has(id)).sort(([a], [b]) => a.localeCompare(b))) };

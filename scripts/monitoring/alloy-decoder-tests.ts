@@ -90,3 +90,55 @@ export async function alloyDecoderRows(go: string): Promise<{ rows: conformance.
   }
   return { rows, unread };
 }
+
+/**
+ * A struct declaration with each anonymous struct field (`Key struct { ... } \`tag\``) hoisted into a named type of its
+ * own (`Key Parent_Key \`tag\``), so that the Go reader, which names no anonymous struct, walks it as a struct.
+ */
+export function hoistAnonymousStructs(declaration: string): string[] {
+  const name = /^type\s+(\w+)\s+struct\s*\{/.exec(declaration)?.[1];
+  if (!name) return [declaration];
+  const hoisted: string[] = [];
+  const body = declaration.replace(/^(\t+)(\w+)\s+struct\s*\{\n([\s\S]*?)^\1\}/gm, (_all, indent: string, field: string, inner: string) => {
+    const type = `${name}_${field}`;
+    hoisted.push(...hoistAnonymousStructs(`type ${type} struct {\n${inner.replace(new RegExp(`^${indent}`, 'gm'), '')}}`));
+    return `${indent}${field} ${type}`;
+  });
+  return [body, ...hoisted];
+}
+
+/**
+ * The rows of vm_errors_test.go's `TestVM_ExprErrors`: each input decoded into its struct (a type of the function, or
+ * one written inline), against the error text the test expects; a row evaluated in a scope of Go values is not read.
+ */
+export async function alloyExprErrorRows(go: string): Promise<{ rows: conformance.AlloyDecoderRow[]; unread: Unread[] }> {
+  const test = 'TestVM_ExprErrors';
+  const body = new RegExp(`^func ${test}\\(t \\*testing\\.T\\) \\{\\n([\\s\\S]*?)^\\}`, 'm').exec(go)?.[1] ?? '';
+  const declarations = typeDeclarations(body).flatMap(hoistAnonymousStructs);
+  const rows: conformance.AlloyDecoderRow[] = [];
+  const unread: Unread[] = [];
+  const entries = body
+    .slice(body.indexOf('}{') + 2, body.indexOf('for _, tc := range tt'))
+    .split(/\n\t\t\{\n/)
+    .slice(1);
+  for (const [i, entry] of entries.entries()) {
+    const name = /name:\s*"([^"]*)"/.exec(entry)?.[1] ?? `row ${i}`;
+    const text = (m: RegExpExecArray | null) => (m ? (m[1] ?? JSON.parse(`"${m[2]}"`)) : undefined) as string | undefined;
+    const input = text(/input:\s*(?:`([^`]*)`|"((?:[^"\\]|\\.)*)")/.exec(entry));
+    const want = text(/expect:\s*(?:`([^`]*)`|"((?:[^"\\]|\\.)*)")/.exec(entry));
+    if (/\bscope:/.test(entry)) unread.push({ name: `${test}/${name}`, why: 'it evaluates in a scope of Go values' });
+    else if (input === undefined || want === undefined)
+      unread.push({ name: `${test}/${name}`, why: 'its row has no input or expectation the reader can read' });
+    else {
+      const inline = /into:\s*&struct\s*\{\n([\s\S]*?)^\t+\}\{\}/m.exec(entry)?.[1];
+      const target = inline === undefined ? /into:\s*&(\w+)\{\}/.exec(entry)?.[1] : `Row${i}`;
+      const extra = inline === undefined ? [] : hoistAnonymousStructs(`type Row${i} struct {\n${inline.replace(/^\t+/gm, '\t')}}`);
+      const pkg = goPackage([...declarations, ...extra].map((t) => `package vm_test\n\n${t}\n`));
+      const schemas = new Map<string, Record<string, string>>();
+      const root = target ? await schemaOf({ load: async () => pkg, schemas }, 'test', target) : 'opaque';
+      if (root === 'opaque') unread.push({ name: `${test}/${name}`, why: 'it decodes into no struct the reader can name' });
+      else rows.push({ test, name, input, mode: 'file', root, schemas: Object.fromEntries(schemas), want });
+    }
+  }
+  return { rows, unread };
+}

@@ -4,7 +4,7 @@
  * agreement bites (an expectation the port does not meet is a disagreement).
  */
 import { describe, expect, it } from 'vitest';
-import { alloyDecoderRows } from '../monitoring/alloy-decoder-tests.ts';
+import { alloyDecoderRows, alloyExprErrorRows, hoistAnonymousStructs } from '../monitoring/alloy-decoder-tests.ts';
 import { conformance } from '../../policy-tests/index.ts';
 
 const BT = '`';
@@ -113,5 +113,71 @@ describe("Alloy's decoder tests, read as conformance rows", () => {
     const { rows } = await alloyDecoderRows(GO.replace('unrecognized attribute name "other"', 'unrecognized attribute name "another"'));
     const agreement = conformance.alloyDecoderAgreement(conformance.alloyDecoderCases(rows, []).table);
     expect(agreement.disagreements.map((d) => d.file)).toEqual(['TestDecode/Refuses an unknown attribute']);
+  });
+});
+
+const ERRORS_GO = `package vm_test
+
+func TestVM_ExprErrors(t *testing.T) {
+	type Target struct {
+		Key struct {
+			Field1 []int ${BT}alloy:"field1,attr"${BT}
+		} ${BT}alloy:"key,attr"${BT}
+	}
+
+	tt := []struct {
+		name   string
+		input  string
+		into   any
+		scope  *vm.Scope
+		expect string
+	}{
+		{
+			name:   "basic wrong type",
+			input:  ${BT}key = true${BT},
+			into:   &Target{},
+			expect: "test:1:7: true should be object, got bool",
+		},
+		{
+			name:  "indirect",
+			input: ${BT}key = key_value${BT},
+			into:  &Target{},
+			scope: vm.NewScope(map[string]any{}),
+			expect: ${BT}test:1:7: key_value.field1[2] should be number, got string${BT},
+		},
+		{
+			name:  "complex expr",
+			input: ${BT}key = [0, 1, 2]${BT},
+			into: &struct {
+				Key string ${BT}alloy:"key,attr"${BT}
+			}{},
+			expect: ${BT}test:1:7: [0, 1, 2] should be string, got array${BT},
+		},
+	}
+
+	for _, tc := range tt {
+	}
+}
+`;
+
+describe("Alloy's expression error tests (vm_errors_test.go), read as conformance rows", () => {
+  it('reads each row with its struct (an anonymous field hoisted, an inline struct named) and says a scoped row unread', async () => {
+    const { rows, unread } = await alloyExprErrorRows(ERRORS_GO);
+    expect(rows.map((r) => [r.name, r.input, r.schemas[r.root], r.want])).toEqual([
+      ['basic wrong type', 'key = true', { key: 'attr required object(test.Target_Key)' }, 'test:1:7: true should be object, got bool'],
+      ['complex expr', 'key = [0, 1, 2]', { key: 'attr required string' }, 'test:1:7: [0, 1, 2] should be string, got array'],
+    ]);
+    expect(rows[0]!.schemas['test.Target_Key']).toEqual({ field1: 'attr required list(number)' });
+    expect(unread).toEqual([{ name: 'TestVM_ExprErrors/indirect', why: 'it evaluates in a scope of Go values' }]);
+    const agreement = conformance.alloyDecoderAgreement(conformance.alloyDecoderCases(rows, unread).table);
+    expect([agreement.agree, agreement.total]).toEqual([2, 3]);
+  });
+
+  it('hoists nested anonymous structs each into a type of its own', () => {
+    expect(hoistAnonymousStructs('type A struct {\n\tB struct {\n\t\tC struct {\n\t\t\tD int\n\t\t} `t`\n\t} `u`\n}')).toEqual([
+      'type A struct {\n\tB A_B `u`\n}',
+      'type A_B struct {\n\tC A_B_C `t`\n}',
+      'type A_B_C struct {\n\tD int\n}',
+    ]);
   });
 });

@@ -14,8 +14,11 @@ import { taggedClone, type TaggedClone } from '../../test-support/tagged-clone.t
 const WRITE_GO = `package write
 
 import (
+	"time"
+
 	"github.com/grafana/alloy/internal/component"
 	types "github.com/grafana/alloy/internal/component/common/config"
+	"github.com/grafana/alloy/syntax/alloytypes"
 )
 
 func init() {
@@ -51,9 +54,34 @@ type EndpointOptions struct {
 	URL              string                  \`alloy:"url,attr"\`
 	HTTPClientConfig *types.HTTPClientConfig \`alloy:",squash"\`
 	Headers          Headers                 \`alloy:"headers,block,optional"\`
+	BatchWait        time.Duration           \`alloy:"batch_wait,attr,optional"\`
+	Retries          *int64                  \`alloy:"retries,attr,optional"\`
+	Retry429         bool                    \`alloy:"retry_on_http_429,attr,optional"\`
+	Token            alloytypes.Secret       \`alloy:"token,attr,optional"\`
+	Level            Level                   \`alloy:"level,attr,optional"\`
+	Size             Size                    \`alloy:"size,attr,optional"\`
+	Own              Own                     \`alloy:"own,attr,optional"\`
+	Limits           Limits                  \`alloy:"limits,attr,optional"\`
+	Waits            []time.Duration         \`alloy:"waits,attr,optional"\`
+	Anything         any                     \`alloy:"anything,attr,optional"\`
 }
 
 type Headers map[string]string
+
+// A level reads itself from text; a size is a number underneath; one with its own decoder is opaque.
+type Level int
+
+func (l *Level) UnmarshalText(text []byte) error { return nil }
+
+type Size uint64
+
+type Own struct{}
+
+func (o *Own) UnmarshalAlloy(f func(any) error) error { return nil }
+
+type Limits struct {
+	Max int \`alloy:"max,attr"\`
+}
 `;
 const HTTP_CLIENT_GO = `package config
 
@@ -168,19 +196,32 @@ describe('alloy:reference', () => {
     expect(written.schemas).toEqual({
       'internal/component/loki/write.Arguments': {
         endpoint: 'blocks internal/component/loki/write.EndpointOptions',
-        external_labels: 'attr',
-        forward_to: 'attr required',
+        external_labels: 'attr map',
+        forward_to: 'attr required list(string)',
         'stage.json': 'enum internal/component/loki/write.JSONConfig',
       },
+      // Each attribute with the type its value decodes into (attrType).
       'internal/component/loki/write.EndpointOptions': {
-        url: 'attr required',
-        bearer_token: 'attr',
+        url: 'attr required string',
+        bearer_token: 'attr string',
         tls_config: 'block internal/component/common/config.TLSConfig',
         headers: 'block map',
+        batch_wait: 'attr duration',
+        retries: 'attr number',
+        retry_on_http_429: 'attr bool',
+        token: 'attr secret',
+        level: 'attr text',
+        size: 'attr number',
+        own: 'attr opaque',
+        limits: 'attr object(internal/component/loki/write.Limits)',
+        waits: 'attr list(duration)',
+        anything: 'attr any',
       },
-      'internal/component/loki/write.JSONConfig': { expressions: 'attr required' },
-      'internal/component/common/config.TLSConfig': { ca_file: 'attr' },
-      'internal/component/loki/write.Exports': { receiver: 'attr required' },
+      'internal/component/loki/write.Limits': { max: 'attr required number' },
+      'internal/component/loki/write.JSONConfig': { expressions: 'attr required map' },
+      'internal/component/common/config.TLSConfig': { ca_file: 'attr string' },
+      // Another package's type the clone does not hold: opaque.
+      'internal/component/loki/write.Exports': { receiver: 'attr required opaque' },
     });
   });
 

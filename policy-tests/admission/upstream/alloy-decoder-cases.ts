@@ -3,8 +3,9 @@
  * decoded into the test's struct, its schema read from the struct's `alloy` tags by `alloy:reference`'s walk, against
  * the gate's port of the decoder's structural checks (model/alloy/arguments.ts). A case that expects no error agrees
  * when the port finds none; one that expects an error agrees when the port's first finding is that error (its line
- * where Alloy gives a position; Alloy stops at its first). An error about a value (a type, a conversion) is not the
- * port's to find: such a case is counted as not in scope.
+ * where Alloy gives a position; Alloy stops at its first). vm_errors_test.go's cases decode constant values into a
+ * struct's typed fields (model/alloy/values.ts). An error about a value an expression works out, or a component's own
+ * validation, is not the port's to find: such a case is counted as not in scope.
  */
 import { parseAlloy } from '../../model/alloy/parser.ts';
 import { argumentProblems, blockProblems, type AlloySchemas } from '../../model/alloy/arguments.ts';
@@ -27,7 +28,7 @@ export interface AlloyDecoderRow {
 
 /** The errors the decoder's structure gives, which the port judges; any other is a value's. */
 const STRUCTURAL =
-  /must be an attribute|must be a block|missing required|unrecognized (?:attribute|block) name|may only be (?:provided|specified) once|labels|requires (?:non-)?empty label|nested blocks not supported/;
+  /must be an attribute|must be a block|missing required|unrecognized (?:attribute|block) name|may only be (?:provided|specified) once|labels|requires (?:non-)?empty label|nested blocks not supported|should be (?:string|number|bool|array|object), got|does not have field named|time: (?:invalid|missing unit|unknown unit)/;
 
 /** The port's first finding as Alloy prints it: `line:col: message` for a diagnostic (the column as the want has it), else the message. */
 function firstProblem(row: AlloyDecoderRow): string {
@@ -41,8 +42,9 @@ function firstProblem(row: AlloyDecoderRow): string {
   const first = problems[0];
   if (!first) return 'ok';
   if (row.match === 'contains') return first.message.includes(row.want) ? row.want : first.message;
-  const at = /^(\d+):(\d+): /.exec(row.want);
-  return at && first.line > 0 ? `${first.line}:${at[2]}: ${first.message}` : first.message;
+  // A position as Alloy prints it, its file's name first where the test parses one (`test:1:7: `).
+  const at = /^((?:[\w.]+:)?)(\d+):(\d+): /.exec(row.want);
+  return at && first.line > 0 ? `${at[1]}${first.line}:${at[3]}: ${first.message}` : first.message;
 }
 
 /**

@@ -9,7 +9,9 @@
  * then decodes into its arguments as Alloy's decoder reads it (model/alloy/arguments.ts: attributes and blocks its
  * struct has, required ones present, nested blocks alike), and each reference resolves as Alloy's loader wires it
  * (model/alloy/references.ts: to a component, config block or service of the file, or to the standard library; a field
- * its exports have; no cycle); the arguments' values are said not judged.
+ * its exports have; no cycle). An argument's constant value is held to the argument's type as the decoder converts it
+ * (model/alloy/values.ts: text, numbers, bools, durations, lists, objects into a struct's fields); a value an
+ * expression works out from other values, and what each component's own validation refuses, are said not judged.
  */
 import type { CheckContext, FailurePlace, PolicyCheck } from '../../model/checks/kit.ts';
 import { dig, list } from '../../model/core/dig.ts';
@@ -107,13 +109,13 @@ function judge(ctx: CheckContext, v: ChartValues): void {
   for (const p of references ?? []) ctx.fail(place(p.line), `Alloy ${reference!.version} refuses ${where}: ${p.message}; ${CONSEQUENCE}`);
   ctx.notJudged(
     whole,
-    `Alloy's configuration for ${v.appName}: its syntax, its components, the names of their arguments${references ? ' and its references (to components, their exports and the standard library)' : ''} are judged; the arguments' values (their types, and what each component's own validation refuses) are not`,
+    `Alloy's configuration for ${v.appName}: its syntax, its components, the names of their arguments, the types of their constant values${references ? ' and its references (to components, their exports and the standard library)' : ''} are judged; a value an expression works out from other values, and what each component's own validation refuses of the values, are not`,
   );
 }
 
 export const alloyConfigCheck: PolicyCheck = {
   id: 'alloy-config-loads',
-  description: `Each Alloy configuration the log shippers run (the alloy chart's alloy.configMap.content, as Helm's tpl renders it) is one Alloy loads: it parses as Alloy reads its syntax, only blocks stand at its top level, and each is a config or service block, a declared or imported component, or a component Alloy registers at the version it runs (${ALLOY_REFERENCE}), at the chart's stability level, labelled, once; each component's body decodes into its arguments (their names, required ones present), and each reference names a component, config block or service of the file, or the standard library, and a field its exports have, with no cycle; otherwise Alloy refuses it at load and no log reaches the log store. The arguments' values are said not judged (A2).`,
+  description: `Each Alloy configuration the log shippers run (the alloy chart's alloy.configMap.content, as Helm's tpl renders it) is one Alloy loads: it parses as Alloy reads its syntax, only blocks stand at its top level, and each is a config or service block, a declared or imported component, or a component Alloy registers at the version it runs (${ALLOY_REFERENCE}), at the chart's stability level, labelled, once; each component's body decodes into its arguments (their names, required ones present), and each reference names a component, config block or service of the file, or the standard library, and a field its exports have, with no cycle, and each constant value is one its argument's type takes (a duration Go parses); otherwise Alloy refuses it at load and no log reaches the log store. A value an expression works out, and each component's own validation, are said not judged (A2).`,
   invariants: ['A2'],
   remediation: `write the configuration in Alloy's syntax (blocks with double-quoted labels, attributes inside them, commas between the items of a multi-line list or object), with components of the Alloy the chart runs; after an Alloy upgrade, refresh ${ALLOY_REFERENCE} (${REFRESH})`,
   reads: { kinds: ['Application', 'ConfigMap', 'DaemonSet', 'Deployment', 'StatefulSet'], charts: [CHART], files: [ALLOY_REFERENCE], renders: true },

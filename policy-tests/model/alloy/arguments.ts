@@ -4,10 +4,12 @@
  * evaluateBlockLabel), against the schemas of the reference the repository keeps (each struct's attributes and
  * blocks by their `alloy` tags): an attribute or block the struct has no field for, one used as the other kind, an
  * attribute given twice, a block that is no list given twice, a nested block's label it takes or refuses (a block read
- * as a map takes none, and no block inside it), and a required attribute or block missing. Each in Alloy's words. The values themselves (their types, and what each
- * component's Validate refuses) are not judged here.
+ * as a map takes none, and no block inside it), and a required attribute or block missing; and a constant value an
+ * attribute's type does not take (values.ts). Each in Alloy's words. A value an expression works out from other
+ * values, and what each component's Validate refuses, are not judged here.
  */
 import type { AlloyStatement } from './parser.ts';
+import { constantProblems } from './values.ts';
 
 /** A schema's fields by name: `attr`, `attr required`, `block <schema>`, `blocks <schema>`, `enum <schema>` (required after the kind). */
 export type AlloySchema = Readonly<Record<string, string>>;
@@ -70,6 +72,7 @@ export function argumentProblems(body: readonly AlloyStatement[], id: string, sc
       else if (!field) {
         if (!open) problems.push({ line: s.line, message: `unrecognized attribute name "${name}"` });
       } else if (field.kind !== 'attr') problems.push({ line: s.line, message: `"${name}" must be a block, but is used as an attribute` });
+      else if (s.value.kind === 'other' && s.value.constant && field.schema) problems.push(...constantProblems(s.value.constant, field.schema, schemas));
       seen.add(`attr ${name}`);
       continue;
     }

@@ -36,8 +36,18 @@ export interface AlloyComponents {
   schemas: AlloySchemas;
 }
 
-/** A schema field's kind (model/alloy/arguments.ts): an attribute, a block, repeated blocks or an enum's block with its schema; a label; an open schema. */
-const FIELD_KIND = /^(?:(attr)(?: required)?|(?:block|blocks|enum)(?: required)? (\S+)|label|open)$/;
+/**
+ * A schema field's kind (model/alloy/arguments.ts): an attribute with the type its value decodes into (values.ts), a
+ * block, repeated blocks or an enum's block with its schema; a label; an open schema.
+ */
+const FIELD_KIND = /^(?:attr(?: required)?(?: (\S+))?|(?:block|blocks|enum)(?: required)? (\S+)|label|open)$/;
+const ATTR_TYPE = /^(?:string|number|bool|duration|text|secret|map|any|opaque|list\((.+)\)|object\(([^()]+)\))$/;
+
+/** Whether an attribute's type is one values.ts reads, each struct it names a schema of the reference. */
+const attrTypeKnown = (type: string, known: (ref: string) => boolean): boolean => {
+  const m = ATTR_TYPE.exec(type);
+  return m !== null && (m[1] === undefined || attrTypeKnown(m[1], known)) && (m[2] === undefined || known(m[2]));
+};
 
 /** The blocks `sourceFromBody` keeps as configuration, not components. */
 const CONFIG_BLOCKS = ['declare', 'logging', 'tracing', 'argument', 'export', 'foreach', 'import.file', 'import.string', 'import.http', 'import.git'];
@@ -55,7 +65,7 @@ export function alloyComponentsOf(doc: unknown): AlloyComponents | { problem: st
   for (const [id, s] of Object.entries(schemas))
     for (const [name, kind] of Object.entries(s as Record<string, unknown>)) {
       const m = typeof kind === 'string' ? FIELD_KIND.exec(kind) : null;
-      if (!m || (m[2] !== undefined && !known(m[2])))
+      if (!m || (m[2] !== undefined && !known(m[2])) || (m[1] !== undefined && !attrTypeKnown(m[1], known)))
         return { problem: `schema ${id} gives ${name} the kind ${JSON.stringify(kind)}, which the decoder has no reading of` };
     }
   for (const field of ['arguments', 'exports'] as const) {

@@ -6,22 +6,39 @@
  */
 import { AlloyScanner, isValidIdentifier } from './scanner.ts';
 import { PRECEDENCE, type AlloyError, type Tok } from './tokens.ts';
+import { goUnquote } from '../go/strconv.ts';
 
 export type { AlloyError } from './tokens.ts';
+
+/** A value Alloy's vm makes of a constant expression: text, a number, a bool, null, an array, an object. */
+export type AlloyValue = string | number | boolean | null | readonly AlloyValue[] | { readonly [key: string]: AlloyValue };
+
+/** A constant expression's value, with the expression as written and its line (where a decode error points). */
+export interface AlloyConstant {
+  value: AlloyValue;
+  text: string;
+  line: number;
+  /** An array's or object's members, each a constant, for an error inside one (vm's ElementError and FieldError); an object's keys. */
+  members?: readonly AlloyConstant[];
+  keys?: readonly string[];
+}
 
 /**
  * An expression, as far as Alloy's loader reads it for references (internal/util/ast's traversal walker): its
  * identifiers, field accesses, indexes and calls, each identifier with its line; any other expression (a literal, an
- * operator, a list, an object, parentheses) only as the expressions it holds.
+ * operator, a list, an object, parentheses) only as the expressions it holds, with its value where it reads nothing
+ * but literals (`constant`: a literal, a list or object of them, a negation, a sum of two numbers or two strings).
  */
 export type AlloyExpr =
   | { kind: 'identifier'; name: string; line: number }
   | { kind: 'access'; value: AlloyExpr; name: string }
   | { kind: 'index'; value: AlloyExpr; index: AlloyExpr }
   | { kind: 'call'; value: AlloyExpr; args: AlloyExpr[] }
-  | { kind: 'other'; parts: AlloyExpr[] };
+  | { kind: 'other'; parts: AlloyExpr[]; constant?: AlloyConstant };
 
 const other = (...parts: AlloyExpr[]): AlloyExpr => ({ kind: 'other', parts });
+
+const constantOf = (e: AlloyExpr): AlloyConstant | undefined => (e.kind === 'other' ? e.constant : undefined);
 
 export type AlloyStatement =
   | { kind: 'attribute'; name: string; offset: number; line: number; value: AlloyExpr }
@@ -36,8 +53,14 @@ class AlloyParser {
   private lit = '';
   private lastErrorLine = -1;
   private readonly lineStarts: number[];
+  /** The end of the current token, and of the one before it (where a constant's text ends). */
+  private tokEnd = 0;
+  private prevEnd = 0;
+
+  private readonly input: string;
 
   constructor(input: string) {
+    this.input = input;
     this.lineStarts = [0];
     for (let i = 0; i < input.length; i++) if (input.charCodeAt(i) === 0x0a) this.lineStarts.push(i + 1);
     this.scanner = new AlloyScanner(input, (offset, message) => this.errors.push({ offset, message }));
@@ -61,8 +84,17 @@ class AlloyParser {
   }
 
   private next(): void {
-    do ({ offset: this.offset, tok: this.tok, lit: this.lit } = this.scanner.scan());
-    while (this.t() === 'COMMENT');
+    this.prevEnd = this.tokEnd;
+    do {
+      ({ offset: this.offset, tok: this.tok, lit: this.lit } = this.scanner.scan());
+      this.tokEnd = this.scanner.position;
+    } while (this.t() === 'COMMENT');
+  }
+
+  /** An expression that starts at `start` and ends at the last token read, holding `parts`, with its value where it is a constant. */
+  private constantExpr(start: number, parts: AlloyExpr[], value: AlloyValue | undefined, inside?: Pick<AlloyConstant, 'members' | 'keys'>): AlloyExpr {
+    if (value === undefined) return other(...parts);
+    return { kind: 'other', parts, constant: { value, text: this.input.slice(start, this.prevEnd), line: this.lineOf(start), ...inside } };
   }
 
   private advance(to: Tok): void {
@@ -174,12 +206,18 @@ class AlloyParser {
   }
 
   private parseBinOp(inPrec: number): AlloyExpr {
+    const start = this.offset;
     let left = this.parsePowExpr();
     for (;;) {
       const prec = PRECEDENCE[this.tok] ?? 0;
       if (prec < inPrec) return left;
+      const op = this.tok;
       this.next();
-      left = other(left, this.parseBinOp(prec + 1));
+      const right = this.parseBinOp(prec + 1);
+      const [a, b] = [constantOf(left)?.value, constantOf(right)?.value];
+      // The vm adds two numbers, and joins two strings; the other operators' values are not worked out here.
+      const sum = op === '+' && typeof a === typeof b && (typeof a === 'number' || typeof a === 'string') ? (a as never) + (b as never) : undefined;
+      left = this.constantExpr(start, [left, right], sum);
     }
   }
 
@@ -192,8 +230,11 @@ class AlloyParser {
 
   private parseUnaryExpr(): AlloyExpr {
     if (this.t() === '!' || this.t() === '-') {
+      const [start, op] = [this.offset, this.tok];
       this.next();
-      return other(this.parseUnaryExpr());
+      const operand = this.parseUnaryExpr();
+      const v = constantOf(operand)?.value;
+      return this.constantExpr(start, [operand], op === '-' && typeof v === 'number' ? -v : op === '!' && typeof v === 'boolean' ? !v : undefined);
     }
     const start = this.offset;
     let expr = this.parsePrimaryExpr();
@@ -240,27 +281,47 @@ class AlloyParser {
       case 'NUMBER':
       case 'FLOAT':
       case 'BOOL':
-      case 'NULL':
+      case 'NULL': {
+        const [start, value] = [this.offset, literalValue(this.tok, this.lit)];
         this.next();
-        return other();
+        return this.constantExpr(start, [], value);
+      }
       case '(': {
+        const start = this.offset;
         this.expect('(');
         const inner = this.parseExpression();
         this.expect(')');
-        return other(inner);
+        return this.constantExpr(start, [inner], constantOf(inner)?.value);
       }
       case '[': {
+        const start = this.offset;
         this.expect('[');
         const items = this.t() !== ']' ? this.parseExpressionList(']') : [];
         this.expect(']');
-        return other(...items);
+        const members = items.map(constantOf);
+        const all = members.every((m) => m !== undefined) ? (members as AlloyConstant[]) : undefined;
+        return this.constantExpr(
+          start,
+          items,
+          all?.map((m) => m.value),
+          { members: all },
+        );
       }
       case '{': {
+        const start = this.offset;
         this.expect('{');
         // As Alloy writes it: a field list unless the next token is "]".
-        const values = this.t() !== ']' ? this.parseFieldList('}') : [];
+        const fields = this.t() !== ']' ? this.parseFieldList('}') : [];
         this.expect('}');
-        return other(...values);
+        const values = fields.map((f) => f.value);
+        const known = fields.every((f) => f.key !== undefined && constantOf(f.value) !== undefined);
+        const object = known ? Object.fromEntries(fields.map((f) => [f.key!, constantOf(f.value)!.value])) : undefined;
+        return this.constantExpr(
+          start,
+          values,
+          object,
+          known ? { members: fields.map((f) => constantOf(f.value)!), keys: fields.map((f) => f.key!) } : undefined,
+        );
       }
       default:
         this.addError(`expected expression, got ${this.tok}`);
@@ -281,22 +342,34 @@ class AlloyParser {
   }
 
   /** An object's fields: only their values hold expressions (a field's name is no identifier expression). */
-  private parseFieldList(until: Tok): AlloyExpr[] {
-    const values: AlloyExpr[] = [];
+  private parseFieldList(until: Tok): { key: string | undefined; value: AlloyExpr }[] {
+    const values: { key: string | undefined; value: AlloyExpr }[] = [];
     while (this.t() !== until && this.t() !== 'EOF') {
-      if (this.t() === 'STRING' || this.t() === 'IDENT') this.next();
-      else {
+      let key: string | undefined;
+      if (this.t() === 'STRING' || this.t() === 'IDENT') {
+        key = this.t() === 'STRING' ? goUnquote(this.lit) : this.lit;
+        this.next();
+      } else {
         this.addError(`expected field name (string or identifier), got ${this.tok}`);
         this.advance('=');
       }
       this.expect('=');
-      values.push(this.parseExpression());
+      values.push({ key, value: this.parseExpression() });
       if (this.t() === until) break;
       if (this.t() !== ',') this.addError("missing ',' in field list");
       this.next();
     }
     return values;
   }
+}
+
+/** A literal's value as the vm reads it (a string unquoted as Go unquotes it, a number as Go parses it); undefined where it cannot. */
+function literalValue(tok: Tok, lit: string): AlloyValue | undefined {
+  if (tok === 'STRING') return goUnquote(lit);
+  if (tok === 'BOOL') return lit === 'true';
+  if (tok === 'NULL') return null;
+  const n = Number(lit);
+  return Number.isFinite(n) ? n : undefined;
 }
 
 /** A configuration as Alloy's parser reads it: its statements, and its errors in Alloy's words with their lines. */

@@ -34,6 +34,11 @@ export class AlloyScanner {
     if (this.ch === BOM) this.next();
   }
 
+  /** Where the scanner stands: the end of the token it returned last. */
+  get position(): number {
+    return this.offset;
+  }
+
   private error(offset: number, message: string): void {
     this.onError?.(offset, message);
   }

@@ -141,6 +141,15 @@ describe("the reference's schemas", () => {
     expect(alloyComponentsOf(doc({ 'loki/write.Arguments': { wal: 'block loki/write.Wal' } }))).toHaveProperty('problem');
     expect(alloyComponentsOf(doc({}, 'loki/write.Gone'))).toEqual({ problem: "component loki.write's arguments name no schema of the reference" });
   });
+
+  it("reads an attribute's type where values.ts has a reading of it, each struct it names a schema it holds", () => {
+    const types = { a: 'attr required list(list(duration))', b: 'attr object(loki/write.Wal)', c: 'attr secret', d: 'attr list(object(loki/write.Wal))' };
+    expect(alloyComponentsOf(doc({ 'loki/write.Arguments': types, 'loki/write.Wal': { enabled: 'attr bool' } }))).not.toHaveProperty('problem');
+    for (const kind of ['attr float', 'attr object(loki/write.Gone)', 'attr list(wat)', 'attr required string extra'])
+      expect(alloyComponentsOf(doc({ 'loki/write.Arguments': { a: kind } })), kind).toEqual({
+        problem: `schema loki/write.Arguments gives a the kind ${JSON.stringify(kind)}, which the decoder has no reading of`,
+      });
+  });
 });
 
 describe("Alloy's loader, over the references (internal/util/ast/references.go, component_references.go)", () => {

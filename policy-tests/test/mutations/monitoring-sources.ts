@@ -152,6 +152,16 @@ export const monitoringSourcesMutations: Mutation[] = [
   },
   {
     check: 'alloy-config-loads',
+    why: "the store's batch wait given \"5\", meant as seconds: Alloy's decoder reads a duration through Go's ParseDuration, which takes none without its unit, and no pod log reaches the log store",
+    mutate: swap(
+      ALLOY,
+      '          url = "http://loki.monitoring.svc:3100/loki/api/v1/push"\n',
+      '          url = "http://loki.monitoring.svc:3100/loki/api/v1/push"\n          batch_wait = "5"\n',
+    ),
+    at: inFile(ALLOY, 'batch_wait = "5"'),
+  },
+  {
+    check: 'alloy-config-loads',
     why: 'the events source left without forward_to, which its arguments require: Alloy refuses the file, and no orchestrator event is shipped',
     mutate: swap('monitoring/alloy-events/values.yaml', '        forward_to = [loki.write.default.receiver]\n', ''),
     at: inFile('monitoring/alloy-events/values.yaml', 'loki.source.kubernetes_events "events" {'),
