@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { onBrokenCopy } from '../support/helpers.ts';
 import { describeMutations } from '../support/mutation-runner.ts';
 import { swap } from '../mutations/edits.ts';
-import { GLUETUN_ENV_FROM, gluetunSettingsMutations, settingsConfigMap } from '../mutations/gluetun-settings.ts';
+import { gluetunSettingsMutations, settingsFromEnvFrom } from '../mutations/gluetun-settings.ts';
 import { gluetunProblems, gosettingsValue, readerProblem, type GluetunReference } from '../../model/apps/gluetun.ts';
 
 const GLUETUN = 'apps/media/gluetun/deployment.yaml';
@@ -30,12 +30,7 @@ describe('media-gluetun-settings', () => {
         '            - name: DNS_KEEP_NAMESERVER\n              value: "on"\n            - name: FIREWALL_OUTBOUND_SUBNETS\n              value: 10.244.0.0/16,10.96.0.0/12\n',
         '',
       )(c);
-      swap(
-        GLUETUN,
-        '          env:\n            - name: VPN_SERVICE_PROVIDER\n',
-        `${GLUETUN_ENV_FROM}          env:\n            - name: VPN_SERVICE_PROVIDER\n`,
-      )(c);
-      settingsConfigMap({ DNS_KEEP_NAMESERVER: keep, FIREWALL_OUTBOUND_SUBNETS: '10.244.0.0/16,10.96.0.0/12' })(c);
+      settingsFromEnvFrom({ DNS_KEEP_NAMESERVER: keep, FIREWALL_OUTBOUND_SUBNETS: '10.244.0.0/16,10.96.0.0/12' })(c);
     };
     expect(await onBrokenCopy('media-vpn-sidecars', moved('on'))).toMatchObject({ failed: [], notJudged: [] });
     expect((await onBrokenCopy('media-vpn-sidecars', moved('off'))).failed.map((f) => f.message)).toEqual([
@@ -49,14 +44,7 @@ describe('media-gluetun-settings', () => {
   });
 
   it('reads the settings an envFrom ConfigMap gives (a key gluetun does not read held against it where gluetun alone takes it), and says an unread source not judged', async () => {
-    const given = (data: Record<string, string>) => (c: Parameters<ReturnType<typeof swap>>[0]) => {
-      swap(
-        GLUETUN,
-        '          env:\n            - name: VPN_SERVICE_PROVIDER\n',
-        `${GLUETUN_ENV_FROM}          env:\n            - name: VPN_SERVICE_PROVIDER\n`,
-      )(c);
-      settingsConfigMap(data)(c);
-    };
+    const given = settingsFromEnvFrom;
     expect(await onBrokenCopy(CHECK, given({ HEALTH_SUCCESS_WAIT_DURATION: '5s' }))).toMatchObject({ failed: [], notJudged: [] });
     // A key gluetun does not read, in a source gluetun alone takes, is a setting meant and not made.
     const dedicated = (await onBrokenCopy(CHECK, given({ UMASK: '002', HEALTH_SUCCESS_WAIT_DURATION: '5s' }))).failed;

@@ -11,6 +11,18 @@ export const GLUETUN_ENV_FROM = '          envFrom:\n            - configMapRef:
 /** ConfigMap gluetun-settings beside the VPN pod, holding `data`, appended to its file. */
 export const settingsConfigMap = (data: Record<string, string>) => appendConfigMap(GLUETUN, { name: 'gluetun-settings', namespace: 'media-vpn', data });
 
+/** The VPN container given `data` by ConfigMap gluetun-settings, which its envFrom names before its env. */
+export const settingsFromEnvFrom =
+  (data: Record<string, string>): Mutation['mutate'] =>
+  (c) => {
+    swap(
+      GLUETUN,
+      '          env:\n            - name: VPN_SERVICE_PROVIDER\n',
+      `${GLUETUN_ENV_FROM}          env:\n            - name: VPN_SERVICE_PROVIDER\n`,
+    )(c);
+    settingsConfigMap(data)(c);
+  };
+
 export const gluetunSettingsMutations: Mutation[] = [
   {
     check: CHECK,
@@ -43,14 +55,7 @@ export const gluetunSettingsMutations: Mutation[] = [
   {
     check: CHECK,
     why: 'the health wait given "5" by a ConfigMap the VPN container takes through envFrom: the kubelet sets the variable from its key, Go reads no duration without its unit, and gluetun exits at start',
-    mutate: (c) => {
-      swap(
-        GLUETUN,
-        '          env:\n            - name: VPN_SERVICE_PROVIDER\n',
-        `${GLUETUN_ENV_FROM}          env:\n            - name: VPN_SERVICE_PROVIDER\n`,
-      )(c);
-      settingsConfigMap({ UMASK: '002', HEALTH_SUCCESS_WAIT_DURATION: '5' })(c);
-    },
+    mutate: settingsFromEnvFrom({ UMASK: '002', HEALTH_SUCCESS_WAIT_DURATION: '5' }),
     at: '- configMapRef:',
   },
   {
@@ -69,14 +74,7 @@ export const gluetunSettingsMutations: Mutation[] = [
   {
     check: CHECK,
     why: 'FIREWALL_INPUT_PORT misspelt as a key of a ConfigMap only the VPN container takes through envFrom: gluetun reads no such variable, and the ports meant are never opened',
-    mutate: (c) => {
-      swap(
-        GLUETUN,
-        '          env:\n            - name: VPN_SERVICE_PROVIDER\n',
-        `${GLUETUN_ENV_FROM}          env:\n            - name: VPN_SERVICE_PROVIDER\n`,
-      )(c);
-      settingsConfigMap({ FIREWALL_INPUT_PORT: '9696' })(c);
-    },
+    mutate: settingsFromEnvFrom({ FIREWALL_INPUT_PORT: '9696' }),
     at: '- configMapRef:',
   },
 ];
