@@ -4,6 +4,8 @@ import { onBrokenCopy } from '../support/helpers.ts';
 import { describeMutations } from '../support/mutation-runner.ts';
 import { swap } from '../mutations/edits.ts';
 import { grafanaDatasourcesMutations } from '../mutations/grafana-datasources.ts';
+import { judgedWithGrafana } from '../support/grafana-render.ts';
+import { grafanaDatasourcesCheck } from '../../checks/monitoring/grafana-datasources.ts';
 
 describeMutations('grafana-datasources bites on a broken copy of the real repository', grafanaDatasourcesMutations);
 
@@ -14,5 +16,33 @@ describe('grafana-datasources passes', () => {
       swap('monitoring/kube-prometheus-stack/values.yaml', '  sidecar:\n', '  sidecar:\n    datasources:\n      isDefaultDatasource: false\n')(c);
     };
     expect(await onBrokenCopy('grafana-datasources', swapDefault)).toEqual({ failed: [], warned: [], notJudged: [] });
+  });
+});
+
+describe('grafana-datasources on a rendered datasources sidecar', () => {
+  const env = (labelValue: Record<string, unknown>) => [
+    { name: 'LABEL', value: 'grafana_datasource' },
+    { name: 'FOLDER', value: '/etc/grafana/provisioning/datasources' },
+    { name: 'LABEL_VALUE', ...labelValue },
+  ];
+  const datasources = (name: string, isDefault: boolean) => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace: 'monitoring', labels: { grafana_datasource: '1' } },
+    data: { [`${name}.yaml`]: `datasources:\n  - name: ${name}\n    uid: ${name}\n    isDefault: ${isDefault}\n` },
+  });
+  const judged = (labelValue: Record<string, unknown>) =>
+    judgedWithGrafana(grafanaDatasourcesCheck, { name: 'grafana-sc-datasources', env: env(labelValue) }, [datasources('a', true), datasources('b', true)]);
+
+  it('fails two defaults the sidecar loads, and says not judged, never passed, where its selection comes from a value the gate does not read', async () => {
+    expect((await judged({ value: '1' })).failed).toEqual([expect.stringContaining('is marked isDefault beside a in organization 1')]);
+    expect(await judged({ valueFrom: { secretKeyRef: { name: 'made-elsewhere', key: 'v' } } })).toEqual({
+      failed: [],
+      notJudged: [
+        expect.stringMatching(
+          /^which datasources Grafana provisions is not judged: Deployment grafana's grafana-sc-datasources's LABEL_VALUE is set from a value the gate does not read/,
+        ),
+      ],
+    });
   });
 });

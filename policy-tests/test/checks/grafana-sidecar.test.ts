@@ -1,57 +1,15 @@
 /** grafana-sidecar-loaded on a broken copy of the real repository: a dashboard Grafana's sidecar does not select. */
 import { describe, expect, it } from 'vitest';
 import { describeMutations } from '../support/mutation-runner.ts';
-import { dig } from '../../model/core/dig.ts';
-import type { Resource } from '../../model/core/manifest.ts';
-import { loadRepo, REPO_ROOT } from '../../model/repository/repo.ts';
-import { applications } from '../../model/argocd/argocd.ts';
-import { runPolicy } from '../../model/checks/runner.ts';
-import { GRAFANA_CHART } from '../../model/grafana/sidecars.ts';
 import { grafanaSidecarCheck } from '../../checks/monitoring/grafana-sidecar.ts';
 import { grafanaSidecarMutations } from '../mutations/grafana-sidecar.ts';
+import { judgedWithGrafana } from '../support/grafana-render.ts';
 
 describeMutations('grafana-sidecar-loaded bites on a broken copy of the real repository', grafanaSidecarMutations);
 
 describe("grafana-sidecar-loaded reads a rendered sidecar's selection as the kubelet sets its environment", () => {
-  /** The chart rendered as one Grafana Deployment whose dashboards sidecar has `env` and `envFrom`, beside `extra` objects. */
-  const rendered = async (sidecar: Record<string, unknown>, extra: Record<string, unknown>[]) => {
-    const repo = await loadRepo(REPO_ROOT);
-    const app = applications(repo).find((a) => a.name === GRAFANA_CHART)!;
-    const resource = (object: Record<string, unknown>, doc: number): Resource =>
-      ({
-        file: app.resource.file,
-        doc,
-        apiVersion: String(object.apiVersion),
-        kind: String(object.kind),
-        name: String(dig(object, ['metadata', 'name'])),
-        namespace: 'monitoring',
-        object,
-        positions: app.resource.positions,
-        rendered: { id: `${GRAFANA_CHART}#${doc}`, app: GRAFANA_CHART, source: 'chart' },
-      }) as Resource;
-    const grafana = {
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: { name: 'grafana', namespace: 'monitoring' },
-      spec: { template: { spec: { containers: [{ name: 'grafana-sc-dashboard', image: 'quay.io/kiwigrid/k8s-sidecar:2.10.1', ...sidecar }] } } },
-    };
-    const render = {
-      app,
-      source: app.sources.find((s) => s.chart === GRAFANA_CHART)!,
-      label: `chart ${GRAFANA_CHART}`,
-      status: 'rendered' as const,
-      resources: [grafana, ...extra].map(resource),
-      values: [],
-      nondeterministic: [],
-      consumedFiles: [],
-    };
-    // The gate puts a render's objects among the repository's, as here.
-    const found = runPolicy({ ...repo, resources: [...repo.resources, ...render.resources] }, [grafanaSidecarCheck], [render]);
-    return {
-      failed: found.filter((f) => !f.severity).map((f) => f.message),
-      notJudged: found.filter((f) => f.severity === 'not-judged').map((f) => f.message),
-    };
-  };
+  const rendered = (sidecar: Record<string, unknown>, extra: Record<string, unknown>[]) =>
+    judgedWithGrafana(grafanaSidecarCheck, { name: 'grafana-sc-dashboard', ...sidecar }, extra);
   const env = [
     { name: 'LABEL', value: 'grafana_dashboard' },
     { name: 'FOLDER', value: '/tmp/dashboards' },
