@@ -36,9 +36,9 @@ export interface GivenVariable {
 
 export interface ContainerEnvironment {
   /** Each variable set, as entries: first those only envFrom sources set (the source that wins), then every env entry the kubelet reads, in order (the last of a name wins). */
-  entries: GivenVariable[];
+  entries: readonly GivenVariable[];
   /** The envFrom entries whose keys the repository does not say (a `dataFrom`, a Secret made outside git): any variable that starts with the prefix may be set. */
-  unread: { source: number; prefix: string }[];
+  unread: readonly { source: number; prefix: string }[];
   setting: (name: string) => VariableSetting | undefined;
   /** A variable's text: undefined where nothing sets it, null where it is set, or may be, from somewhere the gate does not read. */
   text: (name: string) => string | undefined | null;
@@ -64,6 +64,19 @@ export function containerEnvironment(
   container: Obj,
   { secretText = false }: { secretText?: boolean } = {},
 ): ContainerEnvironment {
+  // Asked by several checks and several times within one (a manager's variables for each client): made once per view.
+  const byContainer = computed.get(view.resources) ?? new WeakMap<Obj, Map<string, ContainerEnvironment>>();
+  computed.set(view.resources, byContainer);
+  const made = byContainer.get(container) ?? new Map<string, ContainerEnvironment>();
+  byContainer.set(container, made);
+  const key = `${namespace ?? ''}|${secretText}`;
+  if (!made.has(key)) made.set(key, environmentOf(view, namespace, container, secretText));
+  return made.get(key)!;
+}
+
+const computed = new WeakMap<readonly Resource[], WeakMap<Obj, Map<string, ContainerEnvironment>>>();
+
+function environmentOf(view: View, namespace: string | undefined, container: Obj, secretText: boolean): ContainerEnvironment {
   const declared = new Map<string, { setting: VariableSetting; entry: GivenVariable }>();
   const unread: { source: number; prefix: string }[] = [];
   objects(container.envFrom).forEach((source, i) => {
