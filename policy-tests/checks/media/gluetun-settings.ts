@@ -14,7 +14,7 @@ import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { dig, obj, objects, str, type Obj } from '../../model/core/dig.ts';
 import { scalarText } from '../../model/core/text.ts';
 import { imageParts } from '../../model/core/workloads.ts';
-import { podRefs } from '../../model/cluster/references.ts';
+import { podRefs, type PodRef } from '../../model/cluster/references.ts';
 import { programContainers } from '../../model/checks/program-containers.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { withKeyProviders } from '../../model/cluster/provided-keys.ts';
@@ -65,8 +65,10 @@ const sourceName = (source: Obj): string =>
  * container, a key by name) is one. Then every key of it is meant as one of gluetun's settings.
  */
 function onlyGluetunTakes(ctx: CheckContext): (namespace: string | undefined, source: Obj) => boolean {
-  const refs = Map.groupBy(podRefs(ctx.repo, ctx.resources), (r) => `${r.kind}/${r.namespace ?? ''}/${r.name}`);
+  // Read the first time a key gluetun does not read is met in a source: most runs meet none.
+  let refs: Map<string, PodRef[]> | undefined;
   return (namespace, source) => {
+    refs ??= Map.groupBy(podRefs(ctx.repo, ctx.resources), (r) => `${r.kind}/${r.namespace ?? ''}/${r.name}`);
     const [kind, name] = source.secretRef !== undefined ? ['Secret', obj(source.secretRef).name] : ['ConfigMap', obj(source.configMapRef).name];
     const takers = refs.get(`${kind}/${namespace ?? ''}/${str(name)}`) ?? [];
     return (

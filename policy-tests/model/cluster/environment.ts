@@ -77,58 +77,107 @@ export function containerEnvironment(
 const computed = new WeakMap<readonly Resource[], WeakMap<Obj, Map<string, ContainerEnvironment>>>();
 
 function environmentOf(view: View, namespace: string | undefined, container: Obj, secretText: boolean): ContainerEnvironment {
-  const declared = new Map<string, { setting: VariableSetting; entry: GivenVariable }>();
-  const unread: { source: number; prefix: string }[] = [];
-  objects(container.envFrom).forEach((source, i) => {
-    const prefix = str(source.prefix);
+  const env = objects(container.env);
+  const sources = objects(container.envFrom);
+  const written = sources.map((source) => {
     const { kind, ref } = sourceRef(source);
-    const written = typeof ref.name === 'string' ? writtenObject(view, { kind, namespace, name: ref.name }) : undefined;
-    const held = (name: string) => ({ setting: 'held' as const, entry: { name, valueFrom: { envFrom: i }, at: ['envFrom', i] as ['envFrom', number] } });
-    if (written?.keys === undefined) {
-      unread.push({ source: i, prefix });
-      // Any name it may set is no longer known, whatever an earlier source gave it.
-      for (const name of declared.keys()) if (name.startsWith(prefix)) declared.set(name, { ...held(name), setting: 'maybe' });
-      return;
-    }
-    for (const key of written.keys) {
-      const value = kind === 'Secret' && !secretText ? undefined : written.values?.get(key);
-      const name = `${prefix}${key}`;
-      declared.set(name, value === undefined ? held(name) : { setting: { value }, entry: { name, value, at: ['envFrom', i] } });
-    }
+    return { kind, prefix: str(source.prefix), object: typeof ref.name === 'string' ? writtenObject(view, { kind, namespace, name: ref.name }) : undefined };
   });
-  const setting = (name: string): VariableSetting | undefined =>
-    declared.get(name)?.setting ?? (unread.some((u) => name.startsWith(u.prefix)) ? 'maybe' : undefined);
-  const fromSources = new Map([...declared].map(([name, { entry }]) => [name, entry]));
-  const entries: GivenVariable[] = [];
-  objects(container.env).forEach((e, i) => {
-    if (typeof e.name !== 'string') return;
-    const read = envEntrySetting({ view, namespace, secretText }, e, setting);
-    if (read === 'skipped') return;
-    const { value, valueFrom, ...rest } = e;
-    const place = {
-      at: ['env', i] as ['env', number],
-      valueAt: typeof value === 'string' && value !== '' ? ('value' as const) : valueFrom !== undefined ? ('valueFrom' as const) : ('value' as const),
-    };
-    // A value the gate does not read is a `valueFrom` to every reader, an expansion of one among them.
-    const entry: GivenVariable = {
-      ...rest,
-      name: e.name,
-      ...(typeof read === 'object' ? { value: read.value } : { valueFrom: valueFrom ?? { expands: value } }),
-      ...place,
-    };
-    fromSources.delete(e.name);
-    declared.set(e.name, { setting: read, entry });
-    entries.push(entry);
-  });
+  /** What the envFrom sources set a name to: the last source whose prefix it has and that holds it; `maybe` where one whose keys are unknown comes first. */
+  const fromSources = (name: string): { setting: VariableSetting; source: number } | undefined => {
+    for (let i = sources.length - 1; i >= 0; i--) {
+      const { kind, prefix, object } = written[i]!;
+      if (!name.startsWith(prefix)) continue;
+      if (object?.keys === undefined) return { setting: 'maybe', source: i };
+      const key = name.slice(prefix.length);
+      if (!object.keys.has(key)) continue;
+      const value = kind === 'Secret' && !secretText ? undefined : object.values?.get(key);
+      return { setting: value === undefined ? 'held' : { value }, source: i };
+    }
+    return undefined;
+  };
+  // Each env entry read once, by what is set before it (the kubelet's order); a name asked is read back to its last setter.
+  const read = new Map<number, VariableSetting | 'skipped'>();
+  const entryAt = (i: number): VariableSetting | 'skipped' => {
+    if (!read.has(i))
+      read.set(
+        i,
+        envEntrySetting({ view, namespace, secretText }, env[i]!, (name) => settingBefore(name, i)),
+      );
+    return read.get(i)!;
+  };
+  const settingBefore = (name: string, limit: number): VariableSetting | undefined => {
+    for (let j = limit - 1; j >= 0; j--) {
+      if (env[j]!.name !== name) continue;
+      const found = entryAt(j);
+      if (found !== 'skipped') return found;
+    }
+    return fromSources(name)?.setting;
+  };
+  const setting = (name: string) => settingBefore(name, env.length);
+  let whole: Pick<ContainerEnvironment, 'entries' | 'unread'> | undefined;
+  // The whole list only for a reader of entries: a reader of a few settings by name never builds it.
+  const listed = () => (whole ??= givenEntries({ env, written, fromSources, entryAt }));
   return {
-    entries: [...fromSources.values(), ...entries],
-    unread,
+    get entries() {
+      return listed().entries;
+    },
+    get unread() {
+      return listed().unread;
+    },
     setting,
     text: (name) => {
       const found = setting(name);
       return found === undefined ? undefined : typeof found === 'object' ? found.value : null;
     },
   };
+}
+
+/** Every variable set, as entries: those only the envFrom sources set (each by the source that sets it), then each env entry the kubelet reads. */
+function givenEntries({
+  env,
+  written,
+  fromSources,
+  entryAt,
+}: {
+  env: readonly Obj[];
+  written: readonly { prefix: string; object: { keys: Set<string> | undefined; values: Map<string, string> | undefined } | undefined }[];
+  fromSources: (name: string) => { setting: VariableSetting; source: number } | undefined;
+  entryAt: (i: number) => VariableSetting | 'skipped';
+}): Pick<ContainerEnvironment, 'entries' | 'unread'> {
+  const unread = written.flatMap((w, i) => (w.object?.keys === undefined ? [{ source: i, prefix: w.prefix }] : []));
+  const fromSourceEntries = new Map<string, GivenVariable>();
+  written.forEach((w) => {
+    for (const key of w.object?.keys ?? []) {
+      const name = `${w.prefix}${key}`;
+      const found = fromSources(name);
+      if (!found || fromSourceEntries.has(name)) continue;
+      const at: ['envFrom', number] = ['envFrom', found.source];
+      fromSourceEntries.set(
+        name,
+        typeof found.setting === 'object' ? { name, value: found.setting.value, at } : { name, valueFrom: { envFrom: found.source }, at },
+      );
+    }
+  });
+  const entries: GivenVariable[] = [];
+  env.forEach((e, i) => {
+    if (typeof e.name !== 'string') return;
+    const found = entryAt(i);
+    if (found === 'skipped') return;
+    const { value, valueFrom, ...rest } = e;
+    const valueAt = typeof value === 'string' && value !== '' ? ('value' as const) : valueFrom !== undefined ? ('valueFrom' as const) : ('value' as const);
+    // A value the gate does not read is a `valueFrom` to every reader, an expansion of one among them.
+    entries.push({
+      ...rest,
+      name: e.name,
+      ...(typeof found === 'object' ? { value: found.value } : { valueFrom: valueFrom ?? { expands: value } }),
+      at: ['env', i],
+      valueAt,
+    });
+  });
+  // A name an env entry the kubelet reads sets is its own; a skipped one leaves the source's standing.
+  const setByEnv = new Set(entries.map((e) => e.name));
+  return { entries: [...[...fromSourceEntries.values()].filter((e) => !setByEnv.has(e.name)), ...entries], unread };
 }
 
 /**
