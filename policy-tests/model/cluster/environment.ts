@@ -79,15 +79,21 @@ const computed = new WeakMap<readonly Resource[], WeakMap<Obj, Map<string, Conta
 function environmentOf(view: View, namespace: string | undefined, container: Obj, secretText: boolean): ContainerEnvironment {
   const env = objects(container.env);
   const sources = objects(container.envFrom);
-  const written = sources.map((source) => {
-    const { kind, ref } = sourceRef(source);
-    return { kind, prefix: str(source.prefix), object: typeof ref.name === 'string' ? writtenObject(view, { kind, namespace, name: ref.name }) : undefined };
-  });
+  // What the repository writes of each source, read the first time a source is asked about.
+  const sourceCache: ({ kind: Kind; prefix: string; object: ReturnType<typeof writtenObject> } | undefined)[] = [];
+  const writtenAt = (i: number) => {
+    if (!sourceCache[i]) {
+      const { kind, ref } = sourceRef(sources[i]!);
+      const object = typeof ref.name === 'string' ? writtenObject(view, { kind, namespace, name: ref.name }) : undefined;
+      sourceCache[i] = { kind, prefix: str(sources[i]!.prefix), object };
+    }
+    return sourceCache[i];
+  };
   /** What the envFrom sources set a name to: the last source whose prefix it has and that holds it; `maybe` where one whose keys are unknown comes first. */
   const fromSources = (name: string): { setting: VariableSetting; source: number } | undefined => {
     for (let i = sources.length - 1; i >= 0; i--) {
-      const { kind, prefix, object } = written[i]!;
-      if (!name.startsWith(prefix)) continue;
+      if (!name.startsWith(str(sources[i]!.prefix))) continue;
+      const { kind, prefix, object } = writtenAt(i);
       if (object?.keys === undefined) return { setting: 'maybe', source: i };
       const key = name.slice(prefix.length);
       if (!object.keys.has(key)) continue;
@@ -117,7 +123,7 @@ function environmentOf(view: View, namespace: string | undefined, container: Obj
   const setting = (name: string) => settingBefore(name, env.length);
   let whole: Pick<ContainerEnvironment, 'entries' | 'unread'> | undefined;
   // The whole list only for a reader of entries: a reader of a few settings by name never builds it.
-  const listed = () => (whole ??= givenEntries({ env, written, fromSources, entryAt }));
+  const listed = () => (whole ??= givenEntries({ env, written: sources.map((_, i) => writtenAt(i)), fromSources, entryAt }));
   return {
     get entries() {
       return listed().entries;
@@ -197,6 +203,8 @@ function envEntrySetting(
   if (from.configMapKeyRef === undefined && from.secretKeyRef === undefined) return 'held';
   const { kind, ref } = sourceRef(from);
   if (typeof ref.name !== 'string' || typeof ref.key !== 'string') return 'held';
+  // A Secret's key whose text is not asked for is held whether or not it is there, unless a missing one would be skipped.
+  if (kind === 'Secret' && !secretText && ref.optional !== true) return 'held';
   const written = writtenObject(view, { kind, namespace, name: ref.name });
   if (written?.keys === undefined) return 'held';
   if (!written.keys.has(ref.key)) return ref.optional === true ? 'skipped' : 'held';
