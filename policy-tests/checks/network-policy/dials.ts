@@ -18,7 +18,7 @@ import { serviceAddresses, serviceIndex, type ServiceAddress, type ServiceIndex 
 import { argoGlobMatch } from '../../model/core/glob.ts';
 import { SETTINGS_FILES } from '../../model/apps/media-settings.ts';
 import { podRefs } from '../../model/cluster/references.ts';
-import { grafanaSidecars, whyNotLoaded } from '../../model/grafana/sidecars.ts';
+import { grafanaSidecars, whyNotLoaded, type Sidecar } from '../../model/grafana/sidecars.ts';
 import { ENFORCED_POLICY_KINDS, placedPolicies, reachesPod, type Placed, type PodPorts } from '../../model/cluster/network-reach.ts';
 import type { Repo } from '../../model/repository/repo.ts';
 
@@ -60,14 +60,8 @@ function configDials(ctx: CheckContext, templates: readonly Template[], namespac
     const cm = configMaps.get(`${ref.namespace ?? ''}/${ref.name}`);
     if (cm) readers.set(cm, [...new Set([...(readers.get(cm) ?? []), ...byWorkload.get(ref.resource)!])]);
   }
-  for (const s of grafanaSidecars(ctx.repo, ctx.resources).filter((x) => x.what === 'datasources' && x.workload)) {
-    if (s.unread) {
-      ctx.notJudged(
-        { resource: s.workload!, path: [...s.at!, 'env'] },
-        `the addresses in the datasources ${s.name} loads are not judged: its ${s.unread} is set from a value the gate does not read, so which objects it loads is not known`,
-      );
-      continue;
-    }
+  // A sidecar whose selection is not read loads objects not known: resolvedDials says so for each check.
+  for (const s of grafanaSidecars(ctx.repo, ctx.resources).filter((x) => x.what === 'datasources' && x.workload && !x.unread)) {
     const pods = templates.filter((t) => t.resource === s.workload);
     for (const r of ctx.resources.filter((x) => x.kind === 'ConfigMap' || x.kind === 'Secret'))
       if (whyNotLoaded(r, namespaceOrDestination(ctx.repo, r) ?? '', s) === undefined) readers.set(r, [...(readers.get(r) ?? []), ...pods]);
@@ -109,18 +103,25 @@ export interface ResolvedDial extends Dial {
  * The dials of a view with the renders they were read with, read once for both checks that follow them (they read
  * the same view, with the same renders, in one run). Only the last renders are kept: a run passes one.
  */
-const dialsOfView = new WeakMap<Repo, { renders: CheckContext['renders']; dials: ResolvedDial[] }>();
+const dialsOfView = new WeakMap<Repo, { renders: CheckContext['renders']; dials: ResolvedDial[]; unread: Sidecar[] }>();
 
 /**
  * Every dial of the repository's pods (outside the namespaces a render leaves unseen) to a Service that exists with
  * the port it names and selects pods: a Service or port that is not there is closure-service's to say.
  */
 export function resolvedDials(ctx: CheckContext): ResolvedDial[] {
-  const kept = dialsOfView.get(ctx.repo);
-  if (kept?.renders === ctx.renders) return kept.dials;
-  const dials = readDials(ctx);
-  dialsOfView.set(ctx.repo, { renders: ctx.renders, dials });
-  return dials;
+  let kept = dialsOfView.get(ctx.repo);
+  if (kept?.renders !== ctx.renders) {
+    const unread = grafanaSidecars(ctx.repo, ctx.resources).filter((x) => x.what === 'datasources' && x.workload && x.unread);
+    kept = { renders: ctx.renders, dials: readDials(ctx), unread };
+    dialsOfView.set(ctx.repo, kept);
+  }
+  for (const s of kept.unread)
+    ctx.notJudged(
+      { resource: s.workload!, path: [...s.at!, 'env'] },
+      `the addresses in the datasources ${s.name} loads are not judged: its ${s.unread} is set from a value the gate does not read, so which objects it loads is not known`,
+    );
+  return kept.dials;
 }
 
 function readDials(ctx: CheckContext): ResolvedDial[] {

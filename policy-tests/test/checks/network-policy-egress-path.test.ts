@@ -9,6 +9,8 @@ import { runPolicy } from '../../model/checks/runner.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { loadRepo, REPO_ROOT, type Repo } from '../../model/repository/repo.ts';
 import { withCanary } from '../support/canary.ts';
+import { judgedWithGrafana } from '../support/grafana-render.ts';
+import { dnsEgressCheck } from '../../checks/network-policy/dns-egress.ts';
 
 const repo = await loadRepo(REPO_ROOT);
 const findings = (r: Repo) => runPolicy(r, [egressPathCheck]).map((f) => [f.severity ?? 'fail', f.message]);
@@ -135,5 +137,23 @@ describe('network-policy-egress-path', () => {
         /^Deployment radarr dials \S+ .*CiliumNetworkPolicy media-egress\) do not let it reach the pods of Deployment gluetun-canary on that port: the Service balances its connections among its pods, and though others let it through, each one it sends to the pods of Deployment gluetun-canary times out$/,
       ),
     ]);
+  });
+});
+
+describe('the dial checks and a Grafana datasources sidecar whose selection is not read', () => {
+  it('say the addresses in the datasources it loads not judged, each check that reads the dials', async () => {
+    const sidecar = {
+      name: 'grafana-sc-datasources',
+      env: [
+        { name: 'LABEL', value: 'grafana_datasource' },
+        { name: 'FOLDER', value: '/etc/grafana/provisioning/datasources' },
+        { name: 'LABEL_VALUE', valueFrom: { secretKeyRef: { name: 'made-elsewhere', key: 'v' } } },
+      ],
+    };
+    // One run of both: the dials are read once for the view, and each check still says it.
+    const { notJudged } = await judgedWithGrafana([egressPathCheck, dnsEgressCheck], sidecar, []);
+    expect(
+      notJudged.filter((m) => /^the addresses in the datasources Deployment grafana's grafana-sc-datasources loads are not judged: its LABEL_VALUE/.test(m)),
+    ).toHaveLength(2);
   });
 });

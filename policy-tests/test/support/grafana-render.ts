@@ -11,7 +11,7 @@ import { runPolicy } from '../../model/checks/runner.ts';
 import { GRAFANA_CHART } from '../../model/grafana/sidecars.ts';
 
 export async function judgedWithGrafana(
-  check: PolicyCheck,
+  check: PolicyCheck | readonly PolicyCheck[],
   sidecar: Record<string, unknown>,
   extra: Record<string, unknown>[],
 ): Promise<{ failed: string[]; notJudged: string[] }> {
@@ -46,7 +46,7 @@ export async function judgedWithGrafana(
     consumedFiles: [],
   };
   // The gate puts a render's objects among the repository's, as here.
-  const found = runPolicy({ ...repo, resources: [...repo.resources, ...render.resources] }, [check], [render]);
+  const found = runPolicy({ ...repo, resources: [...repo.resources, ...render.resources] }, [check].flat(), [render]);
   return {
     failed: found.filter((f) => !f.severity).map((f) => f.message),
     notJudged: found.filter((f) => f.severity === 'not-judged').map((f) => f.message),
