@@ -16,7 +16,7 @@ import { scalarText } from '../../model/core/text.ts';
 import { objects } from '../../model/core/dig.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { withKeyProviders } from '../../model/cluster/provided-keys.ts';
-import { givenVariablePath, containerEnvironment, type GivenVariable, expandedWords } from '../../model/cluster/environment.ts';
+import { givenVariablePath, containerEnvironment, type GivenVariable, expandedWord } from '../../model/cluster/environment.ts';
 import { exporterReading, type SettingPlace } from '../../model/apps/sidecar-exporters.ts';
 
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
@@ -58,7 +58,7 @@ export const exporterStartsCheck: PolicyCheck = {
         const environment = containerEnvironment(ctx, namespaceOrDestination(ctx.repo, w), container);
         const { entries, unread } = environment;
         // Its args as the kubelet runs them: each $(NAME) expanded by those variables.
-        const expand = (word: string) => expandedWords(environment, [word])[0]!;
+        const expand = (word: string) => expandedWord(environment, word);
         const reading = exporterReading({ ...container, env: entries }, scalarText(container.image ?? ''), expand);
         if (reading === 'own-command') {
           ctx.notJudged({ resource: w, path: [...at, 'command'] }, `container ${name} runs its own command: what its exporter reads of it is not judged`);

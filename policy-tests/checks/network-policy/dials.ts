@@ -49,7 +49,11 @@ function dials(ctx: CheckContext, templates: readonly Template[], namespaces: Re
  * datasources Grafana's sidecar loads into the pod that runs it (model/grafana/sidecars.ts), each address once, with
  * every pod that reads it. Said where it is written: the ConfigMap's key.
  */
-function configDials(ctx: CheckContext, templates: readonly Template[], namespaces: ReadonlySet<string>): Dial[] {
+function configDials(
+  ctx: CheckContext,
+  templates: readonly Template[],
+  { namespaces, sidecars }: { namespaces: ReadonlySet<string>; sidecars: readonly Sidecar[] },
+): Dial[] {
   const readers = new Map<Resource, Template[]>();
   const configMaps = new Map(
     ctx.resources.filter((r) => r.kind === 'ConfigMap').map((r) => [`${namespaceOrDestination(ctx.repo, r) ?? ''}/${r.name}`, r] as const),
@@ -61,7 +65,7 @@ function configDials(ctx: CheckContext, templates: readonly Template[], namespac
     if (cm) readers.set(cm, [...new Set([...(readers.get(cm) ?? []), ...byWorkload.get(ref.resource)!])]);
   }
   // A sidecar whose selection is not read loads objects not known: resolvedDials says so for each check.
-  for (const s of grafanaSidecars(ctx.repo, ctx.resources).filter((x) => x.what === 'datasources' && x.workload && !x.unread)) {
+  for (const s of sidecars.filter((x) => !x.unread)) {
     const pods = templates.filter((t) => t.resource === s.workload);
     for (const r of ctx.resources.filter((x) => x.kind === 'ConfigMap' || x.kind === 'Secret'))
       if (whyNotLoaded(r, namespaceOrDestination(ctx.repo, r) ?? '', s) === undefined) readers.set(r, [...(readers.get(r) ?? []), ...pods]);
@@ -112,8 +116,8 @@ const dialsOfView = new WeakMap<Repo, { renders: CheckContext['renders']; dials:
 export function resolvedDials(ctx: CheckContext): ResolvedDial[] {
   let kept = dialsOfView.get(ctx.repo);
   if (kept?.renders !== ctx.renders) {
-    const unread = grafanaSidecars(ctx.repo, ctx.resources).filter((x) => x.what === 'datasources' && x.workload && x.unread);
-    kept = { renders: ctx.renders, dials: readDials(ctx), unread };
+    const sidecars = grafanaSidecars(ctx.repo, ctx.resources).filter((x) => x.what === 'datasources' && x.workload);
+    kept = { renders: ctx.renders, dials: readDials(ctx, sidecars), unread: sidecars.filter((x) => x.unread) };
     dialsOfView.set(ctx.repo, kept);
   }
   for (const s of kept.unread)
@@ -124,14 +128,14 @@ export function resolvedDials(ctx: CheckContext): ResolvedDial[] {
   return kept.dials;
 }
 
-function readDials(ctx: CheckContext): ResolvedDial[] {
+function readDials(ctx: CheckContext, sidecars: readonly Sidecar[]): ResolvedDial[] {
   const opaque = opaqueNamespaces(ctx.renders);
   const templates = templatesWithPorts(ctx.repo).filter((t) => !opaque.has(t.namespace));
   const namespaces = new Set(ctx.resources.flatMap((r) => (r.kind === 'Namespace' ? [r.name] : r.namespace ? [r.namespace] : [])));
   const services = serviceIndex(ctx.repo, ctx.resources);
   const pods = selectorIndex(templates, (t) => t.labels);
   const operatorPods = operatorPodsOf(ctx);
-  return [...dials(ctx, templates, namespaces), ...configDials(ctx, templates, namespaces)].flatMap((dial) => {
+  return [...dials(ctx, templates, namespaces), ...configDials(ctx, templates, { namespaces, sidecars })].flatMap((dial) => {
     const reached = target(services, dial.address);
     if (!reached) return [];
     const selector = obj(dig(reached.service.object, ['spec', 'selector']));

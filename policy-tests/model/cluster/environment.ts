@@ -235,10 +235,13 @@ export function expandVariables(input: string, setting: (name: string) => Variab
  * reads a value the gate does not read.
  */
 export const expandedWords = (environment: Pick<ContainerEnvironment, 'setting'>, words: unknown): (string | null)[] =>
-  (Array.isArray(words) ? words : []).map((word) => {
-    const expanded = expandVariables(scalarText(word), environment.setting);
-    return typeof expanded === 'object' ? expanded.value : null;
-  });
+  (Array.isArray(words) ? words : []).map((word) => expandedWord(environment, word));
+
+/** One command-line word as the kubelet runs it (expandedWords). */
+export function expandedWord(environment: Pick<ContainerEnvironment, 'setting'>, word: unknown): string | null {
+  const expanded = expandVariables(scalarText(word), environment.setting);
+  return typeof expanded === 'object' ? expanded.value : null;
+}
 
 /** A container's command line as the kubelet runs it: its `command`, then its `args`, each word expanded (expandedWords). */
 export const expandedCommandLine = (environment: Pick<ContainerEnvironment, 'setting'>, container: Obj): (string | null)[] => [

@@ -36,6 +36,12 @@ export interface Sidecar {
   unread?: string;
 }
 
+/** A k8s-sidecar is known by the two settings its chart always writes in its env; an envFrom that may hold them does not make one. */
+const isK8sSidecar = (container: Record<string, unknown>): boolean => {
+  const env = containerEnv(container);
+  return env.has('LABEL') && env.has('FOLDER');
+};
+
 const KINDS: Record<string, string[]> = { configmap: ['ConfigMap'], secret: ['Secret'], both: ['ConfigMap', 'Secret'] };
 
 /** A sidecar's selection from its settings, as k8s-sidecar reads its environment. */
@@ -58,8 +64,7 @@ export function renderedSidecars(repo: Repo, resources: readonly Resource[]): Si
         ['initContainers', spec.initContainers],
       ] as const)
         objects(list).forEach((container, i) => {
-          const written = containerEnv(container);
-          if (!written.has('LABEL') || !written.has('FOLDER')) return;
+          if (!isK8sSidecar(container)) return;
           const namespace = namespaceOrDestination(repo, workload) ?? '';
           const { text } = containerEnvironment({ repo, resources }, namespace, container);
           const read = (name: string) => text(name) ?? undefined;
@@ -99,9 +104,8 @@ export function k8sSidecarRequests(
   ownNamespace: string,
   variable?: (name: string) => string | undefined | null,
 ): { requests: string[] } | { unread: string } | undefined {
+  if (!isK8sSidecar(container)) return undefined;
   const env = containerEnv(container);
-  // A k8s-sidecar is known by the two settings its chart always writes in its env; an envFrom that may hold them does not make one.
-  if (!env.has('LABEL') || !env.has('FOLDER')) return undefined;
   variable ??= (name) => env.get(name);
   const unread = ['LABEL', 'LABEL_VALUE', 'NAMESPACE', 'RESOURCE', 'RESOURCE_NAME', 'METHOD'].find((name) => variable(name) === null);
   if (unread) return { unread };
