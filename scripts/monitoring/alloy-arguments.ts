@@ -66,6 +66,10 @@ export async function schemaOf(w: ArgumentsWalk, dir: string, type: string): Pro
   if (!fields) return 'opaque';
   const schema: Schema = {};
   w.schemas.set(id, schema);
+  // Code of the type's own runs on every value decoded into it (vm.go's evaluateBlockOrBody, decode.go): its Validate
+  // after the decode, or its UnmarshalAlloy in place of it. The gate judges what it runs only where it ports it.
+  const own = ['UnmarshalAlloy', 'Validate'].find((m) => pkg!.methods.get(target.name)?.has(m));
+  if (own) schema['(runs)'] = own;
   for (const field of fields) await addField(w, { dir: target.dir, schema }, field);
   return id;
 }
@@ -79,7 +83,8 @@ async function addField(w: ArgumentsWalk, at: { dir: string; schema: Schema }, f
   else if (tag.flags.has('squash')) {
     const inner = await schemaOf(w, dir, field.type);
     if (inner === 'opaque') schema['(open)'] = 'open';
-    else Object.assign(schema, w.schemas.get(inner));
+    // A squashed struct's own Validate is not called for it: only where the outer one's calls it.
+    else for (const [name, kind] of Object.entries(w.schemas.get(inner) ?? {})) if (name !== '(runs)') schema[name] = kind;
   } else if (tag.flags.has('attr')) schema[tag.name] = `attr${required} ${await attrType(w, dir, field.type)}`;
   else if (tag.flags.has('block')) {
     const many = /^\[\d*\]/.test(field.type);
@@ -99,7 +104,8 @@ const ALLOYTYPES = `${MODULE}syntax/alloytypes`;
  * `bool`, `duration` (time.Duration: the value as text, then time.ParseDuration), `text` (an encoding.TextUnmarshaler:
  * the value as text, then its own parse), `secret` (alloytypes' Secret and OptionalSecret, which take a string),
  * `list(<type>)`, `map` (an object), `object(<schema>)` (an object decoded into a struct's fields by their tags),
- * `any`; `opaque` where the decoder's rule is the type's own (UnmarshalAlloy, a capsule) or the type is another module's.
+ * `any`; `opaque(<type>)` where the decoder's rule is the type's own (UnmarshalAlloy, a capsule, an interface) or the
+ * type is another module's, named by its package path (bare `opaque` where it has none).
  */
 export async function attrType(w: ArgumentsWalk, dir: string, type: string): Promise<string> {
   const bare = type.replace(/^\*+/, '');
@@ -115,17 +121,20 @@ export async function attrType(w: ArgumentsWalk, dir: string, type: string): Pro
   if (path === ALLOYTYPES && (qualified![2] === 'Secret' || qualified![2] === 'OptionalSecret')) return 'secret';
   const target = await resolve(w, dir, bare);
   const pkg = target && (await w.load(target.dir));
-  if (!target || !pkg) return 'opaque';
+  // An opaque type is named, so that a value of it (a component's export) is known to decode into it.
+  if (!target) return path ? `opaque(${path}.${qualified![2]})` : 'opaque';
+  const named = `opaque(${target.dir}.${target.name})`;
+  if (!pkg) return named;
   const methods = pkg.methods.get(target.name) ?? new Set<string>();
   // decodeFromInterface runs before any conversion: the type's own decoder or text parse wins over its kind.
-  if (methods.has('UnmarshalAlloy') || methods.has('AlloyCapsule')) return 'opaque';
+  if (methods.has('UnmarshalAlloy') || methods.has('AlloyCapsule')) return named;
   if (methods.has('UnmarshalText')) return 'text';
   if (pkg.structs.has(target.name)) {
     const schema = await schemaOf(w, dir, bare);
-    return schema === 'opaque' || schema === 'map' ? schema : `object(${schema})`;
+    return schema === 'opaque' ? named : schema === 'map' ? schema : `object(${schema})`;
   }
   const underlying = pkg.named.get(target.name);
-  return underlying && !/^(?:interface|func|chan )/.test(underlying) ? attrType(w, target.dir, underlying) : 'opaque';
+  return underlying && !/^(?:interface|func|chan )/.test(underlying) ? attrType(w, target.dir, underlying) : named;
 }
 
 /** The Args type of a `component.Register(component.Registration{...})` body: `Arguments`, `otelcol.Arguments`. */

@@ -66,6 +66,9 @@ type EndpointOptions struct {
 	Anything         any                     \`alloy:"anything,attr,optional"\`
 }
 
+// Its own Validate runs on every endpoint decoded; the squashed client's does not (only where the endpoint's calls it).
+func (r *EndpointOptions) Validate() error { return nil }
+
 type Headers map[string]string
 
 // A level reads itself from text; a size is a number underneath; one with its own decoder is opaque.
@@ -84,6 +87,8 @@ type Limits struct {
 }
 `;
 const HTTP_CLIENT_GO = `package config
+
+func (h *HTTPClientConfig) Validate() error { return nil }
 
 type HTTPClientConfig struct {
 	BearerToken string \`alloy:"bearer_token,attr,optional"\`
@@ -202,6 +207,7 @@ describe('alloy:reference', () => {
       },
       // Each attribute with the type its value decodes into (attrType).
       'internal/component/loki/write.EndpointOptions': {
+        '(runs)': 'Validate',
         url: 'attr required string',
         bearer_token: 'attr string',
         tls_config: 'block internal/component/common/config.TLSConfig',
@@ -212,7 +218,7 @@ describe('alloy:reference', () => {
         token: 'attr secret',
         level: 'attr text',
         size: 'attr number',
-        own: 'attr opaque',
+        own: 'attr opaque(internal/component/loki/write.Own)',
         limits: 'attr object(internal/component/loki/write.Limits)',
         waits: 'attr list(duration)',
         anything: 'attr any',

@@ -9,9 +9,12 @@
  * then decodes into its arguments as Alloy's decoder reads it (model/alloy/arguments.ts: attributes and blocks its
  * struct has, required ones present, nested blocks alike), and each reference resolves as Alloy's loader wires it
  * (model/alloy/references.ts: to a component, config block or service of the file, or to the standard library; a field
- * its exports have; no cycle). An argument's constant value is held to the argument's type as the decoder converts it
- * (model/alloy/values.ts: text, numbers, bools, durations, lists, objects into a struct's fields); a value an
- * expression works out from other values, and what each component's own validation refuses, are said not judged.
+ * its exports have; no cycle). Each argument's value is worked out as the vm evaluates it (model/alloy/evaluate.ts:
+ * operators, the standard library, a component's export by the type the reference gives it, a value read at run time
+ * by its type) and held to the argument's type as the decoder converts it (model/alloy/values.ts: text, numbers,
+ * bools, durations, lists, objects into a struct's fields, an export into an argument of its Go type); each argument
+ * type's own Validate is run as ported (model/alloy/validators.ts). A value the gate does not work out, a type's code
+ * it has not ported, and what each component does when it starts, are said not judged.
  */
 import type { CheckContext, FailurePlace, PolicyCheck } from '../../model/checks/kit.ts';
 import { dig, list } from '../../model/core/dig.ts';
@@ -22,7 +25,8 @@ import { chartValues, type ChartValues } from '../../model/helm/chart-values.ts'
 import { pinnedVersionMiss, renderedFile } from '../../model/helm/chart-output.ts';
 import { parseAlloy } from '../../model/alloy/parser.ts';
 import { argumentProblems } from '../../model/alloy/arguments.ts';
-import { referenceProblems } from '../../model/alloy/references.ts';
+import { exportScope, referenceProblems } from '../../model/alloy/references.ts';
+import type { Unjudged } from '../../model/alloy/values.ts';
 import { ALLOY_REFERENCE, alloyBlockProblems, alloyComponents, STABILITY_LEVELS, type AlloyComponents, type Stability } from '../../model/alloy/components.ts';
 
 const CHART = 'alloy';
@@ -96,10 +100,12 @@ function judge(ctx: CheckContext, v: ChartValues): void {
   const loads = flags(args);
   const refused = alloyBlockProblems(body, reference!, loads);
   for (const p of refused) ctx.fail(place(p.line), `Alloy ${reference!.version} refuses ${where}: ${p.message}; ${CONSEQUENCE}`);
+  const scope = exportScope(body, reference!);
+  const unjudged: Unjudged[] = [];
   for (const b of body) {
     const schema = b.kind === 'block' && !refused.some((p) => p.line === b.line) ? reference!.components[b.name.join('.')]?.arguments : undefined;
     if (b.kind !== 'block' || !schema) continue;
-    for (const p of argumentProblems(b.body, schema, reference!.schemas))
+    for (const p of argumentProblems(b.body, schema, reference!.schemas, { scope, unjudged, line: b.line }))
       ctx.fail(
         place(p.line < 0 ? b.line : p.line),
         `Alloy ${reference!.version} refuses ${where}: ${b.name.join('.')} "${b.label}": ${p.message}; ${CONSEQUENCE}`,
@@ -107,15 +113,21 @@ function judge(ctx: CheckContext, v: ChartValues): void {
   }
   const references = referenceProblems(body, reference!, loads);
   for (const p of references ?? []) ctx.fail(place(p.line), `Alloy ${reference!.version} refuses ${where}: ${p.message}; ${CONSEQUENCE}`);
-  ctx.notJudged(
-    whole,
-    `Alloy's configuration for ${v.appName}: its syntax, its components, the names of their arguments, the types of their constant values${references ? ' and its references (to components, their exports and the standard library)' : ''} are judged; a value an expression works out from other values, and what each component's own validation refuses of the values, are not`,
-  );
+  ctx.notJudged(whole, notJudgedLine(v.appName, { references: references !== undefined, unjudged }));
+}
+
+/** What the gate judged of a configuration and what it did not: the values it cannot tell (with their lines), and each component's start. */
+function notJudgedLine(app: string, o: { references: boolean; unjudged: readonly Unjudged[] }): string {
+  const values =
+    o.unjudged.length === 0
+      ? ''
+      : `; nor ${o.unjudged.length === 1 ? 'one value' : `${o.unjudged.length} values`}: ${o.unjudged.map((u) => `line ${u.line}: ${u.why}`).join('; ')}`;
+  return `Alloy's configuration for ${app}: its syntax, its components, their arguments and the values given them (a value read at run time, from Alloy's environment or host, by its type)${o.references ? ', its references (to components, their exports and the standard library)' : ''} and each argument type's own validation are judged; not judged: what each component does when it starts (its clients, the files it reads)${values}`;
 }
 
 export const alloyConfigCheck: PolicyCheck = {
   id: 'alloy-config-loads',
-  description: `Each Alloy configuration the log shippers run (the alloy chart's alloy.configMap.content, as Helm's tpl renders it) is one Alloy loads: it parses as Alloy reads its syntax, only blocks stand at its top level, and each is a config or service block, a declared or imported component, or a component Alloy registers at the version it runs (${ALLOY_REFERENCE}), at the chart's stability level, labelled, once; each component's body decodes into its arguments (their names, required ones present), and each reference names a component, config block or service of the file, or the standard library, and a field its exports have, with no cycle, and each constant value is one its argument's type takes (a duration Go parses); otherwise Alloy refuses it at load and no log reaches the log store. A value an expression works out, and each component's own validation, are said not judged (A2).`,
+  description: `Each Alloy configuration the log shippers run (the alloy chart's alloy.configMap.content, as Helm's tpl renders it) is one Alloy loads: it parses as Alloy reads its syntax, only blocks stand at its top level, and each is a config or service block, a declared or imported component, or a component Alloy registers at the version it runs (${ALLOY_REFERENCE}), at the chart's stability level, labelled, once; each component's body decodes into its arguments (their names, required ones present), and each reference names a component, config block or service of the file, or the standard library, and a field its exports have, with no cycle, and each value (worked out as Alloy's vm evaluates it: operators, the standard library, a component's export by its type, a value read at run time from Alloy's environment or host by its type) is one its argument's type takes (a duration Go parses), and passes the argument type's own Validate (the HTTP and Kubernetes clients' exclusive settings, loki.write's endpoint URL and WAL, the events source's job and log format); otherwise Alloy refuses it at load and no log reaches the log store. A value the gate does not work out, a type's own code it has not ported, and what each component does when it starts, are said not judged (A2).`,
   invariants: ['A2'],
   remediation: `write the configuration in Alloy's syntax (blocks with double-quoted labels, attributes inside them, commas between the items of a multi-line list or object), with components of the Alloy the chart runs; after an Alloy upgrade, refresh ${ALLOY_REFERENCE} (${REFRESH})`,
   reads: { kinds: ['Application', 'ConfigMap', 'DaemonSet', 'Deployment', 'StatefulSet'], charts: [CHART], files: [ALLOY_REFERENCE], renders: true },

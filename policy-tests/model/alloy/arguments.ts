@@ -5,11 +5,14 @@
  * blocks by their `alloy` tags): an attribute or block the struct has no field for, one used as the other kind, an
  * attribute given twice, a block that is no list given twice, a nested block's label it takes or refuses (a block read
  * as a map takes none, and no block inside it), and a required attribute or block missing; and a constant value an
- * attribute's type does not take (values.ts). Each in Alloy's words. A value an expression works out from other
- * values, and what each component's Validate refuses, are not judged here.
+ * attribute's type does not take, as evaluate.ts works the value out and values.ts decodes it; and, for a body whose
+ * type runs code of its own on it, what that code refuses (validators.ts: its Validate). Each in Alloy's words. What
+ * the gate cannot tell (a value it does not work out, a type's code it has not ported) is collected as unjudged.
  */
 import type { AlloyStatement } from './parser.ts';
-import { constantProblems } from './values.ts';
+import { decodeProblems, type Unjudged } from './values.ts';
+import { evaluate, type EvalScope, type Evaluated } from './evaluate.ts';
+import { ownValidation, type Fields } from './validators.ts';
 
 /** A schema's fields by name: `attr`, `attr required`, `block <schema>`, `blocks <schema>`, `enum <schema>` (required after the kind). */
 export type AlloySchema = Readonly<Record<string, string>>;
@@ -18,6 +21,36 @@ export type AlloySchemas = Readonly<Record<string, AlloySchema>>;
 export interface ArgumentProblem {
   line: number;
   message: string;
+}
+
+/**
+ * How a body's values are read: the scope its expressions read (a component's exports; none by default: a reference
+ * is not worked out), where to collect what is not judged, and the line of the block the body is (for what its
+ * type's own code says of the whole).
+ */
+export interface DecodeOptions {
+  scope?: EvalScope;
+  unjudged?: Unjudged[];
+  line?: number;
+}
+
+const NO_NODES: EvalScope = { nodeValue: () => undefined };
+
+/** A body's attributes as evaluated (each once) and its blocks by name, as a type's own code reads them. */
+function fieldsOf(body: readonly AlloyStatement[], scope: EvalScope): Fields {
+  const values = new Map<string, Evaluated>();
+  return {
+    attr(name) {
+      const s = body.find((x) => x.kind === 'attribute' && x.name === name);
+      if (s?.kind !== 'attribute') return undefined;
+      if (!values.has(name)) values.set(name, evaluate(s.value, scope));
+      return values.get(name);
+    },
+    block(name) {
+      const b = body.find((x) => x.kind === 'block' && x.name.join('.') === name);
+      return b?.kind === 'block' ? fieldsOf(b.body, scope) : undefined;
+    },
+  };
 }
 
 interface Field {
@@ -39,7 +72,7 @@ function fieldOf(text: string | undefined): Field | undefined {
  * (evaluateBlockLabel; a block read as a map, evaluateMap, takes none and holds attributes alone), then its body; a
  * problem of the body that has no line of its own (a required one missing) is the block's.
  */
-export function blockProblems(block: AlloyStatement & { kind: 'block' }, id: string, schemas: AlloySchemas): ArgumentProblem[] {
+export function blockProblems(block: AlloyStatement & { kind: 'block' }, id: string, schemas: AlloySchemas, o: DecodeOptions = {}): ArgumentProblem[] {
   const name = block.name.join('.');
   if (id === 'map') {
     if (block.label !== '') return [{ line: block.line, message: `block "${name}" requires empty label` }];
@@ -48,7 +81,7 @@ export function blockProblems(block: AlloyStatement & { kind: 'block' }, id: str
   const takesLabel = schemas[id]?.['(label)'] !== undefined;
   if (takesLabel && block.label === '') return [{ line: block.line, message: `block "${name}" requires non-empty label` }];
   if (!takesLabel && block.label !== '') return [{ line: block.line, message: `block "${name}" does not support specifying labels` }];
-  return argumentProblems(block.body, id, schemas).map((p) => (p.line < 0 ? { ...p, line: block.line } : p));
+  return argumentProblems(block.body, id, schemas, { ...o, line: block.line }).map((p) => (p.line < 0 ? { ...p, line: block.line } : p));
 }
 
 /**
@@ -56,8 +89,9 @@ export function blockProblems(block: AlloyStatement & { kind: 'block' }, id: str
  * the reference could not read) leave unknown names alone; a block of an opaque type (a map, a type with its own
  * decoder) is not looked into.
  */
-export function argumentProblems(body: readonly AlloyStatement[], id: string, schemas: AlloySchemas): ArgumentProblem[] {
+export function argumentProblems(body: readonly AlloyStatement[], id: string, schemas: AlloySchemas, o: DecodeOptions = {}): ArgumentProblem[] {
   const schema = schemas[id];
+  const scope = o.scope ?? NO_NODES;
   if (!schema) return [];
   const open = schema['(open)'] !== undefined;
   const problems: ArgumentProblem[] = [];
@@ -72,7 +106,11 @@ export function argumentProblems(body: readonly AlloyStatement[], id: string, sc
       else if (!field) {
         if (!open) problems.push({ line: s.line, message: `unrecognized attribute name "${name}"` });
       } else if (field.kind !== 'attr') problems.push({ line: s.line, message: `"${name}" must be a block, but is used as an attribute` });
-      else if (s.value.kind === 'other' && s.value.constant && field.schema) problems.push(...constantProblems(s.value.constant, field.schema, schemas));
+      else if (field.schema) {
+        const decoded = decodeProblems(evaluate(s.value, scope), field.schema, schemas);
+        problems.push(...decoded.problems);
+        o.unjudged?.push(...decoded.unjudged);
+      }
       seen.add(`attr ${name}`);
       continue;
     }
@@ -87,7 +125,7 @@ export function argumentProblems(body: readonly AlloyStatement[], id: string, sc
       continue;
     }
     if (field.kind === 'block' && counts.get(name)! > 1 && first) problems.push({ line: s.line, message: `block "${name}" may only be specified once` });
-    if (field.schema) problems.push(...blockProblems(s, field.schema, schemas));
+    if (field.schema) problems.push(...blockProblems(s, field.schema, schemas, o));
   }
   for (const [name, text] of Object.entries(schema)) {
     const field = fieldOf(text);
@@ -95,5 +133,13 @@ export function argumentProblems(body: readonly AlloyStatement[], id: string, sc
     const kind = field.kind === 'attr' ? 'attr' : 'block';
     if (!seen.has(`${kind} ${name}`)) problems.push({ line: -1, message: `missing required ${kind === 'attr' ? 'attribute' : 'block'} "${name}"` });
   }
+  // The type's own code runs once the body decodes (evaluateBlockOrBody: SetToDefault, the decode, Validate).
+  const runs = schema['(runs)'];
+  if (runs === undefined || problems.length > 0) return problems;
+  const own = ownValidation(id, fieldsOf(body, scope));
+  const line = o.line ?? -1;
+  if (own === 'unported') o.unjudged?.push({ line, why: `what ${id}'s own ${runs} refuses` });
+  else if (own && 'refused' in own) problems.push({ line: -1, message: own.refused });
+  else if (own) o.unjudged?.push({ line, why: `what ${id}'s own ${runs} refuses: ${own.unread}` });
   return problems;
 }

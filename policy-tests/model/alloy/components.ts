@@ -38,10 +38,11 @@ export interface AlloyComponents {
 
 /**
  * A schema field's kind (model/alloy/arguments.ts): an attribute with the type its value decodes into (values.ts), a
- * block, repeated blocks or an enum's block with its schema; a label; an open schema.
+ * block, repeated blocks or an enum's block with its schema; a label; an open schema; the type's own code that runs on
+ * a decoded value (`(runs)`: its Validate, or its UnmarshalAlloy).
  */
-const FIELD_KIND = /^(?:attr(?: required)?(?: (\S+))?|(?:block|blocks|enum)(?: required)? (\S+)|label|open)$/;
-const ATTR_TYPE = /^(?:string|number|bool|duration|text|secret|map|any|opaque|list\((.+)\)|object\(([^()]+)\))$/;
+const FIELD_KIND = /^(?:attr(?: required)?(?: (\S+))?|(?:block|blocks|enum)(?: required)? (\S+)|label|open|Validate|UnmarshalAlloy)$/;
+const ATTR_TYPE = /^(?:string|number|bool|duration|text|secret|map|any|opaque(?:\([^()]+\))?|list\((.+)\)|object\(([^()]+)\))$/;
 
 /** Whether an attribute's type is one values.ts reads, each struct it names a schema of the reference. */
 const attrTypeKnown = (type: string, known: (ref: string) => boolean): boolean => {

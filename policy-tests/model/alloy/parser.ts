@@ -5,10 +5,10 @@
  * configuration on a reload.
  */
 import { AlloyScanner, isValidIdentifier } from './scanner.ts';
-import { PRECEDENCE, type AlloyError, type Tok } from './tokens.ts';
+import { PRECEDENCE, type AlloyError, type AlloyShape, type Tok } from './tokens.ts';
 import { goUnquote } from '../go/strconv.ts';
 
-export type { AlloyError } from './tokens.ts';
+export type { AlloyError, AlloyShape } from './tokens.ts';
 
 /** A value Alloy's vm makes of a constant expression: text, a number, a bool, null, an array, an object. */
 export type AlloyValue = string | number | boolean | null | readonly AlloyValue[] | { readonly [key: string]: AlloyValue };
@@ -26,15 +26,16 @@ export interface AlloyConstant {
 /**
  * An expression, as far as Alloy's loader reads it for references (internal/util/ast's traversal walker): its
  * identifiers, field accesses, indexes and calls, each identifier with its line; any other expression (a literal, an
- * operator, a list, an object, parentheses) only as the expressions it holds, with its value where it reads nothing
- * but literals (`constant`: a literal, a list or object of them, a negation, a sum of two numbers or two strings).
+ * operator, a list, an object, parentheses) as the expressions it holds, its shape (the operator, or what it builds),
+ * its text and line, and its value where it reads nothing but literals (`constant`: a literal, a list or object of
+ * them, a negation, a sum of two numbers or two strings).
  */
 export type AlloyExpr =
   | { kind: 'identifier'; name: string; line: number }
   | { kind: 'access'; value: AlloyExpr; name: string }
   | { kind: 'index'; value: AlloyExpr; index: AlloyExpr }
   | { kind: 'call'; value: AlloyExpr; args: AlloyExpr[] }
-  | { kind: 'other'; parts: AlloyExpr[]; constant?: AlloyConstant };
+  | { kind: 'other'; parts: AlloyExpr[]; shape?: AlloyShape; text?: string; line?: number; constant?: AlloyConstant };
 
 const other = (...parts: AlloyExpr[]): AlloyExpr => ({ kind: 'other', parts });
 
@@ -91,10 +92,15 @@ class AlloyParser {
     } while (this.t() === 'COMMENT');
   }
 
-  /** An expression that starts at `start` and ends at the last token read, holding `parts`, with its value where it is a constant. */
-  private constantExpr(start: number, parts: AlloyExpr[], value: AlloyValue | undefined, inside?: Pick<AlloyConstant, 'members' | 'keys'>): AlloyExpr {
-    if (value === undefined) return other(...parts);
-    return { kind: 'other', parts, constant: { value, text: this.input.slice(start, this.prevEnd), line: this.lineOf(start), ...inside } };
+  /** An expression of `shape` that starts at `start` and ends at the last token read, holding `parts`, with its value where it is a constant. */
+  private constantExpr(
+    start: number,
+    o: { parts: AlloyExpr[]; shape: AlloyShape },
+    value: AlloyValue | undefined,
+    inside?: Pick<AlloyConstant, 'members' | 'keys'>,
+  ): AlloyExpr {
+    const [text, line] = [this.input.slice(start, this.prevEnd), this.lineOf(start)];
+    return { kind: 'other', ...o, text, line, ...(value === undefined ? {} : { constant: { value, text, line, ...inside } }) };
   }
 
   private advance(to: Tok): void {
@@ -217,15 +223,16 @@ class AlloyParser {
       const [a, b] = [constantOf(left)?.value, constantOf(right)?.value];
       // The vm adds two numbers, and joins two strings; the other operators' values are not worked out here.
       const sum = op === '+' && typeof a === typeof b && (typeof a === 'number' || typeof a === 'string') ? (a as never) + (b as never) : undefined;
-      left = this.constantExpr(start, [left, right], sum);
+      left = this.constantExpr(start, { parts: [left, right], shape: { op } }, sum);
     }
   }
 
   private parsePowExpr(): AlloyExpr {
+    const start = this.offset;
     const base = this.parseUnaryExpr();
     if (this.t() !== '^') return base;
     this.next();
-    return other(base, this.parsePowExpr());
+    return this.constantExpr(start, { parts: [base, this.parsePowExpr()], shape: { op: '^' } }, undefined);
   }
 
   private parseUnaryExpr(): AlloyExpr {
@@ -234,7 +241,11 @@ class AlloyParser {
       this.next();
       const operand = this.parseUnaryExpr();
       const v = constantOf(operand)?.value;
-      return this.constantExpr(start, [operand], op === '-' && typeof v === 'number' ? -v : op === '!' && typeof v === 'boolean' ? !v : undefined);
+      return this.constantExpr(
+        start,
+        { parts: [operand], shape: { unary: op } },
+        op === '-' && typeof v === 'number' ? -v : op === '!' && typeof v === 'boolean' ? !v : undefined,
+      );
     }
     const start = this.offset;
     let expr = this.parsePrimaryExpr();
@@ -284,14 +295,14 @@ class AlloyParser {
       case 'NULL': {
         const [start, value] = [this.offset, literalValue(this.tok, this.lit)];
         this.next();
-        return this.constantExpr(start, [], value);
+        return this.constantExpr(start, { parts: [], shape: { literal: true } }, value);
       }
       case '(': {
         const start = this.offset;
         this.expect('(');
         const inner = this.parseExpression();
         this.expect(')');
-        return this.constantExpr(start, [inner], constantOf(inner)?.value);
+        return this.constantExpr(start, { parts: [inner], shape: { paren: true } }, constantOf(inner)?.value);
       }
       case '[': {
         const start = this.offset;
@@ -302,7 +313,7 @@ class AlloyParser {
         const all = members.every((m) => m !== undefined) ? (members as AlloyConstant[]) : undefined;
         return this.constantExpr(
           start,
-          items,
+          { parts: items, shape: { array: true } },
           all?.map((m) => m.value),
           { members: all },
         );
@@ -318,7 +329,7 @@ class AlloyParser {
         const object = known ? Object.fromEntries(fields.map((f) => [f.key!, constantOf(f.value)!.value])) : undefined;
         return this.constantExpr(
           start,
-          values,
+          { parts: values, shape: { object: fields.map((f) => f.key) } },
           object,
           known ? { members: fields.map((f) => constantOf(f.value)!), keys: fields.map((f) => f.key!) } : undefined,
         );

@@ -11,6 +11,7 @@
  * template is evaluated per item, and Alloy ignores there what it cannot link).
  */
 import type { AlloyExpr, AlloyStatement } from './parser.ts';
+import type { EvalScope } from './evaluate.ts';
 import { STABILITY_LEVELS, type AlloyComponents, type Stability } from './components.ts';
 
 /** A traversal: an identifier and the fields accessed after it, with the identifier's line. */
@@ -66,6 +67,30 @@ export function bodyTraversals(body: readonly AlloyStatement[]): Traversal[] {
 
 /** A top-level block's node ID: its name and its label. */
 export const nodeId = (b: { name: readonly string[]; label: string }): string => [...b.name, ...(b.label ? [b.label] : [])].join('.');
+
+/**
+ * The scope an expression of the file reads (evaluate.ts): a traversal of a component's export has the type the
+ * reference gives the field (discovery.kubernetes' `targets` a list of discovery.Target); a traversal deeper than the
+ * field, or of a node whose exports the reference does not type (a config block, a service, a declared component),
+ * is not worked out.
+ */
+export function exportScope(body: readonly AlloyStatement[], ref: AlloyComponents): EvalScope {
+  const nodes = new Map<string, string | undefined>(ref.services.map((s) => [s, undefined]));
+  for (const b of body) if (b.kind === 'block') nodes.set(nodeId(b), b.label ? b.name.join('.') : undefined);
+  return {
+    nodeValue(names) {
+      const at = names.findIndex((_, i) => nodes.has(names.slice(0, i + 1).join('.')));
+      if (at === -1) return undefined;
+      const target = names.slice(0, at + 1).join('.');
+      const component = nodes.get(target);
+      const exports = component === undefined ? undefined : ref.components[component]?.exports;
+      const field = exports === undefined || exports === 'none' ? undefined : ref.schemas[exports]?.[names[at + 1] ?? ''];
+      const type = field?.startsWith('attr') ? field.split(' ').filter((w) => w !== 'required')[1] : undefined;
+      if (type === undefined || names.length > at + 2) return { why: `${names.join('.')}, a value of ${target} the reference does not type` };
+      return { type };
+    },
+  };
+}
 
 /** Which fields a schema has, or undefined where it may have any (opaque, a map, an open struct). */
 function fieldsOf(ref: AlloyComponents, schema: string | undefined): ReadonlySet<string> | undefined {

@@ -1,15 +1,17 @@
 /**
- * What Alloy v1.18.1's decoder refuses of a constant value given to an argument (syntax/internal/value/decode.go's
- * decode and convertValue, with vm/error.go's makeDiagnostic for the words): the value converted to the argument's
- * type as the vm converts it (a number to text, text to a number where it reads whole as one, nothing else), a
- * duration's text through time.ParseDuration, each member of a list to the list's type. The type is the one the
- * reference keeps for the argument (scripts/monitoring/alloy-arguments.ts attrType); an `opaque` type, a secret
- * (a capsule whose conversions are its own), a text unmarshaler's own parse, a map's values and any value an
- * expression works out from other values are not judged.
+ * What Alloy v1.18.1's decoder refuses of a value given to an argument (syntax/internal/value/decode.go's decode and
+ * convertValue, with vm/error.go's makeDiagnostic for the words), the value as evaluate.ts works it out: a value
+ * converted to the argument's type as the vm converts it (a number to text, text to a number where it reads whole as
+ * one, nothing else), a duration's text through time.ParseDuration, each member of a list to the list's type, each
+ * field of an object to a struct's; a value known only by its type is held to what that type converts to (a string
+ * read at run time is text, never a bool), an export of a Go type to an argument of that type. What the gate cannot
+ * tell is said unjudged, with why: a value it does not work out, a string read at run time given to a number or a
+ * duration, a text unmarshaler's own parse, a value given to a type whose decoding is its own (`opaque`).
  */
 import { goParseDuration } from '../core/time.ts';
 import { goParseFloat } from '../go/strconv.ts';
-import type { AlloyConstant, AlloyValue } from './parser.ts';
+import { fromValue, plainValue, typeError, vmType, type Evaluated } from './evaluated.ts';
+import type { AlloyConstant } from './parser.ts';
 
 /** The reference's schemas by id, each field's kind and type (arguments.ts reads them the same). */
 type Schemas = Readonly<Record<string, Readonly<Record<string, string>>>>;
@@ -19,14 +21,20 @@ export interface ValueProblem {
   line: number;
   message: string;
 }
-
-/** The vm's name of a value's type (value.Type's String). */
-function typeName(value: AlloyValue): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
-  if (typeof value === 'object') return 'object';
-  return typeof value === 'boolean' ? 'bool' : typeof value;
+/** A value whose decoding the gate cannot tell, on its line, with why. */
+export interface Unjudged {
+  line: number;
+  why: string;
 }
+export interface Decoded {
+  problems: ValueProblem[];
+  unjudged: Unjudged[];
+}
+
+const ok: Decoded = { problems: [], unjudged: [] };
+const refused = (e: Evaluated, expected: string): Decoded => ({ problems: [failure(typeError(e, expected))], unjudged: [] });
+const failure = (f: { line: number; message: string }): ValueProblem => ({ line: f.line, message: f.message });
+const unjudged = (e: Evaluated, why: string): Decoded => ({ problems: [], unjudged: [{ line: e.line, why }] });
 
 /** convertValue's text to number: a sign, a float's characters, else an unsigned integer, each read whole in base 10. */
 function readsAsNumber(text: string): boolean {
@@ -36,78 +44,107 @@ function readsAsNumber(text: string): boolean {
   return /^[0-9]+$/.test(text) && BigInt(text) <= 0xffffffffffffffffn;
 }
 
-/** The first member's problems, the others unread, as the decoder returns at its first error. */
-function firstOf(members: readonly (() => ValueProblem[])[]): ValueProblem[] {
+/** The members' decoding in order, up to the first problem (the decoder returns at its first error). */
+function firstOf(members: readonly (() => Decoded)[]): Decoded {
+  const found: Unjudged[] = [];
   for (const m of members) {
-    const found = m();
-    if (found.length > 0) return found;
+    const d = m();
+    found.push(...d.unjudged);
+    if (d.problems.length > 0) return { problems: d.problems, unjudged: found };
   }
-  return [];
+  return { problems: [], unjudged: found };
 }
 
-/** One problem, as makeDiagnostic words it: the expression as written, then what the decoder says of it. */
-const problem = (c: AlloyConstant, message: string): ValueProblem => ({ line: c.line, message: `${c.text} ${message}` });
-const typeError = (c: AlloyConstant, expected: string): ValueProblem => problem(c, `should be ${expected}, got ${typeName(c.value)}`);
-
-/** The value as text, as the decoder reads one into a Go string (a number converted), or the problem. */
-function asText(c: AlloyConstant): { text: string } | { problem: ValueProblem } {
-  if (typeof c.value === 'string') return { text: c.value };
-  // A number's text as value.Number's ToString writes it: an integer plainly, a float in Go's shortest form.
-  if (typeof c.value === 'number') return { text: String(c.value) };
-  return { problem: typeError(c, 'string') };
+/** A constant as evaluated, each member at its own line. */
+export function fromConstant(c: AlloyConstant): Evaluated {
+  const place = { line: c.line, text: c.text };
+  if (!c.members) return fromValue(c.value, place);
+  const members = c.members.map(fromConstant);
+  return c.keys ? { kind: 'object', ...place, keys: c.keys, members } : { kind: 'array', ...place, members };
 }
+
+/** The problems the decoder finds in a constant given to an argument of `type` (decodeProblems' problems). */
+export const constantProblems = (c: AlloyConstant, type: string, schemas: Schemas): ValueProblem[] => decodeProblems(fromConstant(c), type, schemas).problems;
+
+/** A known list or object as built of members (a known value's members at its place). */
+const built = (e: Evaluated): Evaluated => (e.kind === 'known' && e.value !== null && typeof e.value === 'object' ? fromValue(e.value, e) : e);
 
 /**
- * The problems the decoder finds in a constant given to an argument of `type` (attrType's words), against the
- * reference's `schemas` for a struct's fields: none where it decodes, or where the gate does not judge the type. A
- * null decodes into anything, as its zero value. The decoder stops at its first problem; so does a list's or an
- * object's reading here.
+ * What the decoder finds in a value given to an argument of `type` (attrType's words), against the reference's
+ * `schemas` for a struct's fields: its problems, and what the gate cannot tell. A null decodes into anything, as its
+ * zero value.
  */
-export function constantProblems(c: AlloyConstant, type: string, schemas: Schemas): ValueProblem[] {
-  if (c.value === null) return [];
+export function decodeProblems(value: Evaluated, type: string, schemas: Schemas): Decoded {
+  const e = built(value);
+  if (e.kind === 'failed') return { problems: [failure(e)], unjudged: [] };
+  if (e.kind === 'unread') return unjudged(e, e.why);
+  if (e.kind === 'known' && e.value === null) return ok;
+  const got = vmType(e)!;
+  if (type === 'any') return ok;
   const list = /^list\((.*)\)$/.exec(type);
-  if (list) {
-    if (!Array.isArray(c.value)) return [typeError(c, 'array')];
-    return firstOf((c.members ?? []).map((m) => () => constantProblems(m, list[1]!, schemas)));
-  }
+  if (list) return listProblems(e, list[1]!, schemas);
   const struct = /^object\((.*)\)$/.exec(type);
-  if (struct) {
-    if (typeof c.value !== 'object' || Array.isArray(c.value)) return [typeError(c, 'object')];
-    const schema = schemas[struct[1]!];
-    if (!schema || schema['(open)'] !== undefined) return [];
-    return firstOf(
-      (c.keys ?? []).map((key, i) => () => {
-        const member = c.members![i]!;
-        const field = schema[key]?.split(' ') ?? [];
-        // decodeObjectToStruct: a key the struct has no field for is MissingKeyError; a block's field is not judged here.
-        if (field.length === 0) return [problem(member, `does not have field named ${JSON.stringify(key)}`)];
-        return field[0] === 'attr' ? constantProblems(member, field.filter((w) => w !== 'required')[1] ?? 'opaque', schemas) : [];
-      }),
-    );
+  if (struct) return structProblems(e, struct[1]!, schemas);
+  if (type.startsWith('opaque')) {
+    if (e.kind === 'typed' && e.type === type) return ok;
+    return unjudged(e, `${e.text} given to ${type === 'opaque' ? 'a type' : type.slice('opaque('.length, -1)} whose decoding is its own`);
   }
+  if (got === 'capsule' || got === 'function') return unjudged(e, `${e.text}, a ${got} the gate does not convert`);
+  return scalarProblems(e, type, got);
+}
+
+function listProblems(e: Evaluated, member: string, schemas: Schemas): Decoded {
+  if (e.kind === 'array') return firstOf(e.members.map((m) => () => decodeProblems(m, member, schemas)));
+  if (e.kind === 'typed' && /^list\(/.test(e.type)) return decodeProblems({ ...e, type: e.type.slice(5, -1) }, member, schemas);
+  return refused(e, 'array');
+}
+
+function structProblems(e: Evaluated, id: string, schemas: Schemas): Decoded {
+  if (e.kind === 'typed') return vmType(e) === 'object' ? (e.type === `object(${id})` ? ok : unjudged(e, `the fields of ${e.text}`)) : refused(e, 'object');
+  if (e.kind !== 'object') return refused(e, 'object');
+  const schema = schemas[id];
+  if (!schema || schema['(open)'] !== undefined) return ok;
+  return firstOf(
+    e.keys!.map((key, i) => () => {
+      const member = e.members[i]!;
+      const field = schema[key]?.split(' ') ?? [];
+      // decodeObjectToStruct: a key the struct has no field for is MissingKeyError; a block's field is not judged here.
+      if (field.length === 0)
+        return { problems: [{ line: member.line, message: `${member.text} does not have field named ${JSON.stringify(key)}` }], unjudged: [] };
+      return field[0] === 'attr' ? decodeProblems(member, field.filter((w) => w !== 'required')[1] ?? 'opaque', schemas) : ok;
+    }),
+  );
+}
+
+/** A string, number, bool, duration, text, secret or map argument given a scalar, list or object. */
+function scalarProblems(e: Evaluated, type: string, got: string): Decoded {
+  const known = plainValue(e);
+  const text = typeof known === 'string' ? known : typeof known === 'number' ? String(known) : undefined;
+  const textual = got === 'string' || got === 'number';
   switch (type) {
     case 'string':
-    case 'text': {
-      // A text unmarshaler's own parse of the text is not judged.
-      const read = asText(c);
-      return 'problem' in read ? [read.problem] : [];
-    }
+      return textual ? ok : refused(e, 'string');
+    case 'text':
+      // A text unmarshaler's own parse of the text is its own.
+      return !textual ? refused(e, 'string') : unjudged(e, `${e.text} parsed by the argument type's own UnmarshalText`);
+    case 'secret':
+      return textual ? ok : unjudged(e, `${e.text} given to a secret`);
     case 'number':
-      if (typeof c.value === 'number') return [];
-      return typeof c.value === 'string' && readsAsNumber(c.value) ? [] : [typeError(c, 'number')];
+      if (got === 'number') return ok;
+      if (got !== 'string') return refused(e, 'number');
+      if (text === undefined) return unjudged(e, `${e.text}, a string read at run time, given to a number`);
+      return readsAsNumber(text) ? ok : refused(e, 'number');
     case 'bool':
-      return typeof c.value === 'boolean' ? [] : [typeError(c, 'bool')];
+      return got === 'bool' ? ok : refused(e, 'bool');
     case 'duration': {
-      const read = asText(c);
-      if ('problem' in read) return [read.problem];
-      const parsed = goParseDuration(read.text);
-      return parsed.ok ? [] : [problem(c, parsed.error)];
+      if (!textual) return refused(e, 'string');
+      if (text === undefined) return unjudged(e, `${e.text}, read at run time, given to a duration`);
+      const parsed = goParseDuration(text);
+      return parsed.ok ? ok : { problems: [{ line: e.line, message: `${e.text} ${parsed.error}` }], unjudged: [] };
     }
     case 'map':
-      return typeof c.value === 'object' && !Array.isArray(c.value) ? [] : [typeError(c, 'object')];
-    case 'any':
-      return [];
+      return got === 'object' ? ok : refused(e, 'object');
     default:
-      return [];
+      return unjudged(e, `${e.text} given to a type the gate has no rule for (${type})`);
   }
 }

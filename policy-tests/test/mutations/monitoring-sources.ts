@@ -226,6 +226,28 @@ export const monitoringSourcesMutations: Mutation[] = [
     at: (c) => ({ file: ALLOY, line: c.read(ALLOY).split('\n').lastIndexOf('      loki.write "default" {') + 1 }),
   },
   {
+    check: 'alloy-config-loads',
+    why: "the events source forwarding to the store's receiver without the list around it: the vm decodes a capsule into no list, Alloy refuses the file, and no orchestrator event is shipped",
+    mutate: swap('monitoring/alloy-events/values.yaml', 'forward_to = [loki.write.default.receiver]', 'forward_to = loki.write.default.receiver'),
+    at: inFile('monitoring/alloy-events/values.yaml', 'forward_to = loki.write.default.receiver'),
+  },
+  {
+    check: 'alloy-config-loads',
+    why: 'the events source given log_format "text": its own Validate takes logfmt or json alone, Alloy refuses the file, and no orchestrator event is shipped',
+    mutate: swap(
+      'monitoring/alloy-events/values.yaml',
+      '        job_name   = "integrations/kubernetes/eventhandler"\n',
+      '        job_name   = "integrations/kubernetes/eventhandler"\n        log_format = "text"\n',
+    ),
+    at: inFile('monitoring/alloy-events/values.yaml', 'loki.source.kubernetes_events "events" {'),
+  },
+  {
+    check: 'alloy-config-loads',
+    why: "the store's URL with its port mistyped (31OO): the endpoint's own Validate reads it through Go's url.Parse, which refuses the port, and no pod log reaches the log store",
+    mutate: swap(ALLOY, 'url = "http://loki.monitoring.svc:3100/', 'url = "http://loki.monitoring.svc:31OO/'),
+    at: inFile(ALLOY, '        endpoint {'),
+  },
+  {
     check: 'events-shipped-once',
     why: 'the events Deployment scaled to two replicas',
     mutate: (c) => c.edit('monitoring/alloy-events/values.yaml', 0, (d) => d.setIn(['controller', 'replicas'], 2)),
