@@ -174,7 +174,10 @@ is committed):
                       file parsed clean and each other one with exactly
                       the errors it expects; its decoder's tests
                       (syntax/vm/vm_block_test.go), each input against its
-                      struct's schema, structural errors in scope
+                      struct's schema, structural errors in scope; its
+                      expression tests (syntax/vm/vm_test.go,
+                      vm_stdlib_test.go), each expression worked out by
+                      the gate's evaluator against the value it expects
   --kubernetes 1.NN   the version to measure at (default: the cluster facts')
   --every-policy-version
                       with --pod-security: the fixtures of every policy

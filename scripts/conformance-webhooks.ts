@@ -176,6 +176,15 @@ export async function reportAlloy(checkout: string, print: (line: string) => voi
     print,
   );
   print(`  ${outOfScope.length} cases expect an error the port does not judge (a value an expression works out, a component's own validation): not in scope\n`);
+  const vmTests = join(checkout, 'syntax/vm/vm_test.go');
+  const stdlibTests = join(checkout, 'syntax/vm/vm_stdlib_test.go');
+  if (!existsSync(vmTests) || !existsSync(stdlibTests)) throw new Error(`${vmTests} or ${stdlibTests} does not exist: not a checkout of grafana/alloy`);
+  const expressions = conformance.alloyEvaluateRows({ vm: readText(vmTests), stdlib: readText(stdlibTests) });
+  report(
+    "Alloy's expression tests (syntax/vm/vm_test.go, vm_stdlib_test.go), against the gate's evaluator and standard library",
+    conformance.alloyEvaluateAgreement(conformance.alloyEvaluateCases(expressions.rows, expressions.unread)),
+    print,
+  );
 }
 
 export function reportTempo(checkout: string, print: (line: string) => void): void {

@@ -6,7 +6,8 @@
  * result of (from_json, from_yaml, json_path), or arguments of a type it does not read, leave the value unread.
  */
 import type { AlloyValue } from './parser.ts';
-import { fromValue, plainValue, readFrom, vmType, type At, type Evaluated } from './evaluated.ts';
+import { fromValue, plainValue, readFrom, typeError, vmType, type At, type Evaluated } from './evaluated.ts';
+import { format, fromBase64, fromJson, fromYaml, queryEscape, queryUnescape, toBase64, toJson, type Computed } from './stdlib-encoding.ts';
 
 const typed = (type: string, from: string, at: At): Evaluated => ({ kind: 'typed', ...at, type, from });
 const unread = (why: string, at: At): Evaluated => ({ kind: 'unread', ...at, why });
@@ -95,10 +96,38 @@ function concat(args: readonly Evaluated[], at: At, name: string): Evaluated {
 }
 
 type Fn = (args: readonly Evaluated[], at: At, name: string) => Evaluated;
-const returns =
-  (type: string): Fn =>
-  (_args, at, name) =>
-    typed(type, `${name}(…)`, at);
+
+/**
+ * A function Go computes from its arguments' values: its value where they are known and it computes one (an error
+ * as the vm prints it, after the function's name), else the type it returns (`any`: not worked out).
+ */
+const ofKnown =
+  (returns: string, compute: (values: AlloyValue[]) => Computed): Fn =>
+  (args, at, name) => {
+    const values = args.map(plainValue);
+    const result = values.every((v) => v !== undefined) ? compute(values as AlloyValue[]) : undefined;
+    if (result && 'error' in result) return { kind: 'failed', ...at, message: `${name} ${result.error}` };
+    if (result) return fromValue(result.value, at);
+    return returns === 'any' ? unread(`${name}(…), whose value the gate does not work out`, at) : typed(returns, `${name}(…)`, at);
+  };
+/** A function of one string. */
+const ofText = (returns: string, compute: (text: string) => Computed): Fn => ofKnown(returns, ([v]) => (typeof v === 'string' ? compute(v) : undefined));
+
+/** combine_maps: each pair of objects of two lists whose keys named by the conditions are equal, joined (the right's keys over the left's). */
+function combineMaps([left, right, on, passthrough]: AlloyValue[]): Computed {
+  type Obj = Record<string, AlloyValue>;
+  const isObject = (v: AlloyValue): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+  if (!Array.isArray(left) || !Array.isArray(right) || !Array.isArray(on) || ![undefined, true, false].includes(passthrough as never)) return undefined;
+  if (![...left, ...right].every(isObject)) return undefined;
+  if (on.length === 0) return { error: 'combine_maps: merge conditions must not be empty' };
+  const joins = (l: Obj, r: Obj) => on.every((k) => typeof k === 'string' && k in l && k in r && JSON.stringify(l[k]) === JSON.stringify(r[k]));
+  const out: AlloyValue[] = [];
+  for (const l of left as Obj[])
+    for (const r of right as Obj[])
+      if (joins(l, r)) out.push({ ...l, ...r });
+      else if (passthrough === true) out.push(l);
+  return { value: out };
+}
 
 const STRING_FUNCTIONS: Record<string, Fn> = {
   to_lower: ofStrings(1, ([s]) => s!.toLowerCase()),
@@ -109,15 +138,37 @@ const STRING_FUNCTIONS: Record<string, Fn> = {
   trim_suffix: ofStrings(2, ([s, p]) => (s!.endsWith(p!) && p !== '' ? s!.slice(0, -p!.length) : s!)),
   replace: ofStrings(3, ([s, old, to]) => s!.split(old!).join(to!)),
   split: ofStrings(2, split, 'list(string)'),
-  join: (args, at, name) => {
-    const [list, sep] = args.map(plainValue);
-    if (args.length !== 2 || !Array.isArray(list) || !list.every((x) => typeof x === 'string') || typeof sep !== 'string')
-      return args.length === 2 && vmType(args[0]!) === 'array' && vmType(args[1]!) === 'string'
-        ? typed('string', `${name}(…)`, at)
-        : unread(`${name} of values the gate does not read`, at);
-    return fromValue(list.join(sep), at);
-  },
-  format: returns('string'),
+  // strings.Join of a []string: each member decoded into a string (a number converted).
+  join: ofKnown('string', ([list, sep]) =>
+    Array.isArray(list) && typeof sep === 'string' && list.every((x) => typeof x === 'string' || typeof x === 'number')
+      ? { value: list.map(String).join(sep) }
+      : undefined,
+  ),
+  format: ofKnown('string', ([pattern, ...rest]) => (typeof pattern === 'string' ? format(pattern, rest) : undefined)),
+};
+
+/** combine_maps' checks of its two lists, in the vm's words: each a list (an ArgError at the argument), each member an object. */
+function combineMapsArgs(args: readonly Evaluated[]): Evaluated | undefined {
+  for (const list of args.slice(0, 2)) {
+    const type = vmType(list);
+    if (type !== undefined && type !== 'array') return typeError(list, 'array');
+    const members = list.kind === 'array' ? list.members : [];
+    const bad = members.find((m) => vmType(m) !== undefined && vmType(m) !== 'object');
+    if (bad) return typeError(bad, 'object');
+  }
+  return undefined;
+}
+
+const ENCODING_FUNCTIONS: Record<string, Fn> = {
+  from_json: ofText('any', fromJson),
+  from_yaml: ofText('any', fromYaml),
+  from_base64: ofText('string', (t) => fromBase64(t, 'std')),
+  from_URLbase64: ofText('string', (t) => fromBase64(t, 'url')),
+  to_base64: ofText('string', (t) => toBase64(t, 'std')),
+  to_URLbase64: ofText('string', (t) => toBase64(t, 'url')),
+  url_encode: ofText('string', queryEscape),
+  url_decode: ofText('string', queryUnescape),
+  to_json: ofKnown('string', ([v]) => (v === undefined ? undefined : toJson(v))),
 };
 
 /** The functions the gate knows, by their full name (a deprecated name beside its namespaced one). */
@@ -133,13 +184,14 @@ const FUNCTIONS: Record<string, Fn> = {
   coalesce,
   concat,
   'array.concat': concat,
-  'convert.nonsensitive': returns('string'),
-  nonsensitive: returns('string'),
-  'encoding.to_json': returns('string'),
-  'encoding.to_base64': returns('string'),
-  'encoding.to_URLbase64': returns('string'),
-  'encoding.url_encode': returns('string'),
-  'file.path_join': returns('string'),
+  ...Object.fromEntries(Object.entries(ENCODING_FUNCTIONS).map(([n, f]) => [`encoding.${n}`, f])),
+  json_decode: ENCODING_FUNCTIONS.from_json!,
+  yaml_decode: ENCODING_FUNCTIONS.from_yaml!,
+  base64_decode: ENCODING_FUNCTIONS.from_base64!,
+  'array.combine_maps': (args, at, name) => combineMapsArgs(args) ?? ofKnown('list(any)', combineMaps)(args, at, name),
+  'convert.nonsensitive': ofKnown('string', () => undefined),
+  nonsensitive: ofKnown('string', () => undefined),
+  'file.path_join': ofKnown('string', () => undefined),
 };
 
 /** A call of a function of the standard library, by its name's parts. */

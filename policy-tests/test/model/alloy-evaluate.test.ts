@@ -83,8 +83,12 @@ describe("Alloy's expressions, worked out as the vm works them out", () => {
     expect(valueOf('string.trim("xxaxx", "x")')).toBe('a');
     expect(valueOf('string.trim_suffix("a.alloy", ".alloy")')).toBe('a');
     expect(valueOf('array.concat([1], [2, 3])')).toEqual([1, 2, 3]);
-    expect(run('string.format("%d", 1)')).toMatchObject({ kind: 'typed', type: 'string' });
-    expect(run('encoding.from_json("{}")')).toMatchObject({ kind: 'unread' });
+    expect(valueOf('string.format("%s-%d", "a", 1)')).toBe('a-1');
+    // A verb the gate does not print as Go does, or a decode of text read at run time: its type alone, or nothing.
+    expect(run('string.format("%x", 255)')).toMatchObject({ kind: 'typed', type: 'string' });
+    expect(valueOf('encoding.from_json("{\\"a\\": [1]}")')).toEqual({ a: [1] });
+    expect(run('encoding.from_json(sys.env("J"))')).toMatchObject({ kind: 'unread' });
+    expect(run('encoding.to_json(1)')).toMatchObject({ kind: 'failed', message: 'encoding.to_json jsonEncode only supports map' });
     expect(run('loki.write.default.receiver')).toMatchObject({ kind: 'typed', type: 'opaque(loki.LogsReceiver)' });
     expect(run('loki.write.other.thing')).toMatchObject({ kind: 'unread', why: 'not typed' });
   });
