@@ -299,4 +299,4 @@ export { alloySyntaxAgreement, alloySyntaxCases } from './alloy-syntax-cases.ts'
 export { alloyDecoderAgreement, alloyDecoderCases, type AlloyDecoderRow } from './alloy-decoder-cases.ts';
 export { tempoFields } from '../../model/tempo/config.ts';
 export { referenceCatalog as lokiReferenceCatalog, referenceTypes as lokiReferenceTypes } from '../../model/loki/reference.ts';
-export { alloyEvaluateAgreement, alloyEvaluateCases, alloyEvaluateRows, type AlloyEvaluateRow } from './alloy-evaluate-cases.ts';
+export { alloyEvaluateAgreement, alloyEvaluateCases, alloyEvaluateRows } from './alloy-evaluate-cases.ts';

@@ -34,18 +34,40 @@ const CONTENT = ['alloy', 'configMap', 'content'];
 const CONSEQUENCE = 'Alloy refuses the file at load, so its pods do not start on it and no log reaches the log store';
 const REFRESH = "npm run alloy:reference -- --from <clone of grafana/alloy> --ref <the chart's appVersion> --chart-version <the chart version>";
 
-/** The configuration a render of the chart holds for an app (the ConfigMap's `*.alloy` file, as `tpl` wrote it) and the alloy container's image and arguments. */
+/**
+ * The configuration a render of the chart holds for an app (the ConfigMap's `*.alloy` file, as `tpl` wrote it), the
+ * alloy container's image, arguments and container, and the workload that runs it.
+ */
 function rendered(ctx: CheckContext, app: string) {
   const resources = ctx.renders.filter((r) => r.source.chart === CHART && r.status === 'rendered' && r.app.name === app).flatMap((r) => r.resources);
   for (const resource of resources.filter((r) => r.kind === 'ConfigMap')) {
     const key = Object.keys((resource.object.data ?? {}) as object).find((k) => k.endsWith('.alloy'));
     const file = key === undefined ? undefined : renderedFile(resource, key);
     if (!file) continue;
-    const alloy = resources.flatMap((r) => containersOf(podSpecOf(r) ?? { spec: {}, at: [] })).find((c) => c.name === 'alloy');
+    const workload = resources.find((r) => podSpecOf(r) && containersOf(podSpecOf(r)!).some((c) => c.name === 'alloy'));
+    const alloy = workload && containersOf(podSpecOf(workload)!).find((c) => c.name === 'alloy');
     const image = alloy ? imageParts(scalarText(alloy.container.image ?? '')) : undefined;
-    return { resource, file, tag: image?.tag?.replace(/^v/, ''), args: list(alloy?.container.args).map((a) => scalarText(a)) };
+    return { resource, file, tag: image?.tag?.replace(/^v/, ''), args: list(alloy?.container.args).map((a) => scalarText(a)), alloy, workload };
   }
   return undefined;
+}
+
+/**
+ * Where an app's Alloy configuration stands: its text (the render's, else the values'), the place of each of its lines
+ * (the values line that wrote it, where tpl changed nothing; else the rendered ConfigMap), the whole's place and name,
+ * and the render it was read from.
+ */
+export function alloyConfiguration(ctx: CheckContext, v: ChartValues) {
+  const content = dig(v.values, CONTENT);
+  const render = rendered(ctx, v.appName);
+  const text = render?.file.text ?? (typeof content === 'string' ? content : undefined);
+  if (text === undefined) return undefined;
+  const written = typeof content === 'string' && (!render || render.file.text.trimEnd() === content.trimEnd());
+  const start = written ? v.source.positions.at(CONTENT, 'value') : undefined;
+  const place = (line: number): FailurePlace =>
+    start ? { file: start.file ?? v.source.file, line: start.line + line } : { resource: render!.resource as Resource, path: render!.file.path };
+  const whole: FailurePlace = written ? { data: v.source, path: CONTENT } : { resource: render!.resource, path: render!.file.path };
+  return { text, place, whole, where: written ? 'alloy.configMap.content' : `the rendered ${render!.file.path.at(-1)}`, render };
 }
 
 /** What Alloy's command line sets of what it loads: the minimum stability level, and community components. */
@@ -67,17 +89,9 @@ function componentsMiss(ctx: CheckContext, v: ChartValues, tag: string | undefin
 }
 
 function judge(ctx: CheckContext, v: ChartValues): void {
-  const content = dig(v.values, CONTENT);
-  const render = rendered(ctx, v.appName);
-  const text = render?.file.text ?? (typeof content === 'string' ? content : undefined);
-  if (text === undefined) return;
-  // A line of the file lands on the values line that wrote it, where tpl changed nothing; else on the ConfigMap.
-  const written = typeof content === 'string' && (!render || render.file.text.trimEnd() === content.trimEnd());
-  const start = written ? v.source.positions.at(CONTENT, 'value') : undefined;
-  const place = (line: number): FailurePlace =>
-    start ? { file: start.file ?? v.source.file, line: start.line + line } : { resource: render!.resource as Resource, path: render!.file.path };
-  const whole: FailurePlace = written ? { data: v.source, path: CONTENT } : { resource: render!.resource, path: render!.file.path };
-  const where = written ? 'alloy.configMap.content' : `the rendered ${render!.file.path.at(-1)}`;
+  const configuration = alloyConfiguration(ctx, v);
+  if (!configuration) return;
+  const { text, place, whole, where, render } = configuration;
   const { body, errors } = parseAlloy(text);
   // The first error, as Alloy prints it first; those after it mostly follow from it.
   const [first] = errors;

@@ -17,6 +17,7 @@ import { grafanaDatasourcesCheck } from './grafana-datasources.ts';
 import { lokiConfigCheck } from './loki-config.ts';
 import { tempoConfigCheck } from './tempo-config.ts';
 import { alloyConfigCheck } from './alloy-config.ts';
+import { alloyNodeCheck } from './alloy-node.ts';
 import { alertsReachAlertmanagerCheck } from './alerting.ts';
 import { MONITORING_INVARIANTS } from './invariants.ts';
 
@@ -39,6 +40,7 @@ export const monitoringAreaChecks: PolicyCheck[] = [
   lokiConfigCheck,
   tempoConfigCheck,
   alloyConfigCheck,
+  alloyNodeCheck,
   alertsReachAlertmanagerCheck,
 ];
 

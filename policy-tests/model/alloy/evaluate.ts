@@ -6,7 +6,20 @@
  * else an error the vm returns whatever the values are (a bool added to a string); else nothing (unread), with why.
  */
 import type { AlloyExpr, AlloyValue } from './parser.ts';
-import { fromValue, plainValue, readFrom, vmType, type At, type Evaluated, typeError, type Failed, type Known, type Unread } from './evaluated.ts';
+import {
+  fromValue,
+  plainValue,
+  readFrom,
+  stringParts,
+  typeError,
+  vmType,
+  type At,
+  type Evaluated,
+  type Failed,
+  type Host,
+  type Known,
+  type Unread,
+} from './evaluated.ts';
 import { stdlibCall, stdlibMember } from './stdlib.ts';
 
 export type { Evaluated } from './evaluated.ts';
@@ -15,13 +28,15 @@ export type { Evaluated } from './evaluated.ts';
 export interface EvalScope {
   /** The type of a traversal of a node of the file (`discovery.kubernetes.pods.targets`), or why it is not known; undefined where no node is named. */
   nodeValue(names: readonly string[]): { type: string } | { why: string } | undefined;
+  /** What the process reads of its host, where the gate knows it (else a value read at run time, by its type). */
+  host?: Host;
 }
 
 const at = (e: AlloyExpr, fallback: At): At =>
   e.kind === 'other' && e.line !== undefined ? { line: e.line, text: e.text ?? '' } : e.kind === 'identifier' ? { line: e.line, text: e.name } : fallback;
 
 /** The identifier and field names of an access chain (`a.b.c`), or undefined where it holds an index or a call. */
-function chain(e: AlloyExpr): { names: string[]; line: number } | undefined {
+export function chain(e: AlloyExpr): { names: string[]; line: number } | undefined {
   if (e.kind === 'identifier') return { names: [e.name], line: e.line };
   if (e.kind !== 'access') return undefined;
   const inner = chain(e.value);
@@ -40,7 +55,7 @@ export function evaluate(e: AlloyExpr, scope: EvalScope, place: At = { line: 0, 
       const text = c.names.join('.');
       if (node)
         return 'type' in node ? { kind: 'typed', line: c.line, text, type: node.type, from: text } : { kind: 'unread', line: c.line, text, why: node.why };
-      return stdlibMember(c.names, { line: c.line, text });
+      return stdlibMember(c.names, { line: c.line, text }, scope.host);
     }
     case 'index':
       return indexOf(evaluate(e.value, scope, here), evaluate(e.index, scope, here), here);
@@ -50,7 +65,7 @@ export function evaluate(e: AlloyExpr, scope: EvalScope, place: At = { line: 0, 
       const failed = args.find((a) => a.kind === 'failed');
       if (failed) return failed;
       return c
-        ? stdlibCall(c.names, args, { line: c.line, text: `${c.names.join('.')}(…)` })
+        ? stdlibCall(c.names, args, { line: c.line, text: `${c.names.join('.')}(…)` }, scope.host)
         : { kind: 'unread', ...here, why: 'a call of a value the gate does not work out' };
     }
     case 'other':
@@ -127,7 +142,11 @@ function binaryOf(op: string, lhs: Evaluated, rhs: Evaluated, here: At): Evaluat
   if (lt === undefined || rt === undefined) return unreadOf(lhs, rhs, here);
   if (lt !== rt) return typeError(rhs, lt);
   const result = ['<', '>', '<=', '>=', '||', '&&'].includes(op) ? 'bool' : lt;
-  if (lhs.kind !== 'known' || rhs.kind !== 'known') return { kind: 'typed', ...here, type: result, from: readFrom([lhs, rhs], here.text) };
+  if (lhs.kind !== 'known' || rhs.kind !== 'known') {
+    // Two strings joined: the value's parts, where both sides' are known.
+    const [l, r] = op === '+' ? [stringParts(lhs), stringParts(rhs)] : [undefined, undefined];
+    return { kind: 'typed', ...here, type: result, from: readFrom([lhs, rhs], here.text), ...(l && r ? { parts: [...l, ...r] } : {}) };
+  }
   return knownBinary(op, lhs, rhs, here);
 }
 

@@ -29,7 +29,35 @@ export interface Typed extends At {
   kind: 'typed';
   type: string;
   from: string;
+  /** A string's value, where the gate knows it as text and what stands for a value of the host (`spec.nodeName=` and the node's name). */
+  parts?: readonly StringPart[];
 }
+/** Text, or what stands for a value read on the host whose meaning the gate knows (`the node's name`). */
+export type StringPart = string | { symbol: string };
+
+/** What Alloy's process reads of its host where the gate knows it: a variable of its environment, and its hostname (a text, or what it stands for). */
+export type HostValue = { value: string } | { symbol: string };
+export interface Host {
+  env(name: string): HostValue | undefined;
+  hostname?: HostValue;
+}
+
+/** A string's parts (adjacent texts joined), where the gate knows them. */
+export function stringParts(e: Evaluated): StringPart[] | undefined {
+  if (e.kind === 'known') return typeof e.value === 'string' ? [e.value] : undefined;
+  if (e.kind !== 'typed' || !e.parts) return undefined;
+  const out: StringPart[] = [];
+  for (const p of e.parts)
+    if (typeof p === 'string' && typeof out.at(-1) === 'string') out[out.length - 1] = `${out.at(-1) as string}${p}`;
+    else out.push(p);
+  return out;
+}
+
+/** A host value as evaluated: a text as a known string, a symbol as a string of that one part. */
+export const hostString = (v: HostValue, place: At & { from: string }): Evaluated =>
+  'value' in v
+    ? { kind: 'known', line: place.line, text: place.text, value: v.value }
+    : { kind: 'typed', line: place.line, text: place.text, type: 'string', from: place.from, parts: [v] };
 export interface Unread extends At {
   kind: 'unread';
   why: string;

@@ -6,7 +6,7 @@
  * result of (from_json, from_yaml, json_path), or arguments of a type it does not read, leave the value unread.
  */
 import type { AlloyValue } from './parser.ts';
-import { fromValue, plainValue, readFrom, typeError, vmType, type At, type Evaluated } from './evaluated.ts';
+import { fromValue, hostString, plainValue, readFrom, stringParts, typeError, vmType, type At, type Evaluated, type Host } from './evaluated.ts';
 import { format, fromBase64, fromJson, fromYaml, queryEscape, queryUnescape, toBase64, toJson, type Computed } from './stdlib-encoding.ts';
 
 const typed = (type: string, from: string, at: At): Evaluated => ({ kind: 'typed', ...at, type, from });
@@ -16,8 +16,9 @@ const unread = (why: string, at: At): Evaluated => ({ kind: 'unread', ...at, why
 const CONSTANTS = ['hostname', 'os', 'arch', 'version'];
 
 /** A member of the standard library read as a value: a constant (a string read on the host), a function, or unread. */
-export function stdlibMember(names: readonly string[], at: At): Evaluated {
+export function stdlibMember(names: readonly string[], at: At, host?: Host): Evaluated {
   const full = names.join('.');
+  if (full === 'constants.hostname' && host?.hostname) return hostString(host.hostname, { ...at, from: `${full}, read on the host Alloy runs on` });
   if (names[0] === 'constants' && names.length === 2 && CONSTANTS.includes(names[1]!)) return typed('string', `${full}, read on the host Alloy runs on`, at);
   if (full in FUNCTIONS) return typed('function', full, at);
   return unread(`${full}, which the gate does not work out`, at);
@@ -51,11 +52,16 @@ const trimSet = (s: string, cutset: string): string => {
 const split = ([s, sep]: string[]): string[] => (sep === '' ? Array.from(s!) : s!.split(sep!));
 
 /** sys.env: a string read from Alloy's environment when it runs. */
-const env = (args: readonly Evaluated[], at: At): Evaluated => {
+const env: Fn = (args, at, _name, host) => {
   const name = plainValue(args[0] ?? { kind: 'unread', line: 0, text: '', why: '' });
   if (args.length !== 1 || typeof name !== 'string') return unread('sys.env of a name the gate does not read', at);
-  return typed('string', `sys.env(${JSON.stringify(name)}), read from Alloy's environment`, { ...at, text: `sys.env(${JSON.stringify(name)})` });
+  const place = { ...at, text: `sys.env(${JSON.stringify(name)})` };
+  const from = `sys.env(${JSON.stringify(name)}), read from Alloy's environment`;
+  const known = host?.env(name);
+  return known ? hostString(known, { ...place, from }) : typed('string', from, place);
 };
+
+type Fn = (args: readonly Evaluated[], at: At, name: string, host?: Host) => Evaluated;
 
 /** Whether a known value is its type's zero value or empty (coalesce skips it). */
 const isEmpty = (v: AlloyValue): boolean =>
@@ -73,7 +79,8 @@ function coalesce(args: readonly Evaluated[], at: At): Evaluated {
     const v = plainValue(a);
     if (v !== undefined && isEmpty(v)) continue;
     candidates.push(a);
-    if (v !== undefined) {
+    // A string that holds a value of the host (a node's name, a hostname) is never empty.
+    if (v !== undefined || stringParts(a)?.some((p) => typeof p !== 'string')) {
       decided = true;
       break;
     }
@@ -94,8 +101,6 @@ function concat(args: readonly Evaluated[], at: At, name: string): Evaluated {
   if (lists.every((l) => Array.isArray(l))) return fromValue((lists as AlloyValue[][]).flat(), at);
   return typed('list(any)', name, at);
 }
-
-type Fn = (args: readonly Evaluated[], at: At, name: string) => Evaluated;
 
 /**
  * A function Go computes from its arguments' values: its value where they are known and it computes one (an error
@@ -195,8 +200,8 @@ const FUNCTIONS: Record<string, Fn> = {
 };
 
 /** A call of a function of the standard library, by its name's parts. */
-export function stdlibCall(names: readonly string[], args: readonly Evaluated[], at: At): Evaluated {
+export function stdlibCall(names: readonly string[], args: readonly Evaluated[], at: At, host?: Host): Evaluated {
   const name = names.join('.');
   const fn = FUNCTIONS[name];
-  return fn ? fn(args, at, name) : unread(`${name}(…), whose value the gate does not work out`, at);
+  return fn ? fn(args, at, name, host) : unread(`${name}(…), whose value the gate does not work out`, at);
 }

@@ -4,7 +4,7 @@ import { onBrokenCopy } from '../support/helpers.ts';
 import { describeMutations } from '../support/mutation-runner.ts';
 import { swap } from '../mutations/edits.ts';
 import { grafanaDatasourcesMutations } from '../mutations/grafana-datasources.ts';
-import { judgedWithGrafana } from '../support/grafana-render.ts';
+import { judgedWithGrafana } from '../support/chart-render.ts';
 import { grafanaDatasourcesCheck } from '../../checks/monitoring/grafana-datasources.ts';
 
 describeMutations('grafana-datasources bites on a broken copy of the real repository', grafanaDatasourcesMutations);

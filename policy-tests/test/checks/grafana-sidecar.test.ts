@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { describeMutations } from '../support/mutation-runner.ts';
 import { grafanaSidecarCheck } from '../../checks/monitoring/grafana-sidecar.ts';
 import { grafanaSidecarMutations } from '../mutations/grafana-sidecar.ts';
-import { judgedWithGrafana } from '../support/grafana-render.ts';
+import { judgedWithGrafana } from '../support/chart-render.ts';
 
 describeMutations('grafana-sidecar-loaded bites on a broken copy of the real repository', grafanaSidecarMutations);
 

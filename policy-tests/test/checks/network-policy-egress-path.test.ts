@@ -9,7 +9,7 @@ import { runPolicy } from '../../model/checks/runner.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { loadRepo, REPO_ROOT, type Repo } from '../../model/repository/repo.ts';
 import { withCanary } from '../support/canary.ts';
-import { judgedWithGrafana } from '../support/grafana-render.ts';
+import { judgedWithGrafana } from '../support/chart-render.ts';
 import { dnsEgressCheck } from '../../checks/network-policy/dns-egress.ts';
 
 const repo = await loadRepo(REPO_ROOT);

@@ -248,6 +248,16 @@ export const monitoringSourcesMutations: Mutation[] = [
     at: inFile(ALLOY, '        endpoint {'),
   },
   {
+    check: 'alloy-tails-its-node',
+    why: "the pod-log discovery's node selector dropped, clustering off: every node's agent tails every pod of the cluster",
+    mutate: swap(
+      ALLOY,
+      '        selectors {\n          role  = "pod"\n          field = "spec.nodeName=" + coalesce(sys.env("HOSTNAME"), constants.hostname)\n        }\n',
+      '',
+    ),
+    at: inFile(ALLOY, 'discovery.kubernetes "pods" {'),
+  },
+  {
     check: 'events-shipped-once',
     why: 'the events Deployment scaled to two replicas',
     mutate: (c) => c.edit('monitoring/alloy-events/values.yaml', 0, (d) => d.setIn(['controller', 'replicas'], 2)),

@@ -1,0 +1,139 @@
+/**
+ * alloy-tails-its-node: an Alloy that runs on every node (the chart's DaemonSet) and tails pod logs through the API
+ * (`loki.source.kubernetes`, its targets a `discovery.kubernetes` of role pod) reads the pods of its own node: a
+ * selector of role pod whose field selector is `spec.nodeName=` the node's name, or the source's clustering on (the
+ * agents share the targets out). The value is worked out as Alloy evaluates it (model/alloy/evaluate.ts) with what the
+ * agent reads of its host: a variable of its container's environment as the kubelet sets it (a `fieldRef` of
+ * `spec.nodeName` is the node's name; HOSTNAME, where the pod's spec does not set it, the pod's hostname, as the
+ * container runtime sets it) and `constants.hostname` (the pod's hostname: its name, or the node's on the host's
+ * network). A node selector compared with the pod's hostname, or with a fixed name, selects no pod (or one node's) on
+ * every other node, so those nodes' logs never reach the log store, silently; without one every agent tails every pod.
+ */
+import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
+import { dig, list, obj } from '../../model/core/dig.ts';
+import { podSpecOf } from '../../model/core/workloads.ts';
+import { chartValues, type ChartValues } from '../../model/helm/chart-values.ts';
+import { containerEnvironment } from '../../model/cluster/environment.ts';
+import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
+import { parseAlloy, type AlloyExpr, type AlloyStatement } from '../../model/alloy/parser.ts';
+import { chain, evaluate, type EvalScope } from '../../model/alloy/evaluate.ts';
+import { withKeyProviders } from '../../model/cluster/provided-keys.ts';
+import { plainValue, stringParts, type Host } from '../../model/alloy/evaluated.ts';
+import { scalarText } from '../../model/core/text.ts';
+import { alloyConfiguration } from './alloy-config.ts';
+
+const NODE_NAME = "the node's name";
+const POD_HOSTNAME = "the pod's hostname (its name)";
+const NODE_HOSTNAME = "the node's hostname";
+
+type Rendered = NonNullable<NonNullable<ReturnType<typeof alloyConfiguration>>['render']>;
+
+/** What the alloy container reads of its host, from the rendered workload; undefined offline (no render). */
+function hostOf(ctx: CheckContext, render: Rendered | undefined): Host | undefined {
+  if (!render?.alloy || !render.workload) return undefined;
+  const container = render.alloy.container;
+  const environment = containerEnvironment(ctx, namespaceOrDestination(ctx.repo, render.workload), container);
+  const hostname = { symbol: dig(podSpecOf(render.workload)!.spec, ['hostNetwork']) === true ? NODE_HOSTNAME : POD_HOSTNAME };
+  return {
+    env(name) {
+      const setting = environment.setting(name);
+      // The container runtime sets HOSTNAME where the spec does not; any other variable unset reads as "".
+      if (setting === undefined) return name === 'HOSTNAME' ? hostname : { value: '' };
+      if (typeof setting === 'object') return { value: setting.value };
+      const entry = list(container.env).findLast((e) => scalarText(obj(e).name) === name);
+      return setting === 'held' && scalarText(dig(entry, ['valueFrom', 'fieldRef', 'fieldPath']) ?? '') === 'spec.nodeName' ? { symbol: NODE_NAME } : undefined;
+    },
+    hostname,
+  };
+}
+
+const attr = (body: readonly AlloyStatement[], name: string): AlloyExpr | undefined => {
+  const s = body.find((x) => x.kind === 'attribute' && x.name === name);
+  return s?.kind === 'attribute' ? s.value : undefined;
+};
+const blocksNamed = (body: readonly AlloyStatement[], name: string) =>
+  body.filter((b): b is AlloyStatement & { kind: 'block' } => b.kind === 'block' && b.name.join('.') === name);
+
+/** A selector's node term: the symbol or name `spec.nodeName=` compares with; `unread` where its value is not worked out; undefined where it has none. */
+function nodeTerm(field: AlloyExpr, scope: EvalScope): { symbol: string } | { name: string } | 'unread' | undefined {
+  const parts = stringParts(evaluate(field, scope));
+  if (!parts) return 'unread';
+  // The symbols as placeholders, so that the selector's terms split on its commas alone.
+  const text = parts.map((p, i) => (typeof p === 'string' ? p : `\uE000${i}\uE000`)).join('');
+  for (const term of text.split(',')) {
+    const m = /^\s*spec\.nodeName\s*==?\s*(.*?)\s*$/.exec(term);
+    if (!m) continue;
+    const symbol = /^\uE000(\d+)\uE000$/.exec(m[1]!);
+    if (symbol) return parts[Number(symbol[1])] as { symbol: string };
+    return m[1]!.includes('\uE000') ? 'unread' : { name: m[1]! };
+  }
+  return undefined;
+}
+
+function judge(ctx: CheckContext, v: ChartValues): void {
+  const configuration = alloyConfiguration(ctx, v);
+  const kind =
+    configuration?.render?.workload?.kind ?? (scalarText(dig(v.values, ['controller', 'type']) ?? 'daemonset') === 'daemonset' ? 'DaemonSet' : 'other');
+  if (!configuration || kind !== 'DaemonSet') return;
+  const { body, errors } = parseAlloy(configuration.text);
+  if (errors.length > 0) return;
+  const host = hostOf(ctx, configuration.render);
+  const scope: EvalScope = { nodeValue: () => undefined, ...(host ? { host } : {}) };
+  const known = (e: AlloyExpr | undefined) => (e ? plainValue(evaluate(e, scope)) : undefined);
+  for (const source of blocksNamed(body, 'loki.source.kubernetes')) {
+    if (blocksNamed(source.body, 'clustering').some((c) => known(attr(c.body, 'enabled')) === true)) continue;
+    const targets = attr(source.body, 'targets');
+    const names = targets ? chain(targets)?.names.join('.') : undefined;
+    const discovery = blocksNamed(body, 'discovery.kubernetes').find((d) => names === `discovery.kubernetes.${d.label}.targets`);
+    if (!discovery) {
+      ctx.notJudged(
+        configuration.place(source.line),
+        `loki.source.kubernetes "${source.label}" takes targets the gate does not follow to a discovery.kubernetes: which pods each agent tails is not judged`,
+      );
+      continue;
+    }
+    if (known(attr(discovery.body, 'role')) !== 'pod') continue;
+    const fields = blocksNamed(discovery.body, 'selectors')
+      .filter((s) => known(attr(s.body, 'role')) === 'pod' && attr(s.body, 'field'))
+      .map((s) => ({ line: s.body.find((x) => x.kind === 'attribute' && x.name === 'field')!.line, term: nodeTerm(attr(s.body, 'field')!, scope) }));
+    const selected = fields.find((f) => f.term !== undefined);
+    const at = configuration.place(selected?.line ?? discovery.line);
+    const where = `discovery.kubernetes "${discovery.label}", which loki.source.kubernetes "${source.label}" tails`;
+    if (!selected)
+      ctx.fail(
+        at,
+        `${where}, selects no node's pods (no spec.nodeName field selector of role pod) and its clustering is off: every agent of the DaemonSet tails every pod of the cluster, each pod's log read from the API server once for each node`,
+      );
+    else if (selected.term === 'unread')
+      ctx.notJudged(
+        at,
+        `${where}: its spec.nodeName selector reads a value the gate does not work out${host ? '' : " (the agent's environment is read from the chart's render)"}`,
+      );
+    else if ('name' in selected.term!)
+      ctx.fail(
+        at,
+        `${where}, selects the pods of node "${selected.term.name}" on every node: the agents on the other nodes tail none of their own pods, whose logs never reach the log store`,
+      );
+    else if (selected.term!.symbol === POD_HOSTNAME)
+      ctx.fail(
+        at,
+        `${where}, compares spec.nodeName with ${POD_HOSTNAME}, which names no node: the discovery finds no pod, and no pod's log reaches the log store`,
+      );
+    else if (selected.term!.symbol !== NODE_NAME)
+      ctx.notJudged(at, `${where}: its spec.nodeName selector compares with ${selected.term!.symbol}, which may not be the node's name`);
+  }
+}
+
+export const alloyNodeCheck: PolicyCheck = {
+  id: 'alloy-tails-its-node',
+  description:
+    "Each Alloy the chart runs on every node (a DaemonSet) that tails pod logs through the API (loki.source.kubernetes over a discovery.kubernetes of role pod) tails the pods of its own node: a selector of role pod whose field is spec.nodeName= the node's name, worked out as Alloy evaluates it with the agent's environment as the kubelet and the container runtime set it (a fieldRef of spec.nodeName is the node's name; an unset HOSTNAME, and constants.hostname, the pod's hostname), or the source's clustering on; a selector compared with the pod's hostname, or a fixed node's name, leaves the other nodes' pods shipping no log, and none makes every agent tail every pod. Offline (no render) a value read from the agent's environment is not judged (A2).",
+  invariants: ['A2'],
+  remediation:
+    'select the node\'s pods in the discovery: selectors { role = "pod"; field = "spec.nodeName=" + sys.env("HOSTNAME") } (the chart sets HOSTNAME from spec.nodeName), or turn clustering on in the source',
+  reads: { kinds: withKeyProviders('Application', 'ConfigMap', 'DaemonSet', 'Deployment', 'StatefulSet'), charts: ['alloy'], renders: true },
+  exemptible: false,
+  run(ctx) {
+    for (const v of chartValues(ctx.repo, 'alloy')) judge(ctx, v);
+  },
+};

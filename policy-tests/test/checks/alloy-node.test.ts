@@ -1,0 +1,67 @@
+/**
+ * alloy-tails-its-node on a rendered alloy chart (the DaemonSet's alloy container and its configuration, as the chart
+ * renders them): the node selector's value worked out with the agent's environment as the kubelet and the container
+ * runtime set it. Its mutation (monitoring-sources.ts) judges the values offline.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { alloyNodeCheck } from '../../checks/monitoring/alloy-node.ts';
+import { REPO_ROOT } from '../../model/repository/repo.ts';
+import { judgedWithRender } from '../support/chart-render.ts';
+
+const CONFIG = String(
+  (parse(readFileSync(join(REPO_ROOT, 'monitoring/alloy/values.yaml'), 'utf8')) as { alloy: { configMap: { content: string } } }).alloy.configMap.content,
+);
+const SELECTOR = 'coalesce(sys.env("HOSTNAME"), constants.hostname)';
+/** The chart's env (templates/containers/_agent.yaml): HOSTNAME and K8S_NODE_NAME from spec.nodeName. */
+const CHART_ENV = [
+  { name: 'ALLOY_DEPLOY_MODE', value: 'helm' },
+  { name: 'HOSTNAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
+  { name: 'K8S_NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
+];
+
+const judged = (o: { config?: string; env?: unknown[]; hostNetwork?: boolean }) =>
+  judgedWithRender(alloyNodeCheck, { app: 'alloy', chart: 'alloy', namespace: 'monitoring' }, [
+    { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'alloy', namespace: 'monitoring' }, data: { 'config.alloy': o.config ?? CONFIG } },
+    {
+      apiVersion: 'apps/v1',
+      kind: 'DaemonSet',
+      metadata: { name: 'alloy', namespace: 'monitoring' },
+      spec: {
+        template: {
+          spec: {
+            ...(o.hostNetwork ? { hostNetwork: true } : {}),
+            containers: [{ name: 'alloy', image: 'docker.io/grafana/alloy:v1.18.1', env: o.env ?? CHART_ENV }],
+          },
+        },
+      },
+    },
+  ]);
+
+describe('alloy-tails-its-node', () => {
+  it("passes main's selector: HOSTNAME is the node's name, as the chart sets it", async () => {
+    expect(await judged({})).toEqual({ failed: [], notJudged: [] });
+    expect(await judged({ config: CONFIG.replace(SELECTOR, 'sys.env("K8S_NODE_NAME")') })).toEqual({ failed: [], notJudged: [] });
+  });
+
+  it("fails a selector that reads the pod's hostname: a variable the chart does not set, or HOSTNAME where the spec leaves it to the runtime", async () => {
+    const nodeName = await judged({ config: CONFIG.replace(SELECTOR, 'coalesce(sys.env("NODE_NAME"), constants.hostname)') });
+    expect(nodeName.failed).toEqual([expect.stringContaining("compares spec.nodeName with the pod's hostname (its name), which names no node")]);
+    const runtime = await judged({ env: CHART_ENV.filter((e) => e.name !== 'HOSTNAME') });
+    expect(runtime.failed).toHaveLength(1);
+  });
+
+  it('fails a fixed node, and no selector without clustering; passes clustering; leaves the host network not judged', async () => {
+    expect((await judged({ config: CONFIG.replace(SELECTOR, '"talos-w1"') })).failed).toEqual([
+      expect.stringContaining('selects the pods of node "talos-w1" on every node'),
+    ]);
+    const none = CONFIG.replace(/ {2}selectors \{[^}]*\}\n/, '');
+    expect((await judged({ config: none })).failed).toEqual([expect.stringContaining('every agent of the DaemonSet tails every pod of the cluster')]);
+    const clustered = none.replace('loki.source.kubernetes "pods" {\n', 'loki.source.kubernetes "pods" {\n  clustering {\n    enabled = true\n  }\n');
+    expect(await judged({ config: clustered })).toEqual({ failed: [], notJudged: [] });
+    const onHost = await judged({ config: CONFIG.replace(SELECTOR, 'constants.hostname'), hostNetwork: true });
+    expect(onHost).toEqual({ failed: [], notJudged: [expect.stringContaining("compares with the node's hostname")] });
+  });
+});
