@@ -101,8 +101,8 @@ const ALLOYTYPES = `${MODULE}syntax/alloytypes`;
 
 /**
  * What an attribute's Go type takes, as syntax/internal/value's decoder reads a value into it: `string`, `number`,
- * `bool`, `duration` (time.Duration: the value as text, then time.ParseDuration), `text` (an encoding.TextUnmarshaler:
- * the value as text, then its own parse), `secret` (alloytypes' Secret and OptionalSecret, which take a string),
+ * `bool`, `duration` (time.Duration: the value as text, then time.ParseDuration), `text(<type>)` (an
+ * encoding.TextUnmarshaler: the value as text, then its own parse), `secret` (alloytypes' Secret and OptionalSecret, which take a string),
  * `list(<type>)`, `map` (an object), `object(<schema>)` (an object decoded into a struct's fields by their tags),
  * `any`; `opaque(<type>)` where the decoder's rule is the type's own (UnmarshalAlloy, a capsule, an interface) or the
  * type is another module's, named by its package path (bare `opaque` where it has none).
@@ -128,7 +128,7 @@ export async function attrType(w: ArgumentsWalk, dir: string, type: string): Pro
   const methods = pkg.methods.get(target.name) ?? new Set<string>();
   // decodeFromInterface runs before any conversion: the type's own decoder or text parse wins over its kind.
   if (methods.has('UnmarshalAlloy') || methods.has('AlloyCapsule')) return named;
-  if (methods.has('UnmarshalText')) return 'text';
+  if (methods.has('UnmarshalText')) return `text(${target.dir}.${target.name})`;
   if (pkg.structs.has(target.name)) {
     const schema = await schemaOf(w, dir, bare);
     return schema === 'opaque' ? named : schema === 'map' ? schema : `object(${schema})`;

@@ -216,7 +216,7 @@ describe('alloy:reference', () => {
         retries: 'attr number',
         retry_on_http_429: 'attr bool',
         token: 'attr secret',
-        level: 'attr text',
+        level: 'attr text(internal/component/loki/write.Level)',
         size: 'attr number',
         own: 'attr opaque(internal/component/loki/write.Own)',
         limits: 'attr object(internal/component/loki/write.Limits)',

@@ -42,7 +42,7 @@ export interface AlloyComponents {
  * a decoded value (`(runs)`: its Validate, or its UnmarshalAlloy).
  */
 const FIELD_KIND = /^(?:attr(?: required)?(?: (\S+))?|(?:block|blocks|enum)(?: required)? (\S+)|label|open|Validate|UnmarshalAlloy)$/;
-const ATTR_TYPE = /^(?:string|number|bool|duration|text|secret|map|any|opaque(?:\([^()]+\))?|list\((.+)\)|object\(([^()]+)\))$/;
+const ATTR_TYPE = /^(?:string|number|bool|duration|text(?:\([^()]+\))?|secret|map|any|opaque(?:\([^()]+\))?|list\((.+)\)|object\(([^()]+)\))$/;
 
 /** Whether an attribute's type is one values.ts reads, each struct it names a schema of the reference. */
 const attrTypeKnown = (type: string, known: (ref: string) => boolean): boolean => {

@@ -10,6 +10,7 @@
  */
 import { goParseDuration } from '../core/time.ts';
 import { goParseFloat } from '../go/strconv.ts';
+import { parseURL } from '../go/url.ts';
 import { fromValue, plainValue, typeError, vmType, type Evaluated } from './evaluated.ts';
 import type { AlloyConstant } from './parser.ts';
 
@@ -116,17 +117,38 @@ function structProblems(e: Evaluated, id: string, schemas: Schemas): Decoded {
   );
 }
 
+/** The text unmarshalers the gate ports, by Go type: each the error its UnmarshalText returns, or undefined. */
+const TEXT_PARSERS: Readonly<Record<string, (text: string) => string | undefined>> = {
+  // config.URL: url.Parse, its *url.Error as Go prints it.
+  'internal/component/common/config.URL': (text) => {
+    try {
+      parseURL(text);
+      return undefined;
+    } catch (err) {
+      return `parse ${JSON.stringify(text)}: ${(err as Error).message}`;
+    }
+  },
+};
+
 /** A string, number, bool, duration, text, secret or map argument given a scalar, list or object. */
-function scalarProblems(e: Evaluated, type: string, got: string): Decoded {
+function scalarProblems(e: Evaluated, written: string, got: string): Decoded {
+  // text(<Go type>): the type its own parse is read by.
+  const [type, goType] = /^text\((.+)\)$/.test(written) ? ['text', written.slice(5, -1)] : [written, undefined];
   const known = plainValue(e);
   const text = typeof known === 'string' ? known : typeof known === 'number' ? String(known) : undefined;
   const textual = got === 'string' || got === 'number';
   switch (type) {
     case 'string':
       return textual ? ok : refused(e, 'string');
-    case 'text':
-      // A text unmarshaler's own parse of the text is its own.
-      return !textual ? refused(e, 'string') : unjudged(e, `${e.text} parsed by the argument type's own UnmarshalText`);
+    case 'text': {
+      // A text unmarshaler's own parse of the text: ported for the types the gate knows, else its own.
+      if (!textual) return refused(e, 'string');
+      const parse = TEXT_PARSERS[goType ?? ''];
+      if (!parse) return unjudged(e, `${e.text} parsed by ${goType ?? 'the argument type'}'s own UnmarshalText`);
+      if (text === undefined) return unjudged(e, `${e.text}, read at run time, parsed by ${goType}'s UnmarshalText`);
+      const error = parse(text);
+      return error ? { problems: [{ line: e.line, message: `${e.text} ${error}` }], unjudged: [] } : ok;
+    }
     case 'secret':
       return textual ? ok : unjudged(e, `${e.text} given to a secret`);
     case 'number':

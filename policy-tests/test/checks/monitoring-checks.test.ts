@@ -3,12 +3,10 @@ import { isWatchdogRoute } from '../../checks/watchdog.ts';
 import { durationMs } from '../../model/core/time.ts';
 import { describeMutations } from '../support/mutation-runner.ts';
 import { monitoringMutations } from '../mutations/monitoring.ts';
-import { monitoringSourcesMutations } from '../mutations/monitoring-sources.ts';
 import { watchdogMutations } from '../mutations/watchdog.ts';
 import { alertRoutingMutations } from '../mutations/alert-routing.ts';
 
 describeMutations('monitoring checks (monitoring.ts) bite on a broken copy of the real repository', monitoringMutations);
-describeMutations('monitoring checks (monitoring-sources.ts) bite on a broken copy of the real repository', monitoringSourcesMutations);
 describeMutations('monitoring checks (watchdog.ts) bite on a broken copy of the real repository', watchdogMutations);
 describeMutations('monitoring checks (alert-routing/) bite on a broken copy of the real repository', alertRoutingMutations);
 

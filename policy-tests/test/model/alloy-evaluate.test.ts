@@ -107,6 +107,14 @@ describe('values decoded by their type', () => {
     expect(decode('[loki.write.default.receiver]', 'list(opaque(loki.LogsReceiver))')).toEqual({ problems: [], unjudged: [] });
     expect(decode('[loki.write.default.receiver]', 'list(opaque(other.Type))').unjudged).toHaveLength(1);
     expect(decode('"http://x"', 'text').unjudged).toEqual([{ line: 1, why: `"http://x" parsed by the argument type's own UnmarshalText` }]);
+    // A URL the reference names (config.URL): parsed as its UnmarshalText parses it, url.Parse.
+    const URL = 'text(internal/component/common/config.URL)';
+    expect(decode('"https://kubernetes.default.svc:443"', URL)).toEqual({ problems: [], unjudged: [] });
+    expect(decode('"http://api:6443x"', URL).problems).toEqual([
+      { line: 1, message: '"http://api:6443x" parse "http://api:6443x": invalid port ":6443x" after host' },
+    ]);
+    expect(decode('sys.env("API")', URL).unjudged).toHaveLength(1);
+    expect(decode('"x"', 'text(other.Level)').unjudged).toEqual([{ line: 1, why: `"x" parsed by other.Level's own UnmarshalText` }]);
   });
 });
 

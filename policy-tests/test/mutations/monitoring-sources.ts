@@ -1,4 +1,4 @@
-/** Broken copies of the real repository for the checks of policy-tests/checks/monitoring/sources.ts, pve-trust.ts, unpoller-trust.ts and unpoller-config.ts: each fails exactly its check, at its line. */
+/** Broken copies of the real repository for the checks of policy-tests/checks/monitoring/sources.ts, pve-trust.ts, unpoller-trust.ts, unpoller-config.ts and the log shippers' (alloy-config.ts, alloy-node.ts): each fails exactly its check, at its line. */
 import type { Mutation } from '../support/mutation-runner.ts';
 import { KPS, ALLOY, appendConfigMap, inFile, swap } from './edits.ts';
 
