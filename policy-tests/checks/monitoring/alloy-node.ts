@@ -7,7 +7,9 @@
  * `spec.nodeName` is the node's name; HOSTNAME, where the pod's spec does not set it, the pod's hostname, as the
  * container runtime sets it) and `constants.hostname` (the pod's hostname: its name, or the node's on the host's
  * network). A node selector compared with the pod's hostname, or with a fixed name, selects no pod (or one node's) on
- * every other node, so those nodes' logs never reach the log store, silently; without one every agent tails every pod.
+ * every other node, so those nodes' logs never reach the log store, silently; a field selector the API server refuses
+ * for pods (model/programs/field-selectors.ts: its grammar, the fields a Pod is selected by) fails every list; without
+ * a node selector every agent tails every pod.
  */
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { dig, list, obj } from '../../model/core/dig.ts';
@@ -18,6 +20,7 @@ import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { parseAlloy, type AlloyExpr, type AlloyStatement } from '../../model/alloy/parser.ts';
 import { chain, evaluate, type EvalScope } from '../../model/alloy/evaluate.ts';
 import { withKeyProviders } from '../../model/cluster/provided-keys.ts';
+import { podFieldSelector } from '../../model/programs/field-selectors.ts';
 import { plainValue, stringParts, type Host } from '../../model/alloy/evaluated.ts';
 import { scalarText } from '../../model/core/text.ts';
 import { alloyConfiguration } from './alloy-config.ts';
@@ -54,20 +57,22 @@ const attr = (body: readonly AlloyStatement[], name: string): AlloyExpr | undefi
 const blocksNamed = (body: readonly AlloyStatement[], name: string) =>
   body.filter((b): b is AlloyStatement & { kind: 'block' } => b.kind === 'block' && b.name.join('.') === name);
 
-/** A selector's node term: the symbol or name `spec.nodeName=` compares with; `unread` where its value is not worked out; undefined where it has none. */
-function nodeTerm(field: AlloyExpr, scope: EvalScope): { symbol: string } | { name: string } | 'unread' | undefined {
+/**
+ * A selector's node term: the symbol or name `spec.nodeName=` compares with; the API server's refusal of the selector;
+ * `unread` where its value is not worked out; undefined where it compares no node.
+ */
+function nodeTerm(field: AlloyExpr, scope: EvalScope): { symbol: string } | { name: string } | { refused: string } | 'unread' | undefined {
   const parts = stringParts(evaluate(field, scope));
   if (!parts) return 'unread';
-  // The symbols as placeholders, so that the selector's terms split on its commas alone.
+  // Each value of the host as a placeholder the selector's grammar reads as plain text (a name holds no `,`, `=` or `\`).
   const text = parts.map((p, i) => (typeof p === 'string' ? p : `\uE000${i}\uE000`)).join('');
-  for (const term of text.split(',')) {
-    const m = /^\s*spec\.nodeName\s*==?\s*(.*?)\s*$/.exec(term);
-    if (!m) continue;
-    const symbol = /^\uE000(\d+)\uE000$/.exec(m[1]!);
-    if (symbol) return parts[Number(symbol[1])] as { symbol: string };
-    return m[1]!.includes('\uE000') ? 'unread' : { name: m[1]! };
-  }
-  return undefined;
+  const selector = podFieldSelector(text);
+  if ('error' in selector) return { refused: selector.error };
+  const term = selector.terms.find((t) => t.field === 'spec.nodeName' && t.op !== '!=');
+  if (!term) return undefined;
+  const symbol = /^\uE000(\d+)\uE000$/.exec(term.value);
+  if (symbol) return parts[Number(symbol[1])] as { symbol: string };
+  return term.value.includes('\uE000') ? 'unread' : { name: term.value };
 }
 
 function judge(ctx: CheckContext, v: ChartValues): void {
@@ -109,6 +114,11 @@ function judge(ctx: CheckContext, v: ChartValues): void {
         at,
         `${where}: its spec.nodeName selector reads a value the gate does not work out${host ? '' : " (the agent's environment is read from the chart's render)"}`,
       );
+    else if ('refused' in selected.term!)
+      ctx.fail(
+        at,
+        `${where}: the API server refuses every list of pods it sends (${selected.term.refused}), so it finds no pod, and no pod's log reaches the log store`,
+      );
     else if ('name' in selected.term!)
       ctx.fail(
         at,
@@ -127,7 +137,7 @@ function judge(ctx: CheckContext, v: ChartValues): void {
 export const alloyNodeCheck: PolicyCheck = {
   id: 'alloy-tails-its-node',
   description:
-    "Each Alloy the chart runs on every node (a DaemonSet) that tails pod logs through the API (loki.source.kubernetes over a discovery.kubernetes of role pod) tails the pods of its own node: a selector of role pod whose field is spec.nodeName= the node's name, worked out as Alloy evaluates it with the agent's environment as the kubelet and the container runtime set it (a fieldRef of spec.nodeName is the node's name; an unset HOSTNAME, and constants.hostname, the pod's hostname), or the source's clustering on; a selector compared with the pod's hostname, or a fixed node's name, leaves the other nodes' pods shipping no log, and none makes every agent tail every pod. Offline (no render) a value read from the agent's environment is not judged (A2).",
+    "Each Alloy the chart runs on every node (a DaemonSet) that tails pod logs through the API (loki.source.kubernetes over a discovery.kubernetes of role pod) tails the pods of its own node: a selector of role pod whose field is spec.nodeName= the node's name, worked out as Alloy evaluates it with the agent's environment as the kubelet and the container runtime set it (a fieldRef of spec.nodeName is the node's name; an unset HOSTNAME, and constants.hostname, the pod's hostname), or the source's clustering on; a selector compared with the pod's hostname, or a fixed node's name, leaves the other nodes' pods shipping no log, a field selector the API server refuses for pods (its grammar, a field a Pod is not selected by) fails every list, and none makes every agent tail every pod. Offline (no render) a value read from the agent's environment is not judged (A2).",
   invariants: ['A2'],
   remediation:
     'select the node\'s pods in the discovery: selectors { role = "pod"; field = "spec.nodeName=" + sys.env("HOSTNAME") } (the chart sets HOSTNAME from spec.nodeName), or turn clustering on in the source',

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { alloyNodeCheck } from '../../checks/monitoring/alloy-node.ts';
 import { REPO_ROOT } from '../../model/repository/repo.ts';
 import { judgedWithRender } from '../support/chart-render.ts';
+import { podFieldSelector } from '../../model/programs/field-selectors.ts';
 
 const CONFIG = String(
   (parse(readFileSync(join(REPO_ROOT, 'monitoring/alloy/values.yaml'), 'utf8')) as { alloy: { configMap: { content: string } } }).alloy.configMap.content,
@@ -63,5 +64,27 @@ describe('alloy-tails-its-node', () => {
     expect(await judged({ config: clustered })).toEqual({ failed: [], notJudged: [] });
     const onHost = await judged({ config: CONFIG.replace(SELECTOR, 'constants.hostname'), hostNetwork: true });
     expect(onHost).toEqual({ failed: [], notJudged: [expect.stringContaining("compares with the node's hostname")] });
+  });
+});
+
+describe('a field selector as the API server reads one for pods', () => {
+  it('parses terms by their first operator, unescapes values, converts spec.host and refuses what the server refuses', () => {
+    expect(podFieldSelector('spec.nodeName=w1,status.phase!=Failed')).toEqual({
+      terms: [
+        { field: 'spec.nodeName', op: '=', value: 'w1' },
+        { field: 'status.phase', op: '!=', value: 'Failed' },
+      ],
+    });
+    expect(podFieldSelector('spec.host==w1')).toEqual({ terms: [{ field: 'spec.nodeName', op: '==', value: 'w1' }] });
+    expect(podFieldSelector('metadata.name=a\\,b')).toEqual({ terms: [{ field: 'metadata.name', op: '=', value: 'a,b' }] });
+    expect(podFieldSelector('spec.node=w1')).toEqual({ error: 'field label not supported: spec.node' });
+    expect(podFieldSelector('spec.nodeName')).toEqual({ error: "invalid selector: 'spec.nodeName'; can't understand 'spec.nodeName'" });
+    expect(podFieldSelector('metadata.name=a\\b')).toEqual({ error: 'invalid field selector: invalid escape sequence: \\b' });
+    expect(podFieldSelector('metadata.name=a=b')).toEqual({ error: 'invalid field selector: unescaped character in value: =' });
+  });
+
+  it('fails a discovery whose node selector the API server refuses', async () => {
+    const refused = await judged({ config: CONFIG.replace('"spec.nodeName=" + ', '"spec.node=" + ') });
+    expect(refused.failed).toEqual([expect.stringContaining('the API server refuses every list of pods it sends (field label not supported: spec.node)')]);
   });
 });
