@@ -41,12 +41,18 @@ function unescapeValue(s: string): { value: string } | { error: string } {
   return slash ? { error: 'invalid field selector: invalid escape sequence: \\' } : { value: out };
 }
 
+/** splitTerm: where the first operator of a term starts (`!=`, `==`, `=`, tried in that order at each place), or -1. */
+function firstOperator(term: string): number {
+  for (let i = 0; i < term.length; i++) if (['!=', '==', '='].some((op) => term.startsWith(op, i))) return i;
+  return -1;
+}
+
 /** fields.ParseSelector: each term a field, an operator (`!=`, `==`, `=`, the first found) and a value; or the error. */
 export function parseFieldSelector(selector: string): { terms: FieldTerm[] } | { error: string } {
   const terms: FieldTerm[] = [];
   for (const part of splitTerms(selector).sort()) {
     if (part === '') continue;
-    const at = [...part].findIndex((_, i) => ['!=', '==', '='].some((op) => part.startsWith(op, i)));
+    const at = firstOperator(part);
     if (at < 0) return { error: `invalid selector: '${selector}'; can't understand '${part}'` };
     const op = (['!=', '==', '='] as const).find((o) => part.startsWith(o, at))!;
     const value = unescapeValue(part.slice(at + op.length));
