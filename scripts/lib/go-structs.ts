@@ -126,3 +126,19 @@ export function tagName(tag: string, key: string): string | undefined {
   const m = new RegExp(`(?:^|\\s)${key}:"([^"]*)"`).exec(tag);
   return m ? m[1]!.split(',')[0]! : undefined;
 }
+
+/**
+ * A struct declaration with each anonymous struct field (`Key struct { ... } \`tag\``) hoisted into a named type of its
+ * own (`Key Parent_Key \`tag\``), so that the Go reader, which names no anonymous struct, walks it as a struct.
+ */
+export function hoistAnonymousStructs(declaration: string): string[] {
+  const name = /^type\s+(\w+)\s+struct\s*\{/.exec(declaration)?.[1];
+  if (!name) return [declaration];
+  const hoisted: string[] = [];
+  const body = declaration.replace(/^(\t+)(\w+)\s+struct\s*\{\n([\s\S]*?)^\1\}/gm, (_all, indent: string, field: string, inner: string) => {
+    const type = `${name}_${field}`;
+    hoisted.push(...hoistAnonymousStructs(`type ${type} struct {\n${inner.replace(new RegExp(`^${indent}`, 'gm'), '')}}`));
+    return `${indent}${field} ${type}`;
+  });
+  return [body, ...hoisted];
+}

@@ -6,7 +6,7 @@
  * A case whose input is built at run time, or that runs a table, is not read, and says why.
  */
 import type { conformance } from '../../policy-tests/index.ts';
-import { goPackage } from '../lib/go-structs.ts';
+import { goPackage, hoistAnonymousStructs } from '../lib/go-structs.ts';
 import { schemaOf } from './alloy-arguments.ts';
 
 interface Unread {
@@ -89,22 +89,6 @@ export async function alloyDecoderRows(go: string): Promise<{ rows: conformance.
     }
   }
   return { rows, unread };
-}
-
-/**
- * A struct declaration with each anonymous struct field (`Key struct { ... } \`tag\``) hoisted into a named type of its
- * own (`Key Parent_Key \`tag\``), so that the Go reader, which names no anonymous struct, walks it as a struct.
- */
-export function hoistAnonymousStructs(declaration: string): string[] {
-  const name = /^type\s+(\w+)\s+struct\s*\{/.exec(declaration)?.[1];
-  if (!name) return [declaration];
-  const hoisted: string[] = [];
-  const body = declaration.replace(/^(\t+)(\w+)\s+struct\s*\{\n([\s\S]*?)^\1\}/gm, (_all, indent: string, field: string, inner: string) => {
-    const type = `${name}_${field}`;
-    hoisted.push(...hoistAnonymousStructs(`type ${type} struct {\n${inner.replace(new RegExp(`^${indent}`, 'gm'), '')}}`));
-    return `${indent}${field} ${type}`;
-  });
-  return [body, ...hoisted];
 }
 
 /**

@@ -4,7 +4,8 @@
  * agreement bites (an expectation the port does not meet is a disagreement).
  */
 import { describe, expect, it } from 'vitest';
-import { alloyDecoderRows, alloyExprErrorRows, hoistAnonymousStructs } from '../monitoring/alloy-decoder-tests.ts';
+import { alloyDecoderRows, alloyExprErrorRows } from '../monitoring/alloy-decoder-tests.ts';
+import { hoistAnonymousStructs } from '../lib/go-structs.ts';
 import { conformance } from '../../policy-tests/index.ts';
 
 const BT = '`';

@@ -12,10 +12,8 @@
  */
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { dig, obj, objects, str, type Obj } from '../../model/core/dig.ts';
-import { scalarText } from '../../model/core/text.ts';
-import { imageParts } from '../../model/core/workloads.ts';
 import { podRefs, type PodRef } from '../../model/cluster/references.ts';
-import { programContainers } from '../../model/checks/program-containers.ts';
+import { programContainers, runsImage } from '../../model/checks/program-containers.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { withKeyProviders } from '../../model/cluster/provided-keys.ts';
 import { givenVariablePath, containerEnvironment } from '../../model/cluster/environment.ts';
@@ -76,7 +74,7 @@ function onlyGluetunTakes(ctx: CheckContext): (namespace: string | undefined, so
       takers.every((r) => {
         const cut = r.path.indexOf('envFrom');
         const container = cut > 0 ? obj(dig(r.resource.object, r.path.slice(0, cut))) : undefined;
-        return container !== undefined && imageParts(scalarText(container.image ?? '')).name.endsWith(GLUETUN_IMAGE);
+        return container !== undefined && runsImage(container, GLUETUN_IMAGE);
       })
     );
   };

@@ -10,13 +10,11 @@
  * the gate cannot tell (a value it does not work out, a type's code it has not ported) is collected as unjudged.
  */
 import type { AlloyStatement } from './parser.ts';
-import { decodeProblems, type Unjudged } from './values.ts';
+import { decodeProblems, type AlloySchemas, type Unjudged } from './values.ts';
 import { evaluate, type EvalScope, type Evaluated } from './evaluate.ts';
 import { ownValidation, type Fields } from './validators.ts';
 
-/** A schema's fields by name: `attr`, `attr required`, `block <schema>`, `blocks <schema>`, `enum <schema>` (required after the kind). */
-export type AlloySchema = Readonly<Record<string, string>>;
-export type AlloySchemas = Readonly<Record<string, AlloySchema>>;
+export type { AlloySchema, AlloySchemas } from './values.ts';
 
 export interface ArgumentProblem {
   line: number;

@@ -14,8 +14,10 @@ import { parseURL } from '../go/url.ts';
 import { fromValue, plainValue, typeError, vmType, type Evaluated } from './evaluated.ts';
 import type { AlloyConstant } from './parser.ts';
 
-/** The reference's schemas by id, each field's kind and type (arguments.ts reads them the same). */
-type Schemas = Readonly<Record<string, Readonly<Record<string, string>>>>;
+/** A schema's fields by name: `attr <type>`, `attr required <type>`, `block <schema>`, `blocks <schema>`, `enum <schema>` (required after the kind); `(runs)`, `(open)`, `(label)` its marks. */
+export type AlloySchema = Readonly<Record<string, string>>;
+/** The reference's schemas by id (arguments.ts decodes a body by them, this module a value). */
+export type AlloySchemas = Readonly<Record<string, AlloySchema>>;
 
 /** A problem of a value, on the line of the expression at fault (a list's member, an object's field). */
 export interface ValueProblem {
@@ -65,7 +67,8 @@ export function fromConstant(c: AlloyConstant): Evaluated {
 }
 
 /** The problems the decoder finds in a constant given to an argument of `type` (decodeProblems' problems). */
-export const constantProblems = (c: AlloyConstant, type: string, schemas: Schemas): ValueProblem[] => decodeProblems(fromConstant(c), type, schemas).problems;
+export const constantProblems = (c: AlloyConstant, type: string, schemas: AlloySchemas): ValueProblem[] =>
+  decodeProblems(fromConstant(c), type, schemas).problems;
 
 /** A known list or object as built of members (a known value's members at its place). */
 const built = (e: Evaluated): Evaluated => (e.kind === 'known' && e.value !== null && typeof e.value === 'object' ? fromValue(e.value, e) : e);
@@ -75,7 +78,7 @@ const built = (e: Evaluated): Evaluated => (e.kind === 'known' && e.value !== nu
  * `schemas` for a struct's fields: its problems, and what the gate cannot tell. A null decodes into anything, as its
  * zero value.
  */
-export function decodeProblems(value: Evaluated, type: string, schemas: Schemas): Decoded {
+export function decodeProblems(value: Evaluated, type: string, schemas: AlloySchemas): Decoded {
   const e = built(value);
   if (e.kind === 'failed') return { problems: [failure(e)], unjudged: [] };
   if (e.kind === 'unread') return unjudged(e, e.why);
@@ -94,13 +97,13 @@ export function decodeProblems(value: Evaluated, type: string, schemas: Schemas)
   return scalarProblems(e, type, got);
 }
 
-function listProblems(e: Evaluated, member: string, schemas: Schemas): Decoded {
+function listProblems(e: Evaluated, member: string, schemas: AlloySchemas): Decoded {
   if (e.kind === 'array') return firstOf(e.members.map((m) => () => decodeProblems(m, member, schemas)));
   if (e.kind === 'typed' && /^list\(/.test(e.type)) return decodeProblems({ ...e, type: e.type.slice(5, -1) }, member, schemas);
   return refused(e, 'array');
 }
 
-function structProblems(e: Evaluated, id: string, schemas: Schemas): Decoded {
+function structProblems(e: Evaluated, id: string, schemas: AlloySchemas): Decoded {
   if (e.kind === 'typed') return vmType(e) === 'object' ? (e.type === `object(${id})` ? ok : unjudged(e, `the fields of ${e.text}`)) : refused(e, 'object');
   if (e.kind !== 'object') return refused(e, 'object');
   const schema = schemas[id];

@@ -19,6 +19,9 @@ export interface ProgramContainer<T> {
   reference: T & { version: string };
 }
 
+/** Whether a container runs a program's image (its repository's name ends with the program's image, any registry before it). */
+export const runsImage = (container: Record<string, unknown>, image: string): boolean => imageParts(scalarText(container.image ?? '')).name.endsWith(image);
+
 export function programContainers<T extends { version: string }>(
   ctx: CheckContext,
   program: { name: string; image: string; file: string; refresh: string; what: string },
@@ -33,8 +36,8 @@ export function programContainers<T extends { version: string }>(
     const pod = podSpecOf(workload);
     if (!pod) continue;
     for (const { container, at, name } of containersOf(pod)) {
+      if (!runsImage(container, program.image)) continue;
       const image = imageParts(scalarText(container.image ?? ''));
-      if (!image.name.endsWith(program.image)) continue;
       if (!reference) {
         ctx.notJudged({ resource: workload, path: [...at, 'env'] }, `no ${program.file}: ${program.what} are not judged (${program.refresh})`);
         continue;
