@@ -119,9 +119,11 @@ describe('values decoded by their type', () => {
 });
 
 describe("the argument types' own validation", () => {
+  // The events source's arguments, under its own id (ported) and under one the gate has no port for.
+  const EVENTS_SCHEMA = { '(runs)': 'Validate', job_name: 'attr string', log_format: 'attr string' };
   const SCHEMAS = {
-    'events.Arguments': { '(runs)': 'Validate', job_name: 'attr string', log_format: 'attr string' },
-    'internal/component/loki/source/kubernetes_events.Arguments': { '(runs)': 'Validate', job_name: 'attr string', log_format: 'attr string' },
+    'events.Arguments': EVENTS_SCHEMA,
+    'internal/component/loki/source/kubernetes_events.Arguments': EVENTS_SCHEMA,
     'internal/component/loki/write.EndpointOptions': {
       '(runs)': 'Validate',
       url: 'attr required string',
