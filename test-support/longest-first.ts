@@ -31,6 +31,7 @@ export const LONGEST_FILES = [
   'policy-tests/test/checks/platform-checks.test.ts', // 5.6: mutations
   'policy-tests/test/checks/monitoring-checks.test.ts', // 5.6: mutations
   'policy-tests/test/checks/monitoring-sources-checks.test.ts', // the monitoring sources' mutations, split from it (2026-12-04)
+  'policy-tests/test/checks/closure-node-checks.test.ts', // the closure's mutations of what a pod asks of the nodes, split from closure-checks (2026-12-04)
   'portfolio-api/test/hostile.test.ts', // 5.5: slow clients, waited on
   'scripts/test/backup-under-writes.test.ts', // 5.4: a backup while a writer commits
   'policy-tests/test/checks/falco-checks.test.ts', // 5.1: mutations

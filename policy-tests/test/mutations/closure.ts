@@ -42,6 +42,23 @@ const gpuPluginHostPort = (port: number) =>
     `          args: ["-shared-dev-num=2"]\n          ports:\n            - {name: metrics, containerPort: ${port}, hostPort: ${port}}\n`,
   );
 
+/**
+ * The closure's checks of what a pod asks of the nodes it runs on (their names, network, load balancers, devices,
+ * runtime classes, the storage daemons' placement): their mutations run in a test file of their own.
+ */
+const ON_NODES = new Set([
+  'closure-node',
+  'closure-node-network',
+  'closure-load-balancer',
+  'closure-extended-resource',
+  'closure-device-capacity',
+  'closure-runtime-class',
+  'closure-ceph-daemons',
+  'ceph-pool-accepted',
+  'ceph-cluster-accepted',
+]);
+export const onNodes = (m: Mutation): boolean => ON_NODES.has(m.check);
+
 export const closureMutations: Mutation[] = [
   // Per-kind closure.
   {
