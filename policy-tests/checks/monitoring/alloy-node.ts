@@ -9,7 +9,8 @@
  * network). A node selector compared with the pod's hostname, or with a fixed name, selects no pod (or one node's) on
  * every other node, so those nodes' logs never reach the log store, silently; a field selector the API server refuses
  * for pods (model/programs/field-selectors.ts: its grammar, the fields a Pod is selected by) fails every list; without
- * a node selector every agent tails every pod.
+ * a node selector every agent tails every pod. A discovery of a role Prometheus' discovery does not run finds nothing,
+ * and one of nodes, Services or Ingresses gives targets that carry no pod, which the source refuses (PrepareLabels).
  */
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { dig, list, obj } from '../../model/core/dig.ts';
@@ -75,6 +76,27 @@ function nodeTerm(field: AlloyExpr, scope: EvalScope): { symbol: string } | { na
   return term.value.includes('\uE000') ? 'unread' : { name: term.value };
 }
 
+/** The roles Prometheus' Kubernetes discovery runs (its Run's switch); any other discovers nothing. */
+const ROLES = ['endpoints', 'endpointslice', 'ingress', 'node', 'pod', 'service'];
+
+/**
+ * What a discovery's role gives the pod-log source: pods (`pod`); nothing it tails (an unknown role discovers nothing;
+ * a node's, a Service's or an Ingress' targets carry no pod, and PrepareLabels refuses each); or not judged (the
+ * endpoints' targets are the pods behind a Service's ports alone; a role not worked out).
+ */
+function roleProblem(role: unknown): 'pod' | { refused: string } | { unread: string } {
+  if (role === 'pod') return role;
+  if (typeof role !== 'string') return { unread: 'its role is a value the gate does not work out' };
+  if (!ROLES.includes(role))
+    return {
+      refused: `has the role "${role}", which Prometheus' Kubernetes discovery does not run (${ROLES.join(', ')}): it discovers nothing, and no pod's log reaches the log store`,
+    };
+  if (role.startsWith('endpoints')) return { unread: `its role ${role} gives the pods behind a Service's ports alone, which pods the gate does not judge` };
+  return {
+    refused: `discovers ${role}s, whose targets carry no pod: loki.source.kubernetes refuses each (missing pod namespace label), and no pod's log reaches the log store`,
+  };
+}
+
 function judge(ctx: CheckContext, v: ChartValues): void {
   const configuration = alloyConfiguration(ctx, v);
   const kind =
@@ -97,7 +119,13 @@ function judge(ctx: CheckContext, v: ChartValues): void {
       );
       continue;
     }
-    if (known(attr(discovery.body, 'role')) !== 'pod') continue;
+    const role = roleProblem(known(attr(discovery.body, 'role')));
+    if (role !== 'pod') {
+      const at = configuration.place(discovery.line);
+      if ('refused' in role) ctx.fail(at, `discovery.kubernetes "${discovery.label}", which loki.source.kubernetes "${source.label}" tails, ${role.refused}`);
+      else ctx.notJudged(at, `discovery.kubernetes "${discovery.label}", which loki.source.kubernetes "${source.label}" tails: ${role.unread}`);
+      continue;
+    }
     const fields = blocksNamed(discovery.body, 'selectors')
       .filter((s) => known(attr(s.body, 'role')) === 'pod' && attr(s.body, 'field'))
       .map((s) => ({ line: s.body.find((x) => x.kind === 'attribute' && x.name === 'field')!.line, term: nodeTerm(attr(s.body, 'field')!, scope) }));
@@ -137,7 +165,7 @@ function judge(ctx: CheckContext, v: ChartValues): void {
 export const alloyNodeCheck: PolicyCheck = {
   id: 'alloy-tails-its-node',
   description:
-    "Each Alloy the chart runs on every node (a DaemonSet) that tails pod logs through the API (loki.source.kubernetes over a discovery.kubernetes of role pod) tails the pods of its own node: a selector of role pod whose field is spec.nodeName= the node's name, worked out as Alloy evaluates it with the agent's environment as the kubelet and the container runtime set it (a fieldRef of spec.nodeName is the node's name; an unset HOSTNAME, and constants.hostname, the pod's hostname), or the source's clustering on; a selector compared with the pod's hostname, or a fixed node's name, leaves the other nodes' pods shipping no log, a field selector the API server refuses for pods (its grammar, a field a Pod is not selected by) fails every list, and none makes every agent tail every pod. Offline (no render) a value read from the agent's environment is not judged (A2).",
+    "Each Alloy the chart runs on every node (a DaemonSet) that tails pod logs through the API (loki.source.kubernetes over a discovery.kubernetes of role pod) tails the pods of its own node: a selector of role pod whose field is spec.nodeName= the node's name, worked out as Alloy evaluates it with the agent's environment as the kubelet and the container runtime set it (a fieldRef of spec.nodeName is the node's name; an unset HOSTNAME, and constants.hostname, the pod's hostname), or the source's clustering on; a selector compared with the pod's hostname, or a fixed node's name, leaves the other nodes' pods shipping no log, a field selector the API server refuses for pods (its grammar, a field a Pod is not selected by) fails every list, and none makes every agent tail every pod; a discovery of a role Prometheus' discovery does not run finds nothing, and one of nodes, Services or Ingresses gives targets that carry no pod. Offline (no render) a value read from the agent's environment is not judged (A2).",
   invariants: ['A2'],
   remediation:
     'select the node\'s pods in the discovery: selectors { role = "pod"; field = "spec.nodeName=" + sys.env("HOSTNAME") } (the chart sets HOSTNAME from spec.nodeName), or turn clustering on in the source',

@@ -83,6 +83,13 @@ describe('a field selector as the API server reads one for pods', () => {
     expect(podFieldSelector('metadata.name=a=b')).toEqual({ error: 'invalid field selector: unescaped character in value: =' });
   });
 
+  it("fails a discovery of a role Prometheus' discovery does not run, or of targets that carry no pod; leaves the endpoints' not judged", async () => {
+    const role = (r: string) => judged({ config: CONFIG.replace('  role = "pod"\n', `  role = "${r}"\n`) });
+    expect((await role('pods')).failed).toEqual([expect.stringContaining('has the role "pods", which Prometheus\' Kubernetes discovery does not run')]);
+    expect((await role('service')).failed).toEqual([expect.stringContaining('discovers services, whose targets carry no pod')]);
+    expect(await role('endpointslice')).toEqual({ failed: [], notJudged: [expect.stringContaining("gives the pods behind a Service's ports alone")] });
+  });
+
   it('fails a discovery whose node selector the API server refuses', async () => {
     const refused = await judged({ config: CONFIG.replace('"spec.nodeName=" + ', '"spec.node=" + ') });
     expect(refused.failed).toEqual([expect.stringContaining('the API server refuses every list of pods it sends (field label not supported: spec.node)')]);
