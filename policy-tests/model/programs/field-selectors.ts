@@ -35,7 +35,8 @@ function unescapeValue(s: string): { value: string } | { error: string } {
       if (!'\\,='.includes(c)) return { error: `invalid field selector: invalid escape sequence: \\${c}` };
       [out, slash] = [out + c, false];
     } else if (c === '\\') slash = true;
-    else if (c === ',' || c === '=') return { error: `invalid field selector: unescaped character in value: ${c}` };
+    // UnescapedRune prints its rune with %v: the code point's number.
+    else if (c === ',' || c === '=') return { error: `invalid field selector: unescaped character in value: ${c.codePointAt(0)}` };
     else out += c;
   }
   return slash ? { error: 'invalid field selector: invalid escape sequence: \\' } : { value: out };

@@ -80,7 +80,7 @@ describe('a field selector as the API server reads one for pods', () => {
     expect(podFieldSelector('spec.node=w1')).toEqual({ error: 'field label not supported: spec.node' });
     expect(podFieldSelector('spec.nodeName')).toEqual({ error: "invalid selector: 'spec.nodeName'; can't understand 'spec.nodeName'" });
     expect(podFieldSelector('metadata.name=a\\b')).toEqual({ error: 'invalid field selector: invalid escape sequence: \\b' });
-    expect(podFieldSelector('metadata.name=a=b')).toEqual({ error: 'invalid field selector: unescaped character in value: =' });
+    expect(podFieldSelector('metadata.name=a=b')).toEqual({ error: 'invalid field selector: unescaped character in value: 61' });
   });
 
   it("fails a discovery of a role Prometheus' discovery does not run, or of targets that carry no pod; leaves the endpoints' not judged", async () => {
