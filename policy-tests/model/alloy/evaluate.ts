@@ -182,15 +182,26 @@ function knownBinary(op: string, lhs: Known, rhs: Known, here: At): Evaluated {
     '>=': x >= y,
   };
   const value = results[op]!;
+  // An integer past 2^53: the vm's int64 arithmetic (and its wrapping) is not followed.
+  if (!float && typeof value === 'number' && !Number.isSafeInteger(value))
+    return { kind: 'unread', ...here, why: `${here.text}, an integer past those the gate computes exactly` };
   return { kind: 'known', ...here, value, ...(float && typeof value === 'number' ? { float } : {}) };
 }
 
-/** transform's intPow: 1 for a zero power or a base of one, 0 for a base of zero, else the product (a negative power reads as none). */
+/**
+ * transform's intPow: 1 for a zero power or a base of one, 0 for a base of zero, else the product (a negative power
+ * reads as none). NaN once the product leaves the integers a double holds exactly: the vm wraps it in 64 bits, which
+ * the gate does not follow, and a hostile power (`2 ^ 999999999`) stops there rather than looping.
+ */
 function intPow(n: number, m: number): number {
   if (m === 0 || n === 1) return 1;
   if (n === 0 && m > 0) return 0;
+  if (n === -1) return m % 2 === 0 ? 1 : -1;
   let result = n;
-  for (let i = 2; i <= m; i++) result *= n;
+  for (let i = 2; i <= m; i++) {
+    result *= n;
+    if (!Number.isSafeInteger(result)) return Number.NaN;
+  }
   return result;
 }
 

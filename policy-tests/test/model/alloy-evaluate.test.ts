@@ -50,6 +50,10 @@ describe("Alloy's expressions, worked out as the vm works them out", () => {
       ['[1, "a"] == [1, "a"]', true],
     ];
     for (const [text, value] of table) expect(valueOf(text), text).toEqual(value);
+    // A power past the integers a double holds exactly is not worked out, and a hostile one ends at once.
+    expect(run('2 ^ 999999999')).toMatchObject({ kind: 'unread' });
+    expect(run('9007199254740991 + 2')).toMatchObject({ kind: 'unread' });
+    expect(valueOf('(-1) ^ 999999999')).toBe(-1);
   });
 
   it("refuses in the vm's words what it refuses whatever the values", () => {
