@@ -66,7 +66,9 @@ is committed):
                       patch_test.go applies (as an ApplicationSet's
                       templatePatch is applied), on its MergeItem schema;
                       and pkg/api/resource/quantity_test.go's quantities,
-                      parsed and decoded
+                      parsed and decoded; and pkg/fields/selector_test.go's
+                      field selectors, split, unescaped and parsed as the
+                      API server reads a list's
   --kube-openapi DIR  k8s.io/kube-openapi: the formats a custom resource's
                       values are held to, through the schema layer's CRD
                       validator: pkg/validation/validate/fixtures/formats

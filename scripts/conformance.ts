@@ -287,6 +287,14 @@ function reportApimachinery(dir: string, print: (line: string) => void): void {
     conformance.syntaxAgreement(conformance.metadataMapCases(maps.map(readText))),
     print,
   );
+  const fieldsTest = join(dir, 'pkg/fields/selector_test.go');
+  if (!existsSync(fieldsTest)) print('field selectors: pkg/fields/selector_test.go is not in this checkout\n');
+  else
+    report(
+      "apimachinery's field selectors as the API server reads a list's (pkg/fields/selector_test.go)",
+      conformance.fieldSelectorAgreement(conformance.fieldSelectorCases(readText(fieldsTest))),
+      print,
+    );
   const quantityTest = join(dir, 'pkg/api/resource/quantity_test.go');
   if (!existsSync(quantityTest)) print('quantities: pkg/api/resource/quantity_test.go is not in this checkout\n');
   else

@@ -300,3 +300,4 @@ export { alloyDecoderAgreement, alloyDecoderCases, type AlloyDecoderRow } from '
 export { tempoFields } from '../../model/tempo/config.ts';
 export { referenceCatalog as lokiReferenceCatalog, referenceTypes as lokiReferenceTypes } from '../../model/loki/reference.ts';
 export { alloyEvaluateAgreement, alloyEvaluateCases, alloyEvaluateRows } from './alloy-evaluate-cases.ts';
+export { fieldSelectorAgreement, fieldSelectorCases } from './field-selector-cases.ts';

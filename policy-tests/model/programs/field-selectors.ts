@@ -12,8 +12,9 @@ export interface FieldTerm {
   value: string;
 }
 
-/** splitTerms: the terms between commas a backslash does not escape. */
-function splitTerms(selector: string): string[] {
+/** splitTerms: the terms between commas a backslash does not escape (none of an empty selector). */
+export function splitTerms(selector: string): string[] {
+  if (selector === '') return [];
   const terms: string[] = [];
   let [start, escaped] = [0, false];
   for (let i = 0; i < selector.length; i++) {
@@ -28,7 +29,7 @@ function splitTerms(selector: string): string[] {
 }
 
 /** UnescapeValue: `\\`, `\,` and `\=` their characters; any other escape, or a bare `,` or `=`, an error. */
-function unescapeValue(s: string): { value: string } | { error: string } {
+export function unescapeValue(s: string): { value: string } | { error: string } {
   let [out, slash] = ['', false];
   for (const c of s) {
     if (slash) {
@@ -42,10 +43,15 @@ function unescapeValue(s: string): { value: string } | { error: string } {
   return slash ? { error: 'invalid field selector: invalid escape sequence: \\' } : { value: out };
 }
 
-/** splitTerm: where the first operator of a term starts (`!=`, `==`, `=`, tried in that order at each place), or -1. */
-function firstOperator(term: string): number {
-  for (let i = 0; i < term.length; i++) if (['!=', '==', '='].some((op) => term.startsWith(op, i))) return i;
-  return -1;
+const OPERATORS = ['!=', '==', '='] as const;
+
+/** splitTerm: a term's field, its first operator (`!=`, `==`, `=`, tried in that order at each place) and the value after it, as written; undefined where it has none. */
+export function splitTerm(term: string): { field: string; op: FieldTerm['op']; raw: string } | undefined {
+  for (let i = 0; i < term.length; i++) {
+    const op = OPERATORS.find((o) => term.startsWith(o, i));
+    if (op) return { field: term.slice(0, i), op, raw: term.slice(i + op.length) };
+  }
+  return undefined;
 }
 
 /** fields.ParseSelector: each term a field, an operator (`!=`, `==`, `=`, the first found) and a value; or the error. */
@@ -53,12 +59,11 @@ export function parseFieldSelector(selector: string): { terms: FieldTerm[] } | {
   const terms: FieldTerm[] = [];
   for (const part of splitTerms(selector).sort()) {
     if (part === '') continue;
-    const at = firstOperator(part);
-    if (at < 0) return { error: `invalid selector: '${selector}'; can't understand '${part}'` };
-    const op = (['!=', '==', '='] as const).find((o) => part.startsWith(o, at))!;
-    const value = unescapeValue(part.slice(at + op.length));
+    const term = splitTerm(part);
+    if (!term) return { error: `invalid selector: '${selector}'; can't understand '${part}'` };
+    const value = unescapeValue(term.raw);
     if ('error' in value) return value;
-    terms.push({ field: part.slice(0, at), op, value: value.value });
+    terms.push({ field: term.field, op: term.op, value: value.value });
   }
   return { terms };
 }
