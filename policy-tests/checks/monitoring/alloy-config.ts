@@ -26,6 +26,7 @@ import { pinnedVersionMiss, renderedFile } from '../../model/helm/chart-output.t
 import { parseAlloy } from '../../model/alloy/parser.ts';
 import { argumentProblems } from '../../model/alloy/arguments.ts';
 import { exportScope, referenceProblems } from '../../model/alloy/references.ts';
+import { alloyHost } from '../../model/alloy/host.ts';
 import type { Unjudged } from '../../model/alloy/values.ts';
 import { ALLOY_REFERENCE, alloyBlockProblems, alloyComponents, STABILITY_LEVELS, type AlloyComponents, type Stability } from '../../model/alloy/components.ts';
 
@@ -114,7 +115,11 @@ function judge(ctx: CheckContext, v: ChartValues): void {
   const loads = flags(args);
   const refused = alloyBlockProblems(body, reference!, loads);
   for (const p of refused) ctx.fail(place(p.line), `Alloy ${reference!.version} refuses ${where}: ${p.message}; ${CONSEQUENCE}`);
-  const scope = exportScope(body, reference!);
+  // What the agent reads of its host, where the render gives its pod: a variable of its environment by its value.
+  const scope = {
+    ...exportScope(body, reference!),
+    ...(render?.alloy && render.workload ? { host: alloyHost(ctx, render.workload, render.alloy.container) } : {}),
+  };
   const unjudged: Unjudged[] = [];
   for (const b of body) {
     const schema = b.kind === 'block' && !refused.some((p) => p.line === b.line) ? reference!.components[b.name.join('.')]?.arguments : undefined;
@@ -136,7 +141,7 @@ function notJudgedLine(app: string, o: { references: boolean; unjudged: readonly
     o.unjudged.length === 0
       ? ''
       : `; nor ${o.unjudged.length === 1 ? 'one value' : `${o.unjudged.length} values`}: ${o.unjudged.map((u) => `line ${u.line}: ${u.why}`).join('; ')}`;
-  return `Alloy's configuration for ${app}: its syntax, its components, their arguments and the values given them (a value read at run time, from Alloy's environment or host, by its type)${o.references ? ', its references (to components, their exports and the standard library)' : ''} and each argument type's own validation are judged; not judged: what each component does when it starts (its clients, the files it reads)${values}`;
+  return `Alloy's configuration for ${app}: its syntax, its components, their arguments and the values given them (a value read on the host by its type, or by its value where the rendered pod's environment gives it)${o.references ? ', its references (to components, their exports and the standard library)' : ''} and each argument type's own validation are judged; not judged: what each component does when it starts (its clients, the files it reads)${values}`;
 }
 
 export const alloyConfigCheck: PolicyCheck = {

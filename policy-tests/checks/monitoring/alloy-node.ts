@@ -13,43 +13,22 @@
  * and one of nodes, Services or Ingresses gives targets that carry no pod, which the source refuses (PrepareLabels).
  */
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
-import { dig, list, obj } from '../../model/core/dig.ts';
-import { podSpecOf } from '../../model/core/workloads.ts';
+import { dig } from '../../model/core/dig.ts';
 import { chartValues, type ChartValues } from '../../model/helm/chart-values.ts';
-import { containerEnvironment } from '../../model/cluster/environment.ts';
-import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { parseAlloy, type AlloyExpr, type AlloyStatement } from '../../model/alloy/parser.ts';
 import { chain, evaluate, type EvalScope } from '../../model/alloy/evaluate.ts';
 import { withKeyProviders } from '../../model/cluster/provided-keys.ts';
 import { podFieldSelector } from '../../model/programs/field-selectors.ts';
 import { plainValue, stringParts, type Host } from '../../model/alloy/evaluated.ts';
 import { scalarText } from '../../model/core/text.ts';
+import { alloyHost, NODE_NAME, POD_HOSTNAME } from '../../model/alloy/host.ts';
 import { alloyConfiguration } from './alloy-config.ts';
-
-const NODE_NAME = "the node's name";
-const POD_HOSTNAME = "the pod's hostname (its name)";
-const NODE_HOSTNAME = "the node's hostname";
 
 type Rendered = NonNullable<NonNullable<ReturnType<typeof alloyConfiguration>>['render']>;
 
 /** What the alloy container reads of its host, from the rendered workload; undefined offline (no render). */
-function hostOf(ctx: CheckContext, render: Rendered | undefined): Host | undefined {
-  if (!render?.alloy || !render.workload) return undefined;
-  const container = render.alloy.container;
-  const environment = containerEnvironment(ctx, namespaceOrDestination(ctx.repo, render.workload), container);
-  const hostname = { symbol: dig(podSpecOf(render.workload)!.spec, ['hostNetwork']) === true ? NODE_HOSTNAME : POD_HOSTNAME };
-  return {
-    env(name) {
-      const setting = environment.setting(name);
-      // The container runtime sets HOSTNAME where the spec does not; any other variable unset reads as "".
-      if (setting === undefined) return name === 'HOSTNAME' ? hostname : { value: '' };
-      if (typeof setting === 'object') return { value: setting.value };
-      const entry = list(container.env).findLast((e) => scalarText(obj(e).name) === name);
-      return setting === 'held' && scalarText(dig(entry, ['valueFrom', 'fieldRef', 'fieldPath']) ?? '') === 'spec.nodeName' ? { symbol: NODE_NAME } : undefined;
-    },
-    hostname,
-  };
-}
+const hostOf = (ctx: CheckContext, render: Rendered | undefined): Host | undefined =>
+  render?.alloy && render.workload ? alloyHost(ctx, render.workload, render.alloy.container) : undefined;
 
 const attr = (body: readonly AlloyStatement[], name: string): AlloyExpr | undefined => {
   const s = body.find((x) => x.kind === 'attribute' && x.name === name);

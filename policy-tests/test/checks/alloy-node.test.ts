@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { alloyNodeCheck } from '../../checks/monitoring/alloy-node.ts';
+import { alloyConfigCheck } from '../../checks/monitoring/alloy-config.ts';
 import { REPO_ROOT } from '../../model/repository/repo.ts';
 import { judgedWithRender } from '../support/chart-render.ts';
 import { podFieldSelector } from '../../model/programs/field-selectors.ts';
@@ -23,8 +24,8 @@ const CHART_ENV = [
   { name: 'K8S_NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
 ];
 
-const judged = (o: { config?: string; env?: unknown[]; hostNetwork?: boolean }) =>
-  judgedWithRender(alloyNodeCheck, { app: 'alloy', chart: 'alloy', namespace: 'monitoring' }, [
+const judged = (o: { config?: string; env?: unknown[]; hostNetwork?: boolean }, check = alloyNodeCheck) =>
+  judgedWithRender(check, { app: 'alloy', chart: 'alloy', namespace: 'monitoring' }, [
     { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'alloy', namespace: 'monitoring' }, data: { 'config.alloy': o.config ?? CONFIG } },
     {
       apiVersion: 'apps/v1',
@@ -64,6 +65,15 @@ describe('alloy-tails-its-node', () => {
     expect(await judged({ config: clustered })).toEqual({ failed: [], notJudged: [] });
     const onHost = await judged({ config: CONFIG.replace(SELECTOR, 'constants.hostname'), hostNetwork: true });
     expect(onHost).toEqual({ failed: [], notJudged: [expect.stringContaining("compares with the node's hostname")] });
+  });
+});
+
+describe('alloy-config-loads on a rendered chart', () => {
+  it("reads a variable of the agent's environment by its value: a wait of 5 with no unit refused", async () => {
+    const config = CONFIG.replace('url = "http://loki', 'batch_wait = sys.env("WAIT")\n    url = "http://loki');
+    const env = [...CHART_ENV, { name: 'WAIT', value: '5' }];
+    expect((await judged({ config, env }, alloyConfigCheck)).failed).toEqual([expect.stringContaining('sys.env("WAIT") time: missing unit in duration "5"')]);
+    expect((await judged({ config, env: [...CHART_ENV, { name: 'WAIT', value: '5s' }] }, alloyConfigCheck)).failed).toEqual([]);
   });
 });
 

@@ -1,0 +1,34 @@
+/**
+ * What an Alloy process reads of its host (evaluate.ts' Host), from the workload that runs it: a variable of its
+ * container's environment as the kubelet sets it (model/cluster/environment.ts; a `fieldRef` of `spec.nodeName` stands
+ * for the node's name), HOSTNAME where the spec does not set it the pod's hostname (the container runtime sets it),
+ * any other variable nothing sets "" (os.Getenv), and `constants.hostname` the pod's hostname (os.Hostname: its name;
+ * the node's hostname on the host's network). No Secret's text is read: a variable set from one is not worked out.
+ */
+import { dig, list, obj, type Obj } from '../core/dig.ts';
+import type { Resource } from '../core/manifest.ts';
+import { scalarText } from '../core/text.ts';
+import { podSpecOf } from '../core/workloads.ts';
+import { namespaceOrDestination } from '../argocd/argocd.ts';
+import { containerEnvironment } from '../cluster/environment.ts';
+import type { Repo } from '../repository/repo.ts';
+import type { Host } from './evaluated.ts';
+
+export const NODE_NAME = "the node's name";
+export const POD_HOSTNAME = "the pod's hostname (its name)";
+export const NODE_HOSTNAME = "the node's hostname";
+
+export function alloyHost(view: { repo: Repo; resources: readonly Resource[] }, workload: Resource, container: Obj): Host {
+  const environment = containerEnvironment(view, namespaceOrDestination(view.repo, workload), container);
+  const hostname = { symbol: dig(podSpecOf(workload)?.spec, ['hostNetwork']) === true ? NODE_HOSTNAME : POD_HOSTNAME };
+  return {
+    env(name) {
+      const setting = environment.setting(name);
+      if (setting === undefined) return name === 'HOSTNAME' ? hostname : { value: '' };
+      if (typeof setting === 'object') return { value: setting.value };
+      const entry = list(container.env).findLast((e) => scalarText(obj(e).name) === name);
+      return setting === 'held' && scalarText(dig(entry, ['valueFrom', 'fieldRef', 'fieldPath']) ?? '') === 'spec.nodeName' ? { symbol: NODE_NAME } : undefined;
+    },
+    hostname,
+  };
+}
