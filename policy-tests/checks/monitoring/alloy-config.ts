@@ -68,7 +68,9 @@ export function alloyConfiguration(ctx: CheckContext, v: ChartValues) {
   const place = (line: number): FailurePlace =>
     start ? { file: start.file ?? v.source.file, line: start.line + line } : { resource: render!.resource as Resource, path: render!.file.path };
   const whole: FailurePlace = written ? { data: v.source, path: CONTENT } : { resource: render!.resource, path: render!.file.path };
-  return { text, place, whole, where: written ? 'alloy.configMap.content' : `the rendered ${render!.file.path.at(-1)}`, render };
+  // What the agent reads of its host, where the render gives its pod (offline: nothing, a value read there known by its type).
+  const host = render?.alloy && render.workload ? alloyHost(ctx, render.workload, render.alloy.container) : undefined;
+  return { text, place, whole, where: written ? 'alloy.configMap.content' : `the rendered ${render!.file.path.at(-1)}`, render, host };
 }
 
 /** What Alloy's command line sets of what it loads: the minimum stability level, and community components. */
@@ -92,7 +94,7 @@ function componentsMiss(ctx: CheckContext, v: ChartValues, tag: string | undefin
 function judge(ctx: CheckContext, v: ChartValues): void {
   const configuration = alloyConfiguration(ctx, v);
   if (!configuration) return;
-  const { text, place, whole, where, render } = configuration;
+  const { text, place, whole, where, render, host } = configuration;
   const { body, errors } = parseAlloy(text);
   // The first error, as Alloy prints it first; those after it mostly follow from it.
   const [first] = errors;
@@ -115,11 +117,7 @@ function judge(ctx: CheckContext, v: ChartValues): void {
   const loads = flags(args);
   const refused = alloyBlockProblems(body, reference!, loads);
   for (const p of refused) ctx.fail(place(p.line), `Alloy ${reference!.version} refuses ${where}: ${p.message}; ${CONSEQUENCE}`);
-  // What the agent reads of its host, where the render gives its pod: a variable of its environment by its value.
-  const scope = {
-    ...exportScope(body, reference!),
-    ...(render?.alloy && render.workload ? { host: alloyHost(ctx, render.workload, render.alloy.container) } : {}),
-  };
+  const scope = { ...exportScope(body, reference!), ...(host ? { host } : {}) };
   const unjudged: Unjudged[] = [];
   for (const b of body) {
     const schema = b.kind === 'block' && !refused.some((p) => p.line === b.line) ? reference!.components[b.name.join('.')]?.arguments : undefined;

@@ -15,27 +15,16 @@
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { dig } from '../../model/core/dig.ts';
 import { chartValues, type ChartValues } from '../../model/helm/chart-values.ts';
-import { parseAlloy, type AlloyExpr, type AlloyStatement } from '../../model/alloy/parser.ts';
+import { attributeNamed, blocksNamed, parseAlloy, type AlloyExpr, type AlloyStatement } from '../../model/alloy/parser.ts';
 import { chain, evaluate, type EvalScope } from '../../model/alloy/evaluate.ts';
 import { withKeyProviders } from '../../model/cluster/provided-keys.ts';
 import { podFieldSelector } from '../../model/programs/field-selectors.ts';
-import { plainValue, stringParts, type Host } from '../../model/alloy/evaluated.ts';
+import { plainValue, stringParts } from '../../model/alloy/evaluated.ts';
 import { scalarText } from '../../model/core/text.ts';
-import { alloyHost, NODE_NAME, POD_HOSTNAME } from '../../model/alloy/host.ts';
+import { NODE_NAME, POD_HOSTNAME } from '../../model/alloy/host.ts';
 import { alloyConfiguration } from './alloy-config.ts';
 
-type Rendered = NonNullable<NonNullable<ReturnType<typeof alloyConfiguration>>['render']>;
-
-/** What the alloy container reads of its host, from the rendered workload; undefined offline (no render). */
-const hostOf = (ctx: CheckContext, render: Rendered | undefined): Host | undefined =>
-  render?.alloy && render.workload ? alloyHost(ctx, render.workload, render.alloy.container) : undefined;
-
-const attr = (body: readonly AlloyStatement[], name: string): AlloyExpr | undefined => {
-  const s = body.find((x) => x.kind === 'attribute' && x.name === name);
-  return s?.kind === 'attribute' ? s.value : undefined;
-};
-const blocksNamed = (body: readonly AlloyStatement[], name: string) =>
-  body.filter((b): b is AlloyStatement & { kind: 'block' } => b.kind === 'block' && b.name.join('.') === name);
+const attr = (body: readonly AlloyStatement[], name: string): AlloyExpr | undefined => attributeNamed(body, name)?.value;
 
 /**
  * A selector's node term: the symbol or name `spec.nodeName=` compares with; the API server's refusal of the selector;
@@ -83,7 +72,7 @@ function judge(ctx: CheckContext, v: ChartValues): void {
   if (!configuration || kind !== 'DaemonSet') return;
   const { body, errors } = parseAlloy(configuration.text);
   if (errors.length > 0) return;
-  const host = hostOf(ctx, configuration.render);
+  const { host } = configuration;
   const scope: EvalScope = { nodeValue: () => undefined, ...(host ? { host } : {}) };
   const known = (e: AlloyExpr | undefined) => (e ? plainValue(evaluate(e, scope)) : undefined);
   for (const source of blocksNamed(body, 'loki.source.kubernetes')) {
@@ -107,7 +96,7 @@ function judge(ctx: CheckContext, v: ChartValues): void {
     }
     const fields = blocksNamed(discovery.body, 'selectors')
       .filter((s) => known(attr(s.body, 'role')) === 'pod' && attr(s.body, 'field'))
-      .map((s) => ({ line: s.body.find((x) => x.kind === 'attribute' && x.name === 'field')!.line, term: nodeTerm(attr(s.body, 'field')!, scope) }));
+      .map((s) => ({ line: attributeNamed(s.body, 'field')!.line, term: nodeTerm(attr(s.body, 'field')!, scope) }));
     const selected = fields.find((f) => f.term !== undefined);
     const at = configuration.place(selected?.line ?? discovery.line);
     const where = `discovery.kubernetes "${discovery.label}", which loki.source.kubernetes "${source.label}" tails`;

@@ -9,7 +9,7 @@
  * type runs code of its own on it, what that code refuses (validators.ts: its Validate). Each in Alloy's words. What
  * the gate cannot tell (a value it does not work out, a type's code it has not ported) is collected as unjudged.
  */
-import type { AlloyStatement } from './parser.ts';
+import { attributeNamed, type AlloyStatement } from './parser.ts';
 import { decodeProblems, type AlloySchemas, type Unjudged } from './values.ts';
 import { evaluate, type EvalScope, type Evaluated } from './evaluate.ts';
 import { ownValidation, type Fields } from './validators.ts';
@@ -39,8 +39,8 @@ function fieldsOf(body: readonly AlloyStatement[], scope: EvalScope): Fields {
   const values = new Map<string, Evaluated>();
   return {
     attr(name) {
-      const s = body.find((x) => x.kind === 'attribute' && x.name === name);
-      if (s?.kind !== 'attribute') return undefined;
+      const s = attributeNamed(body, name);
+      if (!s) return undefined;
       if (!values.has(name)) values.set(name, evaluate(s.value, scope));
       return values.get(name);
     },

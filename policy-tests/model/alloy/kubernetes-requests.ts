@@ -9,7 +9,7 @@
  * An argument the gate cannot read as a literal (an expression) leaves the component's requests unread, as does each
  * other component that calls the API server (the operator's monitors, the rules loaders, remote.kubernetes.*).
  */
-import { parseAlloy, type AlloyStatement } from './parser.ts';
+import { attributeNamed, blocksNamed, parseAlloy, type AlloyStatement } from './parser.ts';
 import { ANY_NAMESPACE, roleRequests, informer, isDiscoveryRole } from '../prometheus-operator/kubernetes-sd.ts';
 
 type Block = AlloyStatement & { kind: 'block' };
@@ -41,8 +41,8 @@ export function literalAt(text: string, offset: number): string | boolean | stri
   return undefined;
 }
 
-const attribute = (body: readonly AlloyStatement[], name: string) => body.find((s) => s.kind === 'attribute' && s.name === name);
-const blockNamed = (body: readonly AlloyStatement[], name: string) => body.find((s): s is Block => s.kind === 'block' && s.name.join('.') === name);
+const attribute = attributeNamed;
+const blockNamed = (body: readonly AlloyStatement[], name: string) => blocksNamed(body, name)[0];
 
 interface Read {
   requests: string[];

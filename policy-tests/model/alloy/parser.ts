@@ -44,6 +44,12 @@ const constantOf = (e: AlloyExpr): AlloyConstant | undefined => (e.kind === 'oth
 export type AlloyStatement =
   | { kind: 'attribute'; name: string; offset: number; line: number; value: AlloyExpr }
   | { kind: 'block'; name: string[]; label: string; offset: number; line: number; body: AlloyStatement[] };
+type Attribute = AlloyStatement & { kind: 'attribute' };
+type Block = AlloyStatement & { kind: 'block' };
+
+/** A body's attribute of a name (the first), and its blocks of a (dotted) name, as the readers of a configuration look them up. */
+export const attributeNamed = (body: readonly AlloyStatement[], name: string) => body.find((s): s is Attribute => s.kind === 'attribute' && s.name === name);
+export const blocksNamed = (body: readonly AlloyStatement[], name: string) => body.filter((s): s is Block => s.kind === 'block' && s.name.join('.') === name);
 
 /** The parser, as `syntax/parser/internal.go` walks the tokens: its errors, and the statements it keeps. */
 class AlloyParser {
