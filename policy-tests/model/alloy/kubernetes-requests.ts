@@ -6,10 +6,14 @@
  * - `loki.source.kubernetes_events`: an informer of core v1 Events in each of its `namespaces`, every one where unset.
  * - `loki.source.kubernetes` tails each target pod (kubetail: a get of the pod and of its `log`), in any namespace a
  *   discovery of the file reads (every one, `{any}` below, where one reads them all).
- * An argument the gate cannot read as a literal (an expression) leaves the component's requests unread, as does each
- * other component that calls the API server (the operator's monitors, the rules loaders, remote.kubernetes.*).
+ * Each argument is worked out as Alloy evaluates it (evaluate.ts), with what the agent reads of its host where the
+ * caller gives it (host.ts: its environment as the kubelet sets it); one the gate does not work out (a variable the
+ * render does not give, a component's export) leaves the component's requests unread, with why, as does each other
+ * component that calls the API server (the operator's monitors, the rules loaders, remote.kubernetes.*).
  */
 import { attributeNamed, blocksNamed, parseAlloy, type AlloyStatement } from './parser.ts';
+import { evaluate, type EvalScope } from './evaluate.ts';
+import { plainValue, readFrom, type Host } from './evaluated.ts';
 import { ANY_NAMESPACE, roleRequests, informer, isDiscoveryRole } from '../prometheus-operator/kubernetes-sd.ts';
 
 type Block = AlloyStatement & { kind: 'block' };
@@ -28,20 +32,6 @@ const API_CLIENTS_NOT_READ: ReadonlySet<string> = new Set([
   'remote.kubernetes.secret',
 ]);
 
-/** A string, a bool or a list of strings written as a literal after an attribute's `=`; undefined for anything else. */
-export function literalAt(text: string, offset: number): string | boolean | string[] | undefined {
-  const rest = text.slice(offset).replace(/^[A-Za-z_][\w]*\s*=\s*/, '');
-  const string = /^"(?:[^"\\\n]|\\.)*"/.exec(rest);
-  const end = (n: number) => /^[ \t]*(\/\/[^\n]*)?(\n|,|\}|$)/.test(rest.slice(n));
-  if (string && end(string[0].length)) return JSON.parse(string[0]) as string;
-  const bool = /^(true|false)\b/.exec(rest);
-  if (bool && end(bool[0].length)) return bool[1] === 'true';
-  const list = /^\[\s*((?:"(?:[^"\\\n]|\\.)*"\s*,?\s*)*)\]/.exec(rest);
-  if (list && end(list[0].length)) return [...list[1]!.matchAll(/"(?:[^"\\\n]|\\.)*"/g)].map((m) => JSON.parse(m[0]) as string);
-  return undefined;
-}
-
-const attribute = attributeNamed;
 const blockNamed = (body: readonly AlloyStatement[], name: string) => blocksNamed(body, name)[0];
 
 interface Read {
@@ -50,52 +40,85 @@ interface Read {
   unread: string[];
 }
 
-/** A discovery's namespaces: its `names`, the pod's own, or [''] for every one; undefined where they are no literal. */
-function discoveryNamespaces(text: string, block: Block, own: string): string[] | undefined {
-  const namespaces = blockNamed(block.body, 'namespaces');
-  if (!namespaces) return [''];
-  const names = attribute(namespaces.body, 'names');
-  const ownAttr = attribute(namespaces.body, 'own_namespace');
-  const listed = names ? literalAt(text, names.offset) : [];
-  const ownValue = ownAttr ? literalAt(text, ownAttr.offset) : false;
-  if (!Array.isArray(listed) || typeof ownValue !== 'boolean') return undefined;
-  const all = [...listed, ...(ownValue ? [own] : [])];
-  return all.length === 0 ? [''] : all;
-}
-
 /** What the walk gathers: the requests, the unread components, and the namespaces the discoveries read. */
 type Walk = Read & { tailed: Set<string> };
 
-function discoveryRequests(text: string, block: Block, own: string, read: Walk): void {
-  const id = `discovery.kubernetes "${block.label}"`;
-  const roleAttr = attribute(block.body, 'role');
-  const role = roleAttr ? literalAt(text, roleAttr.offset) : undefined;
-  const namespaces = discoveryNamespaces(text, block, own);
-  const metadata = blockNamed(block.body, 'attach_metadata');
-  const nodeAttr = metadata && attribute(metadata.body, 'node');
-  const attachNode = nodeAttr ? literalAt(text, nodeAttr.offset) : false;
-  if (!isDiscoveryRole(role) || !namespaces || typeof attachNode !== 'boolean') {
-    read.unread.push(`${id} (its role, namespaces or attach_metadata are no literal the gate reads)`);
-    return;
+/** An argument's value as Alloy evaluates it (model/alloy/evaluate.ts), where it is one `is` accepts, else why it is not read. */
+type Argument<T> = { value: T } | { why: string };
+
+/** The type an argument takes, and its value where the block leaves it unset. */
+interface Kind<T> {
+  is: (v: unknown) => v is T;
+  unset: T;
+}
+const isString = (v: unknown): v is string => typeof v === 'string';
+const STRING: Kind<string> = { is: isString, unset: '' };
+const BOOL: Kind<boolean> = { is: (v): v is boolean => typeof v === 'boolean', unset: false };
+const STRINGS: Kind<string[]> = { is: (v): v is string[] => Array.isArray(v) && v.every(isString), unset: [] };
+
+function argument<T>(body: readonly AlloyStatement[], name: string, scope: EvalScope, kind: Kind<T>): Argument<T> {
+  const attr = attributeNamed(body, name);
+  if (!attr) return { value: kind.unset };
+  const evaluated = evaluate(attr.value, scope);
+  const value = plainValue(evaluated);
+  if (kind.is(value)) return { value };
+  switch (evaluated.kind) {
+    case 'typed':
+      return { why: `its ${name} is ${evaluated.from}, a value known when Alloy runs` };
+    case 'array':
+    case 'object':
+      if (value === undefined)
+        return { why: `its ${name} holds ${readFrom(evaluated.members, 'a value the gate does not work out')}, a value known when Alloy runs` };
+      break;
+    case 'unread':
+      return { why: `its ${name} is not worked out: ${evaluated.why}` };
+    case 'failed':
+      return { why: `its ${name} fails to evaluate: ${evaluated.message}` };
   }
-  for (const namespace of namespaces) read.tailed.add(namespace || ANY_NAMESPACE);
-  read.requests.push(...roleRequests(role, namespaces, attachNode));
+  return { why: `its ${name} is not of the type Alloy takes: the file does not load` };
+}
+
+/** A discovery's namespaces: its `names`, the pod's own, or [''] for every one; else why they are not read. */
+function discoveryNamespaces(block: Block, own: string, scope: EvalScope): Argument<string[]> {
+  const namespaces = blockNamed(block.body, 'namespaces');
+  if (!namespaces) return { value: [''] };
+  const listed = argument(namespaces.body, 'names', scope, STRINGS);
+  const ownValue = argument(namespaces.body, 'own_namespace', scope, BOOL);
+  if ('why' in listed) return listed;
+  if ('why' in ownValue) return ownValue;
+  const all = [...listed.value, ...(ownValue.value ? [own] : [])];
+  return { value: all.length === 0 ? [''] : all };
+}
+
+function discoveryRequests(block: Block, own: string, scope: EvalScope, read: Walk): void {
+  const id = `discovery.kubernetes "${block.label}"`;
+  const role = argument(block.body, 'role', scope, STRING);
+  const namespaces = discoveryNamespaces(block, own, scope);
+  const metadata = blockNamed(block.body, 'attach_metadata');
+  const attachNode = metadata ? argument(metadata.body, 'node', scope, BOOL) : { value: false };
+  const why = [role, namespaces, attachNode].find((a): a is { why: string } => 'why' in a)?.why;
+  if (why !== undefined) return void read.unread.push(`${id} (${why})`);
+  // A role Prometheus' discovery does not run (or none: the file does not load) discovers nothing and asks nothing.
+  if (!('value' in role) || !isDiscoveryRole(role.value) || !('value' in namespaces) || !('value' in attachNode)) return;
+  for (const namespace of namespaces.value) read.tailed.add(namespace || ANY_NAMESPACE);
+  read.requests.push(...roleRequests(role.value, namespaces.value, attachNode.value));
 }
 
 /** The requests a configuration's components send, and the components whose requests could not be read. */
-export function alloyApiRequests(text: string, ownNamespace: string): Read {
+export function alloyApiRequests(text: string, ownNamespace: string, host?: Host): Read {
   const read: Walk = { requests: [], unread: [], tailed: new Set() };
+  // A component's export is not worked out (stdlib.ts' stdlibMember says so): an argument that reads one is unread.
+  const scope: EvalScope = { nodeValue: () => undefined, ...(host ? { host } : {}) };
   const { tailed } = read;
   const blocks = parseAlloy(text).body.filter((s): s is Block => s.kind === 'block');
-  for (const block of blocks.filter((b) => b.name.join('.') === 'discovery.kubernetes')) discoveryRequests(text, block, ownNamespace, read);
+  for (const block of blocks.filter((b) => b.name.join('.') === 'discovery.kubernetes')) discoveryRequests(block, ownNamespace, scope, read);
   for (const block of blocks) {
     const name = block.name.join('.');
     if (API_CLIENTS_NOT_READ.has(name)) read.unread.push(`${name} "${block.label}" (what it asks the API server is not read)`);
     if (name === 'loki.source.kubernetes_events') {
-      const namespacesAttr = attribute(block.body, 'namespaces');
-      const namespaces = namespacesAttr ? literalAt(text, namespacesAttr.offset) : [];
-      if (!Array.isArray(namespaces)) read.unread.push(`${name} "${block.label}" (its namespaces are no literal list)`);
-      else for (const namespace of namespaces.length ? namespaces : ['']) read.requests.push(...informer('/api/v1|events', namespace));
+      const namespaces = argument(block.body, 'namespaces', scope, STRINGS);
+      if ('why' in namespaces) read.unread.push(`${name} "${block.label}" (${namespaces.why})`);
+      else for (const namespace of namespaces.value.length ? namespaces.value : ['']) read.requests.push(...informer('/api/v1|events', namespace));
     }
     if (name === 'loki.source.kubernetes' && tailed.size === 0)
       read.unread.push(`${name} "${block.label}" (no discovery of the file says which namespaces it tails)`);

@@ -18,6 +18,7 @@ import { containerConnects, imageKey, repoImageNeeds, settingsCall, type Setting
 import { containerEnvironment, expandedCommandLine } from '../cluster/environment.ts';
 import { k8sSidecarRequests } from '../grafana/sidecars.ts';
 import { alloyApiRequests } from '../alloy/kubernetes-requests.ts';
+import { alloyHost } from '../alloy/host.ts';
 import { isKubeStateMetrics, kubeStateMetricsRequests } from '../apps/kube-state-metrics.ts';
 import { namespaceLabels } from '../cluster/pod-templates.ts';
 import { notLoadedBecause, prometheusViews, selectable, SELECTED_KINDS, type PrometheusView } from '../prometheus-operator/selection.ts';
@@ -171,7 +172,8 @@ function alloyRuns(ctx: CheckContext, at: Omit<Run, 'program' | 'requests'>): Ru
   if (!imageParts(scalarText(at.c.container.image ?? '')).name.endsWith('grafana/alloy')) return [];
   const text = alloyConfig(ctx, at.workload);
   if (text === undefined) return [];
-  const read = alloyApiRequests(text, at.namespace);
+  // Its arguments worked out with what the agent reads of its host: its environment as the kubelet sets it.
+  const read = alloyApiRequests(text, at.namespace, alloyHost(ctx, at.workload, at.c.container));
   const requests = readRequests(read);
   return requests.length ? [{ ...at, program: "Alloy's configuration", requests }] : [];
 }

@@ -92,27 +92,35 @@ describe('program-api-authorized', () => {
     const rendered = { id: 'alloy#0', app: 'alloy', source: 'chart alloy 1.11.1' };
     const make = (kind: string, name: string, namespace: string | undefined, body: Record<string, unknown>) =>
       ({ ...template, kind, name, namespace, rendered, object: { kind, metadata: { name, namespace }, ...body } }) as unknown as Resource;
-    const config =
-      'discovery.kubernetes "pods" {\n  role = "pod"\n}\nloki.source.kubernetes "pods" {\n  targets    = discovery.kubernetes.pods.targets\n  forward_to = []\n}\n';
-    const alloy = [
+    const source = 'loki.source.kubernetes "pods" {\n  targets    = discovery.kubernetes.pods.targets\n  forward_to = []\n}\n';
+    const config = `discovery.kubernetes "pods" {\n  role = "pod"\n}\n${source}`;
+    const env = [{ name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } }];
+    const alloy = (configuration: string) => [
       make('DaemonSet', 'alloy', 'monitoring', {
-        spec: { template: { spec: { serviceAccountName: 'alloy', containers: [{ name: 'alloy', image: 'docker.io/grafana/alloy:v1.18.1' }] } } },
+        spec: { template: { spec: { serviceAccountName: 'alloy', containers: [{ name: 'alloy', image: 'docker.io/grafana/alloy:v1.18.1', env }] } } },
       }),
-      make('ConfigMap', 'alloy', 'monitoring', { data: { 'config.alloy': config } }),
+      make('ConfigMap', 'alloy', 'monitoring', { data: { 'config.alloy': configuration } }),
       make('Role', 'alloy', 'monitoring', { rules: [{ apiGroups: [''], resources: ['pods', 'pods/log'], verbs: ['get', 'list', 'watch'] }] }),
       make('RoleBinding', 'alloy', 'monitoring', {
         roleRef: { kind: 'Role', name: 'alloy' },
         subjects: [{ kind: 'ServiceAccount', name: 'alloy', namespace: 'monitoring' }],
       }),
     ];
-    expect(findings({ ...repo, resources: [...repo.resources, ...alloy] })).toEqual([
+    const everyNamespace = [
       [
         'fail',
         expect.stringMatching(
           /^DaemonSet alloy runs Alloy's configuration \(container alloy\) as ServiceAccount monitoring\/alloy, and the API server refuses 4 of its 4 requests: GET \/api\/v1\/pods: pods is forbidden: .* at the cluster scope; .* GET \/api\/v1\/namespaces\/\{any\}\/pods\/\{pod\}\/log: pods "\{pod\}" is forbidden: .* cannot get resource "pods\/log"/,
         ),
       ],
-    ]);
+    ];
+    const judgedWith = (configuration: string) => findings({ ...repo, resources: [...repo.resources, ...alloy(configuration)] });
+    expect(judgedWith(config)).toEqual(everyNamespace);
+    // Its namespaces worked out with its environment: the pod's own namespace (a fieldRef) is what the Role grants.
+    const names = (value: string) => `discovery.kubernetes "pods" {\n  role = "pod"\n  namespaces {\n    names = [${value}]\n  }\n}\n${source}`;
+    expect(judgedWith(names('sys.env("POD_NAMESPACE")'))).toEqual([]);
+    // A variable the container does not set is "": Prometheus' discovery reads every namespace, which the Role does not grant.
+    expect(judgedWith(names('sys.env("NAMESPACE")'))).toEqual(everyNamespace);
   });
 
   it('judges kube-state-metrics by its flags, and spells out four refusals of many', () => {

@@ -4,7 +4,7 @@
  * the pod tailer's gets, and a component whose arguments are no literal said unread.
  */
 import { describe, expect, it } from 'vitest';
-import { alloyApiRequests, literalAt } from '../../model/alloy/kubernetes-requests.ts';
+import { alloyApiRequests } from '../../model/alloy/kubernetes-requests.ts';
 
 describe('alloyApiRequests', () => {
   it("lists and watches each resource a discovery's role reads, in its namespaces, nodes where it attaches their metadata", () => {
@@ -75,21 +75,49 @@ loki.source.kubernetes_events "events" {
     expect(alloyApiRequests(text, 'm')).toEqual({
       requests: [],
       unread: [
-        'discovery.kubernetes "p" (its role, namespaces or attach_metadata are no literal the gate reads)',
+        `discovery.kubernetes "p" (its role is sys.env("ROLE"), read from Alloy's environment, a value known when Alloy runs)`,
         'loki.source.kubernetes "t" (no discovery of the file says which namespaces it tails)',
         'remote.kubernetes.secret "s" (what it asks the API server is not read)',
       ],
     });
   });
 
-  it('reads a string, a bool or a list of strings as a literal, and nothing else', () => {
-    const at = (line: string) => literalAt(line, 0);
-    expect([at('role = "pod"\n'), at('node = true // c\n'), at('names = ["a", "b",]\n'), at('x = "a" + "b"\n'), at('y = sys.env("A")\n')]).toEqual([
-      'pod',
-      true,
-      ['a', 'b'],
-      undefined,
-      undefined,
+  it('works each argument out as Alloy evaluates it, with what the agent reads of its host where the caller gives it', () => {
+    const text = `discovery.kubernetes "p" {
+  role = "po" + "d"
+  namespaces {
+    names = [sys.env("NS"), string.to_lower("Media")]
+  }
+}
+loki.source.kubernetes_events "e" {
+  namespaces = concat(["a"], [sys.env("NS")])
+  forward_to = []
+}
+`;
+    const host = { env: (name: string) => (name === 'NS' ? { value: 'logs' } : undefined) };
+    expect(alloyApiRequests(text, 'm', host)).toEqual({
+      requests: [
+        ...['logs', 'media'].flatMap((ns) => [`GET /api/v1/namespaces/${ns}/pods`, `GET /api/v1/namespaces/${ns}/pods?watch=true`]),
+        ...['a', 'logs'].flatMap((ns) => [`GET /api/v1/namespaces/${ns}/events`, `GET /api/v1/namespaces/${ns}/events?watch=true`]),
+      ],
+      unread: [],
+    });
+    // Without the host (no render), a variable is known by its type alone: the namespaces are not read, and said.
+    expect(alloyApiRequests(text, 'm')).toEqual({
+      requests: [],
+      unread: [
+        `discovery.kubernetes "p" (its names holds sys.env("NS"), read from Alloy's environment, a value known when Alloy runs)`,
+        'loki.source.kubernetes_events "e" (its namespaces is concat, a value known when Alloy runs)',
+      ],
+    });
+    // A node's name is no namespace the gate knows; a role Prometheus' discovery does not run asks nothing.
+    const node = { env: () => ({ symbol: "the node's name" }) };
+    expect(alloyApiRequests('discovery.kubernetes "p" {\n  role = "pod"\n  namespaces {\n    names = [sys.env("N")]\n  }\n}\n', 'm', node).unread).toHaveLength(
+      1,
+    );
+    expect(alloyApiRequests('discovery.kubernetes "p" {\n  role = "pods"\n}\n', 'm')).toEqual({ requests: [], unread: [] });
+    expect(alloyApiRequests('discovery.kubernetes "p" {\n  role = discovery.kubernetes.q.targets\n}\n', 'm').unread).toEqual([
+      'discovery.kubernetes "p" (its role is not worked out: discovery.kubernetes.q.targets, which the gate does not work out)',
     ]);
   });
 });
