@@ -1,6 +1,7 @@
 /**
  * alloy-tails-its-node: an Alloy that runs on every node (the chart's DaemonSet) and tails pod logs through the API
- * (`loki.source.kubernetes`, its targets a `discovery.kubernetes` of role pod) reads the pods of its own node: a
+ * (`loki.source.kubernetes`, its targets a `discovery.kubernetes` of role pod, straight or through `discovery.relabel`s)
+ * reads the pods of its own node: a relabelling's keep rule on the pod's node read as a field selector, or a
  * selector of role pod whose field selector is `spec.nodeName=` the node's name, or the source's clustering on (the
  * agents share the targets out). The value is worked out as Alloy evaluates it (model/alloy/evaluate.ts) with what the
  * agent reads of its host: a variable of its container's environment as the kubelet sets it (a `fieldRef` of
@@ -12,7 +13,7 @@
  * a node selector every agent tails every pod. A discovery of a role Prometheus' discovery does not run finds nothing,
  * and one of nodes, Services or Ingresses gives targets that carry no pod, which the source refuses (PrepareLabels).
  */
-import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
+import type { CheckContext, FailurePlace, PolicyCheck } from '../../model/checks/kit.ts';
 import { dig } from '../../model/core/dig.ts';
 import { chartValues, type ChartValues } from '../../model/helm/chart-values.ts';
 import { attributeNamed, blocksNamed, parseAlloy, type AlloyExpr, type AlloyStatement } from '../../model/alloy/parser.ts';
@@ -65,6 +66,80 @@ function roleProblem(role: unknown): 'pod' | { refused: string } | { unread: str
   };
 }
 
+type Block = ReturnType<typeof blocksNamed>[number];
+type NodeTerm = ReturnType<typeof nodeTerm>;
+
+/**
+ * The discovery a source's targets come from, straight or through `discovery.relabel`s (each hop's `output` read from
+ * its own `targets`), with those relabellings in the order the targets pass them; undefined where another component
+ * stands between them. A relabelling keeps or changes targets, never adds a pod: the discovery decides which exist.
+ */
+function targetsPath(body: readonly AlloyStatement[], targets: AlloyExpr | undefined): { discovery: Block; relabels: Block[] } | undefined {
+  const relabels: Block[] = [];
+  let names = targets ? chain(targets)?.names.join('.') : undefined;
+  // Bounded by the file's blocks: relabellings that feed each other in a circle lead to no discovery.
+  for (let hop = 0; hop <= body.length && names !== undefined; hop++) {
+    const discovery = blocksNamed(body, 'discovery.kubernetes').find((d) => names === `discovery.kubernetes.${d.label}.targets`);
+    if (discovery) return { discovery, relabels: relabels.reverse() };
+    const relabel = blocksNamed(body, 'discovery.relabel').find((r) => names === `discovery.relabel.${r.label}.output`);
+    if (!relabel) return undefined;
+    relabels.push(relabel);
+    const next = attr(relabel.body, 'targets');
+    names = next ? chain(next)?.names.join('.') : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * Whether a relabelling's rule may write or drop `__meta_kubernetes_pod_node_name`: its target label, or a label-name
+ * action (labelmap, labeldrop, labelkeep) whose regex, anchored, may match the name (one the gate cannot read may).
+ */
+function touchesNodeLabel(action: string, rule: Block, known: (e: AlloyExpr | undefined) => unknown): boolean {
+  const target = known(attr(rule.body, 'target_label'));
+  if (target === NODE_LABEL || (attr(rule.body, 'target_label') && typeof target !== 'string')) return true;
+  if (!['labelmap', 'labeldrop', 'labelkeep'].includes(action)) return false;
+  const regex = attr(rule.body, 'regex') ? known(attr(rule.body, 'regex')) : '(.*)';
+  if (typeof regex !== 'string') return true;
+  try {
+    // Go's RE2 and JavaScript read a label-name pattern alike; one JavaScript refuses is taken as matching.
+    const matches = new RegExp(`^(?:${regex})$`).test(NODE_LABEL);
+    return action === 'labelkeep' ? !matches : matches;
+  } catch {
+    return true;
+  }
+}
+
+const NODE_LABEL = '__meta_kubernetes_pod_node_name';
+
+/** A node's name as a relabelling's regex matches it whole: a DNS subdomain (its dots match themselves among others). */
+const NODE_NAME_TEXT = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
+
+/**
+ * A relabelling's rule that keeps the targets of one node (`action = "keep"` on `__meta_kubernetes_pod_node_name`
+ * alone; Alloy's relabel.Action reads its name in any case, its Regexp anchors the regex): the node its regex names,
+ * worked out as the field selector's is, with its line. A regex other than one name or one value of the host, or a
+ * rule before it that may write or drop the node's label, is read as not worked out.
+ */
+function keptNode(relabels: readonly Block[], scope: EvalScope): { line: number; term: NodeTerm; relabel: string } | undefined {
+  const known = (e: AlloyExpr | undefined) => (e ? plainValue(evaluate(e, scope)) : undefined);
+  for (const relabel of relabels)
+    for (const rule of blocksNamed(relabel.body, 'rule')) {
+      const action = known(attr(rule.body, 'action')) ?? 'replace';
+      const sources = known(attr(rule.body, 'source_labels'));
+      // A rule before the keep that may write or drop the node's label leaves what the keep reads not worked out.
+      if (typeof action !== 'string' || touchesNodeLabel(action.toLowerCase(), rule, known)) return { line: rule.line, term: 'unread', relabel: relabel.label };
+      if (action.toLowerCase() !== 'keep') continue;
+      if (!Array.isArray(sources) || sources.length !== 1 || sources[0] !== NODE_LABEL) continue;
+      const regex = attributeNamed(rule.body, 'regex');
+      const parts = regex ? stringParts(evaluate(regex.value, scope)) : ['(.*)'];
+      const [only] = parts ?? [];
+      const term: NodeTerm =
+        parts?.length !== 1 ? 'unread' : typeof only === 'object' ? only : only === '' || NODE_NAME_TEXT.test(only ?? '') ? { name: only! } : 'unread';
+      return { line: regex?.line ?? rule.line, term, relabel: relabel.label };
+    }
+  return undefined;
+}
+
 function judge(ctx: CheckContext, v: ChartValues): void {
   const configuration = alloyConfiguration(ctx, v);
   const kind =
@@ -77,63 +152,75 @@ function judge(ctx: CheckContext, v: ChartValues): void {
   const known = (e: AlloyExpr | undefined) => (e ? plainValue(evaluate(e, scope)) : undefined);
   for (const source of blocksNamed(body, 'loki.source.kubernetes')) {
     if (blocksNamed(source.body, 'clustering').some((c) => known(attr(c.body, 'enabled')) === true)) continue;
-    const targets = attr(source.body, 'targets');
-    const names = targets ? chain(targets)?.names.join('.') : undefined;
-    const discovery = blocksNamed(body, 'discovery.kubernetes').find((d) => names === `discovery.kubernetes.${d.label}.targets`);
-    if (!discovery) {
+    const path = targetsPath(body, attr(source.body, 'targets'));
+    if (!path) {
       ctx.notJudged(
         configuration.place(source.line),
-        `loki.source.kubernetes "${source.label}" takes targets the gate does not follow to a discovery.kubernetes: which pods each agent tails is not judged`,
+        `loki.source.kubernetes "${source.label}" takes targets the gate does not follow to a discovery.kubernetes (straight, or through discovery.relabel): which pods each agent tails is not judged`,
       );
       continue;
     }
+    const { discovery, relabels } = path;
+    const through = relabels.length ? ` through ${relabels.map((r) => `discovery.relabel "${r.label}"`).join(' and ')}` : '';
+    const where = `discovery.kubernetes "${discovery.label}", which loki.source.kubernetes "${source.label}" tails${through}`;
     const role = roleProblem(known(attr(discovery.body, 'role')));
     if (role !== 'pod') {
       const at = configuration.place(discovery.line);
-      if ('refused' in role) ctx.fail(at, `discovery.kubernetes "${discovery.label}", which loki.source.kubernetes "${source.label}" tails, ${role.refused}`);
-      else ctx.notJudged(at, `discovery.kubernetes "${discovery.label}", which loki.source.kubernetes "${source.label}" tails: ${role.unread}`);
+      if ('refused' in role) ctx.fail(at, `${where}, ${role.refused}`);
+      else ctx.notJudged(at, `${where}: ${role.unread}`);
       continue;
     }
     const fields = blocksNamed(discovery.body, 'selectors')
       .filter((s) => known(attr(s.body, 'role')) === 'pod' && attr(s.body, 'field'))
-      .map((s) => ({ line: attributeNamed(s.body, 'field')!.line, term: nodeTerm(attr(s.body, 'field')!, scope) }));
-    const selected = fields.find((f) => f.term !== undefined);
-    const at = configuration.place(selected?.line ?? discovery.line);
-    const where = `discovery.kubernetes "${discovery.label}", which loki.source.kubernetes "${source.label}" tails`;
-    if (!selected)
-      ctx.fail(
-        at,
-        `${where}, selects no node's pods (no spec.nodeName field selector of role pod) and its clustering is off: every agent of the DaemonSet tails every pod of the cluster, each pod's log read from the API server once for each node`,
-      );
-    else if (selected.term === 'unread')
-      ctx.notJudged(
-        at,
-        `${where}: its spec.nodeName selector reads a value the gate does not work out${host ? '' : " (the agent's environment is read from the chart's render)"}`,
-      );
-    else if ('refused' in selected.term!)
-      ctx.fail(
-        at,
-        `${where}: the API server refuses every list of pods it sends (${selected.term.refused}), so it finds no pod, and no pod's log reaches the log store`,
-      );
-    else if ('name' in selected.term!)
-      ctx.fail(
-        at,
-        `${where}, selects the pods of node "${selected.term.name}" on every node: the agents on the other nodes tail none of their own pods, whose logs never reach the log store`,
-      );
-    else if (selected.term!.symbol === POD_HOSTNAME)
-      ctx.fail(
-        at,
-        `${where}, compares spec.nodeName with ${POD_HOSTNAME}, which names no node: the discovery finds no pod, and no pod's log reaches the log store`,
-      );
-    else if (selected.term!.symbol !== NODE_NAME)
-      ctx.notJudged(at, `${where}: its spec.nodeName selector compares with ${selected.term!.symbol}, which may not be the node's name`);
+      .map((s) => ({ line: attributeNamed(s.body, 'field')!.line, term: nodeTerm(attr(s.body, 'field')!, scope), relabel: undefined }));
+    const selected = fields.find((f) => f.term !== undefined) ?? keptNode(relabels, scope);
+    verdict(ctx, { at: configuration.place(selected?.line ?? discovery.line), where, host: host !== undefined }, selected);
   }
+}
+
+/** The finding for the node a source's pods are selected by: its field selector's term, or a relabelling's keep rule's. */
+function verdict(
+  ctx: CheckContext,
+  o: { at: FailurePlace; where: string; host: boolean },
+  selected: { term: NodeTerm; relabel: string | undefined } | undefined,
+): void {
+  const { at, where } = o;
+  const term = selected?.term;
+  const by = selected?.relabel === undefined ? 'its spec.nodeName selector' : `discovery.relabel "${selected.relabel}"'s keep rule on the pod's node`;
+  if (!selected)
+    ctx.fail(
+      at,
+      `${where}, selects no node's pods (no spec.nodeName field selector of role pod, nor a relabelling that keeps its own node's) and its clustering is off: every agent of the DaemonSet tails every pod of the cluster, each pod's log read from the API server once for each node`,
+    );
+  else if (term === 'unread' || term === undefined)
+    ctx.notJudged(at, `${where}: ${by} reads a value the gate does not work out${o.host ? '' : " (the agent's environment is read from the chart's render)"}`);
+  else if ('refused' in term)
+    ctx.fail(at, `${where}: the API server refuses every list of pods it sends (${term.refused}), so it finds no pod, and no pod's log reaches the log store`);
+  else if ('name' in term && term.name === '')
+    // A variable nothing sets reads as "" (os.Getenv): no node is named so.
+    ctx.fail(
+      at,
+      `${where}: ${by} compares with "", which names no node (a variable nothing sets reads as ""): no pod is selected, and no pod's log reaches the log store`,
+    );
+  else if ('name' in term)
+    ctx.fail(
+      at,
+      `${where}, selects the pods of node "${term.name}" on every node: the agents on the other nodes tail none of their own pods, whose logs never reach the log store`,
+    );
+  else if (term.symbol === POD_HOSTNAME)
+    ctx.fail(
+      at,
+      selected.relabel === undefined
+        ? `${where}, compares spec.nodeName with ${POD_HOSTNAME}, which names no node: the discovery finds no pod, and no pod's log reaches the log store`
+        : `${where}: ${by} keeps the pods whose node is ${POD_HOSTNAME}, which names no node: it keeps no pod, and no pod's log reaches the log store`,
+    );
+  else if (term.symbol !== NODE_NAME) ctx.notJudged(at, `${where}: ${by} compares with ${term.symbol}, which may not be the node's name`);
 }
 
 export const alloyNodeCheck: PolicyCheck = {
   id: 'alloy-tails-its-node',
   description:
-    "Each Alloy the chart runs on every node (a DaemonSet) that tails pod logs through the API (loki.source.kubernetes over a discovery.kubernetes of role pod) tails the pods of its own node: a selector of role pod whose field is spec.nodeName= the node's name, worked out as Alloy evaluates it with the agent's environment as the kubelet and the container runtime set it (a fieldRef of spec.nodeName is the node's name; an unset HOSTNAME, and constants.hostname, the pod's hostname), or the source's clustering on; a selector compared with the pod's hostname, or a fixed node's name, leaves the other nodes' pods shipping no log, a field selector the API server refuses for pods (its grammar, a field a Pod is not selected by) fails every list, and none makes every agent tail every pod; a discovery of a role Prometheus' discovery does not run finds nothing, and one of nodes, Services or Ingresses gives targets that carry no pod. Offline (no render) a value read from the agent's environment is not judged (A2).",
+    "Each Alloy the chart runs on every node (a DaemonSet) that tails pod logs through the API (loki.source.kubernetes over a discovery.kubernetes of role pod) tails the pods of its own node: a selector of role pod whose field is spec.nodeName= the node's name (or, where its targets pass through discovery.relabel, a rule that keeps them by __meta_kubernetes_pod_node_name alone with the node's name as its regex), worked out as Alloy evaluates it with the agent's environment as the kubelet and the container runtime set it (a fieldRef of spec.nodeName is the node's name; an unset HOSTNAME, and constants.hostname, the pod's hostname), or the source's clustering on; a selector compared with the pod's hostname, or a fixed node's name, leaves the other nodes' pods shipping no log, a field selector the API server refuses for pods (its grammar, a field a Pod is not selected by) fails every list, and none makes every agent tail every pod; a discovery of a role Prometheus' discovery does not run finds nothing, and one of nodes, Services or Ingresses gives targets that carry no pod. Offline (no render) a value read from the agent's environment is not judged (A2).",
   invariants: ['A2'],
   remediation:
     'select the node\'s pods in the discovery: selectors { role = "pod"; field = "spec.nodeName=" + sys.env("HOSTNAME") } (the chart sets HOSTNAME from spec.nodeName), or turn clustering on in the source',

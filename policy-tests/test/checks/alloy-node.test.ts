@@ -68,6 +68,53 @@ describe('alloy-tails-its-node', () => {
   });
 });
 
+describe('alloy-tails-its-node through discovery.relabel', () => {
+  const NO_FIELD = CONFIG.replace(/ {2}selectors \{[^}]*\}\n/, '');
+  /** The source fed through a relabelling of the discovery's targets, with its rules. */
+  const relabelled = (rules: string, config = CONFIG) =>
+    `${config.replace('targets    = discovery.kubernetes.pods.targets', 'targets    = discovery.relabel.pods.output')}discovery.relabel "pods" {\n  targets = discovery.kubernetes.pods.targets\n${rules}}\n`;
+  const keep = (regex: string, action = '"keep"') =>
+    `  rule {\n    source_labels = ["__meta_kubernetes_pod_node_name"]\n    action        = ${action}\n    regex         = ${regex}\n  }\n`;
+
+  it("follows the targets to their discovery: main's selector passes through a relabelling, and none fails through it", async () => {
+    expect(await judged({ config: relabelled('') })).toEqual({ failed: [], notJudged: [] });
+    expect((await judged({ config: relabelled('', NO_FIELD) })).failed).toEqual([
+      expect.stringContaining('tails through discovery.relabel "pods", selects no node\'s pods'),
+    ]);
+  });
+
+  it("reads a keep rule on the pod's node as the node it selects: its own passes, the pod's hostname or a fixed node fails", async () => {
+    expect(await judged({ config: relabelled(keep('sys.env("HOSTNAME")'), NO_FIELD) })).toEqual({ failed: [], notJudged: [] });
+    expect(await judged({ config: relabelled(keep('sys.env("K8S_NODE_NAME")', '"KEEP"'), NO_FIELD) })).toEqual({ failed: [], notJudged: [] });
+    expect((await judged({ config: relabelled(keep('coalesce(sys.env("NODE_NAME"), constants.hostname)'), NO_FIELD) })).failed).toEqual([
+      expect.stringContaining(
+        `discovery.relabel "pods"'s keep rule on the pod's node keeps the pods whose node is the pod's hostname (its name), which names no node`,
+      ),
+    ]);
+    expect((await judged({ config: relabelled(keep('sys.env("NODE_NAME")'), NO_FIELD) })).failed).toEqual([
+      expect.stringContaining('compares with "", which names no node (a variable nothing sets reads as "")'),
+    ]);
+    expect((await judged({ config: relabelled(keep('"talos-w1"'), NO_FIELD) })).failed).toEqual([
+      expect.stringContaining('selects the pods of node "talos-w1" on every node'),
+    ]);
+    // A rule that drops, or keeps by another label, selects no node; a regular expression is not read.
+    expect((await judged({ config: relabelled(keep('sys.env("HOSTNAME")', '"drop"'), NO_FIELD) })).failed).toHaveLength(1);
+    const rewrite = '  rule {\n    target_label = "__meta_kubernetes_pod_node_name"\n    replacement  = "talos-w1"\n  }\n';
+    const drops = '  rule {\n    action = "labeldrop"\n    regex  = "__meta_kubernetes_pod_label_.+"\n  }\n';
+    expect(await judged({ config: relabelled(drops + keep('sys.env("HOSTNAME")'), NO_FIELD) })).toEqual({ failed: [], notJudged: [] });
+    expect((await judged({ config: relabelled(rewrite + keep('sys.env("HOSTNAME")'), NO_FIELD) })).notJudged).toHaveLength(1);
+    expect(await judged({ config: relabelled(keep('".*"'), NO_FIELD) })).toEqual({
+      failed: [],
+      notJudged: [expect.stringContaining("keep rule on the pod's node reads a value the gate does not work out")],
+    });
+  });
+
+  it('says a circle of relabellings, which leads to no discovery, not judged', async () => {
+    const circle = `${CONFIG.replace('targets    = discovery.kubernetes.pods.targets', 'targets    = discovery.relabel.a.output')}discovery.relabel "a" {\n  targets = discovery.relabel.b.output\n}\ndiscovery.relabel "b" {\n  targets = discovery.relabel.a.output\n}\n`;
+    expect((await judged({ config: circle })).notJudged).toEqual([expect.stringContaining('takes targets the gate does not follow to a discovery.kubernetes')]);
+  });
+});
+
 describe('alloy-config-loads on a rendered chart', () => {
   it("reads a variable of the agent's environment by its value: a wait of 5 with no unit refused", async () => {
     const config = CONFIG.replace('url = "http://loki', 'batch_wait = sys.env("WAIT")\n    url = "http://loki');
