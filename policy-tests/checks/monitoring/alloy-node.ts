@@ -17,7 +17,8 @@ import type { CheckContext, FailurePlace, PolicyCheck } from '../../model/checks
 import { dig } from '../../model/core/dig.ts';
 import { chartValues, type ChartValues } from '../../model/helm/chart-values.ts';
 import { attributeNamed, blocksNamed, parseAlloy, type AlloyExpr, type AlloyStatement } from '../../model/alloy/parser.ts';
-import { chain, evaluate, type EvalScope } from '../../model/alloy/evaluate.ts';
+import { evaluate, type EvalScope } from '../../model/alloy/evaluate.ts';
+import { targetsPath } from '../../model/alloy/references.ts';
 import { withKeyProviders } from '../../model/cluster/provided-keys.ts';
 import { podFieldSelector } from '../../model/programs/field-selectors.ts';
 import { plainValue, stringParts } from '../../model/alloy/evaluated.ts';
@@ -68,27 +69,6 @@ function roleProblem(role: unknown): 'pod' | { refused: string } | { unread: str
 
 type Block = ReturnType<typeof blocksNamed>[number];
 type NodeTerm = ReturnType<typeof nodeTerm>;
-
-/**
- * The discovery a source's targets come from, straight or through `discovery.relabel`s (each hop's `output` read from
- * its own `targets`), with those relabellings in the order the targets pass them; undefined where another component
- * stands between them. A relabelling keeps or changes targets, never adds a pod: the discovery decides which exist.
- */
-function targetsPath(body: readonly AlloyStatement[], targets: AlloyExpr | undefined): { discovery: Block; relabels: Block[] } | undefined {
-  const relabels: Block[] = [];
-  let names = targets ? chain(targets)?.names.join('.') : undefined;
-  // Bounded by the file's blocks: relabellings that feed each other in a circle lead to no discovery.
-  for (let hop = 0; hop <= body.length && names !== undefined; hop++) {
-    const discovery = blocksNamed(body, 'discovery.kubernetes').find((d) => names === `discovery.kubernetes.${d.label}.targets`);
-    if (discovery) return { discovery, relabels: relabels.reverse() };
-    const relabel = blocksNamed(body, 'discovery.relabel').find((r) => names === `discovery.relabel.${r.label}.output`);
-    if (!relabel) return undefined;
-    relabels.push(relabel);
-    const next = attr(relabel.body, 'targets');
-    names = next ? chain(next)?.names.join('.') : undefined;
-  }
-  return undefined;
-}
 
 /**
  * Whether a relabelling's rule may write or drop `__meta_kubernetes_pod_node_name`: its target label, or a label-name

@@ -4,8 +4,9 @@
  *   `role`'s informers, and nodes' where `attach_metadata { node = true }`, in each namespace of its `namespaces` block
  *   (`names`, the pod's own with `own_namespace = true`), every namespace at once where it sets none.
  * - `loki.source.kubernetes_events`: an informer of core v1 Events in each of its `namespaces`, every one where unset.
- * - `loki.source.kubernetes` tails each target pod (kubetail: a get of the pod and of its `log`), in any namespace a
- *   discovery of the file reads (every one, `{any}` below, where one reads them all).
+ * - `loki.source.kubernetes` tails each target pod (kubetail: a get of the pod and of its `log`), in the namespaces of
+ *   the discovery its targets come from, straight or through discovery.relabel (every one, `{any}` below, where it
+ *   reads them all).
  * Each argument is worked out as Alloy evaluates it (evaluate.ts), with what the agent reads of its host where the
  * caller gives it (host.ts: its environment as the kubelet sets it); one the gate does not work out (a variable the
  * render does not give, a component's export) leaves the component's requests unread, with why, as does each other
@@ -13,6 +14,7 @@
  */
 import { attributeNamed, blocksNamed, parseAlloy, type AlloyStatement } from './parser.ts';
 import { evaluate, type EvalScope } from './evaluate.ts';
+import { targetsPath } from './references.ts';
 import { plainValue, readFrom, type Host } from './evaluated.ts';
 import { ANY_NAMESPACE, roleRequests, informer, isDiscoveryRole } from '../prometheus-operator/kubernetes-sd.ts';
 
@@ -39,9 +41,6 @@ interface Read {
   /** Components whose requests the gate could not read, with why. */
   unread: string[];
 }
-
-/** What the walk gathers: the requests, the unread components, and the namespaces the discoveries read. */
-type Walk = Read & { tailed: Set<string> };
 
 /** An argument's value as Alloy evaluates it (model/alloy/evaluate.ts), where it is one `is` accepts, else why it is not read. */
 type Argument<T> = { value: T } | { why: string };
@@ -90,41 +89,56 @@ function discoveryNamespaces(block: Block, own: string, scope: EvalScope): Argum
   return { value: all.length === 0 ? [''] : all };
 }
 
-function discoveryRequests(block: Block, own: string, scope: EvalScope, read: Walk): void {
+/** A discovery's requests, added to `read`; what it returns is the namespaces it reads (none where it runs no discovery), else why they are not read. */
+function discoveryRequests(block: Block, own: string, scope: EvalScope, read: Read): Argument<string[]> {
   const id = `discovery.kubernetes "${block.label}"`;
   const role = argument(block.body, 'role', scope, STRING);
   const namespaces = discoveryNamespaces(block, own, scope);
   const metadata = blockNamed(block.body, 'attach_metadata');
   const attachNode = metadata ? argument(metadata.body, 'node', scope, BOOL) : { value: false };
-  const why = [role, namespaces, attachNode].find((a): a is { why: string } => 'why' in a)?.why;
-  if (why !== undefined) return void read.unread.push(`${id} (${why})`);
+  const unread = [role, namespaces, attachNode].find((a): a is { why: string } => 'why' in a);
+  if (unread !== undefined) {
+    read.unread.push(`${id} (${unread.why})`);
+    return { why: `the namespaces of ${id} are not read` };
+  }
   // A role Prometheus' discovery does not run (or none: the file does not load) discovers nothing and asks nothing.
-  if (!('value' in role) || !isDiscoveryRole(role.value) || !('value' in namespaces) || !('value' in attachNode)) return;
-  for (const namespace of namespaces.value) read.tailed.add(namespace || ANY_NAMESPACE);
+  if (!('value' in role) || !isDiscoveryRole(role.value) || !('value' in namespaces) || !('value' in attachNode)) return { value: [] };
   read.requests.push(...roleRequests(role.value, namespaces.value, attachNode.value));
+  return namespaces;
+}
+
+/**
+ * The pod tailer's gets, in the namespaces of the discovery its targets come from (references.ts' targetsPath:
+ * straight or through discovery.relabel, which keeps or changes targets and adds no pod); unread where its targets
+ * are not followed to one, or that discovery's namespaces are not read.
+ */
+function tailerRequests(block: Block, body: readonly AlloyStatement[], discovered: ReadonlyMap<Block, Argument<string[]>>, read: Read): void {
+  const id = `loki.source.kubernetes "${block.label}"`;
+  const path = targetsPath(body, attributeNamed(block.body, 'targets')?.value);
+  const namespaces = path && discovered.get(path.discovery);
+  if (!namespaces)
+    return void read.unread.push(`${id} (its targets are not followed to a discovery.kubernetes of the file, which says which namespaces it tails)`);
+  if ('why' in namespaces) return void read.unread.push(`${id} (${namespaces.why})`);
+  const tailed = namespaces.value.some((n) => n === '') ? [ANY_NAMESPACE] : namespaces.value;
+  for (const namespace of tailed) read.requests.push(`GET /api/v1/namespaces/${namespace}/pods/{pod}`, `GET /api/v1/namespaces/${namespace}/pods/{pod}/log`);
 }
 
 /** The requests a configuration's components send, and the components whose requests could not be read. */
 export function alloyApiRequests(text: string, ownNamespace: string, host?: Host): Read {
-  const read: Walk = { requests: [], unread: [], tailed: new Set() };
+  const read: Read = { requests: [], unread: [] };
   // A component's export is not worked out (stdlib.ts' stdlibMember says so): an argument that reads one is unread.
   const scope: EvalScope = { nodeValue: () => undefined, ...(host ? { host } : {}) };
-  const { tailed } = read;
-  const blocks = parseAlloy(text).body.filter((s): s is Block => s.kind === 'block');
-  for (const block of blocks.filter((b) => b.name.join('.') === 'discovery.kubernetes')) discoveryRequests(block, ownNamespace, scope, read);
-  for (const block of blocks) {
+  const { body } = parseAlloy(text);
+  const discovered = new Map(blocksNamed(body, 'discovery.kubernetes').map((b) => [b, discoveryRequests(b, ownNamespace, scope, read)] as const));
+  for (const block of body.filter((s): s is Block => s.kind === 'block')) {
     const name = block.name.join('.');
     if (API_CLIENTS_NOT_READ.has(name)) read.unread.push(`${name} "${block.label}" (what it asks the API server is not read)`);
+    if (name === 'loki.source.kubernetes') tailerRequests(block, body, discovered, read);
     if (name === 'loki.source.kubernetes_events') {
       const namespaces = argument(block.body, 'namespaces', scope, STRINGS);
       if ('why' in namespaces) read.unread.push(`${name} "${block.label}" (${namespaces.why})`);
       else for (const namespace of namespaces.value.length ? namespaces.value : ['']) read.requests.push(...informer('/api/v1|events', namespace));
     }
-    if (name === 'loki.source.kubernetes' && tailed.size === 0)
-      read.unread.push(`${name} "${block.label}" (no discovery of the file says which namespaces it tails)`);
-    else if (name === 'loki.source.kubernetes')
-      for (const namespace of tailed.has(ANY_NAMESPACE) ? [ANY_NAMESPACE] : [...tailed])
-        read.requests.push(`GET /api/v1/namespaces/${namespace}/pods/{pod}`, `GET /api/v1/namespaces/${namespace}/pods/{pod}/log`);
   }
   return { requests: [...new Set(read.requests)], unread: read.unread };
 }

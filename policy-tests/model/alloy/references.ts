@@ -10,8 +10,8 @@
  * `declare` bodies are templates, judged where they are instantiated (not here); a `foreach` body is only linked (its
  * template is evaluated per item, and Alloy ignores there what it cannot link).
  */
-import type { AlloyExpr, AlloyStatement } from './parser.ts';
-import type { EvalScope } from './evaluate.ts';
+import { attributeNamed, blocksNamed, type AlloyExpr, type AlloyStatement } from './parser.ts';
+import { chain, type EvalScope } from './evaluate.ts';
 import { STABILITY_LEVELS, type AlloyComponents, type Stability } from './components.ts';
 
 /** A traversal: an identifier and the fields accessed after it, with the identifier's line. */
@@ -199,4 +199,27 @@ function cycles(edges: ReadonlyMap<string, ReadonlySet<string>>): string[][] {
   };
   for (const v of edges.keys()) if (!index.has(v)) visit(v);
   return out;
+}
+
+type Block = ReturnType<typeof blocksNamed>[number];
+
+/**
+ * The discovery a source's targets come from, straight or through `discovery.relabel`s (each hop's `output` read from
+ * its own `targets`), with those relabellings in the order the targets pass them; undefined where another component
+ * stands between them. A relabelling keeps or changes targets, never adds a pod: the discovery decides which exist.
+ */
+export function targetsPath(body: readonly AlloyStatement[], targets: AlloyExpr | undefined): { discovery: Block; relabels: Block[] } | undefined {
+  const relabels: Block[] = [];
+  let names = targets ? chain(targets)?.names.join('.') : undefined;
+  // Bounded by the file's blocks: relabellings that feed each other in a circle lead to no discovery.
+  for (let hop = 0; hop <= body.length && names !== undefined; hop++) {
+    const discovery = blocksNamed(body, 'discovery.kubernetes').find((d) => names === `discovery.kubernetes.${d.label}.targets`);
+    if (discovery) return { discovery, relabels: relabels.reverse() };
+    const relabel = blocksNamed(body, 'discovery.relabel').find((r) => names === `discovery.relabel.${r.label}.output`);
+    if (!relabel) return undefined;
+    relabels.push(relabel);
+    const next = attributeNamed(relabel.body, 'targets')?.value;
+    names = next ? chain(next)?.names.join('.') : undefined;
+  }
+  return undefined;
 }

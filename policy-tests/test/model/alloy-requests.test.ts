@@ -76,10 +76,36 @@ loki.source.kubernetes_events "events" {
       requests: [],
       unread: [
         `discovery.kubernetes "p" (its role is sys.env("ROLE"), read from Alloy's environment, a value known when Alloy runs)`,
-        'loki.source.kubernetes "t" (no discovery of the file says which namespaces it tails)',
+        'loki.source.kubernetes "t" (its targets are not followed to a discovery.kubernetes of the file, which says which namespaces it tails)',
         'remote.kubernetes.secret "s" (what it asks the API server is not read)',
       ],
     });
+  });
+
+  it("tails pods in the namespaces of its own targets' discovery, through a relabelling, not every discovery's of the file", () => {
+    const text = `discovery.kubernetes "nodes" {
+  role = "node"
+}
+discovery.kubernetes "pods" {
+  role = "pod"
+  namespaces {
+    names = ["media"]
+  }
+}
+discovery.relabel "pods" {
+  targets = discovery.kubernetes.pods.targets
+}
+loki.source.kubernetes "pods" {
+  targets    = discovery.relabel.pods.output
+  forward_to = []
+}
+`;
+    const { requests, unread } = alloyApiRequests(text, 'monitoring');
+    expect(unread).toEqual([]);
+    expect(requests.filter((r) => r.includes('{pod}'))).toEqual(['GET /api/v1/namespaces/media/pods/{pod}', 'GET /api/v1/namespaces/media/pods/{pod}/log']);
+    // Its discovery's namespaces not read: the tailer's are not either, and it says so.
+    const unreadNames = alloyApiRequests(text.replace('["media"]', '[sys.env("NS")]'), 'monitoring').unread;
+    expect(unreadNames.at(-1)).toBe('loki.source.kubernetes "pods" (the namespaces of discovery.kubernetes "pods" are not read)');
   });
 
   it('works each argument out as Alloy evaluates it, with what the agent reads of its host where the caller gives it', () => {
