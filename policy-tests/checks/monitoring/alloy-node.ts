@@ -102,14 +102,21 @@ const NODE_NAME_TEXT = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
  */
 function keptNode(relabels: readonly Block[], scope: EvalScope): { line: number; term: NodeTerm; relabel: string } | undefined {
   const known = (e: AlloyExpr | undefined) => (e ? plainValue(evaluate(e, scope)) : undefined);
+  // A rule before the keep that may write or drop the node's label leaves what the keep reads not worked out.
+  let touched = false;
   for (const relabel of relabels)
     for (const rule of blocksNamed(relabel.body, 'rule')) {
-      const action = known(attr(rule.body, 'action')) ?? 'replace';
+      const written = known(attr(rule.body, 'action')) ?? 'replace';
+      const action = typeof written === 'string' ? written.toLowerCase() : undefined;
       const sources = known(attr(rule.body, 'source_labels'));
-      // A rule before the keep that may write or drop the node's label leaves what the keep reads not worked out.
-      if (typeof action !== 'string' || touchesNodeLabel(action.toLowerCase(), rule, known)) return { line: rule.line, term: 'unread', relabel: relabel.label };
-      if (action.toLowerCase() !== 'keep') continue;
-      if (!Array.isArray(sources) || sources.length !== 1 || sources[0] !== NODE_LABEL) continue;
+      const onNode = Array.isArray(sources) && sources.length === 1 && sources[0] === NODE_LABEL;
+      // An action not worked out on the node's label alone may be the keep itself.
+      if (action === undefined && onNode) return { line: rule.line, term: 'unread', relabel: relabel.label };
+      if (action !== 'keep' || !onNode) {
+        touched ||= action === undefined || touchesNodeLabel(action, rule, known);
+        continue;
+      }
+      if (touched) return { line: rule.line, term: 'unread', relabel: relabel.label };
       const regex = attributeNamed(rule.body, 'regex');
       const parts = regex ? stringParts(evaluate(regex.value, scope)) : ['(.*)'];
       const [only] = parts ?? [];

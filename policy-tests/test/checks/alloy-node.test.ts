@@ -103,6 +103,8 @@ describe('alloy-tails-its-node through discovery.relabel', () => {
     const drops = '  rule {\n    action = "labeldrop"\n    regex  = "__meta_kubernetes_pod_label_.+"\n  }\n';
     expect(await judged({ config: relabelled(drops + keep('sys.env("HOSTNAME")'), NO_FIELD) })).toEqual({ failed: [], notJudged: [] });
     expect((await judged({ config: relabelled(rewrite + keep('sys.env("HOSTNAME")'), NO_FIELD) })).notJudged).toHaveLength(1);
+    // Rewritten but never kept by: no node is selected.
+    expect((await judged({ config: relabelled(rewrite, NO_FIELD) })).failed).toEqual([expect.stringContaining("selects no node's pods")]);
     expect(await judged({ config: relabelled(keep('".*"'), NO_FIELD) })).toEqual({
       failed: [],
       notJudged: [expect.stringContaining("keep rule on the pod's node reads a value the gate does not work out")],
