@@ -19,6 +19,7 @@ import { chartValues, type ChartValues } from '../../model/helm/chart-values.ts'
 import { attributeNamed, blocksNamed, parseAlloy, type AlloyExpr, type AlloyStatement } from '../../model/alloy/parser.ts';
 import { evaluate, type EvalScope } from '../../model/alloy/evaluate.ts';
 import { targetsPath } from '../../model/alloy/references.ts';
+import { RELABEL_ACTIONS } from '../../model/alloy/validators.ts';
 import { withKeyProviders } from '../../model/cluster/provided-keys.ts';
 import { podFieldSelector } from '../../model/programs/field-selectors.ts';
 import { plainValue, stringParts } from '../../model/alloy/evaluated.ts';
@@ -96,7 +97,8 @@ const NODE_NAME_TEXT = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 
 /**
  * A relabelling's rule that keeps the targets of one node (`action = "keep"` on `__meta_kubernetes_pod_node_name`
- * alone; Alloy's relabel.Action reads its name in any case, its Regexp anchors the regex): the node its regex names,
+ * alone; relabel.Action takes its eleven names as written, `KEEP` refused at load; its Regexp anchors the regex,
+ * `^(?s:...)$`): the node its regex names,
  * worked out as the field selector's is, with its line. A regex other than one name or one value of the host, or a
  * rule before it that may write or drop the node's label, is read as not worked out.
  */
@@ -107,7 +109,8 @@ function keptNode(relabels: readonly Block[], scope: EvalScope): { line: number;
   for (const relabel of relabels)
     for (const rule of blocksNamed(relabel.body, 'rule')) {
       const written = known(attr(rule.body, 'action')) ?? 'replace';
-      const action = typeof written === 'string' ? written.toLowerCase() : undefined;
+      // A name relabel.Action refuses fails the load (alloy-config-loads says so): what it would do is not read.
+      const action = typeof written === 'string' && RELABEL_ACTIONS.has(written) ? written : undefined;
       const sources = known(attr(rule.body, 'source_labels'));
       const onNode = Array.isArray(sources) && sources.length === 1 && sources[0] === NODE_LABEL;
       // An action not worked out on the node's label alone may be the keep itself.

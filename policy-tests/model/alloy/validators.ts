@@ -151,7 +151,57 @@ const duration = (r: Read, name: string, fallback: string): bigint | undefined =
   return parsed.ok ? parsed.nanoseconds : undefined;
 };
 
+/** relabel.go's actions, each taken as written (Action.UnmarshalText): `KEEP` is refused. */
+export const RELABEL_ACTIONS: ReadonlySet<string> = new Set([
+  'replace',
+  'keep',
+  'drop',
+  'hashmod',
+  'labelmap',
+  'labeldrop',
+  'labelkeep',
+  'lowercase',
+  'uppercase',
+  'keepequal',
+  'dropequal',
+]);
+
+/** relabel.go's relabelTarget: a label name that may hold `$1` or `${name}` references. */
+const RELABEL_TARGET = /^(?:(?:[a-zA-Z_]|\$(?:\{\w+\}|\w+))+\w*)+$/;
+/** model.LabelName's legacy rule; a name outside it is valid or not by the scheme Alloy's build sets, which the gate does not read. */
+const LEGACY_LABEL = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+
+/**
+ * relabel.Config.Validate (internal/component/common/relabel/relabel.go), after SetToDefault (replace, `;`, `(.*)`,
+ * `$1`). A rule that turns on model.LabelName.IsValid is read for a legacy label name alone, which every scheme takes.
+ */
+const relabelRule: Rule = (r) => {
+  const action = r.value('action', 'replace');
+  const target = r.value('target_label', '');
+  const replacement = r.value('replacement', '$1');
+  const [modulus, separator] = [r.value('modulus', 0), r.value('separator', ';')];
+  if (typeof action !== 'string' || typeof target !== 'string') return undefined;
+  const quoted = JSON.stringify(target);
+  if (action === 'hashmod' && modulus === 0) return 'relabel configuration for hashmod requires non-zero modulus';
+  if (['replace', 'hashmod', 'lowercase', 'uppercase', 'keepequal', 'dropequal'].includes(action) && target === '')
+    return `relabel configuration for ${action} action requires 'target_label' value`;
+  if (action === 'replace' && target.includes('$') && !RELABEL_TARGET.test(target)) return `${quoted} is invalid 'target_label' for ${action} action`;
+  const namesTarget = (action === 'replace' && !target.includes('$')) || ['lowercase', 'uppercase', 'keepequal', 'dropequal', 'hashmod'].includes(action);
+  if (namesTarget && !LEGACY_LABEL.test(target)) r.unread.push(`target_label ${quoted}, a label name outside the legacy scheme`);
+  const equal = action === 'keepequal' || action === 'dropequal';
+  if ((equal || action === 'lowercase' || action === 'uppercase') && replacement !== '$1') return `'replacement' can not be set for ${action} action`;
+  if (action === 'labelmap' && typeof replacement === 'string' && !RELABEL_TARGET.test(replacement))
+    return `${JSON.stringify(replacement)} is invalid 'replacement' for ${action} action`;
+  const defaults = modulus === 0 && separator === ';' && replacement === '$1';
+  if ((action === 'labeldrop' || action === 'labelkeep') && (r.fields.attr('source_labels') !== undefined || target !== '' || !defaults))
+    return `${action} action requires only 'regex', and no other fields`;
+  if (equal && (r.value('regex', '(.*)') !== '(.*)' || !defaults))
+    return `${action} action requires only 'source_labels' and 'target_label', and no other fields`;
+  return undefined;
+};
+
 const PORTED: Record<string, (fields: Fields) => Verdict> = {
+  'internal/component/common/relabel.Config': verdict(relabelRule),
   'internal/component/common/config.HTTPClientConfig': verdict(httpClient),
   'internal/component/common/config.BasicAuth': verdict(
     atMostOne('password', 'password_file', 'at most one of basic_auth password & password_file must be configured'),

@@ -13,6 +13,7 @@ import { goParseFloat } from '../go/strconv.ts';
 import { parseURL } from '../go/url.ts';
 import { fromValue, plainValue, typeError, vmType, type Evaluated } from './evaluated.ts';
 import type { AlloyConstant } from './parser.ts';
+import { RELABEL_ACTIONS } from './validators.ts';
 
 /** A schema's fields by name: `attr <type>`, `attr required <type>`, `block <schema>`, `blocks <schema>`, `enum <schema>` (required after the kind); `(runs)`, `(open)`, `(label)` its marks. */
 export type AlloySchema = Readonly<Record<string, string>>;
@@ -122,6 +123,8 @@ function structProblems(e: Evaluated, id: string, schemas: AlloySchemas): Decode
 
 /** The text unmarshalers the gate ports, by Go type: each the error its UnmarshalText returns, or undefined. */
 const TEXT_PARSERS: Readonly<Record<string, (text: string) => string | undefined>> = {
+  // relabel.Action: one of its eleven names, in their case (relabel.go's actions).
+  'internal/component/common/relabel.Action': (text) => (RELABEL_ACTIONS.has(text) ? undefined : `unrecognized action type ${JSON.stringify(text)}`),
   // config.URL: url.Parse, its *url.Error as Go prints it.
   'internal/component/common/config.URL': (text) => {
     try {

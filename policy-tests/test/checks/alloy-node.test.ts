@@ -85,7 +85,11 @@ describe('alloy-tails-its-node through discovery.relabel', () => {
 
   it("reads a keep rule on the pod's node as the node it selects: its own passes, the pod's hostname or a fixed node fails", async () => {
     expect(await judged({ config: relabelled(keep('sys.env("HOSTNAME")'), NO_FIELD) })).toEqual({ failed: [], notJudged: [] });
-    expect(await judged({ config: relabelled(keep('sys.env("K8S_NODE_NAME")', '"KEEP"'), NO_FIELD) })).toEqual({ failed: [], notJudged: [] });
+    expect(await judged({ config: relabelled(keep('sys.env("K8S_NODE_NAME")'), NO_FIELD) })).toEqual({ failed: [], notJudged: [] });
+    // relabel.Action takes its names as written: KEEP fails the load, and what the rule keeps is not read.
+    const upper = relabelled(keep('sys.env("HOSTNAME")', '"KEEP"'), NO_FIELD);
+    expect((await judged({ config: upper }, alloyConfigCheck)).failed).toEqual([expect.stringContaining('"KEEP" unrecognized action type "KEEP"')]);
+    expect((await judged({ config: upper })).notJudged).toHaveLength(1);
     expect((await judged({ config: relabelled(keep('coalesce(sys.env("NODE_NAME"), constants.hostname)'), NO_FIELD) })).failed).toEqual([
       expect.stringContaining(
         `discovery.relabel "pods"'s keep rule on the pod's node keeps the pods whose node is the pod's hostname (its name), which names no node`,

@@ -136,6 +136,16 @@ describe("the argument types' own validation", () => {
     },
     'internal/component/common/config.BasicAuth': { '(runs)': 'Validate', password: 'attr secret', password_file: 'attr string' },
     'internal/component/loki/write.WalArguments': { '(runs)': 'Validate', min_read_frequency: 'attr duration', max_read_frequency: 'attr duration' },
+    'internal/component/common/relabel.Config': {
+      '(runs)': 'Validate',
+      source_labels: 'attr list(string)',
+      separator: 'attr string',
+      regex: 'attr text(internal/component/common/relabel.Regexp)',
+      modulus: 'attr number',
+      target_label: 'attr string',
+      replacement: 'attr string',
+      action: 'attr text(internal/component/common/relabel.Action)',
+    },
     'internal/component/common/kubernetes.ClientArguments': {
       '(runs)': 'Validate',
       api_server: 'attr text',
@@ -171,6 +181,26 @@ describe("the argument types' own validation", () => {
       'custom HTTP client configuration is not allowed when kubeconfig_file is set',
     ]);
     expect(check('internal/component/common/kubernetes.ClientArguments', 'follow_redirects = true')).toEqual({ problems: [], unjudged: [] });
+  });
+
+  it("ports a relabelling rule's own code: relabel.Action's names as written, and relabel.Config's Validate after its defaults", () => {
+    const RULE = 'internal/component/common/relabel.Config';
+    expect(check(RULE, 'target_label = "a"')).toEqual({ problems: [], unjudged: [] });
+    expect(check(RULE, 'action = "KEEP"').problems).toEqual(['"KEEP" unrecognized action type "KEEP"']);
+    expect(check(RULE, 'action = "keep"\nsource_labels = ["a"]')).toEqual({ problems: [], unjudged: [] });
+    expect(check(RULE, '').problems).toEqual(["relabel configuration for replace action requires 'target_label' value"]);
+    expect(check(RULE, 'action = "hashmod"\ntarget_label = "h"').problems).toEqual(['relabel configuration for hashmod requires non-zero modulus']);
+    expect(check(RULE, 'target_label = "$1-x"').problems).toEqual([`"$1-x" is invalid 'target_label' for replace action`]);
+    expect(check(RULE, 'action = "lowercase"\ntarget_label = "l"\nreplacement = "x"').problems).toEqual(["'replacement' can not be set for lowercase action"]);
+    expect(check(RULE, 'action = "labelmap"\nreplacement = "-"').problems).toEqual([`"-" is invalid 'replacement' for labelmap action`]);
+    expect(check(RULE, 'action = "labeldrop"\nsource_labels = []').problems).toEqual(["labeldrop action requires only 'regex', and no other fields"]);
+    expect(check(RULE, 'action = "keepequal"\ntarget_label = "t"\nseparator = ","').problems).toEqual([
+      "keepequal action requires only 'source_labels' and 'target_label', and no other fields",
+    ]);
+    // A label name outside the legacy scheme turns on the scheme Alloy's build sets: not judged.
+    expect(check(RULE, 'target_label = "a.b"').unjudged).toEqual([
+      `7: what ${RULE}'s own Validate refuses: its rules read target_label "a.b", a label name outside the legacy scheme`,
+    ]);
   });
 
   it('says unjudged a type whose code it has not ported, and a rule that reads a value it does not work out', () => {
