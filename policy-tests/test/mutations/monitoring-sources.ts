@@ -258,6 +258,20 @@ export const monitoringSourcesMutations: Mutation[] = [
     at: inFile(ALLOY, 'discovery.kubernetes "pods" {'),
   },
   {
+    check: 'alloy-tails-its-node',
+    why: "the node selector moved into a relabelling that keeps one fixed node's pods: the agents on the other nodes ship none of theirs",
+    mutate: (c) => {
+      swap(ALLOY, /        selectors \{\n[^}]*\}\n/, '')(c);
+      swap(ALLOY, 'targets    = discovery.kubernetes.pods.targets', 'targets    = discovery.relabel.pods.output')(c);
+      swap(
+        ALLOY,
+        '      loki.write "default" {',
+        '      discovery.relabel "pods" {\n        targets = discovery.kubernetes.pods.targets\n        rule {\n          source_labels = ["__meta_kubernetes_pod_node_name"]\n          action        = "keep"\n          regex         = "talos-w1"\n        }\n      }\n      loki.write "default" {',
+      )(c);
+    },
+    at: inFile(ALLOY, 'regex         = "talos-w1"'),
+  },
+  {
     check: 'events-shipped-once',
     why: 'the events Deployment scaled to two replicas',
     mutate: (c) => c.edit('monitoring/alloy-events/values.yaml', 0, (d) => d.setIn(['controller', 'replicas'], 2)),
