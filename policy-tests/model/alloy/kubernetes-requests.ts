@@ -89,7 +89,10 @@ function discoveryNamespaces(block: Block, own: string, scope: EvalScope): Argum
   return { value: all.length === 0 ? [''] : all };
 }
 
-/** A discovery's requests, added to `read`; what it returns is the namespaces it reads (none where it runs no discovery), else why they are not read. */
+/**
+ * A discovery's requests, added to `read`; what it returns is the namespaces of the pods its targets carry (none where
+ * it runs no discovery, or its role's targets carry no pod), else why they are not read.
+ */
 function discoveryRequests(block: Block, own: string, scope: EvalScope, read: Read): Argument<string[]> {
   const id = `discovery.kubernetes "${block.label}"`;
   const role = argument(block.body, 'role', scope, STRING);
@@ -104,7 +107,8 @@ function discoveryRequests(block: Block, own: string, scope: EvalScope, read: Re
   // A role Prometheus' discovery does not run (or none: the file does not load) discovers nothing and asks nothing.
   if (!('value' in role) || !isDiscoveryRole(role.value) || !('value' in namespaces) || !('value' in attachNode)) return { value: [] };
   read.requests.push(...roleRequests(role.value, namespaces.value, attachNode.value));
-  return namespaces;
+  // A node's, a Service's or an Ingress' target carries no pod: the tailer refuses each (PrepareLabels) and asks nothing.
+  return ['pod', 'endpoints', 'endpointslice'].includes(role.value) ? namespaces : { value: [] };
 }
 
 /**

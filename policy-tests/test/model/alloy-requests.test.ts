@@ -103,6 +103,12 @@ loki.source.kubernetes "pods" {
     const { requests, unread } = alloyApiRequests(text, 'monitoring');
     expect(unread).toEqual([]);
     expect(requests.filter((r) => r.includes('{pod}'))).toEqual(['GET /api/v1/namespaces/media/pods/{pod}', 'GET /api/v1/namespaces/media/pods/{pod}/log']);
+    // Fed by the discovery of nodes, whose targets carry no pod, it tails nothing and asks nothing.
+    const fedNodes = alloyApiRequests(
+      text.replace('targets = discovery.kubernetes.pods.targets', 'targets = discovery.kubernetes.nodes.targets'),
+      'monitoring',
+    );
+    expect(fedNodes.requests.filter((r) => r.includes('{pod}'))).toEqual([]);
     // Its discovery's namespaces not read: the tailer's are not either, and it says so.
     const unreadNames = alloyApiRequests(text.replace('["media"]', '[sys.env("NS")]'), 'monitoring').unread;
     expect(unreadNames.at(-1)).toBe('loki.source.kubernetes "pods" (the namespaces of discovery.kubernetes "pods" are not read)');
