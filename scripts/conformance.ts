@@ -287,22 +287,21 @@ function reportApimachinery(dir: string, print: (line: string) => void): void {
     conformance.syntaxAgreement(conformance.metadataMapCases(maps.map(readText))),
     print,
   );
-  const fieldsTest = join(dir, 'pkg/fields/selector_test.go');
-  if (!existsSync(fieldsTest)) print('field selectors: pkg/fields/selector_test.go is not in this checkout\n');
-  else
-    report(
-      "apimachinery's field selectors as the API server reads a list's (pkg/fields/selector_test.go)",
-      conformance.fieldSelectorAgreement(conformance.fieldSelectorCases(readText(fieldsTest))),
-      print,
-    );
-  const quantityTest = join(dir, 'pkg/api/resource/quantity_test.go');
-  if (!existsSync(quantityTest)) print('quantities: pkg/api/resource/quantity_test.go is not in this checkout\n');
-  else
-    report(
-      "apimachinery's quantities parsed and decoded (pkg/api/resource/quantity_test.go)",
-      conformance.quantityAgreement(conformance.quantityCases(readText(quantityTest))),
-      print,
-    );
+  // One test file of the checkout read and reported, or said missing.
+  const reportFile = (file: string, what: { short: string; title: string }, agreement: (text: string) => Agreement) => {
+    if (!existsSync(join(dir, file))) print(`${what.short}: ${file} is not in this checkout\n`);
+    else report(what.title, agreement(readText(join(dir, file))), print);
+  };
+  reportFile(
+    'pkg/fields/selector_test.go',
+    { short: 'field selectors', title: "apimachinery's field selectors as the API server reads a list's (pkg/fields/selector_test.go)" },
+    (text) => conformance.fieldSelectorAgreement(conformance.fieldSelectorCases(text)),
+  );
+  reportFile(
+    'pkg/api/resource/quantity_test.go',
+    { short: 'quantities', title: "apimachinery's quantities parsed and decoded (pkg/api/resource/quantity_test.go)" },
+    (text) => conformance.quantityAgreement(conformance.quantityCases(text)),
+  );
   const patchTest = join(dir, 'pkg/util/strategicpatch/patch_test.go');
   if (!existsSync(patchTest)) print('strategic merge patch: pkg/util/strategicpatch/patch_test.go is not in this checkout\n');
   else {

@@ -24,10 +24,14 @@ import { withKeyProviders } from '../../model/cluster/provided-keys.ts';
 import { podFieldSelector } from '../../model/programs/field-selectors.ts';
 import { plainValue, stringParts } from '../../model/alloy/evaluated.ts';
 import { scalarText } from '../../model/core/text.ts';
+import { dns1123Subdomain } from '../../model/scheduling/label-syntax.ts';
 import { NODE_NAME, POD_HOSTNAME } from '../../model/alloy/host.ts';
 import { alloyConfiguration } from './alloy-config.ts';
 
 const attr = (body: readonly AlloyStatement[], name: string): AlloyExpr | undefined => attributeNamed(body, name)?.value;
+
+/** An expression's value where the evaluator works it out whole in the agent's scope, else undefined. */
+const knownIn = (scope: EvalScope) => (e: AlloyExpr | undefined) => (e ? plainValue(evaluate(e, scope)) : undefined);
 
 /**
  * A selector's node term: the symbol or name `spec.nodeName=` compares with; the API server's refusal of the selector;
@@ -92,9 +96,6 @@ function touchesNodeLabel(action: string, rule: Block, known: (e: AlloyExpr | un
 
 const NODE_LABEL = '__meta_kubernetes_pod_node_name';
 
-/** A node's name as a relabelling's regex matches it whole: a DNS subdomain (its dots match themselves among others). */
-const NODE_NAME_TEXT = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
-
 /**
  * A relabelling's rule that keeps the targets of one node (`action = "keep"` on `__meta_kubernetes_pod_node_name`
  * alone; relabel.Action takes its eleven names as written, `KEEP` refused at load; its Regexp anchors the regex,
@@ -103,7 +104,7 @@ const NODE_NAME_TEXT = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
  * rule before it that may write or drop the node's label, is read as not worked out.
  */
 function keptNode(relabels: readonly Block[], scope: EvalScope): { line: number; term: NodeTerm; relabel: string } | undefined {
-  const known = (e: AlloyExpr | undefined) => (e ? plainValue(evaluate(e, scope)) : undefined);
+  const known = knownIn(scope);
   // A rule before the keep that may write or drop the node's label leaves what the keep reads not worked out.
   let touched = false;
   for (const relabel of relabels)
@@ -124,7 +125,13 @@ function keptNode(relabels: readonly Block[], scope: EvalScope): { line: number;
       const parts = regex ? stringParts(evaluate(regex.value, scope)) : ['(.*)'];
       const [only] = parts ?? [];
       const term: NodeTerm =
-        parts?.length !== 1 ? 'unread' : typeof only === 'object' ? only : only === '' || NODE_NAME_TEXT.test(only ?? '') ? { name: only! } : 'unread';
+        parts?.length !== 1
+          ? 'unread'
+          : typeof only === 'object'
+            ? only
+            : only === '' || dns1123Subdomain(only ?? '') === undefined
+              ? { name: only! }
+              : 'unread';
       return { line: regex?.line ?? rule.line, term, relabel: relabel.label };
     }
   return undefined;
@@ -139,7 +146,7 @@ function judge(ctx: CheckContext, v: ChartValues): void {
   if (errors.length > 0) return;
   const { host } = configuration;
   const scope: EvalScope = { nodeValue: () => undefined, ...(host ? { host } : {}) };
-  const known = (e: AlloyExpr | undefined) => (e ? plainValue(evaluate(e, scope)) : undefined);
+  const known = knownIn(scope);
   for (const source of blocksNamed(body, 'loki.source.kubernetes')) {
     if (blocksNamed(source.body, 'clustering').some((c) => known(attr(c.body, 'enabled')) === true)) continue;
     const path = targetsPath(body, attr(source.body, 'targets'));

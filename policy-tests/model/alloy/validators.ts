@@ -11,6 +11,7 @@ import { parseURL } from '../go/url.ts';
 import { goParseDuration } from '../core/time.ts';
 import { plainValue, type Evaluated } from './evaluated.ts';
 import type { AlloyValue } from './parser.ts';
+import { LEGACY_LABEL, LEGACY_TARGET_WITH_VARS } from '../prometheus-operator/relabel.ts';
 
 /** A decoded body as a rule reads it: each attribute's value as evaluated, each block's body (the first of its name). */
 export interface Fields {
@@ -166,10 +167,9 @@ export const RELABEL_ACTIONS: ReadonlySet<string> = new Set([
   'dropequal',
 ]);
 
-/** relabel.go's relabelTarget: a label name that may hold `$1` or `${name}` references. */
-const RELABEL_TARGET = /^(?:(?:[a-zA-Z_]|\$(?:\{\w+\}|\w+))+\w*)+$/;
-/** model.LabelName's legacy rule; a name outside it is valid or not by the scheme Alloy's build sets, which the gate does not read. */
-const LEGACY_LABEL = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+// relabel.go's relabelTarget is Prometheus' legacy target with references; a name outside the legacy scheme is valid
+// or not by the scheme Alloy's build sets, which the gate does not read.
+const RELABEL_TARGET = LEGACY_TARGET_WITH_VARS;
 
 /**
  * relabel.Config.Validate (internal/component/common/relabel/relabel.go), after SetToDefault (replace, `;`, `(.*)`,

@@ -26,9 +26,10 @@ export const atLeast = (v: PromVersion, least: PromVersion): boolean => compare(
 /** relabel.DefaultRelabelConfig: what an unset field means. */
 const DEFAULTS = { separator: ';', regex: '(.*)', replacement: '$1', modulus: 0 };
 
-const LEGACY_LABEL = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
-/** The legacy scheme's target label with `$1` or `${name}` in it (validator.go's relabelTargetLegacy). */
-const LEGACY_TARGET_WITH_VARS = /^(?:(?:[a-zA-Z_]|\$(?:\{\w+\}|\w+))+\w*)+$/;
+/** model.LabelName's legacy scheme (prometheus/common); every relabel reading of the repository reads it here. */
+export const LEGACY_LABEL = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+/** The legacy scheme's target label with `$1` or `${name}` in it (validator.go's relabelTargetLegacy, Alloy's relabelTarget). */
+export const LEGACY_TARGET_WITH_VARS = /^(?:(?:[a-zA-Z_]|\$(?:\{\w+\}|\w+))+\w*)+$/;
 
 /** ValidationSchemeForPrometheus: UTF-8 names from Prometheus 3, legacy ones before. */
 const validLabelName = (name: string, v: PromVersion): boolean => (v[0] >= 3 ? name !== '' : LEGACY_LABEL.test(name));
