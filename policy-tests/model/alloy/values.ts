@@ -8,6 +8,7 @@
  * tell is said unjudged, with why: a value it does not work out, a string read at run time given to a number or a
  * duration, a text unmarshaler's own parse, a value given to a type whose decoding is its own (`opaque`).
  */
+import { prometheusRegexProblem } from '../core/re2.ts';
 import { goParseDuration } from '../core/time.ts';
 import { goParseFloat } from '../go/strconv.ts';
 import { parseURL } from '../go/url.ts';
@@ -125,6 +126,9 @@ function structProblems(e: Evaluated, id: string, schemas: AlloySchemas): Decode
 const TEXT_PARSERS: Readonly<Record<string, (text: string) => string | undefined>> = {
   // relabel.Action: one of its eleven names, in their case (relabel.go's actions).
   'internal/component/common/relabel.Action': (text) => (RELABEL_ACTIONS.has(text) ? undefined : `unrecognized action type ${JSON.stringify(text)}`),
+  // relabel.Regexp: Grafana's fork of Go's regexp (its syntax package Go's own) compiles the text anchored as
+  // `^(?s:` + text + `)$` (relabel.go's newRegexp); the error is Go's, the anchored pattern quoted in it.
+  'internal/component/common/relabel.Regexp': prometheusRegexProblem,
   // config.URL: url.Parse, its *url.Error as Go prints it.
   'internal/component/common/config.URL': (text) => {
     try {

@@ -46,6 +46,9 @@ export interface WholeMatch {
  */
 export const prometheusRegex = (source: string): RE2JS => re2(`^(?s:${source})$`);
 
+/** Why Go's regexp refuses a Prometheus label regex in its anchored form (a `)(` balances across the anchor), or undefined. */
+export const prometheusRegexProblem = (source: string): string | undefined => re2Problem(`^(?s:${source})$`);
+
 /**
  * A pattern both engines read alike, and JavaScript's runs without blowing up: literal characters, classes of
  * literals and ranges, a few escapes (not `\s` or `\b`, which the two engines mean otherwise), `.`, `|`, groups, and

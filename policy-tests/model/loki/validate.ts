@@ -19,7 +19,7 @@ import { durationMs, goParseDuration } from '../core/time.ts';
 import type { DecodeProblem } from '../yaml/go-decode.ts';
 import { text } from '../blackbox/go-libraries.ts';
 import { parsePromQL } from '../monitoring/promql.ts';
-import { prometheusRegex, re2Problem } from '../core/re2.ts';
+import { prometheusRegex, prometheusRegexProblem } from '../core/re2.ts';
 
 const DAY_MS = 86_400_000;
 const SUPPORTED_INDEX_TYPES = ['boltdb-shipper', 'tsdb'];
@@ -208,7 +208,7 @@ export function streamSelectorProblem(selector: string): string | undefined {
   if (!trimmed.startsWith('{') || !trimmed.endsWith('}') || !only || more.length > 0 || only.name !== undefined) return 'only label matchers are supported';
   for (const m of only.matchers)
     if (m.op === '=~' || m.op === '!~') {
-      const problem = re2Problem(`^(?s:${m.value})$`);
+      const problem = prometheusRegexProblem(m.value);
       if (problem) return `parse error : ${problem}`;
     }
   const empty = (m: (typeof only.matchers)[number]) =>

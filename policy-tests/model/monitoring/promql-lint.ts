@@ -7,7 +7,7 @@
 import { createRequire } from 'node:module';
 import type { SyntaxNode } from '@lezer/common';
 import { outcomeStore, packageVersion } from '../stores/outcome-store.ts';
-import { prometheusRegex, re2Problem } from '../core/re2.ts';
+import { prometheusRegex, prometheusRegexProblem } from '../core/re2.ts';
 import { durationMs } from '../core/time.ts';
 import { stringEnd, unquotePromql, withTrailingZeros } from './promql.ts';
 
@@ -263,7 +263,7 @@ function selectorProblems(selector: SyntaxNode, text: (n: SyntaxNode | null | un
     matchers.push({ label: '__name__', op: '=', value: unquotePromql(text(q)) ?? '' });
   const problems: string[] = [];
   for (const m of matchers) {
-    const bad = m.op === '=~' || m.op === '!~' ? re2Problem(`^(?s:${m.value})$`) : undefined;
+    const bad = m.op === '=~' || m.op === '!~' ? prometheusRegexProblem(m.value) : undefined;
     if (bad) problems.push(`error parsing regexp: ${bad}`);
   }
   if (problems.length > 0) return problems;

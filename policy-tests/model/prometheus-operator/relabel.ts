@@ -8,7 +8,7 @@
 import coerce from 'semver/functions/coerce.js';
 import compare from 'semver/functions/compare.js';
 import { dig, type Obj } from '../core/dig.ts';
-import { re2Problem } from '../core/re2.ts';
+import { prometheusRegexProblem } from '../core/re2.ts';
 import { featuresOf, type PromqlFeatures } from '../monitoring/promql-lint.ts';
 
 /** A Prometheus version: major, minor, patch. */
@@ -56,7 +56,7 @@ function relabelRuleRefusal(rc: Obj, v: PromVersion): RuleRefusal | undefined {
   const equalAction = action === 'keepequal' || action === 'dropequal';
   if (caseAction && !atLeast(v, [2, 36, 0])) return { field: 'action', message: `${written} relabel action is only supported from Prometheus version 2.36.0` };
   if (equalAction && !atLeast(v, [2, 41, 0])) return { field: 'action', message: `${written} relabel action is only supported from Prometheus version 2.41.0` };
-  const bad = re2Problem(`^(?s:${regex})$`);
+  const bad = prometheusRegexProblem(regex);
   if (bad !== undefined) return { field: 'regex', message: `invalid regex ${regex} for relabel configuration: ${bad}` };
   if (modulus === 0 && action === 'hashmod') return { field: 'modulus', message: 'relabel configuration for hashmod requires non-zero modulus' };
   if ((action === 'replace' || action === 'hashmod' || caseAction || equalAction) && targetLabel === '')

@@ -188,6 +188,14 @@ describe("the argument types' own validation", () => {
     expect(check(RULE, 'target_label = "a"')).toEqual({ problems: [], unjudged: [] });
     expect(check(RULE, 'action = "KEEP"').problems).toEqual(['"KEEP" unrecognized action type "KEEP"']);
     expect(check(RULE, 'action = "keep"\nsource_labels = ["a"]')).toEqual({ problems: [], unjudged: [] });
+    // relabel.Regexp compiles the text anchored, `^(?s:` + text + `)$`, by Go's syntax: Go's error, the anchored form in it.
+    expect(check(RULE, 'action = "keep"\nsource_labels = ["a"]\nregex = "(a"').problems).toEqual(['"(a" error parsing regexp: missing closing ): `^(?s:(a)$`']);
+    expect(check(RULE, 'action = "drop"\nsource_labels = ["a"]\nregex = "a**"').problems).toEqual([
+      '"a**" error parsing regexp: invalid nested repetition operator: `**`',
+    ]);
+    // Balanced across the anchor, `^(?s:a)(b)$` compiles: Alloy loads it, as the gate says.
+    expect(check(RULE, 'action = "keep"\nsource_labels = ["a"]\nregex = "a)(b"')).toEqual({ problems: [], unjudged: [] });
+    expect(check(RULE, 'action = "keep"\nsource_labels = ["a"]\nregex = sys.env("RE")').unjudged).toEqual([expect.stringContaining('relabel.Regexp')]);
     expect(check(RULE, '').problems).toEqual(["relabel configuration for replace action requires 'target_label' value"]);
     expect(check(RULE, 'action = "hashmod"\ntarget_label = "h"').problems).toEqual(['relabel configuration for hashmod requires non-zero modulus']);
     expect(check(RULE, 'target_label = "$1-x"').problems).toEqual([`"$1-x" is invalid 'target_label' for replace action`]);

@@ -8,6 +8,18 @@ const PVE_SECRET = 'monitoring/pve-exporter/externalsecret.yaml';
 const UNPOLLER = 'monitoring/unpoller/deployment.yaml';
 const UNPOLLER_PIN = /- name: UP_UNIFI_DEFAULT_SSL_CERT_PATH_0\n {14}value: \S+\n {12}/;
 
+/** The pod-log source fed through a `discovery.relabel` of one rule (a label, an action and its regex as written). */
+const relabelPods =
+  (label: string, action: string, regex: string): Mutation['mutate'] =>
+  (c) => {
+    swap(ALLOY, 'targets    = discovery.kubernetes.pods.targets', 'targets    = discovery.relabel.pods.output')(c);
+    swap(
+      ALLOY,
+      '      loki.write "default" {',
+      `      discovery.relabel "pods" {\n        targets = discovery.kubernetes.pods.targets\n        rule {\n          source_labels = ["${label}"]\n          action        = "${action}"\n          regex         = "${regex}"\n        }\n      }\n      loki.write "default" {`,
+    )(c);
+  };
+
 export const monitoringSourcesMutations: Mutation[] = [
   {
     check: 'pve-audit-token',
@@ -262,14 +274,15 @@ export const monitoringSourcesMutations: Mutation[] = [
     why: "the node selector moved into a relabelling that keeps one fixed node's pods: the agents on the other nodes ship none of theirs",
     mutate: (c) => {
       swap(ALLOY, /        selectors \{\n[^}]*\}\n/, '')(c);
-      swap(ALLOY, 'targets    = discovery.kubernetes.pods.targets', 'targets    = discovery.relabel.pods.output')(c);
-      swap(
-        ALLOY,
-        '      loki.write "default" {',
-        '      discovery.relabel "pods" {\n        targets = discovery.kubernetes.pods.targets\n        rule {\n          source_labels = ["__meta_kubernetes_pod_node_name"]\n          action        = "keep"\n          regex         = "talos-w1"\n        }\n      }\n      loki.write "default" {',
-      )(c);
+      relabelPods('__meta_kubernetes_pod_node_name', 'keep', 'talos-w1')(c);
     },
     at: inFile(ALLOY, 'regex         = "talos-w1"'),
+  },
+  {
+    check: 'alloy-config-loads',
+    why: "a relabelling that drops the system namespaces' pods, its regex's group left open: Go's regexp refuses `^(?s:kube-(system|public)$`, Alloy loads no configuration, and no pod log is shipped",
+    mutate: relabelPods('__meta_kubernetes_namespace', 'drop', 'kube-(system|public'),
+    at: inFile(ALLOY, 'regex         = "kube-(system|public"'),
   },
   {
     check: 'events-shipped-once',
