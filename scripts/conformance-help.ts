@@ -68,7 +68,9 @@ is committed):
                       and pkg/api/resource/quantity_test.go's quantities,
                       parsed and decoded; and pkg/fields/selector_test.go's
                       field selectors, split, unescaped and parsed as the
-                      API server reads a list's
+                      API server reads a list's, and pkg/labels/
+                      selector_test.go's label selectors, lexed, parsed
+                      and read back
   --kube-openapi DIR  k8s.io/kube-openapi: the formats a custom resource's
                       values are held to, through the schema layer's CRD
                       validator: pkg/validation/validate/fixtures/formats

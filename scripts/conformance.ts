@@ -298,6 +298,11 @@ function reportApimachinery(dir: string, print: (line: string) => void): void {
     (text) => conformance.fieldSelectorAgreement(conformance.fieldSelectorCases(text)),
   );
   reportFile(
+    'pkg/labels/selector_test.go',
+    { short: 'label selectors', title: "apimachinery's label selectors as the API server reads a list's (pkg/labels/selector_test.go)" },
+    (text) => conformance.labelSelectorAgreement(conformance.labelSelectorCases(text)),
+  );
+  reportFile(
     'pkg/api/resource/quantity_test.go',
     { short: 'quantities', title: "apimachinery's quantities parsed and decoded (pkg/api/resource/quantity_test.go)" },
     (text) => conformance.quantityAgreement(conformance.quantityCases(text)),

@@ -301,3 +301,4 @@ export { tempoFields } from '../../model/tempo/config.ts';
 export { referenceCatalog as lokiReferenceCatalog, referenceTypes as lokiReferenceTypes } from '../../model/loki/reference.ts';
 export { alloyEvaluateAgreement, alloyEvaluateCases, alloyEvaluateRows } from './alloy-evaluate-cases.ts';
 export { fieldSelectorAgreement, fieldSelectorCases } from './field-selector-cases.ts';
+export { labelSelectorAgreement, labelSelectorCases } from './label-selector-cases.ts';

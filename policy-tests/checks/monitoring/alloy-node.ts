@@ -9,7 +9,8 @@
  * container runtime sets it) and `constants.hostname` (the pod's hostname: its name, or the node's on the host's
  * network). A node selector compared with the pod's hostname, or with a fixed name, selects no pod (or one node's) on
  * every other node, so those nodes' logs never reach the log store, silently; a field selector the API server refuses
- * for pods (model/programs/field-selectors.ts: its grammar, the fields a Pod is selected by) fails every list; without
+ * for pods (model/programs/field-selectors.ts: its grammar, the fields a Pod is selected by), or a label selector beside
+ * it that labels.Parse refuses (model/programs/label-selectors.ts), fails every list, both going in one request; without
  * a node selector every agent tails every pod. A discovery of a role Prometheus' discovery does not run finds nothing,
  * and one of nodes, Services or Ingresses gives targets that carry no pod, which the source refuses (PrepareLabels).
  */
@@ -22,6 +23,7 @@ import { targetsPath } from '../../model/alloy/references.ts';
 import { RELABEL_ACTIONS } from '../../model/alloy/validators.ts';
 import { withKeyProviders } from '../../model/cluster/provided-keys.ts';
 import { podFieldSelector } from '../../model/programs/field-selectors.ts';
+import { parseLabelSelector } from '../../model/programs/label-selectors.ts';
 import { plainValue, stringParts } from '../../model/alloy/evaluated.ts';
 import { scalarText } from '../../model/core/text.ts';
 import { dns1123Subdomain } from '../../model/scheduling/label-syntax.ts';
@@ -49,6 +51,18 @@ function nodeTerm(field: AlloyExpr, scope: EvalScope): { symbol: string } | { na
   const symbol = /^\uE000(\d+)\uE000$/.exec(term.value);
   if (symbol) return parts[Number(symbol[1])] as { symbol: string };
   return term.value.includes('\uE000') ? 'unread' : { name: term.value };
+}
+
+/** A pod selector's label selector the API server refuses (labels.Parse) as a refused term, or `unread`; undefined where it takes it. */
+function labelTerm(
+  label: ReturnType<typeof attributeNamed>,
+  scope: EvalScope,
+): { line: number; term: { refused: string } | 'unread'; relabel: undefined } | undefined {
+  if (!label) return undefined;
+  const text = plainValue(evaluate(label.value, scope));
+  if (typeof text !== 'string') return { line: label.line, term: 'unread', relabel: undefined };
+  const parsed = parseLabelSelector(text);
+  return 'error' in parsed ? { line: label.line, term: { refused: parsed.error }, relabel: undefined } : undefined;
 }
 
 /** The roles Prometheus' Kubernetes discovery runs (its Run's switch); any other discovers nothing. */
@@ -167,10 +181,15 @@ function judge(ctx: CheckContext, v: ChartValues): void {
       else ctx.notJudged(at, `${where}: ${role.unread}`);
       continue;
     }
-    const fields = blocksNamed(discovery.body, 'selectors')
-      .filter((s) => known(attr(s.body, 'role')) === 'pod' && attr(s.body, 'field'))
+    const podSelectors = blocksNamed(discovery.body, 'selectors').filter((s) => known(attr(s.body, 'role')) === 'pod');
+    const fields = podSelectors
+      .filter((s) => attr(s.body, 'field'))
       .map((s) => ({ line: attributeNamed(s.body, 'field')!.line, term: nodeTerm(attr(s.body, 'field')!, scope), relabel: undefined }));
-    const selected = fields.find((f) => f.term !== undefined) ?? keptNode(relabels, scope);
+    // The label selector goes in the same list request: one the API server refuses fails it, whatever the field's.
+    const labels = podSelectors.flatMap((s) => labelTerm(attributeNamed(s.body, 'label'), scope) ?? []);
+    const selected = labels.find((l) => l.term !== 'unread') ?? fields.find((f) => f.term !== undefined) ?? keptNode(relabels, scope);
+    for (const unread of labels.filter((l) => l.term === 'unread'))
+      ctx.notJudged(configuration.place(unread.line), `${where}: its label selector reads a value the gate does not work out, which the API server may refuse`);
     verdict(ctx, { at: configuration.place(selected?.line ?? discovery.line), where, host: host !== undefined }, selected);
   }
 }
@@ -217,7 +236,7 @@ function verdict(
 export const alloyNodeCheck: PolicyCheck = {
   id: 'alloy-tails-its-node',
   description:
-    "Each Alloy the chart runs on every node (a DaemonSet) that tails pod logs through the API (loki.source.kubernetes over a discovery.kubernetes of role pod) tails the pods of its own node: a selector of role pod whose field is spec.nodeName= the node's name (or, where its targets pass through discovery.relabel, a rule that keeps them by __meta_kubernetes_pod_node_name alone with the node's name as its regex), worked out as Alloy evaluates it with the agent's environment as the kubelet and the container runtime set it (a fieldRef of spec.nodeName is the node's name; an unset HOSTNAME, and constants.hostname, the pod's hostname), or the source's clustering on; a selector compared with the pod's hostname, or a fixed node's name, leaves the other nodes' pods shipping no log, a field selector the API server refuses for pods (its grammar, a field a Pod is not selected by) fails every list, and none makes every agent tail every pod; a discovery of a role Prometheus' discovery does not run finds nothing, and one of nodes, Services or Ingresses gives targets that carry no pod. Offline (no render) a value read from the agent's environment is not judged (A2).",
+    "Each Alloy the chart runs on every node (a DaemonSet) that tails pod logs through the API (loki.source.kubernetes over a discovery.kubernetes of role pod) tails the pods of its own node: a selector of role pod whose field is spec.nodeName= the node's name (or, where its targets pass through discovery.relabel, a rule that keeps them by __meta_kubernetes_pod_node_name alone with the node's name as its regex), worked out as Alloy evaluates it with the agent's environment as the kubelet and the container runtime set it (a fieldRef of spec.nodeName is the node's name; an unset HOSTNAME, and constants.hostname, the pod's hostname), or the source's clustering on; a selector compared with the pod's hostname, or a fixed node's name, leaves the other nodes' pods shipping no log, a field selector the API server refuses for pods (its grammar, a field a Pod is not selected by), or a label selector beside it that labels.Parse refuses (its grammar, a key or value no label has, a Gt or Lt not an integer), fails every list, and none makes every agent tail every pod; a discovery of a role Prometheus' discovery does not run finds nothing, and one of nodes, Services or Ingresses gives targets that carry no pod. Offline (no render) a value read from the agent's environment is not judged (A2).",
   invariants: ['A2'],
   remediation:
     'select the node\'s pods in the discovery: selectors { role = "pod"; field = "spec.nodeName=" + sys.env("HOSTNAME") } (the chart sets HOSTNAME from spec.nodeName), or turn clustering on in the source',

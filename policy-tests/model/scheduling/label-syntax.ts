@@ -40,26 +40,49 @@ export function labelValue(v: string): string | undefined {
   return undefined;
 }
 
-type Requirement = { key: string; operator: string; values: string[] };
+/** A requirement of a label selector, its operator as apimachinery's selection package names it. */
+export type LabelRequirement = { key: string; operator: SelectionOperator; values: string[] };
+export type SelectionOperator = 'in' | 'notin' | '=' | '==' | '!=' | 'gt' | 'lt' | 'exists' | '!';
 const goStrings = (values: readonly string[]) => `[]string{${values.map((v) => JSON.stringify(v)).join(', ')}}`;
 
-/** labels.NewRequirement's errors for one requirement of an operator LabelSelectorAsSelector maps, as field.Error prints them. */
-function requirementErrors({ key, operator, values }: Requirement): string[] {
+/** strconv.ParseInt(v, 10, 64) succeeds: an optional sign and decimal digits, within int64. */
+const isInt64 = (v: string) => /^[+-]?\d+$/.test(v) && BigInt(v) >= -(2n ** 63n) && BigInt(v) < 2n ** 63n;
+
+const OPERATORS: readonly string[] = ['in', 'notin', '=', '==', '!=', 'gt', 'lt', 'exists', '!'];
+
+/** labels.NewRequirement's errors for one requirement, each as field.Error prints it (under the path `key`, `operator`, `values`). */
+export function requirementErrors({ key, operator, values }: { key: string; operator: string; values: readonly string[] }): string[] {
   const out: string[] = [];
   const keyProblem = qualifiedName(key);
   if (keyProblem) out.push(`key: Invalid value: ${JSON.stringify(key)}: ${keyProblem}`);
   const invalid = (detail: string) => out.push(`values: Invalid value: ${goStrings(values)}: ${detail}`);
-  if ((operator === 'In' || operator === 'NotIn') && values.length === 0) invalid("for 'in', 'notin' operators, values set can't be empty");
-  if (operator === '=' && values.length !== 1) invalid('exact-match compatibility requires one single value');
-  if ((operator === 'Exists' || operator === 'DoesNotExist') && values.length !== 0) invalid('values set must be empty for exists and does not exist');
+  if ((operator === 'in' || operator === 'notin') && values.length === 0) invalid("for 'in', 'notin' operators, values set can't be empty");
+  if ((operator === '=' || operator === '==' || operator === '!=') && values.length !== 1) invalid('exact-match compatibility requires one single value');
+  if ((operator === 'exists' || operator === '!') && values.length !== 0) invalid('values set must be empty for exists and does not exist');
+  if (operator === 'gt' || operator === 'lt') {
+    if (values.length !== 1) invalid("for 'Gt', 'Lt' operators, exactly one value is required");
+    values.forEach((v, i) => {
+      if (!isInt64(v)) out.push(`values[${i}]: Invalid value: ${JSON.stringify(v)}: for 'Gt', 'Lt' operators, the value must be an integer`);
+    });
+  }
+  if (!OPERATORS.includes(operator))
+    out.push(`operator: Unsupported value: ${JSON.stringify(operator)}: supported values: ${OPERATORS.map((o) => JSON.stringify(o)).join(', ')}`);
+  // validateLabelValue: under the value's index, then the key (path.Key).
   values.forEach((v, i) => {
     const problem = labelValue(v);
-    if (problem) out.push(`values[${i}]: Invalid value: ${JSON.stringify(v)}: ${problem}`);
+    if (problem) out.push(`values[${i}][${key}]: Invalid value: ${JSON.stringify(v)}: ${problem}`);
   });
   return out;
 }
 
-const SELECTOR_OPERATORS = new Set(['In', 'NotIn', 'Exists', 'DoesNotExist']);
+/** NewRequirement's error as utilerrors' aggregate prints it (one error alone, several as `[a, b]`); undefined where it builds one. */
+export function requirementError(r: LabelRequirement): string | undefined {
+  const out = requirementErrors(r);
+  return out.length <= 1 ? out[0] : `[${out.join(', ')}]`;
+}
+
+/** The operators LabelSelectorAsSelector maps a matchExpression's to. */
+const SELECTOR_OPERATORS: Readonly<Record<string, SelectionOperator>> = { In: 'in', NotIn: 'notin', Exists: 'exists', DoesNotExist: '!' };
 
 /**
  * metav1.LabelSelectorAsSelector's error for a selector, or undefined where it builds one: each matchLabels entry as
@@ -69,17 +92,14 @@ const SELECTOR_OPERATORS = new Set(['In', 'NotIn', 'Exists', 'DoesNotExist']);
  */
 export function labelSelectorError(selector: { matchLabels?: unknown; matchExpressions?: unknown } | undefined): string | undefined {
   const text = (v: unknown) => (typeof v === 'string' ? v : '');
-  const aggregate = (r: Requirement) => {
-    const errors = requirementErrors(r);
-    return errors.length <= 1 ? errors[0] : `[${errors.join(', ')}]`;
-  };
   for (const [key, value] of Object.entries((selector?.matchLabels ?? {}) as Record<string, unknown>)) {
-    const error = aggregate({ key, operator: '=', values: [text(value)] });
+    const error = requirementError({ key, operator: '=', values: [text(value)] });
     if (error) return error;
   }
   for (const e of Array.isArray(selector?.matchExpressions) ? (selector.matchExpressions as Record<string, unknown>[]) : []) {
-    if (!SELECTOR_OPERATORS.has(text(e?.operator))) return `${JSON.stringify(text(e?.operator))} is not a valid label selector operator`;
-    const error = aggregate({ key: text(e?.key), operator: text(e?.operator), values: Array.isArray(e?.values) ? e.values.map(text) : [] });
+    const operator = Object.hasOwn(SELECTOR_OPERATORS, text(e?.operator)) ? SELECTOR_OPERATORS[text(e?.operator)]! : undefined;
+    if (!operator) return `${JSON.stringify(text(e?.operator))} is not a valid label selector operator`;
+    const error = requirementError({ key: text(e?.key), operator, values: Array.isArray(e?.values) ? e.values.map(text) : [] });
     if (error) return error;
   }
   return undefined;

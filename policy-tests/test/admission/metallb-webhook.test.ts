@@ -146,7 +146,8 @@ describe("Kubernetes' LabelSelectorAsSelector errors", () => {
       "values: Invalid value: []string{}: for 'in', 'notin' operators, values set can't be empty",
     );
     expect(labelSelectorError({ matchExpressions: [{ key: '-k', operator: 'In', values: ['-v'] }] })).toMatch(
-      /^\[key: Invalid value: "-k": .*, values\[0\]: Invalid value: "-v": .*\]$/,
+      // A value's error under its index and then its key (validateLabelValue's path.Key), as NewRequirement prints it.
+      /^\[key: Invalid value: "-k": .*, values\[0\]\[-k\]: Invalid value: "-v": .*\]$/,
     );
   });
 });

@@ -157,4 +157,20 @@ describe('a field selector as the API server reads one for pods', () => {
     const refused = await judged({ config: CONFIG.replace('"spec.nodeName=" + ', '"spec.node=" + ') });
     expect(refused.failed).toEqual([expect.stringContaining('the API server refuses every list of pods it sends (field label not supported: spec.node)')]);
   });
+
+  it('fails a label selector beside the node selector that the API server refuses (labels.Parse), and reads a good one through', async () => {
+    const withLabel = (label: string) => judged({ config: CONFIG.replace('    role  = "pod"\n', `    role  = "pod"\n    label = ${label}\n`) });
+    expect(await withLabel('"app.kubernetes.io/name notin (loki,alloy),!batch.kubernetes.io/job-name"')).toEqual({ failed: [], notJudged: [] });
+    expect((await withLabel('"app in (loki"')).failed).toEqual([
+      expect.stringContaining("the API server refuses every list of pods it sends (unable to parse requirement: found '', expected: ',' or ')')"),
+    ]);
+    expect((await withLabel('"tier>=2"')).failed).toEqual([expect.stringContaining("(unable to parse requirement: found '=', expected: identifier)")]);
+    // A variable the chart does not set reads as "", the empty selector, which selects every pod.
+    expect(await withLabel('sys.env("SELECTOR")')).toEqual({ failed: [], notJudged: [] });
+    // Not worked out, a label selector may be one the server refuses: said, and the node selector still judged.
+    expect(await withLabel('encoding.from_json(sys.env("SELECTOR_JSON"))')).toEqual({
+      failed: [],
+      notJudged: [expect.stringContaining('its label selector reads a value the gate does not work out')],
+    });
+  });
 });

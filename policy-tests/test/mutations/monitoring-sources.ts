@@ -279,6 +279,12 @@ export const monitoringSourcesMutations: Mutation[] = [
     at: inFile(ALLOY, 'regex         = "talos-w1"'),
   },
   {
+    check: 'alloy-tails-its-node',
+    why: "a label selector beside the node selector, to skip the log store's own pods, its value set left open: the API server refuses every list of pods (labels.Parse), and no pod's log is shipped",
+    mutate: swap(ALLOY, '          role  = "pod"\n', '          role  = "pod"\n          label = "app.kubernetes.io/name notin (loki"\n'),
+    at: inFile(ALLOY, 'label = "app.kubernetes.io/name notin (loki"'),
+  },
+  {
     check: 'alloy-config-loads',
     why: "a relabelling that drops the system namespaces' pods, its regex's group left open: Go's regexp refuses `^(?s:kube-(system|public)$`, Alloy loads no configuration, and no pod log is shipped",
     mutate: relabelPods('__meta_kubernetes_namespace', 'drop', 'kube-(system|public'),
