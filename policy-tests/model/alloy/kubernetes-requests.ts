@@ -7,10 +7,14 @@
  * - `loki.source.kubernetes` tails each target pod (kubetail: a get of the pod and of its `log`), in the namespaces of
  *   the discovery its targets come from, straight or through discovery.relabel (every one, `{any}` below, where it
  *   reads them all).
+ * - `remote.kubernetes.secret` and `remote.kubernetes.configmap` get the one object their `namespace` and `name`
+ *   name, at each poll (remote/kubernetes/kubernetes.go's pollError).
+ * A component whose client is pointed elsewhere (`api_server` or `kubeconfig_file`: common/kubernetes'
+ * BuildRESTConfig, or the discovery's own) calls as that configuration says, not as the pod's service account: unread.
  * Each argument is worked out as Alloy evaluates it (evaluate.ts), with what the agent reads of its host where the
  * caller gives it (host.ts: its environment as the kubelet sets it); one the gate does not work out (a variable the
  * render does not give, a component's export) leaves the component's requests unread, with why, as does each other
- * component that calls the API server (the operator's monitors, the rules loaders, remote.kubernetes.*).
+ * component that calls the API server (the operator's monitors, the rules loaders, loki.source.podlogs).
  */
 import { attributeNamed, blocksNamed, parseAlloy, type AlloyStatement } from './parser.ts';
 import { evaluate, type EvalScope } from './evaluate.ts';
@@ -30,9 +34,21 @@ const API_CLIENTS_NOT_READ: ReadonlySet<string> = new Set([
   'prometheus.operator.probes',
   'prometheus.operator.scrapeconfigs',
   'prometheus.operator.servicemonitors',
-  'remote.kubernetes.configmap',
-  'remote.kubernetes.secret',
 ]);
+
+/** The objects remote.kubernetes.* gets, by its component's name (its ResourceType). */
+const REMOTE_OBJECTS: Readonly<Record<string, string>> = { 'remote.kubernetes.secret': 'secrets', 'remote.kubernetes.configmap': 'configmaps' };
+
+/**
+ * Why a component's requests are not the pod's service account's: its client names a kubeconfig or an API server
+ * (BuildRESTConfig takes the in-cluster configuration only where both are unset); undefined where they are.
+ */
+function foreignClient(client: readonly AlloyStatement[] | undefined): string | undefined {
+  const named = ['kubeconfig_file', 'api_server'].find((n) => client && attributeNamed(client, n));
+  return named && `its client sets ${named}: it calls as that configuration says, not as the pod's service account`;
+}
+/** foreignClient of a component's `client` block (common/kubernetes.ClientArguments). */
+const clientElsewhere = (block: Block) => foreignClient(blockNamed(block.body, 'client')?.body);
 
 const blockNamed = (body: readonly AlloyStatement[], name: string) => blocksNamed(body, name)[0];
 
@@ -106,7 +122,10 @@ function discoveryRequests(block: Block, own: string, scope: EvalScope, read: Re
   }
   // A role Prometheus' discovery does not run (or none: the file does not load) discovers nothing and asks nothing.
   if (!('value' in role) || !isDiscoveryRole(role.value) || !('value' in namespaces) || !('value' in attachNode)) return { value: [] };
-  read.requests.push(...roleRequests(role.value, namespaces.value, attachNode.value));
+  // Its client settings are its own arguments (squashed): another server's lists are said, its namespaces still read.
+  const foreign = foreignClient(block.body);
+  if (foreign) read.unread.push(`${id} (${foreign})`);
+  else read.requests.push(...roleRequests(role.value, namespaces.value, attachNode.value));
   // A node's, a Service's or an Ingress' target carries no pod: the tailer refuses each (PrepareLabels) and asks nothing.
   return ['pod', 'endpoints', 'endpointslice'].includes(role.value) ? namespaces : { value: [] };
 }
@@ -123,8 +142,30 @@ function tailerRequests(block: Block, body: readonly AlloyStatement[], discovere
   if (!namespaces)
     return void read.unread.push(`${id} (its targets are not followed to a discovery.kubernetes of the file, which says which namespaces it tails)`);
   if ('why' in namespaces) return void read.unread.push(`${id} (${namespaces.why})`);
+  const foreign = clientElsewhere(block);
+  if (foreign) return void read.unread.push(`${id} (${foreign})`);
   const tailed = namespaces.value.some((n) => n === '') ? [ANY_NAMESPACE] : namespaces.value;
   for (const namespace of tailed) read.requests.push(`GET /api/v1/namespaces/${namespace}/pods/{pod}`, `GET /api/v1/namespaces/${namespace}/pods/{pod}/log`);
+}
+
+/** The events source's informer in each of its namespaces (every one where it names none); unread as the others are. */
+function eventsRequests(block: Block, scope: EvalScope, read: Read): void {
+  const namespaces = argument(block.body, 'namespaces', scope, STRINGS);
+  const why = clientElsewhere(block) ?? ('why' in namespaces ? namespaces.why : undefined);
+  if (why !== undefined) return void read.unread.push(`${block.name.join('.')} "${block.label}" (${why})`);
+  if ('value' in namespaces)
+    for (const namespace of namespaces.value.length ? namespaces.value : ['']) read.requests.push(...informer('/api/v1|events', namespace));
+}
+
+/** remote.kubernetes.*'s get of its one object; unread where its client is pointed elsewhere or its names not worked out. */
+function remoteRequests(block: Block, objects: string, scope: EvalScope, read: Read): void {
+  const namespace = argument(block.body, 'namespace', scope, STRING);
+  const name = argument(block.body, 'name', scope, STRING);
+  const why = clientElsewhere(block) ?? [namespace, name].find((a): a is { why: string } => 'why' in a)?.why;
+  if (why) return void read.unread.push(`${block.name.join('.')} "${block.label}" (${why})`);
+  // Both are required (the file does not load without them); client-go refuses an empty one before any request.
+  if ('value' in namespace && 'value' in name && namespace.value && name.value)
+    read.requests.push(`GET /api/v1/namespaces/${namespace.value}/${objects}/${name.value}`);
 }
 
 /** The requests a configuration's components send, and the components whose requests could not be read. */
@@ -138,11 +179,8 @@ export function alloyApiRequests(text: string, ownNamespace: string, host?: Host
     const name = block.name.join('.');
     if (API_CLIENTS_NOT_READ.has(name)) read.unread.push(`${name} "${block.label}" (what it asks the API server is not read)`);
     if (name === 'loki.source.kubernetes') tailerRequests(block, body, discovered, read);
-    if (name === 'loki.source.kubernetes_events') {
-      const namespaces = argument(block.body, 'namespaces', scope, STRINGS);
-      if ('why' in namespaces) read.unread.push(`${name} "${block.label}" (${namespaces.why})`);
-      else for (const namespace of namespaces.value.length ? namespaces.value : ['']) read.requests.push(...informer('/api/v1|events', namespace));
-    }
+    if (name === 'loki.source.kubernetes_events') eventsRequests(block, scope, read);
+    if (Object.hasOwn(REMOTE_OBJECTS, name)) remoteRequests(block, REMOTE_OBJECTS[name]!, scope, read);
   }
   return { requests: [...new Set(read.requests)], unread: read.unread };
 }

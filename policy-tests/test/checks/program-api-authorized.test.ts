@@ -121,6 +121,18 @@ describe('program-api-authorized', () => {
     expect(judgedWith(names('sys.env("POD_NAMESPACE")'))).toEqual([]);
     // A variable the container does not set is "": Prometheus' discovery reads every namespace, which the Role does not grant.
     expect(judgedWith(names('sys.env("NAMESPACE")'))).toEqual(everyNamespace);
+    // remote.kubernetes.secret gets its one Secret, which the Role does not grant; in a fork's Role by its name, it passes.
+    const secret = `${names('sys.env("POD_NAMESPACE")')}remote.kubernetes.secret "auth" {\n  namespace = "monitoring"\n  name = "loki-auth"\n}\n`;
+    expect(judgedWith(secret)).toEqual([
+      [
+        'fail',
+        expect.stringMatching(/refuses 1 of its 5 requests: GET \/api\/v1\/namespaces\/monitoring\/secrets\/loki-auth: secrets "loki-auth" is forbidden: /),
+      ],
+    ]);
+    const granted = alloy(secret);
+    const role = granted.find((r) => r.kind === 'Role')!.object as { rules: unknown[] };
+    role.rules.push({ apiGroups: [''], resources: ['secrets'], resourceNames: ['loki-auth'], verbs: ['get'] });
+    expect(findings({ ...repo, resources: [...repo.resources, ...granted] })).toEqual([]);
   });
 
   it('judges kube-state-metrics by its flags, and spells out four refusals of many', () => {

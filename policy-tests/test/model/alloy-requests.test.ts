@@ -71,15 +71,40 @@ loki.source.kubernetes_events "events" {
 
   it('says which components it cannot read: a role that is an expression, a tailer with no discovery beside it, another API client', () => {
     const text =
-      'discovery.kubernetes "p" {\n  role = sys.env("ROLE")\n}\nloki.source.kubernetes "t" {\n  targets = []\n  forward_to = []\n}\nremote.kubernetes.secret "s" {\n  namespace = "a"\n  name = "b"\n}\n';
+      'discovery.kubernetes "p" {\n  role = sys.env("ROLE")\n}\nloki.source.kubernetes "t" {\n  targets = []\n  forward_to = []\n}\nprometheus.operator.servicemonitors "s" {\n  forward_to = []\n}\n';
     expect(alloyApiRequests(text, 'm')).toEqual({
       requests: [],
       unread: [
         `discovery.kubernetes "p" (its role is sys.env("ROLE"), read from Alloy's environment, a value known when Alloy runs)`,
         'loki.source.kubernetes "t" (its targets are not followed to a discovery.kubernetes of the file, which says which namespaces it tails)',
-        'remote.kubernetes.secret "s" (what it asks the API server is not read)',
+        'prometheus.operator.servicemonitors "s" (what it asks the API server is not read)',
       ],
     });
+  });
+
+  it('gets the one Secret or ConfigMap remote.kubernetes.* names, and says unread a component whose client is pointed elsewhere', () => {
+    const remote = (kind: string, body: string) => `remote.kubernetes.${kind} "r" {\n${body}}\n`;
+    expect(alloyApiRequests(remote('secret', '  namespace = "monitoring"\n  name = "loki-" + "auth"\n'), 'm')).toEqual({
+      requests: ['GET /api/v1/namespaces/monitoring/secrets/loki-auth'],
+      unread: [],
+    });
+    expect(alloyApiRequests(remote('configmap', '  namespace = sys.env("POD_NAMESPACE")\n  name = "c"\n'), 'm').unread).toEqual([
+      'remote.kubernetes.configmap "r" (its namespace is sys.env("POD_NAMESPACE"), read from Alloy\'s environment, a value known when Alloy runs)',
+    ]);
+    const elsewhere = "its client sets kubeconfig_file: it calls as that configuration says, not as the pod's service account";
+    expect(alloyApiRequests(remote('secret', '  namespace = "a"\n  name = "b"\n  client {\n    kubeconfig_file = "/etc/k"\n  }\n'), 'm')).toEqual({
+      requests: [],
+      unread: [`remote.kubernetes.secret "r" (${elsewhere})`],
+    });
+    // The discovery's client settings are its own arguments: its lists are not the account's, its namespaces still read.
+    const discovery =
+      'discovery.kubernetes "p" {\n  role = "pod"\n  api_server = "https://other:6443"\n}\nloki.source.kubernetes "t" {\n  targets = discovery.kubernetes.p.targets\n  forward_to = []\n}\n';
+    expect(alloyApiRequests(discovery, 'm')).toEqual({
+      requests: ['GET /api/v1/pods/{pod}', 'GET /api/v1/pods/{pod}/log'].map((r) => r.replace('/pods', '/namespaces/{any}/pods')),
+      unread: ['discovery.kubernetes "p" (its client sets api_server: it calls as that configuration says, not as the pod\'s service account)'],
+    });
+    const events = 'loki.source.kubernetes_events "e" {\n  forward_to = []\n  client {\n    kubeconfig_file = "/etc/k"\n  }\n}\n';
+    expect(alloyApiRequests(events, 'm')).toEqual({ requests: [], unread: [`loki.source.kubernetes_events "e" (${elsewhere})`] });
   });
 
   it("tails pods in the namespaces of its own targets' discovery, through a relabelling, not every discovery's of the file", () => {
