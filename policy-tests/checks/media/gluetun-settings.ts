@@ -8,39 +8,59 @@
  * Its variables are its env and the keys of the Secrets and ConfigMaps its envFrom names, as the repository writes
  * them (containerEnvironment): a value of a source is judged as an env value is; a key gluetun does not read is held
  * against it only where gluetun's containers alone take the source, by envFrom (one that another container or a
- * volume reads may hold keys for them), and a source whose keys are unknown is said not judged.
+ * volume reads may hold keys for them), and a source whose keys are unknown is said not judged. And the variables the
+ * kubelet adds for each Service of the pod's namespace (its service links, unless the pod turns them off) where
+ * gluetun reads their names: gosettings reads an old name before the new one, so a Service named openvpn
+ * (OPENVPN_PORT=udp://…) overrides even an OPENVPN_ENDPOINT_PORT the container sets. Said at the Service.
  */
-import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
+import type { CheckContext, FailurePlace, PolicyCheck } from '../../model/checks/kit.ts';
+import type { Resource } from '../../model/core/manifest.ts';
+import type { Path } from '../../model/core/positions.ts';
+import { serviceIndex } from '../../model/cluster/service-addresses.ts';
 import { dig, obj, objects, str, type Obj } from '../../model/core/dig.ts';
 import { podRefs, type PodRef } from '../../model/cluster/references.ts';
 import { programContainers, runsImage } from '../../model/checks/program-containers.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { withKeyProviders } from '../../model/cluster/provided-keys.ts';
-import { givenVariablePath, containerEnvironment } from '../../model/cluster/environment.ts';
-import { GLUETUN_IMAGE, GLUETUN_REFERENCE, gluetunProblems, gluetunReference } from '../../model/apps/gluetun.ts';
+import { givenVariablePath, containerEnvironment, serviceLinkVariables, type GivenVariable } from '../../model/cluster/environment.ts';
+import {
+  GLUETUN_IMAGE,
+  GLUETUN_REFERENCE,
+  gluetunProblems,
+  gluetunReads,
+  gluetunReference,
+  type GluetunEnv,
+  type GluetunProblem,
+  type GluetunReference,
+} from '../../model/apps/gluetun.ts';
 
 const REFRESH = 'npm run gluetun:reference -- --from <clone of qdm12/gluetun> --ref <the image tag>';
 
 export const gluetunSettingsCheck: PolicyCheck = {
   id: 'media-gluetun-settings',
   description:
-    'The VPN container starts with the settings its environment gives it (its env, and the keys of the Secrets and ConfigMaps its envFrom names), as gluetun reads them at the version it runs (the reference apps/media/gluetun/facts/settings-reference.yaml keeps): each variable one gluetun reads, each value one its reader parses (a boolean word, ports, subnets, durations), a VPN type and a provider it takes for that type, no firewall port 0 and no outbound subnet of every address; otherwise gluetun exits at start and the apps in its pod have no network, or the setting meant does nothing (M31).',
+    "The VPN container starts with the settings its environment gives it (its env, the keys of the Secrets and ConfigMaps its envFrom names, and the variables the kubelet links in for each Service of its namespace, which gluetun reads where a Service's name makes one of its settings: a Service named openvpn gives OPENVPN_PORT=udp://<its cluster IP>:1194, read before OPENVPN_ENDPOINT_PORT, unless the pod sets enableServiceLinks to false), as gluetun reads them at the version it runs (the reference apps/media/gluetun/facts/settings-reference.yaml keeps): each variable one gluetun reads, each value one its reader parses (a boolean word, ports, subnets, durations), a VPN type and a provider it takes for that type, no firewall port 0 and no outbound subnet of every address; otherwise gluetun exits at start and the apps in its pod have no network, or the setting meant does nothing (M31).",
   invariants: ['M31'],
   remediation: `set the variable the finding names as gluetun documents it at the version the image runs; after a gluetun upgrade, refresh ${GLUETUN_REFERENCE} (${REFRESH})`,
-  reads: { kinds: withKeyProviders('Deployment', 'StatefulSet', 'DaemonSet'), files: [GLUETUN_REFERENCE] },
+  reads: { kinds: withKeyProviders('Deployment', 'StatefulSet', 'DaemonSet', 'Service'), files: [GLUETUN_REFERENCE] },
   exemptible: false,
   run(ctx) {
     const takesOnlyGluetun = onlyGluetunTakes(ctx);
     const program = { name: 'gluetun', image: GLUETUN_IMAGE, file: GLUETUN_REFERENCE, refresh: REFRESH, what: "gluetun's settings" };
     for (const { workload: w, container, at, name, reference } of programContainers(ctx, program, gluetunReference(ctx.repo))) {
       const { entries, unread } = containerEnvironment(ctx, namespaceOrDestination(ctx.repo, w), container);
+      const links = linkedSettings(ctx, { workload: w, at, entries, reference });
       // gluetun reads variables of no common prefix: a source whose keys are unknown may set any of its settings.
       for (const u of unread)
         ctx.notJudged(
           { resource: w, path: [...at, 'envFrom', u.source] },
           `container ${name} takes variables from an envFrom source whose keys the repository does not say: the settings it may set, and the defaults it may override, are not judged`,
         );
-      for (const p of gluetunProblems(entries, reference, { whole: unread.length === 0 })) {
+      const given = [...entries, ...links];
+      const problems = gluetunProblems(given, reference, { whole: unread.length === 0 });
+      reportLinks(ctx, { given, links, problems, reference, who: `container ${name} of ${w.kind} ${w.name}` });
+      for (const p of problems) {
+        if (p.index !== undefined && p.index >= entries.length) continue;
         // The entry gluetun reads, else the image where its default is at fault.
         const entry = p.index === undefined ? undefined : entries[p.index]!;
         // A key gluetun does not read may be there for another container the same source serves.
@@ -53,6 +73,55 @@ export const gluetunSettingsCheck: PolicyCheck = {
     }
   },
 };
+
+/** Stands for a Service's cluster IP the API server allocates: any address of the Service network reads alike. */
+const STAND_IN = '10.96.0.10';
+
+/**
+ * The service links (model/cluster/environment.ts' serviceLinkVariables) the VPN container does not set itself whose
+ * names gluetun reads (a setting, an old name of one, a default its image sets): gosettings reads an old name before
+ * the new one, so a link can even override what the container sets. Each with the Service that makes it and why.
+ */
+function linkedSettings(
+  ctx: CheckContext,
+  o: { workload: Resource; at: Path; entries: readonly GivenVariable[]; reference: GluetunReference },
+): { name: string; value: string; place: FailurePlace; how: string }[] {
+  const namespace = namespaceOrDestination(ctx.repo, o.workload) ?? '';
+  const pod = obj(dig(o.workload.object, o.at.slice(0, -2)));
+  const own = new Set(o.entries.map((e) => e.name));
+  const read = new Set([...Object.keys(o.reference.env), ...Object.keys(o.reference.settings), ...Object.keys(o.reference.deprecated)]);
+  return serviceLinkVariables({ services: serviceIndex(ctx.repo, ctx.resources).services, namespace, pod, allocated: STAND_IN })
+    .filter((v) => v.service && read.has(v.name) && !own.has(v.name))
+    .map((v) => ({
+      name: v.name,
+      value: v.value,
+      // The Service's name is the variable's: renaming it, or enableServiceLinks: false on the pod, ends the link.
+      place: { resource: v.service!, path: ['metadata', 'name'] },
+      how: `Service ${namespace}/${v.service!.name} gives it ${v.name}=${v.value.replaceAll(STAND_IN, '<its cluster IP>')} (the kubelet's service links: the pod does not set enableServiceLinks to false)`,
+    }));
+}
+
+/**
+ * A service link gluetun reads: refused (gluetunProblems' words), or taken as the setting, a value nothing in the
+ * container sets. Either is said at the Service that makes it.
+ */
+function reportLinks(
+  ctx: CheckContext,
+  o: { given: readonly GluetunEnv[]; links: ReturnType<typeof linkedSettings>; problems: readonly GluetunProblem[]; reference: GluetunReference; who: string },
+): void {
+  const first = o.given.length - o.links.length;
+  const shown = (text: string) => text.replaceAll(STAND_IN, '<its cluster IP>');
+  const refused = new Set(o.problems.map((p) => p.index));
+  for (const p of o.problems)
+    if (p.index !== undefined && p.index >= first)
+      ctx.fail(o.links[p.index - first]!.place, `${o.who}: ${o.links[p.index - first]!.how}, and ${shown(p.message)}`);
+  for (const [setting, read] of gluetunReads(o.given, o.reference.deprecated, (s) => o.reference.settings[s]?.keepsCase === true))
+    if (read.index >= first && !refused.has(read.index))
+      ctx.fail(
+        o.links[read.index - first]!.place,
+        `${o.who}: ${o.links[read.index - first]!.how}, and gluetun ${o.reference.version} takes it as its ${setting}, a setting nothing in the container makes`,
+      );
+}
 
 const sourceName = (source: Obj): string =>
   source.secretRef !== undefined ? `Secret ${str(obj(source.secretRef).name)}` : `ConfigMap ${str(obj(source.configMapRef).name)}`;

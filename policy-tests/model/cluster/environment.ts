@@ -292,3 +292,61 @@ export function secretKeyOf(container: Obj, e: GivenVariable): { secret: string;
 
 /** Whether a variable that starts with `prefix` may be one that starts with `start`. */
 export const mayStartWith = (prefix: string, start: string): boolean => prefix.startsWith(start) || start.startsWith(prefix);
+
+/** One variable of the kubelet's service links, and the Service that makes it (none for the API server's own, default/kubernetes). */
+export interface ServiceLinkVariable {
+  name: string;
+  value: string;
+  service?: Resource;
+}
+
+/** envvars.makeEnvVariableName: upper case, `.` and `-` as `_`, a `_` before a leading digit. */
+const linkName = (name: string): string => {
+  const upper = name.replaceAll('.', '_').replaceAll('-', '_').toUpperCase();
+  return /^[0-9]/.test(upper) ? `_${upper}` : upper;
+};
+
+/** envvars.FromServices for one Service: its host and first port, each named port, and the Docker-style link variables of every port. */
+function linkVariables(name: string, ip: string, ports: readonly Obj[]): { name: string; value: string }[] {
+  const prefix = linkName(name);
+  const out = [
+    { name: `${prefix}_SERVICE_HOST`, value: ip },
+    { name: `${prefix}_SERVICE_PORT`, value: scalarText(ports[0]!.port ?? '') },
+  ];
+  for (const p of ports) if (str(p.name)) out.push({ name: `${prefix}_SERVICE_PORT_${linkName(str(p.name))}`, value: scalarText(p.port ?? '') });
+  ports.forEach((p, i) => {
+    const protocol = str(p.protocol) || 'TCP';
+    const url = `${protocol.toLowerCase()}://${ip}:${scalarText(p.port ?? '')}`;
+    if (i === 0) out.push({ name: `${prefix}_PORT`, value: url });
+    const at = `${prefix}_PORT_${scalarText(p.port ?? '')}_${protocol.toUpperCase()}`;
+    out.push(
+      { name: at, value: url },
+      { name: `${at}_PROTO`, value: protocol.toLowerCase() },
+      { name: `${at}_PORT`, value: scalarText(p.port ?? '') },
+      { name: `${at}_ADDR`, value: ip },
+    );
+  });
+  return out;
+}
+
+/**
+ * The variables the kubelet adds to every container of a pod for the Services it links (kubelet_pods.go's
+ * getServiceEnvVarMap, envvars.FromServices): each Service of the pod's namespace that has a cluster IP (not
+ * headless, not an ExternalName), unless the pod sets enableServiceLinks to false, and the API server's own Service
+ * default/kubernetes always. A variable the container sets itself (env, envFrom) is its own; these fill the rest.
+ * `allocated` stands for the cluster IP of a Service whose manifest leaves it to the API server (any address of the
+ * Service network reads alike).
+ */
+export function serviceLinkVariables(o: { services: readonly Resource[]; namespace: string; pod: Obj; allocated: string }): ServiceLinkVariable[] {
+  const out: ServiceLinkVariable[] = linkVariables('kubernetes', o.allocated, [{ name: 'https', port: 443 }]);
+  if (o.pod.enableServiceLinks === false) return out;
+  for (const service of o.services) {
+    const spec = obj(service.object.spec);
+    const ip = str(spec.clusterIP);
+    const ports = objects(spec.ports);
+    if ((service.namespace ?? '') !== o.namespace || spec.type === 'ExternalName' || ip === 'None' || ports.length === 0) continue;
+    if (o.namespace === 'default' && service.name === 'kubernetes') continue;
+    out.push(...linkVariables(service.name, ip || o.allocated, ports).map((v) => ({ ...v, service })));
+  }
+  return out;
+}

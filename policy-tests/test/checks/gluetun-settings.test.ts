@@ -12,6 +12,37 @@ const CHECK = 'media-gluetun-settings';
 describeMutations('media-gluetun-settings bites on a broken copy of the real repository', gluetunSettingsMutations);
 
 describe('media-gluetun-settings', () => {
+  it("holds the kubelet's service links to what gluetun reads: none where the pod turns them off, a headless Service or another namespace's makes none, the container's own wins", async () => {
+    const SERVICES = 'apps/media/gluetun/service.yaml';
+    // The media app's Services are in media (the VPN app's kustomization puts all of its own in media-vpn).
+    const openvpn =
+      (namespace: string, extra = '') =>
+      (c: Parameters<ReturnType<typeof swap>>[0]) => {
+        const file = namespace === 'media-vpn' ? SERVICES : 'apps/media/sonarr/service.yaml';
+        c.write(
+          file,
+          `${c.read(file)}---\napiVersion: v1\nkind: Service\nmetadata:\n  name: openvpn\n  namespace: ${namespace}\nspec:\n${extra}  ports:\n    - port: 1194\n      protocol: UDP\n`,
+        );
+      };
+    const both =
+      (...edits: ((c: Parameters<ReturnType<typeof swap>>[0]) => void)[]) =>
+      (c: Parameters<ReturnType<typeof swap>>[0]) =>
+        edits.forEach((e) => e(c));
+    expect((await onBrokenCopy(CHECK, openvpn('media-vpn'))).failed.map((f) => f.message)).toEqual([
+      expect.stringContaining('Service media-vpn/openvpn gives it OPENVPN_PORT=udp://<its cluster IP>:1194'),
+    ]);
+    const linksOff = swap(GLUETUN, '    spec:\n', '    spec:\n      enableServiceLinks: false\n');
+    expect((await onBrokenCopy(CHECK, both(openvpn('media-vpn'), linksOff))).failed).toEqual([]);
+    expect((await onBrokenCopy(CHECK, openvpn('media-vpn', '  clusterIP: None\n'))).failed).toEqual([]);
+    expect((await onBrokenCopy(CHECK, openvpn('media'))).failed).toEqual([]);
+    const own = swap(
+      GLUETUN,
+      '            - name: VPN_TYPE\n',
+      '            - name: OPENVPN_PORT\n              value: "1194"\n            - name: VPN_TYPE\n',
+    );
+    expect((await onBrokenCopy(CHECK, both(openvpn('media-vpn'), own))).failed).toEqual([]);
+  });
+
   it('passes an old name gluetun still reads, a value in quotes and capitals, and a boolean in another of its words', async () => {
     const takes = (c: Parameters<ReturnType<typeof swap>>[0]) => {
       swap(GLUETUN, '            - name: FIREWALL_OUTBOUND_SUBNETS\n', '            - name: EXTRA_SUBNETS\n')(c);

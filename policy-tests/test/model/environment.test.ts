@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Resource } from '../../model/core/manifest.ts';
 import { loadRepo, REPO_ROOT } from '../../model/repository/repo.ts';
-import { containerEnvironment, expand, givenVariablePath, mayStartWith, secretKeyOf } from '../../model/cluster/environment.ts';
+import { containerEnvironment, expand, givenVariablePath, mayStartWith, secretKeyOf, serviceLinkVariables } from '../../model/cluster/environment.ts';
 
 const repo = await loadRepo(REPO_ROOT);
 const object = (kind: string, name: string, fields: Record<string, unknown>): Resource =>
@@ -185,5 +185,56 @@ describe("the kubelet's $(NAME) expansion, on Kubernetes' own cases (third_party
 
   it('reads a multi-byte character after `$` whole, as Go decodes the rune', () => {
     expect(expand('a$é$(VAR_A)', mapping)).toBe('a$éA');
+  });
+});
+
+describe("the kubelet's service links (envvars.FromServices)", () => {
+  const service = (name: string, namespace: string, spec: Record<string, unknown>) =>
+    ({ kind: 'Service', name, namespace, object: { kind: 'Service', metadata: { name, namespace }, spec } }) as unknown as Resource;
+  const services = [
+    service('openvpn', 'vpn', { ports: [{ name: 'vpn', port: 1194, protocol: 'UDP' }, { port: 8000 }] }),
+    service('9-lives.x', 'vpn', { clusterIP: '10.96.4.4', ports: [{ port: 80 }] }),
+    service('headless', 'vpn', { clusterIP: 'None', ports: [{ port: 80 }] }),
+    service('far', 'vpn', { type: 'ExternalName', externalName: 'example.org', ports: [{ port: 80 }] }),
+    service('elsewhere', 'other', { ports: [{ port: 80 }] }),
+  ];
+  const links = (pod: Record<string, unknown> = {}) =>
+    Object.fromEntries(serviceLinkVariables({ services, namespace: 'vpn', pod, allocated: '10.96.0.10' }).map((v) => [v.name, v.value]));
+
+  it("gives each Service of the pod's namespace with a cluster IP its host, ports and Docker-style links, and the API server's own always", () => {
+    expect(links()).toEqual({
+      KUBERNETES_SERVICE_HOST: '10.96.0.10',
+      KUBERNETES_SERVICE_PORT: '443',
+      KUBERNETES_SERVICE_PORT_HTTPS: '443',
+      KUBERNETES_PORT: 'tcp://10.96.0.10:443',
+      KUBERNETES_PORT_443_TCP: 'tcp://10.96.0.10:443',
+      KUBERNETES_PORT_443_TCP_PROTO: 'tcp',
+      KUBERNETES_PORT_443_TCP_PORT: '443',
+      KUBERNETES_PORT_443_TCP_ADDR: '10.96.0.10',
+      OPENVPN_SERVICE_HOST: '10.96.0.10',
+      OPENVPN_SERVICE_PORT: '1194',
+      OPENVPN_SERVICE_PORT_VPN: '1194',
+      OPENVPN_PORT: 'udp://10.96.0.10:1194',
+      OPENVPN_PORT_1194_UDP: 'udp://10.96.0.10:1194',
+      OPENVPN_PORT_1194_UDP_PROTO: 'udp',
+      OPENVPN_PORT_1194_UDP_PORT: '1194',
+      OPENVPN_PORT_1194_UDP_ADDR: '10.96.0.10',
+      OPENVPN_PORT_8000_TCP: 'tcp://10.96.0.10:8000',
+      OPENVPN_PORT_8000_TCP_PROTO: 'tcp',
+      OPENVPN_PORT_8000_TCP_PORT: '8000',
+      OPENVPN_PORT_8000_TCP_ADDR: '10.96.0.10',
+      // makeEnvVariableName: `.` and `-` as `_`, upper case, a `_` before a leading digit; a written cluster IP as it is.
+      _9_LIVES_X_SERVICE_HOST: '10.96.4.4',
+      _9_LIVES_X_SERVICE_PORT: '80',
+      _9_LIVES_X_PORT: 'tcp://10.96.4.4:80',
+      _9_LIVES_X_PORT_80_TCP: 'tcp://10.96.4.4:80',
+      _9_LIVES_X_PORT_80_TCP_PROTO: 'tcp',
+      _9_LIVES_X_PORT_80_TCP_PORT: '80',
+      _9_LIVES_X_PORT_80_TCP_ADDR: '10.96.4.4',
+    });
+  });
+
+  it('links none but the API server where the pod sets enableServiceLinks to false', () => {
+    expect(Object.keys(links({ enableServiceLinks: false })).every((name) => name.startsWith('KUBERNETES_'))).toBe(true);
   });
 });

@@ -1,6 +1,6 @@
 /** Mutations for media-gluetun-settings: the VPN container given what gluetun 3.40.4 exits on, or a variable it does not read. */
 import type { Mutation } from '../support/mutation-runner.ts';
-import { appendConfigMap, swap } from './edits.ts';
+import { appendConfigMap, inFile, swap } from './edits.ts';
 
 const GLUETUN = 'apps/media/gluetun/deployment.yaml';
 const CHECK = 'media-gluetun-settings';
@@ -24,6 +24,16 @@ export const settingsFromEnvFrom =
   };
 
 export const gluetunSettingsMutations: Mutation[] = [
+  {
+    check: CHECK,
+    why: "a Service named openvpn for a VPN server on the LAN (no selector: its endpoints are written by hand), beside the VPN pod: the kubelet's service links give the pod OPENVPN_PORT=udp://<its cluster IP>:1194, which gluetun reads (before OPENVPN_ENDPOINT_PORT, its new name) as a port, and it exits at start",
+    mutate: (c) =>
+      c.write(
+        'apps/media/gluetun/service.yaml',
+        `${c.read('apps/media/gluetun/service.yaml')}---\napiVersion: v1\nkind: Service\nmetadata:\n  name: openvpn\n  namespace: media-vpn\nspec:\n  ports:\n    - name: openvpn\n      port: 1194\n      protocol: UDP\n`,
+      ),
+    at: inFile('apps/media/gluetun/service.yaml', 'name: openvpn'),
+  },
   {
     check: CHECK,
     why: 'the provider misspelt (mulvad): gluetun takes no such provider for Wireguard, and exits at start',
