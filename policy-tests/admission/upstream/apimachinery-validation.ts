@@ -25,6 +25,7 @@ import {
 import { validateAnnotations, validateLabels } from '../validation/metadata.ts';
 import { count, emptyAgreement, type Agreement } from './agreement.ts';
 import { blockAt, builtinEnvironment, GoParser, GoUnsupported, structTableRows, tokenize, type GoEnvironment } from './go-literals.ts';
+import { declaredList } from './go-test-driver.ts';
 
 /** apimachinery's functions the gate ports: each value's problem, or undefined where it admits it. */
 const PORTS: Readonly<Record<string, (v: unknown) => string | undefined>> = {
@@ -94,14 +95,7 @@ export interface SyntaxTable {
   unread: { test: string; why: string }[];
 }
 
-/** A list literal declared in a test body (`name := []string{...}`), read as data. */
-function listIn(body: string, name: string): unknown[] {
-  const at = new RegExp(`\\b${name} := (\\[\\](?:string|int)\\{)`).exec(body);
-  if (!at) throw new GoUnsupported(`${name} is not a list literal`);
-  const open = at.index + at[0].length - 1;
-  const text = body.slice(at.index + at[0].length - at[1]!.length, open + blockAt(body, open).length + 2);
-  return (new GoParser(tokenize(text), ENV).expr() as unknown[]).map((v) => (typeof v === 'bigint' ? Number(v) : v));
-}
+const listIn = (body: string, name: string): unknown[] => declaredList(body, name, ENV);
 
 export function syntaxCases(goSource: string): SyntaxTable {
   const table: SyntaxTable = { cases: [], unported: [], unread: [] };

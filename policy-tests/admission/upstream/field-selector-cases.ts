@@ -5,11 +5,10 @@
  * (model/programs/field-selectors.ts). EscapeValue itself (the other direction) is not ported: the gate only reads.
  */
 import { parseFieldSelector, splitTerm, splitTerms, unescapeValue } from '../../model/programs/field-selectors.ts';
-import { functionBody } from './go-test-driver.ts';
+import { declaredList, functionBody } from './go-test-driver.ts';
+import { goStringValue as goString } from './go-literals.ts';
 import { textAgreement, type TextCase, type UpstreamTable } from './agreement.ts';
 
-/** A Go string literal's text: a raw string as written, an interpreted one unquoted. */
-const goString = (literal: string): string => (literal.startsWith('`') ? literal.slice(1, -1) : (JSON.parse(literal) as string));
 const STRING = /`[^`]*`|"(?:[^"\\]|\\.)*"/g;
 
 const splitTermsCases = (body: string): TextCase[] =>
@@ -55,10 +54,7 @@ function escapeCases(body: string): TextCase[] {
 }
 
 function parseCases(body: string): TextCase[] {
-  const list = (name: string) => {
-    const at = body.indexOf(`${name} := []string{`);
-    return at < 0 ? [] : [...body.slice(at, body.indexOf('\n\t}', at)).matchAll(STRING)].map((s) => goString(s[0]));
-  };
+  const list = (name: string) => (body.includes(`${name} := []string{`) ? (declaredList(body, name) as string[]) : []);
   const judged = (selector: string) => ('error' in parseFieldSelector(selector) ? 'refused' : 'parsed');
   return [
     ...list('testGoodStrings').map((s) => ({ test: 'TestSelectorParse', name: `good ${s}`, judge: () => judged(s), want: 'parsed' })),

@@ -29,6 +29,9 @@ function unquoteGo(text: string): string {
   });
 }
 
+/** A Go string literal's value: a raw one as written, an interpreted one unquoted as Go unquotes it. */
+export const goStringValue = (literal: string): string => (literal.startsWith('`') ? literal.slice(1, -1) : unquoteGo(literal));
+
 export function tokenize(src: string, { bitwise = false }: { bitwise?: boolean } = {}): Token[] {
   const punct = bitwise ? BITWISE_PUNCT : PUNCT;
   const out: Token[] = [];

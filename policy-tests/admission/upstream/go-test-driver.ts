@@ -6,7 +6,19 @@
  * `tc`. A branch is not followed: a field set inside an `if` is set (the drivers read here set one only where the row
  * gives it). Anything else is a GoUnsupported error, so a row this reader cannot follow is counted apart.
  */
-import { asJson, blockAt, callArgumentTexts, goBuiltin, GoParser, GoUnsupported, NOT_BUILTIN, tableRows, tokenize, type GoEnvironment } from './go-literals.ts';
+import {
+  asJson,
+  blockAt,
+  builtinEnvironment,
+  callArgumentTexts,
+  goBuiltin,
+  GoParser,
+  GoUnsupported,
+  NOT_BUILTIN,
+  tableRows,
+  tokenize,
+  type GoEnvironment,
+} from './go-literals.ts';
 
 /** A test's table (none: the body is one row), the name its loop gives each row, and the statements around it. */
 export interface DriverTable {
@@ -189,4 +201,13 @@ export function driveRows(
       throw err;
     }
   });
+}
+
+/** A list literal declared in a test body (`name := []string{...}`), read as data; throws GoUnsupported where there is none. */
+export function declaredList(body: string, name: string, env: GoEnvironment = builtinEnvironment()): unknown[] {
+  const at = new RegExp(`\\b${name} := (\\[\\](?:string|int)\\{)`).exec(body);
+  if (!at) throw new GoUnsupported(`${name} is not a list literal`);
+  const open = at.index + at[0].length - 1;
+  const text = body.slice(at.index + at[0].length - at[1]!.length, open + blockAt(body, open).length + 2);
+  return (new GoParser(tokenize(text), env).expr() as unknown[]).map((v) => (typeof v === 'bigint' ? Number(v) : v));
 }

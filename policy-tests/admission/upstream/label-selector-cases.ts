@@ -8,11 +8,10 @@
  */
 import { labelSelectorString, lex, parseLabelSelector } from '../../model/programs/label-selectors.ts';
 import { requirementErrors } from '../../model/scheduling/label-syntax.ts';
-import { functionBody } from './go-test-driver.ts';
+import { declaredList, functionBody } from './go-test-driver.ts';
+import { goStringValue as goString } from './go-literals.ts';
 import { textAgreement, type TextCase, type UpstreamTable } from './agreement.ts';
 
-/** A Go string literal's text: a raw string as written, an interpreted one unquoted (a tab written in it kept). */
-const goString = (literal: string): string => (literal.startsWith('`') ? literal.slice(1, -1) : (JSON.parse(literal.replace(/\t/g, '\\t')) as string));
 const STRING = /`[^`]*`|"(?:[^"\\]|\\.)*"/g;
 const strings = (text: string) => [...text.matchAll(STRING)].map((s) => goString(s[0]));
 
@@ -82,10 +81,7 @@ const readBack = (s: string) => {
 };
 
 function parseCases(body: string): TextCase[] {
-  const list = (name: string) => {
-    const at = body.indexOf(`${name} := []string{`);
-    return at < 0 ? [] : strings(body.slice(at, body.indexOf('\n\t}', at)));
-  };
+  const list = (name: string) => (body.includes(`${name} := []string{`) ? (declaredList(body, name) as string[]) : []);
   return [
     ...list('testGoodStrings').map((s) => ({
       test: 'TestSelectorParse',
