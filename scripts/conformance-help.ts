@@ -181,7 +181,10 @@ is committed):
                       struct's schema, structural errors in scope; its
                       expression tests (syntax/vm/vm_test.go,
                       vm_stdlib_test.go), each expression worked out by
-                      the gate's evaluator against the value it expects
+                      the gate's evaluator against the value it expects;
+                      and its relabelling rules' tests (internal/component/
+                      common/relabel/relabel_test.go), each rule through
+                      the gate's port of relabel.Config.Validate
   --kubernetes 1.NN   the version to measure at (default: the cluster facts')
   --every-policy-version
                       with --pod-security: the fixtures of every policy

@@ -185,6 +185,14 @@ export async function reportAlloy(checkout: string, print: (line: string) => voi
     conformance.alloyEvaluateAgreement(conformance.alloyEvaluateCases(expressions.rows, expressions.unread)),
     print,
   );
+  const relabelTests = join(checkout, 'internal/component/common/relabel/relabel_test.go');
+  if (!existsSync(relabelTests)) print('relabelling: internal/component/common/relabel/relabel_test.go is not in this checkout\n');
+  else
+    report(
+      "Alloy's relabelling rules' own checks (internal/component/common/relabel/relabel_test.go), against the gate's port of relabel.Config.Validate",
+      conformance.alloyRelabelAgreement(conformance.alloyRelabelCases(readText(relabelTests))),
+      print,
+    );
 }
 
 export function reportTempo(checkout: string, print: (line: string) => void): void {

@@ -302,3 +302,4 @@ export { referenceCatalog as lokiReferenceCatalog, referenceTypes as lokiReferen
 export { alloyEvaluateAgreement, alloyEvaluateCases, alloyEvaluateRows } from './alloy-evaluate-cases.ts';
 export { fieldSelectorAgreement, fieldSelectorCases } from './field-selector-cases.ts';
 export { labelSelectorAgreement, labelSelectorCases } from './label-selector-cases.ts';
+export { alloyRelabelAgreement, alloyRelabelCases } from './alloy-relabel-cases.ts';

@@ -169,7 +169,7 @@ export const RELABEL_ACTIONS: ReadonlySet<string> = new Set([
 
 // relabel.go's relabelTarget is Prometheus' legacy target with references; a name outside the legacy scheme is valid
 // or not by the scheme Alloy's build sets, which the gate does not read.
-const RELABEL_TARGET = LEGACY_TARGET_WITH_VARS;
+export const RELABEL_TARGET = LEGACY_TARGET_WITH_VARS;
 
 /**
  * relabel.Config.Validate (internal/component/common/relabel/relabel.go), after SetToDefault (replace, `;`, `(.*)`,
@@ -181,6 +181,8 @@ const relabelRule: Rule = (r) => {
   const replacement = r.value('replacement', '$1');
   const [modulus, separator] = [r.value('modulus', 0), r.value('separator', ';')];
   if (typeof action !== 'string' || typeof target !== 'string') return undefined;
+  // Through the decoder Action.UnmarshalText refuses "" first; Validate's own check, for a rule built otherwise.
+  if (action === '') return 'relabel action cannot be empty';
   const quoted = JSON.stringify(target);
   if (action === 'hashmod' && modulus === 0) return 'relabel configuration for hashmod requires non-zero modulus';
   if (['replace', 'hashmod', 'lowercase', 'uppercase', 'keepequal', 'dropequal'].includes(action) && target === '')
