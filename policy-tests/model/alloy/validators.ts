@@ -3,7 +3,7 @@
  * SetToDefault and the decode), ported for the types the gate judges: the HTTP client's exclusive settings
  * (internal/component/common/config/types.go: HTTPClientConfig, BasicAuth, Authorization, OAuth2Config, TLSConfig,
  * ProxyConfig), the Kubernetes client's (internal/component/common/kubernetes), discovery.kubernetes', loki.write's
- * endpoint and WAL (internal/component/loki/write) and loki.source.kubernetes_events'. A type the reference marks as
+ * endpoint and WAL (internal/component/loki/write), loki.source.kubernetes_events' and remote.kubernetes.*'. A type the reference marks as
  * running code (`(runs)`) that is not ported here is said unjudged; so is a rule that reads a value the gate does not
  * work out. Each error in the words of the Go it is ported from.
  */
@@ -245,6 +245,11 @@ const PORTED: Record<string, (fields: Fields) => Verdict> = {
     const [min, max] = [duration(r, 'min_read_frequency', '250ms'), duration(r, 'max_read_frequency', '1s')];
     return min !== undefined && max !== undefined && min >= max ? 'WAL min read frequency should be lower than max read frequency' : undefined;
   }),
+  // remote/kubernetes' Validate after DefaultArguments (1m, 15s); its second message as Alloy words it.
+  'internal/component/remote/kubernetes.Arguments': verdict(
+    (r) => ((duration(r, 'poll_frequency', '1m') ?? 1n) <= 0n ? 'poll_frequency must be greater than 0' : undefined),
+    (r) => ((duration(r, 'poll_timeout', '15s') ?? 1n) <= 0n ? 'poll_timeout must not be greater than 0' : undefined),
+  ),
   'internal/component/loki/source/kubernetes_events.Arguments': verdict(
     (r) => (r.value('job_name', 'loki.source.kubernetes_events') === '' ? 'job_name must not be an empty string' : undefined),
     (r) => {

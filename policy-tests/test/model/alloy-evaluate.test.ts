@@ -136,6 +136,13 @@ describe("the argument types' own validation", () => {
     },
     'internal/component/common/config.BasicAuth': { '(runs)': 'Validate', password: 'attr secret', password_file: 'attr string' },
     'internal/component/loki/write.WalArguments': { '(runs)': 'Validate', min_read_frequency: 'attr duration', max_read_frequency: 'attr duration' },
+    'internal/component/remote/kubernetes.Arguments': {
+      '(runs)': 'Validate',
+      namespace: 'attr required string',
+      name: 'attr required string',
+      poll_frequency: 'attr duration',
+      poll_timeout: 'attr duration',
+    },
     'internal/component/common/relabel.Config': {
       '(runs)': 'Validate',
       source_labels: 'attr list(string)',
@@ -164,6 +171,11 @@ describe("the argument types' own validation", () => {
     expect(check(EVENTS, '')).toEqual({ problems: [], unjudged: [] });
     expect(check(EVENTS, 'log_format = "text"').problems).toEqual(['supported values of log_format are logfmt and json']);
     expect(check(EVENTS, 'job_name = ""').problems).toEqual(['job_name must not be an empty string']);
+    const REMOTE = 'internal/component/remote/kubernetes.Arguments';
+    expect(check(REMOTE, 'namespace = "a"\nname = "b"')).toEqual({ problems: [], unjudged: [] });
+    expect(check(REMOTE, 'namespace = "a"\nname = "b"\npoll_frequency = "0s"').problems).toEqual(['poll_frequency must be greater than 0']);
+    // Its second message as Alloy words it, for a timeout that is not above 0.
+    expect(check(REMOTE, 'namespace = "a"\nname = "b"\npoll_timeout = "-1s"').problems).toEqual(['poll_timeout must not be greater than 0']);
     expect(check(ENDPOINT, 'url = "http://loki:3100/push"')).toEqual({ problems: [], unjudged: [] });
     expect(check(ENDPOINT, 'url = "http://loki:31OO/push"').problems).toEqual([
       'failed to parse remote url "http://loki:31OO/push": parse "http://loki:31OO/push": invalid port ":31OO" after host',
