@@ -11,8 +11,8 @@
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { $ } from 'zx';
-import { REPO_ROOT } from '../policy-tests/index.ts';
 import { commandArgs } from '../scripts/lib/command.ts';
+import { frontDoor } from '../scripts/lib/front-door.ts';
 
 await commandArgs({
   name: 'bench:diff',
@@ -24,6 +24,8 @@ Environment: HOMELAB_REPO_ROOT (another clone to measure), HOMELAB_CACHE_DIR (th
   positionals: { min: 0, max: 0 },
 });
 
+// Loaded past the command's contract: --help and a wrong argument answer without the gate.
+const { REPO_ROOT } = await frontDoor();
 const ROOT = process.env.HOMELAB_REPO_ROOT ?? REPO_ROOT;
 const RUNS = 7;
 const renderOne = fileURLToPath(new URL('./render-one.ts', import.meta.url));

@@ -17,22 +17,8 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import {
-  allFindings,
-  registeredChecks,
-  runGate,
-  SETTLED_MS,
-  runPolicy,
-  ADMISSION_CHECK_IDS,
-  loadRepo,
-  MANIFEST_ROOTS,
-  REPO_ROOT,
-  clearParseCache,
-  buildGate,
-} from '../policy-tests/index.ts';
-import { renderSection } from './render-section.ts';
-import { generateSyntheticRepo } from './synthetic-repo.ts';
 import { commandArgs } from '../scripts/lib/command.ts';
+import { frontDoor } from '../scripts/lib/front-door.ts';
 
 // The command contract before any work: --help prints this and exits 0; a wrong argument exits 2.
 const { values: args } = await commandArgs({
@@ -49,6 +35,12 @@ Environment: HOMELAB_CACHE_DIR, HOMELAB_CHART_CACHE (the caches), HOMELAB_GATE_S
   options: { root: { type: 'string' }, charts: { type: 'string' }, 'no-npm-test': { type: 'boolean', default: false } },
   positionals: { min: 0, max: 0 },
 });
+
+// Loaded past the command's contract: --help and a wrong argument answer without the gate.
+const { allFindings, registeredChecks, runGate, SETTLED_MS, runPolicy, ADMISSION_CHECK_IDS, loadRepo, MANIFEST_ROOTS, REPO_ROOT, clearParseCache, buildGate } =
+  await frontDoor();
+const { renderSection } = await import('./render-section.ts');
+const { generateSyntheticRepo } = await import('./synthetic-repo.ts');
 
 const APPS = 500;
 

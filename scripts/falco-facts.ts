@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeOutputFile } from './lib/checkout-write.ts';
 import { parse } from 'yaml';
-import { REPO_ROOT } from '../policy-tests/index.ts';
+import { frontDoor } from './lib/front-door.ts';
 import { runCommand, UsageError, type CommandIo } from './lib/command.ts';
 
 export interface UpstreamFacts {
@@ -57,6 +57,7 @@ security/falco/facts/falco-rules-<version>-names.json, or to --out.`,
           throw new Error(`cannot read ${rules}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
         }
         const facts = upstreamFacts(text, version);
+        const { REPO_ROOT } = await frontDoor();
         const out = (values.out as string | undefined) ?? join(REPO_ROOT, 'security/falco/facts', `falco-rules-${version}-names.json`);
         const json = `${JSON.stringify(facts, null, 2)}\n`;
         writeOutputFile(REPO_ROOT, out, json);

@@ -10,7 +10,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeOutputFile } from './lib/checkout-write.ts';
-import { REPO_ROOT } from '../policy-tests/index.ts';
+import { frontDoor } from './lib/front-door.ts';
 import { runCommand, UsageError, type CommandIo } from './lib/command.ts';
 
 export interface FieldFacts {
@@ -63,6 +63,7 @@ security/falco/facts/falco-<version>-fields.json, or to --out.`,
         const [libs, plugin, falco] = [values.libs, values['container-plugin'], values.falco] as (string | undefined)[];
         if (!libs || !plugin || !falco) throw new UsageError('--libs, --container-plugin and --falco are required');
         const facts = fieldFacts(libs, plugin, falco);
+        const { REPO_ROOT } = await frontDoor();
         const out = (values.out as string | undefined) ?? join(REPO_ROOT, 'security/falco/facts', `falco-${falco}-fields.json`);
         const json = `${JSON.stringify(facts, null, 2)}\n`;
         writeOutputFile(REPO_ROOT, out, json);

@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { checkoutWriteRefusal, writeInCheckout } from './lib/checkout-write.ts';
 import { join } from 'node:path';
-import { REPO_ROOT, allFindings, renderReport, runGate, facts } from '../policy-tests/index.ts';
+import { frontDoor } from './lib/front-door.ts';
 import { runCommand, UsageError, type CommandIo } from './lib/command.ts';
 
 /** The images built from this repository's Dockerfiles. */
@@ -96,6 +96,7 @@ file cannot be written), 2 on a usage error. Reads no environment variables.`,
       async run({ values }) {
         if (!values.repo) throw new UsageError('--repo <clone URL> is required');
         const to = checkedURL(String(values.repo));
+        const { REPO_ROOT, allFindings, renderReport, runGate, facts } = await frontDoor();
         const root = (values.root as string | undefined) ?? REPO_ROOT;
         const from = facts.factsRepoURL(root);
         if (facts.normalizeRepoURL(from) === facts.normalizeRepoURL(to)) throw new UsageError(`--repo ${to}: this checkout already names it`);

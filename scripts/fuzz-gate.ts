@@ -13,14 +13,14 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, sta
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { isMap, isScalar, isSeq, parseAllDocuments, type Document } from 'yaml';
-import { allFindings, charts, MANIFEST_ROOTS, REPO_ROOT, runGate } from '../policy-tests/index.ts';
+import { frontDoor } from './lib/front-door.ts';
 import { oneLine, runCommand, UsageError, type CommandIo } from './lib/command.ts';
 
 /** The values a node is replaced by: each of another type than most nodes hold. */
 const WRONG: readonly unknown[] = [null, 0, -1, 1.5, 99999999999, true, '', 'x', 'a'.repeat(300), [], [null], {}, { a: null }];
 
-/** Copied beside the manifest roots: what the gate reads outside them. */
-const ALSO_COPIED = [charts.CHART_LOCK_FILE, 'portfolio-api/src/metrics.ts'];
+/** Copied beside the manifest roots: what the gate reads outside them (and the chart lock). */
+const ALSO_COPIED = ['portfolio-api/src/metrics.ts'];
 
 /** mulberry32: a small seeded generator, so a seed names one sequence of broken copies on every machine. */
 function generator(seed: number): () => number {
@@ -57,7 +57,7 @@ function nodePaths(doc: Document): PathKey[][] {
   return out;
 }
 
-function yamlFiles(root: string): string[] {
+function yamlFiles(root: string, roots: readonly string[]): string[] {
   const out: string[] = [];
   const walk = (dir: string) => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -66,7 +66,7 @@ function yamlFiles(root: string): string[] {
       else if (entry.isFile() && /\.ya?ml$/.test(entry.name)) out.push(relative(root, full));
     }
   };
-  for (const r of MANIFEST_ROOTS) if (existsSync(join(root, r)) && statSync(join(root, r)).isDirectory()) walk(join(root, r));
+  for (const r of roots) if (existsSync(join(root, r)) && statSync(join(root, r)).isDirectory()) walk(join(root, r));
   return out.sort();
 }
 
@@ -80,11 +80,12 @@ export interface FuzzRun {
 
 /** One broken copy after another, `runs` of them from `seed`, each judged by the gate and restored. */
 export async function fuzz(seed: number, runs: number, env: NodeJS.ProcessEnv, onRun: (r: FuzzRun) => void): Promise<void> {
+  const { allFindings, charts, MANIFEST_ROOTS, REPO_ROOT, runGate } = await frontDoor();
   const copy = mkdtempSync(join(tmpdir(), 'gate-fuzz-'));
   try {
-    for (const r of [...MANIFEST_ROOTS, ...ALSO_COPIED])
+    for (const r of [...MANIFEST_ROOTS, charts.CHART_LOCK_FILE, ...ALSO_COPIED])
       if (existsSync(join(REPO_ROOT, r))) cpSync(join(REPO_ROOT, r), join(copy, r), { recursive: true, filter: (src) => !src.includes('node_modules') });
-    const files = yamlFiles(copy);
+    const files = yamlFiles(copy, MANIFEST_ROOTS);
     const next = generator(seed);
     const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]!;
     for (let done = 0, tries = 0; done < runs && tries < runs * 20; tries++) {

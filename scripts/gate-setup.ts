@@ -8,7 +8,7 @@
  *   TypeScript checker (1.9 s), cached under node_modules/.cache keyed by the packages' versions.
  * The gate still makes either itself when its cache was emptied since.
  */
-import { render } from '../policy-tests/index.ts';
+import { frontDoor } from './lib/front-door.ts';
 import { runCommand, type CommandIo } from './lib/command.ts';
 
 export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env, io?: CommandIo): Promise<number> {
@@ -31,6 +31,7 @@ Does nothing that is already there. npm ci runs it.
       options: { quiet: { type: 'boolean' }, install: { type: 'boolean' } },
       positionals: { min: 0, max: 0 },
       async run({ values }) {
+        const { render } = await frontDoor();
         const { helm, kubectl } = await render.pinnedBinaries(env);
         const trees = await render.loadFieldTrees();
         if (!values.quiet) out.stdout(`render tools ready: ${helm}, ${kubectl}\nfield trees ready: ${Object.keys(trees.kinds).length} kinds\n`);

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { writeInCheckout } from './lib/checkout-write.ts';
 import { join } from 'node:path';
-import { registeredChecks, REPO_ROOT, loadRepo, docs } from '../policy-tests/index.ts';
+import { frontDoor } from './lib/front-door.ts';
 import { runCommand } from './lib/command.ts';
 
 process.exitCode = await runCommand(
@@ -13,6 +13,7 @@ process.exitCode = await runCommand(
     options: {},
     positionals: { min: 0, max: 0 },
     async run() {
+      const { registeredChecks, REPO_ROOT, loadRepo, docs } = await frontDoor();
       const path = join(REPO_ROOT, 'policy-tests/checks/README.md');
       const before = readFileSync(path, 'utf8');
       const after = docs.withCheckTable(before, docs.checkTable(await registeredChecks()));

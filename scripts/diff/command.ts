@@ -12,12 +12,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { $ } from 'zx';
-import { REPO_ROOT, snapshot } from '../../policy-tests/index.ts';
+import { frontDoor } from '../lib/front-door.ts';
 import { runCommand, UsageError, type CommandIo } from '../lib/command.ts';
-import { compare, isRefused, needsPerson, notJudged, risks, without, type Snapshot } from './changes.ts';
-import { heldBack } from './held-back.ts';
-import { chartBumps } from './chart-bumps.ts';
-import { htmlPage, json, markdown, text } from './report.ts';
+import type { Snapshot } from './changes.ts';
 
 interface Worktree {
   parent: string;
@@ -49,6 +46,7 @@ async function remove(root: string, tree: Worktree): Promise<void> {
 
 /** Both refs' snapshots, each from its own worktree (the head's is the working tree when no head ref is given), removed after. */
 async function snapshots(root: string, baseRef: string, headRef: string | undefined, env: NodeJS.ProcessEnv): Promise<{ base: Snapshot; head: Snapshot }> {
+  const { snapshot } = await frontDoor();
   const baseTree = await checkout(root, baseRef);
   // The head's checkout (git writing files) runs while the base renders (this process computing).
   const headTree = headRef ? checkout(root, headRef) : undefined;
@@ -137,6 +135,14 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
       async run({ values, positionals }) {
         const format = String(values.output);
         if (!['text', 'markdown', 'json'].includes(format)) throw new UsageError(`-o must be text, markdown or json, got "${format}"`);
+        // The gate and the comparison, loaded past the command's contract: --help and a wrong argument answer without them.
+        const [
+          { REPO_ROOT },
+          { compare, isRefused, needsPerson, notJudged, risks, without },
+          { heldBack },
+          { chartBumps },
+          { htmlPage, json, markdown, text },
+        ] = await Promise.all([frontDoor(), import('./changes.ts'), import('./held-back.ts'), import('./chart-bumps.ts'), import('./report.ts')]);
         const root = env.HOMELAB_REPO_ROOT ?? REPO_ROOT;
         const [baseRef, headRef] = positionals as [string, string | undefined];
         const { base, head } = await snapshots(root, baseRef, headRef, env);

@@ -11,7 +11,7 @@ import { isSeq, parseDocument } from 'yaml';
 import { runCommand, UsageError, type CommandIo } from '../lib/command.ts';
 import { writeInCheckout } from '../lib/checkout-write.ts';
 import { readUpstreamFile } from '../lib/upstream-source.ts';
-import { runGate, allFindings, REPO_ROOT, facts } from '../../policy-tests/index.ts';
+import { frontDoor } from '../lib/front-door.ts';
 
 const CHECK = 'metrics-catalog-current';
 
@@ -24,6 +24,7 @@ interface Source {
 
 /** Reads one source file at a ref: this repository's own code from the working tree, any other from a local clone or GitHub. */
 async function readSource(source: Source, at: { ref: string; file: string }, { from, root }: { from?: string; root: string }): Promise<string> {
+  const { facts } = await frontDoor();
   // This repository's own code (the portfolio API): the working tree is the source.
   if (source.repository === facts.THIS_REPOSITORY) return readFileSync(join(root, at.file), 'utf8');
   return readUpstreamFile(source.repository, at, from);
@@ -39,6 +40,7 @@ export interface RefreshOptions {
 
 /** Rewrites the entry of `exporter` for `version` (default: its own), from its source; returns the file written. */
 export async function refreshEntry(o: RefreshOptions): Promise<string> {
+  const { facts } = await frontDoor();
   const dir = join(o.root, facts.CATALOG_DIR);
   const files = readdirSync(dir).filter((f) => f.endsWith('.yaml') && join(facts.CATALOG_DIR, f) !== facts.CATALOG_EXEMPTIONS);
   const found = files.map((f) => ({ f, doc: parseDocument(readFileSync(join(dir, f), 'utf8')) })).filter(({ doc }) => doc.get('exporter') === o.exporter);
@@ -94,6 +96,7 @@ Entries kept by hand (source.extract: manual) are refused with what to read inst
       },
       positionals: { min: 0, max: 0 },
       async run({ values }) {
+        const { runGate, allFindings, REPO_ROOT } = await frontDoor();
         const root = (values.root as string | undefined) ?? REPO_ROOT;
         if (values.refresh !== undefined) {
           const written = await refreshEntry({
