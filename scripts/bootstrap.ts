@@ -20,7 +20,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { $, ProcessOutput } from 'zx';
 import { stringify } from 'yaml';
 import parseDuration from 'parse-duration';
-import { REPO_ROOT, facts, render } from '../policy-tests/index.ts';
+import type { render } from '../policy-tests/index.ts';
+import { frontDoor } from './lib/front-door.ts';
 import { runCommand, UsageError, type CommandIo } from './lib/command.ts';
 import { toolError } from './lib/exec.ts';
 
@@ -129,7 +130,8 @@ export async function bootstrap(o: BootstrapOptions): Promise<number> {
   } catch (err) {
     throw new BootstrapError(`cannot reach the cluster: ${(err as Error).message.replace(/^kubectl version: /, '')}`);
   }
-  const loaded = await render.loadTree(o.root);
+  const gate = await frontDoor();
+  const loaded = await gate.render.loadTree(o.root);
   await installCni(o, loaded);
 
   o.out('2/7 namespaces');
@@ -138,7 +140,7 @@ export async function bootstrap(o: BootstrapOptions): Promise<number> {
   o.out('3/7 Argo CD, from apps/platform/argocd');
   // Rendered as the gate renders it: the remote install manifest fetched and held to its digest in charts.lock.json
   // before kustomize sees it, so what the cluster gets first is what the gate judged.
-  const argocd = await render.renderApplications(loaded, [ARGOCD_APP], o.env);
+  const argocd = await gate.render.renderApplications(loaded, [ARGOCD_APP], o.env);
   const failed = argocd.find((r) => r.status !== 'rendered');
   if (failed || argocd.length === 0)
     throw new BootstrapError(`cannot render Application ${ARGOCD_APP} (apps/platform/argocd): ${failed?.message ?? 'no Application of that name renders'}`);
@@ -210,13 +212,14 @@ export async function bootstrap(o: BootstrapOptions): Promise<number> {
  * the app says it needs from later apps (its ServiceMonitors: monitoring.coreos.com) wait for Argo CD.
  */
 async function installCni(o: BootstrapOptions, loaded: render.LoadedTree): Promise<void> {
+  const { facts, render: tier } = await frontDoor();
   const { name, app } = facts.cniApplication(loaded.plain);
   if (!app) {
     o.out(`1/7 the CNI (${name}) comes with the nodes; nothing to install`);
     return;
   }
   o.out(`1/7 the CNI (${name}), from Application ${app.name}`);
-  const renders = await render.renderApplications(loaded, [app.name], o.env);
+  const renders = await tier.renderApplications(loaded, [app.name], o.env);
   const failed = renders.find((r) => r.status !== 'rendered');
   if (failed || renders.length === 0) throw new BootstrapError(`cannot render ${app.name}: ${failed?.message ?? 'it has no source to render'}`);
   const { now, later, groups } = facts.byRequiredApis(
@@ -322,7 +325,8 @@ at the token prompt.`,
           ...(values.kubeconfig ? ['--kubeconfig', String(values.kubeconfig)] : []),
           ...(values.context ? ['--context', String(values.context)] : []),
         ];
-        const kubectlBin = env.KUBECTL || (values['dry-run'] ? 'kubectl' : (await render.pinnedBinaries(env)).kubectl);
+        const { REPO_ROOT, render: tier } = await frontDoor();
+        const kubectlBin = env.KUBECTL || (values['dry-run'] ? 'kubectl' : (await tier.pinnedBinaries(env)).kubectl);
         try {
           return await bootstrap({
             root: env.HOMELAB_REPO_ROOT ?? REPO_ROOT,

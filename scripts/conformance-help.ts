@@ -193,3 +193,34 @@ is committed):
 Prints agreement per control and per library, then each disagreement.
 Exit status: 0 measured (agreement is a figure, not a verdict), 1 a checkout
 cannot be read, 2 a usage error. Reads no environment variables.`;
+
+/** The upstream checkouts the command measures against, in the order its usage and its usage error name them. */
+export const CHECKOUTS = [
+  'pod-security',
+  'apiserver',
+  'apiextensions',
+  'apimachinery',
+  'kube-openapi',
+  'argocd',
+  'talos',
+  'go-kubernetes',
+  'yaml-test-suite',
+  'falco-libs',
+  'cert-manager',
+  'external-secrets',
+  'metallb',
+  'go',
+  'prometheus',
+  'prometheus-operator',
+  'component-helpers',
+  'kubelet',
+  'kubeconform',
+  'rook',
+  'cron',
+  'blackbox-exporter',
+  'loki',
+  'alertmanager',
+  'tempo',
+  'alloy',
+] as const; /** One of the checkouts the command takes, by its flag. */
+export type Checkout = (typeof CHECKOUTS)[number];
