@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { useRenovateCopy } from './renovate-copy.ts';
-import { inspectRenovate } from '../renovate/command.ts';
+import { inspectRenovate } from '../renovate/inspect.ts';
 
 describe("Renovate's validator on a copy of the repository", () => {
   const { root, change, restore } = useRenovateCopy();
