@@ -1,7 +1,7 @@
 /** The operators' scripts share one contract: --help 0, wrong arguments 2, failures 1, one line each, causes named. */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../policy-tests/model/repository/repo.ts';
@@ -102,6 +102,20 @@ describe('describeError names what "fetch failed" hides', () => {
 });
 
 /**
+ * Each item through `work`, at most `width` at once, the results in the items' order: forty Node processes started
+ * together each load their modules while the others do, and take longer in all than the cores' width of them in turn.
+ */
+async function inTurns<T, R>(items: readonly T[], width: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  let next = 0;
+  const lane = async () => {
+    for (let i = next++; i < items.length; i = next++) results[i] = await work(items[i]!);
+  };
+  await Promise.all(Array.from({ length: Math.max(1, width) }, lane));
+  return results;
+}
+
+/**
  * The flags a --help text lists as options (a line that starts with them, indented) that its usage line does not
  * name: a flag the script takes but its one-line usage, printed with every usage error, hides.
  */
@@ -144,14 +158,12 @@ describe('every npm script', () => {
   /** Each script's --help, run once for the tests below. */
   let helps: Promise<{ name: string; code: number | null; stdout: string; stderr: string }[]> | undefined;
   const helpOfEach = () =>
-    (helps ??= Promise.all(
-      entries.map(async (e) => {
-        // As npm runs it: the script's words, then --help (npm appends the arguments after --).
-        const [command, ...args] = e.line.split(' ');
-        const bin = command === 'node' ? process.execPath : join(REPO_ROOT, 'node_modules/.bin', command!);
-        return { name: e.name, ...(await exec(bin, [...args, '--help'], { cwd: e.cwd, env: { ...process.env, npm_lifecycle_event: e.name } })) };
-      }),
-    ));
+    (helps ??= inTurns(entries, availableParallelism(), async (e) => {
+      // As npm runs it: the script's words, then --help (npm appends the arguments after --).
+      const [command, ...args] = e.line.split(' ');
+      const bin = command === 'node' ? process.execPath : join(REPO_ROOT, 'node_modules/.bin', command!);
+      return { name: e.name, ...(await exec(bin, [...args, '--help'], { cwd: e.cwd, env: { ...process.env, npm_lifecycle_event: e.name } })) };
+    }));
 
   it('--help prints its usage and exits 0, and writes nothing', async () => {
     expect(entries.length).toBeGreaterThan(20);
