@@ -23,6 +23,10 @@ export const LONGEST_FILES = [
   'scripts/test/workflows-record.test.ts', // 6 alone (2026-12-02): the merged bump's record job
   'monitoring/watchdog/test/watchdog.test.ts', // 9.8: workerd
   'policy-tests/test/render/render.test.ts', // 9.3: real Helm and kubectl renders into fresh caches
+  'policy-tests/test/render/render-kustomize.test.ts', // the real kustomize and Helm, split from render.test (2026-12-04)
+  'policy-tests/test/render/render-cache.test.ts', // a cold cache's passes, split from render.test (2026-12-04)
+  'policy-tests/test/render/chart-lock.test.ts', // charts:pull and the lock, split from render.test (2026-12-04)
+  'scripts/test/scripts-help.test.ts', // every npm script's --help, split from command.test (2026-12-04)
   'policy-tests/test/checks/alert-rules.test.ts', // 8.6: promtool on every rule file and test
   'policy-tests/test/checks/alert-routing.test.ts', // 7.5: a real Alertmanager, waited on
   'policy-tests/test/checks/core-checks.test.ts', // 7.3: mutations
