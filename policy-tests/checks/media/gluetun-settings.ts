@@ -26,6 +26,7 @@ import { givenVariablePath, containerEnvironment, serviceLinkVariables, type Giv
 import {
   GLUETUN_IMAGE,
   GLUETUN_REFERENCE,
+  gluetunNames,
   gluetunProblems,
   gluetunReads,
   gluetunReference,
@@ -76,6 +77,8 @@ export const gluetunSettingsCheck: PolicyCheck = {
 
 /** Stands for a Service's cluster IP the API server allocates: any address of the Service network reads alike. */
 const STAND_IN = '10.96.0.10';
+/** A text that holds the stand-in, as a finding shows it. */
+const shown = (text: string) => text.replaceAll(STAND_IN, '<its cluster IP>');
 
 /**
  * The service links (model/cluster/environment.ts' serviceLinkVariables) the VPN container does not set itself whose
@@ -89,7 +92,7 @@ function linkedSettings(
   const namespace = namespaceOrDestination(ctx.repo, o.workload) ?? '';
   const pod = obj(dig(o.workload.object, o.at.slice(0, -2)));
   const own = new Set(o.entries.map((e) => e.name));
-  const read = new Set([...Object.keys(o.reference.env), ...Object.keys(o.reference.settings), ...Object.keys(o.reference.deprecated)]);
+  const read = gluetunNames(o.reference);
   return serviceLinkVariables({ services: serviceIndex(ctx.repo, ctx.resources).services, namespace, pod, allocated: STAND_IN })
     .filter((v) => v.service && read.has(v.name) && !own.has(v.name))
     .map((v) => ({
@@ -97,7 +100,7 @@ function linkedSettings(
       value: v.value,
       // The Service's name is the variable's: renaming it, or enableServiceLinks: false on the pod, ends the link.
       place: { resource: v.service!, path: ['metadata', 'name'] },
-      how: `Service ${namespace}/${v.service!.name} gives it ${v.name}=${v.value.replaceAll(STAND_IN, '<its cluster IP>')} (the kubelet's service links: the pod does not set enableServiceLinks to false)`,
+      how: `Service ${namespace}/${v.service!.name} gives it ${v.name}=${shown(v.value)} (the kubelet's service links: the pod does not set enableServiceLinks to false)`,
     }));
 }
 
@@ -110,17 +113,12 @@ function reportLinks(
   o: { given: readonly GluetunEnv[]; links: ReturnType<typeof linkedSettings>; problems: readonly GluetunProblem[]; reference: GluetunReference; who: string },
 ): void {
   const first = o.given.length - o.links.length;
-  const shown = (text: string) => text.replaceAll(STAND_IN, '<its cluster IP>');
+  const say = (index: number, what: string) => ctx.fail(o.links[index - first]!.place, `${o.who}: ${o.links[index - first]!.how}, and ${what}`);
   const refused = new Set(o.problems.map((p) => p.index));
-  for (const p of o.problems)
-    if (p.index !== undefined && p.index >= first)
-      ctx.fail(o.links[p.index - first]!.place, `${o.who}: ${o.links[p.index - first]!.how}, and ${shown(p.message)}`);
+  for (const p of o.problems) if (p.index !== undefined && p.index >= first) say(p.index, shown(p.message));
   for (const [setting, read] of gluetunReads(o.given, o.reference.deprecated, (s) => o.reference.settings[s]?.keepsCase === true))
     if (read.index >= first && !refused.has(read.index))
-      ctx.fail(
-        o.links[read.index - first]!.place,
-        `${o.who}: ${o.links[read.index - first]!.how}, and gluetun ${o.reference.version} takes it as its ${setting}, a setting nothing in the container makes`,
-      );
+      say(read.index, `gluetun ${o.reference.version} takes it as its ${setting}, a setting nothing in the container makes`);
 }
 
 const sourceName = (source: Obj): string =>

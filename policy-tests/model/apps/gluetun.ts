@@ -199,9 +199,13 @@ export interface GluetunProblem {
  * What gluetun refuses or ignores of a container's environment. With `whole` false (the container also takes
  * variables from elsewhere, an envFrom), a setting it does not list may be set there: its image's default is not assumed.
  */
+/** Every name gluetun reads of its environment: its image's defaults, its settings and their old names. */
+export const gluetunNames = (ref: GluetunReference): Set<string> =>
+  new Set([...Object.keys(ref.env), ...Object.keys(ref.settings), ...Object.keys(ref.deprecated)]);
+
 export function gluetunProblems(env: readonly GluetunEnv[], ref: GluetunReference, { whole }: { whole: boolean }): GluetunProblem[] {
   const problems: GluetunProblem[] = [];
-  const known = new Set([...Object.keys(ref.env), ...Object.keys(ref.settings), ...Object.keys(ref.deprecated)]);
+  const known = gluetunNames(ref);
   const named = new Map(env.map((e, index) => [scalarText(e.name ?? ''), index]));
   for (const [name, index] of named)
     if (!known.has(envKey(name)))

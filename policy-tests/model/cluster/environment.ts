@@ -315,14 +315,14 @@ function linkVariables(name: string, ip: string, ports: readonly Obj[]): { name:
   ];
   for (const p of ports) if (str(p.name)) out.push({ name: `${prefix}_SERVICE_PORT_${linkName(str(p.name))}`, value: scalarText(p.port ?? '') });
   ports.forEach((p, i) => {
-    const protocol = str(p.protocol) || 'TCP';
-    const url = `${protocol.toLowerCase()}://${ip}:${scalarText(p.port ?? '')}`;
+    const [protocol, port] = [str(p.protocol) || 'TCP', scalarText(p.port ?? '')];
+    const url = `${protocol.toLowerCase()}://${ip}:${port}`;
     if (i === 0) out.push({ name: `${prefix}_PORT`, value: url });
-    const at = `${prefix}_PORT_${scalarText(p.port ?? '')}_${protocol.toUpperCase()}`;
+    const at = `${prefix}_PORT_${port}_${protocol.toUpperCase()}`;
     out.push(
       { name: at, value: url },
       { name: `${at}_PROTO`, value: protocol.toLowerCase() },
-      { name: `${at}_PORT`, value: scalarText(p.port ?? '') },
+      { name: `${at}_PORT`, value: port },
       { name: `${at}_ADDR`, value: ip },
     );
   });

@@ -3,6 +3,8 @@
  * and the scheduler's selectors read (labels.NewRequirement): a DNS subdomain, a qualified name (a label key), a label
  * value. Each returns the reason, or undefined when the value is valid.
  */
+import { goParseDecimal } from '../go/strconv.ts';
+
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const QUALIFIED_NAME_PART = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
@@ -45,8 +47,8 @@ export type LabelRequirement = { key: string; operator: SelectionOperator; value
 export type SelectionOperator = 'in' | 'notin' | '=' | '==' | '!=' | 'gt' | 'lt' | 'exists' | '!';
 const goStrings = (values: readonly string[]) => `[]string{${values.map((v) => JSON.stringify(v)).join(', ')}}`;
 
-/** strconv.ParseInt(v, 10, 64) succeeds: an optional sign and decimal digits, within int64. */
-const isInt64 = (v: string) => /^[+-]?\d+$/.test(v) && BigInt(v) >= -(2n ** 63n) && BigInt(v) < 2n ** 63n;
+/** strconv.ParseInt(v, 10, 64) succeeds. */
+const isInt64 = (v: string) => 'value' in goParseDecimal(v, { bits: 64, unsigned: false });
 
 const OPERATORS: readonly string[] = ['in', 'notin', '=', '==', '!=', 'gt', 'lt', 'exists', '!'];
 
