@@ -17,8 +17,14 @@ export const LONGEST_FILES = [
   'scripts/test/workflows-cache.test.ts', // 8.2 alone (2026-12-02): the gate's job run twice
   'scripts/test/workflows-cache-bump.test.ts', // 8.3 alone (2026-12-01): the gate's job run twice on a bump
   'scripts/test/renovate.test.ts', // 18.6: Renovate's own start-up, and its extraction of the whole repository
-  'scripts/test/backup.test.ts', // 15.6: real SQLite, zstd and restic per case
-  'scripts/test/backup-postgres.test.ts', // 13.2: a PostgreSQL server, pg_dump and pg_restore per case
+  'policy-tests/test/gate/warm-equals-cold.test.ts', // 9.5 alone (2026-12-04): cold gate processes, split in three from 22.5
+  'scripts/test/backup-postgres.test.ts', // 9.0 alone (2026-12-04): a PostgreSQL server, pg_dump per case; its restores split off
+  'policy-tests/test/gate/warm-equals-cold-checks.test.ts', // 8.4 alone (2026-12-04)
+  'policy-tests/test/gate/warm-equals-cold-programs.test.ts', // 8.3 alone (2026-12-04)
+  'scripts/test/restore-postgres-crash.test.ts', // 8.2 alone (2026-12-04): a restore killed or crashed at each step
+  'scripts/test/restore-postgres.test.ts', // 7.7 alone (2026-12-04)
+  'scripts/test/backup.test.ts', // 7.6 alone (2026-12-04): real SQLite, zstd and restic per case; split in three from 15.1
+  'scripts/test/restore.test.ts', // 7.2 alone (2026-12-04): the SQLite target's backup read back
   'policy-tests/test/checks/media-checks.test.ts', // 7-8: the largest mutation lists, a gate run per mutation
   'scripts/test/workflows-record.test.ts', // 6 alone (2026-12-02): the merged bump's record job
   'monitoring/watchdog/test/watchdog.test.ts', // 9.8: workerd

@@ -67,8 +67,8 @@ describe('the order test files start in', () => {
   it('with no timings (a clean clone), starts the longest files first, in the listed order, then the rest', async () => {
     for (const file of LONGEST_FILES) expect(existsSync(join(REPO_ROOT, file)), file).toBe(true);
     expect(await order(() => undefined)).toEqual([
-      'scripts/test/backup.test.ts',
       'scripts/test/backup-postgres.test.ts',
+      'scripts/test/backup.test.ts',
       'monitoring/watchdog/test/watchdog.test.ts',
       'policy-tests/test/gate/layout.test.ts',
     ]);
