@@ -35,7 +35,12 @@ export const LONGEST_FILES = [
   'scripts/test/scripts-help.test.ts', // every npm script's --help, split from command.test (2026-12-04)
   'policy-tests/test/checks/alert-rules.test.ts', // 8.6: promtool on every rule file and test
   'policy-tests/test/checks/alert-routing.test.ts', // 7.5: a real Alertmanager, waited on
-  'policy-tests/test/checks/core-checks.test.ts', // 7.3: mutations
+  'policy-tests/test/checks/admission-checks.test.ts', // 8.3 alone (2026-12-04): the API server's validation, split from 13.4
+  'policy-tests/test/checks/workload-checks.test.ts', // 8.5 alone (2026-12-04): a workload's hygiene, images, registries, split from core-checks
+  'policy-tests/test/checks/crd-checks.test.ts', // 7.7 alone (2026-12-04): a CRD's schema and rules, split from admission-checks
+  'policy-tests/test/checks/sync-authorized-checks.test.ts', // 7.8 alone (2026-12-04): split from admission-sync-checks (15.4)
+  'policy-tests/test/checks/admission-sync-checks.test.ts', // 7.5 alone (2026-12-04)
+  'policy-tests/test/checks/core-checks.test.ts', // 7.2 alone (2026-12-04): mutations, the coverage, exemptions
   'scripts/test/backup-image.test.ts', // 6.3: the image's bundle built and run
   'scripts/test/backup-etcd.test.ts', // 6.2: an etcd server
   'policy-tests/test/checks/platform-checks.test.ts', // 5.6: mutations

@@ -1,6 +1,8 @@
 /**
  * Every policy check bites: a copy of the real repository, broken in one
- * place, makes exactly that check id fail, at the line that was broken.
+ * place, makes exactly that check id fail, at the line that was broken. Here the
+ * repository's own checks, the coverage of every list, exemptions and the loader;
+ * what a workload runs (its hygiene, images, registries): workload-checks.test.ts.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,14 +16,8 @@ import { AREAS } from '../../checks/registry.ts';
 import { describeMutations, type Mutation } from '../support/mutation-runner.ts';
 import { CONTAINER, DEPLOYMENT, PORTFOLIO_APP, PRIVILEGED_NS_DEPLOYMENT } from '../mutations/edits.ts';
 import { repositoryMutations } from '../mutations/repository.ts';
-import { workloadHygieneMutations } from '../mutations/workload-hygiene.ts';
-import { imageMutations } from '../mutations/images.ts';
-import { registryMutations } from '../mutations/registry.ts';
 
 describeMutations('core checks (repository.ts) bite on a broken copy of the real repository', repositoryMutations);
-describeMutations('core checks (workload-hygiene/) bite on a broken copy of the real repository', workloadHygieneMutations);
-describeMutations('the image check (images/) bites on a broken copy of the real repository', imageMutations);
-describeMutations('core checks (registry.ts) bite on a broken copy of the real repository', registryMutations);
 
 describe('mutation coverage', () => {
   it('every registered policy check has a mutation that makes exactly it fail, and every mutation names a registered check', async () => {

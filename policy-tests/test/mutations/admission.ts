@@ -965,11 +965,27 @@ const mutations: Mutation[] = [
   },
 ];
 
+/** The checks that judge a custom resource as its CRD's schema and rules judge it. */
+const CRD_CHECKS = new Set(['crd-accepted', 'crd-validation-rule']);
 /** The checks that judge one object as the API server's validation and its CRDs judge it. */
-const OBJECT_VALIDATION = new Set(['api-validation', 'crd-accepted', 'crd-validation-rule']);
+const OBJECT_VALIDATION = new Set(['api-validation', ...CRD_CHECKS]);
 
-/** What the API server's validation and a CRD's schema and rules refuse, object by object. */
-export const admissionMutations: Mutation[] = mutations.filter((m) => OBJECT_VALIDATION.has(m.check));
+/** What the API server's own validation refuses, object by object. */
+export const apiValidationMutations: Mutation[] = mutations.filter((m) => m.check === 'api-validation');
 
-/** What a sync meets beyond one object: admission policies, Pod Security, quotas and limits, the allocators, Argo CD's own refusals. */
-export const admissionSyncMutations: Mutation[] = mutations.filter((m) => !OBJECT_VALIDATION.has(m.check));
+/** What a CRD's schema and rules refuse of a custom resource. */
+export const crdMutations: Mutation[] = mutations.filter((m) => CRD_CHECKS.has(m.check));
+
+/** The checks of what Argo CD and the programs it deploys may do: its refusals at sync, the account it impersonates, a program's API requests. */
+const AUTHORIZED = new Set(['argocd-will-sync', 'argocd-sync-authorized', 'program-api-authorized']);
+
+/** What a sync meets beyond one object: admission policies, Pod Security, quotas and limits, the allocators, the webhooks. */
+export const admissionSyncMutations: Mutation[] = mutations.filter(
+  (m) => !OBJECT_VALIDATION.has(m.check) && !AUTHORIZED.has(m.check) && m.check !== 'pod-security',
+);
+
+/** What Pod Security admission refuses of a pod, at its namespace's level. */
+export const podSecurityMutations: Mutation[] = mutations.filter((m) => m.check === 'pod-security');
+
+/** What Argo CD refuses at sync, what the account it impersonates may not do, and what a program may not ask. */
+export const authorizedSyncMutations: Mutation[] = mutations.filter((m) => AUTHORIZED.has(m.check));

@@ -1,5 +1,5 @@
 /** Every mutation list, gathered by area. */
-import { admissionMutations, admissionSyncMutations } from './admission.ts';
+import { admissionSyncMutations, apiValidationMutations, authorizedSyncMutations, crdMutations, podSecurityMutations } from './admission.ts';
 import { nonRootMutations, volumeMountMutations, volumeSourceMutations } from './pod-refusals.ts';
 import { alertRoutingMutations } from './alert-routing.ts';
 import { alertmanagerConfigMutations } from './alertmanager-config.ts';
@@ -52,7 +52,16 @@ export const MUTATION_LISTS: Record<string, readonly (readonly Mutation[])[]> = 
   'sync-order': [syncOrderMutations],
   'sync-health': [syncHealthMutations],
   'network-policy': [networkPolicyMutations],
-  admission: [admissionMutations, admissionSyncMutations, volumeSourceMutations, volumeMountMutations, nonRootMutations],
+  admission: [
+    apiValidationMutations,
+    crdMutations,
+    admissionSyncMutations,
+    authorizedSyncMutations,
+    podSecurityMutations,
+    volumeSourceMutations,
+    volumeMountMutations,
+    nonRootMutations,
+  ],
   projects: [projectsMutations],
   render: [],
   argocd: [argocdMutations, argocdInstallMutations, argocdRepoServerMutations],
