@@ -41,6 +41,8 @@ export const LONGEST_FILES = [
   'policy-tests/test/checks/sync-authorized-checks.test.ts', // 7.8 alone (2026-12-04): split from admission-sync-checks (15.4)
   'policy-tests/test/checks/admission-sync-checks.test.ts', // 7.5 alone (2026-12-04)
   'policy-tests/test/checks/core-checks.test.ts', // 7.2 alone (2026-12-04): mutations, the coverage, exemptions
+  'policy-tests/test/checks/argocd-checks.test.ts', // 8.4 alone (2026-12-04): what Argo CD reads, split from 13.3
+  'policy-tests/test/checks/argocd-sync-checks.test.ts', // 8.0 alone (2026-12-04): how it syncs
   'scripts/test/backup-image.test.ts', // 6.3: the image's bundle built and run
   'scripts/test/backup-etcd.test.ts', // 6.2: an etcd server
   'policy-tests/test/checks/platform-checks.test.ts', // 5.6: mutations

@@ -3,7 +3,7 @@ import { admissionSyncMutations, apiValidationMutations, authorizedSyncMutations
 import { nonRootMutations, volumeMountMutations, volumeSourceMutations } from './pod-refusals.ts';
 import { alertRoutingMutations } from './alert-routing.ts';
 import { alertmanagerConfigMutations } from './alertmanager-config.ts';
-import { argocdMutations } from './argocd.ts';
+import { argocdMutations, argocdSyncMutations } from './argocd.ts';
 import { argocdInstallMutations } from './argocd-install.ts';
 import { argocdRepoServerMutations } from './argocd-repo-server.ts';
 import { backupJobHygieneMutations } from './backup-job-hygiene.ts';
@@ -64,7 +64,7 @@ export const MUTATION_LISTS: Record<string, readonly (readonly Mutation[])[]> = 
   ],
   projects: [projectsMutations],
   render: [],
-  argocd: [argocdMutations, argocdInstallMutations, argocdRepoServerMutations],
+  argocd: [argocdMutations, argocdSyncMutations, argocdInstallMutations, argocdRepoServerMutations],
   'workload-hygiene': [workloadHygieneMutations],
   images: [imageMutations],
   privileges: [privilegesMutations],

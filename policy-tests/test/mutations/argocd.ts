@@ -29,7 +29,7 @@ const annotated = (file: string, key: string, value: string) => ({
 
 const withWindow = (window: Record<string, unknown>) => (d: Document) => d.setIn(['spec', 'syncWindows'], d.createNode([window]));
 
-export const argocdMutations: Mutation[] = [
+const mutations: Mutation[] = [
   {
     check: 'argocd-app-folder',
     why: 'application.yaml carries a second, non-Application document',
@@ -314,3 +314,20 @@ export const argocdMutations: Mutation[] = [
     at: (c) => ({ file: API, line: lineOf(c, API, 'replicas: 2') }),
   },
 ];
+
+/** The checks of how Argo CD syncs an app: its policy, options, windows, pruning, hooks, cascade and operation. */
+const SYNC_CHECKS = new Set([
+  'argocd-sync-policy',
+  'argocd-sync-options',
+  'argocd-sync-windows',
+  'argocd-prune',
+  'argocd-hooks',
+  'argocd-cascade',
+  'argocd-operation',
+]);
+
+/** What Argo CD reads of an app before it syncs: its folder and source path, destination, project, chart pin, branch, owner. */
+export const argocdMutations: Mutation[] = mutations.filter((m) => !SYNC_CHECKS.has(m.check));
+
+/** How Argo CD syncs what it read: what its sync policy, options and windows do, and what it prunes, hooks and cascades. */
+export const argocdSyncMutations: Mutation[] = mutations.filter((m) => SYNC_CHECKS.has(m.check));
