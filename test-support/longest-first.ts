@@ -27,7 +27,8 @@ export const LONGEST_FILES = [
   'scripts/test/restore.test.ts', // 7.2 alone (2026-12-04): the SQLite target's backup read back
   'policy-tests/test/checks/media-checks.test.ts', // 7-8: the largest mutation lists, a gate run per mutation
   'scripts/test/workflows-record.test.ts', // 6 alone (2026-12-02): the merged bump's record job
-  'monitoring/watchdog/test/watchdog.test.ts', // 9.8: workerd
+  'monitoring/watchdog/test/watchdog.test.ts', // workerd: the heartbeat path; the sites split off (2026-12-04, 12.8 alone)
+  'monitoring/watchdog/test/sites.test.ts', // workerd: the sites and configuration
   'policy-tests/test/render/render.test.ts', // 9.3: real Helm and kubectl renders into fresh caches
   'policy-tests/test/render/render-kustomize.test.ts', // the real kustomize and Helm, split from render.test (2026-12-04)
   'policy-tests/test/render/render-cache.test.ts', // a cold cache's passes, split from render.test (2026-12-04)
@@ -49,6 +50,16 @@ export const LONGEST_FILES = [
   'policy-tests/test/checks/monitoring-checks.test.ts', // 5.6: mutations
   'policy-tests/test/checks/monitoring-sources-checks.test.ts', // the monitoring sources' mutations, split from it (2026-12-04)
   'policy-tests/test/checks/closure-node-checks.test.ts', // the closure's mutations of what a pod asks of the nodes, split from closure-checks (2026-12-04)
+  // Split by what they prove on 2026-12-04 (each 5-9 s alone): small files by size, which vitest alone would start last.
+  'policy-tests/test/checks/closure-checks.test.ts',
+  'policy-tests/test/checks/closure-traffic-checks.test.ts',
+  'policy-tests/test/checks/alerting-checks.test.ts',
+  'policy-tests/test/checks/falco-tuning-checks.test.ts',
+  'policy-tests/test/checks/media-settings-checks.test.ts',
+  'policy-tests/test/checks/media-downloads-checks.test.ts',
+  'policy-tests/test/checks/pod-security-checks.test.ts',
+  'policy-tests/test/checks/closure-resource-checks.test.ts',
+  'scripts/test/backup-failures.test.ts',
   'portfolio-api/test/hostile.test.ts', // 5.5: slow clients, waited on
   'scripts/test/backup-under-writes.test.ts', // 5.4: a backup while a writer commits
   'policy-tests/test/checks/falco-checks.test.ts', // 5.1: mutations

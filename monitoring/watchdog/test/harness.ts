@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { Miniflare } from 'miniflare';
+import { afterAll, afterEach, beforeEach } from 'vitest';
 
 export const TOKEN = 'heartbeat-token-0123456789';
 
@@ -129,4 +130,33 @@ export async function startRuntime(bindings: Record<string, string | undefined>,
       >,
     dispose: () => mf.dispose(),
   };
+}
+
+/**
+ * A test file's watchdog: before each test a chat endpoint, a site and a fresh KV folder, and the file's one workerd
+ * given them (startRuntime, which reloads the worker in place); after each, the endpoints closed and the KV removed;
+ * after the file, workerd stopped. The fields are set once the hooks have run; a test may replace `rt` (a restart).
+ */
+export function useWatchdog() {
+  const w = {
+    chat: undefined as unknown as Endpoint,
+    site: undefined as unknown as Endpoint,
+    kv: undefined as unknown as ReturnType<typeof newKvDir>,
+    rt: undefined as unknown as Runtime,
+    downs: () => w.chat.received.filter((m) => m.startsWith('[WATCHDOG] DOWN')),
+    ups: () => w.chat.received.filter((m) => m.startsWith('[WATCHDOG] UP')),
+  };
+  beforeEach(async () => {
+    w.chat = await endpoint('/hooks/chat');
+    w.site = await endpoint('/health');
+    w.kv = newKvDir();
+    w.rt = await startRuntime({ CHAT_WEBHOOK_URL: w.chat.url, HEARTBEAT_TOKEN: TOKEN, SITES: w.site.url }, w.kv.dir, w.rt);
+  });
+  afterEach(async () => {
+    await w.chat.close();
+    await w.site.close();
+    w.kv.remove();
+  });
+  afterAll(async () => w.rt?.dispose());
+  return w;
 }

@@ -1,50 +1,14 @@
-/** The closure's checks (closure/: what one object names, another must hold) bite on a broken copy of the real repository. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+/**
+ * The closure's checks (closure/: what one object names, another must hold) of what a pod names bite on a broken copy
+ * of the real repository: its Secrets and their keys, ConfigMaps, volumes and claims, storage classes, accounts and
+ * roles, priority class, API keys, namespace and autoscaler. What traffic names: closure-traffic-checks.test.ts;
+ * what custom resources and secret stores name: closure-resource-checks.test.ts; what a pod asks of the nodes:
+ * closure-node-checks.test.ts.
+ */
 import { describeMutations } from '../support/mutation-runner.ts';
-import { closureMutations, onNodes } from '../mutations/closure.ts';
-import { copyGateOptions, copyRepo, lineOf, type RepoCopy } from '../support/helpers.ts';
-import { allFindings, runGate } from '../../gate/gate.ts';
+import { closureMutations, onNodes, onResources, onTraffic } from '../mutations/closure.ts';
 
 describeMutations(
-  'platform checks (closure/: what objects name of each other) bite on a broken copy of the real repository',
-  closureMutations.filter((m) => !onNodes(m)),
+  'platform checks (closure/: what a pod names) bite on a broken copy of the real repository',
+  closureMutations.filter((m) => !onNodes(m) && !onTraffic(m) && !onResources(m)),
 );
-
-describe("a LoadBalancer of another provider's class is not MetalLB's, and not judged", () => {
-  const FILE = 'apps/platform/ingress-public/other-class.yaml';
-  let copy: RepoCopy;
-  beforeAll(() => {
-    copy = copyRepo();
-    copy.write(
-      FILE,
-      'apiVersion: v1\nkind: Service\nmetadata:\n  name: other-class\n  namespace: ingress\nspec:\n  type: LoadBalancer\n  loadBalancerClass: io.cilium/l2-announcer\n  selector: {app.kubernetes.io/name: traefik}\n  ports: [{name: web, port: 80, targetPort: web}]\n',
-    );
-  });
-  afterAll(() => copy?.dispose());
-
-  it('gives no finding, and lists the Service as not judged at its class', async () => {
-    const result = await runGate(copyGateOptions(copy.root));
-    expect(allFindings(result)).toEqual([]);
-    expect(result.notJudged.filter((f) => f.check === 'closure-load-balancer').map((f) => `${f.file}:${f.line} ${f.message}`)).toEqual([
-      `${FILE}:${lineOf(copy, FILE, 'loadBalancerClass:')} Service other-class: its loadBalancerClass "io.cilium/l2-announcer" is not MetalLB's, and its provider is not judged`,
-    ]);
-  });
-});
-
-describe('an Ingress with no rules, only a default backend, is served: Traefik reads it there', () => {
-  const FILE = 'apps/media/sonarr/ingress.yaml';
-  let copy: RepoCopy;
-  beforeAll(() => {
-    copy = copyRepo();
-    copy.write(
-      FILE,
-      'apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: sonarr\n  namespace: media\nspec:\n  ingressClassName: private-gateway\n  defaultBackend:\n    service:\n      name: sonarr\n      port:\n        name: http\n',
-    );
-  });
-  afterAll(() => copy?.dispose());
-
-  it('gives closure-ingress-rules no finding', async () => {
-    const result = await runGate(copyGateOptions(copy.root));
-    expect(allFindings(result).filter((f) => f.check === 'closure-ingress-rules')).toEqual([]);
-  });
-});

@@ -9,11 +9,11 @@ import { argocdRepoServerMutations } from './argocd-repo-server.ts';
 import { backupJobHygieneMutations } from './backup-job-hygiene.ts';
 import { backupsMutations } from './backups.ts';
 import { closureMutations } from './closure.ts';
-import { falcoMutations } from './falco.ts';
+import { falcoMutations, falcoTuningMutations } from './falco.ts';
 import { imageMutations } from './images.ts';
 import { mediaMutations } from './media.ts';
 import { mediaPodsMutations } from './media-pods.ts';
-import { mediaSettingsMutations } from './media-settings.ts';
+import { downloadSettingsMutations, mediaSettingsMutations } from './media-settings.ts';
 import { metricsMutations } from './metrics.ts';
 import { metricsCatalogMutations } from './metrics-catalog.ts';
 import { monitoringMutations } from './monitoring.ts';
@@ -68,7 +68,7 @@ export const MUTATION_LISTS: Record<string, readonly (readonly Mutation[])[]> = 
   'workload-hygiene': [workloadHygieneMutations],
   images: [imageMutations],
   privileges: [privilegesMutations],
-  falco: [falcoMutations],
+  falco: [falcoMutations, falcoTuningMutations],
   watchdog: [watchdogMutations],
   'alert-routing': [alertRoutingMutations, alertmanagerConfigMutations],
   monitoring: [
@@ -87,7 +87,7 @@ export const MUTATION_LISTS: Record<string, readonly (readonly Mutation[])[]> = 
   metrics: [metricsMutations],
   'metrics-catalog': [metricsCatalogMutations],
   media: [mediaMutations, mediaPodsMutations, exporterStartsMutations, qbittorrentExporterMutations, gluetunSettingsMutations],
-  'media-settings': [mediaSettingsMutations],
+  'media-settings': [mediaSettingsMutations, downloadSettingsMutations],
   backups: [backupsMutations, backupJobHygieneMutations],
   /** The runner's exemption step (model/checks/exemptions.ts). */
   exemptions: [registryMutations],

@@ -59,6 +59,26 @@ const ON_NODES = new Set([
 ]);
 export const onNodes = (m: Mutation): boolean => ON_NODES.has(m.check);
 
+/**
+ * The closure's checks of what traffic names (a Service's pods and ports, an Ingress's class, rules and middlewares,
+ * its TLS and the issuers behind it): their mutations run in a test file of their own.
+ */
+const ON_TRAFFIC = new Set([
+  'closure-service',
+  'closure-port-name',
+  'closure-ingress-class',
+  'closure-ingress-rules',
+  'closure-middleware',
+  'public-ingress-tls',
+  'closure-acme-solver',
+  'closure-issuer',
+]);
+export const onTraffic = (m: Mutation): boolean => ON_TRAFFIC.has(m.check);
+
+/** The closure's checks of what a custom resource and a secret store name: their CRDs, stores and the stores' budget. */
+const ON_RESOURCES = new Set(['closure-crd', 'closure-secret-store', 'secret-store-reference', 'secret-store-budget']);
+export const onResources = (m: Mutation): boolean => ON_RESOURCES.has(m.check);
+
 export const closureMutations: Mutation[] = [
   // Per-kind closure.
   {

@@ -17,7 +17,7 @@ const JELLYSEERR = 'apps/media/jellyseerr/settings/jellyseerr.yaml';
 const RADARR_4K_INGRESS = 'apps/media/radarr-4k/ingress.yaml';
 const CLUSTER_ISSUERS = 'apps/platform/cert-manager/clusterissuer.yaml';
 
-export const mediaSettingsMutations: Mutation[] = [
+const mutations: Mutation[] = [
   {
     check: 'media-settings-schema',
     why: 'a misspelt setting',
@@ -275,3 +275,12 @@ export const mediaSettingsMutations: Mutation[] = [
     at: inFile(JELLYSEERR, 'hostname: radarr-4k.lan.example.net'),
   },
 ];
+
+/** The checks of the download chain's settings: the managers', the queue cleaner's, and what keeps a torrent seeding. */
+const DOWNLOADS = new Set(['media-manager-settings', 'media-queue-cleaner', 'media-seeding-chain']);
+
+/** What the library, playback and request apps read of their settings: profiles, sharing, servers, TLS, subtitles, the transcoder, each schema. */
+export const mediaSettingsMutations: Mutation[] = mutations.filter((m) => !DOWNLOADS.has(m.check));
+
+/** What the download chain reads of its settings: the managers', the queue cleaner's, and the seeding chain's. */
+export const downloadSettingsMutations: Mutation[] = mutations.filter((m) => DOWNLOADS.has(m.check));
