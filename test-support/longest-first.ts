@@ -45,7 +45,8 @@ export const LONGEST_FILES = [
   'policy-tests/test/checks/argocd-checks.test.ts', // 8.4 alone (2026-12-04): what Argo CD reads, split from 13.3
   'policy-tests/test/checks/argocd-sync-checks.test.ts', // 8.0 alone (2026-12-04): how it syncs
   'scripts/test/backup-image.test.ts', // 6.3: the image's bundle built and run
-  'scripts/test/backup-etcd.test.ts', // 6.2: an etcd server
+  'scripts/test/backup-etcd.test.ts', // 9.6 alone (2026-12-04): an etcd server; its requests split off (12.3 before)
+  'scripts/test/backup-etcd-requests.test.ts', // 7.2 alone (2026-12-04): the job's kubectl and Talos calls
   'policy-tests/test/checks/platform-checks.test.ts', // 5.6: mutations
   'policy-tests/test/checks/monitoring-checks.test.ts', // 5.6: mutations
   'policy-tests/test/checks/monitoring-sources-checks.test.ts', // the monitoring sources' mutations, split from it (2026-12-04)

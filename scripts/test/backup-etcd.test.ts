@@ -1,7 +1,7 @@
 /**
  * backup, backup-check and the drill of the etcd target, against a real etcd (Debian's etcd-server, started on
- * 127.0.0.1 by the test) with etcdctl, zstd and a real restic repository (the harness: etcd-harness.ts). Restore and
- * the drill's failures: backup-etcd-drill.test.ts.
+ * 127.0.0.1 by the test) with etcdctl, zstd and a real restic repository (the harness: etcd-harness.ts). What the
+ * job asks of the cluster: backup-etcd-requests.test.ts; restore and the drill's failures: backup-etcd-drill.test.ts.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,10 +13,6 @@ import { checkBackup, runBackup } from '../backup/run.ts';
 import { readManifest } from '../backup/store.ts';
 import { resign } from './backup-helpers.ts';
 import { FAKES, useEtcdHarness } from './etcd-harness.ts';
-import { parse } from 'yaml';
-import { kubectlRequests } from '../../test-support/fakes/kubectl-core.ts';
-import { REPO_ROOT } from '../../policy-tests/model/repository/repo.ts';
-import type { ApiRequests } from '../../policy-tests/model/apps/api-requests.ts';
 
 const h = await useEtcdHarness();
 
@@ -28,31 +24,6 @@ describe.skipIf(h.skip)('etcd backup', () => {
     expect(await h.etcdctl('get', '/registry/configmaps/backups/backup-sentinel', '--print-value-only')).toContain(manifest.sentinel.id);
     expect(await checkBackup(h.target, h.o)).toEqual([]);
     expect(await restoreTest(h.target, h.o)).toEqual([]);
-  });
-
-  it("reaches the Talos API through TALOS_NODE itself, the one address the job's network policy opens", async () => {
-    const log = join(h.dir, 'endpoints-of-this-test.log');
-    await runBackup(h.target, { ...h.o, env: { ...h.o.env, FAKE_TALOS_ENDPOINTS_LOG: log } });
-    expect(readFileSync(log, 'utf8')).toBe('10.0.0.10\n');
-  });
-
-  // The gate authorizes these requests for the jobs' ServiceAccounts (program-api-authorized): they must be what kubectl sends.
-  it("makes exactly the kubectl calls whose requests the image's facts list, for the backup and for the drill", async () => {
-    const state = join(h.dir, 'kubectl-state-of-this-test.json');
-    writeFileSync(state, '{}');
-    const env = { ...h.o.env, FAKE_KUBECTL_STATE: state };
-    await h.etcdctl('del', '/registry/configmaps/backups/backup-sentinel');
-    // The first backup creates the sentinel, the next patches it; the drill reads it.
-    for (let i = 0; i < 2; i++) await runBackup(h.target, { ...h.o, env });
-    expect(await restoreTest(h.target, { ...h.o, env })).toEqual([]);
-    const calls = (JSON.parse(readFileSync(state, 'utf8')) as { calls: { argv: string[]; stdin: string }[] }).calls;
-    expect(calls.map((c) => (c.argv[0] === '-n' ? c.argv[2] : c.argv[0]))).toEqual(['apply', 'apply', 'get']);
-    const facts = parse(readFileSync(join(REPO_ROOT, 'apps/platform/backups/facts/images.yaml'), 'utf8')) as { images: { apiRequests?: ApiRequests[] }[] };
-    const listed = (args: string) => new Set(facts.images[0]!.apiRequests!.find((p) => p.args?.join(' ') === args)!.requests);
-    expect(new Set([...kubectlRequests(calls[0]!.argv, calls[0]!.stdin, false), ...kubectlRequests(calls[1]!.argv, calls[1]!.stdin, true)])).toEqual(
-      listed('backup etcd'),
-    );
-    expect(new Set(kubectlRequests(calls[2]!.argv, calls[2]!.stdin, true))).toEqual(listed('restore-test'));
   });
 
   it('needs TALOS_NODE, and says so in one line', async () => {

@@ -11,7 +11,7 @@
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { output } from '../../../test-support/exec.ts';
 import { runGate } from '../../gate/gate.ts';
 import { MUTATION_LISTS } from '../mutations/all.ts';
@@ -82,4 +82,21 @@ export function useWarmAndCold(cases: readonly string[]): (name: string) => Warm
     if (!found) throw new Error(`no warm and cold verdicts for ${name}: the file's hooks did not judge it`);
     return found;
   };
+}
+
+/**
+ * The file's cases held warm to cold, a test each: the unbroken copy judged valid, each area's break shown, and the
+ * warm verdict equal to the cold one.
+ */
+export function describeWarmAndCold(cases: readonly string[]): void {
+  const judged = useWarmAndCold(cases);
+  const label = (name: string) => (name === UNBROKEN ? 'the unbroken repository' : `a break of the ${name} area`);
+  describe('a warm gate and a cold one', () => {
+    it.each(cases.map((name) => [label(name), name] as const))('give the same verdict on %s', async (_label, name) => {
+      const { warm, cold } = judged(name);
+      if (name === UNBROKEN) expect(warm.summary.invalid).toBe(0);
+      else expect(warm.summary.invalid, 'the break must show').toBeGreaterThan(0);
+      expect(warm).toEqual(await cold);
+    });
+  });
 }
