@@ -47,7 +47,8 @@ export const LONGEST_FILES = [
   'scripts/test/backup-image.test.ts', // 6.3: the image's bundle built and run
   'scripts/test/backup-etcd.test.ts', // 9.6 alone (2026-12-04): an etcd server; its requests split off (12.3 before)
   'scripts/test/backup-etcd-requests.test.ts', // 7.2 alone (2026-12-04): the job's kubectl and Talos calls
-  'policy-tests/test/checks/platform-checks.test.ts', // 5.6: mutations
+  'policy-tests/test/checks/network-policy-checks.test.ts', // the network policies' mutations, split from platform-checks (14.3 alone, 2026-12-04)
+  'policy-tests/test/checks/platform-checks.test.ts', // a sync's order and health: mutations
   'policy-tests/test/checks/monitoring-checks.test.ts', // 5.6: mutations
   'policy-tests/test/checks/monitoring-sources-checks.test.ts', // the monitoring sources' mutations, split from it (2026-12-04)
   'policy-tests/test/checks/closure-node-checks.test.ts', // the closure's mutations of what a pod asks of the nodes, split from closure-checks (2026-12-04)

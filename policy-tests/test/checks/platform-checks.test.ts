@@ -1,15 +1,13 @@
-/** The platform checks bite on a broken copy of the real repository; the closure's (closure/): closure-checks.test.ts. */
+/** The platform checks of a sync's order and health bite on a broken copy of the real repository; the network policies': network-policy-checks.test.ts; the closure's (closure/): closure-checks.test.ts. */
 import { describe, expect, it } from 'vitest';
 import { describeMutations } from '../support/mutation-runner.ts';
 import { onBrokenCopy } from '../support/helpers.ts';
 import { API } from '../mutations/edits.ts';
 import { syncHealthMutations } from '../mutations/sync-health.ts';
 import { syncOrderMutations } from '../mutations/sync-order.ts';
-import { networkPolicyMutations } from '../mutations/network-policy.ts';
 
 describeMutations('platform checks (sync-order.ts) bite on a broken copy of the real repository', syncOrderMutations);
 describeMutations('platform checks (sync-health.ts) bite on a broken copy of the real repository', syncHealthMutations);
-describeMutations('platform checks (network-policy.ts) bite on a broken copy of the real repository', networkPolicyMutations);
 
 describe('what Argo CD waits for in a sync, judged no further than it waits', () => {
   it('main, its default class made WaitForFirstConsumer, has every claim mounted by a pod of its own wave', async () => {
