@@ -127,9 +127,9 @@ ${sources}  destination:
 ${extra}`;
 }
 
-/** An Application with one source of this repository: `source` is the rest of it (`path:`, `helm:`, ...), indented four spaces; `extra` more of its spec. */
-export function repoApp(name: string, source: string, extra = ''): string {
-  return application(name, `  source:\n    repoURL: ${REPO_URL}\n    targetRevision: main\n${source}\n`, 'demo', extra);
+/** An Application with one source of this repository: `source` is the rest of it (`path:`, `helm:`, ...), indented four spaces; `extra` more of its spec; deployed to `namespace`. */
+export function repoApp(name: string, source: string, extra = '', namespace = 'demo'): string {
+  return application(name, `  source:\n    repoURL: ${REPO_URL}\n    targetRevision: main\n${source}\n`, namespace, extra);
 }
 
 /** An Application with a chart source and a `ref: values` source, as this repository writes them. */

@@ -13,7 +13,7 @@ import { withRendered } from '../../model/argocd/rendered.ts';
 import { cachedChartPath, digestOf, formatLock, readLock } from '../../render/charts.ts';
 import { unpackedFolder } from '../../render/chart-extract.ts';
 import { pullCharts } from '../../../scripts/charts-pull.ts';
-import { fixtureRepo, type FixtureRepo } from '../../../test-support/render-fixtures.ts';
+import { fixtureRepo, repoApp, type FixtureRepo } from '../../../test-support/render-fixtures.ts';
 import { checkFindings } from '../../../test-support/gate-findings.ts';
 import { charts, countingTool, env, rendered, useRenderLab } from '../../../test-support/render-lab.ts';
 
@@ -65,24 +65,7 @@ patches:
 `,
     );
     repo.write('apps/sonarr/configmap.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: sonarr-settings\ndata:\n  a: "1"\n');
-    repo.write(
-      'apps/sonarr/application.yaml',
-      `apiVersion: argoproj.io/v1alpha1
-kind: Application
-metadata:
-  name: sonarr
-  namespace: argocd
-spec:
-  project: default
-  source:
-    repoURL: https://github.com/example/lab.git
-    targetRevision: main
-    path: apps/sonarr
-  destination:
-    server: https://kubernetes.default.svc
-    namespace: media
-`,
-    );
+    repo.write('apps/sonarr/application.yaml', repoApp('sonarr', '    path: apps/sonarr', '', 'media'));
     const plain = await loadRepo(repo.root);
     const cold = mkdtempSync(join(tmpdir(), 'render-cache-'));
     const kubectl = countingTool(cold, 'kubectl', env.KUSTOMIZE_BIN!);
@@ -110,23 +93,7 @@ spec:
 });
 
 describe("an Application's kustomize options, as Argo CD applies them", () => {
-  const app = (kustomize: string) => `apiVersion: argoproj.io/v1alpha1
-kind: Application
-metadata:
-  name: web
-  namespace: argocd
-spec:
-  project: default
-  source:
-    repoURL: https://github.com/example/lab.git
-    targetRevision: main
-    path: apps/web
-    kustomize:
-${kustomize}
-  destination:
-    server: https://kubernetes.default.svc
-    namespace: web
-`;
+  const app = (kustomize: string) => repoApp('web', `    path: apps/web\n    kustomize:\n${kustomize}`, '', 'web');
   /** argocd-cm's kustomize.buildOptions, as the repository's argocd-cm patch sets them for every build. */
   const withBuildOptions = (repo: FixtureRepo, options: string) =>
     repo.write(
