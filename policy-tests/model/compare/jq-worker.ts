@@ -3,6 +3,7 @@
  * jq-wasm) and posts what it printed, or its error. A program that never ends blocks this thread only: the main
  * thread stops it at its deadline.
  */
+import { readlinkSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import { raw } from 'jq-wasm';
 
@@ -11,9 +12,18 @@ interface Job {
   input: string;
 }
 
+/** This thread's name in /proc, for the main thread to read the CPU time it spends on each program (cpu-deadline.ts). */
+function ownTask(): string | undefined {
+  try {
+    return readlinkSync('/proc/thread-self');
+  } catch {
+    return undefined;
+  }
+}
+
 // jq loads its WebAssembly once; the main thread times each program from this message on, not the load.
 raw('null', '.').then(
-  () => parentPort!.postMessage({ ready: true }),
+  () => parentPort!.postMessage({ ready: true, task: ownTask() }),
   (err: Error) => parentPort!.postMessage({ failed: err.message }),
 );
 

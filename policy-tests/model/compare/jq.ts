@@ -3,17 +3,23 @@
  * jq-wasm). Argo CD runs them with gojq, a Go implementation of the same language, as `del(<expression>)` on each
  * object it compares, and stops one at 1 s (util/argo/normalizers/diff_normalizer.go at v3.5.1,
  * DefaultJQExecutionTimeout). Here each runs as `[path(<expression>)]`, which lists the very fields `del` removes, in a
- * worker thread that is stopped at its deadline: a pull request writes these expressions, and one that never ends
- * costs a run a second or so, never the run. jq's file system is the engine's own, in memory: `include` and `import` find
+ * worker thread that is stopped once it has spent its second on a CPU (cpu-deadline.ts: on a machine shared with other
+ * work, a second of the clock is less than a second of jq): a pull request writes these expressions, and one that
+ * never ends costs a run a second or so of CPU, never the run. jq's file system is the engine's own, in memory: `include` and `import` find
  * nothing, as gojq's compiler, which Argo CD gives no module loader, finds nothing.
  */
 import { isDeepStrictEqual } from 'node:util';
 import { Worker } from 'node:worker_threads';
+import { startCpuDeadline, threadCpuMs } from './cpu-deadline.ts';
 
 /** Argo CD's bound on one jq expression's run (DefaultJQExecutionTimeout). */
 export const JQ_TIMEOUT_MS = 1000;
 /** How long the worker may take to load jq's WebAssembly before the run gives up on jq (a loaded machine is slow). */
 const START_TIMEOUT_MS = 60_000;
+/** The clock's bound on a program, in its CPU budgets: one that never ends stops here though the machine starves it. */
+const WALL_CAP_BUDGETS = 20;
+/** /proc's name of a thread: "<pid>/task/<tid>". */
+const TASK = /^\d+\/task\/\d+$/;
 
 /** What one expression names of one object: the paths it deletes, or why it names none. */
 export type JqAnswer =
@@ -37,14 +43,17 @@ type Reply = { output: string } | { error: string };
 class JqThread {
   private worker?: Worker;
   private started?: Promise<void>;
+  /** The worker's thread in /proc, to read the CPU time a program spends; undefined off Linux, where the clock times it. */
+  private task?: string;
 
   private start(): Promise<void> {
     const worker = new Worker(new URL('./jq-worker-entry.mjs', import.meta.url));
     this.worker = worker;
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`jq did not load in ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS);
-      worker.once('message', (m: { ready?: boolean; failed?: string }) => {
+      worker.once('message', (m: { ready?: boolean; failed?: string; task?: string }) => {
         clearTimeout(timer);
+        this.task = m.task && TASK.test(m.task) ? m.task : undefined;
         if (m.ready) resolve();
         else reject(new Error(`jq did not load: ${m.failed}`));
       });
@@ -58,17 +67,23 @@ class JqThread {
   async run(program: string, input: string, timeoutMs = JQ_TIMEOUT_MS): Promise<Reply | 'timeout'> {
     await (this.started ??= this.start());
     const worker = this.worker!;
+    const task = this.task;
     return new Promise((resolve, reject) => {
       const settle = () => {
-        clearTimeout(timer);
+        cancel();
         worker.off('message', onMessage).off('error', onError);
       };
-      const timer = setTimeout(() => {
-        settle();
-        // The only way to stop a WebAssembly loop is to stop its thread; the next program starts another.
-        this.stop();
-        resolve('timeout');
-      }, timeoutMs);
+      const cancel = startCpuDeadline({
+        budgetMs: timeoutMs,
+        wallCapMs: timeoutMs * WALL_CAP_BUDGETS,
+        cpuMs: () => (task ? threadCpuMs(task) : undefined),
+        onExpire: () => {
+          settle();
+          // The only way to stop a WebAssembly loop is to stop its thread; the next program starts another.
+          this.stop();
+          resolve('timeout');
+        },
+      });
       const onMessage = (reply: Reply) => {
         settle();
         resolve(reply);
@@ -87,6 +102,7 @@ class JqThread {
     void this.worker?.terminate();
     this.worker = undefined;
     this.started = undefined;
+    this.task = undefined;
   }
 }
 
