@@ -69,6 +69,7 @@ export const LONGEST_FILES = [
   'policy-tests/test/gate/cli.test.ts', // 6.0 alone (2026-12-04): a built gate process per case where a process is the point
   'policy-tests/test/gate/cli-formats.test.ts', // 8.2 alone (2026-12-04): formats and refusals, split from cli.test (14.1)
   'policy-tests/test/checks/render-checks.test.ts', // 3.8: real Helm renders, mutation by mutation
+  'policy-tests/test/checks/helm-values-checks.test.ts', // split from render-checks (13.9 alone, 2026-12-04)
 ] as const;
 
 const rank = (spec: TestSpecification): number => {

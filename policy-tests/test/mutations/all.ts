@@ -38,7 +38,7 @@ import { syncOrderMutations } from './sync-order.ts';
 import { watchdogMutations } from './watchdog.ts';
 import { workloadHygieneMutations } from './workload-hygiene.ts';
 import { networkPolicyMutations } from './network-policy.ts';
-import { renderMutations } from './render.ts';
+import { helmValuesMutations, renderMutations } from './render.ts';
 import type { Mutation } from '../support/mutation-runner.ts';
 
 /**
@@ -92,7 +92,7 @@ export const MUTATION_LISTS: Record<string, readonly (readonly Mutation[])[]> = 
   /** The runner's exemption step (model/checks/exemptions.ts). */
   exemptions: [registryMutations],
   /** Checks of several areas on rendered output, with a stand-in chart in a chart cache. */
-  'rendered output': [renderMutations],
+  'rendered output': [helmValuesMutations, renderMutations],
 };
 
 export const ALL_MUTATIONS: readonly Mutation[] = Object.values(MUTATION_LISTS).flat(2);

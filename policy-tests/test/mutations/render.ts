@@ -113,7 +113,8 @@ export function standInVolsync(): MutationSetup {
   });
 }
 
-export const renderMutations: Mutation[] = [
+/** What a chart is handed that it neither declares nor reads, from each place Argo CD hands it values. */
+export const helmValuesMutations: Mutation[] = [
   {
     check: 'helm-values-unused',
     why: 'a values key the chart neither declares nor reads, at its line',
@@ -159,6 +160,10 @@ export const renderMutations: Mutation[] = [
     mutate: (c) => c.write(VOLSYNC_VALUES, `${c.read(VOLSYNC_VALUES)}base: &base\n  metricz: true\n<<: *base\n`),
     at: 'base: &base',
   },
+];
+
+/** What the rendered objects are, and what the chart lock pins. */
+export const renderMutations: Mutation[] = [
   {
     check: 'render-deterministic',
     why: 'randAlphaNum makes two renders differ, named at the chart source',

@@ -1,0 +1,76 @@
+/**
+ * helm-values-unused: the walk that finds a values key no chart reads, and the check proven to bite on a broken copy of
+ * the real repository from each place Argo CD hands a chart its values (a file, a glob, valuesObject, values,
+ * parameters, a merge key), with a stand-in chart in a chart cache.
+ */
+import { describe, expect, it } from 'vitest';
+import { namesKey, takesWhole, unusedValues } from '../../checks/render.ts';
+import { describeMutations } from '../support/mutation-runner.ts';
+import { helmValuesMutations, standInVolsync } from '../mutations/render.ts';
+
+describe('unusedValues', () => {
+  const chart = {
+    name: 'app',
+    defaults: { image: { tag: '1' }, podAnnotations: {}, config: null, extraArgs: [], securityContext: { runAsNonRoot: true } },
+    templates: '{{ .Values.envFrom }} {{ .Values.image.tag }} {{- toYaml .Values.securityContext | nindent 12 }}',
+    subcharts: new Map([
+      ['grafana', { name: 'grafana', defaults: { admin: { existingSecret: '' } }, templates: '{{ .Values.adminPassword }}', subcharts: new Map() }],
+    ]),
+  };
+
+  it('accepts declared keys, keys templates read, free-form maps, maps a template takes whole, globals and subchart keys', () => {
+    const values = {
+      image: { tag: '2' },
+      podAnnotations: { a: 'b' },
+      config: { anything: 1 },
+      securityContext: { allowPrivilegeEscalation: false },
+      envFrom: [{ secretRef: { name: 'x' } }],
+      global: { any: 1 },
+      grafana: { admin: { existingSecret: 's' }, adminPassword: 'p' },
+    };
+    expect(unusedValues(values, chart)).toEqual([]);
+  });
+
+  it("answers from the templates' words and .Values chains read once as the patterns they stand for would", () => {
+    const templates =
+      '{{ toYaml .Values.a.b }} {{ .Values.a.bc.d }} {{ .Values.x.y. }} {{ .Values.Values.z }}{{ .Values.q.r}} my-key {{ .Values.my-key.v }} .Values.\nend_word';
+    const scope = { name: 'c', defaults: {}, templates, subcharts: new Map() };
+    const escape = (k: string) => k.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const rels = [
+      ['a'],
+      ['a', 'b'],
+      ['a', 'bc'],
+      ['a', 'bc', 'd'],
+      ['x', 'y'],
+      ['x'],
+      ['Values', 'z'],
+      ['z'],
+      ['q', 'r'],
+      ['my-key'],
+      ['my-key', 'v'],
+      ['end_word'],
+    ];
+    expect(rels.map((rel) => takesWhole(scope, rel))).toEqual(
+      rels.map((rel) => new RegExp(`\\.Values\\.${rel.map(escape).join('\\.')}(?![\\w.])`).test(templates)),
+    );
+    const keys = ['a', 'b', 'bc', 'Values', 'my', 'key', 'my-key', 'end', 'end_word', 'toYaml', 'y.', 'nowhere'];
+    expect(keys.map((key) => namesKey(scope, key))).toEqual(keys.map((key) => new RegExp(`\\b${escape(key)}\\b`).test(templates)));
+    expect(rels.filter((rel) => takesWhole(scope, rel)).map((rel) => rel.join('.'))).toEqual(['a.b', 'a.bc.d', 'Values.z', 'z', 'q.r', 'my-key.v']);
+    // A pull request's chart that writes `.Values` twenty thousand times over: the tails of that chain would cost its
+    // square, so its keys are looked for with the pattern, and the answers are the same.
+    const hostile = { ...scope, templates: `{{ ${'.Values'.repeat(20_000)}.z }}` };
+    for (const rel of [['z'], ['Values', 'z'], ['a']])
+      expect(takesWhole(hostile, rel), rel.join('.')).toBe(new RegExp(`\\.Values\\.${rel.join('\\.')}(?![\\w.])`).test(hostile.templates));
+  });
+
+  it('names each key nobody reads, at any depth and inside subcharts', () => {
+    const values = { envFromSecrets: ['x'], image: { tga: '2' }, grafana: { admin: { existingSecrt: 's' } } };
+    expect(unusedValues(values, chart)).toEqual([
+      { path: ['envFromSecrets'] },
+      { path: ['image', 'tga'], near: 'tag' },
+      { path: ['grafana', 'admin', 'existingSecrt'], near: 'existingSecret' },
+    ]);
+  });
+});
+
+describeMutations('helm-values-unused bites on the real repository', helmValuesMutations, standInVolsync());
