@@ -1,6 +1,6 @@
 /**
- * The monitoring sources' mutations (the log shippers' configurations and nodes, the events shipped once, Grafana's admin,
- * the hypervisor's and the gateway's exporters), apart from the stack's own: the largest of the monitoring lists, a gate run each.
+ * The monitoring sources' mutations (Grafana's admin, the hypervisor's and the gateway's exporters), apart from the
+ * stack's own; the log and trace shippers' are monitoring-shippers-checks.test.ts'.
  */
 import { describeMutations } from '../support/mutation-runner.ts';
 import { monitoringSourcesMutations } from '../mutations/monitoring-sources.ts';

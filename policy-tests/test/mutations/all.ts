@@ -17,7 +17,7 @@ import { downloadSettingsMutations, mediaSettingsMutations } from './media-setti
 import { metricsMutations } from './metrics.ts';
 import { metricsCatalogMutations } from './metrics-catalog.ts';
 import { monitoringMutations } from './monitoring.ts';
-import { monitoringSourcesMutations } from './monitoring-sources.ts';
+import { monitoringSourcesMutations, shipperMutations } from './monitoring-sources.ts';
 import { probeModuleMutations } from './probe-module.ts';
 import { blackboxConfigMutations, blackboxRenderedMutations } from './blackbox-config.ts';
 import { grafanaSidecarMutations } from './grafana-sidecar.ts';
@@ -74,6 +74,7 @@ export const MUTATION_LISTS: Record<string, readonly (readonly Mutation[])[]> = 
   monitoring: [
     monitoringMutations,
     monitoringSourcesMutations,
+    shipperMutations,
     probeModuleMutations,
     blackboxConfigMutations,
     blackboxRenderedMutations,

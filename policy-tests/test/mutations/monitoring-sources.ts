@@ -156,6 +156,10 @@ export const monitoringSourcesMutations: Mutation[] = [
     mutate: (c) => c.edit(KPS, 0, (d) => d.setIn(['grafana', 'admin', 'existingSecret'], 'grafana-login')),
     at: 'existingSecret:',
   },
+];
+
+/** The log and trace shippers': Alloy's configurations and the nodes each tails, the events shipped once, the proxies' traces. */
+export const shipperMutations: Mutation[] = [
   {
     check: 'alloy-config-loads',
     why: "the store's endpoint given uri for url: Alloy's decoder refuses the attribute and misses the one it requires, and no pod log reaches the log store",
