@@ -30,7 +30,7 @@ export const LONGEST_FILES = [
   'monitoring/watchdog/test/watchdog.test.ts', // workerd: the heartbeat path; the sites split off (2026-12-04, 12.8 alone)
   'monitoring/watchdog/test/sites.test.ts', // workerd: the sites and configuration
   'policy-tests/test/render/render.test.ts', // 9.3: real Helm and kubectl renders into fresh caches
-  'policy-tests/test/render/render-kustomize.test.ts', // the real kustomize and Helm, split from render.test (2026-12-04)
+  'policy-tests/test/render/render-kustomize-helm.test.ts', // the real kustomize and Helm inflating charts, split from render-kustomize (2026-12-04)
   'policy-tests/test/render/render-cache.test.ts', // a cold cache's passes, split from render.test (2026-12-04)
   'policy-tests/test/render/chart-lock.test.ts', // charts:pull and the lock, split from render.test (2026-12-04)
   'scripts/test/scripts-help.test.ts', // every npm script's --help, split from command.test (2026-12-04)
