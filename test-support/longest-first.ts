@@ -66,6 +66,7 @@ export const LONGEST_FILES = [
   'scripts/test/backup-under-writes.test.ts', // 5.4: a backup while a writer commits
   'policy-tests/test/checks/falco-checks.test.ts', // 5.1: mutations
   'scripts/test/diff.test.ts', // 4.6: two trees rendered per case
+  'scripts/test/diff-risks.test.ts', // split from diff.test (8.8 s alone, 2026-12-04)
   'policy-tests/test/gate/cli.test.ts', // 6.0 alone (2026-12-04): a built gate process per case where a process is the point
   'policy-tests/test/gate/cli-formats.test.ts', // 8.2 alone (2026-12-04): formats and refusals, split from cli.test (14.1)
   'policy-tests/test/checks/render-checks.test.ts', // 3.8: real Helm renders, mutation by mutation

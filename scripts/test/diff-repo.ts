@@ -76,3 +76,44 @@ export async function judged<R>(base: string, head: string, app = DEMO_APP) {
   const r = await diff(repo, ['HEAD', '-o', 'json']);
   return { code: r.code, stderr: r.stderr, report: (r.stdout ? JSON.parse(r.stdout) : undefined) as R };
 }
+
+/** The base objects of the diff's tests: the web Deployment (a checksum annotation on its pods), a claim, an
+ * ExternalSecret and a CRD of two versions. */
+export const BASE = `${WEB.replace('      labels: {app: web}\n', '      labels: {app: web}\n      annotations: {checksum/config: aaa}\n')}${CLAIM}---
+apiVersion: external-secrets.io/v1
+kind: ExternalSecret
+metadata:
+  name: web-secret
+  namespace: demo
+spec:
+  secretStoreRef: {kind: ClusterSecretStore, name: homelab}
+  target: {name: web-secret}
+  data:
+    - secretKey: token
+      remoteRef: {key: web, property: token}
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {kind: Widget, plural: widgets}
+  versions:
+    - {name: v1, served: true, storage: true}
+    - {name: v1beta1, served: true, storage: false}
+`;
+
+/** The base repository, then `change` applied to the working tree; the diff of the two as JSON. */
+export async function flagsAfter(change: (text: string) => string, extra = '') {
+  const repo = await repoWith(BASE);
+  repo.write('apps/demo/objects.yaml', change(BASE) + extra);
+  const r = await diff(repo, ['HEAD', '-o', 'json']);
+  return {
+    ...r,
+    report: r.stdout
+      ? (JSON.parse(r.stdout) as { risks: { flag: string; reason: string }[]; changes: { change: string; fields: { path: string }[] }[] })
+      : undefined,
+  };
+}
