@@ -1,5 +1,4 @@
 /** What the four backup commands share: the repository root, options from the environment, and their names in errors. */
-import { facts } from '../../policy-tests/index.ts';
 import type { Target } from './engines/types.ts';
 import { UsageError } from '../lib/command.ts';
 import type { BackupOptions } from './run.ts';
@@ -27,9 +26,14 @@ TALOS_NODE, TALOSCONFIG (etcd); KUBECTL (the kubectl a restore scales the app
 with); RESTORE_OUT_DIR (where an etcd restore writes its snapshot); BACKUP_REPO_ROOT (where
 the backup-targets files are, in the image).`;
 
+/** The declared targets by name, the gate's model loaded when a command runs (targets.ts): --help answers without it. */
+export async function declaredTargets(): Promise<Map<string, Target>> {
+  return (await import('./targets.ts')).loadDeclaredTargets(REPO_ROOT);
+}
+
 /** The declared target `name`; an unknown name is a wrong argument (exit 2), naming the declared ones. */
-export function targetNamed(name: string): Target {
-  const targets = facts.loadTargets(REPO_ROOT);
+export async function targetNamed(name: string): Promise<Target> {
+  const targets = await declaredTargets();
   const target = targets.get(name);
   if (!target) throw new UsageError(`unknown target "${name}"; declared: ${[...targets.keys()].join(', ')}`);
   return target;

@@ -16,7 +16,7 @@ ${ENV_HELP}`,
     options: {},
     positionals: { min: 1, max: 1 },
     async run({ positionals: [name] }) {
-      const problems = await checkBackup(targetNamed(name!), optionsFromEnv());
+      const problems = await checkBackup(await targetNamed(name!), optionsFromEnv());
       process.stdout.write(problems.length ? `backup-check ${problems[0]}\n` : `backup-check ${name}: ok\n`);
       return problems.length ? 1 : 0;
     },

@@ -17,7 +17,7 @@ ${ENV_HELP}`,
     options: {},
     positionals: { min: 1, max: 1 },
     async run({ positionals: [name] }) {
-      const { path, pruned } = await runBackup(targetNamed(name!), optionsFromEnv());
+      const { path, pruned } = await runBackup(await targetNamed(name!), optionsFromEnv());
       process.stdout.write(`backup ${name}: ${path}${pruned.length ? `; pruned ${pruned.join(', ')}` : ''}\n`);
       return 0;
     },

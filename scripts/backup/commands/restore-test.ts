@@ -5,9 +5,8 @@
  * CronJob, that exit status is what the RestoreTestFailed alert reads
  * (kube_cronjob_status_last_successful_time of the CronJob `restore-test`).
  */
-import { facts } from '../../../policy-tests/index.ts';
 import { runCommand, UsageError } from '../../lib/command.ts';
-import { ENV_HELP, optionsFromEnv, REPO_ROOT } from '../cli.ts';
+import { declaredTargets, ENV_HELP, optionsFromEnv } from '../cli.ts';
 import { restoreTest } from '../restore.ts';
 
 const argv = process.argv.slice(2);
@@ -23,7 +22,7 @@ ${ENV_HELP}`,
     options: {},
     positionals: { min: 0, max: Infinity },
     async run({ positionals }) {
-      const targets = facts.loadTargets(REPO_ROOT);
+      const targets = await declaredTargets();
       const unknown = positionals.filter((n) => !targets.has(n));
       if (unknown.length) throw new UsageError(`unknown target ${unknown.join(', ')}; declared: ${[...targets.keys()].join(', ')}`);
       const names = positionals.length ? positionals : [...targets.keys()];

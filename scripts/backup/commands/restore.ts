@@ -32,7 +32,7 @@ ${ENV_HELP}`,
     },
     positionals: { min: 1, max: 1 },
     async run({ values, positionals: [name] }) {
-      const target = targetNamed(name!);
+      const target = await targetNamed(name!);
       const say = (line: string) => process.stdout.write(`restore ${name}: ${line}\n`);
       const dryRun = values['dry-run'] === true;
       const result = await restore(target, {
