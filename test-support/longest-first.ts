@@ -30,12 +30,11 @@ export const LONGEST_FILES = [
   'monitoring/watchdog/test/watchdog.test.ts', // workerd: the heartbeat path; the sites split off (2026-12-04, 12.8 alone)
   'monitoring/watchdog/test/sites.test.ts', // workerd: the sites and configuration
   'policy-tests/test/render/render.test.ts', // 9.3: real Helm and kubectl renders into fresh caches
-  'policy-tests/test/render/render-kustomize-helm.test.ts', // the real kustomize and Helm inflating charts, split from render-kustomize (2026-12-04)
   'policy-tests/test/render/render-cache.test.ts', // a cold cache's passes, split from render.test (2026-12-04)
   'policy-tests/test/render/chart-lock.test.ts', // charts:pull and the lock, split from render.test (2026-12-04)
   'scripts/test/scripts-help.test.ts', // every npm script's --help, split from command.test (2026-12-04)
   'policy-tests/test/checks/alert-rules.test.ts', // 8.6: promtool on every rule file and test
-  'policy-tests/test/checks/alert-routing.test.ts', // 7.5: a real Alertmanager, waited on
+  'policy-tests/test/checks/alert-routing.test.ts', // 4.4 alone (2026-12-04): amtool on every row, a real Alertmanager's inhibition
   'policy-tests/test/checks/admission-checks.test.ts', // 8.3 alone (2026-12-04): the API server's validation, split from 13.4
   'policy-tests/test/checks/workload-checks.test.ts', // 8.5 alone (2026-12-04): a workload's hygiene, images, registries, split from core-checks
   'policy-tests/test/checks/crd-checks.test.ts', // 7.7 alone (2026-12-04): a CRD's schema and rules, split from admission-checks
@@ -71,6 +70,8 @@ export const LONGEST_FILES = [
   'policy-tests/test/gate/cli-formats.test.ts', // 8.2 alone (2026-12-04): formats and refusals, split from cli.test (14.1)
   'policy-tests/test/checks/render-checks.test.ts', // 3.8: real Helm renders, mutation by mutation
   'policy-tests/test/checks/helm-values-checks.test.ts', // split from render-checks (13.9 alone, 2026-12-04)
+  'policy-tests/test/checks/alert-delivery.test.ts', // a real Alertmanager end to end, split from alert-routing (11.1 alone, 2026-12-04)
+  'policy-tests/test/render/render-kustomize-helm.test.ts', // the real kustomize and Helm inflating charts
 ] as const;
 
 const rank = (spec: TestSpecification): number => {

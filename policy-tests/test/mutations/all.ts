@@ -38,7 +38,7 @@ import { syncOrderMutations } from './sync-order.ts';
 import { watchdogMutations } from './watchdog.ts';
 import { workloadHygieneMutations } from './workload-hygiene.ts';
 import { networkPolicyMutations } from './network-policy.ts';
-import { helmValuesMutations, renderMutations } from './render.ts';
+import { chartLockMutations, helmValuesMutations, renderMutations } from './render.ts';
 import type { Mutation } from '../support/mutation-runner.ts';
 
 /**
@@ -93,7 +93,7 @@ export const MUTATION_LISTS: Record<string, readonly (readonly Mutation[])[]> = 
   /** The runner's exemption step (model/checks/exemptions.ts). */
   exemptions: [registryMutations],
   /** Checks of several areas on rendered output, with a stand-in chart in a chart cache. */
-  'rendered output': [helmValuesMutations, renderMutations],
+  'rendered output': [helmValuesMutations, renderMutations, chartLockMutations],
 };
 
 export const ALL_MUTATIONS: readonly Mutation[] = Object.values(MUTATION_LISTS).flat(2);

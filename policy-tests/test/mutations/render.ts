@@ -162,7 +162,7 @@ export const helmValuesMutations: Mutation[] = [
   },
 ];
 
-/** What the rendered objects are, and what the chart lock pins. */
+/** What the rendered objects are. */
 export const renderMutations: Mutation[] = [
   {
     check: 'render-deterministic',
@@ -222,6 +222,10 @@ export const renderMutations: Mutation[] = [
     mutate: (c) => c.write(PLAIN_COPY, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: volsync-standin\n  namespace: volsync-system\ndata: {}\n'),
     at: (c) => ({ file: VOLSYNC_APP, line: lineOf(c, VOLSYNC_APP, 'chart: volsync') }),
   },
+];
+
+/** What the chart lock pins against what the Applications and kustomizations name: no chart rendered to judge it. */
+export const chartLockMutations: Mutation[] = [
   {
     check: 'chart-lock',
     why: 'a chart bumped without its digest: the new version has no entry, and the old entry pins nothing',
