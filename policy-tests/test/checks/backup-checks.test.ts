@@ -1,14 +1,9 @@
+/**
+ * The backup checks of backups/ (coverage, VolSync's schedules and mover pods, the backup jobs) bite on a broken copy
+ * of the real repository; the jobs' own hygiene (what a backup job mounts, reads and runs as) is
+ * backup-job-hygiene-checks.test.ts'.
+ */
 import { describeMutations } from '../support/mutation-runner.ts';
 import { backupsMutations } from '../mutations/backups.ts';
-import { describe, expect, it } from 'vitest';
-import { onBrokenCopy } from '../support/helpers.ts';
-import { backupJobHygieneMutations, drillDirFrom } from '../mutations/backup-job-hygiene.ts';
 
 describeMutations('backup checks (backups/) bite on a broken copy of the real repository', backupsMutations);
-describeMutations('backup checks (backup-job-hygiene.ts) bite on a broken copy of the real repository', backupJobHygieneMutations);
-
-describe('backup-job-hygiene reads BACKUP_DIR as the kubelet sets it', () => {
-  it('takes it from a ConfigMap the job names in envFrom, a volume mounted there', async () => {
-    expect((await onBrokenCopy('backup-job-hygiene', drillDirFrom('/backups'))).failed).toEqual([]);
-  });
-});
