@@ -100,12 +100,17 @@ describe('backup image', () => {
       expect(text).not.toContain(gateOnly);
   });
 
+  /** The bundle run with plain node in a work folder of its own, as the image runs it. */
+  const bundleIn = (name: string) => {
+    const work = join(app, name);
+    const env = { ...resticEnv(), BACKUP_REPO_ROOT: app, BACKUP_DIR: join(work, 'backups'), BACKUP_SOURCE_ROOT: join(work, 'source'), BASE_URL: undefined };
+    return { work, env, node: (...args: string[]) => exec(process.execPath, [join(app, 'backup.mjs'), ...args], { env }) };
+  };
+
   it.skipIf(skip)('runs every command with plain node from the bundle: one line and exit 1 on any failure', async () => {
-    const work = join(app, 'work');
+    const { work, env, node } = bundleIn('work');
     mkdirSync(join(work, 'source/config'), { recursive: true });
     await output('sqlite3', [join(work, 'source/config/sonarr.db'), 'CREATE TABLE t (x); INSERT INTO t VALUES (1);']);
-    const env = { ...resticEnv(), BACKUP_REPO_ROOT: app, BACKUP_DIR: join(work, 'backups'), BACKUP_SOURCE_ROOT: join(work, 'source'), BASE_URL: undefined };
-    const node = (...args: string[]) => exec(process.execPath, [join(app, 'backup.mjs'), ...args], { env });
     expect(await node('backup-check', 'sonarr')).toMatchObject({ code: 1, stdout: `backup-check sonarr: no backup at all in ${env.BACKUP_DIR}\n` });
     expect(await node('backup', 'sonarr')).toMatchObject({ code: 0, stderr: '' });
     expect(await node('backup-check', 'sonarr')).toMatchObject({ code: 0, stdout: 'backup-check sonarr: ok\n' });
@@ -120,24 +125,39 @@ describe('backup image', () => {
       code: 1,
       stdout: `PASS sonarr\nFAIL radarr: no backup to restore in ${env.BACKUP_DIR}\n`,
     });
-    expect(await node('backup', 'nope')).toMatchObject({
+  });
+
+  it.skipIf(skip)('answers a usage error with its usage and exit 2, and --help with exit 0, from the bundle', async () => {
+    const { node } = bundleIn('usage');
+    // Each a process that touches nothing: run side by side.
+    const [unknownTarget, unknownOption, extra, ...rest] = await Promise.all([
+      node('backup', 'nope'),
+      node('restore', 'sonarr', '--frm', 'x'),
+      node('backup', 'sonarr', 'radarr'),
+      ...['backup', 'backup-check', 'restore', 'restore-test'].map((command) => node(command, '--help')),
+      node('no-such-command'),
+      node(),
+      node('--help'),
+    ]);
+    expect(unknownTarget).toMatchObject({
       code: 2,
       stderr: expect.stringMatching(/^backup nope: unknown target "nope"; declared: sonarr, .*etcd \(usage: backup <target>\)\n$/),
     });
-    expect(await node('restore', 'sonarr', '--frm', 'x')).toMatchObject({
+    expect(unknownOption).toMatchObject({
       code: 2,
       stderr: expect.stringMatching(/^restore sonarr: Unknown option '--frm' \(usage: restore <target>/),
     });
-    expect(await node('backup', 'sonarr', 'radarr')).toMatchObject({
+    expect(extra).toMatchObject({
       code: 2,
       stderr: 'backup sonarr: unexpected argument "radarr" (usage: backup <target>)\n',
     });
-    for (const command of ['backup', 'backup-check', 'restore', 'restore-test']) {
-      expect(await node(command, '--help')).toMatchObject({ code: 0, stdout: expect.stringMatching(new RegExp(`^usage: ${command}`)), stderr: '' });
-    }
-    expect(await node('no-such-command')).toMatchObject({ code: 2, stderr: expect.stringMatching(/^usage: <backup\|backup-check\|restore\|restore-test>/) });
+    const [noSuchCommand, bare, help] = rest.slice(4);
+    ['backup', 'backup-check', 'restore', 'restore-test'].forEach((command, i) =>
+      expect(rest[i]).toMatchObject({ code: 0, stdout: expect.stringMatching(new RegExp(`^usage: ${command}`)), stderr: '' }),
+    );
+    expect(noSuchCommand).toMatchObject({ code: 2, stderr: expect.stringMatching(/^usage: <backup\|backup-check\|restore\|restore-test>/) });
     // The entrypoint with no argument at all, as `docker run` of the bare image: usage, exit 2; --help prints it, exit 0.
-    expect(await node()).toMatchObject({ code: 2, stderr: expect.stringMatching(/^usage: /) });
-    expect(await node('--help')).toMatchObject({ code: 0, stdout: expect.stringMatching(/^usage: /) });
+    expect(bare).toMatchObject({ code: 2, stderr: expect.stringMatching(/^usage: /) });
+    expect(help).toMatchObject({ code: 0, stdout: expect.stringMatching(/^usage: /) });
   });
 });
