@@ -72,6 +72,7 @@ export const LONGEST_FILES = [
   'policy-tests/test/checks/helm-values-checks.test.ts', // split from render-checks (13.9 alone, 2026-12-04)
   'policy-tests/test/checks/alert-delivery.test.ts', // a real Alertmanager end to end, split from alert-routing (11.1 alone, 2026-12-04)
   'policy-tests/test/render/render-kustomize-helm.test.ts', // the real kustomize and Helm inflating charts
+  'policy-tests/test/gate/wrong-types-media.test.ts', // a gate run per case, split from wrong-types (10.7 alone, 2026-12-04)
 ] as const;
 
 const rank = (spec: TestSpecification): number => {
