@@ -2,81 +2,25 @@
  * A chart at a path whose dependency comes from a chart repository (a wrapper chart), rendered as Argo CD renders it:
  * `helm template` fails on the missing dependency, the real `helm dependency build` fetches it, and the chart is
  * templated again. The gate pins what the build fetches in charts.lock.json, `charts:pull` pulls it, and the render
- * hands Helm's build that archive from the cache, offline; Helm itself checks the Chart.lock.
+ * hands Helm's build that archive from the cache, offline; Helm itself checks the Chart.lock. How the render reads
+ * the built chart (a warm run, the lock's archive over a local build, the wrapper's values, aliases):
+ * helm-fetched-render.test.ts.
  */
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { pullCharts } from '../../../scripts/charts-pull.ts';
-import { schemaLayer } from '../../gate/pipeline.ts';
 import { snapshot } from '../../gate/snapshot.ts';
 import { loadRepo } from '../../model/repository/repo.ts';
 import { chartCache } from '../../render/chart-cache.ts';
 import { readLock } from '../../render/charts.ts';
-import { renderRepo } from '../../render/render.ts';
-import { startChartRepo, toolEnv, type ChartRepo, type ChartSpec } from '../../../test-support/chart-repo.ts';
+import { startChartRepo } from '../../../test-support/chart-repo.ts';
 import { output } from '../../../test-support/exec.ts';
 import { checkFindings } from '../../../test-support/gate-findings.ts';
-import { fixtureRepo, repoApp, type FixtureRepo } from '../../../test-support/render-fixtures.ts';
+import { charts, common, configMap, dataByName, env, helmHomes, lines, pull, renderAll, useFetchedDepsLab, wrapper } from '../support/fetched-deps.ts';
 
-let env: NodeJS.ProcessEnv;
-let cache: string;
-let charts: ChartRepo;
-
-const configMap = (name: string, value: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  value: ${value}\n`;
-
-const common = (version: string): ChartSpec => ({
-  name: 'common',
-  version,
-  values: { value: `from ${version}` },
-  files: { 'templates/shared.yaml': configMap('shared', '{{ .Values.value | quote }}') },
-});
-
-beforeAll(async () => {
-  cache = mkdtempSync(join(tmpdir(), 'fetched-deps-cache-'));
-  env = await toolEnv({ HOMELAB_CACHE_DIR: cache });
-  charts = await startChartRepo(env);
-  await charts.publish(common('0.1.0'));
-  await charts.publish(common('0.2.0'));
-});
-
-afterAll(async () => {
-  await charts?.close();
-  rmSync(cache, { recursive: true, force: true });
-});
-
-/** A wrapper chart at apps/demo/chart whose one dependency, common, comes from `repository` at `version`. */
-function wrapper(repository: string, version: string): FixtureRepo {
-  const repo = fixtureRepo();
-  repo.write(
-    'apps/demo/chart/Chart.yaml',
-    `apiVersion: v2\nname: wrapper\nversion: 1.0.0\ndependencies:\n  - name: common\n    version: "${version}"\n    repository: "${repository}"\n`,
-  );
-  repo.write('apps/demo/chart/templates/own.yaml', configMap('own', 'wrapper'));
-  repo.write('apps/demo/application.yaml', repoApp('demo', '    path: apps/demo/chart'));
-  return repo;
-}
-
-const lines: string[] = [];
-const pull = (repo: FixtureRepo, o: { updateLock?: boolean; verifyIndex?: boolean; env?: NodeJS.ProcessEnv } = {}) =>
-  pullCharts({ root: repo.root, env: o.env ?? env, updateLock: o.updateLock ?? false, verifyIndex: o.verifyIndex, out: (l) => lines.push(l) });
-
-async function renderAll(repo: FixtureRepo) {
-  const layer = await schemaLayer();
-  const { renders } = await renderRepo(await loadRepo(repo.root), { builtinApiVersions: layer.builtinApiVersions(), env });
-  return renders;
-}
-
-const dataByName = (objects: { metadata?: { name?: string }; data?: unknown }[]) =>
-  Object.fromEntries(objects.map((o) => [o.metadata?.name, o.data]).sort(([a], [b]) => String(a).localeCompare(String(b))));
-
-/** Helm's own homes for a run of the real tool outside the gate: never the user's. */
-function helmHomes(): NodeJS.ProcessEnv {
-  const home = mkdtempSync(join(tmpdir(), 'fetched-deps-helm-'));
-  return { ...env, HELM_CACHE_HOME: join(home, 'cache'), HELM_CONFIG_HOME: join(home, 'config'), HELM_DATA_HOME: join(home, 'data') };
-}
+useFetchedDepsLab();
 
 describe('a chart whose dependency comes from a chart repository', () => {
   it('is pinned by charts:pull and rendered as the real Helm builds and templates it, the checkout untouched', async () => {
@@ -171,84 +115,6 @@ describe('a chart whose dependency comes from a chart repository', () => {
       status: 'failed',
       message: expect.stringMatching(/no repository definition for http:\/\/127\.0\.0\.1:\d+/),
     });
-  });
-
-  it('builds only when the render is not in the cache: a warm run runs no helm at all', async () => {
-    const repo = wrapper(charts.url, '0.1.0');
-    // A chart no other test of this file renders: the first render is not in the cache they share.
-    repo.write('apps/demo/chart/templates/own.yaml', configMap('own', 'warm'));
-    expect(await pull(repo)).toBe(0);
-    // Helm, wrapped to say what it was asked to do.
-    const dir = mkdtempSync(join(tmpdir(), 'fetched-deps-helm-log-'));
-    const log = join(dir, 'calls');
-    const wrapped = join(dir, 'helm');
-    writeFileSync(wrapped, `#!/bin/sh\necho "$1 $2" >> '${log}'\nexec '${env.HELM_BIN}' "$@"\n`, { mode: 0o755 });
-    const calls = () => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : []);
-    const rendered = async () => {
-      const layer = await schemaLayer();
-      const { renders } = await renderRepo(await loadRepo(repo.root), { builtinApiVersions: layer.builtinApiVersions(), env: { ...env, HELM_BIN: wrapped } });
-      return renders[0]!;
-    };
-    expect(await rendered()).toMatchObject({ status: 'rendered' });
-    expect(calls()).toContain('dependency build');
-    rmSync(log);
-    expect(await rendered()).toMatchObject({ status: 'rendered' });
-    expect(calls().filter((c) => c !== 'version --template')).toEqual([]);
-  });
-
-  it("renders from the lock's archive, as Argo CD's clean checkout builds it, never from what a local build left in charts/, which git ignores", async () => {
-    const repo = wrapper(charts.url, '0.1.0');
-    expect(await pull(repo)).toBe(0);
-    repo.write('apps/demo/chart/.gitignore', 'charts/\n');
-    const git = (...args: string[]) =>
-      output('git', ['-c', 'user.email=t@example.net', '-c', 'user.name=t', '-c', 'commit.gpgsign=false', ...args], { cwd: repo.root });
-    await git('init', '-q', '-b', 'main');
-    await git('add', '-A');
-    await git('commit', '-q', '-m', 'wrapper');
-    // A person's own `helm dependency update` of another day: 0.2.0 in charts/, which git ignores.
-    mkdirSync(join(repo.root, 'apps/demo/chart/charts'));
-    await output(env.HELM_BIN!, ['pull', 'common', '--repo', charts.url, '--version', '0.2.0', '--destination', join(repo.root, 'apps/demo/chart/charts')], {
-      env: helmHomes(),
-    });
-    const [render] = await renderAll(repo);
-    expect(render, render?.message).toMatchObject({ status: 'rendered' });
-    expect(render!.resources.find((r) => r.name === 'shared')!.object.data).toEqual({ value: 'from 0.1.0' });
-  });
-
-  it("names a key of the wrapper's values.yaml that its dependency neither declares nor reads, where Helm ignores it", async () => {
-    const repo = wrapper(charts.url, '0.1.0');
-    repo.write('apps/demo/chart/values.yaml', 'common:\n  value: kept\n  valeu: typo\nown: true\n');
-    expect(await pull(repo)).toBe(0);
-    const findings = await checkFindings('helm-values-unused', { root: repo.root, env });
-    expect(findings).toEqual([
-      'apps/demo/chart/values.yaml:3 common.valeu: the common chart, a dependency of wrapper (chart at apps/demo/chart), neither declares this key in its values nor reads it in any template, so Helm ignores it (did you mean "value"?)',
-    ]);
-  });
-
-  it('renders a chart it depends on twice under two aliases, each with the values under its own key, and names a typo under the second', async () => {
-    const own = await startChartRepo(env, { https: true });
-    const repo = fixtureRepo();
-    const dependency = (alias: string) => `  - name: common\n    version: 0.3.0\n    repository: "${own.url}"\n    alias: ${alias}\n`;
-    repo.write('apps/demo/chart/Chart.yaml', `apiVersion: v2\nname: wrapper\nversion: 1.0.0\ndependencies:\n${dependency('one')}${dependency('two')}`);
-    repo.write('apps/demo/chart/values.yaml', 'one:\n  value: first\ntwo:\n  value: second\n  valeu: typo\n');
-    repo.write('apps/demo/application.yaml', repoApp('demo', '    path: apps/demo/chart'));
-    try {
-      // Helm names each copy by its alias (.Chart.Name), and its lock lists the dependency twice, in order.
-      await own.publish({ ...common('0.3.0'), files: { 'templates/shared.yaml': configMap('{{ .Chart.Name }}', '{{ .Values.value | quote }}') } });
-      const copy = mkdtempSync(join(tmpdir(), 'fetched-deps-alias-'));
-      cpSync(join(repo.root, 'apps/demo/chart'), copy, { recursive: true });
-      await output(env.HELM_BIN!, ['dependency', 'update', copy], { env: { ...helmHomes(), SSL_CERT_FILE: own.certFile } });
-      repo.write('apps/demo/chart/Chart.lock', readFileSync(join(copy, 'Chart.lock'), 'utf8'));
-      expect(await pull(repo, { env: { ...env, SSL_CERT_FILE: own.certFile } })).toBe(0);
-    } finally {
-      await own.close();
-    }
-    const [render] = await renderAll(repo);
-    expect(render, render?.message).toMatchObject({ status: 'rendered' });
-    expect(dataByName(render!.resources.map((r) => r.object))).toEqual({ one: { value: 'first' }, two: { value: 'second' } });
-    expect(await checkFindings('helm-values-unused', { root: repo.root, env })).toEqual([
-      'apps/demo/chart/values.yaml:5 two.valeu: the common chart, a dependency of wrapper (chart at apps/demo/chart), neither declares this key in its values nor reads it in any template, so Helm ignores it (did you mean "value"?)',
-    ]);
   });
 
   it('refuses a dependency whose name is a path, in one line, and pulls the others; the render refuses it too', async () => {
