@@ -9,6 +9,7 @@
 import { basename, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { nodeTooOld, tooOldMessage } from './node-version.mjs';
+import { quietWarnings } from './quiet-warnings.mjs';
 
 const script = process.argv[2];
 // npm names the script it runs; run by hand, the file is the name.
@@ -34,5 +35,6 @@ for (const stream of [process.stdout, process.stderr])
 // written is skipped, and a changed file is compiled again. Imported here, past the version check: Node 20 has none.
 const { enableCompileCache } = await import('node:module');
 enableCompileCache();
+quietWarnings();
 process.argv.splice(1, 2, resolve(script));
 await import(pathToFileURL(resolve(script)).href);

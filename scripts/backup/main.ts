@@ -2,6 +2,11 @@
  * The backup image's entry point: `<command> [args]`, where command is backup,
  * backup-check, restore or restore-test; the same commands npm runs from a checkout.
  */
+import { quietWarnings } from '../quiet-warnings.mjs';
+
+// As run.mjs does for npm's scripts: a tool killed at its time limit is one line, not zx's lookup's warning too.
+quietWarnings();
+
 const COMMANDS: Record<string, () => Promise<unknown>> = {
   backup: () => import('./commands/backup.ts'),
   'backup-check': () => import('./commands/backup-check.ts'),

@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../policy-tests/model/repository/repo.ts';
 import { exec, olderNode } from '../../test-support/exec.ts';
@@ -14,6 +15,7 @@ import { silenceTestCommand } from '../watchdog-silence-test.ts';
 import { freePort } from './backup-helpers.ts';
 import { capture } from '../../test-support/capture-io.ts';
 import { run, runToEnd } from '../lib/exec.ts';
+import { quietWarnings } from '../quiet-warnings.mjs';
 
 /** npm's scripts (package.json), and one of them as the words npm gives its shell. */
 const scripts = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
@@ -425,5 +427,37 @@ describe('every tool has a time limit', () => {
   it('a tool within its limit is untouched', async () => {
     expect(await run('sh', ['-c', 'echo ok'], { timeoutMs: 60_000 })).toBe('ok');
     expect(await runToEnd('sh', ['-c', 'exit 3'])).toMatchObject({ exitCode: 3 });
+  });
+
+  it("is one line on a script's stderr when it kills a tool: not zx's process lookup's deprecation warning too", async () => {
+    // A script run as npm runs it (scripts/run.mjs), whose tool is killed at its limit through zx's process tree lookup.
+    const dir = mkdtempSync(join(tmpdir(), 'timeout-line-'));
+    try {
+      const execModule = pathToFileURL(join(REPO_ROOT, 'scripts/lib/exec.ts')).href;
+      writeFileSync(
+        join(dir, 'probe.ts'),
+        `import { run } from '${execModule}';\ntry { await run('sleep', ['30'], { timeoutMs: 200 }); } catch (err) { process.stderr.write(\`\${(err as Error).message}\\n\`); process.exitCode = 1; }\n`,
+      );
+      expect(await exec(process.execPath, [join(REPO_ROOT, 'scripts/run.mjs'), join(dir, 'probe.ts')], { cwd: REPO_ROOT })).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: 'sleep: timed out after 200 ms (killed)\n',
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('quietWarnings', () => {
+  it("drops only Node's DEP0190, in either of emitWarning's forms, and passes every other warning on", () => {
+    const seen: unknown[][] = [];
+    const proc = { emitWarning: (...args: unknown[]) => void seen.push(args) } as unknown as NodeJS.Process;
+    quietWarnings(proc);
+    proc.emitWarning('shell args', 'DeprecationWarning', 'DEP0190');
+    proc.emitWarning('shell args', { type: 'DeprecationWarning', code: 'DEP0190' });
+    proc.emitWarning('buffer', 'DeprecationWarning', 'DEP0005');
+    proc.emitWarning('plain');
+    expect(seen).toEqual([['buffer', 'DeprecationWarning', 'DEP0005'], ['plain']]);
   });
 });
