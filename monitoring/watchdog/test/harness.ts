@@ -12,6 +12,8 @@ import { Miniflare } from 'miniflare';
 import { afterAll, afterEach, beforeEach } from 'vitest';
 
 export const TOKEN = 'heartbeat-token-0123456789';
+/** A minute of the scheduled events' clock, in ms. */
+export const MIN = 60_000;
 
 let bundle: Promise<string> | undefined;
 /** The worker compiled as Cloudflare would: one ES module. */

@@ -1,8 +1,7 @@
 /** The watchdog worker's public sites, its status and its configuration, in the real workerd runtime (miniflare), driven by scheduled events at chosen times. The heartbeat path: watchdog.test.ts. */
 import { describe, expect, it } from 'vitest';
-import { newKvDir, startRuntime, TOKEN, useWatchdog } from './harness.ts';
+import { MIN, newKvDir, startRuntime, TOKEN, useWatchdog } from './harness.ts';
 
-const MIN = 60_000;
 const w = useWatchdog();
 const { downs, ups } = w;
 

@@ -1,8 +1,7 @@
 /** The watchdog worker's heartbeat path in the real workerd runtime (miniflare), driven by scheduled events at chosen times. Its public sites and configuration: sites.test.ts. */
 import { describe, expect, it } from 'vitest';
-import { useWatchdog, startRuntime, TOKEN, watchdogPayload } from './harness.ts';
+import { MIN, useWatchdog, startRuntime, TOKEN, watchdogPayload } from './harness.ts';
 
-const MIN = 60_000;
 const w = useWatchdog();
 const { downs, ups } = w;
 

@@ -3,49 +3,39 @@
  * pods and ports, an Ingress's class, rules and middlewares, its TLS and the issuers behind it; a LoadBalancer of
  * another provider, and an Ingress served by its default backend. What a pod names: closure-checks.test.ts.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { describeMutations } from '../support/mutation-runner.ts';
 import { closureMutations, onTraffic } from '../mutations/closure.ts';
-import { copyGateOptions, copyRepo, lineOf, type RepoCopy } from '../support/helpers.ts';
+import { copyGateOptions, lineOf, useCopyWith } from '../support/helpers.ts';
 import { allFindings, runGate } from '../../gate/gate.ts';
 
 describeMutations('platform checks (closure/: what traffic names) bite on a broken copy of the real repository', closureMutations.filter(onTraffic));
 
 describe("a LoadBalancer of another provider's class is not MetalLB's, and not judged", () => {
   const FILE = 'apps/platform/ingress-public/other-class.yaml';
-  let copy: RepoCopy;
-  beforeAll(() => {
-    copy = copyRepo();
-    copy.write(
-      FILE,
-      'apiVersion: v1\nkind: Service\nmetadata:\n  name: other-class\n  namespace: ingress\nspec:\n  type: LoadBalancer\n  loadBalancerClass: io.cilium/l2-announcer\n  selector: {app.kubernetes.io/name: traefik}\n  ports: [{name: web, port: 80, targetPort: web}]\n',
-    );
-  });
-  afterAll(() => copy?.dispose());
+  const copy = useCopyWith(
+    FILE,
+    'apiVersion: v1\nkind: Service\nmetadata:\n  name: other-class\n  namespace: ingress\nspec:\n  type: LoadBalancer\n  loadBalancerClass: io.cilium/l2-announcer\n  selector: {app.kubernetes.io/name: traefik}\n  ports: [{name: web, port: 80, targetPort: web}]\n',
+  );
 
   it('gives no finding, and lists the Service as not judged at its class', async () => {
-    const result = await runGate(copyGateOptions(copy.root));
+    const result = await runGate(copyGateOptions(copy().root));
     expect(allFindings(result)).toEqual([]);
     expect(result.notJudged.filter((f) => f.check === 'closure-load-balancer').map((f) => `${f.file}:${f.line} ${f.message}`)).toEqual([
-      `${FILE}:${lineOf(copy, FILE, 'loadBalancerClass:')} Service other-class: its loadBalancerClass "io.cilium/l2-announcer" is not MetalLB's, and its provider is not judged`,
+      `${FILE}:${lineOf(copy(), FILE, 'loadBalancerClass:')} Service other-class: its loadBalancerClass "io.cilium/l2-announcer" is not MetalLB's, and its provider is not judged`,
     ]);
   });
 });
 
 describe('an Ingress with no rules, only a default backend, is served: Traefik reads it there', () => {
   const FILE = 'apps/media/sonarr/ingress.yaml';
-  let copy: RepoCopy;
-  beforeAll(() => {
-    copy = copyRepo();
-    copy.write(
-      FILE,
-      'apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: sonarr\n  namespace: media\nspec:\n  ingressClassName: private-gateway\n  defaultBackend:\n    service:\n      name: sonarr\n      port:\n        name: http\n',
-    );
-  });
-  afterAll(() => copy?.dispose());
+  const copy = useCopyWith(
+    FILE,
+    'apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: sonarr\n  namespace: media\nspec:\n  ingressClassName: private-gateway\n  defaultBackend:\n    service:\n      name: sonarr\n      port:\n        name: http\n',
+  );
 
   it('gives closure-ingress-rules no finding', async () => {
-    const result = await runGate(copyGateOptions(copy.root));
+    const result = await runGate(copyGateOptions(copy().root));
     expect(allFindings(result).filter((f) => f.check === 'closure-ingress-rules')).toEqual([]);
   });
 });

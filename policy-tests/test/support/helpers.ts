@@ -2,6 +2,7 @@
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { parseAllDocuments, type Document } from 'yaml';
 import { allFindings, runGate, type GateOptions } from '../../gate/gate.ts';
 import { formatFinding, type Finding } from '../../model/core/findings.ts';
@@ -99,6 +100,17 @@ export function copyRepo(): RepoCopy {
 }
 
 /** Line (1-based) of the first line of `file` in `copy` containing `needle`. */
+/** A copy of the real repository with `file` written as `text`, made before the enclosing describe's tests and removed after. */
+export function useCopyWith(file: string, text: string): () => RepoCopy {
+  let copy: RepoCopy | undefined;
+  beforeAll(() => {
+    copy = copyRepo();
+    copy.write(file, text);
+  });
+  afterAll(() => copy?.dispose());
+  return () => copy!;
+}
+
 export function lineOf(copy: RepoCopy, file: string, needle: string): number {
   // A needle ending in a newline must match a whole (trimmed) line.
   const whole = needle.endsWith('\n') ? needle.trim() : undefined;
