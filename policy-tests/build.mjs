@@ -5,6 +5,7 @@
  * from (esbuild's metafile lists them) is newer than it.
  */
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -19,7 +20,12 @@ const ENTRIES = {
   'parse-worker-entry': join(HERE, 'model/repository/parse-worker.ts'),
   // jq runs in a worker it can stop (model/compare/jq.ts), started from the file beside the bundle too.
   'jq-worker-entry': join(HERE, 'model/compare/jq-worker.ts'),
+  // The front door the scripts import (scripts/front-door-hook.mjs): one file where its sources are some 575
+  // modules whose types Node would strip at every start.
+  'front-door': join(HERE, 'index.ts'),
 };
+export const FRONT_DOOR_SOURCE = ENTRIES['front-door'];
+export const FRONT_DOOR_BUNDLE = join(DIST, 'front-door.mjs');
 
 function mtime(path) {
   try {
@@ -29,10 +35,11 @@ function mtime(path) {
   }
 }
 
-/** Whether the bundle is missing or older than any file it was built from. */
+/** Whether a bundle is missing or older than any file it was built from. */
 export function isStale() {
-  const built = mtime(GATE_BUNDLE);
-  if (built === undefined) return true;
+  const times = Object.keys(ENTRIES).map((name) => mtime(join(DIST, `${name}.mjs`)));
+  if (times.includes(undefined)) return true;
+  const built = Math.min(.../** @type {number[]} */ (times));
   let meta;
   try {
     meta = JSON.parse(readFileSync(META, 'utf8'));
@@ -43,25 +50,38 @@ export function isStale() {
   return Object.keys(meta.inputs).some((input) => (mtime(resolve(root, input)) ?? Infinity) > built);
 }
 
-/** Builds both bundles; each lands with a rename, so a concurrent run never reads half a file. */
+/** @type {import('esbuild').BuildOptions & { metafile: true, write: false }} */
+const OPTIONS = {
+  absWorkingDir: resolve(HERE, '..'),
+  entryPoints: ENTRIES,
+  outdir: DIST,
+  outExtension: { '.js': '.mjs' },
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node24',
+  packages: 'external',
+  sourcemap: 'linked',
+  metafile: true,
+  write: false,
+  logLevel: 'silent',
+};
+
+/** Builds the bundles; each lands with a rename, so a concurrent run never reads half a file. */
 export async function buildGate() {
   // Loaded here, not at the top: the gate's own start-up imports this file only to ask whether it is stale.
   const { build } = await import('esbuild');
-  const result = await build({
-    absWorkingDir: resolve(HERE, '..'),
-    entryPoints: ENTRIES,
-    outdir: DIST,
-    outExtension: { '.js': '.mjs' },
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node24',
-    packages: 'external',
-    sourcemap: 'linked',
-    metafile: true,
-    write: false,
-    logLevel: 'silent',
-  });
+  return landed(await build(OPTIONS));
+}
+
+/** buildGate, blocking: for a module loader's resolve hook, which cannot wait on a promise. */
+export function buildGateSync() {
+  const { buildSync } = /** @type {typeof import('esbuild')} */ (createRequire(import.meta.url)('esbuild'));
+  return landed(buildSync(OPTIONS));
+}
+
+/** @param {import('esbuild').BuildResult<{ metafile: true, write: false }>} result */
+function landed(result) {
   mkdirSync(DIST, { recursive: true });
   const suffix = `.${process.pid}.tmp`;
   for (const file of result.outputFiles) {

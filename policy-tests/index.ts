@@ -13,7 +13,6 @@ export { render as renderReport } from './gate/report/formats/index.ts';
 export { printable } from './gate/report/formats/common.ts';
 export { runPolicy } from './model/checks/runner.ts';
 export { ADMISSION_CHECK_IDS } from './admission/index.ts';
-export { buildGate } from './build.mjs';
 
 // Snapshot what each Application applies (the rendered diff).
 export { snapshot, type Snapshot } from './gate/snapshot.ts';

@@ -12,6 +12,10 @@ if (nodeTooOld) {
     `gate:setup skipped: Node ${runningNode} is older than the ${wantedNode} this repository runs on (.node-version); the gate makes its tools at its first run\n`,
   );
 } else {
+  // gate:setup reads the gate's tools through the front door: built here (front-door-hook.mjs), as npm ci's last
+  // step, so the gate's first run and the scripts' find it made.
+  const { useBuiltFrontDoor } = await import('./front-door-hook.mjs');
+  useBuiltFrontDoor();
   const { main } = await import('./gate-setup.ts');
   process.exitCode = await main(['--quiet', '--install']);
 }

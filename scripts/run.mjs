@@ -36,5 +36,9 @@ for (const stream of [process.stdout, process.stderr])
 const { enableCompileCache } = await import('node:module');
 enableCompileCache();
 quietWarnings();
+// The front door from the gate's build, not its 575 sources (front-door-hook.mjs). Past the version check too:
+// module hooks came in Node 22.
+const { useBuiltFrontDoor } = await import('./front-door-hook.mjs');
+useBuiltFrontDoor();
 process.argv.splice(1, 2, resolve(script));
 await import(pathToFileURL(resolve(script)).href);

@@ -25,6 +25,7 @@ export const LONGEST_FILES = [
   'scripts/test/restore-postgres.test.ts', // 7.7 alone (2026-12-04)
   'scripts/test/backup.test.ts', // 7.6 alone (2026-12-04): real SQLite, zstd and restic per case; split in three from 15.1
   'scripts/test/restore.test.ts', // 7.2 alone (2026-12-04): the SQLite target's backup read back
+  'scripts/test/front-door-hook.test.ts', // 8.2 alone (2026-12-05): the gate's build made twice, in a copy of the code
   'policy-tests/test/checks/media-checks.test.ts', // 7-8: the largest mutation lists, a gate run per mutation
   'scripts/test/workflows-record.test.ts', // 6 alone (2026-12-02): the merged bump's record job
   'monitoring/watchdog/test/watchdog.test.ts', // workerd: the heartbeat path; the sites split off (2026-12-04, 12.8 alone)

@@ -1,0 +1,71 @@
+/**
+ * The scripts load the gate's front door from the gate's build (scripts/front-door-hook.mjs): built at the first import
+ * where it is missing or older than a source, never for a --help, and read from the sources where it cannot be built.
+ * Run on a copy of the code (policy-tests/ without its build and tests, scripts/), so that the repository's own build
+ * is never stale or missing for the other tests while these run.
+ */
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../../policy-tests/model/repository/repo.ts';
+import { exec } from '../../test-support/exec.ts';
+
+let copy = '';
+const built = () => join(copy, 'policy-tests/dist/front-door.mjs');
+/** A script of the copy that imports the front door: where its import resolves to, and a name the door exports. */
+const PROBE = `const door = await import('../policy-tests/index.ts');
+process.stdout.write(\`\${import.meta.resolve('../policy-tests/index.ts')}\\n\${door.REPO_ROOT}\\n\${'PROBE' in door ? String(door.PROBE) : 'no probe'}\\n\`);
+`;
+const runScript = (...args: string[]) => exec(process.execPath, [join(copy, 'scripts/run.mjs'), ...args], { cwd: copy });
+
+beforeAll(() => {
+  copy = mkdtempSync(join(tmpdir(), 'front-door-'));
+  cpSync(join(REPO_ROOT, 'policy-tests'), join(copy, 'policy-tests'), {
+    recursive: true,
+    filter: (src) => !/\/policy-tests\/(dist|test)$/.test(src),
+  });
+  cpSync(join(REPO_ROOT, 'scripts'), join(copy, 'scripts'), { recursive: true, filter: (src) => !src.endsWith('/scripts/test') });
+  for (const file of ['package.json', '.node-version']) cpSync(join(REPO_ROOT, file), join(copy, file));
+  symlinkSync(join(REPO_ROOT, 'node_modules'), join(copy, 'node_modules'));
+  writeFileSync(join(copy, 'scripts/probe-door.ts'), PROBE);
+});
+
+afterAll(() => {
+  rmSync(copy, { recursive: true, force: true });
+});
+
+describe("a script's import of the front door", () => {
+  it('builds nothing for a --help, which never loads the door', async () => {
+    expect(await runScript('scripts/fork.ts', '--help')).toMatchObject({ code: 0 });
+    expect(existsSync(join(copy, 'policy-tests/dist'))).toBe(false);
+  });
+
+  it('builds the door where it is missing, and loads the built file', async () => {
+    const probe = await runScript('scripts/probe-door.ts');
+    expect(probe).toEqual({ code: 0, stdout: `${pathToFileURL(built()).href}\n${copy}/\nno probe\n`, stderr: '' });
+    // One build makes the gate's bundle too: the gate's next run does not build again.
+    expect(existsSync(join(copy, 'policy-tests/dist/homelab-gate.mjs'))).toBe(true);
+  });
+
+  it('builds it again where a source changed since, and the script sees the change', async () => {
+    const index = join(copy, 'policy-tests/index.ts');
+    writeFileSync(index, `${readFileSync(index, 'utf8')}export const PROBE = 'rebuilt';\n`);
+    // Written after the build, whatever the file system's clock grain.
+    const before = statSync(built()).mtimeMs;
+    const later = new Date(before + 2_000);
+    utimesSync(index, later, later);
+    const probe = await runScript('scripts/probe-door.ts');
+    expect(probe).toEqual({ code: 0, stdout: `${pathToFileURL(built()).href}\n${copy}/\nrebuilt\n`, stderr: '' });
+    expect(statSync(built()).mtimeMs).toBeGreaterThan(before);
+  });
+
+  it('reads the sources where the door cannot be built', async () => {
+    rmSync(join(copy, 'policy-tests/dist'), { recursive: true, force: true });
+    // A file where the build's folder would be: nothing can be written there.
+    writeFileSync(join(copy, 'policy-tests/dist'), 'not a folder\n');
+    const probe = await runScript('scripts/probe-door.ts');
+    expect(probe).toEqual({ code: 0, stdout: `${pathToFileURL(join(copy, 'policy-tests/index.ts')).href}\n${copy}/\nrebuilt\n`, stderr: '' });
+  });
+});
