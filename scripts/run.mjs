@@ -6,6 +6,7 @@
  * any Node loads: on an older Node it says so in one line and exits 1; otherwise it runs the script as if
  * Node had been given it (the script's path is process.argv[1], its arguments follow).
  */
+import { existsSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { nodeTooOld, tooOldMessage } from './node-version.mjs';
@@ -20,6 +21,12 @@ if (nodeTooOld) {
 }
 if (!script) {
   process.stderr.write('usage: node scripts/run.mjs <script>.ts [arguments]\n');
+  process.exit(2);
+}
+// A script that is not there (a name typed by hand, `node scripts/run.mjs validate`) is a usage error in one line,
+// not the loader's stack trace over the module it cannot find.
+if (!existsSync(script)) {
+  process.stderr.write(`run.mjs: no script ${script} (usage: node scripts/run.mjs <script>.ts [arguments])\n`);
   process.exit(2);
 }
 // A reader that stops early (`npm run conformance ... | head`) closes the pipe: the script ends quietly, as a Unix

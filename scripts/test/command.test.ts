@@ -368,6 +368,14 @@ describe('the scripts on the contract', () => {
     expect(bad.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^falco:facts: Unknown option '--verison'/)]);
   });
 
+  it("scripts/run.mjs given a script that is not there is a usage error in one line, not the loader's stack trace", async () => {
+    expect(await exec(process.execPath, ['scripts/run.mjs', 'validate'], { cwd: REPO_ROOT })).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'run.mjs: no script validate (usage: node scripts/run.mjs <script>.ts [arguments])\n',
+    });
+  });
+
   it('a script whose reader stops early (| head) ends quietly, with exit 0 and no stack trace', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'epipe-'));
     // Lines on and on, each a write of its own after a turn of the event loop, until the pipe is gone.
