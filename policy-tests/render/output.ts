@@ -13,6 +13,7 @@ import type { DataFile } from '../model/repository/repo.ts';
 import { dig, isMap } from '../model/core/dig.ts';
 import { trackingRefusal } from '../model/argocd/tracking.ts';
 import { fastDocuments } from './fast-yaml.ts';
+import { readAsGo } from '../model/yaml/go-quoted.ts';
 
 export interface RenderedDoc {
   object: Record<string, unknown>;
@@ -80,7 +81,12 @@ function splitChunk(chunk: string): ChunkSplit {
 /** The documents of a chunk as the `yaml` library reads them, each that does not parse a problem instead (what fast-yaml.ts leaves to it). */
 function slowDocuments(chunk: string, at: string, problems: OutputProblem[]): unknown[] {
   const out: unknown[] = [];
-  const parsed = parseAllDocuments(chunk, { uniqueKeys: false, merge: true } as never);
+  // As Argo CD reads the output, with go-yaml: a quoted scalar's continuation lines at any indentation (go-quoted.ts).
+  const parsed = readAsGo(
+    chunk,
+    (text) => parseAllDocuments(text, { uniqueKeys: false, merge: true } as never),
+    (docs) => (Array.isArray(docs) ? docs : []).some((d) => d.errors.length > 0),
+  );
   for (const doc of Array.isArray(parsed) ? parsed : []) {
     if (doc.errors.length) {
       problems.push({ message: `${at}: ${doc.errors[0]!.message.split('\n')[0]}` });

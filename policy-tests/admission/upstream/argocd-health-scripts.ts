@@ -8,6 +8,7 @@
 import { runHealthLua } from '../../model/compare/health-lua.ts';
 import { parseAllDocuments, type Document } from 'yaml';
 import { readYaml11 } from '../../model/appset/params.ts';
+import { readAsGo } from '../../model/yaml/go-quoted.ts';
 import { goFilepathMatch } from '../../model/core/glob.ts';
 import { isMap } from '../../model/core/dig.ts';
 import { jsonFieldOf } from '../../model/go/json.ts';
@@ -39,9 +40,13 @@ const field = (o: unknown, name: string): unknown => {
 
 const asText = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v));
 
-/** A test's object as sigs.k8s.io/yaml reads it: the first document, YAML 1.1. */
+/** A test's object as sigs.k8s.io/yaml reads it: the first document, YAML 1.1, a quoted scalar's lines at any indentation. */
 function firstDocument(text: string): unknown {
-  const [doc] = parseAllDocuments(text, { version: '1.1', uniqueKeys: false }) as Document[];
+  const [doc] = readAsGo(
+    text,
+    (t) => parseAllDocuments(t, { version: '1.1', uniqueKeys: false }) as Document[],
+    ([first]) => (first?.errors.length ?? 0) > 0,
+  );
   if (!doc) return null;
   if (doc.errors.length > 0) throw new Error(doc.errors[0]!.message.split('\n')[0]);
   return doc.toJS({ maxAliasCount: 100 });

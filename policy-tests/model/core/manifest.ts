@@ -10,6 +10,7 @@ import { YAML11_FIX, yaml11Ambiguities } from '../yaml/yaml11.ts';
 import { exactIntegers, mayHoldLargeIntegers, under, type ExactInteger } from '../yaml/exact-integers.ts';
 import { joined, placesFrom, placeTable, type PlaceTable } from '../yaml/place-table.ts';
 import { fastManifest, type FastDocument } from '../yaml/fast-manifest.ts';
+import { readAsGo } from '../yaml/go-quoted.ts';
 import { locate, type LinePos, type Path } from './positions.ts';
 import { trackingRefusal } from '../argocd/tracking.ts';
 
@@ -66,11 +67,7 @@ export function documentPositions(doc: Document, lineCounter: LineCounter): Posi
 export function lazyPositions(text: string, docIndex: number, memo: { docs?: Document[]; lineCounter?: LineCounter }): Positions {
   return {
     at(path, target) {
-      if (!memo.docs) {
-        memo.lineCounter = new LineCounter();
-        const docs = parseAllDocuments(text, { lineCounter: memo.lineCounter, merge: true });
-        memo.docs = Array.isArray(docs) ? docs : [];
-      }
+      if (!memo.docs) ({ docs: memo.docs, lineCounter: memo.lineCounter } = readDocuments(text));
       const doc = memo.docs[docIndex];
       return doc ? locate(doc, memo.lineCounter!, path, target) : { line: 1, col: 1 };
     },
@@ -341,15 +338,29 @@ function fromFastDocuments(file: string, text: string, docs: readonly FastDocume
   return { file, ...out, text, documents };
 }
 
+/**
+ * The documents of a text as the `yaml` library reads them, where it reads them as go-yaml does (model/yaml/go-quoted.ts:
+ * a quoted scalar's continuation lines at any indentation, which the cluster's readers take), with their line counter.
+ */
+export function readDocuments(text: string): { docs: Document.Parsed[]; lineCounter: LineCounter } {
+  return readAsGo(
+    text,
+    (t) => {
+      const lineCounter = new LineCounter();
+      const docs = parseAllDocuments(t, { lineCounter, uniqueKeys: false, prettyErrors: true, merge: true });
+      return { docs: Array.isArray(docs) ? docs : [], lineCounter };
+    },
+    ({ docs }) => docs.some((d) => d.errors.length > 0),
+  );
+}
+
 /** A file read by the `yaml` library: its syntax errors, YAML 1.1 scalars and repeated keys named, each document placed by its nodes. */
 function fromYamlLibrary(file: string, text: string): ParsedFile {
-  const lineCounter = new LineCounter();
-  const docs = parseAllDocuments(text, { lineCounter, uniqueKeys: false, prettyErrors: true, merge: true });
+  const { docs: list, lineCounter } = readDocuments(text);
   const out = { resources: [] as Resource[], findings: [] as Finding[] };
   const { findings } = out;
   let documents = 0;
   const largeIntegers = mayHoldLargeIntegers(text);
-  const list = Array.isArray(docs) ? docs : [];
   list.forEach((doc, index) => {
     if (doc.errors.length > 0) {
       findings.push(...syntaxFindings(file, doc.errors, index, lineCounter));

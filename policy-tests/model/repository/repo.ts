@@ -13,6 +13,7 @@ import { recall, remember as record, storedPositions } from '../stores/parse-sto
 import { parseFiles } from './parse-pool.ts';
 import { duplicateKeys } from '../yaml/duplicate-keys.ts';
 import { YAML11_FIX, yaml11Ambiguities } from '../yaml/yaml11.ts';
+import { readAsGo } from '../yaml/go-quoted.ts';
 import type { Finding } from '../core/findings.ts';
 import { readSource } from '../core/source.ts';
 import { parseTomlFile, type DataFile } from './data-file.ts';
@@ -142,8 +143,15 @@ function parseDataFileUncached(file: string, text: string): DataFile {
 }
 
 function parseYamlDataFile(file: string, text: string): DataFile {
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, uniqueKeys: false, merge: true });
+  // As Helm and Argo CD read it, with go-yaml: a quoted scalar's continuation lines at any indentation (go-quoted.ts).
+  const { doc, lineCounter } = readAsGo(
+    text,
+    (t) => {
+      const counter = new LineCounter();
+      return { doc: parseDocument(t, { lineCounter: counter, uniqueKeys: false, merge: true }), lineCounter: counter };
+    },
+    (read) => read.doc.errors.length > 0,
+  );
   const errors = doc.errors.map((e) => `${file}:${e.linePos?.[0].line ?? 1}:${e.linePos?.[0].col ?? 1}: ${e.message.split('\n')[0]}`);
   if (errors.length === 0)
     errors.push(...duplicateKeys(doc, lineCounter).map((d) => `${file}:${d.line}:${d.col}: duplicate key "${d.key}": Map keys must be unique`));
