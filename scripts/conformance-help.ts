@@ -55,6 +55,11 @@ is committed):
                       read by the gate's fast manifest reader against the
                       yaml library (the same objects and places, or left
                       to it; an input the specification refuses, left)
+  --yaml-test-matrix DIR
+                      perlpunk/yaml-test-matrix's gh-pages branch: every
+                      suite input, read by the gate (the yaml library, with
+                      go-yaml's leniency and refusals) against go-yaml v2's
+                      own verdict, which kubectl, Argo CD and Helm read with
   --apimachinery DIR  k8s.io/apimachinery: the name and value rules of
                       pkg/util/validation/validation_test.go (DNS labels
                       and subdomains, qualified names, label values, port
@@ -205,6 +210,7 @@ export const CHECKOUTS = [
   'talos',
   'go-kubernetes',
   'yaml-test-suite',
+  'yaml-test-matrix',
   'falco-libs',
   'cert-manager',
   'external-secrets',

@@ -75,6 +75,22 @@ function yamlSuiteCases(root: string): conformance.YamlSuiteCase[] {
   return out;
 }
 
+/**
+ * perlpunk/yaml-test-matrix's gh-pages branch: every input of its data files with go-yaml v2's verdict from its details
+ * page (an input with no go-yaml result is left out).
+ */
+function goYamlMatrixCases(root: string): conformance.GoYamlMatrixCase[] {
+  const inputs = ['js/data-valid.js', 'js/data-invalid.js'].flatMap((f) => conformance.matrixInputs(readText(join(root, f))));
+  const out: conformance.GoYamlMatrixCase[] = [];
+  const pages = new Set(listDir(join(root, 'details')));
+  for (const { id, text } of inputs) {
+    const verdict = pages.has(`${id}.html`) ? conformance.goYamlVerdict(readText(join(root, 'details', `${id}.html`))) : undefined;
+    if (verdict) out.push({ id, text, ...verdict });
+  }
+  if (out.length === 0) throw new Error(`${root} holds no go-yaml result (yaml-test-matrix's gh-pages: js/data-*.js, details/<id>.html)`);
+  return out;
+}
+
 /** The facts' Talos tables against a siderolabs/talos checkout: each row's package, the etcd of its own minor, the tests' cases. */
 function reportTalos(checkout: string, print: (t: string) => void): void {
   const compat = join(checkout, 'pkg/machinery/compatibility');
@@ -159,6 +175,9 @@ export async function measure(
       print,
     );
   if (yamlSuite) report('YAML test suite, the fast manifest reader against the yaml library', conformance.yamlSuiteAgreement(yamlSuiteCases(yamlSuite)), print);
+  const matrix = dir('yaml-test-matrix');
+  if (matrix)
+    report("YAML test suite, the gate's reading against go-yaml v2's (yaml-test-matrix)", conformance.goYamlMatrixAgreement(goYamlMatrixCases(matrix)), print);
   if (falcoLibs) reportFalcoLibs(falcoLibs, print);
   for (const [flag, reportOn] of PROGRAM_REPORTS) if (dir(flag)) await reportOn(dir(flag)!, print);
   if (componentHelpers) reportComponentHelpers(componentHelpers, print);

@@ -14,6 +14,7 @@ import { dig, isMap } from '../model/core/dig.ts';
 import { trackingRefusal } from '../model/argocd/tracking.ts';
 import { fastDocuments } from './fast-yaml.ts';
 import { readAsGo } from '../model/yaml/go-quoted.ts';
+import { goRefusalMessage, goYamlRefusals } from '../model/yaml/go-refusals.ts';
 
 export interface RenderedDoc {
   object: Record<string, unknown>;
@@ -60,6 +61,12 @@ function splitChunk(chunk: string): ChunkSplit {
   const problems: OutputProblem[] = [];
   const template = /^# Source: (\S+)/m.exec(chunk)?.[1];
   const at = template ?? 'output';
+  // What go-yaml refuses of the output, Argo CD cannot read: the chunk applies nothing (model/yaml/go-refusals.ts).
+  const [refused] = goYamlRefusals(chunk);
+  if (refused) {
+    problems.push({ message: `${at}: ${goRefusalMessage(refused, 'Argo CD')}` });
+    return { docs, problems };
+  }
   for (const object of fastDocuments(chunk) ?? slowDocuments(chunk, at, problems)) {
     if (object === null || object === undefined) continue;
     if (!isMap(object) || typeof object.apiVersion !== 'string' || typeof object.kind !== 'string') {

@@ -271,6 +271,7 @@ export { celCostStabilityCases, validationAgreement, validationExpressionCases }
 export { estimatedCostAgreement, estimatedCostCases } from './estimated-cost.ts';
 export { repoServerAgreement, repoServerCases } from './argocd-repo-server.ts';
 export { yamlSuiteAgreement, type YamlSuiteCase } from './yaml-test-suite.ts';
+export { goYamlMatrixAgreement, goYamlVerdict, matrixInputs, type GoYamlMatrixCase } from './go-yaml-matrix.ts';
 export { hookTestAgreement } from './argocd-hooks.ts';
 export { impersonationAgreement, impersonationCases } from './argocd-impersonation.ts';
 export { pathAgreement, pathCases, symlinkAgreement, symlinkCases } from './argocd-symlinks.ts';

@@ -2,7 +2,7 @@
  * Parses one manifest file (multi-document YAML, or JSON, both through the
  * `yaml` package) into resources that remember where every node came from.
  */
-import { LineCounter, parseAllDocuments, type Document, type YAMLError } from 'yaml';
+import type { Document, LineCounter, YAMLError } from 'yaml';
 import { duplicateKeys } from '../yaml/duplicate-keys.ts';
 import type { Finding } from './findings.ts';
 import { isLfsPointer } from './text.ts';
@@ -10,7 +10,8 @@ import { YAML11_FIX, yaml11Ambiguities } from '../yaml/yaml11.ts';
 import { exactIntegers, mayHoldLargeIntegers, under, type ExactInteger } from '../yaml/exact-integers.ts';
 import { joined, placesFrom, placeTable, type PlaceTable } from '../yaml/place-table.ts';
 import { fastManifest, type FastDocument } from '../yaml/fast-manifest.ts';
-import { readAsGo } from '../yaml/go-quoted.ts';
+import { readDocuments } from '../yaml/go-quoted.ts';
+import { GO_YAML_FIX, goRefusalMessage, goYamlRefusals } from '../yaml/go-refusals.ts';
 import { locate, type LinePos, type Path } from './positions.ts';
 import { trackingRefusal } from '../argocd/tracking.ts';
 
@@ -319,6 +320,8 @@ function parseManifestUnguarded(file: string, text: string): ParsedFile {
  * the fast reader did not foresee is left to the `yaml` library too.
  */
 export function readFast(file: string, text: string): ParsedFile | undefined {
+  // A text go-yaml refuses a part of is read by the `yaml` library, which names it (fromYamlLibrary).
+  if (goYamlRefusals(text).length > 0) return undefined;
   const fast = fastManifest(text);
   return fast ? fromFastDocuments(file, text, fast) : undefined;
 }
@@ -338,22 +341,6 @@ function fromFastDocuments(file: string, text: string, docs: readonly FastDocume
   return { file, ...out, text, documents };
 }
 
-/**
- * The documents of a text as the `yaml` library reads them, where it reads them as go-yaml does (model/yaml/go-quoted.ts:
- * a quoted scalar's continuation lines at any indentation, which the cluster's readers take), with their line counter.
- */
-export function readDocuments(text: string): { docs: Document.Parsed[]; lineCounter: LineCounter } {
-  return readAsGo(
-    text,
-    (t) => {
-      const lineCounter = new LineCounter();
-      const docs = parseAllDocuments(t, { lineCounter, uniqueKeys: false, prettyErrors: true, merge: true });
-      return { docs: Array.isArray(docs) ? docs : [], lineCounter };
-    },
-    ({ docs }) => docs.some((d) => d.errors.length > 0),
-  );
-}
-
 /** A file read by the `yaml` library: its syntax errors, YAML 1.1 scalars and repeated keys named, each document placed by its nodes. */
 function fromYamlLibrary(file: string, text: string): ParsedFile {
   const { docs: list, lineCounter } = readDocuments(text);
@@ -361,9 +348,18 @@ function fromYamlLibrary(file: string, text: string): ParsedFile {
   const { findings } = out;
   let documents = 0;
   const largeIntegers = mayHoldLargeIntegers(text);
+  const refusals = goYamlRefusals(text);
   list.forEach((doc, index) => {
     if (doc.errors.length > 0) {
       findings.push(...syntaxFindings(file, doc.errors, index, lineCounter));
+      return;
+    }
+    // What go-yaml, and so kubectl, Argo CD and Helm, refuses of a document the `yaml` library reads: the document
+    // is not applied, as Argo CD applies none of a source it cannot read.
+    const refused = refusals.find((r) => r.doc === index);
+    if (refused) {
+      const { line, col } = lineCounter.linePos(refused.offset);
+      findings.push({ file, line, col, check: 'yaml-syntax', message: goRefusalMessage(refused, 'kubectl, Argo CD and Helm'), fix: GO_YAML_FIX, doc: index });
       return;
     }
     for (const { line, col, message } of yaml11Ambiguities(doc, lineCounter))

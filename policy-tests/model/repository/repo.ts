@@ -4,7 +4,6 @@
  * functions of this value.
  */
 import { existsSync, lstatSync, readdirSync, realpathSync, statSync, type Dirent } from 'node:fs';
-import { LineCounter, parseDocument } from 'yaml';
 import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { argoGlobMatch } from '../core/glob.ts';
@@ -13,7 +12,8 @@ import { recall, remember as record, storedPositions } from '../stores/parse-sto
 import { parseFiles } from './parse-pool.ts';
 import { duplicateKeys } from '../yaml/duplicate-keys.ts';
 import { YAML11_FIX, yaml11Ambiguities } from '../yaml/yaml11.ts';
-import { readAsGo } from '../yaml/go-quoted.ts';
+import { readDocument } from '../yaml/go-quoted.ts';
+import { goRefusalMessage, goYamlRefusals } from '../yaml/go-refusals.ts';
 import type { Finding } from '../core/findings.ts';
 import { readSource } from '../core/source.ts';
 import { parseTomlFile, type DataFile } from './data-file.ts';
@@ -144,18 +144,16 @@ function parseDataFileUncached(file: string, text: string): DataFile {
 
 function parseYamlDataFile(file: string, text: string): DataFile {
   // As Helm and Argo CD read it, with go-yaml: a quoted scalar's continuation lines at any indentation (go-quoted.ts).
-  const { doc, lineCounter } = readAsGo(
-    text,
-    (t) => {
-      const counter = new LineCounter();
-      return { doc: parseDocument(t, { lineCounter: counter, uniqueKeys: false, merge: true }), lineCounter: counter };
-    },
-    (read) => read.doc.errors.length > 0,
-  );
+  const { doc, lineCounter } = readDocument(text);
   const errors = doc.errors.map((e) => `${file}:${e.linePos?.[0].line ?? 1}:${e.linePos?.[0].col ?? 1}: ${e.message.split('\n')[0]}`);
   if (errors.length === 0)
     errors.push(...duplicateKeys(doc, lineCounter).map((d) => `${file}:${d.line}:${d.col}: duplicate key "${d.key}": Map keys must be unique`));
-  const ambiguities = (isHelmValues(file) || isSourceParameterFile(file)) && errors.length === 0 ? yaml11Ambiguities(doc, lineCounter) : [];
+  const goRead = isHelmValues(file) || isSourceParameterFile(file);
+  // What go-yaml refuses of a file Helm or Argo CD reads with it (model/yaml/go-refusals.ts): the first of it.
+  const [refused] = goRead && errors.length === 0 ? goYamlRefusals(text) : [];
+  const at = refused && lineCounter.linePos(refused.offset);
+  if (refused && at) errors.push(`${file}:${at.line}:${at.col}: ${goRefusalMessage(refused, 'Helm and Argo CD')}`);
+  const ambiguities = goRead && errors.length === 0 ? yaml11Ambiguities(doc, lineCounter) : [];
   let data: unknown;
   if (errors.length === 0) {
     try {

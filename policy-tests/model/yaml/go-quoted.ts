@@ -15,7 +15,7 @@
  * reads; this gives the text with each such line indented past the scalar's opening quote, for the `yaml` library
  * to read as go-yaml reads the original. Line numbers stay as they were.
  */
-import { Lexer } from 'yaml';
+import { LineCounter, Lexer, parseAllDocuments, parseDocument, type Document } from 'yaml';
 
 /** The lexer's markers, which stand for no text (yaml's parse/cst.ts). */
 const MARKERS = new Set(['\x02', '\x18', '\x1f']);
@@ -107,4 +107,29 @@ export function readAsGo<T>(text: string, read: (text: string) => T, refused: (r
   if (mended === undefined) return first;
   const second = read(mended);
   return refused(second) ? first : second;
+}
+
+/** The documents of a text as the `yaml` library reads them, where it reads them as go-yaml does (readAsGo), with their line counter. */
+export function readDocuments(text: string): { docs: Document.Parsed[]; lineCounter: LineCounter } {
+  return readAsGo(
+    text,
+    (t) => {
+      const lineCounter = new LineCounter();
+      const docs = parseAllDocuments(t, { lineCounter, uniqueKeys: false, prettyErrors: true, merge: true });
+      return { docs: Array.isArray(docs) ? docs : [], lineCounter };
+    },
+    ({ docs }) => docs.some((d) => d.errors.length > 0),
+  );
+}
+
+/** A file of one document (a values file) as the `yaml` library reads it, where it reads it as go-yaml does, with its line counter. */
+export function readDocument(text: string): { doc: Document.Parsed; lineCounter: LineCounter } {
+  return readAsGo(
+    text,
+    (t) => {
+      const lineCounter = new LineCounter();
+      return { doc: parseDocument(t, { lineCounter, uniqueKeys: false, merge: true }), lineCounter };
+    },
+    (read) => read.doc.errors.length > 0,
+  );
 }
