@@ -343,12 +343,13 @@ function fromFastDocuments(file: string, text: string, docs: readonly FastDocume
 
 /** A file read by the `yaml` library: its syntax errors, YAML 1.1 scalars and repeated keys named, each document placed by its nodes. */
 function fromYamlLibrary(file: string, text: string): ParsedFile {
-  const { docs: list, lineCounter } = readDocuments(text);
+  const { docs: list, lineCounter, read } = readDocuments(text);
   const out = { resources: [] as Resource[], findings: [] as Finding[] };
   const { findings } = out;
   let documents = 0;
   const largeIntegers = mayHoldLargeIntegers(text);
-  const refusals = goYamlRefusals(text);
+  // Of the text read: a quoted scalar's lines indented (go-quoted.ts) are inside it, as go-yaml reads them.
+  const refusals = goYamlRefusals(read);
   list.forEach((doc, index) => {
     if (doc.errors.length > 0) {
       findings.push(...syntaxFindings(file, doc.errors, index, lineCounter));

@@ -109,14 +109,17 @@ export function readAsGo<T>(text: string, read: (text: string) => T, refused: (r
   return refused(second) ? first : second;
 }
 
-/** The documents of a text as the `yaml` library reads them, where it reads them as go-yaml does (readAsGo), with their line counter. */
-export function readDocuments(text: string): { docs: Document.Parsed[]; lineCounter: LineCounter } {
+/**
+ * The documents of a text as the `yaml` library reads them, where it reads them as go-yaml does (readAsGo), with their
+ * line counter and the text they were read from (the mended one, where it was).
+ */
+export function readDocuments(text: string): { docs: Document.Parsed[]; lineCounter: LineCounter; read: string } {
   return readAsGo(
     text,
     (t) => {
       const lineCounter = new LineCounter();
       const docs = parseAllDocuments(t, { lineCounter, uniqueKeys: false, prettyErrors: true, merge: true });
-      return { docs: Array.isArray(docs) ? docs : [], lineCounter };
+      return { docs: Array.isArray(docs) ? docs : [], lineCounter, read: t };
     },
     ({ docs }) => docs.some((d) => d.errors.length > 0),
   );
