@@ -93,6 +93,15 @@ describe('where the gate reads YAML the cluster reads with go-yaml', () => {
     expect(parsed.resources[0]!.object.data).toEqual({ a: 'bar baz' });
   });
 
+  it('a JSON manifest, which Argo CD reads with encoding/json: tabs and \\/ are JSON', () => {
+    const json = '{\n\t"apiVersion": "v1",\n\t"kind": "ConfigMap",\n\t"metadata": {"name": "j", "namespace": "default"},\n\t"data": {"url": "a\\/b"}\n}\n';
+    for (const file of ['j.json', 'j.yaml']) {
+      const parsed = parseManifest(file, json);
+      expect(parsed.findings, file).toEqual([]);
+      expect(parsed.resources[0]!.object.data, file).toEqual({ url: 'a/b' });
+    }
+  });
+
   it("a chart's output and a values file", () => {
     expect(splitRendered(`---\n# Source: c/templates/cm.yaml\n${configMap('  url: "a\\/b"\n')}`).problems).toEqual([
       { message: expect.stringMatching(/^c\/templates\/cm\.yaml: found unknown escape character \(go-yaml v2/) },
