@@ -14,7 +14,7 @@ import { dig, isMap } from '../model/core/dig.ts';
 import { trackingRefusal } from '../model/argocd/tracking.ts';
 import { fastDocuments } from './fast-yaml.ts';
 import { readAsGo } from '../model/yaml/go-quoted.ts';
-import { goRefusalMessage, goYamlRefusals } from '../model/yaml/go-refusals.ts';
+import { goRefusalMessage, goYamlRefusals, separatorRefusals } from '../model/yaml/go-refusals.ts';
 
 export interface RenderedDoc {
   object: Record<string, unknown>;
@@ -62,7 +62,7 @@ function splitChunk(chunk: string): ChunkSplit {
   const template = /^# Source: (\S+)/m.exec(chunk)?.[1];
   const at = template ?? 'output';
   // What go-yaml refuses of the output, Argo CD cannot read: the chunk applies nothing (model/yaml/go-refusals.ts).
-  const [refused] = goYamlRefusals(chunk);
+  const [refused] = [...separatorRefusals(chunk), ...goYamlRefusals(chunk)];
   if (refused) {
     problems.push({ message: `${at}: ${goRefusalMessage(refused, 'Argo CD')}` });
     return { docs, problems };

@@ -11,13 +11,8 @@ import { exactIntegers, mayHoldLargeIntegers, under, type ExactInteger } from '.
 import { joined, placesFrom, placeTable, type PlaceTable } from '../yaml/place-table.ts';
 import { fastManifest, type FastDocument } from '../yaml/fast-manifest.ts';
 import { readDocuments } from '../yaml/go-quoted.ts';
-import { GO_YAML_FIX, goRefusalMessage, goYamlRefusals } from '../yaml/go-refusals.ts';
+import { goRefusalFix, goRefusalMessage, manifestRefusals } from '../yaml/go-refusals.ts';
 
-/**
- * What go-yaml refuses of a manifest Argo CD reads with it: not a `.json` file, nor one that starts with `{`, which its
- * repo-server reads with encoding/json (repository.go; apimachinery's YAMLOrJSONDecoder sniffs the `{`).
- */
-const goRefusalsOf = (file: string, text: string) => (file.endsWith('.json') || /^\s*\{/.test(text) ? [] : goYamlRefusals(text));
 import { locate, type LinePos, type Path } from './positions.ts';
 import { trackingRefusal } from '../argocd/tracking.ts';
 
@@ -327,7 +322,7 @@ function parseManifestUnguarded(file: string, text: string): ParsedFile {
  */
 export function readFast(file: string, text: string): ParsedFile | undefined {
   // A text go-yaml refuses a part of is read by the `yaml` library, which names it (fromYamlLibrary).
-  if (goRefusalsOf(file, text).length > 0) return undefined;
+  if (manifestRefusals(file, text).length > 0) return undefined;
   const fast = fastManifest(text);
   return fast ? fromFastDocuments(file, text, fast) : undefined;
 }
@@ -355,7 +350,7 @@ function fromYamlLibrary(file: string, text: string): ParsedFile {
   let documents = 0;
   const largeIntegers = mayHoldLargeIntegers(text);
   // Of the text read: a quoted scalar's lines indented (go-quoted.ts) are inside it, as go-yaml reads them.
-  const refusals = goRefusalsOf(file, read);
+  const refusals = manifestRefusals(file, text, read);
   list.forEach((doc, index) => {
     if (doc.errors.length > 0) {
       findings.push(...syntaxFindings(file, doc.errors, index, lineCounter));
@@ -366,7 +361,15 @@ function fromYamlLibrary(file: string, text: string): ParsedFile {
     const refused = refusals.find((r) => r.doc === index);
     if (refused) {
       const { line, col } = lineCounter.linePos(refused.offset);
-      findings.push({ file, line, col, check: 'yaml-syntax', message: goRefusalMessage(refused, 'kubectl, Argo CD and Helm'), fix: GO_YAML_FIX, doc: index });
+      findings.push({
+        file,
+        line,
+        col,
+        check: 'yaml-syntax',
+        message: goRefusalMessage(refused, 'kubectl, Argo CD and Helm'),
+        fix: goRefusalFix(refused),
+        doc: index,
+      });
       return;
     }
     for (const { line, col, message } of yaml11Ambiguities(doc, lineCounter))

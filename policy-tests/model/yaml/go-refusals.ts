@@ -21,6 +21,8 @@ export interface GoRefusal {
   doc: number;
   /** go-yaml's words. */
   message: string;
+  /** Set where the splitter before go-yaml refuses it (separatorRefusals). */
+  bySplitter?: true;
 }
 
 /**
@@ -32,9 +34,14 @@ const MAY_BE_REFUSED = /\t|\\\/|^%|(?:^[ \t]*(?:-[ \t]+)*|[:?-][ \t]+|[[{,][ \t]
 
 /** A refusal's words, and who refuses: the readers of the cluster's side, not the YAML specification. */
 export const goRefusalMessage = (r: GoRefusal, readers: string) =>
-  `${r.message} (go-yaml v2, which ${readers} read YAML with, refuses this; YAML 1.2 allows it)`;
-export const GO_YAML_FIX =
-  'write it as YAML 1.1 reads it: spaces, not tabs, for indentation; no `\\/` escape; no %YAML 1.2; anchors of letters, digits, _ and -';
+  r.bySplitter
+    ? `${r.message} (Argo CD and kubectl cut a manifest at each line that starts with ---, and refuse one that goes on with more than a comment)`
+    : `${r.message} (go-yaml v2, which ${readers} read YAML with, refuses this; YAML 1.2 allows it)`;
+/** What to write instead. */
+export const goRefusalFix = (r: GoRefusal) =>
+  r.bySplitter
+    ? "start the document's content on the line after ---"
+    : 'write it as YAML 1.1 reads it: spaces, not tabs, for indentation; no `\\/` escape; no %YAML 1.2; anchors of letters, digits, _ and -';
 
 const TAB_TOKEN = 'found character that cannot start any token';
 const TAB_PLAIN = 'found a tab character that violates indentation';
@@ -258,4 +265,39 @@ function walked(text: string): GoRefusal[] {
       out.push({ offset: leaf.offset + 1, doc: leaf.doc, message: 'did not find expected alphabetic or numeric character' });
   }
   return out.sort((a, b) => a.offset - b.offset);
+}
+
+/** A line that starts with `---` and goes on with something other than blanks or a comment. */
+const BAD_SEPARATOR = /^---[ \t]*([^\s#].*)$/gm;
+
+/**
+ * What the splitter before go-yaml refuses: Argo CD's repo-server (directory sources, and every tool's output through
+ * gitops-engine's SplitYAML) and kubectl cut a manifest into documents with apimachinery's YAMLReader
+ * (pkg/util/yaml/decoder.go, since v0.22), at each line that starts with `---`, and refuse one that goes on with
+ * anything but blanks or a comment: "invalid Yaml document separator". YAML reads `--- !!map`, `--- {a: 1}` or
+ * `--- |` as a document's start; the whole source fails to render. Each such line, in the document it starts.
+ */
+export function separatorRefusals(text: string): GoRefusal[] {
+  const lines = [...text.matchAll(BAD_SEPARATOR)];
+  if (lines.length === 0) return [];
+  const starts = [...new Parser().parse(text)].filter((t) => t.type === 'document').map((t) => t.offset);
+  return lines.map((m) => ({
+    offset: m.index,
+    doc: Math.max(0, starts.filter((s) => s <= m.index).length - 1),
+    message: `invalid Yaml document separator: ${m[1]!.trim()}`,
+    bySplitter: true as const,
+  }));
+}
+
+/**
+ * What Argo CD's splitter and go-yaml refuse of a manifest it reads with them, placed in the text the `yaml` library
+ * read (`read`: the mended one, where go-quoted.ts mended it; its lines are the text's). The splitter reads the text
+ * as written; go-yaml, what that text means. Not a `.json` file, nor one that starts with `{`, which the repo-server
+ * reads with encoding/json (repository.go; apimachinery's YAMLOrJSONDecoder sniffs the `{`).
+ */
+export function manifestRefusals(file: string, text: string, read = text): GoRefusal[] {
+  if (file.endsWith('.json') || /^\s*\{/.test(text)) return [];
+  const lineStarts = read === text ? undefined : [0, ...[...read.matchAll(/\n/g)].map((m) => m.index + 1)];
+  const inRead = (r: GoRefusal): GoRefusal => (lineStarts ? { ...r, offset: lineStarts[text.slice(0, r.offset).split('\n').length - 1]! } : r);
+  return [...separatorRefusals(text).map(inRead), ...goYamlRefusals(read)].sort((a, b) => a.offset - b.offset);
 }

@@ -102,6 +102,23 @@ describe('where the gate reads YAML the cluster reads with go-yaml', () => {
     }
   });
 
+  it("a line that starts with --- and goes on: Argo CD's splitter refuses it, in its words, at the document it starts", () => {
+    const text = `${configMap('  a: b\n')}--- !!map\n${configMap('  c: d\n').replace('tabbed', 'other')}--- # a comment is a separator\n${configMap('  e: f\n').replace('tabbed', 'third')}`;
+    const parsed = parseManifest('split.yaml', text);
+    expect(parsed.resources.map((r) => r.name)).toEqual(['tabbed', 'third']);
+    expect(parsed.findings.map(formatFinding)).toEqual([
+      expect.stringMatching(/^split\.yaml:8:1 \[yaml-syntax\] invalid Yaml document separator: !!map \(Argo CD and kubectl cut a manifest/),
+    ]);
+    expect(splitRendered(`---\n# Source: c/templates/cm.yaml\n${configMap('  a: b\n')}--- {}\n`).problems).toEqual([
+      { message: expect.stringMatching(/^c\/templates\/cm\.yaml: invalid Yaml document separator: \{\}/) },
+    ]);
+  });
+
+  it("a quoted scalar's line that starts with ---x: the splitter cuts there, whatever YAML reads, and is placed at its line", () => {
+    const parsed = parseManifest('cut.yaml', configMap('  a: "one\n---x two"\n'));
+    expect(parsed.findings.map(formatFinding)).toEqual([expect.stringMatching(/^cut\.yaml:8:1 \[yaml-syntax\] invalid Yaml document separator: x two/)]);
+  });
+
   it("a chart's output and a values file", () => {
     expect(splitRendered(`---\n# Source: c/templates/cm.yaml\n${configMap('  url: "a\\/b"\n')}`).problems).toEqual([
       { message: expect.stringMatching(/^c\/templates\/cm\.yaml: found unknown escape character \(go-yaml v2/) },
