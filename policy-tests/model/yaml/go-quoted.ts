@@ -61,37 +61,99 @@ function goClosingQuote(text: string, start: number): number | undefined {
   }
 }
 
-/** The first quoted scalar the `yaml` library cuts short, and where go-yaml ends it; undefined where there is none. */
-function firstCutScalar(text: string): { start: number; end: number } | 'refused' | undefined {
-  let offset = 0;
-  for (const token of new Lexer().lex(text)) {
-    if (MARKERS.has(token)) continue;
-    if ((token[0] === '"' || token[0] === "'") && !closed(token)) {
-      const end = goClosingQuote(text, offset);
-      return end === undefined ? 'refused' : { start: offset, end };
-    }
-    offset += token.length;
+/** What go-yaml refuses too: nothing is mended. */
+const REFUSED = Symbol('refused');
+
+/** The text with the lines strictly inside [start, end] indented past `start`'s column; REFUSED where one is a document marker. */
+function indentedInside(text: string, start: number, end: number): string | typeof REFUSED {
+  const lineStart = text.lastIndexOf('\n', start) + 1;
+  const pad = ' '.repeat(start - lineStart + 1);
+  const lines = text.slice(start, end).split('\n');
+  if (lines.slice(1).some((line) => DOCUMENT_MARKER.test(line))) return REFUSED;
+  return `${text.slice(0, start)}${lines.map((line, j) => (j === 0 || line.startsWith(pad) ? line : `${pad}${line}`)).join('\n')}${text.slice(end)}`;
+}
+
+/**
+ * Where go-yaml closes the flow collection that opens at `start` (its scanner checks no indentation inside one): the
+ * offset of its closing bracket, past quoted scalars and comments; undefined where it never closes.
+ */
+function goFlowEnd(text: string, start: number): number | undefined {
+  let depth = 0;
+  for (let i = start; i < text.length; i++) {
+    const c = text[i]!;
+    const afterBlank = i === 0 || /[\s[{,:]/.test(text[i - 1]!);
+    if ((c === '"' || c === "'") && afterBlank) {
+      const end = goClosingQuote(text, i);
+      if (end === undefined) return undefined;
+      i = end;
+    } else if (c === '#' && afterBlank) {
+      const nl = text.indexOf('\n', i);
+      if (nl === -1) return undefined;
+      i = nl;
+    } else if (c === '[' || c === '{') depth++;
+    else if ((c === ']' || c === '}') && --depth === 0) return i;
+  }
+  return undefined;
+}
+
+/** `\'` in a double-quoted scalar's token (an odd run of backslashes before the quote): its offset, where there is one. */
+function escapedQuote(token: string): number | undefined {
+  for (let i = 1; i < token.length - 1; i++) {
+    if (token[i] !== '\\') continue;
+    if (token[i + 1] === "'") return i;
+    i++;
   }
   return undefined;
 }
 
 /**
- * The text with every quoted scalar's continuation lines indented past its opening quote, where the `yaml` library
- * would cut one short that go-yaml reads whole; undefined where there is none, or where go-yaml refuses one too
- * (a document marker inside it, no closing quote).
+ * The text with the first thing mended that the `yaml` library refuses and go-yaml reads, with the same meaning:
+ * - a quoted scalar it cuts short at a line less indented than YAML wants: the lines indented past its opening quote;
+ * - a flow collection it cuts short so (the lexer's flow-error-end): the lines indented past its opening bracket;
+ * - a comment that touches the token before it (`"value"# note`, `[a]#`, `># note`): a space before the `#`;
+ * - `\'` in double quotes, which go-yaml reads as `'`: the `'` alone.
+ * Undefined where there is nothing to mend; REFUSED where go-yaml refuses it too (no closing quote or bracket, a
+ * document marker inside).
+ */
+function firstMend(text: string): string | typeof REFUSED | undefined {
+  let offset = 0;
+  let previous = '';
+  const flows: number[] = [];
+  for (const token of new Lexer().lex(text)) {
+    if (token === '\x18') {
+      const start = flows.pop();
+      const end = start === undefined ? undefined : goFlowEnd(text, start);
+      if (start === undefined || end === undefined) return REFUSED;
+      const mended = indentedInside(text, start, end);
+      if (mended !== text) return mended;
+    }
+    if (MARKERS.has(token)) continue;
+    if (token === '[' || token === '{') flows.push(offset);
+    else if ((token === ']' || token === '}') && flows.length > 0) flows.pop();
+    if ((token[0] === '"' || token[0] === "'") && !closed(token)) {
+      const end = goClosingQuote(text, offset);
+      return end === undefined ? REFUSED : indentedInside(text, offset, end);
+    }
+    if (token[0] === '#' && previous !== '' && !/[\s]$/.test(previous)) return `${text.slice(0, offset)} ${text.slice(offset)}`;
+    const escaped = token[0] === '"' ? escapedQuote(token) : undefined;
+    if (escaped !== undefined) return `${text.slice(0, offset + escaped)}${text.slice(offset + escaped + 1)}`;
+    offset += token.length;
+    previous = token;
+  }
+  return undefined;
+}
+
+/**
+ * The text with what the `yaml` library refuses and go-yaml reads mended (firstMend), as many times as it takes; its
+ * lines stay where they were. Undefined where there is nothing to mend, or where go-yaml refuses the text too.
  */
 export function goQuotedText(text: string): string | undefined {
   let mended = text;
   for (let i = 0; i < MAX_MENDED; i++) {
-    const cut = firstCutScalar(mended);
-    if (cut === 'refused') return undefined;
-    if (cut === undefined) return i === 0 ? undefined : mended;
-    const lineStart = mended.lastIndexOf('\n', cut.start) + 1;
-    const pad = ' '.repeat(cut.start - lineStart + 1);
-    const inside = mended.slice(cut.start, cut.end);
-    const lines = inside.split('\n');
-    if (lines.slice(1).some((line) => DOCUMENT_MARKER.test(line))) return undefined;
-    mended = `${mended.slice(0, cut.start)}${lines.map((line, j) => (j === 0 ? line : `${pad}${line}`)).join('\n')}${mended.slice(cut.end)}`;
+    const next = firstMend(mended);
+    if (next === REFUSED) return undefined;
+    if (next === undefined || next === mended) return i === 0 ? undefined : mended;
+    mended = next;
   }
   return undefined;
 }

@@ -52,6 +52,16 @@ describe('goQuotedText', () => {
     expect(goQuotedText("a:\n  b: 'one\n...\n  two'\n")).toBeUndefined();
   });
 
+  it("mends the rest go-yaml reads: a flow collection’s lines at its key’s indentation, a comment that touches its token, \\' in double quotes", () => {
+    expect(goRead('args: [--a,\n--b,\n  --c]\nnext: 1\n')).toEqual({ args: ['--a', '--b', '--c'], next: 1 });
+    expect(goRead('limits: {cpu: 1,\nmemory: 2}\n')).toEqual({ limits: { cpu: 1, memory: 2 } });
+    expect(goRead('a: "v"# note\nb: [1]# note\nc: ># note\n  x\n')).toEqual({ a: 'v', b: [1], c: 'x\n' });
+    expect(goRead('a: "it\\\'s"\nb: "a\\\\\'"\n')).toEqual({ a: "it's", b: "a\\'" });
+    // go-yaml refuses these too: a flow that never closes, a document marker inside one.
+    expect(goQuotedText('args: [--a,\n--b\n')).toBeUndefined();
+    expect(goQuotedText('args: [--a,\n---\n--b]\n')).toBeUndefined();
+  });
+
   it('is read only where the first reading is refused, and only where the mended one is not', () => {
     const read = (text: string) => parseAllDocuments(text);
     const refused = (docs: ReturnType<typeof read>) => (Array.isArray(docs) ? docs : []).some((d) => d.errors.length > 0);
