@@ -172,6 +172,33 @@ describe('scalars YAML 1.1 and 1.2 read differently', () => {
   });
 });
 
+describe("YAML the cluster's readers refuse, which the YAML specification allows", () => {
+  it("in a copy of the real repository: a tab in a block scalar's indentation (go-yaml) and --- !!map (Argo CD's splitter), each in its reader's words at its line", async () => {
+    const copy = copyRepo();
+    try {
+      const peers = 'apps/media/gluetun/networkpolicy.yaml';
+      copy.write(peers, copy.read(peers).replace('external-peers: |\n      world:', 'external-peers: |\n      \tworld:'));
+      const rbac = 'apps/platform/backups/rbac.yaml';
+      const text = copy.read(rbac);
+      const at = text.indexOf('\n---\n', text.indexOf('\n---\n') + 1);
+      copy.write(rbac, `${text.slice(0, at)}\n--- !!map\n${text.slice(at + 5)}`);
+      const findings = await copy.gate();
+      expect(findings.map(formatFinding), describeFindings(findings)).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(
+            new RegExp(
+              `^${peers}:${lineOf(copy, peers, '\tworld:')}:7 loader \\[yaml-syntax\\] found a tab character where an indentation space is expected \\(go-yaml v2`,
+            ),
+          ),
+          expect.stringMatching(new RegExp(`^${rbac}:${lineOf(copy, rbac, '--- !!map')}:1 loader \\[yaml-syntax\\] invalid Yaml document separator: !!map`)),
+        ]),
+      );
+    } finally {
+      copy.dispose();
+    }
+  });
+});
+
 describe('text a pull request wrote, in the report', () => {
   it('a name with an ANSI escape and a line break cannot recolour or forge lines of the text report', async () => {
     const dir = mkdtempSync(join(scratch, 'case-'));
