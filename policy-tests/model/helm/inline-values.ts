@@ -7,7 +7,7 @@
  * lands on the line a person wrote. Order is Argo CD's (util/helm/cmd.go):
  * value files, then values or valuesObject, then parameters and file parameters.
  */
-import { LineCounter, parseDocument } from 'yaml';
+import { readDocument } from '../yaml/go-quoted.ts';
 import { locate, type Path, type PathSegment } from '../core/positions.ts';
 import { objects } from '../core/dig.ts';
 import type { FilePosition, Positions } from '../core/manifest.ts';
@@ -101,10 +101,12 @@ export function inlineValues(app: ArgoApp, source: AppSource): DataFile[] {
   return out;
 }
 
-/** `helm.values`: a YAML string, parsed as Helm parses a values file, its positions offset to where the string starts. */
+/**
+ * `helm.values`: a YAML string, parsed as Helm parses a values file (with go-yaml's leniencies, model/yaml/go-quoted.ts:
+ * what it refuses, the real Helm refuses at render), its positions offset to where the string starts.
+ */
 function valuesString(app: ArgoApp, source: AppSource, text: string): DataFile {
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, uniqueKeys: false, merge: true });
+  const { doc, lineCounter } = readDocument(text);
   const base = atSource(app, source, ['helm', 'values']);
   const start = base([], 'value');
   const file = start.file ?? app.resource.file;
