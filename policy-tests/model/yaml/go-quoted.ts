@@ -1,6 +1,8 @@
 /**
- * A quoted scalar over several lines, as go-yaml reads it. Everything that reads the repository for the cluster
- * (kubectl, Argo CD, Helm, kustomize) reads YAML with go-yaml, whose scanner takes a quoted scalar's continuation
+ * What go-yaml reads that the `yaml` library refuses, with the same meaning, mended so that the `yaml` library reads it
+ * as go-yaml does (firstMend lists the four: quoted and flow lines at any indentation, a comment touching its token,
+ * `\'`). The first and commonest: a quoted scalar over several lines. Everything that reads the repository for the
+ * cluster (kubectl, Argo CD, Helm, kustomize) reads YAML with go-yaml, whose scanner takes a quoted scalar's continuation
  * lines at any indentation (scannerc.go, yaml_parser_scan_flow_scalar: only a document marker at a line's start, or
  * the end of the text, stops it before its closing quote). The YAML specification, and so the `yaml` library, wants
  * them indented past the block the scalar sits in, and cuts the scalar at the first line that is not:
@@ -147,7 +149,7 @@ function firstMend(text: string): string | typeof REFUSED | undefined {
  * The text with what the `yaml` library refuses and go-yaml reads mended (firstMend), as many times as it takes; its
  * lines stay where they were. Undefined where there is nothing to mend, or where go-yaml refuses the text too.
  */
-export function goQuotedText(text: string): string | undefined {
+export function goMendedText(text: string): string | undefined {
   let mended = text;
   for (let i = 0; i < MAX_MENDED; i++) {
     const next = firstMend(mended);
@@ -160,12 +162,13 @@ export function goQuotedText(text: string): string | undefined {
 
 /**
  * A reading of the text as go-yaml reads it: `read` of the text, or where that is refused, of the text with its quoted
- * scalars' continuation lines indented (goQuotedText) where that reading is not refused.
+ * scalars' continuation lines indented and the rest of firstMend's list mended (goMendedText), where that reading is not
+ * refused.
  */
 export function readAsGo<T>(text: string, read: (text: string) => T, refused: (result: T) => boolean): T {
   const first = read(text);
   if (!refused(first)) return first;
-  const mended = goQuotedText(text);
+  const mended = goMendedText(text);
   if (mended === undefined) return first;
   const second = read(mended);
   return refused(second) ? first : second;

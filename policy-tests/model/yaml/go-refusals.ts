@@ -14,9 +14,10 @@
  * Measured against go-yaml v2's own verdicts on the YAML test suite (`npm run conformance -- --yaml-test-matrix`).
  */
 import { Parser, type CST } from 'yaml';
+import { goMendedText } from './go-quoted.ts';
 
 export interface GoRefusal {
-  /** The offset in the text of what go-yaml stops at, and the document it is in. */
+  /** Where go-yaml stops, in the text as the `yaml` library reads it (go-quoted.ts' mended text: the same lines), and its document. */
   offset: number;
   doc: number;
   /** go-yaml's words. */
@@ -254,7 +255,12 @@ export function goYamlRefusals(text: string): GoRefusal[] {
   return last.refusals;
 }
 
-function walked(text: string): GoRefusal[] {
+/**
+ * Walked on the text as the `yaml` library reads it where it reads it as go-yaml does (go-quoted.ts): a quoted scalar's
+ * line that starts with a tab is inside the scalar there, as go-yaml reads it. Offsets are that text's (the same lines).
+ */
+function walked(original: string): GoRefusal[] {
+  const text = goMendedText(original) ?? original;
   const all = leaves(text);
   const out: GoRefusal[] = [...tabRefusals(text, all)];
   for (const leaf of all) {
@@ -299,5 +305,5 @@ export function manifestRefusals(file: string, text: string, read = text): GoRef
   if (file.endsWith('.json') || /^\s*\{/.test(text)) return [];
   const lineStarts = read === text ? undefined : [0, ...[...read.matchAll(/\n/g)].map((m) => m.index + 1)];
   const inRead = (r: GoRefusal): GoRefusal => (lineStarts ? { ...r, offset: lineStarts[text.slice(0, r.offset).split('\n').length - 1]! } : r);
-  return [...separatorRefusals(text).map(inRead), ...goYamlRefusals(read)].sort((a, b) => a.offset - b.offset);
+  return [...separatorRefusals(text).map(inRead), ...goYamlRefusals(text)].sort((a, b) => a.offset - b.offset);
 }

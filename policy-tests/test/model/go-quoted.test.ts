@@ -4,16 +4,16 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { goQuotedText, readAsGo } from '../../model/yaml/go-quoted.ts';
+import { goMendedText, readAsGo } from '../../model/yaml/go-quoted.ts';
 import { parseManifest } from '../../model/core/manifest.ts';
 import { formatFinding } from '../../model/core/findings.ts';
 import { parseDataFile } from '../../model/repository/repo.ts';
 import { splitRendered } from '../../render/output.ts';
 
 const configMap = (data: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: wrapped\n  namespace: default\ndata:\n${data}`;
-/** What the `yaml` library reads of the text after goQuotedText, where it gives one. */
+/** What the `yaml` library reads of the text after goMendedText, where it gives one. */
 const goRead = (text: string): unknown => {
-  const mended = goQuotedText(text);
+  const mended = goMendedText(text);
   if (mended === undefined) return 'not mended';
   const [doc, ...rest] = parseAllDocuments(mended);
   expect(rest).toEqual([]);
@@ -21,7 +21,7 @@ const goRead = (text: string): unknown => {
   return doc!.toJS();
 };
 
-describe('goQuotedText', () => {
+describe('goMendedText', () => {
   it('indents a quoted scalar continued at its key’s indentation, as an editor or go-yaml v2 wraps it, and the text reads whole', () => {
     const text = '    description: "a long text\n    wrapped by an editor"\n    next: 1\n';
     expect(parseAllDocuments(text)[0]!.errors.length).toBeGreaterThan(0);
@@ -38,18 +38,18 @@ describe('goQuotedText', () => {
 
   it('mends every such scalar of a text, and keeps its lines where they were', () => {
     const text = 'a:\n  b: "one\n  two"\n  c: \'three\n  four\'\n  d: e\n';
-    const mended = goQuotedText(text)!;
+    const mended = goMendedText(text)!;
     expect(mended.split('\n').length).toBe(text.split('\n').length);
     expect(goRead(text)).toEqual({ a: { b: 'one two', c: 'three four', d: 'e' } });
   });
 
   it('leaves a text alone where nothing is cut short, or where go-yaml refuses the scalar too', () => {
-    expect(goQuotedText('a: "one\n   two"\n')).toBeUndefined();
-    expect(goQuotedText('a: [unclosed\n')).toBeUndefined();
+    expect(goMendedText('a: "one\n   two"\n')).toBeUndefined();
+    expect(goMendedText('a: [unclosed\n')).toBeUndefined();
     // go-yaml: "found unexpected end of stream", "found unexpected document indicator".
-    expect(goQuotedText('a:\n  b: "one\n  two\n')).toBeUndefined();
-    expect(goQuotedText('a:\n  b: "one\n---\n  two"\n')).toBeUndefined();
-    expect(goQuotedText("a:\n  b: 'one\n...\n  two'\n")).toBeUndefined();
+    expect(goMendedText('a:\n  b: "one\n  two\n')).toBeUndefined();
+    expect(goMendedText('a:\n  b: "one\n---\n  two"\n')).toBeUndefined();
+    expect(goMendedText("a:\n  b: 'one\n...\n  two'\n")).toBeUndefined();
   });
 
   it("mends the rest go-yaml reads: a flow collection’s lines at its key’s indentation, a comment that touches its token, \\' in double quotes", () => {
@@ -58,8 +58,8 @@ describe('goQuotedText', () => {
     expect(goRead('a: "v"# note\nb: [1]# note\nc: ># note\n  x\n')).toEqual({ a: 'v', b: [1], c: 'x\n' });
     expect(goRead('a: "it\\\'s"\nb: "a\\\\\'"\n')).toEqual({ a: "it's", b: "a\\'" });
     // go-yaml refuses these too: a flow that never closes, a document marker inside one.
-    expect(goQuotedText('args: [--a,\n--b\n')).toBeUndefined();
-    expect(goQuotedText('args: [--a,\n---\n--b]\n')).toBeUndefined();
+    expect(goMendedText('args: [--a,\n--b\n')).toBeUndefined();
+    expect(goMendedText('args: [--a,\n---\n--b]\n')).toBeUndefined();
   });
 
   it('is read only where the first reading is refused, and only where the mended one is not', () => {

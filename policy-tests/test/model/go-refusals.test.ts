@@ -119,6 +119,15 @@ describe('where the gate reads YAML the cluster reads with go-yaml', () => {
     expect(parsed.findings.map(formatFinding)).toEqual([expect.stringMatching(/^cut\.yaml:8:1 \[yaml-syntax\] invalid Yaml document separator: x two/)]);
   });
 
+  it("a quoted scalar's line that starts with a tab, in a chart's output and a values file too: inside the scalar, as go-yaml reads it", () => {
+    expect(splitRendered(`---\n# Source: c/templates/cm.yaml\n${configMap('  a: "bar\n\tbaz"\n')}`)).toMatchObject({
+      problems: [],
+      docs: [{ object: { data: { a: 'bar baz' } } }],
+    });
+    const file = parseDataFile('apps/x/values.yaml', 'note: "bar\n\tbaz"\n');
+    expect([file.errors, file.data]).toEqual([[], { note: 'bar baz' }]);
+  });
+
   it("a chart's output and a values file", () => {
     expect(splitRendered(`---\n# Source: c/templates/cm.yaml\n${configMap('  url: "a\\/b"\n')}`).problems).toEqual([
       { message: expect.stringMatching(/^c\/templates\/cm\.yaml: found unknown escape character \(go-yaml v2/) },
