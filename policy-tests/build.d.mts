@@ -8,5 +8,7 @@ export declare const FRONT_DOOR_BUNDLE: string;
 export declare function isStale(): boolean;
 /** Builds the gate's bundles; returns the files written. */
 export declare function buildGate(): Promise<string[]>;
-/** buildGate, blocking, for a module loader's resolve hook. */
-export declare function buildGateSync(): string[];
+/** buildGate, blocking, for a module loader's resolve hook: the build run as a child, held to the same time limit. */
+export declare function buildGateSync(): void;
+/** How long one build may take, in ms (HOMELAB_BUILD_TIMEOUT, seconds; five minutes unless set). */
+export declare function buildTimeoutMs(env?: NodeJS.ProcessEnv): number;

@@ -4,8 +4,8 @@
  * before anything is built. The build is skipped while no input it was made
  * from (esbuild's metafile lists them) is newer than it.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -67,17 +67,49 @@ const OPTIONS = {
   logLevel: 'silent',
 };
 
-/** Builds the bundles; each lands with a rename, so a concurrent run never reads half a file. */
-export async function buildGate() {
-  // Loaded here, not at the top: the gate's own start-up imports this file only to ask whether it is stale.
-  const { build } = await import('esbuild');
-  return landed(await build(OPTIONS));
+/**
+ * How long one build may take, in ms: HOMELAB_BUILD_TIMEOUT seconds, five minutes unless set. A build takes about a
+ * second; the limit is there so that a hung esbuild stops a start with one line, not holds it forever.
+ */
+export function buildTimeoutMs(env = process.env) {
+  const raw = env.HOMELAB_BUILD_TIMEOUT;
+  if (raw === undefined || raw === '') return 300_000;
+  const seconds = Number(raw);
+  if (!Number.isFinite(seconds) || seconds <= 0) throw new Error(`HOMELAB_BUILD_TIMEOUT must be a positive number of seconds, got "${raw}"`);
+  return seconds * 1000;
 }
 
-/** buildGate, blocking: for a module loader's resolve hook, which cannot wait on a promise. */
+/** Builds the bundles; each lands with a rename, so a concurrent run never reads half a file. */
+export async function buildGate() {
+  const ms = buildTimeoutMs();
+  // Loaded here, not at the top: the gate's own start-up imports this file only to ask whether it is stale.
+  const esbuild = await import('esbuild');
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let timer;
+  const expired = new Promise((_, reject) => {
+    timer = setTimeout(() => {
+      reject(new Error(`esbuild did not finish within ${ms / 1000} s (HOMELAB_BUILD_TIMEOUT); stopped`));
+      // Ends esbuild's service process; the build's own promise then rejects, and the race has handled it.
+      esbuild.stop().catch(() => {});
+    }, ms);
+  });
+  try {
+    return landed(await Promise.race([esbuild.build(OPTIONS), expired]));
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * buildGate, blocking: for a module loader's resolve hook, which cannot wait on a promise. It runs this file as a
+ * child, which holds the build to its time limit as buildGate does (esbuild's own buildSync takes none); the child's
+ * own limit, a little longer, is for a child that hangs before its build starts.
+ */
 export function buildGateSync() {
-  const { buildSync } = /** @type {typeof import('esbuild')} */ (createRequire(import.meta.url)('esbuild'));
-  return landed(buildSync(OPTIONS));
+  const ms = buildTimeoutMs();
+  const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url)], { encoding: 'utf8', timeout: ms + 30_000, killSignal: 'SIGKILL' });
+  if (child.error) throw new Error(child.error.message);
+  if (child.status !== 0) throw new Error(child.stderr.trim().split('\n')[0] || `the build ended with ${child.signal ?? `exit ${child.status}`}`);
 }
 
 /** @param {import('esbuild').BuildResult<{ metafile: true, write: false }>} result */

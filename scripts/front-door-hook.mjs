@@ -5,19 +5,23 @@
  * makes the gate's bundle, and a script loads that in 0.45 s. This hook hands a script's imports of the front door the
  * built file, building it first where it is missing or older than any of its sources, at the first import: a
  * script's --help and usage errors, which never load the door, never build it either. Where it cannot be built (no
- * esbuild, an unwritable checkout), the script reads the sources as before. The scripts' own modules always load
+ * esbuild, an unwritable checkout, a build past its time limit, HOMELAB_BUILD_TIMEOUT), the script says so in one line
+ * on stderr and reads the sources as before. The scripts' own modules always load
  * from their sources, and the tests import the sources directly.
  */
 import { registerHooks } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { buildGateSync, FRONT_DOOR_BUNDLE, FRONT_DOOR_SOURCE, isStale } from '../policy-tests/build.mjs';
 
-/** The front door's built file, built now where it is not up to date; undefined where it cannot be. */
+/** The front door's built file, built now where it is not up to date; undefined, said in one line, where it cannot be. */
 function builtFrontDoor() {
   try {
     if (isStale()) buildGateSync();
     return pathToFileURL(FRONT_DOOR_BUNDLE).href;
-  } catch {
+  } catch (err) {
+    process.stderr.write(
+      `scripts: reading the gate's sources, since its front door cannot be built: ${String(err instanceof Error ? err.message : err).split('\n')[0]}\n`,
+    );
     return undefined;
   }
 }

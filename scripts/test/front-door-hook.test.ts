@@ -61,11 +61,39 @@ describe("a script's import of the front door", () => {
     expect(statSync(built()).mtimeMs).toBeGreaterThan(before);
   });
 
-  it('reads the sources where the door cannot be built', async () => {
+  it('stops a build that hangs at its time limit, in one line, and the script reads the sources', async () => {
+    rmSync(join(copy, 'policy-tests/dist'), { recursive: true, force: true });
+    // An esbuild that never answers: the build's time limit is all that ends it.
+    const hung = { ...process.env, ESBUILD_BINARY_PATH: join(copy, 'hung-esbuild.sh'), HOMELAB_BUILD_TIMEOUT: '0.2' };
+    writeFileSync(hung.ESBUILD_BINARY_PATH, '#!/bin/sh\nexec sleep 600\n', { mode: 0o755 });
+    const stopped = 'esbuild did not finish within 0.2 s (HOMELAB_BUILD_TIMEOUT); stopped';
+    const probe = await exec(process.execPath, [join(copy, 'scripts/run.mjs'), 'scripts/probe-door.ts'], { cwd: copy, env: hung });
+    expect(probe).toEqual({
+      code: 0,
+      stdout: `${pathToFileURL(join(copy, 'policy-tests/index.ts')).href}\n${copy}/\nrebuilt\n`,
+      stderr: `scripts: reading the gate's sources, since its front door cannot be built: build: ${stopped}\n`,
+    });
+    // The gate's own start builds the same way, and stops the same way: one line, exit 1.
+    const gate = await exec(process.execPath, [join(copy, 'policy-tests/bin/homelab-gate.mjs'), '--help'], { cwd: copy, env: hung });
+    expect(gate).toEqual({ code: 1, stdout: '', stderr: `homelab-gate: cannot build the gate: ${stopped}\n` });
+    expect(existsSync(built())).toBe(false);
+    const misset = await exec(process.execPath, [join(copy, 'policy-tests/bin/homelab-gate.mjs'), '--help'], {
+      cwd: copy,
+      env: { ...hung, HOMELAB_BUILD_TIMEOUT: 'soon' },
+    });
+    expect(misset).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'homelab-gate: cannot build the gate: HOMELAB_BUILD_TIMEOUT must be a positive number of seconds, got "soon"\n',
+    });
+  });
+
+  it('reads the sources where the door cannot be built, and says why', async () => {
     rmSync(join(copy, 'policy-tests/dist'), { recursive: true, force: true });
     // A file where the build's folder would be: nothing can be written there.
     writeFileSync(join(copy, 'policy-tests/dist'), 'not a folder\n');
     const probe = await runScript('scripts/probe-door.ts');
-    expect(probe).toEqual({ code: 0, stdout: `${pathToFileURL(join(copy, 'policy-tests/index.ts')).href}\n${copy}/\nrebuilt\n`, stderr: '' });
+    expect(probe).toMatchObject({ code: 0, stdout: `${pathToFileURL(join(copy, 'policy-tests/index.ts')).href}\n${copy}/\nrebuilt\n` });
+    expect(probe.stderr).toMatch(/^scripts: reading the gate's sources, since its front door cannot be built: build: .*dist.*\n$/);
   });
 });

@@ -3,7 +3,8 @@
  * values file, with sigs.k8s.io/yaml, whose parser is go-yaml v2 (go.yaml.in/yaml/v2 2.4): YAML 1.1's scanner, which
  * refuses some of what YAML 1.2, and so the `yaml` library, reads. A manifest the gate read and Argo CD cannot is a
  * source that fails to render, after the merge; these are those refusals, each in go-yaml's words
- * (scannerc.go and parserc.go at v2.4.0):
+ * (scannerc.go and parserc.go at v2.4.0, which go.yaml.in/yaml/v2 2.4.3, Argo CD v3.5.1's pin through sigs.k8s.io/yaml
+ * 1.6.0, carries unchanged: its three commits since move the import path):
  * - a tab where go-yaml expects a token to start: in a block's indentation at a line's start, and after a `-` or `?`
  *   indicator ("found character that cannot start any token"), or before a plain scalar's indentation on the lines
  *   it reads on ("found a tab character that violates indentation");
