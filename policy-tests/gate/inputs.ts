@@ -2,7 +2,8 @@
 import { existsSync, fstatSync, lstatSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { readSource, type Source } from '../model/core/source.ts';
-import { isManifestPath, MANIFEST_ROOTS, relativeToRepo, walkFiles } from '../model/repository/repo.ts';
+import { MANIFEST_ROOTS, relativeToRepo, walkFiles } from '../model/repository/repo.ts';
+import { isManifestPath } from '../model/repository/data-file.ts';
 import { UsageError } from './usage-error.ts';
 
 export interface Inputs {

@@ -10,6 +10,11 @@
 import { ROOT_APP_FILE } from '../model/argocd/argocd.ts';
 import { CLUSTER_FACTS_FILE } from '../model/repository/cluster-facts.ts';
 import { formatLocation, type Finding } from '../model/core/findings.ts';
+import { isNonManifest } from '../model/repository/data-file.ts';
+import { argoGlobMatch } from '../model/core/glob.ts';
+
+/** What the loader says of a data file it cannot read (model/repository/data-file.ts unparsedFinding). */
+const UNREAD = new Set(['yaml-syntax', 'duplicate-key', 'nesting-depth']);
 
 interface Rule {
   isCause(f: Finding): boolean;
@@ -31,17 +36,31 @@ const RULES: readonly Rule[] = [
   },
 ];
 
-/** Marks causes and their followers in place (first rule first: a follower has one cause); returns the causes. */
-export function markRootCauses(findings: readonly Finding[]): Finding[] {
+/**
+ * Marks causes and their followers in place (first rule first: a follower has one cause); returns the causes. `loaded`:
+ * the loader's findings, which may cause some of `findings` and follow from none; `reads`: the data files each check
+ * declares it reads (globs), by check id.
+ */
+export function markRootCauses(
+  findings: readonly Finding[],
+  loaded: readonly Finding[] = [],
+  reads: ReadonlyMap<string, readonly string[]> = new Map(),
+): Finding[] {
   const causes: Finding[] = [];
-  for (const rule of RULES) {
-    const cause = findings.find((f) => f.causedBy === undefined && rule.isCause(f));
-    if (!cause) continue;
-    const followers = findings.filter((f) => f !== cause && f.causedBy === undefined && f.consequences === undefined && rule.follows(f));
-    if (followers.length === 0) continue;
+  const mark = (cause: Finding, follows: (f: Finding) => boolean) => {
+    const followers = findings.filter((f) => f !== cause && f.causedBy === undefined && f.consequences === undefined && follows(f));
+    if (followers.length === 0) return;
     for (const f of followers) f.causedBy = formatLocation(cause);
     cause.consequences = followers.length;
     causes.push(cause);
+  };
+  for (const rule of RULES) {
+    const cause = findings.find((f) => f.causedBy === undefined && rule.isCause(f));
+    if (cause) mark(cause, (f) => rule.follows(f));
   }
+  // A data file that does not parse (Helm values, facts): a check that reads it read nothing, and what it says of the
+  // file, or of what the file declares, follows from that.
+  for (const cause of [...loaded, ...findings].filter((f) => f.causedBy === undefined && UNREAD.has(f.check) && isNonManifest(f.file)))
+    mark(cause, (f) => !UNREAD.has(f.check) && (f.file === cause.file || (reads.get(f.check) ?? []).some((glob) => argoGlobMatch(glob, cause.file))));
   return causes;
 }

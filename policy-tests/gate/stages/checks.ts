@@ -66,7 +66,11 @@ export function policyStage(tree: Tree, staged: Staged, admitted: AdmissionJudge
   options.onProgress?.('policy', total, total);
   const found = [...admitted.run.findings, ...run.findings, ...exemptions];
   const findings = [...tree.renderFindings, ...found.filter((f) => f.severity === undefined)];
-  markRootCauses(findings);
+  markRootCauses(
+    findings,
+    tree.repo.parsed.flatMap((p) => p.findings),
+    new Map([...staged.admission, ...staged.policy].map((c) => [c.id, c.reads.files ?? []])),
+  );
   return {
     findings,
     warnings: found.filter((f) => f.severity === 'warning'),

@@ -7,8 +7,8 @@
  * lands on the line a person wrote. Order is Argo CD's (util/helm/cmd.go):
  * value files, then values or valuesObject, then parameters and file parameters.
  */
-import { readDocument } from '../yaml/go-quoted.ts';
-import { locate, type Path, type PathSegment } from '../core/positions.ts';
+import { readValuesText, type ValuesText } from '../yaml/helm-values.ts';
+import type { LinePos, Path, PathSegment } from '../core/positions.ts';
 import { objects } from '../core/dig.ts';
 import type { FilePosition, Positions } from '../core/manifest.ts';
 import type { DataFile } from '../repository/repo.ts';
@@ -70,7 +70,7 @@ export function inlineValues(app: ArgoApp, source: AppSource): DataFile[] {
   if (!helm) return [];
   const out: DataFile[] = [];
   if (helm.valuesObject !== undefined) out.push(inline(app, helm.valuesObject, atSource(app, source, ['helm', 'valuesObject'])));
-  else if (helm.values !== undefined) out.push(valuesString(app, source, helm.values));
+  else if (helm.values !== undefined) out.push(valuesString(app, source));
   const parameters: Record<string, unknown> = {};
   const where = new Map<string, Path>();
   const keyOf = (path: Path) => path.join('\0');
@@ -102,26 +102,36 @@ export function inlineValues(app: ArgoApp, source: AppSource): DataFile[] {
 }
 
 /**
- * `helm.values`: a YAML string, parsed as Helm parses a values file (with go-yaml's leniencies, model/yaml/go-quoted.ts:
- * what it refuses, the real Helm refuses at render), its positions offset to where the string starts.
+ * `helm.values`: a YAML string Argo CD writes to a file and hands Helm with `--values`, read as Helm 4 reads a values
+ * file (model/yaml/helm-values.ts), with a place in the Application (or the parameter file that set it) for each
+ * place in the string. Undefined where the source has none, or `valuesObject` wins over it.
  */
-function valuesString(app: ArgoApp, source: AppSource, text: string): DataFile {
-  const { doc, lineCounter } = readDocument(text);
+function valuesText(app: ArgoApp, source: AppSource): { read: ValuesText; file: string; place: (pos: LinePos) => FilePosition } | undefined {
+  const text = source.helm?.valuesObject === undefined ? source.helm?.values : undefined;
+  if (typeof text !== 'string') return undefined;
   const base = atSource(app, source, ['helm', 'values']);
   const start = base([], 'value');
-  const file = start.file ?? app.resource.file;
-  const errors = doc.errors.map((e) => `${file}:${start.line + (e.linePos?.[0].line ?? 1)}:1: helm.values: ${e.message.split('\n')[0]}`);
-  let data: unknown;
-  try {
-    data = errors.length === 0 ? doc.toJS({ maxAliasCount: 100 }) : undefined;
-  } catch (err) {
-    errors.push(`${file}:${start.line}:1: helm.values: ${(err as Error).message.split('\n')[0]}`);
-  }
   // A block scalar (`values: |`) holds the string from the line after its key: the string's line n is that line + n - 1.
   const first = Math.max(start.line, base([], 'key').line + 1);
-  const at = (path: Path, target: 'key' | 'value'): FilePosition => {
-    const { line, col } = locate(doc, lineCounter, path, target);
-    return { line: first + line - 1, col, ...(start.file === undefined ? {} : { file: start.file }) };
+  return {
+    read: readValuesText(text),
+    file: start.file ?? app.resource.file,
+    place: ({ line, col }) => ({ line: first + line - 1, col, ...(start.file === undefined ? {} : { file: start.file }) }),
   };
-  return inline(app, data, at, errors);
+}
+
+function valuesString(app: ArgoApp, source: AppSource): DataFile {
+  const { read, file, place } = valuesText(app, source)!;
+  const errors = read.errors.map((e) => `${file}:${place(e).line}:${place(e).col}: helm.values: ${e.message}`);
+  return inline(app, read.data, (path, target) => place(read.at(path, target)), errors);
+}
+
+/** Why Helm refuses a source's `helm.values`, each at its place (in the file that holds it); none where it reads them. */
+export function inlineValuesRefusals(app: ArgoApp, source: AppSource): { file: string; line: number; col: number; message: string }[] {
+  const values = valuesText(app, source);
+  if (!values) return [];
+  return values.read.errors.map((e) => {
+    const { line, col } = values.place(e);
+    return { file: values.file, line, col, message: e.message };
+  });
 }

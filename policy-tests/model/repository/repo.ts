@@ -6,7 +6,6 @@
 import { existsSync, lstatSync, readdirSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { argoGlobMatch } from '../core/glob.ts';
 import { documentPositions, type ParsedFile, type Resource } from '../core/manifest.ts';
 import { recall, remember as record, storedPositions } from '../stores/parse-store.ts';
 import { parseFiles } from './parse-pool.ts';
@@ -16,7 +15,20 @@ import { readDocument } from '../yaml/go-quoted.ts';
 import { goRefusalMessage, goYamlRefusals } from '../yaml/go-refusals.ts';
 import type { Finding } from '../core/findings.ts';
 import { readSource } from '../core/source.ts';
-import { parseTomlFile, type DataFile } from './data-file.ts';
+import { isLfsPointer } from '../core/text.ts';
+import {
+  isChartSource,
+  isHelmValues,
+  isManifestPath,
+  isNonManifest,
+  isSourceParameterFile,
+  lazyValuesPositions,
+  parseTomlFile,
+  unparsedConsequence,
+  unparsedFinding,
+  valuesDataFile,
+  type DataFile,
+} from './data-file.ts';
 import { findFactsResource, readClusterFacts, type ClusterFacts, type FactsProblem } from './cluster-facts.ts';
 import { perKey } from '../core/per-object.ts';
 import { checkoutPaths, pathsByFolder, type CheckoutLink, type Submodule } from './checkout-paths.ts';
@@ -33,51 +45,6 @@ export const REPO_ROOT = ((here: string) => here.slice(0, here.lastIndexOf(`${se
 export const CHART_LOCK_FILE = 'charts.lock.json';
 
 export const MANIFEST_ROOTS = ['clusters', 'apps', 'monitoring', 'security', 'portfolio-api/deploy'] as const;
-
-export const MANIFEST_EXTENSIONS = ['.yaml', '.yml', '.json'] as const;
-
-/**
- * A local chart's Chart.yaml and templates. Templates are Go templates, not YAML: they are never parsed here (the
- * render tier reads them through Helm), and judged as manifests they would fail on valid `{{ ... }}` text.
- */
-const CHART_SOURCE_PATTERN = '{Chart.yaml,*/Chart.yaml,*/templates/*}';
-const isChartSource = (file: string) => argoGlobMatch(CHART_SOURCE_PATTERN, file);
-
-/** Argo CD's source parameter files, wherever a source path puts them (gobwas: `*` crosses `/`). */
-const SOURCE_PARAMETER_PATTERN = '{.argocd-source*.yaml,*/.argocd-source*.yaml}';
-
-/**
- * Files under the roots that look like manifests but are not Kubernetes
- * objects. Argo CD must never apply them; the argocd-root-discovery check
- * proves that every directory source excludes them. Argo CD glob dialect.
- */
-export const NON_MANIFEST_PATTERNS: readonly { pattern: string; reason: string }[] = [
-  { pattern: '{values.yaml,*/values.yaml,*/values-*.yaml}', reason: 'Helm values, consumed by a chart source through $values' },
-  { pattern: '{*/package.json,*/package-lock.json,*/tsconfig*.json}', reason: 'Node.js tooling of a workload built from this repo' },
-  { pattern: '*/settings/*', reason: 'app rebuild settings, read by scripts, never applied' },
-  { pattern: '*/payloads/*', reason: 'webhook payloads other systems push (documentation and test input), never applied' },
-  { pattern: '*/tests/*', reason: 'tool test files (promtool rule tests), never applied' },
-  { pattern: '*/metrics-catalog/*', reason: 'the metrics catalog: what each scraped exporter exposes, read by the metrics-join check, never applied' },
-  { pattern: '*/facts/*', reason: 'facts the policy checks read (upstream rule names, image lists), never applied' },
-  {
-    pattern: '*/appset/*',
-    reason: "an ApplicationSet's parameter files: its git files generator reads them (model/appset/params.ts), Argo CD never applies them",
-  },
-  { pattern: '*/patches/*', reason: 'kustomize patches: partial objects kustomize merges into the resources it builds, never applied as they are' },
-  {
-    pattern: '{kustomization.yaml,kustomization.yml,*/kustomization.yaml,*/kustomization.yml}',
-    reason: "kustomize's own file, read by kustomize when Argo CD builds the folder, never applied",
-  },
-  {
-    pattern: SOURCE_PARAMETER_PATTERN,
-    reason:
-      "Argo CD's source parameter files: its repo-server merges them into a source's options, never applies them (the gate merges them as it does: model/argocd/source-parameters.ts)",
-  },
-  {
-    pattern: CHART_SOURCE_PATTERN,
-    reason: "a local Helm chart's own files (Chart.yaml, templates): Helm renders them through a chart source, never applied as they are",
-  },
-];
 
 export interface Repo {
   root: string;
@@ -127,7 +94,7 @@ function parseDataFileUncached(file: string, text: string): DataFile {
   if (file.endsWith('.toml')) return parseTomlFile(file, text);
   // Parsed by an earlier run (parse-store.ts): its positions are found again only when a finding needs one.
   const prior = recall<Omit<DataFile, 'file' | 'positions'>>('data', file, text);
-  if (prior) return { file, ...prior, data: prior.data, positions: storedPositions(file, text, 0, {}) };
+  if (prior) return { file, ...prior, data: prior.data, positions: isHelmValues(file) ? lazyValuesPositions(text) : storedPositions(file, text, 0, {}) };
   try {
     const parsed = parseYamlDataFile(file, text);
     record('data', file, text, {
@@ -143,16 +110,17 @@ function parseDataFileUncached(file: string, text: string): DataFile {
 }
 
 function parseYamlDataFile(file: string, text: string): DataFile {
-  // As Helm and Argo CD read it, with go-yaml: a quoted scalar's continuation lines at any indentation (go-quoted.ts).
+  if (isHelmValues(file)) return valuesDataFile(file, text);
+  // As Argo CD reads it, with go-yaml: a quoted scalar's continuation lines at any indentation (go-quoted.ts).
   const { doc, lineCounter } = readDocument(text);
   const errors = doc.errors.map((e) => `${file}:${e.linePos?.[0].line ?? 1}:${e.linePos?.[0].col ?? 1}: ${e.message.split('\n')[0]}`);
   if (errors.length === 0)
     errors.push(...duplicateKeys(doc, lineCounter).map((d) => `${file}:${d.line}:${d.col}: duplicate key "${d.key}": Map keys must be unique`));
-  const goRead = isHelmValues(file) || isSourceParameterFile(file);
-  // What go-yaml refuses of a file Helm or Argo CD reads with it (model/yaml/go-refusals.ts): the first of it.
+  const goRead = isSourceParameterFile(file);
+  // What go-yaml refuses of a file Argo CD reads with it (model/yaml/go-refusals.ts): the first of it.
   const [refused] = goRead && errors.length === 0 ? goYamlRefusals(text) : [];
   const at = refused && lineCounter.linePos(refused.offset);
-  if (refused && at) errors.push(`${file}:${at.line}:${at.col}: ${goRefusalMessage(refused, 'Helm and Argo CD')}`);
+  if (refused && at) errors.push(`${file}:${at.line}:${at.col}: ${goRefusalMessage(refused, 'Argo CD')}`);
   const ambiguities = goRead && errors.length === 0 ? yaml11Ambiguities(doc, lineCounter) : [];
   let data: unknown;
   if (errors.length === 0) {
@@ -165,19 +133,6 @@ function parseYamlDataFile(file: string, text: string): DataFile {
   }
   return { file, data, positions: documentPositions(doc, lineCounter), errors, ...(ambiguities.length ? { ambiguities } : {}) };
 }
-
-/** Helm values files: data files a YAML 1.1 reader consumes. */
-export const isHelmValues = (file: string) => argoGlobMatch(NON_MANIFEST_PATTERNS[0]!.pattern, file);
-
-/** Argo CD's source parameter files (`.argocd-source.yaml`, `.argocd-source-<app>.yaml`), which it reads with sigs.k8s.io/yaml: YAML 1.1 too. */
-export const isSourceParameterFile = (file: string) => argoGlobMatch(SOURCE_PARAMETER_PATTERN, file);
-
-export function isManifestPath(path: string): boolean {
-  return MANIFEST_EXTENSIONS.some((ext) => path.endsWith(ext));
-}
-
-/** By path: asked of every file in every view of the repository (the mutation runs make hundreds). */
-export const isNonManifest: (path: string) => boolean = perKey(20_000, (path: string) => NON_MANIFEST_PATTERNS.some((p) => argoGlobMatch(p.pattern, path)));
 
 function manifestFilesOf(files: Iterable<string>): string[] {
   return [...files].filter((f) => isManifestPath(f) && !isNonManifest(f)).sort();
@@ -269,6 +224,9 @@ async function readFiles(
     data.set(file, parsed);
     for (const a of parsed.ambiguities ?? [])
       unreadable.push({ file, line: a.line, col: a.col, check: 'yaml-1.1-scalar', message: a.message, fix: YAML11_FIX });
+    // A Git LFS pointer is refused as one, in words that say so (argocd/refusals.ts), not as text that does not parse.
+    const consequence = isLfsPointer(source.text) ? undefined : unparsedConsequence(file);
+    if (consequence) unreadable.push(...parsed.errors.map((error) => unparsedFinding(file, error, consequence)));
   }
   // A symlink of any name is judged too: one to a folder that holds it is a loop for every tool that follows links.
   for (const file of files)
