@@ -57,9 +57,8 @@ export function chartValues(repo: Repo, chart: string): ChartValues[] {
           return data ? [data] : [];
         });
         layers.push(...inlineValues(app, source));
-        if (deployed.defaults) layers.unshift(deployed.defaults);
-        if (layers.length === 0) continue;
-        const merged = deployed.key === undefined ? mergedValues(layers) : under(mergedValues(layers), deployed.key);
+        if (layers.length === 0 && !deployed.defaults) continue;
+        const merged = deployed.key === undefined ? mergedValues(layers, deployed.defaults) : under(mergedValues(layers, deployed.defaults), deployed.key);
         out.push({ appName: app.name, file: merged.file, values: (merged.data ?? {}) as Record<string, unknown>, source: merged });
       }
   }

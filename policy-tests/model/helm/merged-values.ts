@@ -1,7 +1,9 @@
 /**
- * The values a chart receives, as Helm coalesces them: each layer (the value
- * files in order, then what the Application carries) over the ones before it,
- * maps merged key by key, anything else replaced, and a null removing the key.
+ * The values a chart receives, as Helm 4 makes them: the user's layers (the
+ * value files in order, then what the Application carries) merged one over
+ * the other (MergeValues, through loader.MergeMaps: maps merged key by key,
+ * anything else replaced, a null too), then coalesced onto the chart's
+ * defaults, where a null removes the key.
  * A finding on a merged path points at the layer that set it last, in its own
  * file, so a check reads one set of values and a person still reads the line
  * they wrote.
@@ -9,6 +11,7 @@
 import type { FilePosition } from '../core/manifest.ts';
 import type { Path } from '../core/positions.ts';
 import type { DataFile } from '../repository/repo.ts';
+import { mergeMaps } from '../yaml/helm-values.ts';
 
 type Values = Record<string, unknown>;
 
@@ -34,10 +37,15 @@ function has(data: unknown, path: Path): boolean {
   return true;
 }
 
-/** One data file over every layer: their values coalesced, each path's position in the last layer that sets it (or its nearest parent). */
-export function mergedValues(layers: readonly DataFile[]): DataFile {
+/**
+ * One data file over every layer: the user's layers merged, coalesced onto the chart's `defaults` where they are
+ * known, each path's position in the last layer that sets it (or its nearest parent).
+ */
+export function mergedValues(userLayers: readonly DataFile[], defaults?: DataFile): DataFile {
+  const layers = defaults ? [defaults, ...userLayers] : userLayers;
   if (layers.length === 1) return layers[0]!;
-  const data = layers.reduce<Values>((acc, layer) => coalesce(acc, isMap(layer.data) ? layer.data : {}), {});
+  const user = userLayers.reduce<Values>((acc, layer) => mergeMaps(acc, isMap(layer.data) ? layer.data : {}), {});
+  const data = coalesce(defaults && isMap(defaults.data) ? defaults.data : {}, user);
   const at = (path: Path, target: 'key' | 'value'): FilePosition => {
     for (let n = path.length; n >= 0; n--)
       for (let i = layers.length - 1; i >= 0; i--) {

@@ -37,8 +37,8 @@ export const withoutPlace = (message: string) => message.split('\n')[0]!.replace
 /** Go's name for a JSON value's type, as encoding/json says it cannot decode one into a map. */
 const goJsonType = (value: unknown) => (Array.isArray(value) ? 'array' : typeof value === 'boolean' ? 'bool' : typeof value);
 
-/** Helm's MergeMaps: `b`'s keys over `a`'s, two maps merged key by key. */
-function mergeMaps(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {
+/** Helm's MergeMaps (pkg/chart/v2/loader): `b`'s keys over `a`'s, two maps merged key by key, anything else (a null too) replaced. */
+export function mergeMaps(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {
   const out = { ...a };
   for (const [key, value] of Object.entries(b)) out[key] = isMap(value) && isMap(out[key]) ? mergeMaps(out[key], value) : value;
   return out;

@@ -1,17 +1,24 @@
 /**
  * A values text as Helm 4 reads it (model/yaml/helm-values.ts), held to the pinned Helm itself: each text handed to
  * `helm template --values` beside a chart that prints its values, and the gate's reading compared with Helm's, both
- * ways (read alike, or refused by both). Then where a path of the merged values lands, which Helm does not say.
+ * ways (read alike, or refused by both); values files in order over a chart's defaults, merged as Helm merges them.
+ * Then where a path of the merged values lands, which Helm does not say.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
 import { readValuesText } from '../../model/yaml/helm-values.ts';
+import { mergedValues } from '../../model/helm/merged-values.ts';
+import { valuesDataFile } from '../../model/repository/data-file.ts';
 import { writeChart, toolEnv } from '../../../test-support/chart-repo.ts';
 import { exec } from '../../../test-support/exec.ts';
 
 const CASES: [string, string][] = [
+  // Helm's own TestLoadValues (pkg/chart/v2/loader/load_test.go, v4.2.1), both of its cases.
+  ['Helm: It should load values correctly', '\nfoo:\n  image: foo:v1\nbar:\n  version: v2\n'],
+  ['Helm: It should load values correctly with multiple documents in one file', '\nfoo:\n  image: foo:v1\nbar:\n  version: v2\n---\nfoo:\n  image: foo:v2\n'],
   ['one document', 'a: one\nb: {c: 2}\n'],
   ['two documents, merged', 'a: one\n---\nb: two\n'],
   ['a later map merged into an earlier one key by key', 'a: {x: 1, z: 2}\n---\na: {z: 3}\n'],
@@ -33,23 +40,27 @@ const CASES: [string, string][] = [
 let dir = '';
 let helm = '';
 let chart = '';
+/** A chart whose defaults a later values file's null removes, and a later one's map merges into. */
+const DEFAULTS = { foo: { a: 1 }, keep: 1 };
+let chartWithDefaults = '';
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'helm-values-'));
   helm = (await toolEnv()).HELM_BIN!;
-  chart = writeChart(dir, {
-    name: 'probe',
-    version: '0.1.0',
-    files: { 'templates/values.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: probe\ndata:\n  values: {{ toJson .Values | quote }}\n' },
-  });
+  const files = { 'templates/values.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: probe\ndata:\n  values: {{ toJson .Values | quote }}\n' };
+  chart = writeChart(dir, { name: 'probe', version: '0.1.0', files });
+  chartWithDefaults = writeChart(dir, { name: 'defaults', version: '0.1.0', values: DEFAULTS, files });
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** What the pinned Helm makes of a values text: the values it hands the templates, or that it refuses the text. */
-async function helmReads(text: string, n: number): Promise<unknown> {
-  const file = join(dir, `values-${n}.yaml`);
-  writeFileSync(file, text);
-  const run = await exec(helm, ['template', 'probe', chart, '--values', file]);
+/** What the pinned Helm makes of values texts, in order: the values it hands the templates, or that it refuses them. */
+async function helmReads(texts: string | string[], n: number, into = chart): Promise<unknown> {
+  const files = [texts].flat().map((text, i) => {
+    const file = join(dir, `values-${n}-${i}.yaml`);
+    writeFileSync(file, text);
+    return file;
+  });
+  const run = await exec(helm, ['template', 'probe', into, ...files.flatMap((file) => ['--values', file])]);
   if (run.code !== 0) return 'refused';
   const line = run.stdout.split('\n').find((l) => l.startsWith('  values: '))!;
   return JSON.parse(JSON.parse(line.slice('  values: '.length)) as string);
@@ -66,6 +77,16 @@ describe('a values text, as the pinned Helm reads it', () => {
     // Both ways: some of each.
     expect(helms.filter((h) => h === 'refused').length).toBeGreaterThan(3);
     expect(helms.filter((h) => h !== 'refused').length).toBeGreaterThan(3);
+  });
+});
+
+describe("values files in order, over the chart's defaults", () => {
+  it('merges them as Helm does before its defaults: a later map over an earlier null, and a null that removes a default', async () => {
+    const texts = ['foo: null\nkeep: null\n', 'foo:\n  b: 1\n'];
+    const layers = texts.map((text, i) => valuesDataFile(`values-${i}.yaml`, text));
+    const merged = mergedValues(layers, valuesDataFile('chart/values.yaml', stringify(DEFAULTS)));
+    expect(merged.data).toEqual(await helmReads(texts, 100, chartWithDefaults));
+    expect(merged.data).toEqual({ foo: { a: 1, b: 1 } });
   });
 });
 
