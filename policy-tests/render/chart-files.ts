@@ -15,6 +15,7 @@ import { isMap } from '../model/core/dig.ts';
 import { NO_TRAITS, withFile, type ChartTraits } from './chart-traits.ts';
 import { keptInFolder } from './helmignore.ts';
 import { fastValue } from './fast-yaml.ts';
+import { readValuesText } from '../model/yaml/helm-values.ts';
 import { RenderRefused, unpackedTooLarge } from './limits.ts';
 
 /** A chart archive Helm loads as a subchart: a `.tgz` directly in a `charts/` folder, its name not starting with `_` or `.`. */
@@ -137,10 +138,19 @@ function chartScopeFromFiles(
       const aliases = (meta.dependencies ?? []).filter((d) => d.name === scope.name && d.alias).map((d) => d.alias!);
       for (const key of aliases.length ? aliases : [scope.name]) subcharts.set(key, scope);
     }
-    const defaults = safeYaml(files.values);
-    return { name: meta.name ?? prefix, defaults: isMap(defaults) ? defaults : {}, templates: files.templates.join('\n'), subcharts };
+    return { name: meta.name ?? prefix, defaults: chartDefaults(files.values), templates: files.templates.join('\n'), subcharts };
   };
   return { ...build(''), ...traits };
+}
+
+/**
+ * A chart's values.yaml, as Helm 4 loads it: one document read fast, or, where there are more (or only the `yaml`
+ * library may read it), its documents merged as Helm merges them (model/yaml/helm-values.ts).
+ */
+function chartDefaults(text: string | undefined): Record<string, unknown> {
+  if (text === undefined) return {};
+  const value = fastValue(text)?.value ?? readValuesText(text).data;
+  return isMap(value) ? value : {};
 }
 
 function safeYaml(text: string | undefined): unknown {

@@ -4,7 +4,7 @@
  * ways (read alike, or refused by both); values files in order over a chart's defaults, merged as Helm merges them.
  * Then where a path of the merged values lands, which Helm does not say.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +12,7 @@ import { stringify } from 'yaml';
 import { readValuesText } from '../../model/yaml/helm-values.ts';
 import { mergedValues } from '../../model/helm/merged-values.ts';
 import { valuesDataFile } from '../../model/repository/data-file.ts';
+import { chartScopeFromFolder } from '../../render/chart-files.ts';
 import { writeChart, toolEnv } from '../../../test-support/chart-repo.ts';
 import { exec } from '../../../test-support/exec.ts';
 
@@ -53,6 +54,17 @@ beforeAll(async () => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+/** A copy of the probe chart whose values.yaml is `text`. */
+async function chartWith(text: string): Promise<string> {
+  const copy = writeChart(dir, {
+    name: 'own-defaults',
+    version: '0.1.0',
+    files: { 'templates/values.yaml': readFileSync(join(chart, 'templates/values.yaml'), 'utf8') },
+  });
+  writeFileSync(join(copy, 'values.yaml'), text);
+  return copy;
+}
+
 /** What the pinned Helm makes of values texts, in order: the values it hands the templates, or that it refuses them. */
 async function helmReads(texts: string | string[], n: number, into = chart): Promise<unknown> {
   const files = [texts].flat().map((text, i) => {
@@ -87,6 +99,17 @@ describe("values files in order, over the chart's defaults", () => {
     const merged = mergedValues(layers, valuesDataFile('chart/values.yaml', stringify(DEFAULTS)));
     expect(merged.data).toEqual(await helmReads(texts, 100, chartWithDefaults));
     expect(merged.data).toEqual({ foo: { a: 1, b: 1 } });
+  });
+
+  it("reads a chart's own values.yaml of several documents as Helm loads it, merged, for the chart's scope", async () => {
+    const text = 'foo:\n  a: 1\n---\nfoo:\n  b: 2\n';
+    writeFileSync(join(dir, 'defaults-values.yaml'), text);
+    const scope = await chartScopeFromFolder([
+      ['Chart.yaml', join(chart, 'Chart.yaml')],
+      ['values.yaml', join(dir, 'defaults-values.yaml')],
+    ]);
+    expect(scope.defaults).toEqual(await helmReads([], 101, await chartWith(text)));
+    expect(scope.defaults).toEqual({ foo: { a: 1, b: 2 } });
   });
 });
 
