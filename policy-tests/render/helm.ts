@@ -11,6 +11,7 @@ import { normalizeSourcePath, type AppSource, type ArgoApp } from '../model/argo
 import type { SourceRender } from '../model/argocd/rendered.ts';
 import { sourceFile, valueFilesOf } from '../model/argocd/source-files.ts';
 import { inlineValues } from '../model/helm/inline-values.ts';
+import { argoSetArgument } from '../model/helm/strvals.ts';
 import { parseDataFile, type DataFile, type Repo } from '../model/repository/repo.ts';
 import { cachedRun, cachedScope } from './cache.ts';
 import { chartId, chartRefOf } from './charts.ts';
@@ -78,9 +79,13 @@ function helmInvocation(
   const kube = sourceKubeVersion(source, ctx.kubernetesVersion);
   if ('error' in kube) throw new RenderRefused(kube.error);
   if (kube.version) args.push('--kube-version', kube.version);
-  // Argo CD substitutes its build environment in each parameter's value (Envsubst), and in each file parameter's path (sourceFile).
+  // Argo CD substitutes its build environment in each parameter's value (Envsubst), and in each file parameter's path
+  // (sourceFile), and escapes each value's commas but a list's (cleanSetParameters: one parameter is one value).
   for (const p of helm.parameters ?? [])
-    args.push(p.forceString ? '--set-string' : '--set', `${p.name}=${substitutedBuildEnv(String(p.value), { app, source }, `helm parameter ${p.name}`)}`);
+    args.push(
+      p.forceString ? '--set-string' : '--set',
+      `${p.name}=${argoSetArgument(substitutedBuildEnv(String(p.value), { app, source }, `helm parameter ${p.name}`))}`,
+    );
   const fileParams = (helm.fileParameters ?? []).map((p) => {
     const file = sourceFile(ctx.repo, { app, source }, String(p.path), `file parameter ${p.name}`);
     if ('notRendered' in file) throw new NotRendered(file.notRendered);
@@ -91,7 +96,7 @@ function helmInvocation(
       assertRealInside(abs, ctx.repo.root, `file parameter ${p.name}`, ctx.realPathOf);
       assertSize(abs, ctx.limits.valuesBytes, `file parameter ${p.name}`, 'HOMELAB_RENDER_MAX_VALUES_MIB');
     }
-    args.push('--set-file', `${p.name}=${abs}`);
+    args.push('--set-file', `${p.name}=${argoSetArgument(abs)}`);
     return existsSync(abs) ? readFileSync(abs, 'utf8') : '';
   });
   for (const v of values) args.push('--values', v.abs);

@@ -8,38 +8,18 @@
  * value files, then values or valuesObject, then parameters and file parameters.
  */
 import { readValuesText, type ValuesText } from '../yaml/helm-values.ts';
-import type { LinePos, Path, PathSegment } from '../core/positions.ts';
+import { helmSetValue, strvalsPath } from './strvals.ts';
+import type { LinePos, Path } from '../core/positions.ts';
 import { objects } from '../core/dig.ts';
 import type { FilePosition, Positions } from '../core/manifest.ts';
 import type { DataFile } from '../repository/repo.ts';
 import type { AppSource, ArgoApp } from '../argocd/argocd.ts';
 
-/** Helm's strvals key syntax: `a.b`, `a\.b` (one key holding a dot), `a[0].b`. */
-export function strvalsPath(name: string): PathSegment[] {
-  const path: PathSegment[] = [];
-  let key = '';
-  for (let i = 0; i < name.length; i++) {
-    const c = name[i]!;
-    if (c === '\\' && i + 1 < name.length) key += name[++i];
-    else if (c === '.') {
-      if (key !== '') path.push(key);
-      key = '';
-    } else if (c === '[') {
-      const end = name.indexOf(']', i);
-      if (key !== '') path.push(key);
-      key = '';
-      path.push(Number(name.slice(i + 1, end === -1 ? undefined : end)));
-      i = end === -1 ? name.length : end;
-    } else key += c;
-  }
-  if (key !== '') path.push(key);
-  return path;
-}
-
-/** Sets `value` at `path`, making maps and lists on the way (a later writer wins, as in Helm). */
+/** Sets `value` at `path`, making maps and lists on the way (a later writer wins, as in Helm; a list grown past its end holds nulls, as Go's make does). */
 function setIn(target: Record<string, unknown>, path: Path, value: unknown): void {
   let node: Record<string | number, unknown> = target;
   path.forEach((segment, i) => {
+    if (Array.isArray(node) && typeof segment === 'number') for (let n = node.length; n < segment; n++) node[n] = null;
     if (i === path.length - 1) {
       node[segment] = value;
       return;
@@ -74,12 +54,16 @@ export function inlineValues(app: ArgoApp, source: AppSource): DataFile[] {
   const parameters: Record<string, unknown> = {};
   const where = new Map<string, Path>();
   const keyOf = (path: Path) => path.join('\0');
-  (objects(helm.parameters) as NonNullable<typeof helm.parameters>).forEach((p, i) => {
+  // Helm applies every --set before every --set-string, whatever their order (pkg/cli/values MergeValues).
+  const ordered = (objects(helm.parameters) as NonNullable<typeof helm.parameters>)
+    .map((p, i) => ({ p, i }))
+    .sort((a, b) => Number(a.p.forceString === true) - Number(b.p.forceString === true));
+  for (const { p, i } of ordered) {
     const path = strvalsPath(p.name);
-    if (path.length === 0) return;
-    setIn(parameters, path, p.value);
+    if (path.length === 0) continue;
+    setIn(parameters, path, helmSetValue(String(p.value), p.forceString === true));
     where.set(keyOf(path), ['helm', 'parameters', i, 'name']);
-  });
+  }
   (objects(helm.fileParameters) as NonNullable<typeof helm.fileParameters>).forEach((p, i) => {
     const path = strvalsPath(p.name);
     if (path.length === 0) return;

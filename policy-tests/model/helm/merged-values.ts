@@ -3,7 +3,8 @@
  * value files in order, then what the Application carries) merged one over
  * the other (MergeValues, through loader.MergeMaps: maps merged key by key,
  * anything else replaced, a null too), then coalesced onto the chart's
- * defaults, where a null removes the key.
+ * defaults, where a null removes a key the defaults have (one they lack
+ * stays null).
  * A finding on a merged path points at the layer that set it last, in its own
  * file, so a check reads one set of values and a person still reads the line
  * they wrote.
@@ -21,8 +22,11 @@ const isMap = (v: unknown): v is Values => v !== null && typeof v === 'object' &
 export function coalesce(base: Values, over: Values): Values {
   const out: Values = { ...base };
   for (const [k, v] of Object.entries(over)) {
-    if (v === null) delete out[k];
-    else out[k] = isMap(v) && isMap(out[k]) ? coalesce(out[k], v) : v;
+    // A null removes a key the base has; one the base lacks stays null (coalesceTablesFullKey).
+    if (v === null) {
+      if (Object.hasOwn(base, k)) delete out[k];
+      else out[k] = null;
+    } else out[k] = isMap(v) && isMap(out[k]) ? coalesce(out[k], v) : v;
   }
   return out;
 }

@@ -129,7 +129,14 @@ describe('values as the chart receives them (model/helm/merged-values.ts)', () =
       layer('values.yaml', { driver: { kind: 'modern_ebpf', buf: 4 }, tolerations: [{ key: 'a' }], keep: 1, drop: 2 }, 10),
       layer('application.yaml', { driver: { kind: 'kmod' }, tolerations: [], drop: null }, 30),
     ]);
-    expect(merged.data).toEqual({ driver: { kind: 'kmod', buf: 4 }, tolerations: [], keep: 1 });
+    // A null stays a null where the chart's defaults lack the key (Helm's coalesceTablesFullKey; the pinned Helm prints
+    // `-f` a file that sets it, then `--set` it to null, as null), and removes it where they have it.
+    expect(merged.data).toEqual({ driver: { kind: 'kmod', buf: 4 }, tolerations: [], keep: 1, drop: null });
+    const overDefaults = mergedValues(
+      [layer('values.yaml', { keep: 1, drop: 2 }, 10), layer('application.yaml', { drop: null }, 30)],
+      layer('chart/values.yaml', { drop: 0, other: 3 }, 1),
+    );
+    expect(overDefaults.data).toEqual({ keep: 1, other: 3 });
     expect(merged.positions.at(['driver', 'kind'], 'key')).toMatchObject({ file: 'application.yaml', line: 30 });
     expect(merged.positions.at(['driver', 'buf'], 'key')).toMatchObject({ file: 'values.yaml', line: 10 });
     expect(merged.positions.at(['driver', 'missing'], 'key')).toMatchObject({ file: 'application.yaml', line: 30 });
