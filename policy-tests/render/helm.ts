@@ -225,7 +225,7 @@ export async function renderHelm(ctx: Context, app: ArgoApp, source: AppSource, 
   const { docs, problem, nondeterministic, key } = rendered;
   if (problem) throw new Error(problem);
   // What the chart receives, in Argo CD's order: the value files, then what the Application carries itself.
-  const data = [...values.map((v) => v.data), ...inlineValues(app, source)];
+  const data = [...values.map((v) => v.data), ...inlineValues(app, source, ctx.repo)];
   return {
     ...base,
     status: 'rendered',

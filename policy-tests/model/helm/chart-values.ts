@@ -56,7 +56,7 @@ export function chartValues(repo: Repo, chart: string): ChartValues[] {
           const data = repo.dataFiles.get(valueFile.rel) ?? (deployed.key === undefined ? undefined : chartFile(repo, valueFile.rel));
           return data ? [data] : [];
         });
-        layers.push(...inlineValues(app, source));
+        layers.push(...inlineValues(app, source, repo));
         if (layers.length === 0 && !deployed.defaults) continue;
         const merged = deployed.key === undefined ? mergedValues(layers, deployed.defaults) : under(mergedValues(layers, deployed.defaults), deployed.key);
         out.push({ appName: app.name, file: merged.file, values: (merged.data ?? {}) as Record<string, unknown>, source: merged });

@@ -1,8 +1,9 @@
 /**
  * The values an Application hands a chart beyond its value files: `helm.values`
  * (a YAML string), `helm.valuesObject` (which wins over it, as in Argo CD),
- * `helm.parameters` (`--set` / `--set-string`) and `helm.fileParameters`
- * (`--set-file`). Each is a data file whose positions point into the
+ * `helm.parameters` (`--set` / `--set-string`, typed as Helm's strvals types
+ * them: strvals.ts) and `helm.fileParameters` (`--set-file`, the file's
+ * text). Each is a data file whose positions point into the
  * Application, so a check that reads values reads these too, and its finding
  * lands on the line a person wrote. Order is Argo CD's (util/helm/cmd.go):
  * value files, then values or valuesObject, then parameters and file parameters.
@@ -12,7 +13,10 @@ import { helmSetValue, strvalsPath } from './strvals.ts';
 import type { LinePos, Path } from '../core/positions.ts';
 import { objects } from '../core/dig.ts';
 import type { FilePosition, Positions } from '../core/manifest.ts';
-import type { DataFile } from '../repository/repo.ts';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { DataFile, Repo } from '../repository/repo.ts';
+import { sourceFile } from '../argocd/source-files.ts';
 import type { AppSource, ArgoApp } from '../argocd/argocd.ts';
 
 /** Sets `value` at `path`, making maps and lists on the way (a later writer wins, as in Helm; a list grown past its end holds nulls, as Go's make does). */
@@ -44,8 +48,30 @@ function inline(app: ArgoApp, data: unknown, at: Positions['at'], errors: string
   return { file: app.resource.file, data, positions: { at }, errors };
 }
 
-/** The values a source carries in its Application, in Argo CD's order (after its value files). */
-export function inlineValues(app: ArgoApp, source: AppSource): DataFile[] {
+/** The most of a file parameter's file the checks read: a file Helm would be handed past the render's default limit is not read here. */
+const FILE_PARAMETER_MAX_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The text `--set-file` hands the chart for a file parameter (strvals' file reader: the file's bytes as a string, never
+ * typed), its path resolved as Argo CD resolves it (source-files.ts); undefined where it is not a file of this
+ * repository the gate can read (the render says why).
+ */
+function fileParameterText(repo: Repo, on: { app: ArgoApp; source: AppSource }, p: { name: string; path: string }): string | undefined {
+  const file = sourceFile(repo, on, String(p.path), `file parameter ${p.name}`);
+  if (!('rel' in file)) return undefined;
+  const abs = join(repo.root, file.rel);
+  try {
+    return statSync(abs).isFile() && statSync(abs).size <= FILE_PARAMETER_MAX_BYTES ? readFileSync(abs, 'utf8') : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The values a source carries in its Application, in Argo CD's order (after its value files); with the repository, a
+ * file parameter is the text of its file, else a placeholder naming it.
+ */
+export function inlineValues(app: ArgoApp, source: AppSource, repo?: Repo): DataFile[] {
   const helm = source.helm;
   if (!helm) return [];
   const out: DataFile[] = [];
@@ -67,7 +93,7 @@ export function inlineValues(app: ArgoApp, source: AppSource): DataFile[] {
   (objects(helm.fileParameters) as NonNullable<typeof helm.fileParameters>).forEach((p, i) => {
     const path = strvalsPath(p.name);
     if (path.length === 0) return;
-    setIn(parameters, path, `<contents of ${p.path}>`);
+    setIn(parameters, path, (repo && fileParameterText(repo, { app, source }, p)) ?? `<contents of ${p.path}>`);
     where.set(keyOf(path), ['helm', 'fileParameters', i, 'name']);
   });
   if (where.size > 0)

@@ -1,7 +1,8 @@
 /**
  * An Application's Helm parameters as Argo CD hands them to Helm (util/helm/cmd.go at v3.5.1: every comma of a value
  * escaped but a list's, so one parameter is one value) and as Helm's strvals types them: rendered by the pinned Helm,
- * and the values the gate's checks read for them (model/helm/strvals.ts) held to what the chart received.
+ * and the values the gate's checks read for them (model/helm/strvals.ts; a file parameter, its file's text) held to
+ * what the chart received.
  */
 import { rmSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -48,7 +49,10 @@ describe("an Application's Helm parameters", () => {
         ([name, value, forced]) =>
           `        - name: ${JSON.stringify(name)}\n          value: ${JSON.stringify(value)}${forced ? '\n          forceString: true' : ''}`,
       );
-      repo.write('apps/web/application.yaml', repoApp('web', `    path: apps/web/chart\n    helm:\n      parameters:\n${parameters.join('\n')}`));
+      // A file parameter: the file's text, as it is (never typed).
+      repo.write('apps/web/chart/files/start.sh', '#!/bin/sh\necho 1,2 true\n');
+      const files = '      fileParameters:\n        - name: script\n          path: files/start.sh';
+      repo.write('apps/web/application.yaml', repoApp('web', `    path: apps/web/chart\n    helm:\n      parameters:\n${parameters.join('\n')}\n${files}`));
       const loaded = await loadRepo(repo.root);
       const layer = await schemaLayer();
       const [render] = (await renderRepo(loaded, { builtinApiVersions: layer.builtinApiVersions(), env: process.env })).renders;
@@ -72,9 +76,12 @@ describe("an Application's Helm parameters", () => {
         gone: null,
         nested: { 'key.dotted': 'v' },
         items: [null, 'second'],
+        script: '#!/bin/sh\necho 1,2 true\n',
       });
       const [app] = applications(loaded);
-      expect(mergedValues(inlineValues(app!, app!.sources[0]!)).data).toEqual(received);
+      expect(mergedValues(inlineValues(app!, app!.sources[0]!, loaded)).data).toEqual(received);
+      // Without the repository to read it from, a file parameter is a placeholder that names it.
+      expect(mergedValues(inlineValues(app!, app!.sources[0]!)).data).toMatchObject({ script: '<contents of files/start.sh>' });
     } finally {
       rmSync(repo.root, { recursive: true, force: true });
     }
