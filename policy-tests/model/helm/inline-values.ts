@@ -16,7 +16,7 @@ import type { FilePosition, Positions } from '../core/manifest.ts';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DataFile, Repo } from '../repository/repo.ts';
-import { sourceFile } from '../argocd/source-files.ts';
+import { argoEnvsubst, sourceFile } from '../argocd/source-files.ts';
 import type { AppSource, ArgoApp } from '../argocd/argocd.ts';
 
 /** Sets `value` at `path`, making maps and lists on the way (a later writer wins, as in Helm; a list grown past its end holds nulls, as Go's make does). */
@@ -86,8 +86,11 @@ export function inlineValues(app: ArgoApp, source: AppSource, repo?: Repo): Data
     .sort((a, b) => Number(a.p.forceString === true) - Number(b.p.forceString === true));
   for (const { p, i } of ordered) {
     const path = strvalsPath(p.name);
-    if (path.length === 0) continue;
-    setIn(parameters, path, helmSetValue(String(p.value), p.forceString === true));
+    // Argo CD substitutes its build environment in the value first; one that names the revision it syncs is not
+    // rendered (the render says so), and read by no check.
+    const value = argoEnvsubst(String(p.value), app, source);
+    if (path.length === 0 || value === undefined) continue;
+    setIn(parameters, path, helmSetValue(value, p.forceString === true));
     where.set(keyOf(path), ['helm', 'parameters', i, 'name']);
   }
   (objects(helm.fileParameters) as NonNullable<typeof helm.fileParameters>).forEach((p, i) => {

@@ -34,6 +34,7 @@ const PARAMETERS: [string, string, boolean][] = [
   ['gone', 'null', false],
   ['nested.key\\.dotted', 'v', false],
   ['items[1]', 'second', false],
+  ['who', '$ARGOCD_APP_NAME-$$1', false],
 ];
 
 describe("an Application's Helm parameters", () => {
@@ -76,6 +77,7 @@ describe("an Application's Helm parameters", () => {
         gone: null,
         nested: { 'key.dotted': 'v' },
         items: [null, 'second'],
+        who: 'web-$1',
         script: '#!/bin/sh\necho 1,2 true\n',
       });
       const [app] = applications(loaded);
