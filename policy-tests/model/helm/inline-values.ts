@@ -9,7 +9,7 @@
  * value files, then values or valuesObject, then parameters and file parameters.
  */
 import { readValuesText, type ValuesText } from '../yaml/helm-values.ts';
-import { helmSetValue, strvalsPath } from './strvals.ts';
+import { helmRefusesName, helmSetValue, strvalsPath } from './strvals.ts';
 import type { LinePos, Path } from '../core/positions.ts';
 import { objects } from '../core/dig.ts';
 import type { FilePosition, Positions } from '../core/manifest.ts';
@@ -89,13 +89,13 @@ export function inlineValues(app: ArgoApp, source: AppSource, repo?: Repo): Data
     // Argo CD substitutes its build environment in the value first; one that names the revision it syncs is not
     // rendered (the render says so), and read by no check.
     const value = argoEnvsubst(String(p.value), app, source);
-    if (path.length === 0 || value === undefined) continue;
+    if (path.length === 0 || value === undefined || helmRefusesName(path)) continue;
     setIn(parameters, path, helmSetValue(value, p.forceString === true));
     where.set(keyOf(path), ['helm', 'parameters', i, 'name']);
   }
   (objects(helm.fileParameters) as NonNullable<typeof helm.fileParameters>).forEach((p, i) => {
     const path = strvalsPath(p.name);
-    if (path.length === 0) return;
+    if (path.length === 0 || helmRefusesName(path)) return;
     setIn(parameters, path, (repo && fileParameterText(repo, { app, source }, p)) ?? `<contents of ${p.path}>`);
     where.set(keyOf(path), ['helm', 'fileParameters', i, 'name']);
   });

@@ -29,6 +29,15 @@ export function strvalsPath(name: string): PathSegment[] {
   return path;
 }
 
+/** strvals' limits (MaxIndex, MaxNestedNameLevel): a name past them Helm refuses, and the render says so. */
+const MAX_INDEX = 65536;
+const MAX_NESTED_NAME_LEVEL = 30;
+
+/** Whether Helm refuses a parameter's name: an index past MaxIndex, or more levels than MaxNestedNameLevel. */
+export function helmRefusesName(path: readonly PathSegment[]): boolean {
+  return path.length > MAX_NESTED_NAME_LEVEL + 1 || path.some((s) => typeof s === 'number' && !(Number.isInteger(s) && s >= 0 && s <= MAX_INDEX));
+}
+
 /** Argo CD's cleanSetParameters: a comma not after a backslash escaped, unless the value is a list (`{...}`). */
 export function argoSetArgument(value: string): string {
   if (value.startsWith('{') && value.endsWith('}')) return value;

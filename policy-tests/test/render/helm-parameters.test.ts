@@ -10,7 +10,7 @@ import { schemaLayer } from '../../gate/pipeline.ts';
 import { applications } from '../../model/argocd/argocd.ts';
 import { inlineValues } from '../../model/helm/inline-values.ts';
 import { mergedValues } from '../../model/helm/merged-values.ts';
-import { argoSetArgument, helmSetValue } from '../../model/helm/strvals.ts';
+import { argoSetArgument, helmRefusesName, helmSetValue, strvalsPath } from '../../model/helm/strvals.ts';
 import { loadRepo } from '../../model/repository/repo.ts';
 import { renderRepo } from '../../render/render.ts';
 import { fixtureRepo, repoApp } from '../../../test-support/render-fixtures.ts';
@@ -98,5 +98,13 @@ describe("an Application's Helm parameters", () => {
     expect(helmSetValue('{a}x', false)).toBeUndefined();
     expect(helmSetValue('TRUE', false)).toBe(true);
     expect(helmSetValue('TRUE', true)).toBe('TRUE');
+  });
+
+  it("leave out a name Helm refuses, past strvals' limits, without building what it names", () => {
+    expect(helmRefusesName(strvalsPath('items[65536]'))).toBe(false);
+    expect(helmRefusesName(strvalsPath('items[65537]'))).toBe(true);
+    expect(helmRefusesName(strvalsPath('items[1000000000]'))).toBe(true);
+    expect(helmRefusesName(strvalsPath(Array.from({ length: 31 }, () => 'a').join('.')))).toBe(false);
+    expect(helmRefusesName(strvalsPath(Array.from({ length: 32 }, () => 'a').join('.')))).toBe(true);
   });
 });
