@@ -84,7 +84,7 @@ function helmInvocation(
   for (const p of helm.parameters ?? [])
     args.push(
       p.forceString ? '--set-string' : '--set',
-      `${p.name}=${argoSetArgument(substitutedBuildEnv(String(p.value), { app, source }, `helm parameter ${p.name}`))}`,
+      `${p.name}=${argoSetArgument(substitutedBuildEnv(String(p.value ?? ''), { app, source }, `helm parameter ${p.name}`))}`,
     );
   const fileParams = (helm.fileParameters ?? []).map((p) => {
     const file = sourceFile(ctx.repo, { app, source }, String(p.path), `file parameter ${p.name}`);

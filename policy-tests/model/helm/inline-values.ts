@@ -88,7 +88,7 @@ export function inlineValues(app: ArgoApp, source: AppSource, repo?: Repo): Data
     const path = strvalsPath(p.name);
     // Argo CD substitutes its build environment in the value first; one that names the revision it syncs is not
     // rendered (the render says so), and read by no check.
-    const value = argoEnvsubst(String(p.value), app, source);
+    const value = argoEnvsubst(String(p.value ?? ''), app, source);
     if (path.length === 0 || value === undefined || helmRefusesName(path)) continue;
     setIn(parameters, path, helmSetValue(value, p.forceString === true));
     where.set(keyOf(path), ['helm', 'parameters', i, 'name']);

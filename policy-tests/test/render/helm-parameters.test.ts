@@ -16,7 +16,7 @@ import { renderRepo } from '../../render/render.ts';
 import { fixtureRepo, repoApp } from '../../../test-support/render-fixtures.ts';
 
 /** Each parameter as an Application writes it: name, value, forceString. */
-const PARAMETERS: [string, string, boolean][] = [
+const PARAMETERS: [string, string | undefined, boolean][] = [
   ['csv', 'a,b', false],
   ['escaped', 'a\\,b', false],
   ['list', '{x,2,true}', false],
@@ -35,6 +35,8 @@ const PARAMETERS: [string, string, boolean][] = [
   ['nested.key\\.dotted', 'v', false],
   ['items[1]', 'second', false],
   ['who', '$ARGOCD_APP_NAME-$$1', false],
+  // No value written: Argo CD's is the empty string.
+  ['unset', undefined, false],
 ];
 
 describe("an Application's Helm parameters", () => {
@@ -48,7 +50,7 @@ describe("an Application's Helm parameters", () => {
       );
       const parameters = PARAMETERS.map(
         ([name, value, forced]) =>
-          `        - name: ${JSON.stringify(name)}\n          value: ${JSON.stringify(value)}${forced ? '\n          forceString: true' : ''}`,
+          `        - name: ${JSON.stringify(name)}${value === undefined ? '' : `\n          value: ${JSON.stringify(value)}`}${forced ? '\n          forceString: true' : ''}`,
       );
       // A file parameter: the file's text, as it is (never typed).
       repo.write('apps/web/chart/files/start.sh', '#!/bin/sh\necho 1,2 true\n');
@@ -78,6 +80,7 @@ describe("an Application's Helm parameters", () => {
         nested: { 'key.dotted': 'v' },
         items: [null, 'second'],
         who: 'web-$1',
+        unset: '',
         script: '#!/bin/sh\necho 1,2 true\n',
       });
       const [app] = applications(loaded);
