@@ -10,6 +10,16 @@ export function dig(value: unknown, path: readonly PathSegment[]): unknown {
   return cur;
 }
 
+/** How many steps of `path` are there in `value` (its own keys and indexes): `path.length` where the whole path is set. */
+export function depthIn(value: unknown, path: readonly PathSegment[]): number {
+  let cur = value;
+  for (let i = 0; i < path.length; i++) {
+    if (cur === null || typeof cur !== 'object' || !Object.hasOwn(cur, path[i]!)) return i;
+    cur = (cur as Record<string | number, unknown>)[path[i]!];
+  }
+  return path.length;
+}
+
 /** A plain object (a YAML mapping), not an array or null. */
 export const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 

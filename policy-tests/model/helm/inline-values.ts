@@ -61,7 +61,8 @@ function fileParameterText(repo: Repo, on: { app: ArgoApp; source: AppSource }, 
   if (!('rel' in file)) return undefined;
   const abs = join(repo.root, file.rel);
   try {
-    return statSync(abs).isFile() && statSync(abs).size <= FILE_PARAMETER_MAX_BYTES ? readFileSync(abs, 'utf8') : undefined;
+    const stat = statSync(abs);
+    return stat.isFile() && stat.size <= FILE_PARAMETER_MAX_BYTES ? readFileSync(abs, 'utf8') : undefined;
   } catch {
     return undefined;
   }
@@ -76,7 +77,10 @@ export function inlineValues(app: ArgoApp, source: AppSource, repo?: Repo): Data
   if (!helm) return [];
   const out: DataFile[] = [];
   if (helm.valuesObject !== undefined) out.push(inline(app, helm.valuesObject, atSource(app, source, ['helm', 'valuesObject'])));
-  else if (helm.values !== undefined) out.push(valuesString(app, source));
+  else {
+    const values = valuesText(app, source);
+    if (values) out.push(valuesLayer(app, values));
+  }
   const parameters: Record<string, unknown> = {};
   const where = new Map<string, Path>();
   const keyOf = (path: Path) => path.join('\0');
@@ -133,8 +137,9 @@ function valuesText(app: ArgoApp, source: AppSource): { read: ValuesText; file: 
   };
 }
 
-function valuesString(app: ArgoApp, source: AppSource): DataFile {
-  const { read, file, place } = valuesText(app, source)!;
+type ValuesInApp = NonNullable<ReturnType<typeof valuesText>>;
+
+function valuesLayer(app: ArgoApp, { read, file, place }: ValuesInApp): DataFile {
   const errors = read.errors.map((e) => `${file}:${place(e).line}:${place(e).col}: helm.values: ${e.message}`);
   return inline(app, read.data, (path, target) => place(read.at(path, target)), errors);
 }

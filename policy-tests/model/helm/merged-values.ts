@@ -13,10 +13,9 @@ import type { FilePosition } from '../core/manifest.ts';
 import type { Path } from '../core/positions.ts';
 import type { DataFile } from '../repository/repo.ts';
 import { mergeMaps } from '../yaml/helm-values.ts';
+import { depthIn, isMap } from '../core/dig.ts';
 
 type Values = Record<string, unknown>;
-
-const isMap = (v: unknown): v is Values => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** `over` coalesced onto `base`, as Helm coalesces one layer of values onto the one before. */
 export function coalesce(base: Values, over: Values): Values {
@@ -29,16 +28,6 @@ export function coalesce(base: Values, over: Values): Values {
     } else out[k] = isMap(v) && isMap(out[k]) ? coalesce(out[k], v) : v;
   }
   return out;
-}
-
-/** Whether `path` is set in `data`. */
-function has(data: unknown, path: Path): boolean {
-  let node = data;
-  for (const segment of path) {
-    if (node === null || typeof node !== 'object' || !(String(segment) in (node as object))) return false;
-    node = (node as Record<string, unknown>)[String(segment)];
-  }
-  return true;
 }
 
 /**
@@ -54,7 +43,7 @@ export function mergedValues(userLayers: readonly DataFile[], defaults?: DataFil
     for (let n = path.length; n >= 0; n--)
       for (let i = layers.length - 1; i >= 0; i--) {
         const layer = layers[i]!;
-        if (n > 0 && !has(layer.data, path.slice(0, n))) continue;
+        if (n > 0 && depthIn(layer.data, path) < n) continue;
         if (n === 0 && i !== 0) continue;
         return { file: layer.file, ...layer.positions.at(path.slice(0, n), target) };
       }

@@ -124,8 +124,7 @@ export function valuesDataFile(file: string, text: string): DataFile {
 
 /** Positions in a values file parsed by an earlier run: read again, once, only when a finding needs one. */
 export function lazyValuesPositions(text: string): Positions {
-  let at: Positions['at'] | undefined;
-  return { at: (path, target) => (at ??= readValuesText(text).at)(path, target) };
+  return { at: (path, target) => readValuesText(text).at(path, target) };
 }
 
 /**

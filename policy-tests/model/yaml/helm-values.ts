@@ -9,7 +9,8 @@
  * of values, where a single-document reader refuses it (Helm 3 read the first document alone).
  */
 import type { Document, LineCounter } from 'yaml';
-import { isMap } from '../core/dig.ts';
+import { depthIn, isMap } from '../core/dig.ts';
+import { perKey } from '../core/per-object.ts';
 import { locate, type LinePos, type Path } from '../core/positions.ts';
 import { duplicateKeys } from './duplicate-keys.ts';
 import { readDocuments } from './go-quoted.ts';
@@ -44,16 +45,6 @@ export function mergeMaps(a: Record<string, unknown>, b: Record<string, unknown>
   return out;
 }
 
-/** How far `path` goes into `data`. */
-function depthIn(data: unknown, path: Path): number {
-  let node = data;
-  for (let i = 0; i < path.length; i++) {
-    if (node === null || typeof node !== 'object' || !Object.hasOwn(node, path[i]!)) return i;
-    node = (node as Record<string | number, unknown>)[path[i]!];
-  }
-  return path.length;
-}
-
 /** The document go-yaml reads of each piece the splitter cuts: the first one that starts in it. */
 function piecesOf(text: string, docs: readonly Document.Parsed[]): Document.Parsed[] {
   const cuts = [...text.matchAll(/^---/gm)].map((m) => m.index);
@@ -67,7 +58,13 @@ function piecesOf(text: string, docs: readonly Document.Parsed[]): Document.Pars
   });
 }
 
-export function readValuesText(text: string): ValuesText {
+/**
+ * Read once per text for the process: an Application's helm.values is read by every check that reads a chart's values,
+ * by the render and by the repo-server check; a values file's positions again when a finding needs one.
+ */
+export const readValuesText: (text: string) => ValuesText = perKey(500, readValuesTextUncached);
+
+function readValuesTextUncached(text: string): ValuesText {
   const { docs: all, lineCounter, read } = readDocuments(text);
   const docs = piecesOf(read, all);
   const place = (offset: number, message: string): ValuesProblem => ({ ...lineCounter.linePos(offset), message });
