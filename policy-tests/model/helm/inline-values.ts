@@ -123,7 +123,7 @@ export function inlineValues(app: ArgoApp, source: AppSource, repo?: Repo): Data
  * file (model/yaml/helm-values.ts), with a place in the Application (or the parameter file that set it) for each
  * place in the string. Undefined where the source has none, or `valuesObject` wins over it.
  */
-function valuesText(app: ArgoApp, source: AppSource): { read: ValuesText; file: string; place: (pos: LinePos) => FilePosition } | undefined {
+function valuesText(app: ArgoApp, source: AppSource): { text: string; read: ValuesText; file: string; place: (pos: LinePos) => FilePosition } | undefined {
   const text = source.helm?.valuesObject === undefined ? source.helm?.values : undefined;
   if (typeof text !== 'string') return undefined;
   const base = atSource(app, source, ['helm', 'values']);
@@ -131,6 +131,7 @@ function valuesText(app: ArgoApp, source: AppSource): { read: ValuesText; file: 
   // A block scalar (`values: |`) holds the string from the line after its key: the string's line n is that line + n - 1.
   const first = Math.max(start.line, base([], 'key').line + 1);
   return {
+    text,
     read: readValuesText(text),
     file: start.file ?? app.resource.file,
     place: ({ line, col }) => ({ line: first + line - 1, col, ...(start.file === undefined ? {} : { file: start.file }) }),
@@ -144,12 +145,33 @@ function valuesLayer(app: ArgoApp, { read, file, place }: ValuesInApp): DataFile
   return inline(app, read.data, (path, target) => place(read.at(path, target)), errors);
 }
 
-/** Why Helm refuses a source's `helm.values`, each at its place (in the file that holds it); none where it reads them. */
-export function inlineValuesRefusals(app: ArgoApp, source: AppSource): { file: string; line: number; col: number; message: string }[] {
+/** What a source's `helm.values` holds that Helm refuses, or reads as YAML 1.1 otherwise than YAML 1.2 does. */
+export interface InlineValuesProblem {
+  file: string;
+  line: number;
+  col: number;
+  message: string;
+  /** Helm refuses the values, and the source does not render; else a plain scalar Helm reads otherwise (yaml11.ts). */
+  refused: boolean;
+}
+
+/**
+ * Why Helm refuses a source's `helm.values`, and the plain scalars in it YAML 1.1 reads otherwise (which the values
+ * the checks read already hold as Helm reads them), each at its place in the file that holds it. `textOf`, a file's
+ * text where it is at hand, places a column: a block scalar's lines stand indented in the file.
+ */
+export function inlineValuesProblems(app: ArgoApp, source: AppSource, textOf?: (file: string) => string | undefined): InlineValuesProblem[] {
   const values = valuesText(app, source);
   if (!values) return [];
-  return values.read.errors.map((e) => {
-    const { line, col } = values.place(e);
-    return { file: values.file, line, col, message: e.message };
-  });
+  const lines = textOf?.(values.file)?.split('\n');
+  const stringLines = values.text.split('\n');
+  const placed = (at: LinePos, message: string, refused: boolean): InlineValuesProblem => {
+    const { line, col } = values.place(at);
+    // A literal block's line is its line in the file after the block's indentation; a folded or quoted one is placed by its line alone.
+    const fileLine = lines?.[line - 1]?.replace(/\r$/, '');
+    const stringLine = stringLines[at.line - 1];
+    const indent = fileLine !== undefined && stringLine !== undefined && fileLine.endsWith(stringLine) ? fileLine.length - stringLine.length : 0;
+    return { file: values.file, line, col: col + indent, message, refused };
+  };
+  return [...values.read.errors.map((e) => placed(e, e.message, true)), ...values.read.ambiguities.map((a) => placed(a, a.message, false))];
 }

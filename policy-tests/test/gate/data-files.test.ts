@@ -24,6 +24,8 @@ describe('a data file that does not parse', () => {
     copy.write(TARGETS, `${copy.read(TARGETS)}broken: [\n`);
     copy.write(LOKI, copy.read(LOKI).replace(/^( +)valueFiles:/m, '$1values: |\n$1  extra:\n$1  \tx: 1\n$1valueFiles:'));
     const [tab, retention, bracket] = [lineOf(copy, LOKI, '\tx: 1'), lineOf(copy, VALUES, '\tretention'), lineOf(copy, TARGETS, 'broken: [')];
+    // Placed in the file: the block's indentation before the tab.
+    const tabCol = copy.read(LOKI).split('\n')[tab - 1]!.indexOf('\t') + 1;
     const findings = await copy.gate().finally(() => copy.reset());
     const causes = findings.filter((f) => f.causedBy === undefined);
     expect(causes.map(formatFinding), describeFindings(findings)).toEqual([
@@ -31,7 +33,7 @@ describe('a data file that does not parse', () => {
       expect.stringMatching(new RegExp(`^${TARGETS}:${bracket + 1}:1 loader \\[yaml-syntax\\] .*; the checks that read this file judge without it`)),
       expect.stringMatching(
         new RegExp(
-          `^${LOKI}:${tab}:1 policy \\[argocd-applied-files\\] Helm refuses the values Application loki gives its source in helm\\.values .*: Tabs are not allowed as indentation; the source does not render`,
+          `^${LOKI}:${tab}:${tabCol} policy \\[argocd-applied-files\\] Helm refuses the values Application loki gives its source in helm\\.values .*: Tabs are not allowed as indentation; the source does not render`,
         ),
       ),
       expect.stringMatching(
@@ -47,6 +49,36 @@ describe('a data file that does not parse', () => {
     const targets = causes.find((f) => f.file === TARGETS)!;
     expect(targets.consequences).toBe(followers(TARGETS).length);
     expect(followers(TARGETS).every((f) => f.causedBy === formatLocation(targets))).toBe(true);
+  });
+});
+
+describe("an Application's helm.values", () => {
+  it('holding a plain scalar YAML 1.1 reads otherwise is a finding at its line and column, as in a values file; quoted, none', async () => {
+    const text = copy.read(LOKI);
+    const withValues = (value: string) => text.replace(/^( +)valueFiles:/m, `$1values: |\n$1  extra:\n$1    flag: ${value}\n$1valueFiles:`);
+    try {
+      copy.write(LOKI, withValues('off'));
+      const [line, indent] = [
+        lineOf(copy, LOKI, 'flag: off'),
+        copy
+          .read(LOKI)
+          .split('\n')
+          .find((l) => l.includes('flag: off'))!
+          .indexOf('off'),
+      ];
+      const findings = await copy.gate();
+      expect(findings.map(formatFinding), describeFindings(findings)).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^${LOKI}:${line}:${indent + 1} policy \\[argocd-applied-files\\] in the helm\\.values Application loki gives its source, which Helm reads as YAML 1\\.1: plain off is the boolean false`,
+          ),
+        ),
+      ]);
+      copy.write(LOKI, withValues('"off"'));
+      expect((await copy.gate()).map(formatFinding)).toEqual([]);
+    } finally {
+      copy.reset();
+    }
   });
 });
 
