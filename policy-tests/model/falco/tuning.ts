@@ -4,8 +4,8 @@
  * positions mapped back to the manifest that carries it.
  */
 import { duplicateKeys } from '../yaml/duplicate-keys.ts';
+import { embeddedPlacer } from '../yaml/embedded-text.ts';
 import { LineCounter, parseDocument } from 'yaml';
-import type { Resource } from '../core/manifest.ts';
 import { documentPositions, type Positions } from '../core/manifest.ts';
 import type { Repo } from '../repository/repo.ts';
 import { perRepo } from '../repository/per-repo.ts';
@@ -82,15 +82,6 @@ export function parseTuning(file: string, key: string, text: string, toOuter: (p
   };
 }
 
-/** Maps a position inside a block scalar back to the manifest: the content starts on the line after the header, indented. */
-export function blockScalarMapper(resource: Resource, text: string, path: Path): (p: LinePos) => LinePos {
-  const header = resource.positions.at(path, 'value');
-  const lines = text.split('\n');
-  const firstContent = lines.slice(header.line).find((l) => l.trim() !== '') ?? '';
-  const indent = firstContent.length - firstContent.trimStart().length;
-  return (p) => ({ line: header.line + p.line, col: p.col + indent });
-}
-
 export const tuningFiles = perRepo((repo: Repo): TuningFile[] => {
   const out: TuningFile[] = [];
   for (const resource of repo.resources) {
@@ -99,7 +90,7 @@ export const tuningFiles = perRepo((repo: Repo): TuningFile[] => {
     const text = repo.parsed.find((p) => p.file === resource.file)?.text ?? '';
     for (const [key, value] of Object.entries((resource.object.data ?? {}) as Record<string, unknown>)) {
       if (typeof value !== 'string' || !/\.ya?ml$/.test(key)) continue;
-      out.push(parseTuning(resource.file, key, value, blockScalarMapper(resource, text, ['data', key])));
+      out.push(parseTuning(resource.file, key, value, embeddedPlacer(text, resource.positions.at(['data', key], 'value'))));
     }
   }
   return out;

@@ -15,9 +15,13 @@ import { objects } from '../core/dig.ts';
 import type { FilePosition, Positions } from '../core/manifest.ts';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DataFile, Repo } from '../repository/repo.ts';
+import { ownText, type DataFile, type Repo } from '../repository/repo.ts';
+import { embeddedPlacer } from '../yaml/embedded-text.ts';
 import { argoEnvsubst, sourceFile } from '../argocd/source-files.ts';
 import type { AppSource, ArgoApp } from '../argocd/argocd.ts';
+
+/** A file's text, where it is at hand. */
+type TextOf = (file: string) => string | undefined;
 
 /** Sets `value` at `path`, making maps and lists on the way (a later writer wins, as in Helm; a list grown past its end holds nulls, as Go's make does). */
 function setIn(target: Record<string, unknown>, path: Path, value: unknown): void {
@@ -78,7 +82,7 @@ export function inlineValues(app: ArgoApp, source: AppSource, repo?: Repo): Data
   const out: DataFile[] = [];
   if (helm.valuesObject !== undefined) out.push(inline(app, helm.valuesObject, atSource(app, source, ['helm', 'valuesObject'])));
   else {
-    const values = valuesText(app, source);
+    const values = valuesText(app, source, repo && ((file) => ownText(repo, file)));
     if (values) out.push(valuesLayer(app, values));
   }
   const parameters: Record<string, unknown> = {};
@@ -123,18 +127,21 @@ export function inlineValues(app: ArgoApp, source: AppSource, repo?: Repo): Data
  * file (model/yaml/helm-values.ts), with a place in the Application (or the parameter file that set it) for each
  * place in the string. Undefined where the source has none, or `valuesObject` wins over it.
  */
-function valuesText(app: ArgoApp, source: AppSource): { text: string; read: ValuesText; file: string; place: (pos: LinePos) => FilePosition } | undefined {
+function valuesText(
+  app: ArgoApp,
+  source: AppSource,
+  textOf: TextOf | undefined,
+): { read: ValuesText; file: string; place: (pos: LinePos) => FilePosition } | undefined {
   const text = source.helm?.valuesObject === undefined ? source.helm?.values : undefined;
   if (typeof text !== 'string') return undefined;
-  const base = atSource(app, source, ['helm', 'values']);
-  const start = base([], 'value');
-  // A block scalar (`values: |`) holds the string from the line after its key: the string's line n is that line + n - 1.
-  const first = Math.max(start.line, base([], 'key').line + 1);
+  const start = atSource(app, source, ['helm', 'values'])([], 'value');
+  const file = start.file ?? app.resource.file;
+  // In a block scalar (`values: |`), the string's lines stand on the lines after its header, indented.
+  const placer = embeddedPlacer(textOf?.(file), start);
   return {
-    text,
     read: readValuesText(text),
-    file: start.file ?? app.resource.file,
-    place: ({ line, col }) => ({ line: first + line - 1, col, ...(start.file === undefined ? {} : { file: start.file }) }),
+    file,
+    place: (pos) => ({ ...placer(pos), ...(start.file === undefined ? {} : { file: start.file }) }),
   };
 }
 
@@ -157,21 +164,15 @@ export interface InlineValuesProblem {
 
 /**
  * Why Helm refuses a source's `helm.values`, and the plain scalars in it YAML 1.1 reads otherwise (which the values
- * the checks read already hold as Helm reads them), each at its place in the file that holds it. `textOf`, a file's
- * text where it is at hand, places a column: a block scalar's lines stand indented in the file.
+ * the checks read already hold as Helm reads them), each at its place in the file that holds it (exactly where `textOf`
+ * gives that file's text: embedded-text.ts).
  */
-export function inlineValuesProblems(app: ArgoApp, source: AppSource, textOf?: (file: string) => string | undefined): InlineValuesProblem[] {
-  const values = valuesText(app, source);
+export function inlineValuesProblems(app: ArgoApp, source: AppSource, textOf?: TextOf): InlineValuesProblem[] {
+  const values = valuesText(app, source, textOf);
   if (!values) return [];
-  const lines = textOf?.(values.file)?.split('\n');
-  const stringLines = values.text.split('\n');
   const placed = (at: LinePos, message: string, refused: boolean): InlineValuesProblem => {
     const { line, col } = values.place(at);
-    // A literal block's line is its line in the file after the block's indentation; a folded or quoted one is placed by its line alone.
-    const fileLine = lines?.[line - 1]?.replace(/\r$/, '');
-    const stringLine = stringLines[at.line - 1];
-    const indent = fileLine !== undefined && stringLine !== undefined && fileLine.endsWith(stringLine) ? fileLine.length - stringLine.length : 0;
-    return { file: values.file, line, col: col + indent, message, refused };
+    return { file: values.file, line, col, message, refused };
   };
   return [...values.read.errors.map((e) => placed(e, e.message, true)), ...values.read.ambiguities.map((a) => placed(a, a.message, false))];
 }

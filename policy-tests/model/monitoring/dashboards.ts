@@ -1,7 +1,7 @@
 /** Grafana dashboards provisioned from ConfigMaps (label grafana_dashboard), parsed with positions. */
 import { LineCounter, parseDocument } from 'yaml';
-import { blockScalarMapper } from '../falco/tuning.ts';
-import type { Repo } from '../repository/repo.ts';
+import { embeddedPlacer } from '../yaml/embedded-text.ts';
+import { ownText, type Repo } from '../repository/repo.ts';
 import { objects } from '../core/dig.ts';
 import type { Positions, Resource } from '../core/manifest.ts';
 import type { LinePos, Path } from '../core/positions.ts';
@@ -51,13 +51,13 @@ export function dashboards(repo: Repo): Dashboard[] {
 function dashboardsOf(repo: Repo, resource: Resource): Dashboard[] {
   const out: Dashboard[] = [];
   {
-    const text = repo.parsed.find((p) => p.file === resource.file && p.renderedBy === undefined)?.text ?? '';
+    const text = ownText(repo, resource.file);
     for (const [key, value] of Object.entries((resource.object.data ?? {}) as Record<string, unknown>)) {
       if (typeof value !== 'string' || !key.endsWith('.json')) continue;
       // Where a path of the dashboard sits in the file: the JSON is parsed with positions only when a finding asks.
       let toOuter: ((p: LinePos) => LinePos) | undefined;
       let positions: Positions | undefined;
-      const outer = (pos: LinePos) => (toOuter ??= blockScalarMapper(resource, text, ['data', key]))(pos);
+      const outer = (pos: LinePos) => (toOuter ??= embeddedPlacer(text, resource.positions.at(['data', key], 'value')))(pos);
       const at = (path: Path) => {
         if (!positions) {
           const lineCounter = new LineCounter();

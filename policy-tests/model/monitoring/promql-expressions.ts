@@ -4,7 +4,8 @@
  * dashboards, as written in this repository (a chart's own rules and
  * dashboards are not judged). Each knows where a character of it sits in its file.
  */
-import type { Repo } from '../repository/repo.ts';
+import { embeddedPlacer } from '../yaml/embedded-text.ts';
+import { ownText, type Repo } from '../repository/repo.ts';
 import type { Resource } from '../core/manifest.ts';
 import type { LinePos, Path } from '../core/positions.ts';
 import { dashboards, type Dashboard, type Panel } from './dashboards.ts';
@@ -32,22 +33,15 @@ interface RuleShape {
   for?: unknown;
 }
 
-/** A position inside a YAML scalar: block scalars start on the line after their header. */
-/** Found when first asked: most expressions never need a position, and finding one may parse the file again (positions are lazy after a warm start). */
-function scalarPositions(resource: Resource, text: string, path: Path): (offset: number, expr: string) => LinePos {
-  let found: { header: LinePos; lines: string[]; isBlock: boolean } | undefined;
-  const locate = () => {
-    const header = resource.positions.at(path, 'value');
-    const lines = text.split('\n');
-    return { header, lines, isBlock: /[|>][-+0-9]*\s*(#.*)?$/.test(lines[header.line - 1] ?? '') };
-  };
+/**
+ * A position inside an expression, in the file (model/yaml/embedded-text.ts). Found when first asked: most expressions
+ * never need a position, and finding one may parse the file again (positions are lazy after a warm start).
+ */
+function scalarPositions(resource: Resource, text: string | undefined, path: Path): (offset: number, expr: string) => LinePos {
+  let place: ((p: LinePos) => LinePos) | undefined;
   return (offset, expr) => {
-    const { header, lines, isBlock } = (found ??= locate());
-    if (!isBlock) return header;
     const before = expr.slice(0, offset).split('\n');
-    const line = header.line + before.length;
-    const content = lines[line - 1] ?? '';
-    return { line, col: content.length - content.trimStart().length + before.at(-1)!.length + 1 };
+    return (place ??= embeddedPlacer(text, resource.positions.at(path, 'value')))({ line: before.length, col: before.at(-1)!.length + 1 });
   };
 }
 
@@ -55,7 +49,7 @@ function ruleExpressions(repo: Repo): PromExpression[] {
   const out: PromExpression[] = [];
   for (const resource of repo.resources) {
     if (resource.kind !== 'PrometheusRule' || resource.rendered) continue;
-    const text = repo.parsed.find((p) => p.file === resource.file && p.renderedBy === undefined)?.text ?? '';
+    const text = ownText(repo, resource.file);
     const groups = objects(dig(resource.object, ['spec', 'groups'])) as { rules?: RuleShape[] }[];
     groups.forEach((group, g) =>
       (list(group?.rules) as RuleShape[]).forEach((rule, r) => {

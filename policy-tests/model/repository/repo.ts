@@ -351,3 +351,6 @@ export function relativeToRepo(root: string, absolute: string): string | undefin
   const rel = toPosix(relative(root, absolute));
   return rel.startsWith('..') || rel === '' ? undefined : rel;
 }
+
+/** A file's text as the loader read it, not a render's output of the same name; undefined where it read none. */
+export const ownText = (repo: Repo, file: string): string | undefined => repo.parsed.find((p) => p.file === file && p.renderedBy === undefined)?.text;

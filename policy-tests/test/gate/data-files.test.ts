@@ -53,7 +53,7 @@ describe('a data file that does not parse', () => {
 });
 
 describe("an Application's helm.values", () => {
-  it('holding a plain scalar YAML 1.1 reads otherwise is a finding at its line and column, as in a values file; quoted, none', async () => {
+  it('holding a plain scalar YAML 1.1 reads otherwise is a finding at its line and column, as in a values file; quoted, none; a quoted one on the line of its key placed there', async () => {
     const text = copy.read(LOKI);
     const withValues = (value: string) => text.replace(/^( +)valueFiles:/m, `$1values: |\n$1  extra:\n$1    flag: ${value}\n$1valueFiles:`);
     try {
@@ -76,6 +76,19 @@ describe("an Application's helm.values", () => {
       ]);
       copy.write(LOKI, withValues('"off"'));
       expect((await copy.gate()).map(formatFinding)).toEqual([]);
+      // A quoted helm.values on its key's line: the scalar is placed there, after the quote.
+      copy.write(LOKI, text.replace(/^( +)valueFiles:/m, '$1values: "flag: 0755"\n$1valueFiles:'));
+      const quoted = copy
+        .read(LOKI)
+        .split('\n')
+        .findIndex((l) => l.includes('flag: 0755'));
+      expect((await copy.gate()).map(formatFinding)).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^${LOKI}:${quoted + 1}:${copy.read(LOKI).split('\n')[quoted]!.indexOf('0755') + 1} policy \\[argocd-applied-files\\] .*plain 0755 is octal`,
+          ),
+        ),
+      ]);
     } finally {
       copy.reset();
     }
