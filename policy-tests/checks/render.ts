@@ -3,6 +3,7 @@
  * and renders that differ from one run to the next; and, offline, the lock
  * every render is held to.
  */
+import { parseErrorLine } from '../model/core/findings.ts';
 import { nearestName, suggesting } from '../model/core/did-you-mean.ts';
 import type { ChartScope, SourceRender } from '../model/argocd/rendered.ts';
 import type { Path } from '../model/core/positions.ts';
@@ -117,7 +118,10 @@ function checkChartLock(ctx: CheckContext): void {
   const data = isMap(lockFile?.data) ? lockFile.data : {};
   const list = (key: string) => (Array.isArray(data[key]) ? (data[key] as unknown[]) : []);
   if (lockFile && (lockFile.errors.length > 0 || !Array.isArray(data.charts)))
-    ctx.fail({ file: CHART_LOCK_FILE }, `${CHART_LOCK_FILE} is not a lock: ${lockFile.errors[0] ?? 'expected {"charts": [...]}'}`);
+    ctx.fail(
+      { file: CHART_LOCK_FILE },
+      `${CHART_LOCK_FILE} is not a lock: ${lockFile.errors[0] ? parseErrorLine(CHART_LOCK_FILE, lockFile.errors[0]) : 'expected {"charts": [...]}'}`,
+    );
   const entries = list('charts').map((e, i) => ({ e, at: ['charts', i] as Path, ok: isChartRef(e, 'digest') && /^sha256:[0-9a-f]{64}$/.test(e.digest ?? '') }));
   const pending = list('pending').map((e, i) => ({ e, at: ['pending', i] as Path, ok: isChartRef(e, 'reason') }));
   for (const { at, ok } of [...entries, ...pending])

@@ -3,6 +3,7 @@
  * or at a path of this repository, rendered with `helm template` and the
  * flags Argo CD 3 passes, its values files read by the model's one route.
  */
+import { parseErrorLine } from '../model/core/findings.ts';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { sourceApiVersions, sourceKubeVersion, sourceParameterFiles } from '../model/argocd/repo-server.ts';
 import { join } from 'node:path';
@@ -48,7 +49,7 @@ function readValueFiles(ctx: Context, app: ArgoApp, source: AppSource): { abs: s
     assertRealInside(abs, ctx.repo.root, `value file ${entry}`, ctx.realPathOf);
     assertSize(abs, ctx.limits.valuesBytes, `value file ${entry}`, 'HOMELAB_RENDER_MAX_VALUES_MIB');
     const data = ctx.repo.dataFiles.get(rel) ?? parseDataFile(rel, readFileSync(abs, 'utf8'));
-    if (data.errors.length) throw new Error(`value file ${rel} does not parse: ${data.errors[0]}`);
+    if (data.errors[0]) throw new Error(`value file ${rel} does not parse: ${parseErrorLine(data.file, data.errors[0])}`);
     out.push({ abs, data });
   }
   return out;

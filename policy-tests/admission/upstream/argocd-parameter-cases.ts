@@ -3,6 +3,7 @@
  * (TestGetAppDetailsWithAppParameterFile on testdata/app-parameters), read as data and judged through the gate's
  * merge (model/argocd/source-parameters.ts): the kustomize images each asserts, or the error it requires.
  */
+import { parseErrorLine } from '../../model/core/findings.ts';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sourceParameterFiles } from '../../model/argocd/repo-server.ts';
@@ -48,7 +49,7 @@ export function judgeParameterCase(dir: string, c: ParameterCase): { ok: boolean
     c.expect.error !== failed
       ? c.expect.error
         ? 'Argo CD fails the source; the gate merges it'
-        : `Argo CD merges the source; the gate fails it: ${problems.find((p) => p.fails)?.message ?? files.flatMap((f) => f.errors)[0]}`
+        : `Argo CD merges the source; the gate fails it: ${problems.find((p) => p.fails)?.message ?? files.flatMap((f) => f.errors.map((e) => parseErrorLine(f.file, e)))[0]}`
       : c.expect.images && JSON.stringify(c.expect.images) !== JSON.stringify(images)
         ? `images: Argo CD ${c.expect.images.join(', ')}, the gate ${images.join(', ') || '(none)'}`
         : '';

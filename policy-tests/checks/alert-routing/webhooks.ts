@@ -3,6 +3,7 @@
  * through the LAN's gateway, with bodies that, once each sender fills them in, carry the labels and summary the
  * event route expects.
  */
+import { parseErrorLine } from '../../model/core/findings.ts';
 import { alertmanagerConfigs, expectedReceiver, route } from '../../model/monitoring/alertmanager.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { ALERTS_API_PATH, PAYLOADS_DIR, postableAlerts, SENDERS_FILE, webhookSenders, type WebhookSender } from '../../model/monitoring/webhook-senders.ts';
@@ -96,7 +97,7 @@ function checkPayload({ ctx, senders, configs }: SenderContext, { sender, expect
     );
   const failBody = (path: Path, message: string) => ctx.fail({ data: payload, path }, message, FIX.body);
   const refused = (path: Path, why: string) => failBody(path, `${payload.file} ${why}: Alertmanager refuses the body (HTTP 400)`);
-  if (payload.errors.length > 0) return refused([], `is not JSON: ${payload.errors[0]}`);
+  if (payload.errors[0]) return refused([], `is not JSON: ${parseErrorLine(payload.file, payload.errors[0])}`);
   const filled = fillBody(payload.data, expected.filler);
   for (const p of filled.problems)
     failBody(p.path, `${who} ${names.length > 1 ? 'fill' : 'fills'} in ${JSON.stringify(dig(payload.data, p.path))}, which ${p.why}`);

@@ -39,7 +39,7 @@ export const mediaSettingsChecks: PolicyCheck[] = [
     run(ctx) {
       for (const file of settingsFiles(ctx.repo)) {
         if (file.errors.length) {
-          ctx.fail({ file: file.file }, file.errors[0]!);
+          ctx.fail({ file: file.file, line: file.errors[0]!.line, col: file.errors[0]!.col }, file.errors[0]!.message);
           continue;
         }
         const s = (file.data ?? {}) as Settings;

@@ -110,11 +110,7 @@ function withSourceParameters(repo: Repo, app: ArgoApp): ArgoApp {
       const { source: raw, problems, placeOf } = mergeSourceParameters(written, files);
       // What Argo CD cannot read of a file, it fails the source for; a YAML 1.1 reading is said beside it.
       for (const f of files) {
-        // A parse error reads `file:line:col: why`: its line is where the finding lands.
-        for (const error of f.errors) {
-          const at = /^[^:]*:(\d+):\d+: /.exec(error);
-          problems.push({ file: f.file, path: [], fails: true, message: at ? error.slice(at[0].length) : error, ...(at ? { line: Number(at[1]) } : {}) });
-        }
+        for (const { line, message } of f.errors) problems.push({ file: f.file, path: [], fails: true, message, line });
         for (const a of f.ambiguities ?? []) problems.push({ file: f.file, path: [], line: a.line, fails: false, message: a.message });
       }
       return { ...toSource(raw, source.at), parameterFiles: { files: files.map((f) => f.file), problems, placeOf } };

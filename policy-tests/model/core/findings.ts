@@ -33,6 +33,26 @@ export interface Finding {
   layer?: Layer;
 }
 
+/**
+ * Why a reader refuses a text (a data file, a values text), at its place, with the loader's check the same error in a
+ * manifest falls under: the reader that made the error knows which it is.
+ */
+export interface ParseError {
+  line: number;
+  col: number;
+  message: string;
+  check: 'yaml-syntax' | 'duplicate-key' | 'nesting-depth';
+}
+
+/**
+ * How the `yaml` library words its own stack overflow, which it catches and reports as a syntax error: the call stack's
+ * words, or a regular expression's it ran with the stack nearly spent.
+ */
+export const STACK_OVERFLOW = /Maximum call stack size exceeded|: Stack overflow$/;
+
+/** A parse error in one line, as a reader prints it: `file:line:col: why`. */
+export const parseErrorLine = (file: string, e: ParseError): string => `${file}:${e.line}:${e.col}: ${e.message}`;
+
 /** The check id as a report shows it: `[check]`, after its layer when the finding carries one (`admission [pod-security]`). */
 export function checkLabel(f: Pick<Finding, 'check' | 'layer'>): string {
   return `${f.layer ? `${f.layer} ` : ''}[${f.check}]`;

@@ -4,7 +4,7 @@
  */
 import type { Document, LineCounter, YAMLError } from 'yaml';
 import { duplicateKeys } from '../yaml/duplicate-keys.ts';
-import type { Finding } from './findings.ts';
+import { STACK_OVERFLOW, type Finding } from './findings.ts';
 import { isLfsPointer } from './text.ts';
 import { YAML11_FIX, yaml11Ambiguities } from '../yaml/yaml11.ts';
 import { exactIntegers, mayHoldLargeIntegers, under, type ExactInteger } from '../yaml/exact-integers.ts';
@@ -179,7 +179,7 @@ function syntaxFindings(file: string, errors: readonly YAMLError[], index: numbe
     const pos = err.linePos?.[0] ?? lineCounter.linePos(err.pos[0]);
     const message = err.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
     // The parser catches its own stack overflow and reports it as a syntax error.
-    if (/Maximum call stack size exceeded/.test(message))
+    if (STACK_OVERFLOW.test(message))
       return {
         file,
         line: pos.line,

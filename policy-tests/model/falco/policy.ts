@@ -1,4 +1,5 @@
 /** The tuning policy facts (security/falco/facts/) and the upstream names they point to. */
+import { parseErrorLine } from '../core/findings.ts';
 import { posix } from 'node:path';
 import type { Repo } from '../repository/repo.ts';
 import { scalarText } from '../core/text.ts';
@@ -41,7 +42,7 @@ export function isExemptionList(name: string): boolean {
 export function loadFalcoPolicy(repo: Repo): { policy?: FalcoPolicy; problem?: string } {
   const facts = repo.dataFiles.get(FALCO_POLICY_FILE);
   if (!facts) return { problem: `${FALCO_POLICY_FILE} is missing` };
-  if (facts.errors.length) return { problem: facts.errors[0] };
+  if (facts.errors[0]) return { problem: parseErrorLine(facts.file, facts.errors[0]) };
   const data = (facts.data ?? {}) as Record<string, unknown>;
   const namesFile = posix.join(posix.dirname(FALCO_POLICY_FILE), scalarText(data.upstreamFacts ?? ''));
   const names = repo.dataFiles.get(namesFile)?.data as { version?: string; rules?: string[]; macros?: string[]; lists?: string[] } | undefined;

@@ -8,6 +8,7 @@
  * lands on the line a person wrote. Order is Argo CD's (util/helm/cmd.go):
  * value files, then values or valuesObject, then parameters and file parameters.
  */
+import { type ParseError } from '../core/findings.ts';
 import { readValuesText, type ValuesText } from '../yaml/helm-values.ts';
 import { helmRefusesName, helmSetValue, strvalsPath } from './strvals.ts';
 import type { LinePos, Path } from '../core/positions.ts';
@@ -48,7 +49,7 @@ const atSource =
     source.parameterFiles?.placeOf([...base, ...path], target) ?? app.resource.positions.at([...source.at, ...base, ...path], target);
 
 /** A data file over part of an Application: its file, its data, positions inside it. */
-function inline(app: ArgoApp, data: unknown, at: Positions['at'], errors: string[] = []): DataFile {
+function inline(app: ArgoApp, data: unknown, at: Positions['at'], errors: ParseError[] = []): DataFile {
   return { file: app.resource.file, data, positions: { at }, errors };
 }
 
@@ -148,7 +149,11 @@ function valuesText(
 type ValuesInApp = NonNullable<ReturnType<typeof valuesText>>;
 
 function valuesLayer(app: ArgoApp, { read, file, place }: ValuesInApp): DataFile {
-  const errors = read.errors.map((e) => `${file}:${place(e).line}:${place(e).col}: helm.values: ${e.message}`);
+  // Placed in the file that holds helm.values (the Application, or a source parameter file that set it).
+  const errors = read.errors.map((e): ParseError => {
+    const { line, col } = place(e);
+    return { line, col, check: e.check, message: `${file}: helm.values: ${e.message}` };
+  });
   return inline(app, read.data, (path, target) => place(read.at(path, target)), errors);
 }
 

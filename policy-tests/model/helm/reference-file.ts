@@ -3,6 +3,7 @@
  * components), written by its `npm run <program>:reference` command: read once per repository, a parse error or the
  * reader's complaint said as the reference's problem, none where the repository keeps no such file.
  */
+import { parseErrorLine } from '../core/findings.ts';
 import type { DataFile } from '../repository/data-file.ts';
 import type { Repo } from '../repository/repo.ts';
 import { perRepo } from '../repository/per-repo.ts';
@@ -13,7 +14,7 @@ export function referenceFile<T extends object>(file: string, read: (doc: unknow
   return perRepo((repo: Repo): ReferenceRead<T> | undefined => {
     const data = repo.dataFiles.get(file);
     if (!data) return undefined;
-    if (data.errors.length) return { ok: false, data, problem: data.errors[0]! };
+    if (data.errors[0]) return { ok: false, data, problem: parseErrorLine(data.file, data.errors[0]) };
     const r = read(data.data);
     return 'problem' in r && typeof r.problem === 'string' ? { ok: false, data, problem: r.problem } : { ok: true, data, ...(r as T) };
   });

@@ -5,7 +5,7 @@
  */
 import { parse as parseToml } from 'smol-toml';
 import type { Positions } from '../core/manifest.ts';
-import type { Finding } from '../core/findings.ts';
+import type { Finding, ParseError } from '../core/findings.ts';
 import { readValuesText, withoutPlace } from '../yaml/helm-values.ts';
 import { argoGlobMatch } from '../core/glob.ts';
 import { perKey } from '../core/per-object.ts';
@@ -83,8 +83,8 @@ export interface DataFile {
   file: string;
   data: unknown;
   positions: Positions;
-  /** Parse errors, reported by the checks that read the file. */
-  errors: string[];
+  /** Why its reader refuses it, each at its place: the loader's finding (unparsedFinding), which the checks that read it follow. */
+  errors: ParseError[];
   /** For Helm values files: plain scalars Helm (YAML 1.1) reads differently from this gate (YAML 1.2). */
   ambiguities?: { line: number; col: number; message: string }[];
 }
@@ -106,7 +106,9 @@ export function parseTomlFile(file: string, text: string): DataFile {
   try {
     return { file, data: parseToml(text), positions, errors: [] };
   } catch (err) {
-    return { file, data: undefined, positions, errors: [`${file}: ${(err as Error).message.split('\n')[0]}`] };
+    // smol-toml's TomlError says where (line, column); the message's first line says why.
+    const { line = 1, column = 1, message } = err as { line?: number; column?: number; message: string };
+    return { file, data: undefined, positions, errors: [{ line, col: column, message: message.split('\n')[0]!, check: 'yaml-syntax' }] };
   }
 }
 
@@ -117,7 +119,7 @@ export function valuesDataFile(file: string, text: string): DataFile {
     file,
     data: read.data,
     positions: { at: read.at },
-    errors: read.errors.map((e) => `${file}:${e.line}:${e.col}: ${e.message}`),
+    errors: read.errors,
     ...(read.ambiguities.length ? { ambiguities: read.ambiguities } : {}),
   };
 }
@@ -127,19 +129,14 @@ export function lazyValuesPositions(text: string): Positions {
   return { at: (path, target) => readValuesText(text).at(path, target) };
 }
 
-/**
- * A data file's parse error (`file:line:col: why`, or `file: why`) as the loader's finding, under the check the
- * manifests' same error has, with what follows from it (`consequence`).
- */
-export function unparsedFinding(file: string, error: string, consequence: string): Finding {
-  const [, line = '1', col = '1', why = error] = /^[^:]*:(?:(\d+):(\d+):)? (.*)$/s.exec(error) ?? [];
-  const check = why.startsWith('duplicate key "') ? 'duplicate-key' : why.startsWith('nests deeper') ? 'nesting-depth' : 'yaml-syntax';
+/** A data file's parse error as the loader's finding, under the check its reader gave it, with what follows from it (`consequence`). */
+export function unparsedFinding(file: string, { line, col, message, check }: ParseError, consequence: string): Finding {
   return {
     file,
-    line: Number(line),
-    col: Number(col),
+    line,
+    col,
     check,
-    message: `${withoutPlace(why)}; ${consequence}`,
+    message: `${withoutPlace(message)}; ${consequence}`,
     fix: 'fix the file at that line: its readers take nothing from it until it parses',
   };
 }

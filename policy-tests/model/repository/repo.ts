@@ -13,7 +13,8 @@ import { duplicateKeys } from '../yaml/duplicate-keys.ts';
 import { YAML11_FIX, yaml11Ambiguities } from '../yaml/yaml11.ts';
 import { readDocument } from '../yaml/go-quoted.ts';
 import { goRefusalMessage, goYamlRefusals } from '../yaml/go-refusals.ts';
-import type { Finding } from '../core/findings.ts';
+import type { Finding, ParseError } from '../core/findings.ts';
+import { yamlLibraryErrors } from '../yaml/helm-values.ts';
 import { readSource } from '../core/source.ts';
 import { isLfsPointer } from '../core/text.ts';
 import {
@@ -105,7 +106,12 @@ function parseDataFileUncached(file: string, text: string): DataFile {
     return parsed;
   } catch (err) {
     if (!(err instanceof RangeError)) throw err;
-    return { file, data: undefined, positions: { at: () => ({ line: 1, col: 1 }) }, errors: [`${file}:1:1: nests deeper than the parser can take`] };
+    return {
+      file,
+      data: undefined,
+      positions: { at: () => ({ line: 1, col: 1 }) },
+      errors: [{ line: 1, col: 1, message: 'nests deeper than the parser can take', check: 'nesting-depth' }],
+    };
   }
 }
 
@@ -113,14 +119,21 @@ function parseYamlDataFile(file: string, text: string): DataFile {
   if (isHelmValues(file)) return valuesDataFile(file, text);
   // As Argo CD reads it, with go-yaml: a quoted scalar's continuation lines at any indentation (go-quoted.ts).
   const { doc, lineCounter } = readDocument(text);
-  const errors = doc.errors.map((e) => `${file}:${e.linePos?.[0].line ?? 1}:${e.linePos?.[0].col ?? 1}: ${e.message.split('\n')[0]}`);
+  const errors = yamlLibraryErrors(doc.errors);
   if (errors.length === 0)
-    errors.push(...duplicateKeys(doc, lineCounter).map((d) => `${file}:${d.line}:${d.col}: duplicate key "${d.key}": Map keys must be unique`));
+    errors.push(
+      ...duplicateKeys(doc, lineCounter).map((d): ParseError => ({
+        line: d.line,
+        col: d.col,
+        message: `duplicate key "${d.key}": Map keys must be unique`,
+        check: 'duplicate-key',
+      })),
+    );
   const goRead = isSourceParameterFile(file);
   // What go-yaml refuses of a file Argo CD reads with it (model/yaml/go-refusals.ts): the first of it.
   const [refused] = goRead && errors.length === 0 ? goYamlRefusals(text) : [];
   const at = refused && lineCounter.linePos(refused.offset);
-  if (refused && at) errors.push(`${file}:${at.line}:${at.col}: ${goRefusalMessage(refused, 'Argo CD')}`);
+  if (refused && at) errors.push({ ...at, message: goRefusalMessage(refused, 'Argo CD'), check: 'yaml-syntax' });
   const ambiguities = goRead && errors.length === 0 ? yaml11Ambiguities(doc, lineCounter) : [];
   let data: unknown;
   if (errors.length === 0) {
@@ -128,7 +141,7 @@ function parseYamlDataFile(file: string, text: string): DataFile {
       data = doc.toJS({ maxAliasCount: 100 });
     } catch (err) {
       // An alias bomb (or an alias to nothing) is refused in one line, as in a manifest.
-      errors.push(`${file}:1:1: ${(err as Error).message.split('\n')[0]}`);
+      errors.push({ line: 1, col: 1, message: (err as Error).message.split('\n')[0]!, check: 'yaml-syntax' });
     }
   }
   return { file, data, positions: documentPositions(doc, lineCounter), errors, ...(ambiguities.length ? { ambiguities } : {}) };

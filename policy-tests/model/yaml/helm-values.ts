@@ -8,18 +8,18 @@
  * an earlier's, two maps merged key by key, anything else replaced). So a values file of several documents is one set
  * of values, where a single-document reader refuses it (Helm 3 read the first document alone).
  */
-import type { Document, LineCounter } from 'yaml';
+import type { Document, LineCounter, YAMLError } from 'yaml';
 import { depthIn, isMap } from '../core/dig.ts';
 import { perKey } from '../core/per-object.ts';
+import { STACK_OVERFLOW, type ParseError } from '../core/findings.ts';
 import { locate, type LinePos, type Path } from '../core/positions.ts';
 import { duplicateKeys } from './duplicate-keys.ts';
 import { readDocuments } from './go-quoted.ts';
 import { goRefusalMessage, goYamlRefusals, separatorRefusals } from './go-refusals.ts';
 import { yaml11Ambiguities, type Ambiguity } from './yaml11.ts';
 
-export interface ValuesProblem extends LinePos {
-  message: string;
-}
+/** Why Helm refuses a values text, at its place (model/core/findings.ts). */
+export type ValuesProblem = ParseError;
 
 export interface ValuesText {
   /** The merged values; undefined where Helm refuses the text. */
@@ -34,6 +34,23 @@ export interface ValuesText {
 
 /** The `yaml` library's message without the place it appends (` at line 2, column 1:`), which the caller says its own way. */
 export const withoutPlace = (message: string) => message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+
+/**
+ * The `yaml` library's syntax errors, each at its place. Its own stack overflow, which it reports as a syntax error in
+ * those words (as manifest.ts reads it), is the nesting error, once: on a busy stack it is recorded at every level the
+ * parser unwinds through, and a regular expression it runs with the stack nearly spent says so in its words too.
+ */
+export function yamlLibraryErrors(errors: readonly YAMLError[]): ParseError[] {
+  const out = errors.map((e): ParseError => {
+    const at = e.linePos?.[0] ?? { line: 1, col: 1 };
+    const message = withoutPlace(e.message);
+    return STACK_OVERFLOW.test(message)
+      ? { ...at, message: 'nests deeper than the parser can take', check: 'nesting-depth' }
+      : { ...at, message, check: 'yaml-syntax' };
+  });
+  const overflow = out.find((e) => e.check === 'nesting-depth');
+  return out.filter((e) => e.check !== 'nesting-depth' || e === overflow);
+}
 
 /** Go's name for a JSON value's type, as encoding/json says it cannot decode one into a map. */
 const goJsonType = (value: unknown) => (Array.isArray(value) ? 'array' : typeof value === 'boolean' ? 'bool' : typeof value);
@@ -67,8 +84,8 @@ export const readValuesText: (text: string) => ValuesText = perKey(500, readValu
 function readValuesTextUncached(text: string): ValuesText {
   const { docs: all, lineCounter, read } = readDocuments(text);
   const docs = piecesOf(read, all);
-  const place = (offset: number, message: string): ValuesProblem => ({ ...lineCounter.linePos(offset), message });
-  const errors = all.flatMap((d) => d.errors.map((e) => ({ ...(e.linePos?.[0] ?? { line: 1, col: 1 }), message: withoutPlace(e.message) })));
+  const place = (offset: number, message: string): ValuesProblem => ({ ...lineCounter.linePos(offset), message, check: 'yaml-syntax' });
+  const errors = yamlLibraryErrors(all.flatMap((d) => d.errors));
   if (errors.length === 0) errors.push(...goRefusals(text, docs, lineCounter, place));
   const ambiguities = errors.length === 0 ? docs.flatMap((d) => yaml11Ambiguities(d, lineCounter)) : [];
   const pieces = errors.length === 0 ? docs.map((d) => ({ doc: d, data: toValues(d, errors, place) })) : [];
@@ -100,11 +117,13 @@ function goRefusals(
       {
         line: text.slice(0, cut.offset).split('\n').length,
         col: 1,
+        check: 'yaml-syntax',
         message: `${cut.message} (Helm 4 cuts a values text at each line that starts with ---, and refuses one that goes on with more than a comment)`,
       },
     ];
   const duplicate = docs.flatMap((d) => duplicateKeys(d, lineCounter))[0];
-  if (duplicate) return [{ line: duplicate.line, col: duplicate.col, message: `duplicate key "${duplicate.key}": Map keys must be unique` }];
+  if (duplicate)
+    return [{ line: duplicate.line, col: duplicate.col, message: `duplicate key "${duplicate.key}": Map keys must be unique`, check: 'duplicate-key' }];
   const [refused] = goYamlRefusals(text);
   return refused ? [place(refused.offset, goRefusalMessage(refused, 'Helm and Argo CD'))] : [];
 }

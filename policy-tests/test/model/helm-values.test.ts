@@ -116,21 +116,29 @@ describe("values files in order, over the chart's defaults", () => {
 describe('what the gate says of a values text', () => {
   it('says why Helm refuses it, at its place, in the words of the reader that refuses it', () => {
     expect(readValuesText('a: 1\n--- !!map\nb: 2\n').errors).toEqual([
-      { line: 2, col: 1, message: expect.stringMatching(/^invalid Yaml document separator: !!map \(Helm 4 cuts a values text/) },
+      { line: 2, col: 1, check: 'yaml-syntax', message: expect.stringMatching(/^invalid Yaml document separator: !!map \(Helm 4 cuts a values text/) },
     ]);
     expect(readValuesText('a: 1\n---\n- x\n').errors).toEqual([
       {
         line: 3,
         col: 1,
+        check: 'yaml-syntax',
         message:
           'cannot unmarshal yaml document: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal array into Go value of type map[string]interface {}',
       },
     ]);
     expect(readValuesText('a:\n  b: "x\\/y"\n').errors).toEqual([
-      { line: 2, col: 8, message: expect.stringMatching(/^found unknown escape character \(go-yaml v2/) },
+      { line: 2, col: 8, check: 'yaml-syntax', message: expect.stringMatching(/^found unknown escape character \(go-yaml v2/) },
     ]);
     // The `yaml` library's message without the place it appends: the caller places it.
-    expect(readValuesText('a:\n\tb: 1\n').errors).toEqual([{ line: 2, col: 1, message: 'Tabs are not allowed as indentation' }]);
+    expect(readValuesText('a:\n\tb: 1\n').errors).toEqual([{ line: 2, col: 1, check: 'yaml-syntax', message: 'Tabs are not allowed as indentation' }]);
+    // The reader that found the error says which of the loader's checks it is: the loader does not read its words.
+    expect(readValuesText('a: 1\nb: 2\na: 3\n').errors).toEqual([
+      { line: 3, col: 1, check: 'duplicate-key', message: 'duplicate key "a": Map keys must be unique' },
+    ]);
+    expect(readValuesText(`a: ${'['.repeat(20_000)}${']'.repeat(20_000)}`).errors).toEqual([
+      expect.objectContaining({ check: 'nesting-depth', message: 'nests deeper than the parser can take' }),
+    ]);
   });
 
   it('places a path in the last document that writes it, and a path no document has at its deepest ancestor', () => {
