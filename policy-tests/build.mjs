@@ -2,12 +2,14 @@
  * Builds the gate into policy-tests/dist with esbuild, so that it starts
  * without compiling TypeScript at run time. Plain JavaScript, because it runs
  * before anything is built. The build is skipped while no input it was made
- * from (esbuild's metafile lists them) is newer than it.
+ * from (esbuild's metafile lists them) is newer than it, and taken from the
+ * store where this machine built the same sources before (build-store.mjs).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildKey, keepBuild, keptBuild, storeDir } from './build-store.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 export const DIST = join(HERE, 'dist');
@@ -81,6 +83,16 @@ export function buildTimeoutMs(env = process.env) {
 
 /** Builds the bundles; each lands with a rename, so a concurrent run never reads half a file. */
 export async function buildGate() {
+  // The same sources built before on this machine (build-store.mjs): taken from the store, not built again.
+  const root = resolve(HERE, '..');
+  let built;
+  try {
+    built = buildKey(root, HERE, fileURLToPath(import.meta.url));
+  } catch {
+    built = undefined;
+  }
+  const kept = built && keptBuild(storeDir(), built);
+  if (kept) return land(kept);
   const ms = buildTimeoutMs();
   // Loaded here, not at the top: the gate's own start-up imports this file only to ask whether it is stale.
   const esbuild = await import('esbuild');
@@ -94,7 +106,13 @@ export async function buildGate() {
     }, ms);
   });
   try {
-    return landed(await Promise.race([esbuild.build(OPTIONS), expired]));
+    const result = await Promise.race([esbuild.build(OPTIONS), expired]);
+    const files = [
+      ...result.outputFiles.map((f) => ({ name: basename(f.path), contents: f.contents })),
+      { name: 'meta.json', contents: Buffer.from(JSON.stringify(result.metafile)) },
+    ];
+    if (built) keepBuild(storeDir(), built.key, files);
+    return land(files);
   } finally {
     clearTimeout(timer);
   }
@@ -112,17 +130,20 @@ export function buildGateSync() {
   if (child.status !== 0) throw new Error(child.stderr.trim().split('\n')[0] || `the build ended with ${child.signal ?? `exit ${child.status}`}`);
 }
 
-/** @param {import('esbuild').BuildResult<{ metafile: true, write: false }>} result */
-function landed(result) {
+/**
+ * Writes a build into dist, each file aside and then renamed over its old self, the metafile last; the names of the
+ * bundles and maps it wrote.
+ * @param {{ name: string, contents: Uint8Array }[]} files
+ */
+function land(files) {
   mkdirSync(DIST, { recursive: true });
   const suffix = `.${process.pid}.tmp`;
-  for (const file of result.outputFiles) {
-    writeFileSync(file.path + suffix, file.contents);
-    renameSync(file.path + suffix, file.path);
+  const ordered = [...files.filter((f) => f.name !== 'meta.json'), ...files.filter((f) => f.name === 'meta.json')];
+  for (const { name, contents } of ordered) {
+    writeFileSync(join(DIST, name) + suffix, contents);
+    renameSync(join(DIST, name) + suffix, join(DIST, name));
   }
-  writeFileSync(META + suffix, JSON.stringify(result.metafile));
-  renameSync(META + suffix, META);
-  return result.outputFiles.map((f) => basename(f.path));
+  return ordered.filter((f) => f.name !== 'meta.json').map((f) => f.name);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -4,7 +4,7 @@
  * Run on a copy of the code (policy-tests/ without its build and tests, scripts/), so that the repository's own build
  * is never stale or missing for the other tests while these run.
  */
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -18,7 +18,14 @@ const built = () => join(copy, 'policy-tests/dist/front-door.mjs');
 const PROBE = `const door = await import('../policy-tests/index.ts');
 process.stdout.write(\`\${import.meta.resolve('../policy-tests/index.ts')}\\n\${door.REPO_ROOT}\\n\${'PROBE' in door ? String(door.PROBE) : 'no probe'}\\n\`);
 `;
-const runScript = (...args: string[]) => exec(process.execPath, [join(copy, 'scripts/run.mjs'), ...args], { cwd: copy });
+/** The copy's own cache: its builds are kept in a store of their own (policy-tests/build-store.mjs), not the machine's. */
+const env = () => ({ ...process.env, HOMELAB_CACHE_DIR: join(copy, 'cache') });
+const runScript = (...args: string[]) => exec(process.execPath, [join(copy, 'scripts/run.mjs'), ...args], { cwd: copy, env: env() });
+/** An esbuild that never answers, under a time limit of 0.2 s: a build fails, and only the store can answer. */
+const hungEsbuild = () => {
+  writeFileSync(join(copy, 'hung-esbuild.sh'), '#!/bin/sh\nexec sleep 600\n', { mode: 0o755 });
+  return { ESBUILD_BINARY_PATH: join(copy, 'hung-esbuild.sh'), HOMELAB_BUILD_TIMEOUT: '0.2' };
+};
 
 beforeAll(() => {
   copy = mkdtempSync(join(tmpdir(), 'front-door-'));
@@ -61,11 +68,32 @@ describe("a script's import of the front door", () => {
     expect(statSync(built()).mtimeMs).toBeGreaterThan(before);
   });
 
+  it('takes the build from the store where the same sources were built before, and builds again where its entry was altered', async () => {
+    const store = join(copy, 'cache/gate-builds');
+    const kept = readFileSync(built());
+    // The entry the last build kept: the one that holds its door.
+    const entries = readdirSync(store).filter((name) => /^[0-9a-f]{64}$/.test(name));
+    const key = entries.find((name) => readFileSync(join(store, name, 'front-door.mjs')).equals(kept));
+    expect(key).toBeDefined();
+    rmSync(join(copy, 'policy-tests/dist'), { recursive: true, force: true });
+    // A fresh checkout of the same sources: no esbuild answers, and the door is the one built before.
+    const fromStore = await exec(process.execPath, [join(copy, 'scripts/run.mjs'), 'scripts/probe-door.ts'], {
+      cwd: copy,
+      env: { ...env(), ...hungEsbuild() },
+    });
+    expect(fromStore).toEqual({ code: 0, stdout: `${pathToFileURL(built()).href}\n${copy}/\nrebuilt\n`, stderr: '' });
+    expect(readFileSync(built()).equals(kept)).toBe(true);
+    // An entry whose bundle was altered is not taken: the door is built again, and the entry replaced.
+    for (const name of entries) writeFileSync(join(store, name, 'front-door.mjs'), 'export const PROBE = "forged";\n');
+    rmSync(join(copy, 'policy-tests/dist'), { recursive: true, force: true });
+    expect(await runScript('scripts/probe-door.ts')).toEqual({ code: 0, stdout: `${pathToFileURL(built()).href}\n${copy}/\nrebuilt\n`, stderr: '' });
+    expect(readFileSync(join(store, key!, 'front-door.mjs')).equals(readFileSync(built()))).toBe(true);
+  });
+
   it('stops a build that hangs at its time limit, in one line, and the script reads the sources', async () => {
     rmSync(join(copy, 'policy-tests/dist'), { recursive: true, force: true });
-    // An esbuild that never answers: the build's time limit is all that ends it.
-    const hung = { ...process.env, ESBUILD_BINARY_PATH: join(copy, 'hung-esbuild.sh'), HOMELAB_BUILD_TIMEOUT: '0.2' };
-    writeFileSync(hung.ESBUILD_BINARY_PATH, '#!/bin/sh\nexec sleep 600\n', { mode: 0o755 });
+    // An esbuild that never answers: the build's time limit is all that ends it (a store that never kept these sources).
+    const hung = { ...env(), ...hungEsbuild(), HOMELAB_CACHE_DIR: join(copy, 'empty-cache') };
     const stopped = 'esbuild did not finish within 0.2 s (HOMELAB_BUILD_TIMEOUT); stopped';
     const probe = await exec(process.execPath, [join(copy, 'scripts/run.mjs'), 'scripts/probe-door.ts'], { cwd: copy, env: hung });
     expect(probe).toEqual({
