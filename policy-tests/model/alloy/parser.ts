@@ -7,6 +7,7 @@
 import { AlloyScanner, isValidIdentifier } from './scanner.ts';
 import { PRECEDENCE, type AlloyError, type AlloyShape, type Tok } from './tokens.ts';
 import { goUnquote } from '../go/strconv.ts';
+import { perKey } from '../core/per-object.ts';
 
 export type { AlloyError, AlloyShape } from './tokens.ts';
 
@@ -389,8 +390,14 @@ function literalValue(tok: Tok, lit: string): AlloyValue | undefined {
   return Number.isFinite(n) ? n : undefined;
 }
 
-/** A configuration as Alloy's parser reads it: its statements, and its errors in Alloy's words with their lines. */
-export function parseAlloy(text: string): { body: AlloyStatement[]; errors: (AlloyError & { line: number })[] } {
+/**
+ * A configuration as Alloy's parser reads it: its statements, and its errors in Alloy's words with their lines. Read
+ * once per text for the process (the configuration check, the node check and the API requests read the same text);
+ * what it returns is shared, and read, never changed.
+ */
+export const parseAlloy: (text: string) => { body: AlloyStatement[]; errors: (AlloyError & { line: number })[] } = perKey(50, parseAlloyUncached);
+
+function parseAlloyUncached(text: string): { body: AlloyStatement[]; errors: (AlloyError & { line: number })[] } {
   const parser = new AlloyParser(text);
   const body = parser.parseBody('EOF');
   return { body, errors: parser.errors.map((e) => ({ ...e, line: parser.lineOf(e.offset) })) };
