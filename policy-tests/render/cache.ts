@@ -9,6 +9,7 @@ import { basename, join } from 'node:path';
 import type { ChartScope, Nondeterminism } from '../model/argocd/rendered.ts';
 import { scalarText } from '../model/core/text.ts';
 import { writeFileAtomic } from '../model/stores/write-atomic.ts';
+import { gateCodeDigest } from '../model/stores/outcome-store.ts';
 import { chartScopeFromFolder } from './chart-files.ts';
 import { loadedFiles } from './chart-extract.ts';
 import { READS_CAPABILITIES, UNREPEATABLE_FUNCTIONS } from './chart-traits.ts';
@@ -46,6 +47,46 @@ export interface CachedRender {
   nondeterministic: Nondeterminism[];
   /** The cache's key for this print: a digest of every input of the invocation (a kept verdict names the print by it). */
   key?: string;
+}
+
+/**
+ * An entry on disk: the render, and the code that read the tool's print, which is kept beside it (`<key>.print`, read
+ * only when needed: a warm run reads the objects alone). The key names what Helm or kustomize was asked, not how the
+ * gate reads what it printed: an entry read by other code (a gate that reads output otherwise since, as YAML 1.1 where
+ * it read YAML 1.2) is read again from its print, never trusted, and the tool not run again.
+ */
+interface RenderEntry extends CachedRender {
+  reader?: string;
+}
+
+const printOf = (file: string) => file.replace(/\.json$/, '.print');
+
+/** The code that reads a print: the gate's whole code (model/stores/outcome-store.ts), or undefined where it cannot be read. */
+function readerCode(): string | undefined {
+  try {
+    return gateCodeDigest();
+  } catch {
+    return undefined;
+  }
+}
+
+/** An entry's render, read again from its print where other code read it; undefined where its print is gone (made before prints were kept, or pruned). */
+async function readByThisCode(ctx: Context, file: string, entry: RenderEntry): Promise<CachedRender | undefined> {
+  const { reader, ...render } = entry;
+  if (reader !== undefined && reader === readerCode()) return render;
+  let print: string;
+  try {
+    print = readFileSync(printOf(file), 'utf8');
+  } catch {
+    return undefined;
+  }
+  await loadFastReader();
+  const { docs, problems } = splitRendered(print, ctx.chunks);
+  const again: CachedRender = { docs, nondeterministic: render.nondeterministic, ...(problems.length ? { problem: problems[0]!.message } : {}) };
+  const kept: RenderEntry = { ...again, reader: readerCode() };
+  writeFileAtomic(file, JSON.stringify(kept));
+  readEntries.set(file, kept);
+  return again;
 }
 
 /**
@@ -109,6 +150,8 @@ function readEntry<T>(file: string): T | undefined {
   try {
     const entry = JSON.parse(readFileSync(file, 'utf8')) as T;
     markRead(file);
+    // A render's print with it: what a gate that reads output otherwise reads again (a scope has none).
+    markRead(printOf(file));
     readEntries.set(file, entry);
     if (readEntries.size > 256) readEntries.delete(readEntries.keys().next().value!);
     return entry;
@@ -126,7 +169,8 @@ export async function cachedRun(ctx: Context, inv: Invocation, beforeRun?: () =>
   const dir = join(cacheRoot(ctx.env), 'renders');
   const key = hash(inv.key);
   const file = join(dir, `${key}.json`);
-  const cached = readEntry<CachedRender>(file);
+  const entry = readEntry<RenderEntry>(file);
+  const cached = entry && (await readByThisCode(ctx, file, entry));
   if (cached) return { ...cached, key };
   await loadFastReader();
   const sourceKey = hash(inv.sourceKey);
@@ -149,9 +193,10 @@ export async function cachedRun(ctx: Context, inv: Invocation, beforeRun?: () =>
   }
   const nondeterministic = needsSecond ? differences(first, await runTool(ctx, inv), ctx.chunks) : [];
   ctx.earlier.set(sourceKey, { first, split });
-  const entry: CachedRender = { docs, nondeterministic, ...problem };
-  writeFileAtomic(file, JSON.stringify(entry));
-  return { ...entry, key };
+  const made: CachedRender = { docs, nondeterministic, ...problem };
+  writeFileAtomic(printOf(file), first);
+  writeFileAtomic(file, JSON.stringify({ ...made, reader: readerCode() }));
+  return { ...made, key };
 }
 
 /**

@@ -10,7 +10,8 @@ import { list, type ReadEntry } from 'tar';
 import { join } from 'node:path';
 import type { ChartScope } from '../model/argocd/rendered.ts';
 import { checkoutTree, type Repo } from '../model/repository/repo.ts';
-import { parse as parseYaml } from 'yaml';
+import { parseDocument } from 'yaml';
+import { asYaml11 } from '../model/yaml/yaml11.ts';
 import { isMap } from '../model/core/dig.ts';
 import { NO_TRAITS, withFile, type ChartTraits } from './chart-traits.ts';
 import { keptInFolder } from './helmignore.ts';
@@ -158,7 +159,10 @@ function safeYaml(text: string | undefined): unknown {
   const fast = fastValue(text);
   if (fast) return fast.value;
   try {
-    return parseYaml(text, { maxAliasCount: 100 });
+    // As Helm reads a Chart.yaml (sigs.k8s.io/yaml over go-yaml v2), as the fast reader does: YAML 1.1's plain scalars.
+    const doc = parseDocument(text);
+    asYaml11(doc);
+    return doc.errors.length ? undefined : doc.toJS({ maxAliasCount: 100 });
   } catch {
     return undefined;
   }

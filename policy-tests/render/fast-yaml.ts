@@ -4,7 +4,9 @@
  * main thread on it, a third of the cold render. Output needs no positions: a finding on a rendered object points
  * at the values key or the chart source (output.ts). js-yaml reads the same text seven times faster.
  *
- * It must read it to the same objects. So js-yaml is given the `yaml` library's own YAML 1.2 core schema (its
+ * It must read it to the same objects, and as Argo CD and Helm read it, with go-yaml v2: YAML 1.1, where a plain yes,
+ * off or 0755 is a boolean or an octal (the `yaml` library's documents are set so: model/yaml/yaml11.ts `asYaml11`;
+ * js-yaml resolves those scalars first). So js-yaml is given the `yaml` library's own YAML 1.2 core schema (its
  * regular expressions and constructors, node_modules/yaml dist/schema/core, copied in model/yaml/core-schema.ts, which
  * the manifests' fast reader reads by too) and its map keys (null as '', a scalar as its String), and it answers only where the two cannot differ: no alias (`maxAliases: 0`: the
  * `yaml` library's alias limits then apply), no merge key (`<<`), no tag written out but `!!str`, `!!seq`, `!!map`
@@ -14,6 +16,7 @@
  * (charts.ts), is read the same way: kube-prometheus-stack's alone is five thousand lines.
  */
 import { CORE_TAGS, keyName, setKey, type CoreTag } from '../model/yaml/core-schema.ts';
+import { yaml11Value } from '../model/yaml/yaml11.ts';
 
 type JsYaml = typeof import('js-yaml');
 
@@ -46,6 +49,13 @@ function readerOf({ defineMappingTag, defineScalarTag, loadAll, NOT_RESOLVED, Sc
     });
 
   const CORE_SCALARS = CORE_TAGS.map(({ tag, forms }) => core(tag, forms));
+  // Before the core schema: a plain yes, off or 0755 is what go-yaml v2 makes of it (model/yaml/yaml11.ts), as Argo CD
+  // and Helm read output and values with it.
+  const YAML11_SCALARS = defineScalarTag('tag:homelab-gitops,2026:yaml11', {
+    implicit: true,
+    resolve: (source, isExplicit) => (isExplicit ? NOT_RESOLVED : (yaml11Value(source) ?? NOT_RESOLVED)),
+    identify: never,
+  });
 
   const mapAsYamlMakesIt = defineMappingTag<Record<string, unknown>, Record<string, unknown>>('tag:yaml.org,2002:map', {
     create: () => ({}),
@@ -64,7 +74,7 @@ function readerOf({ defineMappingTag, defineScalarTag, loadAll, NOT_RESOLVED, Sc
     get: (container, key) => container[keyName(key) ?? ''],
   });
 
-  const schema = new Schema([strTag, seqTag, mapAsYamlMakesIt, ...CORE_SCALARS]);
+  const schema = new Schema([strTag, seqTag, mapAsYamlMakesIt, YAML11_SCALARS, ...CORE_SCALARS]);
   return (text: string, json: boolean) => loadAll(text, { schema, json, maxAliases: 0 });
 }
 

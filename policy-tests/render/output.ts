@@ -5,6 +5,7 @@
  * positions point at what a person edits: the values key that set a value
  * when there is one, otherwise the chart source in application.yaml.
  */
+import { asYaml11 } from '../model/yaml/yaml11.ts';
 import { parseAllDocuments } from 'yaml';
 import type { ArgoApp, AppSource } from '../model/argocd/argocd.ts';
 import type { FilePosition, Positions, Resource } from '../model/core/manifest.ts';
@@ -99,6 +100,8 @@ function slowDocuments(chunk: string, at: string, problems: OutputProblem[]): un
       problems.push({ message: `${at}: ${doc.errors[0]!.message.split('\n')[0]}` });
       continue;
     }
+    // As Argo CD reads the output (gitops-engine's SplitYAML, sigs.k8s.io/yaml over go-yaml v2): a plain yes or 0755 as YAML 1.1 reads it.
+    asYaml11(doc);
     // An alias bomb in a template's output is refused like one in a manifest.
     try {
       out.push(doc.toJS({ maxAliasCount: 100 }));

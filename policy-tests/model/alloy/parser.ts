@@ -390,11 +390,7 @@ function literalValue(tok: Tok, lit: string): AlloyValue | undefined {
   return Number.isFinite(n) ? n : undefined;
 }
 
-/**
- * A configuration as Alloy's parser reads it: its statements, and its errors in Alloy's words with their lines. Read
- * once per text for the process (the configuration check, the node check and the API requests read the same text);
- * what it returns is shared, and read, never changed.
- */
+/** A configuration as Alloy's parser reads it (statements, errors in its words with lines): once per text, shared, never changed. */
 export const parseAlloy: (text: string) => { body: AlloyStatement[]; errors: (AlloyError & { line: number })[] } = perKey(50, parseAlloyUncached);
 
 function parseAlloyUncached(text: string): { body: AlloyStatement[]; errors: (AlloyError & { line: number })[] } {

@@ -33,6 +33,22 @@ export function isYaml11Ambiguous(source: string): boolean {
   return BOOLEAN_11.test(source) || OCTAL_11.test(source);
 }
 
+/** What YAML 1.1 (go-yaml v2) reads a plain scalar YAML 1.2 reads otherwise as (a boolean, or an octal's number); undefined for any other. */
+export function yaml11Value(source: string): boolean | number | undefined {
+  if (!isYaml11Ambiguous(source)) return undefined;
+  return BOOLEAN_11.test(source) ? TRUE_11.test(source) : Number.parseInt(source, 8);
+}
+
+/** Sets each plain scalar (key or value) of `doc` YAML 1.1 reads otherwise to its YAML 1.1 value: `doc` as go-yaml v2 reads it, where nothing is said of it. */
+export function asYaml11(doc: Document): void {
+  eachNode(doc, {
+    scalar(node) {
+      const value = node.type === Scalar.PLAIN && node.source ? yaml11Value(node.source) : undefined;
+      if (value !== undefined) node.value = value;
+    },
+  });
+}
+
 /** Every plain scalar (key or value) of `doc` that YAML 1.1 and 1.2 read differently; each is set to its YAML 1.1 value. */
 export function yaml11Ambiguities(doc: Document, lineCounter: LineCounter): Ambiguity[] {
   const out: Ambiguity[] = [];

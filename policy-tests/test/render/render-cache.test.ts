@@ -1,7 +1,7 @@
 /**
  * The render tier's cache with the real Helm 4: a source rendered again only while its output may change, the
  * determinism check paid once, and which templates can read the API versions or print differently.
- */ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+ */ import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -142,5 +142,41 @@ data:
     expect(mayPrintDifferently('templates/x.yaml', 'names: {{ keys .Values.m | sortAlpha | join "," }}')).toBe(true);
     expect(mayPrintDifferently('templates/x.yaml', 'data: {{ toYaml .Values.m | nindent 2 }}{{ lookup "v1" "Secret" "a" "b" }}')).toBe(false);
     expect(mayPrintDifferently('charts/sub-1.0.0.tgz', '')).toBe(true);
+  });
+});
+
+describe('a render kept by other code', () => {
+  it('is read again from its print, and Helm not run again; where its print is gone, rendered again', async () => {
+    const repo = demoRepo();
+    const cache = mkdtempSync(join(tmpdir(), 'render-cache-'));
+    const helm = countingTool(cache, 'helm', env.HELM_BIN!);
+    const cacheEnv = { HOMELAB_CACHE_DIR: cache, HELM_BIN: helm.bin };
+    try {
+      await pullCharts({ root: repo.root, env: { ...env, ...cacheEnv }, updateLock: false, out });
+      const first = await rendered(repo, cacheEnv);
+      const templates = () => helm.calls().filter((args) => args[0] === 'template').length;
+      const printed = templates();
+      // Every entry as a gate that read output otherwise would have kept it: other objects, by other code.
+      const dir = join(cache, 'renders');
+      const entries = readdirSync(dir).filter((name) => /^[0-9a-f]{64}\.json$/.test(name));
+      expect(entries.length).toBeGreaterThan(0);
+      for (const name of entries) writeFileSync(join(dir, name), JSON.stringify({ docs: [], nondeterministic: [], reader: 'other code' }));
+      const again = await rendered(repo, cacheEnv);
+      expect(templates()).toBe(printed);
+      const objects = (r: typeof first) => r.renders.map((s) => s.resources.map((x) => x.object));
+      expect(objects(again)).toEqual(objects(first));
+      // Its print gone (pruned, or kept by a gate before prints were): Helm renders it again. In a copy of the cache,
+      // which this process has read nothing of.
+      const copy = mkdtempSync(join(tmpdir(), 'render-cache-'));
+      cpSync(cache, copy, { recursive: true });
+      for (const name of entries) writeFileSync(join(copy, 'renders', name), JSON.stringify({ docs: [], nondeterministic: [], reader: 'other code' }));
+      for (const name of readdirSync(join(copy, 'renders')).filter((n) => n.endsWith('.print'))) rmSync(join(copy, 'renders', name));
+      expect(objects(await rendered(repo, { ...cacheEnv, HOMELAB_CACHE_DIR: copy, HOMELAB_CHART_CACHE: join(cache, 'charts') }))).toEqual(objects(first));
+      expect(templates()).toBeGreaterThan(printed);
+      rmSync(copy, { recursive: true, force: true });
+    } finally {
+      rmSync(repo.root, { recursive: true, force: true });
+      rmSync(cache, { recursive: true, force: true });
+    }
   });
 });
