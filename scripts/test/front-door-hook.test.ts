@@ -18,7 +18,7 @@ const built = () => join(copy, 'policy-tests/dist/front-door.mjs');
 const PROBE = `const door = await import('../policy-tests/index.ts');
 process.stdout.write(\`\${import.meta.resolve('../policy-tests/index.ts')}\\n\${door.REPO_ROOT}\\n\${'PROBE' in door ? String(door.PROBE) : 'no probe'}\\n\`);
 `;
-/** The copy's own cache: its builds are kept in a store of their own (policy-tests/build-store.mjs), not the machine's. */
+/** The copy's own cache: its builds are kept in a store of their own (policy-tests/build.mjs), not the machine's. */
 const env = () => ({ ...process.env, HOMELAB_CACHE_DIR: join(copy, 'cache') });
 const runScript = (...args: string[]) => exec(process.execPath, [join(copy, 'scripts/run.mjs'), ...args], { cwd: copy, env: env() });
 /** An esbuild that never answers, under a time limit of 0.2 s: a build fails, and only the store can answer. */

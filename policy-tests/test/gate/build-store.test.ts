@@ -1,5 +1,5 @@
 /**
- * The store of builds (policy-tests/build-store.mjs): its key covers what the build may read and nothing else, an
+ * The store of builds (policy-tests/build.mjs): its key covers what the build may read and nothing else, an
  * entry is taken only whole and as kept, and only where its key vouches for every input; the last few are kept. The
  * scripts' use of it, end to end with an esbuild that never answers: scripts/test/front-door-hook.test.ts.
  */
@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildKey, keepBuild, keptBuild } from '../../build-store.mjs';
+import { buildKey, keepBuild, keptBuild } from '../../build.mjs';
 import { REPO_ROOT } from '../../model/repository/repo.ts';
 
 let dir = '';
