@@ -16,7 +16,7 @@
  * (charts.ts), is read the same way: kube-prometheus-stack's alone is five thousand lines.
  */
 import { CORE_TAGS, keyName, setKey, type CoreTag } from '../model/yaml/core-schema.ts';
-import { yaml11Value } from '../model/yaml/yaml11.ts';
+import { YAML11_FORMS } from '../model/yaml/yaml11.ts';
 
 type JsYaml = typeof import('js-yaml');
 
@@ -48,14 +48,9 @@ function readerOf({ defineMappingTag, defineScalarTag, loadAll, NOT_RESOLVED, Sc
       identify: never,
     });
 
-  const CORE_SCALARS = CORE_TAGS.map(({ tag, forms }) => core(tag, forms));
-  // Before the core schema: a plain yes, off or 0755 is what go-yaml v2 makes of it (model/yaml/yaml11.ts), as Argo CD
-  // and Helm read output and values with it.
-  const YAML11_SCALARS = defineScalarTag('tag:homelab-gitops,2026:yaml11', {
-    implicit: true,
-    resolve: (source, isExplicit) => (isExplicit ? NOT_RESOLVED : (yaml11Value(source) ?? NOT_RESOLVED)),
-    identify: never,
-  });
+  // A plain yes, off or 0755 is what go-yaml v2 makes of it (model/yaml/yaml11.ts), as Argo CD and Helm read output
+  // and values with it: its forms tried first in their tags, so no scalar asks one resolver more.
+  const CORE_SCALARS = CORE_TAGS.map(({ tag, forms }) => core(tag, [...(YAML11_FORMS[tag] ?? []), ...forms]));
 
   const mapAsYamlMakesIt = defineMappingTag<Record<string, unknown>, Record<string, unknown>>('tag:yaml.org,2002:map', {
     create: () => ({}),
@@ -74,7 +69,7 @@ function readerOf({ defineMappingTag, defineScalarTag, loadAll, NOT_RESOLVED, Sc
     get: (container, key) => container[keyName(key) ?? ''],
   });
 
-  const schema = new Schema([strTag, seqTag, mapAsYamlMakesIt, YAML11_SCALARS, ...CORE_SCALARS]);
+  const schema = new Schema([strTag, seqTag, mapAsYamlMakesIt, ...CORE_SCALARS]);
   return (text: string, json: boolean) => loadAll(text, { schema, json, maxAliases: 0 });
 }
 

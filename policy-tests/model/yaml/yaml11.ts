@@ -33,6 +33,15 @@ export function isYaml11Ambiguous(source: string): boolean {
   return BOOLEAN_11.test(source) || OCTAL_11.test(source);
 }
 
+/**
+ * The plain scalars YAML 1.1 reads otherwise, as forms of the core schema's tags (model/yaml/core-schema.ts): a reader
+ * that tries them before a tag's own forms reads as go-yaml v2 does.
+ */
+export const YAML11_FORMS: Readonly<Record<string, readonly [RegExp, (source: string) => unknown][]>> = {
+  'tag:yaml.org,2002:bool': [[BOOLEAN_11, (source) => TRUE_11.test(source)]],
+  'tag:yaml.org,2002:int': [[OCTAL_11, (source) => Number.parseInt(source, 8)]],
+};
+
 /** What YAML 1.1 (go-yaml v2) reads a plain scalar YAML 1.2 reads otherwise as (a boolean, or an octal's number); undefined for any other. */
 export function yaml11Value(source: string): boolean | number | undefined {
   if (!isYaml11Ambiguous(source)) return undefined;
