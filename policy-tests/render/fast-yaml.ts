@@ -16,7 +16,13 @@
  * (charts.ts), is read the same way: kube-prometheus-stack's alone is five thousand lines.
  */
 import { CORE_TAGS, keyName, setKey, type CoreTag } from '../model/yaml/core-schema.ts';
-import { YAML11_FORMS } from '../model/yaml/yaml11.ts';
+import { yaml11Bool, yaml11Number } from '../model/yaml/yaml11.ts';
+
+/** YAML 1.1's readings, by the core tag they stand in. */
+const YAML11_FIRST: Readonly<Record<string, (source: string) => unknown>> = {
+  'tag:yaml.org,2002:bool': yaml11Bool,
+  'tag:yaml.org,2002:int': yaml11Number,
+};
 
 type JsYaml = typeof import('js-yaml');
 
@@ -42,15 +48,17 @@ function readerOf({ defineMappingTag, defineScalarTag, loadAll, NOT_RESOLVED, Sc
       // A tag written out (`!!int "1"`) is left to the `yaml` library: only plain scalars resolve here.
       resolve: (source, isExplicit) => {
         if (isExplicit) return NOT_RESOLVED;
+        // A plain yes, off, 0755 or 1_000 is what go-yaml v2 makes of it (model/yaml/yaml11.ts), as Argo CD and Helm
+        // read output and values with it: tried first in its tag, so no scalar asks one resolver more.
+        const eleven = YAML11_FIRST[tagName]?.(source);
+        if (eleven !== undefined) return eleven;
         const form = forms.find(([test]) => test.test(source));
         return form ? form[1](source) : NOT_RESOLVED;
       },
       identify: never,
     });
 
-  // A plain yes, off or 0755 is what go-yaml v2 makes of it (model/yaml/yaml11.ts), as Argo CD and Helm read output
-  // and values with it: its forms tried first in their tags, so no scalar asks one resolver more.
-  const CORE_SCALARS = CORE_TAGS.map(({ tag, forms }) => core(tag, [...(YAML11_FORMS[tag] ?? []), ...forms]));
+  const CORE_SCALARS = CORE_TAGS.map(({ tag, forms }) => core(tag, forms));
 
   const mapAsYamlMakesIt = defineMappingTag<Record<string, unknown>, Record<string, unknown>>('tag:yaml.org,2002:map', {
     create: () => ({}),

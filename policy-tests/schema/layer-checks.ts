@@ -20,7 +20,7 @@ export const LAYER_CHECKS: readonly LayerCheck[] = [
     id: 'yaml-1.1-scalar',
     layer: 'loader',
     description:
-      'No plain scalar that Helm and Kubernetes (YAML 1.1) read differently from YAML 1.2: yes, no, on, off, y, n, or an octal such as 0755, in manifests and Helm values.',
+      'No plain scalar that Helm and Kubernetes (YAML 1.1, go-yaml v2) read differently from YAML 1.2: yes, no, on, off, y, n, an octal such as 0755, a number with underscores (1_000), a binary (0b101) or a signed hex (-0x1F), in manifests and Helm values.',
   },
   { id: 'duplicate-key', layer: 'loader', description: 'No mapping repeats a key (the last one would silently win).' },
   { id: 'manifest-shape', layer: 'loader', description: 'Every non-blank document is an object with a non-empty apiVersion and kind.' },

@@ -2,12 +2,14 @@
  * Scalars that mean one thing to this gate and another to the file's
  * consumer. The gate reads YAML 1.2; Helm (values files) and the API server
  * behind kubectl and Argo CD (manifests) read YAML 1.1 through go-yaml v2,
- * where a plain yes, no, on, off, y or n is a boolean and a plain 0755 is
- * octal. Such a scalar is a finding; and the document is changed to the
+ * where a plain yes, no, on, off, y or n is a boolean, a plain 0755 is
+ * octal, and a number may hold underscores (1_000), be binary (0b101) or a
+ * signed hex (-0x1F), where YAML 1.2 reads a string. Such a scalar is a finding; and the document is changed to the
  * consumer's reading, so every check judges what Helm or the API server sees.
  */
 import { Scalar, type Document, type LineCounter } from 'yaml';
 import { eachNode } from './nodes.ts';
+import { plainValue } from './core-schema.ts';
 
 const BOOLEAN_11 = /^(y|Y|yes|Yes|YES|on|On|ON|n|N|no|No|NO|off|Off|OFF)$/;
 const TRUE_11 = /^(y|Y|yes|Yes|YES|on|On|ON)$/;
@@ -26,27 +28,55 @@ export interface Ambiguity {
   message: string;
 }
 
-/** Whether YAML 1.1 reads this plain scalar otherwise than YAML 1.2: a boolean of yes/no/on/off/y/n, or an octal. */
-export function isYaml11Ambiguous(source: string): boolean {
-  // Neither reading differs for most scalars: a boolean of YAML 1.1 has at most three letters, an octal starts with 0 after its sign.
-  if (source.length > 3 && !OCTAL_START.test(source)) return false;
-  return BOOLEAN_11.test(source) || OCTAL_11.test(source);
+/** go-yaml v2's float form (resolve.go `yamlStyleFloat`). */
+const GO_FLOAT = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/;
+/** strconv.ParseInt's base 0: a sign, then 0x, 0o, 0b, a leading 0 (octal) or decimal digits. */
+const GO_INT = /^([-+]?)(?:0[xX]([0-9a-fA-F]+)|0[oO]([0-7]+)|0[bB]([01]+)|(0[0-7]*)|([1-9][0-9]*))$/;
+
+/**
+ * The number go-yaml v2 reads a plain scalar that starts with a digit or a sign as (resolve.go, hint D or S): its
+ * underscores dropped, then strconv.ParseInt or ParseUint with base 0, else its float form; undefined for a string.
+ */
+function goYamlNumber(source: string): number | undefined {
+  const plain = source.replaceAll('_', '');
+  const int = GO_INT.exec(plain);
+  if (int) {
+    const [, sign, hex, oct, bin, octal, dec] = int;
+    const n =
+      hex !== undefined
+        ? Number.parseInt(hex, 16)
+        : oct !== undefined
+          ? Number.parseInt(oct, 8)
+          : bin !== undefined
+            ? Number.parseInt(bin, 2)
+            : octal !== undefined
+              ? Number.parseInt(octal, 8)
+              : Number(dec);
+    // Past uint64, both parsers fail, and only the float form is left.
+    if (n < 2 ** 64) return sign === '-' ? -n : n;
+  }
+  return GO_FLOAT.test(plain) ? Number.parseFloat(plain) : undefined;
 }
 
 /**
- * The plain scalars YAML 1.1 reads otherwise, as forms of the core schema's tags (model/yaml/core-schema.ts): a reader
- * that tries them before a tag's own forms reads as go-yaml v2 does.
+ * The number YAML 1.1 (go-yaml v2) reads a plain scalar as, where YAML 1.2's core schema reads it otherwise: an octal
+ * (0755), a number with underscores (1_000), a binary (0b101), a signed hex (-0x1F); undefined for any other.
  */
-export const YAML11_FORMS: Readonly<Record<string, readonly [RegExp, (source: string) => unknown][]>> = {
-  'tag:yaml.org,2002:bool': [[BOOLEAN_11, (source) => TRUE_11.test(source)]],
-  'tag:yaml.org,2002:int': [[OCTAL_11, (source) => Number.parseInt(source, 8)]],
-};
-
-/** What YAML 1.1 (go-yaml v2) reads a plain scalar YAML 1.2 reads otherwise as (a boolean, or an octal's number); undefined for any other. */
-export function yaml11Value(source: string): boolean | number | undefined {
-  if (!isYaml11Ambiguous(source)) return undefined;
-  return BOOLEAN_11.test(source) ? TRUE_11.test(source) : Number.parseInt(source, 8);
+export function yaml11Number(source: string): number | undefined {
+  // Neither reading differs for most scalars: such a number starts with 0 after its sign, or holds an underscore.
+  if (!OCTAL_START.test(source) && !(source.includes('_') && /^[-+0-9]/.test(source))) return undefined;
+  const go = goYamlNumber(source);
+  return go === undefined || plainValue(source) === go ? undefined : go;
 }
+
+/** What YAML 1.1 (go-yaml v2) reads a plain scalar YAML 1.2 reads otherwise as (a boolean, or a number); undefined for any other. */
+export function yaml11Value(source: string): boolean | number | undefined {
+  // A boolean of YAML 1.1 has at most three letters.
+  return (source.length <= 3 ? yaml11Bool(source) : undefined) ?? yaml11Number(source);
+}
+
+/** Whether YAML 1.1 reads this plain scalar otherwise than YAML 1.2: a boolean of yes/no/on/off/y/n, or a number yaml11Number reads. */
+export const isYaml11Ambiguous = (source: string): boolean => yaml11Value(source) !== undefined;
 
 /** Sets each plain scalar (key or value) of `doc` YAML 1.1 reads otherwise to its YAML 1.1 value: `doc` as go-yaml v2 reads it, where nothing is said of it. */
 export function asYaml11(doc: Document): void {
@@ -67,19 +97,16 @@ export function yaml11Ambiguities(doc: Document, lineCounter: LineCounter): Ambi
       const source = node.source;
       // Placed only when it is one: most plain scalars are not.
       const at = () => lineCounter.linePos(node.range?.[0] ?? 0);
-      if (BOOLEAN_11.test(source)) {
-        node.value = TRUE_11.test(source);
-        out.push({
-          ...at(),
-          message: `plain ${source} is the boolean ${TRUE_11.test(source)} to Helm and Kubernetes (YAML 1.1) but the string "${source}" in YAML 1.2; write ${TRUE_11.test(source)} or "${source}"`,
-        });
-      } else if (OCTAL_11.test(source)) {
-        node.value = Number.parseInt(source, 8);
-        out.push({
-          ...at(),
-          message: `plain ${source} is octal (${Number.parseInt(source, 8)}) to Helm and Kubernetes (YAML 1.1) but decimal ${Number(source)} in YAML 1.2; write 0o${source.replace(/^([-+]?)0/, '$1')} or ${Number.parseInt(source, 8)}`,
-        });
-      }
+      const value = yaml11Value(source)!;
+      node.value = value;
+      const core = plainValue(source);
+      const message =
+        typeof value === 'boolean'
+          ? `plain ${source} is the boolean ${value} to Helm and Kubernetes (YAML 1.1) but the string "${source}" in YAML 1.2; write ${value} or "${source}"`
+          : OCTAL_11.test(source)
+            ? `plain ${source} is octal (${value}) to Helm and Kubernetes (YAML 1.1) but decimal ${Number(source)} in YAML 1.2; write 0o${source.replace(/^([-+]?)0/, '$1')} or ${value}`
+            : `plain ${source} is the number ${value} to Helm and Kubernetes (YAML 1.1) but ${typeof core === 'number' ? `the number ${core}` : `the string "${source}"`} in YAML 1.2; write ${value} or "${source}"`;
+      out.push({ ...at(), message });
     },
   });
   return out;

@@ -95,6 +95,7 @@ describe('render output read fast', () => {
       'booleans of YAML 1.2, and the YAML 1.1 words Argo CD and Helm read as booleans',
       'a: true\nb: True\nc: TRUE\nd: false\ne: tRue\nf: yes\ng: on\nh: No\ni: y\nj: OFF\nk: oN\n',
     ],
+    ['numbers YAML 1.1 reads otherwise: underscores, binary, signed hex, octal', 'a: 1_000\nb: 0b101\nc: -0x1F\nd: +0x1F\ne: 0755\nf: 1_0.5\ng: 0x_1F\n'],
     ['integers', 'a: 0o17\nb: 0x1F\nc: +12\nd: -0\ne: 012\nf: 1_000\ng: 0b101\nh: 9007199254740993\ni: 0o8\nj: 0xG\n'],
     ['floats', 'a: 1e3\nb: .5\nc: 1.\nd: -.Inf\ne: .inf\nf: .NaN\ng: 1.50\nh: +2.5E-3\ni: 1.2.3\nj: .nan\nk: NaN\n'],
     ['keys: null, empty, numbers, booleans, repeated, __proto__', '~: a\n"": b\n1: c\n1.50: d\ntrue: e\nx: 1\nx: 2\n__proto__: f\ntoString: g\n'],
