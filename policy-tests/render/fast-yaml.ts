@@ -42,21 +42,23 @@ function readerOf({ defineMappingTag, defineScalarTag, loadAll, NOT_RESOLVED, Sc
    * A scalar tag of the core schema: its forms in the `yaml` library's order, each a test and how it makes the value.
    * js-yaml keeps one definition per tag name, so a tag's forms (the three ints, the three floats) are one resolver.
    */
-  const core = (tagName: string, forms: CoreTag['forms']) =>
-    defineScalarTag(tagName, {
+  const core = (tagName: string, forms: CoreTag['forms']) => {
+    // A plain yes, off, 0755 or 1_000 is what go-yaml v2 makes of it (model/yaml/yaml11.ts), as Argo CD and Helm read
+    // output and values with it: tried first in its tag, so no scalar asks one resolver more.
+    const yaml11 = YAML11_FIRST[tagName];
+    return defineScalarTag(tagName, {
       implicit: true,
       // A tag written out (`!!int "1"`) is left to the `yaml` library: only plain scalars resolve here.
       resolve: (source, isExplicit) => {
         if (isExplicit) return NOT_RESOLVED;
-        // A plain yes, off, 0755 or 1_000 is what go-yaml v2 makes of it (model/yaml/yaml11.ts), as Argo CD and Helm
-        // read output and values with it: tried first in its tag, so no scalar asks one resolver more.
-        const eleven = YAML11_FIRST[tagName]?.(source);
+        const eleven = yaml11?.(source);
         if (eleven !== undefined) return eleven;
         const form = forms.find(([test]) => test.test(source));
         return form ? form[1](source) : NOT_RESOLVED;
       },
       identify: never,
     });
+  };
 
   const CORE_SCALARS = CORE_TAGS.map(({ tag, forms }) => core(tag, forms));
 

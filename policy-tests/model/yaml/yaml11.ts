@@ -14,10 +14,9 @@ import { plainValue } from './core-schema.ts';
 const BOOLEAN_11 = /^(y|Y|yes|Yes|YES|on|On|ON|n|N|no|No|NO|off|Off|OFF)$/;
 const TRUE_11 = /^(y|Y|yes|Yes|YES|on|On|ON)$/;
 const OCTAL_11 = /^[-+]?0[0-7]+$/;
-const OCTAL_START = /^[-+]?0/;
 
-/** A YAML 1.1 boolean word (yes, off, y...) as the boolean it is, or undefined for any other text. */
-export const yaml11Bool = (text: string): boolean | undefined => (BOOLEAN_11.test(text) ? TRUE_11.test(text) : undefined);
+/** A YAML 1.1 boolean word (yes, off, y...) as the boolean it is, or undefined for any other text (none is over three letters). */
+export const yaml11Bool = (text: string): boolean | undefined => (text.length <= 3 && BOOLEAN_11.test(text) ? TRUE_11.test(text) : undefined);
 
 /** The remediation of every yaml-1.1-scalar finding. */
 export const YAML11_FIX = 'quote it, or write the value YAML 1.1 and 1.2 agree on';
@@ -63,16 +62,19 @@ function goYamlNumber(source: string): number | undefined {
  * (0755), a number with underscores (1_000), a binary (0b101), a signed hex (-0x1F); undefined for any other.
  */
 export function yaml11Number(source: string): number | undefined {
-  // Neither reading differs for most scalars: such a number starts with 0 after its sign, or holds an underscore.
-  if (!OCTAL_START.test(source) && !(source.includes('_') && /^[-+0-9]/.test(source))) return undefined;
+  // Neither reading differs for most scalars: such a number starts with 0 after its sign, or with a digit or a sign
+  // and holds an underscore. Asked of every plain scalar of every chart's output: characters, not expressions.
+  const first = source.charCodeAt(0);
+  const digit = first >= 48 && first <= 57;
+  const sign = first === 43 || first === 45;
+  if (!(first === 48 || (sign && source.charCodeAt(1) === 48) || ((digit || sign) && source.includes('_')))) return undefined;
   const go = goYamlNumber(source);
   return go === undefined || plainValue(source) === go ? undefined : go;
 }
 
 /** What YAML 1.1 (go-yaml v2) reads a plain scalar YAML 1.2 reads otherwise as (a boolean, or a number); undefined for any other. */
 export function yaml11Value(source: string): boolean | number | undefined {
-  // A boolean of YAML 1.1 has at most three letters.
-  return (source.length <= 3 ? yaml11Bool(source) : undefined) ?? yaml11Number(source);
+  return yaml11Bool(source) ?? yaml11Number(source);
 }
 
 /** Whether YAML 1.1 reads this plain scalar otherwise than YAML 1.2: a boolean of yes/no/on/off/y/n, or a number yaml11Number reads. */
