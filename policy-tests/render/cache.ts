@@ -81,12 +81,20 @@ async function readByThisCode(ctx: Context, file: string, entry: RenderEntry): P
     return undefined;
   }
   await loadFastReader();
-  const { docs, problems } = splitRendered(print, ctx.chunks);
-  const again: CachedRender = { docs, nondeterministic: render.nondeterministic, ...(problems.length ? { problem: problems[0]!.message } : {}) };
-  const kept: RenderEntry = { ...again, reader: readerCode() };
-  writeFileAtomic(file, JSON.stringify(kept));
-  readEntries.set(file, kept);
+  const again = renderOf(splitRendered(print, ctx.chunks), render.nondeterministic);
+  const code = readerCode();
+  // Kept for the next run only where this code can name itself: else every run would write it again.
+  if (code !== undefined) {
+    const kept: RenderEntry = { ...again, reader: code };
+    writeFileAtomic(file, JSON.stringify(kept));
+    readEntries.set(file, kept);
+  }
   return again;
+}
+
+/** A print's objects as the cache keeps them: the objects, and the first thing wrong with the output, if any. */
+function renderOf({ docs, problems }: ReturnType<typeof splitRendered>, nondeterministic: Nondeterminism[]): CachedRender {
+  return { docs, nondeterministic, ...(problems.length ? { problem: problems[0]!.message } : {}) };
 }
 
 /**
@@ -184,16 +192,14 @@ export async function cachedRun(ctx: Context, inv: Invocation, beforeRun?: () =>
   const needsSecond = ctx.checkDeterminism && !seenAlike && !inv.pure;
   // The same text splits into the same objects: an earlier pass's are reused (that pass's renders are dropped for this one's).
   const split = earlier?.first === first ? earlier.split : splitRendered(first, ctx.chunks);
-  const { docs, problems } = split;
-  const problem = problems.length ? { problem: problems[0]!.message } : {};
   if (needsSecond && ctx.deferDeterminism) {
     ctx.earlier.set(sourceKey, { first, split, owed: key });
     ctx.owed.add(sourceKey);
-    return { docs, nondeterministic: [], ...problem, key };
+    return { ...renderOf(split, []), key };
   }
   const nondeterministic = needsSecond ? differences(first, await runTool(ctx, inv), ctx.chunks) : [];
   ctx.earlier.set(sourceKey, { first, split });
-  const made: CachedRender = { docs, nondeterministic, ...problem };
+  const made = renderOf(split, nondeterministic);
   writeFileAtomic(printOf(file), first);
   writeFileAtomic(file, JSON.stringify({ ...made, reader: readerCode() }));
   return { ...made, key };

@@ -10,7 +10,6 @@
  * finding says what Argo CD would have done.
  */
 import { applications } from '../../model/argocd/argocd.ts';
-import { ownText } from '../../model/repository/repo.ts';
 import { disabledToolRefusals, refusalsOf, submoduleRefusals, symlinkRefusals } from '../../model/argocd/refusals.ts';
 import { applicationSetProblems } from '../../model/appset/outcomes.ts';
 import { inlineValuesProblems } from '../../model/helm/inline-values.ts';
@@ -48,10 +47,9 @@ export const argocdRepoServerChecks: PolicyCheck[] = [
       for (const { resource, message } of applicationSetProblems(ctx.repo)) ctx.fail({ resource, path: ['spec', 'generators'] }, message, APPSET_FIX);
       // A file two sources (or two apps) read is refused once for each thing wrong with it.
       const refused = new Set<string>();
-      const textOf = (file: string) => ownText(ctx.repo, file);
       for (const app of applications(ctx.repo)) {
         for (const source of app.sources)
-          for (const { file, line, col, message, refused } of inlineValuesProblems(app, source, textOf))
+          for (const { file, line, col, message, refused } of inlineValuesProblems(app, source, ctx.repo))
             if (refused)
               ctx.fail(
                 { file, line, col },

@@ -21,9 +21,6 @@ import { embeddedPlacer } from '../yaml/embedded-text.ts';
 import { argoEnvsubst, sourceFile } from '../argocd/source-files.ts';
 import type { AppSource, ArgoApp } from '../argocd/argocd.ts';
 
-/** A file's text, where it is at hand. */
-type TextOf = (file: string) => string | undefined;
-
 /** Sets `value` at `path`, making maps and lists on the way (a later writer wins, as in Helm; a list grown past its end holds nulls, as Go's make does). */
 function setIn(target: Record<string, unknown>, path: Path, value: unknown): void {
   let node: Record<string | number, unknown> = target;
@@ -83,7 +80,7 @@ export function inlineValues(app: ArgoApp, source: AppSource, repo?: Repo): Data
   const out: DataFile[] = [];
   if (helm.valuesObject !== undefined) out.push(inline(app, helm.valuesObject, atSource(app, source, ['helm', 'valuesObject'])));
   else {
-    const values = valuesText(app, source, repo && ((file) => ownText(repo, file)));
+    const values = valuesText(app, source, repo);
     if (values) out.push(valuesLayer(app, values));
   }
   const parameters: Record<string, unknown> = {};
@@ -131,18 +128,22 @@ export function inlineValues(app: ArgoApp, source: AppSource, repo?: Repo): Data
 function valuesText(
   app: ArgoApp,
   source: AppSource,
-  textOf: TextOf | undefined,
+  repo: Repo | undefined,
 ): { read: ValuesText; file: string; place: (pos: LinePos) => FilePosition } | undefined {
   const text = source.helm?.valuesObject === undefined ? source.helm?.values : undefined;
   if (typeof text !== 'string') return undefined;
   const start = atSource(app, source, ['helm', 'values'])([], 'value');
   const file = start.file ?? app.resource.file;
-  // In a block scalar (`values: |`), the string's lines stand on the lines after its header, indented.
-  const placer = embeddedPlacer(textOf?.(file), start);
+  // In a block scalar (`values: |`), the string's lines stand on the lines after its header, indented. Found when a
+  // place is first asked: most values are read by every check that reads a chart's values, and placed by none.
+  let placer: ((p: LinePos) => LinePos) | undefined;
   return {
     read: readValuesText(text),
     file,
-    place: (pos) => ({ ...placer(pos), ...(start.file === undefined ? {} : { file: start.file }) }),
+    place: (pos) => ({
+      ...(placer ??= embeddedPlacer(repo && ownText(repo, file), start))(pos),
+      ...(start.file === undefined ? {} : { file: start.file }),
+    }),
   };
 }
 
@@ -169,11 +170,11 @@ export interface InlineValuesProblem {
 
 /**
  * Why Helm refuses a source's `helm.values`, and the plain scalars in it YAML 1.1 reads otherwise (which the values
- * the checks read already hold as Helm reads them), each at its place in the file that holds it (exactly where `textOf`
- * gives that file's text: embedded-text.ts).
+ * the checks read already hold as Helm reads them), each at its place in the file that holds it (exactly where the
+ * repository holds that file's text: embedded-text.ts).
  */
-export function inlineValuesProblems(app: ArgoApp, source: AppSource, textOf?: TextOf): InlineValuesProblem[] {
-  const values = valuesText(app, source, textOf);
+export function inlineValuesProblems(app: ArgoApp, source: AppSource, repo?: Repo): InlineValuesProblem[] {
+  const values = valuesText(app, source, repo);
   if (!values) return [];
   const placed = (at: LinePos, message: string, refused: boolean): InlineValuesProblem => {
     const { line, col } = values.place(at);

@@ -80,12 +80,15 @@ export function yaml11Value(source: string): boolean | number | undefined {
 /** Whether YAML 1.1 reads this plain scalar otherwise than YAML 1.2: a boolean of yes/no/on/off/y/n, or a number yaml11Number reads. */
 export const isYaml11Ambiguous = (source: string): boolean => yaml11Value(source) !== undefined;
 
-/** Sets each plain scalar (key or value) of `doc` YAML 1.1 reads otherwise to its YAML 1.1 value: `doc` as go-yaml v2 reads it, where nothing is said of it. */
-export function asYaml11(doc: Document): void {
+/** Sets each plain scalar (key or value) of `doc` YAML 1.1 reads otherwise to its YAML 1.1 value: `doc` as go-yaml v2 reads it; `found` hears of each. */
+export function asYaml11(doc: Document, found?: (node: Scalar, source: string, value: boolean | number) => void): void {
   eachNode(doc, {
     scalar(node) {
-      const value = node.type === Scalar.PLAIN && node.source ? yaml11Value(node.source) : undefined;
-      if (value !== undefined) node.value = value;
+      const source = node.type === Scalar.PLAIN ? node.source : undefined;
+      const value = source ? yaml11Value(source) : undefined;
+      if (source === undefined || value === undefined) return;
+      node.value = value;
+      found?.(node, source, value);
     },
   });
 }
@@ -93,23 +96,16 @@ export function asYaml11(doc: Document): void {
 /** Every plain scalar (key or value) of `doc` that YAML 1.1 and 1.2 read differently; each is set to its YAML 1.1 value. */
 export function yaml11Ambiguities(doc: Document, lineCounter: LineCounter): Ambiguity[] {
   const out: Ambiguity[] = [];
-  eachNode(doc, {
-    scalar(node) {
-      if (node.type !== Scalar.PLAIN || !node.source || !isYaml11Ambiguous(node.source)) return;
-      const source = node.source;
-      // Placed only when it is one: most plain scalars are not.
-      const at = () => lineCounter.linePos(node.range?.[0] ?? 0);
-      const value = yaml11Value(source)!;
-      node.value = value;
-      const core = plainValue(source);
-      const message =
-        typeof value === 'boolean'
-          ? `plain ${source} is the boolean ${value} to Helm and Kubernetes (YAML 1.1) but the string "${source}" in YAML 1.2; write ${value} or "${source}"`
-          : OCTAL_11.test(source)
-            ? `plain ${source} is octal (${value}) to Helm and Kubernetes (YAML 1.1) but decimal ${Number(source)} in YAML 1.2; write 0o${source.replace(/^([-+]?)0/, '$1')} or ${value}`
-            : `plain ${source} is the number ${value} to Helm and Kubernetes (YAML 1.1) but ${typeof core === 'number' ? `the number ${core}` : `the string "${source}"`} in YAML 1.2; write ${value} or "${source}"`;
-      out.push({ ...at(), message });
-    },
+  asYaml11(doc, (node, source, value) => {
+    const core = plainValue(source);
+    const message =
+      typeof value === 'boolean'
+        ? `plain ${source} is the boolean ${value} to Helm and Kubernetes (YAML 1.1) but the string "${source}" in YAML 1.2; write ${value} or "${source}"`
+        : OCTAL_11.test(source)
+          ? `plain ${source} is octal (${value}) to Helm and Kubernetes (YAML 1.1) but decimal ${Number(source)} in YAML 1.2; write 0o${source.replace(/^([-+]?)0/, '$1')} or ${value}`
+          : `plain ${source} is the number ${value} to Helm and Kubernetes (YAML 1.1) but ${typeof core === 'number' ? `the number ${core}` : `the string "${source}"`} in YAML 1.2; write ${value} or "${source}"`;
+    // Placed only when it is one: most plain scalars are not.
+    out.push({ ...lineCounter.linePos(node.range?.[0] ?? 0), message });
   });
   return out;
 }
