@@ -2,11 +2,12 @@
  * The metrics catalog kept current (A17): each entry (monitoring/metrics-catalog/) matches the exporter version the
  * repository runs, and every monitor has an entry or a reasoned exemption, so the metrics checks judge what is scraped.
  */
-import { metricsCatalog, MONITOR_KINDS } from '../model/monitoring/metrics-catalog.ts';
+import { metricsCatalog, MONITOR_KINDS, type CatalogEntry } from '../model/monitoring/metrics-catalog.ts';
 import { monitorId, namespaceIn } from '../model/monitoring/scrape-jobs.ts';
 import { applications } from '../model/argocd/argocd.ts';
 import { imageParts, workloadContainers } from '../model/core/workloads.ts';
-import { type PolicyCheck, type Area, staticArea } from '../model/checks/kit.ts';
+import { type PolicyCheck, type Area, type CheckContext, staticArea } from '../model/checks/kit.ts';
+import { checkoutPathSet } from '../model/repository/repo.ts';
 import { scalarText } from '../model/core/text.ts';
 import type { Resource } from '../model/core/manifest.ts';
 import { perObject } from '../model/core/per-object.ts';
@@ -40,10 +41,66 @@ function runsVersion(resources: readonly Resource[], version: string): boolean {
   return imageTagsOf(resources).some((tag) => tag === bare || tag.startsWith(`${bare}-`));
 }
 
+type Stale = (where: string) => void;
+
+/**
+ * An image pin: every plain workload that runs the image runs it at the entry's version. One that no workload runs,
+ * plain or rendered, pins nothing (an exporter moved to another registry): the entry would never go stale.
+ */
+function imagePinned(ctx: CheckContext, entry: CatalogEntry, stale: Stale): void {
+  const { image } = entry.pin;
+  if (!image) return;
+  let runs = false;
+  for (const { resource, c } of workloadContainers(ctx.repo.resources)) {
+    const { name, tag } = imageParts(scalarText(c.container.image ?? ''));
+    if (name !== image) continue;
+    runs = true;
+    if (!resource.rendered && tag !== entry.version) stale(`${resource.file} runs ${image}:${tag}`);
+  }
+  if (runs) return;
+  if (ctx.renders.every((r) => r.status === 'rendered')) stale(`no workload of the repository runs ${image}, the image its pin names`);
+  else ctx.notJudged({ data: entry.data, path: ['pin', 'image'] }, `no plain workload runs ${image}: whether a chart does is judged once every chart renders`);
+}
+
+/** A chart pin: each Application that deploys the chart runs the entry's exporter version, and some Application deploys it. */
+function chartPinned(ctx: CheckContext, entry: CatalogEntry, stale: Stale): void {
+  const { chart, version } = entry.pin;
+  if (!chart) return;
+  let deployed = false;
+  for (const app of applications(ctx.repo)) {
+    for (const s of app.sources) {
+      if (s.chart !== chart) continue;
+      deployed = true;
+      // A chart bump that runs the exporter version the entry was read from changes no metric: the entry stands.
+      const rendered = ctx.renders.find((r) => r.app.name === app.name && r.source.chart === chart && r.status === 'rendered');
+      const runs = rendered && runsVersion(rendered.resources, entry.version);
+      if (runs) continue;
+      // At the pinned chart, an entry whose exporter the render does not run was read for another release.
+      if (s.targetRevision === version) {
+        if (rendered)
+          stale(
+            `chart ${chart} ${version}, the version the entry pins, runs no image at ${entry.version} (Application ${app.name}): the entry was read for another release`,
+          );
+        continue;
+      }
+      if (!rendered)
+        ctx.notJudged(
+          { data: entry.data, path: ['pin', 'version'] },
+          `Application ${app.name} deploys chart ${chart} ${s.targetRevision}, the entry was read for ${version}: whether the exporter changed is judged once the chart renders`,
+        );
+      else
+        stale(
+          `Application ${app.name} deploys chart ${chart} ${s.targetRevision}, which runs no image at ${entry.version}, the version the entry was read for`,
+        );
+    }
+  }
+  if (!deployed) stale(`no Application deploys chart ${chart}, the chart its pin names`);
+}
+
 export const metricsCatalogCheck: PolicyCheck = {
   id: 'metrics-catalog-current',
   description:
-    "Each metrics-catalog entry names its exporter, version and source, and matches the version the repository pins (a Renovate bump makes it stale); every monitor has an entry or a reasoned exemption (plain monitors always, a chart's when it renders) (A17).",
+    "Each metrics-catalog entry is well formed (its keys, metric and label names, pin, source files and scrapes, each as the checks read it), names its exporter, version and source, and matches the version the repository pins (a Renovate bump makes it stale), which the repository still runs (a pin on an image no workload runs, a chart no Application deploys or a file that is gone pins nothing, and the entry would never go stale); every monitor has an entry or a reasoned exemption (plain monitors always, a chart's when it renders) (A17).",
   invariants: ['A17'],
   remediation:
     'refresh the entry: npm run metrics:catalog -- --refresh <exporter> --version <pinned>; add an entry for a new monitor (monitoring/README.md, "The metrics catalog")',
@@ -63,46 +120,15 @@ export const metricsCatalogCheck: PolicyCheck = {
           { data: entry.data, path: ['version'] },
           `catalog entry ${entry.exporter} ${entry.version} is stale: ${where}; refresh it with npm run metrics:catalog -- --refresh ${entry.exporter}`,
         );
-      const { image, chart, version, file, contains } = entry.pin;
-      if (image) {
-        for (const { resource, c } of workloadContainers(ctx.repo.resources.filter((r) => !r.rendered))) {
-          const ref = scalarText(c.container.image ?? '');
-          const { name, tag } = imageParts(ref);
-          if (name === image && tag !== entry.version) stale(`${resource.file} runs ${image}:${tag}`);
-        }
-      }
-      if (chart) {
-        for (const app of applications(ctx.repo)) {
-          for (const s of app.sources) {
-            if (s.chart !== chart) continue;
-            // A chart bump that runs the exporter version the entry was read from changes no metric: the entry stands.
-            const rendered = ctx.renders.find((r) => r.app.name === app.name && r.source.chart === chart && r.status === 'rendered');
-            const runs = rendered && runsVersion(rendered.resources, entry.version);
-            if (runs) continue;
-            // At the pinned chart, an entry whose exporter the render does not run was read for another release.
-            if (s.targetRevision === version) {
-              if (rendered)
-                stale(
-                  `chart ${chart} ${version}, the version the entry pins, runs no image at ${entry.version} (Application ${app.name}): the entry was read for another release`,
-                );
-              continue;
-            }
-            if (!rendered)
-              ctx.notJudged(
-                { data: entry.data, path: ['pin', 'version'] },
-                `Application ${app.name} deploys chart ${chart} ${s.targetRevision}, the entry was read for ${version}: whether the exporter changed is judged once the chart renders`,
-              );
-            else
-              stale(
-                `Application ${app.name} deploys chart ${chart} ${s.targetRevision}, which runs no image at ${entry.version}, the version the entry was read for`,
-              );
-          }
-        }
-      }
+      imagePinned(ctx, entry, stale);
+      chartPinned(ctx, entry, stale);
       if (entry.codeDrift) stale(entry.codeDrift);
+      const { file, contains } = entry.pin;
       if (file && contains !== undefined) {
         const text = ctx.repo.parsed.find((p) => p.file === file)?.text;
-        if (text !== undefined && !text.includes(contains)) stale(`${file} no longer pins ${contains}`);
+        // A pin on a file that is gone never goes stale by its text: the entry would stand for good.
+        if (text === undefined && !checkoutPathSet(ctx.repo).has(file)) stale(`${file}, where the entry's pin is, is gone`);
+        else if (text !== undefined && !text.includes(contains)) stale(`${file} no longer pins ${contains}`);
       }
     }
     // Plain monitors always; a chart's monitors when the chart rendered (not rendered: not judged, and counted by the gate).

@@ -8,7 +8,8 @@
 import type { Repo, DataFile } from '../repository/repo.ts';
 import type { Resource } from '../core/manifest.ts';
 import type { Path } from '../core/positions.ts';
-import { dig, list, obj } from '../core/dig.ts';
+import { dig, isMap, list, obj } from '../core/dig.ts';
+import { durationMs } from '../core/time.ts';
 import { perRepo } from '../repository/per-repo.ts';
 import { perKey, perPair } from '../core/per-object.ts';
 import { intervalMs, monitorId, monitorJobs, MONITOR_TARGET_LABELS, namespaceIn, serviceViews, type ServiceView } from './scrape-jobs.ts';
@@ -139,6 +140,7 @@ function entryOf(data: DataFile, problems: CatalogProblem[]): CatalogEntry | und
   if (Object.keys(obj(raw.pin)).length === 0)
     problems.push({ data, path: ['exporter'], message: 'catalog entry has no pin: say where the repository pins this version (image, chart or file)' });
   if (Object.keys(obj(raw.metrics)).length === 0) problems.push({ data, path: ['metrics'], message: 'catalog entry lists no metrics' });
+  shapeProblems(raw, (path, message) => problems.push({ data, path, message }));
   if (typeof raw.exporter !== 'string' || typeof raw.version !== 'string') return undefined;
   const metrics = Object.fromEntries(Object.entries(obj(raw.metrics)).map(([name, labels]) => [name, list(labels).map(String)]));
   const entry: CatalogEntry = {
@@ -151,6 +153,61 @@ function entryOf(data: DataFile, problems: CatalogProblem[]): CatalogEntry | und
     metrics,
   };
   return entry;
+}
+
+const ENTRY_KEYS = new Set(['exporter', 'version', 'pin', 'source', 'scrape', 'metrics']);
+const PIN_KEYS = new Set(['image', 'chart', 'version', 'file', 'contains', 'code', 'note']);
+const PIN_FORMS = "an image; a chart and its version; a file and the text it contains; or this repository's code";
+const SCRAPE_STRINGS = new Set(['monitor', 'chart', 'job', 'renders', 'path', 'interval']);
+/** A metric name as Prometheus takes it, with the entry's placeholders ({app}) a scrape's params fill in. */
+const METRIC_NAME = /^(?:[a-zA-Z_:]|\{\w+\})(?:[a-zA-Z0-9_:]|\{\w+\})*$/;
+const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+const isText = (v: unknown): v is string => typeof v === 'string' && v.trim() !== '';
+
+/**
+ * What an entry holds that the check would otherwise read past: a label list that is not one (read as no labels),
+ * a pin under a key nothing reads (never judged stale), a scrape's misspelt interval (the default read instead).
+ * Each is said at its place, so a typo in the catalog is a finding, not a quieter check.
+ */
+function shapeProblems(raw: Record<string, unknown>, problem: (path: Path, message: string) => void): void {
+  for (const key of Object.keys(raw)) if (!ENTRY_KEYS.has(key)) problem([key], `a catalog entry has no key ${key} (it holds ${[...ENTRY_KEYS].join(', ')})`);
+  for (const [name, labels] of Object.entries(obj(raw.metrics))) {
+    if (!METRIC_NAME.test(name)) problem(['metrics', name], `${JSON.stringify(name)} is not a metric name Prometheus takes`);
+    if (!Array.isArray(labels)) problem(['metrics', name], `the labels of ${name} must be a list of label names ([] for none)`);
+    else
+      labels.forEach((label, i) => {
+        if (typeof label !== 'string' || !LABEL_NAME.test(label)) problem(['metrics', name, i], `${JSON.stringify(label)} is not a label name (of ${name})`);
+      });
+  }
+  const pin = raw.pin;
+  if (pin !== undefined && !isMap(pin)) problem(['pin'], `the pin must name ${PIN_FORMS}`);
+  for (const [key, value] of Object.entries(obj(pin))) {
+    if (!PIN_KEYS.has(key)) problem(['pin', key], `a pin has no key ${key}: it names ${PIN_FORMS}`);
+    else if (!isText(value)) problem(['pin', key], `pin.${key} must be a string`);
+  }
+  const p = obj(pin);
+  const forms = [p.image, p.chart, p.file, p.code].filter((v) => v !== undefined).length;
+  if (
+    Object.keys(p).length > 0 &&
+    (forms !== 1 || (p.chart !== undefined) !== (p.version !== undefined) || (p.file !== undefined) !== (p.contains !== undefined))
+  )
+    problem(['pin'], `the pin must name one of ${PIN_FORMS}`);
+  list(obj(raw.source).files).forEach((file, i) => isText(file) || problem(['source', 'files', i], 'each source file is a path in the source repository'));
+  if (raw.scrape !== undefined && !Array.isArray(raw.scrape)) problem(['scrape'], 'scrape must be a list of the jobs that carry the metrics');
+  list(raw.scrape).forEach((scrape, i) => {
+    if (!isMap(scrape)) return problem(['scrape', i], 'a scrape names a monitor (Kind/namespace/name) or a chart with its job');
+    for (const [key, value] of Object.entries(scrape)) {
+      const at: Path = ['scrape', i, key];
+      if (SCRAPE_STRINGS.has(key)) {
+        if (!isText(value)) problem(at, `scrape ${key} must be a string`);
+        else if (key === 'interval' && Number.isNaN(durationMs(value))) problem(at, `${JSON.stringify(value)} is not a duration Prometheus reads (30s, 1m)`);
+      } else if (key === 'honorLabels') {
+        if (typeof value !== 'boolean') problem(at, 'scrape honorLabels must be true or false');
+      } else if (key === 'params') {
+        if (!isMap(value) || !Object.values(value).every((v) => typeof v === 'string')) problem(at, 'scrape params must map each placeholder to its text');
+      } else problem(at, `a scrape has no key ${key} (it holds ${[...SCRAPE_STRINGS, 'honorLabels', 'params'].join(', ')})`);
+    }
+  });
 }
 
 /** What an extractor finds in a text, by extractor and text: the same code is read again by every view of the repository (the mutation runs make hundreds). */

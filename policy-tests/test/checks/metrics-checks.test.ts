@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { describeMutations } from '../support/mutation-runner.ts';
 import { loadRepo, type Repo } from '../../model/repository/repo.ts';
 import type { Resource } from '../../model/core/manifest.ts';
+import type { SourceRender } from '../../model/argocd/rendered.ts';
 import { metricsCatalog, MONITOR_KINDS, type MetricsCatalog } from '../../model/monitoring/metrics-catalog.ts';
 import { monitorId, monitorJobs, serviceViews } from '../../model/monitoring/scrape-jobs.ts';
 import { parsePromQL } from '../../model/monitoring/promql.ts';
@@ -137,6 +138,35 @@ describe('the metrics catalog of the real repository', () => {
         /^not-judged: Application blackbox-exporter deploys chart prometheus-blackbox-exporter 11\.17\.3, the entry was read for 11\.17\.2/,
       ),
     ]);
+  });
+
+  it('says an entry whose pinned image nothing runs is stale once every chart renders, and not judged before', async () => {
+    const { runPolicy } = await import('../../model/checks/runner.ts');
+    const { metricsCatalogCheck } = await import('../../checks/metrics-catalog.ts');
+    const { applications } = await import('../../model/argocd/argocd.ts');
+    // The exporter moves to another registry: the entry's pin, ghcr.io/unpoller/unpoller, names an image nothing runs.
+    const moved: Repo = {
+      ...repo,
+      resources: repo.resources.map((r) =>
+        r.file === 'monitoring/unpoller/deployment.yaml' && r.kind === 'Deployment'
+          ? {
+              ...r,
+              object: JSON.parse(JSON.stringify(r.object).replace('ghcr.io/unpoller/unpoller:', 'docker.io/golift/unpoller:')) as Record<string, unknown>,
+            }
+          : r,
+      ),
+    };
+    const unpoller = (renders: Parameters<typeof runPolicy>[2]) =>
+      runPolicy(moved, [metricsCatalogCheck], renders)
+        .filter((f) => f.file === 'monitoring/metrics-catalog/unpoller-v2.20.0.yaml')
+        .map((f) => `${f.severity ?? 'fail'}: ${f.message}`);
+    expect(unpoller([])).toEqual([
+      'fail: catalog entry unpoller v2.20.0 is stale: no workload of the repository runs ghcr.io/unpoller/unpoller, the image its pin names; refresh it with npm run metrics:catalog -- --refresh unpoller',
+    ]);
+    const app = applications(repo).find((a) => a.name === 'loki')!;
+    const unrendered = { app, source: app.sources[0]!, label: 'chart loki', status: 'not-rendered', resources: [] } as unknown as SourceRender;
+    expect(unpoller([unrendered])).toEqual([expect.stringMatching(/^not-judged: no plain workload runs ghcr\.io\/unpoller\/unpoller: whether a chart does/)]);
+    expect(runPolicy(repo, [metricsCatalogCheck], []).filter((f) => f.file === 'monitoring/metrics-catalog/unpoller-v2.20.0.yaml')).toEqual([]);
   });
 
   it('has no malformed entry, and every entry names its version, pin and source', () => {

@@ -45,4 +45,46 @@ export const metricsCatalogMutations: Mutation[] = [
     mutate: (c) => c.edit('monitoring/metrics-catalog/volsync-0.16.0.yaml', 0, (d) => d.setIn(['source', 'files'], d.createNode([]))),
     at: 'source:',
   },
+  {
+    check: 'metrics-catalog-current',
+    why: 'a metric whose labels are written as one text, not a list: read as no labels, every label a rule filters by would be refused for the wrong reason',
+    mutate: replaceFirst(
+      'monitoring/metrics-catalog/volsync-0.16.0.yaml',
+      'volsync_sync_duration_seconds_sum: [method, obj_name, obj_namespace, role]',
+      'volsync_sync_duration_seconds_sum: method, obj_name, obj_namespace, role',
+    ),
+    at: 'volsync_sync_duration_seconds_sum: method',
+  },
+  {
+    check: 'metrics-catalog-current',
+    why: 'a scrape whose interval is misspelt: the default interval would be read in its place',
+    mutate: replaceFirst('monitoring/metrics-catalog/volsync-0.16.0.yaml', 'interval: 30s', 'intervall: 30s'),
+    at: '- { chart: volsync, job: volsync-metrics, intervall: 30s',
+  },
+  {
+    check: 'metrics-catalog-current',
+    why: 'a pin under a key nothing reads: the entry would never go stale',
+    mutate: replaceFirst(
+      'monitoring/metrics-catalog/unpoller-v2.20.0.yaml',
+      'pin: { image: ghcr.io/unpoller/unpoller }',
+      'pin: { images: ghcr.io/unpoller/unpoller }',
+    ),
+    at: 'pin: { images: ghcr.io/unpoller/unpoller }',
+  },
+  {
+    check: 'metrics-catalog-current',
+    why: 'an entry pinned to a chart no Application deploys',
+    mutate: replaceFirst(
+      'monitoring/metrics-catalog/volsync-0.16.0.yaml',
+      'pin: { chart: volsync, version: 0.16.0 }',
+      'pin: { chart: volsync-operator, version: 0.16.0 }',
+    ),
+    at: 'version: 0.16.0',
+  },
+  {
+    check: 'metrics-catalog-current',
+    why: 'an entry pinned to a file that is gone: its text never goes stale',
+    mutate: replaceFirst('monitoring/metrics-catalog/cadvisor-v0.56.2.yaml', 'file: clusters/home/cluster-facts.yaml', 'file: clusters/home/facts.yaml'),
+    at: 'version: v0.56.2',
+  },
 ];
