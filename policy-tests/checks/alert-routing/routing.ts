@@ -7,6 +7,7 @@ import {
   ALERTMANAGER_CHART,
   alertmanagerConfigs,
   CONFIG_PATH,
+  EVENT_SEVERITIES,
   EVENTS_ROWS,
   inhibits,
   judgedAlertmanagerConfigs,
@@ -25,6 +26,8 @@ import type { Path } from '../../model/core/positions.ts';
 import { dig, objects, str } from '../../model/core/dig.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { alertmanagerConfigProblems } from '../../model/alertmanager/config.ts';
+import { didYouMean } from '../../model/core/did-you-mean.ts';
+import type { CheckContext } from '../../model/checks/kit.ts';
 
 const routePath = (path: number[]): Path => ['route', ...path.flatMap((i) => ['routes', i])];
 
@@ -59,16 +62,37 @@ function standingSources(
   ];
 }
 
+/**
+ * A severity the Events table does not route is a slip nobody sees: Alertmanager sends `critcal` where a warning goes
+ * (the "null" receiver), and the critical alert it was meant to be never reaches chat.
+ */
+function unroutedSeverities(ctx: CheckContext): void {
+  for (const r of ctx.resources) {
+    if (r.kind !== 'PrometheusRule' || r.rendered) continue;
+    objects(dig(r.object, ['spec', 'groups'])).forEach((group, g) =>
+      objects(group.rules).forEach((rule, i) => {
+        const severity = dig(rule, ['labels', 'severity']);
+        if (rule.alert === undefined || severity === undefined || EVENT_SEVERITIES.includes(scalarText(severity))) return;
+        ctx.fail(
+          { resource: r, path: ['spec', 'groups', g, 'rules', i, 'labels', 'severity'] },
+          `${scalarText(rule.alert)} has severity ${JSON.stringify(scalarText(severity))}, which the Events table does not route (${EVENT_SEVERITIES.join(', ')})${didYouMean(scalarText(severity), EVENT_SEVERITIES)}: Alertmanager sends it where a warning goes`,
+        );
+      }),
+    );
+  }
+}
+
 export const routingCheck: PolicyCheck = {
   id: 'alert-routing',
   description:
-    "Critical alerts reach chat with their resolved messages, the hypervisor/NAS events reach it without, app-a alerts reach it at every severity, and nothing else does: each alert rule and each row of the Events table followed through the routing tree of the configuration the cluster gets (the chart's rendered one, its defaults merged in, where it renders) to what its receivers post, and none muted for good by an inhibit rule whose source matches an alert that fires whenever it does (the Watchdog; kube-prometheus-stack's InfoInhibitor for info alerts) (A12-A15).",
+    "Critical alerts reach chat with their resolved messages, the hypervisor/NAS events reach it without, app-a alerts reach it at every severity, and nothing else does: each alert rule and each row of the Events table followed through the routing tree of the configuration the cluster gets (the chart's rendered one, its defaults merged in, where it renders) to what its receivers post, and none muted for good by an inhibit rule whose source matches an alert that fires whenever it does (the Watchdog; kube-prometheus-stack's InfoInhibitor for info alerts); every alert rule of the repository has a severity the Events table routes (critical, warning, info; none), so a misspelt critical is not sent where a warning goes (A12-A15).",
   invariants: ['A12', 'A13', 'A14', 'A15'],
   remediation:
-    'route warnings to the "null" receiver, route critical, hypervisor/NAS and app-a alerts to receivers with slack_configs, set send_resolved: true on the critical receiver and false on the event receiver; keep the Watchdog (and, for alerts meant for chat, InfoInhibitor) out of the source of every inhibit rule',
+    'spell each alert\'s severity as the Events table does (critical, warning, info); route warnings to the "null" receiver, route critical, hypervisor/NAS and app-a alerts to receivers with slack_configs, set send_resolved: true on the critical receiver and false on the event receiver; keep the Watchdog (and, for alerts meant for chat, InfoInhibitor) out of the source of every inhibit rule',
   reads: { kinds: ['PrometheusRule', 'Secret', 'Application'], charts: [ALERTMANAGER_CHART], renders: true },
   exemptible: false,
   run(ctx) {
+    unroutedSeverities(ctx);
     const rules = alertRules(ctx.repo);
     const configs = judgedAlertmanagerConfigs(ctx.resources, ctx.repo);
     // No routing to read is a finding, never a pass.

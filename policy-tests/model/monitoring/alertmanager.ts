@@ -69,6 +69,9 @@ export const EVENTS_ROWS: readonly { name: string; labels: Record<string, string
   { name: 'anything else (no severity)', labels: { alertname: 'Something' } },
 ];
 
+/** The severities the Events table routes (none: the heartbeat's, as kube-prometheus-stack's own rules write it). */
+export const EVENT_SEVERITIES: readonly string[] = [...new Set(EVENTS_ROWS.flatMap((row) => (row.labels.severity === undefined ? [] : [row.labels.severity])))];
+
 /** What the Events table asks for an alert other than the Watchdog: chat with its resolved message, chat once, chat, or nothing (A12-A15). */
 export type Delivery = { chat: false } | { chat: true; resolved: boolean | undefined; invariant: string };
 

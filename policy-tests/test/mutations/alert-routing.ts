@@ -10,6 +10,13 @@ const HYPERVISOR = `${PAYLOADS}hypervisor-notification.json`;
 export const alertRoutingMutations: Mutation[] = [
   {
     check: 'alert-routing',
+    why: 'an alert meant to page written with a misspelt severity: Alertmanager sends it where a warning goes, to no one',
+    mutate: (c) =>
+      c.edit('monitoring/alert-rules/platform-health.yaml', 0, (d) => d.setIn(['spec', 'groups', 0, 'rules', 11, 'labels', 'severity'], 'critcal')),
+    at: 'severity: critcal',
+  },
+  {
+    check: 'alert-routing',
     why: 'critical alerts without resolved messages',
     mutate: (c) => c.edit(KPS, 0, (d) => d.setIn([...CHAT, 'send_resolved'], false)),
     at: receiverFieldLine('chat', 'send_resolved'),
