@@ -31,9 +31,9 @@ function tuningFailer(ctx: CheckContext): Fail {
 
 /** Runs `body` with the policy facts, or reports why they cannot be read. */
 function withPolicy(ctx: CheckContext, body: (policy: FalcoPolicy) => void): void {
-  const { policy, problem } = loadFalcoPolicy(ctx.repo);
+  const { policy, problem, at } = loadFalcoPolicy(ctx.repo);
   if (policy) body(policy);
-  else ctx.fail({ file: FALCO_POLICY_FILE }, problem!);
+  else ctx.fail({ file: FALCO_POLICY_FILE, ...at }, problem!);
 }
 
 /** Runs `body` for every tuning file, with the policy facts and a failer that points into it. */

@@ -4,6 +4,8 @@ import { posix } from 'node:path';
 import type { Repo } from '../repository/repo.ts';
 import { scalarText } from '../core/text.ts';
 import { didYouMean } from '../core/did-you-mean.ts';
+import { isMap } from '../core/dig.ts';
+import type { Path } from '../core/positions.ts';
 import { fieldsOf, type Expr } from './expr.ts';
 
 export const FALCO_POLICY_FILE = 'security/falco/facts/tuning-policy.yaml';
@@ -39,15 +41,40 @@ export function isExemptionList(name: string): boolean {
   return isHookName(name) || /_(images|containers)$/.test(name);
 }
 
-export function loadFalcoPolicy(repo: Repo): { policy?: FalcoPolicy; problem?: string } {
+/** The policy's lists of names, and its maps of a name to a name: each guards something only as what it says. */
+const NAME_LISTS = ['genericImages', 'boundaryRules', 'boundaryHooks', 'upperLayerRules'] as const;
+const NAME_MAPS = ['ruleAppendAllowed', 'hookRules'] as const;
+const isName = (v: unknown): boolean => typeof v === 'string' && v.trim() !== '';
+
+/**
+ * A list or map of the policy written in another shape (one name where a list was meant, a number): read as empty,
+ * what it guards would be guarded by nothing, and the checks would pass. Said at its key instead.
+ */
+function shapeProblem(data: Record<string, unknown>): { problem: string; at: Path } | undefined {
+  for (const key of NAME_LISTS) {
+    const v = data[key];
+    if (v !== undefined && !(Array.isArray(v) && v.every(isName)))
+      return { problem: `${key} must be a list of names: read as it is, what it guards would be guarded by nothing`, at: [key] };
+  }
+  for (const key of NAME_MAPS) {
+    const v = data[key];
+    if (v !== undefined && !(isMap(v) && Object.values(v).every(isName)))
+      return { problem: `${key} must map each name to a name: read as it is, what it guards would be guarded by nothing`, at: [key] };
+  }
+  return undefined;
+}
+
+export function loadFalcoPolicy(repo: Repo): { policy?: FalcoPolicy; problem?: string; at?: { line: number; col: number } } {
   const facts = repo.dataFiles.get(FALCO_POLICY_FILE);
   if (!facts) return { problem: `${FALCO_POLICY_FILE} is missing` };
   if (facts.errors[0]) return { problem: parseErrorLine(facts.file, facts.errors[0]) };
   const data = (facts.data ?? {}) as Record<string, unknown>;
+  const shape = shapeProblem(data);
+  if (shape) return { problem: shape.problem, at: facts.positions.at(shape.at, 'key') };
   const namesFile = posix.join(posix.dirname(FALCO_POLICY_FILE), scalarText(data.upstreamFacts ?? ''));
   const names = repo.dataFiles.get(namesFile)?.data as { version?: string; rules?: string[]; macros?: string[]; lists?: string[] } | undefined;
   if (!names?.rules || !names.macros || !names.lists) return { problem: `${namesFile} (upstreamFacts) is missing or has no rules, macros and lists` };
-  const strings = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+  const strings = (v: unknown) => (v as string[] | undefined) ?? [];
   const fieldsFile = data.fieldFacts === undefined ? undefined : posix.join(posix.dirname(FALCO_POLICY_FILE), scalarText(data.fieldFacts));
   const fieldData = fieldsFile === undefined ? undefined : (repo.dataFiles.get(fieldsFile)?.data as { fields?: Record<string, string> } | undefined);
   if (fieldsFile !== undefined && (fieldData?.fields === null || typeof fieldData?.fields !== 'object'))

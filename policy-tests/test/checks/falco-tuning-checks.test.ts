@@ -41,6 +41,24 @@ describe('the real tuning file', () => {
   });
 });
 
+describe('the tuning policy (security/falco/facts/tuning-policy.yaml)', () => {
+  it('is refused at its key where a list or map it holds is of another shape, which would guard nothing', async () => {
+    const POLICY = 'security/falco/facts/tuning-policy.yaml';
+    const real = copy.read(POLICY);
+    // One name where a list was meant: read as an empty list, no rule would be a boundary rule any more.
+    copy.write(POLICY, real.replace(/^boundaryRules:\n(  - .*\n)+/m, 'boundaryRules: Linux Kernel Module Injection Detected\n'));
+    const line = copy.read(POLICY).split('\n').indexOf('boundaryRules: Linux Kernel Module Injection Detected') + 1;
+    const findings = await copy.gate();
+    expect(findings.length, describeFindings(findings)).toBeGreaterThan(0);
+    for (const f of findings) {
+      expect(`${f.file}:${f.line}`, describeFindings(findings)).toBe(`${POLICY}:${line}`);
+      expect(f.message).toMatch(/^boundaryRules must be a list of names: read as it is, what it guards would be guarded by nothing/);
+    }
+    copy.write(POLICY, real.replace(/^hookRules:\n/m, 'hookRules:\n  some_hook: 7\n'));
+    expect((await copy.gate()).map((f) => f.message)).toContainEqual(expect.stringMatching(/^hookRules must map each name to a name/));
+  });
+});
+
 describe('an exemption that can never act', () => {
   it('is refused when it names a process longer than the kernel keeps of its name', async () => {
     editTuning(copy, (rules) => rules.replace('proc.name = speaker and', 'proc.name = metallb-speaker-daemon and'));
