@@ -23,7 +23,7 @@ import { renderedByChart } from '../../model/helm/chart-output.ts';
 import { chartValues } from '../../model/helm/chart-values.ts';
 import { alertRules } from '../../model/monitoring/prometheus-rules.ts';
 import type { Path } from '../../model/core/positions.ts';
-import { dig, objects, str } from '../../model/core/dig.ts';
+import { dig, obj, objects, str } from '../../model/core/dig.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { alertmanagerConfigProblems } from '../../model/alertmanager/config.ts';
 import { didYouMean } from '../../model/core/did-you-mean.ts';
@@ -180,15 +180,37 @@ export const routingCheck: PolicyCheck = {
 const EACH_ALERT = /\{\{-?\s*range\s+(\$\w+\s*:=\s*)?\.Alerts(\.Firing)?\s*-?\}\}/;
 const SUMMARY = /\.Annotations\.summary\b|index\s+\.Annotations\s+"summary"/;
 
+/** Each alert rule of the repository that the Events table sends to chat has a summary for its message to print. */
+function unsummarized(ctx: CheckContext): void {
+  for (const r of ctx.resources) {
+    if (r.kind !== 'PrometheusRule' || r.rendered) continue;
+    objects(dig(r.object, ['spec', 'groups'])).forEach((group, g) =>
+      objects(group.rules).forEach((rule, i) => {
+        if (rule.alert === undefined || rule.alert === 'Watchdog') return;
+        const labels = Object.fromEntries(Object.entries(obj(rule.labels)).map(([k, v]) => [k, scalarText(v)]));
+        if (!wantedDelivery({ alertname: scalarText(rule.alert), namespace: 'monitoring', ...labels }).chat) return;
+        const summary = dig(rule, ['annotations', 'summary']);
+        if (typeof summary === 'string' && summary.trim() !== '') return;
+        const at = ['spec', 'groups', g, 'rules', i, ...(rule.annotations === undefined || rule.annotations === null ? ['alert'] : ['annotations'])];
+        ctx.fail(
+          { resource: r, path: at },
+          `${scalarText(rule.alert)} reaches chat with ${summary === undefined || summary === null ? 'no summary annotation' : 'a summary that is no text'}: chat prints each alert's summary, so its message would say nothing`,
+        );
+      }),
+    );
+  }
+}
+
 export const chatTextCheck: PolicyCheck = {
   id: 'alert-chat-text',
   description:
-    "Every chat message carries each alert's own words: every slack_configs entry sets a text that ranges over .Alerts and prints .Annotations.summary. Alertmanager's own Slack text is empty, so chat would show an alert's name and labels, and never what the NAS, the hypervisor or the rule said (A9, A12-A14).",
+    "Every chat message carries each alert's own words: every slack_configs entry sets a text that ranges over .Alerts and prints .Annotations.summary, and every alert rule of the repository that reaches chat has a summary to print. Alertmanager's own Slack text is empty, so chat would show an alert's name and labels, and never what the NAS, the hypervisor or the rule said (A9, A12-A14).",
   invariants: ['A9', 'A12', 'A13', 'A14'],
-  remediation: `set text: '{{ range .Alerts }}{{ .Annotations.summary }}{{ "\\n" }}{{ end }}' on the slack_configs entry`,
-  reads: { charts: ['kube-prometheus-stack'] },
+  remediation: `set text: '{{ range .Alerts }}{{ .Annotations.summary }}{{ "\\n" }}{{ end }}' on the slack_configs entry, and give each alert that reaches chat a summary annotation`,
+  reads: { kinds: ['PrometheusRule'], charts: ['kube-prometheus-stack'] },
   exemptible: false,
   run(ctx) {
+    unsummarized(ctx);
     for (const { file, config, source } of alertmanagerConfigs(ctx.repo)) {
       objects(config.receivers).forEach((receiver, i) =>
         (objects(receiver.slack_configs) as { text?: unknown }[]).forEach((slack, j) => {

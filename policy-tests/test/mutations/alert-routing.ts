@@ -67,6 +67,12 @@ export const alertRoutingMutations: Mutation[] = [
   },
   {
     check: 'alert-chat-text',
+    why: "a critical alert without its summary: chat prints each alert's summary, and its message would say nothing",
+    mutate: (c) => c.edit('monitoring/alert-rules/media.yaml', 0, (d) => d.deleteIn(['spec', 'groups', 0, 'rules', 1, 'annotations'])),
+    at: '- alert: MediaRootFolderLow',
+  },
+  {
+    check: 'alert-chat-text',
     why: "the event route posts with Alertmanager's own Slack text, which is empty: the NAS's words never reach chat",
     mutate: (c) => c.edit(KPS, 0, (d) => d.deleteIn([...EVENTS, 'text'])),
     at: receiverFieldLine('chat-events', 'api_url_file'),
