@@ -8,6 +8,8 @@ import { applications } from '../model/argocd/argocd.ts';
 import { imageParts, workloadContainers } from '../model/core/workloads.ts';
 import { type PolicyCheck, type Area, type CheckContext, staticArea } from '../model/checks/kit.ts';
 import { checkoutPathSet } from '../model/repository/repo.ts';
+import { list, obj } from '../model/core/dig.ts';
+import { didYouMean } from '../model/core/did-you-mean.ts';
 import { scalarText } from '../model/core/text.ts';
 import type { Resource } from '../model/core/manifest.ts';
 import { perObject } from '../model/core/per-object.ts';
@@ -97,6 +99,19 @@ function chartPinned(ctx: CheckContext, entry: CatalogEntry, stale: Stale): void
   if (!deployed) stale(`no Application deploys chart ${chart}, the chart its pin names`);
 }
 
+/** A scrape's chart is one some Application deploys: where it is not rendered, the entry's job stands on its word. */
+function scrapedCharts(ctx: CheckContext, entry: CatalogEntry): void {
+  const deployed = new Set(applications(ctx.repo).flatMap((app) => app.sources.flatMap((s) => (s.chart === undefined ? [] : [s.chart]))));
+  list(obj(entry.data.data).scrape).forEach((scrape, i) => {
+    const chart = obj(scrape).chart;
+    if (typeof chart === 'string' && !deployed.has(chart))
+      ctx.fail(
+        { data: entry.data, path: ['scrape', i, 'chart'] },
+        `no Application deploys chart ${chart}${didYouMean(chart, deployed)}: the job this scrape declares runs nowhere`,
+      );
+  });
+}
+
 export const metricsCatalogCheck: PolicyCheck = {
   id: 'metrics-catalog-current',
   description:
@@ -122,6 +137,7 @@ export const metricsCatalogCheck: PolicyCheck = {
         );
       imagePinned(ctx, entry, stale);
       chartPinned(ctx, entry, stale);
+      scrapedCharts(ctx, entry);
       if (entry.codeDrift) stale(entry.codeDrift);
       const { file, contains } = entry.pin;
       if (file && contains !== undefined) {

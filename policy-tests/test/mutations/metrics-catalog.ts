@@ -73,6 +73,12 @@ export const metricsCatalogMutations: Mutation[] = [
   },
   {
     check: 'metrics-catalog-current',
+    why: "a scrape naming a chart no Application deploys: offline, its declared job would stand for the chart's",
+    mutate: replaceFirst('monitoring/metrics-catalog/volsync-0.16.0.yaml', '- { chart: volsync, job:', '- { chart: volsinc, job:'),
+    at: '- { chart: volsinc, job:',
+  },
+  {
+    check: 'metrics-catalog-current',
     why: 'an entry pinned to a chart no Application deploys',
     mutate: replaceFirst(
       'monitoring/metrics-catalog/volsync-0.16.0.yaml',
