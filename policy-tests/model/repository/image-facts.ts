@@ -332,8 +332,9 @@ function readEntry(raw: unknown, entry: string, file: string): Omit<ImageNeeds, 
   if (typeof image !== 'string' || typeof source !== 'string' || source.trim() === '')
     return `${entry} needs an image and the source in its build that says what it needs`;
   if (startsAs !== undefined && startsAs !== 'root') return `${entry}: startsAs can only be root`;
-  if (startsAs === 'root' && !isList(capabilities, (c) => typeof c === 'string'))
-    return `${entry}: an image that starts as root lists the capabilities its init uses`;
+  // A capability as the pod's securityContext names it (CHOWN, NET_ADMIN): an empty or lower-case one matches none.
+  if (startsAs === 'root' && !isList(capabilities, (c) => typeof c === 'string' && /^[A-Z][A-Z0-9_]*$/.test(c)))
+    return `${entry}: an image that starts as root lists the capabilities its init uses, each as the pod names it (CHOWN, NET_ADMIN)`;
   if (before !== undefined && (typeof before !== 'string' || !RELEASE.test(before))) return `${entry}: before must be a release (x.y.z)`;
   const optional: Record<string, unknown> = {};
   for (const [field, rule] of Object.entries(OPTIONAL_FIELDS)) {

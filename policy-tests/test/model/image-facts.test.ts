@@ -87,6 +87,14 @@ describe('imageNeeds', () => {
     expect(read([{ image: 'a/b', source: 's', startedFrom }]).problems).toEqual([]);
   });
 
+  it('refuses the capabilities of an image that starts as root unless each is named as a pod names it', () => {
+    for (const capabilities of [undefined, 'CHOWN', ['CHOWN', ''], ['chown'], [7]])
+      expect(read([{ image: 'a/b', source: 's', startsAs: 'root', capabilities }]).problems[0]?.message, JSON.stringify(capabilities)).toMatch(
+        /entry 1: an image that starts as root lists the capabilities its init uses, each as the pod names it/,
+      );
+    expect(read([{ image: 'a/b', source: 's', startsAs: 'root', capabilities: ['CHOWN', 'NET_ADMIN'] }]).problems).toEqual([]);
+  });
+
   it('refuses written directories that are not absolute paths', () => {
     for (const writesTo of [[], ['transcode'], '/transcode'])
       expect(read([{ image: 'a/b', source: 's', writesTo }]).problems[0]?.message).toMatch(/entry 1: writesTo lists the absolute directories/);
