@@ -1,7 +1,7 @@
 /**
- * `npm run fuzz -- [--seed N] [--runs N] [--greens]`: the gate on copies of this repository in which one node of one
- * manifest holds a value of another type (a number where a list is written, a null item, a map for a string), each
- * run seeded, so a run is repeated by its seed. What it looks for: a check that throws (the runner's fault finding,
+ * `npm run fuzz -- [--seed N] [--runs N] [--greens] [--remove]`: the gate on copies of this repository in which one node
+ * of one manifest holds a value of another type (a number where a list is written, a null item, a map for a string),
+ * or, with --remove, is gone (what a pull request most often does to a guard: deletes it), each run seeded, so a run is repeated by its seed. What it looks for: a check that throws (the runner's fault finding,
  * "could not judge the repository"), a gate that throws, and, with --greens, every broken copy the gate passes, to
  * read one by one: some are values the cluster takes (a label that is a number-like string), others a judgement the
  * gate lacks. Exit 1 where any check or the gate threw, else 0.
@@ -73,13 +73,15 @@ function yamlFiles(root: string, roots: readonly string[]): string[] {
 export interface FuzzRun {
   file: string;
   path: PathKey[];
-  value: unknown;
+  /** The value the node was given; absent where the node was removed. */
+  value?: unknown;
+  removed?: true;
   outcome: 'red' | 'green' | 'fault' | 'crash';
   detail?: string;
 }
 
 /** One broken copy after another, `runs` of them from `seed`, each judged by the gate and restored. */
-export async function fuzz(seed: number, runs: number, env: NodeJS.ProcessEnv, onRun: (r: FuzzRun) => void): Promise<void> {
+export async function fuzz(seed: number, runs: number, env: NodeJS.ProcessEnv, onRun: (r: FuzzRun) => void, remove = false): Promise<void> {
   const { allFindings, charts, MANIFEST_ROOTS, REPO_ROOT, runGate } = await frontDoor();
   const copy = mkdtempSync(join(tmpdir(), 'gate-fuzz-'));
   try {
@@ -97,8 +99,11 @@ export async function fuzz(seed: number, runs: number, env: NodeJS.ProcessEnv, o
       const paths = nodePaths(doc);
       if (paths.length === 0) continue;
       const path = pick(paths);
-      const value = pick(WRONG);
-      doc.setIn(path, doc.createNode(value));
+      // The same draws in either mode, so a seed names the same nodes whether they are replaced or removed.
+      const wrong = pick(WRONG);
+      const change: Pick<FuzzRun, 'value' | 'removed'> = remove ? { removed: true } : { value: wrong };
+      if (remove) doc.deleteIn(path);
+      else doc.setIn(path, doc.createNode(wrong));
       writeFileSync(
         join(copy, file),
         docs
@@ -113,10 +118,10 @@ export async function fuzz(seed: number, runs: number, env: NodeJS.ProcessEnv, o
         const result = await runGate({ root: copy, cwd: copy, env });
         const findings = allFindings(result);
         const fault = findings.find((f) => /could not judge the repository/.test(f.message));
-        if (fault) onRun({ file, path, value, outcome: 'fault', detail: `[${fault.check}] ${fault.message}` });
-        else onRun({ file, path, value, outcome: findings.length + result.summary.invalid + result.summary.errors > 0 ? 'red' : 'green' });
+        if (fault) onRun({ file, path, ...change, outcome: 'fault', detail: `[${fault.check}] ${fault.message}` });
+        else onRun({ file, path, ...change, outcome: findings.length + result.summary.invalid + result.summary.errors > 0 ? 'red' : 'green' });
       } catch (err) {
-        onRun({ file, path, value, outcome: 'crash', detail: oneLine(err) });
+        onRun({ file, path, ...change, outcome: 'crash', detail: oneLine(err) });
       } finally {
         writeFileSync(join(copy, file), original);
       }
@@ -145,23 +150,31 @@ export function fuzzCommand(
   return runCommand(
     {
       name: 'fuzz',
-      usage: 'fuzz [--seed N] [--runs N] [--greens]',
+      usage: 'fuzz [--seed N] [--runs N] [--greens] [--remove]',
       help: `Judges copies of this repository, each with one node of one manifest replaced by a
-value of another type, and reports every check or gate that threw (exit 1), with
+value of another type (with --remove: removed), and reports every check or gate that threw (exit 1), with
 --greens also every broken copy the gate passed. --seed (default 1) names the
 sequence, --runs (default 100) its length. Charts render from the chart cache
 (HOMELAB_CACHE_DIR), as the gate's do; offline, the charts are not rendered.`,
-      options: { seed: { type: 'string' }, runs: { type: 'string' }, greens: { type: 'boolean' } },
+      options: { seed: { type: 'string' }, runs: { type: 'string' }, greens: { type: 'boolean' }, remove: { type: 'boolean' } },
       positionals: { min: 0, max: 0 },
       async run({ values }) {
         const seed = positiveInteger('seed', values.seed, 1);
         const runs = positiveInteger('runs', values.runs, 100);
         const counts = { red: 0, green: 0, fault: 0, crash: 0 };
-        await fuzz(seed, runs, process.env, (r) => {
-          counts[r.outcome]++;
-          if (r.outcome === 'fault' || r.outcome === 'crash' || (r.outcome === 'green' && values.greens))
-            io.stdout(`${r.outcome.toUpperCase()} ${r.file} ${JSON.stringify(r.path)} = ${shown(r.value)}${r.detail ? `: ${r.detail}` : ''}\n`);
-        });
+        await fuzz(
+          seed,
+          runs,
+          process.env,
+          (r) => {
+            counts[r.outcome]++;
+            if (r.outcome === 'fault' || r.outcome === 'crash' || (r.outcome === 'green' && values.greens))
+              io.stdout(
+                `${r.outcome.toUpperCase()} ${r.file} ${JSON.stringify(r.path)}${r.removed ? ' removed' : ` = ${shown(r.value)}`}${r.detail ? `: ${r.detail}` : ''}\n`,
+              );
+          },
+          values.remove === true,
+        );
         io.stdout(
           `seed ${seed}: ${counts.red + counts.green + counts.fault + counts.crash} runs, ${counts.red} red, ${counts.green} passed, ${counts.fault} with a check that threw, ${counts.crash} with the gate thrown\n`,
         );
