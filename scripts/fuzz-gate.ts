@@ -81,7 +81,15 @@ export interface FuzzRun {
 }
 
 /** One broken copy after another, `runs` of them from `seed`, each judged by the gate and restored. */
-export async function fuzz(seed: number, runs: number, env: NodeJS.ProcessEnv, onRun: (r: FuzzRun) => void, remove = false): Promise<void> {
+export interface FuzzOptions {
+  seed: number;
+  runs: number;
+  env: NodeJS.ProcessEnv;
+  /** Remove each node rather than give it a value of another type. */
+  remove?: boolean;
+}
+
+export async function fuzz({ seed, runs, env, remove = false }: FuzzOptions, onRun: (r: FuzzRun) => void): Promise<void> {
   const { allFindings, charts, MANIFEST_ROOTS, REPO_ROOT, runGate } = await frontDoor();
   const copy = mkdtempSync(join(tmpdir(), 'gate-fuzz-'));
   try {
@@ -162,19 +170,13 @@ sequence, --runs (default 100) its length. Charts render from the chart cache
         const seed = positiveInteger('seed', values.seed, 1);
         const runs = positiveInteger('runs', values.runs, 100);
         const counts = { red: 0, green: 0, fault: 0, crash: 0 };
-        await fuzz(
-          seed,
-          runs,
-          process.env,
-          (r) => {
-            counts[r.outcome]++;
-            if (r.outcome === 'fault' || r.outcome === 'crash' || (r.outcome === 'green' && values.greens))
-              io.stdout(
-                `${r.outcome.toUpperCase()} ${r.file} ${JSON.stringify(r.path)}${r.removed ? ' removed' : ` = ${shown(r.value)}`}${r.detail ? `: ${r.detail}` : ''}\n`,
-              );
-          },
-          values.remove === true,
-        );
+        await fuzz({ seed, runs, env: process.env, remove: values.remove === true }, (r) => {
+          counts[r.outcome]++;
+          if (r.outcome === 'fault' || r.outcome === 'crash' || (r.outcome === 'green' && values.greens))
+            io.stdout(
+              `${r.outcome.toUpperCase()} ${r.file} ${JSON.stringify(r.path)}${r.removed ? ' removed' : ` = ${shown(r.value)}`}${r.detail ? `: ${r.detail}` : ''}\n`,
+            );
+        });
         io.stdout(
           `seed ${seed}: ${counts.red + counts.green + counts.fault + counts.crash} runs, ${counts.red} red, ${counts.green} passed, ${counts.fault} with a check that threw, ${counts.crash} with the gate thrown\n`,
         );

@@ -18,7 +18,7 @@ describe('npm run fuzz', () => {
   it('removes a node instead with --remove: the nodes the seed names, each said removed, and no check thrown', async () => {
     const runsOf = async (remove: boolean) => {
       const out: FuzzRun[] = [];
-      await fuzz(7, 3, process.env, (r) => out.push(r), remove);
+      await fuzz({ seed: 7, runs: 3, env: process.env, remove }, (r) => out.push(r));
       return out;
     };
     const [replaced, removed] = [await runsOf(false), await runsOf(true)];
