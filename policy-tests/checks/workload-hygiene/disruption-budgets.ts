@@ -10,7 +10,7 @@
  * PodDisruptionBudget, which the eviction subresource does not support").
  */
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
-import type { PolicyCheck } from '../../model/checks/kit.ts';
+import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { selectorMatches } from '../../model/core/label-selector.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { dig } from '../../model/core/dig.ts';
@@ -37,12 +37,33 @@ const FIX = {
   blocking:
     'lower minAvailable below the replicas (or raise the replicas), use maxUnavailable: 1, or leave a single-replica or DaemonSet workload without a budget',
   twice: 'give each pod one budget: narrow one selector, or drop one budget',
+  none: "give the budget the selector of its workload's pod labels (spec.selector.matchLabels)",
 } as const;
+
+/**
+ * A budget that selects no pod guards nothing: a drain takes every pod it was written to keep. policy/v1 reads a
+ * budget without a selector as selecting none. One whose selector matches no pod template of the repository may still
+ * select pods an operator makes from a custom resource (an Alertmanager's, a Ceph daemon's): not judged.
+ */
+function guardsNothing(ctx: CheckContext, budget: Resource): void {
+  const selector = dig(budget.object, ['spec', 'selector']);
+  if (selector === undefined || selector === null)
+    ctx.fail(
+      { resource: budget, path: ['spec'] },
+      `PodDisruptionBudget ${budget.name} has no selector, which policy/v1 reads as selecting no pod: it guards nothing, and a node drain may take every pod it was written to keep`,
+      FIX.none,
+    );
+  else
+    ctx.notJudged(
+      { resource: budget, path: ['spec', 'selector'] },
+      `PodDisruptionBudget ${budget.name} selects no pod template of the repository: whether it guards pods an operator makes is not judged`,
+    );
+}
 
 export const disruptionBudgetCheck: PolicyCheck = {
   id: 'workload-disruption-budget',
   description:
-    "Every PodDisruptionBudget allows a disruption with its pods healthy, as the disruption controller counts it (minAvailable below the pods there are, maxUnavailable or a percentage against the scale of a Deployment, StatefulSet or ReplicaSet, never a DaemonSet's or a Job's pods), and no pod is selected by two: otherwise the eviction API refuses every eviction of those pods, and a node drain (kubectl drain, a Talos upgrade or reboot) waits on them (invariants P1).",
+    "Every PodDisruptionBudget selects pods (policy/v1 reads one without a selector as selecting none) and allows a disruption with its pods healthy, as the disruption controller counts it (minAvailable below the pods there are, maxUnavailable or a percentage against the scale of a Deployment, StatefulSet or ReplicaSet, never a DaemonSet's or a Job's pods), and no pod is selected by two: otherwise the eviction API refuses every eviction of those pods, and a node drain (kubectl drain, a Talos upgrade or reboot) waits on them (invariants P1).",
   invariants: ['P1'],
   remediation: Object.values(FIX).join('; '),
   reads: { kinds: ['PodDisruptionBudget', 'HorizontalPodAutoscaler', ...WORKLOAD_KINDS, 'Application'] },
@@ -62,7 +83,10 @@ export const disruptionBudgetCheck: PolicyCheck = {
     for (const budget of budgets) {
       const pods = selected(budget, workloads, namespaceOrDestination(ctx.repo, budget) ?? '');
       for (const w of pods) budgetsOf.set(w.resource, [...(budgetsOf.get(w.resource) ?? []), budget]);
-      if (!pods.length) continue;
+      if (!pods.length) {
+        guardsNothing(ctx, budget);
+        continue;
+      }
       const [min, max] = [dig(budget.object, ['spec', 'minAvailable']), dig(budget.object, ['spec', 'maxUnavailable'])];
       const field = max !== undefined ? 'maxUnavailable' : 'minAvailable';
       const where = { resource: budget, path: ['spec', field] };

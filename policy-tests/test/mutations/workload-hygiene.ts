@@ -116,6 +116,17 @@ export const workloadHygieneMutations: Mutation[] = [
   },
   {
     check: 'workload-disruption-budget',
+    why: "the API's budget loses its selector: policy/v1 reads it as selecting no pod, and a drain may take both replicas at once",
+    mutate: (c) =>
+      c.write(
+        API_SERVICE,
+        c.read(API_SERVICE).replace(/(kind: PodDisruptionBudget[\s\S]*?)  selector:\n    matchLabels:\n      app\.kubernetes\.io\/name: portfolio-api\n/, '$1'),
+      ),
+    at: (c) => ({ file: API_SERVICE, line: lineOf(c, API_SERVICE, 'minAvailable: 1'), within: 1 }),
+    fix: "give the budget the selector of its workload's pod labels (spec.selector.matchLabels)",
+  },
+  {
+    check: 'workload-disruption-budget',
     why: "a second budget over the API's pods: the eviction API refuses a pod two budgets select",
     mutate: (c) =>
       c.write(
