@@ -17,6 +17,7 @@ import { containerResourceProblems } from './resource-requirements.ts';
 import { ENV_FIELD_PATHS, fieldSelectorProblems, resourceFieldSelectorProblems } from './downward-api.ts';
 import { fileSourceProblems, storageSourceProblems } from './volume-sources.ts';
 import { volumeMountProblems } from './volume-mounts.ts';
+import { envFromSourceProblems, keySelectorProblems } from './env-sources.ts';
 
 type Obj = Record<string, any>;
 
@@ -65,6 +66,7 @@ function envProblems(c: Obj, at: PathSegment[], who: string, features: Validatio
     c.envFrom.forEach((e: Obj, i) => {
       const bad = typeof e?.prefix === 'string' && e.prefix !== '' ? envVarName(e.prefix, relaxed) : undefined;
       if (bad) out.push({ path: [...at, 'envFrom', i, 'prefix'], fn: fn('ValidateEnvFrom'), message: `${who}: envFrom prefix "${e.prefix}": ${bad}` });
+      if (e && typeof e === 'object') out.push(...envFromSourceProblems(e, [...at, 'envFrom', i], who));
     });
   if (!Array.isArray(c.env)) return out;
   const path = [...at, 'env'];
@@ -86,8 +88,12 @@ function envProblems(c: Obj, at: PathSegment[], who: string, features: Validatio
           fn: 'validateEnvVarValueFrom',
           message: `${who}: env ${String(e.name)}: may not have both value and valueFrom`,
         });
-      const { fieldRef, resourceFieldRef } = e.valueFrom as Obj;
+      const { fieldRef, resourceFieldRef, configMapKeyRef, secretKeyRef } = e.valueFrom as Obj;
       const from = [...at, 'valueFrom'];
+      if (configMapKeyRef && typeof configMapKeyRef === 'object')
+        out.push(...keySelectorProblems(configMapKeyRef, [...from, 'configMapKeyRef'], who, 'validateConfigMapKeySelector'));
+      if (secretKeyRef && typeof secretKeyRef === 'object')
+        out.push(...keySelectorProblems(secretKeyRef, [...from, 'secretKeyRef'], who, 'validateSecretKeySelector'));
       if (fieldRef && typeof fieldRef === 'object') out.push(...fieldSelectorProblems(fieldRef, [...from, 'fieldRef'], who, ENV_FIELD_PATHS));
       if (resourceFieldRef && typeof resourceFieldRef === 'object')
         out.push(...resourceFieldSelectorProblems(resourceFieldRef, [...from, 'resourceFieldRef'], who, false));

@@ -572,6 +572,36 @@ describe('built-in validation by Kubernetes minor (feature gates at their defaul
     for (const name of ['MY_VAR', 'my.env-name', '_x']) expect([fns(31, [{ name, value: '1' }]), fns(36, [{ name, value: '1' }])]).toEqual([[], []]);
   });
 
+  it("the object an env var's key selector or an envFrom entry names, and its key, as validateSecretKeySelector and validateConfigMapEnvSource judge them", () => {
+    const messages = (env: object[], envFrom: object[] = []) => validateBuiltin('Deployment', deployment(env, envFrom), 36).map((p) => `${p.fn}: ${p.message}`);
+    // A name the schema leaves optional, which the API server still refuses empty ("effectively required").
+    expect(messages([{ name: 'K', valueFrom: { secretKeyRef: { key: 'api-key' } } }])).toEqual([
+      `validateSecretKeySelector: container a: secretKeyRef.name "": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character`,
+    ]);
+    expect(messages([{ name: 'K', valueFrom: { configMapKeyRef: { name: 'Cfg', key: 'a/b' } } }])).toEqual([
+      `validateConfigMapKeySelector: container a: configMapKeyRef.name "Cfg": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character`,
+      `validateConfigMapKeySelector: container a: configMapKeyRef.key "a/b": a valid config key must consist of alphanumeric characters, '-', '_' or '.'`,
+    ]);
+    expect(messages([{ name: 'K', valueFrom: { secretKeyRef: { name: 's', key: '' } } }])).toEqual([
+      'validateSecretKeySelector: container a: secretKeyRef.key: Required value',
+    ]);
+    expect(messages([], [{ secretRef: {} }, { configMapRef: { name: 'c' }, secretRef: { name: 's' } }, {}])).toEqual([
+      'validateSecretEnvSource: container a: envFrom secretRef.name: Required value',
+      'ValidateEnvFrom: container a: envFrom: may not have more than one field specified at a time',
+      'ValidateEnvFrom: container a: envFrom: must specify one of: `configMapRef` or `secretRef`',
+    ]);
+    // What the API server takes: names and keys as the repository writes them, and an envFrom name ending in a dash.
+    expect(
+      messages(
+        [
+          { name: 'A', valueFrom: { secretKeyRef: { name: 'bazarr-api-key', key: 'api-key' } } },
+          { name: 'B', valueFrom: { configMapKeyRef: { name: 'cfg.v1', key: '.hidden_key-1' } } },
+        ],
+        [{ configMapRef: { name: 'env-' } }, { secretRef: { name: 'creds' }, prefix: 'X_' }],
+      ),
+    ).toEqual([]);
+  });
+
   it("says the API server's words on each side", () => {
     const strict = validateBuiltin(
       'Deployment',

@@ -101,6 +101,16 @@ const mutations: Mutation[] = [
   },
   {
     check: 'api-validation',
+    why: "bazarr's radarr key loses the Secret it is read from: the schema leaves the name optional, and the API server refuses it empty",
+    mutate: replaceFirst(
+      'apps/media/bazarr/deployment.yaml',
+      '                secretKeyRef:\n                  name: radarr-api-key\n',
+      '                secretKeyRef:\n',
+    ),
+    at: (c) => lineOf(c, 'apps/media/bazarr/deployment.yaml', '- name: DYNACONF_RADARR__APIKEY') + 2,
+  },
+  {
+    check: 'api-validation',
     why: "the portfolio namespace's quota writes a negative pod count: the API server refuses the quota",
     mutate: (c) => ownLimits(c, quota('    pods: "-1"\n')),
     at: 'pods: "-1"',
