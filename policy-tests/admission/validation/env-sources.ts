@@ -16,9 +16,10 @@ type Obj = Record<string, unknown>;
  */
 export function keySelectorProblems(selector: Obj, path: PathSegment[], who: string, fn: string): Invalid[] {
   const out: Invalid[] = [];
+  // A name of another type is the schema layer's finding.
   const name = selector.name ?? '';
   const badName = typeof name === 'string' ? dns1123Subdomain(name) : undefined;
-  if (badName) out.push({ path: [...path, 'name'], fn, message: `${who}: ${String(path.at(-1))}.name "${name}": ${badName}` });
+  if (badName) out.push({ path: [...path, 'name'], fn, message: `${who}: ${String(path.at(-1))}.name ${JSON.stringify(name)}: ${badName}` });
   const key = selector.key;
   if (key === undefined || key === '') out.push({ path: [...path, 'key'], fn, message: `${who}: ${String(path.at(-1))}.key: Required value` });
   else if (typeof key === 'string' && configMapKey(key))
@@ -36,5 +37,5 @@ export function envFromSourceProblems(e: Obj, path: PathSegment[], who: string):
   const fn = source === 'configMapRef' ? 'validateConfigMapEnvSource' : 'validateSecretEnvSource';
   if (name === '') return [{ path: [...path, source, 'name'], fn, message: `${who}: envFrom ${source}.name: Required value` }];
   const bad = typeof name === 'string' ? dns1123Subdomain(name.replace(/-$/, 'a')) : undefined;
-  return bad ? [{ path: [...path, source, 'name'], fn, message: `${who}: envFrom ${source}.name "${name}": ${bad}` }] : [];
+  return bad ? [{ path: [...path, source, 'name'], fn, message: `${who}: envFrom ${source}.name ${JSON.stringify(name)}: ${bad}` }] : [];
 }
