@@ -187,7 +187,7 @@ export const backupChecks: PolicyCheck[] = [
   {
     id: 'backup-coverage',
     description:
-      'Every app config volume (a PersistentVolumeClaim named *-config) has a ReplicationSource, whose restic repository Secret comes from an ExternalSecret with the RESTIC_REPOSITORY and RESTIC_PASSWORD keys VolSync reads, neither written empty (its mover stops on an empty one), and no two volumes copied to one repository path (a restore takes the newest snapshot there) (B3).',
+      'Every app config volume (a PersistentVolumeClaim named *-config) has a ReplicationSource, whose restic repository Secret comes from an ExternalSecret with the RESTIC_REPOSITORY and RESTIC_PASSWORD keys VolSync reads, neither written empty (its mover stops on an empty one), and the S3 or B2 credentials restic reads whole (half a pair signs nothing), and no two volumes copied to one repository path (a restore takes the newest snapshot there) (B3).',
     invariants: ['B3'],
     remediation: 'add a ReplicationSource (restic mover) for the claim next to it, with its <claim>-restic ExternalSecret',
     reads: { kinds: ['PersistentVolumeClaim', 'ReplicationSource', 'ExternalSecret'] },

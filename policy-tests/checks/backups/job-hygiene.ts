@@ -8,7 +8,7 @@ import type { Resource } from '../../model/core/manifest.ts';
 import { withKeyProviders } from '../../model/cluster/provided-keys.ts';
 import { containerEnvironment } from '../../model/cluster/environment.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
-import { BACKUP_ENVIRONMENT } from '../../model/apps/backup-environment.ts';
+import { BACKUP_ENVIRONMENT, halfCredentials } from '../../model/apps/backup-environment.ts';
 import { BACKUP_IMAGE, backupJobs, mainContainer, secretsRead } from './backups.ts';
 import { scalarText } from '../../model/core/text.ts';
 
@@ -21,7 +21,8 @@ function missingEnvironment(ctx: CheckContext, job: Resource, container: Record<
   const needs = BACKUP_ENVIRONMENT[String(dig(container, ['args', 0]))];
   if (!needs) return [];
   const variable = containerEnvironment(ctx, namespaceOrDestination(ctx.repo, job), container, { secretText: true }).setting;
-  return needs.filter((need) => need.every((n) => variable(n) === undefined)).map((need) => need.join(' or '));
+  const unmet = needs.filter((need) => need.every((n) => variable(n) === undefined)).map((need) => need.join(' or '));
+  return [...unmet, ...halfCredentials((n) => variable(n) !== undefined)];
 }
 
 /** What mends each cause, printed with its finding (the remediation lists them all). */
@@ -39,7 +40,7 @@ export const backupHygieneChecks: PolicyCheck[] = [
   {
     id: 'backup-job-hygiene',
     description:
-      'Every backup, backup-check and restore-test CronJob runs the backup image, forbids overlapping runs, keeps a bounded job history, requests CPU and memory, mounts BACKUP_DIR, reads secrets only from ExternalSecrets, and gives its command the environment it reads (the restic repository and password, the manifest key) (B1).',
+      'Every backup, backup-check and restore-test CronJob runs the backup image, forbids overlapping runs, keeps a bounded job history, requests CPU and memory, mounts BACKUP_DIR, reads secrets only from ExternalSecrets, and gives its command the environment it reads (the restic repository and password, the manifest key, and the S3 or B2 credentials restic reads whole: half a pair signs nothing) (B1).',
     invariants: ['B1'],
     remediation: Object.values(FIX).join('; '),
     reads: { kinds: withKeyProviders('CronJob', 'PrometheusRule') },

@@ -8,6 +8,7 @@ import type { Resource } from '../../model/core/manifest.ts';
 import { keysOf } from '../../model/cluster/provided-keys.ts';
 import { emptyTemplateKeys, externalSecretsWriting, writtenByExternalSecret } from '../../model/cluster/external-secrets.ts';
 import { dig } from '../../model/core/dig.ts';
+import { halfCredentials } from '../../model/apps/backup-environment.ts';
 
 /** The keys VolSync's restic mover reads from its repository Secret. */
 const VOLSYNC_RESTIC_KEYS = ['RESTIC_REPOSITORY', 'RESTIC_PASSWORD'];
@@ -26,6 +27,13 @@ export function resticRepositoryProblems(ctx: CheckContext, source: Resource): v
     ctx.fail(
       { resource: source, path: ['spec', 'restic', 'repository'] },
       `the restic repository Secret ${repository} has no ${lacking.join(' or ')}, which VolSync's mover reads: no copy is made`,
+    );
+  // The mover hands restic the Secret's credentials as they are: half a pair signs nothing.
+  const halves = written ? halfCredentials((k) => written.has(k)) : [];
+  if (halves.length)
+    ctx.fail(
+      { resource: source, path: ['spec', 'restic', 'repository'] },
+      `the restic repository Secret ${repository} has no ${halves.join(', ')}: restic reads its credentials as a pair, and the bucket refuses an unsigned request, so no copy is made`,
     );
   // The mover's entry.sh stops on an empty one (check_var_defined: "must be defined"): a template that writes it empty.
   for (const { es, key } of emptyTemplateKeys(ctx.resources, source.namespace, repository, VOLSYNC_RESTIC_KEYS))

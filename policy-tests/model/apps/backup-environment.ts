@@ -6,6 +6,20 @@
 const RESTIC = [['RESTIC_REPOSITORY'], ['RESTIC_PASSWORD', 'RESTIC_PASSWORD_FILE']] as const;
 const MANIFEST_KEY = ['BACKUP_MANIFEST_KEY', 'BACKUP_MANIFEST_KEY_FILE'] as const;
 
+/**
+ * The credentials restic reads as a pair (its S3 backend through minio-go's EnvAWS, its B2 backend): one without the
+ * other signs nothing, and a private bucket refuses every request. Neither is a need, a repository may take none.
+ */
+export const RESTIC_CREDENTIAL_PAIRS = [
+  ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY'],
+  ['B2_ACCOUNT_ID', 'B2_ACCOUNT_KEY'],
+] as const;
+
+/** Each half of a pair set without its other: `the other (beside the one)`. */
+export function halfCredentials(has: (name: string) => boolean): string[] {
+  return RESTIC_CREDENTIAL_PAIRS.flatMap(([a, b]) => (has(a) === has(b) ? [] : [has(a) ? `${b} (beside ${a})` : `${a} (beside ${b})`]));
+}
+
 export const BACKUP_ENVIRONMENT: Readonly<Record<string, readonly (readonly string[])[]>> = {
   backup: [['BACKUP_DIR'], MANIFEST_KEY, ...RESTIC],
   'backup-check': [['BACKUP_DIR'], MANIFEST_KEY, ...RESTIC],

@@ -16,6 +16,12 @@ export const backupsMutations: Mutation[] = [
   },
   {
     check: 'backup-coverage',
+    why: "the off-site copy's Secret loses its S3 secret key and keeps the key id: restic signs nothing with half a pair, and the bucket refuses every copy",
+    mutate: swap('apps/media/components/offsite-copy/replicationsource.yaml', '        AWS_SECRET_ACCESS_KEY: "{{ .secretKey }}"\n', ''),
+    at: 'repository: app-config-restic',
+  },
+  {
+    check: 'backup-coverage',
     why: "the off-site copy's Secret names the restic password RESTIC_PASS, which VolSync's mover never reads",
     mutate: swap(
       'apps/media/components/offsite-copy/replicationsource.yaml',
