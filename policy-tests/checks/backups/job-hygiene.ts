@@ -17,12 +17,20 @@ import { scalarText } from '../../model/core/text.ts';
  * envFrom names meet, as the kubelet sets the variables (containerVariables); not a need a source whose keys are not
  * known may meet.
  */
-function missingEnvironment(ctx: CheckContext, job: Resource, container: Record<string, unknown>): string[] {
+function missingEnvironment(ctx: CheckContext, job: Resource, container: Record<string, unknown>): { missing: string[]; unread: string[] } {
   const needs = BACKUP_ENVIRONMENT[String(dig(container, ['args', 0]))];
-  if (!needs) return [];
+  if (!needs) return { missing: [], unread: [] };
   const variable = containerEnvironment(ctx, namespaceOrDestination(ctx.repo, job), container, { secretText: true }).setting;
-  const unmet = needs.filter((need) => need.every((n) => variable(n) === undefined)).map((need) => need.join(' or '));
-  return [...unmet, ...halfCredentials((n) => variable(n) !== undefined)];
+  const unmet = needs.filter((need) => need.every((n) => variable(n) === undefined || variable(n) === 'maybe'));
+  // Met only, if at all, by a source whose keys the repository does not say (an ExternalSecret's dataFrom without a template).
+  const [unread, missing] = [
+    unmet.filter((need) => need.some((n) => variable(n) === 'maybe')),
+    unmet.filter((need) => need.every((n) => variable(n) === undefined)),
+  ];
+  return {
+    missing: [...missing.map((need) => need.join(' or ')), ...halfCredentials((n) => (variable(n) === 'maybe' ? undefined : variable(n) !== undefined))],
+    unread: unread.map((need) => need.join(' or ')),
+  };
 }
 
 /** What mends each cause, printed with its finding (the remediation lists them all). */
@@ -99,7 +107,12 @@ export const backupHygieneChecks: PolicyCheck[] = [
               FIX.secrets,
             );
         }
-        const missing = missingEnvironment(ctx, job, c.container);
+        const { missing, unread } = missingEnvironment(ctx, job, c.container);
+        if (unread.length)
+          ctx.notJudged(
+            { resource: job, path: [...c.at, 'name'] },
+            `${job.name}'s command reads ${unread.join(', ')}, which only a Secret or ConfigMap whose keys the repository does not say may set (an ExternalSecret's dataFrom without a template): not judged`,
+          );
         if (missing.length)
           ctx.fail(
             { resource: job, path: [...c.at, 'name'] },

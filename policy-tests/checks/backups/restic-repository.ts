@@ -15,13 +15,19 @@ const VOLSYNC_RESTIC_KEYS = ['RESTIC_REPOSITORY', 'RESTIC_PASSWORD'];
 
 export function resticRepositoryProblems(ctx: CheckContext, source: Resource): void {
   const repository = (source.object.spec as { restic?: { repository?: string } })?.restic?.repository;
-  if (!writtenByExternalSecret(ctx.repo, repository, source.namespace ?? ''))
+  const byExternalSecret = writtenByExternalSecret(ctx.repo, repository, source.namespace ?? '');
+  if (!byExternalSecret)
     ctx.fail(
       { resource: source, path: ['spec', 'restic', 'repository'] },
       `the restic repository Secret ${repository ?? '(none)'} is not written by an ExternalSecret`,
     );
   // VolSync's restic mover reads the repository and its password from these keys of that Secret, and nothing else.
   const written = keysOf(ctx, { kind: 'Secret', namespace: source.namespace, name: repository });
+  if (!written && byExternalSecret)
+    ctx.notJudged(
+      { resource: source, path: ['spec', 'restic', 'repository'] },
+      `the restic repository Secret ${repository}'s keys are the store's (its ExternalSecret's dataFrom, without a template): whether it holds ${VOLSYNC_RESTIC_KEYS.join(' and ')} is not judged`,
+    );
   const lacking = written && VOLSYNC_RESTIC_KEYS.filter((k) => !written.has(k));
   if (lacking?.length)
     ctx.fail(

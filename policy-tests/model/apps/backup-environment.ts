@@ -15,9 +15,13 @@ export const RESTIC_CREDENTIAL_PAIRS = [
   ['B2_ACCOUNT_ID', 'B2_ACCOUNT_KEY'],
 ] as const;
 
-/** Each half of a pair set without its other: `the other (beside the one)`. */
-export function halfCredentials(has: (name: string) => boolean): string[] {
-  return RESTIC_CREDENTIAL_PAIRS.flatMap(([a, b]) => (has(a) === has(b) ? [] : [has(a) ? `${b} (beside ${a})` : `${a} (beside ${b})`]));
+/** Each half of a pair set without its other: `the other (beside the one)`; `has` undefined where it may be either (not judged). */
+export function halfCredentials(has: (name: string) => boolean | undefined): string[] {
+  return RESTIC_CREDENTIAL_PAIRS.flatMap(([a, b]) => {
+    const [hasA, hasB] = [has(a), has(b)];
+    if (hasA === undefined || hasB === undefined || hasA === hasB) return [];
+    return [hasA ? `${b} (beside ${a})` : `${a} (beside ${b})`];
+  });
 }
 
 export const BACKUP_ENVIRONMENT: Readonly<Record<string, readonly (readonly string[])[]>> = {
