@@ -100,8 +100,7 @@ function chartPinned(ctx: CheckContext, entry: CatalogEntry, stale: Stale): void
 }
 
 /** A scrape's chart is one some Application deploys: where it is not rendered, the entry's job stands on its word. */
-function scrapedCharts(ctx: CheckContext, entry: CatalogEntry): void {
-  const deployed = new Set(applications(ctx.repo).flatMap((app) => app.sources.flatMap((s) => (s.chart === undefined ? [] : [s.chart]))));
+function scrapedCharts(ctx: CheckContext, entry: CatalogEntry, deployed: ReadonlySet<string>): void {
   list(obj(entry.data.data).scrape).forEach((scrape, i) => {
     const chart = obj(scrape).chart;
     if (typeof chart === 'string' && !deployed.has(chart))
@@ -129,6 +128,7 @@ export const metricsCatalogCheck: PolicyCheck = {
   run(ctx) {
     const catalog = metricsCatalog(ctx.repo);
     for (const p of catalog.problems) ctx.fail({ data: p.data, path: p.path }, p.message);
+    const deployed = new Set(applications(ctx.repo).flatMap((app) => app.sources.flatMap((s) => (s.chart === undefined ? [] : [s.chart]))));
     for (const entry of catalog.entries) {
       const stale = (where: string) =>
         ctx.fail(
@@ -137,7 +137,7 @@ export const metricsCatalogCheck: PolicyCheck = {
         );
       imagePinned(ctx, entry, stale);
       chartPinned(ctx, entry, stale);
-      scrapedCharts(ctx, entry);
+      scrapedCharts(ctx, entry, deployed);
       if (entry.codeDrift) stale(entry.codeDrift);
       const { file, contains } = entry.pin;
       if (file && contains !== undefined) {

@@ -67,17 +67,22 @@ function standingSources(
  * (the "null" receiver), and the critical alert it was meant to be never reaches chat.
  */
 function unroutedSeverities(ctx: CheckContext): void {
+  eachOwnAlert(ctx, (r, rule, at) => {
+    const severity = dig(rule, ['labels', 'severity']);
+    if (severity === undefined || EVENT_SEVERITIES.includes(scalarText(severity))) return;
+    ctx.fail(
+      { resource: r, path: [...at, 'labels', 'severity'] },
+      `${scalarText(rule.alert)} has severity ${JSON.stringify(scalarText(severity))}, which the Events table does not route (${EVENT_SEVERITIES.join(', ')})${didYouMean(scalarText(severity), EVENT_SEVERITIES)}: Alertmanager sends it where a warning goes`,
+    );
+  });
+}
+
+/** Each alert rule of the repository's own PrometheusRules (a chart's rules are its author's), with its path. */
+function eachOwnAlert(ctx: CheckContext, body: (r: Resource, rule: Record<string, unknown>, at: Path) => void): void {
   for (const r of ctx.resources) {
     if (r.kind !== 'PrometheusRule' || r.rendered) continue;
     objects(dig(r.object, ['spec', 'groups'])).forEach((group, g) =>
-      objects(group.rules).forEach((rule, i) => {
-        const severity = dig(rule, ['labels', 'severity']);
-        if (rule.alert === undefined || severity === undefined || EVENT_SEVERITIES.includes(scalarText(severity))) return;
-        ctx.fail(
-          { resource: r, path: ['spec', 'groups', g, 'rules', i, 'labels', 'severity'] },
-          `${scalarText(rule.alert)} has severity ${JSON.stringify(scalarText(severity))}, which the Events table does not route (${EVENT_SEVERITIES.join(', ')})${didYouMean(scalarText(severity), EVENT_SEVERITIES)}: Alertmanager sends it where a warning goes`,
-        );
-      }),
+      objects(group.rules).forEach((rule, i) => rule.alert !== undefined && body(r, rule, ['spec', 'groups', g, 'rules', i])),
     );
   }
 }
@@ -182,23 +187,17 @@ const SUMMARY = /\.Annotations\.summary\b|index\s+\.Annotations\s+"summary"/;
 
 /** Each alert rule of the repository that the Events table sends to chat has a summary for its message to print. */
 function unsummarized(ctx: CheckContext): void {
-  for (const r of ctx.resources) {
-    if (r.kind !== 'PrometheusRule' || r.rendered) continue;
-    objects(dig(r.object, ['spec', 'groups'])).forEach((group, g) =>
-      objects(group.rules).forEach((rule, i) => {
-        if (rule.alert === undefined || rule.alert === 'Watchdog') return;
-        const labels = Object.fromEntries(Object.entries(obj(rule.labels)).map(([k, v]) => [k, scalarText(v)]));
-        if (!wantedDelivery({ alertname: scalarText(rule.alert), namespace: 'monitoring', ...labels }).chat) return;
-        const summary = dig(rule, ['annotations', 'summary']);
-        if (typeof summary === 'string' && summary.trim() !== '') return;
-        const at = ['spec', 'groups', g, 'rules', i, ...(rule.annotations === undefined || rule.annotations === null ? ['alert'] : ['annotations'])];
-        ctx.fail(
-          { resource: r, path: at },
-          `${scalarText(rule.alert)} reaches chat with ${summary === undefined || summary === null ? 'no summary annotation' : 'a summary that is no text'}: chat prints each alert's summary, so its message would say nothing`,
-        );
-      }),
+  eachOwnAlert(ctx, (r, rule, at) => {
+    if (rule.alert === 'Watchdog') return;
+    const labels = Object.fromEntries(Object.entries(obj(rule.labels)).map(([k, v]) => [k, scalarText(v)]));
+    if (!wantedDelivery({ alertname: scalarText(rule.alert), namespace: 'monitoring', ...labels }).chat) return;
+    const summary = dig(rule, ['annotations', 'summary']);
+    if (typeof summary === 'string' && summary.trim() !== '') return;
+    ctx.fail(
+      { resource: r, path: [...at, rule.annotations === undefined || rule.annotations === null ? 'alert' : 'annotations'] },
+      `${scalarText(rule.alert)} reaches chat with ${summary === undefined || summary === null ? 'no summary annotation' : 'a summary that is no text'}: chat prints each alert's summary, so its message would say nothing`,
     );
-  }
+  });
 }
 
 export const chatTextCheck: PolicyCheck = {

@@ -56,7 +56,10 @@ describe('workload-disruption-budget', () => {
   });
 
   it('reads a null selector as selecting nothing, and an empty one as every pod of the namespace', () => {
-    expect(judged(budget({ minAvailable: 1 }, null), workload('Deployment', { replicas: 1 }))).toEqual([]);
+    // It allows no disruption of nothing, and guards nothing: that is the finding.
+    expect(judged(budget({ minAvailable: 1 }, null), workload('Deployment', { replicas: 1 }))).toEqual([
+      expect.stringMatching(/^PodDisruptionBudget x has no selector, which policy\/v1 reads as selecting no pod: it guards nothing/),
+    ]);
     // The empty one also selects the API's two pods: three in all.
     expect(judged(budget({ minAvailable: 3 }, {}), workload('Deployment', { replicas: 1 }))).toEqual([
       expect.stringContaining('allows no disruption of the 3 pod(s)'),

@@ -1,4 +1,5 @@
 /** Broken copies of the real repository for the checks of policy-tests/checks/closure/: each fails exactly its check, at its line. */
+import type { Document } from 'yaml';
 import type { Mutation } from '../support/mutation-runner.ts';
 import { lineOf, type RepoCopy } from '../support/helpers.ts';
 import {
@@ -30,6 +31,10 @@ const apiOneToANode = (spec: string) => (c: RepoCopy) => {
     '      automountServiceAccountToken: false\n      affinity:\n        podAntiAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n            - topologyKey: kubernetes.io/hostname\n              labelSelector:\n                matchLabels:\n                  app.kubernetes.io/name: portfolio-api\n',
   )(c);
 };
+
+/** A PrometheusRule's first group's rules, and a promtool test file's tests, as plain data (what a mutation filters). */
+const ownAlerts = (d: Document) => (d.toJS() as { spec: { groups: { rules: { alert?: string }[] }[] } }).spec.groups[0]!.rules;
+const promtoolTests = (d: Document) => (d.toJS() as { tests: { alert_rule_test?: { alertname: string }[] }[] }).tests;
 
 const GPU_PLUGIN = 'apps/platform/intel-gpu-plugin/daemonset.yaml';
 const CEPH_VALUES = 'apps/platform/rook-ceph-cluster/values.yaml';
@@ -97,6 +102,13 @@ export const closureMutations: Mutation[] = [
     mutate: (c) => {
       removeApp('apps/platform/metallb', 'metallb')(c);
       swap(TUNING, /    - rule: Packet socket created in container\n[^]*?condition: append\n/, '')(c);
+      // Its pool alert and the alert's promtool test go with it: nothing scrapes MetalLB any more (metrics-join).
+      c.edit('monitoring/alert-rules/platform-health.yaml', 0, (d) =>
+        d.setIn(['spec', 'groups', 0, 'rules'], d.createNode(ownAlerts(d).filter((r) => r.alert !== 'MetalLBPoolExhausted'))),
+      );
+      c.edit('monitoring/alert-rules/tests/platform-health.test.yaml', 0, (d) =>
+        d.setIn(['tests'], d.createNode(promtoolTests(d).filter((t) => !t.alert_rule_test?.some((a) => a.alertname === 'MetalLBPoolExhausted')))),
+      );
     },
     at: inFile('apps/platform/ingress-private/application.yaml', 'requires-load-balancer'),
   },

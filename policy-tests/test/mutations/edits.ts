@@ -3,6 +3,9 @@ import { CHART_LOCK_FILE, REPO_ROOT } from '../../model/repository/repo.ts';
 import { factsRepoURL } from '../../model/repository/cluster-facts.ts';
 import { type RepoCopy } from '../support/helpers.ts';
 import { parse } from 'yaml';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { CATALOG_DIR } from '../../model/monitoring/metrics-catalog.ts';
 
 export const CONTAINER = ['spec', 'template', 'spec', 'containers', 0];
 export const COPY_COMPONENT = 'apps/media/components/offsite-copy/replicationsource.yaml';
@@ -91,6 +94,12 @@ export const ROOT_APP = 'clusters/home/root.yaml';
 /** An app folder removed, with its chart's lock entry, as npm run charts:pull would leave the lock. */
 export const removeApp = (dir: string, chart: string) => (c: RepoCopy) => {
   c.remove(dir);
+  // The metrics catalog's entries for the chart go with it, as a real removal takes them (metrics-catalog-current
+  // says an entry pinned to a chart no Application deploys).
+  for (const file of readdirSync(join(c.root, CATALOG_DIR))) {
+    const entry = parse(c.read(`${CATALOG_DIR}${file}`)) as { pin?: { chart?: string } } | null;
+    if (entry?.pin?.chart === chart) c.remove(`${CATALOG_DIR}${file}`);
+  }
   const lock = JSON.parse(c.read(CHART_LOCK_FILE)) as { charts: { chart: string }[]; pending?: { chart: string }[] };
   const keep = <T extends { chart: string }>(list: T[] = []) => list.filter((e) => e.chart !== chart);
   c.write(CHART_LOCK_FILE, `${JSON.stringify({ ...lock, charts: keep(lock.charts), ...(lock.pending ? { pending: keep(lock.pending) } : {}) }, null, 2)}\n`);
