@@ -9,7 +9,7 @@
  * a chart not rendered, a controller) is not judged here.
  */
 import { clusterIssuerNamespace, issuerSecretRefs, podRefs, podSpecs } from '../../model/cluster/references.ts';
-import { storeSecretRefs } from '../../model/cluster/external-secrets.ts';
+import { storeSecretRefs, templateKeysRead } from '../../model/cluster/external-secrets.ts';
 import { mountedFile, namedPaths } from '../../model/cluster/mounted-files.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import type { Path } from '../../model/core/positions.ts';
@@ -37,7 +37,7 @@ function namedStrings(ctx: CheckContext, namespace: string | undefined, containe
 export const keyClosureCheck: PolicyCheck = {
   id: 'closure-secret-key',
   description:
-    "Every key a container reads from a Secret or ConfigMap (env secretKeyRef and configMapKeyRef, volume items), unless optional, and every key an issuer's DNS-01 solver or a secret store's credentials read, is one its provider in the repository writes (an ExternalSecret, a Certificate, a plain object), otherwise the container never starts; and every file its env (or a value of a ConfigMap or plain Secret its envFrom names), args or command names under such a volume is one the volume holds, otherwise the program finds no file (invariants P1).",
+    "Every key a container reads from a Secret or ConfigMap (env secretKeyRef and configMapKeyRef, volume items), unless optional, and every key an issuer's DNS-01 solver or a secret store's credentials read, is one its provider in the repository writes (an ExternalSecret, a Certificate, a plain object), otherwise the container never starts; every key an ExternalSecret's template reads is one its data[] gives (External Secrets fails the template on a missing key, and writes no Secret; a dataFrom's keys are the store's, not judged); and every file its env (or a value of a ConfigMap or plain Secret its envFrom names), args or command names under such a volume is one the volume holds, otherwise the program finds no file (invariants P1).",
   invariants: ['P1'],
   remediation: "read a key the Secret or ConfigMap has, or write the key (an ExternalSecret's data[].secretKey)",
   reads: {
@@ -80,5 +80,33 @@ export const keyClosureCheck: PolicyCheck = {
               }
           });
       }
+    templateKeys(ctx);
   },
 };
+
+/**
+ * Every key an ExternalSecret's template reads is one its data[] gives: External Secrets executes the template with
+ * missingkey=error, so the sync fails and no Secret is written. One with a dataFrom takes the store's keys, which the
+ * repository does not say: not judged here.
+ */
+function templateKeys(ctx: CheckContext): void {
+  for (const es of ctx.resources) {
+    if (es.kind !== 'ExternalSecret') continue;
+    const spec = obj(es.object.spec);
+    const template = obj(obj(spec.target).template);
+    if (template.engineVersion === 'v1' || list(spec.dataFrom).length > 0) continue;
+    const given = new Set(
+      list(spec.data)
+        .map((d) => obj(d).secretKey)
+        .filter((k): k is string => typeof k === 'string'),
+    );
+    for (const [name, text] of Object.entries(obj(template.data))) {
+      const read = typeof text === 'string' ? templateKeysRead(text) : undefined;
+      for (const key of (read ?? []).filter((k) => !given.has(k)))
+        ctx.fail(
+          { resource: es, path: ['spec', 'target', 'template', 'data', name] },
+          `ExternalSecret ${es.name}'s template reads ${key} in ${name}, which its data does not give (${[...given].sort().join(', ') || 'none'}): External Secrets fails a template on a missing key (missingkey=error), so the sync fails and no Secret is written`,
+        );
+    }
+  }
+}

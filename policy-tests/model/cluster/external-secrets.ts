@@ -162,3 +162,25 @@ export function emptyTemplateKeys(resources: readonly Resource[], namespace: str
     keys.filter((key) => dig(es.object, ['spec', 'target', 'template', 'data', key]) === '').map((key) => ({ es, key })),
   );
 }
+
+/** The words that change what `.` is, or name other templates: a template holding one is not read here. */
+const CONTEXT_WORDS = /\b(range|with|define|template|block)\b|\$/;
+
+/**
+ * The keys an ExternalSecret template (engine v2, Go's text/template over the secret's data) reads at its top
+ * level: each `.key` that starts a field chain, and each `index . "key"`. External Secrets executes it with
+ * missingkey=error, so a key its data does not give fails the sync, and no Secret is written. Undefined where the
+ * template moves `.` or names other templates (range, with, a variable): not read here.
+ */
+export function templateKeysRead(text: string): string[] | undefined {
+  const keys = new Set<string>();
+  for (const [, inner] of text.matchAll(/\{\{-?([\s\S]*?)-?\}\}/g)) {
+    const action = inner!;
+    if (action.trimStart().startsWith('/*')) continue;
+    if (CONTEXT_WORDS.test(action.replace(/"(?:[^"\\]|\\.)*"|`[^`]*`/g, '""'))) return undefined;
+    for (const [, key] of action.matchAll(/\bindex\s+\.\s+"((?:[^"\\]|\\.)*)"/g)) keys.add(JSON.parse(`"${key!}"`) as string);
+    // A field chain's first name: a dot after no name, call or index of its own (`.a.b` reads a, `(f).x` reads nothing).
+    for (const [, key] of action.replace(/"(?:[^"\\]|\\.)*"|`[^`]*`/g, '""').matchAll(/(?<![\w)\].])\.([A-Za-z_]\w*)/g)) keys.add(key!);
+  }
+  return [...keys];
+}

@@ -3,7 +3,7 @@
  * one leading slash dropped) and the syntax 1Password documents for them; and the item and field a remote ref names.
  */
 import { describe, expect, it } from 'vitest';
-import { onePasswordReferenceProblem, vaultField } from '../../model/cluster/external-secrets.ts';
+import { onePasswordReferenceProblem, templateKeysRead, vaultField } from '../../model/cluster/external-secrets.ts';
 
 describe("the 1Password SDK provider's secret references", () => {
   it('takes an item and a field, with an optional section, by name or by ID, and a query after the field', () => {
@@ -34,5 +34,19 @@ describe("the 1Password SDK provider's secret references", () => {
     expect(vaultField({ key: 'github/one-time password?attribute=otp' })).toEqual({ item: 'github', field: 'one-time password' });
     expect(vaultField({ key: 'backup-restic' })).toEqual({ item: 'backup-restic' });
     expect(vaultField({ key: '' })).toBeUndefined();
+  });
+});
+
+describe("the keys an ExternalSecret's template reads (engine v2, missingkey=error)", () => {
+  it('reads the first name of each field chain and each index of the data, in and out of pipelines', () => {
+    expect(templateKeysRead('{{ .repository }}/app-config')).toEqual(['repository']);
+    expect(templateKeysRead('user: x\ntoken: "{{ .token }}"\npass: {{ .password | b64dec | quote }}')).toEqual(['token', 'password']);
+    expect(templateKeysRead('{{ index . "service-account-token" }} {{- .trimmed -}}')).toEqual(['service-account-token', 'trimmed']);
+    expect(templateKeysRead('{{ .a.b }} {{ (pkcs12cert .archive).x }}')).toEqual(['a', 'archive']);
+  });
+  it('reads nothing from text, a quoted dot or a comment, and gives up where `.` moves', () => {
+    expect(templateKeysRead('plain text, {{ "x.y" }} {{/* .not */}}')).toEqual([]);
+    for (const moved of ['{{ range $k, $v := . }}{{ $k }}{{ end }}', '{{ with .a }}{{ .b }}{{ end }}', '{{ template "t" . }}'])
+      expect(templateKeysRead(moved), moved).toBeUndefined();
   });
 });

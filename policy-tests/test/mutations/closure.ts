@@ -521,6 +521,12 @@ export const closureMutations: Mutation[] = [
   },
   {
     check: 'closure-secret-key',
+    why: "the hypervisor exporter's ExternalSecret stops reading the cluster's CA, which its template still writes: External Secrets fails the template, and the exporter's config is never written",
+    mutate: swap('monitoring/pve-exporter/externalsecret.yaml', '    - secretKey: ca\n      remoteRef:\n        key: pve-exporter/pve-root-ca\n', ''),
+    at: 'pve-root-ca.pem: "{{ .ca }}"',
+  },
+  {
+    check: 'closure-secret-key',
     why: "the TV manager's exporter reads a key its API-key Secret does not have",
     mutate: swap(
       'apps/media/sonarr/deployment.yaml',
