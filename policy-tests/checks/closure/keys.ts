@@ -17,6 +17,7 @@ import { keysOf } from '../../model/cluster/provided-keys.ts';
 import { givenVariablePath, containerEnvironment } from '../../model/cluster/environment.ts';
 import { list, obj } from '../../model/core/dig.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
+import type { Resource } from '../../model/core/manifest.ts';
 
 /**
  * A container's strings that name files to its program, with where each stands: its variables' values (its env, and
@@ -86,27 +87,41 @@ export const keyClosureCheck: PolicyCheck = {
 
 /**
  * Every key an ExternalSecret's template reads is one its data[] gives: External Secrets executes the template with
- * missingkey=error, so the sync fails and no Secret is written. One with a dataFrom takes the store's keys, which the
- * repository does not say: not judged here.
+ * missingkey=error, so the sync fails and no Secret is written. One with a dataFrom takes the store's keys besides,
+ * which the repository does not say: said not judged, once for the ExternalSecrets that read the same store entries.
  */
 function templateKeys(ctx: CheckContext): void {
+  const fromStore = new Map<string, { es: Resource; keys: Set<string> }[]>();
   for (const es of ctx.resources) {
     if (es.kind !== 'ExternalSecret') continue;
     const spec = obj(es.object.spec);
     const template = obj(obj(spec.target).template);
-    if (template.engineVersion === 'v1' || list(spec.dataFrom).length > 0) continue;
+    if (template.engineVersion === 'v1') continue;
     const given = new Set(
       list(spec.data)
         .map((d) => obj(d).secretKey)
         .filter((k): k is string => typeof k === 'string'),
     );
-    for (const [name, text] of Object.entries(obj(template.data))) {
-      const read = typeof text === 'string' ? templateKeysRead(text) : undefined;
-      for (const key of (read ?? []).filter((k) => !given.has(k)))
-        ctx.fail(
-          { resource: es, path: ['spec', 'target', 'template', 'data', name] },
-          `ExternalSecret ${es.name}'s template reads ${key} in ${name}, which its data does not give (${[...given].sort().join(', ') || 'none'}): External Secrets fails a template on a missing key (missingkey=error), so the sync fails and no Secret is written`,
-        );
+    const missing = Object.entries(obj(template.data)).flatMap(([name, text]) =>
+      ((typeof text === 'string' ? templateKeysRead(text) : undefined) ?? []).filter((k) => !given.has(k)).map((key) => ({ name, key })),
+    );
+    if (missing.length === 0) continue;
+    if (list(spec.dataFrom).length > 0) {
+      const entries = JSON.stringify(list(spec.dataFrom).map((d) => obj(obj(d).extract).key ?? obj(d).find ?? '?'));
+      fromStore.set(entries, [...(fromStore.get(entries) ?? []), { es, keys: new Set(missing.map((m) => m.key)) }]);
+      continue;
     }
+    for (const { name, key } of missing)
+      ctx.fail(
+        { resource: es, path: ['spec', 'target', 'template', 'data', name] },
+        `ExternalSecret ${es.name}'s template reads ${key} in ${name}, which its data does not give (${[...given].sort().join(', ') || 'none'}): External Secrets fails a template on a missing key (missingkey=error), so the sync fails and no Secret is written`,
+      );
+  }
+  for (const [entries, readers] of fromStore) {
+    const keys = [...new Set(readers.flatMap((r) => [...r.keys]))].sort();
+    ctx.notJudged(
+      { resource: readers[0]!.es, path: ['spec', 'dataFrom'] },
+      `the template${readers.length > 1 ? `s of ${readers.length} ExternalSecrets (${readers.map((r) => `${r.es.namespace ?? ''}/${r.es.name}`).join(', ')})` : ` of ExternalSecret ${readers[0]!.es.namespace ?? ''}/${readers[0]!.es.name}`} read ${keys.join(', ')} from the store's entries ${entries} (dataFrom), whose keys the repository does not say: whether each is there is not judged`,
+    );
   }
 }

@@ -3,6 +3,7 @@
  * one leading slash dropped) and the syntax 1Password documents for them; and the item and field a remote ref names.
  */
 import { describe, expect, it } from 'vitest';
+import { onBrokenCopy } from '../support/helpers.ts';
 import { onePasswordReferenceProblem, templateKeysRead, vaultField } from '../../model/cluster/external-secrets.ts';
 
 describe("the 1Password SDK provider's secret references", () => {
@@ -48,5 +49,20 @@ describe("the keys an ExternalSecret's template reads (engine v2, missingkey=err
     expect(templateKeysRead('plain text, {{ "x.y" }} {{/* .not */}}')).toEqual([]);
     for (const moved of ['{{ range $k, $v := . }}{{ $k }}{{ end }}', '{{ with .a }}{{ .b }}{{ end }}', '{{ template "t" . }}'])
       expect(templateKeysRead(moved), moved).toBeUndefined();
+  });
+});
+
+describe("closure-secret-key on the real repository's ExternalSecret templates", () => {
+  it('says not judged, once per store entry, what templates read from a dataFrom the repository does not spell', async () => {
+    const { failed, notJudged } = await onBrokenCopy('closure-secret-key', () => undefined);
+    expect(failed).toEqual([]);
+    expect(notJudged).toEqual([
+      expect.stringMatching(
+        /^the templates of 12 ExternalSecrets \(media\/bazarr-4k-config-restic, .*\) read accessKey, password, repository, secretKey from the store's entries \["volsync-restic"\] \(dataFrom\), whose keys the repository does not say: whether each is there is not judged/,
+      ),
+      expect.stringMatching(
+        /^the templates of 3 ExternalSecrets \(media-vpn\/backup-restic, media\/backup-restic, backups\/backup-restic\) read accessKey, manifestKey, password, repository, secretKey from the store's entries \["backup-restic"\]/,
+      ),
+    ]);
   });
 });
