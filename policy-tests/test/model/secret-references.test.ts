@@ -53,6 +53,17 @@ describe("the keys an ExternalSecret's template reads (engine v2, missingkey=err
 });
 
 describe("closure-secret-key on the real repository's ExternalSecret templates", () => {
+  it('says not judged a template that moves `.`, where the keys it reads are not read', async () => {
+    const FILE = 'monitoring/pve-exporter/externalsecret.yaml';
+    const { failed, notJudged } = await onBrokenCopy('closure-secret-key', (c) =>
+      c.write(FILE, c.read(FILE).replace('pve-root-ca.pem: "{{ .ca }}"', 'pve-root-ca.pem: "{{ range $k, $v := . }}{{ $v }}{{ end }}"')),
+    );
+    expect(failed).toEqual([]);
+    expect(notJudged).toContainEqual(
+      "ExternalSecret pve-exporter's template pve-root-ca.pem moves `.` (range, with, a variable, another template): the keys it reads are not judged",
+    );
+  });
+
   it('says not judged, once per store entry, what templates read from a dataFrom the repository does not spell', async () => {
     const { failed, notJudged } = await onBrokenCopy('closure-secret-key', () => undefined);
     expect(failed).toEqual([]);
