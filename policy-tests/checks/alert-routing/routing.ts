@@ -21,7 +21,7 @@ import type { Resource } from '../../model/core/manifest.ts';
 import { scalarText } from '../../model/core/text.ts';
 import { renderedByChart } from '../../model/helm/chart-output.ts';
 import { chartValues } from '../../model/helm/chart-values.ts';
-import { alertRules } from '../../model/monitoring/prometheus-rules.ts';
+import { alertRules, ruleEntries } from '../../model/monitoring/prometheus-rules.ts';
 import type { Path } from '../../model/core/positions.ts';
 import { dig, obj, objects, str } from '../../model/core/dig.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
@@ -32,12 +32,7 @@ import type { CheckContext } from '../../model/checks/kit.ts';
 const routePath = (path: number[]): Path => ['route', ...path.flatMap((i) => ['routes', i])];
 
 /** The PrometheusRules' alert names, those a chart renders among them (kube-prometheus-stack's InfoInhibitor). */
-const renderedAlertNames = (resources: readonly Resource[]): Set<string> =>
-  new Set(
-    resources
-      .filter((r) => r.kind === 'PrometheusRule')
-      .flatMap((r) => objects(dig(r.object, ['spec', 'groups'])).flatMap((g) => objects(g.rules).map((rule) => scalarText(rule.alert ?? '')))),
-  );
+const renderedAlertNames = (resources: readonly Resource[]): Set<string> => new Set(ruleEntries(resources).map(({ rule }) => scalarText(rule.alert ?? '')));
 
 /**
  * The alerts that fire whenever `target` does, or always, and so inhibit it for good where a rule's source matches
@@ -79,12 +74,7 @@ function unroutedSeverities(ctx: CheckContext): void {
 
 /** Each alert rule of the repository's own PrometheusRules (a chart's rules are its author's), with its path. */
 function eachOwnAlert(ctx: CheckContext, body: (r: Resource, rule: Record<string, unknown>, at: Path) => void): void {
-  for (const r of ctx.resources) {
-    if (r.kind !== 'PrometheusRule' || r.rendered) continue;
-    objects(dig(r.object, ['spec', 'groups'])).forEach((group, g) =>
-      objects(group.rules).forEach((rule, i) => rule.alert !== undefined && body(r, rule, ['spec', 'groups', g, 'rules', i])),
-    );
-  }
+  for (const { resource, rule, path } of ruleEntries(ctx.resources)) if (!resource.rendered && rule.alert !== undefined) body(resource, rule, path);
 }
 
 export const routingCheck: PolicyCheck = {

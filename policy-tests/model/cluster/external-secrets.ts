@@ -175,12 +175,13 @@ const CONTEXT_WORDS = /\b(range|with|define|template|block)\b|\$/;
 export function templateKeysRead(text: string): string[] | undefined {
   const keys = new Set<string>();
   for (const [, inner] of text.matchAll(/\{\{-?([\s\S]*?)-?\}\}/g)) {
-    const action = inner!;
+    // Quoted text read as an empty string: a dot or a word inside quotes is no field and no keyword.
+    const action = inner!.replace(/"(?:[^"\\]|\\.)*"|`[^`]*`/g, '""');
     if (action.trimStart().startsWith('/*')) continue;
-    if (CONTEXT_WORDS.test(action.replace(/"(?:[^"\\]|\\.)*"|`[^`]*`/g, '""'))) return undefined;
-    for (const [, key] of action.matchAll(/\bindex\s+\.\s+"((?:[^"\\]|\\.)*)"/g)) keys.add(JSON.parse(`"${key!}"`) as string);
+    if (CONTEXT_WORDS.test(action)) return undefined;
+    for (const [, key] of inner!.matchAll(/\bindex\s+\.\s+"((?:[^"\\]|\\.)*)"/g)) keys.add(JSON.parse(`"${key!}"`) as string);
     // A field chain's first name: a dot after no name, call or index of its own (`.a.b` reads a, `(f).x` reads nothing).
-    for (const [, key] of action.replace(/"(?:[^"\\]|\\.)*"|`[^`]*`/g, '""').matchAll(/(?<![\w)\].])\.([A-Za-z_]\w*)/g)) keys.add(key!);
+    for (const [, key] of action.matchAll(/(?<![\w)\].])\.([A-Za-z_]\w*)/g)) keys.add(key!);
   }
   return [...keys];
 }

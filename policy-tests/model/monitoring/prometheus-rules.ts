@@ -1,6 +1,26 @@
 /** PrometheusRules of the repository, as Prometheus rule files and alert label sets. */
 import type { Repo } from '../repository/repo.ts';
-import { dig, isMap, list } from '../core/dig.ts';
+import type { Resource } from '../core/manifest.ts';
+import type { Path } from '../core/positions.ts';
+import { dig, isMap, list, objects } from '../core/dig.ts';
+
+/** One rule of a PrometheusRule, as written, with its path in the resource. */
+export interface RuleEntry {
+  resource: Resource;
+  rule: Record<string, unknown>;
+  path: Path;
+}
+
+/** Every rule of the PrometheusRules among `resources`, each with its path: the one walk the readers of a rule's fields share. */
+export function ruleEntries(resources: readonly Resource[]): RuleEntry[] {
+  return resources
+    .filter((r) => r.kind === 'PrometheusRule')
+    .flatMap((resource) =>
+      objects(dig(resource.object, ['spec', 'groups'])).flatMap((group, g) =>
+        objects(group.rules).map((rule, i) => ({ resource, rule, path: ['spec', 'groups', g, 'rules', i] })),
+      ),
+    );
+}
 
 export interface AlertRule {
   alert: string;

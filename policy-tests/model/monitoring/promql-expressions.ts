@@ -10,8 +10,9 @@ import type { Resource } from '../core/manifest.ts';
 import type { LinePos, Path } from '../core/positions.ts';
 import { dashboards, type Dashboard, type Panel } from './dashboards.ts';
 import { perRepo } from '../repository/per-repo.ts';
+import { ruleEntries } from './prometheus-rules.ts';
 import { scalarText } from '../core/text.ts';
-import { dig, list, objects } from '../core/dig.ts';
+import { objects } from '../core/dig.ts';
 
 export interface PromExpression {
   expr: string;
@@ -24,13 +25,6 @@ export interface PromExpression {
   file: string;
   /** Where a character of the expression sits in the file. */
   at(offset: number): LinePos;
-}
-
-interface RuleShape {
-  alert?: unknown;
-  record?: unknown;
-  expr?: unknown;
-  for?: unknown;
 }
 
 /**
@@ -47,26 +41,22 @@ function scalarPositions(resource: Resource, text: string | undefined, path: Pat
 
 function ruleExpressions(repo: Repo): PromExpression[] {
   const out: PromExpression[] = [];
-  for (const resource of repo.resources) {
-    if (resource.kind !== 'PrometheusRule' || resource.rendered) continue;
-    const text = ownText(repo, resource.file);
-    const groups = objects(dig(resource.object, ['spec', 'groups'])) as { rules?: RuleShape[] }[];
-    groups.forEach((group, g) =>
-      (list(group?.rules) as RuleShape[]).forEach((rule, r) => {
-        // The CRD's expr is an int or a string, and Prometheus reads a number written there as PromQL's number.
-        if (typeof rule?.expr !== 'string' && typeof rule?.expr !== 'number') return;
-        const expr = String(rule.expr);
-        const position = scalarPositions(resource, text, ['spec', 'groups', g, 'rules', r, 'expr']);
-        out.push({
-          expr,
-          kind: typeof rule.alert === 'string' ? 'alert' : 'record',
-          name: scalarText(rule.alert ?? rule.record ?? ''),
-          for: typeof rule.for === 'string' ? rule.for : undefined,
-          file: resource.file,
-          at: (offset) => position(offset, expr),
-        });
-      }),
-    );
+  const texts = new Map<string, string | undefined>();
+  for (const { resource, rule, path } of ruleEntries(repo.resources)) {
+    if (resource.rendered) continue;
+    // The CRD's expr is an int or a string, and Prometheus reads a number written there as PromQL's number.
+    if (typeof rule.expr !== 'string' && typeof rule.expr !== 'number') continue;
+    if (!texts.has(resource.file)) texts.set(resource.file, ownText(repo, resource.file));
+    const expr = String(rule.expr);
+    const position = scalarPositions(resource, texts.get(resource.file), [...path, 'expr']);
+    out.push({
+      expr,
+      kind: typeof rule.alert === 'string' ? 'alert' : 'record',
+      name: scalarText(rule.alert ?? rule.record ?? ''),
+      for: typeof rule.for === 'string' ? rule.for : undefined,
+      file: resource.file,
+      at: (offset) => position(offset, expr),
+    });
   }
   return out;
 }
