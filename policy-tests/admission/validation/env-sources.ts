@@ -5,7 +5,7 @@
  */
 import type { PathSegment } from '../../model/core/positions.ts';
 import type { Invalid } from './metadata.ts';
-import { configMapKey, dns1123Subdomain } from './syntax.ts';
+import { configMapKey, dns1123Subdomain, maskTrailingDash } from './syntax.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -22,8 +22,10 @@ export function keySelectorProblems(selector: Obj, path: PathSegment[], who: str
   if (badName) out.push({ path: [...path, 'name'], fn, message: `${who}: ${String(path.at(-1))}.name ${JSON.stringify(name)}: ${badName}` });
   const key = selector.key;
   if (key === undefined || key === '') out.push({ path: [...path, 'key'], fn, message: `${who}: ${String(path.at(-1))}.key: Required value` });
-  else if (typeof key === 'string' && configMapKey(key))
-    out.push({ path: [...path, 'key'], fn, message: `${who}: ${String(path.at(-1))}.key "${key}": ${configMapKey(key)!}` });
+  else if (typeof key === 'string') {
+    const badKey = configMapKey(key);
+    if (badKey) out.push({ path: [...path, 'key'], fn, message: `${who}: ${String(path.at(-1))}.key "${key}": ${badKey}` });
+  }
   return out;
 }
 
@@ -36,6 +38,6 @@ export function envFromSourceProblems(e: Obj, path: PathSegment[], who: string):
   const name = (e[source] as Obj | undefined)?.name ?? '';
   const fn = source === 'configMapRef' ? 'validateConfigMapEnvSource' : 'validateSecretEnvSource';
   if (name === '') return [{ path: [...path, source, 'name'], fn, message: `${who}: envFrom ${source}.name: Required value` }];
-  const bad = typeof name === 'string' ? dns1123Subdomain(name.replace(/-$/, 'a')) : undefined;
+  const bad = typeof name === 'string' ? dns1123Subdomain(maskTrailingDash(name)) : undefined;
   return bad ? [{ path: [...path, source, 'name'], fn, message: `${who}: envFrom ${source}.name ${JSON.stringify(name)}: ${bad}` }] : [];
 }

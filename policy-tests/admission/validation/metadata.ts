@@ -6,7 +6,7 @@
  * that has the object deleted (ownerReferences).
  */
 import type { PathSegment } from '../../model/core/positions.ts';
-import { dns1035Label, dns1123Label, dns1123Subdomain, labelValue, pathSegmentName, qualifiedName } from './syntax.ts';
+import { dns1035Label, dns1123Label, dns1123Subdomain, labelValue, maskTrailingDash, pathSegmentName, qualifiedName } from './syntax.ts';
 import { scalarText } from '../../model/core/text.ts';
 
 export interface Invalid {
@@ -114,7 +114,7 @@ export function validateObjectMeta(kind: string, meta: unknown, path: PathSegmen
     if (typeof m.name === 'string' && m.name !== '') out.push(...validateName(kind, m.name, [...path, 'name']));
     else if (typeof m.generateName === 'string' && m.generateName !== '') {
       // The prefix is judged as a name once its trailing dash is removed (ValidateObjectMeta's maskTrailingDash).
-      out.push(...validateName(kind, m.generateName.replace(/-$/, 'a'), [...path, 'generateName']));
+      out.push(...validateName(kind, maskTrailingDash(m.generateName), [...path, 'generateName']));
     } else out.push({ path: [...path, 'name'], fn: 'ValidateObjectMeta', message: 'name or generateName is required' });
     if (typeof m.namespace === 'string' && m.namespace !== '') {
       const bad = dns1123Label(m.namespace);

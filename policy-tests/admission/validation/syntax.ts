@@ -58,6 +58,13 @@ export function portName(v: string): string | undefined {
   return undefined;
 }
 
+/**
+ * apimachinery's maskTrailingDash, as a name that is a prefix (generateName, an envFrom name) is judged: a trailing
+ * dash drops the last two characters for an `a` (Go's own quirk, kept: the character before the dash is not judged),
+ * and a lone `-` stays as it is.
+ */
+export const maskTrailingDash = (name: string): string => (name.length > 1 && name.endsWith('-') ? `${name.slice(0, -2)}a` : name);
+
 /** IsConfigMapKey (ConfigMap and Secret keys) */
 export function configMapKey(v: string): string | undefined {
   if (v.length > 253) return 'must be no more than 253 characters';

@@ -602,6 +602,15 @@ describe('built-in validation by Kubernetes minor (feature gates at their defaul
     ).toEqual([]);
   });
 
+  it("masks a prefix's trailing dash as apimachinery does: the last two characters for an `a`, a lone dash left as it is", () => {
+    const envFrom = (name: string) => validateBuiltin('Deployment', deployment([], [{ configMapRef: { name } }]), 36).map((p) => p.fn);
+    // Go's quirk: the character before the dash is never judged, so `a_-` passes and `-` alone does not.
+    expect([envFrom('env-'), envFrom('a_-'), envFrom('-'), envFrom('a_b-')]).toEqual([[], [], ['validateConfigMapEnvSource'], ['validateConfigMapEnvSource']]);
+    const generated = (generateName: string) => validateBuiltin('ConfigMap', { metadata: { generateName } }, 36).map((p) => p.fn);
+    expect(generated('a_-')).toEqual([]);
+    expect(generated('-')).not.toEqual([]);
+  });
+
   it("says the API server's words on each side", () => {
     const strict = validateBuiltin(
       'Deployment',
