@@ -38,6 +38,7 @@ const FIX = {
     'lower minAvailable below the replicas (or raise the replicas), use maxUnavailable: 1, or leave a single-replica or DaemonSet workload without a budget',
   twice: 'give each pod one budget: narrow one selector, or drop one budget',
   none: "give the budget the selector of its workload's pod labels (spec.selector.matchLabels)",
+  uncounted: 'give the budget minAvailable or maxUnavailable (maxUnavailable: 1 lets a drain take one pod at a time)',
 } as const;
 
 /**
@@ -63,7 +64,7 @@ function guardsNothing(ctx: CheckContext, budget: Resource): void {
 export const disruptionBudgetCheck: PolicyCheck = {
   id: 'workload-disruption-budget',
   description:
-    "Every PodDisruptionBudget selects pods (policy/v1 reads one without a selector as selecting none) and allows a disruption with its pods healthy, as the disruption controller counts it (minAvailable below the pods there are, maxUnavailable or a percentage against the scale of a Deployment, StatefulSet or ReplicaSet, never a DaemonSet's or a Job's pods), and no pod is selected by two: otherwise the eviction API refuses every eviction of those pods, and a node drain (kubectl drain, a Talos upgrade or reboot) waits on them (invariants P1).",
+    "Every PodDisruptionBudget selects pods (policy/v1 reads one without a selector as selecting none), counts them by minAvailable or maxUnavailable (with neither, the disruption controller keeps none), and allows a disruption with its pods healthy, as the disruption controller counts it (minAvailable below the pods there are, maxUnavailable or a percentage against the scale of a Deployment, StatefulSet or ReplicaSet, never a DaemonSet's or a Job's pods), and no pod is selected by two: otherwise the eviction API refuses every eviction of those pods, and a node drain (kubectl drain, a Talos upgrade or reboot) waits on them (invariants P1).",
   invariants: ['P1'],
   remediation: Object.values(FIX).join('; '),
   reads: { kinds: ['PodDisruptionBudget', 'HorizontalPodAutoscaler', ...WORKLOAD_KINDS, 'Application'] },
@@ -87,7 +88,16 @@ export const disruptionBudgetCheck: PolicyCheck = {
         guardsNothing(ctx, budget);
         continue;
       }
-      const [min, max] = [dig(budget.object, ['spec', 'minAvailable']), dig(budget.object, ['spec', 'maxUnavailable'])];
+      const [min, max] = [dig(budget.object, ['spec', 'minAvailable']) ?? undefined, dig(budget.object, ['spec', 'maxUnavailable']) ?? undefined];
+      // getExpectedPodCount counts only by one of the two: with neither, it keeps no pod (desiredHealthy 0).
+      if (min === undefined && max === undefined) {
+        ctx.fail(
+          { resource: budget, path: ['spec'] },
+          `PodDisruptionBudget ${budget.name} has neither minAvailable nor maxUnavailable: the disruption controller keeps none of its pods healthy (desiredHealthy 0), so it guards nothing, and a node drain may take every pod it was written to keep`,
+          FIX.uncounted,
+        );
+        continue;
+      }
       const field = max !== undefined ? 'maxUnavailable' : 'minAvailable';
       const where = { resource: budget, path: ['spec', field] };
       const byScale = max !== undefined || typeof min === 'string';

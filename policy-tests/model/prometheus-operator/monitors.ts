@@ -80,11 +80,12 @@ function probeVerdict(spec: Obj, env: { prometheus: PrometheusFields; keysOf: Ke
   if (client) return refuse([client.field], client.message);
   const keys = clientReads(spec, ['spec'], env.keysOf);
   if (keys && 'refused' in keys) return keys;
-  const url = dig(spec, ['prober', 'url']);
+  // A Probe without a prober has Go's empty URL, which validateProberURL refuses as an invalid host.
+  const url = dig(spec, ['prober', 'url']) ?? '';
   const urlProblem = typeof url === 'string' ? proberUrlProblem(url) : undefined;
   if (urlProblem)
     return refuse(
-      ['prober', 'url'],
+      dig(spec, ['prober']) === undefined ? [] : ['prober', 'url'],
       `${JSON.stringify(url)} url specified in proberSpec is invalid, it should be of the format \`hostname\` or \`hostname:port\`: ${urlProblem}`,
     );
   return keys;

@@ -65,4 +65,11 @@ describe('workload-disruption-budget', () => {
       expect.stringContaining('allows no disruption of the 3 pod(s)'),
     ]);
   });
+
+  it('fails a budget with neither minAvailable nor maxUnavailable (null is none), which keeps no pod', () => {
+    for (const spec of [{}, { minAvailable: null, maxUnavailable: null }])
+      expect(judged(budget(spec), workload('Deployment', { replicas: 2 }))).toEqual([
+        expect.stringMatching(/^PodDisruptionBudget x has neither minAvailable nor maxUnavailable: the disruption controller keeps none of its pods healthy/),
+      ]);
+  });
 });

@@ -28,6 +28,23 @@ export const monitoringMutations: Mutation[] = [
     at: inFile(SONARR_EXPORTER, "regex: 'sonarr_(queue|episode.*'"),
   },
   {
+    check: 'monitoring-accepted',
+    why: "the public sites' Probe loses its prober (the exporter's address): the operator reads an empty prober URL, refuses the Probe as an invalid host, and skips it whole, so no public site is probed and their alerts never fire",
+    mutate: swap(PROBES, /(name: public-sites[\s\S]*?)  prober:\n    url: [^\n]*\n/, '$1'),
+    // The finding is at the Probe's spec, the nearest node to the prober it lacks.
+    at: (c) => {
+      const lines = c.read(PROBES).split('\n');
+      return {
+        file: PROBES,
+        line:
+          lines.indexOf(
+            'spec:',
+            lines.findIndex((l) => l.includes('name: public-sites')),
+          ) + 1,
+      };
+    },
+  },
+  {
     check: 'alerts-reach-alertmanager',
     why: "the alert noise turned off at the source with the chart's disableAlerting: Prometheus still evaluates every rule, but sends no alert anywhere, Watchdog included",
     mutate: swap(KPS, '    retention: 7d\n', '    retention: 7d\n    disableAlerting: true\n'),

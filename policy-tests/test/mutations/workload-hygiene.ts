@@ -127,6 +127,13 @@ export const workloadHygieneMutations: Mutation[] = [
   },
   {
     check: 'workload-disruption-budget',
+    why: "the API's budget loses its minAvailable: with neither it nor maxUnavailable the disruption controller keeps no pod healthy, and a drain may take both replicas at once",
+    mutate: (c) => c.write(API_SERVICE, c.read(API_SERVICE).replace('  minAvailable: 1\n', '')),
+    at: (c) => ({ file: API_SERVICE, line: c.read(API_SERVICE).split('\n').lastIndexOf('spec:') + 1 }),
+    fix: 'give the budget minAvailable or maxUnavailable (maxUnavailable: 1 lets a drain take one pod at a time)',
+  },
+  {
+    check: 'workload-disruption-budget',
     why: "a second budget over the API's pods: the eviction API refuses a pod two budgets select",
     mutate: (c) =>
       c.write(
