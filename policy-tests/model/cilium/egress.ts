@@ -241,13 +241,19 @@ export const apiServerEgressVerdict = (policies: readonly Placed[], client: PodP
     },
   });
 
-/** Whether a policy isolates the direction for the pods it selects: NetworkPolicy by its policyTypes, Cilium's by a rule list of it. */
+/**
+ * Whether a policy isolates the direction for the pods it selects. Cilium's by a rule list of it. A NetworkPolicy as
+ * Cilium 1.19's ParseNetworkPolicy reads it, which is not the API's reading: it takes every rule of both lists
+ * whatever policyTypes says (egress rules under policyTypes: [Ingress] are enforced, where the API says they are
+ * ignored), and with no rule of a direction isolates ingress unless policyTypes names Egress alone, egress only where
+ * policyTypes names it.
+ */
 function isolates(policy: Resource, direction: Direction): boolean {
   if (policy.kind !== 'NetworkPolicy')
     return dig(policy.object, ['spec', direction]) !== undefined || dig(policy.object, ['spec', `${direction}Deny`]) !== undefined;
-  const types = dig(policy.object, ['spec', 'policyTypes']);
-  if (Array.isArray(types)) return types.includes(direction === 'ingress' ? 'Ingress' : 'Egress');
-  return direction === 'ingress' || dig(policy.object, ['spec', 'egress']) !== undefined;
+  if (list(dig(policy.object, ['spec', direction])).length > 0) return true;
+  const types = list(dig(policy.object, ['spec', 'policyTypes']));
+  return direction === 'ingress' ? types.includes('Ingress') || !types.includes('Egress') : types.includes('Egress');
 }
 
 export type Direction = 'ingress' | 'egress';

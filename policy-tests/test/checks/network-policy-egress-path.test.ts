@@ -61,6 +61,17 @@ describe('network-policy-egress-path', () => {
     expect(unpackerr[0]?.[1]).toMatch(/let it reach none of them on that port: the connection times out$/);
   });
 
+  it("reads a NetworkPolicy's egress rules as Cilium does, whatever its policyTypes says", () => {
+    // The API reads media-within with policyTypes [Ingress] as ingress only; Cilium still enforces its egress rule,
+    // which lets the apps call each other past the namespace's default-deny.
+    const resources = repo.resources.map((r) =>
+      r.kind === 'NetworkPolicy' && r.name === 'media-within'
+        ? ({ ...r, object: { ...r.object, spec: { ...(r.object.spec as object), policyTypes: ['Ingress'] } } } as Resource)
+        : r,
+    );
+    expect(findings({ ...repo, resources })).toEqual([]);
+  });
+
   it('judges an address in a ConfigMap the pod mounts or reads variables from, at the key that holds it', () => {
     const configMap = (name: string, data: Record<string, string>) =>
       ({

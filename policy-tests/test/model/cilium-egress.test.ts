@@ -40,8 +40,14 @@ describe('egressVerdict', () => {
     expect(verdict()).toBe('allowed');
     expect(verdict(policy('NetworkPolicy', { podSelector: {}, policyTypes: ['Ingress'] }))).toBe('allowed');
     expect(verdict(np([]))).toBe('refused');
-    // Without policyTypes, egress rules make it an egress policy.
+    // Without policyTypes, egress rules make it an egress policy (the API server defaults policyTypes so), and an empty
+    // list does not.
     expect(verdict(policy('NetworkPolicy', { podSelector: {}, egress: [{ to: [{ podSelector: {} }] }] }))).toBe('refused');
+    expect(verdict(policy('NetworkPolicy', { podSelector: {}, egress: [] }))).toBe('allowed');
+    // Cilium's ParseNetworkPolicy takes egress rules whatever policyTypes says: the API reads this policy as ingress
+    // only, Cilium isolates the pods' egress to its one rule.
+    expect(verdict(policy('NetworkPolicy', { podSelector: {}, policyTypes: ['Ingress'], egress: [{ to: [{ podSelector: {} }] }] }))).toBe('refused');
+    expect(verdict(policy('NetworkPolicy', { podSelector: {}, policyTypes: ['Ingress'], egress: [] }))).toBe('allowed');
     expect(verdict(np([]), np([{}]))).toBe('allowed');
   });
 

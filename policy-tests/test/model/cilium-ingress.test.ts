@@ -36,6 +36,17 @@ const verdict = (p: Placed, client: Client, pod: PodPorts = web) => {
 };
 
 describe('ingressVerdict', () => {
+  it("isolates a pod's ingress as Cilium reads a NetworkPolicy: by its ingress rules whatever policyTypes says, else unless policyTypes names Egress alone", () => {
+    const spec = (s: Record<string, unknown>): Placed => ({ ...byPeer, policy: { ...byPeer.policy, object: { spec: { podSelector: {}, ...s } } } as Resource });
+    const rules = (byPeer.policy.object.spec as { ingress: unknown[] }).ingress;
+    expect(verdict(spec({ policyTypes: ['Egress'], ingress: rules }), { ...proxy, pods: [{ app: 'other' }] })).toBe('web');
+    expect(verdict(spec({ policyTypes: ['Egress'], ingress: rules }), proxy)).toBe('allowed');
+    expect(verdict(spec({ policyTypes: ['Egress'] }), proxy)).toBe('allowed');
+    expect(verdict(spec({ policyTypes: ['Egress'], ingress: [] }), proxy)).toBe('allowed');
+    expect(verdict(spec({}), proxy)).toBe('web');
+    expect(verdict(spec({ policyTypes: [] }), proxy)).toBe('web');
+  });
+
   it("admits a client by its namespace and pods, and not one on the node's network, which arrives as its node", () => {
     expect(verdict(byPeer, proxy)).toBe('allowed');
     expect(verdict(byPeer, { namespace: 'ingress' })).toBe('allowed');
