@@ -4,7 +4,7 @@
  * CD reads, and its comparison must be able to run: a jq expression of ignoreDifferences that does not compile stops
  * it before anything is compared.
  */
-import { argocdNamespace, filesOfApp, refusesWipeOut, namespaceOrDestination, syncOptions, type ArgoApp } from '../../model/argocd/argocd.ts';
+import { argocdNamespace, filesOfApp, refusesWipeOut, namespaceOrDestination, sourceType, syncOptions, type ArgoApp } from '../../model/argocd/argocd.ts';
 import { uncompiledJq, uncompiledJqOverrides } from '../../model/compare/ignore-differences.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { ARGOCD_CM_PATCH, argocdSettings, settingsPlace } from '../../model/controller/resource-filter.ts';
@@ -86,7 +86,8 @@ function uncomparable(ctx: CheckContext, apps: readonly ArgoApp[]): void {
  * the Secret, naming the Applications it stops.
  */
 /**
- * An app every source of which renders, and renders nothing but hooks, whose automated sync prunes without allowEmpty:
+ * An app every source of which renders, and renders nothing but hooks (or every source of which is a `ref` alone, which
+ * the repo-server skips: "Skipping manifest generation for ref only source"), whose automated sync prunes without allowEmpty:
  * where it manages anything, Argo CD skips that sync (appcontroller.go autoSync: "auto-sync will wipe out all
  * resources"), so what it runs stays as it was. A warning, since whether it manages anything is the cluster's.
  */
@@ -94,7 +95,9 @@ function rendersNothing(ctx: CheckContext, apps: readonly ArgoApp[]): void {
   for (const app of apps) {
     if (!refusesWipeOut(app)) continue;
     const renders = ctx.renders.filter((r) => r.app.name === app.name);
-    if (renders.length === 0 || renders.some((r) => r.status !== 'rendered') || filesOfApp(ctx.repo, app).length > 0) continue;
+    // The repo-server skips a ref alone only among `sources` (HasMultipleSources).
+    const onlyRefs = app.sources.length > 0 && app.sources.every((s) => s.at[1] === 'sources' && sourceType(ctx.repo, s) === 'ref');
+    if (!onlyRefs && (renders.length === 0 || renders.some((r) => r.status !== 'rendered') || filesOfApp(ctx.repo, app).length > 0)) continue;
     if (renders.some((r) => r.resources.some((x) => !x.rendered?.hook))) continue;
     ctx.warn(
       { resource: app.resource, path: ['spec', 'syncPolicy', 'automated'] },

@@ -9,7 +9,7 @@ import { describeMutations } from '../support/mutation-runner.ts';
 import { onBrokenCopy, type RepoCopy } from '../support/helpers.ts';
 import { rmSync } from 'node:fs';
 import { runGate } from '../../gate/gate.ts';
-import { fixtureRepo, repoApp } from '../../../test-support/render-fixtures.ts';
+import { fixtureRepo, REPO_URL, repoApp } from '../../../test-support/render-fixtures.ts';
 import { PORTFOLIO_APP, PROJECTS } from '../mutations/edits.ts';
 import { argocdSyncMutations } from '../mutations/argocd.ts';
 
@@ -71,6 +71,15 @@ describe('an app that renders nothing, under an automated prune without allowEmp
       expect(await warned()).toEqual([expect.stringMatching(/^Application web renders nothing: .*auto-sync will wipe out all resources/)]);
       repo.write('apps/web/application.yaml', app('      prune: true\n      allowEmpty: true\n'));
       expect(await warned()).toEqual([]);
+      // Its chart source dropped, the values' ref alone is left: the repo-server skips a ref-only source.
+      repo.write(
+        'apps/web/application.yaml',
+        app('      prune: true\n').replace(
+          /  source:\n[\s\S]*?(?=  destination:)/,
+          `  sources:\n    - repoURL: ${REPO_URL}\n      targetRevision: main\n      ref: values\n`,
+        ),
+      );
+      expect(await warned()).toEqual([expect.stringMatching(/^Application web renders nothing: /)]);
     } finally {
       rmSync(repo.root, { recursive: true, force: true });
     }
