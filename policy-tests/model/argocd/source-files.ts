@@ -231,9 +231,20 @@ export function sourceFile(repo: Repo, { app, source }: { app: ArgoApp; source: 
       return { entry, error: `${what}: Helm has no getter for '${scheme}' and opens it as a file: no such file or directory` };
     return { entry, notRendered: `${what} is a URL; the gate renders offline` };
   }
-  if (source.chart !== undefined) return { entry, notRendered: `${what} lies inside the chart archive; the gate reads values only from this repository` };
+  if (source.chart !== undefined) {
+    // A chart's folder is its root there (the repo-server renders it with the extracted chart as both).
+    const inChart = confinedPath(entry.replace(/^\/+/, ''), what);
+    if ('rel' in inChart && inChart.rel === '') return { entry, error: rootRefusal(what) };
+    if ('refused' in inChart) return { entry, error: `${what}: file ${JSON.stringify(entry)} resolved to outside repository root` };
+    return { entry, notRendered: `${what} lies inside the chart archive; the gate reads values only from this repository` };
+  }
   // An absolute path is the repository's (ResolveValueFilePathOrUrl joins it with the root); any other the chart's.
-  if (entry.startsWith('/')) return { entry, ...confinedPath(entry.slice(1), `${kind}, from the repository root,`) };
   const base = normalizeSourcePath(source.path ?? '');
-  return { entry, ...confinedPath(base === '' ? entry : `${base}/${entry}`, what) };
+  const resolved = entry.startsWith('/')
+    ? confinedPath(entry.replace(/^\/+/, ''), `${kind}, from the repository root,`)
+    : confinedPath(base === '' ? entry : `${base}/${entry}`, what);
+  return 'rel' in resolved && resolved.rel === '' ? { entry, error: rootRefusal(what) } : { entry, ...resolved };
 }
+
+/** resolveFileOrDirectory without allowResolveToRoot, as a value file and a file parameter are resolved. */
+const rootRefusal = (what: string) => `${what}: path resolved to repository root, which is not allowed`;

@@ -41,6 +41,18 @@ describe('values files, as Argo CD resolves them', () => {
     });
     const a = app([chart, source({ ref: 'other', repoURL: 'https://github.com/bob/elsewhere.git' }), source({ ref: 'values' })]);
     expect(valueFilesOf(repo({}), a, chart).map((v) => Object.keys(v)[1])).toEqual(['notRendered', 'error', 'notRendered', 'notRendered', 'refused']);
+    // The extracted chart is both the folder and the root the repo-server resolves against: an empty entry (or `.`,
+    // or `/`) is that root, which it does not allow, and one above it is outside.
+    const chartWith = (...valueFiles: string[]) => source({ chart: 'grafana', repoURL: 'https://grafana.github.io/helm-charts', helm: { valueFiles } });
+    const inChart = (...entries: string[]) =>
+      valueFilesOf(repo({}), app([chartWith(...entries)]), chartWith(...entries)).map((v) => ('error' in v ? v.error : Object.keys(v)[1]));
+    expect(inChart('', '.', '/', 'ci/../')).toEqual([
+      'value file : path resolved to repository root, which is not allowed',
+      'value file .: path resolved to repository root, which is not allowed',
+      'value file /: path resolved to repository root, which is not allowed',
+      'value file ci/../: path resolved to repository root, which is not allowed',
+    ]);
+    expect(inChart('../x.yaml', 'ci/values.yaml')).toEqual(['value file ../x.yaml: file "../x.yaml" resolved to outside repository root', 'notRendered']);
     expect(confinedPath('/etc/passwd', 'value file')).toEqual({
       refused: 'value file /etc/passwd is an absolute path; Argo CD reads only inside the repository',
     });
@@ -58,6 +70,13 @@ describe('values files, as Argo CD resolves them', () => {
       { entry: 'values-grafana.yaml', rel: 'values-grafana.yaml' },
       { entry: 'default.yaml', rel: 'default.yaml' },
       { entry: '/../x.yaml', refused: 'value file, from the repository root, ../x.yaml leaves the repository; Argo CD refuses it' },
+    ]);
+    // The repository's root is no value file: an empty entry of a chart at the root, or `/` anywhere.
+    const rootEntries = source({ path: '.', helm: { valueFiles: ['', '/', '//'] } });
+    expect(valueFilesOf(repo({}), a, rootEntries).map((v) => 'error' in v && v.error)).toEqual([
+      'value file : path resolved to repository root, which is not allowed',
+      'value file /: path resolved to repository root, which is not allowed',
+      'value file //: path resolved to repository root, which is not allowed',
     ]);
     // An empty spec.project is the default project to Argo CD (GetProject), and so to its build variables.
     const unnamed = toArgoApp({ name: 'grafana', object: { spec: { project: '', source: atRoot } } } as unknown as Resource);
