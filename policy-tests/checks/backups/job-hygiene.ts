@@ -20,7 +20,12 @@ import { scalarText } from '../../model/core/text.ts';
 function missingEnvironment(ctx: CheckContext, job: Resource, container: Record<string, unknown>): { missing: string[]; unread: string[] } {
   const needs = BACKUP_ENVIRONMENT[String(dig(container, ['args', 0]))];
   if (!needs) return { missing: [], unread: [] };
-  const variable = containerEnvironment(ctx, namespaceOrDestination(ctx.repo, job), container, { secretText: true }).setting;
+  const setting = containerEnvironment(ctx, namespaceOrDestination(ctx.repo, job), container, { secretText: true }).setting;
+  // The commands read an empty variable as unset (`!env.RESTIC_REPOSITORY`): an empty value meets nothing.
+  const variable = (name: string) => {
+    const found = setting(name);
+    return typeof found === 'object' && found.value === '' ? undefined : found;
+  };
   const unmet = needs.filter((need) => need.every((n) => variable(n) === undefined || variable(n) === 'maybe'));
   // Met only, if at all, by a source whose keys the repository does not say (an ExternalSecret's dataFrom without a template).
   const [unread, missing] = [

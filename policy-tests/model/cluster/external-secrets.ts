@@ -159,7 +159,8 @@ export const externalSecretsWriting = (resources: readonly Resource[], namespace
 
 export function emptyTemplateKeys(resources: readonly Resource[], namespace: string | undefined, name: string | undefined, keys: readonly string[]) {
   return externalSecretsWriting(resources, namespace, name).flatMap((es) =>
-    keys.filter((key) => dig(es.object, ['spec', 'target', 'template', 'data', key]) === '').map((key) => ({ es, key })),
+    // A null entry is written empty too: Go decodes it into the template's map of strings as "".
+    keys.filter((key) => ['', null].includes(dig(es.object, ['spec', 'target', 'template', 'data', key]) as string)).map((key) => ({ es, key })),
   );
 }
 

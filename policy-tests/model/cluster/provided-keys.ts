@@ -41,6 +41,16 @@ function certgenSecret(job: Resource): { namespace: string; name: string; keys: 
 const textValues = (map: unknown): Map<string, string> =>
   new Map(Object.entries(obj(map)).flatMap(([k, v]) => (typeof v === 'string' ? [[k, v] as const] : [])));
 
+/**
+ * The values of an ExternalSecret template's entries that hold no action, as External Secrets writes them: the text
+ * itself, a null one empty (Go decodes it into a map of strings as ""). An entry with an action is the store's.
+ */
+function constantTemplateValues(data: unknown): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [key, text] of Object.entries(obj(data))) if (text === null || (typeof text === 'string' && !text.includes('{{'))) out.set(key, text ?? '');
+  return out;
+}
+
 /** A Secret's values as the API server stores them (core/secrets.ts: `data` decoded, `stringData` written over it). */
 const secretValues = (secret: Resource): Map<string, string> => new Map(secretEntries(secret.object).map((e) => [e.key, e.value]));
 
@@ -89,6 +99,7 @@ function writtenObjects(repo: Repo, resources: readonly Resource[]): Map<string,
       add('Secret', [ns, dig(r.object, ['spec', 'target', 'name']) ?? r.name], {
         keys: unknown ? undefined : replaces ? keysOf(['spec', 'target', 'template', 'data']) : data,
         type: dig(template, ['type']),
+        ...(replaces && !unknown ? { values: constantTemplateValues(dig(template, ['data'])) } : {}),
       });
     } else if (r.kind === 'Certificate')
       add('Secret', [ns, dig(r.object, ['spec', 'secretName'])], { keys: ['tls.crt', 'tls.key', 'ca.crt'], type: 'kubernetes.io/tls' });

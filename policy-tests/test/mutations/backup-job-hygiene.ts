@@ -23,6 +23,13 @@ export const backupJobHygieneMutations: Mutation[] = [
   },
   {
     check: 'backup-job-hygiene',
+    why: "the etcd backup's repository left blank in its Secret's template: External Secrets writes it empty, the command reads an empty RESTIC_REPOSITORY as unset, and every etcd backup fails",
+    mutate: swap('apps/platform/backups/secrets.yaml', '        RESTIC_REPOSITORY: "{{ .repository }}/etcd-backups"', '        RESTIC_REPOSITORY:'),
+    at: '- name: etcd-backup\n',
+    fix: 'give the container each variable its command reads (in env, or as a key of a Secret its envFrom names)',
+  },
+  {
+    check: 'backup-job-hygiene',
     why: "the etcd backup's Secret loses its S3 key id and keeps the secret key: restic signs nothing with half a pair, so every etcd backup fails",
     mutate: swap('apps/platform/backups/secrets.yaml', '        AWS_ACCESS_KEY_ID: "{{ .accessKey }}"\n', ''),
     at: '- name: etcd-backup\n',

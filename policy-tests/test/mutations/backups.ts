@@ -39,6 +39,12 @@ export const backupsMutations: Mutation[] = [
   },
   {
     check: 'backup-coverage',
+    why: "the off-site copy's template leaves the restic password blank (a null, which External Secrets writes as an empty value): VolSync's mover stops on it",
+    mutate: swap('apps/media/components/offsite-copy/replicationsource.yaml', '        RESTIC_PASSWORD: "{{ .password }}"\n', '        RESTIC_PASSWORD:\n'),
+    at: 'RESTIC_PASSWORD:\n',
+  },
+  {
+    check: 'backup-coverage',
     why: 'a config volume nobody copies off-site (the component left out)',
     mutate: withoutEntry('tautulli', '../components/offsite-copy'),
     at: lineIn('apps/media/tautulli/pvc.yaml', 'name: tautulli-config'),
