@@ -77,6 +77,7 @@ export interface FuzzRun {
   value?: unknown;
   removed?: true;
   outcome: 'red' | 'green' | 'fault' | 'crash';
+  /** Why a check or the gate threw; on a green, how many more things than the unbroken copy's it left unjudged. */
   detail?: string;
 }
 
@@ -96,6 +97,11 @@ export async function fuzz({ seed, runs, env, remove = false }: FuzzOptions, onR
     for (const r of [...MANIFEST_ROOTS, charts.CHART_LOCK_FILE, ...ALSO_COPIED])
       if (existsSync(join(REPO_ROOT, r))) cpSync(join(REPO_ROOT, r), join(copy, r), { recursive: true, filter: (src) => !src.includes('node_modules') });
     const files = yamlFiles(copy, MANIFEST_ROOTS);
+    // What the unbroken copy leaves unjudged: a broken copy that passes with more of it was said "not judged", which a
+    // reader of the greens reads apart from a copy the gate passed as fine.
+    const unjudged = (summary: { notRendered: number; notJudged?: number; skipped: number }) =>
+      summary.notRendered + (summary.notJudged ?? 0) + summary.skipped;
+    const baseline = unjudged((await runGate({ root: copy, cwd: copy, env })).summary);
     const next = generator(seed);
     const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]!;
     for (let done = 0, tries = 0; done < runs && tries < runs * 20; tries++) {
@@ -127,7 +133,11 @@ export async function fuzz({ seed, runs, env, remove = false }: FuzzOptions, onR
         const findings = allFindings(result);
         const fault = findings.find((f) => /could not judge the repository/.test(f.message));
         if (fault) onRun({ file, path, ...change, outcome: 'fault', detail: `[${fault.check}] ${fault.message}` });
-        else onRun({ file, path, ...change, outcome: findings.length + result.summary.invalid + result.summary.errors > 0 ? 'red' : 'green' });
+        else if (findings.length + result.summary.invalid + result.summary.errors > 0) onRun({ file, path, ...change, outcome: 'red' });
+        else {
+          const more = unjudged(result.summary) - baseline;
+          onRun({ file, path, ...change, outcome: 'green', ...(more > 0 ? { detail: `${more} more not judged or not rendered` } : {}) });
+        }
       } catch (err) {
         onRun({ file, path, ...change, outcome: 'crash', detail: oneLine(err) });
       } finally {

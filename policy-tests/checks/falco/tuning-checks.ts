@@ -44,6 +44,13 @@ export function forEachTuning(ctx: CheckContext, body: (tuning: TuningFile, poli
   });
 }
 
+/** The upstream rules of S10's kernel module load, release_agent and debugfs guards (the escape rule is the repository's own). */
+const S10_UPSTREAM_RULES = [
+  'Linux Kernel Module Injection Detected',
+  'Detect release_agent File Container Escapes',
+  'Debugfs Launched in Privileged Container',
+];
+
 export const falcoTuningChecks: PolicyCheck[] = [
   {
     id: 'falco-tuning-syntax',
@@ -190,9 +197,9 @@ export const falcoTuningChecks: PolicyCheck[] = [
   {
     id: 'falco-boundary-armed',
     description:
-      'The container-boundary rules (kernel module load, release_agent, debugfs, the repo’s escape coverage) exist, are never disabled or tuned, and their hooks never name an image exempted elsewhere (S10).',
+      'The container-boundary rules (kernel module load, release_agent, debugfs, the repo’s escape coverage) exist, are listed under the tuning policy’s boundaryRules (the three upstream ones by name), are never disabled or tuned, and their hooks never name an image exempted elsewhere (S10).',
     invariants: ['S10'],
-    remediation: 'remove the override of the boundary rule, or the exempted image from its hook',
+    remediation: 'list each of those rules under boundaryRules; remove the override of the boundary rule, or the exempted image from its hook',
     reads: { kinds: ['ConfigMap'], files: ['security/falco/facts/*'] },
     exemptible: false,
     run(ctx) {
@@ -201,6 +208,10 @@ export const falcoTuningChecks: PolicyCheck[] = [
         const tunings = tuningFiles(ctx.repo);
         const exempted = exemptedImages(tunings, policy);
         const defined = new Set(tunings.flatMap((t) => t.items.filter((i) => i.type === 'rule').map((i) => i.name)));
+        // S10 names these upstream rules' guards; a policy that leaves one out (or drops the list) guards it with nothing.
+        const listed = ctx.repo.dataFiles.get(FALCO_POLICY_FILE)?.positions.at(['boundaryRules'], 'key');
+        for (const name of S10_UPSTREAM_RULES.filter((r) => policy.upstream.rules.has(r) && !policy.boundaryRules.includes(r)))
+          ctx.fail({ file: FALCO_POLICY_FILE, ...listed }, `boundaryRules leaves out upstream rule "${name}", which S10 keeps armed: nothing holds it to that`);
         for (const name of policy.boundaryRules) {
           if (!policy.upstream.rules.has(name) && !defined.has(name))
             ctx.fail({ file: FALCO_POLICY_FILE }, `boundary rule "${name}" is neither upstream nor defined in a tuning file`);

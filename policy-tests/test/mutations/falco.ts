@@ -124,6 +124,12 @@ export const falcoMutations: Mutation[] = [
   },
   {
     check: 'falco-boundary-armed',
+    why: "the tuning policy drops the kernel module rule from its boundary rules: its hook could then exempt any image, and S10's guard on it is gone",
+    mutate: swap('security/falco/facts/tuning-policy.yaml', '  - Linux Kernel Module Injection Detected\n', ''),
+    at: inFile('security/falco/facts/tuning-policy.yaml', 'boundaryRules:'),
+  },
+  {
+    check: 'falco-boundary-armed',
     why: 'the repo’s own escape rule is removed',
     mutate: (c) => editTuning(c, (rules) => rules.slice(0, rules.indexOf('# Container-escape coverage'))),
   },
