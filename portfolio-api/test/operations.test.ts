@@ -6,6 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { KEEP_ALIVE_TIMEOUT_MS } from '../src/server.ts';
 import { liveServers, request, rss } from './harness.ts';
 import { REPO_ROOT } from '../../policy-tests/model/repository/repo.ts';
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { ROUTES } from '../src/routes/table.ts';
 
 const LOGGING = fileURLToPath(new URL('../src/logging.ts', import.meta.url));
 
@@ -27,6 +30,20 @@ describe('metrics', () => {
     expect(text).toMatch(/blog_origin_fetches_total 1/);
     expect(text).toMatch(/blog_origin_fetch_failures_total 0/);
     expect(text).toContain('process_resident_memory_bytes');
+  });
+});
+
+// The gate holds every httpGet probe of the API's containers to these paths (workload-image-needs).
+describe("the image facts' servedPaths", () => {
+  it('are every GET route and /metrics, each answered on one of the two ports, where any other path is a 404', async () => {
+    const facts = parse(readFileSync(new URL('../deploy/facts/images.yaml', import.meta.url), 'utf8')) as { images: { servedPaths?: string[] }[] };
+    const served = facts.images[0]!.servedPaths!;
+    expect([...served].sort()).toEqual([...ROUTES.filter((r) => r.method === 'GET').map((r) => r.path), '/metrics'].sort());
+    const { api } = await live.withFeed((_req, res) => res.writeHead(200).end(rss([])));
+    const bases = [api.base, `http://127.0.0.1:${api.running.metricsPort}`];
+    const answered = async (path: string) => (await Promise.all(bases.map(async (base) => (await request(`${base}${path}`)).status))).some((s) => s !== 404);
+    for (const path of served) expect(await answered(path), path).toBe(true);
+    for (const path of ['/', '/healthz', '/api/v1/health']) expect(await answered(path), path).toBe(false);
   });
 });
 

@@ -187,6 +187,12 @@ function* httpProbes(c: ContainerRef): Generator<{ probe: string; asked: string;
 
 function probePathNeed({ ctx, resource, c, image, need }: Held): void {
   for (const { probe, asked, at } of httpProbes(c)) {
+    if (need.servedPaths && !need.servedPaths.includes(asked))
+      ctx.fail(
+        { resource, path: at },
+        `container ${c.name}'s ${probe} asks ${image} for ${asked}, which it does not serve (${need.source}): the answer is a 404, so the probe always fails${probe === 'readinessProbe' ? ', and the pod never joins its Service' : ', and the kubelet kills the container over and over'}: ask ${need.servedPaths.join(' or ')}`,
+        `probe ${need.servedPaths.join(' or ')}`,
+      );
     if (need.openPaths && !need.openPaths.includes(asked))
       ctx.fail(
         { resource, path: at },

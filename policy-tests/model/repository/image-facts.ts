@@ -35,6 +35,8 @@ export interface ImageNeeds {
   s6Overlay?: boolean;
   /** The only HTTP paths it answers without a login: a kubelet's httpGet probe, which never logs in, must ask one of them. */
   openPaths?: string[];
+  /** The only HTTP paths it answers at all, on any of its ports (any other is a 404): an httpGet probe must ask one of them. */
+  servedPaths?: string[];
   /** HTTP paths whose every request polls the device or service the image watches (an exporter's scrape): no probe's path. */
   pollPaths?: string[];
   /** HTTP paths that answer only once the app is ready, after its start-up work (a WAL replayed): no liveness probe's path. */
@@ -238,6 +240,7 @@ const OPTIONAL_FIELDS: Record<string, { valid: (v: unknown) => boolean; says: st
   s6Overlay: { valid: (v) => typeof v === 'boolean', says: 's6Overlay is true or false' },
   writesTo: { valid: isPathList, says: 'writesTo lists the absolute directories the app writes that need a writable volume' },
   openPaths: { valid: isPathList, says: 'openPaths lists the absolute paths the image answers without a login' },
+  servedPaths: { valid: isPathList, says: 'servedPaths lists the absolute paths the image answers at all' },
   pollPaths: { valid: isPathList, says: 'pollPaths lists the absolute paths whose every request polls what the image watches' },
   readyPaths: { valid: isPathList, says: 'readyPaths lists the absolute paths that answer only once the app is ready' },
   entrypoint: { valid: (v) => isList(v, (e) => typeof e === 'string'), says: "entrypoint is the image's ENTRYPOINT, a list of strings" },

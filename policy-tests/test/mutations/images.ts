@@ -13,6 +13,16 @@ const UNPOLLER = 'monitoring/unpoller/deployment.yaml';
 export const imageMutations: Mutation[] = [
   {
     check: 'workload-image-needs',
+    why: "the API's liveness probe loses its path: the kubelet asks for /, which the API answers with a 404, and kills the container over and over",
+    mutate: swap(
+      'portfolio-api/deploy/deployment.yaml',
+      '          livenessProbe:\n            httpGet:\n              path: /api/health\n',
+      '          livenessProbe:\n            httpGet:\n',
+    ),
+    at: after('portfolio-api/deploy/deployment.yaml', 'livenessProbe:', '              port: http'),
+  },
+  {
+    check: 'workload-image-needs',
     why: "Renovate's bump of the Tdarr node merged alone: its server, a release behind, refuses it",
     mutate: swap(TDARR, 'image: ghcr.io/haveagitgat/tdarr_node:2.49.01', 'image: ghcr.io/haveagitgat/tdarr_node:2.50.01'),
     at: 'image: ghcr.io/haveagitgat/tdarr_node:2.50.01',
