@@ -7,6 +7,7 @@ import { pveTrustCheck } from './pve-trust.ts';
 import { unpollerTrustCheck } from './unpoller-trust.ts';
 import { unpollerConfigCheck } from './unpoller-config.ts';
 import { monitoringLoadedCheck } from './loaded.ts';
+import { scrapedOnceCheck } from './scraped-once.ts';
 import { monitoringAcceptedCheck } from './accepted.ts';
 import { controlPlaneScrapeCheck } from './control-plane.ts';
 import { probeModuleCheck } from './probe-module.ts';
@@ -30,6 +31,7 @@ export const monitoringAreaChecks: PolicyCheck[] = [
   unpollerConfigCheck,
   ...siteChecks,
   monitoringLoadedCheck,
+  scrapedOnceCheck,
   monitoringAcceptedCheck,
   controlPlaneScrapeCheck,
   probeModuleCheck,

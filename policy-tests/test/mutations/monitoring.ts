@@ -1,6 +1,6 @@
 /** Broken copies of the real repository for the checks of policy-tests/checks/monitoring/monitoring.ts: each fails exactly its check, at its line. */
 import type { Mutation } from '../support/mutation-runner.ts';
-import { KPS, LOKI, TEMPO, PROBES, SNMP, DASHBOARD, WRANGLER, inFile, swap } from './edits.ts';
+import { KPS, LOKI, TEMPO, PROBES, SNMP, DASHBOARD, WRANGLER, after, inFile, swap } from './edits.ts';
 
 const SITES_ELSEWHERE = 'monitoring/blackbox-exporter/facts/sites-elsewhere.yaml';
 const PVE_MONITOR = 'monitoring/pve-exporter/servicemonitor.yaml';
@@ -43,6 +43,16 @@ export const monitoringMutations: Mutation[] = [
           ) + 1,
       };
     },
+  },
+  {
+    check: 'monitoring-scraped-once',
+    why: "the TV manager's exporter monitor selects every exporter of the namespace (its app's label dropped): the other managers' exporters are scraped twice, once under job exportarr-sonarr, and their alerts fire as the TV manager's",
+    mutate: swap(
+      SONARR_EXPORTER,
+      '      app.kubernetes.io/name: sonarr\n      app.kubernetes.io/component: exporter\n',
+      '      app.kubernetes.io/component: exporter\n',
+    ),
+    at: after(SONARR_EXPORTER, 'kind: ServiceMonitor', '- port: metrics'),
   },
   {
     check: 'alerts-reach-alertmanager',
