@@ -46,22 +46,29 @@ interface Mount {
 }
 
 /** The facts' fields by the shape the checks read them in: a name, a list of names, a container of a workload. */
-const FACT_SHAPES: [Path, 'name' | 'names' | 'container' | 'map'][] = [
+const FACT_SHAPES: [Path, 'name' | 'names' | 'container' | 'map' | 'optional names'][] = [
   ...(['claim', 'mountPath', 'owner'] as const).map((k): [Path, 'name'] => [['share', k], 'name']),
   ...(['tvManager', 'movieManager', 'movieManager4k', 'archiveExtractor', 'mediaServer'] as const).map((k): [Path, 'name'] => [['roles', k], 'name']),
   [['roles', 'subtitleManagers'], 'names'],
   [['roles', 'transcoder'], 'names'],
   ...(['torrentClient', 'indexerManager', 'vpn'] as const).map((k): [Path, 'container'] => [['roles', k], 'container']),
   [['folders'], 'names'],
+  [['filledByHand'], 'optional names'],
   [['libraries'], 'map'],
 ];
-const SHAPE_WORDS = { name: 'a name', names: 'a list of names', container: 'a workload and a container (workload:, container:)', map: 'a map of names' };
+const SHAPE_WORDS = {
+  name: 'a name',
+  names: 'a list of names',
+  'optional names': 'a list of names, where it is given',
+  container: 'a workload and a container (workload:, container:)',
+  map: 'a map of names',
+};
 const isName = (v: unknown) => typeof v === 'string' && v !== '';
 const fits = (v: unknown, shape: (typeof FACT_SHAPES)[number][1]) =>
   shape === 'name'
     ? isName(v)
-    : shape === 'names'
-      ? Array.isArray(v) && v.every(isName)
+    : shape === 'names' || shape === 'optional names'
+      ? (shape === 'optional names' && v === undefined) || (Array.isArray(v) && v.every(isName))
       : shape === 'container'
         ? isMap(v) && isName(v.workload) && isName(v.container)
         : isMap(v) && Object.values(v).every(isName);
