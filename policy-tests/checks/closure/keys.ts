@@ -9,7 +9,7 @@
  * a chart not rendered, a controller) is not judged here.
  */
 import { clusterIssuerNamespace, issuerSecretRefs, podRefs, podSpecs } from '../../model/cluster/references.ts';
-import { storeSecretRefs, templateKeysRead } from '../../model/cluster/external-secrets.ts';
+import { storeSecretRefs, templateKeysRead, templateParseProblem } from '../../model/cluster/external-secrets.ts';
 import { mountedFile, namedPaths } from '../../model/cluster/mounted-files.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import type { Path } from '../../model/core/positions.ts';
@@ -38,7 +38,7 @@ function namedStrings(ctx: CheckContext, namespace: string | undefined, containe
 export const keyClosureCheck: PolicyCheck = {
   id: 'closure-secret-key',
   description:
-    "Every key a container reads from a Secret or ConfigMap (env secretKeyRef and configMapKeyRef, volume items), unless optional, and every key an issuer's DNS-01 solver or a secret store's credentials read, is one its provider in the repository writes (an ExternalSecret, a Certificate, a plain object), otherwise the container never starts; every key an ExternalSecret's template reads is one its data[] gives (External Secrets fails the template on a missing key, and writes no Secret; a dataFrom's keys are the store's, not judged); and every file its env (or a value of a ConfigMap or plain Secret its envFrom names), args or command names under such a volume is one the volume holds, otherwise the program finds no file (invariants P1).",
+    "Every key a container reads from a Secret or ConfigMap (env secretKeyRef and configMapKeyRef, volume items), unless optional, and every key an issuer's DNS-01 solver or a secret store's credentials read, is one its provider in the repository writes (an ExternalSecret, a Certificate, a plain object), otherwise the container never starts; every entry of an ExternalSecret's template (data, labels, annotations) parses as External Secrets parses it (Go's text/template with its functions: the sprig map it vendors and its own) and every key it reads is one its data[] gives (External Secrets fails the template on a missing key, and writes no Secret; a dataFrom's keys are the store's, not judged); and every file its env (or a value of a ConfigMap or plain Secret its envFrom names), args or command names under such a volume is one the volume holds, otherwise the program finds no file (invariants P1).",
   invariants: ['P1'],
   remediation: "read a key the Secret or ConfigMap has, or write the key (an ExternalSecret's data[].secretKey)",
   reads: {
@@ -86,6 +86,26 @@ export const keyClosureCheck: PolicyCheck = {
 };
 
 /**
+ * Whether some entry of an ExternalSecret's template (its data, its metadata's labels and annotations, each executed
+ * as a template) is one External Secrets cannot parse: said at the entry, where the sync fails and no Secret is
+ * written. Its keys are then not read.
+ */
+function unparsed(ctx: CheckContext, es: Resource, template: Record<string, unknown>): boolean {
+  let found = false;
+  for (const at of [['data'], ['metadata', 'labels'], ['metadata', 'annotations']])
+    for (const [name, text] of Object.entries(obj(at.reduce<unknown>((o, k) => obj(o)[k], template)))) {
+      const problem = typeof text === 'string' ? templateParseProblem(name, text) : undefined;
+      if (!problem) continue;
+      found = true;
+      ctx.fail(
+        { resource: es, path: ['spec', 'target', 'template', ...at, name] },
+        `ExternalSecret ${es.name}'s template ${name} does not parse as External Secrets parses it (${problem}): the sync fails, and no Secret is written`,
+      );
+    }
+  return found;
+}
+
+/**
  * Every key an ExternalSecret's template reads is one its data[] gives: External Secrets executes the template with
  * missingkey=error, so the sync fails and no Secret is written. One with a dataFrom takes the store's keys besides,
  * which the repository does not say: said not judged, once for the ExternalSecrets that read the same store entries.
@@ -102,6 +122,7 @@ function templateKeys(ctx: CheckContext): void {
         .map((d) => obj(d).secretKey)
         .filter((k): k is string => typeof k === 'string'),
     );
+    if (unparsed(ctx, es, template)) continue;
     const missing = Object.entries(obj(template.data)).flatMap(([name, text]) => {
       if (typeof text !== 'string') return [];
       const read = templateKeysRead(text);

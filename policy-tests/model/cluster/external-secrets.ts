@@ -5,6 +5,7 @@ import type { Resource } from '../core/manifest.ts';
 import type { Repo } from '../repository/repo.ts';
 import type { Path } from '../core/positions.ts';
 import { dig, isMap } from '../core/dig.ts';
+import { TEXT_TEMPLATE_BUILTINS, templateParseError } from '../go/template-parse.ts';
 import { str, type PodRef } from './references.ts';
 
 /** The Secret an ExternalSecret writes: its target's name, else its own. */
@@ -152,16 +153,56 @@ export function onePasswordVaultOf(repo: Repo, resources: readonly Resource[], e
   return typeof vault === 'string' && vault !== '' ? vault : undefined;
 }
 
-/** The keys of `keys` an ExternalSecret writing Secret `name` gives an empty text in its template (no action in it, nothing). */
 /** The ExternalSecrets of `namespace` that write the Secret `name` (their target's name, else their own). */
 export const externalSecretsWriting = (resources: readonly Resource[], namespace: string | undefined, name: string | undefined): Resource[] =>
   resources.filter((r) => r.kind === 'ExternalSecret' && r.namespace === namespace && (dig(r.object, ['spec', 'target', 'name']) ?? r.name) === name);
 
+/** The keys of `keys` an ExternalSecret writing Secret `name` gives an empty text in its template (no action in it, nothing). */
 export function emptyTemplateKeys(resources: readonly Resource[], namespace: string | undefined, name: string | undefined, keys: readonly string[]) {
   return externalSecretsWriting(resources, namespace, name).flatMap((es) =>
     // A null entry is written empty too: Go decodes it into the template's map of strings as "".
     keys.filter((key) => ['', null].includes(dig(es.object, ['spec', 'target', 'template', 'data', key]) as string)).map((key) => ({ es, key })),
   );
+}
+
+/**
+ * The functions External Secrets v2.9.0's template engine (runtime/template/v2) defines besides text/template's
+ * builtins: its own (tplFuncs) and the sprig map it vendors (sprig/functions.go genericMap: env, expandenv and getHostByName left out).
+ */
+const ESO_TEMPLATE_FUNCTIONS: ReadonlySet<string> = new Set([
+  ...TEXT_TEMPLATE_BUILTINS,
+  ...(
+    'abbrev abbrevboth add add1 add1f addf adler32sum ago all any append atoi b32dec b32enc b64dec b64enc base ' +
+    'bcrypt biggest buildCustomCert camelcase cat ceil certSANs chunk clean coalesce compact concat contains ' +
+    'date dateInZone dateModify date_in_zone date_modify decryptAES deepCopy deepEqual default derivePassword ' +
+    'dict dig dir div divf duration durationRound empty encryptAES ext fail filterCertChain filterPEM first ' +
+    'float64 floor fromJson fromYaml fullPemToPkcs12 fullPemToPkcs12Pass genCA genCAWithKey genPrivateKey ' +
+    'genSelfSignedCert genSelfSignedCertWithKey genSignedCert genSignedCertWithKey get has hasKey hasPrefix ' +
+    'hasSuffix hello hexdec htmlDate htmlDateInZone htpasswd indent initial initials int int64 isAbs join ' +
+    'jwkPrivateKeyPem jwkPublicKeyPem kebabcase keys kindIs kindOf last list lower max maxf merge mergeOverwrite ' +
+    'min minf mod mul mulf mustAppend mustChunk mustCompact mustDateModify mustDeepCopy mustFirst mustFromJson ' +
+    'mustHas mustInitial mustLast mustMerge mustMergeOverwrite mustPrepend mustRegexFind mustRegexFindAll ' +
+    'mustRegexMatch mustRegexReplaceAll mustRegexReplaceAllLiteral mustRegexSplit mustRest mustReverse mustSlice ' +
+    'mustToDate mustToJson mustToPrettyJson mustToRawJson mustUniq mustWithout must_date_modify nindent nospace ' +
+    'now omit osBase osClean osDir osExt osIsAbs pemToPkcs12 pemToPkcs12Pass pemTruststoreToPKCS12 ' +
+    'pemTruststoreToPKCS12Pass pick pkcs12cert pkcs12certPass pkcs12key pkcs12keyPass pluck plural prepend quote ' +
+    'randAlpha randAlphaNum randAscii randBytes randInt randNumeric regexFind regexFindAll regexMatch ' +
+    'regexQuoteMeta regexReplaceAll regexReplaceAllLiteral regexSplit repeat replace rest reverse round ' +
+    'rsaDecrypt semver semverCompare seq set sha1sum sha256sum sha512sum shuffle slice snakecase sortAlpha split ' +
+    'splitList splitn squote sub subf substr swapcase ternary title toDate toDecimal toJson toPrettyJson ' +
+    'toRawJson toString toStrings toYaml trim trimAll trimPrefix trimSuffix trimall trunc tuple typeIs ' +
+    'typeIsLike typeOf uniq unixEpoch unset until untilStep untitle upper urlJoin urlParse uuidv4 values without ' +
+    'wrap wrapWith'
+  ).split(' '),
+]);
+
+/**
+ * Why External Secrets cannot parse an ExternalSecret template's entry `name` (text/template with missingkey=error, its
+ * functions, the default delimiters), in Go's words; undefined where it parses. The sync then fails at that key, and
+ * no Secret is written.
+ */
+export function templateParseProblem(name: string, text: string): string | undefined {
+  return text.includes('{{') ? templateParseError(name, text, ESO_TEMPLATE_FUNCTIONS) : undefined;
 }
 
 /** The words that change what `.` is, or name other templates: a template holding one is not read here. */

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { onBrokenCopy } from '../support/helpers.ts';
-import { onePasswordReferenceProblem, templateKeysRead, vaultField } from '../../model/cluster/external-secrets.ts';
+import { onePasswordReferenceProblem, templateKeysRead, templateParseProblem, vaultField } from '../../model/cluster/external-secrets.ts';
 
 describe("the 1Password SDK provider's secret references", () => {
   it('takes an item and a field, with an optional section, by name or by ID, and a query after the field', () => {
@@ -35,6 +35,23 @@ describe("the 1Password SDK provider's secret references", () => {
     expect(vaultField({ key: 'github/one-time password?attribute=otp' })).toEqual({ item: 'github', field: 'one-time password' });
     expect(vaultField({ key: 'backup-restic' })).toEqual({ item: 'backup-restic' });
     expect(vaultField({ key: '' })).toBeUndefined();
+  });
+});
+
+describe("an ExternalSecret template's parse, as External Secrets v2.9.0 parses it", () => {
+  it('takes text/template, the sprig functions it vendors and its own; refuses another function, env, and a broken action', () => {
+    for (const ok of [
+      'plain text, no action',
+      '{{ .password | b64dec | quote }}',
+      '{{ .archive | pkcs12cert }}{{ .jwk | jwkPublicKeyPem }}{{ .conf | fromYaml | toYaml }}',
+      '{{ index . "a-key" | trim | upper }}{{ if eq .x "y" }}z{{ end }}',
+    ])
+      expect(templateParseProblem('k', ok), ok).toBeUndefined();
+    expect(templateParseProblem('k', '{{ .password | b64decode }}')).toMatch(/^template: k:1: function "b64decode" not defined$/);
+    // Left out of the sprig map External Secrets vendors, so that no template reads its environment.
+    expect(templateParseProblem('k', '{{ env "HOME" }}')).toMatch(/function "env" not defined/);
+    expect(templateParseProblem('k', '{{ .password }')).toMatch(/^template: k:1: /);
+    expect(templateParseProblem('k', '{{ if .x }}open')).toMatch(/unexpected EOF/);
   });
 });
 

@@ -527,6 +527,12 @@ export const closureMutations: Mutation[] = [
   },
   {
     check: 'closure-secret-key',
+    why: "the etcd backups' Secret decodes the restic password with a function External Secrets does not define (b64decode, where sprig's is b64dec): it cannot parse the template, the sync fails, and no Secret is written",
+    mutate: swap('apps/platform/backups/secrets.yaml', 'RESTIC_PASSWORD: "{{ .password }}"', 'RESTIC_PASSWORD: "{{ .password | b64decode }}"'),
+    at: 'RESTIC_PASSWORD: "{{ .password | b64decode }}"',
+  },
+  {
+    check: 'closure-secret-key',
     why: "the TV manager's exporter reads a key its API-key Secret does not have",
     mutate: swap(
       'apps/media/sonarr/deployment.yaml',
