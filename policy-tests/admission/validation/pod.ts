@@ -299,6 +299,9 @@ export function validatePodSpec(spec: Obj, at: PathSegment[], { features, extraV
   const out = volumeProblems(spec.volumes, at);
   const volumeNames = new Set([...(list(spec.volumes) as Obj[]).map((v) => String(v?.name)), ...extraVolumes]);
   const containerNames = new Set<string>();
+  // validateContainers: an empty list is as missing as none (the schema asks only that the field be there).
+  if (Array.isArray(spec.containers) && spec.containers.length === 0)
+    out.push({ path: [...at, 'containers'], fn: 'validateContainers', message: 'Required value: a pod runs at least one container' });
   for (const field of ['initContainers', 'containers', 'ephemeralContainers']) {
     (list(spec[field]) as Obj[]).forEach((c, i) => {
       const cat = [...at, field, i];

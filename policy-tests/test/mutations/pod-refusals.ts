@@ -7,6 +7,16 @@ const CHECK = 'api-validation';
 export const volumeSourceMutations: Mutation[] = [
   {
     check: CHECK,
+    why: "the status writer's CronJob left with an empty container list: the schema asks only for the field, validateContainers requires a container",
+    mutate: (c) =>
+      c.write(
+        'portfolio-api/deploy/status-writer.yaml',
+        c.read('portfolio-api/deploy/status-writer.yaml').replace(/( +)containers:\n(?:\1  [^\n]*\n|\1- [^\n]*\n|\1    [^\n]*\n)+/, '$1containers: []\n'),
+      ),
+    at: 'containers: []',
+  },
+  {
+    check: CHECK,
     why: "the etcd backup's scratch emptyDir limited to -4Gi: the schema takes any quantity, validateVolumeSource refuses one below zero",
     mutate: swap('apps/platform/backups/etcd-backup.yaml', '              sizeLimit: 4Gi\n', '              sizeLimit: -4Gi\n'),
     at: 'sizeLimit: -4Gi',
