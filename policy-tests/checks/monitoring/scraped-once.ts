@@ -37,14 +37,27 @@ function selectedServices(ctx: CheckContext, monitor: Resource, namespace: strin
 function scrapesOf(ctx: CheckContext, monitor: Resource, namespace: string): Scrape[] {
   const services = selectedServices(ctx, monitor, namespace);
   return objects(dig(monitor.object, ['spec', 'endpoints'])).flatMap((e: Obj, endpoint) => {
-    // A port by name scrapes only a Service that has it; a targetPort every selected Service's pods on that port.
-    const port = e.port !== undefined ? `port ${scalarText(e.port)}` : `targetPort ${scalarText(e.targetPort)}`;
     const path = typeof e.path === 'string' && e.path !== '' ? e.path : '/metrics';
-    const what = `${port} ${scalarText(e.scheme ?? 'http')} ${path} ${JSON.stringify(e.params ?? {})}`;
-    return services
-      .filter((s) => e.port === undefined || objects(dig(s.object, ['spec', 'ports'])).some((p) => p.name === e.port))
-      .map((service) => ({ monitor, endpoint, service, what, key: `${service.namespace ?? ''}/${service.name} ${what}` }));
+    const how = `${scalarText(e.scheme ?? 'http')} ${path} ${JSON.stringify(e.params ?? {})}`;
+    return services.flatMap((service) =>
+      scrapedPorts(service, e).map((port) => {
+        const what = `port ${port} ${how}`;
+        return { monitor, endpoint, service, what, key: `${service.namespace ?? ''}/${service.name} ${what}` };
+      }),
+    );
   });
+}
+
+/**
+ * The ports of a Service an endpoint scrapes, by name (or number where unnamed), as the operator's relabelling keeps
+ * them: the one its `port` names, the ones whose target is its `targetPort`, or, with neither, every one.
+ */
+function scrapedPorts(service: Resource, e: Obj): string[] {
+  const ports = objects(dig(service.object, ['spec', 'ports']));
+  const named = (p: Obj) => scalarText(p.name ?? p.port);
+  if (e.port !== undefined) return ports.filter((p) => p.name === e.port).map(named);
+  if (e.targetPort !== undefined) return ports.filter((p) => scalarText(p.targetPort ?? p.port) === scalarText(e.targetPort)).map(named);
+  return ports.map(named);
 }
 
 export const scrapedOnceCheck: PolicyCheck = {

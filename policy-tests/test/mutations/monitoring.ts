@@ -55,6 +55,12 @@ export const monitoringMutations: Mutation[] = [
     at: after(SONARR_EXPORTER, 'kind: ServiceMonitor', '- port: metrics'),
   },
   {
+    check: 'monitoring-scraped-once',
+    why: "the indexer's exporter monitor loses its endpoint's port: the operator then keeps every port of the VPN pod's exporter Service, and the torrent client's exporter is scraped a second time, as exportarr-prowlarr",
+    mutate: swap('apps/media/gluetun/exporters.yaml', '    - port: metrics-prowl\n      interval: 60s\n', '    - interval: 60s\n'),
+    at: inFile('apps/media/gluetun/exporters.yaml', '- port: metrics-qbt'),
+  },
+  {
     check: 'alerts-reach-alertmanager',
     why: "the alert noise turned off at the source with the chart's disableAlerting: Prometheus still evaluates every rule, but sends no alert anywhere, Watchdog included",
     mutate: swap(KPS, '    retention: 7d\n', '    retention: 7d\n    disableAlerting: true\n'),
