@@ -22,7 +22,9 @@ function readsPerDay(es: Resource): { reads: number; store: string } | { unreada
   const store = `${ref.kind ?? 'SecretStore'}/${ref.name ?? ''}`;
   const refs = (Array.isArray(spec.data) ? spec.data.length : 0) + (Array.isArray(spec.dataFrom) ? spec.dataFrom.length : 0);
   if (spec.refreshPolicy === 'CreatedOnce' || spec.refreshPolicy === 'OnChange') return { reads: 0, store };
-  const interval = spec.refreshInterval === undefined ? DEFAULT_REFRESH_SECONDS : goDurationSeconds(scalarText(spec.refreshInterval));
+  // A null is pruned before the CRD's default applies (the field is not nullable): unset, as far as the operator sees.
+  const interval =
+    spec.refreshInterval === undefined || spec.refreshInterval === null ? DEFAULT_REFRESH_SECONDS : goDurationSeconds(scalarText(spec.refreshInterval));
   if (interval === undefined) return { unreadable: `refreshInterval ${scalarText(spec.refreshInterval)} is no duration` };
   return { reads: interval === 0 ? 0 : (refs * DAY_SECONDS) / interval, store };
 }

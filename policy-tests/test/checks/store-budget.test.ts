@@ -49,6 +49,8 @@ describe('secret-store-budget beyond the mutation list', () => {
     expect(judge(externalSecret('x', 21, {}))).toEqual([
       expect.stringMatching(/^error: the ExternalSecrets read ClusterSecretStore\/homelab about \d+ times a day \(the most: x 504/),
     ]);
+    // A null is pruned before the CRD's default (1h0m0s) applies: counted as unset, not said unreadable.
+    expect(judge(externalSecret('x', 21, { refreshInterval: null }))).toEqual([expect.stringMatching(/\(the most: x 504/)]);
   });
 
   it('counts nothing for an ExternalSecret that never refreshes, nor one of a store the facts give no limit', () => {
