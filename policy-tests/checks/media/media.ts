@@ -160,9 +160,9 @@ export const mediaChecks: PolicyCheck[] = [
             );
         }
         const claim = ctx.repo.resources.find((r) => r.kind === 'PersistentVolumeClaim' && MEDIA_NAMESPACES.has(r.namespace ?? '') && r.name === share.claim);
-        const volumeName = claim?.object.spec && (claim.object.spec as { volumeName?: string }).volumeName;
+        const volumeName = dig(claim?.object, ['spec', 'volumeName']);
         const pv = ctx.repo.resources.find((r) => r.kind === 'PersistentVolume' && r.name === volumeName);
-        if (!claim || !pv || !(pv.object.spec as { nfs?: unknown }).nfs)
+        if (!claim || !pv || !isMap(dig(pv.object, ['spec', 'nfs'])))
           ctx.fail({ file: MEDIA_FACTS }, `the share ${share.claim} must be a claim bound to an NFS PersistentVolume`);
       });
     },

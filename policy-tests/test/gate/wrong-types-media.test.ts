@@ -27,6 +27,8 @@ const CASES: WrongType[] = [
   ['apps/media/facts/media.yaml', 0, ['roles', 'subtitleManagers'], 'x'],
   // Found by `npm run fuzz` (seed 1205004, every chart rendered): the optional list of folders filled by hand, as a map.
   ['apps/media/facts/media.yaml', 0, ['filledByHand'], { a: null }],
+  // And (seed 1205007, removed) the VPN pod's share PersistentVolume without its spec.
+  ['apps/media/gluetun/storage.yaml', 3, ['spec'], null],
   ['apps/media/radarr-4k/deployment.yaml', 0, ['spec', 'template', 'spec', 'containers', 1, 'env'], 'x'],
   ['apps/media/bazarr-4k/deployment.yaml', 0, ['spec', 'template', 'spec', 'containers', 0, 'volumeMounts', 2, 'mountPath'], true],
   ['apps/media/tdarr/deployment.yaml', 1, ['spec', 'template', 'spec', 'containers', 0, 'env', 4], null],
