@@ -17,6 +17,8 @@ import { notLoadedBecause, prometheusViews, selectable } from '../../model/prome
 /** One scrape a ServiceMonitor endpoint asks of one Service: what Prometheus fetches, and where it is said. */
 interface Scrape {
   monitor: Resource;
+  /** The monitor as the cluster holds it, `namespace/name`: one object written twice is one there. */
+  monitorAt: string;
   endpoint: number;
   service: Resource;
   /** The port, the scheme, the path and the parameters it asks the Service's pods for. */
@@ -42,7 +44,7 @@ function scrapesOf(ctx: CheckContext, monitor: Resource, namespace: string): Scr
     return services.flatMap((service) =>
       scrapedPorts(service, e).map((port) => {
         const what = `port ${port} ${how}`;
-        return { monitor, endpoint, service, what, key: `${service.namespace ?? ''}/${service.name} ${what}` };
+        return { monitor, monitorAt: `${namespace}/${monitor.name}`, endpoint, service, what, key: `${service.namespace ?? ''}/${service.name} ${what}` };
       }),
     );
   });
@@ -84,6 +86,8 @@ export const scrapedOnceCheck: PolicyCheck = {
             first.set(scrape.key, scrape);
             continue;
           }
+          // One object written twice (a Service or a monitor declared again) is one in the cluster: duplicate-resource's.
+          if (earlier.monitorAt === scrape.monitorAt && earlier.endpoint === scrape.endpoint) continue;
           ctx.fail(
             { resource: monitor, path: ['spec', 'endpoints', scrape.endpoint] },
             `ServiceMonitor ${monitor.name} scrapes Service ${scrape.service.namespace ?? ''}/${scrape.service.name} (${scrape.what}) as ServiceMonitor ${earlier.monitor.name} already does, for Prometheus ${prometheus.name}: the target is scraped twice, and every series of it comes twice`,

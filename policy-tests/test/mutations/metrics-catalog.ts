@@ -25,7 +25,7 @@ export const metricsCatalogMutations: Mutation[] = [
     mutate: (c) =>
       c.write(
         'monitoring/unpoller/deployment.yaml',
-        `${c.read('monitoring/unpoller/deployment.yaml').trimEnd()}\n---\napiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata:\n  name: unpoller-extra\n  namespace: monitoring\nspec:\n  selector:\n    matchLabels:\n      app.kubernetes.io/name: unpoller\n  endpoints:\n    - port: http-metrics\n`,
+        `${c.read('monitoring/unpoller/deployment.yaml').trimEnd()}\n---\napiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata:\n  name: unpoller-extra\n  namespace: monitoring\nspec:\n  selector:\n    matchLabels:\n      app.kubernetes.io/name: unpoller\n  endpoints:\n    - port: http-metrics\n      path: /extra-metrics\n`,
       ),
     at: 'name: unpoller-extra',
   },
