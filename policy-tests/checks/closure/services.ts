@@ -6,7 +6,7 @@
  * aggregated APIs), and every Service with a selector has pods behind it.
  */
 import { createdAtRuntime } from '../../model/argocd/app-declarations.ts';
-import { dig, isMap, list, objects, str } from '../../model/core/dig.ts';
+import { dig, isMap, list, obj, objects, str } from '../../model/core/dig.ts';
 import { groupOf, type Resource } from '../../model/core/manifest.ts';
 import { ARGOCD_CM_PATCH, argocdSettings, resourcesFilter, verdictsOf } from '../../model/controller/resource-filter.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
@@ -171,8 +171,8 @@ function checkMonitors(ctx: CheckContext, { index, runtime, opaque, reached }: S
     const namespaces: string[] = list(dig(sm.object, ['spec', 'namespaceSelector', 'matchNames'])) as string[];
     const targets = namespaces.length ? namespaces : [namespaceOrDestination(ctx.repo, sm) ?? ''];
     if (targets.some((n) => opaque.has(n)) || dig(sm.object, ['spec', 'namespaceSelector', 'any']) === true) continue;
-    const labels = (dig(sm.object, ['spec', 'selector', 'matchLabels']) ?? {}) as Record<string, string>;
-    const selected = index.select(targets, labels);
+    // The whole selector, its expressions too, as the operator's relabelling keeps a Service by it.
+    const selected = index.select(targets, obj(dig(sm.object, ['spec', 'selector'])));
     // A Service a controller creates at run time carries labels the gate cannot see.
     if (selected.length === 0 && runtime.some((e) => targets.includes(e.namespace))) continue;
     if (selected.length === 0) {

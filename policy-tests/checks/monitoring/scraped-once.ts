@@ -32,8 +32,8 @@ function selectedServices(ctx: CheckContext, monitor: Resource, namespace: strin
   const index = serviceIndex(ctx.repo, ctx.resources);
   const nsSelector = obj(dig(monitor.object, ['spec', 'namespaceSelector']));
   const names = list(nsSelector.matchNames).map(String);
-  const inScope = (s: Resource) => nsSelector.any === true || (names.length ? names : [namespace]).includes(s.namespace ?? '');
-  return index.matching(obj(dig(monitor.object, ['spec', 'selector']))).filter(inScope);
+  const selector = obj(dig(monitor.object, ['spec', 'selector']));
+  return nsSelector.any === true ? index.matching(selector) : index.select(names.length ? names : [namespace], selector);
 }
 
 function scrapesOf(ctx: CheckContext, monitor: Resource, namespace: string): Scrape[] {

@@ -25,8 +25,8 @@ export interface ServiceIndex {
   named(namespace: string, name: string): Resource | undefined;
   /** The Services, in any namespace, whose labels a label selector (a monitor's) matches. */
   matching(selector: Obj | undefined): Resource[];
-  /** The Services in these namespaces that carry every one of these labels, namespace by namespace. */
-  select(namespaces: readonly string[], labels: Readonly<Record<string, string>>): Resource[];
+  /** The Services in these namespaces whose labels a label selector matches (its labels and its expressions), namespace by namespace. */
+  select(namespaces: readonly string[], selector: Obj | undefined): Resource[];
 }
 
 /** An index of Services whose namespaces are set (`namespace` undefined is the empty namespace). */
@@ -39,8 +39,8 @@ export function indexServices(services: readonly Resource[]): ServiceIndex {
     services,
     named: (namespace, name) => (byName ??= new Map(services.map((s) => [`${s.namespace ?? ''}/${s.name}`, s] as const).reverse())).get(`${namespace}/${name}`),
     matching,
-    select(namespaces, labels) {
-      const found = matching({ matchLabels: labels });
+    select(namespaces, selector) {
+      const found = matching(selector);
       return namespaces.flatMap((ns) => found.filter((s) => (s.namespace ?? '') === ns));
     },
   };

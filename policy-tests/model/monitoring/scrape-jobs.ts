@@ -145,10 +145,10 @@ export function relabelJob(rules: readonly Record<string, unknown>[], job: strin
   return current;
 }
 
-/** Without relabelling, per selected Service: its jobLabel value or its name (ServiceMonitor); `<namespace>/<name>` (PodMonitor). */
 /** The Services a selector matches, indexed once per list of them (selectorIndex). */
 const serviceIndexes = new WeakMap<readonly ServiceView[], (selector: Obj | undefined) => ServiceView[]>();
 
+/** Without relabelling, per selected Service: its jobLabel value or its name (ServiceMonitor); `<namespace>/<name>` (PodMonitor). */
 function defaultJobs(monitor: Resource, spec: Obj, services: readonly ServiceView[], namespaceOf: NamespaceOf): string[] {
   if (monitor.kind === 'PodMonitor') return [`${namespaceOf(monitor) ?? ''}/${monitor.name}`];
   const namespaces = list(dig(spec, ['namespaceSelector', 'matchNames'])).map(String);

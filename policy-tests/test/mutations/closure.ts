@@ -222,6 +222,16 @@ export const closureMutations: Mutation[] = [
   },
   {
     check: 'closure-service',
+    why: "the TV manager's exporter monitor selects by an expression naming an app that does not exist (sonar): it selects no Service, and the exporter is never scraped (its expressions were read as no selector at all)",
+    mutate: swap(
+      'apps/media/sonarr/exporter.yaml',
+      '  selector:\n    matchLabels:\n      app.kubernetes.io/name: sonarr\n      app.kubernetes.io/component: exporter\n',
+      '  selector:\n    matchExpressions:\n      - { key: app.kubernetes.io/name, operator: In, values: [sonar] }\n',
+    ),
+    at: after('apps/media/sonarr/exporter.yaml', 'kind: ServiceMonitor', '  selector:'),
+  },
+  {
+    check: 'closure-service',
     why: 'a monitor scraping a port its Service lacks',
     mutate: swap('apps/media/sonarr/exporter.yaml', '    - port: metrics', '    - port: prometheus'),
     at: 'port: prometheus',
