@@ -99,7 +99,9 @@ is committed):
                       rows of apis/externalsecrets/v1/externalsecret_validator
                       _test.go and the store's refresh interval rows
                       (secretstore_types_test.go), each judged as the
-                      cluster's External Secrets webhook judges it
+                      cluster's External Secrets webhook judges it; and the
+                      templates of runtime/template/v2's tests, each parsed
+                      as its template engine parses it
   --metallb DIR       metallb/metallb: the TestParse rows of
                       internal/config/config_test.go, every kind, each
                       parsed as the cluster's MetalLB controller parses it,

@@ -47,6 +47,16 @@ export function reportExternalSecrets(checkout: string, print: (line: string) =>
       .map((f) => readText(join(dir, f))),
   });
   report(`External Secrets' validation tests (${table.declined.length} declined)`, conformance.externalSecretsAgreement(table), print);
+  // Its template engine's own tests: each template parses, or, where a row expects it, is refused.
+  const engine = join(checkout, 'runtime/template/v2');
+  const tests = Object.fromEntries(
+    (existsSync(engine) ? readdirSync(engine) : []).filter((f) => f.endsWith('_test.go')).map((f) => [f, readText(join(engine, f))]),
+  );
+  report(
+    "External Secrets' template tests (runtime/template/v2)",
+    conformance.externalSecretsTemplateAgreement(conformance.externalSecretsTemplateCases(tests)),
+    print,
+  );
 }
 
 /** MetalLB's configuration parse tests and its allocator's, against the gate's ports of its webhooks' parse and its controller. */

@@ -241,6 +241,7 @@ export { certManagerIssuerAgreement, certManagerIssuerCases } from './cert-manag
 export { certManagerSolverAgreement, certManagerSolverCases } from './cert-manager-solver-cases.ts';
 export { schedulingAgreement, schedulingCases } from './scheduling-cases.ts';
 export { externalSecretsAgreement, externalSecretsCases } from './external-secrets-cases.ts';
+export { externalSecretsTemplateAgreement, externalSecretsTemplateCases } from './external-secrets-template-cases.ts';
 export { metallbAgreement, metallbCases } from './metallb-cases.ts';
 export { metallbAllocatorAgreement, metallbAllocatorCases } from './metallb-allocator-cases.ts';
 export {

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { externalSecretRefusals, refreshIntervalProblem, storeRefusals } from '../../admission/webhooks/external-secrets.ts';
 import { externalSecretsAgreement, externalSecretsCases } from '../../admission/upstream/external-secrets-cases.ts';
+import { externalSecretsTemplateAgreement, externalSecretsTemplateCases } from '../../admission/upstream/external-secrets-template-cases.ts';
 
 const data = [{ secretKey: 'token', remoteRef: { key: 'item', property: 'token' } }];
 const refused = (spec: object) => externalSecretRefusals(spec).map((r) => `${r.path.join('.')}: ${r.message}`);
@@ -149,5 +150,43 @@ type ExternalSecretFind struct {
     const a = externalSecretsAgreement(table);
     expect([a.agree, a.total]).toEqual([3, 4]);
     expect(a.disagreements[0]!.why).toBe('not read: unknown function mystery');
+  });
+});
+
+describe("the reader of External Secrets' template tests", () => {
+  it('holds each template of a row to its expErr (refused where it says it cannot parse), and any other template to a parse', () => {
+    const executeTest = [
+      'func TestExecute(t *testing.T) {',
+      '\ttests := []struct {',
+      '\t\tname   string',
+      '\t\ttpl    map[string][]byte',
+      '\t\texpErr string',
+      '\t}{',
+      '\t\t{',
+      '\t\t\tname: "b64",',
+      '\t\t\ttpl: map[string][]byte{"foo": []byte("{{ .secret | b64dec }}")},',
+      '\t\t},',
+      '\t\t{',
+      '\t\t\tname: "syntax",',
+      '\t\t\ttpl: map[string][]byte{"foo": []byte(`{{ #xx }}`)},',
+      '\t\t\texpErr: "unable to parse template at key foo",',
+      '\t\t},',
+      '\t\t{',
+      '\t\t\tname: "unknown function, said to parse",',
+      '\t\t\ttpl: map[string][]byte{"foo": []byte("{{ .x | mystery }}")},',
+      '\t\t},',
+      '\t}',
+      '}',
+      'func TestOther(t *testing.T) { run("{{ .a | toYaml }}") }',
+    ].join('\n');
+    const table = externalSecretsTemplateCases({ 'template_test.go': executeTest });
+    expect(table.cases.map((c) => [c.name, c.want, c.judge()])).toEqual([
+      ['b64: {{ .secret | b64dec }}', 'parses', 'parses'],
+      ['syntax: {{ #xx }}', 'refused', 'refused'],
+      ['unknown function, said to parse: {{ .x | mystery }}', 'parses', 'refused'],
+      ['{{ .a | toYaml }}', 'parses', 'parses'],
+    ]);
+    const a = externalSecretsTemplateAgreement(table);
+    expect([a.agree, a.total]).toEqual([3, 4]);
   });
 });
