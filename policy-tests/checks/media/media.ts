@@ -64,14 +64,16 @@ const SHAPE_WORDS = {
   map: 'a map of names',
 };
 const isName = (v: unknown) => typeof v === 'string' && v !== '';
-const fits = (v: unknown, shape: (typeof FACT_SHAPES)[number][1]) =>
-  shape === 'name'
-    ? isName(v)
-    : shape === 'names' || shape === 'optional names'
-      ? (shape === 'optional names' && v === undefined) || (Array.isArray(v) && v.every(isName))
-      : shape === 'container'
-        ? isMap(v) && isName(v.workload) && isName(v.container)
-        : isMap(v) && Object.values(v).every(isName);
+const fits = (v: unknown, shape: (typeof FACT_SHAPES)[number][1]): boolean =>
+  shape === 'optional names'
+    ? v === undefined || fits(v, 'names')
+    : shape === 'name'
+      ? isName(v)
+      : shape === 'names'
+        ? Array.isArray(v) && v.every(isName)
+        : shape === 'container'
+          ? isMap(v) && isName(v.workload) && isName(v.container)
+          : isMap(v) && Object.values(v).every(isName);
 
 /** The media facts, each field of the shape the checks read it in; otherwise each field that is not, and no check runs on them. */
 export function withFacts(ctx: CheckContext, body: (facts: MediaFacts) => void): void {

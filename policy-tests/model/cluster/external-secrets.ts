@@ -157,11 +157,20 @@ export function onePasswordVaultOf(repo: Repo, resources: readonly Resource[], e
 export const externalSecretsWriting = (resources: readonly Resource[], namespace: string | undefined, name: string | undefined): Resource[] =>
   resources.filter((r) => r.kind === 'ExternalSecret' && r.namespace === namespace && (dig(r.object, ['spec', 'target', 'name']) ?? r.name) === name);
 
+/**
+ * The text a template entry holding no action writes, as External Secrets writes it: the text itself, a null one
+ * empty (Go decodes it into the template's map of strings as ""). Undefined for an entry with an action (the store's
+ * values decide it) or of another type.
+ */
+export function constantTemplateText(entry: unknown): string | undefined {
+  if (entry === null) return '';
+  return typeof entry === 'string' && !entry.includes('{{') ? entry : undefined;
+}
+
 /** The keys of `keys` an ExternalSecret writing Secret `name` gives an empty text in its template (no action in it, nothing). */
 export function emptyTemplateKeys(resources: readonly Resource[], namespace: string | undefined, name: string | undefined, keys: readonly string[]) {
   return externalSecretsWriting(resources, namespace, name).flatMap((es) =>
-    // A null entry is written empty too: Go decodes it into the template's map of strings as "".
-    keys.filter((key) => ['', null].includes(dig(es.object, ['spec', 'target', 'template', 'data', key]) as string)).map((key) => ({ es, key })),
+    keys.filter((key) => constantTemplateText(dig(es.object, ['spec', 'target', 'template', 'data', key])) === '').map((key) => ({ es, key })),
   );
 }
 

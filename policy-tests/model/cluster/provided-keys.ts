@@ -12,6 +12,7 @@ import { namespaceOrDestination } from '../argocd/argocd.ts';
 import type { Repo } from '../repository/repo.ts';
 import { commandLineFlag } from '../core/workloads.ts';
 import { secretEntries } from '../core/secrets.ts';
+import { constantTemplateText } from './external-secrets.ts';
 
 export type Kind = 'Secret' | 'ConfigMap';
 
@@ -41,15 +42,14 @@ function certgenSecret(job: Resource): { namespace: string; name: string; keys: 
 const textValues = (map: unknown): Map<string, string> =>
   new Map(Object.entries(obj(map)).flatMap(([k, v]) => (typeof v === 'string' ? [[k, v] as const] : [])));
 
-/**
- * The values of an ExternalSecret template's entries that hold no action, as External Secrets writes them: the text
- * itself, a null one empty (Go decodes it into a map of strings as ""). An entry with an action is the store's.
- */
-function constantTemplateValues(data: unknown): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const [key, text] of Object.entries(obj(data))) if (text === null || (typeof text === 'string' && !text.includes('{{'))) out.set(key, text ?? '');
-  return out;
-}
+/** The values of an ExternalSecret template's entries that hold no action (constantTemplateText); the others are the store's. */
+const constantTemplateValues = (data: unknown): Map<string, string> =>
+  new Map(
+    Object.entries(obj(data)).flatMap(([key, entry]) => {
+      const text = constantTemplateText(entry);
+      return text === undefined ? [] : [[key, text] as const];
+    }),
+  );
 
 /** A Secret's values as the API server stores them (core/secrets.ts: `data` decoded, `stringData` written over it). */
 const secretValues = (secret: Resource): Map<string, string> => new Map(secretEntries(secret.object).map((e) => [e.key, e.value]));
