@@ -1,7 +1,10 @@
 /**
- * `npm run fuzz -- [--seed N] [--runs N] [--greens] [--remove]`: the gate on copies of this repository in which one node
- * of one manifest holds a value of another type (a number where a list is written, a null item, a map for a string),
- * or, with --remove, is gone (what a pull request most often does to a guard: deletes it), each run seeded, so a run is repeated by its seed. What it looks for: a check that throws (the runner's fault finding,
+ * `npm run fuzz -- [--seed N] [--runs N] [--greens] [--remove | --misspell]`: the gate on copies of this repository in
+ * which one node of one manifest holds a value of another type (a number where a list is written, a null item, a map
+ * for a string), or, with --remove, is gone (what a pull request most often does to a guard: deletes it), or, with
+ * --misspell, is written with a typo (two letters swapped or one changed, in its key or in its text: what a hand
+ * writes, and what no change of type makes: a name another object refers to, a key a chart or program reads), each run
+ * seeded, so a run is repeated by its seed. What it looks for: a check that throws (the runner's fault finding,
  * "could not judge the repository"), a gate that throws, and, with --greens, every broken copy the gate passes, to
  * read one by one: some are values the cluster takes (a label that is a number-like string), others a judgement the
  * gate lacks. Exit 1 where any check or the gate threw, else 0.
@@ -70,12 +73,32 @@ function yamlFiles(root: string, roots: readonly string[]): string[] {
   return out.sort();
 }
 
+/**
+ * `text` with one typo at the place `draw` (in [0, 1)) names: the letter there swapped with the next where they
+ * differ, else changed to its neighbour in the alphabet (a digit to the next digit). Undefined where the text holds
+ * no letter or digit to change.
+ */
+export function misspell(text: string, draw: number): string | undefined {
+  const places = [...text].flatMap((c, i) => (/[A-Za-z0-9]/.test(c) ? [i] : []));
+  if (places.length === 0) return undefined;
+  const i = places[Math.floor(draw * places.length)]!;
+  const [c, after] = [text[i]!, text[i + 1]];
+  if (after !== undefined && after !== c && /[A-Za-z0-9]/.test(after)) return text.slice(0, i) + after + c + text.slice(i + 2);
+  const changed = /[0-9]/.test(c) ? String((Number(c) + 1) % 10) : c === 'z' ? 'y' : c === 'Z' ? 'Y' : String.fromCharCode(c.charCodeAt(0) + 1);
+  return text.slice(0, i) + changed + text.slice(i + 1);
+}
+
+/** How a copy breaks its node: a value of another type, removed, or written with a typo. */
+export type FuzzMode = 'replace' | 'remove' | 'misspell';
+
 export interface FuzzRun {
   file: string;
   path: PathKey[];
-  /** The value the node was given; absent where the node was removed. */
+  /** The value the node was given; absent where the node was removed or misspelt. */
   value?: unknown;
   removed?: true;
+  /** The text written with a typo: the node's key or its string value, before and after. */
+  misspelt?: { key: boolean; from: string; to: string };
   outcome: 'red' | 'green' | 'fault' | 'crash';
   /** Why a check or the gate threw; on a green, how many more things than the unbroken copy's it left unjudged. */
   detail?: string;
@@ -86,11 +109,35 @@ export interface FuzzOptions {
   seed: number;
   runs: number;
   env: NodeJS.ProcessEnv;
-  /** Remove each node rather than give it a value of another type. */
-  remove?: boolean;
+  /** How each copy breaks its node (default: a value of another type). */
+  mode?: FuzzMode;
 }
 
-export async function fuzz({ seed, runs, env, remove = false }: FuzzOptions, onRun: (r: FuzzRun) => void): Promise<void> {
+/**
+ * Writes the node at `path` with a typo, in its key (where `inKey`, or its value is no string) or in its string value;
+ * the change made, or undefined where there is nothing to misspell or the new key is one the map holds already (a
+ * duplicate key, which a parser refuses, is no typo the gate could miss).
+ */
+function misspellNode(doc: Document, path: PathKey[], inKey: boolean, draw: number): FuzzRun['misspelt'] {
+  const value = doc.getIn(path);
+  const last = path.at(-1);
+  if (typeof value === 'string' && value !== '' && !(inKey && typeof last === 'string')) {
+    const to = misspell(value, draw);
+    if (to === undefined) return undefined;
+    doc.setIn(path, to);
+    return { key: false, from: value, to };
+  }
+  if (typeof last !== 'string') return undefined;
+  const parent = path.length === 1 ? doc.contents : doc.getIn(path.slice(0, -1), true);
+  const to = misspell(last, draw);
+  if (!isMap(parent) || to === undefined || parent.has(to)) return undefined;
+  const pair = parent.items.find((p) => isScalar(p.key) && p.key.value === last);
+  if (pair === undefined) return undefined;
+  pair.key = doc.createNode(to);
+  return { key: true, from: last, to };
+}
+
+export async function fuzz({ seed, runs, env, mode = 'replace' }: FuzzOptions, onRun: (r: FuzzRun) => void): Promise<void> {
   const { allFindings, charts, MANIFEST_ROOTS, REPO_ROOT, runGate } = await frontDoor();
   const copy = mkdtempSync(join(tmpdir(), 'gate-fuzz-'));
   try {
@@ -113,11 +160,21 @@ export async function fuzz({ seed, runs, env, remove = false }: FuzzOptions, onR
       const paths = nodePaths(doc);
       if (paths.length === 0) continue;
       const path = pick(paths);
-      // The same draws in either mode, so a seed names the same nodes whether they are replaced or removed.
+      // The same draws in every mode, so a seed names the same nodes whether they are replaced, removed or misspelt
+      // (a misspelling draws twice more, after them).
       const wrong = pick(WRONG);
-      const change: Pick<FuzzRun, 'value' | 'removed'> = remove ? { removed: true } : { value: wrong };
-      if (remove) doc.deleteIn(path);
-      else doc.setIn(path, doc.createNode(wrong));
+      let change: Pick<FuzzRun, 'value' | 'removed' | 'misspelt'>;
+      if (mode === 'misspell') {
+        const misspelt = misspellNode(doc, path, next() < 0.5, next());
+        if (misspelt === undefined) continue;
+        change = { misspelt };
+      } else if (mode === 'remove') {
+        doc.deleteIn(path);
+        change = { removed: true };
+      } else {
+        doc.setIn(path, doc.createNode(wrong));
+        change = { value: wrong };
+      }
       writeFileSync(
         join(copy, file),
         docs
@@ -154,6 +211,10 @@ const shown = (v: unknown) => {
   return text.length > 40 ? `${text.slice(0, 37)}...` : text;
 };
 
+/** What a run did to its node, as its line says it. */
+const changeShown = (r: FuzzRun): string =>
+  r.removed ? 'removed' : r.misspelt ? `${r.misspelt.key ? 'key' : 'text'} ${shown(r.misspelt.from)} -> ${shown(r.misspelt.to)}` : `= ${shown(r.value)}`;
+
 const positiveInteger = (name: string, raw: string | boolean | (string | boolean)[] | undefined, fallback: number): number => {
   if (raw === undefined) return fallback;
   const n = Number(raw);
@@ -168,24 +229,25 @@ export function fuzzCommand(
   return runCommand(
     {
       name: 'fuzz',
-      usage: 'fuzz [--seed N] [--runs N] [--greens] [--remove]',
+      usage: 'fuzz [--seed N] [--runs N] [--greens] [--remove | --misspell]',
       help: `Judges copies of this repository, each with one node of one manifest replaced by a
-value of another type (with --remove: removed), and reports every check or gate that threw (exit 1), with
+value of another type (with --remove: removed; with --misspell: written with a typo in
+its key or its text), and reports every check or gate that threw (exit 1), with
 --greens also every broken copy the gate passed. --seed (default 1) names the
 sequence, --runs (default 100) its length. Charts render from the chart cache
 (HOMELAB_CACHE_DIR), as the gate's do; offline, the charts are not rendered.`,
-      options: { seed: { type: 'string' }, runs: { type: 'string' }, greens: { type: 'boolean' }, remove: { type: 'boolean' } },
+      options: { seed: { type: 'string' }, runs: { type: 'string' }, greens: { type: 'boolean' }, remove: { type: 'boolean' }, misspell: { type: 'boolean' } },
       positionals: { min: 0, max: 0 },
       async run({ values }) {
         const seed = positiveInteger('seed', values.seed, 1);
         const runs = positiveInteger('runs', values.runs, 100);
         const counts = { red: 0, green: 0, fault: 0, crash: 0 };
-        await fuzz({ seed, runs, env: process.env, remove: values.remove === true }, (r) => {
+        if (values.remove === true && values.misspell === true) throw new UsageError('--remove and --misspell break a node two ways: give one');
+        const mode: FuzzMode = values.remove === true ? 'remove' : values.misspell === true ? 'misspell' : 'replace';
+        await fuzz({ seed, runs, env: process.env, mode }, (r) => {
           counts[r.outcome]++;
           if (r.outcome === 'fault' || r.outcome === 'crash' || (r.outcome === 'green' && values.greens))
-            io.stdout(
-              `${r.outcome.toUpperCase()} ${r.file} ${JSON.stringify(r.path)}${r.removed ? ' removed' : ` = ${shown(r.value)}`}${r.detail ? `: ${r.detail}` : ''}\n`,
-            );
+            io.stdout(`${r.outcome.toUpperCase()} ${r.file} ${JSON.stringify(r.path)} ${changeShown(r)}${r.detail ? `: ${r.detail}` : ''}\n`);
         });
         io.stdout(
           `seed ${seed}: ${counts.red + counts.green + counts.fault + counts.crash} runs, ${counts.red} red, ${counts.green} passed, ${counts.fault} with a check that threw, ${counts.crash} with the gate thrown\n`,
