@@ -79,7 +79,9 @@ function yamlFiles(root: string, roots: readonly string[]): string[] {
  * no letter or digit to change.
  */
 export function misspell(text: string, draw: number): string | undefined {
-  const places = [...text].flatMap((c, i) => (/[A-Za-z0-9]/.test(c) ? [i] : []));
+  // By code unit: an ASCII letter or digit is never half of a surrogate pair, so each index is one character.
+  const places: number[] = [];
+  for (let i = 0; i < text.length; i++) if (/[A-Za-z0-9]/.test(text[i]!)) places.push(i);
   if (places.length === 0) return undefined;
   const i = places[Math.floor(draw * places.length)]!;
   const [c, after] = [text[i]!, text[i + 1]];

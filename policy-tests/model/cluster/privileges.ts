@@ -120,7 +120,7 @@ export function namedPrivileges(resource: Resource): NamedPrivileges {
   return out;
 }
 
-/** `cap:net_admin` and `cap:CAP_NET_ADMIN` are the capability NET_ADMIN, as the kubelet reads it. */
+/** `cap:net_admin` is the capability NET_ADMIN, as containerd reads an added one (`capabilityName`). */
 function normalizeName(name: string): string {
   return name.toLowerCase().startsWith('cap:') ? `cap:${capabilityName(name.slice(4))}` : name;
 }

@@ -224,8 +224,26 @@ export const RUNTIME_DEFAULT_CAPABILITIES: readonly string[] = [
   'SYS_CHROOT',
 ];
 
-/** A capability as the kubelet reads it: `net_admin` and `CAP_NET_ADMIN` are NET_ADMIN. */
-export const capabilityName = (raw: unknown): string => scalarText(raw).toUpperCase().replace(/^CAP_/, '');
+/**
+ * Every capability runc knows (moby/sys/capability's list, CAP_CHOWN to CAP_CHECKPOINT_RESTORE, Linux 5.9 on, which
+ * Talos' kernels have passed), as Kubernetes writes them: without `CAP_`.
+ */
+export const LINUX_CAPABILITIES: ReadonlySet<string> = new Set(
+  [
+    'CHOWN DAC_OVERRIDE DAC_READ_SEARCH FOWNER FSETID KILL SETGID SETUID SETPCAP LINUX_IMMUTABLE NET_BIND_SERVICE',
+    'NET_BROADCAST NET_ADMIN NET_RAW IPC_LOCK IPC_OWNER SYS_MODULE SYS_RAWIO SYS_CHROOT SYS_PTRACE SYS_PACCT SYS_ADMIN',
+    'SYS_BOOT SYS_NICE SYS_RESOURCE SYS_TIME SYS_TTY_CONFIG MKNOD LEASE AUDIT_WRITE AUDIT_CONTROL SETFCAP MAC_OVERRIDE',
+    'MAC_ADMIN SYSLOG WAKE_ALARM BLOCK_SUSPEND AUDIT_READ PERFMON BPF CHECKPOINT_RESTORE',
+  ]
+    .join(' ')
+    .split(' '),
+);
+
+/**
+ * A capability as containerd's CRI reads it (WithCapabilities): upper case, `net_admin` is NET_ADMIN. It writes
+ * `CAP_` before the name itself, so `CAP_NET_ADMIN` is CAP_CAP_NET_ADMIN, a capability runc does not know.
+ */
+export const capabilityName = (raw: unknown): string => scalarText(raw).toUpperCase();
 
 /** The capabilities a container starts with: the runtime's defaults less what it drops (ALL drops every one), plus what it adds. */
 export function capabilitiesOf(container: Record<string, unknown>): Set<string> {

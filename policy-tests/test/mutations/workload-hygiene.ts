@@ -5,6 +5,7 @@ import type { Mutation } from '../support/mutation-runner.ts';
 import { CONTAINER, DEPLOYMENT, MEDIA_DEPLOYMENT, PRIVILEGED_NS_DEPLOYMENT, inFile, swap } from './edits.ts';
 
 const API_SERVICE = 'portfolio-api/deploy/service.yaml';
+const GPU_PLUGIN = 'apps/platform/intel-gpu-plugin/daemonset.yaml';
 
 export const workloadHygieneMutations: Mutation[] = [
   {
@@ -74,6 +75,18 @@ export const workloadHygieneMutations: Mutation[] = [
     why: 'the pod no longer insists on a non-root user',
     mutate: (c) => c.edit(MEDIA_DEPLOYMENT, 0, (d) => d.deleteIn(['spec', 'template', 'spec', 'securityContext', 'runAsNonRoot'])),
     at: (c) => ({ file: MEDIA_DEPLOYMENT, line: lineOf(c, MEDIA_DEPLOYMENT, 'allowPrivilegeEscalation') - 1 }),
+  },
+  {
+    check: 'workload-capabilities-known',
+    why: 'the GPU plugin drops "AL" for ALL: containerd asks runc for CAP_AL, which runc leaves out, so the plugin keeps every default capability',
+    mutate: swap(GPU_PLUGIN, '              drop: [ALL]\n', '              drop: [AL]\n'),
+    at: (c) => ({ file: GPU_PLUGIN, line: lineOf(c, GPU_PLUGIN, 'drop: [AL]') }),
+  },
+  {
+    check: 'workload-capabilities-known',
+    why: 'the VPN drops CAP_ALL: containerd writes CAP_ itself (CAP_CAP_ALL), runc leaves it out, and the VPN keeps every default capability',
+    mutate: swap(PRIVILEGED_NS_DEPLOYMENT, 'drop: ["ALL"]', 'drop: ["CAP_ALL"]'),
+    at: (c) => ({ file: PRIVILEGED_NS_DEPLOYMENT, line: lineOf(c, PRIVILEGED_NS_DEPLOYMENT, 'CAP_ALL') }),
   },
   {
     check: 'no-plain-secret',
