@@ -7,6 +7,7 @@
  * every claim of the class Pending ("cluster ID not found", "pool not found", a Secret not found), and every
  * snapshot of it failing, with nothing the API server refuses.
  */
+import { reservedKeyKnown } from './csi-drivers.ts';
 import { dig, isMap, str } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
@@ -56,7 +57,8 @@ function judgeClass(ctx: CheckContext, r: Resource, driver: 'rbd' | 'cephfs', ce
     (namespace === clusterID && ROOK_CSI_SECRETS[driver]!.includes(name)) || provided.has(`${namespace}/${name}`);
   for (const [key, value] of Object.entries(params)) {
     const use = SECRET_NAME.exec(key)?.[1];
-    if (!use) continue;
+    // A key the CSI sidecar does not read fails the class there: closure-csi-driver's finding, not a Secret to look for.
+    if (!use || !reservedKeyKnown(r.kind, key)) continue;
     const namespace = str(params[`csi.storage.k8s.io/${use}-secret-namespace`]);
     if (!exists(namespace, str(value)))
       ctx.fail(

@@ -18,6 +18,22 @@ export const csiDriverMutations: Mutation[] = [
     mutate: swap(CLASSES, 'driver: rook-ceph.rbd.csi.ceph.com\n', 'driver: ceph.rbd.csi.ceph.com\n'),
     at: 'driver: ceph.rbd.csi.ceph.com',
   },
+  {
+    check: 'closure-csi-driver',
+    why: "the StorageClass spells the provisioner's fstype as csi.storage.k8s.io/fs-type: the provisioner reserves the prefix, knows no such key, and fails every claim of the class",
+    mutate: swap(CLASSES, '  csi.storage.k8s.io/fstype: ext4\n', '  csi.storage.k8s.io/fs-type: ext4\n'),
+    at: 'csi.storage.k8s.io/fs-type: ext4',
+  },
+  {
+    check: 'closure-csi-driver',
+    why: 'the VolumeSnapshotClass gives a list Secret under csi.storage.k8s.io/snapshoter-list-secret-name: the snapshotter knows no such key, and fails every snapshot, so VolSync copies nothing',
+    mutate: swap(
+      CLASSES,
+      '  csi.storage.k8s.io/snapshotter-secret-namespace: rook-ceph\n',
+      '  csi.storage.k8s.io/snapshotter-secret-namespace: rook-ceph\n  csi.storage.k8s.io/snapshoter-list-secret-name: rook-csi-rbd-provisioner\n',
+    ),
+    at: 'snapshoter-list-secret-name',
+  },
 ];
 
 export const cephClassMutations: Mutation[] = [
