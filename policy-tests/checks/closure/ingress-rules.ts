@@ -3,7 +3,9 @@
  * (v3.7, pkg/provider/kubernetes/ingress/kubernetes.go, loadConfigurationFromIngresses): a rule without `http` paths
  * is skipped; `spec.defaultBackend` is taken only from an Ingress with no rules at all; a resource backend is not
  * supported. The API server admits all three (Kubernetes reads a default backend as the fallback of the rules), and
- * the host answers Traefik's 404: the app is unreachable behind a green gate.
+ * the host answers Traefik's 404: the app is unreachable behind a green gate. And Traefik serves an Ingress only through
+ * an IngressClass whose controller is its own, `traefik.io/ingress-controller` (client.go, GetIngressClasses, a
+ * constant): a proxy class with any other controller is one Traefik never lists, and every Ingress of it goes unserved.
  */
 import { dig, isMap, list } from '../../model/core/dig.ts';
 import { scalarText } from '../../model/core/text.ts';
@@ -12,14 +14,25 @@ import { LAN_GATEWAY, PUBLIC_GATEWAY } from '../../model/cluster/ingress-routes.
 
 const TRAEFIK_CLASSES = new Set([PUBLIC_GATEWAY, LAN_GATEWAY]);
 
+/** The controller Traefik's Kubernetes Ingress provider lists IngressClasses by (traefikDefaultIngressClassController). */
+const TRAEFIK_CONTROLLER = 'traefik.io/ingress-controller';
+
 export const ingressRulesCheck: PolicyCheck = {
   id: 'closure-ingress-rules',
-  description: `Every rule of an Ingress the proxies serve (class ${PUBLIC_GATEWAY} or ${LAN_GATEWAY}) routes requests as Traefik 3.7 reads it: each rule has http paths (a rule without is skipped), a default backend only on an Ingress without rules (Traefik reads it nowhere else), and Service backends only (a resource backend is not supported); otherwise its host answers 404 (invariants P1).`,
+  description: `Every rule of an Ingress the proxies serve (class ${PUBLIC_GATEWAY} or ${LAN_GATEWAY}) routes requests as Traefik 3.7 reads it: each rule has http paths (a rule without is skipped), a default backend only on an Ingress without rules (Traefik reads it nowhere else), and Service backends only (a resource backend is not supported); and the proxies' IngressClasses name Traefik's controller, ${TRAEFIK_CONTROLLER} (Traefik lists no other); otherwise its host answers 404 (invariants P1).`,
   invariants: ['P1'],
-  remediation: 'give each rule its http paths to a Service backend; route a host through a rule, not spec.defaultBackend, on an Ingress that has rules',
-  reads: { kinds: ['Ingress'] },
+  remediation: `give each rule its http paths to a Service backend; route a host through a rule, not spec.defaultBackend, on an Ingress that has rules; give the proxies' IngressClasses controller: ${TRAEFIK_CONTROLLER}`,
+  reads: { kinds: ['Ingress', 'IngressClass'] },
   exemptible: false,
   run(ctx) {
+    for (const cls of ctx.resources.filter((r) => r.kind === 'IngressClass' && TRAEFIK_CLASSES.has(r.name))) {
+      const controller = dig(cls.object, ['spec', 'controller']);
+      if (controller !== TRAEFIK_CONTROLLER)
+        ctx.fail(
+          { resource: cls, path: ['spec', 'controller'] },
+          `IngressClass ${cls.name} names controller ${JSON.stringify(scalarText(controller))}, and Traefik lists only the classes whose controller is ${TRAEFIK_CONTROLLER}: no proxy serves an Ingress of class ${cls.name}`,
+        );
+    }
     for (const ing of ctx.resources.filter((r) => r.kind === 'Ingress' && TRAEFIK_CLASSES.has(String(dig(r.object, ['spec', 'ingressClassName']))))) {
       const rules = list(dig(ing.object, ['spec', 'rules']));
       rules.forEach((rule, i) => {

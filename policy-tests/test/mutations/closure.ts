@@ -293,6 +293,12 @@ export const closureMutations: Mutation[] = [
     at: '- host: sonarr.lan.example.net',
   },
   {
+    check: 'closure-ingress-rules',
+    why: "the LAN proxy's IngressClass names controller trafeik.io/ingress-controller: Traefik lists only the classes of traefik.io/ingress-controller, and no LAN app is served",
+    mutate: swap('apps/platform/ingress-private/ingressclass.yaml', 'controller: traefik.io/ingress-controller', 'controller: trafeik.io/ingress-controller'),
+    at: 'controller: trafeik.io/ingress-controller',
+  },
+  {
     check: 'public-ingress-tls',
     why: "the request manager's public Ingress lost its TLS: the proxy would answer with its self-signed certificate",
     mutate: swap('apps/media/jellyseerr/ingress.yaml', '  tls:\n    - hosts: ["requests.example.net"]\n      secretName: jellyseerr-tls\n', ''),
