@@ -15,6 +15,7 @@ import { promExpressions } from '../../model/monitoring/promql-expressions.ts';
 import { prometheusViews } from '../../model/prometheus-operator/selection.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { scalarText } from '../../model/core/text.ts';
+import { didYouMean } from '../../model/core/did-you-mean.ts';
 import { CONTROL_PLANE_TAINT, toleratesControlPlane } from '../../model/core/workloads.ts';
 import { keysOf } from '../../model/cluster/provided-keys.ts';
 import { applicationsByName } from '../../model/argocd/argocd.ts';
@@ -118,7 +119,7 @@ export const monitoringChecks: PolicyCheck[] = [
   {
     id: 'snmp-v3-only',
     description:
-      'The NAS is scraped with modules if_mib and synology over SNMPv3 authPriv (SHA, AES) every 60 s; no v1/v2c auth exists; every ${VARIABLE} the auths expand is a key of a Secret envFrom hands the exporter (A6).',
+      'The NAS is scraped with modules if_mib and synology over SNMPv3 authPriv (SHA, AES) every 60 s, each scrape naming one auth the exporter config defines (snmp_exporter answers another, or two, with 400); no v1/v2c auth exists; every ${VARIABLE} the auths expand is a key of a Secret envFrom hands the exporter (A6).',
     invariants: ['A6'],
     remediation:
       'keep only version 3 auths with security_level authPriv, auth_protocol SHA and priv_protocol AES; drop every community; load the image modules with a second --config.file and give the auth variables through envFrom',
@@ -169,8 +170,24 @@ export const monitoringChecks: PolicyCheck[] = [
                 ['config'],
                 `the auths read \${${v}}, which no Secret envFrom hands the container sets (${given.map((k) => [...k!].sort().join(', ')).join('; ')}): the exporter exits on an unset variable`,
               );
-        const params = objects(dig(values, ['serviceMonitor', 'params'])) as { module?: string[]; interval?: string }[];
+        const params = objects(dig(values, ['serviceMonitor', 'params'])) as { module?: string[]; interval?: string; auth?: unknown }[];
+        const defined = new Set(auths.map(([name]) => name));
         params.forEach((p, i) => {
+          // snmp_exporter v0.30's handler: one auth parameter (two answer 400), public_v2 where none is given, and a
+          // name its config does not define answered 400 "Unknown auth": the NAS is never scraped.
+          const asked = list(p.auth).map(scalarText);
+          if (asked.length !== 1)
+            fail(
+              ['serviceMonitor', 'params', i, ...(p.auth === undefined ? [] : ['auth'])],
+              asked.length === 0
+                ? 'the NAS scrape names no auth, so the exporter uses public_v2 (SNMPv2c, community public); name the SNMPv3 auth of the config'
+                : `the NAS scrape names ${asked.length} auths, and the exporter answers a scrape with more than one 400 ("'auth' parameter must only be specified once")`,
+            );
+          for (const name of asked.filter((a) => !defined.has(a)))
+            fail(
+              ['serviceMonitor', 'params', i, 'auth'],
+              `the NAS scrape asks for auth ${name}, which the exporter config does not define (${[...defined].join(', ') || 'none'}): every scrape is answered 400 "Unknown auth '${name}'"${didYouMean(name, defined)}`,
+            );
           if (JSON.stringify([...(p.module ?? [])].sort()) !== JSON.stringify(['if_mib', 'synology']))
             fail(['serviceMonitor', 'params', i, 'module'], `NAS modules are ${JSON.stringify(p.module ?? [])}, must be if_mib and synology`);
           if (durationMs(p.interval) !== 60_000)

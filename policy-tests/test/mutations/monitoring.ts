@@ -201,6 +201,12 @@ export const monitoringMutations: Mutation[] = [
   },
   {
     check: 'snmp-v3-only',
+    why: 'the NAS scrape asks for auth nas_3v, which the config does not define: the exporter answers every scrape 400 "Unknown auth"',
+    mutate: swap(SNMP, '      auth: [nas_v3]\n', '      auth: [nas_3v]\n'),
+    at: 'auth: [nas_3v]',
+  },
+  {
+    check: 'snmp-v3-only',
     why: "the image's modules not loaded beside the chart's config file",
     mutate: (c) => c.edit(SNMP, 0, (d) => d.set('extraArgs', d.createNode(['--config.expand-environment-variables']))),
     at: 'extraArgs:',
