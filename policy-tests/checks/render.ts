@@ -23,6 +23,9 @@ const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 const WORD = /^\w+$/;
 
+/** What stands before a `.Values` chain that is the map a template function reads one key of (`hasKey`, `get`). */
+const KEY_READ_BEFORE = /\b(?:hasKey|get)\s+\$?$/;
+
 /** More keys in one `.Values` chain than any chart nests. */
 const LONGEST_CHAIN = 64;
 
@@ -41,6 +44,8 @@ const valuesChains = perObject((scope: ChartScope): ReadonlySet<string> | undefi
     const next = text[m.index + m[0].length];
     // A chain that goes on is taken whole at none of its prefixes: `(?![\w.])` fails after each of them.
     if (next !== undefined && /[\w.]/.test(next)) continue;
+    // `hasKey .Values.a "b"` and `get .Values.a "b"` read one key of the map, and pass none of it on.
+    if (KEY_READ_BEFORE.test(text.slice(Math.max(0, m.index - 16), m.index))) continue;
     const units = m[1]!.slice(1).split('.');
     if (units.length > LONGEST_CHAIN) return undefined;
     chains.add(units.join('.'));
@@ -52,7 +57,9 @@ const valuesChains = perObject((scope: ChartScope): ReadonlySet<string> | undefi
 /** Whether a template of the chart takes the map at `rel` whole (`toYaml .Values.securityContext`): `\.Values\.<rel>(?![\w.])`. */
 export function takesWhole(scope: ChartScope, rel: readonly string[]): boolean {
   const chains = rel.every((k) => WORD.test(k)) ? valuesChains(scope) : undefined;
-  return chains ? chains.has(rel.join('.')) : new RegExp(`\\.Values\\.${rel.map(escape).join('\\.')}(?![\\w.])`).test(scope.templates);
+  return chains
+    ? chains.has(rel.join('.'))
+    : new RegExp(`(?<!\\b(?:hasKey|get)\\s+\\$?)\\.Values\\.${rel.map(escape).join('\\.')}(?![\\w.])`).test(scope.templates);
 }
 
 /** Whether any template of the chart names `key` as a whole word (asked only of a key the chart does not declare: rare). */
