@@ -63,6 +63,24 @@ describe('unusedValues', () => {
       expect(takesWhole(hostile, rel), rel.join('.')).toBe(new RegExp(`\\.Values\\.${rel.join('\\.')}(?![\\w.])`).test(hostile.templates));
   });
 
+  it('reads hasKey .Values.a "b" and get .Values.a "b" as one key read, not the map taken whole (Cilium tests hubble so)', () => {
+    const cilium = {
+      name: 'cilium',
+      defaults: { hubble: { listenAddress: ':4244', metrics: { serviceMonitor: { enabled: false } } }, tls: { ca: {} } },
+      templates: '{{- if hasKey .Values.hubble "listenAddress" }}{{ .Values.hubble.metrics.serviceMonitor.enabled }}{{ get $.Values.tls "ca" }}',
+      subcharts: new Map(),
+    };
+    expect(takesWhole(cilium, ['hubble'])).toBe(false);
+    expect(takesWhole(cilium, ['tls'])).toBe(false);
+    expect(unusedValues({ hubble: { metrics: { serviceMointor: { enabled: true } } } }, cilium)).toEqual([
+      { path: ['hubble', 'metrics', 'serviceMointor'], near: 'serviceMonitor' },
+    ]);
+    expect(takesWhole({ ...cilium, templates: `${cilium.templates}{{ toYaml .Values.hubble }}` }, ['hubble'])).toBe(true);
+    // The same answers from the pattern, where a chain too long to read once sends the chart's keys to it.
+    const long = { ...cilium, templates: `${cilium.templates}{{ ${'.Values'.repeat(20_000)}.z }}` };
+    expect([takesWhole(long, ['hubble']), takesWhole(long, ['tls']), takesWhole(long, ['z'])]).toEqual([false, false, true]);
+  });
+
   it('names each key nobody reads, at any depth and inside subcharts', () => {
     const values = { envFromSecrets: ['x'], image: { tga: '2' }, grafana: { admin: { existingSecrt: 's' } } };
     expect(unusedValues(values, chart)).toEqual([
