@@ -2,7 +2,7 @@
  * What a chart source shows a reviewer of a chart bump, for the rendered
  * diff: the chart's version, its default values (leaf by leaf), the values
  * this repository sets, and the keys it sets that the chart neither declares
- * nor reads (checks/render.ts, unusedValues). Two sides of a bump compared
+ * nor reads (model/helm/unused-values.ts). Two sides of a bump compared
  * give the defaults that moved under the repository's feet and the keys
  * that stopped working.
  */
@@ -12,7 +12,7 @@ import { chartDirOf, fetchedDependencies } from '../model/helm/chart-dependencie
 import { upgradesOneMinor } from '../model/argocd/app-declarations.ts';
 import type { Repo } from '../model/repository/repo.ts';
 import { isMap } from '../model/core/dig.ts';
-import { unusedValues } from '../checks/render.ts';
+import { unusedValues } from '../model/helm/unused-values.ts';
 
 export interface ChartFace {
   /** The Application that renders it. */

@@ -4,7 +4,7 @@
  * parameters, a merge key), with a stand-in chart in a chart cache.
  */
 import { describe, expect, it } from 'vitest';
-import { namesKey, takesWhole, unusedValues } from '../../checks/render.ts';
+import { namesKey, takesWhole, unusedValues } from '../../model/helm/unused-values.ts';
 import { describeMutations } from '../support/mutation-runner.ts';
 import { helmValuesMutations, standInVolsync } from '../mutations/render.ts';
 

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { schemaLayer } from '../../gate/pipeline.ts';
 import { loadRepo } from '../../model/repository/repo.ts';
 import { renderRepo } from '../../render/render.ts';
-import { unusedValues } from '../../checks/render.ts';
+import { unusedValues } from '../../model/helm/unused-values.ts';
 import { chartScopeFromFolder } from '../../render/chart-files.ts';
 import { extractedChart, loadedFiles } from '../../render/chart-extract.ts';
 import { toolEnv } from '../../../test-support/chart-repo.ts';

@@ -1,0 +1,101 @@
+/**
+ * The values keys a chart never reads: Helm passes a chart its values and ignores, without a word, every key no
+ * template asks for. A key is read where the chart declares it in its default values (its own, or a subchart's under
+ * the subchart's key), where a template names it, or under a map a template takes whole (`toYaml .Values.x`).
+ */
+import type { ChartScope } from '../argocd/rendered.ts';
+import { nearestName } from '../core/did-you-mean.ts';
+import { isMap } from '../core/dig.ts';
+import { perObject } from '../core/per-object.ts';
+import type { Path } from '../core/positions.ts';
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+const WORD = /^\w+$/;
+
+/** What stands before a `.Values` chain that is the map a template function reads one key of (`hasKey`, `get`). */
+const KEY_READ_BEFORE = /\b(?:hasKey|get)\s+\$?$/;
+
+/** More keys in one `.Values` chain than any chart nests. */
+const LONGEST_CHAIN = 64;
+
+/**
+ * The `.Values.a.b` chains a chart's templates name that go no further (a map taken whole: `\.Values\.a\.b(?![\w.])`),
+ * from each `.Values` on as the pattern would match there, read once per chart: its templates are megabytes for some,
+ * and each key of each values file ran the pattern over them.
+ */
+const valuesChains = perObject((scope: ChartScope): ReadonlySet<string> | undefined => {
+  const chains = new Set<string>();
+  const text = scope.templates;
+  // One pass over the longest chains: a `.Values` inside one (`.Values.Values.z`) starts a chain that is its tail and
+  // ends where it ends. A chain longer than any a chart writes (a pull request's `.Values` ten thousand times over)
+  // would make its tails cost the square of its length: the chart's keys are then looked for with the pattern.
+  for (const m of text.matchAll(/\.Values((?:\.\w+)+)/g)) {
+    const next = text[m.index + m[0].length];
+    // A chain that goes on is taken whole at none of its prefixes: `(?![\w.])` fails after each of them.
+    if (next !== undefined && /[\w.]/.test(next)) continue;
+    // `hasKey .Values.a "b"` and `get .Values.a "b"` read one key of the map, and pass none of it on.
+    if (KEY_READ_BEFORE.test(text.slice(Math.max(0, m.index - 16), m.index))) continue;
+    const units = m[1]!.slice(1).split('.');
+    if (units.length > LONGEST_CHAIN) return undefined;
+    chains.add(units.join('.'));
+    units.forEach((unit, i) => unit === 'Values' && i + 1 < units.length && chains.add(units.slice(i + 1).join('.')));
+  }
+  return chains;
+});
+
+/** Whether a template of the chart takes the map at `rel` whole (`toYaml .Values.securityContext`): `\.Values\.<rel>(?![\w.])`. */
+export function takesWhole(scope: ChartScope, rel: readonly string[]): boolean {
+  const chains = rel.every((k) => WORD.test(k)) ? valuesChains(scope) : undefined;
+  return chains
+    ? chains.has(rel.join('.'))
+    : new RegExp(`(?<!\\b(?:hasKey|get)\\s+\\$?)\\.Values\\.${rel.map(escape).join('\\.')}(?![\\w.])`).test(scope.templates);
+}
+
+/** Whether any template of the chart names `key` as a whole word (asked only of a key the chart does not declare: rare). */
+export function namesKey(scope: ChartScope, key: string): boolean {
+  return new RegExp(`\\b${escape(key)}\\b`).test(scope.templates);
+}
+
+/**
+ * Keys of a values object that the chart neither declares in its default
+ * values (its own, or a subchart's under the subchart's key) nor names in
+ * any template; `near` is the declared sibling it is most likely a typo of.
+ * Anything goes under a key whose default is not a map or is
+ * an empty map, under a key a template reads without declaring it, and
+ * under a map a template takes whole (`toYaml .Values.securityContext`,
+ * `with .Values.podLabels`): the chart passes that content on as it is.
+ */
+export function unusedValues(values: unknown, chart: ChartScope): { path: Path; near?: string }[] {
+  const out: { path: Path; near?: string }[] = [];
+  // `scope` is the chart or subchart the node is read by, `declared` its defaults there, `rel` the path within that chart.
+  type Within = { scope: ChartScope; declared: Record<string, unknown>[]; rel: string[] };
+  const visit = (node: unknown, path: (string | number)[], { scope, declared, rel }: Within): void => {
+    if (!isMap(node)) return;
+    for (const [key, value] of Object.entries(node)) {
+      const here = [...path, key];
+      const atScopeRoot = rel.length === 0;
+      // Globals reach every chart and subchart; no one chart declares them all.
+      if (atScopeRoot && key === 'global') continue;
+      const sub = atScopeRoot ? scope.subcharts.get(key) : undefined;
+      if (sub) {
+        const fromParent = declared.map((d) => d[key]).filter(isMap);
+        visit(value, here, { scope: sub, declared: [sub.defaults, ...fromParent], rel: [] });
+        continue;
+      }
+      const defaults = declared.filter((d) => key in d).map((d) => d[key]);
+      if (defaults.length > 0) {
+        const maps = defaults.filter((d): d is Record<string, unknown> => isMap(d) && Object.keys(d).length > 0);
+        if (maps.length === defaults.length && !takesWhole(scope, [...rel, key])) visit(value, here, { scope, declared: maps, rel: [...rel, key] });
+        continue;
+      }
+      if (namesKey(scope, key)) continue;
+      // The key the chart declares beside it that this one is most likely a typo of.
+      const siblings = [...new Set(declared.flatMap((d) => Object.keys(d)))];
+      const near = nearestName(key, siblings);
+      out.push(near ? { path: here, near } : { path: here });
+    }
+  };
+  visit(values, [], { scope: chart, declared: [chart.defaults], rel: [] });
+  return out;
+}
