@@ -12,13 +12,14 @@
  * class that satisfies it and is reserved for no other claim, and matches its
  * selector, or nothing, and it stays Pending.
  */
-import { dig } from '../../model/core/dig.ts';
+import { dig, list } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { quantityValue } from '../../model/go/quantity.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { selectorMatches } from '../../model/core/label-selector.ts';
 import { namespaceOrDestination } from '../../model/cluster/references.ts';
 import { FACTS_FIX } from './closing.ts';
+import { nfsOptionRefusal } from './nfs-mount-options.ts';
 
 const DEFAULT_CLASS = 'storageclass.kubernetes.io/is-default-class';
 
@@ -72,7 +73,7 @@ function mismatch(claim: Resource, claimNamespace: string, pv: Resource, default
 export const volumeClosureCheck: PolicyCheck = {
   id: 'closure-volume',
   description:
-    'Every PersistentVolumeClaim bound to a volume by name (spec.volumeName) can bind it: the PersistentVolume exists (in the repository or providedOutsideGit), is not reserved for another claim (claimRef), and has the claim\'s class (the default class when the claim names none), every access mode it asks for, its volume mode and at least the capacity it requests; and a claim of no class that names no volume (storageClassName "", or none where no class is the default) finds a PersistentVolume of the repository without a class that is free for it, satisfies it and matches its selector, since no provisioner serves it; the binder leaves the claim Pending otherwise, and every pod that mounts it (invariants P1, M1).',
+    "Every PersistentVolumeClaim bound to a volume by name (spec.volumeName) can bind it: the PersistentVolume exists (in the repository or providedOutsideGit), is not reserved for another claim (claimRef), and has the claim's class (the default class when the claim names none), every access mode it asks for, its volume mode and at least the capacity it requests, and every mount option of an NFS volume is one mount.nfs and the kernel's NFS client take (an unknown one, or a value they cannot read, fails the kubelet's mount); and a claim of no class that names no volume (storageClassName \"\", or none where no class is the default) finds a PersistentVolume of the repository without a class that is free for it, satisfies it and matches its selector, since no provisioner serves it; the binder leaves the claim Pending otherwise, and every pod that mounts it (invariants P1, M1).",
   invariants: ['P1', 'M1'],
   remediation: `make the PersistentVolume and its claim agree (claimRef, storageClassName, accessModes, volumeMode, capacity), or name the volume that exists, ${FACTS_FIX}`,
   reads: { kinds: ['PersistentVolumeClaim', 'PersistentVolume', 'StorageClass'], renders: true },
@@ -105,5 +106,21 @@ export const volumeClosureCheck: PolicyCheck = {
           `PersistentVolumeClaim ${claim.name} binds to PersistentVolume ${name}, but ${why}: the binder never binds them, and the claim stays Pending`,
         );
     }
+    for (const pv of volumes.values()) nfsMountRefusals(ctx, pv);
   },
 };
+
+/** Each mount option of an NFS volume the node's mount refuses (`nfsOptionRefusal`); none where `sloppy` is given. */
+function nfsMountRefusals(ctx: CheckContext, pv: Resource): void {
+  const options = list(dig(pv.object, ['spec', 'mountOptions']));
+  if (dig(pv.object, ['spec', 'nfs']) === undefined || options.includes('sloppy')) return;
+  options.forEach((option, i) => {
+    const why = typeof option === 'string' ? nfsOptionRefusal(option) : undefined;
+    if (why)
+      ctx.fail(
+        { resource: pv, path: ['spec', 'mountOptions', i] },
+        `PersistentVolume ${pv.name}: ${why}; the kubelet's mount of it fails ("mount.nfs: an incorrect mount option was specified"), and every pod that mounts a claim bound to it never starts`,
+        'write the option as nfs(5) does (nfsvers=4.1, hard, noatime, rsize=1048576), or remove it',
+      );
+  });
+}

@@ -10,9 +10,14 @@ import { distance } from 'fastest-levenshtein';
 export function nearestName(name: string, known: Iterable<string>): string | undefined {
   let best: string | undefined;
   let bestDistance = Infinity;
+  // Of two names as near, the one with the typo's own letters: two letters swapped (onatime -> noatime) before two
+  // dropped (-> atime), which edit distance counts alike.
+  const letters = (s: string) => s.toLowerCase().split('').sort().join('');
+  const own = letters(name);
   for (const candidate of known) {
     const d = distance(name.toLowerCase(), candidate.toLowerCase());
-    if (d < bestDistance) [best, bestDistance] = [candidate, d];
+    if (d < bestDistance || (d === bestDistance && best !== undefined && letters(best) !== own && letters(candidate) === own))
+      [best, bestDistance] = [candidate, d];
   }
   return bestDistance <= (name.length <= 2 ? 1 : Math.max(2, Math.floor(name.length / 4))) ? best : undefined;
 }

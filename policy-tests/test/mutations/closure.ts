@@ -445,6 +445,12 @@ export const closureMutations: Mutation[] = [
   },
   {
     check: 'closure-volume',
+    why: 'the backups share is mounted with "onatime" for noatime: the NFS client knows no such option, the mount fails, and no backup job starts',
+    mutate: swap('apps/media/storage/backups.yaml', '"hard", "noatime"]', '"hard", "onatime"]'),
+    at: 'mountOptions: ["nfsvers=4.1", "hard", "onatime"]',
+  },
+  {
+    check: 'closure-volume',
     why: 'Sonarr\'s config claim asks for no class (storageClassName ""): Ceph\'s provisioner never serves it, every volume without a class is reserved for another claim, and Sonarr stays Pending',
     mutate: swap('apps/media/sonarr/pvc.yaml', '  storageClassName: ceph-block\n', '  storageClassName: ""\n'),
     at: 'storageClassName: ""',
