@@ -27,7 +27,8 @@ export const ingressRulesCheck: PolicyCheck = {
   run(ctx) {
     for (const cls of ctx.resources.filter((r) => r.kind === 'IngressClass' && TRAEFIK_CLASSES.has(r.name))) {
       const controller = dig(cls.object, ['spec', 'controller']);
-      if (controller !== TRAEFIK_CONTROLLER)
+      // An empty or absent controller the API server refuses (api-validation's finding).
+      if (typeof controller === 'string' && controller !== '' && controller !== TRAEFIK_CONTROLLER)
         ctx.fail(
           { resource: cls, path: ['spec', 'controller'] },
           `IngressClass ${cls.name} names controller ${JSON.stringify(scalarText(controller))}, and Traefik lists only the classes whose controller is ${TRAEFIK_CONTROLLER}: no proxy serves an Ingress of class ${cls.name}`,
