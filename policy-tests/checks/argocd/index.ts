@@ -1,6 +1,5 @@
 /** Argo CD itself: the Applications it syncs, and the install that runs it. */
 import { type PolicyCheck, type Area, staticArea } from '../../model/checks/kit.ts';
-import { argocdAnnotationKeysCheck } from './annotation-keys.ts';
 import { argocdChecks } from './argocd.ts';
 import { argocdAutoscaledReplicasCheck } from './autoscaled.ts';
 import { argocdDestinationCheck } from './destination.ts';
@@ -24,7 +23,6 @@ export const argocdAreaChecks: PolicyCheck[] = [
   argocdHooksCheck,
   argocdSyncWindowsCheck,
   argocdSyncOptionsCheck,
-  argocdAnnotationKeysCheck,
   argocdManagedNamespaceCheck,
   argocdOperationCheck,
   argocdAutoscaledReplicasCheck,

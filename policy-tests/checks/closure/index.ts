@@ -47,6 +47,7 @@ import { cephClusterCheck, cephDaemonsCheck, cephPoolCheck } from './ceph.ts';
 import { cephClassCheck } from './ceph-classes.ts';
 import { csiDriverCheck } from './csi-drivers.ts';
 import { acmeSolverCheck } from './acme.ts';
+import { annotationKeysCheck } from './annotation-keys.ts';
 
 /** Cluster-wide names a resource refers to: one shape, one row each. */
 const referenceFamilyChecks: PolicyCheck[] = (
@@ -266,6 +267,7 @@ export function closureChecks({ isClusterScoped, builtinGroups }: CheckEnvironme
     cephClassCheck,
     csiDriverCheck,
     acmeSolverCheck,
+    annotationKeysCheck,
     namespaceClosureCheck(isClusterScoped),
   ];
 }

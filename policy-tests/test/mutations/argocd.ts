@@ -17,9 +17,6 @@ import {
   swap,
 } from './edits.ts';
 
-const CEPH_CLUSTER_APP = 'apps/platform/rook-ceph-cluster/application.yaml';
-const CEPH_CLASSES = 'apps/platform/rook-ceph-cluster/classes.yaml';
-
 const PORTFOLIO_POLICIES = 'portfolio-api/deploy/networkpolicy.yaml';
 const TAUTULLI_APP = 'apps/media/tautulli/application.yaml';
 
@@ -249,22 +246,6 @@ const mutations: Mutation[] = [
     check: 'argocd-sync-options',
     why: "the API's Service asks Argo CD to ignore it as extraneous, spelt IgnoreExtranous: read nowhere",
     ...annotated(SERVICE, 'argocd.argoproj.io/compare-options', 'IgnoreExtranous'),
-  },
-  {
-    check: 'argocd-annotation-keys',
-    why: "the Ceph cluster's Application has its sync wave under argocd.argorpoj.io: Argo CD reads no such key, and syncs it in wave 0",
-    mutate: swap(CEPH_CLUSTER_APP, 'argocd.argoproj.io/sync-wave: "-6"', 'argocd.argorpoj.io/sync-wave: "-6"'),
-    at: (c) => ({ file: CEPH_CLUSTER_APP, line: lineOf(c, CEPH_CLUSTER_APP, 'argocd.argorpoj.io/sync-wave') }),
-  },
-  {
-    check: 'argocd-annotation-keys',
-    why: "the Ceph snapshot class's sync options are under argocd.argoproj.io/sync-option: Argo CD reads no such key, and the class loses SkipDryRunOnMissingResource=true",
-    mutate: swap(
-      CEPH_CLASSES,
-      'argocd.argoproj.io/sync-options: SkipDryRunOnMissingResource=true',
-      'argocd.argoproj.io/sync-option: SkipDryRunOnMissingResource=true',
-    ),
-    at: (c) => ({ file: CEPH_CLASSES, line: lineOf(c, CEPH_CLASSES, 'argocd.argoproj.io/sync-option:') }),
   },
   {
     check: 'argocd-managed-namespace',

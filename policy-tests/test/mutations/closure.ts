@@ -444,6 +444,22 @@ export const closureMutations: Mutation[] = [
     at: inFile('apps/platform/backups/rbac.yaml', 'name: backup-sentinel-writter'),
   },
   {
+    check: 'closure-annotation-keys',
+    why: "the Ceph cluster's Application has its sync wave under argocd.argorpoj.io: Argo CD reads no such key, and syncs it in wave 0",
+    mutate: swap('apps/platform/rook-ceph-cluster/application.yaml', 'argocd.argoproj.io/sync-wave: "-6"', 'argocd.argorpoj.io/sync-wave: "-6"'),
+    at: 'argocd.argorpoj.io/sync-wave',
+  },
+  {
+    check: 'closure-annotation-keys',
+    why: "the Ceph snapshot class's sync options are under argocd.argoproj.io/sync-option: Argo CD reads no such key, and the class loses SkipDryRunOnMissingResource=true",
+    mutate: swap(
+      'apps/platform/rook-ceph-cluster/classes.yaml',
+      'argocd.argoproj.io/sync-options: SkipDryRunOnMissingResource=true',
+      'argocd.argoproj.io/sync-option: SkipDryRunOnMissingResource=true',
+    ),
+    at: 'argocd.argoproj.io/sync-option:',
+  },
+  {
     check: 'closure-volume',
     why: 'the backups share is mounted with "onatime" for noatime: the NFS client knows no such option, the mount fails, and no backup job starts',
     mutate: swap('apps/media/storage/backups.yaml', '"hard", "noatime"]', '"hard", "onatime"]'),
