@@ -1,7 +1,7 @@
 /**
- * closure-annotation-keys: a key of a controller's domain (Argo CD's, MetalLB's) it does not read, or a domain one or two
- * edits from one of theirs, is
- * said with the key meant; keys of other domains, and Argo CD's own subdomains (link., notifications), are not its.
+ * closure-annotation-keys: a key of a controller's domain (Argo CD's, MetalLB's) it does not read, or a domain one or
+ * two edits from one of theirs, is said with the key meant; keys of other domains, and Argo CD's own subdomains
+ * (link., notifications), are not its.
  */
 import { describe, expect, it } from 'vitest';
 import { annotationKeysCheck } from '../../checks/closure/annotation-keys.ts';
