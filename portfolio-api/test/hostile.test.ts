@@ -7,6 +7,8 @@ import { connect } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startApi, type Api } from './harness.ts';
 import { SECURITY_HEADERS } from '../src/app.ts';
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
 
 let api: Api;
 beforeAll(async () => {
@@ -252,5 +254,22 @@ describe('browser hardening and reflection', () => {
     const { head, body } = await raw('PATCH /api/HEALTH/ HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n');
     expect(head).toMatch(/^http\/1\.1 405/i);
     expect(body).not.toMatch(/HEALTH|PATCH/);
+  });
+});
+
+// The public proxy's Middleware sends the same headers, so a response that never reached the app (a Traefik error)
+// carries them too; a header misspelt there (a CSP directive a browser ignores) would hold only where the app answers.
+describe("the public proxy's headers", () => {
+  it("are the app's hardening headers, each as Traefik's headers middleware writes it", () => {
+    const middleware = parse(readFileSync(new URL('../deploy/middleware.yaml', import.meta.url), 'utf8')) as { spec: { headers: Record<string, unknown> } };
+    const h = middleware.spec.headers;
+    const sent: Record<string, string> = {
+      ...(h.contentTypeNosniff === true ? { 'x-content-type-options': 'nosniff' } : {}),
+      ...(h.frameDeny === true ? { 'x-frame-options': 'DENY' } : {}),
+      ...(typeof h.contentSecurityPolicy === 'string' ? { 'content-security-policy': h.contentSecurityPolicy } : {}),
+      ...(typeof h.referrerPolicy === 'string' ? { 'referrer-policy': h.referrerPolicy } : {}),
+      ...Object.fromEntries(Object.entries((h.customResponseHeaders ?? {}) as Record<string, string>).map(([k, v]) => [k.toLowerCase(), v])),
+    };
+    expect(sent).toEqual(SECURITY_HEADERS);
   });
 });
