@@ -295,5 +295,20 @@ export function unknownProbers(config: unknown): { module: string; prober: strin
     .map(([module, m]) => ({ module, prober: text((m as Record<string, unknown>).prober) }));
 }
 
+/**
+ * The entries of an HTTP module's `valid_status_codes` no response can have: the prober (prober/http.go) succeeds only
+ * on a status the list holds, where it holds any, and Go's client reads a status of three digits (100 to 999); a null
+ * entry decodes as 0. `all` where no entry can match: every probe of the module fails.
+ */
+export function deadStatusCodes(config: unknown): { module: string; index: number; code: number; all: boolean }[] {
+  const modules = isMap(config) && isMap(config.modules) ? config.modules : {};
+  return Object.entries(modules).flatMap(([module, m]) => {
+    const codes = isMap(m) && isMap(m.http) && Array.isArray(m.http.valid_status_codes) ? m.http.valid_status_codes : [];
+    const read = codes.map((c) => (c === null ? 0 : c));
+    const dead = read.flatMap((code, index) => (typeof code === 'number' && Number.isInteger(code) && (code < 100 || code > 999) ? [{ code, index }] : []));
+    return dead.map((d) => ({ module, ...d, all: dead.length === read.length }));
+  });
+}
+
 /** prometheus/common's HTTPClientConfig as a field of its own (`http_config`), its Validate run by its UnmarshalYAML: Alertmanager's receivers hold one. */
 export const HTTP_CLIENT_CONFIG: GoStruct = { go: 'struct', type: 'config.HTTPClientConfig', fields: HTTP_CLIENT_FIELDS, validate: httpClientValidation };

@@ -34,6 +34,12 @@ export const blackboxConfigMutations: Mutation[] = [
     mutate: swap(VALUES, '      prober: http\n', '      prober: https\n'),
     at: 'prober: https',
   },
+  {
+    check: CHECK,
+    why: 'valid_status_codes given [null], which Go decodes as 0: no response has status 0, so every probe of the module fails and every site reads down',
+    mutate: swap(VALUES, '        valid_status_codes: []\n', '        valid_status_codes: [null]\n'),
+    at: 'valid_status_codes: [null]',
+  },
 ];
 
 export const blackboxRenderedMutations: Mutation[] = [
