@@ -8,8 +8,8 @@
  */
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { namespaceLabels } from '../../model/cluster/pod-templates.ts';
-import { serviceIndex } from '../../model/cluster/service-addresses.ts';
-import { dig, list, objects, obj, type Obj } from '../../model/core/dig.ts';
+import { endpointPath, monitorServices, scrapedPorts } from '../../model/prometheus-operator/scrape-targets.ts';
+import { dig, objects, type Obj } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { scalarText } from '../../model/core/text.ts';
 import { notLoadedBecause, prometheusViews, selectable } from '../../model/prometheus-operator/selection.ts';
@@ -27,19 +27,10 @@ interface Scrape {
   key: string;
 }
 
-/** The Services a monitor selects: in its own namespace, the ones its namespaceSelector names, or every one. */
-function selectedServices(ctx: CheckContext, monitor: Resource, namespace: string): Resource[] {
-  const index = serviceIndex(ctx.repo, ctx.resources);
-  const nsSelector = obj(dig(monitor.object, ['spec', 'namespaceSelector']));
-  const names = list(nsSelector.matchNames).map(String);
-  const selector = obj(dig(monitor.object, ['spec', 'selector']));
-  return nsSelector.any === true ? index.matching(selector) : index.select(names.length ? names : [namespace], selector);
-}
-
 function scrapesOf(ctx: CheckContext, monitor: Resource, namespace: string): Scrape[] {
-  const services = selectedServices(ctx, monitor, namespace);
+  const services = monitorServices(ctx.repo, ctx.resources, monitor, namespace);
   return objects(dig(monitor.object, ['spec', 'endpoints'])).flatMap((e: Obj, endpoint) => {
-    const path = typeof e.path === 'string' && e.path !== '' ? e.path : '/metrics';
+    const path = endpointPath(e);
     const how = `${scalarText(e.scheme ?? 'http')} ${path} ${JSON.stringify(e.params ?? {})}`;
     return services.flatMap((service) =>
       scrapedPorts(service, e).map((port) => {
@@ -48,18 +39,6 @@ function scrapesOf(ctx: CheckContext, monitor: Resource, namespace: string): Scr
       }),
     );
   });
-}
-
-/**
- * The ports of a Service an endpoint scrapes, by name (or number where unnamed), as the operator's relabelling keeps
- * them: the one its `port` names, the ones whose target is its `targetPort`, or, with neither, every one.
- */
-function scrapedPorts(service: Resource, e: Obj): string[] {
-  const ports = objects(dig(service.object, ['spec', 'ports']));
-  const named = (p: Obj) => scalarText(p.name ?? p.port);
-  if (e.port !== undefined) return ports.filter((p) => p.name === e.port).map(named);
-  if (e.targetPort !== undefined) return ports.filter((p) => scalarText(p.targetPort ?? p.port) === scalarText(e.targetPort)).map(named);
-  return ports.map(named);
 }
 
 export const scrapedOnceCheck: PolicyCheck = {

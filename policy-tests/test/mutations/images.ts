@@ -13,6 +13,12 @@ const UNPOLLER = 'monitoring/unpoller/deployment.yaml';
 export const imageMutations: Mutation[] = [
   {
     check: 'workload-image-needs',
+    why: "the API's ServiceMonitor scrapes /metric: the API serves /metrics alone on its metrics port, answers a 404, and up is 0 for the job",
+    mutate: swap('portfolio-api/deploy/servicemonitor.yaml', '      path: /metrics\n', '      path: /metric\n'),
+    at: 'path: /metric',
+  },
+  {
+    check: 'workload-image-needs',
     why: "the API's liveness probe loses its path: the kubelet asks for /, which the API answers with a 404, and kills the container over and over",
     mutate: swap(
       'portfolio-api/deploy/deployment.yaml',

@@ -1,0 +1,33 @@
+/**
+ * A scrape asks a path the image serves: a ServiceMonitor endpoint fetches its path (`/metrics` where none is given)
+ * from each container behind each Service port it scrapes, and an image that serves only the paths its facts list
+ * (`servedPaths`) answers any other with a 404: every scrape fails, `up` is 0, and every series of the job is gone.
+ */
+import type { CheckContext } from '../../model/checks/kit.ts';
+import { dig, objects } from '../../model/core/dig.ts';
+import { scalarText } from '../../model/core/text.ts';
+import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
+import { containersBehind, endpointPath, monitorServices, scrapedPorts } from '../../model/prometheus-operator/scrape-targets.ts';
+import { imageKey, type ImageNeeds } from '../../model/repository/image-facts.ts';
+
+export function scrapePathNeeds(ctx: CheckContext, needs: ReadonlyMap<string, ImageNeeds>): void {
+  for (const monitor of ctx.resources.filter((r) => r.kind === 'ServiceMonitor')) {
+    const namespace = namespaceOrDestination(ctx.repo, monitor) ?? '';
+    const services = monitorServices(ctx.repo, ctx.resources, monitor, namespace);
+    objects(dig(monitor.object, ['spec', 'endpoints'])).forEach((e, i) => {
+      const path = endpointPath(e).split('?')[0]!;
+      for (const service of services)
+        for (const port of scrapedPorts(service, e))
+          for (const { c } of containersBehind(ctx.repo, service, port, namespaceOrDestination(ctx.repo, service) ?? '')) {
+            const image = scalarText(c.container.image ?? '');
+            const served = needs.get(imageKey(image))?.servedPaths;
+            if (!served || served.includes(path)) continue;
+            ctx.fail(
+              { resource: monitor, path: ['spec', 'endpoints', i, ...(typeof e.path === 'string' ? ['path'] : [])] },
+              `ServiceMonitor ${monitor.name} scrapes ${image} (Service ${service.name}, port ${port}, container ${c.name}) at ${path}, which it does not serve (${needs.get(imageKey(image))!.source}): the answer is a 404, every scrape fails and up is 0`,
+              `scrape ${served.filter((p) => p.includes('metrics')).join(' or ') || served.join(' or ')}`,
+            );
+          }
+    });
+  }
+}
