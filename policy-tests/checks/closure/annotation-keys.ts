@@ -7,7 +7,9 @@
  * router forwards to. The keys are read from each controller's source at the version the repository runs: Argo CD
  * v3.5.1 (common/common.go, gitops-engine's sync/common and sync/hook, the controller's and the ApplicationSet
  * controller's: annotations on the objects it syncs and on Applications, labels on its own Secrets and the tracking
- * label), MetalLB v0.16.1 (its Service annotations, under metallb.io and the older metallb.universe.tf).
+ * label), MetalLB v0.16.1 (its Service annotations, under metallb.io and the older metallb.universe.tf), and the API
+ * server's Pod Security admission (a namespace's labels: a misspelt `enforce` leaves the namespace at the cluster's
+ * default level, and nothing says so).
  */
 import { distance } from 'fastest-levenshtein';
 import { nearestName } from '../../model/core/did-you-mean.ts';
@@ -41,11 +43,19 @@ const METALLB: Domain = {
   label: new Set(),
 };
 
+/** The API server's Pod Security admission: a namespace's level and version per mode (pod-security-admission/api). */
+const POD_SECURITY: Domain = {
+  reader: 'Pod Security admission',
+  annotation: new Set(),
+  label: words('enforce enforce-version audit audit-version warn warn-version'),
+};
+
 /** Each domain a controller of the cluster reads keys under. */
 const DOMAINS: ReadonlyMap<string, Domain> = new Map([
   ['argocd.argoproj.io', ARGOCD],
   ['metallb.io', METALLB],
   ['metallb.universe.tf', METALLB],
+  ['pod-security.kubernetes.io', POD_SECURITY],
 ]);
 
 const OTHER: Record<Place, Place> = { annotation: 'label', label: 'annotation' };
@@ -88,7 +98,7 @@ function ignoredBecause(key: string, place: Place): string | undefined {
 export const annotationKeysCheck: PolicyCheck = {
   id: 'closure-annotation-keys',
   description:
-    "Every annotation and label key in the domain of a controller the cluster runs is one that controller reads (Argo CD v3.5.1's argocd.argoproj.io/: sync-wave, sync-options, compare-options, hook, ...; a label: secret-type and the cluster's; MetalLB v0.16.1's metallb.io/ and metallb.universe.tf/: loadBalancerIPs, address-pool, allow-shared-ip), and no key's domain is one or two edits from one of theirs: each reads its keys by their exact text and ignores any other without a word, so an object syncs in wave 0, with none of its options, a hook as an ordinary object, or a Service takes any address of the pool (invariants P1).",
+    "Every annotation and label key in the domain of a controller the cluster runs is one that controller reads (Argo CD v3.5.1's argocd.argoproj.io/: sync-wave, sync-options, compare-options, hook, ...; a label: secret-type and the cluster's; MetalLB v0.16.1's metallb.io/ and metallb.universe.tf/: loadBalancerIPs, address-pool, allow-shared-ip; Pod Security's namespace labels pod-security.kubernetes.io/enforce, audit, warn and their -version), and no key's domain is one or two edits from one of theirs: each reads its keys by their exact text and ignores any other without a word, so an object syncs in wave 0, with none of its options, a hook as an ordinary object, a Service takes any address of the pool, or a namespace keeps the cluster's default Pod Security level (invariants P1).",
   invariants: ['P1'],
   remediation:
     'spell the key as its controller does (argocd.argoproj.io/sync-wave, argocd.argoproj.io/sync-options, metallb.io/loadBalancerIPs, ...), or remove it',

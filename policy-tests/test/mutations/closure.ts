@@ -460,6 +460,16 @@ export const closureMutations: Mutation[] = [
     at: 'argocd.argoproj.io/sync-option:',
   },
   {
+    check: 'closure-annotation-keys',
+    why: "the backups namespace's Pod Security label is written enforse: Pod Security reads no such label, and the namespace falls to the cluster's default level",
+    mutate: swap(
+      'clusters/home/namespaces.yaml',
+      '  name: backups\n  labels:\n    # Only the backup jobs run here; they need nothing the restricted profile forbids.\n    pod-security.kubernetes.io/enforce: restricted',
+      '  name: backups\n  labels:\n    # Only the backup jobs run here; they need nothing the restricted profile forbids.\n    pod-security.kubernetes.io/enforse: restricted',
+    ),
+    at: 'pod-security.kubernetes.io/enforse',
+  },
+  {
     check: 'closure-volume',
     why: 'the backups share is mounted with "onatime" for noatime: the NFS client knows no such option, the mount fails, and no backup job starts',
     mutate: swap('apps/media/storage/backups.yaml', '"hard", "noatime"]', '"hard", "onatime"]'),
