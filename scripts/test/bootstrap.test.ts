@@ -183,14 +183,14 @@ async function run(
 }
 
 describe("the bootstrap's credential", () => {
-  it('is the Secret the ClusterSecretStore reads and the cluster facts declare as made outside git', () => {
+  it('is the Secret the ClusterSecretStore reads and the cluster facts declare as made outside git, with the one key it writes', () => {
     const store = parseAllDocuments(readFileSync(join(REPO_ROOT, 'apps/platform/external-secrets/clustersecretstore.yaml'), 'utf8'))
       .map((d) => d.toJS() as { kind?: string; spec?: { provider?: { onepasswordSDK?: { auth?: { serviceAccountSecretRef?: unknown } } } } })
       .find((d) => d.kind === 'ClusterSecretStore');
     expect(store?.spec?.provider?.onepasswordSDK?.auth?.serviceAccountSecretRef).toEqual(STORE_SECRET);
     const facts = parse(readFileSync(join(REPO_ROOT, 'clusters/home/cluster-facts.yaml'), 'utf8')) as { data: { providedOutsideGit: string } };
     expect(parse(facts.data.providedOutsideGit)).toContainEqual(
-      expect.objectContaining({ kind: 'Secret', namespace: STORE_SECRET.namespace, name: STORE_SECRET.name }),
+      expect.objectContaining({ kind: 'Secret', namespace: STORE_SECRET.namespace, name: STORE_SECRET.name, keys: [STORE_SECRET.key] }),
     );
   });
 });

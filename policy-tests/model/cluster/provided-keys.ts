@@ -87,6 +87,9 @@ function writtenObjects(repo: Repo, resources: readonly Resource[]): Map<string,
     // Two writers of one name race for its values (the last sync wins): known only where one writes them.
     out.set(id, { keys: merged, types, values: seen ? undefined : values });
   };
+  // A Secret or ConfigMap made by hand, whose keys the facts say (the secret store's credential, made at bootstrap).
+  for (const e of repo.facts?.providedOutsideGit ?? [])
+    if (e.keys && (e.kind === 'Secret' || e.kind === 'ConfigMap')) add(e.kind, [e.namespace, e.name], { keys: e.keys });
   for (const r of resources) {
     const ns = namespaceOrDestination(repo, r);
     const keysOf = (path: Path) => Object.keys((dig(r.object, path) ?? {}) as object);

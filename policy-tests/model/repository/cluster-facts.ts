@@ -107,6 +107,8 @@ export interface OutsideGit {
   reason: string;
   /** A Pod's labels: what a Service's selector finds it by. */
   labels?: Record<string, string>;
+  /** A Secret's or ConfigMap's keys, where the hand that makes it is known: what a reference to one of them is held to. */
+  keys?: string[];
 }
 
 export function findFactsResource(resources: readonly Resource[]): Resource | undefined {
@@ -186,7 +188,10 @@ function outsideGit(raw: unknown, problems: FactsProblem[]): OutsideGit[] {
   const list = yamlFact('providedOutsideGit', raw, problems);
   if (list === null) return [];
   if (!Array.isArray(list)) {
-    problems.push({ key: 'providedOutsideGit', message: 'cluster fact "providedOutsideGit" must be a YAML list of {kind, name, namespace?, reason, labels?}' });
+    problems.push({
+      key: 'providedOutsideGit',
+      message: 'cluster fact "providedOutsideGit" must be a YAML list of {kind, name, namespace?, reason, labels?, keys?}',
+    });
     return [];
   }
   const out: OutsideGit[] = [];
@@ -201,6 +206,8 @@ function outsideGit(raw: unknown, problems: FactsProblem[]): OutsideGit[] {
       });
     else if (e.labels !== undefined && !stringMap(e.labels))
       problems.push({ key: 'providedOutsideGit', message: `providedOutsideGit entry ${i + 1} (${kind} ${name}): labels must map names to strings` });
+    else if (e.keys !== undefined && !(Array.isArray(e.keys) && e.keys.every((k) => typeof k === 'string' && k !== '')))
+      problems.push({ key: 'providedOutsideGit', message: `providedOutsideGit entry ${i + 1} (${kind} ${name}): keys must be a list of key names` });
     else
       out.push({
         kind,
@@ -208,6 +215,7 @@ function outsideGit(raw: unknown, problems: FactsProblem[]): OutsideGit[] {
         reason,
         ...(str('namespace') ? { namespace: str('namespace') } : {}),
         ...(e.labels !== undefined ? { labels: e.labels as Record<string, string> } : {}),
+        ...(e.keys !== undefined ? { keys: e.keys as string[] } : {}),
       });
   });
   return out;

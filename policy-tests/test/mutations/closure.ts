@@ -470,6 +470,12 @@ export const closureMutations: Mutation[] = [
     at: 'pod-security.kubernetes.io/enforse',
   },
   {
+    check: 'closure-secret-key',
+    why: "the secret store reads its service account's token under key otken: the Secret bootstrap makes holds token alone, the store never authenticates, and no ExternalSecret is written",
+    mutate: swap('apps/platform/external-secrets/clustersecretstore.yaml', '          key: token\n', '          key: otken\n'),
+    at: 'key: otken',
+  },
+  {
     check: 'closure-volume',
     why: 'the backups share is mounted with "onatime" for noatime: the NFS client knows no such option, the mount fails, and no backup job starts',
     mutate: swap('apps/media/storage/backups.yaml', '"hard", "noatime"]', '"hard", "onatime"]'),
