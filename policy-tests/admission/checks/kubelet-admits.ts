@@ -18,7 +18,7 @@
 import { dig, list } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { scalarText } from '../../model/core/text.ts';
-import { containersOf, podSpecOf, WORKLOAD_KINDS, type PodSpecRef } from '../../model/core/workloads.ts';
+import { capabilityName, containersOf, podSpecOf, WORKLOAD_KINDS, type PodSpecRef } from '../../model/core/workloads.ts';
 import { compareDecimals, parseGoQuantity, type GoQuantity } from '../../model/go/quantity.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { LATEST_POLICY_MINOR } from '../pod-security/pod-security.ts';
@@ -76,7 +76,7 @@ export const sysctlRefusal = (allow: Allowlist, sysctl: string): string | undefi
 const RUNTIME_WITHOUT = ['CAP_SYS_BOOT', 'CAP_SYS_MODULE'];
 
 /** How containerd's CRI names a Kubernetes capability in the OCI spec (`WithCapabilities`, v2.2: `CAP_` + upper case). */
-const ociCapability = (name: string) => `CAP_${name.toUpperCase()}`;
+const ociCapability = (name: string) => `CAP_${capabilityName(name)}`;
 
 /**
  * The added capabilities of a container the runtime cannot give it, by their index in `add`. containerd's CRI

@@ -12,7 +12,7 @@
  * default level, and nothing says so).
  */
 import { distance } from 'fastest-levenshtein';
-import { nearestName } from '../../model/core/did-you-mean.ts';
+import { nearestName, suggesting } from '../../model/core/did-you-mean.ts';
 import { dig } from '../../model/core/dig.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 
@@ -64,7 +64,7 @@ const OTHER: Record<Place, Place> = { annotation: 'label', label: 'annotation' }
 function meant(domain: string, name: string, place: Place): string {
   const known = DOMAINS.get(domain)![place];
   const near = known.has(name) ? name : nearestName(name, known);
-  return near === undefined ? '' : ` (did you mean "${domain}/${near}"?)`;
+  return suggesting(near === undefined ? undefined : `${domain}/${near}`);
 }
 
 /** The controller domain one or two edits from `domain` (not itself), if there is one. */

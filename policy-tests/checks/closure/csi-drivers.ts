@@ -12,7 +12,7 @@
  * under it they do not know fails every claim of the class ("found unknown parameter key ... with reserved
  * namespace csi.storage.k8s.io/"), or every snapshot.
  */
-import { didYouMean } from '../../model/core/did-you-mean.ts';
+import { nearestName, suggesting } from '../../model/core/did-you-mean.ts';
 import { str } from '../../model/core/dig.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { applicationsByName } from '../../model/argocd/argocd.ts';
@@ -44,7 +44,10 @@ function unknownReserved(kind: 'StorageClass' | 'VolumeSnapshotClass', parameter
   if (parameters === null || typeof parameters !== 'object') return [];
   return Object.keys(parameters)
     .filter((key) => key.startsWith(RESERVED) && !RESERVED_KEYS[kind].has(key.slice(RESERVED.length)))
-    .map((key) => ({ key, near: didYouMean(key.slice(RESERVED.length), RESERVED_KEYS[kind]).replace('"', `"${RESERVED}`) }));
+    .map((key) => {
+      const near = nearestName(key.slice(RESERVED.length), RESERVED_KEYS[kind]);
+      return { key, near: suggesting(near === undefined ? undefined : `${RESERVED}${near}`) };
+    });
 }
 
 /** The in-tree name of "no provisioner": local PersistentVolumes a class only groups. */

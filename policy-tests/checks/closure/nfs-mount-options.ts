@@ -47,6 +47,9 @@ const CHOICES: Record<string, readonly string[]> = {
 const TEXT = new Set(['addr', 'clientaddr', 'mountaddr', 'mounthost', 'retry', 'source', 'fsc', 'cert_serial', 'privkey_serial']);
 
 const FLAG_NAMES = new Set([...FLAGS, ...FLAGS_NO, ...FLAGS_NO.map((f) => `no${f}`)]);
+
+/** Whether the kernel's option takes a value (`fsc` and `rdirplus` are taken with or without one). */
+const takesValue = (name: string): boolean => NUMBERS.has(name) || name in CHOICES || TEXT.has(name) || name === 'sec';
 const KNOWN = [...GENERIC, ...FLAG_NAMES, ...NUMBERS, ...Object.keys(CHOICES), ...TEXT, 'sec'];
 
 /** Why a value does not fit its option, where it does not. */
@@ -69,8 +72,8 @@ export function nfsOptionRefusal(option: string): string | undefined {
   if (name.startsWith('x-')) return undefined;
   if (value === undefined) {
     if (GENERIC.has(name) || FLAG_NAMES.has(name) || name === 'fsc' || name === 'rdirplus') return undefined;
-    if (NUMBERS.has(name) || name in CHOICES || TEXT.has(name) || name === 'sec') return `option "${name}" takes a value (${name}=...)`;
-  } else if (NUMBERS.has(name) || name in CHOICES || TEXT.has(name) || name === 'sec') {
+    if (takesValue(name)) return `option "${name}" takes a value (${name}=...)`;
+  } else if (takesValue(name)) {
     const why = valueRefusal(name, value);
     return why && `option "${option}": ${name} ${why}`;
   } else if (GENERIC.has(name) || FLAG_NAMES.has(name)) return `option "${name}" takes no value`;

@@ -19,8 +19,7 @@ import { dig, list, obj } from '../../model/core/dig.ts';
 import { scalarText } from '../../model/core/text.ts';
 import type { Path } from '../../model/core/positions.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
-import { selectorIndex } from '../../model/core/label-selector.ts';
-import { templatesWithPorts } from '../../model/cluster/pod-templates.ts';
+import { podsBySelector } from '../../model/cluster/pod-templates.ts';
 import { containersOf, podSpecOf, WORKLOAD_KINDS } from '../../model/core/workloads.ts';
 
 const PROBES = ['livenessProbe', 'readinessProbe', 'startupProbe'] as const;
@@ -63,8 +62,7 @@ export const portNameClosureCheck: PolicyCheck = {
             );
       }
     }
-    const templates = templatesWithPorts(ctx.repo);
-    const select = selectorIndex(templates, (t) => t.labels);
+    const select = podsBySelector(ctx.repo);
     for (const svc of ctx.resources.filter((r) => r.kind === 'Service')) {
       const selector = dig(svc.object, ['spec', 'selector']) as Record<string, string> | undefined;
       if (!selector || Object.keys(selector).length === 0) continue;

@@ -20,11 +20,12 @@ export function scrapePathNeeds(ctx: CheckContext, needs: ReadonlyMap<string, Im
         for (const port of scrapedPorts(service, e))
           for (const { c } of containersBehind(ctx.repo, service, port, namespaceOrDestination(ctx.repo, service) ?? '')) {
             const image = scalarText(c.container.image ?? '');
-            const served = needs.get(imageKey(image))?.servedPaths;
-            if (!served || served.includes(path)) continue;
+            const need = needs.get(imageKey(image));
+            if (!need?.servedPaths || need.servedPaths.includes(path)) continue;
+            const served = need.servedPaths;
             ctx.fail(
               { resource: monitor, path: ['spec', 'endpoints', i, ...(typeof e.path === 'string' ? ['path'] : [])] },
-              `ServiceMonitor ${monitor.name} scrapes ${image} (Service ${service.name}, port ${port}, container ${c.name}) at ${path}, which it does not serve (${needs.get(imageKey(image))!.source}): the answer is a 404, every scrape fails and up is 0`,
+              `ServiceMonitor ${monitor.name} scrapes ${image} (Service ${service.name}, port ${port}, container ${c.name}) at ${path}, which it does not serve (${need.source}): the answer is a 404, every scrape fails and up is 0`,
               `scrape ${served.filter((p) => p.includes('metrics')).join(' or ') || served.join(' or ')}`,
             );
           }

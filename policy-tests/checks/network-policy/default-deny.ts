@@ -9,12 +9,12 @@
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { cniOf, isNetworkPolicy, KNOWN_CNIS } from '../../model/repository/cni.ts';
 import { dig, list, obj, type Obj } from '../../model/core/dig.ts';
-import { selectorIndex, selectorMatches } from '../../model/core/label-selector.ts';
+import { selectorMatches } from '../../model/core/label-selector.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { Path } from '../../model/core/positions.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { opaqueNamespaces } from '../../model/cluster/providers.ts';
-import { KUBERNETES_NAMESPACES, namespaceLabels, samePort, templatesWithPorts, type Template } from '../../model/cluster/pod-templates.ts';
+import { KUBERNETES_NAMESPACES, namespaceLabels, podsBySelector, samePort, templatesWithPorts, type Template } from '../../model/cluster/pod-templates.ts';
 import { parse } from 'yaml';
 import { CILIUM_NAMESPACE_LABELS, externalPeers } from '../../model/cluster/network-reach.ts';
 import { scalarText } from '../../model/core/text.ts';
@@ -108,7 +108,7 @@ export const defaultDenyChecks: PolicyCheck[] = [
       const policies = ctx.resources.filter(isNetworkPolicy);
       const byNamespace = Map.groupBy(policies, (p) => namespaceOrDestination(ctx.repo, p) ?? '');
       const inNs = (ns: string) => byNamespace.get(ns) ?? [];
-      const matching = selectorIndex(templates, (t) => t.labels);
+      const matching = podsBySelector(ctx.repo);
       for (const svc of ctx.resources.filter((r) => r.kind === 'Service')) {
         const ns = namespaceOrDestination(ctx.repo, svc) ?? '';
         const selector = obj(dig(svc.object, ['spec', 'selector']));

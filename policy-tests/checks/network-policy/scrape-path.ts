@@ -10,13 +10,13 @@
  */
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { dig, obj, objects, type Obj } from '../../model/core/dig.ts';
-import { selectorIndex } from '../../model/core/label-selector.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { Path } from '../../model/core/positions.ts';
 import { scalarText } from '../../model/core/text.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import type { Repo } from '../../model/repository/repo.ts';
-import { templatesWithPorts, type Template } from '../../model/cluster/pod-templates.ts';
+import { podsBySelector, type Template } from '../../model/cluster/pod-templates.ts';
+import { namedPortTarget, podsBehind } from '../../model/prometheus-operator/scrape-targets.ts';
 import { ADDRESS_CHARTS, peerFacts, type PeerFacts } from '../../model/cilium/node-addresses.ts';
 import { addressNote, policyNames, selectorAt } from './refusals.ts';
 import { operatorPodLabels, operatorPodsSelected } from '../../model/cluster/providers.ts';
@@ -67,19 +67,6 @@ function namespacesOf(monitor: Resource, own: string, scope: Scope): string[] | 
   return names.includes('') ? undefined : names;
 }
 
-/** The pods a Service's selector selects (none for a Service without one). */
-function podsBehind(service: Resource, namespace: string, scope: Scope): Template[] {
-  const selector = obj(dig(service.object, ['spec', 'selector']));
-  if (Object.keys(selector).length === 0) return [];
-  return scope.pods({ matchLabels: selector }).filter((t) => t.namespace === namespace);
-}
-
-/** The pod port a Service port named `name` sends to: its targetPort, else its port. */
-function targetOf(service: Resource, name: string): string | undefined {
-  const port = objects(dig(service.object, ['spec', 'ports'])).find((p) => p.name === name);
-  return port && scalarText(port.targetPort ?? port.port);
-}
-
 /** What every path is judged in, read once per run: the pods, the Services by namespace, and the policies. */
 interface Scope {
   /** The pod templates a selector matches, and the Services by namespace and those a selector matches (indexed once). */
@@ -101,7 +88,7 @@ function serviceMonitorPaths(monitor: Resource, own: string, scope: Scope): Path
     .filter(({ ns }) => !namespaces || namespaces.includes(ns));
   return objects(dig(monitor.object, ['spec', 'endpoints'])).flatMap((e, i) =>
     services.flatMap(({ s, ns }) => {
-      const named = typeof e.port === 'string' ? targetOf(s, e.port) : undefined;
+      const named = typeof e.port === 'string' ? namedPortTarget(s, e.port) : undefined;
       const port = named ?? (e.targetPort !== undefined ? scalarText(e.targetPort) : undefined);
       const field = named ? 'port' : 'targetPort';
       if (port === undefined) return [];
@@ -110,7 +97,7 @@ function serviceMonitorPaths(monitor: Resource, own: string, scope: Scope): Path
         {
           what,
           at: { resource: monitor, path: ['spec', 'endpoints', i, field] },
-          pods: podsBehind(s, ns, scope),
+          pods: podsBehind(s, ns, scope.pods),
           port,
           service: { namespace: ns, name: s.name },
         },
@@ -153,10 +140,10 @@ function alertingPaths(ctx: CheckContext, view: PrometheusView, scope: Scope): P
     const ns = target.discovery.namespaces[0]!;
     const service = scope.services.named(ns, target.service);
     // A port name is the Service's port, sent to its target; a number is the pods' container port itself.
-    const port = service && target.port ? ('name' in target.port ? targetOf(service, target.port.name) : String(target.port.containerPort)) : undefined;
+    const port = service && target.port ? ('name' in target.port ? namedPortTarget(service, target.port.name) : String(target.port.containerPort)) : undefined;
     if (!service || port === undefined) return []; // alerts-reach-alertmanager says so
     const what = `${view.from} sends its alerts to port ${port} behind Service ${ns}/${service.name}`;
-    const pods = [...podsBehind(service, ns, scope), ...alertmanagerPods(ctx, service, ns)];
+    const pods = [...podsBehind(service, ns, scope.pods), ...alertmanagerPods(ctx, service, ns)];
     const at = { resource: view.resource!, path: ['spec', 'alerting', 'alertmanagers', i, 'port'] };
     return [{ what, at, pods, port, service: { namespace: ns, name: service.name }, lost: 'no alert reaches Alertmanager' }];
   });
@@ -259,7 +246,7 @@ export const scrapePathCheck: PolicyCheck = {
   run(ctx) {
     const services = serviceIndex(ctx.repo, ctx.resources);
     const scope: Scope = {
-      pods: selectorIndex(templatesWithPorts(ctx.repo), (t) => t.labels),
+      pods: podsBySelector(ctx.repo),
       services,
       policies: placedPolicies(ctx.repo, ctx.resources, ENFORCED_POLICY_KINDS),
       peers: peerFacts(ctx.repo),

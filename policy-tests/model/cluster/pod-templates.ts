@@ -7,6 +7,7 @@
 import { namespaceOrDestination, owningApplication } from '../argocd/argocd.ts';
 import { upstreamOrigin } from '../argocd/authorship.ts';
 import { dig, list, obj, type Obj } from '../core/dig.ts';
+import { selectorIndex } from '../core/label-selector.ts';
 import type { Resource } from '../core/manifest.ts';
 import { scalarText } from '../core/text.ts';
 import { containersOf, podSpecPath, runsAlongside, WORKLOAD_KINDS } from '../core/workloads.ts';
@@ -63,6 +64,9 @@ export function samePort(pod: Pick<Template, 'named'>, a: string, b: string): bo
 
 /** Every pod template of the repository, once per view (the network-policy checks share one). */
 export const templatesWithPorts = perRepo((repo: Repo): Template[] => templatesIn(repo, repo.resources));
+
+/** The repository's pod templates a label selector matches, in any namespace: one index of their labels per repository. */
+export const podsBySelector = perRepo((repo: Repo): ((selector: Obj | undefined) => Template[]) => selectorIndex(templatesWithPorts(repo), (t) => t.labels));
 
 function templatesIn(repo: Repo, resources: readonly Resource[]): Template[] {
   const out: Template[] = [];

@@ -49,7 +49,7 @@ export function takesWhole(scope: ChartScope, rel: readonly string[]): boolean {
   const chains = rel.every((k) => WORD.test(k)) ? valuesChains(scope) : undefined;
   return chains
     ? chains.has(rel.join('.'))
-    : new RegExp(`(?<!\\b(?:hasKey|get)\\s+\\$?)\\.Values\\.${rel.map(escape).join('\\.')}(?![\\w.])`).test(scope.templates);
+    : new RegExp(`(?<!${KEY_READ_BEFORE.source.slice(0, -1)})\\.Values\\.${rel.map(escape).join('\\.')}(?![\\w.])`).test(scope.templates);
 }
 
 /** Whether any template of the chart names `key` as a whole word (asked only of a key the chart does not declare: rare). */
