@@ -9,12 +9,14 @@
  * controller's: annotations on the objects it syncs and on Applications, labels on its own Secrets and the tracking
  * label), MetalLB v0.16.1 (its Service annotations, under metallb.io and the older metallb.universe.tf), and the API
  * server's Pod Security admission (a namespace's labels: a misspelt `enforce` leaves the namespace at the cluster's
- * default level, and nothing says so).
+ * default level, and nothing says so). A domain one slip from Traefik's is said here too; the keys of Traefik's own
+ * domain are closure-traefik-annotations'.
  */
 import { distance } from 'fastest-levenshtein';
 import { nearestName, suggesting } from '../../model/core/did-you-mean.ts';
 import { dig } from '../../model/core/dig.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
+import { TRAEFIK_ANNOTATION_PREFIX, traefikAnnotationKeys } from '../../model/traefik/annotations.ts';
 
 type Place = 'annotation' | 'label';
 
@@ -23,6 +25,8 @@ interface Domain {
   reader: string;
   annotation: ReadonlySet<string>;
   label: ReadonlySet<string>;
+  /** The check that judges the domain's own annotations, where their reading is more than a name (Traefik's). */
+  annotationsJudgedBy?: string;
 }
 
 const words = (...lines: string[]): ReadonlySet<string> => new Set(lines.join(' ').split(' '));
@@ -50,12 +54,21 @@ const POD_SECURITY: Domain = {
   label: words('enforce enforce-version audit audit-version warn warn-version'),
 };
 
+/** Traefik's Ingress provider: its router and service fields, each judged where it stands by closure-traefik-annotations. */
+const TRAEFIK: Domain = {
+  reader: 'Traefik v3.7',
+  annotation: new Set([...traefikAnnotationKeys('router'), ...traefikAnnotationKeys('service')]),
+  label: new Set(),
+  annotationsJudgedBy: 'closure-traefik-annotations',
+};
+
 /** Each domain a controller of the cluster reads keys under. */
 const DOMAINS: ReadonlyMap<string, Domain> = new Map([
   ['argocd.argoproj.io', ARGOCD],
   ['metallb.io', METALLB],
   ['metallb.universe.tf', METALLB],
   ['pod-security.kubernetes.io', POD_SECURITY],
+  [TRAEFIK_ANNOTATION_PREFIX.slice(0, -1), TRAEFIK],
 ]);
 
 const OTHER: Record<Place, Place> = { annotation: 'label', label: 'annotation' };
@@ -84,7 +97,7 @@ function ignoredBecause(key: string, place: Place): string | undefined {
   const [domain, name] = [key.slice(0, slash), key.slice(slash + 1)];
   const own = DOMAINS.get(domain);
   if (own) {
-    if (own[place].has(name)) return undefined;
+    if (own[place].has(name) || (place === 'annotation' && own.annotationsJudgedBy)) return undefined;
     if (own[OTHER[place]].has(name))
       return `${place} ${JSON.stringify(key)} is one ${own.reader} reads as an ${OTHER[place]}, never as a ${place}; it ignores it`;
     return `${place} ${JSON.stringify(key)} is no ${place} ${own.reader} reads${meant(domain, name, place)}; it ignores it`;
@@ -98,7 +111,7 @@ function ignoredBecause(key: string, place: Place): string | undefined {
 export const annotationKeysCheck: PolicyCheck = {
   id: 'closure-annotation-keys',
   description:
-    "Every annotation and label key in the domain of a controller the cluster runs is one that controller reads (Argo CD v3.5.1's argocd.argoproj.io/: sync-wave, sync-options, compare-options, hook, ...; a label: secret-type and the cluster's; MetalLB v0.16.1's metallb.io/ and metallb.universe.tf/: loadBalancerIPs, address-pool, allow-shared-ip; Pod Security's namespace labels pod-security.kubernetes.io/enforce, audit, warn and their -version), and no key's domain is one or two edits from one of theirs: each reads its keys by their exact text and ignores any other without a word, so an object syncs in wave 0, with none of its options, a hook as an ordinary object, a Service takes any address of the pool, or a namespace keeps the cluster's default Pod Security level (invariants P1).",
+    "Every annotation and label key in the domain of a controller the cluster runs is one that controller reads (Argo CD v3.5.1's argocd.argoproj.io/: sync-wave, sync-options, compare-options, hook, ...; a label: secret-type and the cluster's; MetalLB v0.16.1's metallb.io/ and metallb.universe.tf/: loadBalancerIPs, address-pool, allow-shared-ip; Pod Security's namespace labels pod-security.kubernetes.io/enforce, audit, warn and their -version), and no key's domain is one or two edits from one of theirs (or from Traefik's traefik.ingress.kubernetes.io/, whose keys closure-traefik-annotations reads): each reads its keys by their exact text and ignores any other without a word, so an object syncs in wave 0, with none of its options, a hook as an ordinary object, a Service takes any address of the pool, or a namespace keeps the cluster's default Pod Security level (invariants P1).",
   invariants: ['P1'],
   remediation:
     'spell the key as its controller does (argocd.argoproj.io/sync-wave, argocd.argoproj.io/sync-options, metallb.io/loadBalancerIPs, ...), or remove it',

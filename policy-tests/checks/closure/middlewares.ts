@@ -5,7 +5,7 @@
  * or the Middleware does not exist, Traefik logs `middleware "..." does not exist` and does not build the router:
  * every request to the route is a 404 (traefik/traefik#11510, #9703).
  */
-import { chartValues } from '../../model/helm/chart-values.ts';
+import { traefikProxiesByClass, traefikServing } from '../../model/traefik/proxies.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { dig } from '../../model/core/dig.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
@@ -24,18 +24,12 @@ export const middlewareClosureCheck: PolicyCheck = {
   exemptible: false,
   run(ctx) {
     const middlewares = new Set(ctx.resources.filter((r) => r.kind === 'Middleware').map((m) => `${namespaceOrDestination(ctx.repo, m) ?? ''}-${m.name}`));
-    // The proxies by the Ingress class they serve, and whether each reads Traefik's CRDs (the chart's default is on).
-    const proxies = new Map(
-      chartValues(ctx.repo, 'traefik').map((v) => [
-        dig(v.values, ['providers', 'kubernetesIngress', 'ingressClass']) as string | undefined,
-        { ...v, crd: dig(v.values, ['providers', 'kubernetesCRD', 'enabled']) !== false },
-      ]),
-    );
+    const proxies = traefikProxiesByClass(ctx.repo);
     for (const ing of ctx.resources.filter((r) => r.kind === 'Ingress')) {
       const named = dig(ing.object, [...PATH]);
       if (typeof named !== 'string') continue;
       const cls = dig(ing.object, ['spec', 'ingressClassName']) as string | undefined;
-      const proxy = proxies.get(cls);
+      const proxy = traefikServing(proxies, ing);
       // No Traefik serves the class: the route has no proxy at all, which closure-ingress-class reports.
       if (!proxy) continue;
       for (const ref of named

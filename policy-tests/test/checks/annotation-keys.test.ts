@@ -30,6 +30,13 @@ describe('closure-annotation-keys', () => {
     ]);
   });
 
+  it("says a domain one slip from Traefik's, and leaves Traefik's own keys to closure-traefik-annotations", () => {
+    expect(judged({ annotations: { 'traefik.ingres.kubernetes.io/router.middlewares': 'a-b@kubernetescrd' } })).toEqual([
+      'Service portfolio-api: annotation "traefik.ingres.kubernetes.io/router.middlewares" is in no domain Traefik v3.7 reads, 1 edit(s) from traefik.ingress.kubernetes.io (did you mean "traefik.ingress.kubernetes.io/router.middlewares"?); it ignores it without a word',
+    ]);
+    expect(judged({ annotations: { 'traefik.ingress.kubernetes.io/router.midlewares': 'a-b@kubernetescrd' } })).toEqual([]);
+  });
+
   it('passes the real repository', () => {
     expect(runPolicy(repo, [annotationKeysCheck])).toEqual([]);
   });

@@ -74,6 +74,7 @@ const ON_TRAFFIC = new Set([
   'closure-ingress-class',
   'closure-ingress-rules',
   'closure-middleware',
+  'closure-traefik-annotations',
   'public-ingress-tls',
   'closure-acme-solver',
   'closure-issuer',
@@ -468,6 +469,12 @@ export const closureMutations: Mutation[] = [
       '  name: backups\n  labels:\n    # Only the backup jobs run here; they need nothing the restricted profile forbids.\n    pod-security.kubernetes.io/enforse: restricted',
     ),
     at: 'pod-security.kubernetes.io/enforse',
+  },
+  {
+    check: 'closure-traefik-annotations',
+    why: "the portfolio's Ingress names its middlewares under router.midlewares: Traefik's decoder finds no such field and drops the Ingress, and the public API answers 404",
+    mutate: swap('portfolio-api/deploy/ingress.yaml', 'traefik.ingress.kubernetes.io/router.middlewares:', 'traefik.ingress.kubernetes.io/router.midlewares:'),
+    at: 'traefik.ingress.kubernetes.io/router.midlewares',
   },
   {
     check: 'closure-secret-key',

@@ -1,0 +1,71 @@
+/**
+ * closure-traefik-annotations: the `traefik.ingress.kubernetes.io/` annotations of an Ingress a Traefik of the
+ * repository serves, and of the Services it sends to, are ones Traefik decodes. Traefik reads them with paerser's
+ * label decoder into its Go structs (model/traefik/annotations.ts): a name no field has, or a value its type does not
+ * parse, drops the whole Ingress (or every route to the Service) with a line in the proxy's log, and every request is
+ * a 404; a key outside `router.` (`service.` on a Service) is ignored, so a misspelt `router.middlewares` serves the
+ * route without its middlewares (the public API without its security headers). Traefik reads these keys on no other
+ * kind.
+ */
+import { nearestName, suggesting } from '../../model/core/did-you-mean.ts';
+import { dig } from '../../model/core/dig.ts';
+import type { Resource } from '../../model/core/manifest.ts';
+import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
+import { ingressRoutes } from '../../model/cluster/ingress-routes.ts';
+import { readTraefikAnnotations, TRAEFIK_ANNOTATION_PREFIX, traefikAnnotationKeys, type TraefikTarget } from '../../model/traefik/annotations.ts';
+import { traefikProxiesByClass, traefikServing } from '../../model/traefik/proxies.ts';
+import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
+
+const EFFECT = {
+  router: { drops: 'Traefik drops the whole Ingress: every request to its routes is a 404', ignored: 'Traefik ignores it' },
+  service: { drops: 'Traefik builds no route to the Service: every request to it is a 404', ignored: 'Traefik ignores it' },
+} as const;
+
+const annotationsOf = (r: Resource): Record<string, unknown> => {
+  const found = dig(r.object, ['metadata', 'annotations']);
+  return found !== null && typeof found === 'object' && !Array.isArray(found) ? (found as Record<string, unknown>) : {};
+};
+
+/** Each annotation of `r` Traefik does not read as written, said at its key. */
+function judge(ctx: CheckContext, r: Resource, target: TraefikTarget): void {
+  for (const reading of readTraefikAnnotations(annotationsOf(r), target)) {
+    const meant = reading.misnamed ? nearestName(reading.key.slice(TRAEFIK_ANNOTATION_PREFIX.length), traefikAnnotationKeys(target)) : undefined;
+    const effect = reading.effect === 'off' ? 'Traefik switches it off' : EFFECT[target][reading.effect];
+    ctx.fail(
+      { resource: r, path: ['metadata', 'annotations', reading.key] },
+      `${r.kind} ${r.name}: annotation ${JSON.stringify(reading.key)}: ${reading.why}${suggesting(meant === undefined ? undefined : TRAEFIK_ANNOTATION_PREFIX + meant)}; ${effect}`,
+    );
+  }
+}
+
+export const traefikAnnotationsCheck: PolicyCheck = {
+  id: 'closure-traefik-annotations',
+  description:
+    'Every traefik.ingress.kubernetes.io/ annotation is one Traefik v3.7 decodes where it stands: on an Ingress a Traefik of the repository serves, a router.* field (middlewares, entryPoints, priority, tls, ...) with a value of its type; on a Service such an Ingress sends to, a service.* field; on no other kind. A name no field has, or a value that does not parse, drops the Ingress (or every route to the Service) and every request is a 404; a key outside router.* or service.* is ignored, so a misspelt router.middlewares serves the route without them (invariants P1).',
+  invariants: ['P1'],
+  remediation:
+    'spell the key as Traefik does (traefik.ingress.kubernetes.io/router.middlewares, router.entrypoints, router.tls, service.serversscheme, ...), with a value of its type, on the Ingress or the Service it configures',
+  reads: { kinds: ['*'], charts: ['traefik'], everyKind: 'a Traefik annotation on a kind Traefik does not read it on is said too' },
+  exemptible: false,
+  run(ctx) {
+    const proxies = traefikProxiesByClass(ctx.repo);
+    const served = ctx.resources.filter((r) => r.kind === 'Ingress' && traefikServing(proxies, r));
+    const backends = new Set(
+      served.flatMap((ing) =>
+        ingressRoutes(ing).flatMap((route) => (route.service ? [`${namespaceOrDestination(ctx.repo, ing) ?? ''}/${route.service.name}`] : [])),
+      ),
+    );
+    for (const r of ctx.resources) {
+      const keys = Object.keys(annotationsOf(r)).filter((k) => k.startsWith(TRAEFIK_ANNOTATION_PREFIX));
+      if (keys.length === 0) continue;
+      if (r.kind === 'Ingress' && served.includes(r)) judge(ctx, r, 'router');
+      else if (r.kind === 'Service' && backends.has(`${namespaceOrDestination(ctx.repo, r) ?? ''}/${r.name}`)) judge(ctx, r, 'service');
+      else if (r.kind !== 'Ingress' && r.kind !== 'Service')
+        for (const key of keys)
+          ctx.fail(
+            { resource: r, path: ['metadata', 'annotations', key] },
+            `${r.kind} ${r.name}: annotation ${JSON.stringify(key)}: Traefik reads its annotations only on an Ingress and the Services it sends to; it ignores it`,
+          );
+    }
+  },
+};
