@@ -12,8 +12,15 @@ import { dig } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { ingressRoutes } from '../../model/cluster/ingress-routes.ts';
-import { readTraefikAnnotations, TRAEFIK_ANNOTATION_PREFIX, traefikAnnotationKeys, type TraefikTarget } from '../../model/traefik/annotations.ts';
-import { traefikProxiesByClass, traefikServing } from '../../model/traefik/proxies.ts';
+import {
+  readTraefikAnnotations,
+  TRAEFIK_ANNOTATION_PREFIX,
+  traefikAnnotationKeys,
+  traefikField,
+  traefikList,
+  type TraefikTarget,
+} from '../../model/traefik/annotations.ts';
+import { entryPointsOf, traefikProxiesByClass, traefikServing, type TraefikProxy } from '../../model/traefik/proxies.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 
 const EFFECT = {
@@ -26,9 +33,10 @@ const annotationsOf = (r: Resource): Record<string, unknown> => {
   return found !== null && typeof found === 'object' && !Array.isArray(found) ? (found as Record<string, unknown>) : {};
 };
 
-/** Each annotation of `r` Traefik does not read as written, said at its key. */
-function judge(ctx: CheckContext, r: Resource, target: TraefikTarget): void {
-  for (const reading of readTraefikAnnotations(annotationsOf(r), target)) {
+/** Each annotation of `r` Traefik does not read as written, said at its key; whether Traefik drops `r` for one. */
+function judge(ctx: CheckContext, r: Resource, target: TraefikTarget): boolean {
+  const readings = readTraefikAnnotations(annotationsOf(r), target);
+  for (const reading of readings) {
     const meant = reading.misnamed ? nearestName(reading.key.slice(TRAEFIK_ANNOTATION_PREFIX.length), traefikAnnotationKeys(target)) : undefined;
     const effect = reading.effect === 'off' ? 'Traefik switches it off' : EFFECT[target][reading.effect];
     ctx.fail(
@@ -36,6 +44,33 @@ function judge(ctx: CheckContext, r: Resource, target: TraefikTarget): void {
       `${r.kind} ${r.name}: annotation ${JSON.stringify(reading.key)}: ${reading.why}${suggesting(meant === undefined ? undefined : TRAEFIK_ANNOTATION_PREFIX + meant)}; ${effect}`,
     );
   }
+  return readings.some((reading) => reading.effect === 'drops');
+}
+
+/**
+ * The entry points an Ingress's router names, each one its proxy listens on: Traefik serves a router on none other
+ * (`entryPoint "x" doesn't exist`), and builds none where it names no entry point it has.
+ */
+function judgeEntryPoints(ctx: CheckContext, ingress: Resource, proxy: TraefikProxy): void {
+  const named = traefikField(annotationsOf(ingress), 'router', 'entryPoints');
+  if (!named) return;
+  const place = { resource: ingress, path: ['metadata', 'annotations', named.key] };
+  const known = entryPointsOf(proxy, ctx.resources);
+  if (!known) {
+    ctx.notJudged(place, `the entry points of ${proxy.appName} are not known: its chart is not rendered`);
+    return;
+  }
+  const names = traefikList(named.value);
+  const missing = names.filter((name) => !known.has(name));
+  if (missing.length === 0) return;
+  const effect =
+    missing.length === names.length
+      ? 'Traefik builds no router (no valid entryPoint for this router): every request to its routes is a 404'
+      : `Traefik serves its routes on ${names.filter((n) => known.has(n)).join(', ')} alone`;
+  ctx.fail(
+    place,
+    `Ingress ${ingress.name} names entry point(s) ${missing.map((n) => JSON.stringify(n)).join(', ')}${suggesting(missing.length === 1 ? nearestName(missing[0]!, known) : undefined)}, which ${proxy.appName} does not listen on (it has ${[...known].join(', ')}): ${effect}`,
+  );
 }
 
 export const traefikAnnotationsCheck: PolicyCheck = {
@@ -58,8 +93,9 @@ export const traefikAnnotationsCheck: PolicyCheck = {
     for (const r of ctx.resources) {
       const keys = Object.keys(annotationsOf(r)).filter((k) => k.startsWith(TRAEFIK_ANNOTATION_PREFIX));
       if (keys.length === 0) continue;
-      if (r.kind === 'Ingress' && served.includes(r)) judge(ctx, r, 'router');
-      else if (r.kind === 'Service' && backends.has(`${namespaceOrDestination(ctx.repo, r) ?? ''}/${r.name}`)) judge(ctx, r, 'service');
+      if (r.kind === 'Ingress' && served.includes(r)) {
+        if (!judge(ctx, r, 'router')) judgeEntryPoints(ctx, r, traefikServing(proxies, r)!);
+      } else if (r.kind === 'Service' && backends.has(`${namespaceOrDestination(ctx.repo, r) ?? ''}/${r.name}`)) judge(ctx, r, 'service');
       else if (r.kind !== 'Ingress' && r.kind !== 'Service')
         for (const key of keys)
           ctx.fail(

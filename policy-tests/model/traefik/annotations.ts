@@ -200,3 +200,15 @@ export function traefikAnnotationKeys(target: TraefikTarget): string[] {
     });
   return keys(ROOTS[target], `${target}.`);
 }
+
+/** The annotation that sets `<target>.<field>` (a leaf of the struct, named case aside), and its value, if one does. */
+export function traefikField(annotations: Readonly<Record<string, unknown>>, target: TraefikTarget, field: string): { key: string; value: string } | undefined {
+  const wanted = `traefik.${target}.${field}`.toLowerCase();
+  for (const [key, raw] of Object.entries(annotations))
+    if (key.startsWith(TRAEFIK_ANNOTATION_PREFIX) && converted(key).toLowerCase() === wanted)
+      return { key, value: typeof raw === 'string' ? raw : String(raw) };
+  return undefined;
+}
+
+/** A `[]string` field's value as the decoder splits it: on commas, each name trimmed; none for an empty value. */
+export const traefikList = (value: string): string[] => (value === '' ? [] : value.split(',').map((v) => v.trim()));

@@ -5,7 +5,8 @@
  * Ingress to the proxy that serves it.
  */
 import { chartValues, type ChartValues } from '../helm/chart-values.ts';
-import { dig } from '../core/dig.ts';
+import { dig, list } from '../core/dig.ts';
+import { containersOf, podSpecOf } from '../core/workloads.ts';
 import type { Resource } from '../core/manifest.ts';
 import type { Repo } from '../repository/repo.ts';
 
@@ -26,4 +27,25 @@ export function traefikProxiesByClass(repo: Repo): Map<string | undefined, Traef
 /** The Traefik that serves `ingress`'s class, if the repository runs one. */
 export function traefikServing(proxies: ReadonlyMap<string | undefined, TraefikProxy>, ingress: Resource): TraefikProxy | undefined {
   return proxies.get(dig(ingress.object, ['spec', 'ingressClassName']) as string | undefined);
+}
+
+/**
+ * The entry points `proxy` listens on, by name, from the `--entryPoints.<name>.address` flags its rendered workload
+ * runs with (the chart writes one per port of its values); undefined where its chart is not rendered.
+ */
+export function entryPointsOf(proxy: TraefikProxy, resources: readonly Resource[]): Set<string> | undefined {
+  const workloads = resources.filter((r) => r.rendered?.app === proxy.appName && (r.kind === 'Deployment' || r.kind === 'DaemonSet'));
+  if (workloads.length === 0) return undefined;
+  const names = new Set<string>();
+  for (const workload of workloads) {
+    const pod = podSpecOf(workload);
+    for (const { container } of pod ? containersOf(pod) : [])
+      for (const arg of list(container.args))
+        if (typeof arg === 'string') {
+          // Traefik's flags are read case aside; the entry point's name is kept as written.
+          const match = /^--entrypoints\.([^.=]+)\.address(=|$)/i.exec(arg);
+          if (match) names.add(match[1]!);
+        }
+  }
+  return names;
 }

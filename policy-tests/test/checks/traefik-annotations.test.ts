@@ -50,6 +50,52 @@ describe('closure-traefik-annotations', () => {
     ]);
   });
 
+  it("holds the entry points a router names to the ones its proxy's rendered workload listens on, or says it cannot", () => {
+    const withProxy = (annotations: Record<string, string>) => {
+      const object = structuredClone(ingress.object) as { metadata: { annotations: Record<string, string> } };
+      Object.assign(object.metadata.annotations, annotations);
+      // The public proxy as its chart renders it: one flag per port of its values.
+      const proxy = {
+        ...deployment,
+        name: 'ingress-public-traefik',
+        rendered: { id: 'ingress-public#0', app: 'ingress-public', source: 'chart traefik 41.3.0' },
+        object: {
+          kind: 'Deployment',
+          metadata: { name: 'ingress-public-traefik' },
+          spec: {
+            template: {
+              spec: {
+                containers: [
+                  {
+                    name: 'traefik',
+                    args: ['--entryPoints.web.address=:8000/tcp', '--entrypoints.websecure.address=:8443/tcp', '--entryPoints.websecure.http.tls=true'],
+                  },
+                ],
+              },
+            },
+          },
+        },
+      } as Resource;
+      const resources = [...repo.resources.map((r) => (r === ingress ? ({ ...r, object } as Resource) : r)), proxy];
+      return runPolicy({ ...repo, resources }, [traefikAnnotationsCheck]).map((f) => f.message);
+    };
+    expect(withProxy({ 'traefik.ingress.kubernetes.io/router.entrypoints': 'web, websecure' })).toEqual([]);
+    expect(withProxy({ 'traefik.ingress.kubernetes.io/router.entrypoints': 'websecrue' })).toEqual([
+      'Ingress portfolio-api names entry point(s) "websecrue" (did you mean "websecure"?), which ingress-public does not listen on (it has web, websecure): Traefik builds no router (no valid entryPoint for this router): every request to its routes is a 404',
+    ]);
+    expect(withProxy({ 'traefik.ingress.kubernetes.io/router.entryPoints': 'websecure,' })).toEqual([
+      'Ingress portfolio-api names entry point(s) "", which ingress-public does not listen on (it has web, websecure): Traefik serves its routes on websecure alone',
+    ]);
+    const object = structuredClone(ingress.object) as { metadata: { annotations: Record<string, string> } };
+    object.metadata.annotations['traefik.ingress.kubernetes.io/router.entrypoints'] = 'websecure';
+    const unrendered = runPolicy({ ...repo, resources: repo.resources.map((r) => (r === ingress ? ({ ...r, object } as Resource) : r)) }, [
+      traefikAnnotationsCheck,
+    ]);
+    expect(unrendered.map((f) => [f.severity, f.message])).toEqual([
+      ['not-judged', 'the entry points of ingress-public are not known: its chart is not rendered'],
+    ]);
+  });
+
   it('says an annotation on a kind Traefik never reads it on', () => {
     expect(judged([[deployment, { 'traefik.ingress.kubernetes.io/router.middlewares': 'portfolio-portfolio-headers@kubernetescrd' }]])).toEqual([
       'Deployment portfolio-api: annotation "traefik.ingress.kubernetes.io/router.middlewares": Traefik reads its annotations only on an Ingress and the Services it sends to; it ignores it',
