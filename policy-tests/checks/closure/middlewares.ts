@@ -7,11 +7,9 @@
  */
 import { traefikProxiesByClass, traefikServing } from '../../model/traefik/proxies.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
-import { dig } from '../../model/core/dig.ts';
+import { dig, obj } from '../../model/core/dig.ts';
+import { traefikField, traefikList } from '../../model/traefik/annotations.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
-
-const ANNOTATION = 'traefik.ingress.kubernetes.io/router.middlewares';
-const PATH = ['metadata', 'annotations', ANNOTATION] as const;
 
 export const middlewareClosureCheck: PolicyCheck = {
   id: 'closure-middleware',
@@ -26,27 +24,23 @@ export const middlewareClosureCheck: PolicyCheck = {
     const middlewares = new Set(ctx.resources.filter((r) => r.kind === 'Middleware').map((m) => `${namespaceOrDestination(ctx.repo, m) ?? ''}-${m.name}`));
     const proxies = traefikProxiesByClass(ctx.repo);
     for (const ing of ctx.resources.filter((r) => r.kind === 'Ingress')) {
-      const named = dig(ing.object, [...PATH]);
-      if (typeof named !== 'string') continue;
+      // The key as Traefik's decoder finds it, its field's name case aside (router.Middlewares is read too).
+      const named = traefikField(obj(dig(ing.object, ['metadata', 'annotations'])), 'router', 'middlewares');
+      if (!named) continue;
+      const at = ['metadata', 'annotations', named.key];
       const cls = dig(ing.object, ['spec', 'ingressClassName']) as string | undefined;
       const proxy = traefikServing(proxies, ing);
       // No Traefik serves the class: the route has no proxy at all, which closure-ingress-class reports.
       if (!proxy) continue;
-      for (const ref of named
-        .split(',')
-        .map((r) => r.trim())
-        .filter(Boolean)) {
+      for (const ref of traefikList(named.value).filter(Boolean)) {
         const [name, provider] = ref.split('@') as [string, string | undefined];
         if (provider !== 'kubernetescrd') {
-          ctx.notJudged(
-            { resource: ing, path: [...PATH] },
-            `middleware ${ref} comes from provider ${provider ?? "the Ingress's own"}, which the gate does not read`,
-          );
+          ctx.notJudged({ resource: ing, path: at }, `middleware ${ref} comes from provider ${provider ?? "the Ingress's own"}, which the gate does not read`);
           continue;
         }
         if (!middlewares.has(name))
           ctx.fail(
-            { resource: ing, path: [...PATH] },
+            { resource: ing, path: at },
             `Ingress ${ing.name} names middleware ${ref}, but no Middleware of the repository is ${name} (<namespace>-<name>): Traefik builds no router, every request is a 404`,
           );
         if (!proxy.crd) {

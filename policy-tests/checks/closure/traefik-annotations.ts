@@ -8,7 +8,7 @@
  * kind.
  */
 import { nearestName, suggesting } from '../../model/core/did-you-mean.ts';
-import { dig } from '../../model/core/dig.ts';
+import { dig, obj } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { ingressRoutes } from '../../model/cluster/ingress-routes.ts';
@@ -28,10 +28,7 @@ const EFFECT = {
   service: { drops: 'Traefik builds no route to the Service: every request to it is a 404', ignored: 'Traefik ignores it' },
 } as const;
 
-const annotationsOf = (r: Resource): Record<string, unknown> => {
-  const found = dig(r.object, ['metadata', 'annotations']);
-  return found !== null && typeof found === 'object' && !Array.isArray(found) ? (found as Record<string, unknown>) : {};
-};
+const annotationsOf = (r: Resource): Record<string, unknown> => obj(dig(r.object, ['metadata', 'annotations']));
 
 /** Each annotation of `r` Traefik does not read as written, said at its key; whether Traefik drops `r` for one. */
 function judge(ctx: CheckContext, r: Resource, target: TraefikTarget): boolean {
@@ -70,6 +67,7 @@ function judgeEntryPoints(ctx: CheckContext, ingress: Resource, proxy: TraefikPr
   ctx.fail(
     place,
     `Ingress ${ingress.name} names entry point(s) ${missing.map((n) => JSON.stringify(n)).join(', ')}${suggesting(missing.length === 1 ? nearestName(missing[0]!, known) : undefined)}, which ${proxy.appName} does not listen on (it has ${[...known].join(', ')}): ${effect}`,
+    `name entry points ${proxy.appName} listens on (a port of its chart values, ${proxy.file}), or add the port there`,
   );
 }
 

@@ -284,6 +284,16 @@ export const closureMutations: Mutation[] = [
     at: 'router.middlewares',
   },
   {
+    check: 'closure-middleware',
+    why: "the Ingress's middlewares key is written router.Middlewares, which Traefik's decoder reads case aside, and names a Middleware the repository does not declare",
+    mutate: swap(
+      PORTFOLIO_INGRESS,
+      'router.middlewares: portfolio-portfolio-headers@kubernetescrd',
+      'router.Middlewares: portfolio-portfolio-haeders@kubernetescrd',
+    ),
+    at: 'router.Middlewares',
+  },
+  {
     check: 'closure-ingress-rules',
     why: "the TV manager's Ingress routes its host through spec.defaultBackend beside a rule without http: Traefik skips the rule and reads no default backend of an Ingress with rules, so the host answers 404",
     mutate: swap(
