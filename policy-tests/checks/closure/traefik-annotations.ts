@@ -5,10 +5,11 @@
  * parse, drops the whole Ingress (or every route to the Service) with a line in the proxy's log, and every request is
  * a 404; a key outside `router.` (`service.` on a Service) is ignored, so a misspelt `router.middlewares` serves the
  * route without its middlewares (the public API without its security headers). Traefik reads these keys on no other
- * kind.
+ * kind. Two values are held beyond their type: the entry points a router names (`entryPoint "x" doesn't exist`, and
+ * none valid builds no router) and its path matcher (one Traefik does not have skips the ImplementationSpecific paths).
  */
 import { nearestName, suggesting } from '../../model/core/did-you-mean.ts';
-import { dig, obj } from '../../model/core/dig.ts';
+import { dig, obj, str } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { ingressRoutes } from '../../model/cluster/ingress-routes.ts';
@@ -44,6 +45,25 @@ function judge(ctx: CheckContext, r: Resource, target: TraefikTarget): boolean {
   return readings.some((reading) => reading.effect === 'drops');
 }
 
+const PATH_MATCHERS = ['Path', 'PathPrefix', 'PathRegexp'];
+
+/**
+ * The path matcher an Ingress's router names, which Traefik uses for its ImplementationSpecific paths (`loadRouter`):
+ * one it does not have skips each of them (`invalid router path matcher`).
+ */
+function judgePathMatcher(ctx: CheckContext, ingress: Resource): void {
+  const named = traefikField(annotationsOf(ingress), 'router', 'pathMatcher');
+  if (!named || named.value === '' || PATH_MATCHERS.includes(named.value)) return;
+  const skipped = ingressRoutes(ingress).filter(
+    (route) => (route.pathType === 'ImplementationSpecific' || route.pathType === '') && str(dig(ingress.object, [...route.at, 'path'])) !== '',
+  );
+  if (skipped.length === 0) return;
+  ctx.fail(
+    { resource: ingress, path: ['metadata', 'annotations', named.key] },
+    `Ingress ${ingress.name}: invalid router path matcher ${JSON.stringify(named.value)}: must be one of ${PATH_MATCHERS.join(', ')}${suggesting(nearestName(named.value, PATH_MATCHERS))}; Traefik skips its ImplementationSpecific path(s) ${skipped.map((r) => r.path).join(', ')}, and every request to them is a 404`,
+  );
+}
+
 /**
  * The entry points an Ingress's router names, each one its proxy listens on: Traefik serves a router on none other
  * (`entryPoint "x" doesn't exist`), and builds none where it names no entry point it has.
@@ -74,7 +94,7 @@ function judgeEntryPoints(ctx: CheckContext, ingress: Resource, proxy: TraefikPr
 export const traefikAnnotationsCheck: PolicyCheck = {
   id: 'closure-traefik-annotations',
   description:
-    'Every traefik.ingress.kubernetes.io/ annotation is one Traefik v3.7 decodes where it stands: on an Ingress a Traefik of the repository serves, a router.* field (middlewares, entryPoints, priority, tls, ...) with a value of its type; on a Service such an Ingress sends to, a service.* field; on no other kind. A name no field has, or a value that does not parse, drops the Ingress (or every route to the Service) and every request is a 404; a key outside router.* or service.* is ignored, so a misspelt router.middlewares serves the route without them (invariants P1).',
+    'Every traefik.ingress.kubernetes.io/ annotation is one Traefik v3.7 decodes where it stands: on an Ingress a Traefik of the repository serves, a router.* field (middlewares, entryPoints, priority, tls, ...) with a value of its type; on a Service such an Ingress sends to, a service.* field; on no other kind. A name no field has, or a value that does not parse, drops the Ingress (or every route to the Service) and every request is a 404; a key outside router.* or service.* is ignored, so a misspelt router.middlewares serves the route without them. The entry points a router names are ones its proxy listens on (its rendered workload's flags), and its path matcher one Traefik has where it has ImplementationSpecific paths, or no request reaches them (invariants P1).',
   invariants: ['P1'],
   remediation:
     'spell the key as Traefik does (traefik.ingress.kubernetes.io/router.middlewares, router.entrypoints, router.tls, service.serversscheme, ...), with a value of its type, on the Ingress or the Service it configures',
@@ -92,7 +112,10 @@ export const traefikAnnotationsCheck: PolicyCheck = {
       const keys = Object.keys(annotationsOf(r)).filter((k) => k.startsWith(TRAEFIK_ANNOTATION_PREFIX));
       if (keys.length === 0) continue;
       if (r.kind === 'Ingress' && served.includes(r)) {
-        if (!judge(ctx, r, 'router')) judgeEntryPoints(ctx, r, traefikServing(proxies, r)!);
+        if (!judge(ctx, r, 'router')) {
+          judgePathMatcher(ctx, r);
+          judgeEntryPoints(ctx, r, traefikServing(proxies, r)!);
+        }
       } else if (r.kind === 'Service' && backends.has(`${namespaceOrDestination(ctx.repo, r) ?? ''}/${r.name}`)) judge(ctx, r, 'service');
       else if (r.kind !== 'Ingress' && r.kind !== 'Service')
         for (const key of keys)

@@ -96,6 +96,24 @@ describe('closure-traefik-annotations', () => {
     ]);
   });
 
+  it('says a path matcher Traefik does not have where the Ingress has an ImplementationSpecific path', () => {
+    expect(judged([[ingress, { 'traefik.ingress.kubernetes.io/router.pathmatcher': 'PathRegexp' }]])).toEqual([]);
+    // The portfolio's path is a Prefix: Traefik never asks the matcher.
+    expect(judged([[ingress, { 'traefik.ingress.kubernetes.io/router.pathmatcher': 'pathprefix' }]])).toEqual([]);
+    const object = structuredClone(ingress.object) as {
+      metadata: { annotations: Record<string, string> };
+      spec: { rules: Array<{ http: { paths: Array<Record<string, unknown>> } }> };
+    };
+    object.metadata.annotations['traefik.ingress.kubernetes.io/router.pathMatcher'] = 'pathprefix';
+    object.spec.rules[0]!.http.paths[0]!.pathType = 'ImplementationSpecific';
+    const findings = runPolicy({ ...repo, resources: repo.resources.map((r) => (r === ingress ? ({ ...r, object } as Resource) : r)) }, [
+      traefikAnnotationsCheck,
+    ]);
+    expect(findings.map((f) => f.message)).toEqual([
+      'Ingress portfolio-api: invalid router path matcher "pathprefix": must be one of Path, PathPrefix, PathRegexp (did you mean "PathPrefix"?); Traefik skips its ImplementationSpecific path(s) /api, and every request to them is a 404',
+    ]);
+  });
+
   it('says an annotation on a kind Traefik never reads it on', () => {
     expect(judged([[deployment, { 'traefik.ingress.kubernetes.io/router.middlewares': 'portfolio-portfolio-headers@kubernetescrd' }]])).toEqual([
       'Deployment portfolio-api: annotation "traefik.ingress.kubernetes.io/router.middlewares": Traefik reads its annotations only on an Ingress and the Services it sends to; it ignores it',
