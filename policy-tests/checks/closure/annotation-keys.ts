@@ -62,6 +62,17 @@ const TRAEFIK: Domain = {
   annotationsJudgedBy: 'closure-traefik-annotations',
 };
 
+/**
+ * kustomize v5.8.1 (in the kubectl v1.36 the render runs), at build: `local-config` drops the object from the build,
+ * `needs-hash` and `behavior` steer a generated object; the others are its records of where an object came from.
+ */
+const KUSTOMIZE: Domain = {
+  reader: 'kustomize v5.8.1',
+  annotation: words('local-config index path function origin'),
+  label: new Set(),
+};
+const KUSTOMIZE_OWN: Domain = { reader: 'kustomize v5.8.1', annotation: words('needs-hash behavior id'), label: new Set() };
+
 /** Each domain a controller of the cluster reads keys under. */
 const DOMAINS: ReadonlyMap<string, Domain> = new Map([
   ['argocd.argoproj.io', ARGOCD],
@@ -69,6 +80,8 @@ const DOMAINS: ReadonlyMap<string, Domain> = new Map([
   ['metallb.universe.tf', METALLB],
   ['pod-security.kubernetes.io', POD_SECURITY],
   [TRAEFIK_ANNOTATION_PREFIX.slice(0, -1), TRAEFIK],
+  ['config.kubernetes.io', KUSTOMIZE],
+  ['kustomize.config.k8s.io', KUSTOMIZE_OWN],
 ]);
 
 const OTHER: Record<Place, Place> = { annotation: 'label', label: 'annotation' };
@@ -111,7 +124,7 @@ function ignoredBecause(key: string, place: Place): string | undefined {
 export const annotationKeysCheck: PolicyCheck = {
   id: 'closure-annotation-keys',
   description:
-    "Every annotation and label key in the domain of a controller the cluster runs is one that controller reads (Argo CD v3.5.1's argocd.argoproj.io/: sync-wave, sync-options, compare-options, hook, ...; a label: secret-type and the cluster's; MetalLB v0.16.1's metallb.io/ and metallb.universe.tf/: loadBalancerIPs, address-pool, allow-shared-ip; Pod Security's namespace labels pod-security.kubernetes.io/enforce, audit, warn and their -version), and no key's domain is one or two edits from one of theirs (or from Traefik's traefik.ingress.kubernetes.io/, whose keys closure-traefik-annotations reads): each reads its keys by their exact text and ignores any other without a word, so an object syncs in wave 0, with none of its options, a hook as an ordinary object, a Service takes any address of the pool, or a namespace keeps the cluster's default Pod Security level (invariants P1).",
+    "Every annotation and label key in the domain of a controller the cluster runs is one that controller reads (Argo CD v3.5.1's argocd.argoproj.io/: sync-wave, sync-options, compare-options, hook, ...; a label: secret-type and the cluster's; MetalLB v0.16.1's metallb.io/ and metallb.universe.tf/: loadBalancerIPs, address-pool, allow-shared-ip; Pod Security's namespace labels pod-security.kubernetes.io/enforce, audit, warn and their -version; kustomize v5.8.1's config.kubernetes.io/local-config and its records, kustomize.config.k8s.io/needs-hash and behavior), and no key's domain is one or two edits from one of theirs (or from Traefik's traefik.ingress.kubernetes.io/, whose keys closure-traefik-annotations reads): each reads its keys by their exact text and ignores any other without a word, so an object syncs in wave 0, with none of its options, a hook as an ordinary object, a Service takes any address of the pool, a namespace keeps the cluster's default Pod Security level, or a record meant for kustomize's build alone is applied (invariants P1).",
   invariants: ['P1'],
   remediation:
     'spell the key as its controller does (argocd.argoproj.io/sync-wave, argocd.argoproj.io/sync-options, metallb.io/loadBalancerIPs, ...), or remove it',

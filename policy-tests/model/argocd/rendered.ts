@@ -67,12 +67,18 @@ export function withRendered(repo: Repo, renders: readonly SourceRender[]): { re
   const rendered = renders.filter((r) => r.status === 'rendered');
   const consumed = new Set(rendered.flatMap((r) => r.consumedFiles));
   const key = (r: Pick<Resource, 'apiVersion' | 'kind' | 'name'>) => `${r.apiVersion}/${r.kind}/${r.name}`;
-  const inputs = new Map(repo.resources.filter((r) => consumed.has(r.file)).map((r) => [key(r), r]));
+  const byFile = Map.groupBy(
+    repo.resources.filter((r) => consumed.has(r.file)),
+    (r) => r.file,
+  );
   const standIns = new Map<string, Resource>();
   const extra: Resource[] = [];
   for (const source of rendered) {
+    // The object it stands in for is one of this source's own inputs: two apps' builds may each hold an object of one
+    // name (each media app's backup-target), and a finding on one app's must not land in the other's file.
+    const inputs = new Map(source.consumedFiles.flatMap((file) => byFile.get(file) ?? []).map((r) => [key(r), r]));
     for (const resource of source.resources) {
-      const input = source.consumedFiles.length ? inputs.get(key(resource)) : undefined;
+      const input = inputs.get(key(resource));
       if (input && !standIns.has(resourceKey(input))) standIns.set(resourceKey(input), { ...input, object: resource.object, namespace: resource.namespace });
       else extra.push(resource);
     }

@@ -487,6 +487,12 @@ export const closureMutations: Mutation[] = [
     at: 'traefik.ingress.kubernetes.io/router.midlewares',
   },
   {
+    check: 'closure-annotation-keys',
+    why: "bazarr's backup target is marked config.kubernetes.io/lcoal-config: kustomize reads no such key, and applies the record meant for its build alone",
+    mutate: swap('apps/media/bazarr/backup-target.yaml', 'config.kubernetes.io/local-config', 'config.kubernetes.io/lcoal-config'),
+    at: 'config.kubernetes.io/lcoal-config',
+  },
+  {
     check: 'closure-secret-key',
     why: "the secret store reads its service account's token under key otken: the Secret bootstrap makes holds token alone, the store never authenticates, and no ExternalSecret is written",
     mutate: swap('apps/platform/external-secrets/clustersecretstore.yaml', '          key: token\n', '          key: otken\n'),

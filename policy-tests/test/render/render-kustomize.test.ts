@@ -84,6 +84,23 @@ patches:
     expect(cm.rendered).toBeUndefined();
     expect(full.resources.filter((r) => r.name === 'backup')).toEqual([]);
   });
+
+  it("stands each build's object in for its own input, where two builds hold an object of one name", async () => {
+    const repo = fixtureRepo();
+    for (const app of ['sonarr', 'radarr']) {
+      repo.write(`apps/${app}/kustomization.yaml`, 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - target.yaml\n');
+      repo.write(`apps/${app}/target.yaml`, `# ${app}'s\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: backup-target\ndata:\n  app: ${app}\n`);
+      repo.write(`apps/${app}/application.yaml`, repoApp(app, `    path: apps/${app}`, '', app));
+    }
+    const { repo: full } = withRendered(await loadRepo(repo.root), (await rendered(repo)).renders);
+    const targets = full.resources
+      .filter((r) => r.name === 'backup-target')
+      .map((r) => [r.file, (r.object.data as { app: string }).app, r.positions.at(['data', 'app'], 'value')]);
+    expect(targets.sort()).toEqual([
+      ['apps/radarr/target.yaml', 'radarr', { line: 7, col: 8 }],
+      ['apps/sonarr/target.yaml', 'sonarr', { line: 7, col: 8 }],
+    ]);
+  });
 });
 
 describe("an Application's kustomize options, as Argo CD applies them", () => {
