@@ -8,6 +8,7 @@ import { nearestName } from '../core/did-you-mean.ts';
 import { isMap } from '../core/dig.ts';
 import { perObject } from '../core/per-object.ts';
 import type { Path } from '../core/positions.ts';
+import { templateScopes } from './template-scopes.ts';
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -26,6 +27,9 @@ const LONGEST_CHAIN = 64;
  */
 const valuesChains = perObject((scope: ChartScope): ReadonlySet<string> | undefined => {
   const chains = new Set<string>();
+  // How often each chain is named as far as it goes: a chain a `with` opens is taken whole only where it is named
+  // some other way too (template-scopes.ts).
+  const named = new Map<string, number>();
   const text = scope.templates;
   // One pass over the longest chains: a `.Values` inside one (`.Values.Values.z`) starts a chain that is its tail and
   // ends where it ends. A chain longer than any a chart writes (a pull request's `.Values` ten thousand times over)
@@ -39,8 +43,13 @@ const valuesChains = perObject((scope: ChartScope): ReadonlySet<string> | undefi
     const units = m[1]!.slice(1).split('.');
     if (units.length > LONGEST_CHAIN) return undefined;
     chains.add(units.join('.'));
+    named.set(units.join('.'), (named.get(units.join('.')) ?? 0) + 1);
     units.forEach((unit, i) => unit === 'Values' && i + 1 < units.length && chains.add(units.slice(i + 1).join('.')));
   }
+  const scopes = templateScopes(text);
+  if (!scopes) return chains;
+  for (const [chain, opened] of scopes.opened) if (named.get(chain) === opened) chains.delete(chain);
+  for (const read of scopes.reads) chains.add(read);
   return chains;
 });
 

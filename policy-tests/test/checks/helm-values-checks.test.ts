@@ -81,6 +81,35 @@ describe('unusedValues', () => {
     expect([takesWhole(long, ['hubble']), takesWhole(long, ['tls']), takesWhole(long, ['z'])]).toEqual([false, false, true]);
   });
 
+  it("reads a `with .Values.a` block's fields as keys of that map, and a bare dot as the map handed on (Loki opens its ServiceMonitor so)", () => {
+    const loki = {
+      name: 'loki',
+      defaults: { monitoring: { serviceMonitor: { enabled: false, labels: {}, interval: null } }, podLabels: {} },
+      templates: [
+        '{{- with .Values.monitoring.serviceMonitor }}{{- if .enabled }}kind: ServiceMonitor',
+        '{{- with .labels }}{{- toYaml . | nindent 4 }}{{- end }}{{- with .interval }}interval: {{ . }}{{ end }}{{- end }}{{- end }}',
+        '{{- with .Values.podLabels }}{{ toYaml . }}{{ end }}',
+      ].join('\n'),
+      subcharts: new Map(),
+    };
+    expect(takesWhole(loki, ['monitoring', 'serviceMonitor'])).toBe(false);
+    expect(takesWhole(loki, ['monitoring', 'serviceMonitor', 'labels'])).toBe(true);
+    expect(takesWhole(loki, ['podLabels'])).toBe(true);
+    expect(unusedValues({ monitoring: { serviceMonitor: { enbaled: true, labels: { release: 'x' } } }, podLabels: { a: 'b' } }, loki)).toEqual([
+      { path: ['monitoring', 'serviceMonitor', 'enbaled'], near: 'enabled' },
+    ]);
+    // Named some other way too ($.Values..., or a template the lexer stops at): taken whole, as before.
+    expect(takesWhole({ ...loki, templates: `${loki.templates}{{ toYaml $.Values.monitoring.serviceMonitor }}` }, ['monitoring', 'serviceMonitor'])).toBe(true);
+    expect(takesWhole({ ...loki, templates: `${loki.templates}{{ "unclosed }}` }, ['monitoring', 'serviceMonitor'])).toBe(true);
+    // `else` turns the dot back: `.enabled` there is the root's, which names no values key.
+    expect(
+      unusedValues(
+        { monitoring: { serviceMonitor: { enbaled: true } } },
+        { ...loki, templates: '{{ with .Values.monitoring.serviceMonitor }}{{ else }}{{ toYaml . }}{{ end }}' },
+      ),
+    ).toEqual([{ path: ['monitoring', 'serviceMonitor', 'enbaled'], near: 'enabled' }]);
+  });
+
   it('names each key nobody reads, at any depth and inside subcharts', () => {
     const values = { envFromSecrets: ['x'], image: { tga: '2' }, grafana: { admin: { existingSecrt: 's' } } };
     expect(unusedValues(values, chart)).toEqual([
