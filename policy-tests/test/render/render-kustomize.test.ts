@@ -96,7 +96,7 @@ patches:
     const targets = full.resources
       .filter((r) => r.name === 'backup-target')
       .map((r) => [r.file, (r.object.data as { app: string }).app, r.positions.at(['data', 'app'], 'value')]);
-    expect(targets.sort()).toEqual([
+    expect(targets.sort((a, b) => String(a[0]).localeCompare(String(b[0])))).toEqual([
       ['apps/radarr/target.yaml', 'radarr', { line: 7, col: 8 }],
       ['apps/sonarr/target.yaml', 'sonarr', { line: 7, col: 8 }],
     ]);
