@@ -95,7 +95,12 @@ patches:
     const { repo: full } = withRendered(await loadRepo(repo.root), (await rendered(repo)).renders);
     const targets = full.resources
       .filter((r) => r.name === 'backup-target')
-      .map((r) => [r.file, (r.object.data as { app: string }).app, r.positions.at(['data', 'app'], 'value')]);
+      .map((r) => ({ file: r.file, app: (r.object.data as { app: string }).app, at: r.positions.at(['data', 'app'], 'value') }))
+      .sort((a, b) => a.file.localeCompare(b.file));
+    expect(targets).toEqual([
+      { file: 'apps/radarr/target.yaml', app: 'radarr', at: { line: 7, col: 8 } },
+      { file: 'apps/sonarr/target.yaml', app: 'sonarr', at: { line: 7, col: 8 } },
+    ]);
     expect(targets.sort((a, b) => String(a[0]).localeCompare(String(b[0])))).toEqual([
       ['apps/radarr/target.yaml', 'radarr', { line: 7, col: 8 }],
       ['apps/sonarr/target.yaml', 'sonarr', { line: 7, col: 8 }],
