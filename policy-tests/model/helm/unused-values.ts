@@ -14,8 +14,13 @@ const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 const WORD = /^\w+$/;
 
-/** What stands before a `.Values` chain that is the map a template function reads one key of (`hasKey`, `get`). */
-const KEY_READ_BEFORE = /\b(?:hasKey|get)\s+\$?$/;
+/**
+ * What stands before a `.Values` chain that is the map a template function reads one key of (`hasKey`, `get`), or one
+ * path of (sprig's `dig "a" "b" <default> <map>`: Loki digs its canary's tenant out of `.Values.monitoring`).
+ */
+const KEY_READ_BEFORE = /\b(?:hasKey|get|dig(?:\s+"[^"]*")+\s+[^\s()]+)\s+\$?$/;
+/** How far back a key read's function may stand: `dig` with its keys and its default. */
+const KEY_READ_REACH = 240;
 
 /** More keys in one `.Values` chain than any chart nests. */
 const LONGEST_CHAIN = 64;
@@ -39,7 +44,7 @@ const valuesChains = perObject((scope: ChartScope): ReadonlySet<string> | undefi
     // A chain that goes on is taken whole at none of its prefixes: `(?![\w.])` fails after each of them.
     if (next !== undefined && /[\w.]/.test(next)) continue;
     // `hasKey .Values.a "b"` and `get .Values.a "b"` read one key of the map, and pass none of it on.
-    if (KEY_READ_BEFORE.test(text.slice(Math.max(0, m.index - 16), m.index))) continue;
+    if (KEY_READ_BEFORE.test(text.slice(Math.max(0, m.index - KEY_READ_REACH), m.index))) continue;
     const units = m[1]!.slice(1).split('.');
     if (units.length > LONGEST_CHAIN) return undefined;
     chains.add(units.join('.'));

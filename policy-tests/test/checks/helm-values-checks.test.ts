@@ -95,6 +95,10 @@ describe('unusedValues', () => {
     expect(takesWhole(loki, ['monitoring', 'serviceMonitor'])).toBe(false);
     expect(takesWhole(loki, ['monitoring', 'serviceMonitor', 'labels'])).toBe(true);
     expect(takesWhole(loki, ['podLabels'])).toBe(true);
+    // sprig's dig reads one path of the map it is given last, as Loki's canary reads its tenant out of the whole block.
+    const canary = `${loki.templates}{{ dig "selfMonitoring" "tenant" "name" $.Values.lokiCanary.tenant.name $.Values.monitoring }}`;
+    expect(takesWhole({ ...loki, templates: canary }, ['monitoring'])).toBe(false);
+    expect(takesWhole({ ...loki, templates: `${canary}{{ toYaml $.Values.monitoring }}` }, ['monitoring'])).toBe(true);
     expect(unusedValues({ monitoring: { serviceMonitor: { enbaled: true, labels: { release: 'x' } } }, podLabels: { a: 'b' } }, loki)).toEqual([
       { path: ['monitoring', 'serviceMonitor', 'enbaled'], near: 'enabled' },
     ]);
