@@ -22,6 +22,21 @@ const KEY_READ_BEFORE = /\b(?:hasKey|get|dig(?:\s+"[^"]*")+\s+[^\s()]+)\s+\$?$/;
 /** How far back a key read's function may stand: `dig` with its keys and its default. */
 const KEY_READ_REACH = 240;
 
+/**
+ * A chart's templates, and the templates its default values hold: a chart renders a values string with `tpl` (Loki's
+ * `loki.config` opens `.Values.loki.limits_config` and hands it on whole), so what that text reads is read too.
+ */
+const templateText = perObject((scope: ChartScope): string => {
+  const held: string[] = [];
+  const walk = (v: unknown): void => {
+    if (typeof v === 'string' && v.includes('{{')) held.push(v);
+    else if (Array.isArray(v)) v.forEach(walk);
+    else if (isMap(v)) Object.values(v).forEach(walk);
+  };
+  walk(scope.defaults);
+  return [scope.templates, ...held].join('\n');
+});
+
 /** More keys in one `.Values` chain than any chart nests. */
 const LONGEST_CHAIN = 64;
 
@@ -35,7 +50,7 @@ const valuesChains = perObject((scope: ChartScope): ReadonlySet<string> | undefi
   // How often each chain is named as far as it goes: a chain a `with` opens is taken whole only where it is named
   // some other way too (template-scopes.ts).
   const named = new Map<string, number>();
-  const text = scope.templates;
+  const text = templateText(scope);
   // One pass over the longest chains: a `.Values` inside one (`.Values.Values.z`) starts a chain that is its tail and
   // ends where it ends. A chain longer than any a chart writes (a pull request's `.Values` ten thousand times over)
   // would make its tails cost the square of its length: the chart's keys are then looked for with the pattern.
@@ -63,12 +78,12 @@ export function takesWhole(scope: ChartScope, rel: readonly string[]): boolean {
   const chains = rel.every((k) => WORD.test(k)) ? valuesChains(scope) : undefined;
   return chains
     ? chains.has(rel.join('.'))
-    : new RegExp(`(?<!${KEY_READ_BEFORE.source.slice(0, -1)})\\.Values\\.${rel.map(escape).join('\\.')}(?![\\w.])`).test(scope.templates);
+    : new RegExp(`(?<!${KEY_READ_BEFORE.source.slice(0, -1)})\\.Values\\.${rel.map(escape).join('\\.')}(?![\\w.])`).test(templateText(scope));
 }
 
 /** Whether any template of the chart names `key` as a whole word (asked only of a key the chart does not declare: rare). */
 export function namesKey(scope: ChartScope, key: string): boolean {
-  return new RegExp(`\\b${escape(key)}\\b`).test(scope.templates);
+  return new RegExp(`\\b${escape(key)}\\b`).test(templateText(scope));
 }
 
 /**

@@ -95,6 +95,18 @@ describe('unusedValues', () => {
     expect(takesWhole(loki, ['monitoring', 'serviceMonitor'])).toBe(false);
     expect(takesWhole(loki, ['monitoring', 'serviceMonitor', 'labels'])).toBe(true);
     expect(takesWhole(loki, ['podLabels'])).toBe(true);
+    // A template the chart's default values hold, which it renders with tpl, reads too (Loki's loki.config).
+    const config = {
+      ...loki,
+      defaults: { ...loki.defaults, loki: { config: '{{- with .Values.loki.limits_config }}{{ tpl (. | toYaml) $ }}{{- end }}', limits_config: { a: 1 } } },
+    };
+    expect(unusedValues({ loki: { limits_config: { retention_period: '720h' } } }, config)).toEqual([]);
+    expect(
+      unusedValues(
+        { loki: { limits_config: { retention_period: '720h' } } },
+        { ...config, defaults: { ...config.defaults, loki: { limits_config: { a: 1 } } } },
+      ),
+    ).toEqual([{ path: ['loki', 'limits_config', 'retention_period'] }]);
     // sprig's dig reads one path of the map it is given last, as Loki's canary reads its tenant out of the whole block.
     const canary = `${loki.templates}{{ dig "selfMonitoring" "tenant" "name" $.Values.lokiCanary.tenant.name $.Values.monitoring }}`;
     expect(takesWhole({ ...loki, templates: canary }, ['monitoring'])).toBe(false);
