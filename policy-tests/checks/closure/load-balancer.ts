@@ -22,7 +22,7 @@ import { FACTS_FIX } from './closing.ts';
 export const loadBalancerClosureCheck: PolicyCheck = {
   id: 'closure-load-balancer',
   description:
-    'Every LoadBalancer Service (plain, rendered, or declared on its app with gate.homelab-gitops/requires-load-balancer) has an address provider: an IPAddressPool in the repository, or a providedOutsideGit LoadBalancer entry; and MetalLB, as its controller allocates (v0.16.1), gives it an address: the one it asks for (metallb.io/loadBalancerIPs or spec.loadBalancerIP) from the pool that holds it, if that pool serves the Service (its serviceAllocation) and no other Service holds the address on the same ports without the same sharing key; else one from the pool it names (metallb.io/address-pool), which exists and has one free; else one from a pool pinned to it or any pool that auto-assigns; and a layer-2 or BGP advertisement announces that pool to it, from a node its nodeSelectors match among the nodes of the cluster facts that do not carry node.kubernetes.io/exclude-from-external-load-balancers (a BGP one to a peer the repository declares); otherwise it waits for an address forever, or has one nothing answers for (invariants P1).',
+    'Every LoadBalancer Service (plain, rendered, or declared on its app with gate.homelab-gitops/requires-load-balancer) has an address provider: an IPAddressPool in the repository, or a providedOutsideGit LoadBalancer entry; and MetalLB, as its controller allocates (v0.16.1), gives it an address: the one it asks for (metallb.io/loadBalancerIPs or spec.loadBalancerIP) from the pool that holds it, if that pool serves the Service (its serviceAllocation) and no other Service holds the address on the same ports without the same sharing key; else one from the pool it names (metallb.io/address-pool), which exists and has one free; else one from a pool pinned to it or any pool that auto-assigns; and a layer-2 or BGP advertisement announces that pool to it, from a node its nodeSelectors match among the nodes of the cluster facts that do not carry node.kubernetes.io/exclude-from-external-load-balancers (a BGP one to a peer the repository declares); otherwise it waits for an address forever, or has one nothing answers for. An app that declares one, rendered, renders one, or nothing outside the cluster reaches it (invariants P1).',
   invariants: ['P1'],
   remediation: `keep MetalLB and its pool (apps/platform/metallb), ${FACTS_FIX}; an app whose chart renders a LoadBalancer Service carries ${REQUIRES_LOAD_BALANCER}: "true"`,
   reads: { kinds: ['*'], everyKind: 'a LoadBalancer Service, and the pool that serves it, may come from any render', renders: true },
@@ -52,6 +52,16 @@ export const loadBalancerClosureCheck: PolicyCheck = {
           { resource: svc, path: ['spec', 'type'] },
           `Service ${svc.name} is a LoadBalancer, but app ${app.name} does not carry ${REQUIRES_LOAD_BALANCER}: "true"`,
         );
+    }
+    // The converse: an app that declares one, and whose every source is rendered, renders one. Otherwise its values no
+    // longer make one (a misspelt service.spec, the key that holds its type), and nothing outside the cluster reaches it.
+    for (const app of declared) {
+      const own = ctx.renders.filter((x) => x.app.name === app.name);
+      if (own.length === 0 || own.some((x) => x.status !== 'rendered') || services.some((s) => s.rendered?.app === app.name)) continue;
+      ctx.fail(
+        { resource: app.resource, path: ['metadata', 'annotations', REQUIRES_LOAD_BALANCER] },
+        `${app.name} declares ${REQUIRES_LOAD_BALANCER}: "true", but its render holds no LoadBalancer Service: its values make none, and nothing outside the cluster reaches it`,
+      );
     }
     if (repo.resources.some((r) => r.kind === 'IPAddressPool')) checkAllocations(ctx, services);
   },

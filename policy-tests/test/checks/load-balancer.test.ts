@@ -7,6 +7,8 @@ import { loadBalancerClosureCheck } from '../../checks/closure/load-balancer.ts'
 import { runChecks } from '../../model/checks/runner.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { loadRepo, REPO_ROOT } from '../../model/repository/repo.ts';
+import { applicationsByName } from '../../model/argocd/argocd.ts';
+import type { SourceRender } from '../../model/argocd/rendered.ts';
 
 const repo = await loadRepo(REPO_ROOT);
 
@@ -53,5 +55,30 @@ describe('closure-load-balancer on a cluster of control-plane nodes alone', () =
     expect(run({ ...repo.facts!, nodeCount: repo.facts!.controlPlaneCount })).toEqual([
       "Service dashboard gets 192.168.1.240 from pool lan, and every node of the cluster facts carries node.kubernetes.io/exclude-from-external-load-balancers (Talos gives it to control-plane nodes), from which MetalLB's speakers announce nothing while the chart's speaker.ignoreExcludeLB is off: nothing answers for the address",
     ]);
+  });
+});
+
+describe('closure-load-balancer on a declaration the render does not hold', () => {
+  const app = applicationsByName(repo).get('ingress-public')!;
+  const renderOf = (resources: Resource[], status: SourceRender['status'] = 'rendered') =>
+    ({ app, source: app.sources[0]!, label: 'chart traefik', status, resources, values: [], nondeterministic: [], consumedFiles: [] }) as SourceRender;
+  const rendered = (svc: Resource): Resource => ({
+    ...svc,
+    name: 'ingress-public-traefik',
+    rendered: { id: 'ingress-public#0', app: 'ingress-public', source: 'chart traefik' },
+  });
+  const judgeRendered = (renders: SourceRender[]) =>
+    runChecks({ ...repo, resources: [...repo.resources, ...renders.flatMap((r) => r.resources)] }, [loadBalancerClosureCheck], renders).findings.map(
+      (f) => f.message,
+    );
+
+  it("fails an app that declares a LoadBalancer its rendered chart no longer makes (a misspelt service.spec: the proxy's Service is a ClusterIP)", () => {
+    const clusterIp = rendered({ ...service, object: { ...service.object, spec: { type: 'ClusterIP', ports: [{ port: 80 }] } } } as Resource);
+    expect(judgeRendered([renderOf([clusterIp])])).toEqual([
+      'ingress-public declares gate.homelab-gitops/requires-load-balancer: "true", but its render holds no LoadBalancer Service: its values make none, and nothing outside the cluster reaches it',
+    ]);
+    expect(judgeRendered([renderOf([rendered(service)])]).filter((m) => m.includes('declares'))).toEqual([]);
+    // Not rendered here: the declaration stands for the render, as offline.
+    expect(judgeRendered([renderOf([], 'not-rendered')])).toEqual([]);
   });
 });
