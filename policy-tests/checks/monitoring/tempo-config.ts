@@ -12,7 +12,11 @@ import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { chartValues } from '../../model/helm/chart-values.ts';
 import { parseRenderedFile, pinnedVersionMiss, placeInValues, renderedVersionMiss } from '../../model/helm/chart-output.ts';
 import { dig } from '../../model/core/dig.ts';
+import { receiverRefusals } from '../../model/tempo/receivers.ts';
 import { TEMPO_CHART, TEMPO_REFERENCE, TEMPO_VALUES_BLOCKS, tempoConfigFile, tempoKeys, tempoReference, type TempoVerdict } from '../../model/tempo/config.ts';
+
+/** Where Tempo's file holds the receivers its distributor hands the OpenTelemetry collector (model/tempo/receivers.ts). */
+const RECEIVERS: Path = ['distributor', 'receivers'];
 
 const CONSEQUENCE = 'Tempo refuses its configuration and exits at start: no trace is stored, and every OTLP push to it fails';
 const REFRESH = 'npm run tempo:reference -- --from <clone of grafana/tempo> --ref v<the chart appVersion> --chart-version <the chart version>';
@@ -32,7 +36,7 @@ function report(ctx: CheckContext, verdict: TempoVerdict, place: (path: Path) =>
 export const tempoConfigCheck: PolicyCheck = {
   id: 'monitoring-tempo-config',
   description:
-    "Tempo loads the configuration the repository gives it: every key one of its config structs has, as Tempo's manifest, its root struct and its source's field names list them at the version the chart runs; otherwise Tempo exits at start and no trace is stored. Judged on the rendered tempo.yaml, offline on the blocks the values write into it; field types are not judged (A3).",
+    "Tempo loads the configuration the repository gives it: every key one of its config structs has, as Tempo's manifest, its root struct and its source's field names list them at the version the chart runs, and receivers its distributor makes (otlp, jaeger, zipkin, kafka), the OTLP and Jaeger ones with protocols they speak; otherwise Tempo exits at start and no trace is stored. Judged on the rendered tempo.yaml, offline on the blocks the values write into it; field types are not judged (A3).",
   invariants: ['A3'],
   remediation: `correct the key the finding names in monitoring/tempo/values.yaml as Tempo documents its configuration; after a Tempo upgrade, refresh ${TEMPO_REFERENCE} (${REFRESH})`,
   reads: { kinds: ['ConfigMap', 'Application', 'StatefulSet', 'Deployment'], charts: [TEMPO_CHART], files: [TEMPO_REFERENCE], renders: true },
@@ -71,7 +75,10 @@ export const tempoConfigCheck: PolicyCheck = {
         ctx.fail({ resource, path: file.path }, `${name} is no YAML Tempo reads (${parsed.error}): ${CONSEQUENCE}`);
         continue;
       }
-      report(ctx, tempoKeys(parsed.doc, [], reference), placeInValues({ resource, path: file.path }, v, writtenFrom), name);
+      const place = placeInValues({ resource, path: file.path }, v, writtenFrom);
+      report(ctx, tempoKeys(parsed.doc, [], reference), place, name);
+      for (const r of receiverRefusals(dig(parsed.doc, RECEIVERS)))
+        ctx.fail(place([...RECEIVERS, ...r.path]), `${name} at ${[...RECEIVERS, ...r.path].join('.')}: ${r.message}: ${CONSEQUENCE}`);
     }
     for (const v of values.filter((x) => !judged.has(x.appName))) {
       const miss = reference
@@ -86,6 +93,11 @@ export const tempoConfigCheck: PolicyCheck = {
         const shift = (path: Path) => ({ data: v.source, path: [...block.values, ...path.slice(block.file.length)] });
         report(ctx, verdict, shift, `the values' ${block.values.join('.')} (Tempo's ${block.file.join('.')})`);
       }
+      for (const r of receiverRefusals(dig(v.values, ['tempo', 'receivers'])))
+        ctx.fail(
+          { data: v.source, path: ['tempo', 'receivers', ...r.path] },
+          `the values' tempo.receivers.${r.path.join('.')} (Tempo's distributor.receivers): ${r.message}: ${CONSEQUENCE}`,
+        );
     }
   },
 };

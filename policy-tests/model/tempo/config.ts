@@ -28,6 +28,7 @@ export const TEMPO_VALUES_BLOCKS: readonly { file: Path; values: Path }[] = [
   { file: ['overrides'], values: ['tempo', 'overrides'] },
   { file: ['metrics_generator', 'processor'], values: ['tempo', 'metricsGenerator', 'processor'] },
   { file: ['metrics_generator', 'registry'], values: ['tempo', 'metricsGenerator', 'registry'] },
+  { file: ['distributor', 'receivers'], values: ['tempo', 'receivers'] },
 ];
 
 type Tree = { readonly [key: string]: Tree | '.' };

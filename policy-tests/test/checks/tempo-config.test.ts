@@ -1,4 +1,5 @@
 /** monitoring-tempo-config on a broken copy of the real repository, offline; what Tempo takes passes, and a key the manifest's struct does not list but Tempo has elsewhere is said not judged. */
+import { receiverRefusals } from '../../model/tempo/receivers.ts';
 import { describe, expect, it } from 'vitest';
 import { onBrokenCopy } from '../support/helpers.ts';
 import { describeMutations } from '../support/mutation-runner.ts';
@@ -21,5 +22,23 @@ describe('monitoring-tempo-config', () => {
     const { failed, notJudged } = await onBrokenCopy(CHECK, elsewhere);
     expect(failed).toEqual([]);
     expect(notJudged).toEqual([expect.stringContaining('querier.secondary_ingester_ring: a field the manifest does not list here')]);
+  });
+});
+
+describe("Tempo 2.10.8's receivers, as the OpenTelemetry collector's config provider loads them", () => {
+  it('refuses a receiver type Tempo makes no factory for, a protocol the OTLP or Jaeger receiver does not speak, and none at all', () => {
+    expect(
+      receiverRefusals({
+        otlp: { protocols: { grpc: null, http: { endpoint: '0.0.0.0:4318' } } },
+        'jaeger/lan': { protocols: { thrift_http: {} } },
+        zipkin: {},
+      }),
+    ).toEqual([]);
+    expect(receiverRefusals({ opencensus: {}, 'otpl/x': {}, otlp: { protocols: { htpt: {} } }, jaeger: { protocols: {} } })).toEqual([
+      { path: ['opencensus'], message: 'unknown type: "opencensus" for id: "opencensus" (Tempo makes receivers of otlp, jaeger, zipkin, kafka)' },
+      { path: ['otpl/x'], message: 'unknown type: "otpl" for id: "otpl/x" (Tempo makes receivers of otlp, jaeger, zipkin, kafka)' },
+      { path: ['otlp', 'protocols', 'htpt'], message: "'protocols' has invalid keys: htpt (the otlp receiver speaks grpc, http)" },
+      { path: ['jaeger', 'protocols'], message: 'must specify at least one protocol when using the Jaeger receiver' },
+    ]);
   });
 });

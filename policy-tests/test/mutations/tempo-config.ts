@@ -1,4 +1,4 @@
-/** Mutations for monitoring-tempo-config: Tempo's values given a key Tempo 2.10.8 has no field for, offline. */
+/** Mutations for monitoring-tempo-config: Tempo's values given a key Tempo 2.10.8 has no field for, or a protocol its receivers do not speak, offline. */
 import type { Mutation } from '../support/mutation-runner.ts';
 import { swap } from './edits.ts';
 
@@ -17,5 +17,11 @@ export const tempoConfigMutations: Mutation[] = [
     why: "the query frontend's settings written under a key of no Tempo struct (search_defaults)",
     mutate: swap(VALUES, '  retention: 24h\n', '  retention: 24h\n  queryFrontend:\n    search_defaults:\n      limit: 50\n'),
     at: 'search_defaults',
+  },
+  {
+    check: CHECK,
+    why: "the OTLP receiver's HTTP protocol written htpt: the collector's OTLP receiver has no such protocol, and Tempo exits at start",
+    mutate: swap(VALUES, '        http:\n          endpoint: 0.0.0.0:4318', '        htpt:\n          endpoint: 0.0.0.0:4318'),
+    at: 'htpt:',
   },
 ];
