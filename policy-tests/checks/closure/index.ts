@@ -16,6 +16,8 @@ import { secretTypeOf } from '../../model/cluster/provided-keys.ts';
 import { storeSecretRefs } from '../../model/cluster/external-secrets.ts';
 import { closeReferences, FACTS_FIX, namespacedClosure } from './closing.ts';
 import {
+  clusterIssuerNamespace,
+  issuerSecretRefs,
   bindingSubjectRefs,
   ingressRefs,
   issuerRefs,
@@ -122,6 +124,8 @@ const referenceFamilyChecks: PolicyCheck[] = (
 
 /** What a secret store without its credentials does. */
 const STORE_EFFECT = ': the store cannot authenticate, so it is never ready, and no ExternalSecret through it writes its Secret';
+/** What becomes of an issuer whose DNS-01 solver (or account binding) reads a Secret that is not there. */
+const ISSUER_EFFECT = ': cert-manager cannot prove a name through it, so no certificate it should issue is issued';
 
 /** What a binding to a ServiceAccount nobody makes grants. */
 const SUBJECT_EFFECT = ': the binding grants its role to an account no pod runs as, and the pods meant to hold it are refused what it allows';
@@ -149,13 +153,15 @@ const podReferenceChecks: PolicyCheck[] = (['ServiceAccount', 'Secret', 'ConfigM
   }[kind];
   return {
     id,
-    description: `Every ${kind} a pod template names (${kind === 'ServiceAccount' ? 'serviceAccountName' : kind === 'PersistentVolumeClaim' ? 'its volumes' : kind === 'Secret' ? "its volumes, env and envFrom, unless optional, and imagePullSecrets, its own or its ServiceAccount's" : 'its volumes, env and envFrom, unless optional'}${kind === 'Secret' ? ", and every Secret a SecretStore or ClusterSecretStore authenticates with (its provider's *SecretRef)," : ''}) exists in its namespace: declared, ${kind === 'Secret' ? 'written by an ExternalSecret or a Certificate, ' : ''}${kind === 'ServiceAccount' ? "the namespace's default, " : kind === 'ConfigMap' ? 'kube-root-ca.crt, ' : ''}or in providedOutsideGit${kind === 'ServiceAccount' ? ", and so does every ServiceAccount a RoleBinding or ClusterRoleBinding grants its role to (its subjects; a RoleBinding's own namespace where a subject names none)" : ''}; judged where the gate sees the namespace whole${kind === 'Secret' ? '; and a pull Secret is of a type the kubelet reads (kubernetes.io/dockerconfigjson or dockercfg), else it pulls with no credentials' : ''} (invariants P1).`,
+    description: `Every ${kind} a pod template names (${kind === 'ServiceAccount' ? 'serviceAccountName' : kind === 'PersistentVolumeClaim' ? 'its volumes' : kind === 'Secret' ? "its volumes, env and envFrom, unless optional, and imagePullSecrets, its own or its ServiceAccount's" : 'its volumes, env and envFrom, unless optional'}${kind === 'Secret' ? ", and every Secret a SecretStore or ClusterSecretStore authenticates with (its provider's *SecretRef), or an Issuer's or ClusterIssuer's DNS-01 solver or account binding reads (a ClusterIssuer's in cert-manager's namespace)," : ''}) exists in its namespace: declared, ${kind === 'Secret' ? 'written by an ExternalSecret or a Certificate, ' : ''}${kind === 'ServiceAccount' ? "the namespace's default, " : kind === 'ConfigMap' ? 'kube-root-ca.crt, ' : ''}or in providedOutsideGit${kind === 'ServiceAccount' ? ", and so does every ServiceAccount a RoleBinding or ClusterRoleBinding grants its role to (its subjects; a RoleBinding's own namespace where a subject names none)" : ''}; judged where the gate sees the namespace whole${kind === 'Secret' ? '; and a pull Secret is of a type the kubelet reads (kubernetes.io/dockerconfigjson or dockercfg), else it pulls with no credentials' : ''} (invariants P1).`,
     invariants: ['P1'],
     remediation: `declare the ${kind}${kind === 'Secret' ? ' as the target of an ExternalSecret' : ''} in the pod's namespace, or name the one that exists`,
     reads: {
       kinds: ['*'],
       everyKind: `a ${kind} is named by pod templates of every workload kind, and made by many kinds (ExternalSecrets, Certificates, charts)`,
       renders: true,
+      // Where cert-manager reads a ClusterIssuer's Secrets: its values, or the namespace it is deployed to.
+      ...(kind === 'Secret' ? { charts: ['cert-manager'] } : {}),
     },
     exemptible: false,
     run(ctx) {
@@ -175,6 +181,8 @@ const podReferenceChecks: PolicyCheck[] = (['ServiceAccount', 'Secret', 'ConfigM
       if (kind === 'ServiceAccount') namespacedClosure(ctx, bindingSubjectRefs(ctx.repo, ctx.resources), provided, SUBJECT_EFFECT);
       // A secret store's own credentials: without them it cannot authenticate, and every ExternalSecret through it fails.
       if (kind === 'Secret') namespacedClosure(ctx, storeSecretRefs(ctx.repo, ctx.resources), provided, STORE_EFFECT);
+      // An issuer's solver credentials (a ClusterIssuer's in cert-manager's own namespace).
+      if (kind === 'Secret') namespacedClosure(ctx, issuerSecretRefs(ctx.resources, clusterIssuerNamespace(ctx.repo)), provided, ISSUER_EFFECT);
       namespacedClosure(
         ctx,
         refs.filter((r) => r.pull),
