@@ -3,53 +3,83 @@
  * Traefik resolves `<namespace>-<name>@kubernetescrd` through its Kubernetes CRD provider, among the Middleware
  * objects it reads; when the provider is off (`providers.kubernetesCRD.enabled: false` in the proxy's chart values)
  * or the Middleware does not exist, Traefik logs `middleware "..." does not exist` and does not build the router:
- * every request to the route is a 404 (traefik/traefik#11510, #9703).
+ * every request to the route is a 404 (traefik/traefik#11510, #9703). A Service an Ingress sends to names its own
+ * (`service.middlewares`), which Traefik builds into the service the same way: one that does not exist fails it.
  */
-import { traefikProxiesByClass, traefikServing } from '../../model/traefik/proxies.ts';
+import { traefikProxiesByClass, traefikServing, type TraefikProxy } from '../../model/traefik/proxies.ts';
+import { ingressRoutes } from '../../model/cluster/ingress-routes.ts';
+import type { Resource } from '../../model/core/manifest.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { dig, obj } from '../../model/core/dig.ts';
 import { traefikField, traefikList } from '../../model/traefik/annotations.ts';
-import type { PolicyCheck } from '../../model/checks/kit.ts';
+import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
+
+interface Named {
+  owner: Resource;
+  target: 'router' | 'service';
+  effect: string;
+  proxy: TraefikProxy;
+  cls: string | undefined;
+}
+
+/** The middlewares `owner` names for its router or service, each a Middleware its proxy reads. */
+function judgeNamed(ctx: CheckContext, { owner, target, effect, proxy, cls }: Named, middlewares: ReadonlySet<string>): void {
+  // The key as Traefik's decoder finds it, its field's name case aside (router.Middlewares is read too).
+  const named = traefikField(obj(dig(owner.object, ['metadata', 'annotations'])), target, 'middlewares');
+  if (!named) return;
+  const at = ['metadata', 'annotations', named.key];
+  for (const ref of traefikList(named.value).filter(Boolean)) {
+    const [name, provider] = ref.split('@') as [string, string | undefined];
+    if (provider !== 'kubernetescrd') {
+      ctx.notJudged(
+        { resource: owner, path: at },
+        `middleware ${ref} comes from provider ${provider ?? `the ${owner.kind}'s own`}, which the gate does not read`,
+      );
+      continue;
+    }
+    if (!middlewares.has(name))
+      ctx.fail(
+        { resource: owner, path: at },
+        `${owner.kind} ${owner.name} names middleware ${ref}, but no Middleware of the repository is ${name} (<namespace>-<name>): ${effect}`,
+      );
+    if (!proxy.crd) {
+      const { line, col } = proxy.source.positions.at(['providers', 'kubernetesCRD', 'enabled'], 'key');
+      ctx.fail(
+        { file: proxy.file, line, col },
+        `${owner.kind} ${owner.name} (class ${cls}) names middleware ${ref}, but the proxy serving ${cls} does not read Traefik's CRDs (providers.kubernetesCRD.enabled: false): ${effect}`,
+      );
+    }
+  }
+}
 
 export const middlewareClosureCheck: PolicyCheck = {
   id: 'closure-middleware',
   description:
-    "Every Traefik middleware an Ingress names (router.middlewares, <namespace>-<name>@kubernetescrd) is a Middleware of the repository, read by the proxy that serves the Ingress's class (its Kubernetes CRD provider on); otherwise Traefik builds no router and the route answers 404 (invariants P1).",
+    "Every Traefik middleware an Ingress names (router.middlewares, <namespace>-<name>@kubernetescrd), or a Service it sends to (service.middlewares), is a Middleware of the repository, read by the proxy that serves the Ingress's class (its Kubernetes CRD provider on); otherwise Traefik builds no router and the route answers 404 (invariants P1).",
   invariants: ['P1'],
   remediation:
     'name a Middleware the repository declares as <namespace>-<name>@kubernetescrd, and keep providers.kubernetesCRD.enabled on the proxy that serves the class',
-  reads: { kinds: ['Ingress', 'Middleware'], charts: ['traefik'] },
+  reads: { kinds: ['Ingress', 'Middleware', 'Service'], charts: ['traefik'] },
   exemptible: false,
   run(ctx) {
     const middlewares = new Set(ctx.resources.filter((r) => r.kind === 'Middleware').map((m) => `${namespaceOrDestination(ctx.repo, m) ?? ''}-${m.name}`));
     const proxies = traefikProxiesByClass(ctx.repo);
+    const services = new Map(ctx.resources.filter((r) => r.kind === 'Service').map((s) => [`${namespaceOrDestination(ctx.repo, s) ?? ''}/${s.name}`, s]));
+    const seen = new Set<Resource>();
     for (const ing of ctx.resources.filter((r) => r.kind === 'Ingress')) {
-      // The key as Traefik's decoder finds it, its field's name case aside (router.Middlewares is read too).
-      const named = traefikField(obj(dig(ing.object, ['metadata', 'annotations'])), 'router', 'middlewares');
-      if (!named) continue;
-      const at = ['metadata', 'annotations', named.key];
-      const cls = dig(ing.object, ['spec', 'ingressClassName']) as string | undefined;
       const proxy = traefikServing(proxies, ing);
       // No Traefik serves the class: the route has no proxy at all, which closure-ingress-class reports.
       if (!proxy) continue;
-      for (const ref of traefikList(named.value).filter(Boolean)) {
-        const [name, provider] = ref.split('@') as [string, string | undefined];
-        if (provider !== 'kubernetescrd') {
-          ctx.notJudged({ resource: ing, path: at }, `middleware ${ref} comes from provider ${provider ?? "the Ingress's own"}, which the gate does not read`);
-          continue;
-        }
-        if (!middlewares.has(name))
-          ctx.fail(
-            { resource: ing, path: at },
-            `Ingress ${ing.name} names middleware ${ref}, but no Middleware of the repository is ${name} (<namespace>-<name>): Traefik builds no router, every request is a 404`,
-          );
-        if (!proxy.crd) {
-          const { line, col } = proxy.source.positions.at(['providers', 'kubernetesCRD', 'enabled'], 'key');
-          ctx.fail(
-            { file: proxy.file, line, col },
-            `Ingress ${ing.name} (class ${cls}) names middleware ${ref}, but the proxy serving ${cls} does not read Traefik's CRDs (providers.kubernetesCRD.enabled: false): Traefik builds no router, every request is a 404`,
-          );
-        }
+      const judge = (owner: Resource, target: 'router' | 'service', effect: string) =>
+        judgeNamed(ctx, { owner, target, effect, proxy, cls: dig(ing.object, ['spec', 'ingressClassName']) as string | undefined }, middlewares);
+      judge(ing, 'router', 'Traefik builds no router, every request is a 404');
+      // The Services it sends to: their own middlewares (service.middlewares), built with the service.
+      const namespace = namespaceOrDestination(ctx.repo, ing) ?? '';
+      for (const route of ingressRoutes(ing)) {
+        const svc = route.service && services.get(`${namespace}/${route.service.name}`);
+        if (!svc || seen.has(svc)) continue;
+        seen.add(svc);
+        judge(svc, 'service', 'Traefik builds no service for it, and every request routed to it is a 404');
       }
     }
   },

@@ -285,6 +285,16 @@ export const closureMutations: Mutation[] = [
   },
   {
     check: 'closure-middleware',
+    why: "the API's Service names its own middleware (service.middlewares) without the namespace Traefik puts first: Traefik builds no service for it",
+    mutate: swap(
+      'portfolio-api/deploy/service.yaml',
+      '  name: portfolio-api\n',
+      '  name: portfolio-api\n  annotations:\n    traefik.ingress.kubernetes.io/service.middlewares: portfolio-headers@kubernetescrd\n',
+    ),
+    at: 'service.middlewares',
+  },
+  {
+    check: 'closure-middleware',
     why: "the Ingress's middlewares key is written router.Middlewares, which Traefik's decoder reads case aside, and names a Middleware the repository does not declare",
     mutate: swap(
       PORTFOLIO_INGRESS,
