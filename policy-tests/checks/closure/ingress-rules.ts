@@ -7,15 +7,13 @@
  * an IngressClass whose controller is its own, `traefik.io/ingress-controller` (client.go, GetIngressClasses, a
  * constant): a proxy class with any other controller is one Traefik never lists, and every Ingress of it goes unserved.
  */
+import { TRAEFIK_CONTROLLER } from '../../model/traefik/proxies.ts';
 import { dig, isMap, list } from '../../model/core/dig.ts';
 import { scalarText } from '../../model/core/text.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { LAN_GATEWAY, PUBLIC_GATEWAY } from '../../model/cluster/ingress-routes.ts';
 
 const TRAEFIK_CLASSES = new Set([PUBLIC_GATEWAY, LAN_GATEWAY]);
-
-/** The controller Traefik's Kubernetes Ingress provider lists IngressClasses by (traefikDefaultIngressClassController). */
-const TRAEFIK_CONTROLLER = 'traefik.io/ingress-controller';
 
 export const ingressRulesCheck: PolicyCheck = {
   id: 'closure-ingress-rules',

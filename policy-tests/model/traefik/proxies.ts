@@ -10,6 +10,9 @@ import { containersOf, podSpecOf } from '../core/workloads.ts';
 import type { Resource } from '../core/manifest.ts';
 import type { Repo } from '../repository/repo.ts';
 
+/** The controller Traefik's Kubernetes Ingress provider lists IngressClasses of (a constant of its source, `GetIngressClasses`). */
+export const TRAEFIK_CONTROLLER = 'traefik.io/ingress-controller';
+
 export interface TraefikProxy extends ChartValues {
   /** Whether its Kubernetes CRD provider is on: the Middlewares an Ingress names are read through it. */
   crd: boolean;

@@ -75,6 +75,7 @@ const ON_TRAFFIC = new Set([
   'closure-ingress-rules',
   'closure-middleware',
   'closure-traefik-annotations',
+  'closure-ingress-proxy-class',
   'public-ingress-tls',
   'closure-acme-solver',
   'closure-issuer',
@@ -489,6 +490,18 @@ export const closureMutations: Mutation[] = [
       '  name: backups\n  labels:\n    # Only the backup jobs run here; they need nothing the restricted profile forbids.\n    pod-security.kubernetes.io/enforse: restricted',
     ),
     at: 'pod-security.kubernetes.io/enforse',
+  },
+  {
+    check: 'closure-ingress-proxy-class',
+    why: 'the public proxy names no Ingress class: Traefik serves every class of its controller there, the LAN-only apps on the public address',
+    mutate: swap('apps/platform/ingress-public/values.yaml', '  kubernetesIngress:\n    ingressClass: gateway\n', '  kubernetesIngress: {}\n'),
+    at: 'kubernetesIngress: {}',
+  },
+  {
+    check: 'closure-ingress-proxy-class',
+    why: 'the LAN proxy serves the public class too: the public routes are served on both addresses',
+    mutate: swap('apps/platform/ingress-private/values.yaml', 'ingressClass: private-gateway', 'ingressClass: gateway'),
+    at: 'ingressClass: gateway',
   },
   {
     check: 'closure-traefik-annotations',
