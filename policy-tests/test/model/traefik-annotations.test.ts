@@ -67,6 +67,51 @@ describe("Traefik's Ingress annotations", () => {
     expect(effects({ 'traefik.ingress.kubernetes.io/router.middlewares': 'x' }, 'service')).toEqual([['router.middlewares', 'ignored']]);
   });
 
+  it("reads Traefik v3.7.9's own parse cases (annotations_test.go: Test_parseRouterConfig, Test_parseServiceConfig) as Traefik does: none refused", () => {
+    const prefix = 'traefik.ingress.kubernetes.io/';
+    const router = Object.fromEntries(
+      [
+        ['router.pathmatcher', 'foobar'],
+        ['router.entrypoints', 'foobar,foobar'],
+        ['router.middlewares', 'foobar,foobar'],
+        ['router.priority', '42'],
+        ['router.rulesyntax', 'foobar'],
+        ['router.tls', 'true'],
+        ['router.tls.certresolver', 'foobar'],
+        ['router.tls.domains.0.main', 'foobar'],
+        ['router.tls.domains.0.sans', 'foobar,foobar'],
+        ['router.tls.domains.1.main', 'foobar'],
+        ['router.tls.domains.1.sans', 'foobar,foobar'],
+        ['router.tls.options', 'foobar'],
+        ['router.observability.accessLogs', 'true'],
+        ['router.observability.metrics', 'true'],
+        ['router.observability.tracing', 'true'],
+      ].map(([k, v]) => [prefix + k, v]),
+    );
+    // Besides them, ingress.kubernetes.io/foo (no Traefik key) and traefik.ingress.kubernetes.io/foo, which the router's filter leaves out.
+    expect(readTraefikAnnotations({ ...router, 'ingress.kubernetes.io/foo': 'bar', [`${prefix}foo`]: 'bar' }, 'router').map((r) => [r.key, r.effect])).toEqual([
+      [`${prefix}foo`, 'ignored'],
+    ]);
+    const service = Object.fromEntries(
+      [
+        ['service.serversscheme', 'protocol'],
+        ['service.serverstransport', 'foobar@file'],
+        ['service.passhostheader', 'true'],
+        ['service.nativelb', 'true'],
+        ['service.sticky.cookie', 'true'],
+        ['service.sticky.cookie.httponly', 'true'],
+        ['service.sticky.cookie.name', 'foobar'],
+        ['service.sticky.cookie.secure', 'true'],
+        ['service.sticky.cookie.samesite', 'none'],
+        ['service.sticky.cookie.domain', 'foo.com'],
+        ['service.sticky.cookie.path', 'foobar'],
+        ['service.middlewares', 'middleware1,middleware2'],
+      ].map(([k, v]) => [prefix + k, v]),
+    );
+    expect(readTraefikAnnotations(service, 'service')).toEqual([]);
+    expect(readTraefikAnnotations({}, 'router')).toEqual([]);
+  });
+
   it('lists the keys it reads, a list element written .0.', () => {
     expect(traefikAnnotationKeys('router')).toContain('router.tls.domains.0.sans');
     expect(traefikAnnotationKeys('router')).toContain('router.tls');
