@@ -499,6 +499,12 @@ export const closureMutations: Mutation[] = [
   },
   {
     check: 'closure-ingress-proxy-class',
+    why: 'the LAN proxy names its class private-gatway: no IngressClass or Ingress has that name, and the LAN proxy serves nothing',
+    mutate: swap('apps/platform/ingress-private/values.yaml', 'ingressClass: private-gateway', 'ingressClass: private-gatway'),
+    at: 'ingressClass: private-gatway',
+  },
+  {
+    check: 'closure-ingress-proxy-class',
     why: 'the LAN proxy serves the public class too: the public routes are served on both addresses',
     mutate: swap('apps/platform/ingress-private/values.yaml', 'ingressClass: private-gateway', 'ingressClass: gateway'),
     at: 'ingressClass: gateway',
