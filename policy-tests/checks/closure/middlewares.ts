@@ -10,8 +10,8 @@ import { traefikProxiesByClass, traefikServing, type TraefikProxy } from '../../
 import { ingressRoutes } from '../../model/cluster/ingress-routes.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
-import { dig, obj } from '../../model/core/dig.ts';
-import { traefikField, traefikList } from '../../model/traefik/annotations.ts';
+import { dig } from '../../model/core/dig.ts';
+import { annotationsOf, traefikField, traefikList } from '../../model/traefik/annotations.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 
 interface Named {
@@ -25,7 +25,7 @@ interface Named {
 /** The middlewares `owner` names for its router or service, each a Middleware its proxy reads. */
 function judgeNamed(ctx: CheckContext, { owner, target, effect, proxy, cls }: Named, middlewares: ReadonlySet<string>): void {
   // The key as Traefik's decoder finds it, its field's name case aside (router.Middlewares is read too).
-  const named = traefikField(obj(dig(owner.object, ['metadata', 'annotations'])), target, 'middlewares');
+  const named = traefikField(annotationsOf(owner), target, 'middlewares');
   if (!named) return;
   const at = ['metadata', 'annotations', named.key];
   for (const ref of traefikList(named.value).filter(Boolean)) {

@@ -10,10 +10,7 @@
 import { dig } from '../../model/core/dig.ts';
 import { didYouMean } from '../../model/core/did-you-mean.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
-import { TRAEFIK_CONTROLLER } from '../../model/traefik/proxies.ts';
-import { chartValues } from '../../model/helm/chart-values.ts';
-
-const CLASS_PATH = ['providers', 'kubernetesIngress', 'ingressClass'];
+import { INGRESS_CLASS_PATH, TRAEFIK_CONTROLLER, traefikProxies } from '../../model/traefik/proxies.ts';
 
 export const proxyClassCheck: PolicyCheck = {
   id: 'closure-ingress-proxy-class',
@@ -27,11 +24,11 @@ export const proxyClassCheck: PolicyCheck = {
     const classes = ctx.resources.filter((r) => r.kind === 'IngressClass' && dig(r.object, ['spec', 'controller']) === TRAEFIK_CONTROLLER).map((r) => r.name);
     const declared = new Set(ctx.resources.filter((r) => r.kind === 'IngressClass').map((r) => r.name));
     const namedByIngresses = new Set(ctx.resources.filter((r) => r.kind === 'Ingress').map((r) => dig(r.object, ['spec', 'ingressClassName'])));
-    const serving = chartValues(ctx.repo, 'traefik').filter((v) => dig(v.values, ['providers', 'kubernetesIngress', 'enabled']) !== false);
+    const serving = traefikProxies(ctx.repo).filter((proxy) => proxy.servesIngresses);
     if (serving.length < 2 && classes.length < 2) return;
     for (const proxy of serving) {
-      const named = dig(proxy.values, CLASS_PATH);
-      const place = { data: proxy.source, path: CLASS_PATH };
+      const named = proxy.ingressClass;
+      const place = { data: proxy.source, path: INGRESS_CLASS_PATH };
       if (typeof named !== 'string' || named === '') {
         if (classes.length > 1)
           ctx.fail(
@@ -48,7 +45,7 @@ export const proxyClassCheck: PolicyCheck = {
           `${proxy.appName} serves Ingress class ${JSON.stringify(named)}, which no IngressClass declares and no Ingress names${didYouMean(named, classes)}: Traefik lists no class of that name, and this proxy serves no Ingress`,
         );
       // Said once, on the later of the two.
-      const other = serving.slice(0, serving.indexOf(proxy)).find((v) => dig(v.values, CLASS_PATH) === named);
+      const other = serving.slice(0, serving.indexOf(proxy)).find((v) => v.ingressClass === named);
       if (other) ctx.fail(place, `${proxy.appName} and ${other.appName} both serve Ingress class ${named}: its routes are served on both proxies' addresses`);
     }
   },

@@ -9,11 +9,12 @@
  * none valid builds no router) and its path matcher (one Traefik does not have skips the ImplementationSpecific paths).
  */
 import { nearestName, suggesting } from '../../model/core/did-you-mean.ts';
-import { dig, obj, str } from '../../model/core/dig.ts';
+import { dig, str } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { ingressRoutes } from '../../model/cluster/ingress-routes.ts';
 import {
+  annotationsOf,
   readTraefikAnnotations,
   TRAEFIK_ANNOTATION_PREFIX,
   traefikAnnotationKeys,
@@ -28,8 +29,6 @@ const EFFECT = {
   router: { drops: 'Traefik drops the whole Ingress: every request to its routes is a 404', ignored: 'Traefik ignores it' },
   service: { drops: 'Traefik builds no route to the Service: every request to it is a 404', ignored: 'Traefik ignores it' },
 } as const;
-
-const annotationsOf = (r: Resource): Record<string, unknown> => obj(dig(r.object, ['metadata', 'annotations']));
 
 /** Each annotation of `r` Traefik does not read as written, said at its key; whether Traefik drops `r` for one. */
 function judge(ctx: CheckContext, r: Resource, target: TraefikTarget): boolean {
@@ -102,19 +101,26 @@ export const traefikAnnotationsCheck: PolicyCheck = {
   exemptible: false,
   run(ctx) {
     const proxies = traefikProxiesByClass(ctx.repo);
-    const served = ctx.resources.filter((r) => r.kind === 'Ingress' && traefikServing(proxies, r));
+    // Each Ingress a Traefik of the repository serves, and the proxy that serves it.
+    const served = new Map(
+      ctx.resources.flatMap((r) => {
+        const proxy = r.kind === 'Ingress' ? traefikServing(proxies, r) : undefined;
+        return proxy ? [[r, proxy] as const] : [];
+      }),
+    );
     const backends = new Set(
-      served.flatMap((ing) =>
+      [...served.keys()].flatMap((ing) =>
         ingressRoutes(ing).flatMap((route) => (route.service ? [`${namespaceOrDestination(ctx.repo, ing) ?? ''}/${route.service.name}`] : [])),
       ),
     );
     for (const r of ctx.resources) {
       const keys = Object.keys(annotationsOf(r)).filter((k) => k.startsWith(TRAEFIK_ANNOTATION_PREFIX));
       if (keys.length === 0) continue;
-      if (r.kind === 'Ingress' && served.includes(r)) {
+      const proxy = served.get(r);
+      if (proxy) {
         if (!judge(ctx, r, 'router')) {
           judgePathMatcher(ctx, r);
-          judgeEntryPoints(ctx, r, traefikServing(proxies, r)!);
+          judgeEntryPoints(ctx, r, proxy);
         }
       } else if (r.kind === 'Service' && backends.has(`${namespaceOrDestination(ctx.repo, r) ?? ''}/${r.name}`)) judge(ctx, r, 'service');
       else if (r.kind !== 'Ingress' && r.kind !== 'Service')

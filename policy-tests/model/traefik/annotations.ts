@@ -14,6 +14,8 @@
  * - a field tagged `label:"-"` is read and ignored; a struct tagged `allowEmpty` (`router.tls`) given a value other
  *   than `true` is switched off.
  */
+import { dig, obj } from '../core/dig.ts';
+import type { Resource } from '../core/manifest.ts';
 
 /** A field's Go type, as the decoder fills it. */
 type Leaf = 'string' | 'bool' | 'int' | 'strings';
@@ -81,6 +83,9 @@ const SERVICE: Struct = {
 };
 
 export const TRAEFIK_ANNOTATION_PREFIX = 'traefik.ingress.kubernetes.io/';
+
+/** An object's annotations, as the provider reads them (none where they are not a map). */
+export const annotationsOf = (r: Pick<Resource, 'object'>): Record<string, unknown> => obj(dig(r.object, ['metadata', 'annotations']));
 
 /** The object a Traefik annotation configures: an Ingress's router, or the service a Service becomes. */
 export type TraefikTarget = 'router' | 'service';

@@ -13,18 +13,30 @@ import type { Repo } from '../repository/repo.ts';
 /** The controller Traefik's Kubernetes Ingress provider lists IngressClasses of (a constant of its source, `GetIngressClasses`). */
 export const TRAEFIK_CONTROLLER = 'traefik.io/ingress-controller';
 
+/** Where a proxy's values name the Ingress class it serves. */
+export const INGRESS_CLASS_PATH = ['providers', 'kubernetesIngress', 'ingressClass'];
+
 export interface TraefikProxy extends ChartValues {
   /** Whether its Kubernetes CRD provider is on: the Middlewares an Ingress names are read through it. */
   crd: boolean;
+  /** Whether its Kubernetes Ingress provider is on (the chart's default). */
+  servesIngresses: boolean;
+  /** The class its Ingress provider serves, as its values write it; undefined for none. */
+  ingressClass: string | undefined;
+}
+
+/** Every Traefik the repository runs, with its providers as its values set them. */
+export function traefikProxies(repo: Repo): TraefikProxy[] {
+  return chartValues(repo, 'traefik').map((v) => ({
+    ...v,
+    crd: dig(v.values, ['providers', 'kubernetesCRD', 'enabled']) !== false,
+    servesIngresses: dig(v.values, ['providers', 'kubernetesIngress', 'enabled']) !== false,
+    ingressClass: dig(v.values, INGRESS_CLASS_PATH) as string | undefined,
+  }));
 }
 
 export function traefikProxiesByClass(repo: Repo): Map<string | undefined, TraefikProxy> {
-  return new Map(
-    chartValues(repo, 'traefik').map((v) => [
-      dig(v.values, ['providers', 'kubernetesIngress', 'ingressClass']) as string | undefined,
-      { ...v, crd: dig(v.values, ['providers', 'kubernetesCRD', 'enabled']) !== false },
-    ]),
-  );
+  return new Map(traefikProxies(repo).map((proxy) => [proxy.ingressClass, proxy]));
 }
 
 /** The Traefik that serves `ingress`'s class, if the repository runs one. */
