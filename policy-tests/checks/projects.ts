@@ -12,7 +12,9 @@ import { argoGlobMatch, goFilepathMatch } from '../model/core/glob.ts';
 import { groupOf, type Resource } from '../model/core/manifest.ts';
 import { type CheckContext, type PolicyCheck, type Area, type CheckEnvironment } from '../model/checks/kit.ts';
 import { scalarText } from '../model/core/text.ts';
-import { objects } from '../model/core/dig.ts';
+import { obj, objects } from '../model/core/dig.ts';
+import { suggesting } from '../model/core/did-you-mean.ts';
+import { entryMatch, installedKinds } from '../model/controller/served-kinds.ts';
 
 interface GroupKind {
   group: string;
@@ -218,12 +220,54 @@ function beyondUse(ctx: CheckContext, projects: ReadonlyMap<string, Project>, us
   }
 }
 
+/** A project's lists of kinds, each with the scope of the resources Argo CD judges by it and what its entries do. */
+const KIND_LISTS = [
+  { list: 'namespaceResourceWhitelist', namespaced: true, effect: 'permits' },
+  { list: 'namespaceResourceBlacklist', namespaced: true, effect: 'refuses' },
+  { list: 'clusterResourceWhitelist', namespaced: false, effect: 'permits' },
+  { list: 'clusterResourceBlacklist', namespaced: false, effect: 'refuses' },
+] as const;
+
+const UNSERVED_FIX = 'name a kind the cluster serves, as its API group spells it (kubectl api-resources), in the lists of its scope';
+
+/**
+ * Argo CD judges a resource by the two lists of its scope (IsGroupKindNamePermitted): an entry that names a kind no
+ * group it names serves (a blacklisted `ResuorceQuota`), or only kinds of the other scope, matches no resource, and
+ * refuses or permits nothing, without a word. Judged where the gate knows every kind of the groups an entry names.
+ */
+function unservedEntries(ctx: CheckContext, projects: ReadonlyMap<string, Project>, builtinKinds: CheckEnvironment['builtinKinds']): void {
+  const installed = installedKinds(ctx.repo, ctx.renders);
+  for (const [name, project] of projects) {
+    const spec = obj(project.resource.object.spec);
+    for (const { list, namespaced, effect } of KIND_LISTS)
+      objects(spec[list]).forEach((e, i) => {
+        const entry = { group: scalarText(e.group ?? ''), kind: scalarText(e.kind ?? '') };
+        const match = entryMatch(entry, builtinKinds, installed);
+        if (!match.judged) return;
+        const at = { resource: project.resource, path: ['spec', list, i, 'kind'] };
+        const group = entry.group === '' ? 'the core group' : `group ${entry.group}`;
+        if (match.kinds.length === 0)
+          ctx.fail(
+            at,
+            `project ${name}'s ${list} names kind ${entry.kind} of ${group}, which the cluster does not serve${suggesting(match.near)}: the entry ${effect} nothing`,
+            UNSERVED_FIX,
+          );
+        else if (match.kinds.every((k) => k.clusterScoped === namespaced))
+          ctx.fail(
+            at,
+            `project ${name}'s ${list} names ${match.kinds.map((k) => k.key.slice(k.key.lastIndexOf('/') + 1)).join(', ')}, ${namespaced ? 'cluster-scoped' : 'namespaced'}, while Argo CD judges only ${namespaced ? 'namespaced' : 'cluster-scoped'} resources by it: the entry ${effect} nothing`,
+            UNSERVED_FIX,
+          );
+      });
+  }
+}
+
 /** Argo CD refuses an object its project does not permit; the house holds each project to what its apps use. */
-function projectScopeCheck(isClusterScoped: CheckEnvironment['isClusterScoped']): PolicyCheck {
+function projectScopeCheck({ isClusterScoped, builtinKinds }: CheckEnvironment): PolicyCheck {
   return {
     id: 'argocd-project-scope',
     description:
-      "Each AppProject allows exactly what its apps render, as Argo CD judges it with the project's global projects merged in (argocd-cm's globalProjects): every Application's destination is one of its destinations, every namespaced resource goes to one of them and its kind is on the namespaceResourceWhitelist (where one is set) and not on the namespaceResourceBlacklist, every cluster-scoped kind and name is on the clusterResourceWhitelist and not on the clusterResourceBlacklist (kinds, groups and names as Go's filepath.Match patterns, destinations as globs with ! denials, on a cluster scoped to the project where it sets permitOnlyProjectScopedClusters), and the namespace CreateNamespace=true makes is a Namespace the project permits; no wildcard kind, and (when all its apps are rendered) no destination or kind none of them uses (invariants P1).",
+      "Each AppProject allows exactly what its apps render, as Argo CD judges it with the project's global projects merged in (argocd-cm's globalProjects): every Application's destination is one of its destinations, every namespaced resource goes to one of them and its kind is on the namespaceResourceWhitelist (where one is set) and not on the namespaceResourceBlacklist, every cluster-scoped kind and name is on the clusterResourceWhitelist and not on the clusterResourceBlacklist (kinds, groups and names as Go's filepath.Match patterns, destinations as globs with ! denials, on a cluster scoped to the project where it sets permitOnlyProjectScopedClusters), and the namespace CreateNamespace=true makes is a Namespace the project permits; every kind its lists name is one the cluster serves, of the scope the list judges (else the entry refuses or permits nothing); no wildcard kind, and (when all its apps are rendered) no destination or kind none of them uses (invariants P1).",
     invariants: ['P1'],
     remediation:
       'list in the project exactly the namespaces and cluster-scoped kinds its apps render; move what does not belong to the project (a ClusterRoleBinding in a media app) out',
@@ -241,12 +285,13 @@ function projectScopeCheck(isClusterScoped: CheckEnvironment['isClusterScoped'])
       refusedNamespaceCreation(ctx, projects);
       const used = refusedObjects(ctx, projects, clusters, isClusterScoped);
       beyondUse(ctx, projects, used);
+      unservedEntries(ctx, projects, builtinKinds);
     },
   };
 }
 
-export function projectChecks({ isClusterScoped }: CheckEnvironment): PolicyCheck[] {
-  return [projectSourcesCheck, projectScopeCheck(isClusterScoped)];
+export function projectChecks(env: CheckEnvironment): PolicyCheck[] {
+  return [projectSourcesCheck, projectScopeCheck(env)];
 }
 
 export const projectArea: Area = { name: 'projects', checks: projectChecks };

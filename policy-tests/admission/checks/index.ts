@@ -47,6 +47,8 @@ export function admissionChecks({ builtinGroups, isClusterScoped }: CheckEnviron
 }
 
 /** The ids of the admission layer's checks (for the benchmark's share): read from the checks, not repeated. */
-export const ADMISSION_CHECK_IDS: readonly string[] = admissionChecks({ isClusterScoped: () => false, builtinGroups: new Set() }).map((c) => c.id);
+export const ADMISSION_CHECK_IDS: readonly string[] = admissionChecks({ isClusterScoped: () => false, builtinGroups: new Set(), builtinKinds: new Map() }).map(
+  (c) => c.id,
+);
 
 export const admissionArea: Area = { name: 'admission', checks: admissionChecks };

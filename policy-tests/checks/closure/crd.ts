@@ -4,7 +4,8 @@
  * its chart renders.
  */
 import { applications } from '../../model/argocd/argocd.ts';
-import { declaredEntries, declaredGroups, PROVIDES_CRDS, PROVIDES_CRDS_AT_RUNTIME, REQUIRES_CRDS } from '../../model/argocd/app-declarations.ts';
+import { installedKinds, type InstalledKinds } from '../../model/controller/served-kinds.ts';
+import { declaredGroups, PROVIDES_CRDS, PROVIDES_CRDS_AT_RUNTIME, REQUIRES_CRDS } from '../../model/argocd/app-declarations.ts';
 import { dig } from '../../model/core/dig.ts';
 import { groupOf, type Resource } from '../../model/core/manifest.ts';
 import type { Path } from '../../model/core/positions.ts';
@@ -14,39 +15,8 @@ import { scalarText } from '../../model/core/text.ts';
 
 const crdGroup = (r: Resource): string => scalarText(dig(r.object, ['spec', 'group']) ?? '');
 
-/**
- * Per kind: `group/Kind` from every CRD the repository applies or renders;
- * `group/*` only from a declaration whose chart was not rendered here (a
- * rendered chart shows exactly which kinds it installs), or from
- * providedOutsideGit.
- */
-function installedKinds(ctx: CheckContext): { kinds: Set<string>; groups: Set<string> } {
-  const kinds = new Set<string>();
-  const groups = new Set<string>();
-  for (const r of ctx.repo.resources) {
-    if (r.kind !== 'CustomResourceDefinition') continue;
-    kinds.add(`${crdGroup(r)}/${scalarText(dig(r.object, ['spec', 'names', 'kind']) ?? '')}`);
-    groups.add(crdGroup(r));
-  }
-  const renderedApps = new Set(ctx.renders.filter((x) => x.status === 'rendered' && x.source.chart !== undefined).map((x) => x.app.name));
-  for (const app of applications(ctx.repo)) {
-    const atRuntime = declaredGroups(app, PROVIDES_CRDS_AT_RUNTIME);
-    for (const e of declaredEntries(app)) {
-      groups.add(e.split('/')[0]!);
-      // An entry is a group, a group/Kind, or (what operators register at run time) a group/version/Kind.
-      const parts = e.split('/');
-      if (!renderedApps.has(app.name) || atRuntime.includes(parts[0]!))
-        kinds.add(parts.length === 3 ? `${parts[0]}/${parts[2]}` : e.includes('/') ? e : `${e}/*`);
-    }
-  }
-  for (const e of ctx.repo.facts?.providedOutsideGit ?? [])
-    if (e.kind === 'CustomResourceDefinition')
-      kinds.add(`${e.name.includes('.') && e.name.split('.').length > 2 ? e.name.slice(e.name.indexOf('.') + 1) : e.name}/*`);
-  return { kinds, groups };
-}
-
 /** One finding per kind and file: a missing operator shows once where each kind is used. */
-function reportUninstalledKinds(ctx: CheckContext, installed: { kinds: Set<string>; groups: Set<string> }, builtinGroups: ReadonlySet<string>): void {
+function reportUninstalledKinds(ctx: CheckContext, installed: InstalledKinds, builtinGroups: ReadonlySet<string>): void {
   const reported = new Set<string>();
   for (const r of ctx.resources) {
     const group = groupOf(r.apiVersion);
@@ -120,7 +90,7 @@ export function crdClosureCheck(builtinGroups: ReadonlySet<string>): PolicyCheck
     reads: { kinds: ['*'], everyKind: "every resource's kind needs its CRD or a built-in API", renders: true },
     exemptible: false,
     run(ctx) {
-      const installed = installedKinds(ctx);
+      const installed = installedKinds(ctx.repo, ctx.renders);
       reportUninstalledKinds(ctx, installed, builtinGroups);
       checkRequiredGroups(ctx, installed.groups, builtinGroups);
       checkProvidedDeclarations(ctx);

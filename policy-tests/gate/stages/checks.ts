@@ -7,6 +7,7 @@ import { exemptionStep, runChecks } from '../../model/checks/runner.ts';
 import { exemptionCheck } from '../../model/checks/exemptions.ts';
 import type { CheckEnvironment, PolicyCheck } from '../../model/checks/kit.ts';
 import type { Finding } from '../../model/core/findings.ts';
+import { groupOf } from '../../model/core/manifest.ts';
 import { admissionLayer, type AdmissionJudgement, type PodSecurityCoverage, type RuleCoverage } from '../../admission/index.ts';
 import { markRootCauses } from '../root-causes.ts';
 import { schemaLayer } from '../pipeline.ts';
@@ -17,8 +18,18 @@ import type { Tree } from './render.ts';
 async function checkEnvironment(): Promise<CheckEnvironment> {
   const layer = await schemaLayer();
   // `v1/ConfigMap` is the core group, `apps/v1/Deployment` the group apps.
-  const builtinGroups = new Set(layer.builtinApiVersions().map((v) => (/^v\d/.test(v) ? '' : v.split('/')[0]!)));
-  return { isClusterScoped: (apiVersion, kind) => layer.isClusterScoped(apiVersion, kind), builtinGroups };
+  const versions = layer.builtinApiVersions();
+  const builtinGroups = new Set(versions.map((v) => (/^v\d/.test(v) ? '' : v.split('/')[0]!)));
+  // The list holds each apiVersion and each apiVersion/Kind: a kind's key has one more part than its apiVersion's.
+  const builtinKinds = new Map<string, boolean>();
+  const listed = new Set(versions);
+  for (const key of versions) {
+    const apiVersion = key.slice(0, key.lastIndexOf('/'));
+    if (!listed.has(apiVersion)) continue;
+    const kind = key.slice(apiVersion.length + 1);
+    builtinKinds.set(`${groupOf(apiVersion)}/${kind}`, layer.isClusterScoped(apiVersion, kind));
+  }
+  return { isClusterScoped: (apiVersion, kind) => layer.isClusterScoped(apiVersion, kind), builtinGroups, builtinKinds };
 }
 
 /** Every check the gate runs, in report order, and the exemption step's declaration: the CLI's list, the check table. */

@@ -102,6 +102,8 @@ export interface CheckEnvironment {
   isClusterScoped: ScopeLookup;
   /** The API groups the cluster serves built in (`''` for the core group). */
   builtinGroups: ReadonlySet<string>;
+  /** Each kind the cluster serves built in, as `group/Kind` (`/ConfigMap` for the core group's): whether it is cluster-scoped. */
+  builtinKinds: ReadonlyMap<string, boolean>;
 }
 
 /** An area of checks, declared once where its checks are written (its folder's index.ts, or its one module); the registry lists the areas. */

@@ -27,7 +27,7 @@ describe('mutation coverage', () => {
   });
 
   it("every area's checks are proven by its own mutation list (or the rendered output's), and every key names an area", async () => {
-    const env = { isClusterScoped: () => false, builtinGroups: new Set<string>() };
+    const env = { isClusterScoped: () => false, builtinGroups: new Set<string>(), builtinKinds: new Map<string, boolean>() };
     const proven = (key: string) => new Set(MUTATION_LISTS[key]?.flat().map((m) => m.check) ?? []);
     const rendered = proven('rendered output');
     const unproven = AREAS.flatMap((area) =>

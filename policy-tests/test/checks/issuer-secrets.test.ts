@@ -10,7 +10,7 @@ import type { Resource } from '../../model/core/manifest.ts';
 import { loadRepo, REPO_ROOT } from '../../model/repository/repo.ts';
 
 const repo = await loadRepo(REPO_ROOT);
-const secretCheck = closureChecks({ isClusterScoped: (_v, kind) => kind === 'ClusterIssuer', builtinGroups: new Set() }).find(
+const secretCheck = closureChecks({ isClusterScoped: (_v, kind) => kind === 'ClusterIssuer', builtinGroups: new Set(), builtinKinds: new Map() }).find(
   (c) => c.id === 'closure-secret',
 )!;
 const issuer = repo.resources.find((r) => r.kind === 'ClusterIssuer' && r.name === 'letsencrypt')!;

@@ -115,4 +115,22 @@ export const projectsMutations: Mutation[] = [
     mutate: inProject('portfolio', '  destinations:\n', '  permitOnlyProjectScopedClusters: true\n  destinations:\n'),
     at: (c) => ({ file: PORTFOLIO_APP, line: lineOf(c.read(PORTFOLIO_APP), 'destination:') }),
   },
+  {
+    check: 'argocd-project-scope',
+    why: "the media project blacklists a misspelt ResourceQuota, a kind the core group does not serve: the entry refuses nothing, and a media app may set its namespace's quota",
+    mutate: inProject('media', '      kind: ResourceQuota\n', '      kind: ResuorceQuota\n'),
+    at: (c) => {
+      const text = c.read(PROJECTS);
+      return { file: PROJECTS, line: lineOf(text, 'kind: ResuorceQuota', lineOf(text, '  name: media')) };
+    },
+  },
+  {
+    check: 'argocd-project-scope',
+    why: 'the security project blacklists Namespaces among its namespaced kinds: Argo CD judges a Namespace by the cluster lists, so the entry refuses nothing',
+    mutate: inProject('security', '      kind: LimitRange\n', '      kind: LimitRange\n    - group: ""\n      kind: Namespace\n'),
+    at: (c) => {
+      const text = c.read(PROJECTS);
+      return { file: PROJECTS, line: lineOf(text, 'kind: Namespace', lineOf(text, 'namespaceResourceBlacklist:', lineOf(text, '  name: security'))) };
+    },
+  },
 ];

@@ -1,0 +1,87 @@
+/**
+ * The kinds the cluster serves, as Argo CD's controller finds them by discovery: the built-in APIs (the schema layer
+ * knows each group's kinds and scopes) and the custom kinds the repository installs. closure-crd holds every custom
+ * kind to its CRD; argocd-project-scope holds each kind an AppProject's lists name to a kind the cluster serves.
+ */
+import { applications } from '../argocd/argocd.ts';
+import { declaredEntries, declaredGroups, PROVIDES_CRDS_AT_RUNTIME } from '../argocd/app-declarations.ts';
+import { nearestName } from '../core/did-you-mean.ts';
+import { dig } from '../core/dig.ts';
+import { goFilepathMatch } from '../core/glob.ts';
+import type { Resource } from '../core/manifest.ts';
+import { scalarText } from '../core/text.ts';
+import type { Repo } from '../repository/repo.ts';
+import type { SourceRender } from '../argocd/rendered.ts';
+
+export interface InstalledKinds {
+  /** `group/Kind` of every custom kind installed, or `group/*` for a group whose kinds are not seen (its chart not rendered). */
+  kinds: Set<string>;
+  groups: Set<string>;
+  /** Each `group/Kind` a CRD of the repository defines: whether it is cluster-scoped (its spec.scope). */
+  clusterScoped: Map<string, boolean>;
+}
+
+const crdGroup = (r: Resource): string => scalarText(dig(r.object, ['spec', 'group']) ?? '');
+
+/**
+ * Per kind: `group/Kind` from every CRD the repository applies or renders; `group/*` only from a declaration whose
+ * chart was not rendered here (a rendered chart shows exactly which kinds it installs), or from providedOutsideGit.
+ */
+export function installedKinds(repo: Repo, renders: readonly SourceRender[]): InstalledKinds {
+  const kinds = new Set<string>();
+  const groups = new Set<string>();
+  const clusterScoped = new Map<string, boolean>();
+  for (const r of repo.resources) {
+    if (r.kind !== 'CustomResourceDefinition') continue;
+    const key = `${crdGroup(r)}/${scalarText(dig(r.object, ['spec', 'names', 'kind']) ?? '')}`;
+    kinds.add(key);
+    groups.add(crdGroup(r));
+    clusterScoped.set(key, dig(r.object, ['spec', 'scope']) === 'Cluster');
+  }
+  const renderedApps = new Set(renders.filter((x) => x.status === 'rendered' && x.source.chart !== undefined).map((x) => x.app.name));
+  for (const app of applications(repo)) {
+    const atRuntime = declaredGroups(app, PROVIDES_CRDS_AT_RUNTIME);
+    for (const e of declaredEntries(app)) {
+      groups.add(e.split('/')[0]!);
+      // An entry is a group, a group/Kind, or (what operators register at run time) a group/version/Kind.
+      const parts = e.split('/');
+      if (!renderedApps.has(app.name) || atRuntime.includes(parts[0]!))
+        kinds.add(parts.length === 3 ? `${parts[0]}/${parts[2]}` : e.includes('/') ? e : `${e}/*`);
+    }
+  }
+  for (const e of repo.facts?.providedOutsideGit ?? [])
+    if (e.kind === 'CustomResourceDefinition')
+      kinds.add(`${e.name.includes('.') && e.name.split('.').length > 2 ? e.name.slice(e.name.indexOf('.') + 1) : e.name}/*`);
+  return { kinds, groups, clusterScoped };
+}
+
+/** What an entry of a project's list of kinds matches among the kinds the cluster serves. */
+export type EntryMatch =
+  /** A group the cluster serves whose kinds are not all known here (a chart not rendered), or none it serves: not judged. */
+  | { judged: false }
+  /** The served kinds the entry matches (`group/Kind`), each with whether it is cluster-scoped; `near` a kind it likely meant. */
+  | { judged: true; kinds: { key: string; clusterScoped: boolean }[]; near?: string };
+
+/**
+ * The kinds an entry of an AppProject list (group and kind, Go's filepath.Match patterns, as isResourceInList matches
+ * them) names among those the cluster serves: `builtin` maps each built-in `group/Kind` to its scope.
+ */
+export function entryMatch(entry: { group: string; kind: string }, builtin: ReadonlyMap<string, boolean>, installed: InstalledKinds): EntryMatch {
+  const served = new Map(builtin);
+  for (const key of installed.kinds) if (!key.endsWith('/*')) served.set(key, installed.clusterScoped.get(key) ?? false);
+  const groupOfKey = (key: string) => key.slice(0, key.lastIndexOf('/'));
+  const groups = new Set([...served.keys()].map(groupOfKey).filter((g) => goFilepathMatch(entry.group, g)));
+  for (const key of installed.kinds) if (key.endsWith('/*') && goFilepathMatch(entry.group, groupOfKey(key))) return { judged: false };
+  // A group the cluster does not serve: an entry kept for an API not installed (yet) refuses nothing today, and harms nothing.
+  if (groups.size === 0) return { judged: false };
+  const inGroups = [...served].filter(([key]) => groups.has(groupOfKey(key)));
+  const kinds = inGroups
+    .filter(([key]) => goFilepathMatch(entry.kind, key.slice(key.lastIndexOf('/') + 1)))
+    .map(([key, clusterScoped]) => ({ key, clusterScoped }));
+  if (kinds.length > 0) return { judged: true, kinds };
+  const near = nearestName(
+    entry.kind,
+    inGroups.map(([key]) => key.slice(key.lastIndexOf('/') + 1)),
+  );
+  return near === undefined ? { judged: true, kinds } : { judged: true, kinds, near };
+}
