@@ -42,7 +42,7 @@ const placed = (at: Path, entries: readonly GivenVariable[], place: SettingPlace
 export const exporterStartsCheck: PolicyCheck = {
   id: 'media-exporter-starts',
   description:
-    "Every exporter sidecar of a media app starts and reads the app beside it: exportarr v2.2.0 with a subcommand it has and settings its checks take (a port, an interface IP, a log level and format, a URL and an API key or the app's config.xml), the qBittorrent exporter 1.3.0 with its host and port and an int EXPORTER_PORT; each listening on a port its container declares, and reading the pod on a port of the container running that app (A8).",
+    "Every exporter sidecar of a media app starts and reads the app beside it: exportarr v2.2.0 with a subcommand it has and settings its checks take (a port, an interface IP, a log level and format, a URL and an API key or the app's config.xml) and an app URL its HTTP client speaks (http or https), the qBittorrent exporter 1.3.0 with its host and port and an int EXPORTER_PORT; each listening on a port its container declares, and reading the pod on a port of the container running that app (A8).",
   invariants: ['A8'],
   remediation:
     "give exportarr the app's name as its first argument (sonarr, radarr, prowlarr, bazarr...); set the exporter's listening port (PORT, EXPORTER_PORT) to its container's metrics port, and the app's address to http://localhost:<the app container's port>",

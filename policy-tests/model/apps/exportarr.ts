@@ -106,6 +106,22 @@ export function exportarrSettingProblems(s: ExportarrSettings): { key: string; m
   return out;
 }
 
+/**
+ * What fails every request exportarr makes of the app, though it starts: its client is Go's http.Client over
+ * http.DefaultTransport (internal/client), which speaks http and https alone (url.Parse lowers the scheme), so an
+ * `htpt://` URL, which its url check takes, gets "unsupported protocol scheme" on each scrape.
+ */
+export function exportarrRequestProblem(s: ExportarrSettings): { key: string; message: string } | undefined {
+  const url = s.settings.get('url')?.value;
+  if (s.settings.has('config') || url === undefined || url === '<from>') return undefined;
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url)?.[1]?.toLowerCase();
+  if (scheme === undefined || scheme === 'http' || scheme === 'https') return undefined;
+  return {
+    key: 'url',
+    message: `url ${JSON.stringify(url)} names scheme "${scheme}", which exportarr's HTTP client does not speak (Go's net/http: http and https alone): every request to the app fails with "unsupported protocol scheme", and every scrape with it`,
+  };
+}
+
 /** The port exportarr listens on. */
 export const exportarrPort = (s: ExportarrSettings): number => Number(s.settings.get('port')?.value ?? '8081');
 

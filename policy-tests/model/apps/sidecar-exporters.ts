@@ -3,7 +3,7 @@
  * container (exportarr.ts, qbittorrent-exporter.ts), in one shape: the app it reads, what it exits on, the port it
  * listens on and the address of the app, each with where in the container it is set.
  */
-import { EXPORTARR_IMAGE, exportarrPort, exportarrSettingProblems, exportarrSettings, exportarrTarget } from './exportarr.ts';
+import { EXPORTARR_IMAGE, exportarrPort, exportarrRequestProblem, exportarrSettingProblems, exportarrSettings, exportarrTarget } from './exportarr.ts';
 import { QBITTORRENT_EXPORTER_IMAGE, qbittorrentExporterEnv, qbittorrentExporterProblems } from './qbittorrent-exporter.ts';
 
 /** Where a setting is written: an env var (its index) or an argument (its index); none where it is the default. */
@@ -36,10 +36,14 @@ export function exporterReading(
       return set && (set.from === 'env' ? { env: set.index } : { arg: set.index });
     };
     const target = exportarrTarget(s);
+    const request = exportarrRequestProblem(s);
     return {
       program: 'exportarr',
       app: s.app,
-      problems: exportarrSettingProblems(s).map((p) => ({ place: place(p.key), message: `${p.message}: exportarr exits 1 at start` })),
+      problems: [
+        ...exportarrSettingProblems(s).map((p) => ({ place: place(p.key), message: `${p.message}: exportarr exits 1 at start` })),
+        ...(request ? [{ place: place(request.key), message: request.message }] : []),
+      ],
       listens: { port: exportarrPort(s), place: place('port'), byDefault: !s.settings.has('port') },
       ...(target ? { target: { ...target, place: place('url') } } : {}),
     };

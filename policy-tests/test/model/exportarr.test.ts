@@ -3,7 +3,7 @@
  * of the env, the flags over them, and its checks) and the qBittorrent exporter 1.3.0's (its env, and what main exits on).
  */
 import { describe, expect, it } from 'vitest';
-import { exportarrPort, exportarrSettingProblems, exportarrSettings, exportarrTarget } from '../../model/apps/exportarr.ts';
+import { exportarrPort, exportarrRequestProblem, exportarrSettingProblems, exportarrSettings, exportarrTarget } from '../../model/apps/exportarr.ts';
 import { exporterReading, type ExporterReading } from '../../model/apps/sidecar-exporters.ts';
 import { expandedWords } from '../../model/cluster/environment.ts';
 
@@ -35,6 +35,16 @@ describe('exportarr settings', () => {
     expect(exportarrSettingProblems(s).map((p) => p.key)).toEqual(['port', 'interface', 'log-format', 'url', 'api-key']);
     expect(exportarrPort(exportarrSettings(container(['sonarr'], {}))!)).toBe(8081);
     expect(exportarrSettingProblems(exportarrSettings(container(['sonarr'], { CONFIG: '/config/config.xml' }))!)).toEqual([]);
+  });
+
+  it('takes a URL of any scheme at start, and then speaks http and https alone (Go net/http), the scheme case aside', () => {
+    const at = (url: string) => exportarrRequestProblem(exportarrSettings(container(['bazarr'], { URL: url, APIKEY: 'k' }))!);
+    expect([at('http://localhost:6767'), at('HTTPS://localhost:6767'), at('$(APP_URL)')]).toEqual([undefined, undefined, undefined]);
+    const problem = at('htpt://localhost:6767');
+    expect(problem).toMatchObject({ key: 'url', message: expect.stringContaining('unsupported protocol scheme') });
+    expect(exportarrSettingProblems(exportarrSettings(container(['bazarr'], { URL: 'htpt://localhost:6767', APIKEY: 'k' }))!)).toEqual([]);
+    // With the app's config.xml, exportarr builds the URL from it too: not judged here.
+    expect(exportarrRequestProblem(exportarrSettings(container(['bazarr'], { URL: 'htpt://x', CONFIG: '/config/config.xml' }))!)).toBeUndefined();
   });
 
   it('judges nothing of a container that runs its own command', () => {

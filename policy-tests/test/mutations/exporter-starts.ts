@@ -8,6 +8,12 @@ const CHECK = 'media-exporter-starts';
 export const exporterStartsMutations: Mutation[] = [
   {
     check: CHECK,
+    why: "the app URL's scheme misspelt (htpt): exportarr starts, and its Go HTTP client refuses every request with unsupported protocol scheme",
+    mutate: swap('apps/media/bazarr-4k/deployment.yaml', '              value: http://localhost:6767\n', '              value: htpt://localhost:6767\n'),
+    at: 'value: htpt://localhost:6767',
+  },
+  {
+    check: CHECK,
     why: 'the subcommand misspelt (sonar): exportarr exits 1 with unknown command, and restarts for good',
     mutate: swap(SONARR, '          args: ["sonarr"]\n', '          args: ["sonar"]\n'),
     at: 'args: ["sonar"]',
