@@ -5,7 +5,10 @@
  */
 import { alloyConfig, onValues, type Fail } from './values.ts';
 import { chartValues } from '../../model/helm/chart-values.ts';
-import { dig, obj, objects } from '../../model/core/dig.ts';
+import { dig, list, obj, objects } from '../../model/core/dig.ts';
+import type { Resource } from '../../model/core/manifest.ts';
+import { containersOf, podSpecOf } from '../../model/core/workloads.ts';
+import type { SourceRender } from '../../model/argocd/rendered.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { withKeyProviders } from '../../model/cluster/provided-keys.ts';
 import { containerEnvironment, secretKeyOf } from '../../model/cluster/environment.ts';
@@ -13,14 +16,64 @@ import { eachChartValues } from '../../model/checks/kit.ts';
 import type { Path } from '../../model/core/positions.ts';
 import { writtenByExternalSecret } from '../../model/cluster/external-secrets.ts';
 import { durationMs } from '../../model/core/time.ts';
-import type { PolicyCheck } from '../../model/checks/kit.ts';
-import { scalarText } from '../../model/core/text.ts';
+import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
+import { goParseBool, scalarText } from '../../model/core/text.ts';
 import { PVE_CONFIG_AT, pveExporter, pveTargets } from '../../model/monitoring/pve-exporter.ts';
 
 const EVENTS_SOURCE = /loki\.source\.kubernetes_events\s+"/;
 
+/** What a ServiceMonitor endpoint may present to an endpoint that asks who scrapes it. */
+const CREDENTIALS = ['authorization', 'bearerTokenSecret', 'bearerTokenFile', 'basicAuth', 'oauth2'];
+
+/**
+ * Whether VolSync's manager guards its metrics: its cmd/main.go serves them over HTTPS (--metrics-secure, default
+ * true) behind controller-runtime's WithAuthenticationAndAuthorization filter when --metrics-require-rbac (default
+ * true) holds too, so a scrape without a token is answered 401. Go's flag package reads `-x` and `--x`, a bare bool
+ * flag as true and `=v` by strconv.ParseBool; the last word wins. undefined where no container runs the manager.
+ */
+function volsyncMetricsGuarded(resources: readonly Resource[]): { workload: Resource; at: Path } | undefined {
+  for (const w of resources.filter((r) => r.kind === 'Deployment')) {
+    const pod = podSpecOf(w);
+    const manager = pod && containersOf(pod).find((c) => list(c.container.args).some((a) => /^--?metrics-bind-address=/.test(scalarText(a))));
+    if (!manager) continue;
+    const flags = new Map<string, boolean | undefined>();
+    for (const arg of list(manager.container.args).map((a) => scalarText(a))) {
+      const m = /^--?(metrics-secure|metrics-require-rbac)(?:=(.*))?$/.exec(arg);
+      if (m) flags.set(m[1]!, m[2] === undefined ? true : goParseBool(m[2]));
+    }
+    if (flags.get('metrics-secure') !== false && flags.get('metrics-require-rbac') !== false) return { workload: w, at: [...manager.at, 'args'] };
+    return undefined;
+  }
+  return undefined;
+}
+
 const PVE_FACTS = 'monitoring/pve-exporter/facts/pve-access.yaml';
 const UNIFI_FACTS = 'monitoring/unpoller/facts/unifi-access.yaml';
+
+/**
+ * A monitor that scrapes VolSync's guarded metrics with no credential gets 401 at every scrape: the chart renders its
+ * monitor with none, so its values must turn the guard off (metrics.disableAuth), as the repository's do.
+ */
+function volsyncScrapedWithoutToken(ctx: CheckContext, render: SourceRender): void {
+  const rendered = ctx.resources.filter((r) => r.rendered?.app === render.app.name);
+  const guarded = volsyncMetricsGuarded(rendered);
+  if (!guarded) return;
+  const monitors = ctx.resources.filter((r) => r.kind === 'ServiceMonitor' && (r.namespace === 'volsync-system' || r.rendered?.app === render.app.name));
+  for (const m of monitors)
+    objects(dig(m.object, ['spec', 'endpoints'])).forEach((e, i) => {
+      if (CREDENTIALS.some((c) => e[c] !== undefined)) return;
+      const values = chartValues(ctx.repo, 'volsync').find((v) => v.appName === render.app.name);
+      const at =
+        values && dig(values.values, ['metrics']) !== undefined
+          ? { data: values.source, path: dig(values.values, ['metrics', 'disableAuth']) !== undefined ? ['metrics', 'disableAuth'] : ['metrics'] }
+          : { resource: m, path: ['spec', 'endpoints', i] };
+      ctx.fail(
+        at,
+        `VolSync's manager guards its metrics (--metrics-secure and --metrics-require-rbac hold in ${guarded.workload.name}'s args), and ServiceMonitor ${m.name} scrapes them with no token: every scrape is answered 401, and the sync metrics are never stored`,
+        "set metrics.disableAuth: true in the volsync values (the chart then passes --metrics-require-rbac=false), or give the monitor a token of an identity bound to the chart's metrics-reader ClusterRole",
+      );
+    });
+}
 
 export const sourceChecks: PolicyCheck[] = [
   {
@@ -107,10 +160,10 @@ export const sourceChecks: PolicyCheck[] = [
   {
     id: 'volsync-metrics',
     description:
-      "VolSync runs from a pinned chart and its sync metrics (ReplicationSource sync state) are scraped by a ServiceMonitor in volsync-system, the chart's own or a plain one, never both (A8).",
+      "VolSync runs from a pinned chart and its sync metrics (ReplicationSource sync state) are scraped by a ServiceMonitor in volsync-system, the chart's own or a plain one, never both, and reaching them: with the chart rendered, a monitor with no token scrapes none of the metrics its manager guards (--metrics-secure and --metrics-require-rbac, both on unless metrics.disableAuth turns the second off), as every scrape is answered 401 (A8).",
     invariants: ['A8'],
     remediation: 'keep the volsync Application; the chart renders its ServiceMonitor whenever the ServiceMonitor API exists, so add no second one',
-    reads: { kinds: ['ServiceMonitor', 'Application'], charts: ['volsync'], renders: true },
+    reads: { kinds: ['ServiceMonitor', 'Application', 'Deployment'], charts: ['volsync'], renders: true },
     exemptible: false,
     run(ctx) {
       if (chartValues(ctx.repo, 'volsync').length === 0) ctx.fail({ file: 'monitoring/README.md' }, 'no Application deploys the volsync chart');
@@ -119,6 +172,7 @@ export const sourceChecks: PolicyCheck[] = [
         (r) => r.kind === 'ServiceMonitor' && (r.namespace === 'volsync-system' || (render !== undefined && r.rendered?.app === render.app.name)),
       );
       // Not rendered (no chart in the cache): the summary counts the source as not judged; volsync 0.13 renders its own monitor.
+      if (render?.status === 'rendered') volsyncScrapedWithoutToken(ctx, render);
       if (monitor || render?.status !== 'rendered') return;
       ctx.fail(
         { resource: render.app.resource, path: [...render.source.at, 'chart'] },
