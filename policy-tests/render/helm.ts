@@ -34,9 +34,17 @@ import { assertNoEscapingLinks, assertRealInside, assertSize, confinedRel, Rende
 import { toResources } from './output.ts';
 
 /** The values files a source renders with (model/argocd/source-files.ts), each checked as Argo CD reads it: there, inside the repository, within the size limit, and parsed. */
-function readValueFiles(ctx: Context, app: ArgoApp, source: AppSource): { abs: string; data: DataFile }[] {
+function readValueFiles(ctx: Context, { app, source }: { app: ArgoApp; source: AppSource }, chartPath: string): { abs: string; data: DataFile }[] {
   const out: { abs: string; data: DataFile }[] = [];
   for (const valueFile of valueFilesOf(ctx.repo, app, source)) {
+    // A file of the chart archive: Argo CD reads it from the extracted chart, as the gate does not; one the chart
+    // lacks fails the source as one the repository lacks does (Helm's "no such file or directory").
+    if ('inChart' in valueFile && valueFile.inChart !== undefined && !existsSync(join(chartPath, valueFile.inChart))) {
+      if (source.helm?.ignoreMissingValueFiles) continue;
+      throw new Error(
+        `value file ${valueFile.entry} is neither a file of this repository (write $values/<path> with a source ref: values) nor one of the chart archive: Argo CD fails the sync unless helm.ignoreMissingValueFiles is set`,
+      );
+    }
     if ('notRendered' in valueFile) throw new NotRendered(valueFile.notRendered);
     if ('refused' in valueFile) throw new RenderRefused(valueFile.refused);
     if ('error' in valueFile) throw new Error(valueFile.error);
@@ -207,7 +215,7 @@ export async function renderHelm(ctx: Context, app: ArgoApp, source: AppSource, 
     ];
     scope = await chartScopeFromFolder(files, ctx.limits.unpackedBytes);
   }
-  const values = readValueFiles(ctx, app, source);
+  const values = readValueFiles(ctx, { app, source }, chartPath);
   const at = (path: string) =>
     helmInvocation(
       ctx,

@@ -29,8 +29,8 @@ export function confinedPath(path: string, what: string): { rel: string } | { re
 export type ValueFile =
   /** A file of this repository, at `rel`. */
   | { entry: string; rel: string }
-  /** Argo CD reads it, the gate cannot: another repository, a URL, a file inside the chart archive. */
-  | { entry: string; notRendered: string }
+  /** Argo CD reads it, the gate cannot: another repository, a URL, a file inside the chart archive (`inChart`, its path there). */
+  | { entry: string; notRendered: string; inChart?: string }
   /** Argo CD refuses it: the path leaves the repository. */
   | { entry: string; refused: string }
   /** Argo CD fails the sync: no source of the Application lends the ref. */
@@ -236,7 +236,7 @@ export function sourceFile(repo: Repo, { app, source }: { app: ArgoApp; source: 
     const inChart = confinedPath(entry.replace(/^\/+/, ''), what);
     if ('rel' in inChart && inChart.rel === '') return { entry, error: rootRefusal(what) };
     if ('refused' in inChart) return { entry, error: `${what}: file ${JSON.stringify(entry)} resolved to outside repository root` };
-    return { entry, notRendered: `${what} lies inside the chart archive; the gate reads values only from this repository` };
+    return { entry, notRendered: `${what} lies inside the chart archive; the gate reads values only from this repository`, inChart: inChart.rel };
   }
   // An absolute path is the repository's (ResolveValueFilePathOrUrl joins it with the root); any other the chart's.
   const base = normalizeSourcePath(source.path ?? '');

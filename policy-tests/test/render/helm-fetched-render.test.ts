@@ -14,7 +14,7 @@ import { renderRepo } from '../../render/render.ts';
 import { startChartRepo } from '../../../test-support/chart-repo.ts';
 import { output } from '../../../test-support/exec.ts';
 import { checkFindings } from '../../../test-support/gate-findings.ts';
-import { fixtureRepo, repoApp } from '../../../test-support/render-fixtures.ts';
+import { chartApp, fixtureRepo, repoApp } from '../../../test-support/render-fixtures.ts';
 import { charts, common, configMap, dataByName, env, helmHomes, pull, renderAll, useFetchedDepsLab, wrapper } from '../support/fetched-deps.ts';
 
 useFetchedDepsLab();
@@ -96,5 +96,22 @@ describe('the render of a chart whose dependency comes from a chart repository',
     expect(await checkFindings('helm-values-unused', { root: repo.root, env })).toEqual([
       'apps/demo/chart/values.yaml:5 two.valeu: the common chart, a dependency of wrapper (chart at apps/demo/chart), neither declares this key in its values nor reads it in any template, so Helm ignores it (did you mean "value"?)',
     ]);
+  });
+
+  it('fails a value file the chart archive lacks, as Argo CD does, and leaves one it holds not rendered (the gate reads values from this repository)', async () => {
+    const repo = fixtureRepo();
+    const app = (name: string, helm: Record<string, unknown>) =>
+      repo.write(`apps/${name}/application.yaml`, chartApp(name, { repoURL: charts.url, chart: 'common', version: '0.1.0' }, helm));
+    app('missing', { valueFiles: ['values-prod.yaml'] });
+    app('held', { valueFiles: ['values.yaml'] });
+    app('ignored', { valueFiles: ['values-prod.yaml'], ignoreMissingValueFiles: true });
+    expect(await pull(repo)).toBe(0);
+    const byApp = Object.fromEntries((await renderAll(repo)).map((r) => [r.app.name, r]));
+    expect(byApp.missing).toMatchObject({
+      status: 'failed',
+      message: expect.stringContaining('value file values-prod.yaml is neither a file of this repository'),
+    });
+    expect(byApp.held).toMatchObject({ status: 'not-rendered', message: expect.stringContaining('lies inside the chart archive') });
+    expect(byApp.ignored, byApp.ignored?.message).toMatchObject({ status: 'rendered' });
   });
 });
