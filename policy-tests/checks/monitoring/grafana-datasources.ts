@@ -4,17 +4,23 @@
  * organization are each marked isDefault ("Only one datasource per organization can be marked as default",
  * provisioning/datasources/config_reader.go's validateDefaultUniqueness), or where a datasource takes a uid another
  * of another name holds (its store's "data source with the same uid already exists"): Grafana, every dashboard and
- * every alert view are down. kube-prometheus-stack's Prometheus is the default unless its values say not.
+ * every alert view are down. kube-prometheus-stack's Prometheus is the default unless its values say not. A datasource
+ * of a plugin that queries over HTTP with no url (a misspelt `urll`, which Grafana's YAML reading drops unread) is
+ * provisioned, and fails every query.
  */
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { provisionedDatasources } from '../../model/grafana/datasources.ts';
 import { GRAFANA_CHART, grafanaSidecars } from '../../model/grafana/sidecars.ts';
 import { withKeyProviders } from '../../model/cluster/provided-keys.ts';
+import { nearestName } from '../../model/core/did-you-mean.ts';
+
+/** Grafana's core datasource plugins that query their backend at the datasource's URL, and fail every query without one. */
+const QUERIED_OVER_HTTP = new Set(['prometheus', 'loki', 'tempo', 'alertmanager', 'jaeger', 'zipkin', 'elasticsearch', 'graphite', 'influxdb', 'opentsdb']);
 
 export const grafanaDatasourcesCheck: PolicyCheck = {
   id: 'grafana-datasources',
   description:
-    "Grafana provisions the datasources it is given: at most one per organization marked isDefault (kube-prometheus-stack's Prometheus is, unless its values say not), and no uid held by two datasources of different names; otherwise Grafana refuses its provisioning at start and does not come up (A10).",
+    "Grafana provisions the datasources it is given: at most one per organization marked isDefault (kube-prometheus-stack's Prometheus is, unless its values say not), and no uid held by two datasources of different names; otherwise Grafana refuses its provisioning at start and does not come up; and each datasource of a plugin that queries over HTTP (Prometheus, Loki, Tempo...) has a url, without which every query of it fails (A10).",
   invariants: ['A10'],
   remediation:
     "leave isDefault to one datasource (kube-prometheus-stack's Prometheus, or set grafana.sidecar.datasources.isDefaultDatasource: false), and give each datasource its own uid",
@@ -28,6 +34,13 @@ export const grafanaDatasourcesCheck: PolicyCheck = {
         `which datasources Grafana provisions is not judged: ${unread.name}'s ${unread.unread} is set from a value the gate does not read, so the objects it loads are not known`,
       );
     const datasources = provisionedDatasources(ctx.repo, ctx.resources);
+    for (const d of datasources.filter((x) => QUERIED_OVER_HTTP.has(x.type) && x.url === '')) {
+      const slip = d.keys.find((k) => k !== 'url' && nearestName(k, ['url']) === 'url');
+      ctx.fail(
+        d.where,
+        `datasource ${d.name} (${d.type}) has no url${slip ? ` (its key "${slip}" is one slip from url, a key Grafana does not read)` : ''}: Grafana provisions it, and every query of it fails with "unsupported protocol scheme"`,
+      );
+    }
     const defaults = new Map<number, string>();
     const uids = new Map<string, string>();
     for (const d of datasources) {

@@ -16,6 +16,11 @@ import { GRAFANA_CHART, grafanaSidecars, whyNotLoaded } from './sidecars.ts';
 export interface ProvisionedDatasource {
   name: string;
   uid: string;
+  /** Its plugin type and URL as Grafana reads them: '' where the entry sets none (a misspelt `urll` is none). */
+  type: string;
+  url: string;
+  /** The keys the entry writes, as written. */
+  keys: string[];
   orgId: number;
   isDefault: boolean;
   /** Where it is written: an object's key, or a values file's path. */
@@ -29,6 +34,9 @@ function fromList(items: unknown, where: (i: number) => ProvisionedDatasource['w
   return objects(items).map((d, i) => ({
     name: str(d.name),
     uid: str(d.uid),
+    type: str(d.type),
+    url: str(d.url),
+    keys: Object.keys(d),
     orgId: typeof d.orgId === 'number' && d.orgId !== 0 ? d.orgId : 1,
     isDefault: grafanaBool(d.isDefault),
     where: where(i),
@@ -68,6 +76,10 @@ function chartPrometheus(values: Record<string, unknown>, data: DataFile): Provi
     {
       name: str(at('name')) || 'Prometheus',
       uid: str(at('uid')) || 'prometheus',
+      type: 'prometheus',
+      // Where the values set none, the chart writes its own, to its Prometheus Service (prometheusServiceName).
+      url: str(at('url')) || `http://${str(at('prometheusServiceName')) || 'prometheus-operated'}:9090`,
+      keys: [],
       orgId: 1,
       isDefault: at('isDefaultDatasource') !== false,
       where: { data, path: ['grafana', 'sidecar', 'datasources'] },

@@ -17,4 +17,10 @@ export const grafanaDatasourcesMutations: Mutation[] = [
     mutate: swap(VALUES, '      uid: tempo\n', '      uid: loki\n'),
     at: '- name: Tempo',
   },
+  {
+    check: 'grafana-datasources',
+    why: "Loki's url misspelt (urll): Grafana's YAML reading drops the key unread, provisions Loki with no URL, and every log query fails",
+    mutate: swap(VALUES, '      url: http://loki.monitoring.svc:3100\n', '      urll: http://loki.monitoring.svc:3100\n'),
+    at: '- name: Loki',
+  },
 ];
