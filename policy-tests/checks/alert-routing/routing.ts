@@ -59,12 +59,20 @@ function standingSources(
 
 /**
  * A severity the Events table does not route is a slip nobody sees: Alertmanager sends `critcal` where a warning goes
- * (the "null" receiver), and the critical alert it was meant to be never reaches chat.
+ * (the "null" receiver), and the critical alert it was meant to be never reaches chat. So does an alert with none
+ * (its label dropped in an edit): each alert says its severity, `none` where it is meant to notify no one.
  */
 function unroutedSeverities(ctx: CheckContext): void {
   eachOwnAlert(ctx, (r, rule, at) => {
     const severity = dig(rule, ['labels', 'severity']);
-    if (severity === undefined || EVENT_SEVERITIES.includes(scalarText(severity))) return;
+    if (severity === undefined) {
+      ctx.fail(
+        { resource: r, path: dig(rule, ['labels']) === undefined ? [...at, 'alert'] : [...at, 'labels'] },
+        `${scalarText(rule.alert)} has no severity: Alertmanager sends it where a warning goes (the "null" receiver), and if it was meant for chat it never gets there; say its severity (${EVENT_SEVERITIES.join(', ')})`,
+      );
+      return;
+    }
+    if (EVENT_SEVERITIES.includes(scalarText(severity))) return;
     ctx.fail(
       { resource: r, path: [...at, 'labels', 'severity'] },
       `${scalarText(rule.alert)} has severity ${JSON.stringify(scalarText(severity))}, which the Events table does not route (${EVENT_SEVERITIES.join(', ')})${didYouMean(scalarText(severity), EVENT_SEVERITIES)}: Alertmanager sends it where a warning goes`,
@@ -80,7 +88,7 @@ function eachOwnAlert(ctx: CheckContext, body: (r: Resource, rule: Record<string
 export const routingCheck: PolicyCheck = {
   id: 'alert-routing',
   description:
-    "Critical alerts reach chat with their resolved messages, the hypervisor/NAS events reach it without, app-a alerts reach it at every severity, and nothing else does: each alert rule and each row of the Events table followed through the routing tree of the configuration the cluster gets (the chart's rendered one, its defaults merged in, where it renders) to what its receivers post, and none muted for good by an inhibit rule whose source matches an alert that fires whenever it does (the Watchdog; kube-prometheus-stack's InfoInhibitor for info alerts); every alert rule of the repository has a severity the Events table routes (critical, warning, info; none), so a misspelt critical is not sent where a warning goes (A12-A15).",
+    "Critical alerts reach chat with their resolved messages, the hypervisor/NAS events reach it without, app-a alerts reach it at every severity, and nothing else does: each alert rule and each row of the Events table followed through the routing tree of the configuration the cluster gets (the chart's rendered one, its defaults merged in, where it renders) to what its receivers post, and none muted for good by an inhibit rule whose source matches an alert that fires whenever it does (the Watchdog; kube-prometheus-stack's InfoInhibitor for info alerts); every alert rule of the repository has a severity the Events table routes (critical, warning, info; none), so a misspelt or dropped critical is not sent where a warning goes (A12-A15).",
   invariants: ['A12', 'A13', 'A14', 'A15'],
   remediation:
     'spell each alert\'s severity as the Events table does (critical, warning, info); route warnings to the "null" receiver, route critical, hypervisor/NAS and app-a alerts to receivers with slack_configs, set send_resolved: true on the critical receiver and false on the event receiver; keep the Watchdog (and, for alerts meant for chat, InfoInhibitor) out of the source of every inhibit rule',

@@ -10,6 +10,16 @@ const HYPERVISOR = `${PAYLOADS}hypervisor-notification.json`;
 export const alertRoutingMutations: Mutation[] = [
   {
     check: 'alert-routing',
+    why: 'a critical alert whose labels were dropped in an edit: with no severity, Alertmanager sends it where a warning goes, to no one',
+    mutate: swap(
+      'monitoring/alert-rules/workloads.yaml',
+      '          labels:\n            severity: critical\n          annotations:\n            summary: Deployment',
+      '          annotations:\n            summary: Deployment',
+    ),
+    at: '- alert: DeploymentUnavailable',
+  },
+  {
+    check: 'alert-routing',
     why: 'an alert meant to page written with a misspelt severity: Alertmanager sends it where a warning goes, to no one',
     mutate: (c) =>
       c.edit('monitoring/alert-rules/platform-health.yaml', 0, (d) => d.setIn(['spec', 'groups', 0, 'rules', 11, 'labels', 'severity'], 'critcal')),
