@@ -237,6 +237,12 @@ const UNSERVED_FIX = 'name a kind the cluster serves, as its API group spells it
  */
 function unservedEntries(ctx: CheckContext, projects: ReadonlyMap<string, Project>, builtinKinds: CheckEnvironment['builtinKinds']): void {
   const installed = installedKinds(ctx.repo, ctx.renders);
+  // A kind the repository's own objects are: if the cluster does not serve it, that is closure-crd's finding, not the entry's slip.
+  const used = new Set(ctx.resources.map((r) => `${groupOf(r.apiVersion)}/${r.kind}`));
+  const names = (entry: { group: string; kind: string }) =>
+    [...used].some(
+      (key) => goFilepathMatch(entry.group, key.slice(0, key.lastIndexOf('/'))) && goFilepathMatch(entry.kind, key.slice(key.lastIndexOf('/') + 1)),
+    );
   for (const [name, project] of projects) {
     const spec = obj(project.resource.object.spec);
     for (const { list, namespaced, effect } of KIND_LISTS)
@@ -246,13 +252,14 @@ function unservedEntries(ctx: CheckContext, projects: ReadonlyMap<string, Projec
         if (!match.judged) return;
         const at = { resource: project.resource, path: ['spec', list, i, 'kind'] };
         const group = entry.group === '' ? 'the core group' : `group ${entry.group}`;
-        if (match.kinds.length === 0)
+        if (match.kinds.length === 0) {
+          if (names(entry)) return;
           ctx.fail(
             at,
             `project ${name}'s ${list} names kind ${entry.kind} of ${group}, which the cluster does not serve${suggesting(match.near)}: the entry ${effect} nothing`,
             UNSERVED_FIX,
           );
-        else if (match.kinds.every((k) => k.clusterScoped === namespaced))
+        } else if (match.kinds.every((k) => k.clusterScoped === namespaced))
           ctx.fail(
             at,
             `project ${name}'s ${list} names ${match.kinds.map((k) => k.key.slice(k.key.lastIndexOf('/') + 1)).join(', ')}, ${namespaced ? 'cluster-scoped' : 'namespaced'}, while Argo CD judges only ${namespaced ? 'namespaced' : 'cluster-scoped'} resources by it: the entry ${effect} nothing`,

@@ -8,8 +8,10 @@
  * of a plugin that queries over HTTP with no url (a misspelt `urll`, which Grafana's YAML reading drops unread) is
  * provisioned, and fails every query.
  */
-import type { PolicyCheck } from '../../model/checks/kit.ts';
-import { provisionedDatasources } from '../../model/grafana/datasources.ts';
+import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
+import { provisionedDatasources, type ProvisionedDatasource } from '../../model/grafana/datasources.ts';
+import { chartValues } from '../../model/helm/chart-values.ts';
+import { dig } from '../../model/core/dig.ts';
 import { GRAFANA_CHART, grafanaSidecars } from '../../model/grafana/sidecars.ts';
 import { withKeyProviders } from '../../model/cluster/provided-keys.ts';
 import { nearestName } from '../../model/core/did-you-mean.ts';
@@ -17,14 +19,40 @@ import { nearestName } from '../../model/core/did-you-mean.ts';
 /** Grafana's core datasource plugins that query their backend at the datasource's URL, and fail every query without one. */
 const QUERIED_OVER_HTTP = new Set(['prometheus', 'loki', 'tempo', 'alertmanager', 'jaeger', 'zipkin', 'elasticsearch', 'graphite', 'influxdb', 'opentsdb']);
 
+/** The stores the repository runs whose data Grafana reads only through a datasource of their plugin: the chart, and the type. */
+const STORES = [
+  { chart: 'loki', type: 'loki', what: 'logs' },
+  { chart: 'tempo', type: 'tempo', what: 'traces' },
+] as const;
+
+/** A log or trace store Grafana has no datasource for keeps its data out of every view: nobody can query it. */
+function storesWithoutDatasource(ctx: CheckContext, datasources: readonly ProvisionedDatasource[]): void {
+  const grafana = chartValues(ctx.repo, GRAFANA_CHART)[0];
+  if (!grafana || dig(grafana.values, ['grafana', 'enabled']) === false) return;
+  for (const store of STORES) {
+    const app = chartValues(ctx.repo, store.chart)[0];
+    if (!app || datasources.some((d) => d.type === store.type)) continue;
+    const written = dig(grafana.values, ['grafana', 'additionalDataSources']) !== undefined;
+    ctx.fail(
+      { data: grafana.source, path: written ? ['grafana', 'additionalDataSources'] : ['grafana'] },
+      `${app.appName} keeps the cluster's ${store.what}, and Grafana provisions no datasource of type ${store.type}: nobody can query them`,
+      `add a datasource of type ${store.type} at ${app.appName}'s Service to grafana.additionalDataSources`,
+    );
+  }
+}
+
 export const grafanaDatasourcesCheck: PolicyCheck = {
   id: 'grafana-datasources',
   description:
-    "Grafana provisions the datasources it is given: at most one per organization marked isDefault (kube-prometheus-stack's Prometheus is, unless its values say not), and no uid held by two datasources of different names; otherwise Grafana refuses its provisioning at start and does not come up; and each datasource of a plugin that queries over HTTP (Prometheus, Loki, Tempo...) has a url, without which every query of it fails (A10).",
-  invariants: ['A10'],
+    "Grafana provisions the datasources it is given: at most one per organization marked isDefault (kube-prometheus-stack's Prometheus is, unless its values say not), and no uid held by two datasources of different names; otherwise Grafana refuses its provisioning at start and does not come up; each datasource of a plugin that queries over HTTP (Prometheus, Loki, Tempo...) has a url, without which every query of it fails; and the log and trace stores the repository runs (Loki, Tempo) each have a datasource of their type, without which nobody can query what they keep (A2, A3, A10).",
+  invariants: ['A2', 'A3', 'A10'],
   remediation:
     "leave isDefault to one datasource (kube-prometheus-stack's Prometheus, or set grafana.sidecar.datasources.isDefaultDatasource: false), and give each datasource its own uid",
-  reads: { kinds: withKeyProviders('ConfigMap', 'Secret', 'Deployment', 'StatefulSet', 'Application'), charts: [GRAFANA_CHART], renders: true },
+  reads: {
+    kinds: withKeyProviders('ConfigMap', 'Secret', 'Deployment', 'StatefulSet', 'Application'),
+    charts: [GRAFANA_CHART, 'loki', 'tempo'],
+    renders: true,
+  },
   exemptible: false,
   run(ctx) {
     const unread = grafanaSidecars(ctx.repo, ctx.resources).find((s) => s.what === 'datasources' && s.unread && s.workload);
@@ -34,6 +62,7 @@ export const grafanaDatasourcesCheck: PolicyCheck = {
         `which datasources Grafana provisions is not judged: ${unread.name}'s ${unread.unread} is set from a value the gate does not read, so the objects it loads are not known`,
       );
     const datasources = provisionedDatasources(ctx.repo, ctx.resources);
+    storesWithoutDatasource(ctx, datasources);
     for (const d of datasources.filter((x) => QUERIED_OVER_HTTP.has(x.type) && x.url === '')) {
       const slip = d.keys.find((k) => k !== 'url' && nearestName(k, ['url']) === 'url');
       ctx.fail(

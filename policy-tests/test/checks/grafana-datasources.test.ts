@@ -31,8 +31,28 @@ describe('grafana-datasources on a rendered datasources sidecar', () => {
     metadata: { name, namespace: 'monitoring', labels: { grafana_datasource: '1' } },
     data: { [`${name}.yaml`]: `datasources:\n  - name: ${name}\n    uid: ${name}\n    isDefault: ${isDefault}\n` },
   });
-  const judged = (labelValue: Record<string, unknown>) =>
-    judgedWithGrafana(grafanaDatasourcesCheck, { name: 'grafana-sc-datasources', env: env(labelValue) }, [datasources('a', true), datasources('b', true)]);
+  // The chart's own file, as the values' additionalDataSources render into it: the log and trace stores' datasources.
+  const stores = (types: string[]) => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'stores', namespace: 'monitoring', labels: { grafana_datasource: '1' } },
+    data: {
+      'stores.yaml': `datasources:\n${types.map((t) => `  - name: ${t}\n    uid: ${t}\n    type: ${t}\n    url: http://${t}.monitoring.svc\n`).join('')}`,
+    },
+  });
+  const judged = (labelValue: Record<string, unknown>, types = ['loki', 'tempo']) =>
+    judgedWithGrafana(grafanaDatasourcesCheck, { name: 'grafana-sc-datasources', env: env(labelValue) }, [
+      datasources('a', true),
+      datasources('b', true),
+      stores(types),
+    ]);
+
+  it('fails a store the repository runs that no loaded datasource reads', async () => {
+    expect((await judged({ value: '1' }, ['loki'])).failed).toEqual([
+      "tempo keeps the cluster's traces, and Grafana provisions no datasource of type tempo: nobody can query them",
+      expect.stringContaining('is marked isDefault beside a'),
+    ]);
+  });
 
   it('fails two defaults the sidecar loads, and says not judged, never passed, where its selection comes from a value the gate does not read', async () => {
     expect((await judged({ value: '1' })).failed).toEqual([expect.stringContaining('is marked isDefault beside a in organization 1')]);

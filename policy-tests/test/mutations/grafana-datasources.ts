@@ -23,4 +23,10 @@ export const grafanaDatasourcesMutations: Mutation[] = [
     mutate: swap(VALUES, '      url: http://loki.monitoring.svc:3100\n', '      urll: http://loki.monitoring.svc:3100\n'),
     at: '- name: Loki',
   },
+  {
+    check: 'grafana-datasources',
+    why: "Tempo's datasource dropped from the values: the traces the ingress sends are kept, and nobody can query them",
+    mutate: swap(VALUES, '    - name: Tempo\n      uid: tempo\n      type: tempo\n      access: proxy\n      url: http://tempo.monitoring.svc:3200\n', ''),
+    at: 'additionalDataSources:',
+  },
 ];
