@@ -13,8 +13,7 @@ import { groupOf, type Resource } from '../model/core/manifest.ts';
 import { type CheckContext, type PolicyCheck, type Area, type CheckEnvironment } from '../model/checks/kit.ts';
 import { scalarText } from '../model/core/text.ts';
 import { obj, objects } from '../model/core/dig.ts';
-import { suggesting } from '../model/core/did-you-mean.ts';
-import { entryMatch, installedKinds } from '../model/controller/served-kinds.ts';
+import { emptyEntries, installedKinds } from '../model/controller/served-kinds.ts';
 
 interface GroupKind {
   group: string;
@@ -220,53 +219,15 @@ function beyondUse(ctx: CheckContext, projects: ReadonlyMap<string, Project>, us
   }
 }
 
-/** A project's lists of kinds, each with the scope of the resources Argo CD judges by it and what its entries do. */
-const KIND_LISTS = [
-  { list: 'namespaceResourceWhitelist', namespaced: true, effect: 'permits' },
-  { list: 'namespaceResourceBlacklist', namespaced: true, effect: 'refuses' },
-  { list: 'clusterResourceWhitelist', namespaced: false, effect: 'permits' },
-  { list: 'clusterResourceBlacklist', namespaced: false, effect: 'refuses' },
-] as const;
-
 const UNSERVED_FIX = 'name a kind the cluster serves, as its API group spells it (kubectl api-resources), in the lists of its scope';
 
-/**
- * Argo CD judges a resource by the two lists of its scope (IsGroupKindNamePermitted): an entry that names a kind no
- * group it names serves (a blacklisted `ResuorceQuota`), or only kinds of the other scope, matches no resource, and
- * refuses or permits nothing, without a word. Judged where the gate knows every kind of the groups an entry names.
- */
+/** Each entry of a project's lists of kinds that matches no resource Argo CD judges by it (model/controller/served-kinds.ts). */
 function unservedEntries(ctx: CheckContext, projects: ReadonlyMap<string, Project>, builtinKinds: CheckEnvironment['builtinKinds']): void {
   const installed = installedKinds(ctx.repo, ctx.renders);
-  // A kind the repository's own objects are: if the cluster does not serve it, that is closure-crd's finding, not the entry's slip.
   const used = new Set(ctx.resources.map((r) => `${groupOf(r.apiVersion)}/${r.kind}`));
-  const names = (entry: { group: string; kind: string }) =>
-    [...used].some(
-      (key) => goFilepathMatch(entry.group, key.slice(0, key.lastIndexOf('/'))) && goFilepathMatch(entry.kind, key.slice(key.lastIndexOf('/') + 1)),
-    );
-  for (const [name, project] of projects) {
-    const spec = obj(project.resource.object.spec);
-    for (const { list, namespaced, effect } of KIND_LISTS)
-      objects(spec[list]).forEach((e, i) => {
-        const entry = { group: scalarText(e.group ?? ''), kind: scalarText(e.kind ?? '') };
-        const match = entryMatch(entry, builtinKinds, installed);
-        if (!match.judged) return;
-        const at = { resource: project.resource, path: ['spec', list, i, 'kind'] };
-        const group = entry.group === '' ? 'the core group' : `group ${entry.group}`;
-        if (match.kinds.length === 0) {
-          if (names(entry)) return;
-          ctx.fail(
-            at,
-            `project ${name}'s ${list} names kind ${entry.kind} of ${group}, which the cluster does not serve${suggesting(match.near)}: the entry ${effect} nothing`,
-            UNSERVED_FIX,
-          );
-        } else if (match.kinds.every((k) => k.clusterScoped === namespaced))
-          ctx.fail(
-            at,
-            `project ${name}'s ${list} names ${match.kinds.map((k) => k.key.slice(k.key.lastIndexOf('/') + 1)).join(', ')}, ${namespaced ? 'cluster-scoped' : 'namespaced'}, while Argo CD judges only ${namespaced ? 'namespaced' : 'cluster-scoped'} resources by it: the entry ${effect} nothing`,
-            UNSERVED_FIX,
-          );
-      });
-  }
+  for (const [name, project] of projects)
+    for (const e of emptyEntries(obj(project.resource.object.spec), { builtin: builtinKinds, installed, used }))
+      ctx.fail({ resource: project.resource, path: e.path }, `project ${name}'s ${e.message}`, UNSERVED_FIX);
 }
 
 /** Argo CD refuses an object its project does not permit; the house holds each project to what its apps use. */

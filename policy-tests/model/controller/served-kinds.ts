@@ -5,8 +5,8 @@
  */
 import { applications } from '../argocd/argocd.ts';
 import { declaredEntries, declaredGroups, PROVIDES_CRDS_AT_RUNTIME } from '../argocd/app-declarations.ts';
-import { nearestName } from '../core/did-you-mean.ts';
-import { dig } from '../core/dig.ts';
+import { nearestName, suggesting } from '../core/did-you-mean.ts';
+import { dig, isMap } from '../core/dig.ts';
 import { goFilepathMatch } from '../core/glob.ts';
 import type { Resource } from '../core/manifest.ts';
 import { scalarText } from '../core/text.ts';
@@ -84,4 +84,53 @@ export function entryMatch(entry: { group: string; kind: string }, builtin: Read
     inGroups.map(([key]) => key.slice(key.lastIndexOf('/') + 1)),
   );
   return near === undefined ? { judged: true, kinds } : { judged: true, kinds, near };
+}
+
+/** A project's lists of kinds, each with the scope of the resources Argo CD judges by it and what its entries do. */
+const KIND_LISTS = [
+  { list: 'namespaceResourceWhitelist', namespaced: true, effect: 'permits' },
+  { list: 'namespaceResourceBlacklist', namespaced: true, effect: 'refuses' },
+  { list: 'clusterResourceWhitelist', namespaced: false, effect: 'permits' },
+  { list: 'clusterResourceBlacklist', namespaced: false, effect: 'refuses' },
+] as const;
+
+const kindOf = (key: string) => key.slice(key.lastIndexOf('/') + 1);
+
+/**
+ * The entries of an AppProject's spec that match no resource Argo CD judges by their list, each at its kind, and why.
+ * Argo CD judges a resource by the two lists of its scope (IsGroupKindNamePermitted): an entry that names a kind no
+ * group it names serves (a blacklisted `ResuorceQuota`), or only kinds of the other scope, refuses or permits nothing,
+ * without a word. Judged where the gate knows every kind of the groups an entry names; an entry naming a kind the
+ * repository's own objects are (`used`, `group/Kind`) is never a slip: if the cluster lacks it, closure-crd says so.
+ */
+export function emptyEntries(
+  spec: Record<string, unknown>,
+  served: { builtin: ReadonlyMap<string, boolean>; installed: InstalledKinds; used: ReadonlySet<string> },
+): { path: (string | number)[]; message: string }[] {
+  const out: { path: (string | number)[]; message: string }[] = [];
+  const names = (entry: { group: string; kind: string }) =>
+    [...served.used].some((key) => goFilepathMatch(entry.group, key.slice(0, key.lastIndexOf('/'))) && goFilepathMatch(entry.kind, kindOf(key)));
+  for (const { list, namespaced, effect } of KIND_LISTS) {
+    const items = spec[list];
+    (Array.isArray(items) ? items : []).forEach((e: unknown, i) => {
+      const written = (k: string) => (isMap(e) ? scalarText(e[k] ?? '') : '');
+      const entry = { group: written('group'), kind: written('kind') };
+      const match = entryMatch(entry, served.builtin, served.installed);
+      if (!match.judged) return;
+      const path = ['spec', list, i, 'kind'];
+      const group = entry.group === '' ? 'the core group' : `group ${entry.group}`;
+      if (match.kinds.length === 0) {
+        if (!names(entry))
+          out.push({
+            path,
+            message: `${list} names kind ${entry.kind} of ${group}, which the cluster does not serve${suggesting(match.near)}: the entry ${effect} nothing`,
+          });
+      } else if (match.kinds.every((k) => k.clusterScoped === namespaced))
+        out.push({
+          path,
+          message: `${list} names ${match.kinds.map((k) => kindOf(k.key)).join(', ')}, ${namespaced ? 'cluster-scoped' : 'namespaced'}, while Argo CD judges only ${namespaced ? 'namespaced' : 'cluster-scoped'} resources by it: the entry ${effect} nothing`,
+        });
+    });
+  }
+  return out;
 }
