@@ -46,6 +46,23 @@ function judge(ctx: CheckContext, r: Resource, target: TraefikTarget): boolean {
 
 const PATH_MATCHERS = ['Path', 'PathPrefix', 'PathRegexp'];
 
+/** The schemes Traefik's proxy sends to a server in: h2c over plain HTTP/2, https over TLS, http; url.Parse lowers it. */
+const SERVERS_SCHEMES = ['http', 'https', 'h2c'];
+
+/**
+ * The scheme a Service's servers are reached in (`getProtocol`: service.serversscheme, as written, before the port's
+ * guess): Traefik builds each server's URL with it, and its proxy's transport answers any other with "unsupported
+ * protocol scheme", every request through the Service a 500.
+ */
+function judgeServersScheme(ctx: CheckContext, service: Resource): void {
+  const named = traefikField(annotationsOf(service), 'service', 'serversscheme');
+  if (!named || named.value === '' || SERVERS_SCHEMES.includes(named.value.toLowerCase())) return;
+  ctx.fail(
+    { resource: service, path: ['metadata', 'annotations', named.key] },
+    `Service ${service.name}: servers scheme ${JSON.stringify(named.value)} is none Traefik's proxy speaks (${SERVERS_SCHEMES.join(', ')})${suggesting(nearestName(named.value, SERVERS_SCHEMES))}: every request it sends the Service fails with "unsupported protocol scheme"`,
+  );
+}
+
 /**
  * The path matcher an Ingress's router names, which Traefik uses for its ImplementationSpecific paths (`loadRouter`):
  * one it does not have skips each of them (`invalid router path matcher`).
@@ -93,7 +110,7 @@ function judgeEntryPoints(ctx: CheckContext, ingress: Resource, proxy: TraefikPr
 export const traefikAnnotationsCheck: PolicyCheck = {
   id: 'closure-traefik-annotations',
   description:
-    "Every traefik.ingress.kubernetes.io/ annotation is one Traefik v3.7 decodes where it stands: on an Ingress a Traefik of the repository serves, a router.* field (middlewares, entryPoints, priority, tls, ...) with a value of its type; on a Service such an Ingress sends to, a service.* field; on no other kind. A name no field has, or a value that does not parse, drops the Ingress (or every route to the Service) and every request is a 404; a key outside router.* or service.* is ignored, so a misspelt router.middlewares serves the route without them. The entry points a router names are ones its proxy listens on (its rendered workload's flags), and its path matcher one Traefik has where it has ImplementationSpecific paths, or no request reaches them (invariants P1).",
+    "Every traefik.ingress.kubernetes.io/ annotation is one Traefik v3.7 decodes where it stands: on an Ingress a Traefik of the repository serves, a router.* field (middlewares, entryPoints, priority, tls, ...) with a value of its type; on a Service such an Ingress sends to, a service.* field; on no other kind. A name no field has, or a value that does not parse, drops the Ingress (or every route to the Service) and every request is a 404; a key outside router.* or service.* is ignored, so a misspelt router.middlewares serves the route without them. The entry points a router names are ones its proxy listens on (its rendered workload's flags), its path matcher one Traefik has where it has ImplementationSpecific paths, and a Service's servers scheme one its proxy speaks (http, https, h2c), or no request reaches them (invariants P1).",
   invariants: ['P1'],
   remediation:
     'spell the key as Traefik does (traefik.ingress.kubernetes.io/router.middlewares, router.entrypoints, router.tls, service.serversscheme, ...), with a value of its type, on the Ingress or the Service it configures',
@@ -122,8 +139,9 @@ export const traefikAnnotationsCheck: PolicyCheck = {
           judgePathMatcher(ctx, r);
           judgeEntryPoints(ctx, r, proxy);
         }
-      } else if (r.kind === 'Service' && backends.has(`${namespaceOrDestination(ctx.repo, r) ?? ''}/${r.name}`)) judge(ctx, r, 'service');
-      else if (r.kind !== 'Ingress' && r.kind !== 'Service')
+      } else if (r.kind === 'Service' && backends.has(`${namespaceOrDestination(ctx.repo, r) ?? ''}/${r.name}`)) {
+        if (!judge(ctx, r, 'service')) judgeServersScheme(ctx, r);
+      } else if (r.kind !== 'Ingress' && r.kind !== 'Service')
         for (const key of keys)
           ctx.fail(
             { resource: r, path: ['metadata', 'annotations', key] },

@@ -516,6 +516,16 @@ export const closureMutations: Mutation[] = [
     at: 'traefik.ingress.kubernetes.io/router.midlewares',
   },
   {
+    check: 'closure-traefik-annotations',
+    why: "the portfolio's Service asks Traefik to reach its pods in htps: the proxy's transport speaks no such scheme, and every request to the public API is a 500",
+    mutate: swap(
+      'portfolio-api/deploy/service.yaml',
+      '  namespace: portfolio\n  labels:\n',
+      '  namespace: portfolio\n  annotations:\n    traefik.ingress.kubernetes.io/service.serversscheme: htps\n  labels:\n',
+    ),
+    at: 'traefik.ingress.kubernetes.io/service.serversscheme',
+  },
+  {
     check: 'closure-annotation-keys',
     why: "bazarr's backup target is marked config.kubernetes.io/lcoal-config: kustomize reads no such key, and applies the record meant for its build alone",
     mutate: swap('apps/media/bazarr/backup-target.yaml', 'config.kubernetes.io/local-config', 'config.kubernetes.io/lcoal-config'),
