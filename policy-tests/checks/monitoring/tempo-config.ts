@@ -36,7 +36,7 @@ function report(ctx: CheckContext, verdict: TempoVerdict, place: (path: Path) =>
 export const tempoConfigCheck: PolicyCheck = {
   id: 'monitoring-tempo-config',
   description:
-    "Tempo loads the configuration the repository gives it: every key one of its config structs has, as Tempo's manifest, its root struct and its source's field names list them at the version the chart runs, and receivers its distributor makes (otlp, jaeger, zipkin, kafka), the OTLP and Jaeger ones with protocols they speak; otherwise Tempo exits at start and no trace is stored. Judged on the rendered tempo.yaml, offline on the blocks the values write into it; field types are not judged (A3).",
+    "Tempo loads the configuration the repository gives it: every key one of its config structs has, as Tempo's manifest, its root struct and its source's field names list them at the version the chart runs, and receivers its distributor makes (otlp, jaeger, zipkin, kafka), the OTLP and Jaeger ones with protocols they speak, the OTLP one's grpc and http servers with keys their structs have (the collector's v0.150.0); otherwise Tempo exits at start and no trace is stored. Judged on the rendered tempo.yaml, offline on the blocks the values write into it; field types are not judged (A3).",
   invariants: ['A3'],
   remediation: `correct the key the finding names in monitoring/tempo/values.yaml as Tempo documents its configuration; after a Tempo upgrade, refresh ${TEMPO_REFERENCE} (${REFRESH})`,
   reads: { kinds: ['ConfigMap', 'Application', 'StatefulSet', 'Deployment'], charts: [TEMPO_CHART], files: [TEMPO_REFERENCE], renders: true },

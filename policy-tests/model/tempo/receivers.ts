@@ -4,9 +4,11 @@
  * the factories of jaeger, zipkin, otlp and kafka alone. The collector refuses a receiver whose type (the ID before a
  * `/`) no factory has, and decodes each receiver's map into its factory's struct with mapstructure's ErrorUnused: a
  * key no field has is refused (`has invalid keys`), and an OTLP or Jaeger receiver must keep one protocol. Tempo
- * then exits at start. The protocols of the two receivers the chart configures are held here; their servers' own
- * settings, zipkin's and kafka's are not.
+ * then exits at start. The protocols of the two receivers the chart configures are held here, and the keys of the
+ * OTLP receiver's two servers (read from the collector's structs at v0.150.0); what those keys hold, Jaeger's servers,
+ * zipkin's and kafka's are not.
  */
+import { nearestName, suggesting } from '../core/did-you-mean.ts';
 import { isMap } from '../core/dig.ts';
 import type { Path } from '../core/positions.ts';
 
@@ -20,8 +22,62 @@ const RECEIVERS: Readonly<Record<string, readonly string[] | undefined>> = {
   kafka: undefined,
 };
 
+/**
+ * The keys of the OTLP receiver's servers, as mapstructure decodes them at v0.150.0: grpc is configgrpc.ServerConfig,
+ * http is otlpreceiver.HTTPConfig (confighttp.ServerConfig squashed, and its three URL paths); both squash
+ * confignet.AddrConfig (endpoint, transport, dialer).
+ */
+const ADDRESS = ['endpoint', 'transport', 'dialer'];
+const OTLP_SERVERS: Readonly<Record<string, readonly string[]>> = {
+  grpc: [
+    ...ADDRESS,
+    'tls',
+    'max_recv_msg_size_mib',
+    'max_concurrent_streams',
+    'read_buffer_size',
+    'write_buffer_size',
+    'keepalive',
+    'auth',
+    'include_metadata',
+    'middlewares',
+  ],
+  http: [
+    ...ADDRESS,
+    'tls',
+    'cors',
+    'auth',
+    'max_request_body_size',
+    'include_metadata',
+    'response_headers',
+    'compression_algorithms',
+    'read_timeout',
+    'read_header_timeout',
+    'write_timeout',
+    'idle_timeout',
+    'middlewares',
+    'keep_alives_enabled',
+    'traces_url_path',
+    'metrics_url_path',
+    'logs_url_path',
+  ],
+};
+
 /** component.ID's type: a letter, then up to 62 letters, digits or underscores. */
 const TYPE = /^[a-zA-Z][0-9a-zA-Z_]{0,62}$/;
+
+/** The keys of an OTLP receiver's servers that their structs do not have: each refused (`'grpc' has invalid keys: endpiont`). */
+function serverRefusals(id: string, protocols: Readonly<Record<string, unknown>>): { path: Path; message: string }[] {
+  return Object.entries(OTLP_SERVERS).flatMap(([protocol, keys]) => {
+    const server = protocols[protocol];
+    if (!isMap(server)) return [];
+    return Object.keys(server)
+      .filter((k) => !keys.includes(k))
+      .map((k) => ({
+        path: [id, 'protocols', protocol, k],
+        message: `'${protocol}' has invalid keys: ${k}${suggesting(nearestName(k, keys))} (the OTLP receiver's ${protocol} server)`,
+      }));
+  });
+}
 
 /** Each refusal of the collector's config provider for `receivers` (the `distributor.receivers` of Tempo's file), at its path under it. */
 export function receiverRefusals(receivers: unknown): { path: Path; message: string }[] {
@@ -42,6 +98,7 @@ export function receiverRefusals(receivers: unknown): { path: Path; message: str
       out.push({ path: [id, 'protocols', p], message: `'protocols' has invalid keys: ${p} (the ${type} receiver speaks ${protocols.join(', ')})` });
     if (invalid.length === 0 && Object.keys(given).length === 0)
       out.push({ path: [id, 'protocols'], message: `must specify at least one protocol when using the ${type === 'otlp' ? 'OTLP' : 'Jaeger'} receiver` });
+    if (type === 'otlp') out.push(...serverRefusals(id, given));
   }
   return out;
 }

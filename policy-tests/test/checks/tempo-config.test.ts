@@ -41,4 +41,25 @@ describe("Tempo 2.10.8's receivers, as the OpenTelemetry collector's config prov
       { path: ['jaeger', 'protocols'], message: 'must specify at least one protocol when using the Jaeger receiver' },
     ]);
   });
+
+  it("refuses a key the OTLP receiver's grpc or http server does not have (the collector's structs at v0.150.0)", () => {
+    const otlp = (grpc: Record<string, unknown>, http: Record<string, unknown>) => receiverRefusals({ otlp: { protocols: { grpc, http } } });
+    expect(
+      otlp(
+        { endpoint: '0.0.0.0:4317', transport: 'tcp', tls: {}, max_recv_msg_size_mib: 16, keepalive: {}, include_metadata: true },
+        { endpoint: '0.0.0.0:4318', cors: {}, traces_url_path: '/v1/traces', read_header_timeout: '5s', keep_alives_enabled: true },
+      ),
+    ).toEqual([]);
+    expect(otlp({ endpiont: '0.0.0.0:4317' }, { endpoint: '0.0.0.0:4318', cros: {}, max_recv_msg_size_mib: 16 })).toEqual([
+      {
+        path: ['otlp', 'protocols', 'grpc', 'endpiont'],
+        message: "'grpc' has invalid keys: endpiont (did you mean \"endpoint\"?) (the OTLP receiver's grpc server)",
+      },
+      { path: ['otlp', 'protocols', 'http', 'cros'], message: "'http' has invalid keys: cros (did you mean \"cors\"?) (the OTLP receiver's http server)" },
+      {
+        path: ['otlp', 'protocols', 'http', 'max_recv_msg_size_mib'],
+        message: "'http' has invalid keys: max_recv_msg_size_mib (the OTLP receiver's http server)",
+      },
+    ]);
+  });
 });

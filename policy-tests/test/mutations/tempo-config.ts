@@ -24,4 +24,10 @@ export const tempoConfigMutations: Mutation[] = [
     mutate: swap(VALUES, '        http:\n          endpoint: 0.0.0.0:4318', '        htpt:\n          endpoint: 0.0.0.0:4318'),
     at: 'htpt:',
   },
+  {
+    check: CHECK,
+    why: "the OTLP receiver's gRPC server given endpiont (a misspelt endpoint): configgrpc.ServerConfig has no such key, the collector refuses it, and Tempo exits at start",
+    mutate: swap(VALUES, '        grpc:\n          endpoint: 0.0.0.0:4317', '        grpc:\n          endpiont: 0.0.0.0:4317'),
+    at: 'endpiont:',
+  },
 ];
