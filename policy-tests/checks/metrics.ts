@@ -3,10 +3,11 @@
  * repository scrapes, as the metrics catalog (monitoring/metrics-catalog/) records it.
  */
 import { closest } from 'fastest-levenshtein';
-import { metricsCatalog, MONITOR_KINDS, type MetricsCatalog, type ScrapeJob } from '../model/monitoring/metrics-catalog.ts';
+import { metricsCatalog, MONITOR_KINDS, safeFullMatch, type MetricsCatalog, type ScrapeJob } from '../model/monitoring/metrics-catalog.ts';
+import { topLevelAlternatives } from '../model/core/re2.ts';
 import { promExpressions, type PromExpression } from '../model/monitoring/promql-expressions.ts';
 import { perRepo } from '../model/repository/per-repo.ts';
-import { parsePromQL, type Selector } from '../model/monitoring/promql.ts';
+import { parsePromQL, type Matcher, type Selector } from '../model/monitoring/promql.ts';
 import { jobsFor, labelsOfProducers, namesRead, SCRAPE_SERIES, selectorLabels } from '../model/monitoring/metrics-reads.ts';
 import { durationMs } from '../model/core/time.ts';
 import { type CheckContext, type PolicyCheck, type Area, staticArea } from '../model/checks/kit.ts';
@@ -41,6 +42,28 @@ const metricsView = perRepo((repo: Repo) => ({
 }));
 
 type Joined = { catalog: MetricsCatalog; recorded: Set<string>; used: Set<number> };
+
+/**
+ * A `job=~"a|b"` matcher whose alternative matches no job the repository scrapes: the selector still reads the other
+ * jobs, so nothing else says that `exportrar-.+` (meant as exportarr's) watches nothing, and the alert never fires for them.
+ */
+function deadJobAlternatives(
+  ctx: CheckContext,
+  { what, jobMatchers, jobs, place }: { what: string; jobMatchers: readonly Matcher[]; jobs: readonly ScrapeJob[]; place: Reader['place'] },
+): void {
+  for (const m of jobMatchers.filter((x) => x.op === '=~')) {
+    const alternatives = topLevelAlternatives(m.value);
+    if (alternatives.length < 2) continue;
+    for (const alternative of alternatives) {
+      const re = safeFullMatch(alternative);
+      if (!re || jobs.some((j) => re.test(j.job))) continue;
+      ctx.fail(
+        place(),
+        `${what} reads job=~"${m.value}", whose alternative "${alternative}" matches no job this repository scrapes (jobs considered: ${jobList(jobs)}): it watches nothing`,
+      );
+    }
+  }
+}
 function joinOne(ctx: CheckContext, { catalog, recorded, used }: Joined, { e, s, place }: Reader): void {
   const what = `${e.kind} ${e.name}`;
   // An exempt series comes from outside what this repository scrapes: its job is not judged either.
@@ -58,6 +81,7 @@ function joinOne(ctx: CheckContext, { catalog, recorded, used }: Joined, { e, s,
     );
     return;
   }
+  deadJobAlternatives(ctx, { what, jobMatchers, jobs: catalog.jobs, place });
   if (s.name && SCRAPE_SERIES.has(s.name)) return;
   const names = namesRead(s, candidates, recorded);
   if (!s.name && names.length === 0) {
@@ -143,7 +167,7 @@ export const metricsChecks: PolicyCheck[] = [
   {
     id: 'metrics-join',
     description:
-      'Every series an alert, recording rule or dashboard reads, and every input series a promtool rule test feeds, is produced by a job this repository scrapes, with the labels it filters and groups by (an aggregation over the result of an operator by labels some series under it has), per the metrics catalog; a recording rule read is defined (A17, A10).',
+      'Every series an alert, recording rule or dashboard reads, and every input series a promtool rule test feeds, is produced by a job this repository scrapes (each alternative of a job regex matching one), with the labels it filters and groups by (an aggregation over the result of an operator by labels some series under it has), per the metrics catalog; a recording rule read is defined (A17, A10).',
     invariants: ['A17', 'A10'],
     remediation:
       'read a metric and labels the catalog lists for a scraped job, deploy and scrape the exporter that produces it (with its catalog entry), or add a reasoned exemption to monitoring/metrics-catalog/exemptions.yaml',

@@ -139,3 +139,32 @@ export function goExpand(template: string, group: (name: string) => string | und
   }
   return out + rest;
 }
+
+/**
+ * The top-level alternatives of a regex (`a|b(c|d)` is `a` and `b(c|d)`): its `|` outside every group and character
+ * class, an escaped one aside. One alternative alone where it has none.
+ */
+export function topLevelAlternatives(source: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let inClass = false;
+  let start = 0;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i];
+    if (c === '\\') i++;
+    else if (inClass) inClass = c !== ']';
+    else if (c === '[') {
+      inClass = true;
+      // A `]` first in a class (`[]a]`, `[^]a]`) is one of its characters.
+      if (source[i + 1] === '^') i++;
+      if (source[i + 1] === ']') i++;
+    } else if (c === '(') depth++;
+    else if (c === ')') depth = Math.max(0, depth - 1);
+    else if (c === '|' && depth === 0) {
+      out.push(source.slice(start, i));
+      start = i + 1;
+    }
+  }
+  out.push(source.slice(start));
+  return out;
+}

@@ -1,6 +1,6 @@
 /** Prometheus' and Alertmanager's label regexes as Go compiles them, and Go's regexp.Expand. */
 import { describe, expect, it } from 'vitest';
-import { alertmanagerRegex, goExpand, prometheusMatch, prometheusRegex } from '../../model/core/re2.ts';
+import { alertmanagerRegex, goExpand, prometheusMatch, prometheusRegex, topLevelAlternatives } from '../../model/core/re2.ts';
 import { route, type AmConfig } from '../../model/monitoring/alertmanager.ts';
 import { relabelJob } from '../../model/monitoring/scrape-jobs.ts';
 
@@ -54,5 +54,17 @@ describe("Go's regexp.Expand, as a relabel rule's replacement", () => {
   it('writes the job as Prometheus would, through a case-insensitive regex', () => {
     expect(relabelJob([{ targetLabel: 'job', sourceLabels: ['job'], regex: '(?i)NODE-(.*)', replacement: 'host-$1' }], 'node-exporter')).toBe('host-exporter');
     expect(relabelJob([{ targetLabel: 'job', sourceLabels: ['job'], regex: '(.*)', replacement: '$1x' }], 'node')).toBe('');
+  });
+});
+
+describe("a regex's top-level alternatives", () => {
+  it('splits at each | outside a group and a class, an escaped one aside', () => {
+    expect(topLevelAlternatives('exportarr-.+|qbittorrent')).toEqual(['exportarr-.+', 'qbittorrent']);
+    expect(topLevelAlternatives('node')).toEqual(['node']);
+    expect(topLevelAlternatives('a(b|c)|d')).toEqual(['a(b|c)', 'd']);
+    expect(topLevelAlternatives('[|]x|y')).toEqual(['[|]x', 'y']);
+    expect(topLevelAlternatives('[]|]x|y')).toEqual(['[]|]x', 'y']);
+    expect(topLevelAlternatives('a\\|b|c')).toEqual(['a\\|b', 'c']);
+    expect(topLevelAlternatives('a||b')).toEqual(['a', '', 'b']);
   });
 });

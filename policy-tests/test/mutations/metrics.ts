@@ -23,6 +23,12 @@ export const metricsMutations: Mutation[] = [
   },
   {
     check: 'metrics-join',
+    why: "the media exporters' down alert reads job=~\"exportrar-.+|qbittorrent\": the selector still reads qBittorrent's exporter, and the misspelt branch watches none of exportarr's",
+    mutate: replaceFirst(MEDIA_RULES, 'up{job=~"exportarr-.+|qbittorrent"}', 'up{job=~"exportrar-.+|qbittorrent"}'),
+    at: 'job=~"exportrar-.+|qbittorrent"',
+  },
+  {
+    check: 'metrics-join',
     why: "a per-port panel grouped by port_idx, a label unpoller's port series do not have: the sum over the two rates falls into one line per device",
     mutate: replaceFirst(
       DASHBOARD,
