@@ -16,6 +16,32 @@ import { GRAFANA_CHART, grafanaSidecars } from '../../model/grafana/sidecars.ts'
 import { withKeyProviders } from '../../model/cluster/provided-keys.ts';
 import { nearestName } from '../../model/core/did-you-mean.ts';
 
+/**
+ * The keys of a provisioned datasource Grafana reads (pkg/services/provisioning/datasources/types.go,
+ * upsertDataSourceFromConfigV1, and `description` of its later releases): never taken for a misspelt url.
+ */
+const DATASOURCE_KEYS = new Set([
+  'orgId',
+  'orgName',
+  'version',
+  'name',
+  'description',
+  'type',
+  'access',
+  'url',
+  'user',
+  'database',
+  'basicAuth',
+  'basicAuthUser',
+  'withCredentials',
+  'isDefault',
+  'correlations',
+  'jsonData',
+  'secureJsonData',
+  'editable',
+  'uid',
+]);
+
 /** Grafana's core datasource plugins that query their backend at the datasource's URL, and fail every query without one. */
 const QUERIED_OVER_HTTP = new Set(['prometheus', 'loki', 'tempo', 'alertmanager', 'jaeger', 'zipkin', 'elasticsearch', 'graphite', 'influxdb', 'opentsdb']);
 
@@ -64,10 +90,11 @@ export const grafanaDatasourcesCheck: PolicyCheck = {
     const datasources = provisionedDatasources(ctx.repo, ctx.resources);
     storesWithoutDatasource(ctx, datasources);
     for (const d of datasources.filter((x) => QUERIED_OVER_HTTP.has(x.type) && x.url === '')) {
-      const slip = d.keys.find((k) => k !== 'url' && nearestName(k, ['url']) === 'url');
+      const slip = d.keys.find((k) => !DATASOURCE_KEYS.has(k) && nearestName(k, ['url']) === 'url');
       ctx.fail(
         d.where,
         `datasource ${d.name} (${d.type}) has no url${slip ? ` (its key "${slip}" is one slip from url, a key Grafana does not read)` : ''}: Grafana provisions it, and every query of it fails with "unsupported protocol scheme"`,
+        "write the datasource's url, the address of its store's Service (url: http://<service>.<namespace>.svc:<port>)",
       );
     }
     const defaults = new Map<number, string>();

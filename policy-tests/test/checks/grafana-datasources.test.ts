@@ -9,6 +9,18 @@ import { grafanaDatasourcesCheck } from '../../checks/monitoring/grafana-datasou
 
 describeMutations('grafana-datasources bites on a broken copy of the real repository', grafanaDatasourcesMutations);
 
+describe('grafana-datasources names the slip', () => {
+  it('names the key one slip from url, never a key Grafana reads (uid is as near to url as urll is)', async () => {
+    const { failed } = await onBrokenCopy(
+      'grafana-datasources',
+      swap('monitoring/kube-prometheus-stack/values.yaml', '      url: http://loki.monitoring.svc:3100\n', '      urll: http://loki.monitoring.svc:3100\n'),
+    );
+    expect(failed.map((f) => f.message)).toEqual([
+      expect.stringContaining('datasource Loki (loki) has no url (its key "urll" is one slip from url, a key Grafana does not read)'),
+    ]);
+  });
+});
+
 describe('grafana-datasources passes', () => {
   it("Loki as the default once the chart's Prometheus is not", async () => {
     const swapDefault = (c: Parameters<ReturnType<typeof swap>>[0]) => {
