@@ -13,7 +13,7 @@ import { groupOf, type Resource } from '../model/core/manifest.ts';
 import { type CheckContext, type PolicyCheck, type Area, type CheckEnvironment } from '../model/checks/kit.ts';
 import { scalarText } from '../model/core/text.ts';
 import { obj, objects } from '../model/core/dig.ts';
-import { emptyEntries, installedKinds } from '../model/controller/served-kinds.ts';
+import { emptyEntries, installedKinds, servedKinds } from '../model/controller/served-kinds.ts';
 
 interface GroupKind {
   group: string;
@@ -223,10 +223,10 @@ const UNSERVED_FIX = 'name a kind the cluster serves, as its API group spells it
 
 /** Each entry of a project's lists of kinds that matches no resource Argo CD judges by it (model/controller/served-kinds.ts). */
 function unservedEntries(ctx: CheckContext, projects: ReadonlyMap<string, Project>, builtinKinds: CheckEnvironment['builtinKinds']): void {
-  const installed = installedKinds(ctx.repo, ctx.renders);
+  const served = servedKinds(builtinKinds, installedKinds(ctx.repo, ctx.renders));
   const used = new Set(ctx.resources.map((r) => `${groupOf(r.apiVersion)}/${r.kind}`));
   for (const [name, project] of projects)
-    for (const e of emptyEntries(obj(project.resource.object.spec), { builtin: builtinKinds, installed, used }))
+    for (const e of emptyEntries(obj(project.resource.object.spec), { served, used }))
       ctx.fail({ resource: project.resource, path: e.path }, `project ${name}'s ${e.message}`, UNSERVED_FIX);
 }
 

@@ -59,10 +59,10 @@ function volsyncScrapedWithoutToken(ctx: CheckContext, render: SourceRender): vo
   const guarded = volsyncMetricsGuarded(rendered);
   if (!guarded) return;
   const monitors = ctx.resources.filter((r) => r.kind === 'ServiceMonitor' && (r.namespace === 'volsync-system' || r.rendered?.app === render.app.name));
+  const values = chartValues(ctx.repo, 'volsync').find((v) => v.appName === render.app.name);
   for (const m of monitors)
     objects(dig(m.object, ['spec', 'endpoints'])).forEach((e, i) => {
       if (CREDENTIALS.some((c) => e[c] !== undefined)) return;
-      const values = chartValues(ctx.repo, 'volsync').find((v) => v.appName === render.app.name);
       const at =
         values && dig(values.values, ['metrics']) !== undefined
           ? { data: values.source, path: dig(values.values, ['metrics', 'disableAuth']) !== undefined ? ['metrics', 'disableAuth'] : ['metrics'] }

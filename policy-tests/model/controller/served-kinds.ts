@@ -62,26 +62,39 @@ export type EntryMatch =
   /** The served kinds the entry matches (`group/Kind`), each with whether it is cluster-scoped; `near` a kind it likely meant. */
   | { judged: true; kinds: { key: string; clusterScoped: boolean }[]; near?: string };
 
+const groupOfKey = (key: string) => key.slice(0, key.lastIndexOf('/'));
+const kindOf = (key: string) => key.slice(key.lastIndexOf('/') + 1);
+
+/** The kinds the cluster serves, each `group/Kind` with whether it is cluster-scoped, and the groups whose kinds are not all seen. */
+export interface ServedKinds {
+  kinds: ReadonlyMap<string, boolean>;
+  unseen: readonly string[];
+}
+
+/** The built-in kinds (`builtin`: each `group/Kind` and its scope) with the custom kinds the repository installs. */
+export function servedKinds(builtin: ReadonlyMap<string, boolean>, installed: InstalledKinds): ServedKinds {
+  const kinds = new Map(builtin);
+  const unseen: string[] = [];
+  for (const key of installed.kinds)
+    if (key.endsWith('/*')) unseen.push(groupOfKey(key));
+    else kinds.set(key, installed.clusterScoped.get(key) ?? false);
+  return { kinds, unseen };
+}
+
 /**
  * The kinds an entry of an AppProject list (group and kind, Go's filepath.Match patterns, as isResourceInList matches
- * them) names among those the cluster serves: `builtin` maps each built-in `group/Kind` to its scope.
+ * them) names among those the cluster serves.
  */
-export function entryMatch(entry: { group: string; kind: string }, builtin: ReadonlyMap<string, boolean>, installed: InstalledKinds): EntryMatch {
-  const served = new Map(builtin);
-  for (const key of installed.kinds) if (!key.endsWith('/*')) served.set(key, installed.clusterScoped.get(key) ?? false);
-  const groupOfKey = (key: string) => key.slice(0, key.lastIndexOf('/'));
-  const groups = new Set([...served.keys()].map(groupOfKey).filter((g) => goFilepathMatch(entry.group, g)));
-  for (const key of installed.kinds) if (key.endsWith('/*') && goFilepathMatch(entry.group, groupOfKey(key))) return { judged: false };
+export function entryMatch(entry: { group: string; kind: string }, served: ServedKinds): EntryMatch {
+  if (served.unseen.some((g) => goFilepathMatch(entry.group, g))) return { judged: false };
+  const inGroups = [...served.kinds].filter(([key]) => goFilepathMatch(entry.group, groupOfKey(key)));
   // A group the cluster does not serve: an entry kept for an API not installed (yet) refuses nothing today, and harms nothing.
-  if (groups.size === 0) return { judged: false };
-  const inGroups = [...served].filter(([key]) => groups.has(groupOfKey(key)));
-  const kinds = inGroups
-    .filter(([key]) => goFilepathMatch(entry.kind, key.slice(key.lastIndexOf('/') + 1)))
-    .map(([key, clusterScoped]) => ({ key, clusterScoped }));
+  if (inGroups.length === 0) return { judged: false };
+  const kinds = inGroups.filter(([key]) => goFilepathMatch(entry.kind, kindOf(key))).map(([key, clusterScoped]) => ({ key, clusterScoped }));
   if (kinds.length > 0) return { judged: true, kinds };
   const near = nearestName(
     entry.kind,
-    inGroups.map(([key]) => key.slice(key.lastIndexOf('/') + 1)),
+    inGroups.map(([key]) => kindOf(key)),
   );
   return near === undefined ? { judged: true, kinds } : { judged: true, kinds, near };
 }
@@ -94,8 +107,6 @@ const KIND_LISTS = [
   { list: 'clusterResourceBlacklist', namespaced: false, effect: 'refuses' },
 ] as const;
 
-const kindOf = (key: string) => key.slice(key.lastIndexOf('/') + 1);
-
 /**
  * The entries of an AppProject's spec that match no resource Argo CD judges by their list, each at its kind, and why.
  * Argo CD judges a resource by the two lists of its scope (IsGroupKindNamePermitted): an entry that names a kind no
@@ -105,17 +116,17 @@ const kindOf = (key: string) => key.slice(key.lastIndexOf('/') + 1);
  */
 export function emptyEntries(
   spec: Record<string, unknown>,
-  served: { builtin: ReadonlyMap<string, boolean>; installed: InstalledKinds; used: ReadonlySet<string> },
+  { served, used }: { served: ServedKinds; used: ReadonlySet<string> },
 ): { path: (string | number)[]; message: string }[] {
   const out: { path: (string | number)[]; message: string }[] = [];
   const names = (entry: { group: string; kind: string }) =>
-    [...served.used].some((key) => goFilepathMatch(entry.group, key.slice(0, key.lastIndexOf('/'))) && goFilepathMatch(entry.kind, kindOf(key)));
+    [...used].some((key) => goFilepathMatch(entry.group, groupOfKey(key)) && goFilepathMatch(entry.kind, kindOf(key)));
   for (const { list, namespaced, effect } of KIND_LISTS) {
     const items = spec[list];
     (Array.isArray(items) ? items : []).forEach((e: unknown, i) => {
       const written = (k: string) => (isMap(e) ? scalarText(e[k] ?? '') : '');
       const entry = { group: written('group'), kind: written('kind') };
-      const match = entryMatch(entry, served.builtin, served.installed);
+      const match = entryMatch(entry, served);
       if (!match.judged) return;
       const path = ['spec', list, i, 'kind'];
       const group = entry.group === '' ? 'the core group' : `group ${entry.group}`;

@@ -3,7 +3,7 @@
  * isResourceInList matches it (group and kind, each a filepath.Match pattern, case and all).
  */
 import { describe, expect, it } from 'vitest';
-import { entryMatch, type InstalledKinds } from '../../model/controller/served-kinds.ts';
+import { entryMatch, servedKinds, type InstalledKinds } from '../../model/controller/served-kinds.ts';
 
 const BUILTIN = new Map([
   ['/ResourceQuota', false],
@@ -24,33 +24,37 @@ const keys = (m: ReturnType<typeof entryMatch>) => (m.judged ? m.kinds.map((k) =
 
 describe('an AppProject entry among the kinds the cluster serves', () => {
   it('matches a built-in kind by its group and kind, and a misspelt one to nothing, with the kind it likely meant', () => {
-    expect(keys(entryMatch({ group: '', kind: 'ResourceQuota' }, BUILTIN, installed([])))).toEqual(['/ResourceQuota']);
-    const typo = entryMatch({ group: '', kind: 'ResuorceQuota' }, BUILTIN, installed([]));
+    expect(keys(entryMatch({ group: '', kind: 'ResourceQuota' }, servedKinds(BUILTIN, installed([]))))).toEqual(['/ResourceQuota']);
+    const typo = entryMatch({ group: '', kind: 'ResuorceQuota' }, servedKinds(BUILTIN, installed([])));
     expect(typo).toEqual({ judged: true, kinds: [], near: 'ResourceQuota' });
     // filepath.Match is case-sensitive: Argo CD matches no resourcequota.
-    expect(keys(entryMatch({ group: '', kind: 'resourcequota' }, BUILTIN, installed([])))).toEqual([]);
+    expect(keys(entryMatch({ group: '', kind: 'resourcequota' }, servedKinds(BUILTIN, installed([]))))).toEqual([]);
   });
 
   it('matches patterns as filepath.Match does, each kind with its scope', () => {
-    const m = entryMatch({ group: 'rbac.authorization.k8s.io', kind: '*Role' }, BUILTIN, installed([]));
+    const m = entryMatch({ group: 'rbac.authorization.k8s.io', kind: '*Role' }, servedKinds(BUILTIN, installed([])));
     expect(m.judged && m.kinds).toEqual([
       { key: 'rbac.authorization.k8s.io/ClusterRole', clusterScoped: true },
       { key: 'rbac.authorization.k8s.io/Role', clusterScoped: false },
     ]);
-    expect(keys(entryMatch({ group: '*', kind: 'Namespace' }, BUILTIN, installed([])))).toEqual(['/Namespace']);
+    expect(keys(entryMatch({ group: '*', kind: 'Namespace' }, servedKinds(BUILTIN, installed([]))))).toEqual(['/Namespace']);
   });
 
   it("judges a custom kind by the CRDs the repository installs, with each CRD's scope", () => {
     const crds = installed(['cert-manager.io/ClusterIssuer', 'cert-manager.io/Issuer'], [['cert-manager.io/ClusterIssuer', true]]);
-    const m = entryMatch({ group: 'cert-manager.io', kind: 'ClusterIssuer' }, BUILTIN, crds);
+    const m = entryMatch({ group: 'cert-manager.io', kind: 'ClusterIssuer' }, servedKinds(BUILTIN, crds));
     expect(m.judged && m.kinds).toEqual([{ key: 'cert-manager.io/ClusterIssuer', clusterScoped: true }]);
-    expect(entryMatch({ group: 'cert-manager.io', kind: 'ClusterIsuser' }, BUILTIN, crds)).toMatchObject({ judged: true, kinds: [], near: 'ClusterIssuer' });
+    expect(entryMatch({ group: 'cert-manager.io', kind: 'ClusterIsuser' }, servedKinds(BUILTIN, crds))).toMatchObject({
+      judged: true,
+      kinds: [],
+      near: 'ClusterIssuer',
+    });
   });
 
   it('judges nothing of a group whose kinds are not all seen (its chart not rendered), nor of a group the cluster does not serve', () => {
-    expect(entryMatch({ group: 'cert-manager.io', kind: 'ClusterIsuser' }, BUILTIN, installed(['cert-manager.io/*']))).toEqual({ judged: false });
-    expect(entryMatch({ group: 'kyverno.io', kind: 'ClusterPolicy' }, BUILTIN, installed([]))).toEqual({ judged: false });
+    expect(entryMatch({ group: 'cert-manager.io', kind: 'ClusterIsuser' }, servedKinds(BUILTIN, installed(['cert-manager.io/*'])))).toEqual({ judged: false });
+    expect(entryMatch({ group: 'kyverno.io', kind: 'ClusterPolicy' }, servedKinds(BUILTIN, installed([])))).toEqual({ judged: false });
     // A group pattern that reaches a group of unseen kinds judges nothing either.
-    expect(entryMatch({ group: '*', kind: 'Nothing' }, BUILTIN, installed(['cert-manager.io/*']))).toEqual({ judged: false });
+    expect(entryMatch({ group: '*', kind: 'Nothing' }, servedKinds(BUILTIN, installed(['cert-manager.io/*'])))).toEqual({ judged: false });
   });
 });
