@@ -145,6 +145,12 @@ export const imageMutations: Mutation[] = [
   },
   {
     check: 'workload-image-needs',
+    why: "the 4K movie manager's URL variable misspelt (UN_RADARR_1_ULR): Unpackerr reads no such name, finds the key without a URL, skips that manager, and the 4K downloads stay packed",
+    mutate: swap(UNPACKERR, '            - name: UN_RADARR_1_URL\n', '            - name: UN_RADARR_1_ULR\n'),
+    at: (c) => ({ file: UNPACKERR, line: lineOf(c, UNPACKERR, '            - name: UN_RADARR_1_API_KEY') }),
+  },
+  {
+    check: 'workload-image-needs',
     why: "unpoller's liveness probe back on /metrics: every request there polls the UniFi controller, so a controller slower than the probe's second restarts a healthy exporter",
     mutate: swap(
       UNPOLLER,
