@@ -18,20 +18,21 @@ import { writtenByExternalSecret } from '../../model/cluster/external-secrets.ts
 import { durationMs } from '../../model/core/time.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { goParseBool, scalarText } from '../../model/core/text.ts';
+import { CLIENT_CREDENTIALS } from '../../model/prometheus-operator/http-client.ts';
 import { PVE_CONFIG_AT, pveExporter, pveTargets } from '../../model/monitoring/pve-exporter.ts';
 
 const EVENTS_SOURCE = /loki\.source\.kubernetes_events\s+"/;
 
-/** What a ServiceMonitor endpoint may present to an endpoint that asks who scrapes it. */
-const CREDENTIALS = ['authorization', 'bearerTokenSecret', 'bearerTokenFile', 'basicAuth', 'oauth2'];
+/** What a ServiceMonitor endpoint may present to an endpoint that asks who scrapes it: the client's credentials, or a token file. */
+const CREDENTIALS = [...CLIENT_CREDENTIALS, 'bearerTokenFile'];
 
 /**
- * Whether VolSync's manager guards its metrics: its cmd/main.go serves them over HTTPS (--metrics-secure, default
+ * The workload whose VolSync manager guards its metrics: its cmd/main.go serves them over HTTPS (--metrics-secure, default
  * true) behind controller-runtime's WithAuthenticationAndAuthorization filter when --metrics-require-rbac (default
  * true) holds too, so a scrape without a token is answered 401. Go's flag package reads `-x` and `--x`, a bare bool
- * flag as true and `=v` by strconv.ParseBool; the last word wins. undefined where no container runs the manager.
+ * flag as true and `=v` by strconv.ParseBool; the last word wins. undefined where none runs a manager that does.
  */
-function volsyncMetricsGuarded(resources: readonly Resource[]): { workload: Resource; at: Path } | undefined {
+function volsyncMetricsGuarded(resources: readonly Resource[]): Resource | undefined {
   for (const w of resources.filter((r) => r.kind === 'Deployment')) {
     const pod = podSpecOf(w);
     const manager = pod && containersOf(pod).find((c) => list(c.container.args).some((a) => /^--?metrics-bind-address=/.test(scalarText(a))));
@@ -41,7 +42,7 @@ function volsyncMetricsGuarded(resources: readonly Resource[]): { workload: Reso
       const m = /^--?(metrics-secure|metrics-require-rbac)(?:=(.*))?$/.exec(arg);
       if (m) flags.set(m[1]!, m[2] === undefined ? true : goParseBool(m[2]));
     }
-    if (flags.get('metrics-secure') !== false && flags.get('metrics-require-rbac') !== false) return { workload: w, at: [...manager.at, 'args'] };
+    if (flags.get('metrics-secure') !== false && flags.get('metrics-require-rbac') !== false) return w;
     return undefined;
   }
   return undefined;
@@ -69,7 +70,7 @@ function volsyncScrapedWithoutToken(ctx: CheckContext, render: SourceRender): vo
           : { resource: m, path: ['spec', 'endpoints', i] };
       ctx.fail(
         at,
-        `VolSync's manager guards its metrics (--metrics-secure and --metrics-require-rbac hold in ${guarded.workload.name}'s args), and ServiceMonitor ${m.name} scrapes them with no token: every scrape is answered 401, and the sync metrics are never stored`,
+        `VolSync's manager guards its metrics (--metrics-secure and --metrics-require-rbac hold in ${guarded.name}'s args), and ServiceMonitor ${m.name} scrapes them with no token: every scrape is answered 401, and the sync metrics are never stored`,
         "set metrics.disableAuth: true in the volsync values (the chart then passes --metrics-require-rbac=false), or give the monitor a token of an identity bound to the chart's metrics-reader ClusterRole",
       );
     });

@@ -11,6 +11,7 @@
  */
 import { list, objects } from '../core/dig.ts';
 import { isIP } from 'node:net';
+import { parseURL } from '../go/url.ts';
 
 export const EXPORTARR_IMAGE = /(^|\/)onedr0p\/exportarr(:|@|$)/;
 
@@ -114,8 +115,14 @@ export function exportarrSettingProblems(s: ExportarrSettings): { key: string; m
 export function exportarrRequestProblem(s: ExportarrSettings): { key: string; message: string } | undefined {
   const url = s.settings.get('url')?.value;
   if (s.settings.has('config') || url === undefined || url === '<from>') return undefined;
-  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url)?.[1]?.toLowerCase();
-  if (scheme === undefined || scheme === 'http' || scheme === 'https') return undefined;
+  // The client reads the URL with Go's url.Parse (NewClient); one it cannot parse is the url check's to refuse.
+  let scheme: string;
+  try {
+    scheme = parseURL(url).scheme;
+  } catch {
+    return undefined;
+  }
+  if (scheme === '' || scheme === 'http' || scheme === 'https') return undefined;
   return {
     key: 'url',
     message: `url ${JSON.stringify(url)} names scheme "${scheme}", which exportarr's HTTP client does not speak (Go's net/http: http and https alone): every request to the app fails with "unsupported protocol scheme", and every scrape with it`,

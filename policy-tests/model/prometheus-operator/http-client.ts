@@ -67,15 +67,11 @@ function proxyProblem(holder: Obj): string | undefined {
   return undefined;
 }
 
-/** The client settings that cannot be set together (HTTPConfigWithoutTLS.Validate's order). */
-const EXCLUSIVE: [string, string][] = [
-  ['authorization', 'basicAuth'],
-  ['authorization', 'bearerTokenSecret'],
-  ['authorization', 'oauth2'],
-  ['basicAuth', 'bearerTokenSecret'],
-  ['basicAuth', 'oauth2'],
-  ['bearerTokenSecret', 'oauth2'],
-];
+/** The credentials an endpoint's client may present, in HTTPConfigWithoutTLS.Validate's order. */
+export const CLIENT_CREDENTIALS = ['authorization', 'basicAuth', 'bearerTokenSecret', 'oauth2'] as const;
+
+/** The client settings that cannot be set together: any two credentials, in Validate's order. */
+const EXCLUSIVE: [string, string][] = CLIENT_CREDENTIALS.flatMap((a, i) => CLIENT_CREDENTIALS.slice(i + 1).map((b): [string, string] => [a, b]));
 
 /** The endpoint's (or Probe's) own Validate: which field, and the operator's words. */
 export function clientProblem(holder: Obj, withFiles: boolean): { field: string; message: string } | undefined {
