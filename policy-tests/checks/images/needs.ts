@@ -1,26 +1,15 @@
 /**
  * What an image needs of the container that runs it, each need a judge of one container (`Held`): where its
  * publisher pushes it and in which tag scheme, the release it works with, root at start and its capabilities, a
- * writable temporary directory and the directories it writes, s6-overlay's /run, its probes' paths, the settings it
- * reads only together or only from a release. Each failure says its own mend.
+ * writable temporary directory and the directories it writes, s6-overlay's /run, its probes' paths, and the settings
+ * it reads from the environment (env-needs.ts). Each failure says its own mend.
  */
-import type { CheckContext, FailurePlace } from '../../model/checks/kit.ts';
 import { dig, objects, str } from '../../model/core/dig.ts';
-import type { Resource } from '../../model/core/manifest.ts';
 import { scalarText } from '../../model/core/text.ts';
-import {
-  capabilitiesOf,
-  compareReleases,
-  imageParts,
-  imageRelease,
-  workloadContainers,
-  type ContainerRef,
-  type PodSpecRef,
-} from '../../model/core/workloads.ts';
-import { envNamePattern, imageKey, type ImageNeeds } from '../../model/repository/image-facts.ts';
-import type { VariableSetting } from '../../model/cluster/environment.ts';
-import { holdsValue, textOf } from './variables.ts';
-import type { Path } from '../../model/core/positions.ts';
+import { capabilitiesOf, imageParts, workloadContainers, type ContainerRef, type PodSpecRef } from '../../model/core/workloads.ts';
+import { imageKey } from '../../model/repository/image-facts.ts';
+import { textOf, type Held } from './variables.ts';
+import { conditionalEnvNeed, envFormatNeed, envSinceNeed, envTogetherNeed } from './env-needs.ts';
 import { dropsToPuid, skipsEntrypoint } from '../../model/repository/run-as.ts';
 
 /** Where Python's tempfile looks for a temporary directory, after $TMPDIR, $TEMP and $TMP. */
@@ -46,24 +35,6 @@ const tempDirs = (variable: Held['variable']): Set<string> =>
 /** s6-overlay's switch for a /run the kubelet made world-writable (preinit tests "0$VAR" -ne 0). */
 const S6_K8S_RUN = 'S6_YES_I_WANT_A_WORLD_WRITABLE_RUN_BECAUSE_KUBERNETES';
 
-/** One container of an image with facts, as each of its needs reads it. */
-export interface Held {
-  ctx: CheckContext;
-  resource: Resource;
-  pod: PodSpecRef;
-  c: ContainerRef;
-  image: string;
-  need: ImageNeeds;
-  /** Where a finding about the container's security settings points. */
-  where: FailurePlace;
-  /** A security setting as the kubelet resolves it: the container's, else the pod's. */
-  setting: (key: string) => unknown;
-  /** The container's variables that hold a value, each with where it is set (setVariables). */
-  env: ReadonlyMap<string, Path>;
-  /** How the kubelet sets each variable, its envFrom sources read (model/cluster/environment.ts). */
-  variable: (name: string) => VariableSetting | undefined;
-}
-
 function tempDirNeed({ ctx, pod, c, image, need, where, variable }: Held): void {
   if (need.tempDir && dig(c.container, ['securityContext', 'readOnlyRootFilesystem']) === true && !writableAt(pod, c, tempDirs(variable)))
     ctx.fail(
@@ -81,72 +52,6 @@ function writesToNeed({ ctx, pod, c, image, need, where }: Held): void {
         `container ${c.name} runs ${image} with no writable volume at ${dir}, where the app writes (${need.source}): the image has no such directory its user may write, so what the app writes there fails`,
         `mount an emptyDir (or a claim, for what must last) at ${dir}`,
       );
-}
-
-function envTogetherNeed({ ctx, resource, c, image, need, env, variable }: Held): void {
-  for (const pair of need.envTogether ?? [])
-    for (const [name, path] of env) {
-      const shared = envNamePattern(pair.set).exec(name)?.[1];
-      if (shared === undefined) continue;
-      const needed = pair.needs.replace('*', shared);
-      const held = holdsValue(variable(needed));
-      if (held) continue;
-      const at = { resource, path };
-      if (held === undefined)
-        ctx.notJudged(at, `container ${c.name} sets ${name} without ${needed} in its env; whether its envFrom sources hold ${needed} is not known`);
-      else
-        ctx.fail(
-          at,
-          `container ${c.name} sets ${name} without ${needed}: ${image} ignores the one without the other (${need.source}), so it starts and does nothing there`,
-          `set ${needed} beside ${name}`,
-        );
-    }
-}
-
-/** Whether a volume is mounted at one of `dirs`, inside one, or above one: the image could read its setting from a file there. */
-const mountsUnder = (c: ContainerRef, dirs: readonly string[]): boolean =>
-  (objects(c.container.volumeMounts) as { mountPath?: string }[]).some((m) => {
-    const at = str(m.mountPath).replace(/\/+$/, '') || '/';
-    return dirs.some((dir) => at === dir || at.startsWith(`${dir}/`) || dir.startsWith(`${at === '/' ? '' : at}/`));
-  });
-
-function conditionalEnvNeed({ ctx, resource, c, image, need, variable }: Held): void {
-  const where = { resource, path: [...c.at, c.container.env === undefined ? 'name' : 'env'] };
-  for (const rule of need.envNeeds ?? []) {
-    const when = Object.entries(rule.when ?? {});
-    const applies = when.every(([name, values]) => values.some((v) => v.toLowerCase() === textOf(variable(name))?.toLowerCase()));
-    if (!applies) continue;
-    const missing = rule.needs.filter((name) => !holdsValue(variable(name)));
-    if (missing.length === 0) continue;
-    const because = when.length > 0 ? ` with ${when.map(([name]) => `${name}=${textOf(variable(name))}`).join(', ')}` : '';
-    if (missing.some((name) => holdsValue(variable(name)) === undefined) || (rule.orFilesUnder && mountsUnder(c, rule.orFilesUnder)))
-      ctx.notJudged(
-        where,
-        `container ${c.name} runs ${image}${because} and no ${missing.join(' or ')} in its env; whether its envFrom sources or mounted files give ${missing.length > 1 ? 'them' : 'it'} is not read`,
-      );
-    else
-      ctx.fail(
-        where,
-        `container ${c.name} runs ${image}${because} but without ${missing.join(' and ')}, which it needs${because ? ' then' : ''} (${need.source})`,
-        `set ${missing.join(' and ')} in the container's env`,
-      );
-  }
-}
-
-function envSinceNeed({ ctx, resource, c, image, need, env }: Held): void {
-  for (const rule of need.envSince ?? [])
-    for (const [name, path] of env) {
-      if (!envNamePattern(rule.name).test(name)) continue;
-      const at = { resource, path };
-      const release = imageRelease(image);
-      if (!release) ctx.notJudged(at, `${image} names no release, so whether it reads ${name} (from ${rule.since}) is not known`);
-      else if (compareReleases(release, rule.since) < 0)
-        ctx.fail(
-          at,
-          `container ${c.name} sets ${name}, which ${image} does not read before ${rule.since} (${need.source}): the setting is ignored`,
-          `run a release from ${rule.since} on, or set what this release reads instead`,
-        );
-    }
 }
 
 function s6OverlayNeed({ ctx, pod, c, image, need, where, setting, variable }: Held): void {
@@ -283,6 +188,7 @@ export const NEEDS: readonly ((held: Held) => void)[] = [
   envTogetherNeed,
   conditionalEnvNeed,
   envSinceNeed,
+  envFormatNeed,
   s6OverlayNeed,
   probePathNeed,
   rootNeed,

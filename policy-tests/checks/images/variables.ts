@@ -1,6 +1,9 @@
-/** A container's variables as the image's needs read them: which hold a value, where each is set, and a value's text. */
+/** A container as the image's needs read it (`Held`), and its variables: which hold a value, where each is set, and a value's text. */
 import type { Path } from '../../model/core/positions.ts';
-import type { ContainerRef } from '../../model/core/workloads.ts';
+import type { ContainerRef, PodSpecRef } from '../../model/core/workloads.ts';
+import type { CheckContext, FailurePlace } from '../../model/checks/kit.ts';
+import type { Resource } from '../../model/core/manifest.ts';
+import type { ImageNeeds } from '../../model/repository/image-facts.ts';
 import { givenVariablePath, type ContainerEnvironment, type VariableSetting } from '../../model/cluster/environment.ts';
 
 /**
@@ -21,3 +24,21 @@ export const holdsValue = (setting: VariableSetting | undefined): boolean | unde
 
 /** A variable's text where the gate reads it: the container's env, or a plain Secret or ConfigMap its envFrom names. */
 export const textOf = (setting: VariableSetting | undefined): string | undefined => (typeof setting === 'object' ? setting.value : undefined);
+
+/** One container of an image with facts, as each of its needs reads it. */
+export interface Held {
+  ctx: CheckContext;
+  resource: Resource;
+  pod: PodSpecRef;
+  c: ContainerRef;
+  image: string;
+  need: ImageNeeds;
+  /** Where a finding about the container's security settings points. */
+  where: FailurePlace;
+  /** A security setting as the kubelet resolves it: the container's, else the pod's. */
+  setting: (key: string) => unknown;
+  /** The container's variables that hold a value, each with where it is set (setVariables). */
+  env: ReadonlyMap<string, Path>;
+  /** How the kubelet sets each variable, its envFrom sources read (model/cluster/environment.ts). */
+  variable: (name: string) => VariableSetting | undefined;
+}

@@ -55,6 +55,8 @@ export interface ImageNeeds {
   envNeeds?: EnvNeed[];
   /** Settings the image reads only from a release on (`*` any text): an older release ignores the variable. */
   envSince?: { name: string; since: string }[];
+  /** Settings it takes in one form only (`pattern`, the value as written): another value is refused, or ignored. */
+  envFormat?: { name: string; pattern: string }[];
   /** Its publisher's release tags, as a pattern (its release workflow's scheme): a version tag outside it does not exist to pull. */
   tagPattern?: string;
   /** The name it is published under now: the registry keeps no new release under this one. */
@@ -311,6 +313,11 @@ const OPTIONAL_FIELDS: Record<string, { valid: (v: unknown) => boolean; says: st
     valid: (v) =>
       isList(v, (e) => isEnvName(fieldsOf(e).name, 'optional') && typeof fieldsOf(e).since === 'string' && RELEASE.test(fieldsOf(e).since as string)),
     says: 'envSince lists {name, since}: a variable name (one * at most) and the release (x.y.z) that first reads it',
+  },
+  envFormat: {
+    valid: (v) =>
+      isList(v, (e) => isEnvName(fieldsOf(e).name, 'optional') && typeof fieldsOf(e).pattern === 'string' && isPattern(fieldsOf(e).pattern as string)),
+    says: 'envFormat lists {name, pattern}: a variable name (one * at most) and the pattern (^...$) its value must match',
   },
   apiRequests: API_REQUESTS_FIELD,
   callsApiServer: { valid: (v) => typeof v === 'boolean', says: 'callsApiServer is true or false' },

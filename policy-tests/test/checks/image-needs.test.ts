@@ -93,6 +93,15 @@ describe('workload-image-needs beyond the mutation lists', () => {
     expect(judgeWith([settings({ UN_SONARR_0_URL: 'http://sonarr.media.svc:8989' })], unpackerr)).toEqual([
       expect.stringMatching(/^error: container c sets UN_SONARR_0_URL without UN_SONARR_0_API_KEY: /),
     ]);
+    // A URL in the one form Unpackerr takes, and one it drops; one from a Secret is not read.
+    expect(judgeWith([settings({ UN_SONARR_0_URL: 'https://sonarr.media.svc:8989', UN_SONARR_0_API_KEY: 'k' })], unpackerr)).toEqual([]);
+    expect(judgeWith([settings({ UN_SONARR_0_URL: 'HTTP://sonarr.media.svc:8989', UN_SONARR_0_API_KEY: 'k' })], unpackerr)).toEqual([
+      expect.stringMatching(/^error: container c sets UN_SONARR_0_URL to "HTTP:\/\/sonarr\.media\.svc:8989", but .* takes it only in the form/),
+    ]);
+    const fromSecret = { ...unpackerr, env: [{ name: 'UN_SONARR_0_URL', valueFrom: { secretKeyRef: { name: 's', key: 'url' } } }] };
+    expect(judgeWith([settings({ UN_SONARR_0_API_KEY: 'k' })], fromSecret)).toEqual([
+      expect.stringMatching(/^not-judged: container c sets UN_SONARR_0_URL from a source whose value is not read/),
+    ]);
     const unpoller = { image: 'ghcr.io/unpoller/unpoller:v2.15.3', envFrom: [{ prefix: 'UP_', configMapRef: { name: 'vpn' } }] };
     expect(judgeWith([settings({ UNIFI_CONTROLLER_0_SAVE_SYSLOG: 'true' })], unpoller)).toEqual([
       expect.stringMatching(/^error: .*does not read before 2\.20\.0/),

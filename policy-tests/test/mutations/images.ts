@@ -151,6 +151,12 @@ export const imageMutations: Mutation[] = [
   },
   {
     check: 'workload-image-needs',
+    why: "the movie manager's URL for Unpackerr written without its scheme (radarr.media.svc:7878): Unpackerr takes one starting http:// or https:// alone, drops Radarr from its list without a word, and the movie downloads stay packed",
+    mutate: swap(UNPACKERR, '              value: http://radarr.media.svc:7878\n', '              value: radarr.media.svc:7878\n'),
+    at: (c) => ({ file: UNPACKERR, line: lineOf(c, UNPACKERR, '              value: radarr.media.svc:7878') }),
+  },
+  {
+    check: 'workload-image-needs',
     why: "unpoller's liveness probe back on /metrics: every request there polls the UniFi controller, so a controller slower than the probe's second restarts a healthy exporter",
     mutate: swap(
       UNPOLLER,

@@ -1,0 +1,96 @@
+/**
+ * The settings an image reads from its environment, each a need of one container (`Held`): those it reads only
+ * together, those it cannot start without, those it reads only from a release, and those it takes in one form only.
+ * Each failure says its own mend.
+ */
+import { objects, str } from '../../model/core/dig.ts';
+import { compareReleases, imageRelease, type ContainerRef } from '../../model/core/workloads.ts';
+import { envNamePattern } from '../../model/repository/image-facts.ts';
+import type { Path } from '../../model/core/positions.ts';
+import { holdsValue, textOf, type Held } from './variables.ts';
+
+/** Where a finding about a variable's value points: an env entry's value, else the envFrom entry that sets it. */
+const valuePath = (path: Path): Path => (path.at(-1) === 'name' ? [...path.slice(0, -1), 'value'] : path);
+
+export function envTogetherNeed({ ctx, resource, c, image, need, env, variable }: Held): void {
+  for (const pair of need.envTogether ?? [])
+    for (const [name, path] of env) {
+      const shared = envNamePattern(pair.set).exec(name)?.[1];
+      if (shared === undefined) continue;
+      const needed = pair.needs.replace('*', shared);
+      const held = holdsValue(variable(needed));
+      if (held) continue;
+      const at = { resource, path };
+      if (held === undefined)
+        ctx.notJudged(at, `container ${c.name} sets ${name} without ${needed} in its env; whether its envFrom sources hold ${needed} is not known`);
+      else
+        ctx.fail(
+          at,
+          `container ${c.name} sets ${name} without ${needed}: ${image} ignores the one without the other (${need.source}), so it starts and does nothing there`,
+          `set ${needed} beside ${name}`,
+        );
+    }
+}
+
+export function envFormatNeed({ ctx, resource, c, image, need, env, variable }: Held): void {
+  for (const rule of need.envFormat ?? [])
+    for (const [name, path] of env) {
+      if (!envNamePattern(rule.name).test(name)) continue;
+      const at = { resource, path: valuePath(path) };
+      const value = textOf(variable(name));
+      if (value === undefined)
+        ctx.notJudged(at, `container ${c.name} sets ${name} from a source whose value is not read: whether it matches ${rule.pattern} is not known`);
+      else if (!new RegExp(rule.pattern).test(value))
+        ctx.fail(
+          at,
+          `container ${c.name} sets ${name} to ${JSON.stringify(value)}, but ${image} takes it only in the form ${rule.pattern} (${need.source}): it refuses or ignores this one`,
+          `write ${name} in that form`,
+        );
+    }
+}
+
+/** Whether a volume is mounted at one of `dirs`, inside one, or above one: the image could read its setting from a file there. */
+const mountsUnder = (c: ContainerRef, dirs: readonly string[]): boolean =>
+  (objects(c.container.volumeMounts) as { mountPath?: string }[]).some((m) => {
+    const at = str(m.mountPath).replace(/\/+$/, '') || '/';
+    return dirs.some((dir) => at === dir || at.startsWith(`${dir}/`) || dir.startsWith(`${at === '/' ? '' : at}/`));
+  });
+
+export function conditionalEnvNeed({ ctx, resource, c, image, need, variable }: Held): void {
+  const where = { resource, path: [...c.at, c.container.env === undefined ? 'name' : 'env'] };
+  for (const rule of need.envNeeds ?? []) {
+    const when = Object.entries(rule.when ?? {});
+    const applies = when.every(([name, values]) => values.some((v) => v.toLowerCase() === textOf(variable(name))?.toLowerCase()));
+    if (!applies) continue;
+    const missing = rule.needs.filter((name) => !holdsValue(variable(name)));
+    if (missing.length === 0) continue;
+    const because = when.length > 0 ? ` with ${when.map(([name]) => `${name}=${textOf(variable(name))}`).join(', ')}` : '';
+    if (missing.some((name) => holdsValue(variable(name)) === undefined) || (rule.orFilesUnder && mountsUnder(c, rule.orFilesUnder)))
+      ctx.notJudged(
+        where,
+        `container ${c.name} runs ${image}${because} and no ${missing.join(' or ')} in its env; whether its envFrom sources or mounted files give ${missing.length > 1 ? 'them' : 'it'} is not read`,
+      );
+    else
+      ctx.fail(
+        where,
+        `container ${c.name} runs ${image}${because} but without ${missing.join(' and ')}, which it needs${because ? ' then' : ''} (${need.source})`,
+        `set ${missing.join(' and ')} in the container's env`,
+      );
+  }
+}
+
+export function envSinceNeed({ ctx, resource, c, image, need, env }: Held): void {
+  for (const rule of need.envSince ?? [])
+    for (const [name, path] of env) {
+      if (!envNamePattern(rule.name).test(name)) continue;
+      const at = { resource, path };
+      const release = imageRelease(image);
+      if (!release) ctx.notJudged(at, `${image} names no release, so whether it reads ${name} (from ${rule.since}) is not known`);
+      else if (compareReleases(release, rule.since) < 0)
+        ctx.fail(
+          at,
+          `container ${c.name} sets ${name}, which ${image} does not read before ${rule.since} (${need.source}): the setting is ignored`,
+          `run a release from ${rule.since} on, or set what this release reads instead`,
+        );
+    }
+}
