@@ -28,6 +28,9 @@ import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { alertmanagerConfigProblems } from '../../model/alertmanager/config.ts';
 import { didYouMean } from '../../model/core/did-you-mean.ts';
 import type { CheckContext } from '../../model/checks/kit.ts';
+import { namespaceLabels } from '../../model/cluster/namespaces.ts';
+import { KUBERNETES_NAMESPACES } from '../../model/cluster/pod-templates.ts';
+import { applications } from '../../model/argocd/argocd.ts';
 
 const routePath = (path: number[]): Path => ['route', ...path.flatMap((i) => ['routes', i])];
 
@@ -80,6 +83,30 @@ function unroutedSeverities(ctx: CheckContext): void {
   });
 }
 
+/**
+ * An alert's namespace label written in its rule says where the alert is about, and the routing tree sends app-a's
+ * and the hypervisor's and NAS's by it: one that names no namespace the cluster has and no row of the Events table
+ * (`apq-a`) is a slip Alertmanager routes as any other namespace's, a warning to the "null" receiver.
+ */
+function unknownNamespaces(ctx: CheckContext): void {
+  const known = new Set([
+    ...namespaceLabels(ctx.repo).keys(),
+    ...KUBERNETES_NAMESPACES,
+    ...ctx.resources.flatMap((r) => (r.namespace ? [r.namespace] : [])),
+    ...applications(ctx.repo).flatMap((a) => (a.destinationNamespace ? [a.destinationNamespace] : [])),
+    ...EVENTS_ROWS.flatMap((row) => (row.labels.namespace ? [row.labels.namespace] : [])),
+  ]);
+  eachOwnAlert(ctx, (r, rule, at) => {
+    const namespace = dig(rule, ['labels', 'namespace']);
+    // A templated label takes the series' own namespace, which is the cluster's.
+    if (namespace === undefined || scalarText(namespace).includes('{{') || known.has(scalarText(namespace))) return;
+    ctx.fail(
+      { resource: r, path: [...at, 'labels', 'namespace'] },
+      `${scalarText(rule.alert)} says namespace ${JSON.stringify(scalarText(namespace))}, which the cluster does not have and the Events table does not route${didYouMean(scalarText(namespace), known)}: Alertmanager routes it as any other namespace's alert, a warning to the "null" receiver`,
+    );
+  });
+}
+
 /** Each alert rule of the repository's own PrometheusRules (a chart's rules are its author's), with its path. */
 function eachOwnAlert(ctx: CheckContext, body: (r: Resource, rule: Record<string, unknown>, at: Path) => void): void {
   for (const { resource, rule, path } of ruleEntries(ctx.resources)) if (!resource.rendered && rule.alert !== undefined) body(resource, rule, path);
@@ -88,14 +115,14 @@ function eachOwnAlert(ctx: CheckContext, body: (r: Resource, rule: Record<string
 export const routingCheck: PolicyCheck = {
   id: 'alert-routing',
   description:
-    "Critical alerts reach chat with their resolved messages, the hypervisor/NAS events reach it without, app-a alerts reach it at every severity, and nothing else does: each alert rule and each row of the Events table followed through the routing tree of the configuration the cluster gets (the chart's rendered one, its defaults merged in, where it renders) to what its receivers post, and none muted for good by an inhibit rule whose source matches an alert that fires whenever it does (the Watchdog; kube-prometheus-stack's InfoInhibitor for info alerts); every alert rule of the repository has a severity the Events table routes (critical, warning, info; none), so a misspelt or dropped critical is not sent where a warning goes (A12-A15).",
+    "Critical alerts reach chat with their resolved messages, the hypervisor/NAS events reach it without, app-a alerts reach it at every severity, and nothing else does: each alert rule and each row of the Events table followed through the routing tree of the configuration the cluster gets (the chart's rendered one, its defaults merged in, where it renders) to what its receivers post, and none muted for good by an inhibit rule whose source matches an alert that fires whenever it does (the Watchdog; kube-prometheus-stack's InfoInhibitor for info alerts); every alert rule of the repository has a severity the Events table routes (critical, warning, info; none), so a misspelt or dropped critical is not sent where a warning goes, and a namespace it writes is one the cluster has or the Events table routes, so a misspelt app-a is not either (A12-A15).",
   invariants: ['A12', 'A13', 'A14', 'A15'],
   remediation:
     'spell each alert\'s severity as the Events table does (critical, warning, info); route warnings to the "null" receiver, route critical, hypervisor/NAS and app-a alerts to receivers with slack_configs, set send_resolved: true on the critical receiver and false on the event receiver; keep the Watchdog (and, for alerts meant for chat, InfoInhibitor) out of the source of every inhibit rule',
   reads: { kinds: ['PrometheusRule', 'Secret', 'Application'], charts: [ALERTMANAGER_CHART], renders: true },
   exemptible: false,
   run(ctx) {
-    unroutedSeverities(ctx);
+    for (const ownLabels of [unroutedSeverities, unknownNamespaces]) ownLabels(ctx);
     const rules = alertRules(ctx.repo);
     const configs = judgedAlertmanagerConfigs(ctx.resources, ctx.repo);
     // No routing to read is a finding, never a pass.

@@ -27,6 +27,12 @@ export const alertRoutingMutations: Mutation[] = [
   },
   {
     check: 'alert-routing',
+    why: "the app-a gateway's stale-post warning with its namespace misspelt (apq-a): Alertmanager routes it as any other namespace's warning, to no one, and the gateway's silence goes unseen",
+    mutate: (c) => c.edit('monitoring/alert-rules/app-a.yaml', 0, (d) => d.setIn(['spec', 'groups', 0, 'rules', 2, 'labels', 'namespace'], 'apq-a')),
+    at: 'namespace: apq-a',
+  },
+  {
+    check: 'alert-routing',
     why: 'critical alerts without resolved messages',
     mutate: (c) => c.edit(KPS, 0, (d) => d.setIn([...CHAT, 'send_resolved'], false)),
     at: receiverFieldLine('chat', 'send_resolved'),
