@@ -6,50 +6,39 @@
  * of another name holds (its store's "data source with the same uid already exists"): Grafana, every dashboard and
  * every alert view are down. kube-prometheus-stack's Prometheus is the default unless its values say not. A datasource
  * of a plugin that queries over HTTP with no url (a misspelt `urll`, which Grafana's YAML reading drops unread) is
- * provisioned, and fails every query.
+ * provisioned, and fails every query; any other key one slip from a key Grafana reads is dropped as unread.
  */
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
-import { provisionedDatasources, type ProvisionedDatasource } from '../../model/grafana/datasources.ts';
+import { DATASOURCE_KEYS, provisionedDatasources, QUERIED_OVER_HTTP, type ProvisionedDatasource } from '../../model/grafana/datasources.ts';
 import { chartValues } from '../../model/helm/chart-values.ts';
 import { dig } from '../../model/core/dig.ts';
 import { GRAFANA_CHART, grafanaSidecars } from '../../model/grafana/sidecars.ts';
 import { withKeyProviders } from '../../model/cluster/provided-keys.ts';
-import { nearestName } from '../../model/core/did-you-mean.ts';
-
-/**
- * The keys of a provisioned datasource Grafana reads (pkg/services/provisioning/datasources/types.go,
- * upsertDataSourceFromConfigV1, and `description` of its later releases): never taken for a misspelt url.
- */
-const DATASOURCE_KEYS = new Set([
-  'orgId',
-  'orgName',
-  'version',
-  'name',
-  'description',
-  'type',
-  'access',
-  'url',
-  'user',
-  'database',
-  'basicAuth',
-  'basicAuthUser',
-  'withCredentials',
-  'isDefault',
-  'correlations',
-  'jsonData',
-  'secureJsonData',
-  'editable',
-  'uid',
-]);
-
-/** Grafana's core datasource plugins that query their backend at the datasource's URL, and fail every query without one. */
-const QUERIED_OVER_HTTP = new Set(['prometheus', 'loki', 'tempo', 'alertmanager', 'jaeger', 'zipkin', 'elasticsearch', 'graphite', 'influxdb', 'opentsdb']);
+import { nearestName, suggesting } from '../../model/core/did-you-mean.ts';
 
 /** The stores the repository runs whose data Grafana reads only through a datasource of their plugin: the chart, and the type. */
 const STORES = [
   { chart: 'loki', type: 'loki', what: 'logs' },
   { chart: 'tempo', type: 'tempo', what: 'traces' },
 ] as const;
+
+/**
+ * Grafana reads a provisioning file with yaml.v3 into its own struct, and drops a key it does not know unread: a
+ * datasource whose `uie` is one slip from uid goes without the uid every dashboard's reference names. A key no slip
+ * from any it reads may be a later release's, and is left alone; one from url on a datasource queried over HTTP is
+ * said by the url rule.
+ */
+function misspeltKeys(ctx: CheckContext, d: ProvisionedDatasource): void {
+  for (const key of d.keys.filter((k) => !DATASOURCE_KEYS.has(k))) {
+    const near = nearestName(key, DATASOURCE_KEYS);
+    if (near === undefined || (near === 'url' && d.url === '' && QUERIED_OVER_HTTP.has(d.type))) continue;
+    ctx.fail(
+      'data' in d.where ? { ...d.where, path: [...d.where.path, key] } : d.where,
+      `datasource ${d.name} writes "${key}", a key Grafana does not read${suggesting(near)}: its provisioning drops it unread, and the datasource goes without it`,
+      `spell the key as Grafana reads it: ${near}`,
+    );
+  }
+}
 
 /** A log or trace store Grafana has no datasource for keeps its data out of every view: nobody can query it. */
 function storesWithoutDatasource(ctx: CheckContext, datasources: readonly ProvisionedDatasource[]): void {
@@ -70,7 +59,7 @@ function storesWithoutDatasource(ctx: CheckContext, datasources: readonly Provis
 export const grafanaDatasourcesCheck: PolicyCheck = {
   id: 'grafana-datasources',
   description:
-    "Grafana provisions the datasources it is given: at most one per organization marked isDefault (kube-prometheus-stack's Prometheus is, unless its values say not), and no uid held by two datasources of different names; otherwise Grafana refuses its provisioning at start and does not come up; each datasource of a plugin that queries over HTTP (Prometheus, Loki, Tempo...) has a url, without which every query of it fails; and the log and trace stores the repository runs (Loki, Tempo) each have a datasource of their type, without which nobody can query what they keep (A2, A3, A10).",
+    "Grafana provisions the datasources it is given: at most one per organization marked isDefault (kube-prometheus-stack's Prometheus is, unless its values say not), and no uid held by two datasources of different names; otherwise Grafana refuses its provisioning at start and does not come up; each datasource of a plugin that queries over HTTP (Prometheus, Loki, Tempo...) has a url, without which every query of it fails; no datasource writes a key one slip from one Grafana reads (`uie`), which its provisioning drops unread; and the log and trace stores the repository runs (Loki, Tempo) each have a datasource of their type, without which nobody can query what they keep (A2, A3, A10).",
   invariants: ['A2', 'A3', 'A10'],
   remediation:
     "leave isDefault to one datasource (kube-prometheus-stack's Prometheus, or set grafana.sidecar.datasources.isDefaultDatasource: false), and give each datasource its own uid",
@@ -89,6 +78,7 @@ export const grafanaDatasourcesCheck: PolicyCheck = {
       );
     const datasources = provisionedDatasources(ctx.repo, ctx.resources);
     storesWithoutDatasource(ctx, datasources);
+    for (const d of datasources) misspeltKeys(ctx, d);
     for (const d of datasources.filter((x) => QUERIED_OVER_HTTP.has(x.type) && x.url === '')) {
       const slip = d.keys.find((k) => !DATASOURCE_KEYS.has(k) && nearestName(k, ['url']) === 'url');
       ctx.fail(

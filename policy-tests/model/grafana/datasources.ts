@@ -27,6 +27,49 @@ export interface ProvisionedDatasource {
   where: { resource: Resource; path: string[] } | { data: DataFile; path: (string | number)[] };
 }
 
+/**
+ * The keys of a provisioned datasource Grafana reads (pkg/services/provisioning/datasources/types.go,
+ * upsertDataSourceFromConfigV1, `password` and `basicAuthPassword` of its releases before 9, `description` of its later ones): a key one slip from one of them is a misspelling
+ * Grafana drops unread, never one of them.
+ */
+export const DATASOURCE_KEYS = new Set([
+  'orgId',
+  'orgName',
+  'version',
+  'name',
+  'description',
+  'type',
+  'access',
+  'url',
+  'user',
+  'database',
+  'basicAuth',
+  'basicAuthUser',
+  'password',
+  'basicAuthPassword',
+  'withCredentials',
+  'isDefault',
+  'correlations',
+  'jsonData',
+  'secureJsonData',
+  'editable',
+  'uid',
+]);
+
+/** Grafana's core datasource plugins that query their backend at the datasource's URL, and fail every query without one. */
+export const QUERIED_OVER_HTTP = new Set([
+  'prometheus',
+  'loki',
+  'tempo',
+  'alertmanager',
+  'jaeger',
+  'zipkin',
+  'elasticsearch',
+  'graphite',
+  'influxdb',
+  'opentsdb',
+]);
+
 /** A Grafana bool as its provisioning reads one (values.BoolValue: a YAML bool, or the strings true and false). */
 const grafanaBool = (v: unknown): boolean => v === true || str(v) === 'true';
 

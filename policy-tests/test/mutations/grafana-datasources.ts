@@ -25,6 +25,12 @@ export const grafanaDatasourcesMutations: Mutation[] = [
   },
   {
     check: 'grafana-datasources',
+    why: "Loki's uid misspelt (uie): Grafana drops the key unread and makes Loki a uid of its own, so a dashboard or link that names uid loki finds no datasource",
+    mutate: swap(VALUES, '      uid: loki\n', '      uie: loki\n'),
+    at: 'uie: loki',
+  },
+  {
+    check: 'grafana-datasources',
     why: "Tempo's datasource dropped from the values: the traces the ingress sends are kept, and nobody can query them",
     mutate: swap(VALUES, '    - name: Tempo\n      uid: tempo\n      type: tempo\n      access: proxy\n      url: http://tempo.monitoring.svc:3200\n', ''),
     at: 'additionalDataSources:',
