@@ -9,7 +9,7 @@
  * provisioned, and fails every query; any other key one slip from a key Grafana reads is dropped as unread.
  */
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
-import { DATASOURCE_KEYS, provisionedDatasources, QUERIED_OVER_HTTP, type ProvisionedDatasource } from '../../model/grafana/datasources.ts';
+import { DATASOURCE_KEYS, provisionedDatasources, QUERIED_OVER_HTTP, undecodableFields, type ProvisionedDatasource } from '../../model/grafana/datasources.ts';
 import { chartValues } from '../../model/helm/chart-values.ts';
 import { dig } from '../../model/core/dig.ts';
 import { GRAFANA_CHART, grafanaSidecars } from '../../model/grafana/sidecars.ts';
@@ -29,7 +29,7 @@ const STORES = [
  * said by the url rule.
  */
 function misspeltKeys(ctx: CheckContext, d: ProvisionedDatasource): void {
-  for (const key of d.keys.filter((k) => !DATASOURCE_KEYS.has(k))) {
+  for (const key of Object.keys(d.fields).filter((k) => !DATASOURCE_KEYS.has(k))) {
     const near = nearestName(key, DATASOURCE_KEYS);
     if (near === undefined || (near === 'url' && d.url === '' && QUERIED_OVER_HTTP.has(d.type))) continue;
     ctx.fail(
@@ -38,6 +38,16 @@ function misspeltKeys(ctx: CheckContext, d: ProvisionedDatasource): void {
       `spell the key as Grafana reads it: ${near}`,
     );
   }
+}
+
+/** A field Grafana cannot decode fails its whole provisioning at start: Grafana does not come up. */
+function undecodable(ctx: CheckContext, d: ProvisionedDatasource): void {
+  for (const { key, reads } of undecodableFields(d))
+    ctx.fail(
+      'data' in d.where ? { ...d.where, path: [...d.where.path, key] } : d.where,
+      `datasource ${d.name || '(unnamed)'}'s ${key} is ${Array.isArray(d.fields[key]) ? 'a list' : typeof d.fields[key] === 'object' ? 'a map' : 'a scalar'}, where Grafana reads ${reads}: yaml.v3 refuses it, the provisioning fails, and Grafana does not start`,
+      `write ${key} as ${reads}`,
+    );
 }
 
 /** A log or trace store Grafana has no datasource for keeps its data out of every view: nobody can query it. */
@@ -59,7 +69,7 @@ function storesWithoutDatasource(ctx: CheckContext, datasources: readonly Provis
 export const grafanaDatasourcesCheck: PolicyCheck = {
   id: 'grafana-datasources',
   description:
-    "Grafana provisions the datasources it is given: at most one per organization marked isDefault (kube-prometheus-stack's Prometheus is, unless its values say not), and no uid held by two datasources of different names; otherwise Grafana refuses its provisioning at start and does not come up; each datasource of a plugin that queries over HTTP (Prometheus, Loki, Tempo...) has a url, without which every query of it fails; no datasource writes a key one slip from one Grafana reads (`uie`), which its provisioning drops unread; and the log and trace stores the repository runs (Loki, Tempo) each have a datasource of their type, without which nobody can query what they keep (A2, A3, A10).",
+    "Grafana provisions the datasources it is given: at most one per organization marked isDefault (kube-prometheus-stack's Prometheus is, unless its values say not), and no uid held by two datasources of different names; otherwise Grafana refuses its provisioning at start and does not come up; each datasource of a plugin that queries over HTTP (Prometheus, Loki, Tempo...) has a url, without which every query of it fails; no datasource writes a key one slip from one Grafana reads (`uie`), which its provisioning drops unread, nor a list or a map where Grafana reads text (or other than a map where it reads one), which stops Grafana at start; and the log and trace stores the repository runs (Loki, Tempo) each have a datasource of their type, without which nobody can query what they keep (A2, A3, A10).",
   invariants: ['A2', 'A3', 'A10'],
   remediation:
     "leave isDefault to one datasource (kube-prometheus-stack's Prometheus, or set grafana.sidecar.datasources.isDefaultDatasource: false), and give each datasource its own uid",
@@ -78,9 +88,12 @@ export const grafanaDatasourcesCheck: PolicyCheck = {
       );
     const datasources = provisionedDatasources(ctx.repo, ctx.resources);
     storesWithoutDatasource(ctx, datasources);
-    for (const d of datasources) misspeltKeys(ctx, d);
+    for (const d of datasources) {
+      misspeltKeys(ctx, d);
+      undecodable(ctx, d);
+    }
     for (const d of datasources.filter((x) => QUERIED_OVER_HTTP.has(x.type) && x.url === '')) {
-      const slip = d.keys.find((k) => !DATASOURCE_KEYS.has(k) && nearestName(k, ['url']) === 'url');
+      const slip = Object.keys(d.fields).find((k) => !DATASOURCE_KEYS.has(k) && nearestName(k, ['url']) === 'url');
       ctx.fail(
         d.where,
         `datasource ${d.name} (${d.type}) has no url${slip ? ` (its key "${slip}" is one slip from url, a key Grafana does not read)` : ''}: Grafana provisions it, and every query of it fails with "unsupported protocol scheme"`,

@@ -19,8 +19,8 @@ export interface ProvisionedDatasource {
   /** Its plugin type and URL as Grafana reads them: '' where the entry sets none (a misspelt `urll` is none). */
   type: string;
   url: string;
-  /** The keys the entry writes, as written. */
-  keys: string[];
+  /** The entry as written, each key with its value. */
+  fields: Record<string, unknown>;
   orgId: number;
   isDefault: boolean;
   /** Where it is written: an object's key, or a values file's path. */
@@ -70,6 +70,25 @@ export const QUERIED_OVER_HTTP = new Set([
   'opentsdb',
 ]);
 
+/**
+ * The fields Grafana reads as text (values.StringValue, whose UnmarshalYAML decodes into a Go string) and those it
+ * reads as maps (values.JSONValue, values.StringMapValue): a list or a map where text is read, or anything but a map
+ * where a map is, is an error yaml.v3 returns, and the whole provisioning with it.
+ */
+const TEXT_FIELDS = ['orgName', 'name', 'description', 'type', 'access', 'url', 'user', 'password', 'database', 'basicAuthUser', 'basicAuthPassword', 'uid'];
+const MAP_FIELDS = ['jsonData', 'secureJsonData'];
+
+/** Each field of a datasource Grafana cannot decode, with what it reads there. */
+export function undecodableFields(d: ProvisionedDatasource): { key: string; reads: string }[] {
+  const out: { key: string; reads: string }[] = [];
+  for (const [key, value] of Object.entries(d.fields)) {
+    if (value === null || value === undefined) continue;
+    if (TEXT_FIELDS.includes(key) && typeof value === 'object') out.push({ key, reads: 'text' });
+    else if (MAP_FIELDS.includes(key) && !isMap(value)) out.push({ key, reads: 'a map' });
+  }
+  return out;
+}
+
 /** A Grafana bool as its provisioning reads one (values.BoolValue: a YAML bool, or the strings true and false). */
 const grafanaBool = (v: unknown): boolean => v === true || str(v) === 'true';
 
@@ -79,7 +98,7 @@ function fromList(items: unknown, where: (i: number) => ProvisionedDatasource['w
     uid: str(d.uid),
     type: str(d.type),
     url: str(d.url),
-    keys: Object.keys(d),
+    fields: d,
     orgId: typeof d.orgId === 'number' && d.orgId !== 0 ? d.orgId : 1,
     isDefault: grafanaBool(d.isDefault),
     where: where(i),
@@ -122,7 +141,7 @@ function chartPrometheus(values: Record<string, unknown>, data: DataFile): Provi
       type: 'prometheus',
       // Where the values set none, the chart writes its own, to its Prometheus Service (prometheusServiceName).
       url: str(at('url')) || `http://${str(at('prometheusServiceName')) || 'prometheus-operated'}:9090`,
-      keys: [],
+      fields: {},
       orgId: 1,
       isDefault: at('isDefaultDatasource') !== false,
       where: { data, path: ['grafana', 'sidecar', 'datasources'] },

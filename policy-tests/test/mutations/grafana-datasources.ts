@@ -31,6 +31,12 @@ export const grafanaDatasourcesMutations: Mutation[] = [
   },
   {
     check: 'grafana-datasources',
+    why: "Tempo's datasource named by a list: Grafana reads its name as text, yaml.v3 refuses the file, and Grafana does not start",
+    mutate: swap(VALUES, '    - name: Tempo\n', '    - name: [Tempo]\n'),
+    at: 'name: [Tempo]',
+  },
+  {
+    check: 'grafana-datasources',
     why: "Tempo's datasource dropped from the values: the traces the ingress sends are kept, and nobody can query them",
     mutate: swap(VALUES, '    - name: Tempo\n      uid: tempo\n      type: tempo\n      access: proxy\n      url: http://tempo.monitoring.svc:3200\n', ''),
     at: 'additionalDataSources:',
