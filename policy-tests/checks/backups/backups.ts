@@ -7,7 +7,7 @@
  * media-manager-settings' row; the scripts' 14 days are proven by their tests.
  */
 import { targetsOfDocument, TARGET_FILES, volumeOnlyApps, type Target } from '../../model/apps/backup-targets.ts';
-import { resticRepositoryProblems, sharedRepositoryProblems } from './restic-repository.ts';
+import { localRepositoryProblems, resticRepositoryProblems, sharedRepositoryProblems } from './restic-repository.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { perRepo } from '../../model/repository/per-repo.ts';
 import type { PathSegment } from '../../model/core/positions.ts';
@@ -187,7 +187,7 @@ export const backupChecks: PolicyCheck[] = [
   {
     id: 'backup-coverage',
     description:
-      'Every app config volume (a PersistentVolumeClaim named *-config) has a ReplicationSource, whose restic repository Secret comes from an ExternalSecret with the RESTIC_REPOSITORY and RESTIC_PASSWORD keys VolSync reads, neither written empty (its mover stops on an empty one), and the S3 or B2 credentials restic reads whole (half a pair signs nothing), and no two volumes copied to one repository path (a restore takes the newest snapshot there) (B3).',
+      'Every app config volume (a PersistentVolumeClaim named *-config) has a ReplicationSource, whose restic repository Secret comes from an ExternalSecret with the RESTIC_REPOSITORY and RESTIC_PASSWORD keys VolSync reads, neither written empty (its mover stops on an empty one), and the S3 or B2 credentials restic reads whole (half a pair signs nothing), its repository one restic stores off the cluster (a location its template writes as a local directory is made inside the mover pod, and ends with it; one naming a backend restic does not have is refused), and no two volumes copied to one repository path (a restore takes the newest snapshot there) (B3).',
     invariants: ['B3'],
     remediation: 'add a ReplicationSource (restic mover) for the claim next to it, with its <claim>-restic ExternalSecret',
     reads: { kinds: ['PersistentVolumeClaim', 'ReplicationSource', 'ExternalSecret'] },
@@ -202,7 +202,10 @@ export const backupChecks: PolicyCheck[] = [
             `config volume ${pvc.namespace}/${pvc.name} has no ReplicationSource: it is not copied off-site`,
           );
       }
-      for (const source of sources) resticRepositoryProblems(ctx, source);
+      for (const source of sources) {
+        resticRepositoryProblems(ctx, source);
+        localRepositoryProblems(ctx, source);
+      }
       sharedRepositoryProblems(ctx, sources);
     },
   },

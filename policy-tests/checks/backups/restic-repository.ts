@@ -49,6 +49,48 @@ export function resticRepositoryProblems(ctx: CheckContext, source: Resource): v
     );
 }
 
+/** restic's backends that store off the machine that runs it (internal/location: each scheme a repository names). */
+const REMOTE_BACKENDS = ['b2', 'azure', 'gs', 'rclone', 'rest', 's3', 'sftp', 'swift'];
+
+/**
+ * How restic reads a repository location (internal/location.Parse): by the text before its first colon, a backend;
+ * else, as a path (none of the backends, and no colon, or a path's `/` or `../` start), a local directory; else it
+ * refuses it ("invalid backend").
+ */
+function resticLocation(text: string): 'remote' | 'local' | 'invalid' {
+  const colon = text.indexOf(':');
+  const scheme = colon === -1 ? undefined : text.slice(0, colon);
+  if (scheme !== undefined && REMOTE_BACKENDS.includes(scheme)) return 'remote';
+  if (scheme === undefined || scheme === 'local' || text.startsWith('/') || text.startsWith('../')) return 'local';
+  return 'invalid';
+}
+
+/**
+ * A repository restic reads as a local directory is one in the mover's pod, which mounts no share: `restic init`
+ * makes it there, each copy succeeds, and every copy ends with the pod; one restic refuses makes no copy. A template's
+ * literal text before its first `{{` is judged where it says the scheme; one that starts with a store value says
+ * nothing here.
+ */
+export function localRepositoryProblems(ctx: CheckContext, source: Resource): void {
+  const repository = (source.object.spec as { restic?: { repository?: string } })?.restic?.repository;
+  for (const es of externalSecretsWriting(ctx.resources, source.namespace, repository)) {
+    const text = dig(es.object, ['spec', 'target', 'template', 'data', 'RESTIC_REPOSITORY']);
+    if (typeof text !== 'string' || text === '') continue;
+    const literal = text.split('{{')[0]!;
+    // Before a template, only a colon or a path's start says where restic looks: the store's value may bring the scheme.
+    if (literal !== text && !literal.includes(':') && !literal.startsWith('/') && !literal.startsWith('../')) continue;
+    const location = resticLocation(literal);
+    if (location === 'remote') continue;
+    ctx.fail(
+      { resource: es, path: ['spec', 'target', 'template', 'data', 'RESTIC_REPOSITORY'] },
+      location === 'local'
+        ? `the restic repository ${JSON.stringify(text)} is a local directory to restic: VolSync's mover makes it inside its own pod, each copy succeeds, and every copy ends with the pod (B3)`
+        : `the restic repository ${JSON.stringify(text)} names no backend restic has (${REMOTE_BACKENDS.join(', ')}): it refuses the location ("invalid backend"), and no copy is made (B3)`,
+      'write the repository as restic names a remote backend (s3:https://host/bucket/path, b2:bucket:path, rest:https://host/path), or read it from the store',
+    );
+  }
+}
+
 /**
  * Two copies written to one restic repository path: VolSync's restore takes the newest snapshot there, which may be
  * the other volume's, so a restore brings back another app's files (a component's replacement that no longer reaches

@@ -45,6 +45,16 @@ export const backupsMutations: Mutation[] = [
   },
   {
     check: 'backup-coverage',
+    why: "the off-site copy's repository written without the store's address (backups/app-config): restic reads it as a local directory, VolSync's mover makes it inside its own pod, and every copy ends with the pod",
+    mutate: swap(
+      'apps/media/components/offsite-copy/replicationsource.yaml',
+      'RESTIC_REPOSITORY: "{{ .repository }}/app-config"',
+      'RESTIC_REPOSITORY: "backups/app-config"',
+    ),
+    at: 'RESTIC_REPOSITORY: "backups/app-config"',
+  },
+  {
+    check: 'backup-coverage',
     why: 'a config volume nobody copies off-site (the component left out)',
     mutate: withoutEntry('tautulli', '../components/offsite-copy'),
     at: lineIn('apps/media/tautulli/pvc.yaml', 'name: tautulli-config'),
