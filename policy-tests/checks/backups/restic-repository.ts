@@ -52,6 +52,9 @@ export function resticRepositoryProblems(ctx: CheckContext, source: Resource): v
 /** restic's backends that store off the machine that runs it (internal/location: each scheme a repository names). */
 const REMOTE_BACKENDS = ['b2', 'azure', 'gs', 'rclone', 'rest', 's3', 'sftp', 'swift'];
 
+/** What restic's isPath takes for a path whatever colon follows: an absolute one, a parent's, or a drive's. */
+const IS_PATH = /^(\.\.[/\\]|[/\\]|[A-Za-z]:[/\\])/;
+
 /**
  * How restic reads a repository location (internal/location.Parse): by the text before its first colon, a backend;
  * else, as a path (none of the backends, and no colon, or a path's `/` or `../` start), a local directory; else it
@@ -61,7 +64,7 @@ function resticLocation(text: string): 'remote' | 'local' | 'invalid' {
   const colon = text.indexOf(':');
   const scheme = colon === -1 ? undefined : text.slice(0, colon);
   if (scheme !== undefined && REMOTE_BACKENDS.includes(scheme)) return 'remote';
-  if (scheme === undefined || scheme === 'local' || text.startsWith('/') || text.startsWith('../')) return 'local';
+  if (scheme === undefined || scheme === 'local' || IS_PATH.test(text)) return 'local';
   return 'invalid';
 }
 
@@ -78,7 +81,7 @@ export function localRepositoryProblems(ctx: CheckContext, source: Resource): vo
     if (typeof text !== 'string' || text === '') continue;
     const literal = text.split('{{')[0]!;
     // Before a template, only a colon or a path's start says where restic looks: the store's value may bring the scheme.
-    if (literal !== text && !literal.includes(':') && !literal.startsWith('/') && !literal.startsWith('../')) continue;
+    if (literal !== text && !literal.includes(':') && !IS_PATH.test(literal)) continue;
     const location = resticLocation(literal);
     if (location === 'remote') continue;
     ctx.fail(
