@@ -26,7 +26,10 @@ export const imageNeedsCheck: PolicyCheck = {
   exemptible: false,
   run(ctx) {
     const { needs, problems } = repoImageNeeds(ctx.repo);
-    for (const p of problems) ctx.fail({ file: p.file }, p.message, `correct the facts in ${p.file}`);
+    for (const p of problems) {
+      const data = p.path && ctx.repo.dataFiles.get(p.file);
+      ctx.fail(data ? { data, path: p.path! } : { file: p.file }, p.message, `correct the facts in ${p.file}`);
+    }
     for (const { resource, pod, c } of workloadContainers(ctx.resources)) {
       const image = scalarText(c.container.image ?? '');
       const need = needs.get(imageKey(image));

@@ -10,6 +10,7 @@ import { argoGlobMatch } from '../core/glob.ts';
 import { compareReleases, imageParts, imageRelease } from '../core/workloads.ts';
 import { API_REQUESTS_FIELD, type ApiRequests } from '../apps/api-requests.ts';
 import { perRepo } from './per-repo.ts';
+import { didYouMean } from '../core/did-you-mean.ts';
 import type { Repo } from './repo.ts';
 
 /** Where image facts live: one file per area, beside the workloads that run the images (never applied: `*\/facts/*`). */
@@ -142,50 +143,6 @@ export function containerConnects(needs: ImageNeeds | undefined, container: { im
   if (started === undefined) return true;
   const processName = started.slice(started.lastIndexOf('/') + 1).slice(0, 15);
   return trips.some((t) => t.process === processName || t.exe === started);
-}
-
-/** What the facts say of a container's settings and the API server: it calls, it does not, or what could not be read. */
-export type SettingsCall = { calls: true; because: string } | { calls: false } | { unread: string };
-
-/**
- * Whether a container's settings make its program call the API server, by its image's `apiServerWhen` and its
- * variables (`variable`: undefined where unset, null where set from somewhere the gate does not read), or never
- * (`callsApiServer: false`, where the container runs the image's own binary: its `command` unset); undefined where
- * the facts say nothing of it. A container that gives its own command or args is not known by its settings: the
- * image's program may read them from a file it names.
- */
-export function settingsCall(
-  needs: ImageNeeds | undefined,
-  container: { command?: unknown; args?: unknown },
-  variable: (name: string) => string | undefined | null,
-): SettingsCall | undefined {
-  if (needs?.callsApiServer === false) return container.command === undefined ? { calls: false } : undefined;
-  if (!needs?.apiServerWhen) return undefined;
-  if (container.command !== undefined || container.args !== undefined)
-    return { unread: "the facts say which settings make it call for the image's own start, and the container gives its own command or args" };
-  let unread: string | undefined;
-  for (const settings of needs.apiServerWhen) {
-    const matches = Object.entries(settings).map(([name, values]) => {
-      const value = variable(name);
-      if (value === null) return name;
-      return value !== undefined && value !== '' && values.some((v) => v === '*' || v === value);
-    });
-    if (matches.every((m) => m === true))
-      return {
-        calls: true,
-        // A value the facts match by `*` may be anything (a path, a token): the finding says it is set, not what it is.
-        because: Object.entries(settings)
-          .map(([name, values]) => (values.includes('*') ? `${name} set` : `${name}=${variable(name)}`))
-          .join(', '),
-      };
-    // A setting that cannot hold rules its entry out; otherwise a variable it could not read leaves it open.
-    if (!matches.includes(false)) unread ??= matches.find((m): m is string => typeof m === 'string');
-  }
-  return unread === undefined
-    ? { calls: false }
-    : {
-        unread: `the facts say it calls only with some settings, and ${unread} comes from an envFrom source or a reference whose value the gate does not read`,
-      };
 }
 
 /** Whether a container of this image reference trips the rule (its release is before the trip's `before`, if any). */
@@ -335,6 +292,12 @@ const OPTIONAL_FIELDS: Record<string, { valid: (v: unknown) => boolean; says: st
   },
 };
 
+/** Every field an entry may have: the image, its root start, its source, and the optional ones. */
+const ENTRY_FIELDS = ['image', 'startsAs', 'capabilities', 'before', 'source', ...Object.keys(OPTIONAL_FIELDS)];
+
+/** The fields of an entry that no entry has: a misspelt one is read by nothing, and the need it states dropped. */
+const unknownFields = (raw: unknown): string[] => Object.keys(fieldsOf(raw)).filter((k) => !ENTRY_FIELDS.includes(k));
+
 /** One entry of a facts file read, or the one line that says why it cannot be. */
 function readEntry(raw: unknown, entry: string, file: string): Omit<ImageNeeds, 'entry'> | string {
   const fields = fieldsOf(raw);
@@ -363,13 +326,16 @@ function readEntry(raw: unknown, entry: string, file: string): Omit<ImageNeeds, 
   };
 }
 
+/** An entry that cannot be read: its file, why, and where in it (the key of a field no entry has, else the entry). */
+export type FactsProblem = { file: string; message: string; path?: (string | number)[] };
+
 /** Every image fact of the repository, by image, and every entry that cannot be read, with its file. */
 export function imageNeeds(
   repo: Pick<Repo, 'dataFiles'>,
   isFactsFile: (file: string) => boolean,
-): { needs: Map<string, ImageNeeds>; problems: { file: string; message: string }[] } {
+): { needs: Map<string, ImageNeeds>; problems: FactsProblem[] } {
   const needs = new Map<string, ImageNeeds>();
-  const problems: { file: string; message: string }[] = [];
+  const problems: FactsProblem[] = [];
   for (const data of repo.dataFiles.values()) {
     if (!isFactsFile(data.file)) continue;
     const list = (data.data as { images?: unknown } | null)?.images;
@@ -384,9 +350,21 @@ export function imageNeeds(
     }
     list.forEach((raw: unknown, i) => {
       const read = readEntry(raw, `${data.file} entry ${i + 1}`, data.file);
-      if (typeof read === 'string') return problems.push({ file: data.file, message: read });
+      // A field no entry has is said at its key, and the entry read without it; any other problem at its entry.
+      for (const key of unknownFields(raw))
+        problems.push({
+          file: data.file,
+          message: `${data.file} entry ${i + 1}: ${key} is no field of the image facts${didYouMean(key, ENTRY_FIELDS)}, so nothing reads it`,
+          path: ['images', i, key],
+        });
+      if (typeof read === 'string') return problems.push({ file: data.file, message: read, path: ['images', i] });
       const first = needs.get(read.image);
-      if (first) return problems.push({ file: data.file, message: `${data.file} entry ${i + 1} names ${read.image} again (first in ${first.file})` });
+      if (first)
+        return problems.push({
+          file: data.file,
+          message: `${data.file} entry ${i + 1} names ${read.image} again (first in ${first.file})`,
+          path: ['images', i, 'image'],
+        });
       needs.set(read.image, { ...read, entry: i });
     });
   }

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { argoGlobMatch } from '../../model/core/glob.ts';
-import { IMAGE_FACTS_GLOB, imageKey, imageNeeds, settingsCall } from '../../model/repository/image-facts.ts';
+import { IMAGE_FACTS_GLOB, imageKey, imageNeeds } from '../../model/repository/image-facts.ts';
+import { settingsCall } from '../../model/programs/api-clients.ts';
 import { expandRequest, runsProgram } from '../../model/apps/api-requests.ts';
 import { loadRepo, REPO_ROOT } from '../../model/repository/repo.ts';
 
@@ -99,6 +100,13 @@ describe('imageNeeds', () => {
     for (const writesTo of [[], ['transcode'], '/transcode'])
       expect(read([{ image: 'a/b', source: 's', writesTo }]).problems[0]?.message).toMatch(/entry 1: writesTo lists the absolute directories/);
     expect(read([{ image: 'a/b', source: 's', writesTo: ['/transcode'] }]).problems).toEqual([]);
+  });
+
+  it('refuses a field the facts do not have, with the one it likely meant, where nothing would read it', () => {
+    expect(read([{ image: 'a/b', source: 's', startedForm: { kind: 'K', name: 'n', path: 'p' } }]).problems[0]?.message).toBe(
+      'apps/x/facts/images.yaml entry 1: startedForm is no field of the image facts (did you mean "startedFrom"?), so nothing reads it',
+    );
+    expect(read([{ image: 'a/b', source: 's', envFormat: [{ name: 'A_URL', pattern: '^https?://.*$' }] }]).problems).toEqual([]);
   });
 
   it('refuses an entrypoint that is not a list of strings', () => {

@@ -151,6 +151,16 @@ export const imageMutations: Mutation[] = [
   },
   {
     check: 'workload-image-needs',
+    why: 'a facts field misspelt (startedForm): nothing reads it, and the Ceph CSI sidecars Rook starts at run time would lose what their facts say of them',
+    mutate: swap(
+      'apps/platform/rook-ceph/facts/images.yaml',
+      '    startedFrom: { kind: ConfigMap, name: rook-csi-operator-image-set-configmap, path: data.provisioner }',
+      '    startedForm: { kind: ConfigMap, name: rook-csi-operator-image-set-configmap, path: data.provisioner }',
+    ),
+    at: 'startedForm:',
+  },
+  {
+    check: 'workload-image-needs',
     why: "the movie manager's URL for Unpackerr written without its scheme (radarr.media.svc:7878): Unpackerr takes one starting http:// or https:// alone, drops Radarr from its list without a word, and the movie downloads stay packed",
     mutate: swap(UNPACKERR, '              value: http://radarr.media.svc:7878\n', '              value: radarr.media.svc:7878\n'),
     at: (c) => ({ file: UNPACKERR, line: lineOf(c, UNPACKERR, '              value: radarr.media.svc:7878') }),
