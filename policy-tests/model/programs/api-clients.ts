@@ -14,7 +14,8 @@ import { dig, objects } from '../core/dig.ts';
 import { containerArgv, containersOf, imageParts, podSpecOf, type ContainerRef, type PodSpecRef } from '../core/workloads.ts';
 import { namespaceOrDestination } from '../argocd/argocd.ts';
 import { expandRequest, literalRequest, runsProgram, type ApiRequests, type ExpandedRequest } from '../apps/api-requests.ts';
-import { containerConnects, imageKey, repoImageNeeds, type ImageNeeds } from '../repository/image-facts.ts';
+import { imageKey, repoImageNeeds } from '../repository/image-facts.ts';
+import { containerConnects, settingsCall, type SettingsCall } from './api-server-calls.ts';
 import { containerEnvironment, expandedCommandLine } from '../cluster/environment.ts';
 import { k8sSidecarRequests } from '../grafana/sidecars.ts';
 import { alloyApiRequests } from '../alloy/kubernetes-requests.ts';
@@ -53,50 +54,6 @@ export function mountsToken(pod: PodSpecRef, account: Resource | undefined): boo
   const own = pod.spec.automountServiceAccountToken;
   const automount = typeof own === 'boolean' ? own : account?.object.automountServiceAccountToken !== false;
   return automount || mountsProjectedToken(pod);
-}
-
-/** What the facts say of a container's settings and the API server: it calls, it does not, or what could not be read. */
-export type SettingsCall = { calls: true; because: string } | { calls: false } | { unread: string };
-
-/**
- * Whether a container's settings make its program call the API server, by its image's `apiServerWhen` and its
- * variables (`variable`: undefined where unset, null where set from somewhere the gate does not read), or never
- * (`callsApiServer: false`, where the container runs the image's own binary: its `command` unset); undefined where
- * the facts say nothing of it. A container that gives its own command or args is not known by its settings: the
- * image's program may read them from a file it names.
- */
-export function settingsCall(
-  needs: ImageNeeds | undefined,
-  container: { command?: unknown; args?: unknown },
-  variable: (name: string) => string | undefined | null,
-): SettingsCall | undefined {
-  if (needs?.callsApiServer === false) return container.command === undefined ? { calls: false } : undefined;
-  if (!needs?.apiServerWhen) return undefined;
-  if (container.command !== undefined || container.args !== undefined)
-    return { unread: "the facts say which settings make it call for the image's own start, and the container gives its own command or args" };
-  let unread: string | undefined;
-  for (const settings of needs.apiServerWhen) {
-    const matches = Object.entries(settings).map(([name, values]) => {
-      const value = variable(name);
-      if (value === null) return name;
-      return value !== undefined && value !== '' && values.some((v) => v === '*' || v === value);
-    });
-    if (matches.every((m) => m === true))
-      return {
-        calls: true,
-        // A value the facts match by `*` may be anything (a path, a token): the finding says it is set, not what it is.
-        because: Object.entries(settings)
-          .map(([name, values]) => (values.includes('*') ? `${name} set` : `${name}=${variable(name)}`))
-          .join(', '),
-      };
-    // A setting that cannot hold rules its entry out; otherwise a variable it could not read leaves it open.
-    if (!matches.includes(false)) unread ??= matches.find((m): m is string => typeof m === 'string');
-  }
-  return unread === undefined
-    ? { calls: false }
-    : {
-        unread: `the facts say it calls only with some settings, and ${unread} comes from an envFrom source or a reference whose value the gate does not read`,
-      };
 }
 
 /** What the image facts say of each container of a pod and the API server: its binary connects, or its settings make it call, or not. */

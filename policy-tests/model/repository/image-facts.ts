@@ -120,31 +120,6 @@ export function holdsBefore(image: string, before: string | undefined): boolean 
   return release === undefined ? undefined : compareReleases(release, before) < 0;
 }
 
-/** Upstream Falco's rule for a connection to the API server: the facts list it (trips) for each binary that connects. */
-const API_SERVER_TRIP = 'Contact K8S API Server From Container';
-
-/**
- * Whether the facts say this container's program connects to the API server: its image does (callsApiServer), or trips
- * Falco's rule for it at its release by the binary the container starts: the one its command names (by the process
- * name Falco sees, its first 15 characters, or its path); without a command, an absolute path its args start with (an
- * ENTRYPOINT such as tini runs it: Argo CD's manifests start each component so); else the image's entrypoint. A
- * binary the facts do not list (a shell, a copy) is not held to connect: an image may hold binaries that never do
- * (Argo CD's repo server).
- */
-export function containerConnects(needs: ImageNeeds | undefined, container: { image?: unknown; command?: unknown; args?: unknown }): boolean {
-  if (!needs) return false;
-  if (needs.callsApiServer === true) return true;
-  const image = typeof container.image === 'string' ? container.image : '';
-  const trips = (needs.trips ?? []).filter((t) => t.rule === API_SERVER_TRIP && holdsBefore(image, t.before) !== false);
-  if (trips.length === 0) return false;
-  const argv = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
-  const [args, command] = [argv(container.args), argv(container.command)];
-  const started = command[0] ?? (args[0]?.startsWith('/') ? args[0] : undefined);
-  if (started === undefined) return true;
-  const processName = started.slice(started.lastIndexOf('/') + 1).slice(0, 15);
-  return trips.some((t) => t.process === processName || t.exe === started);
-}
-
 /** Whether a container of this image reference trips the rule (its release is before the trip's `before`, if any). */
 export const tripsAt = (trip: FalcoTrip, image: string): boolean | undefined => holdsBefore(image, trip.before);
 
@@ -295,8 +270,36 @@ const OPTIONAL_FIELDS: Record<string, { valid: (v: unknown) => boolean; says: st
 /** Every field an entry may have: the image, its root start, its source, and the optional ones. */
 const ENTRY_FIELDS = ['image', 'startsAs', 'capabilities', 'before', 'source', ...Object.keys(OPTIONAL_FIELDS)];
 
-/** The fields of an entry that no entry has: a misspelt one is read by nothing, and the need it states dropped. */
-const unknownFields = (raw: unknown): string[] => Object.keys(fieldsOf(raw)).filter((k) => !ENTRY_FIELDS.includes(k));
+/** The keys of each field that holds a map, or a list of maps: a key outside them is read by nothing. */
+const FIELD_KEYS: Record<string, string[]> = {
+  envTogether: ['set', 'needs'],
+  envNeeds: ['when', 'needs', 'orFilesUnder'],
+  envSince: ['name', 'since'],
+  envFormat: ['name', 'pattern'],
+  keyFor: ['url', 'setting', 'key'],
+  trips: ['rule', 'process', 'exe', 'before'],
+  startedFrom: ['kind', 'name', 'path'],
+  apiRequests: ['command', 'args', 'requests'],
+};
+
+/**
+ * The keys of an entry no entry has, each with its path under the entry and the keys it could have meant: a misspelt
+ * one is read by nothing, and the need it states dropped.
+ */
+function unknownKeys(raw: unknown): { path: (string | number)[]; known: string[] }[] {
+  const fields = fieldsOf(raw);
+  const out = Object.keys(fields)
+    .filter((k) => !ENTRY_FIELDS.includes(k))
+    .map((k) => ({ path: [k] as (string | number)[], known: ENTRY_FIELDS }));
+  for (const [field, known] of Object.entries(FIELD_KEYS)) {
+    const value = fields[field];
+    const items: [(string | number)[], unknown][] = Array.isArray(value) ? value.map((v, j) => [[field, j], v]) : [[[field], value]];
+    for (const [at, item] of items)
+      if (item !== null && typeof item === 'object' && !Array.isArray(item))
+        for (const key of Object.keys(item).filter((k) => !known.includes(k))) out.push({ path: [...at, key], known });
+  }
+  return out;
+}
 
 /** One entry of a facts file read, or the one line that says why it cannot be. */
 function readEntry(raw: unknown, entry: string, file: string): Omit<ImageNeeds, 'entry'> | string {
@@ -351,12 +354,14 @@ export function imageNeeds(
     list.forEach((raw: unknown, i) => {
       const read = readEntry(raw, `${data.file} entry ${i + 1}`, data.file);
       // A field no entry has is said at its key, and the entry read without it; any other problem at its entry.
-      for (const key of unknownFields(raw))
+      for (const { path, known } of unknownKeys(raw)) {
+        const key = String(path.at(-1));
         problems.push({
           file: data.file,
-          message: `${data.file} entry ${i + 1}: ${key} is no field of the image facts${didYouMean(key, ENTRY_FIELDS)}, so nothing reads it`,
-          path: ['images', i, key],
+          message: `${data.file} entry ${i + 1}: ${path.join('.')} is no field of the image facts${didYouMean(key, known)}, so nothing reads it`,
+          path: ['images', i, ...path],
         });
+      }
       if (typeof read === 'string') return problems.push({ file: data.file, message: read, path: ['images', i] });
       const first = needs.get(read.image);
       if (first)

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { argoGlobMatch } from '../../model/core/glob.ts';
 import { IMAGE_FACTS_GLOB, imageKey, imageNeeds } from '../../model/repository/image-facts.ts';
-import { settingsCall } from '../../model/programs/api-clients.ts';
+import { settingsCall } from '../../model/programs/api-server-calls.ts';
 import { expandRequest, runsProgram } from '../../model/apps/api-requests.ts';
 import { loadRepo, REPO_ROOT } from '../../model/repository/repo.ts';
 
@@ -107,6 +107,19 @@ describe('imageNeeds', () => {
       'apps/x/facts/images.yaml entry 1: startedForm is no field of the image facts (did you mean "startedFrom"?), so nothing reads it',
     );
     expect(read([{ image: 'a/b', source: 's', envFormat: [{ name: 'A_URL', pattern: '^https?://.*$' }] }]).problems).toEqual([]);
+    // Inside a field too: the condition of a need misspelt would make it a need always there.
+    expect(read([{ image: 'a/b', source: 's', envNeeds: [{ wheo: { A: ['b'] }, needs: ['C'] }] }]).problems.map((p) => [p.message, p.path])).toEqual([
+      [
+        'apps/x/facts/images.yaml entry 1: envNeeds.0.wheo is no field of the image facts (did you mean "when"?), so nothing reads it',
+        ['images', 0, 'envNeeds', 0, 'wheo'],
+      ],
+    ]);
+    expect(read([{ image: 'a/b', source: 's', startedFrom: { kind: 'K', name: 'n', paht: 'p' } }]).problems.map((p) => p.path)).toContainEqual([
+      'images',
+      0,
+      'startedFrom',
+      'paht',
+    ]);
   });
 
   it('refuses an entrypoint that is not a list of strings', () => {
