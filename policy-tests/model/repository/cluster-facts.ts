@@ -11,7 +11,8 @@ import { readNodeNetwork, type NodeNetwork } from './node-network.ts';
 import type { Resource } from '../core/manifest.ts';
 import { perObject } from '../core/per-object.ts';
 import { policyVersionMinor } from '../core/text.ts';
-import { listFact, SEMVER, yamlFact, type FactsProblem } from './fact-lists.ts';
+import { listFact, remoteBases, SEMVER, yamlFact, type FactsProblem } from './fact-lists.ts';
+import { didYouMean } from '../core/did-you-mean.ts';
 import {
   kubernetesMove,
   machineConfigOf,
@@ -115,6 +116,12 @@ export function findFactsResource(resources: readonly Resource[]): Resource | un
   return resources.find((r) => r.file === CLUSTER_FACTS_FILE && r.kind === 'ConfigMap' && r.name === CLUSTER_FACTS_NAME);
 }
 
+/** Every key of the facts ConfigMap the gate reads. */
+const FACT_KEYS = [
+  ...['kubernetesVersion', 'talosVersion', 'talosKubernetes', 'talosEtcd', 'talosUpgrades', 'nodeCount', 'controlPlaneCount', 'nodeArchitecture'],
+  ...['nodeNetwork', 'devices', 'machineConfig', 'secretStores', 'repoURL', 'revision', 'podSecurity', 'cni', 'providedOutsideGit', 'remoteBases'],
+];
+
 /**
  * Reads the facts ConfigMap, reporting every key that is missing or malformed. Facts are returned even when
  * some keys are bad, so one typo does not cascade into every check. Once per object: an unchanged file's
@@ -174,6 +181,9 @@ const factsOf = perObject((object: Resource['object']): { facts: ClusterFacts; p
     talosUpgrades: talosUpgradesOf(data.talosUpgrades, problems),
     machineConfig: machineConfigOf(data.machineConfig, problems),
   };
+  // A key no reader asks for is a misspelt fact: what it says is read by nothing, and a default stands in its place.
+  for (const key of Object.keys(data).filter((k) => !FACT_KEYS.includes(k)))
+    problems.push({ key, message: `cluster fact "${key}" is none the gate reads${didYouMean(key, FACT_KEYS)}: what it says is read by nothing` });
   return { facts, problems };
 });
 
@@ -296,23 +306,6 @@ export function upgradeOrder(before: Resource['object'], after: Resource['object
 }
 
 const stringMap = (v: unknown): boolean => typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every((x) => typeof x === 'string');
-
-/** The `remoteBases` fact: a YAML list of {host, reason}, the hosts kustomizations may fetch from. */
-function remoteBases(raw: unknown, problems: FactsProblem[]): string[] {
-  const list = yamlFact('remoteBases', raw, problems);
-  if (list === null) return [];
-  if (
-    !Array.isArray(list) ||
-    !list.every((e: Record<string, unknown>) => typeof e?.host === 'string' && e.host !== '' && typeof e?.reason === 'string' && e.reason.trim() !== '')
-  ) {
-    problems.push({
-      key: 'remoteBases',
-      message: 'cluster fact "remoteBases" must be a YAML list of {host, reason}, each host with why a kustomization fetches from it',
-    });
-    return [];
-  }
-  return list.map((e: { host: string }) => e.host);
-}
 
 /**
  * The `podSecurity` fact: the cluster-wide PodSecurityConfiguration (for Talos, its admissionControl entry) as a YAML

@@ -45,3 +45,20 @@ export function listFact(
   }
   list.forEach((e: Record<string, unknown> | null, i) => entry(e ?? {}, (why) => problems.push({ key, message: `${key} entry ${i + 1}${why}` })));
 }
+
+/** The `remoteBases` fact: a YAML list of {host, reason}, the hosts kustomizations may fetch from. */
+export function remoteBases(raw: unknown, problems: FactsProblem[]): string[] {
+  const list = yamlFact('remoteBases', raw, problems);
+  if (list === null) return [];
+  if (
+    !Array.isArray(list) ||
+    !list.every((e: Record<string, unknown>) => typeof e?.host === 'string' && e.host !== '' && typeof e?.reason === 'string' && e.reason.trim() !== '')
+  ) {
+    problems.push({
+      key: 'remoteBases',
+      message: 'cluster fact "remoteBases" must be a YAML list of {host, reason}, each host with why a kustomization fetches from it',
+    });
+    return [];
+  }
+  return list.map((e: { host: string }) => e.host);
+}

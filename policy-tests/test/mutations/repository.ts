@@ -18,6 +18,12 @@ export const repositoryMutations: Mutation[] = [
   },
   {
     check: 'cluster-facts',
+    why: "the vault's daily request budget written under a misspelt key (secretStroes): nothing reads it, and the refresh intervals are held to no budget",
+    mutate: swap('clusters/home/cluster-facts.yaml', '  secretStores: |', '  secretStroes: |'),
+    at: (c) => ({ file: 'clusters/home/cluster-facts.yaml', line: lineOf(c, 'clusters/home/cluster-facts.yaml', '  secretStroes:') }),
+  },
+  {
+    check: 'cluster-facts',
     why: "the Pod Security defaults pin enforce to 1.24, which is no version the API server's PodSecurityConfiguration reads (v1.24)",
     mutate: swap('clusters/home/cluster-facts.yaml', 'defaults: {enforce: baseline,', 'defaults: {enforce: baseline, enforce-version: "1.24",'),
     at: (c) => ({ file: 'clusters/home/cluster-facts.yaml', line: lineOf(c, 'clusters/home/cluster-facts.yaml', '  podSecurity:') }),
