@@ -80,15 +80,17 @@ export function localRepositoryProblems(ctx: CheckContext, source: Resource): vo
     const text = dig(es.object, ['spec', 'target', 'template', 'data', 'RESTIC_REPOSITORY']);
     if (typeof text !== 'string' || text === '') continue;
     const literal = text.split('{{')[0]!;
-    // Before a template, only a colon or a path's start says where restic looks: the store's value may bring the scheme.
-    if (literal !== text && !literal.includes(':') && !IS_PATH.test(literal)) continue;
-    const location = resticLocation(literal);
+    // Text that could still become a backend's name (s, s3) leaves the scheme to the store's value; any other cannot.
+    if (literal !== text && /^[A-Za-z0-9]*$/.test(literal)) continue;
+    const location = literal !== text && !literal.includes(':') && !IS_PATH.test(literal) ? 'unnamed' : resticLocation(literal);
     if (location === 'remote') continue;
     ctx.fail(
       { resource: es, path: ['spec', 'target', 'template', 'data', 'RESTIC_REPOSITORY'] },
       location === 'local'
         ? `the restic repository ${JSON.stringify(text)} is a local directory to restic: VolSync's mover makes it inside its own pod, each copy succeeds, and every copy ends with the pod (B3)`
-        : `the restic repository ${JSON.stringify(text)} names no backend restic has (${REMOTE_BACKENDS.join(', ')}): it refuses the location ("invalid backend"), and no copy is made (B3)`,
+        : location === 'unnamed'
+          ? `the restic repository ${JSON.stringify(text)} starts with ${JSON.stringify(literal)}, which no backend's name does (${REMOTE_BACKENDS.join(', ')}): restic reads it as a local directory in the mover's pod, whose copies end with it, or refuses it (B3)`
+          : `the restic repository ${JSON.stringify(text)} names no backend restic has (${REMOTE_BACKENDS.join(', ')}): it refuses the location ("invalid backend"), and no copy is made (B3)`,
       'write the repository as restic names a remote backend (s3:https://host/bucket/path, b2:bucket:path, rest:https://host/path), or read it from the store',
     );
   }

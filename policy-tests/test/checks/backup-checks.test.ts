@@ -25,6 +25,7 @@ describe('backup-coverage reads a restic repository as restic parses its locatio
     expect(all(await messages('local:/srv/restic/app-config'), /^the restic repository "local:.*" is a local directory to restic/)).toBe(true);
     expect(all(await messages('s4:backups/app-config'), /^the restic repository "s4:.*" names no backend restic has .*"invalid backend"/)).toBe(true);
     expect(await messages('s3:{{ .endpoint }}/app-config')).toEqual([]);
+    expect(all(await messages('backups/app-config/{{ .repository }}'), /starts with "backups\/[a-z0-9-]+\/", which no backend's name does/)).toBe(true);
     expect(await messages('rest:https://backups.home.example.net/app-config')).toEqual([]);
   });
 });
