@@ -33,6 +33,12 @@ export const alertRoutingMutations: Mutation[] = [
   },
   {
     check: 'alert-routing',
+    why: "the first inhibit rule's equal namespace misspelt (namepsace): both alerts lack the label, so a critical alert in one namespace mutes the warnings of that name in every other",
+    mutate: swap(KPS, '        equal: [namespace, alertname]\n      - source_matchers', '        equal: [namepsace, alertname]\n      - source_matchers'),
+    at: 'equal: [namepsace, alertname]',
+  },
+  {
+    check: 'alert-routing',
     why: 'critical alerts without resolved messages',
     mutate: (c) => c.edit(KPS, 0, (d) => d.setIn([...CHAT, 'send_resolved'], false)),
     at: receiverFieldLine('chat', 'send_resolved'),
