@@ -79,7 +79,8 @@ function volsyncScrapedWithoutToken(ctx: CheckContext, render: SourceRender): vo
 export const sourceChecks: PolicyCheck[] = [
   {
     id: 'ingress-traces',
-    description: 'Every ingress proxy (the Traefik apps) pushes traces over OTLP to the trace store, at the gRPC port Tempo receives on (A3).',
+    description:
+      "Every ingress proxy (the Traefik apps) pushes traces over OTLP to the trace store, at the gRPC port Tempo receives on, in plain gRPC (insecure: true) where Tempo's receiver has no TLS and over TLS where it has (Traefik's exporter uses TLS unless told insecure, and a handshake with a plain server fails) (A3).",
     invariants: ['A3'],
     remediation: 'set tracing.otlp.enabled and tracing.otlp.grpc (enabled, endpoint tempo.monitoring.svc:4317, insecure) in the proxy values',
     reads: { kinds: ['Application'], charts: ['traefik', 'tempo'] },
@@ -89,6 +90,8 @@ export const sourceChecks: PolicyCheck[] = [
         .map((v) => scalarText(dig(v.values, ['tempo', 'receivers', 'otlp', 'protocols', 'grpc', 'endpoint']) ?? ''))
         .find(Boolean);
       const port = tempoGrpc?.split(':').pop();
+      // Tempo's OTLP gRPC server speaks TLS only where its receiver has a tls block (the collector's configgrpc).
+      const tempoTls = chartValues(ctx.repo, 'tempo').some((v) => dig(v.values, ['tempo', 'receivers', 'otlp', 'protocols', 'grpc', 'tls']) !== undefined);
       eachChartValues(ctx, 'traefik', 'apps/platform/README.md', ({ values }, fail) => {
         const otlp = dig(values, ['tracing', 'otlp']);
         if (dig(otlp, ['enabled']) !== true || dig(otlp, ['grpc', 'enabled']) !== true) {
@@ -100,6 +103,15 @@ export const sourceChecks: PolicyCheck[] = [
           fail(
             ['tracing', 'otlp', 'grpc', 'endpoint'],
             `traces go to "${endpoint}", not to Tempo's OTLP gRPC receiver (tempo.monitoring.svc:${port ?? '4317'})`,
+          );
+        // Traefik's exporter (observability/types/tracing.go) is insecure only with `insecure: true`; else gRPC over TLS.
+        const insecure = dig(otlp, ['grpc', 'insecure']) === true;
+        if (insecure === tempoTls)
+          fail(
+            ['tracing', 'otlp', 'grpc'],
+            insecure
+              ? "the proxy sends traces in plain gRPC (insecure: true), and Tempo's receiver speaks TLS: every export fails, and no trace reaches the store"
+              : "the proxy sends traces over TLS (no insecure: true), and Tempo's receiver speaks plain gRPC: every export fails the handshake, and no trace reaches the store",
           );
       });
     },

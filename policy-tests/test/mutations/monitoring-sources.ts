@@ -1,6 +1,7 @@
 /** Broken copies of the real repository for the checks of policy-tests/checks/monitoring/sources.ts, pve-trust.ts, unpoller-trust.ts, unpoller-config.ts and the log shippers' (alloy-config.ts, alloy-node.ts): each fails exactly its check, at its line. */
 import type { Mutation } from '../support/mutation-runner.ts';
 import { KPS, ALLOY, appendConfigMap, inFile, swap } from './edits.ts';
+import { lineOf } from '../support/helpers.ts';
 
 const PVE_DEPLOYMENT = 'monitoring/pve-exporter/deployment.yaml';
 const PVE_MONITOR = 'monitoring/pve-exporter/servicemonitor.yaml';
@@ -311,5 +312,11 @@ export const shipperMutations: Mutation[] = [
     why: 'the public proxy sends traces to the wrong port',
     mutate: (c) => c.edit('apps/platform/ingress-public/values.yaml', 0, (d) => d.setIn(['tracing', 'otlp', 'grpc', 'endpoint'], 'tempo.monitoring.svc:4318')),
     at: 'endpoint:',
+  },
+  {
+    check: 'ingress-traces',
+    why: "the public proxy's insecure misspelt (insceure): Traefik's exporter then speaks TLS to Tempo's plain gRPC receiver, every export fails the handshake, and no trace reaches the store",
+    mutate: swap('apps/platform/ingress-public/values.yaml', '      insecure: true\n', '      insceure: true\n'),
+    at: (c) => ({ file: 'apps/platform/ingress-public/values.yaml', line: lineOf(c, 'apps/platform/ingress-public/values.yaml', '    grpc:') }),
   },
 ];
