@@ -13,8 +13,11 @@ import { halfCredentials } from '../../model/apps/backup-environment.ts';
 /** The keys VolSync's restic mover reads from its repository Secret. */
 const VOLSYNC_RESTIC_KEYS = ['RESTIC_REPOSITORY', 'RESTIC_PASSWORD'];
 
+/** The restic repository Secret a ReplicationSource names. */
+const repositoryOf = (source: Resource): string | undefined => (source.object.spec as { restic?: { repository?: string } })?.restic?.repository;
+
 export function resticRepositoryProblems(ctx: CheckContext, source: Resource): void {
-  const repository = (source.object.spec as { restic?: { repository?: string } })?.restic?.repository;
+  const repository = repositoryOf(source);
   const byExternalSecret = writtenByExternalSecret(ctx.repo, repository, source.namespace ?? '');
   if (!byExternalSecret)
     ctx.fail(
@@ -75,7 +78,7 @@ function resticLocation(text: string): 'remote' | 'local' | 'invalid' {
  * nothing here.
  */
 export function localRepositoryProblems(ctx: CheckContext, source: Resource): void {
-  const repository = (source.object.spec as { restic?: { repository?: string } })?.restic?.repository;
+  const repository = repositoryOf(source);
   for (const es of externalSecretsWriting(ctx.resources, source.namespace, repository)) {
     const text = dig(es.object, ['spec', 'target', 'template', 'data', 'RESTIC_REPOSITORY']);
     if (typeof text !== 'string' || text === '') continue;
@@ -104,7 +107,7 @@ export function localRepositoryProblems(ctx: CheckContext, source: Resource): vo
 export function sharedRepositoryProblems(ctx: CheckContext, sources: readonly Resource[]): void {
   const byRepository = new Map<string, { path: string; es: Resource; source: Resource; volume: string }[]>();
   for (const source of sources) {
-    const repository = (source.object.spec as { restic?: { repository?: string } })?.restic?.repository;
+    const repository = repositoryOf(source);
     const [es] = externalSecretsWriting(ctx.resources, source.namespace, repository);
     const path = es && dig(es.object, ['spec', 'target', 'template', 'data', 'RESTIC_REPOSITORY']);
     if (!es || typeof path !== 'string' || path === '') continue;

@@ -22,6 +22,10 @@ const STORES = [
   { chart: 'tempo', type: 'tempo', what: 'traces' },
 ] as const;
 
+/** Where a finding about one key of a datasource points: the key's line in the values, else the provisioning file. */
+const keyPlace = (d: ProvisionedDatasource, key: string): ProvisionedDatasource['where'] =>
+  'data' in d.where ? { ...d.where, path: [...d.where.path, key] } : d.where;
+
 /**
  * Grafana reads a provisioning file with yaml.v3 into its own struct, and drops a key it does not know unread: a
  * datasource whose `uie` is one slip from uid goes without the uid every dashboard's reference names. A key no slip
@@ -33,7 +37,7 @@ function misspeltKeys(ctx: CheckContext, d: ProvisionedDatasource): void {
     const near = nearestName(key, DATASOURCE_KEYS);
     if (near === undefined || (near === 'url' && d.url === '' && QUERIED_OVER_HTTP.has(d.type))) continue;
     ctx.fail(
-      'data' in d.where ? { ...d.where, path: [...d.where.path, key] } : d.where,
+      keyPlace(d, key),
       `datasource ${d.name} writes "${key}", a key Grafana does not read${suggesting(near)}: its provisioning drops it unread, and the datasource goes without it`,
       `spell the key as Grafana reads it: ${near}`,
     );
@@ -44,7 +48,7 @@ function misspeltKeys(ctx: CheckContext, d: ProvisionedDatasource): void {
 function undecodable(ctx: CheckContext, d: ProvisionedDatasource): void {
   for (const { key, reads } of undecodableFields(d))
     ctx.fail(
-      'data' in d.where ? { ...d.where, path: [...d.where.path, key] } : d.where,
+      keyPlace(d, key),
       `datasource ${d.name || '(unnamed)'}'s ${key} is ${Array.isArray(d.fields[key]) ? 'a list' : typeof d.fields[key] === 'object' ? 'a map' : 'a scalar'}, where Grafana reads ${reads}: yaml.v3 refuses it, the provisioning fails, and Grafana does not start`,
       `write ${key} as ${reads}`,
     );
