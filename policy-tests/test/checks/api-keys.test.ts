@@ -139,10 +139,14 @@ describe('closure-api-key beyond the mutation lists', () => {
       imageNeeds({ dataFiles: new Map([['a/facts/images.yaml', { file: 'a/facts/images.yaml', data: { images } }]]) } as never, () => true);
     expect(facts([{ image: 'x/y', source: 's', apiKey: 'Y__AUTH__APIKEY', keyFor: [{ url: 'Z_*_URL', key: 'Z_*_KEY' }] }]).problems).toEqual([]);
     expect(facts([{ image: 'x/y', source: 's', keyFor: [{ url: 'Z_*_URL', key: 'Z_KEY' }] }]).problems).toEqual([
-      { file: 'a/facts/images.yaml', message: expect.stringMatching(/keyFor lists \{url, key\}/) },
+      { file: 'a/facts/images.yaml', message: expect.stringMatching(/keyFor lists \{url, key\}/), path: ['images', 0] },
     ]);
     expect(facts([{ image: 'x/y', source: 's', apiKey: 'A_*' }]).problems).toEqual([
-      { file: 'a/facts/images.yaml', message: 'a/facts/images.yaml entry 1: apiKey names the variable the app reads its own API key from' },
+      {
+        file: 'a/facts/images.yaml',
+        message: 'a/facts/images.yaml entry 1: apiKey names the variable the app reads its own API key from',
+        path: ['images', 0],
+      },
     ]);
   });
 });
