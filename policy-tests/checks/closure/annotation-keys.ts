@@ -10,7 +10,8 @@
  * label), MetalLB v0.16.1 (its Service annotations, under metallb.io and the older metallb.universe.tf), and the API
  * server's Pod Security admission (a namespace's labels: a misspelt `enforce` leaves the namespace at the cluster's
  * default level, and nothing says so). A domain one slip from Traefik's is said here too; the keys of Traefik's own
- * domain are closure-traefik-annotations'.
+ * domain are closure-traefik-annotations'. The gate's own keys too: a misspelt `upgrades-one-minor-at-a-time` is a
+ * rule the gate never applies.
  */
 import { distance } from 'fastest-levenshtein';
 import { nearestName, suggesting } from '../../model/core/did-you-mean.ts';
@@ -73,6 +74,17 @@ const KUSTOMIZE: Domain = {
 };
 const KUSTOMIZE_OWN: Domain = { reader: 'kustomize v5.8.1', annotation: words('needs-hash behavior id'), label: new Set() };
 
+/** The gate's own annotations, each read where its rule stands; `exempt-<check>` is the exemption step's to judge. */
+export const GATE_DOMAIN = 'gate.homelab-gitops';
+const GATE: Domain = {
+  reader: 'the gate',
+  annotation: words(
+    'provides-crds provides-crds-at-runtime requires-crds requires-load-balancer creates-at-runtime upgrades-one-minor-at-a-time',
+    'privileges advertises-resources device-group device-shares-flag external-peers pod-security-reason',
+  ),
+  label: new Set(),
+};
+
 /** Each domain a controller of the cluster reads keys under. */
 const DOMAINS: ReadonlyMap<string, Domain> = new Map([
   ['argocd.argoproj.io', ARGOCD],
@@ -82,6 +94,7 @@ const DOMAINS: ReadonlyMap<string, Domain> = new Map([
   [TRAEFIK_ANNOTATION_PREFIX.slice(0, -1), TRAEFIK],
   ['config.kubernetes.io', KUSTOMIZE],
   ['kustomize.config.k8s.io', KUSTOMIZE_OWN],
+  [GATE_DOMAIN, GATE],
 ]);
 
 const OTHER: Record<Place, Place> = { annotation: 'label', label: 'annotation' };
@@ -109,6 +122,7 @@ function ignoredBecause(key: string, place: Place): string | undefined {
   if (slash === -1) return undefined;
   const [domain, name] = [key.slice(0, slash), key.slice(slash + 1)];
   const own = DOMAINS.get(domain);
+  if (domain === GATE_DOMAIN && name.startsWith('exempt-')) return undefined;
   if (own) {
     if (own[place].has(name) || (place === 'annotation' && own.annotationsJudgedBy)) return undefined;
     if (own[OTHER[place]].has(name))
@@ -124,7 +138,7 @@ function ignoredBecause(key: string, place: Place): string | undefined {
 export const annotationKeysCheck: PolicyCheck = {
   id: 'closure-annotation-keys',
   description:
-    "Every annotation and label key in the domain of a controller the cluster runs is one that controller reads (Argo CD v3.5.1's argocd.argoproj.io/: sync-wave, sync-options, compare-options, hook, ...; a label: secret-type and the cluster's; MetalLB v0.16.1's metallb.io/ and metallb.universe.tf/: loadBalancerIPs, address-pool, allow-shared-ip; Pod Security's namespace labels pod-security.kubernetes.io/enforce, audit, warn and their -version; kustomize v5.8.1's config.kubernetes.io/local-config and its records, kustomize.config.k8s.io/needs-hash and behavior), and no key's domain is one or two edits from one of theirs (or from Traefik's traefik.ingress.kubernetes.io/, whose keys closure-traefik-annotations reads): each reads its keys by their exact text and ignores any other without a word, so an object syncs in wave 0, with none of its options, a hook as an ordinary object, a Service takes any address of the pool, a namespace keeps the cluster's default Pod Security level, or a record meant for kustomize's build alone is applied (invariants P1).",
+    "Every annotation and label key in the domain of a controller the cluster runs is one that controller reads (Argo CD v3.5.1's argocd.argoproj.io/: sync-wave, sync-options, compare-options, hook, ...; a label: secret-type and the cluster's; MetalLB v0.16.1's metallb.io/ and metallb.universe.tf/: loadBalancerIPs, address-pool, allow-shared-ip; Pod Security's namespace labels pod-security.kubernetes.io/enforce, audit, warn and their -version; kustomize v5.8.1's config.kubernetes.io/local-config and its records, kustomize.config.k8s.io/needs-hash and behavior; the gate's own gate.homelab-gitops/ declarations, whose rules it applies only under their names), and no key's domain is one or two edits from one of theirs (or from Traefik's traefik.ingress.kubernetes.io/, whose keys closure-traefik-annotations reads): each reads its keys by their exact text and ignores any other without a word, so an object syncs in wave 0, with none of its options, a hook as an ordinary object, a Service takes any address of the pool, a namespace keeps the cluster's default Pod Security level, or a record meant for kustomize's build alone is applied (invariants P1).",
   invariants: ['P1'],
   remediation:
     'spell the key as its controller does (argocd.argoproj.io/sync-wave, argocd.argoproj.io/sync-options, metallb.io/loadBalancerIPs, ...), or remove it',

@@ -3,6 +3,8 @@
  * two edits from one of theirs, is said with the key meant; keys of other domains, and Argo CD's own subdomains
  * (link., notifications), are not its.
  */
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { annotationKeysCheck } from '../../checks/closure/annotation-keys.ts';
 import { runPolicy } from '../../model/checks/runner.ts';
@@ -20,6 +22,25 @@ const judged = (metadata: Record<string, Record<string, string>>) => {
 };
 
 describe('closure-annotation-keys', () => {
+  it("holds the gate's own keys to the ones the gate reads, and leaves an exemption's to the exemption step", async () => {
+    // Every gate.homelab-gitops/ key a rule of the gate names is one the domain lists: a new one unlisted would be refused.
+    const files = await new Promise<string[]>((resolve, reject) =>
+      execFile('git', ['ls-files', 'policy-tests/*.ts'], { cwd: REPO_ROOT, timeout: 60_000 }, (err, out) =>
+        err ? reject(err) : resolve(out.split('\n').filter((f) => f && !f.includes('/test/'))),
+      ),
+    );
+    const named = new Set(
+      files.flatMap((f) => [...readFileSync(`${REPO_ROOT}/${f}`, 'utf8').matchAll(/'gate\.homelab-gitops\/([a-z-]+[a-z])'/g)].map((m) => m[1]!)),
+    );
+    const unread = [...named].filter((name) => judged({ annotations: { [`gate.homelab-gitops/${name}`]: 'x' } }).length > 0);
+    expect(named.size).toBeGreaterThan(10);
+    expect(unread).toEqual([]);
+    expect(judged({ annotations: { 'gate.homelab-gitops/exempt-closure-service': 'why' } })).toEqual([]);
+    expect(judged({ annotations: { 'gate.homelab-gitops/requires-crd': 'x' } })).toEqual([
+      expect.stringContaining('is no annotation the gate reads (did you mean "gate.homelab-gitops/requires-crds"?)'),
+    ]);
+  });
+
   it("says a MetalLB key it does not read, or a domain one slip from MetalLB's, with the key meant", () => {
     expect(judged({ annotations: { 'metallb.io/loadBalancerIPs': '192.168.1.240', 'metallb.universe.tf/allow-shared-ip': 'x' } })).toEqual([]);
     expect(judged({ annotations: { 'mteallb.io/loadBalancerIPs': '192.168.1.240' } })).toEqual([

@@ -492,6 +492,16 @@ export const closureMutations: Mutation[] = [
     at: 'pod-security.kubernetes.io/enforse',
   },
   {
+    check: 'closure-annotation-keys',
+    why: "Rook's declaration that it upgrades one minor at a time written upgrade-one-minor-at-a-time: the gate reads no such key, and a pull request moving Rook two minors at once is judged as any other bump",
+    mutate: swap(
+      'apps/platform/rook-ceph/application.yaml',
+      'gate.homelab-gitops/upgrades-one-minor-at-a-time',
+      'gate.homelab-gitops/upgrade-one-minor-at-a-time',
+    ),
+    at: 'gate.homelab-gitops/upgrade-one-minor-at-a-time',
+  },
+  {
     check: 'closure-ingress-proxy-class',
     why: 'the public proxy names no Ingress class: Traefik serves every class of its controller there, the LAN-only apps on the public address',
     mutate: swap('apps/platform/ingress-public/values.yaml', '  kubernetesIngress:\n    ingressClass: gateway\n', '  kubernetesIngress: {}\n'),
