@@ -11,6 +11,7 @@ import {
   EVENTS_ROWS,
   inhibits,
   judgedAlertmanagerConfigs,
+  type JudgedAlertmanagerConfig,
   route,
   sendsToChat,
   wantedDelivery,
@@ -115,7 +116,7 @@ const TARGET_LABELS = ['alertname', 'severity', 'namespace', 'job', 'instance', 
  * misspelt `namepsace` makes a critical alert in one namespace mute the warnings of every namespace. A name one slip
  * from a label the alerts carry (their rules' labels, the words of their expressions, the targets' labels) is said.
  */
-function misspeltEqualLabels(ctx: CheckContext): void {
+function misspeltEqualLabels(ctx: CheckContext, configs: readonly JudgedAlertmanagerConfig[]): void {
   const rules = ruleEntries(ctx.resources);
   const carried = new Set([
     ...TARGET_LABELS,
@@ -123,7 +124,7 @@ function misspeltEqualLabels(ctx: CheckContext): void {
     ...rules.flatMap(({ rule }) => scalarText(rule.expr ?? '').match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? []),
     ...EVENTS_ROWS.flatMap((row) => Object.keys(row.labels)),
   ]);
-  for (const { config, error, place } of judgedAlertmanagerConfigs(ctx.resources, ctx.repo)) {
+  for (const { config, error, place } of configs) {
     if (error !== undefined) continue;
     objects(obj(config).inhibit_rules).forEach((rule, i) =>
       list(rule.equal).forEach((label, j) => {
@@ -153,9 +154,10 @@ export const routingCheck: PolicyCheck = {
   reads: { kinds: ['PrometheusRule', 'Secret', 'Application'], charts: [ALERTMANAGER_CHART], renders: true },
   exemptible: false,
   run(ctx) {
-    for (const judge of [unroutedSeverities, unknownNamespaces, misspeltEqualLabels]) judge(ctx);
-    const rules = alertRules(ctx.repo);
+    // The configurations are parsed once, for the equal labels and the routing alike.
     const configs = judgedAlertmanagerConfigs(ctx.resources, ctx.repo);
+    for (const judge of [unroutedSeverities, unknownNamespaces, misspeltEqualLabels]) judge(ctx, configs);
+    const rules = alertRules(ctx.repo);
     // No routing to read is a finding, never a pass.
     if (configs.length === 0)
       ctx.fail(
