@@ -28,33 +28,36 @@ export interface ProvisionedDatasource {
 }
 
 /**
- * The keys of a provisioned datasource Grafana reads (pkg/services/provisioning/datasources/types.go,
- * upsertDataSourceFromConfigV1, `password` and `basicAuthPassword` of its releases before 9, `description` of its later ones): a key one slip from one of them is a misspelling
- * Grafana drops unread, never one of them.
+ * The keys of a provisioned datasource Grafana reads, each with how it decodes the value
+ * (pkg/services/provisioning/datasources/types.go, upsertDataSourceFromConfigV1: `text` a values.StringValue, whose
+ * UnmarshalYAML decodes into a Go string; `map` a values.JSONValue or StringMapValue; `other` a bool, a number or a
+ * list, not judged; `password` and `basicAuthPassword` of its releases before 9, `description` of its later ones).
+ * A key one slip from one of them is a misspelling Grafana drops unread, never one of them.
  */
-export const DATASOURCE_KEYS = new Set([
-  'orgId',
-  'orgName',
-  'version',
-  'name',
-  'description',
-  'type',
-  'access',
-  'url',
-  'user',
-  'database',
-  'basicAuth',
-  'basicAuthUser',
-  'password',
-  'basicAuthPassword',
-  'withCredentials',
-  'isDefault',
-  'correlations',
-  'jsonData',
-  'secureJsonData',
-  'editable',
-  'uid',
-]);
+const DATASOURCE_FIELDS: Readonly<Record<string, 'text' | 'map' | 'other'>> = {
+  orgId: 'other',
+  orgName: 'text',
+  version: 'other',
+  name: 'text',
+  description: 'text',
+  type: 'text',
+  access: 'text',
+  url: 'text',
+  user: 'text',
+  database: 'text',
+  basicAuth: 'other',
+  basicAuthUser: 'text',
+  password: 'text',
+  basicAuthPassword: 'text',
+  withCredentials: 'other',
+  isDefault: 'other',
+  correlations: 'other',
+  jsonData: 'map',
+  secureJsonData: 'map',
+  editable: 'other',
+  uid: 'text',
+};
+export const DATASOURCE_KEYS: ReadonlySet<string> = new Set(Object.keys(DATASOURCE_FIELDS));
 
 /** Grafana's core datasource plugins that query their backend at the datasource's URL, and fail every query without one. */
 export const QUERIED_OVER_HTTP = new Set([
@@ -70,21 +73,15 @@ export const QUERIED_OVER_HTTP = new Set([
   'opentsdb',
 ]);
 
-/**
- * The fields Grafana reads as text (values.StringValue, whose UnmarshalYAML decodes into a Go string) and those it
- * reads as maps (values.JSONValue, values.StringMapValue): a list or a map where text is read, or anything but a map
- * where a map is, is an error yaml.v3 returns, and the whole provisioning with it.
- */
-const TEXT_FIELDS = ['orgName', 'name', 'description', 'type', 'access', 'url', 'user', 'password', 'database', 'basicAuthUser', 'basicAuthPassword', 'uid'];
-const MAP_FIELDS = ['jsonData', 'secureJsonData'];
-
 /** Each field of a datasource Grafana cannot decode, with what it reads there. */
 export function undecodableFields(d: ProvisionedDatasource): { key: string; reads: string }[] {
   const out: { key: string; reads: string }[] = [];
   for (const [key, value] of Object.entries(d.fields)) {
     if (value === null || value === undefined) continue;
-    if (TEXT_FIELDS.includes(key) && typeof value === 'object') out.push({ key, reads: 'text' });
-    else if (MAP_FIELDS.includes(key) && !isMap(value)) out.push({ key, reads: 'a map' });
+    // A list or a map where text is read, or anything but a map where a map is: yaml.v3 refuses it, and the whole provisioning.
+    const kind = DATASOURCE_FIELDS[key];
+    if (kind === 'text' && typeof value === 'object') out.push({ key, reads: 'text' });
+    else if (kind === 'map' && !isMap(value)) out.push({ key, reads: 'a map' });
   }
   return out;
 }
