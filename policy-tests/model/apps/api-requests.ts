@@ -22,6 +22,7 @@ const isRequest = (text: unknown): boolean => typeof text === 'string' && new Re
 const isArgv = (v: unknown): boolean => v === undefined || (Array.isArray(v) && v.length > 0 && v.every((a) => typeof a === 'string'));
 
 export const API_REQUESTS_FIELD = {
+  keys: ['command', 'args', 'requests'],
   valid: (v: unknown): boolean =>
     Array.isArray(v) &&
     v.length > 0 &&

@@ -167,9 +167,9 @@ const isPattern = (text: string): boolean => {
 
 /**
  * Every optional field but the root start, with what a value must be and what the facts say when it is not: one
- * table, so a field is read and refused in one place.
+ * table, so a field is read and refused in one place (and `keys`: those of a field of maps, or of a list of them).
  */
-const OPTIONAL_FIELDS: Record<string, { valid: (v: unknown) => boolean; says: string }> = {
+const OPTIONAL_FIELDS: Record<string, { valid: (v: unknown) => boolean; says: string; keys?: readonly string[] }> = {
   tempDir: { valid: (v) => typeof v === 'boolean', says: 'tempDir is true or false' },
   s6Overlay: { valid: (v) => typeof v === 'boolean', says: 's6Overlay is true or false' },
   writesTo: { valid: isPathList, says: 'writesTo lists the absolute directories the app writes that need a writable volume' },
@@ -179,10 +179,12 @@ const OPTIONAL_FIELDS: Record<string, { valid: (v: unknown) => boolean; says: st
   readyPaths: { valid: isPathList, says: 'readyPaths lists the absolute paths that answer only once the app is ready' },
   entrypoint: { valid: (v) => isList(v, (e) => typeof e === 'string'), says: "entrypoint is the image's ENTRYPOINT, a list of strings" },
   envTogether: {
+    keys: ['set', 'needs'],
     valid: (v) => isList(v, (pair) => isEnvName(fieldsOf(pair).set, 'one') && isEnvName(fieldsOf(pair).needs, 'one')),
     says: 'envTogether lists {set, needs}: two variable names, each with one * standing for the same text',
   },
   envNeeds: {
+    keys: ['when', 'needs', 'orFilesUnder'],
     valid: (v) =>
       isList(v, (need) => {
         const { when, needs, orFilesUnder } = fieldsOf(need);
@@ -209,6 +211,7 @@ const OPTIONAL_FIELDS: Record<string, { valid: (v: unknown) => boolean; says: st
   },
   apiKey: { valid: (v) => isEnvName(v, 'optional') && !String(v).includes('*'), says: 'apiKey names the variable the app reads its own API key from' },
   keyFor: {
+    keys: ['url', 'setting', 'key'],
     valid: (v) =>
       isList(v, (pair) => {
         const { url, setting, key } = fieldsOf(pair);
@@ -225,6 +228,7 @@ const OPTIONAL_FIELDS: Record<string, { valid: (v: unknown) => boolean; says: st
     says: 'keyFor lists {url, key}: the variable naming an app it calls and the one holding the API key it sends there, both with one * standing for the same text, or neither; or {setting, key}: the dotted path of its settings file that names the app, and the variable holding the key',
   },
   trips: {
+    keys: ['rule', 'process', 'exe', 'before'],
     valid: (v) =>
       isList(v, (t) => {
         const { rule, process, exe, before } = fieldsOf(t);
@@ -238,15 +242,18 @@ const OPTIONAL_FIELDS: Record<string, { valid: (v: unknown) => boolean; says: st
     says: "trips lists {rule, process, exe, before?}: an upstream Falco rule its normal work trips, the process name as Falco's proc.name sees it (the kernel's comm: 15 characters at most), the absolute path of the executable that trips it, and the release (x.y.z) from which it no longer does, if one",
   },
   startedFrom: {
+    keys: ['kind', 'name', 'path'],
     valid: (v) => ['kind', 'name', 'path'].every((k) => typeof fieldsOf(v)[k] === 'string' && fieldsOf(v)[k] !== ''),
     says: 'startedFrom is {kind, name, path}: the resource an operator reads the image from when it starts its containers at run time, and the dotted path of the image in it',
   },
   envSince: {
+    keys: ['name', 'since'],
     valid: (v) =>
       isList(v, (e) => isEnvName(fieldsOf(e).name, 'optional') && typeof fieldsOf(e).since === 'string' && RELEASE.test(fieldsOf(e).since as string)),
     says: 'envSince lists {name, since}: a variable name (one * at most) and the release (x.y.z) that first reads it',
   },
   envFormat: {
+    keys: ['name', 'pattern'],
     valid: (v) =>
       isList(v, (e) => isEnvName(fieldsOf(e).name, 'optional') && typeof fieldsOf(e).pattern === 'string' && isPattern(fieldsOf(e).pattern as string)),
     says: 'envFormat lists {name, pattern}: a variable name (one * at most) and the pattern (^...$) its value must match',
@@ -270,28 +277,17 @@ const OPTIONAL_FIELDS: Record<string, { valid: (v: unknown) => boolean; says: st
 /** Every field an entry may have: the image, its root start, its source, and the optional ones. */
 const ENTRY_FIELDS = ['image', 'startsAs', 'capabilities', 'before', 'source', ...Object.keys(OPTIONAL_FIELDS)];
 
-/** The keys of each field that holds a map, or a list of maps: a key outside them is read by nothing. */
-const FIELD_KEYS: Record<string, string[]> = {
-  envTogether: ['set', 'needs'],
-  envNeeds: ['when', 'needs', 'orFilesUnder'],
-  envSince: ['name', 'since'],
-  envFormat: ['name', 'pattern'],
-  keyFor: ['url', 'setting', 'key'],
-  trips: ['rule', 'process', 'exe', 'before'],
-  startedFrom: ['kind', 'name', 'path'],
-  apiRequests: ['command', 'args', 'requests'],
-};
-
 /**
  * The keys of an entry no entry has, each with its path under the entry and the keys it could have meant: a misspelt
  * one is read by nothing, and the need it states dropped.
  */
-function unknownKeys(raw: unknown): { path: (string | number)[]; known: string[] }[] {
+function unknownKeys(raw: unknown): { path: (string | number)[]; known: readonly string[] }[] {
   const fields = fieldsOf(raw);
-  const out = Object.keys(fields)
+  const out: { path: (string | number)[]; known: readonly string[] }[] = Object.keys(fields)
     .filter((k) => !ENTRY_FIELDS.includes(k))
     .map((k) => ({ path: [k] as (string | number)[], known: ENTRY_FIELDS }));
-  for (const [field, known] of Object.entries(FIELD_KEYS)) {
+  for (const [field, { keys: known }] of Object.entries(OPTIONAL_FIELDS)) {
+    if (!known) continue;
     const value = fields[field];
     const items: [(string | number)[], unknown][] = Array.isArray(value) ? value.map((v, j) => [[field, j], v]) : [[[field], value]];
     for (const [at, item] of items)
