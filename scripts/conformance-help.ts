@@ -192,6 +192,10 @@ is committed):
                       and its relabelling rules' tests (internal/component/
                       common/relabel/relabel_test.go), each rule through
                       the gate's port of relabel.Config.Validate
+  --traefik DIR       traefik/traefik at the tag the repository's reference
+                      was read at: every flag of its docs' CLI tabs, each
+                      of which Traefik takes, held to the reference; and
+                      whether the reference is the checkout's table
   --kubernetes 1.NN   the version to measure at (default: the cluster facts')
   --every-policy-version
                       with --pod-security: the fixtures of every policy
@@ -230,5 +234,6 @@ export const CHECKOUTS = [
   'alertmanager',
   'tempo',
   'alloy',
+  'traefik',
 ] as const; /** One of the checkouts the command takes, by its flag. */
 export type Checkout = (typeof CHECKOUTS)[number];

@@ -20,6 +20,7 @@ import {
   reportLoki,
   reportAlertmanager,
   reportTempo,
+  reportTraefik,
   reportAlloy,
   reportRook,
 } from './conformance-webhooks.ts';
@@ -139,6 +140,7 @@ const PROGRAM_REPORTS: readonly [Checkout, (checkout: string, print: (line: stri
   ['loki', reportLoki],
   ['alertmanager', reportAlertmanager],
   ['tempo', reportTempo],
+  ['traefik', reportTraefik],
   ['alloy', reportAlloy],
 ];
 /** Every report the checkouts given ask for, in the order printed; the Kubernetes minor from --kubernetes, else the cluster facts'. */

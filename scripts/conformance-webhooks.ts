@@ -10,6 +10,7 @@ import { parse as parseYaml } from 'yaml';
 import { REPO_ROOT, conformance, facts } from '../policy-tests/index.ts';
 import { parseReference } from './monitoring/loki-reference-parse.ts';
 import { manifestTree } from './monitoring/tempo-reference.ts';
+import { tableOptions, TRAEFIK_TABLE } from './platform/traefik-reference.ts';
 import { readText, report } from './lib/agreement-report.ts';
 import { alloyDecoderRows, alloyExprErrorRows } from './monitoring/alloy-decoder-tests.ts';
 
@@ -220,4 +221,23 @@ export function reportTempo(checkout: string, print: (line: string) => void): vo
   );
   const same = JSON.stringify(manifestTree(readText(join(checkout, 'docs/sources/tempo/configuration/manifest.md')))) === JSON.stringify(reference.fields);
   print(`  ${facts.TEMPO_REFERENCE}'s fields ${same ? 'are' : 'are not'} this checkout's manifest${same ? '' : ': refresh it with npm run tempo:reference'}\n`);
+}
+
+export function reportTraefik(checkout: string, print: (line: string) => void): void {
+  const reference = conformance.traefikOptions(parseYaml(readText(join(REPO_ROOT, facts.TRAEFIK_OPTIONS))));
+  if ('problem' in reference) throw new Error(`${facts.TRAEFIK_OPTIONS} cannot be read: ${reference.problem}`);
+  const dir = 'docs/content';
+  const pages = (existsSync(join(checkout, dir)) ? readdirSync(join(checkout, dir), { recursive: true, encoding: 'utf8' }) : [])
+    .map((f) => `${dir}/${f.split(sep).join('/')}`)
+    .filter((f) => conformance.TRAEFIK_DOC_PAGES.test(f))
+    .sort()
+    .map((name) => ({ name, text: readText(join(checkout, name)) }));
+  report(
+    `Traefik's own command-line examples (the CLI tabs of docs/content), against the reference of Traefik ${reference.version}`,
+    conformance.traefikFlagAgreement(conformance.traefikFlagCases(pages, reference)),
+    print,
+  );
+  const same =
+    JSON.stringify(tableOptions(readText(join(checkout, TRAEFIK_TABLE)))) === JSON.stringify(reference.options.map((o) => o.join('.').replace(/\.\[/g, '[')));
+  print(`  ${facts.TRAEFIK_OPTIONS}'s options ${same ? 'are' : 'are not'} this checkout's table${same ? '' : ': refresh it with npm run traefik:reference'}\n`);
 }

@@ -11,6 +11,7 @@ export { TEMPO_CHART, TEMPO_REFERENCE } from '../model/tempo/config.ts';
 export { GLUETUN_REFERENCE } from '../model/apps/gluetun.ts';
 export { ALLOY_REFERENCE } from '../model/alloy/components.ts';
 export { UNPOLLER_REFERENCE } from '../model/unpoller/reference.ts';
+export { TRAEFIK_OPTIONS } from '../model/traefik/options.ts';
 export { externalPeers } from '../model/cluster/network-reach.ts';
 export { privilegeLabel, privilegesOf } from '../model/cluster/privileges.ts';
 export { podSecurityLabelsOf } from '../model/cluster/namespaces.ts';

@@ -48,7 +48,15 @@ describe("a script's --help", () => {
   it('loads the gate only in the scripts whose help names what the gate resolves', () => {
     expect(scripts.length).toBeGreaterThan(20);
     const loading = scripts.filter((s) => reaches(s.entry, FRONT_DOOR)).map((s) => s.name);
-    expect(loading.sort()).toEqual(['alloy:reference', 'charts:pull', 'gluetun:reference', 'loki:reference', 'tempo:reference', 'unpoller:reference']);
+    expect(loading.sort()).toEqual([
+      'alloy:reference',
+      'charts:pull',
+      'gluetun:reference',
+      'loki:reference',
+      'tempo:reference',
+      'traefik:reference',
+      'unpoller:reference',
+    ]);
   });
 
   it('reads a static import as loaded, and an import type, a type re-export or an import() call as not', () => {

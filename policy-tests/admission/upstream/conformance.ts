@@ -300,6 +300,8 @@ export { TEMPO_CONFIG_FILES, tempoConfigAgreement, tempoConfigCases } from './te
 export { alloySyntaxAgreement, alloySyntaxCases } from './alloy-syntax-cases.ts';
 export { alloyDecoderAgreement, alloyDecoderCases, type AlloyDecoderRow } from './alloy-decoder-cases.ts';
 export { tempoFields } from '../../model/tempo/config.ts';
+export { TRAEFIK_DOC_PAGES, traefikFlagAgreement, traefikFlagCases } from './traefik-flag-cases.ts';
+export { traefikOptions } from '../../model/traefik/options.ts';
 export { referenceCatalog as lokiReferenceCatalog, referenceTypes as lokiReferenceTypes } from '../../model/loki/reference.ts';
 export { alloyEvaluateAgreement, alloyEvaluateCases, alloyEvaluateRows } from './alloy-evaluate-cases.ts';
 export { fieldSelectorAgreement, fieldSelectorCases } from './field-selector-cases.ts';

@@ -4,7 +4,7 @@
  * (plain or through a chart), to what Kubernetes itself creates, or to an
  * entry of `providedOutsideGit` in the cluster facts, which says why.
  * The references are in references.ts, the providers in providers.ts, and
- * the checks with long bodies in crd.ts, services.ts, keys.ts, api-keys.ts, store-budget.ts, middlewares.ts, tls.ts, ingress-rules.ts, node-network.ts, port-names.ts, roles.ts, claims.ts, devices.ts, autoscalers.ts, scheduling.ts (with host-ports.ts; the nodes themselves in model/scheduling), ceph.ts, ceph-classes.ts, csi-drivers.ts, acme.ts, annotation-keys.ts, traefik-annotations.ts and proxy-classes.ts; this is the table.
+ * the checks with long bodies in crd.ts, services.ts, keys.ts, api-keys.ts, store-budget.ts, middlewares.ts, tls.ts, ingress-rules.ts, node-network.ts, port-names.ts, roles.ts, claims.ts, devices.ts, autoscalers.ts, scheduling.ts (with host-ports.ts; the nodes themselves in model/scheduling), ceph.ts, ceph-classes.ts, csi-drivers.ts, acme.ts, annotation-keys.ts, traefik-annotations.ts, traefik-flags.ts and proxy-classes.ts; this is the table.
  */
 import { dig, list } from '../../model/core/dig.ts';
 import { type PolicyCheck, type Area, type CheckEnvironment } from '../../model/checks/kit.ts';
@@ -51,6 +51,7 @@ import { csiDriverCheck } from './csi-drivers.ts';
 import { acmeSolverCheck } from './acme.ts';
 import { annotationKeysCheck } from './annotation-keys.ts';
 import { traefikAnnotationsCheck } from './traefik-annotations.ts';
+import { traefikFlagsCheck } from './traefik-flags.ts';
 import { proxyClassCheck } from './proxy-classes.ts';
 
 /** Cluster-wide names a resource refers to: one shape, one row each. */
@@ -279,6 +280,7 @@ export function closureChecks({ isClusterScoped, builtinGroups }: CheckEnvironme
     acmeSolverCheck,
     annotationKeysCheck,
     traefikAnnotationsCheck,
+    traefikFlagsCheck,
     proxyClassCheck,
     namespaceClosureCheck(isClusterScoped),
   ];

@@ -75,6 +75,7 @@ const ON_TRAFFIC = new Set([
   'closure-ingress-rules',
   'closure-middleware',
   'closure-traefik-annotations',
+  'closure-traefik-flags',
   'closure-ingress-proxy-class',
   'public-ingress-tls',
   'closure-acme-solver',
@@ -518,6 +519,12 @@ export const closureMutations: Mutation[] = [
     why: 'the LAN proxy serves the public class too: the public routes are served on both addresses',
     mutate: swap('apps/platform/ingress-private/values.yaml', 'ingressClass: private-gateway', 'ingressClass: gateway'),
     at: 'ingressClass: gateway',
+  },
+  {
+    check: 'closure-traefik-flags',
+    why: 'the public proxy is started with --tracing.otlp.grpc.tls.insecureSkipVerfy: Traefik finds no such field of its configuration and exits at start, and every public route is down',
+    mutate: swap('apps/platform/ingress-public/values.yaml', '      insecure: true\n', '      insecure: true\n      tls:\n        insecureSkipVerfy: true\n'),
+    at: 'insecureSkipVerfy: true',
   },
   {
     check: 'closure-traefik-annotations',
