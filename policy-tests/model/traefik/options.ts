@@ -26,6 +26,8 @@ export interface TraefikOptions {
   version: string;
   /** Every option's path, lowered, split at its dots. */
   options: readonly (readonly string[])[];
+  /** The options that end at a map no longer option reaches into (a plugin's settings): anything under them is taken. */
+  open: ReadonlySet<readonly string[]>;
 }
 
 /** A reference document's options, or why it holds none. */
@@ -33,7 +35,10 @@ export function traefikOptions(doc: unknown): TraefikOptions | { problem: string
   const [version, options] = [dig(doc, ['version']), dig(doc, ['options'])];
   if (typeof version !== 'string' || !Array.isArray(options) || options.length === 0 || options.some((o) => typeof o !== 'string'))
     return { problem: 'it needs version and options, a list of paths (npm run traefik:reference writes them)' };
-  return { version, options: (options as string[]).map(optionSegments) };
+  const paths = (options as string[]).map(optionSegments);
+  const keys = paths.map((p) => p.join('.'));
+  const open = new Set(paths.filter((p, n) => p.at(-1) === MAP_KEY && !keys.some((k) => k.startsWith(`${keys[n]}.`))));
+  return { version, options: paths, open };
 }
 
 export const traefikReference = referenceFile(TRAEFIK_OPTIONS, traefikOptions);
@@ -50,13 +55,12 @@ const segmentMatches = (option: string, flag: string): boolean =>
 
 /**
  * Whether a flag names a field of Traefik's configuration: an option, a struct on the way to one (`--tracing.otlp`),
- * or a key under a map the reference ends at (`providers.plugin._name_` holds any settings of its plugin).
+ * or a key under a map no longer option reaches into (`providers.plugin._name_` holds any settings of its plugin).
  */
 export function knownFlag(flag: string, ref: TraefikOptions): boolean {
   const segments = optionSegments(flag);
   return ref.options.some(
-    (option) =>
-      (segments.length <= option.length || option.at(-1) === MAP_KEY) && segments.every((s, n) => n >= option.length || segmentMatches(option[n]!, s)),
+    (option) => (segments.length <= option.length || ref.open.has(option)) && segments.every((s, n) => n >= option.length || segmentMatches(option[n]!, s)),
   );
 }
 

@@ -14,6 +14,7 @@ const reference = traefikOptions({
     'log.level',
     'tracing.otlp.grpc.insecure',
     'tracing.otlp.grpc.tls.insecureskipverify',
+    'entrypoints._name_',
     'entrypoints._name_.address',
     'entrypoints._name_.http.tls.domains[0].main',
     'providers.plugin._name_',
@@ -36,6 +37,8 @@ describe("Traefik's options", () => {
     expect(knownFlag('providers.plugin.mine.a.b', reference)).toBe(true);
     expect(knownFlag('log.level.extra', reference)).toBe(false);
     expect(knownFlag('entrypoints.web', reference)).toBe(true);
+    // entrypoints._name_ is a row of its own, and the longer rows say what an entry point has.
+    expect(knownFlag('entrypoints.web.adress', reference)).toBe(false);
   });
   it('refuses a name no field has, and names the option one slip away, written as the flag writes the rest', () => {
     expect(knownFlag('log.levle', reference)).toBe(false);
