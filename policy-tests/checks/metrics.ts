@@ -5,11 +5,12 @@
 import { closest } from 'fastest-levenshtein';
 import { metricsCatalog, MONITOR_KINDS, safeFullMatch, type MetricsCatalog, type ScrapeJob } from '../model/monitoring/metrics-catalog.ts';
 import { topLevelAlternatives } from '../model/core/re2.ts';
-import { promExpressions, type PromExpression } from '../model/monitoring/promql-expressions.ts';
+import { labelsReadBy, promExpressions, type PromExpression } from '../model/monitoring/promql-expressions.ts';
 import { perRepo } from '../model/repository/per-repo.ts';
 import { parsePromQL, type Matcher, type Selector } from '../model/monitoring/promql.ts';
 import { jobsFor, labelsOfProducers, namesRead, SCRAPE_SERIES, selectorLabels } from '../model/monitoring/metrics-reads.ts';
 import { durationMs } from '../model/core/time.ts';
+import { didYouMean } from '../model/core/did-you-mean.ts';
 import { type CheckContext, type PolicyCheck, type Area, staticArea } from '../model/checks/kit.ts';
 import type { Repo } from '../model/repository/repo.ts';
 
@@ -140,6 +141,31 @@ function joinAcross(ctx: CheckContext, joined: { catalog: MetricsCatalog; record
   }
 }
 
+/**
+ * An alert's labels and annotations are expanded with the labels of the series that fires it (`$labels`), and a label
+ * none has is expanded to nothing (Prometheus' templates run with `missingkey=zero`): "NAS RAID  is degraded". Judged
+ * where the catalog says every series the expression reads, and no label_replace or label_join makes one.
+ */
+function templateLabels(ctx: CheckContext, { catalog, recorded, expressions }: ReturnType<typeof metricsView>): void {
+  for (const { e, parsed } of expressions) {
+    if (!e.templates?.length || parsed.error || /\blabel_(replace|join)\s*\(/.test(e.expr)) continue;
+    const sets = parsed.selectors.map((s) => selectorLabels(catalog, recorded, s));
+    if (sets.length === 0 || sets.some((set) => set === undefined)) continue;
+    const have = new Set(['__name__', ...sets.flatMap((set) => [...set!])]);
+    for (const t of e.templates)
+      for (const { label, offset } of labelsReadBy(t.text)) {
+        if (have.has(label)) continue;
+        ctx.fail(
+          { file: e.file, ...t.at(offset) },
+          `alert ${e.name}'s ${t.field} prints label ${label}, which none of the series its expression reads has${didYouMean(label, have)} (labels: ${[...have]
+            .filter((l) => l !== '__name__')
+            .sort()
+            .join(', ')}): Prometheus writes nothing in its place`,
+        );
+      }
+  }
+}
+
 /** The scrape intervals of the jobs that produce what a selector reads. */
 function producingJobs(catalog: MetricsCatalog, s: Selector, recorded: Set<string>): ScrapeJob[] {
   const candidates = jobsFor(s, catalog.jobs);
@@ -167,7 +193,7 @@ export const metricsChecks: PolicyCheck[] = [
   {
     id: 'metrics-join',
     description:
-      'Every series an alert, recording rule or dashboard reads, and every input series a promtool rule test feeds, is produced by a job this repository scrapes (each alternative of a job regex matching one), with the labels it filters and groups by (an aggregation over the result of an operator by labels some series under it has), per the metrics catalog; a recording rule read is defined (A17, A10).',
+      'Every series an alert, recording rule or dashboard reads, and every input series a promtool rule test feeds, is produced by a job this repository scrapes (each alternative of a job regex matching one), with the labels it filters and groups by (an aggregation over the result of an operator by labels some series under it has), and every label the labels and annotations of an alert print ($labels.x) one some series it reads has (Prometheus prints nothing for another), per the metrics catalog; a recording rule read is defined (A17, A10).',
     invariants: ['A17', 'A10'],
     remediation:
       'read a metric and labels the catalog lists for a scraped job, deploy and scrape the exporter that produces it (with its catalog entry), or add a reasoned exemption to monitoring/metrics-catalog/exemptions.yaml',
@@ -179,6 +205,7 @@ export const metricsChecks: PolicyCheck[] = [
       const readers = [...selectorsOf(ctx.repo, ctx)];
       for (const reader of readers) joinOne(ctx, { catalog, recorded, used }, reader);
       joinAcross(ctx, { catalog, recorded }, readers);
+      templateLabels(ctx, metricsView(ctx.repo));
       for (const x of catalog.exemptions) {
         if (!used.has(x.index) && catalog.exemptionsFile)
           ctx.fail({ data: catalog.exemptionsFile, path: [x.index, 'metric'] }, `exemption ${x.text} matches no metric any rule or dashboard reads; remove it`);

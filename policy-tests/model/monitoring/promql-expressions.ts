@@ -12,7 +12,7 @@ import { dashboards, type Dashboard, type Panel } from './dashboards.ts';
 import { perRepo } from '../repository/per-repo.ts';
 import { ruleEntries } from './prometheus-rules.ts';
 import { scalarText } from '../core/text.ts';
-import { objects } from '../core/dig.ts';
+import { obj, objects } from '../core/dig.ts';
 
 export interface PromExpression {
   expr: string;
@@ -25,6 +25,8 @@ export interface PromExpression {
   file: string;
   /** Where a character of the expression sits in the file. */
   at(offset: number): LinePos;
+  /** An alert's labels and annotations, each a template Prometheus expands with the firing series' labels. */
+  templates?: readonly { field: string; text: string; at: (offset: number) => LinePos }[];
 }
 
 /**
@@ -39,6 +41,15 @@ function scalarPositions(resource: Resource, text: string | undefined, path: Pat
   };
 }
 
+/** A label a template of an alert reads of its firing series: `$labels.x`, `.Labels.x`, `index $labels "x"`, in an action. */
+const LABEL_READ = /(?:\$labels|\.Labels)\.([A-Za-z_][A-Za-z0-9_]*)|index\s+(?:\$labels|\.Labels)\s+"([^"]*)"/g;
+
+export function labelsReadBy(text: string): { label: string; offset: number }[] {
+  return [...text.matchAll(/\{\{[\s\S]*?\}\}/g)].flatMap((action) =>
+    [...action[0].matchAll(LABEL_READ)].map((m) => ({ label: (m[1] ?? m[2])!, offset: action.index + m.index })),
+  );
+}
+
 function ruleExpressions(repo: Repo): PromExpression[] {
   const out: PromExpression[] = [];
   const texts = new Map<string, string | undefined>();
@@ -49,6 +60,13 @@ function ruleExpressions(repo: Repo): PromExpression[] {
     if (!texts.has(resource.file)) texts.set(resource.file, ownText(repo, resource.file));
     const expr = String(rule.expr);
     const position = scalarPositions(resource, texts.get(resource.file), [...path, 'expr']);
+    const templates = (['labels', 'annotations'] as const).flatMap((block) =>
+      Object.entries(obj(rule[block])).flatMap(([key, value]) => {
+        if (typeof value !== 'string') return [];
+        const place = scalarPositions(resource, texts.get(resource.file), [...path, block, key]);
+        return [{ field: `${block}.${key}`, text: value, at: (offset: number) => place(offset, value) }];
+      }),
+    );
     out.push({
       expr,
       kind: typeof rule.alert === 'string' ? 'alert' : 'record',
@@ -56,6 +74,7 @@ function ruleExpressions(repo: Repo): PromExpression[] {
       for: typeof rule.for === 'string' ? rule.for : undefined,
       file: resource.file,
       at: (offset) => position(offset, expr),
+      ...(typeof rule.alert === 'string' ? { templates } : {}),
     });
   }
   return out;

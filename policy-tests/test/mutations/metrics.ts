@@ -17,6 +17,12 @@ export const metricsMutations: Mutation[] = [
   },
   {
     check: 'metrics-join',
+    why: 'the NAS RAID alert\'s summary prints $labels.raidNaem: no series of raidStatus has it, and chat reads "NAS RAID  is degraded"',
+    mutate: replaceFirst('monitoring/alert-rules/nas.yaml', 'NAS RAID {{ $labels.raidName }} is degraded.', 'NAS RAID {{ $labels.raidNaem }} is degraded.'),
+    at: '$labels.raidNaem',
+  },
+  {
+    check: 'metrics-join',
     why: 'a rule on a job nothing scrapes',
     mutate: replaceFirst('monitoring/alert-rules/hypervisor.yaml', 'up{job="proxmox"}', 'up{job="pve"}'),
     at: 'job="pve"',
