@@ -124,6 +124,12 @@ export const imageMutations: Mutation[] = [
   },
   {
     check: 'workload-image-needs',
+    why: "the etcd backup's scratch volume mounted at /mtp: its read-only root leaves /tmp unwritable, and every nightly run stops before it takes the snapshot",
+    mutate: swap('apps/platform/backups/etcd-backup.yaml', '              mountPath: /tmp', '              mountPath: /mtp'),
+    at: after('apps/platform/backups/etcd-backup.yaml', '            args: [backup, etcd]', '            securityContext:'),
+  },
+  {
+    check: 'workload-image-needs',
     why: 'MKNOD trimmed from gluetun, and from the privileges it names: no pod is given /dev/net/tun, gluetun cannot make it, and the VPN never comes up',
     mutate: (c) => {
       swap('apps/media/gluetun/deployment.yaml', 'add: ["NET_ADMIN", "MKNOD"]', 'add: ["NET_ADMIN"]')(c);
