@@ -315,8 +315,8 @@ export const shipperMutations: Mutation[] = [
   },
   {
     check: 'ingress-traces',
-    why: "the public proxy's insecure misspelt (insceure): Traefik's exporter then speaks TLS to Tempo's plain gRPC receiver, every export fails the handshake, and no trace reaches the store",
-    mutate: swap('apps/platform/ingress-public/values.yaml', '      insecure: true\n', '      insceure: true\n'),
+    why: "the public proxy's insecure turned off: Traefik's exporter then speaks TLS to Tempo's plain gRPC receiver, every export fails the handshake, and no trace reaches the store (misspelt, insceure is a flag Traefik refuses: closure-traefik-flags)",
+    mutate: swap('apps/platform/ingress-public/values.yaml', '      insecure: true\n', '      insecure: false\n'),
     at: (c) => ({ file: 'apps/platform/ingress-public/values.yaml', line: lineOf(c, 'apps/platform/ingress-public/values.yaml', '    grpc:') }),
   },
 ];
