@@ -8,6 +8,7 @@ import { dig, objects, str } from '../../model/core/dig.ts';
 import { scalarText } from '../../model/core/text.ts';
 import { capabilitiesOf, imageParts, workloadContainers, type ContainerRef, type PodSpecRef } from '../../model/core/workloads.ts';
 import { imageKey } from '../../model/repository/image-facts.ts';
+import { nearestName, suggesting } from '../../model/core/did-you-mean.ts';
 import { textOf, type Held } from './variables.ts';
 import { conditionalEnvNeed, envFormatNeed, envSinceNeed, envTogetherNeed } from './env-needs.ts';
 import { dropsToPuid, skipsEntrypoint } from '../../model/repository/run-as.ts';
@@ -179,6 +180,30 @@ function rootNeed({ ctx, resource, c, image, need, where, setting }: Held): void
     );
 }
 
+/**
+ * A container's command names a program the image has: the runtime looks a name without a slash up on the image's
+ * PATH, and one it does not find fails the start (`executable file not found in $PATH`), over and over. The facts
+ * list the programs the repository starts, not every one the image has: a name one slip from one of them is refused
+ * (but one of them with a version after it), and another the facts do not list is said not judged.
+ */
+function commandNeed({ ctx, resource, c, image, need }: Held): void {
+  const program = dig(c.container, ['command', 0]);
+  if (!need.commands || typeof program !== 'string' || program.includes('/') || need.commands.includes(program)) return;
+  // A listed program with a version after it (python3.12 beside python) is a name images often have too.
+  const versioned = need.commands.some((listed) => program.startsWith(listed) && /^[\d.]+$/.test(program.slice(listed.length)));
+  const meant = versioned ? undefined : nearestName(program, need.commands);
+  const at = { resource, path: [...c.at, 'command', 0] };
+  if (meant === undefined)
+    return ctx.notJudged(
+      at,
+      `container ${c.name} starts ${JSON.stringify(program)}, which ${image}'s facts do not list among its programs (${need.commands.join(', ')}): whether its PATH has it is not judged`,
+    );
+  ctx.fail(
+    at,
+    `container ${c.name} starts ${JSON.stringify(program)}, a program ${image} does not have${suggesting(meant)} (${need.source}): the runtime finds no such executable on its PATH, and the container never starts`,
+  );
+}
+
 /** Every need, in the order a container's findings are reported. */
 export const NEEDS: readonly ((held: Held) => void)[] = [
   publishedNeed,
@@ -192,4 +217,5 @@ export const NEEDS: readonly ((held: Held) => void)[] = [
   s6OverlayNeed,
   probePathNeed,
   rootNeed,
+  commandNeed,
 ];

@@ -47,6 +47,8 @@ export interface ImageNeeds {
    * `command` replaces it never runs it (the kubelet's `command` overrides ENTRYPOINT, and CMD with it).
    */
   entrypoint?: string[];
+  /** Programs on the image's PATH that the repository's containers start by name (not every one it has). */
+  commands?: string[];
   /** Settings read from the environment that work only together: a variable named like `set` is ignored without its `needs` (`*` the same text in both). */
   envTogether?: { set: string; needs: string }[];
   /**
@@ -178,6 +180,10 @@ const OPTIONAL_FIELDS: Record<string, { valid: (v: unknown) => boolean; says: st
   pollPaths: { valid: isPathList, says: 'pollPaths lists the absolute paths whose every request polls what the image watches' },
   readyPaths: { valid: isPathList, says: 'readyPaths lists the absolute paths that answer only once the app is ready' },
   entrypoint: { valid: (v) => isList(v, (e) => typeof e === 'string'), says: "entrypoint is the image's ENTRYPOINT, a list of strings" },
+  commands: {
+    valid: (v) => isList(v, (e) => typeof e === 'string' && /^[^/\s]+$/.test(e)),
+    says: 'commands lists programs on the image PATH, each a name without a slash',
+  },
   envTogether: {
     keys: ['set', 'needs'],
     valid: (v) => isList(v, (pair) => isEnvName(fieldsOf(pair).set, 'one') && isEnvName(fieldsOf(pair).needs, 'one')),

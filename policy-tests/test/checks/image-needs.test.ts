@@ -155,3 +155,20 @@ describe('workload-image-needs beyond the mutation lists', () => {
     expect(judge({ image: 'ghcr.io/unpoller/unpoller:latest', env })).toEqual([expect.stringMatching(/^not-judged: .*names no release/)]);
   });
 });
+
+describe("workload-image-needs: a container's command names a program its image has", () => {
+  const tautulli = { image: 'ghcr.io/tautulli/tautulli:v2.16.0', securityContext: { runAsUser: 0 } };
+  const commandFindings = (command: string[]) => judge({ ...tautulli, command }).filter((f) => f.includes(' starts '));
+  it('refuses a name one slip from a program the facts list, with the one meant', () => {
+    expect(commandFindings(['pyhton', 'Tautulli.py'])).toEqual([
+      expect.stringMatching(/^error: container c starts "pyhton", a program .* does not have \(did you mean "python"\?\)/),
+    ]);
+  });
+  it('takes a listed program and a path; says another name not judged, one with a version after a listed one too', () => {
+    expect(commandFindings(['python3.12'])).toEqual([expect.stringMatching(/^not-judged: container c starts "python3.12"/)]);
+    for (const program of ['python', 'python3', '/usr/local/bin/pyhton']) expect(commandFindings([program]), program).toEqual([]);
+    expect(commandFindings(['uv', 'run'])).toEqual([
+      expect.stringMatching(/^not-judged: container c starts "uv", which .* facts do not list among its programs \(python, python3\)/),
+    ]);
+  });
+});

@@ -124,6 +124,16 @@ export const imageMutations: Mutation[] = [
   },
   {
     check: 'workload-image-needs',
+    why: 'the status writer started as noed: the runtime finds no such program on the image PATH, and no status is ever written',
+    mutate: swap(
+      'portfolio-api/deploy/status-writer.yaml',
+      'command: ["node", "dist/status-writer/main.js"]',
+      'command: ["noed", "dist/status-writer/main.js"]',
+    ),
+    at: 'command: ["noed"',
+  },
+  {
+    check: 'workload-image-needs',
     why: "the etcd backup's scratch volume mounted at /mtp: its read-only root leaves /tmp unwritable, and every nightly run stops before it takes the snapshot",
     mutate: swap('apps/platform/backups/etcd-backup.yaml', '              mountPath: /tmp', '              mountPath: /mtp'),
     at: after('apps/platform/backups/etcd-backup.yaml', '            args: [backup, etcd]', '            securityContext:'),
