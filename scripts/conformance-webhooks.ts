@@ -206,38 +206,47 @@ export async function reportAlloy(checkout: string, print: (line: string) => voi
     );
 }
 
-export function reportTempo(checkout: string, print: (line: string) => void): void {
-  const reference = conformance.tempoFields(parseYaml(readText(join(REPO_ROOT, facts.TEMPO_REFERENCE))));
-  if ('problem' in reference) throw new Error(`${facts.TEMPO_REFERENCE} cannot be read: ${reference.problem}`);
-  const dir = 'example/docker-compose';
-  const files = (existsSync(join(checkout, dir)) ? readdirSync(join(checkout, dir), { recursive: true, encoding: 'utf8' }) : [])
+/** A reference the repository keeps, read as the gate reads it; one it cannot read ends the run with its problem. */
+function keptReference<T extends object>(file: string, read: (doc: unknown) => T | { problem: string }): T {
+  const reference = read(parseYaml(readText(join(REPO_ROOT, file))));
+  if ('problem' in reference && typeof reference.problem === 'string') throw new Error(`${file} cannot be read: ${reference.problem}`);
+  return reference as T;
+}
+
+/** The files under a folder of a checkout whose path matches, in order, with their text. */
+function checkoutTexts(checkout: string, dir: string, pattern: RegExp): { name: string; text: string }[] {
+  return (existsSync(join(checkout, dir)) ? readdirSync(join(checkout, dir), { recursive: true, encoding: 'utf8' }) : [])
     .map((f) => `${dir}/${f.split(sep).join('/')}`)
-    .filter((f) => conformance.TEMPO_CONFIG_FILES.test(f))
+    .filter((f) => pattern.test(f))
+    .sort()
     .map((name) => ({ name, text: readText(join(checkout, name)) }));
+}
+
+/** Whether the reference the repository keeps is what the checkout's source says, and how to refresh it if not. */
+const sameAsCheckout = (file: string, o: { same: boolean; what: string; source: string; refresh: string }): string =>
+  `  ${file}'s ${o.what} ${o.same ? 'are' : 'are not'} this checkout's ${o.source}${o.same ? '' : `: refresh it with npm run ${o.refresh}`}\n`;
+
+export function reportTempo(checkout: string, print: (line: string) => void): void {
+  const reference = keptReference(facts.TEMPO_REFERENCE, conformance.tempoFields);
+  const files = checkoutTexts(checkout, 'example/docker-compose', conformance.TEMPO_CONFIG_FILES);
   report(
     `Tempo's own example configurations (example/docker-compose), against the reference of Tempo ${reference.version}`,
     conformance.tempoConfigAgreement(conformance.tempoConfigCases(files, reference)),
     print,
   );
   const same = JSON.stringify(manifestTree(readText(join(checkout, 'docs/sources/tempo/configuration/manifest.md')))) === JSON.stringify(reference.fields);
-  print(`  ${facts.TEMPO_REFERENCE}'s fields ${same ? 'are' : 'are not'} this checkout's manifest${same ? '' : ': refresh it with npm run tempo:reference'}\n`);
+  print(sameAsCheckout(facts.TEMPO_REFERENCE, { same, what: 'fields', source: 'manifest', refresh: 'tempo:reference' }));
 }
 
 export function reportTraefik(checkout: string, print: (line: string) => void): void {
-  const reference = conformance.traefikOptions(parseYaml(readText(join(REPO_ROOT, facts.TRAEFIK_OPTIONS))));
-  if ('problem' in reference) throw new Error(`${facts.TRAEFIK_OPTIONS} cannot be read: ${reference.problem}`);
-  const dir = 'docs/content';
-  const pages = (existsSync(join(checkout, dir)) ? readdirSync(join(checkout, dir), { recursive: true, encoding: 'utf8' }) : [])
-    .map((f) => `${dir}/${f.split(sep).join('/')}`)
-    .filter((f) => conformance.TRAEFIK_DOC_PAGES.test(f))
-    .sort()
-    .map((name) => ({ name, text: readText(join(checkout, name)) }));
+  const reference = keptReference(facts.TRAEFIK_OPTIONS, conformance.traefikOptions);
+  const pages = checkoutTexts(checkout, 'docs/content', conformance.TRAEFIK_DOC_PAGES);
   report(
     `Traefik's own command-line examples (the CLI tabs of docs/content), against the reference of Traefik ${reference.version}`,
     conformance.traefikFlagAgreement(conformance.traefikFlagCases(pages, reference)),
     print,
   );
-  const same =
-    JSON.stringify(tableOptions(readText(join(checkout, TRAEFIK_TABLE)))) === JSON.stringify(reference.options.map((o) => o.join('.').replace(/\.\[/g, '[')));
-  print(`  ${facts.TRAEFIK_OPTIONS}'s options ${same ? 'are' : 'are not'} this checkout's table${same ? '' : ': refresh it with npm run traefik:reference'}\n`);
+  const table = conformance.traefikOptions({ version: reference.version, options: tableOptions(readText(join(checkout, TRAEFIK_TABLE))) });
+  const same = 'options' in table && JSON.stringify(table.options) === JSON.stringify(reference.options);
+  print(sameAsCheckout(facts.TRAEFIK_OPTIONS, { same, what: 'options', source: 'table', refresh: 'traefik:reference' }));
 }
