@@ -7,8 +7,8 @@ import { metricsCatalog, MONITOR_KINDS, safeFullMatch, type MetricsCatalog, type
 import { topLevelAlternatives } from '../model/core/re2.ts';
 import { labelsReadBy, promExpressions, type PromExpression } from '../model/monitoring/promql-expressions.ts';
 import { perRepo } from '../model/repository/per-repo.ts';
-import { parsePromQL, type Matcher, type Selector } from '../model/monitoring/promql.ts';
-import { jobsFor, labelsOfProducers, namesRead, SCRAPE_SERIES, selectorLabels } from '../model/monitoring/metrics-reads.ts';
+import { parsePromQL, resultLabels, type Matcher, type Selector } from '../model/monitoring/promql.ts';
+import { jobsFor, labelsOfProducers, namesRead, SCRAPE_SERIES, selectorLabels, seriesLabels } from '../model/monitoring/metrics-reads.ts';
 import { durationMs } from '../model/core/time.ts';
 import { didYouMean } from '../model/core/did-you-mean.ts';
 import { type CheckContext, type PolicyCheck, type Area, staticArea } from '../model/checks/kit.ts';
@@ -143,25 +143,25 @@ function joinAcross(ctx: CheckContext, joined: { catalog: MetricsCatalog; record
 
 /**
  * An alert's labels and annotations are expanded with the labels of the series that fires it (`$labels`), and a label
- * none has is expanded to nothing (Prometheus' templates run with `missingkey=zero`): "NAS RAID  is degraded". Judged
- * where the catalog says every series the expression reads, and no label_replace or label_join makes one.
+ * the returned series do not carry is expanded to nothing (Prometheus' templates run with `missingkey=zero`): "NAS
+ * RAID  is degraded", or a pod's name an aggregation by namespace dropped. The labels are the expression's result's
+ * (model/monitoring/promql.ts `resultLabels`), judged where the catalog says every series it reads and no function
+ * makes labels.
  */
 function templateLabels(ctx: CheckContext, { catalog, recorded, expressions }: ReturnType<typeof metricsView>): void {
   for (const { e, parsed } of expressions) {
-    if (!e.templates?.length || parsed.error || /\blabel_(replace|join)\s*\(/.test(e.expr)) continue;
-    const sets = parsed.selectors.map((s) => selectorLabels(catalog, recorded, s));
-    if (sets.length === 0 || sets.some((set) => set === undefined)) continue;
-    const have = new Set(['__name__', ...sets.flatMap((set) => [...set!])]);
+    if (!e.templates?.length || parsed.error) continue;
+    const result = resultLabels(e.expr, (s) => seriesLabels(catalog, recorded, s));
+    if (!result) continue;
+    const read = new Set(parsed.selectors.flatMap((s) => [...(seriesLabels(catalog, recorded, s) ?? [])]));
+    const kept = `it keeps ${[...result].sort().join(', ') || 'no label'}`;
     for (const t of e.templates)
       for (const { label, offset } of labelsReadBy(t.text)) {
-        if (have.has(label)) continue;
-        ctx.fail(
-          { file: e.file, ...t.at(offset) },
-          `alert ${e.name}'s ${t.field} prints label ${label}, which none of the series its expression reads has${didYouMean(label, have)} (labels: ${[...have]
-            .filter((l) => l !== '__name__')
-            .sort()
-            .join(', ')}): Prometheus writes nothing in its place`,
-        );
+        if (result.has(label) || label === '__name__') continue;
+        const why = read.has(label)
+          ? `which its expression's result does not keep (an aggregation or a vector match drops it; ${kept})`
+          : `which none of the series it reads has${didYouMean(label, read)} (${kept})`;
+        ctx.fail({ file: e.file, ...t.at(offset) }, `alert ${e.name}'s ${t.field} prints label ${label}, ${why}: Prometheus writes nothing in its place`);
       }
   }
 }
@@ -193,7 +193,7 @@ export const metricsChecks: PolicyCheck[] = [
   {
     id: 'metrics-join',
     description:
-      'Every series an alert, recording rule or dashboard reads, and every input series a promtool rule test feeds, is produced by a job this repository scrapes (each alternative of a job regex matching one), with the labels it filters and groups by (an aggregation over the result of an operator by labels some series under it has), and every label the labels and annotations of an alert print ($labels.x) one some series it reads has (Prometheus prints nothing for another), per the metrics catalog; a recording rule read is defined (A17, A10).',
+      'Every series an alert, recording rule or dashboard reads, and every input series a promtool rule test feeds, is produced by a job this repository scrapes (each alternative of a job regex matching one), with the labels it filters and groups by (an aggregation over the result of an operator by labels some series under it has), and every label the labels and annotations of an alert print ($labels.x) one the result of its expression carries, as the engine builds it (an aggregation keeps what it groups by, a vector match the labels its matching keeps; Prometheus prints nothing for another), per the metrics catalog; a recording rule read is defined (A17, A10).',
     invariants: ['A17', 'A10'],
     remediation:
       'read a metric and labels the catalog lists for a scraped job, deploy and scrape the exporter that produces it (with its catalog entry), or add a reasoned exemption to monitoring/metrics-catalog/exemptions.yaml',

@@ -17,7 +17,7 @@ function matches(m: Matcher, value: string | undefined): boolean {
 }
 
 /** The jobs a selector's `job` matchers allow. */
-export function jobsFor(s: Selector, jobs: readonly ScrapeJob[]): ScrapeJob[] {
+export function jobsFor(s: Pick<Selector, 'name' | 'matchers'>, jobs: readonly ScrapeJob[]): ScrapeJob[] {
   const jobMatchers = s.matchers.filter((m) => m.label === 'job');
   return jobs.filter((j) => jobMatchers.every((m) => matches(m, j.job)));
 }
@@ -27,14 +27,14 @@ export function jobsFor(s: Selector, jobs: readonly ScrapeJob[]): ScrapeJob[] {
  * expression text, model/monitoring/promql.ts) and the job's metrics (one Map per catalog entry and params,
  * model/monitoring/metrics-catalog.ts): every view of the repository asks the same, over thousands of names. Never mutated.
  */
-const matchingNames = perPair<Selector, string[]>();
+const matchingNames = perPair<Pick<Selector, 'name' | 'matchers'>, string[]>();
 
-function matchingIn(s: Selector, nameMatchers: readonly Matcher[], metrics: ReadonlyMap<string, unknown>): string[] {
+function matchingIn(s: Pick<Selector, 'name' | 'matchers'>, nameMatchers: readonly Matcher[], metrics: ReadonlyMap<string, unknown>): string[] {
   return matchingNames(s, metrics, () => [...metrics.keys()].filter((n) => nameMatchers.every((m) => matches(m, n))));
 }
 
 /** The metric names a selector reads: its name, or those of the jobs' metrics and `also` its name matchers match, in that order. */
-export function namesRead(s: Selector, jobs: readonly ScrapeJob[], also: Iterable<string> = []): string[] {
+export function namesRead(s: Pick<Selector, 'name' | 'matchers'>, jobs: readonly ScrapeJob[], also: Iterable<string> = []): string[] {
   if (s.name) return [s.name];
   const nameMatchers = s.matchers.filter((m) => m.label === '__name__');
   if (nameMatchers.length === 0) return [];
@@ -57,8 +57,18 @@ export const SCRAPE_SERIES = new Set([
 export const labelsOfProducers = (producers: readonly ScrapeJob[], name: string): Set<string> =>
   new Set(producers.flatMap((j) => [...j.targetLabels, ...(j.metrics.get(name) ?? [])]));
 
+/**
+ * Every label a selector's series may carry, a job's own series (`up`, `scrape_*`) with its jobs' target labels: what
+ * an alert's result is built from (`resultLabels`). Undefined where the catalog cannot say.
+ */
+export function seriesLabels(catalog: MetricsCatalog, recorded: ReadonlySet<string>, s: Pick<Selector, 'name' | 'matchers'>): Set<string> | undefined {
+  if (!s.name || !SCRAPE_SERIES.has(s.name)) return selectorLabels(catalog, recorded, s);
+  const jobs = jobsFor(s, catalog.jobs);
+  return jobs.length ? new Set(jobs.flatMap((j) => [...j.targetLabels])) : undefined;
+}
+
 /** Every label a selector's series may carry, or undefined where the catalog cannot say (a recorded or exempt series, a job's own series, no metric found). */
-export function selectorLabels(catalog: MetricsCatalog, recorded: ReadonlySet<string>, s: Selector): Set<string> | undefined {
+export function selectorLabels(catalog: MetricsCatalog, recorded: ReadonlySet<string>, s: Pick<Selector, 'name' | 'matchers'>): Set<string> | undefined {
   const candidates = jobsFor(s, catalog.jobs);
   const names = namesRead(s, candidates, recorded);
   if (names.length === 0 || names.some((n) => recorded.has(n) || SCRAPE_SERIES.has(n) || catalog.exemptions.some((x) => x.pattern.test(n)))) return undefined;

@@ -116,6 +116,29 @@ export function withTrailingZeros(expr: string): { text: string; inserted: numbe
   return { text, inserted };
 }
 
+type Text = (n: SyntaxNode | null | undefined) => string;
+
+/** A VectorSelector's metric name and matchers. No key holds undefined: a parse read back from the store (JSON) is then the same object as a fresh one. */
+function selectorOf(node: SyntaxNode, text: Text): Pick<Selector, 'name' | 'matchers'> {
+  const matchers: Matcher[] = [];
+  for (const m of node.getChild('LabelMatchers')?.getChildren('UnquotedLabelMatcher') ?? []) {
+    matchers.push({
+      label: text(m.getChild('LabelName')),
+      op: text(m.getChild('MatchOp')) as Matcher['op'],
+      value: unquote(text(m.getChild('StringLiteral'))),
+    });
+  }
+  for (const m of node.getChild('LabelMatchers')?.getChildren('QuotedLabelMatcher') ?? []) {
+    matchers.push({
+      label: unquote(text(m.getChild('QuotedLabelName'))),
+      op: text(m.getChild('MatchOp')) as Matcher['op'],
+      value: unquote(text(m.getChild('StringLiteral'))),
+    });
+  }
+  const identifier = node.getChild('Identifier');
+  return { ...(identifier ? { name: text(identifier) } : {}), matchers };
+}
+
 function parseUncached(written: string): ParsedExpr {
   const { text: expr, inserted } = withTrailingZeros(written);
   // An offset in the parsed text, back in the text as written.
@@ -130,24 +153,7 @@ function parseUncached(written: string): ParsedExpr {
       if (ref.type.isError && !error) error = { from: ref.from, message: `PromQL does not parse near "${expr.slice(ref.from, ref.from + 20) || 'the end'}"` };
       if (ref.name !== 'VectorSelector') return;
       const node = ref.node;
-      const matchers: Matcher[] = [];
-      for (const m of node.getChild('LabelMatchers')?.getChildren('UnquotedLabelMatcher') ?? []) {
-        matchers.push({
-          label: text(m.getChild('LabelName')),
-          op: text(m.getChild('MatchOp')) as Matcher['op'],
-          value: unquote(text(m.getChild('StringLiteral'))),
-        });
-      }
-      for (const m of node.getChild('LabelMatchers')?.getChildren('QuotedLabelMatcher') ?? []) {
-        matchers.push({
-          label: unquote(text(m.getChild('QuotedLabelName'))),
-          op: text(m.getChild('MatchOp')) as Matcher['op'],
-          value: unquote(text(m.getChild('StringLiteral'))),
-        });
-      }
-      const identifier = node.getChild('Identifier');
-      // No key holds undefined: a parse read back from the store (JSON) is then the same object as a fresh one.
-      selectors.push({ ...(identifier ? { name: text(identifier) } : {}), matchers, from: node.from, ...context(node, text) });
+      selectors.push({ ...selectorOf(node, text), from: node.from, ...context(node, text) });
     },
   });
   for (const s of selectors) {
@@ -230,4 +236,124 @@ function comparisonOf(inner: SyntaxNode, text: (n: SyntaxNode | null | undefined
   if (!op || !number) return undefined;
   const value = Number(text(number));
   return Number.isNaN(value) ? undefined : { op, value };
+}
+
+/** What an expression's node evaluates to, as far as its labels go: a scalar, or a vector whose series carry at most these labels. */
+type Shape = { scalar: true } | { scalar: false; labels: ReadonlySet<string> };
+const SCALAR: Shape = { scalar: true };
+const vectorOf = (labels: Iterable<string>): Shape => ({ scalar: false, labels: new Set(labels) });
+const labelsIn = (shape: Shape): ReadonlySet<string> => (shape.scalar ? new Set() : shape.labels);
+
+const SET_OPERATORS = new Set(['And', 'Or', 'Unless']);
+/** Aggregations that keep each series they select whole, whatever they group by. */
+const SELECTING = new Set(['topk', 'bottomk', 'limitk', 'limit_ratio']);
+const SCALAR_FUNCTIONS = new Set(['time', 'scalar', 'pi']);
+
+/** How a reading of result labels sees its expression: its text and what each selector's series carry. */
+interface Reading {
+  text: Text;
+  labelsOf: (s: Pick<Selector, 'name' | 'matchers'>) => ReadonlySet<string> | undefined;
+}
+
+const childrenOf = (n: SyntaxNode | null | undefined): SyntaxNode[] => {
+  const out: SyntaxNode[] = [];
+  for (let c = n?.firstChild; c; c = c.nextSibling) out.push(c);
+  return out;
+};
+const groupingOf = (n: SyntaxNode | null | undefined, text: Text): string[] => (n?.getChildren('LabelName') ?? []).map((l) => text(l));
+
+function shapeOf(n: SyntaxNode | null | undefined, r: Reading): Shape | undefined {
+  if (!n || n.type.isError) return undefined;
+  switch (n.name) {
+    case 'VectorSelector': {
+      const labels = r.labelsOf(selectorOf(n, r.text));
+      return labels && vectorOf(labels);
+    }
+    case 'PromQL':
+    case 'ParenExpr':
+    case 'MatrixSelector':
+    case 'SubqueryExpr':
+    case 'OffsetExpr':
+    case 'StepInvariantExpr':
+      return shapeOf(n.firstChild, r);
+    case 'UnaryExpr':
+      return shapeOf(n.lastChild, r);
+    case 'NumberDurationLiteral':
+    case 'StringLiteral':
+      return SCALAR;
+    case 'FunctionCall':
+      return functionShape(r.text(n.getChild('FunctionIdentifier')), childrenOf(n.getChild('FunctionCallBody')), r);
+    case 'AggregateExpr':
+      return aggregateShape(n, r);
+    case 'BinaryExpr':
+      return binaryShape(n, r);
+    default:
+      return undefined;
+  }
+}
+
+function functionShape(name: string, args: SyntaxNode[], r: Reading): Shape | undefined {
+  if (LABEL_MAKERS.test(name)) return undefined;
+  if (SCALAR_FUNCTIONS.has(name)) return SCALAR;
+  if (name === 'vector') return vectorOf([]);
+  if (/^absent(_over_time)?$/.test(name)) {
+    let at: SyntaxNode | null | undefined = args[0];
+    while (at && at.name !== 'VectorSelector') at = at.firstChild;
+    return vectorOf(at ? selectorOf(at, r.text).matchers.flatMap((m) => (m.op === '=' && m.label !== '__name__' ? [m.label] : [])) : []);
+  }
+  const shapes = args.map((a) => shapeOf(a, r));
+  if (shapes.some((s) => s === undefined)) return undefined;
+  const vectors = (shapes as Shape[]).filter((s) => !s.scalar);
+  const labels = vectors.flatMap((s) => [...labelsIn(s)]).filter((l) => !(name === 'histogram_quantile' && l === 'le'));
+  return vectors.length ? vectorOf(labels) : SCALAR;
+}
+
+function aggregateShape(n: SyntaxNode, r: Reading): Shape | undefined {
+  const op = r.text(n.getChild('AggregateOp'));
+  const args = childrenOf(n.getChild('FunctionCallBody'));
+  const input = shapeOf(args.at(-1), r);
+  if (!input) return undefined;
+  const labels = labelsIn(input);
+  if (SELECTING.has(op)) return vectorOf(labels);
+  const modifier = n.getChild('AggregateModifier');
+  const named = groupingOf(modifier?.getChild('GroupingLabels'), r.text);
+  const kept = modifier?.getChild('Without')
+    ? [...labels].filter((l) => !named.includes(l))
+    : modifier?.getChild('By')
+      ? named.filter((l) => labels.has(l))
+      : [];
+  return vectorOf(op === 'count_values' ? [...kept, unquote(r.text(args[0]))] : kept);
+}
+
+function binaryShape(n: SyntaxNode, r: Reading): Shape | undefined {
+  const [left, right] = [shapeOf(n.firstChild, r), shapeOf(n.lastChild, r)];
+  if (!left || !right) return undefined;
+  if (left.scalar || right.scalar) return left.scalar ? right : left;
+  const op = childrenOf(n)[1]?.name ?? '';
+  if (SET_OPERATORS.has(op)) return op === 'Or' ? vectorOf([...left.labels, ...right.labels]) : left;
+  const clause = n.getChild('MatchingModifierClause');
+  const [matching = [], include = []] = (clause?.getChildren('GroupingLabels') ?? []).map((g) => groupingOf(g, r.text));
+  const side = clause?.getChild('GroupLeft') ? 'left' : clause?.getChild('GroupRight') ? 'right' : undefined;
+  if (side) {
+    const [many, one] = side === 'left' ? [left.labels, right.labels] : [right.labels, left.labels];
+    return vectorOf([...[...many].filter((l) => !include.includes(l)), ...include.filter((l) => one.has(l))]);
+  }
+  const on = Boolean(clause?.getChild('On'));
+  return vectorOf([...left.labels].filter((l) => (on ? matching.includes(l) : !matching.includes(l))));
+}
+
+/**
+ * The labels the series an expression returns may carry, as Prometheus's engine builds them (v3 `resultMetric`, the
+ * aggregations' grouping): an aggregation keeps the labels it groups by (`by`) or all but those (`without`), a
+ * one-to-one vector match keeps the left side's (only the `on` labels with `on`, without the `ignoring` ones), a
+ * many-to-one match the many side's and its `group_left` labels where the one side has them, `or` either side's,
+ * `and` and `unless` the left's; `absent()` the labels its selector's equality matchers set. Undefined where a selector's
+ * labels are not known (`labelsOf`) or a function makes labels (`label_replace`, `label_join`, `info`). A superset:
+ * a label listed may still be missing from some series.
+ */
+export function resultLabels(written: string, labelsOf: Reading['labelsOf']): ReadonlySet<string> | undefined {
+  const { text: expr } = withTrailingZeros(written);
+  const text: Text = (n) => (n ? expr.slice(n.from, n.to) : '');
+  const shape = shapeOf(promqlGrammar().parse(expr).topNode, { text, labelsOf });
+  return shape && labelsIn(shape);
 }
