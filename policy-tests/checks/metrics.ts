@@ -150,7 +150,8 @@ function joinAcross(ctx: CheckContext, joined: { catalog: MetricsCatalog; record
  */
 function templateLabels(ctx: CheckContext, { catalog, recorded, expressions }: ReturnType<typeof metricsView>): void {
   for (const { e, parsed } of expressions) {
-    if (!e.templates?.length || parsed.error) continue;
+    // An expression that reads no series returns the same at every evaluation: alert-reads-series says so.
+    if (!e.templates?.length || parsed.error || parsed.selectors.length === 0) continue;
     const result = resultLabels(e.expr, (s) => seriesLabels(catalog, recorded, s));
     if (!result) continue;
     const read = new Set(parsed.selectors.flatMap((s) => [...(seriesLabels(catalog, recorded, s) ?? [])]));

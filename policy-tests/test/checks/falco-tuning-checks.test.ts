@@ -27,9 +27,15 @@ describe('the real tuning file', () => {
     for (const needle of ['quay.io/metallb/speaker', 'k8s.ns.name = metallb-system']) expect(text).toContain(needle);
     expect(describeFindings(await copy.gate())).toBe('(no findings)');
     // The README's second step: the image's facts say what its normal work trips, and where in its build that is read.
+    // busybox is listed already (the programs its containers start): its trip joins that entry.
+    const facts = copy.read('apps/media/facts/images.yaml');
+    expect(facts).toContain('  - image: busybox\n    commands: [sh]\n');
     copy.write(
       'apps/media/facts/images.yaml',
-      `${copy.read('apps/media/facts/images.yaml')}  - image: docker.io/library/busybox\n    trips:\n      - { rule: Drop and execute new binary in container, process: truncate, exe: /usr/local/bin/truncate }\n    source: "the media job's own truncate, copied into /usr/local/bin/ at start"\n`,
+      facts.replace(
+        '  - image: busybox\n    commands: [sh]\n',
+        '  - image: busybox\n    commands: [sh]\n    trips:\n      - { rule: Drop and execute new binary in container, process: truncate, exe: /usr/local/bin/truncate }\n',
+      ),
     );
     editTuning(copy, (rules) =>
       rules.replace(
