@@ -19,6 +19,8 @@ import { argoGlobMatch } from '../../model/core/glob.ts';
 import { SETTINGS_FILES } from '../../model/apps/media-settings.ts';
 import { ingressRoutes, servicePort } from '../../model/cluster/ingress-routes.ts';
 import { rookManagerServices } from '../../model/rook/services.ts';
+import { containersOf, podSpecOf } from '../../model/core/workloads.ts';
+import { nearestName, suggesting } from '../../model/core/did-you-mean.ts';
 
 type RuntimeObject = ReturnType<typeof createdAtRuntime>[number];
 
@@ -213,10 +215,38 @@ function checkAddresses(ctx: CheckContext, { index, runtime, opaque, reached }: 
       for (const a of serviceAddresses(data.data, namespaces)) close(data.file, a, (m) => ctx.fail({ data, path: a.path }, m));
 }
 
+/** A URL whose host is one label (`http://radarr:7878`): the pod's resolver looks it up as a Service of its namespace first. */
+const ONE_LABEL_URL = /^[a-z][a-z0-9+.-]*:\/\/([a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?)(?::\d{1,5})?(?:[/?#]|$)/;
+
+/**
+ * A container's variable that dials a one-label host one slip from `localhost` or from a Service of the pod's
+ * namespace (`http://loclahost:8989`, `http://radrr:7878`): the resolver's search finds no such Service, and the
+ * request fails. Another one-label name may be a host of the node's search domains, and is left alone.
+ */
+function checkOneLabelHosts(ctx: CheckContext, { index, runtime, opaque }: Scope): void {
+  for (const r of ctx.resources) {
+    const pod = podSpecOf(r);
+    const ns = namespaceOrDestination(ctx.repo, r) ?? '';
+    if (!pod || opaque.has(ns)) continue;
+    const names = [...index.services, ...runtime].filter((s) => (s.namespace ?? '') === ns).map((s) => s.name);
+    for (const c of containersOf(pod))
+      objects(c.container.env).forEach((variable, i) => {
+        const host = typeof variable.value === 'string' ? ONE_LABEL_URL.exec(variable.value)?.[1] : undefined;
+        if (!host || host === 'localhost' || names.includes(host)) return;
+        const meant = nearestName(host, ['localhost', ...names]);
+        if (meant)
+          ctx.fail(
+            { resource: r, path: [...c.at, 'env', i, 'value'] },
+            `${r.kind} ${r.name}: container ${c.name}'s ${str(variable.name)} dials ${JSON.stringify(host)}, neither localhost nor a Service of namespace ${ns}${suggesting(meant)}: the pod's resolver finds no such name, and every request fails`,
+          );
+      });
+  }
+}
+
 export const serviceClosureCheck: PolicyCheck = {
   id: 'closure-service',
   description:
-    "Every Service an Ingress routes to exists in its namespace with the port it names, every ServiceMonitor selects some Service with the port its endpoints name (among them the manager Services Rook makes for a rendered CephCluster, with their labels and ports), every in-cluster address a resource or an app's settings name (<service>.<namespace>.svc[:port], or such a host beside its port) is a Service with that port, so is every Service the API server calls (a webhook configuration's webhooks, a CRD's conversion webhook, an APIService, on port 443 where unset), and every Service with a selector selects pods the cluster runs (a workload of the repository or a chart not scaled to 0 replicas, pods an operator makes from a Prometheus or Alertmanager, or pods the distribution runs, providedOutsideGit), or it has no endpoints, as one without a selector that something reaches has none unless an Endpoints or EndpointSlice of the repository is written for it; judged where the gate sees the namespace whole (invariants P1).",
+    "Every Service an Ingress routes to exists in its namespace with the port it names, every ServiceMonitor selects some Service with the port its endpoints name (among them the manager Services Rook makes for a rendered CephCluster, with their labels and ports), every in-cluster address a resource or an app's settings name (<service>.<namespace>.svc[:port], or such a host beside its port) is a Service with that port, no container variable dials a one-label host one slip from localhost or a Service of its namespace, so is every Service the API server calls (a webhook configuration's webhooks, a CRD's conversion webhook, an APIService, on port 443 where unset), and every Service with a selector selects pods the cluster runs (a workload of the repository or a chart not scaled to 0 replicas, pods an operator makes from a Prometheus or Alertmanager, or pods the distribution runs, providedOutsideGit), or it has no endpoints, as one without a selector that something reaches has none unless an Endpoints or EndpointSlice of the repository is written for it; judged where the gate sees the namespace whole (invariants P1).",
   invariants: ['P1'],
   remediation:
     "point the route, the monitor or the address at a Service (and port) that exists, or add the port to the Service; make a Service's selector match its pods' labels (or list the distribution's pods in providedOutsideGit), or give a Service without one its selector",
@@ -242,6 +272,7 @@ export const serviceClosureCheck: PolicyCheck = {
     checkRoutes(ctx, scope);
     checkMonitors(ctx, scope);
     checkAddresses(ctx, scope);
+    checkOneLabelHosts(ctx, scope);
     checkWebhooks(ctx, scope);
     checkSelectors(ctx, services, scope);
   },

@@ -197,6 +197,12 @@ export const closureMutations: Mutation[] = [
   },
   {
     check: 'closure-service',
+    why: "Sonarr's exporter sent to loclahost: the pod's resolver finds no Service of that name in media, every scrape of Sonarr fails, and its queue alerts go blind",
+    mutate: swap('apps/media/sonarr/deployment.yaml', 'value: http://localhost:8989', 'value: http://loclahost:8989'),
+    at: 'http://loclahost:8989',
+  },
+  {
+    check: 'closure-service',
     why: 'the subtitle manager scaled to 0 replicas: its Service has no endpoints, its route answers 503 and its exporter is scraped for nothing',
     mutate: swap('apps/media/bazarr/deployment.yaml', 'spec:\n  replicas: 1\n', 'spec:\n  replicas: 0\n'),
     at: inFile('apps/media/bazarr/service.yaml', '  selector:'),
