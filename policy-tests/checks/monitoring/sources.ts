@@ -5,6 +5,7 @@
  */
 import { alloyConfig, onValues, type Fail } from './values.ts';
 import { chartValues } from '../../model/helm/chart-values.ts';
+import { loopbackBind, TEMPO_OTLP_GRPC } from '../../model/tempo/receivers.ts';
 import { dig, list, obj, objects } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { containersOf, podSpecOf } from '../../model/core/workloads.ts';
@@ -80,18 +81,29 @@ export const sourceChecks: PolicyCheck[] = [
   {
     id: 'ingress-traces',
     description:
-      "Every ingress proxy (the Traefik apps) pushes traces over OTLP to the trace store, at the gRPC port Tempo receives on, in plain gRPC (insecure: true) where Tempo's receiver has no TLS and over TLS where it has (Traefik's exporter uses TLS unless told insecure, and a handshake with a plain server fails) (A3).",
+      "Every ingress proxy (the Traefik apps) pushes traces over OTLP to the trace store, at the gRPC port Tempo receives on, in plain gRPC (insecure: true) where Tempo's receiver has no TLS and over TLS where it has (Traefik's exporter uses TLS unless told insecure, and a handshake with a plain server fails), and that receiver listens beyond its own pod (the collector's default endpoint is localhost:4317) (A3).",
     invariants: ['A3'],
     remediation: 'set tracing.otlp.enabled and tracing.otlp.grpc (enabled, endpoint tempo.monitoring.svc:4317, insecure) in the proxy values',
     reads: { kinds: ['Application'], charts: ['traefik', 'tempo'] },
     exemptible: false,
     run(ctx) {
-      const tempoGrpc = chartValues(ctx.repo, 'tempo')
-        .map((v) => scalarText(dig(v.values, ['tempo', 'receivers', 'otlp', 'protocols', 'grpc', 'endpoint']) ?? ''))
-        .find(Boolean);
-      const port = tempoGrpc?.split(':').pop();
+      const tempo = chartValues(ctx.repo, 'tempo');
+      const port = tempo
+        .map((v) => scalarText(dig(v.values, [...TEMPO_OTLP_GRPC, 'endpoint']) ?? ''))
+        .find(Boolean)
+        ?.split(':')
+        .pop();
       // Tempo's OTLP gRPC server speaks TLS only where its receiver has a tls block (the collector's configgrpc).
-      const tempoTls = chartValues(ctx.repo, 'tempo').some((v) => dig(v.values, ['tempo', 'receivers', 'otlp', 'protocols', 'grpc', 'tls']) !== undefined);
+      const tempoTls = tempo.some((v) => dig(v.values, [...TEMPO_OTLP_GRPC, 'tls']) !== undefined);
+      for (const v of tempo) {
+        const grpc = dig(v.values, TEMPO_OTLP_GRPC);
+        const bind = grpc === undefined ? undefined : loopbackBind(dig(grpc, ['endpoint']));
+        if (bind !== undefined)
+          ctx.fail(
+            { data: v.source, path: dig(grpc, ['endpoint']) === undefined ? TEMPO_OTLP_GRPC : [...TEMPO_OTLP_GRPC, 'endpoint'] },
+            `Tempo's OTLP gRPC receiver listens on ${bind}, inside its own pod only: no proxy's trace reaches it (listen on 0.0.0.0:4317)`,
+          );
+      }
       eachChartValues(ctx, 'traefik', 'apps/platform/README.md', ({ values }, fail) => {
         const otlp = dig(values, ['tracing', 'otlp']);
         if (dig(otlp, ['enabled']) !== true || dig(otlp, ['grpc', 'enabled']) !== true) {

@@ -102,3 +102,17 @@ export function receiverRefusals(receivers: unknown): { path: Path; message: str
   }
   return out;
 }
+
+/** Where the tempo chart's values set the OTLP receiver's gRPC server. */
+export const TEMPO_OTLP_GRPC: Path = ['tempo', 'receivers', 'otlp', 'protocols', 'grpc'];
+
+/**
+ * The address a receiver's server binds where only its own pod reaches it: the collector's default endpoint (since
+ * v0.116, which Tempo 2.7 took: `localhost:4317` for OTLP gRPC) where none is set, or a loopback host written.
+ */
+export function loopbackBind(endpoint: unknown, fallback = 'localhost:4317'): string | undefined {
+  const written = typeof endpoint === 'string' ? endpoint.trim() : '';
+  if (written === '') return `${fallback} (the collector's default since v0.116)`;
+  const host = written.replace(/:\d*$/, '').replace(/^\[|\]$/g, '');
+  return ['localhost', '127.0.0.1', '::1'].includes(host.toLowerCase()) ? written : undefined;
+}

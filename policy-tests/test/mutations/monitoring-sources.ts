@@ -315,6 +315,12 @@ export const shipperMutations: Mutation[] = [
   },
   {
     check: 'ingress-traces',
+    why: "Tempo's OTLP gRPC endpoint dropped: the collector's default since v0.116 is localhost:4317, so Tempo listens inside its own pod, and no proxy's trace reaches it",
+    mutate: swap('monitoring/tempo/values.yaml', '        grpc:\n          endpoint: 0.0.0.0:4317\n', '        grpc: {}\n'),
+    at: 'grpc: {}',
+  },
+  {
+    check: 'ingress-traces',
     why: "the public proxy's insecure turned off: Traefik's exporter then speaks TLS to Tempo's plain gRPC receiver, every export fails the handshake, and no trace reaches the store (misspelt, insceure is a flag Traefik refuses: closure-traefik-flags)",
     mutate: swap('apps/platform/ingress-public/values.yaml', '      insecure: true\n', '      insecure: false\n'),
     at: (c) => ({ file: 'apps/platform/ingress-public/values.yaml', line: lineOf(c, 'apps/platform/ingress-public/values.yaml', '    grpc:') }),
