@@ -5,7 +5,7 @@
  */
 import { alloyConfig, onValues, type Fail } from './values.ts';
 import { chartValues } from '../../model/helm/chart-values.ts';
-import { loopbackBind, TEMPO_OTLP_GRPC } from '../../model/tempo/receivers.ts';
+import { TEMPO_OTLP_GRPC, tempoGrpcLoopback } from '../../model/tempo/receivers.ts';
 import { dig, list, obj, objects } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { containersOf, podSpecOf } from '../../model/core/workloads.ts';
@@ -96,12 +96,11 @@ export const sourceChecks: PolicyCheck[] = [
       // Tempo's OTLP gRPC server speaks TLS only where its receiver has a tls block (the collector's configgrpc).
       const tempoTls = tempo.some((v) => dig(v.values, [...TEMPO_OTLP_GRPC, 'tls']) !== undefined);
       for (const v of tempo) {
-        const grpc = dig(v.values, TEMPO_OTLP_GRPC);
-        const bind = grpc === undefined ? undefined : loopbackBind(dig(grpc, ['endpoint']));
-        if (bind !== undefined)
+        const loopback = tempoGrpcLoopback(v.values);
+        if (loopback)
           ctx.fail(
-            { data: v.source, path: dig(grpc, ['endpoint']) === undefined ? TEMPO_OTLP_GRPC : [...TEMPO_OTLP_GRPC, 'endpoint'] },
-            `Tempo's OTLP gRPC receiver listens on ${bind}, inside its own pod only: no proxy's trace reaches it (listen on 0.0.0.0:4317)`,
+            { data: v.source, path: loopback.path },
+            `Tempo's OTLP gRPC receiver listens on ${loopback.bind}, inside its own pod only: no proxy's trace reaches it (listen on 0.0.0.0:4317)`,
           );
       }
       eachChartValues(ctx, 'traefik', 'apps/platform/README.md', ({ values }, fail) => {

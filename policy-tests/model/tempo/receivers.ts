@@ -9,7 +9,7 @@
  * zipkin's and kafka's are not.
  */
 import { nearestName, suggesting } from '../core/did-you-mean.ts';
-import { isMap } from '../core/dig.ts';
+import { dig, isMap } from '../core/dig.ts';
 import type { Path } from '../core/positions.ts';
 
 /** The receiver factories Tempo 2.10.8 makes, and the protocols of those whose protocols are held. */
@@ -115,4 +115,16 @@ export function loopbackBind(endpoint: unknown, fallback = 'localhost:4317'): st
   if (written === '') return `${fallback} (the collector's default since v0.116)`;
   const host = written.replace(/:\d*$/, '').replace(/^\[|\]$/g, '');
   return ['localhost', '127.0.0.1', '::1'].includes(host.toLowerCase()) ? written : undefined;
+}
+
+/**
+ * Where the tempo chart's values leave the OTLP gRPC server bound inside its pod, and at what address; nothing where
+ * no gRPC server is written, or where the receivers hold a key the collector refuses (Tempo then does not start at
+ * all, which monitoring-tempo-config says).
+ */
+export function tempoGrpcLoopback(values: unknown): { bind: string; path: Path } | undefined {
+  const grpc = dig(values, TEMPO_OTLP_GRPC);
+  if (grpc === undefined || receiverRefusals(dig(values, ['tempo', 'receivers'])).length > 0) return undefined;
+  const bind = loopbackBind(dig(grpc, ['endpoint']));
+  return bind === undefined ? undefined : { bind, path: dig(grpc, ['endpoint']) === undefined ? TEMPO_OTLP_GRPC : [...TEMPO_OTLP_GRPC, 'endpoint'] };
 }
