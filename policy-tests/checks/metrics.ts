@@ -152,18 +152,20 @@ function templateLabels(ctx: CheckContext, { catalog, recorded, expressions }: R
   for (const { e, parsed } of expressions) {
     // An expression that reads no series returns the same at every evaluation: alert-reads-series says so.
     if (!e.templates?.length || parsed.error || parsed.selectors.length === 0) continue;
+    const printed = e.templates.flatMap((t) => labelsReadBy(t.text).map((read) => ({ t, ...read })));
+    if (printed.length === 0) continue;
     const result = resultLabels(e.expr, (s) => seriesLabels(catalog, recorded, s));
-    if (!result) continue;
+    const missing = result ? printed.filter(({ label }) => !result.has(label) && label !== '__name__') : [];
+    if (missing.length === 0) continue;
+    // The labels of the series read, apart from the result's: asked only to word a finding.
     const read = new Set(parsed.selectors.flatMap((s) => [...(seriesLabels(catalog, recorded, s) ?? [])]));
-    const kept = `it keeps ${[...result].sort().join(', ') || 'no label'}`;
-    for (const t of e.templates)
-      for (const { label, offset } of labelsReadBy(t.text)) {
-        if (result.has(label) || label === '__name__') continue;
-        const why = read.has(label)
-          ? `which its expression's result does not keep (an aggregation or a vector match drops it; ${kept})`
-          : `which none of the series it reads has${didYouMean(label, read)} (${kept})`;
-        ctx.fail({ file: e.file, ...t.at(offset) }, `alert ${e.name}'s ${t.field} prints label ${label}, ${why}: Prometheus writes nothing in its place`);
-      }
+    const kept = `it keeps ${[...result!].sort().join(', ') || 'no label'}`;
+    for (const { t, label, offset } of missing) {
+      const why = read.has(label)
+        ? `which its expression's result does not keep (an aggregation or a vector match drops it; ${kept})`
+        : `which none of the series it reads has${didYouMean(label, read)} (${kept})`;
+      ctx.fail({ file: e.file, ...t.at(offset) }, `alert ${e.name}'s ${t.field} prints label ${label}, ${why}: Prometheus writes nothing in its place`);
+    }
   }
 }
 

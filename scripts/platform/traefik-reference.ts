@@ -12,23 +12,22 @@ import { facts } from '../../policy-tests/index.ts';
 import { referenceCommand, refreshTarget, type RefreshOptions } from '../monitoring/program-reference.ts';
 
 export const TRAEFIK_TABLE = 'docs/content/reference/install-configuration/configuration-options.md';
-const TABLE = TRAEFIK_TABLE;
 
 /** The options of the generated table: each row's first cell, the option's path, as the link's text. */
 export function tableOptions(markdown: string): string[] {
   const options = [...markdown.matchAll(/^\|\s*<a id="opt-[^"]*"[^>]*>([^<]+)<\/a>\s*\|/gm)].map((m) => m[1]!.trim());
-  if (options.length === 0) throw new Error(`${TABLE} has no table of options`);
+  if (options.length === 0) throw new Error(`${TRAEFIK_TABLE} has no table of options`);
   return [...new Set(options)].sort();
 }
 
 export async function refreshTraefikReference(o: RefreshOptions): Promise<string> {
   const file = facts.TRAEFIK_OPTIONS;
   const { repository, ref } = refreshTarget(o, file, 'https://github.com/traefik/traefik', { chart: false });
-  const options = tableOptions(await readUpstreamFile(repository, { ref, file: TABLE }, o.from));
-  const body = { program: 'traefik', version: ref.replace(/^v/, ''), source: { repository, ref, files: [TABLE] }, options };
+  const options = tableOptions(await readUpstreamFile(repository, { ref, file: TRAEFIK_TABLE }, o.from));
+  const body = { program: 'traefik', version: ref.replace(/^v/, ''), source: { repository, ref, files: [TRAEFIK_TABLE] }, options };
   const header = `# The options of Traefik's static configuration, as the gate holds a proxy's flags to them (closure-traefik-flags;
 # policy-tests/model/traefik/options.ts). Written by npm run traefik:reference -- --from <clone of traefik/traefik>:
-# every row of ${TABLE} at source.ref, which Traefik generates
+# every row of ${TRAEFIK_TABLE} at source.ref, which Traefik generates
 # from its configuration struct; _name_ stands for a map's key, [0] for a list's index.
 `;
   writeInCheckout(o.root, file, header + stringify(body, { lineWidth: 0 }));
@@ -41,7 +40,7 @@ export const main = (argv: string[], io?: CommandIo): Promise<number> =>
       name: 'traefik:reference',
       project: 'traefik/traefik',
       help: `Rewrites ${facts.TRAEFIK_OPTIONS}: the options of Traefik's static configuration at --ref (default: the tag it
-was read at), from ${TABLE} in the local clone --from names.`,
+was read at), from ${TRAEFIK_TABLE} in the local clone --from names.`,
       refresh: refreshTraefikReference,
       chart: false,
     },
