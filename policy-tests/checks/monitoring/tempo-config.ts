@@ -12,7 +12,7 @@ import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { chartValues } from '../../model/helm/chart-values.ts';
 import { parseRenderedFile, pinnedVersionMiss, placeInValues, renderedVersionMiss } from '../../model/helm/chart-output.ts';
 import { dig } from '../../model/core/dig.ts';
-import { receiverRefusals } from '../../model/tempo/receivers.ts';
+import { receiverRefusals, silentReceivers } from '../../model/tempo/receivers.ts';
 import { TEMPO_CHART, TEMPO_REFERENCE, TEMPO_VALUES_BLOCKS, tempoConfigFile, tempoKeys, tempoReference, type TempoVerdict } from '../../model/tempo/config.ts';
 
 /** Where Tempo's file holds the receivers its distributor hands the OpenTelemetry collector (model/tempo/receivers.ts). */
@@ -36,7 +36,7 @@ function report(ctx: CheckContext, verdict: TempoVerdict, place: (path: Path) =>
 export const tempoConfigCheck: PolicyCheck = {
   id: 'monitoring-tempo-config',
   description:
-    "Tempo loads the configuration the repository gives it: every key one of its config structs has, as Tempo's manifest, its root struct and its source's field names list them at the version the chart runs, and receivers its distributor makes (otlp, jaeger, zipkin, kafka), the OTLP and Jaeger ones with protocols they speak, the OTLP one's grpc and http servers with keys their structs have (the collector's v0.150.0); otherwise Tempo exits at start and no trace is stored. Judged on the rendered tempo.yaml, offline on the blocks the values write into it; field types are not judged (A3).",
+    "Tempo loads the configuration the repository gives it: every key one of its config structs has, as Tempo's manifest, its root struct and its source's field names list them at the version the chart runs, and receivers its distributor makes (otlp, jaeger, zipkin, kafka), the OTLP and Jaeger ones with protocols they speak, the OTLP one's grpc and http servers with keys their structs have (the collector's v0.150.0); otherwise Tempo exits at start and no trace is stored. An OTLP or Jaeger receiver left with no protocol is not refused (Tempo does not run the collector check that would) but starts no server, and fails too. Judged on the rendered tempo.yaml, offline on the blocks the values write into it; field types are not judged (A3).",
   invariants: ['A3'],
   remediation: `correct the key the finding names in monitoring/tempo/values.yaml as Tempo documents its configuration; after a Tempo upgrade, refresh ${TEMPO_REFERENCE} (${REFRESH})`,
   reads: { kinds: ['ConfigMap', 'Application', 'StatefulSet', 'Deployment'], charts: [TEMPO_CHART], files: [TEMPO_REFERENCE], renders: true },
@@ -79,6 +79,9 @@ export const tempoConfigCheck: PolicyCheck = {
       report(ctx, tempoKeys(parsed.doc, [], reference), place, name);
       for (const r of receiverRefusals(dig(parsed.doc, RECEIVERS)))
         ctx.fail(place([...RECEIVERS, ...r.path]), `${name} at ${[...RECEIVERS, ...r.path].join('.')}: ${r.message}: ${CONSEQUENCE}`);
+      // On the rendered file only: Helm merges an empty map in the values with the chart's own protocols.
+      for (const r of silentReceivers(dig(parsed.doc, RECEIVERS)))
+        ctx.fail(place([...RECEIVERS, ...r.path]), `${name} at ${[...RECEIVERS, ...r.path].join('.')}: ${r.message}`);
     }
     for (const v of values.filter((x) => !judged.has(x.appName))) {
       const miss = reference

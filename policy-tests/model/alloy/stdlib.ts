@@ -20,7 +20,7 @@ export function stdlibMember(names: readonly string[], at: At, host?: Host): Eva
   const full = names.join('.');
   if (full === 'constants.hostname' && host?.hostname) return hostString(host.hostname, { ...at, from: `${full}, read on the host Alloy runs on` });
   if (names[0] === 'constants' && names.length === 2 && CONSTANTS.includes(names[1]!)) return typed('string', `${full}, read on the host Alloy runs on`, at);
-  if (full in FUNCTIONS) return typed('function', full, at);
+  if (Object.hasOwn(FUNCTIONS, full)) return typed('function', full, at);
   return unread(`${full}, which the gate does not work out`, at);
 }
 

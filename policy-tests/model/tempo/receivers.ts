@@ -3,8 +3,9 @@
  * it hands the map to the OpenTelemetry collector's config provider (v0.150.0) as the receivers of one pipeline, with
  * the factories of jaeger, zipkin, otlp and kafka alone. The collector refuses a receiver whose type (the ID before a
  * `/`) no factory has, and decodes each receiver's map into its factory's struct with mapstructure's ErrorUnused: a
- * key no field has is refused (`has invalid keys`), and an OTLP or Jaeger receiver must keep one protocol. Tempo
- * then exits at start. The protocols of the two receivers the chart configures are held here, and the keys of the
+ * key no field has is refused (`has invalid keys`), and Tempo then exits at start. Tempo does not run the collector's
+ * `Validate` (only the collector's own start does), so an OTLP or Jaeger receiver left with no protocol is not refused:
+ * it starts no server at all. The protocols of the two receivers the chart configures are held here, and the keys of the
  * OTLP receiver's two servers (read from the collector's structs at v0.150.0); what those keys hold, Jaeger's servers,
  * zipkin's and kafka's are not.
  */
@@ -85,7 +86,7 @@ export function receiverRefusals(receivers: unknown): { path: Path; message: str
   const out: { path: Path; message: string }[] = [];
   for (const [id, config] of Object.entries(receivers)) {
     const type = id.split('/')[0]!;
-    if (!TYPE.test(type) || !(type in RECEIVERS)) {
+    if (!TYPE.test(type) || !Object.hasOwn(RECEIVERS, type)) {
       out.push({ path: [id], message: `unknown type: "${type}" for id: "${id}" (Tempo makes receivers of ${Object.keys(RECEIVERS).join(', ')})` });
       continue;
     }
@@ -96,11 +97,29 @@ export function receiverRefusals(receivers: unknown): { path: Path; message: str
     const invalid = Object.keys(given).filter((p) => !protocols.includes(p));
     for (const p of invalid)
       out.push({ path: [id, 'protocols', p], message: `'protocols' has invalid keys: ${p} (the ${type} receiver speaks ${protocols.join(', ')})` });
-    if (invalid.length === 0 && Object.keys(given).length === 0)
-      out.push({ path: [id, 'protocols'], message: `must specify at least one protocol when using the ${type === 'otlp' ? 'OTLP' : 'Jaeger'} receiver` });
     if (type === 'otlp') out.push(...serverRefusals(id, given));
   }
   return out;
+}
+
+/**
+ * The receivers left with an empty `protocols` map, at its path: the collector's `Validate` would refuse each ("must
+ * specify at least one protocol"), but Tempo does not run it, so the receiver starts and listens nowhere.
+ */
+export function silentReceivers(receivers: unknown): { path: Path; message: string }[] {
+  if (!isMap(receivers)) return [];
+  return Object.entries(receivers).flatMap(([id, config]) => {
+    const type = id.split('/')[0]!;
+    const given = isMap(config) ? config.protocols : undefined;
+    if (!Object.hasOwn(RECEIVERS, type) || !RECEIVERS[type] || !isMap(given) || Object.keys(given).length > 0) return [];
+    const name = type === 'otlp' ? 'OTLP' : 'Jaeger';
+    return [
+      {
+        path: [id, 'protocols'],
+        message: `the ${name} receiver has no protocol, so it starts no server and takes no trace (the collector's own start would refuse it: "must specify at least one protocol when using the ${name} receiver"; Tempo does not run that check)`,
+      },
+    ];
+  });
 }
 
 /** Where the tempo chart's values set the OTLP receiver's gRPC server. */

@@ -1,5 +1,5 @@
 /** monitoring-tempo-config on a broken copy of the real repository, offline; what Tempo takes passes, and a key the manifest's struct does not list but Tempo has elsewhere is said not judged. */
-import { receiverRefusals } from '../../model/tempo/receivers.ts';
+import { receiverRefusals, silentReceivers } from '../../model/tempo/receivers.ts';
 import { describe, expect, it } from 'vitest';
 import { onBrokenCopy } from '../support/helpers.ts';
 import { describeMutations } from '../support/mutation-runner.ts';
@@ -38,8 +38,19 @@ describe("Tempo 2.10.8's receivers, as the OpenTelemetry collector's config prov
       { path: ['opencensus'], message: 'unknown type: "opencensus" for id: "opencensus" (Tempo makes receivers of otlp, jaeger, zipkin, kafka)' },
       { path: ['otpl/x'], message: 'unknown type: "otpl" for id: "otpl/x" (Tempo makes receivers of otlp, jaeger, zipkin, kafka)' },
       { path: ['otlp', 'protocols', 'htpt'], message: "'protocols' has invalid keys: htpt (the otlp receiver speaks grpc, http)" },
-      { path: ['jaeger', 'protocols'], message: 'must specify at least one protocol when using the Jaeger receiver' },
     ]);
+  });
+
+  it('does not refuse a receiver left with no protocol (Tempo does not run the collector Validate), but says it takes no trace', () => {
+    const none = { 'jaeger/lan': { protocols: {} }, otlp: { protocols: {} }, zipkin: { protocols: {} }, constructor: { protocols: {} } };
+    expect(receiverRefusals(none)).toEqual([
+      { path: ['constructor'], message: 'unknown type: "constructor" for id: "constructor" (Tempo makes receivers of otlp, jaeger, zipkin, kafka)' },
+    ]);
+    const silent = silentReceivers(none);
+    expect(silent.map((r) => r.path.join('.'))).toEqual(['jaeger/lan.protocols', 'otlp.protocols']);
+    expect(silent[0]!.message).toContain('the Jaeger receiver has no protocol, so it starts no server and takes no trace');
+    expect(silent[1]!.message).toContain('"must specify at least one protocol when using the OTLP receiver"; Tempo does not run that check');
+    expect(silentReceivers({ otlp: { protocols: { grpc: null } }, jaeger: {} })).toEqual([]);
   });
 
   it("refuses a key the OTLP receiver's grpc or http server does not have (the collector's structs at v0.150.0)", () => {
