@@ -31,3 +31,15 @@ export function suggesting(near: string | undefined): string {
 export function didYouMean(name: string, known: Iterable<string>): string {
   return suggesting(nearestName(name, known));
 }
+
+/**
+ * Whether two different names are one keystroke apart: one letter added, dropped or changed, or two neighbours
+ * swapped (unpackesr, unpakcerr). Stricter than `nearestName`, for names whose near neighbours may both be real.
+ */
+export function oneSlipApart(a: string, b: string): boolean {
+  if (a === b) return false;
+  if (distance(a, b) === 1) return true;
+  if (a.length !== b.length) return false;
+  const differ = [...a].flatMap((ch, i) => (ch === b[i] ? [] : [i]));
+  return differ.length === 2 && differ[1] === differ[0]! + 1 && a[differ[0]!] === b[differ[1]!] && a[differ[1]!] === b[differ[0]!];
+}

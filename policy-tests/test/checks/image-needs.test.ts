@@ -172,3 +172,31 @@ describe("workload-image-needs: a container's command names a program its image 
     ]);
   });
 });
+
+describe('workload-image-needs: an image no facts describe, one keystroke from one they do', () => {
+  const slips = (image: string) => judge({ image }).filter((f) => f.includes('one keystroke from'));
+  it('refuses a changed, dropped, added or swapped letter in one part of the name, registry included, with the image meant', () => {
+    for (const image of [
+      'ghcr.io/unpackerr/unpackesr:v0.14.5',
+      'ghcr.io/unpackerr/unpackrr:v0.14.5',
+      'ghcr.io/unpackerr/unpakcerr:v0.14.5',
+      'ghcr.io/unpackerrr/unpackerr:v0.14.5',
+      'ghrc.io/unpackerr/unpackerr:v0.14.5',
+    ])
+      expect(slips(image), image).toEqual([
+        expect.stringMatching(
+          /^error: container c runs \S+, one keystroke from ghcr\.io\/unpackerr\/unpackerr \(described in apps\/media\/facts\/images\.yaml\)/,
+        ),
+      ]);
+  });
+  it('leaves an image the facts describe, one two keystrokes away, one off in two parts, and one with a part more', () => {
+    for (const image of [
+      'ghcr.io/unpackerr/unpackerr:v0.14.5',
+      'ghcr.io/unpackerr/unpacker-x:v0.14.5',
+      'ghcr.io/unpackerx/unpackesr:v0.14.5',
+      'ghcr.io/unpackerr/unpackerr/extra:v1',
+      'docker.io/library/busybox:1.37',
+    ])
+      expect(slips(image), image).toEqual([]);
+  });
+});

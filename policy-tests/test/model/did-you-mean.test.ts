@@ -1,6 +1,6 @@
 /** The one "did you mean" (model/core/did-you-mean.ts), as every finding and usage error that suggests a name asks it. */
 import { describe, expect, it } from 'vitest';
-import { didYouMean, nearestName } from '../../model/core/did-you-mean.ts';
+import { didYouMean, nearestName, oneSlipApart } from '../../model/core/did-you-mean.ts';
 
 describe('did you mean', () => {
   it('suggests a likely slip: a transposition, a letter off, case aside; nothing for a far name', () => {
@@ -12,5 +12,23 @@ describe('did you mean', () => {
     expect(nearestName('replicas', ['image', 'tag'])).toBeUndefined();
     expect(didYouMean('imgae', ['image'])).toBe(' (did you mean "image"?)');
     expect(didYouMean('zzz', [])).toBe('');
+  });
+
+  it('holds two names one keystroke apart: a letter changed, dropped, added, or two neighbours swapped; not the same name', () => {
+    for (const [a, b] of [
+      ['unpackesr', 'unpackerr'],
+      ['unpackrr', 'unpackerr'],
+      ['unpackerrr', 'unpackerr'],
+      ['unpakcerr', 'unpackerr'],
+      ['ab', 'ba'],
+    ])
+      expect(oneSlipApart(a!, b!), `${a} ${b}`).toBe(true);
+    for (const [a, b] of [
+      ['bazarr', 'radarr'],
+      ['unpackerr', 'unpackerr'],
+      ['abc', 'cba'],
+      ['abcd', 'badc'],
+    ])
+      expect(oneSlipApart(a!, b!), `${a} ${b}`).toBe(false);
   });
 });

@@ -140,6 +140,12 @@ export const imageMutations: Mutation[] = [
   },
   {
     check: 'workload-image-needs',
+    why: 'Unpackerr run as ghcr.io/unpackerr/unpackesr: the registry has no such image, the kubelet cannot pull it, and no download is extracted again',
+    mutate: swap(UNPACKERR, 'image: ghcr.io/unpackerr/unpackerr:', 'image: ghcr.io/unpackerr/unpackesr:'),
+    at: 'image: ghcr.io/unpackerr/unpackesr:',
+  },
+  {
+    check: 'workload-image-needs',
     why: 'MKNOD trimmed from gluetun, and from the privileges it names: no pod is given /dev/net/tun, gluetun cannot make it, and the VPN never comes up',
     mutate: (c) => {
       swap('apps/media/gluetun/deployment.yaml', 'add: ["NET_ADMIN", "MKNOD"]', 'add: ["NET_ADMIN"]')(c);
