@@ -10,7 +10,7 @@
  */
 import { clusterIssuerNamespace, issuerSecretRefs, podRefs, podSpecs } from '../../model/cluster/references.ts';
 import { storeSecretRefs, templateKeysRead, templateParseProblem } from '../../model/cluster/external-secrets.ts';
-import { mountedFile, namedPaths } from '../../model/cluster/mounted-files.ts';
+import { mountedFile, namedPaths, slippedMount } from '../../model/cluster/mounted-files.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import type { Path } from '../../model/core/positions.ts';
 import { keysOf } from '../../model/cluster/provided-keys.ts';
@@ -38,7 +38,7 @@ function namedStrings(ctx: CheckContext, namespace: string | undefined, containe
 export const keyClosureCheck: PolicyCheck = {
   id: 'closure-secret-key',
   description:
-    "Every key a container reads from a Secret or ConfigMap (env secretKeyRef and configMapKeyRef, volume items), unless optional, and every key an issuer's DNS-01 solver or a secret store's credentials read, is one its provider in the repository writes (an ExternalSecret, a Certificate, a plain object), otherwise the container never starts; every entry of an ExternalSecret's template (data, labels, annotations) parses as External Secrets parses it (Go's text/template with its functions: the sprig map it vendors and its own) and every key it reads is one its data[] gives (External Secrets fails the template on a missing key, and writes no Secret; a dataFrom's keys are the store's, not judged); and every file its env (or a value of a ConfigMap or plain Secret its envFrom names), args or command names under such a volume is one the volume holds, otherwise the program finds no file (invariants P1).",
+    "Every key a container reads from a Secret or ConfigMap (env secretKeyRef and configMapKeyRef, volume items), unless optional, and every key an issuer's DNS-01 solver or a secret store's credentials read, is one its provider in the repository writes (an ExternalSecret, a Certificate, a plain object), otherwise the container never starts; every entry of an ExternalSecret's template (data, labels, annotations) parses as External Secrets parses it (Go's text/template with its functions: the sprig map it vendors and its own) and every key it reads is one its data[] gives (External Secrets fails the template on a missing key, and writes no Secret; a dataFrom's keys are the store's, not judged); and every file its env (or a value of a ConfigMap or plain Secret its envFrom names), args or command names under such a volume is one the volume holds, and one under no volume is not in a folder one keystroke from a mount of the container (/status/status.json beside a mount at /tsatus), otherwise the program finds no file (invariants P1).",
   invariants: ['P1'],
   remediation: "read a key the Secret or ConfigMap has, or write the key (an ExternalSecret's data[].secretKey)",
   reads: {
@@ -78,6 +78,12 @@ export const keyClosureCheck: PolicyCheck = {
                 const source = mountedFile(ctx, where, container, file);
                 if ('problem' in source && source.problem)
                   ctx.fail({ resource: r, path }, `${r.kind} ${r.name} has its program read ${file}, but ${source.problem}: the file is not there`);
+                const slip = source.on === 'image' ? slippedMount(container, file) : undefined;
+                if (slip)
+                  ctx.fail(
+                    { resource: r, path },
+                    `${r.kind} ${r.name} has its program read ${file}, which no volume of the container holds, and it mounts ${slip.mount} at ${slip.mountPath}, one keystroke from ${slip.folder}: the program finds the image's own files there, or none`,
+                  );
               }
           });
       }

@@ -6,7 +6,7 @@
  * mended by giving it facts of its own.
  */
 import type { CheckContext } from '../../model/checks/kit.ts';
-import { oneSlipApart } from '../../model/core/did-you-mean.ts';
+import { onePartSlipped } from '../../model/core/did-you-mean.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { ContainerRef } from '../../model/core/workloads.ts';
 import { IMAGE_FACTS_GLOB, imageKey, type ImageNeeds } from '../../model/repository/image-facts.ts';
@@ -14,12 +14,7 @@ import { IMAGE_FACTS_GLOB, imageKey, type ImageNeeds } from '../../model/reposit
 /** The described image `image` is one slip from (one part of its path, registry included, one keystroke off), if any. */
 export function slippedFrom(image: string, described: Iterable<ImageNeeds>): ImageNeeds | undefined {
   const parts = imageKey(image).split('/');
-  for (const need of described) {
-    const known = imageKey(need.image).split('/');
-    if (known.length !== parts.length) continue;
-    const differ = parts.flatMap((p, i) => (p === known[i] ? [] : [i]));
-    if (differ.length === 1 && oneSlipApart(parts[differ[0]!]!, known[differ[0]!]!)) return need;
-  }
+  for (const need of described) if (onePartSlipped(parts, imageKey(need.image).split('/'))) return need;
   return undefined;
 }
 

@@ -6,6 +6,7 @@ import { dig, objects } from '../core/dig.ts';
 import type { Resource } from '../core/manifest.ts';
 import type { Repo } from '../repository/repo.ts';
 import { keysOf } from './provided-keys.ts';
+import { onePartSlipped } from '../core/did-you-mean.ts';
 
 interface Mount {
   name?: string;
@@ -53,6 +54,20 @@ export function mountedFile(
       problem: `${file} would be key ${key} of ${kind} ${name}, which has ${keys.size ? `only ${[...keys].sort().join(', ')}` : 'no key'}`,
     };
   return { on: kind, name };
+}
+
+/**
+ * The mount of `container` whose path is one keystroke from the folder `file` lies in (`/tsatus` for
+ * `/status/status.json`), with that folder: where no volume holds the file, the likely slip that left it on the image.
+ */
+export function slippedMount(container: unknown, file: string): { mount: string; mountPath: string; folder: string } | undefined {
+  for (const m of objects(dig(container, ['volumeMounts'])) as Mount[]) {
+    if (typeof m.mountPath !== 'string') continue;
+    const parts = m.mountPath.replace(/\/+$/, '').split('/').slice(1);
+    const folder = file.split('/').slice(1, 1 + parts.length);
+    if (parts.length > 0 && onePartSlipped(folder, parts)) return { mount: String(m.name), mountPath: m.mountPath, folder: `/${folder.join('/')}` };
+  }
+  return undefined;
 }
 
 /**

@@ -43,3 +43,10 @@ export function oneSlipApart(a: string, b: string): boolean {
   const differ = [...a].flatMap((ch, i) => (ch === b[i] ? [] : [i]));
   return differ.length === 2 && differ[1] === differ[0]! + 1 && a[differ[0]!] === b[differ[1]!] && a[differ[1]!] === b[differ[0]!];
 }
+
+/** Whether two names split in parts (a path's folders, an image's registry and path) differ in one part alone, and there by one keystroke. */
+export function onePartSlipped(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  const differ = a.flatMap((part, i) => (part === b[i] ? [] : [i]));
+  return differ.length === 1 && oneSlipApart(a[differ[0]!]!, b[differ[0]!]!);
+}

@@ -1,6 +1,6 @@
 /** The one "did you mean" (model/core/did-you-mean.ts), as every finding and usage error that suggests a name asks it. */
 import { describe, expect, it } from 'vitest';
-import { didYouMean, nearestName, oneSlipApart } from '../../model/core/did-you-mean.ts';
+import { didYouMean, nearestName, onePartSlipped, oneSlipApart } from '../../model/core/did-you-mean.ts';
 
 describe('did you mean', () => {
   it('suggests a likely slip: a transposition, a letter off, case aside; nothing for a far name', () => {
@@ -30,5 +30,13 @@ describe('did you mean', () => {
       ['abcd', 'badc'],
     ])
       expect(oneSlipApart(a!, b!), `${a} ${b}`).toBe(false);
+  });
+
+  it('holds two names in parts one keystroke apart in one part alone', () => {
+    expect(onePartSlipped(['status'], ['tsatus'])).toBe(true);
+    expect(onePartSlipped(['ghcr.io', 'unpackerr', 'unpackesr'], ['ghcr.io', 'unpackerr', 'unpackerr'])).toBe(true);
+    expect(onePartSlipped(['ghcr.io', 'unpackerx', 'unpackesr'], ['ghcr.io', 'unpackerr', 'unpackerr'])).toBe(false);
+    expect(onePartSlipped(['status', 'x'], ['tsatus'])).toBe(false);
+    expect(onePartSlipped(['status'], ['status'])).toBe(false);
   });
 });

@@ -681,6 +681,12 @@ export const closureMutations: Mutation[] = [
     at: 'key: apikey',
   },
   {
+    check: 'closure-secret-key',
+    why: "the API's status volume mounted at /tsatus: STATUS_FILE still names /status/status.json, on the image where nothing is, and the status page serves its built-in snapshot for good",
+    mutate: swap('portfolio-api/deploy/deployment.yaml', '              mountPath: /status\n', '              mountPath: /tsatus\n'),
+    at: 'value: /status/status.json',
+  },
+  {
     check: 'closure-extended-resource',
     why: 'the GPU device plugin no longer says it advertises gpu.intel.com/i915, so nothing offers what Plex and the Tdarr node ask for',
     mutate: swap('apps/platform/intel-gpu-plugin/daemonset.yaml', '    gate.homelab-gitops/advertises-resources: gpu.intel.com/i915\n', ''),
