@@ -6,6 +6,9 @@
  * with `with` (Loki's `monitoring.serviceMonitor.enbaled`) passed; this reads the blocks with text/template's lexer
  * (model/go/template-lex.ts), as the parser nests them: `with`, `range`, `if`, `define` and `block` open one, `else`
  * turns a `with`'s or a `range`'s dot back to the one outside it (`else with` moves it again), `end` closes it.
+ * A `range` over a chain alone moves the dot to each element, so what it reads there is each element's keys read
+ * (the snmp exporter's `serviceMonitor.params[].scrapeTimeout`); one with variables (`range $i, $p := ...`) reads
+ * through them, which this does not follow, and is not kept.
  */
 import { lexTemplate, type Item } from '../go/template-lex.ts';
 
@@ -21,6 +24,12 @@ interface Frame {
 export interface TemplateScopes {
   /** How many `with` blocks open on each values chain named by it alone (`with .Values.a.b`), by the chain. */
   opened: Map<string, number>;
+  /**
+   * How many `range` blocks without variables walk each values chain named by it alone (`range .Values.a.b`): inside,
+   * the dot is each element, and what the block reads of it is read under the chain `a.b.[]` (`a.b.[].name`; `a.b.[]`
+   * for an element handed on whole).
+   */
+  ranged: Map<string, number>;
   /** Every values chain the templates read through a moved dot, as far as it goes (`a.b.enabled`; `a.b` for a bare dot). */
   reads: Set<string>;
 }
@@ -38,6 +47,9 @@ function actions(items: readonly Item[]): Item[][] {
   }
   return out;
 }
+
+/** The part of a chain that stands for each element of the list a `range` walks. */
+export const ELEMENT = '[]';
 
 const isChain = (dot: Dot): dot is { chain: string[] } => typeof dot === 'object';
 
@@ -73,7 +85,8 @@ function readAll(tokens: readonly Item[], dot: Dot, reads: Set<string>): void {
   if (!isChain(dot)) return;
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
-    if (t.type === 'dot' && !keyRead(tokens, i)) reads.add(dot.chain.join('.'));
+    // A key read of a list's element (`get . "x"`) names a key this reading does not keep: the element is taken whole.
+    if (t.type === 'dot' && (!keyRead(tokens, i) || dot.chain.at(-1) === ELEMENT)) reads.add(dot.chain.join('.'));
     if (t.type !== 'field') continue;
     const before = tokens[i - 1]?.type;
     const fields: string[] = [];
@@ -89,18 +102,22 @@ function readAll(tokens: readonly Item[], dot: Dot, reads: Set<string>): void {
 export function templateScopes(text: string): TemplateScopes | undefined {
   const items = lexTemplate(text);
   if (items.some((item) => item.type === 'error')) return undefined;
-  const scopes: TemplateScopes = { opened: new Map(), reads: new Set() };
+  const scopes: TemplateScopes = { opened: new Map(), ranged: new Map(), reads: new Set() };
   const stack: Frame[] = [];
   const dotNow = (): Dot => stack.at(-1)?.dot ?? 'root';
   const open = (kind: Frame['kind'], pipeline: Item[], outer: Dot): Dot => {
-    const named = kind === 'with' ? chainAlone(pipeline, outer) : undefined;
+    const named = kind === 'with' || kind === 'range' ? chainAlone(pipeline, outer) : undefined;
     if (!named) {
       readAll(pipeline, outer, scopes.reads);
       return kind === 'if' ? outer : 'unknown';
     }
     const key = named.join('.');
-    scopes.opened.set(key, (scopes.opened.get(key) ?? 0) + 1);
-    return { chain: named };
+    const counts = kind === 'with' ? scopes.opened : scopes.ranged;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+    if (kind === 'with') return { chain: named };
+    // The list itself is read (an element's own list, `range .paths`, is a key of that element).
+    scopes.reads.add(key);
+    return { chain: [...named, ELEMENT] };
   };
   for (const action of actions(items)) {
     const words = action.filter((t) => t.type !== 'space');

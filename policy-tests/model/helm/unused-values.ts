@@ -8,7 +8,7 @@ import { nearestName } from '../core/did-you-mean.ts';
 import { isMap } from '../core/dig.ts';
 import { perObject } from '../core/per-object.ts';
 import type { Path } from '../core/positions.ts';
-import { templateScopes } from './template-scopes.ts';
+import { ELEMENT, templateScopes } from './template-scopes.ts';
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -45,7 +45,7 @@ const LONGEST_CHAIN = 64;
  * from each `.Values` on as the pattern would match there, read once per chart: its templates are megabytes for some,
  * and each key of each values file ran the pattern over them.
  */
-const valuesChains = perObject((scope: ChartScope): ReadonlySet<string> | undefined => {
+const valuesReads = perObject((scope: ChartScope): { chains: ReadonlySet<string>; elements: ReadonlyMap<string, ReadonlySet<string>> } | undefined => {
   const chains = new Set<string>();
   // How often each chain is named as far as it goes: a chain a `with` opens is taken whole only where it is named
   // some other way too (template-scopes.ts).
@@ -67,15 +67,33 @@ const valuesChains = perObject((scope: ChartScope): ReadonlySet<string> | undefi
     units.forEach((unit, i) => unit === 'Values' && i + 1 < units.length && chains.add(units.slice(i + 1).join('.')));
   }
   const scopes = templateScopes(text);
-  if (!scopes) return chains;
+  if (!scopes) return { chains, elements: new Map() };
   for (const [chain, opened] of scopes.opened) if (named.get(chain) === opened) chains.delete(chain);
   for (const read of scopes.reads) chains.add(read);
-  return chains;
+  return { chains, elements: elementKeys(scopes, named) };
 });
+
+/**
+ * The keys read of each element of a list the templates walk with `range .Values.<chain>` and name no other way (a
+ * `with` on it aside), by the chain: those of a list named elsewhere too, or whose element is handed on whole, or of
+ * which nothing is read, are not kept (their elements are not judged).
+ */
+function elementKeys(scopes: NonNullable<ReturnType<typeof templateScopes>>, named: ReadonlyMap<string, number>): Map<string, ReadonlySet<string>> {
+  const out = new Map<string, ReadonlySet<string>>();
+  const below = [...scopes.reads, ...scopes.opened.keys(), ...scopes.ranged.keys()];
+  for (const [chain, ranged] of scopes.ranged) {
+    if (named.get(chain) !== ranged + (scopes.opened.get(chain) ?? 0)) continue;
+    const element = `${chain}.${ELEMENT}`;
+    if (scopes.reads.has(element)) continue;
+    const keys = new Set(below.filter((r) => r.startsWith(`${element}.`)).map((r) => r.slice(element.length + 1).split('.')[0]!));
+    if (keys.size > 0) out.set(chain, keys);
+  }
+  return out;
+}
 
 /** Whether a template of the chart takes the map at `rel` whole (`toYaml .Values.securityContext`): `\.Values\.<rel>(?![\w.])`. */
 export function takesWhole(scope: ChartScope, rel: readonly string[]): boolean {
-  const chains = rel.every((k) => WORD.test(k)) ? valuesChains(scope) : undefined;
+  const chains = rel.every((k) => WORD.test(k)) ? valuesReads(scope)?.chains : undefined;
   return chains
     ? chains.has(rel.join('.'))
     : new RegExp(`(?<!${KEY_READ_BEFORE.source.slice(0, -1)})\\.Values\\.${rel.map(escape).join('\\.')}(?![\\w.])`).test(templateText(scope));
@@ -94,6 +112,8 @@ export function namesKey(scope: ChartScope, key: string): boolean {
  * an empty map, under a key a template reads without declaring it, and
  * under a map a template takes whole (`toYaml .Values.securityContext`,
  * `with .Values.podLabels`): the chart passes that content on as it is.
+ * Each element of a list the chart walks with `range` and reads key by key
+ * holds only keys the walk reads or the default elements hold.
  */
 export function unusedValues(values: unknown, chart: ChartScope): { path: Path; near?: string }[] {
   const out: { path: Path; near?: string }[] = [];
@@ -112,6 +132,8 @@ export function unusedValues(values: unknown, chart: ChartScope): { path: Path; 
         visit(value, here, { scope: sub, declared: [sub.defaults, ...fromParent], rel: [] });
         continue;
       }
+      // A list the chart walks is read; its elements' keys are judged there.
+      if (Array.isArray(value) && listElements(value, here, { scope, rel: [...rel, key], defaults: declared.map((d) => d[key]) })) continue;
       const defaults = declared.filter((d) => key in d).map((d) => d[key]);
       if (defaults.length > 0) {
         const maps = defaults.filter((d): d is Record<string, unknown> => isMap(d) && Object.keys(d).length > 0);
@@ -124,6 +146,25 @@ export function unusedValues(values: unknown, chart: ChartScope): { path: Path; 
       const near = nearestName(key, siblings);
       out.push(near ? { path: here, near } : { path: here });
     }
+  };
+  // The keys of each element of a list the chart walks with `range` and reads only key by key; those its default
+  // elements hold count as read (a chart may read them some other way).
+  const listElements = (
+    list: unknown[],
+    path: (string | number)[],
+    { scope, rel, defaults }: { scope: ChartScope; rel: string[]; defaults: unknown[] },
+  ): boolean => {
+    const read = rel.every((k) => WORD.test(k)) ? valuesReads(scope)?.elements.get(rel.join('.')) : undefined;
+    if (!read) return false;
+    const known = new Set([...read, ...defaults.flatMap((d) => (Array.isArray(d) ? d.filter(isMap).flatMap((e) => Object.keys(e)) : []))]);
+    list.forEach((element, i) => {
+      if (!isMap(element)) return;
+      for (const key of Object.keys(element).filter((k) => !known.has(k))) {
+        const near = nearestName(key, known);
+        out.push(near ? { path: [...path, i, key], near } : { path: [...path, i, key] });
+      }
+    });
+    return true;
   };
   visit(values, [], { scope: chart, declared: [chart.defaults], rel: [] });
   return out;

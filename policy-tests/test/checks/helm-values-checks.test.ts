@@ -126,6 +126,40 @@ describe('unusedValues', () => {
     ).toEqual([{ path: ['monitoring', 'serviceMonitor', 'enbaled'], near: 'enabled' }]);
   });
 
+  it("reads a `range .Values.a` block's fields as the keys of each element (the snmp exporter walks its ServiceMonitor params so)", () => {
+    const snmp = {
+      name: 'snmp',
+      defaults: { serviceMonitor: { params: [], scrapeTimeout: '10s' } },
+      templates: [
+        '{{- range .Values.serviceMonitor.params }}name: {{ .name }}',
+        'scrapeTimeout: {{ .scrapeTimeout | default $.Values.serviceMonitor.scrapeTimeout }}',
+        '{{- range $k, $v := .labels }}{{ $k }}{{ end }}{{- with .auth }}auth: {{ . }}{{ end }}{{- range .paths }}{{ .path }}{{ end }}{{- end }}',
+      ].join('\n'),
+      subcharts: new Map(),
+    };
+    const params = (...elements: Record<string, unknown>[]) => unusedValues({ serviceMonitor: { params: elements } }, snmp);
+    expect(params({ name: 'nas', scrapeTimeout: '30s', labels: { a: 'b' }, auth: 'public_v2', paths: [{ path: '/' }] })).toEqual([]);
+    expect(params({ name: 'nas' }, { name: 'ups', scrapeTimeouu: '30s', module: ['if_mib'] })).toEqual([
+      { path: ['serviceMonitor', 'params', 1, 'scrapeTimeouu'], near: 'scrapeTimeout' },
+      { path: ['serviceMonitor', 'params', 1, 'module'] },
+    ]);
+    // A key the default elements hold is read; an element handed on whole, a list named some other way too, a walk
+    // through variables and a key read with `get` leave the elements unjudged.
+    expect(
+      unusedValues({ serviceMonitor: { params: [{ module: 'x' }] } }, { ...snmp, defaults: { serviceMonitor: { params: [{ name: 'a', module: 'y' }] } } }),
+    ).toEqual([]);
+    for (const more of [
+      '{{ range .Values.serviceMonitor.params }}{{ toYaml . }}{{ end }}',
+      '{{ toYaml .Values.serviceMonitor.params }}',
+      '{{ range .Values.serviceMonitor.params }}{{ get . "module" }}{{ end }}',
+    ])
+      expect(unusedValues({ serviceMonitor: { params: [{ module: 'x' }] } }, { ...snmp, templates: `${snmp.templates}${more}` }), more).toEqual([]);
+    const variables = { ...snmp, templates: '{{ range $i, $p := .Values.serviceMonitor.params }}{{ $p.name }}{{ end }}' };
+    expect(unusedValues({ serviceMonitor: { params: [{ module: 'x' }] } }, variables)).toEqual([]);
+    // A list key no template reads is still named, as before.
+    expect(unusedValues({ serviceMonitor: { parms: [{ name: 'x' }] } }, snmp)).toEqual([{ path: ['serviceMonitor', 'parms'], near: 'params' }]);
+  });
+
   it('names each key nobody reads, at any depth and inside subcharts', () => {
     const values = { envFromSecrets: ['x'], image: { tga: '2' }, grafana: { admin: { existingSecrt: 's' } } };
     expect(unusedValues(values, chart)).toEqual([
