@@ -151,7 +151,7 @@ export const renderChecks: PolicyCheck[] = [
   {
     id: 'helm-values-unused',
     description:
-      "Every key of a values file (and of a chart's own values.yaml under a dependency's key) is one the chart declares in its default values or reads in a template; Helm ignores any other key without a word (invariants P1).",
+      "Every key of a values file (and of a chart's own values.yaml under a dependency's key) is one the chart declares in its default values or reads in a template (a key of an element of a list a template walks with range, one the walk reads); Helm ignores any other key without a word (invariants P1).",
     invariants: ['P1'],
     remediation: "rename the key to the one the chart reads (see the chart's values.yaml), or remove it",
     reads: { renders: true },
