@@ -29,19 +29,31 @@ function writableAt(pod: PodSpecRef, c: ContainerRef, paths: ReadonlySet<string>
   });
 }
 
-/** Where Python's tempfile may put a temporary file: $TMPDIR, $TEMP and $TMP, then /tmp, /var/tmp and /usr/tmp. */
-const tempDirs = (variable: Held['variable']): Set<string> =>
-  new Set([...['TMPDIR', 'TEMP', 'TMP'].map((n) => textOf(variable(n))).filter((v): v is string => v !== undefined), ...TEMP_DIRS]);
+/**
+ * Where the runtime may put a temporary file: Python's tempfile takes the first writable of $TMPDIR, $TEMP and $TMP,
+ * then /tmp, /var/tmp and /usr/tmp; Node's os.tmpdir() the first of $TMPDIR, $TMP and $TEMP that is set, else /tmp,
+ * without asking whether it can write there (a trailing slash dropped).
+ */
+function tempDirs(variable: Held['variable'], runtime: 'python' | 'node'): Set<string> {
+  const set = (names: string[]) => names.map((n) => textOf(variable(n))).filter((v): v is string => v !== undefined && v !== '');
+  if (runtime === 'python') return new Set([...set(['TMPDIR', 'TEMP', 'TMP']), ...TEMP_DIRS]);
+  return new Set([(set(['TMPDIR', 'TMP', 'TEMP'])[0] ?? '/tmp').replace(/(.)\/+$/, '$1')]);
+}
 
 /** s6-overlay's switch for a /run the kubelet made world-writable (preinit tests "0$VAR" -ne 0). */
 const S6_K8S_RUN = 'S6_YES_I_WANT_A_WORLD_WRITABLE_RUN_BECAUSE_KUBERNETES';
 
 function tempDirNeed({ ctx, pod, c, image, need, where, variable }: Held): void {
-  if (need.tempDir && dig(c.container, ['securityContext', 'readOnlyRootFilesystem']) === true && !writableAt(pod, c, tempDirs(variable)))
+  if (!need.tempDir || dig(c.container, ['securityContext', 'readOnlyRootFilesystem']) !== true) return;
+  const runtime = need.tempDir === 'node' ? 'node' : 'python';
+  const dirs = tempDirs(variable, runtime);
+  if (!writableAt(pod, c, dirs))
     ctx.fail(
       where,
-      `container ${c.name} runs ${image} on a read-only root filesystem with no writable volume at $TMPDIR, /tmp, /var/tmp or /usr/tmp, but the image writes a temporary file at start (${need.source}): it stops there`,
-      'mount an emptyDir at /tmp, or where $TMPDIR points',
+      runtime === 'python'
+        ? `container ${c.name} runs ${image} on a read-only root filesystem with no writable volume at $TMPDIR, /tmp, /var/tmp or /usr/tmp, but the image writes a temporary file at start (${need.source}): it stops there`
+        : `container ${c.name} runs ${image} on a read-only root filesystem with no writable volume at ${[...dirs][0]}, where Node's os.tmpdir() points (its first set of $TMPDIR, $TMP and $TEMP, else /tmp), but the image writes a temporary file there (${need.source}): it stops there`,
+      runtime === 'python' ? 'mount an emptyDir at /tmp, or where $TMPDIR points' : `mount an emptyDir at ${[...dirs][0]}`,
     );
 }
 

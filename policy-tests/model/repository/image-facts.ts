@@ -24,8 +24,12 @@ export interface ImageNeeds {
   entry: number;
   /** Its init must start as root, with these capabilities, and drops to PUID/PGID itself; `before`: up to that release only. */
   root?: { capabilities: string[]; before?: string };
-  /** It writes a temporary directory (Python's tempfile: $TMPDIR, $TEMP, $TMP, /tmp, /var/tmp, /usr/tmp) and fails without one. */
-  tempDir?: boolean;
+  /**
+   * It writes a temporary directory and fails without one, looked up as its runtime does: `python` (tempfile: the first
+   * writable of $TMPDIR, $TEMP, $TMP, /tmp, /var/tmp and /usr/tmp; `true` says the same) or `node` (os.tmpdir(): $TMPDIR,
+   * else $TMP, else $TEMP, else /tmp, writable or not).
+   */
+  tempDir?: boolean | 'python' | 'node';
   /** Directories its app writes that the image does not make writable (nor its user can make): each needs a writable volume there. */
   writesTo?: string[];
   /**
@@ -172,7 +176,10 @@ const isPattern = (text: string): boolean => {
  * table, so a field is read and refused in one place (and `keys`: those of a field of maps, or of a list of them).
  */
 const OPTIONAL_FIELDS: Record<string, { valid: (v: unknown) => boolean; says: string; keys?: readonly string[] }> = {
-  tempDir: { valid: (v) => typeof v === 'boolean', says: 'tempDir is true or false' },
+  tempDir: {
+    valid: (v) => typeof v === 'boolean' || v === 'python' || v === 'node',
+    says: 'tempDir is python or node (how the runtime finds its temporary directory), true (python) or false',
+  },
   s6Overlay: { valid: (v) => typeof v === 'boolean', says: 's6Overlay is true or false' },
   writesTo: { valid: isPathList, says: 'writesTo lists the absolute directories the app writes that need a writable volume' },
   openPaths: { valid: isPathList, says: 'openPaths lists the absolute paths the image answers without a login' },

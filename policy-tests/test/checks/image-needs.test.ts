@@ -200,3 +200,47 @@ describe('workload-image-needs: an image no facts describe, one keystroke from o
       expect(slips(image), image).toEqual([]);
   });
 });
+
+describe("workload-image-needs: a temporary directory where the image's runtime looks for one", () => {
+  const onVolumeAt = (image: string, mountPath: string, env: { name: string; value: string }[] = []) =>
+    runChecks(
+      {
+        ...repo,
+        resources: [
+          {
+            ...workload({}),
+            object: {
+              apiVersion: 'apps/v1',
+              kind: 'StatefulSet',
+              metadata: { name: 'x' },
+              spec: {
+                template: {
+                  spec: {
+                    containers: [{ name: 'c', image, env, securityContext: { readOnlyRootFilesystem: true }, volumeMounts: [{ name: 'scratch', mountPath }] }],
+                    volumes: [{ name: 'scratch', emptyDir: {} }],
+                  },
+                },
+              },
+            },
+          } as Resource,
+        ],
+      },
+      [imageNeedsCheck],
+    )
+      .findings.filter((f) => f.message.includes('read-only root filesystem'))
+      .map((f) => f.message);
+  const backup = 'ghcr.io/homelab-operator/homelab-backup:1.4.0';
+  const pve = 'prompve/prometheus-pve-exporter:3.5.5';
+  it('holds a Node image to os.tmpdir(): /tmp, or the first of $TMPDIR, $TMP and $TEMP that is set', () => {
+    expect(onVolumeAt(backup, '/tmp')).toEqual([]);
+    expect(onVolumeAt(backup, '/scratch', [{ name: 'TMP', value: '/scratch/' }])).toEqual([]);
+    expect(onVolumeAt(backup, '/var/tmp')).toEqual([expect.stringContaining('no writable volume at /tmp, where Node')]);
+    expect(onVolumeAt(backup, '/tmp', [{ name: 'TMPDIR', value: '/scratch' }])).toEqual([
+      expect.stringContaining('no writable volume at /scratch, where Node'),
+    ]);
+  });
+  it("takes any of Python's tempfile candidates for a Python image", () => {
+    for (const at of ['/tmp', '/var/tmp', '/usr/tmp']) expect(onVolumeAt(pve, at), at).toEqual([]);
+    expect(onVolumeAt(pve, '/scratch')).toEqual([expect.stringContaining('no writable volume at $TMPDIR, /tmp, /var/tmp or /usr/tmp')]);
+  });
+});
