@@ -35,7 +35,7 @@ export const imageNeedsCheck: PolicyCheck = {
       const image = scalarText(c.container.image ?? '');
       const need = needs.get(imageKey(image));
       if (!need) {
-        slippedImageName(ctx, resource, c, image, needs.values());
+        slippedImageName(ctx, { resource, c, image }, needs.values());
         continue;
       }
       const sc = dig(c.container, ['securityContext']);

@@ -19,7 +19,11 @@ export function slippedFrom(image: string, described: Iterable<ImageNeeds>): Ima
 }
 
 /** Fails a container whose image, which no facts describe, is one slip from one that facts do. */
-export function slippedImageName(ctx: CheckContext, resource: Resource, c: ContainerRef, image: string, described: Iterable<ImageNeeds>): void {
+export function slippedImageName(
+  ctx: CheckContext,
+  { resource, c, image }: { resource: Resource; c: ContainerRef; image: string },
+  described: Iterable<ImageNeeds>,
+): void {
   const meant = slippedFrom(image, described);
   if (!meant) return;
   ctx.fail(

@@ -40,7 +40,7 @@ export function oneSlipApart(a: string, b: string): boolean {
   if (a === b) return false;
   if (distance(a, b) === 1) return true;
   if (a.length !== b.length) return false;
-  const differ = [...a].flatMap((ch, i) => (ch === b[i] ? [] : [i]));
+  const differ = Array.from({ length: a.length }, (_, i) => i).filter((i) => a[i] !== b[i]);
   return differ.length === 2 && differ[1] === differ[0]! + 1 && a[differ[0]!] === b[differ[1]!] && a[differ[1]!] === b[differ[0]!];
 }
 
