@@ -7,6 +7,7 @@ import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { withKeyProviders } from '../../model/cluster/provided-keys.ts';
 import { containerEnvironment } from '../../model/cluster/environment.ts';
+import { slippedMount } from '../../model/cluster/mounted-files.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { BACKUP_ENVIRONMENT, halfCredentials } from '../../model/apps/backup-environment.ts';
 import { BACKUP_IMAGE, backupJobs, mainContainer, secretsRead } from './backups.ts';
@@ -98,7 +99,8 @@ export const backupHygieneChecks: PolicyCheck[] = [
             { resource: job, path: [...c.at, 'name'] },
             `${job.name} sets BACKUP_DIR from a value the gate does not read: whether a volume is mounted there is not judged`,
           );
-        else if (!backupDir || !mounts.some((m) => m.mountPath === backupDir))
+        // A BACKUP_DIR under no mount, one keystroke from one, is closure-secret-key's finding, with the mount it meant.
+        else if (!backupDir || (!mounts.some((m) => m.mountPath === backupDir) && !slippedMount(c.container, backupDir)))
           ctx.fail(
             { resource: job, path: [...c.at, 'name'] },
             `${job.name} must set BACKUP_DIR and mount a volume there${backupDir ? ` (nothing is mounted at ${backupDir})` : ''}`,

@@ -78,11 +78,12 @@ export const keyClosureCheck: PolicyCheck = {
                 const source = mountedFile(ctx, where, container, file);
                 if ('problem' in source && source.problem)
                   ctx.fail({ resource: r, path }, `${r.kind} ${r.name} has its program read ${file}, but ${source.problem}: the file is not there`);
-                const slip = source.on === 'image' ? slippedMount(container, file) : undefined;
+                const slip = slippedMount(container, file);
                 if (slip)
                   ctx.fail(
                     { resource: r, path },
                     `${r.kind} ${r.name} has its program read ${file}, which no volume of the container holds, and it mounts ${slip.mount} at ${slip.mountPath}, one keystroke from ${slip.folder}: the program finds the image's own files there, or none`,
+                    `mount ${slip.mount} at ${slip.folder}, or name the file under ${slip.mountPath}`,
                   );
               }
           });

@@ -57,11 +57,15 @@ export function mountedFile(
 }
 
 /**
- * The mount of `container` whose path is one keystroke from the folder `file` lies in (`/tsatus` for
- * `/status/status.json`), with that folder: where no volume holds the file, the likely slip that left it on the image.
+ * Where no mount of `container` holds `file`, the mount whose path is one keystroke from the folder the file lies in
+ * (`/tsatus` for `/status/status.json`, or the path itself), with that folder: the likely slip that left the file on
+ * the image.
  */
 export function slippedMount(container: unknown, file: string): { mount: string; mountPath: string; folder: string } | undefined {
-  for (const m of objects(dig(container, ['volumeMounts'])) as Mount[]) {
+  const mounts = objects(dig(container, ['volumeMounts'])) as Mount[];
+  const holds = (m: Mount) => typeof m.mountPath === 'string' && (file === m.mountPath || file.startsWith(`${m.mountPath.replace(/\/$/, '')}/`));
+  if (mounts.some(holds)) return undefined;
+  for (const m of mounts) {
     if (typeof m.mountPath !== 'string') continue;
     const parts = m.mountPath.replace(/\/+$/, '').split('/').slice(1);
     const folder = file.split('/').slice(1, 1 + parts.length);

@@ -7,8 +7,9 @@
  * (model/go/template-lex.ts), as the parser nests them: `with`, `range`, `if`, `define` and `block` open one, `else`
  * turns a `with`'s or a `range`'s dot back to the one outside it (`else with` moves it again), `end` closes it.
  * A `range` over a chain alone moves the dot to each element, so what it reads there is each element's keys read
- * (the snmp exporter's `serviceMonitor.params[].scrapeTimeout`); one with variables (`range $i, $p := ...`) reads
- * through them, which this does not follow, and is not kept.
+ * (the snmp exporter's `serviceMonitor.params[].scrapeTimeout`), and so is what it reads through the variable it
+ * binds the element to (`range $pool := .Values.cephBlockPools`, `$pool.spec`). An `if` that only tests a chain
+ * (`if .Values.a`, `and`, `or`, `not`) hands nothing on, and is counted apart.
  */
 import { lexTemplate, type Item } from '../go/template-lex.ts';
 
@@ -19,6 +20,7 @@ interface Frame {
   kind: 'with' | 'range' | 'if' | 'define' | 'block';
   dot: Dot;
   outer: Dot;
+  vars: Map<string, { chain: string[] }>;
 }
 
 export interface TemplateScopes {
@@ -30,6 +32,8 @@ export interface TemplateScopes {
    * for an element handed on whole).
    */
   ranged: Map<string, number>;
+  /** How many `if` pipelines only test each values chain for truth (`if and .Values.a.enabled .Values.b`), by the chain. */
+  tested: Map<string, number>;
   /** Every values chain the templates read through a moved dot, as far as it goes (`a.b.enabled`; `a.b` for a bare dot). */
   reads: Set<string>;
 }
@@ -77,17 +81,27 @@ function keyRead(tokens: readonly Item[], i: number): boolean {
   return tokens[j]?.type === 'identifier' && (tokens[j]!.val === 'hasKey' || tokens[j]!.val === 'get');
 }
 
+/** The variables a block binds to values chains (`range $i, $x := .Values.a`: `$x` is each element), by name. */
+type Vars = ReadonlyMap<string, { chain: string[] }>;
+
 /**
- * Each field run and bare dot of `tokens` read from a moved dot, recorded (what the template's root reads, the
- * `.Values` chains, unused-values.ts reads itself).
+ * Each field run and bare dot of `tokens` read from a moved dot, and each variable bound to a values chain with the
+ * fields after it, recorded (what the template's root reads, the `.Values` chains, unused-values.ts reads itself).
  */
-function readAll(tokens: readonly Item[], dot: Dot, reads: Set<string>): void {
-  if (!isChain(dot)) return;
+function readAll(tokens: readonly Item[], dot: Dot, { reads, vars }: { reads: Set<string>; vars: Vars }): void {
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
     // A key read of a list's element (`get . "x"`) names a key this reading does not keep: the element is taken whole.
-    if (t.type === 'dot' && (!keyRead(tokens, i) || dot.chain.at(-1) === ELEMENT)) reads.add(dot.chain.join('.'));
-    if (t.type !== 'field') continue;
+    if (t.type === 'dot' && isChain(dot) && (!keyRead(tokens, i) || dot.chain.at(-1) === ELEMENT)) reads.add(dot.chain.join('.'));
+    const bound = t.type === 'variable' ? vars.get(t.val) : undefined;
+    if (bound) {
+      // `$x.a.b` reads the chain's a.b; a bare `$x` (a key read's too) hands it on whole.
+      const fields: string[] = [];
+      while (tokens[i + 1]?.type === 'field') fields.push(tokens[++i]!.val.slice(1));
+      reads.add([...bound.chain, ...fields].join('.'));
+      continue;
+    }
+    if (t.type !== 'field' || !isChain(dot)) continue;
     const before = tokens[i - 1]?.type;
     const fields: string[] = [];
     while (tokens[i]?.type === 'field') fields.push(tokens[i++]!.val.slice(1));
@@ -98,26 +112,64 @@ function readAll(tokens: readonly Item[], dot: Dot, reads: Set<string>): void {
   }
 }
 
+/** The words a truth test is made of: `if .Values.a`, `if and .Values.a (not $.Values.b)` hand no value on. */
+const TESTS = new Set(['and', 'or', 'not']);
+
+/**
+ * The `.Values` chains an `if` pipeline only tests (every word a field run from the root or `$`, `and`, `or`, `not`
+ * or a parenthesis), or none where it does anything else with them.
+ */
+function testedOnly(tokens: readonly Item[], dot: Dot): string[] {
+  const words = tokens.filter((t) => t.type !== 'space');
+  const chains: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!;
+    if ((w.type === 'identifier' && TESTS.has(w.val)) || w.type === 'leftParen' || w.type === 'rightParen') continue;
+    const fromRoot = w.type === 'variable' && w.val === '$' ? 'root' : w.type === 'field' ? dot : undefined;
+    if (fromRoot === undefined) return [];
+    const fields: string[] = [];
+    for (let j = w.type === 'variable' ? i + 1 : i; words[j]?.type === 'field'; j++, i = j - 1) fields.push(words[j]!.val.slice(1));
+    const chain = fromRoot === 'root' && fields[0] === 'Values' && fields.length > 1 ? fields.slice(1) : undefined;
+    if (!chain) return [];
+    chains.push(chain.join('.'));
+  }
+  return chains;
+}
+
+/** The variables a block's pipeline declares (`$i, $x :=`), and the pipeline after them. */
+function declaration(tokens: readonly Item[]): { names: string[]; pipeline: Item[] } {
+  const at = tokens.findIndex((t) => t.type === 'declare');
+  if (at === -1) return { names: [], pipeline: [...tokens] };
+  return { names: tokens.slice(0, at).flatMap((t) => (t.type === 'variable' ? [t.val] : [])), pipeline: tokens.slice(at + 1) };
+}
+
 /** The `with` blocks of a chart's joined templates and what they read; undefined where the lexer stops at an error. */
 export function templateScopes(text: string): TemplateScopes | undefined {
   const items = lexTemplate(text);
   if (items.some((item) => item.type === 'error')) return undefined;
-  const scopes: TemplateScopes = { opened: new Map(), ranged: new Map(), reads: new Set() };
+  const scopes: TemplateScopes = { opened: new Map(), ranged: new Map(), tested: new Map(), reads: new Set() };
   const stack: Frame[] = [];
   const dotNow = (): Dot => stack.at(-1)?.dot ?? 'root';
-  const open = (kind: Frame['kind'], pipeline: Item[], outer: Dot): Dot => {
+  const varsNow = (): Vars => new Map(stack.flatMap((f) => [...f.vars]));
+  const count = (counts: Map<string, number>, key: string) => counts.set(key, (counts.get(key) ?? 0) + 1);
+  const read = (tokens: readonly Item[], dot: Dot) => readAll(tokens, dot, { reads: scopes.reads, vars: varsNow() });
+  const open = (kind: Frame['kind'], tokens: Item[], outer: Dot): { dot: Dot; vars: Map<string, { chain: string[] }> } => {
+    const vars = new Map<string, { chain: string[] }>();
+    const { names, pipeline } = kind === 'with' || kind === 'range' ? declaration(tokens) : { names: [], pipeline: tokens };
     const named = kind === 'with' || kind === 'range' ? chainAlone(pipeline, outer) : undefined;
     if (!named) {
-      readAll(pipeline, outer, scopes.reads);
-      return kind === 'if' ? outer : 'unknown';
+      if (kind === 'if') for (const chain of testedOnly(pipeline, outer)) count(scopes.tested, chain);
+      read(pipeline, outer);
+      return { dot: kind === 'if' ? outer : 'unknown', vars };
     }
     const key = named.join('.');
-    const counts = kind === 'with' ? scopes.opened : scopes.ranged;
-    counts.set(key, (counts.get(key) ?? 0) + 1);
-    if (kind === 'with') return { chain: named };
+    count(kind === 'with' ? scopes.opened : scopes.ranged, key);
+    // With two variables a range binds the index or key to the first and the element to the last; with one, the element.
+    const dot = kind === 'with' ? { chain: named } : { chain: [...named, ELEMENT] };
+    if (names.length > 0) vars.set(names.at(-1)!, dot);
     // The list itself is read (an element's own list, `range .paths`, is a key of that element).
-    scopes.reads.add(key);
-    return { chain: [...named, ELEMENT] };
+    if (kind === 'range') scopes.reads.add(key);
+    return { dot, vars };
   };
   for (const action of actions(items)) {
     const words = action.filter((t) => t.type !== 'space');
@@ -125,7 +177,7 @@ export function templateScopes(text: string): TemplateScopes | undefined {
     const rest = action.slice(action.indexOf(words[0]!) + 1);
     if (head === 'with' || head === 'range' || head === 'if' || head === 'define' || head === 'block') {
       const outer = dotNow();
-      stack.push({ kind: head, outer, dot: open(head, rest, outer) });
+      stack.push({ kind: head, outer, ...open(head, rest, outer) });
     } else if (head === 'else') {
       const frame = stack.at(-1);
       if (!frame) continue;
@@ -133,15 +185,18 @@ export function templateScopes(text: string): TemplateScopes | undefined {
       // `else` turns a with's or a range's dot back to the one outside it; `else with` and `else if` go on from there.
       const base = frame.kind === 'with' || frame.kind === 'range' ? frame.outer : frame.dot;
       const tail = next === 'with' || next === 'if' ? rest.slice(rest.indexOf(words[1]!) + 1) : [];
+      // The else branch of a block sees none of the variables its pipeline declared.
+      frame.vars = new Map();
       if (next === 'with') {
-        frame.dot = open('with', tail, base);
+        Object.assign(frame, open('with', tail, base));
         frame.kind = 'with';
       } else {
-        readAll(tail, base, scopes.reads);
+        if (next === 'if') for (const chain of testedOnly(tail, base)) count(scopes.tested, chain);
+        read(tail, base);
         frame.dot = base;
       }
     } else if (head === 'end') stack.pop();
-    else readAll(action, dotNow(), scopes.reads);
+    else read(action, dotNow());
   }
   return scopes;
 }

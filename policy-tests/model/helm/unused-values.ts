@@ -68,21 +68,22 @@ const valuesReads = perObject((scope: ChartScope): { chains: ReadonlySet<string>
   }
   const scopes = templateScopes(text);
   if (!scopes) return { chains, elements: new Map() };
-  for (const [chain, opened] of scopes.opened) if (named.get(chain) === opened) chains.delete(chain);
+  // A chain named only by `with` blocks and truth tests is read through its blocks, not taken whole.
+  for (const [chain, opened] of scopes.opened) if (named.get(chain) === opened + (scopes.tested.get(chain) ?? 0)) chains.delete(chain);
   for (const read of scopes.reads) chains.add(read);
   return { chains, elements: elementKeys(scopes, named) };
 });
 
 /**
- * The keys read of each element of a list the templates walk with `range .Values.<chain>` and name no other way (a
- * `with` on it aside), by the chain: those of a list named elsewhere too, or whose element is handed on whole, or of
+ * The keys read of each element of a list the templates walk with `range .Values.<chain>` (or `range $x := ...`,
+ * read through `$x`) and name no other way (a `with` on it and a truth test aside), by the chain: those of a list named elsewhere too, or whose element is handed on whole, or of
  * which nothing is read, are not kept (their elements are not judged).
  */
 function elementKeys(scopes: NonNullable<ReturnType<typeof templateScopes>>, named: ReadonlyMap<string, number>): Map<string, ReadonlySet<string>> {
   const out = new Map<string, ReadonlySet<string>>();
   const below = [...scopes.reads, ...scopes.opened.keys(), ...scopes.ranged.keys()];
   for (const [chain, ranged] of scopes.ranged) {
-    if (named.get(chain) !== ranged + (scopes.opened.get(chain) ?? 0)) continue;
+    if (named.get(chain) !== ranged + (scopes.opened.get(chain) ?? 0) + (scopes.tested.get(chain) ?? 0)) continue;
     const element = `${chain}.${ELEMENT}`;
     if (scopes.reads.has(element)) continue;
     const keys = new Set(below.filter((r) => r.startsWith(`${element}.`)).map((r) => r.slice(element.length + 1).split('.')[0]!));

@@ -155,9 +155,34 @@ describe('unusedValues', () => {
     ])
       expect(unusedValues({ serviceMonitor: { params: [{ module: 'x' }] } }, { ...snmp, templates: `${snmp.templates}${more}` }), more).toEqual([]);
     const variables = { ...snmp, templates: '{{ range $i, $p := .Values.serviceMonitor.params }}{{ $p.name }}{{ end }}' };
-    expect(unusedValues({ serviceMonitor: { params: [{ module: 'x' }] } }, variables)).toEqual([]);
+    expect(unusedValues({ serviceMonitor: { params: [{ name: 'x', nmae: 'y' }] } }, variables)).toEqual([
+      { path: ['serviceMonitor', 'params', 0, 'nmae'], near: 'name' },
+    ]);
     // A list key no template reads is still named, as before.
     expect(unusedValues({ serviceMonitor: { parms: [{ name: 'x' }] } }, snmp)).toEqual([{ path: ['serviceMonitor', 'parms'], near: 'params' }]);
+  });
+
+  it('reads a list through the variable a range binds its element to, and a chain an if only tests as handed nothing (Rook walks its pools so)', () => {
+    const rook = {
+      name: 'rook',
+      defaults: { cephBlockPools: [{ name: 'ceph-blockpool', spec: {}, storageClass: { enabled: true } }], monitoring: { enabled: false } },
+      templates: [
+        '{{- if .Values.cephBlockPools }}{{- range $pool := .Values.cephBlockPools }}name: {{ $pool.name }}',
+        '{{- if $pool.storageClass.enabled }}{{ toYaml $pool.spec }}{{ end }}{{- with $pool.parameters }}{{ . }}{{ end }}{{ end }}{{ end }}',
+        '{{- if and .Values.monitoring (not $.Values.x) }}{{- with .Values.monitoring }}enabled: {{ .enabled }}{{ end }}{{ end }}',
+      ].join('\n'),
+      subcharts: new Map(),
+    };
+    expect(unusedValues({ cephBlockPools: [{ name: 'a', spec: {}, storageClass: {}, parameters: {} }] }, rook)).toEqual([]);
+    // The default elements' keys count as read; a key neither reads nor holds is named.
+    expect(unusedValues({ cephBlockPools: [{ name: 'a', specs: {} }] }, { ...rook, defaults: { ...rook.defaults, cephBlockPools: [] } })).toEqual([
+      { path: ['cephBlockPools', 0, 'specs'], near: 'spec' },
+    ]);
+    expect(unusedValues({ monitoring: { enablee: true } }, rook)).toEqual([{ path: ['monitoring', 'enablee'], near: 'enabled' }]);
+    // A chain an if hands on (`if (include "x" .Values.monitoring)`) or a bare variable is taken whole.
+    expect(takesWhole({ ...rook, templates: `${rook.templates}{{ if include "x" .Values.monitoring }}{{ end }}` }, ['monitoring'])).toBe(true);
+    const bare = `${rook.templates}{{ range $p := .Values.cephBlockPools }}{{ include "pool" $p }}{{ end }}`;
+    expect(unusedValues({ cephBlockPools: [{ anything: 1 }] }, { ...rook, templates: bare, defaults: { cephBlockPools: [] } })).toEqual([]);
   });
 
   it('names each key nobody reads, at any depth and inside subcharts', () => {

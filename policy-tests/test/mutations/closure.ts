@@ -687,6 +687,12 @@ export const closureMutations: Mutation[] = [
     at: 'value: /status/status.json',
   },
   {
+    check: 'closure-secret-key',
+    why: "the restore drill's backups volume mounted at /backup: BACKUP_DIR still names /backups, on the image, and the drill finds no backup to restore (backup-job-hygiene leaves a slip to this check)",
+    mutate: swap('apps/platform/backups/restore-test.yaml', 'mountPath: /backups', 'mountPath: /backup'),
+    at: 'value: /backups',
+  },
+  {
     check: 'closure-extended-resource',
     why: 'the GPU device plugin no longer says it advertises gpu.intel.com/i915, so nothing offers what Plex and the Tdarr node ask for',
     mutate: swap('apps/platform/intel-gpu-plugin/daemonset.yaml', '    gate.homelab-gitops/advertises-resources: gpu.intel.com/i915\n', ''),
