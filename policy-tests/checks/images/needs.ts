@@ -12,6 +12,7 @@ import { nearestName, suggesting } from '../../model/core/did-you-mean.ts';
 import { textOf, type Held } from './variables.ts';
 import { conditionalEnvNeed, envFormatNeed, envSinceNeed, envTogetherNeed } from './env-needs.ts';
 import { dropsToPuid, skipsEntrypoint } from '../../model/repository/run-as.ts';
+import { optionsNeed } from './options.ts';
 
 /** Where Python's tempfile looks for a temporary directory, after $TMPDIR, $TEMP and $TMP. */
 const TEMP_DIRS = ['/tmp', '/var/tmp', '/usr/tmp'];
@@ -219,6 +220,7 @@ function commandNeed({ ctx, resource, c, image, need }: Held): void {
 /** Every need, in the order a container's findings are reported. */
 export const NEEDS: readonly ((held: Held) => void)[] = [
   publishedNeed,
+  optionsNeed,
   releasedWithNeed,
   tempDirNeed,
   writesToNeed,

@@ -11,6 +11,7 @@ import { compareReleases, imageParts, imageRelease } from '../core/workloads.ts'
 import { API_REQUESTS_FIELD, type ApiRequests } from '../apps/api-requests.ts';
 import { perRepo } from './per-repo.ts';
 import { didYouMean } from '../core/did-you-mean.ts';
+import { isProgramOptions, type ProgramOptions } from '../programs/argparse.ts';
 import type { Repo } from './repo.ts';
 
 /** Where image facts live: one file per area, beside the workloads that run the images (never applied: `*\/facts/*`). */
@@ -53,6 +54,8 @@ export interface ImageNeeds {
   entrypoint?: string[];
   /** Programs on the image's PATH that the repository's containers start by name (not every one it has). */
   commands?: string[];
+  /** The options a program of the image takes on its command line, as its parser reads them. */
+  options?: ProgramOptions[];
   /** Settings read from the environment that work only together: a variable named like `set` is ignored without its `needs` (`*` the same text in both). */
   envTogether?: { set: string; needs: string }[];
   /**
@@ -190,6 +193,11 @@ const OPTIONAL_FIELDS: Record<string, { valid: (v: unknown) => boolean; says: st
   commands: {
     valid: (v) => isList(v, (e) => typeof e === 'string' && /^[^/\s]+$/.test(e)),
     says: 'commands lists programs on the image PATH, each a name without a slash',
+  },
+  options: {
+    keys: ['program', 'parser', 'flags', 'withValue'],
+    valid: (v) => isList(v, isProgramOptions),
+    says: 'options lists {program, parser: argparse, flags, withValue}: the options of each',
   },
   envTogether: {
     keys: ['set', 'needs'],

@@ -140,6 +140,12 @@ export const imageMutations: Mutation[] = [
   },
   {
     check: 'workload-image-needs',
+    why: 'Tautulli started with --datadri: its argparse refuses the option, Python exits 2 before the app runs, and the pod restarts for good',
+    mutate: swap(TAUTULLI, '"Tautulli.py", "--datadir", "/config"', '"Tautulli.py", "--datadri", "/config"'),
+    at: 'command: ["python", "Tautulli.py", "--datadri"',
+  },
+  {
+    check: 'workload-image-needs',
     why: 'Unpackerr run as ghcr.io/unpackerr/unpackesr: the registry has no such image, the kubelet cannot pull it, and no download is extracted again',
     mutate: swap(UNPACKERR, 'image: ghcr.io/unpackerr/unpackerr:', 'image: ghcr.io/unpackerr/unpackesr:'),
     at: 'image: ghcr.io/unpackerr/unpackesr:',
