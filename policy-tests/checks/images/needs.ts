@@ -58,6 +58,23 @@ function tempDirNeed({ ctx, pod, c, image, need, where, variable }: Held): void 
     );
 }
 
+/** Each of the node's folders the image's program works in, mounted at its own path from a hostPath volume of that path. */
+function nodeFoldersNeed({ ctx, resource, pod, c, image, need, where }: Held): void {
+  const trim = (p: unknown) => str(p).replace(/(.)\/+$/, '$1');
+  const volumes = new Map(objects(pod.spec.volumes).map((v) => [v.name, v]));
+  const mounts = objects(c.container.volumeMounts) as { name?: string; mountPath?: string }[];
+  for (const folder of need.nodeFolders ?? []) {
+    const fromNode = (m: { name?: string }) => trim(dig(volumes.get(m.name), ['hostPath', 'path'])) === folder;
+    if (mounts.some((m) => trim(m.mountPath) === folder && fromNode(m))) continue;
+    const elsewhere = mounts.find(fromNode);
+    ctx.fail(
+      elsewhere ? { resource, path: [...c.at, 'volumeMounts', mounts.indexOf(elsewhere), 'mountPath'] } : where,
+      `container ${c.name} runs ${image}, which works in the node's ${folder} at that path, but ${elsewhere ? `mounts it at ${str(elsewhere.mountPath)}` : `no hostPath volume of ${folder} is mounted there`} (${need.source})`,
+      `mount a hostPath volume of ${folder} at ${folder}`,
+    );
+  }
+}
+
 function writesToNeed({ ctx, pod, c, image, need, where }: Held): void {
   for (const dir of need.writesTo ?? [])
     if (!writableAt(pod, c, new Set([dir])))
@@ -224,6 +241,7 @@ export const NEEDS: readonly ((held: Held) => void)[] = [
   releasedWithNeed,
   tempDirNeed,
   writesToNeed,
+  nodeFoldersNeed,
   envTogetherNeed,
   conditionalEnvNeed,
   envSinceNeed,

@@ -33,6 +33,8 @@ export interface ImageNeeds {
   tempDir?: boolean | 'python' | 'node';
   /** Directories its app writes that the image does not make writable (nor its user can make): each needs a writable volume there. */
   writesTo?: string[];
+  /** The node's folders its program reads or writes at the same path: each a hostPath volume of that path, mounted there. */
+  nodeFolders?: string[];
   /**
    * Its init is s6-overlay v3 (3.2.1 or later): started as any user but root, with no privilege escalation, its
    * preinit cannot make /run its own and stops, unless /run is a writable volume and
@@ -185,6 +187,7 @@ const OPTIONAL_FIELDS: Record<string, { valid: (v: unknown) => boolean; says: st
   },
   s6Overlay: { valid: (v) => typeof v === 'boolean', says: 's6Overlay is true or false' },
   writesTo: { valid: isPathList, says: 'writesTo lists the absolute directories the app writes that need a writable volume' },
+  nodeFolders: { valid: isPathList, says: "nodeFolders lists the node's absolute folders the program reads or writes at the same path" },
   openPaths: { valid: isPathList, says: 'openPaths lists the absolute paths the image answers without a login' },
   servedPaths: { valid: isPathList, says: 'servedPaths lists the absolute paths the image answers at all' },
   pollPaths: { valid: isPathList, says: 'pollPaths lists the absolute paths whose every request polls what the image watches' },

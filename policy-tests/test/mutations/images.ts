@@ -146,6 +146,22 @@ export const imageMutations: Mutation[] = [
   },
   {
     check: 'workload-image-needs',
+    why: "the GPU plugin's /dev/dri mounted at /dev/drj: it scans the image's empty /dev/dri, finds no GPU, and Plex and the Tdarr node stay Pending",
+    mutate: swap('apps/platform/intel-gpu-plugin/daemonset.yaml', '              mountPath: /dev/dri\n', '              mountPath: /dev/drj\n'),
+    at: 'mountPath: /dev/drj',
+  },
+  {
+    check: 'workload-image-needs',
+    why: 'the GPU plugin without the kubelet socket folder: it cannot register, and gpu.intel.com/i915 is never advertised',
+    mutate: swap(
+      'apps/platform/intel-gpu-plugin/daemonset.yaml',
+      '            - name: kubeletsockets\n              mountPath: /var/lib/kubelet/device-plugins\n',
+      '',
+    ),
+    at: after('apps/platform/intel-gpu-plugin/daemonset.yaml', '        - name: intel-gpu-plugin', '          securityContext:'),
+  },
+  {
+    check: 'workload-image-needs',
     why: 'Unpackerr run as ghcr.io/unpackerr/unpackesr: the registry has no such image, the kubelet cannot pull it, and no download is extracted again',
     mutate: swap(UNPACKERR, 'image: ghcr.io/unpackerr/unpackerr:', 'image: ghcr.io/unpackerr/unpackesr:'),
     at: 'image: ghcr.io/unpackerr/unpackesr:',
