@@ -34,6 +34,11 @@ export interface TemplateScopes {
   ranged: Map<string, number>;
   /** How many `if` pipelines only test each values chain for truth (`if and .Values.a.enabled .Values.b`), by the chain. */
   tested: Map<string, number>;
+  /**
+   * How many `include` and `template` calls hand each values chain alone to a helper (`include "cilium.image"
+   * .Values.image`), by the chain: the helper's body is read from that chain, its fields keys of it.
+   */
+  passed: Map<string, number>;
   /** Every values chain the templates read through a moved dot, as far as it goes (`a.b.enabled`; `a.b` for a bare dot). */
   reads: Set<string>;
 }
@@ -143,60 +148,145 @@ function declaration(tokens: readonly Item[]): { names: string[]; pipeline: Item
   return { names: tokens.slice(0, at).flatMap((t) => (t.type === 'variable' ? [t.val] : [])), pipeline: tokens.slice(at + 1) };
 }
 
+/** The words of an action, spaces left out. */
+const wordsOf = (tokens: readonly Item[]): Item[] => tokens.filter((t) => t.type !== 'space');
+const OPENS = new Set(['with', 'range', 'if', 'define', 'block']);
+
+/** The actions of each `define "name"` (or `block "name"`) of the templates, by name: what an `include` of it runs. */
+function definitions(all: readonly Item[][]): Map<string, Item[][]> {
+  const out = new Map<string, Item[][]>();
+  all.forEach((action, i) => {
+    const [head, name] = wordsOf(action);
+    if ((head?.type !== 'define' && head?.type !== 'block') || name?.type !== 'string') return;
+    const body: Item[][] = [];
+    for (let j = i + 1, depth = 1; j < all.length; j++) {
+      const first = wordsOf(all[j]!)[0]?.type;
+      depth += first && OPENS.has(first) ? 1 : first === 'end' ? -1 : 0;
+      if (depth === 0) break;
+      body.push(all[j]!);
+    }
+    out.set(name.val.slice(1, -1), body);
+  });
+  return out;
+}
+
+/**
+ * Each `include "name" <arg>` and `template "name" <arg>` of `tokens` whose argument is a values chain alone
+ * (`.Values.image`, or the moved dot itself), with the chain: the helper runs with its dot, and its `$`, there.
+ */
+function helperCalls(tokens: readonly Item[], dot: Dot): { name: string; chain: string[] }[] {
+  const words = wordsOf(tokens);
+  const out: { name: string; chain: string[] }[] = [];
+  words.forEach((w, i) => {
+    const call = (w.type === 'identifier' && w.val === 'include') || w.type === 'template';
+    if (!call || words[i + 1]?.type !== 'string') return;
+    const arg: Item[] = [];
+    for (let j = i + 2; words[j] && words[j]!.type !== 'rightParen' && words[j]!.type !== 'pipe'; j++) arg.push(words[j]!);
+    const chain = arg.length === 1 && arg[0]!.type === 'dot' ? (isChain(dot) ? dot.chain : undefined) : chainAlone(arg, dot);
+    if (chain) out.push({ name: words[i + 1]!.val.slice(1, -1), chain });
+  });
+  return out;
+}
+
+/** `tokens` less each bare dot handed alone to a helper the chart defines: the helper's own reads say what it takes. */
+function withoutHandedDots(tokens: readonly Item[], helpers: ReadonlyMap<string, unknown>): Item[] {
+  const words = wordsOf(tokens);
+  const handed = new Set<Item>();
+  words.forEach((w, i) => {
+    const call = (w.type === 'identifier' && w.val === 'include') || w.type === 'template';
+    const name = words[i + 1];
+    const after = words[i + 3]?.type;
+    if (
+      call &&
+      name?.type === 'string' &&
+      helpers.has(name.val.slice(1, -1)) &&
+      words[i + 2]?.type === 'dot' &&
+      (after === undefined || after === 'rightParen' || after === 'pipe')
+    )
+      handed.add(words[i + 2]!);
+  });
+  return tokens.filter((t) => !handed.has(t));
+}
+
+/** How deep the values walk follows a helper into the helpers it calls. */
+const HELPER_DEPTH = 4;
+
 /** The `with` blocks of a chart's joined templates and what they read; undefined where the lexer stops at an error. */
 export function templateScopes(text: string): TemplateScopes | undefined {
   const items = lexTemplate(text);
   if (items.some((item) => item.type === 'error')) return undefined;
-  const scopes: TemplateScopes = { opened: new Map(), ranged: new Map(), tested: new Map(), reads: new Set() };
-  const stack: Frame[] = [];
-  const dotNow = (): Dot => stack.at(-1)?.dot ?? 'root';
-  const varsNow = (): Vars => new Map(stack.flatMap((f) => [...f.vars]));
+  const scopes: TemplateScopes = { opened: new Map(), ranged: new Map(), tested: new Map(), passed: new Map(), reads: new Set() };
+  const all = actions(items);
+  const helpers = definitions(all);
+  const followed = new Set<string>();
   const count = (counts: Map<string, number>, key: string) => counts.set(key, (counts.get(key) ?? 0) + 1);
-  const read = (tokens: readonly Item[], dot: Dot) => readAll(tokens, dot, { reads: scopes.reads, vars: varsNow() });
-  const open = (kind: Frame['kind'], tokens: Item[], outer: Dot): { dot: Dot; vars: Map<string, { chain: string[] }> } => {
-    const vars = new Map<string, { chain: string[] }>();
-    const { names, pipeline } = kind === 'with' || kind === 'range' ? declaration(tokens) : { names: [], pipeline: tokens };
-    const named = kind === 'with' || kind === 'range' ? chainAlone(pipeline, outer) : undefined;
-    if (!named) {
-      if (kind === 'if') for (const chain of testedOnly(pipeline, outer)) count(scopes.tested, chain);
-      read(pipeline, outer);
-      return { dot: kind === 'if' ? outer : 'unknown', vars };
-    }
-    const key = named.join('.');
-    count(kind === 'with' ? scopes.opened : scopes.ranged, key);
-    // With two variables a range binds the index or key to the first and the element to the last; with one, the element.
-    const dot = kind === 'with' ? { chain: named } : { chain: [...named, ELEMENT] };
-    if (names.length > 0) vars.set(names.at(-1)!, dot);
-    // The list itself is read (an element's own list, `range .paths`, is a key of that element).
-    if (kind === 'range') scopes.reads.add(key);
-    return { dot, vars };
-  };
-  for (const action of actions(items)) {
-    const words = action.filter((t) => t.type !== 'space');
-    const head = words[0]?.type;
-    const rest = action.slice(action.indexOf(words[0]!) + 1);
-    if (head === 'with' || head === 'range' || head === 'if' || head === 'define' || head === 'block') {
-      const outer = dotNow();
-      stack.push({ kind: head, outer, ...open(head, rest, outer) });
-    } else if (head === 'else') {
-      const frame = stack.at(-1);
-      if (!frame) continue;
-      const next = words[1]?.type;
-      // `else` turns a with's or a range's dot back to the one outside it; `else with` and `else if` go on from there.
-      const base = frame.kind === 'with' || frame.kind === 'range' ? frame.outer : frame.dot;
-      const tail = next === 'with' || next === 'if' ? rest.slice(rest.indexOf(words[1]!) + 1) : [];
-      // The else branch of a block sees none of the variables its pipeline declared.
-      frame.vars = new Map();
-      if (next === 'with') {
-        Object.assign(frame, open('with', tail, base));
-        frame.kind = 'with';
-      } else {
-        if (next === 'if') for (const chain of testedOnly(tail, base)) count(scopes.tested, chain);
-        read(tail, base);
-        frame.dot = base;
+  // A walk of some actions from a dot: the templates from the root, or a helper's body from the chain it is given.
+  const walk = (body: readonly Item[][], start: Dot, depth: number): void => {
+    const stack: Frame[] = [{ kind: 'define', outer: start, dot: start, vars: isChain(start) ? new Map([['$', start]]) : new Map() }];
+    const dotNow = (): Dot => stack.at(-1)!.dot;
+    const varsNow = (): Vars => new Map(stack.flatMap((f) => [...f.vars]));
+    const read = (tokens: readonly Item[], dot: Dot) => {
+      readAll(withoutHandedDots(tokens, helpers), dot, { reads: scopes.reads, vars: varsNow() });
+      for (const call of helperCalls(tokens, dot)) {
+        // A chain a template hands a helper it defines, from the root, is named as passed; the helper's reads are its keys.
+        const helper = helpers.get(call.name);
+        if (!helper) continue;
+        if (dot === 'root' && depth === 0) count(scopes.passed, call.chain.join('.'));
+        const key = `${call.name}\u0000${call.chain.join('.')}`;
+        // Past the depth followed, the chain is taken whole: what the helper reads is not known.
+        if (depth >= HELPER_DEPTH) scopes.reads.add(call.chain.join('.'));
+        if (depth >= HELPER_DEPTH || followed.has(key)) continue;
+        followed.add(key);
+        walk(helper, { chain: call.chain }, depth + 1);
       }
-    } else if (head === 'end') stack.pop();
-    else read(action, dotNow());
-  }
+    };
+    const open = (kind: Frame['kind'], tokens: Item[], outer: Dot): { dot: Dot; vars: Map<string, { chain: string[] }> } => {
+      const vars = new Map<string, { chain: string[] }>();
+      const { names, pipeline } = kind === 'with' || kind === 'range' ? declaration(tokens) : { names: [], pipeline: tokens };
+      const named = kind === 'with' || kind === 'range' ? chainAlone(pipeline, outer) : undefined;
+      if (!named) {
+        if (kind === 'if' && depth === 0) for (const chain of testedOnly(pipeline, outer)) count(scopes.tested, chain);
+        read(pipeline, outer);
+        return { dot: kind === 'if' ? outer : 'unknown', vars };
+      }
+      const key = named.join('.');
+      if (depth === 0) count(kind === 'with' ? scopes.opened : scopes.ranged, key);
+      // With two variables a range binds the index or key to the first and the element to the last; with one, the element.
+      const dot = kind === 'with' ? { chain: named } : { chain: [...named, ELEMENT] };
+      if (names.length > 0) vars.set(names.at(-1)!, dot);
+      // The list itself is read (an element's own list, `range .paths`, is a key of that element).
+      if (kind === 'range') scopes.reads.add(key);
+      return { dot, vars };
+    };
+    for (const action of body) {
+      const words = wordsOf(action);
+      const head = words[0]?.type;
+      const rest = action.slice(action.indexOf(words[0]!) + 1);
+      if (head && OPENS.has(head)) {
+        const outer = dotNow();
+        stack.push({ kind: head as Frame['kind'], outer, ...open(head as Frame['kind'], rest, outer) });
+      } else if (head === 'else') {
+        const frame = stack.at(-1)!;
+        if (stack.length === 1) continue;
+        const next = words[1]?.type;
+        // `else` turns a with's or a range's dot back to the one outside it; `else with` and `else if` go on from there.
+        const base = frame.kind === 'with' || frame.kind === 'range' ? frame.outer : frame.dot;
+        const tail = next === 'with' || next === 'if' ? rest.slice(rest.indexOf(words[1]!) + 1) : [];
+        // The else branch of a block sees none of the variables its pipeline declared.
+        frame.vars = new Map();
+        if (next === 'with') {
+          Object.assign(frame, open('with', tail, base));
+          frame.kind = 'with';
+        } else {
+          if (next === 'if' && depth === 0) for (const chain of testedOnly(tail, base)) count(scopes.tested, chain);
+          read(tail, base);
+          frame.dot = base;
+        }
+      } else if (head === 'end') {
+        if (stack.length > 1) stack.pop();
+      } else read(action, dotNow());
+    }
+  };
+  walk(all, 'root', 0);
   return scopes;
 }

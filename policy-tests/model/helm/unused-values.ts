@@ -68,10 +68,12 @@ const valuesReads = perObject((scope: ChartScope): { chains: ReadonlySet<string>
   }
   const scopes = templateScopes(text);
   if (!scopes) return { chains, elements: new Map() };
-  // A chain named only by `with` blocks and truth tests is read through its blocks, not taken whole.
-  for (const [chain, opened] of scopes.opened) if (named.get(chain) === opened + (scopes.tested.get(chain) ?? 0)) chains.delete(chain);
+  // A chain named only by `with` blocks, truth tests and helper calls is read through them, not taken whole.
+  const quiet = (chain: string) => (scopes.opened.get(chain) ?? 0) + (scopes.tested.get(chain) ?? 0) + (scopes.passed.get(chain) ?? 0);
+  for (const chain of new Set([...scopes.opened.keys(), ...scopes.tested.keys(), ...scopes.passed.keys()]))
+    if (named.get(chain) === quiet(chain)) chains.delete(chain);
   for (const read of scopes.reads) chains.add(read);
-  return { chains, elements: elementKeys(scopes, named) };
+  return { chains, elements: elementKeys(scopes, (chain) => named.get(chain) === quiet(chain) + (scopes.ranged.get(chain) ?? 0)) };
 });
 
 /**
@@ -79,11 +81,11 @@ const valuesReads = perObject((scope: ChartScope): { chains: ReadonlySet<string>
  * read through `$x`) and name no other way (a `with` on it and a truth test aside), by the chain: those of a list named elsewhere too, or whose element is handed on whole, or of
  * which nothing is read, are not kept (their elements are not judged).
  */
-function elementKeys(scopes: NonNullable<ReturnType<typeof templateScopes>>, named: ReadonlyMap<string, number>): Map<string, ReadonlySet<string>> {
+function elementKeys(scopes: NonNullable<ReturnType<typeof templateScopes>>, namedNoOtherWay: (chain: string) => boolean): Map<string, ReadonlySet<string>> {
   const out = new Map<string, ReadonlySet<string>>();
   const below = [...scopes.reads, ...scopes.opened.keys(), ...scopes.ranged.keys()];
-  for (const [chain, ranged] of scopes.ranged) {
-    if (named.get(chain) !== ranged + (scopes.opened.get(chain) ?? 0) + (scopes.tested.get(chain) ?? 0)) continue;
+  for (const chain of scopes.ranged.keys()) {
+    if (!namedNoOtherWay(chain)) continue;
     const element = `${chain}.${ELEMENT}`;
     if (scopes.reads.has(element)) continue;
     const keys = new Set(below.filter((r) => r.startsWith(`${element}.`)).map((r) => r.slice(element.length + 1).split('.')[0]!));

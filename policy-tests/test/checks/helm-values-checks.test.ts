@@ -185,6 +185,29 @@ describe('unusedValues', () => {
     expect(unusedValues({ cephBlockPools: [{ anything: 1 }] }, { ...rook, templates: bare, defaults: { cephBlockPools: [] } })).toEqual([]);
   });
 
+  it('reads a chain handed alone to a helper the chart defines through the helper, its fields keys of it (Cilium builds its images so)', () => {
+    const cilium = {
+      name: 'cilium',
+      defaults: { image: { repository: 'quay.io/cilium/cilium', tag: 'v1', digest: '', useDigest: false, pullPolicy: 'IfNotPresent' } },
+      templates: [
+        '{{- define "cilium.image" -}}{{- if .override }}{{ .override }}{{ else }}{{ .repository }}:{{ .tag }}{{ include "digest" . }}{{ end -}}{{- end -}}',
+        '{{- define "digest" -}}{{ if $.useDigest }}@{{ .digest }}{{ end }}{{- end -}}',
+        'image: {{ include "cilium.image" .Values.image | quote }}',
+        'pullPolicy: {{ .Values.image.pullPolicy }}',
+      ].join('\n'),
+      subcharts: new Map(),
+    };
+    expect(unusedValues({ image: { repository: 'r', tag: 't', override: 'o', useDigest: true, digest: 'sha256:x', pullPolicy: 'Always' } }, cilium)).toEqual(
+      [],
+    );
+    expect(unusedValues({ image: { tga: 'v2' } }, cilium)).toEqual([{ path: ['image', 'tga'], near: 'tag' }]);
+    // A helper the chart does not define (a library's), or one that hands its dot on whole, takes the chain whole.
+    expect(takesWhole({ ...cilium, templates: cilium.templates.replace('"cilium.image" .Values', '"other.image" .Values') }, ['image'])).toBe(true);
+    expect(
+      takesWhole({ ...cilium, templates: `${cilium.templates}{{ define "all" }}{{ toYaml . }}{{ end }}{{ include "all" .Values.image }}` }, ['image']),
+    ).toBe(true);
+  });
+
   it('names each key nobody reads, at any depth and inside subcharts', () => {
     const values = { envFromSecrets: ['x'], image: { tga: '2' }, grafana: { admin: { existingSecrt: 's' } } };
     expect(unusedValues(values, chart)).toEqual([
