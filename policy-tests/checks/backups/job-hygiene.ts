@@ -40,6 +40,20 @@ function missingEnvironment(ctx: CheckContext, job: Resource, container: Record<
 }
 
 /** What mends each cause, printed with its finding (the remediation lists them all). */
+/** Volume sources whose files live as long as the pod, or are the API's, not the job's to keep. */
+const POD_LIFETIME = ['emptyDir', 'ephemeral', 'configMap', 'secret', 'downwardAPI', 'projected'];
+
+/** Why a volume's files go with the pod (its source, or none: the API server makes a volume with no source an emptyDir), or undefined. */
+function podLifetimeSource(volume: Record<string, unknown>): string | undefined {
+  const sources = Object.keys(volume).filter((k) => k !== 'name');
+  if (sources.length === 0) return 'which names no source (the API server makes it an emptyDir)';
+  const source = sources.find((k) => POD_LIFETIME.includes(k));
+  return source && `a ${source} volume`;
+}
+
+/** The backup image's arguments a job runs. */
+const args = (job: Resource): string[] => (mainContainer(job)?.c?.container.args as string[] | undefined) ?? [];
+
 const FIX = {
   concurrency: 'set concurrencyPolicy: Forbid',
   history: 'set successfulJobsHistoryLimit and failedJobsHistoryLimit between 1 and 10',
@@ -54,7 +68,7 @@ export const backupHygieneChecks: PolicyCheck[] = [
   {
     id: 'backup-job-hygiene',
     description:
-      'Every backup, backup-check and restore-test CronJob runs the backup image, forbids overlapping runs, keeps a bounded job history, requests CPU and memory, mounts BACKUP_DIR, reads secrets only from ExternalSecrets, and gives its command the environment it reads (the restic repository and password, the manifest key, and the S3 or B2 credentials restic reads whole: half a pair signs nothing) (B1).',
+      'Every backup, backup-check and restore-test CronJob runs the backup image, forbids overlapping runs, keeps a bounded job history, requests CPU and memory, mounts BACKUP_DIR from a volume that outlives the pod (not an emptyDir, nor a volume with no source, which the API server makes one), reads secrets only from ExternalSecrets, and gives its command the environment it reads (the restic repository and password, the manifest key, and the S3 or B2 credentials restic reads whole: half a pair signs nothing) (B1).',
     invariants: ['B1'],
     remediation: Object.values(FIX).join('; '),
     reads: { kinds: withKeyProviders('CronJob', 'PrometheusRule') },
@@ -106,6 +120,17 @@ export const backupHygieneChecks: PolicyCheck[] = [
             `${job.name} must set BACKUP_DIR and mount a volume there${backupDir ? ` (nothing is mounted at ${backupDir})` : ''}`,
             FIX.backupDir,
           );
+        else {
+          const mount = mounts.find((m) => m.mountPath === backupDir);
+          const volume = objects(main.pod.spec.volumes).find((v) => v.name === mount?.name);
+          const gone = volume && podLifetimeSource(volume);
+          if (gone)
+            ctx.fail(
+              { resource: job, path: [...main.pod.at, 'volumes', objects(main.pod.spec.volumes).indexOf(volume), 'name'] },
+              `${job.name} keeps BACKUP_DIR (${backupDir}) on volume ${String(volume.name)}, ${gone}, whose files go with the pod: ${args(job).includes('restore-test') ? 'the drill finds no backup to restore' : 'each backup is gone as its job ends'}`,
+              'mount the backups claim (a persistentVolumeClaim) at BACKUP_DIR',
+            );
+        }
         for (const secret of secretsRead(job)) {
           if (!writtenByExternalSecret(ctx.repo, secret.name, job.namespace ?? ''))
             ctx.fail(

@@ -1,7 +1,7 @@
 /** Broken copies of the real repository for the checks of policy-tests/checks/backups/job-hygiene.ts: each fails exactly its check, at its line. */
 import type { Mutation } from '../support/mutation-runner.ts';
 import type { RepoCopy } from '../support/helpers.ts';
-import { appendConfigMap, swap, DB_BACKUP_COMPONENT, inComponent, DRILL, ETCD_JOBS } from './edits.ts';
+import { after, appendConfigMap, swap, DB_BACKUP_COMPONENT, inComponent, DRILL, ETCD_JOBS } from './edits.ts';
 
 /** The drill's BACKUP_DIR moved from its env into ConfigMap backup-settings, which its envFrom names, set to `dir`. */
 export const drillDirFrom = (dir: string) => (c: RepoCopy) => {
@@ -80,6 +80,28 @@ export const backupJobHygieneMutations: Mutation[] = [
     mutate: drillDirFrom('/srv/backups'),
     at: '- name: restore-test',
     fix: 'set BACKUP_DIR and mount a volume at that path',
+  },
+  {
+    check: 'backup-job-hygiene',
+    why: "the drill's backups volume left with no source: the API server makes it an emptyDir, and the drill finds no backup to restore",
+    mutate: swap(
+      DRILL,
+      '          - name: backups\n            persistentVolumeClaim:\n              claimName: backups\n              readOnly: true\n',
+      '          - name: backups\n',
+    ),
+    at: after(DRILL, '          volumes:', '          - name: backups'),
+    fix: 'mount the backups claim (a persistentVolumeClaim) at BACKUP_DIR',
+  },
+  {
+    check: 'backup-job-hygiene',
+    why: 'the nightly etcd backup written to an emptyDir: each snapshot is gone as its job ends',
+    mutate: swap(
+      ETCD_JOBS,
+      '          - name: backups\n            persistentVolumeClaim:\n              claimName: backups\n          - name: talosconfig',
+      '          - name: backups\n            emptyDir: {}\n          - name: talosconfig',
+    ),
+    at: after(ETCD_JOBS, '          volumes:', '          - name: backups'),
+    fix: 'mount the backups claim (a persistentVolumeClaim) at BACKUP_DIR',
   },
   {
     check: 'backup-job-hygiene',
