@@ -687,6 +687,21 @@ export const closureMutations: Mutation[] = [
     at: 'value: /status/status.json',
   },
   {
+    check: 'closure-service',
+    why: "the API's ServiceMonitor names no port: the operator keeps both ports of its Service, and the http one, which serves no /metrics, is a target down for good",
+    mutate: swap('portfolio-api/deploy/servicemonitor.yaml', '    - port: metrics\n      interval: 30s\n', '    - interval: 30s\n'),
+    at: '- interval: 30s',
+  },
+  {
+    check: 'closure-service',
+    why: "radarr-4k's exporter ServiceMonitor left with no endpoint: the operator writes no scrape job, and the 4K manager's queue is never watched",
+    mutate: (c) => {
+      const file = 'apps/media/radarr-4k/exporter.yaml';
+      c.write(file, c.read(file).replace(/  endpoints:\n(    [^\n]*\n|      [^\n]*\n)+/, '  endpoints: []\n'));
+    },
+    at: inFile('apps/media/radarr-4k/exporter.yaml', 'endpoints: []'),
+  },
+  {
     check: 'closure-secret-key',
     why: "the restore drill's backups volume mounted at /backup: BACKUP_DIR still names /backups, on the image, and the drill finds no backup to restore (backup-job-hygiene leaves a slip to this check)",
     mutate: swap('apps/platform/backups/restore-test.yaml', 'mountPath: /backups', 'mountPath: /backup'),
