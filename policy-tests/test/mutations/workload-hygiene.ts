@@ -77,6 +77,12 @@ export const workloadHygieneMutations: Mutation[] = [
     at: (c) => ({ file: MEDIA_DEPLOYMENT, line: lineOf(c, MEDIA_DEPLOYMENT, 'allowPrivilegeEscalation') - 1 }),
   },
   {
+    check: 'workload-volumes-mounted',
+    why: "the API's status volume left mounted by nothing: STATUS_FILE reads the image's empty /status, and the status page serves its built-in snapshot for good",
+    mutate: swap('portfolio-api/deploy/deployment.yaml', '            - name: status\n              mountPath: /status\n              readOnly: true\n', ''),
+    at: (c) => ({ file: 'portfolio-api/deploy/deployment.yaml', line: lineOf(c, 'portfolio-api/deploy/deployment.yaml', '        - name: status') }),
+  },
+  {
     check: 'workload-capabilities-known',
     why: 'the GPU plugin drops "AL" for ALL: containerd asks runc for CAP_AL, which runc leaves out, so the plugin keeps every default capability',
     mutate: swap(GPU_PLUGIN, '              drop: [ALL]\n', '              drop: [AL]\n'),
@@ -112,11 +118,16 @@ export const workloadHygieneMutations: Mutation[] = [
   },
   {
     check: 'workload-hostpath',
-    why: 'a hostPath volume appears',
+    why: 'a hostPath volume appears, mounted in the VPN container',
     mutate: (c) =>
       c.edit(PRIVILEGED_NS_DEPLOYMENT, 0, (d) => {
         const volumes = d.getIn(['spec', 'template', 'spec', 'volumes']);
         if (isSeq(volumes)) volumes.add(d.createNode({ name: 'host', hostPath: { path: '/var/run' } }));
+        const at = ['spec', 'template', 'spec', 'containers', 0, 'volumeMounts'];
+        const mount = { name: 'host', mountPath: '/host/run', readOnly: true };
+        const mounts = d.getIn(at);
+        if (isSeq(mounts)) mounts.add(d.createNode(mount));
+        else d.setIn(at, d.createNode([mount]));
       }),
     at: (c) => ({ file: PRIVILEGED_NS_DEPLOYMENT, line: lineOf(c, PRIVILEGED_NS_DEPLOYMENT, 'hostPath:') }),
   },
