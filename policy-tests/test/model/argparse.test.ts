@@ -12,7 +12,14 @@ const refusal = (...words: string[]) => argparseRefusal(words, tautulli);
 
 describe('argparse, as Python reads a command line', () => {
   it('takes its options whole, by a prefix only one has, with = or the next word, and short ones bundled or attached', () => {
-    for (const words of [['--datadir', '/config'], ['--datadir=/config', '--nolaunch'], ['--data', '/config'], ['-vq', '-p8181'], ['-p', '8181', '--'], []])
+    for (const words of [
+      ['--datadir', '/config'],
+      ['--datadir=/config', '--nolaunch'],
+      ['--data', '/config'],
+      ['-vq', '-p8181'],
+      ['-p', '-5', '--port=-1'],
+      [],
+    ])
       expect(refusal(...words), words.join(' ')).toBeUndefined();
   });
   it('refuses an option it does not have, with the one meant, a word no option takes, an ambiguous prefix and a missing value', () => {
@@ -22,6 +29,9 @@ describe('argparse, as Python reads a command line', () => {
     expect(refusal('--nolaunch', '--config')).toEqual({ index: 1, message: 'argument --config: expected one argument' });
     expect(refusal('--dev=1')).toEqual({ index: 0, message: "argument --dev: ignored explicit argument '1'" });
     expect(refusal('-vx')).toEqual({ index: 0, message: 'unrecognized arguments: -vx' });
-    expect(refusal('--', 'x')).toEqual({ index: 1, message: 'unrecognized arguments: x' });
+    expect(refusal('--', 'x')).toEqual({ index: 0, message: 'unrecognized arguments: --' });
+    // A word that looks like an option is no value, as argparse classes it: `--config --datadri` misses the config.
+    expect(refusal('--config', '--datadri')).toEqual({ index: 0, message: 'argument --config: expected one argument' });
+    expect(refusal('--pidfile', '-h2')).toEqual({ index: 0, message: 'argument --pidfile: expected one argument' });
   });
 });

@@ -152,11 +152,11 @@ export const imageMutations: Mutation[] = [
   },
   {
     check: 'workload-image-needs',
-    why: 'the GPU plugin without the kubelet socket folder: it cannot register, and gpu.intel.com/i915 is never advertised',
+    why: "the GPU plugin's socket folder taken from the node's /var/lib/kubelet/device-plugin: the kubelet never sees its socket, and gpu.intel.com/i915 is never advertised",
     mutate: swap(
       'apps/platform/intel-gpu-plugin/daemonset.yaml',
-      '            - name: kubeletsockets\n              mountPath: /var/lib/kubelet/device-plugins\n',
-      '',
+      '          hostPath:\n            path: /var/lib/kubelet/device-plugins\n',
+      '          hostPath:\n            path: /var/lib/kubelet/device-plugin\n',
     ),
     at: after('apps/platform/intel-gpu-plugin/daemonset.yaml', '        - name: intel-gpu-plugin', '          securityContext:'),
   },
