@@ -192,15 +192,6 @@ function checkMonitors(ctx: CheckContext, { index, runtime, opaque, reached }: S
     endpoints.forEach((e, i) => {
       if (e.port && !selected.some((s) => portsOf(s).some((p) => p.name === e.port)))
         ctx.fail({ resource: sm, path: ['spec', 'endpoints', i, 'port'] }, `ServiceMonitor ${sm.name} scrapes port ${e.port}, which no Service it selects has`);
-      // With neither, the operator keeps every port of the Services selected: each is a target of its own.
-      const several = e.port || e.targetPort !== undefined ? undefined : selected.find((s) => portsOf(s).length > 1);
-      if (several)
-        ctx.fail(
-          { resource: sm, path: ['spec', 'endpoints', i] },
-          `ServiceMonitor ${sm.name}'s endpoint names no port, so Prometheus scrapes every port of Service ${several.name} (${portsOf(several)
-            .map((p) => p.name ?? p.port)
-            .join(', ')}): a port that serves no metrics is a target that is down for good`,
-        );
     });
   }
 }
@@ -261,7 +252,7 @@ function checkOneLabelHosts(ctx: CheckContext, { index, runtime, opaque }: Scope
 export const serviceClosureCheck: PolicyCheck = {
   id: 'closure-service',
   description:
-    "Every Service an Ingress routes to exists in its namespace with the port it names, every ServiceMonitor has an endpoint and selects some Service with the port its endpoints name, an endpoint that names no port only Services of one port (among them the manager Services Rook makes for a rendered CephCluster, with their labels and ports), every in-cluster address a resource or an app's settings name (<service>.<namespace>.svc[:port], or such a host beside its port) is a Service with that port, no container variable dials a one-label host one slip from localhost or a Service of its namespace, so is every Service the API server calls (a webhook configuration's webhooks, a CRD's conversion webhook, an APIService, on port 443 where unset), and every Service with a selector selects pods the cluster runs (a workload of the repository or a chart not scaled to 0 replicas, pods an operator makes from a Prometheus or Alertmanager, or pods the distribution runs, providedOutsideGit), or it has no endpoints, as one without a selector that something reaches has none unless an Endpoints or EndpointSlice of the repository is written for it; judged where the gate sees the namespace whole (invariants P1).",
+    "Every Service an Ingress routes to exists in its namespace with the port it names, every ServiceMonitor has an endpoint and selects some Service with the port its endpoints name (among them the manager Services Rook makes for a rendered CephCluster, with their labels and ports), every in-cluster address a resource or an app's settings name (<service>.<namespace>.svc[:port], or such a host beside its port) is a Service with that port, no container variable dials a one-label host one slip from localhost or a Service of its namespace, so is every Service the API server calls (a webhook configuration's webhooks, a CRD's conversion webhook, an APIService, on port 443 where unset), and every Service with a selector selects pods the cluster runs (a workload of the repository or a chart not scaled to 0 replicas, pods an operator makes from a Prometheus or Alertmanager, or pods the distribution runs, providedOutsideGit), or it has no endpoints, as one without a selector that something reaches has none unless an Endpoints or EndpointSlice of the repository is written for it; judged where the gate sees the namespace whole (invariants P1).",
   invariants: ['P1'],
   remediation:
     "point the route, the monitor or the address at a Service (and port) that exists, or add the port to the Service; make a Service's selector match its pods' labels (or list the distribution's pods in providedOutsideGit), or give a Service without one its selector",

@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isMap, isSeq, type YAMLMap } from 'yaml';
+import { isMap, isSeq, type Document, type YAMLMap } from 'yaml';
 import { allFindings, registeredChecks, runGate } from '../../gate/gate.ts';
 import { REPO_ROOT } from '../../model/repository/repo.ts';
 import { checkIds, copyRepo, describeFindings } from '../support/helpers.ts';
@@ -59,6 +59,17 @@ describe('mutation coverage', () => {
   });
 });
 
+/** The node's journal as a hostPath volume of the VPN pod, mounted in its first container (read-only). */
+function addJournal(d: Document): void {
+  const volumes = d.getIn(['spec', 'template', 'spec', 'volumes']);
+  if (isSeq(volumes)) volumes.add(d.createNode({ name: 'journal', hostPath: { path: '/var/log/journal' } }));
+  const at = ['spec', 'template', 'spec', 'containers', 0, 'volumeMounts'];
+  const mount = { name: 'journal', mountPath: '/var/log/journal', readOnly: true };
+  const mounts = d.getIn(at);
+  if (isSeq(mounts)) mounts.add(d.createNode(mount));
+  else d.setIn(at, d.createNode([mount]));
+}
+
 describe('exemptions', () => {
   it('a documented exemption next to the workload suppresses exactly its check', async () => {
     const copy = copyRepo();
@@ -67,8 +78,7 @@ describe('exemptions', () => {
         d.setIn(['metadata', 'annotations', 'gate.homelab-gitops/exempt-workload-hostpath'], 'reads the node journal for the log shipper');
         // The exemption speaks for the workload; the privilege it covers is named beside it (workload-privileges-named).
         d.setIn(['metadata', 'annotations', 'gate.homelab-gitops/privileges'], 'gluetun: root, cap:NET_ADMIN, cap:MKNOD; pod: hostPath:journal');
-        const volumes = d.getIn(['spec', 'template', 'spec', 'volumes']);
-        if (isSeq(volumes)) volumes.add(d.createNode({ name: 'journal', hostPath: { path: '/var/log/journal' } }));
+        addJournal(d);
       });
       expect(describeFindings(await copy.gate())).toBe('(no findings)');
       // The same exemption without a reason is refused, and the hostPath finding comes back.
@@ -82,10 +92,7 @@ describe('exemptions', () => {
   it('an annotation on another workload does not exempt this one', async () => {
     const copy = copyRepo();
     try {
-      copy.edit(PRIVILEGED_NS_DEPLOYMENT, 0, (d) => {
-        const volumes = d.getIn(['spec', 'template', 'spec', 'volumes']);
-        if (isSeq(volumes)) volumes.add(d.createNode({ name: 'journal', hostPath: { path: '/var/log/journal' } }));
-      });
+      copy.edit(PRIVILEGED_NS_DEPLOYMENT, 0, addJournal);
       copy.edit('portfolio-api/deploy/service.yaml', 0, (d) => {
         const meta = d.get('metadata');
         if (isMap(meta)) (meta as YAMLMap).set('annotations', d.createNode({ 'gate.homelab-gitops/exempt-workload-hostpath': 'wrong place' }));

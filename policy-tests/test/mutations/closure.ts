@@ -192,6 +192,8 @@ export const closureMutations: Mutation[] = [
       c.edit('apps/media/unpackerr/deployment.yaml', 0, (d) => {
         const volumes = d.getIn(['spec', 'template', 'spec', 'volumes']) as { add(v: unknown): void };
         volumes.add(d.createNode({ name: 'scratch', persistentVolumeClaim: { claimName: 'unpackerr-scratch' } }));
+        const mounts = d.getIn(['spec', 'template', 'spec', 'containers', 0, 'volumeMounts']) as { add(v: unknown): void };
+        mounts.add(d.createNode({ name: 'scratch', mountPath: '/scratch' }));
       }),
     at: 'claimName: unpackerr-scratch',
   },
@@ -685,12 +687,6 @@ export const closureMutations: Mutation[] = [
     why: "the API's status volume mounted at /tsatus: STATUS_FILE still names /status/status.json, on the image where nothing is, and the status page serves its built-in snapshot for good",
     mutate: swap('portfolio-api/deploy/deployment.yaml', '              mountPath: /status\n', '              mountPath: /tsatus\n'),
     at: 'value: /status/status.json',
-  },
-  {
-    check: 'closure-service',
-    why: "the API's ServiceMonitor names no port: the operator keeps both ports of its Service, and the http one, which serves no /metrics, is a target down for good",
-    mutate: swap('portfolio-api/deploy/servicemonitor.yaml', '    - port: metrics\n      interval: 30s\n', '    - interval: 30s\n'),
-    at: '- interval: 30s',
   },
   {
     check: 'closure-service',
