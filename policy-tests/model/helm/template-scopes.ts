@@ -172,18 +172,23 @@ function definitions(all: readonly Item[][]): Map<string, Item[][]> {
 
 /**
  * Each `include "name" <arg>` and `template "name" <arg>` of `tokens` whose argument is a values chain alone
- * (`.Values.image`, or the moved dot itself), with the chain: the helper runs with its dot, and its `$`, there.
+ * (`.Values.image`, or the moved dot itself), with the chain: the helper runs with its dot, and its `$`, there; or
+ * the root context itself (no chain): the helper reads `.Values` as the root does.
  */
-function helperCalls(tokens: readonly Item[], dot: Dot): { name: string; chain: string[] }[] {
+function helperCalls(tokens: readonly Item[], dot: Dot, dollarIsRoot: boolean): { name: string; chain?: string[] }[] {
   const words = wordsOf(tokens);
-  const out: { name: string; chain: string[] }[] = [];
+  const out: { name: string; chain?: string[] }[] = [];
   words.forEach((w, i) => {
     const call = (w.type === 'identifier' && w.val === 'include') || w.type === 'template';
     if (!call || words[i + 1]?.type !== 'string') return;
     const arg: Item[] = [];
     for (let j = i + 2; words[j] && words[j]!.type !== 'rightParen' && words[j]!.type !== 'pipe'; j++) arg.push(words[j]!);
-    const chain = arg.length === 1 && arg[0]!.type === 'dot' ? (isChain(dot) ? dot.chain : undefined) : chainAlone(arg, dot);
-    if (chain) out.push({ name: words[i + 1]!.val.slice(1, -1), chain });
+    const name = words[i + 1]!.val.slice(1, -1);
+    // The root context handed on (`include "x" .` at the root, `include "x" $`): the helper reads `.Values` itself.
+    const bare = arg.length === 1 ? arg[0]! : undefined;
+    if ((bare?.type === 'dot' && dot === 'root') || (bare?.type === 'variable' && bare.val === '$' && dollarIsRoot)) return void out.push({ name });
+    const chain = bare?.type === 'dot' ? (isChain(dot) ? dot.chain : undefined) : chainAlone(arg, dot);
+    if (chain) out.push({ name, chain });
   });
   return out;
 }
@@ -222,22 +227,24 @@ export function templateScopes(text: string): TemplateScopes | undefined {
   const count = (counts: Map<string, number>, key: string) => counts.set(key, (counts.get(key) ?? 0) + 1);
   // A walk of some actions from a dot: the templates from the root, or a helper's body from the chain it is given.
   const walk = (body: readonly Item[][], start: Dot, depth: number): void => {
+    // What a walk from the root names of `.Values` is counted; a helper's walk from a chain reads keys of it alone.
+    const fromRoot = start === 'root';
     const stack: Frame[] = [{ kind: 'define', outer: start, dot: start, vars: isChain(start) ? new Map([['$', start]]) : new Map() }];
     const dotNow = (): Dot => stack.at(-1)!.dot;
     const varsNow = (): Vars => new Map(stack.flatMap((f) => [...f.vars]));
     const read = (tokens: readonly Item[], dot: Dot) => {
       readAll(withoutHandedDots(tokens, helpers), dot, { reads: scopes.reads, vars: varsNow() });
-      for (const call of helperCalls(tokens, dot)) {
+      for (const call of helperCalls(tokens, dot, fromRoot)) {
         // A chain a template hands a helper it defines, from the root, is named as passed; the helper's reads are its keys.
         const helper = helpers.get(call.name);
         if (!helper) continue;
-        if (dot === 'root' && depth === 0) count(scopes.passed, call.chain.join('.'));
-        const key = `${call.name}\u0000${call.chain.join('.')}`;
-        // Past the depth followed, the chain is taken whole: what the helper reads is not known.
-        if (depth >= HELPER_DEPTH) scopes.reads.add(call.chain.join('.'));
+        if (call.chain && dot === 'root' && fromRoot) count(scopes.passed, call.chain.join('.'));
+        const key = `${call.name}\u0000${call.chain?.join('.') ?? '<root>'}`;
+        // Past the depth followed, a chain is taken whole: what the helper reads is not known.
+        if (depth >= HELPER_DEPTH && call.chain) scopes.reads.add(call.chain.join('.'));
         if (depth >= HELPER_DEPTH || followed.has(key)) continue;
         followed.add(key);
-        walk(helper, { chain: call.chain }, depth + 1);
+        walk(helper, call.chain ? { chain: call.chain } : 'root', depth + 1);
       }
     };
     const open = (kind: Frame['kind'], tokens: Item[], outer: Dot): { dot: Dot; vars: Map<string, { chain: string[] }> } => {
@@ -245,12 +252,12 @@ export function templateScopes(text: string): TemplateScopes | undefined {
       const { names, pipeline } = kind === 'with' || kind === 'range' ? declaration(tokens) : { names: [], pipeline: tokens };
       const named = kind === 'with' || kind === 'range' ? chainAlone(pipeline, outer) : undefined;
       if (!named) {
-        if (kind === 'if' && depth === 0) for (const chain of testedOnly(pipeline, outer)) count(scopes.tested, chain);
+        if (kind === 'if' && fromRoot) for (const chain of testedOnly(pipeline, outer)) count(scopes.tested, chain);
         read(pipeline, outer);
         return { dot: kind === 'if' ? outer : 'unknown', vars };
       }
       const key = named.join('.');
-      if (depth === 0) count(kind === 'with' ? scopes.opened : scopes.ranged, key);
+      if (fromRoot) count(kind === 'with' ? scopes.opened : scopes.ranged, key);
       // With two variables a range binds the index or key to the first and the element to the last; with one, the element.
       const dot = kind === 'with' ? { chain: named } : { chain: [...named, ELEMENT] };
       if (names.length > 0) vars.set(names.at(-1)!, dot);
@@ -278,7 +285,7 @@ export function templateScopes(text: string): TemplateScopes | undefined {
           Object.assign(frame, open('with', tail, base));
           frame.kind = 'with';
         } else {
-          if (next === 'if' && depth === 0) for (const chain of testedOnly(tail, base)) count(scopes.tested, chain);
+          if (next === 'if' && fromRoot) for (const chain of testedOnly(tail, base)) count(scopes.tested, chain);
           read(tail, base);
           frame.dot = base;
         }

@@ -201,6 +201,17 @@ describe('unusedValues', () => {
       [],
     );
     expect(unusedValues({ image: { tga: 'v2' } }, cilium)).toEqual([{ path: ['image', 'tga'], near: 'tag' }]);
+    // Through a helper the root context is handed to (`include "x" .`, `include "x" $`), as Cilium's agent builds its init containers.
+    for (const call of ['{{ include "containers" . }}', '{{ with .Values.image }}{{ include "containers" $ }}{{ end }}']) {
+      const nested = {
+        ...cilium,
+        templates: cilium.templates.replace(
+          'image: {{ include "cilium.image" .Values.image | quote }}',
+          `{{ define "containers" }}image: {{ include "cilium.image" .Values.image }}{{ end }}${call}`,
+        ),
+      };
+      expect(unusedValues({ image: { tga: 'v2' } }, nested), call).toEqual([{ path: ['image', 'tga'], near: 'tag' }]);
+    }
     // A helper the chart does not define (a library's), or one that hands its dot on whole, takes the chain whole.
     expect(takesWhole({ ...cilium, templates: cilium.templates.replace('"cilium.image" .Values', '"other.image" .Values') }, ['image'])).toBe(true);
     expect(
