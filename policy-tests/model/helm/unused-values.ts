@@ -34,7 +34,8 @@ const templateText = perObject((scope: ChartScope): string => {
     else if (isMap(v)) Object.values(v).forEach(walk);
   };
   walk(scope.defaults);
-  return [scope.templates, ...held].join('\n');
+  // A comment (`{{/* ... */}}`, trim markers aside) reads nothing, though Cilium's name `.Values.image` in their prose.
+  return [scope.templates, ...held].join('\n').replace(/\{\{-?\s*\/\*[\s\S]*?\*\/\s*-?\}\}/g, '');
 });
 
 /** More keys in one `.Values` chain than any chart nests. */

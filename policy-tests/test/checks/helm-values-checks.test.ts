@@ -212,6 +212,9 @@ describe('unusedValues', () => {
       };
       expect(unusedValues({ image: { tga: 'v2' } }, nested), call).toEqual([{ path: ['image', 'tga'], near: 'tag' }]);
     }
+    // A comment that names the chain reads nothing (Cilium's helpers document their calls so).
+    const commented = { ...cilium, templates: `{{/* then \`include "cilium.image" .Values.image\` */}}\n${cilium.templates}` };
+    expect(unusedValues({ image: { tga: 'v2' } }, commented)).toEqual([{ path: ['image', 'tga'], near: 'tag' }]);
     // A helper the chart does not define (a library's), or one that hands its dot on whole, takes the chain whole.
     expect(takesWhole({ ...cilium, templates: cilium.templates.replace('"cilium.image" .Values', '"other.image" .Values') }, ['image'])).toBe(true);
     expect(
