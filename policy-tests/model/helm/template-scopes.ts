@@ -175,9 +175,9 @@ function definitions(all: readonly Item[][]): Map<string, Item[][]> {
  * (`.Values.image`, or the moved dot itself), with the chain: the helper runs with its dot, and its `$`, there; or
  * the root context itself (no chain): the helper reads `.Values` as the root does.
  */
-function helperCalls(tokens: readonly Item[], dot: Dot, dollarIsRoot: boolean): { name: string; chain?: string[] }[] {
+function helperCalls(tokens: readonly Item[], dot: Dot, dollarIsRoot: boolean): { name: string; chain?: string[]; dotItem?: Item }[] {
   const words = wordsOf(tokens);
-  const out: { name: string; chain?: string[] }[] = [];
+  const out: { name: string; chain?: string[]; dotItem?: Item }[] = [];
   words.forEach((w, i) => {
     const call = (w.type === 'identifier' && w.val === 'include') || w.type === 'template';
     if (!call || words[i + 1]?.type !== 'string') return;
@@ -188,29 +188,9 @@ function helperCalls(tokens: readonly Item[], dot: Dot, dollarIsRoot: boolean): 
     const bare = arg.length === 1 ? arg[0]! : undefined;
     if ((bare?.type === 'dot' && dot === 'root') || (bare?.type === 'variable' && bare.val === '$' && dollarIsRoot)) return void out.push({ name });
     const chain = bare?.type === 'dot' ? (isChain(dot) ? dot.chain : undefined) : chainAlone(arg, dot);
-    if (chain) out.push({ name, chain });
+    if (chain) out.push({ name, chain, dotItem: bare?.type === 'dot' ? bare : undefined });
   });
   return out;
-}
-
-/** `tokens` less each bare dot handed alone to a helper the chart defines: the helper's own reads say what it takes. */
-function withoutHandedDots(tokens: readonly Item[], helpers: ReadonlyMap<string, unknown>): Item[] {
-  const words = wordsOf(tokens);
-  const handed = new Set<Item>();
-  words.forEach((w, i) => {
-    const call = (w.type === 'identifier' && w.val === 'include') || w.type === 'template';
-    const name = words[i + 1];
-    const after = words[i + 3]?.type;
-    if (
-      call &&
-      name?.type === 'string' &&
-      helpers.has(name.val.slice(1, -1)) &&
-      words[i + 2]?.type === 'dot' &&
-      (after === undefined || after === 'rightParen' || after === 'pipe')
-    )
-      handed.add(words[i + 2]!);
-  });
-  return tokens.filter((t) => !handed.has(t));
 }
 
 /** How deep the values walk follows a helper into the helpers it calls. */
@@ -233,11 +213,17 @@ export function templateScopes(text: string): TemplateScopes | undefined {
     const dotNow = (): Dot => stack.at(-1)!.dot;
     const varsNow = (): Vars => new Map(stack.flatMap((f) => [...f.vars]));
     const read = (tokens: readonly Item[], dot: Dot) => {
-      readAll(withoutHandedDots(tokens, helpers), dot, { reads: scopes.reads, vars: varsNow() });
-      for (const call of helperCalls(tokens, dot, fromRoot)) {
+      const calls = helperCalls(tokens, dot, fromRoot).filter((call) => helpers.has(call.name));
+      // A moved dot handed alone to a helper the chart defines is not taken whole: the helper's own reads say what it takes.
+      const handed = new Set(calls.flatMap((call) => (call.dotItem ? [call.dotItem] : [])));
+      readAll(
+        tokens.filter((t) => !handed.has(t)),
+        dot,
+        { reads: scopes.reads, vars: varsNow() },
+      );
+      for (const call of calls) {
         // A chain a template hands a helper it defines, from the root, is named as passed; the helper's reads are its keys.
-        const helper = helpers.get(call.name);
-        if (!helper) continue;
+        const helper = helpers.get(call.name)!;
         if (call.chain && dot === 'root' && fromRoot) count(scopes.passed, call.chain.join('.'));
         const key = `${call.name}\u0000${call.chain?.join('.') ?? '<root>'}`;
         // Past the depth followed, a chain is taken whole: what the helper reads is not known.
