@@ -125,15 +125,17 @@ const TESTS = new Set(['and', 'or', 'not']);
  * or a parenthesis), or none where it does anything else with them.
  */
 function testedOnly(tokens: readonly Item[], dot: Dot): string[] {
-  const words = tokens.filter((t) => t.type !== 'space');
   const chains: string[] = [];
-  for (let i = 0; i < words.length; i++) {
-    const w = words[i]!;
-    if ((w.type === 'identifier' && TESTS.has(w.val)) || w.type === 'leftParen' || w.type === 'rightParen') continue;
+  // A field run is the fields that follow each other with no space between (`.Values.a .Values.b` is two).
+  for (let i = 0; i < tokens.length; i++) {
+    const w = tokens[i]!;
+    if (w.type === 'space' || (w.type === 'identifier' && TESTS.has(w.val)) || w.type === 'leftParen' || w.type === 'rightParen') continue;
     const fromRoot = w.type === 'variable' && w.val === '$' ? 'root' : w.type === 'field' ? dot : undefined;
     if (fromRoot === undefined) return [];
     const fields: string[] = [];
-    for (let j = w.type === 'variable' ? i + 1 : i; words[j]?.type === 'field'; j++, i = j - 1) fields.push(words[j]!.val.slice(1));
+    if (w.type === 'variable') i++;
+    for (; tokens[i]?.type === 'field'; i++) fields.push(tokens[i]!.val.slice(1));
+    i--;
     const chain = fromRoot === 'root' && fields[0] === 'Values' && fields.length > 1 ? fields.slice(1) : undefined;
     if (!chain) return [];
     chains.push(chain.join('.'));

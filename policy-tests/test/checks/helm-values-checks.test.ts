@@ -143,6 +143,11 @@ describe('unusedValues', () => {
       { path: ['serviceMonitor', 'params', 1, 'scrapeTimeouu'], near: 'scrapeTimeout' },
       { path: ['serviceMonitor', 'params', 1, 'module'] },
     ]);
+    // Tested beside another chain (`if and .Values.a .Values.b`, as kube-prometheus-stack guards its extra monitors), the list is still read key by key.
+    const guarded = { ...snmp, templates: `{{- if and .Values.serviceMonitor.enabled .Values.serviceMonitor.params }}{{ end }}${snmp.templates}` };
+    expect(unusedValues({ serviceMonitor: { params: [{ name: 'ups', scrapeTimeouu: '30s' }] } }, guarded)).toEqual([
+      { path: ['serviceMonitor', 'params', 0, 'scrapeTimeouu'], near: 'scrapeTimeout' },
+    ]);
     // A key the default elements hold is read; an element handed on whole, a list named some other way too, a walk
     // through variables and a key read with `get` leave the elements unjudged.
     expect(
