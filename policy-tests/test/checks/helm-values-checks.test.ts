@@ -217,6 +217,14 @@ describe('unusedValues', () => {
       };
       expect(unusedValues({ image: { tga: 'v2' } }, nested), call).toEqual([{ path: ['image', 'tga'], near: 'tag' }]);
     }
+    // A helper that includes itself is walked once per chain; four helpers deep are followed, a fifth is past the walk, and its chain is taken whole.
+    const loop = { ...cilium, templates: `${cilium.templates}{{ define "loop" }}{{ .tag }}{{ include "loop" . }}{{ end }}{{ include "loop" .Values.image }}` };
+    expect(unusedValues({ image: { tga: 'v2' } }, loop)).toEqual([{ path: ['image', 'tga'], near: 'tag' }]);
+    const chain = [1, 2, 3, 4, 5].map((n) => `{{ define "h${n}" }}{{ include "h${n + 1}" . }}{{ end }}`).join('') + '{{ define "h6" }}{{ .tag }}{{ end }}';
+    expect(takesWhole({ ...cilium, templates: `${chain}{{ include "h1" .Values.image }}` }, ['image'])).toBe(true);
+    expect(
+      takesWhole({ ...cilium, templates: `${chain.replace('{{ include "h4" . }}', '{{ include "h6" . }}')}{{ include "h1" .Values.image }}` }, ['image']),
+    ).toBe(false);
     // A comment that names the chain reads nothing (Cilium's helpers document their calls so).
     const commented = { ...cilium, templates: `{{/* then \`include "cilium.image" .Values.image\` */}}\n${cilium.templates}` };
     expect(unusedValues({ image: { tga: 'v2' } }, commented)).toEqual([{ path: ['image', 'tga'], near: 'tag' }]);
