@@ -2,7 +2,7 @@
  * The backup jobs' hygiene: what each job may read and run as, kept apart from whether the jobs exist.
  */
 import { writtenByExternalSecret } from '../../model/cluster/external-secrets.ts';
-import { dig, objects } from '../../model/core/dig.ts';
+import { dig, list, objects } from '../../model/core/dig.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { withKeyProviders } from '../../model/cluster/provided-keys.ts';
@@ -50,9 +50,6 @@ function podLifetimeSource(volume: Record<string, unknown>): string | undefined 
   const source = sources.find((k) => POD_LIFETIME.includes(k));
   return source && `a ${source} volume`;
 }
-
-/** The backup image's arguments a job runs. */
-const args = (job: Resource): string[] => (mainContainer(job)?.c?.container.args as string[] | undefined) ?? [];
 
 const FIX = {
   concurrency: 'set concurrencyPolicy: Forbid',
@@ -127,7 +124,7 @@ export const backupHygieneChecks: PolicyCheck[] = [
           if (gone)
             ctx.fail(
               { resource: job, path: [...main.pod.at, 'volumes', objects(main.pod.spec.volumes).indexOf(volume), 'name'] },
-              `${job.name} keeps BACKUP_DIR (${backupDir}) on volume ${String(volume.name)}, ${gone}, whose files go with the pod: ${args(job).includes('restore-test') ? 'the drill finds no backup to restore' : 'each backup is gone as its job ends'}`,
+              `${job.name} keeps BACKUP_DIR (${backupDir}) on volume ${String(volume.name)}, ${gone}, whose files go with the pod: ${list(c.container.args).includes('restore-test') ? 'the drill finds no backup to restore' : 'each backup is gone as its job ends'}`,
               'mount the backups claim (a persistentVolumeClaim) at BACKUP_DIR',
             );
         }

@@ -7,14 +7,14 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isMap, isSeq, type Document, type YAMLMap } from 'yaml';
+import { isMap, type Document, type YAMLMap } from 'yaml';
 import { allFindings, registeredChecks, runGate } from '../../gate/gate.ts';
 import { REPO_ROOT } from '../../model/repository/repo.ts';
 import { checkIds, copyRepo, describeFindings } from '../support/helpers.ts';
 import { ALL_MUTATIONS, MUTATION_LISTS } from '../mutations/all.ts';
 import { AREAS } from '../../checks/registry.ts';
 import { describeMutations, type Mutation } from '../support/mutation-runner.ts';
-import { CONTAINER, DEPLOYMENT, PORTFOLIO_APP, PRIVILEGED_NS_DEPLOYMENT } from '../mutations/edits.ts';
+import { CONTAINER, DEPLOYMENT, PORTFOLIO_APP, PRIVILEGED_NS_DEPLOYMENT, addMountedVolume } from '../mutations/edits.ts';
 import { repositoryMutations } from '../mutations/repository.ts';
 
 describeMutations('core checks (repository.ts) bite on a broken copy of the real repository', repositoryMutations);
@@ -60,15 +60,8 @@ describe('mutation coverage', () => {
 });
 
 /** The node's journal as a hostPath volume of the VPN pod, mounted in its first container (read-only). */
-function addJournal(d: Document): void {
-  const volumes = d.getIn(['spec', 'template', 'spec', 'volumes']);
-  if (isSeq(volumes)) volumes.add(d.createNode({ name: 'journal', hostPath: { path: '/var/log/journal' } }));
-  const at = ['spec', 'template', 'spec', 'containers', 0, 'volumeMounts'];
-  const mount = { name: 'journal', mountPath: '/var/log/journal', readOnly: true };
-  const mounts = d.getIn(at);
-  if (isSeq(mounts)) mounts.add(d.createNode(mount));
-  else d.setIn(at, d.createNode([mount]));
-}
+const addJournal = (d: Document): void =>
+  addMountedVolume(d, { name: 'journal', hostPath: { path: '/var/log/journal' } }, { mountPath: '/var/log/journal', readOnly: true });
 
 describe('exemptions', () => {
   it('a documented exemption next to the workload suppresses exactly its check', async () => {

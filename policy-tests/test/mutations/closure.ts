@@ -8,6 +8,7 @@ import {
   bazarr4kSendsRadarrKey,
   COPY_COMPONENT,
   swap,
+  addMountedVolume,
   inFile,
   STORE,
   CLASSES,
@@ -189,12 +190,9 @@ export const closureMutations: Mutation[] = [
     check: 'closure-claim',
     why: 'a volume from a claim nobody declares',
     mutate: (c) =>
-      c.edit('apps/media/unpackerr/deployment.yaml', 0, (d) => {
-        const volumes = d.getIn(['spec', 'template', 'spec', 'volumes']) as { add(v: unknown): void };
-        volumes.add(d.createNode({ name: 'scratch', persistentVolumeClaim: { claimName: 'unpackerr-scratch' } }));
-        const mounts = d.getIn(['spec', 'template', 'spec', 'containers', 0, 'volumeMounts']) as { add(v: unknown): void };
-        mounts.add(d.createNode({ name: 'scratch', mountPath: '/scratch' }));
-      }),
+      c.edit('apps/media/unpackerr/deployment.yaml', 0, (d) =>
+        addMountedVolume(d, { name: 'scratch', persistentVolumeClaim: { claimName: 'unpackerr-scratch' } }, { mountPath: '/scratch' }),
+      ),
     at: 'claimName: unpackerr-scratch',
   },
   {

@@ -2,7 +2,7 @@
 import { CHART_LOCK_FILE, REPO_ROOT } from '../../model/repository/repo.ts';
 import { factsRepoURL } from '../../model/repository/cluster-facts.ts';
 import { type RepoCopy } from '../support/helpers.ts';
-import { parse } from 'yaml';
+import { isSeq, parse, type Document } from 'yaml';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { CATALOG_DIR } from '../../model/monitoring/metrics-catalog.ts';
@@ -277,3 +277,14 @@ export const configMapText = ({ name, namespace, data }: { name: string; namespa
 /** Appends that ConfigMap to `file` as another document (a container's envFrom source beside its workload). */
 export const appendConfigMap = (file: string, configMap: Parameters<typeof configMapText>[0]) => (c: RepoCopy) =>
   c.write(file, `${c.read(file)}---\n${configMapText(configMap)}`);
+
+/** Adds `volume` to a Deployment document's pod and mounts it at `mountPath` in its first container (a mount list made where it has none). */
+export function addMountedVolume(d: Document, volume: { name: string } & Record<string, unknown>, mount: { mountPath: string; readOnly?: boolean }): void {
+  const volumes = d.getIn(['spec', 'template', 'spec', 'volumes']);
+  if (isSeq(volumes)) volumes.add(d.createNode(volume));
+  const at = ['spec', 'template', 'spec', 'containers', 0, 'volumeMounts'];
+  const entry = { name: volume.name, ...mount };
+  const mounts = d.getIn(at);
+  if (isSeq(mounts)) mounts.add(d.createNode(entry));
+  else d.setIn(at, d.createNode([entry]));
+}

@@ -1,8 +1,7 @@
 /** Broken copies of the real repository for the checks of policy-tests/checks/workload-hygiene/: each fails exactly its check, at its line. */
-import { isSeq } from 'yaml';
 import { lineOf } from '../support/helpers.ts';
 import type { Mutation } from '../support/mutation-runner.ts';
-import { CONTAINER, DEPLOYMENT, MEDIA_DEPLOYMENT, PRIVILEGED_NS_DEPLOYMENT, inFile, swap } from './edits.ts';
+import { CONTAINER, DEPLOYMENT, MEDIA_DEPLOYMENT, PRIVILEGED_NS_DEPLOYMENT, addMountedVolume, inFile, swap } from './edits.ts';
 
 const API_SERVICE = 'portfolio-api/deploy/service.yaml';
 const GPU_PLUGIN = 'apps/platform/intel-gpu-plugin/daemonset.yaml';
@@ -120,15 +119,9 @@ export const workloadHygieneMutations: Mutation[] = [
     check: 'workload-hostpath',
     why: 'a hostPath volume appears, mounted in the VPN container',
     mutate: (c) =>
-      c.edit(PRIVILEGED_NS_DEPLOYMENT, 0, (d) => {
-        const volumes = d.getIn(['spec', 'template', 'spec', 'volumes']);
-        if (isSeq(volumes)) volumes.add(d.createNode({ name: 'host', hostPath: { path: '/var/run' } }));
-        const at = ['spec', 'template', 'spec', 'containers', 0, 'volumeMounts'];
-        const mount = { name: 'host', mountPath: '/host/run', readOnly: true };
-        const mounts = d.getIn(at);
-        if (isSeq(mounts)) mounts.add(d.createNode(mount));
-        else d.setIn(at, d.createNode([mount]));
-      }),
+      c.edit(PRIVILEGED_NS_DEPLOYMENT, 0, (d) =>
+        addMountedVolume(d, { name: 'host', hostPath: { path: '/var/run' } }, { mountPath: '/host/run', readOnly: true }),
+      ),
     at: (c) => ({ file: PRIVILEGED_NS_DEPLOYMENT, line: lineOf(c, PRIVILEGED_NS_DEPLOYMENT, 'hostPath:') }),
   },
   {
