@@ -689,10 +689,7 @@ export const closureMutations: Mutation[] = [
   {
     check: 'closure-service',
     why: "radarr-4k's exporter ServiceMonitor left with no endpoint: the operator writes no scrape job, and the 4K manager's queue is never watched",
-    mutate: (c) => {
-      const file = 'apps/media/radarr-4k/exporter.yaml';
-      c.write(file, c.read(file).replace(/  endpoints:\n(    [^\n]*\n|      [^\n]*\n)+/, '  endpoints: []\n'));
-    },
+    mutate: swap('apps/media/radarr-4k/exporter.yaml', /  endpoints:\n(    [^\n]*\n|      [^\n]*\n)+/, '  endpoints: []\n'),
     at: inFile('apps/media/radarr-4k/exporter.yaml', 'endpoints: []'),
   },
   {
