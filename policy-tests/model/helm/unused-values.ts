@@ -46,7 +46,7 @@ const LONGEST_CHAIN = 64;
  * from each `.Values` on as the pattern would match there, read once per chart: its templates are megabytes for some,
  * and each key of each values file ran the pattern over them.
  */
-const valuesReads = perObject((scope: ChartScope): { chains: ReadonlySet<string>; elements: ReadonlyMap<string, ReadonlySet<string>> } | undefined => {
+const valuesReads = perObject((scope: ChartScope): { chains: ReadonlySet<string>; elements: ReadonlyMap<string, ElementReads> } | undefined => {
   const chains = new Set<string>();
   // How often each chain is named as far as it goes: a chain a `with` opens is taken whole only where it is named
   // some other way too (template-scopes.ts).
@@ -78,22 +78,39 @@ const valuesReads = perObject((scope: ChartScope): { chains: ReadonlySet<string>
 });
 
 /**
- * The keys read of each element of a list the templates walk with `range .Values.<chain>` (or `range $x := ...`,
- * read through `$x`) and name no other way (a `with` on it and a truth test aside), by the chain: those of a list named elsewhere too, or whose element is handed on whole, or of
- * which nothing is read, are not kept (their elements are not judged).
+ * What a walk reads of each element of a list: every path below the element it names (`storageClass.enabled`, and
+ * `storageClass` for a `with` on it), and those among them read as far as they go (a map there is taken whole).
  */
-function elementKeys(scopes: NonNullable<ReturnType<typeof templateScopes>>, namedNoOtherWay: (chain: string) => boolean): Map<string, ReadonlySet<string>> {
-  const out = new Map<string, ReadonlySet<string>>();
-  const below = [...scopes.reads, ...scopes.opened.keys(), ...scopes.ranged.keys()];
+interface ElementReads {
+  below: ReadonlySet<string>;
+  whole: ReadonlySet<string>;
+}
+
+/**
+ * What is read of each element of a list the templates walk with `range .Values.<chain>` (or `range $x := ...`,
+ * read through `$x`) and name no other way (a `with` on it and a truth test aside), by the chain: those of a list
+ * named elsewhere too, or whose element is handed on whole, or of which nothing is read, are not kept (their elements
+ * are not judged).
+ */
+function elementKeys(scopes: NonNullable<ReturnType<typeof templateScopes>>, namedNoOtherWay: (chain: string) => boolean): Map<string, ElementReads> {
+  const out = new Map<string, ElementReads>();
+  const named = [...scopes.reads, ...scopes.opened.keys(), ...scopes.ranged.keys()];
   for (const chain of scopes.ranged.keys()) {
     if (!namedNoOtherWay(chain)) continue;
     const element = `${chain}.${ELEMENT}`;
     if (scopes.reads.has(element)) continue;
-    const keys = new Set(below.filter((r) => r.startsWith(`${element}.`)).map((r) => r.slice(element.length + 1).split('.')[0]!));
-    if (keys.size > 0) out.set(chain, keys);
+    const within = (paths: readonly string[]) => new Set(paths.filter((r) => r.startsWith(`${element}.`)).map((r) => r.slice(element.length + 1)));
+    const below = within(named);
+    if (below.size > 0) out.set(chain, { below, whole: within([...scopes.reads]) });
   }
   return out;
 }
+
+/** The keys `reads` names directly under `prefix` of an element (`storageClass` under none, `enabled` under it). */
+const keysUnder = (reads: ElementReads, prefix: readonly string[]): string[] => {
+  const start = prefix.length === 0 ? '' : `${prefix.join('.')}.`;
+  return [...reads.below].filter((p) => p.startsWith(start) && p.length > start.length).map((p) => p.slice(start.length).split('.')[0]!);
+};
 
 /** Whether a template of the chart takes the map at `rel` whole (`toYaml .Values.securityContext`): `\.Values\.<rel>(?![\w.])`. */
 export function takesWhole(scope: ChartScope, rel: readonly string[]): boolean {
@@ -117,7 +134,8 @@ export function namesKey(scope: ChartScope, key: string): boolean {
  * under a map a template takes whole (`toYaml .Values.securityContext`,
  * `with .Values.podLabels`): the chart passes that content on as it is.
  * Each element of a list the chart walks with `range` and reads key by key
- * holds only keys the walk reads or the default elements hold.
+ * holds only keys the walk reads or the default elements hold, and so does
+ * each map in it the walk reads key by key (Rook's pools' `storageClass`).
  */
 export function unusedValues(values: unknown, chart: ChartScope): { path: Path; near?: string }[] {
   const out: { path: Path; near?: string }[] = [];
@@ -151,8 +169,27 @@ export function unusedValues(values: unknown, chart: ChartScope): { path: Path; 
       out.push(near ? { path: here, near } : { path: here });
     }
   };
-  // The keys of each element of a list the chart walks with `range` and reads only key by key; those its default
-  // elements hold count as read (a chart may read them some other way).
+  // The keys of a map within an element the walk reads key by key (`prefix` below the element; none for the element
+  // itself); those the default elements hold there count as read (a chart may read them some other way). A map the
+  // walk reads further, and does not take whole, is judged the same way; one only the defaults name is left alone.
+  const elementMap = (
+    node: Record<string, unknown>,
+    path: (string | number)[],
+    read: ElementReads,
+    { prefix, defaults }: { prefix: string[]; defaults: unknown[] },
+  ): void => {
+    const held = defaults.filter(isMap);
+    const known = new Set([...keysUnder(read, prefix), ...held.flatMap((d) => Object.keys(d))]);
+    for (const [key, value] of Object.entries(node)) {
+      const rel = [...prefix, key];
+      if (!known.has(key)) {
+        const near = nearestName(key, known);
+        out.push(near ? { path: [...path, key], near } : { path: [...path, key] });
+      } else if (isMap(value) && !read.whole.has(rel.join('.')) && keysUnder(read, rel).length > 0)
+        elementMap(value, [...path, key], read, { prefix: rel, defaults: held.map((d) => d[key]) });
+    }
+  };
+  // The elements of a list the chart walks with `range` and reads only key by key.
   const listElements = (
     list: unknown[],
     path: (string | number)[],
@@ -160,14 +197,8 @@ export function unusedValues(values: unknown, chart: ChartScope): { path: Path; 
   ): boolean => {
     const read = rel.every((k) => WORD.test(k)) ? valuesReads(scope)?.elements.get(rel.join('.')) : undefined;
     if (!read) return false;
-    const known = new Set([...read, ...defaults.flatMap((d) => (Array.isArray(d) ? d.filter(isMap).flatMap((e) => Object.keys(e)) : []))]);
-    list.forEach((element, i) => {
-      if (!isMap(element)) return;
-      for (const key of Object.keys(element).filter((k) => !known.has(k))) {
-        const near = nearestName(key, known);
-        out.push(near ? { path: [...path, i, key], near } : { path: [...path, i, key] });
-      }
-    });
+    const held = defaults.flatMap((d) => (Array.isArray(d) ? d.filter(isMap) : []));
+    list.forEach((element, i) => isMap(element) && elementMap(element, [...path, i], read, { prefix: [], defaults: held }));
     return true;
   };
   visit(values, [], { scope: chart, declared: [chart.defaults], rel: [] });

@@ -184,6 +184,17 @@ describe('unusedValues', () => {
       { path: ['cephBlockPools', 0, 'specs'], near: 'spec' },
     ]);
     expect(unusedValues({ monitoring: { enablee: true } }, rook)).toEqual([{ path: ['monitoring', 'enablee'], near: 'enabled' }]);
+    // A map in an element that the walk reads key by key holds only the keys read or held there by the default
+    // elements; one it takes whole (`toYaml $pool.spec`, `with $pool.parameters`) or reads nothing of is left alone.
+    const pool = (element: Record<string, unknown>) => unusedValues({ cephBlockPools: [element] }, rook);
+    expect(pool({ name: 'a', storageClass: { enabeld: false }, spec: { anything: 1 }, parameters: { any: 1 } })).toEqual([
+      { path: ['cephBlockPools', 0, 'storageClass', 'enabeld'], near: 'enabled' },
+    ]);
+    expect(pool({ name: 'a', storageClass: { enabled: true, isDefault: true } })).toEqual([{ path: ['cephBlockPools', 0, 'storageClass', 'isDefault'] }]);
+    const defaulted = { ...rook, defaults: { ...rook.defaults, cephBlockPools: [{ name: 'x', storageClass: { enabled: true, isDefault: false } }] } };
+    expect(unusedValues({ cephBlockPools: [{ name: 'a', storageClass: { enabled: true, isDefault: true } }] }, defaulted)).toEqual([]);
+    const whole = { ...rook, templates: `${rook.templates}{{ range $p := .Values.cephBlockPools }}{{ toYaml $p.storageClass }}{{ end }}` };
+    expect(unusedValues({ cephBlockPools: [{ name: 'a', storageClass: { enabeld: true } }] }, whole)).toEqual([]);
     // A chain an if hands on (`if (include "x" .Values.monitoring)`) or a bare variable is taken whole.
     expect(takesWhole({ ...rook, templates: `${rook.templates}{{ if include "x" .Values.monitoring }}{{ end }}` }, ['monitoring'])).toBe(true);
     const bare = `${rook.templates}{{ range $p := .Values.cephBlockPools }}{{ include "pool" $p }}{{ end }}`;
