@@ -123,6 +123,9 @@ export function goDurationSeconds(text: string): number | undefined {
 let zones: Set<string> | undefined;
 const knownZones = (): Set<string> => (zones ??= new Set([...Intl.supportedValuesOf('timeZone'), 'UTC', 'Etc/UTC']));
 
+/** The runtime's IANA zones, by their canonical names (a name one slip from one is said with it). */
+export const zoneNames = (): readonly string[] => [...knownZones()];
+
 /**
  * Go's time.LoadLocation, as far as this machine's time zone names tell it: "" and "UTC" are UTC, "Local" the
  * process's zone, a name with `..` or a leading slash refused, any other name one of the tz database's, written as

@@ -82,6 +82,12 @@ export const workloadHygieneMutations: Mutation[] = [
     at: (c) => ({ file: 'portfolio-api/deploy/deployment.yaml', line: lineOf(c, 'portfolio-api/deploy/deployment.yaml', '        - name: status') }),
   },
   {
+    check: 'workload-time-zone',
+    why: "the subtitle manager's TZ written Europe/Olso: no zone file holds it, Python and the C library run Bazarr in UTC, and its schedules move an hour or two",
+    mutate: swap('apps/media/bazarr/deployment.yaml', 'value: "Europe/Oslo"', 'value: "Europe/Olso"'),
+    at: (c) => ({ file: 'apps/media/bazarr/deployment.yaml', line: lineOf(c, 'apps/media/bazarr/deployment.yaml', 'Europe/Olso') }),
+  },
+  {
     check: 'workload-capabilities-known',
     why: 'the GPU plugin drops "AL" for ALL: containerd asks runc for CAP_AL, which runc leaves out, so the plugin keeps every default capability',
     mutate: swap(GPU_PLUGIN, '              drop: [ALL]\n', '              drop: [AL]\n'),
