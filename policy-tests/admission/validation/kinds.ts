@@ -3,7 +3,7 @@
  * what each built-in kind's Validate<Kind> refuses beyond the OpenAPI schema.
  */
 import { limitRangeProblems } from '../allocation/limit-range.ts';
-import { list, obj } from '../../model/core/dig.ts';
+import { list } from '../../model/core/dig.ts';
 import { resourceQuotaProblems } from '../allocation/resource-quota.ts';
 import type { PathSegment } from '../../model/core/positions.ts';
 import { validateObjectMeta, type Invalid } from './metadata.ts';
@@ -17,7 +17,7 @@ import { storageClassProblems } from './storage-class.ts';
 import { persistentVolumeProblems } from './volume-sources.ts';
 import { autoscalerProblems } from './autoscaler.ts';
 import { cidr, configMapKey, dns1123Subdomain, intOrPercent, pathSegmentName, portNumOrNameProblem, strictSubnet } from './syntax.ts';
-import { quantityValue } from '../../model/go/quantity.ts';
+import { claimSpecProblems } from './claim-spec.ts';
 
 type Obj = Record<string, any>;
 
@@ -44,59 +44,6 @@ function dataKeys(o: Obj): Invalid[] {
     for (const key of need[o.type] ?? [])
       if (!keys.has(key)) out.push({ path: ['type'], fn: 'ValidateSecret', message: `a Secret of type ${String(o.type)} needs the key ${key}` });
   }
-  return out;
-}
-
-/**
- * validateDataSource and validateDataSourceRef: an object of the core group is a claim, another group a DNS
- * subdomain; both given, they name one object (`dataSourceRef.namespace` is CrossNamespaceVolumeDataSource's, alpha
- * and off: dropped). The schema requires their kind and name.
- */
-function dataSourceProblems(spec: Obj, at: PathSegment[]): Invalid[] {
-  const fn = 'ValidatePersistentVolumeClaimSpec';
-  const out: Invalid[] = [];
-  for (const field of ['dataSource', 'dataSourceRef']) {
-    const ref = spec[field];
-    if (!ref || typeof ref !== 'object') continue;
-    const group = typeof ref.apiGroup === 'string' ? ref.apiGroup : '';
-    if (group === '' && ref.kind !== 'PersistentVolumeClaim')
-      out.push({
-        path: [...at, field],
-        fn,
-        message: `${field} kind "${String(ref.kind)}": must be 'PersistentVolumeClaim' when referencing the default apiGroup`,
-      });
-    const bad = group === '' ? undefined : dns1123Subdomain(group);
-    if (bad) out.push({ path: [...at, field, 'apiGroup'], fn, message: `${field} apiGroup "${group}": ${bad}` });
-  }
-  const { dataSource: a, dataSourceRef: b } = spec;
-  if (a && b && typeof a === 'object' && typeof b === 'object' && ((a.apiGroup ?? '') !== (b.apiGroup ?? '') || a.kind !== b.kind || a.name !== b.name))
-    out.push({ path: [...at, 'dataSource'], fn, message: 'dataSource: must match dataSourceRef' });
-  return out;
-}
-
-function pvcSpec(written: Obj | undefined, at: PathSegment[]): Invalid[] {
-  // Left out or null, the spec is what Go decodes then, an empty one, which validation refuses as any other.
-  const spec: Obj = obj(written);
-  const out: Invalid[] = [];
-  if (!Array.isArray(spec.accessModes) || spec.accessModes.length === 0)
-    out.push({ path: [...at, 'accessModes'], fn: 'ValidatePersistentVolumeClaimSpec', message: 'at least 1 access mode is required' });
-  else if (spec.accessModes.includes('ReadWriteOncePod') && spec.accessModes.some((m: unknown) => m !== 'ReadWriteOncePod'))
-    out.push({ path: [...at, 'accessModes'], fn: 'ValidatePersistentVolumeClaimSpec', message: 'may not use ReadWriteOncePod with other access modes' });
-  for (const field of ['storageClassName', 'volumeAttributesClassName']) {
-    const bad = typeof spec[field] === 'string' && spec[field] !== '' ? dns1123Subdomain(spec[field]) : undefined;
-    if (bad) out.push({ path: [...at, field], fn: 'ValidatePersistentVolumeClaimSpec (ValidateClassName)', message: `${field} "${spec[field]}": ${bad}` });
-  }
-  out.push(...dataSourceProblems(spec, at));
-  const storage = spec.resources?.requests?.storage;
-  const value = quantityValue(storage);
-  if (storage === undefined)
-    out.push({ path: [...at, 'resources'], fn: 'ValidatePersistentVolumeClaimSpec', message: 'resources.requests.storage is required' });
-  else if (value === undefined || value <= 0)
-    out.push({
-      path: [...at, 'resources', 'requests', 'storage'],
-      fn: 'ValidatePersistentVolumeClaimSpec',
-      message: `storage request "${String(storage)}" must be a quantity greater than zero`,
-    });
   return out;
 }
 
@@ -263,7 +210,7 @@ const RULES: Record<string, KindRule> = {
   Service: serviceProblems,
   ConfigMap: dataKeys,
   Secret: dataKeys,
-  PersistentVolumeClaim: (o) => pvcSpec(o.spec, ['spec']),
+  PersistentVolumeClaim: (o) => claimSpecProblems(o.spec, ['spec']),
   PersistentVolume: (o) => persistentVolumeProblems(o.spec, ['spec']),
   Ingress: ingressProblems,
   IngressClass: ingressClassProblems,

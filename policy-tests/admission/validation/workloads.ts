@@ -10,6 +10,7 @@ import { labelSelectorProblems } from './label-selector.ts';
 import { indexedHostnameProblems, jobSpecProblems } from './job-spec.ts';
 import { daemonSetRolloutProblems, deploymentStrategyProblems, statefulSetRolloutProblems, templateDeadlineProblems } from './rollouts.ts';
 import { validatePodTemplate } from './pod.ts';
+import { claimSpecProblems } from './claim-spec.ts';
 import { selectorMatches } from '../../model/core/label-selector.ts';
 import type { ValidationFeatures } from './feature-gates.ts';
 
@@ -79,6 +80,23 @@ const ALWAYS = ['Always'];
 /** A StatefulSet's claim templates are volumes its containers may mount. */
 const claimTemplateNames = (o: Obj): string[] => (list(o.spec?.volumeClaimTemplates) as Obj[]).map((t) => String(t?.metadata?.name));
 
+/**
+ * Each claim template's spec as a claim's (ValidatePersistentVolumeClaimSpec): refused with the StatefulSet from 1.34,
+ * and before that taken, and refused as the controller makes the claim, so that no pod of it starts.
+ */
+function claimTemplateProblems(o: Obj, features: ValidationFeatures): Invalid[] {
+  const since = features.has('StatefulSetClaimTemplateValidation');
+  return (list(o.spec?.volumeClaimTemplates) as Obj[]).flatMap((template, i) =>
+    claimSpecProblems(template?.spec, ['spec', 'volumeClaimTemplates', i, 'spec']).map((p) => ({
+      ...p,
+      fn: since ? `ValidateVolumeClaimTemplates (${p.fn})` : `${p.fn}, as the StatefulSet controller creates the claim`,
+      message: since
+        ? p.message
+        : `${p.message}: the API server takes the StatefulSet before 1.34, and refuses the claim its controller makes from it, so no pod starts`,
+    })),
+  );
+}
+
 const workload =
   (fn: string, extra: KindRule = () => []): KindRule =>
   (o, features) => [
@@ -112,6 +130,7 @@ export const WORKLOAD_RULES: Record<string, KindRule> = {
   StatefulSet: workload('ValidateStatefulSetSpec', (o, features) => [
     ...statefulSetRolloutProblems(o, features),
     ...templateDeadlineProblems(o, 'StatefulSet'),
+    ...claimTemplateProblems(o, features),
   ]),
   DaemonSet: (o, features) => [
     ...selectorProblems(o, ['spec', 'template'], 'ValidateDaemonSetSpec'),

@@ -79,4 +79,19 @@ describe("a StatefulSet's rollout", () => {
     expect(said('StatefulSet', rolling('120%'))).toEqual(['spec.updateStrategy.rollingUpdate.maxUnavailable: maxUnavailable must not be greater than 100%']);
     expect(validateBuiltin('StatefulSet', workload(rolling(0)), 34)).toEqual([]);
   });
+  it('validates each claim template as a claim from 1.34 (kubernetes#132212), and says the claim is refused before', () => {
+    const claim = (spec: object) => ({ volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], ...spec } }] });
+    expect(said('StatefulSet', claim({ resources: { requests: { storage: '10Gi' } } }))).toEqual([]);
+    expect(said('StatefulSet', claim({ resources: { requests: { storage: '0' } } }))).toEqual([
+      'spec.volumeClaimTemplates.0.spec.resources.requests.storage: storage request "0" must be a quantity greater than zero',
+    ]);
+    expect(said('StatefulSet', { volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { resources: { requests: { storage: '1Gi' } } } }] })).toEqual([
+      'spec.volumeClaimTemplates.0.spec.accessModes: at least 1 access mode is required',
+    ]);
+    const before = validateBuiltin('StatefulSet', workload(claim({ resources: {} })), 33);
+    expect(before.map((p) => p.message)).toEqual([
+      'resources.requests.storage is required: the API server takes the StatefulSet before 1.34, and refuses the claim its controller makes from it, so no pod starts',
+    ]);
+    expect(before[0]!.fn).toBe('ValidatePersistentVolumeClaimSpec, as the StatefulSet controller creates the claim');
+  });
 });
