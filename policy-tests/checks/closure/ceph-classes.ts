@@ -5,14 +5,18 @@
  * from its `-secret-namespace`: Rook (v1.20, csi/secrets.go) writes rook-csi-rbd-provisioner and rook-csi-rbd-node,
  * rook-csi-cephfs-provisioner and rook-csi-cephfs-node, into the CephCluster's namespace. A name that misses leaves
  * every claim of the class Pending ("cluster ID not found", "pool not found", a Secret not found), and every
- * snapshot of it failing, with nothing the API server refuses.
+ * snapshot of it failing, with nothing the API server refuses. So does a claim of an RBD class that only a writer on
+ * many nodes may mount as a filesystem: an RBD image holds one filesystem one node mounts, and ceph-csi's
+ * parseVolCreateRequest refuses such a volume ("multi node access modes are only supported on rbd `block` type
+ * volumes") unless one of its modes is a single node's (ReadWriteOnce, ReadWriteOncePod) or read-only.
  */
 import { reservedKeyKnown } from './csi-drivers.ts';
-import { dig, isMap, str } from '../../model/core/dig.ts';
+import { dig, isMap, list, objects, str } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { namespacedProviders } from '../../model/cluster/providers.ts';
 import { cephOf } from './ceph.ts';
+import { isDefaultStorageClass } from '../../model/cluster/providers.ts';
 
 const CSI_DRIVER = /\.(rbd|cephfs)\.csi\.ceph\.com$/;
 /** The Secrets Rook writes for each driver (csi/secrets.go). */
@@ -68,15 +72,41 @@ function judgeClass(ctx: CheckContext, r: Resource, driver: 'rbd' | 'cephfs', ce
   }
 }
 
+/** The access modes ceph-csi's RBD driver takes for a filesystem volume: one node's, or read-only (IsFileRWO, IsReaderOnly). */
+const RBD_FILE_MODES = new Set(['ReadWriteOnce', 'ReadWriteOncePod', 'ReadOnlyMany']);
+
+/** Each claim, and each claim template of a StatefulSet, of an RBD class that asks a filesystem only many nodes may write. */
+function judgeClaims(ctx: CheckContext, rbdClasses: ReadonlySet<string>): void {
+  const defaultClass = ctx.resources.find((r) => r.kind === 'StorageClass' && isDefaultStorageClass(r.object))?.name;
+  const claims = ctx.resources.flatMap((r) =>
+    r.kind === 'PersistentVolumeClaim'
+      ? [{ r, at: ['spec'], spec: dig(r.object, ['spec']) }]
+      : r.kind === 'StatefulSet'
+        ? objects(dig(r.object, ['spec', 'volumeClaimTemplates'])).map((t, i) => ({ r, at: ['spec', 'volumeClaimTemplates', i, 'spec'], spec: t.spec }))
+        : [],
+  );
+  for (const { r, at, spec } of claims) {
+    const asked = dig(spec, ['storageClassName']);
+    const className = typeof asked === 'string' ? asked : defaultClass;
+    const modes = list(dig(spec, ['accessModes']));
+    if (!className || !rbdClasses.has(className) || dig(spec, ['volumeMode']) === 'Block' || modes.length === 0) continue;
+    if (modes.some((m) => typeof m === 'string' && RBD_FILE_MODES.has(m))) continue;
+    ctx.fail(
+      { resource: r, path: [...at, 'accessModes'] },
+      `${r.kind} ${r.name} asks StorageClass ${className} (Ceph RBD) for a filesystem volume in ${modes.map(String).join(', ')} only: an RBD image holds a filesystem one node mounts, and ceph-csi refuses to make it ("multi node access modes are only supported on rbd \`block\` type volumes"), so the claim stays Pending`,
+    );
+  }
+}
+
 export const cephClassCheck: PolicyCheck = {
   id: 'closure-ceph-class',
   description:
-    "Every StorageClass and VolumeSnapshotClass of Rook's Ceph CSI drivers names what Rook runs: a clusterID that is a CephCluster's namespace, an RBD pool (and dataPool) a CephBlockPool of it makes, and CSI Secrets Rook writes in that namespace (rook-csi-rbd-provisioner, rook-csi-rbd-node, and CephFS's) or the repository does; otherwise every claim of the class stays Pending and every snapshot fails (invariants P1).",
+    "Every StorageClass and VolumeSnapshotClass of Rook's Ceph CSI drivers names what Rook runs: a clusterID that is a CephCluster's namespace, an RBD pool (and dataPool) a CephBlockPool of it makes, and CSI Secrets Rook writes in that namespace (rook-csi-rbd-provisioner, rook-csi-rbd-node, and CephFS's) or the repository does; and every claim of an RBD class (a StatefulSet's claim templates too) that asks a filesystem volume asks a single node's or a read-only access mode, since ceph-csi makes no filesystem volume only many nodes write; otherwise every claim of the class stays Pending and every snapshot fails (invariants P1).",
   invariants: ['P1'],
   remediation:
-    "name the CephCluster's namespace as clusterID, a pool of its cephBlockPools, and the Secrets Rook writes (apps/platform/rook-ceph-cluster/classes.yaml)",
+    "name the CephCluster's namespace as clusterID, a pool of its cephBlockPools, and the Secrets Rook writes (apps/platform/rook-ceph-cluster/classes.yaml); give an RBD claim ReadWriteOnce (or volumeMode: Block), or share the data over NFS",
   reads: {
-    kinds: ['StorageClass', 'VolumeSnapshotClass', 'CephCluster', 'CephBlockPool', 'Secret', 'Application'],
+    kinds: ['StorageClass', 'VolumeSnapshotClass', 'CephCluster', 'CephBlockPool', 'Secret', 'Application', 'PersistentVolumeClaim', 'StatefulSet'],
     charts: ['rook-ceph-cluster'],
     renders: true,
   },
@@ -91,5 +121,6 @@ export const cephClassCheck: PolicyCheck = {
     if (classes.length === 0) return;
     const ceph = cephOf(ctx);
     for (const { r, driver } of classes) judgeClass(ctx, r, driver, ceph);
+    judgeClaims(ctx, new Set(classes.filter((c) => c.driver === 'rbd' && c.r.kind === 'StorageClass').map((c) => c.r.name)));
   },
 };

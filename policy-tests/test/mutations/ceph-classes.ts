@@ -1,5 +1,6 @@
 /** Mutations for closure-ceph-class: the Ceph classes naming a cluster, a pool or a CSI Secret Rook does not make. */
 import type { Mutation } from '../support/mutation-runner.ts';
+import { lineOf } from '../support/helpers.ts';
 import { swap } from './edits.ts';
 
 const CLASSES = 'apps/platform/rook-ceph-cluster/classes.yaml';
@@ -64,5 +65,11 @@ export const cephClassMutations: Mutation[] = [
       '  csi.storage.k8s.io/snapshotter-secret-namespace: volsync-system\n',
     ),
     at: 'snapshotter-secret-name',
+  },
+  {
+    check: CHECK,
+    why: "the TV manager's config claim asks the RBD class for ReadWriteMany: ceph-csi makes no filesystem volume many nodes write, the claim stays Pending, and Sonarr never starts",
+    mutate: swap('apps/media/sonarr/pvc.yaml', 'accessModes: ["ReadWriteOnce"]', 'accessModes: ["ReadWriteMany"]'),
+    at: (c) => ({ file: 'apps/media/sonarr/pvc.yaml', line: lineOf(c, 'apps/media/sonarr/pvc.yaml', 'ReadWriteMany') }),
   },
 ];
