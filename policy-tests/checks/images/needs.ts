@@ -4,6 +4,7 @@
  * writable temporary directory and the directories it writes, s6-overlay's /run, its probes' paths, and the settings
  * it reads from the environment (env-needs.ts). Each failure says its own mend.
  */
+import { listensNeed } from './listens.ts';
 import { dig, objects, str } from '../../model/core/dig.ts';
 import { scalarText } from '../../model/core/text.ts';
 import { capabilitiesOf, imageParts, workloadContainers, type ContainerRef, type PodSpecRef } from '../../model/core/workloads.ts';
@@ -250,4 +251,5 @@ export const NEEDS: readonly ((held: Held) => void)[] = [
   probePathNeed,
   rootNeed,
   commandNeed,
+  listensNeed,
 ];

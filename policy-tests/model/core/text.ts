@@ -62,3 +62,14 @@ export function isLfsPointer(text: string): boolean {
   const size = /^[+-]?\d+$/.test(keys.get('size') ?? '') ? BigInt(keys.get('size')!) : -1n;
   return LFS_POINTER_VERSIONS.has(keys.get('version') ?? '') && LFS_OID.test(keys.get('oid') ?? '') && size >= 0n && size <= 9223372036854775807n;
 }
+
+/** Whether a text is a regular expression anchored at both ends (`^...$`) that compiles. */
+export function isAnchoredPattern(text: string): boolean {
+  if (!text.startsWith('^') || !text.endsWith('$')) return false;
+  try {
+    new RegExp(text);
+    return true;
+  } catch {
+    return false;
+  }
+}

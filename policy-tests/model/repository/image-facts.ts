@@ -12,6 +12,8 @@ import { API_REQUESTS_FIELD, type ApiRequests } from '../apps/api-requests.ts';
 import { perRepo } from './per-repo.ts';
 import { didYouMean } from '../core/did-you-mean.ts';
 import { isProgramOptions, type ProgramOptions } from '../programs/argparse.ts';
+import { LISTENS_FIELD, type Listens } from '../programs/listens.ts';
+import { isAnchoredPattern as isPattern } from '../core/text.ts';
 import type { Repo } from './repo.ts';
 
 /** Where image facts live: one file per area, beside the workloads that run the images (never applied: `*\/facts/*`). */
@@ -69,6 +71,8 @@ export interface ImageNeeds {
   envSince?: { name: string; since: string }[];
   /** Settings it takes in one form only (`pattern`, the value as written): another value is refused, or ignored. */
   envFormat?: { name: string; pattern: string }[];
+  /** Where its own program listens: each port and bind address read from a variable (model/programs/listens.ts). */
+  listens?: Listens[];
   /** Its publisher's release tags, as a pattern (its release workflow's scheme): a version tag outside it does not exist to pull. */
   tagPattern?: string;
   /** The name it is published under now: the registry keeps no new release under this one. */
@@ -166,15 +170,6 @@ const isStringList = (list: unknown): boolean => isList(list, (v) => typeof v ==
 /** An image's name without a tag. */
 const isImageName = (v: unknown): boolean => typeof v === 'string' && v !== '' && imageParts(v).tag === undefined;
 const fieldsOf = (value: unknown): Record<string, unknown> => (value ?? {}) as Record<string, unknown>;
-const isPattern = (text: string): boolean => {
-  if (!text.startsWith('^') || !text.endsWith('$')) return false;
-  try {
-    new RegExp(text);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /**
  * Every optional field but the root start, with what a value must be and what the facts say when it is not: one
@@ -283,6 +278,7 @@ const OPTIONAL_FIELDS: Record<string, { valid: (v: unknown) => boolean; says: st
     says: 'envFormat lists {name, pattern}: a variable name (one * at most) and the pattern (^...$) its value must match',
   },
   apiRequests: API_REQUESTS_FIELD,
+  listens: LISTENS_FIELD,
   callsApiServer: { valid: (v) => typeof v === 'boolean', says: 'callsApiServer is true or false' },
   apiServerWhen: {
     valid: (v) =>

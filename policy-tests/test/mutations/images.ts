@@ -10,7 +10,27 @@ const TAUTULLI = 'apps/media/tautulli/deployment.yaml';
 const UNPACKERR = 'apps/media/unpackerr/deployment.yaml';
 const UNPOLLER = 'monitoring/unpoller/deployment.yaml';
 
+const API = 'portfolio-api/deploy/deployment.yaml';
+
 export const imageMutations: Mutation[] = [
+  {
+    check: 'workload-image-needs',
+    why: 'the API told to bind 127.0.0.1: the kubelet probes the pod address, where nothing answers, and the API is never ready',
+    mutate: swap(API, '              value: 0.0.0.0\n', '              value: 127.0.0.1\n'),
+    at: 'value: 127.0.0.1',
+  },
+  {
+    check: 'workload-image-needs',
+    why: "the API's metrics moved to 9465 by METRICS_PORT while its Service and ServiceMonitor still scrape 9464: up is 0 for the job",
+    mutate: swap(API, '              value: "9464"\n', '              value: "9465"\n'),
+    at: (c) => ({ file: 'portfolio-api/deploy/service.yaml', line: lineOf(c, 'portfolio-api/deploy/service.yaml', 'targetPort: metrics') }),
+  },
+  {
+    check: 'workload-image-needs',
+    why: 'the API given a BASE_URL with no scheme: its config refuses it, and the API exits 1 at every start',
+    mutate: swap(API, '              value: https://portfolio.example.net\n', '              value: portfolio.example.net\n'),
+    at: 'value: portfolio.example.net',
+  },
   {
     check: 'workload-image-needs',
     why: "the API's ServiceMonitor scrapes /metric: the API serves /metrics alone on its metrics port, answers a 404, and up is 0 for the job",

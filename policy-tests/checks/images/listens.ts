@@ -1,0 +1,107 @@
+/**
+ * Where an image's own program listens (`listens`, model/programs/listens.ts), against what reaches it: the kubelet's
+ * probes and a Service's traffic come to the pod's own address, at a port of the container. A program bound to
+ * loopback answers neither; one told to listen on another port than the one a probe or a Service names is never
+ * asked where it listens; two of its listeners on one port stop it at start (EADDRINUSE, exit 1). The API server
+ * takes all three, and the pod is never ready.
+ */
+import { dig, isMap, objects } from '../../model/core/dig.ts';
+import type { ContainerRef } from '../../model/core/workloads.ts';
+import type { Resource } from '../../model/core/manifest.ts';
+import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
+import { bindReach, portValue, type Listens } from '../../model/programs/listens.ts';
+import { textOf, type Held } from './variables.ts';
+
+const PROBES = ['startupProbe', 'livenessProbe', 'readinessProbe'] as const;
+
+/** A port a probe or a Service names, as a port of this container: its number, or undefined where it is another's or unknown. */
+function containerPort(c: ContainerRef, port: unknown): number | undefined {
+  const ports = objects(c.container.ports);
+  if (typeof port === 'string') return ports.find((p) => p.name === port)?.containerPort as number | undefined;
+  // A number may be another container's port in the same pod: judged only where this container declares it.
+  return typeof port === 'number' && ports.some((p) => p.containerPort === port) ? port : undefined;
+}
+
+/** What reaches the container: each probe's port and each port a Service of the pod sends to it, with where it is named. */
+function askedPorts(held: Held): { port: number; who: string; resource: Resource; path: (string | number)[] }[] {
+  const { ctx, resource, pod, c } = held;
+  const out: { port: number; who: string; resource: Resource; path: (string | number)[] }[] = [];
+  for (const probe of PROBES)
+    for (const handler of ['httpGet', 'tcpSocket', 'grpc']) {
+      const port = containerPort(c, dig(c.container, [probe, handler, 'port']));
+      if (port !== undefined) out.push({ port, who: `its ${probe}`, resource, path: [...c.at, probe, handler, 'port'] });
+    }
+  const labels = dig(resource.object, [...pod.at.slice(0, -1), 'metadata', 'labels']);
+  const namespace = namespaceOrDestination(ctx.repo, resource);
+  for (const service of ctx.resources.filter((r) => r.kind === 'Service' && namespaceOrDestination(ctx.repo, r) === namespace)) {
+    const selector = dig(service.object, ['spec', 'selector']);
+    if (!isMap(selector) || Object.keys(selector).length === 0 || !isMap(labels) || !Object.entries(selector).every(([k, v]) => labels[k] === v)) continue;
+    objects(dig(service.object, ['spec', 'ports'])).forEach((p, i) => {
+      const port = containerPort(c, p.targetPort ?? p.port);
+      if (port !== undefined)
+        out.push({ port, who: `Service ${service.name}`, resource: service, path: ['spec', 'ports', i, p.targetPort === undefined ? 'port' : 'targetPort'] });
+    });
+  }
+  return out;
+}
+
+/** Each listener's port and bind address as the program reads them; undefined where a value comes from a source the gate does not read. */
+function listeners(held: Held, listens: readonly Listens[]): { l: Listens; port?: number; address?: string }[] {
+  return listens.map((l) => {
+    const text = textOf(held.variable(l.port));
+    const port = held.variable(l.port) === undefined || text === '' ? l.default : text === undefined ? undefined : portValue(text);
+    if (!l.address) return { l, port };
+    const set = held.variable(l.address);
+    const written = textOf(set);
+    const address = set === undefined ? l.addressDefault : written === '' ? l.emptyAddress : written;
+    return { l, port, address };
+  });
+}
+
+export function listensNeed(held: Held): void {
+  const { ctx, resource, c, image, need } = held;
+  // The image's own program: a container that gives a command or args runs another.
+  if (!need.listens || c.container.command !== undefined || c.container.args !== undefined) return;
+  const heard = listeners(held, need.listens);
+  const asked = askedPorts(held);
+  const variablePath = (name: string) => {
+    const at = objects(c.container.env).findLastIndex((e) => e.name === name);
+    return at === -1 ? [...c.at, 'name'] : [...c.at, 'env', at, 'value'];
+  };
+  const seen = new Map<number, string>();
+  for (const { l, port } of heard) {
+    if (port === undefined) continue;
+    const first = seen.get(port);
+    if (first)
+      ctx.fail(
+        { resource, path: variablePath(l.port) },
+        `container ${c.name} has ${image} listen on port ${port} twice (${first} and ${l.port}): its second listener fails to bind (EADDRINUSE), and the program exits at start (${need.source})`,
+        `give ${l.port} a port of its own`,
+      );
+    seen.set(port, l.port);
+  }
+  if (asked.length === 0) return;
+  for (const { l, address } of heard) {
+    const reach = address === undefined ? 'unknown' : bindReach(address);
+    if (reach !== 'loopback' && reach !== 'one') continue;
+    const why =
+      reach === 'loopback'
+        ? `loopback alone, and ${asked[0]!.who} comes to the pod's own address: nothing answers there`
+        : "an address the pod is not given (the pod's address is the network's to choose): the bind fails, or nothing reaches it";
+    ctx.fail(
+      { resource, path: variablePath(l.address!) },
+      `container ${c.name} has ${image} listen on ${address}${l.address ? ` (${l.address})` : ''}, ${why}, so the pod is never ready (${need.source})`,
+      `set ${l.address} to 0.0.0.0`,
+    );
+    break;
+  }
+  const ports = new Set(heard.flatMap((h) => (h.port === undefined ? [] : [h.port])));
+  // A listener whose port is not read leaves every asked port unjudged.
+  if (heard.some((h) => h.port === undefined)) return;
+  for (const a of asked.filter((x) => !ports.has(x.port)))
+    ctx.fail(
+      { resource: a.resource, path: a.path },
+      `${a.who === `Service ${a.resource.name}` ? a.who : `container ${c.name}'s ${a.who.replace('its ', '')}`} asks port ${a.port} of container ${c.name}, where ${image} does not listen: it listens on ${heard.map((h) => `${h.port} (${h.l.port})`).join(' and ')} (${need.source})`,
+      'make the container port the one the program listens on, or set the variable that moves it',
+    );
+}

@@ -1,0 +1,58 @@
+/**
+ * Where an image's own program listens, as its facts say it (`listens`): each port read from a variable, the image's
+ * default where the variable is unset, on the address another variable gives (its default where unset, and the
+ * program's own where set empty). The kubelet's probes and a Service's traffic reach the pod's own address at a
+ * container port: a program bound to loopback, or to a port no probe or Service names, answers neither, and two of
+ * its listeners on one port stop it at start (EADDRINUSE). Said of the image's own command (its ENTRYPOINT and CMD): a
+ * container that gives `command` or `args` runs another program.
+ */
+import { isIP } from 'node:net';
+
+export interface Listens {
+  /** The variable the port is read from. */
+  port: string;
+  /** The port where the variable is unset (the image's ENV, else the program's default). */
+  default: number;
+  /** The variable the bind address is read from, if any. */
+  address?: string;
+  /** The bind address where that variable is unset; `emptyAddress` where it is set empty (the program's own default). */
+  addressDefault?: string;
+  emptyAddress?: string;
+}
+
+const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const isPort = (v: unknown): boolean => Number.isInteger(v) && (v as number) > 0 && (v as number) <= 65535;
+const isAddress = (v: unknown): boolean => v === undefined || (typeof v === 'string' && (isIP(v) !== 0 || v === 'localhost'));
+
+export const LISTENS_FIELD = {
+  keys: ['port', 'default', 'address', 'addressDefault', 'emptyAddress'],
+  valid: (v: unknown): boolean =>
+    Array.isArray(v) &&
+    v.length > 0 &&
+    v.every((l: unknown) => {
+      const { port, default: fallback, address, addressDefault, emptyAddress } = (l ?? {}) as Record<string, unknown>;
+      return (
+        typeof port === 'string' &&
+        NAME.test(port) &&
+        isPort(fallback) &&
+        (address === undefined || (typeof address === 'string' && NAME.test(address))) &&
+        isAddress(addressDefault) &&
+        isAddress(emptyAddress)
+      );
+    }),
+  says: 'listens lists {port, default, address?, addressDefault?, emptyAddress?}: the variable its program reads a port from and the port where it is unset, and the variable it reads its bind address from with the address where it is unset and where it is empty (an IP address or localhost)',
+};
+
+/** What a bind address reaches: every address of the pod, loopback alone, or one address the pod may not hold. */
+export function bindReach(address: string): 'all' | 'loopback' | 'one' | 'unknown' {
+  const text = address.replace(/^\[(.*)\]$/, '$1');
+  if (text === '0.0.0.0' || text === '::' || text === '::0') return 'all';
+  if (text === 'localhost' || text === '::1' || (isIP(text) === 4 && text.startsWith('127.'))) return 'loopback';
+  return isIP(text) !== 0 ? 'one' : 'unknown';
+}
+
+/** A port variable's value as the program reads it (a whole number 1-65535), else undefined. */
+export function portValue(text: string): number | undefined {
+  const n = Number(text);
+  return /^\s*\d+\s*$/.test(text) && isPort(n) ? n : undefined;
+}

@@ -1,0 +1,85 @@
+/**
+ * The image facts' `listens` and `envFormat` (deploy/facts/images.yaml), which the gate holds the API's Deployment to
+ * (workload-image-needs), against what the image and src/config.ts do: the Dockerfile's ENV gives the values where a
+ * variable is unset, loadConfig the values where it is set empty, and a value the facts refuse is one loadConfig
+ * refuses (exit 1 at start), a port 0, which binds one the kernel picks and nothing asks, or a port not written in
+ * decimal digits.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { loadConfig } from '../src/config.ts';
+
+interface Facts {
+  listens: { port: string; default: number; address: string; addressDefault: string; emptyAddress: string }[];
+  envFormat: { name: string; pattern: string }[];
+}
+const facts = (parse(readFileSync(new URL('../deploy/facts/images.yaml', import.meta.url), 'utf8')) as { images: Facts[] }).images[0]!;
+
+/** The Dockerfile's ENV of its last stage, by name. */
+function imageEnv(): Record<string, string> {
+  const lines = readFileSync(new URL('../Dockerfile', import.meta.url), 'utf8').split('\n');
+  const env = lines.filter((l) => l.startsWith('ENV ')).at(-1)!;
+  return Object.fromEntries(
+    env
+      .slice(4)
+      .trim()
+      .split(/\s+/)
+      .map((pair) => pair.split('=') as [string, string]),
+  );
+}
+
+const refused = (env: NodeJS.ProcessEnv): boolean => {
+  try {
+    loadConfig(env);
+    return false;
+  } catch {
+    return true;
+  }
+};
+
+describe("the image facts' listens", () => {
+  it("give the Dockerfile's ENV where a variable is unset, and loadConfig's own values where it is empty", () => {
+    const image = imageEnv();
+    const fromImage = loadConfig(image);
+    const read = { PORT: fromImage.port, METRICS_PORT: fromImage.metricsPort } as Record<string, number>;
+    expect(facts.listens.map((l) => l.port).sort()).toEqual(['METRICS_PORT', 'PORT']);
+    for (const l of facts.listens) {
+      expect(l.default, l.port).toBe(read[l.port]);
+      expect(l.default, l.port).toBe(Number(image[l.port]));
+      expect(l.address).toBe('HOST');
+      expect(l.addressDefault).toBe(fromImage.host);
+      expect(l.emptyAddress).toBe(loadConfig({ ...image, HOST: '' }).host);
+      // An empty port is the program's default, the same as the image's.
+      const empty = loadConfig({ ...image, [l.port]: '' });
+      expect(l.port === 'PORT' ? empty.port : empty.metricsPort).toBe(l.default);
+    }
+  });
+});
+
+describe("the image facts' envFormat", () => {
+  const PORTS = ['1', '80', '3000', '9464', '65535', ' 3000 ', '0', '65536', '-1', '3.5', 'abc', '99999', '3e3', '0xbb8'];
+  // Spellings Number() reads that the facts refuse: a port is written in decimal digits.
+  const SPELLED = new Set(['3e3', '0xbb8']);
+  const URLS = ['https://portfolio.example.net', 'http://localhost:3000', 'portfolio.example.net', '/api', 'mailto:a@b', 'https://', '://x'];
+  const rule = (name: string) =>
+    new RegExp(facts.envFormat.find((f) => f.name === name || (f.name.startsWith('*') && name.endsWith(f.name.slice(1))))!.pattern);
+
+  it('refuse only what loadConfig refuses, or port 0', () => {
+    for (const name of ['PORT', 'METRICS_PORT'])
+      for (const value of PORTS) {
+        const takes = rule(name).test(value);
+        if (!takes) expect(refused({ [name]: value }) || Number(value) === 0 || SPELLED.has(value), `${name}=${value}`).toBe(true);
+        else expect(refused({ [name]: value }), `${name}=${value}`).toBe(false);
+      }
+    for (const name of ['BASE_URL', 'BLOG_FEED_URL', 'DOCS_URL'])
+      for (const value of URLS) if (!rule(name).test(value)) expect(refused({ [name]: value }), `${name}=${value}`).toBe(true);
+  });
+
+  it('cover every port and URL variable loadConfig reads', () => {
+    const source = readFileSync(new URL('../src/config.ts', import.meta.url), 'utf8');
+    const read = [...source.matchAll(/(?:port|url)\('([A-Z_]+)'/g)].map((m) => m[1]!);
+    expect(read.length).toBeGreaterThanOrEqual(5);
+    for (const name of read) expect(() => rule(name), name).not.toThrow();
+  });
+});
