@@ -11,7 +11,7 @@ import { parse } from 'yaml';
 import { loadConfig } from '../src/config.ts';
 
 interface Facts {
-  listens: { port: string; default: number; address: string; addressDefault: string; emptyAddress: string }[];
+  listens: ({ port: string; default: number; address: string; addressDefault: string; emptyAddress: string } | { nodeInspector: string })[];
   envFormat: { name: string; pattern: string }[];
 }
 const facts = (parse(readFileSync(new URL('../deploy/facts/images.yaml', import.meta.url), 'utf8')) as { images: Facts[] }).images[0]!;
@@ -43,8 +43,12 @@ describe("the image facts' listens", () => {
     const image = imageEnv();
     const fromImage = loadConfig(image);
     const read = { PORT: fromImage.port, METRICS_PORT: fromImage.metricsPort } as Record<string, number>;
-    expect(facts.listens.map((l) => l.port).sort()).toEqual(['METRICS_PORT', 'PORT']);
-    for (const l of facts.listens) {
+    const ports = facts.listens.flatMap((l) => ('port' in l ? [l] : []));
+    expect(ports.map((l) => l.port).sort()).toEqual(['METRICS_PORT', 'PORT']);
+    // The runtime is Node (the Dockerfile's CMD), whose inspector NODE_OPTIONS starts.
+    expect(facts.listens).toContainEqual({ nodeInspector: 'NODE_OPTIONS' });
+    expect(readFileSync(new URL('../Dockerfile', import.meta.url), 'utf8')).toMatch(/^CMD \["node", /m);
+    for (const l of ports) {
       expect(l.default, l.port).toBe(read[l.port]);
       expect(l.default, l.port).toBe(Number(image[l.port]));
       expect(l.address).toBe('HOST');

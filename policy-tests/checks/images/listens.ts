@@ -9,7 +9,7 @@ import { dig, isMap, objects } from '../../model/core/dig.ts';
 import type { ContainerRef } from '../../model/core/workloads.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
-import { bindReach, portValue, type Listens } from '../../model/programs/listens.ts';
+import { bindReach, nodeInspector, portValue, type Listens } from '../../model/programs/listens.ts';
 import { textOf, type Held } from './variables.ts';
 
 const PROBES = ['startupProbe', 'livenessProbe', 'readinessProbe'] as const;
@@ -45,63 +45,82 @@ function askedPorts(held: Held): { port: number; who: string; resource: Resource
   return out;
 }
 
+/** One listener of the program: what names it, its port and bind address (undefined where not read), and the variable that sets the address. */
+interface Listener {
+  name: string;
+  port?: number;
+  address?: string;
+  addressVariable?: string;
+}
+
 /** Each listener's port and bind address as the program reads them; undefined where a value comes from a source the gate does not read. */
-function listeners(held: Held, listens: readonly Listens[]): { l: Listens; port?: number; address?: string }[] {
-  return listens.map((l) => {
+function listeners(held: Held, listens: readonly Listens[]): Listener[] {
+  return listens.flatMap((l): Listener[] => {
+    if ('nodeInspector' in l) {
+      const text = textOf(held.variable(l.nodeInspector));
+      if (held.variable(l.nodeInspector) === undefined) return [];
+      if (text === undefined) return [{ name: l.nodeInspector }];
+      const inspector = nodeInspector(text);
+      return inspector ? [{ name: `${l.nodeInspector}'s inspector`, port: inspector.port, address: inspector.host }] : [];
+    }
     const text = textOf(held.variable(l.port));
     const port = held.variable(l.port) === undefined || text === '' ? l.default : text === undefined ? undefined : portValue(text);
-    if (!l.address) return { l, port };
+    if (!l.address) return [{ name: l.port, port }];
     const set = held.variable(l.address);
     const written = textOf(set);
     const address = set === undefined ? l.addressDefault : written === '' ? l.emptyAddress : written;
-    return { l, port, address };
+    return [{ name: l.port, port, address, addressVariable: l.address }];
   });
 }
+
+/** What a listener bound to loopback or to one address means for what comes to the pod's own address. */
+const BOUND = {
+  loopback: "loopback alone, and what comes to the pod's own address finds nothing there",
+  one: "an address the pod is not given (the pod's address is the network's to choose): the bind fails, or nothing reaches it",
+} as const;
 
 export function listensNeed(held: Held): void {
   const { ctx, resource, c, image, need } = held;
   // The image's own program: a container that gives a command or args runs another.
   if (!need.listens || c.container.command !== undefined || c.container.args !== undefined) return;
   const heard = listeners(held, need.listens);
-  const asked = askedPorts(held);
   const variablePath = (name: string) => {
     const at = objects(c.container.env).findLastIndex((e) => e.name === name);
     return at === -1 ? [...c.at, 'name'] : [...c.at, 'env', at, 'value'];
   };
   const seen = new Map<number, string>();
-  for (const { l, port } of heard) {
+  for (const { name, port } of heard) {
     if (port === undefined) continue;
     const first = seen.get(port);
     if (first)
       ctx.fail(
-        { resource, path: variablePath(l.port) },
-        `container ${c.name} has ${image} listen on port ${port} twice (${first} and ${l.port}): its second listener fails to bind (EADDRINUSE), and the program exits at start (${need.source})`,
-        `give ${l.port} a port of its own`,
+        { resource, path: variablePath(name.split("'")[0]!) },
+        `container ${c.name} has ${image} listen on port ${port} twice (${first} and ${name}): its second listener fails to bind (EADDRINUSE), and the program exits at start (${need.source})`,
+        `give ${name} a port of its own`,
       );
-    seen.set(port, l.port);
+    seen.set(port, name);
   }
-  if (asked.length === 0) return;
-  for (const { l, address } of heard) {
-    const reach = address === undefined ? 'unknown' : bindReach(address);
-    if (reach !== 'loopback' && reach !== 'one') continue;
-    const why =
-      reach === 'loopback'
-        ? `loopback alone, and ${asked[0]!.who} comes to the pod's own address: nothing answers there`
-        : "an address the pod is not given (the pod's address is the network's to choose): the bind fails, or nothing reaches it";
-    ctx.fail(
-      { resource, path: variablePath(l.address!) },
-      `container ${c.name} has ${image} listen on ${address}${l.address ? ` (${l.address})` : ''}, ${why}, so the pod is never ready (${need.source})`,
-      `set ${l.address} to 0.0.0.0`,
-    );
-    break;
-  }
-  const ports = new Set(heard.flatMap((h) => (h.port === undefined ? [] : [h.port])));
   // A listener whose port is not read leaves every asked port unjudged.
   if (heard.some((h) => h.port === undefined)) return;
-  for (const a of asked.filter((x) => !ports.has(x.port)))
+  const said = new Set<string>();
+  for (const a of askedPorts(held)) {
+    const asker = a.who === `Service ${a.resource.name}` ? a.who : `container ${c.name}'s ${a.who.replace('its ', '')}`;
+    const there = heard.filter((h) => h.port === a.port);
+    if (there.length === 0) {
+      ctx.fail(
+        { resource: a.resource, path: a.path },
+        `${asker} asks port ${a.port} of container ${c.name}, where ${image} does not listen: it listens on ${heard.map((h) => `${h.port} (${h.name})`).join(' and ')} (${need.source})`,
+        'make the container port the one the program listens on, or set the variable that moves it',
+      );
+      continue;
+    }
+    const bound = there.find((h) => h.address !== undefined && ['loopback', 'one'].includes(bindReach(h.address)));
+    if (!bound || there.some((h) => h !== bound && (h.address === undefined || bindReach(h.address) === 'all')) || said.has(bound.name)) continue;
+    said.add(bound.name);
     ctx.fail(
-      { resource: a.resource, path: a.path },
-      `${a.who === `Service ${a.resource.name}` ? a.who : `container ${c.name}'s ${a.who.replace('its ', '')}`} asks port ${a.port} of container ${c.name}, where ${image} does not listen: it listens on ${heard.map((h) => `${h.port} (${h.l.port})`).join(' and ')} (${need.source})`,
-      'make the container port the one the program listens on, or set the variable that moves it',
+      bound.addressVariable ? { resource, path: variablePath(bound.addressVariable) } : { resource: a.resource, path: a.path },
+      `${asker} asks port ${a.port} of container ${c.name}, where ${image} listens on ${bound.address}${bound.addressVariable ? ` (${bound.addressVariable})` : ` (${bound.name})`}, ${BOUND[bindReach(bound.address!) as 'loopback' | 'one']} (${need.source})`,
+      bound.addressVariable ? `set ${bound.addressVariable} to 0.0.0.0` : 'listen on 0.0.0.0',
     );
+  }
 }

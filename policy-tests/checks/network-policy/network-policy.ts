@@ -11,12 +11,40 @@ import { KUBERNETES_NAMESPACES, namespaceLabels, podLabels, templatesWithPorts, 
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { dig, list, obj, type Obj } from '../../model/core/dig.ts';
 import { selectorMatches } from '../../model/core/label-selector.ts';
+import { ciliumSelects } from '../../model/cilium/egress.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { Path } from '../../model/core/positions.ts';
 import { scalarText } from '../../model/core/text.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 
 const policies = (ctx: CheckContext) => ctx.resources.filter((r) => r.kind === 'NetworkPolicy');
+
+/**
+ * Each rule of a CiliumNetworkPolicy (`spec`, and each of `specs`) whose endpointSelector, read as the agent reads a
+ * pod's labels (`k8s:` and `any:` sources, the namespace key), selects no pod of its namespace: what it allows reaches
+ * no pod, so a job it was written for keeps only what the namespace's other policies allow (under default-deny, none
+ * of its own egress). A host policy (nodeSelector) is the nodes', not judged here.
+ */
+function ciliumPoliciesSelect(ctx: CheckContext, templates: ReadonlyMap<string, Obj[]>, opaque: ReadonlySet<string>): void {
+  const labels = namespaceLabels(ctx.repo);
+  for (const policy of ctx.resources.filter((r) => r.kind === 'CiliumNetworkPolicy')) {
+    const ns = namespaceOrDestination(ctx.repo, policy) ?? '';
+    if (opaque.has(ns)) continue;
+    const pods = (templates.get(ns) ?? []).map((l) => ({ namespace: ns, labels: l, named: new Map<string, string>(), hostNetwork: false }));
+    const rules: { spec: unknown; at: Path }[] = [
+      ...(dig(policy.object, ['spec']) === undefined ? [] : [{ spec: dig(policy.object, ['spec']), at: ['spec'] as Path }]),
+      ...list(dig(policy.object, ['specs'])).map((spec, i) => ({ spec, at: ['specs', i] as Path })),
+    ];
+    for (const { spec, at } of rules) {
+      const selector = dig(spec, ['endpointSelector']);
+      if (selector === undefined || pods.some((pod) => ciliumSelects(selector, pod, labels, ns))) continue;
+      ctx.fail(
+        { resource: policy, path: [...at, 'endpointSelector'] },
+        `CiliumNetworkPolicy ${policy.name} selects no pod in namespace ${ns} (its endpointSelector, as Cilium reads a pod's labels): what it allows reaches no pod, and the pods it was written for keep only what the namespace's other policies allow`,
+      );
+    }
+  }
+}
 
 /** Every peer of a NetworkPolicy's rules, with where it is written. */
 export function peers(policy: Resource): { peer: Obj; at: Path }[] {
@@ -35,9 +63,9 @@ export const networkPolicyChecks: PolicyCheck[] = [
   {
     id: 'network-policy-selects',
     description:
-      "Every NetworkPolicy selects at least one pod template of its namespace (plain or rendered) whose pods are not on the node's network (Cilium gives those no endpoint, and no policy holds them); a policy that selects nothing guards nothing. Namespaces an unrendered chart deploys to are not judged (invariants P1).",
+      "Every NetworkPolicy selects at least one pod template of its namespace (plain or rendered) whose pods are not on the node's network (Cilium gives those no endpoint, and no policy holds them), and so does every rule of a CiliumNetworkPolicy by its endpointSelector, read as Cilium reads a pod's labels (k8s: and any: sources, the namespace key); a policy that selects nothing guards nothing, and what it allows reaches no pod. Namespaces an unrendered chart deploys to are not judged (invariants P1).",
     invariants: ['P1'],
-    remediation: "make spec.podSelector match the labels of the workload's pod template, or delete the policy",
+    remediation: "make spec.podSelector (a CiliumNetworkPolicy's endpointSelector) match the labels of the workload's pod template, or delete the policy",
     reads: { kinds: ['*'], everyKind: 'a pod selector matches pods that any workload kind makes, rendered or not', renders: true },
     exemptible: false,
     run(ctx) {
@@ -50,6 +78,7 @@ export const networkPolicyChecks: PolicyCheck[] = [
         if ((templates.get(ns) ?? []).some((labels) => selectorMatches(selector, labels))) continue;
         ctx.fail({ resource: policy, path: ['spec', 'podSelector'] }, `NetworkPolicy ${policy.name} selects no pod in namespace ${ns}: it guards nothing`);
       }
+      ciliumPoliciesSelect(ctx, templates, opaque);
     },
   },
   {

@@ -8,7 +8,10 @@
  */
 import { isIP } from 'node:net';
 
-export interface Listens {
+export type Listens = PortListens | { nodeInspector: string };
+
+/** A listener of the program itself: its port and bind address, each read from a variable. */
+export interface PortListens {
   /** The variable the port is read from. */
   port: string;
   /** The port where the variable is unset (the image's ENV, else the program's default). */
@@ -25,12 +28,13 @@ const isPort = (v: unknown): boolean => Number.isInteger(v) && (v as number) > 0
 const isAddress = (v: unknown): boolean => v === undefined || (typeof v === 'string' && (isIP(v) !== 0 || v === 'localhost'));
 
 export const LISTENS_FIELD = {
-  keys: ['port', 'default', 'address', 'addressDefault', 'emptyAddress'],
+  keys: ['port', 'default', 'address', 'addressDefault', 'emptyAddress', 'nodeInspector'],
   valid: (v: unknown): boolean =>
     Array.isArray(v) &&
     v.length > 0 &&
     v.every((l: unknown) => {
-      const { port, default: fallback, address, addressDefault, emptyAddress } = (l ?? {}) as Record<string, unknown>;
+      const { port, default: fallback, address, addressDefault, emptyAddress, nodeInspector } = (l ?? {}) as Record<string, unknown>;
+      if (nodeInspector !== undefined) return typeof nodeInspector === 'string' && NAME.test(nodeInspector) && Object.keys(l as object).length === 1;
       return (
         typeof port === 'string' &&
         NAME.test(port) &&
@@ -40,7 +44,7 @@ export const LISTENS_FIELD = {
         isAddress(emptyAddress)
       );
     }),
-  says: 'listens lists {port, default, address?, addressDefault?, emptyAddress?}: the variable its program reads a port from and the port where it is unset, and the variable it reads its bind address from with the address where it is unset and where it is empty (an IP address or localhost)',
+  says: "listens lists {port, default, address?, addressDefault?, emptyAddress?}: the variable its program reads a port from and the port where it is unset, and the variable it reads its bind address from with the address where it is unset and where it is empty (an IP address or localhost); or {nodeInspector}: the variable (NODE_OPTIONS) whose --inspect options start Node's inspector",
 };
 
 /** What a bind address reaches: every address of the pod, loopback alone, or one address the pod may not hold. */
@@ -55,4 +59,51 @@ export function bindReach(address: string): 'all' | 'loopback' | 'one' | 'unknow
 export function portValue(text: string): number | undefined {
   const n = Number(text);
   return /^\s*\d+\s*$/.test(text) && isPort(n) ? n : undefined;
+}
+
+/** The words of NODE_OPTIONS as Node splits them: on spaces, a double-quoted run kept whole (a backslash escapes in it). */
+function nodeOptionWords(text: string): string[] {
+  const words: string[] = [];
+  let word = '';
+  let quoted = false;
+  let started = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (quoted && ch === '\\' && i + 1 < text.length) word += text[++i];
+    else if (ch === '"') [quoted, started] = [!quoted, true];
+    else if (ch === ' ' && !quoted) {
+      if (started) words.push(word);
+      [word, started] = ['', false];
+    } else [word, started] = [word + ch, true];
+  }
+  if (started) words.push(word);
+  return words;
+}
+
+/** `[host:]port`, or a host alone, as Node's inspector reads an option's value (src/node_options.cc, ParseHostPort). */
+function hostPort(value: string, into: { host: string; port: number }): void {
+  if (/^\d+$/.test(value)) into.port = Number(value);
+  else {
+    const colon = value.lastIndexOf(':');
+    if (colon > 0 && /^\d+$/.test(value.slice(colon + 1)))
+      [into.host, into.port] = [value.slice(0, colon).replace(/^\[(.*)\]$/, '$1'), Number(value.slice(colon + 1))];
+    else into.host = value.replace(/^\[(.*)\]$/, '$1');
+  }
+}
+
+/**
+ * Where Node's inspector listens for a NODE_OPTIONS value: started by --inspect, --inspect-brk or --inspect-wait (each
+ * with an optional =[host:]port), on --inspect-port's address otherwise given, 127.0.0.1:9229 by default; undefined
+ * where it is not started.
+ */
+export function nodeInspector(text: string): { host: string; port: number } | undefined {
+  const at = { host: '127.0.0.1', port: 9229 };
+  let on = false;
+  for (const word of nodeOptionWords(text)) {
+    const [name, value] = word.includes('=') ? [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)] : [word, undefined];
+    if (name === '--inspect' || name === '--inspect-brk' || name === '--inspect-wait') on = true;
+    else if (name !== '--inspect-port' && name !== '--debug-port') continue;
+    if (value !== undefined) hostPort(value, at);
+  }
+  return on ? at : undefined;
 }

@@ -27,6 +27,25 @@ export const imageMutations: Mutation[] = [
   },
   {
     check: 'workload-image-needs',
+    why: "the API's Service opens Node's inspector port to the monitoring namespace for a debugging session started with --inspect alone, which listens on 127.0.0.1: the Service reaches nothing",
+    mutate: (c) => {
+      swap(
+        API,
+        '              containerPort: 9464\n',
+        '              containerPort: 9464\n            - name: inspector\n              containerPort: 9229\n',
+      )(c);
+      swap(API, '          env:\n', '          env:\n            - name: NODE_OPTIONS\n              value: --inspect\n')(c);
+      swap(
+        'portfolio-api/deploy/service.yaml',
+        '      targetPort: metrics\n',
+        '      targetPort: metrics\n    - name: inspector\n      port: 9229\n      targetPort: inspector\n',
+      )(c);
+      swap('portfolio-api/deploy/networkpolicy.yaml', '        - port: metrics\n', '        - port: metrics\n        - port: inspector\n')(c);
+    },
+    at: (c) => ({ file: 'portfolio-api/deploy/service.yaml', line: lineOf(c, 'portfolio-api/deploy/service.yaml', 'targetPort: inspector') }),
+  },
+  {
+    check: 'workload-image-needs',
     why: 'the API given a BASE_URL with no scheme: its config refuses it, and the API exits 1 at every start',
     mutate: swap(API, '              value: https://portfolio.example.net\n', '              value: portfolio.example.net\n'),
     at: 'value: portfolio.example.net',

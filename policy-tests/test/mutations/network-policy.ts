@@ -72,6 +72,19 @@ export const networkPolicyMutations: Mutation[] = [
     at: (c) => ({ file: POLICY, line: lineOf(c, POLICY, 'name: portfolio-extra') + 3 }),
   },
   {
+    check: 'network-policy-selects',
+    why: "the etcd backup check's egress policy selects a misspelt label key: under the namespace's default-deny the check reaches only DNS, and never the off-site repository",
+    mutate: swap(
+      'apps/platform/backups/networkpolicy.yaml',
+      '    matchLabels:\n      app.kubernetes.io/name: etcd-backup-check\n',
+      '    matchLabels:\n      aqp.kubernetes.io/name: etcd-backup-check\n',
+    ),
+    at: (c) => ({
+      file: 'apps/platform/backups/networkpolicy.yaml',
+      line: lineOf(c, 'apps/platform/backups/networkpolicy.yaml', 'aqp.kubernetes.io/name') - 2,
+    }),
+  },
+  {
     check: 'network-policy-peers',
     why: "Falco's allowance to the forwarder names a namespace that does not exist (as the proxy's allowance once named 'gateway')",
     mutate: swap(EGRESS, 'kubernetes.io/metadata.name: security', 'kubernetes.io/metadata.name: securty'),
@@ -167,6 +180,11 @@ export const networkPolicyMutations: Mutation[] = [
         'portfolio-api/deploy/deployment.yaml',
         '              containerPort: 9464\n',
         '              containerPort: 9464\n            - name: inspector\n              containerPort: 9229\n',
+      )(c);
+      swap(
+        'portfolio-api/deploy/deployment.yaml',
+        '          env:\n',
+        '          env:\n            - name: NODE_OPTIONS\n              value: --inspect=0.0.0.0:9229\n',
       )(c);
       swap(SERVICE, '      targetPort: metrics\n', '      targetPort: metrics\n    - name: inspector\n      port: 9229\n      targetPort: inspector\n')(c);
     },

@@ -1,0 +1,44 @@
+/**
+ * Where a program listens (model/programs/listens.ts): a bind address's reach, a port as the program reads it, and
+ * Node's inspector as NODE_OPTIONS starts it (each case as Node 24.21 itself listened, 2026-12-06: docs/admission.md).
+ */
+import { describe, expect, it } from 'vitest';
+import { bindReach, nodeInspector, portValue } from '../../model/programs/listens.ts';
+
+describe('bindReach', () => {
+  it('reads the wildcard addresses as every address of the pod, loopback as loopback, and another address as one', () => {
+    for (const all of ['0.0.0.0', '::', '[::]']) expect(bindReach(all), all).toBe('all');
+    for (const loop of ['127.0.0.1', '127.1.2.3', '::1', 'localhost', '[::1]']) expect(bindReach(loop), loop).toBe('loopback');
+    expect(bindReach('10.0.0.1')).toBe('one');
+    expect(bindReach('api.local')).toBe('unknown');
+  });
+});
+
+describe('portValue', () => {
+  it('reads a whole number from 1 to 65535, spaces around it aside', () => {
+    expect(portValue('3000')).toBe(3000);
+    expect(portValue(' 3000 ')).toBe(3000);
+    for (const bad of ['0', '65536', '3.5', 'abc', '', '-1']) expect(portValue(bad), bad).toBeUndefined();
+  });
+});
+
+describe('nodeInspector', () => {
+  it('starts with --inspect, --inspect-brk or --inspect-wait, on 127.0.0.1:9229 unless a value or --inspect-port says otherwise', () => {
+    expect(nodeInspector('--inspect')).toEqual({ host: '127.0.0.1', port: 9229 });
+    expect(nodeInspector('--inspect=0.0.0.0:9230')).toEqual({ host: '0.0.0.0', port: 9230 });
+    expect(nodeInspector('--inspect=9300')).toEqual({ host: '127.0.0.1', port: 9300 });
+    expect(nodeInspector('--inspect=[::1]:0')).toEqual({ host: '::1', port: 0 });
+    expect(nodeInspector('--max-old-space-size=100 --inspect-brk=127.0.0.1:0')).toEqual({ host: '127.0.0.1', port: 0 });
+    expect(nodeInspector('--inspect-wait=127.0.0.1:0')).toEqual({ host: '127.0.0.1', port: 0 });
+    // --inspect-port names the address, the last word that names one wins, and a quoted word is one word.
+    expect(nodeInspector('--inspect-port=127.0.0.1:0 --inspect')).toEqual({ host: '127.0.0.1', port: 0 });
+    expect(nodeInspector('--inspect=127.0.0.3:0 --inspect-port=127.0.0.1:0')).toEqual({ host: '127.0.0.1', port: 0 });
+    expect(nodeInspector('--inspect=127.0.0.4:0 --inspect=127.0.0.5:0')).toEqual({ host: '127.0.0.5', port: 0 });
+    expect(nodeInspector('"--inspect=127.0.0.1:0"')).toEqual({ host: '127.0.0.1', port: 0 });
+  });
+  it('does not start without one of them', () => {
+    expect(nodeInspector('--max-old-space-size=100')).toBeUndefined();
+    expect(nodeInspector('--inspect-port=127.0.0.1:0')).toBeUndefined();
+    expect(nodeInspector('')).toBeUndefined();
+  });
+});
