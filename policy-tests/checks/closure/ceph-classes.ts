@@ -89,7 +89,8 @@ function judgeClaims(ctx: CheckContext, rbdClasses: ReadonlySet<string>): void {
     const asked = dig(spec, ['storageClassName']);
     const className = typeof asked === 'string' ? asked : defaultClass;
     const modes = list(dig(spec, ['accessModes']));
-    if (!className || !rbdClasses.has(className) || dig(spec, ['volumeMode']) === 'Block' || modes.length === 0) continue;
+    // A claim that names its volume binds that one: no provisioner is asked for it (closure-volume holds the pair).
+    if (!className || !rbdClasses.has(className) || dig(spec, ['volumeMode']) === 'Block' || modes.length === 0 || dig(spec, ['volumeName'])) continue;
     if (modes.some((m) => typeof m === 'string' && RBD_FILE_MODES.has(m))) continue;
     ctx.fail(
       { resource: r, path: [...at, 'accessModes'] },

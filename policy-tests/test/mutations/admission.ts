@@ -831,7 +831,7 @@ const mutations: Mutation[] = [
     mutate: (c) =>
       c.edit(API, 0, (d) => {
         d.setIn(['metadata', 'annotations'], d.createNode({ 'argocd.argoproj.io/sync-options': 'ServerSideApply=true' }));
-        d.addIn(['spec', 'template', 'spec', 'containers', 0, 'env'], d.createNode({ name: 'PORT', value: '3001' }));
+        d.addIn(['spec', 'template', 'spec', 'containers', 0, 'env'], d.createNode({ name: 'PORT', value: '3000' }));
       }),
     at: (c) => ({
       file: API,

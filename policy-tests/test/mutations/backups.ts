@@ -165,6 +165,15 @@ export const backupsMutations: Mutation[] = [
       ),
     at: lineIn(STRAY, 'name: lidarr-backup-check'),
   },
-  { check: 'backup-jobs', why: 'no restore test at all', mutate: (c) => c.write(DRILL, '# removed\n'), at: () => 1 },
+  {
+    check: 'backup-jobs',
+    why: 'no restore test at all (its CronJob removed, and the egress policy written for it)',
+    mutate: (c) => {
+      c.write(DRILL, '# removed\n');
+      const policies = 'apps/platform/backups/networkpolicy.yaml';
+      c.write(policies, c.read(policies).replace(/---\n# restore-test:[\s\S]*$/, ''));
+    },
+    at: () => 1,
+  },
   { check: 'backup-jobs', why: 'the restore test run weekly', mutate: swap(DRILL, 'schedule: 0 5 1 * *', 'schedule: 0 5 * * 1'), at: 'schedule: 0 5 * * 1' },
 ];
