@@ -9,10 +9,13 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { loadConfig } from '../src/config.ts';
+import { buildIndex, buildOpenApi } from '../src/openapi/build.ts';
+import { ROUTES } from '../src/routes/table.ts';
 
 interface Facts {
   listens: ({ port: string; default: number; address: string; addressDefault: string; emptyAddress: string } | { nodeInspector: string })[];
   envFormat: { name: string; pattern: string }[];
+  selfUrl: string[];
 }
 const facts = (parse(readFileSync(new URL('../deploy/facts/images.yaml', import.meta.url), 'utf8')) as { images: Facts[] }).images[0]!;
 
@@ -85,5 +88,14 @@ describe("the image facts' envFormat", () => {
     const read = [...source.matchAll(/(?:port|url)\('([A-Z_]+)'/g)].map((m) => m[1]!);
     expect(read.length).toBeGreaterThanOrEqual(5);
     for (const name of read) expect(() => rule(name), name).not.toThrow();
+  });
+});
+
+describe("the image facts' selfUrl", () => {
+  it('is the variable whose address the API publishes for itself: its index and its OpenAPI server', () => {
+    expect(facts.selfUrl).toEqual(['BASE_URL']);
+    const config = loadConfig({ BASE_URL: 'https://api.example.test' });
+    expect(buildIndex(ROUTES, config).openapi).toBe('https://api.example.test/api/v1/openapi.json');
+    expect((buildOpenApi(ROUTES, config) as { servers: { url: string }[] }).servers).toEqual([{ url: 'https://api.example.test' }]);
   });
 });

@@ -22,26 +22,32 @@ function containerPort(c: ContainerRef, port: unknown): number | undefined {
   return typeof port === 'number' && ports.some((p) => p.containerPort === port) ? port : undefined;
 }
 
+/** The Services of the container's namespace whose selector its pod template's labels match. */
+export function servicesOfPod({ ctx, resource, pod }: Pick<Held, 'ctx' | 'resource' | 'pod'>): Resource[] {
+  const labels = dig(resource.object, [...pod.at.slice(0, -1), 'metadata', 'labels']);
+  const namespace = namespaceOrDestination(ctx.repo, resource);
+  return ctx.resources.filter((service) => {
+    if (service.kind !== 'Service' || namespaceOrDestination(ctx.repo, service) !== namespace) return false;
+    const selector = dig(service.object, ['spec', 'selector']);
+    return isMap(selector) && Object.keys(selector).length > 0 && isMap(labels) && Object.entries(selector).every(([k, v]) => labels[k] === v);
+  });
+}
+
 /** What reaches the container: each probe's port and each port a Service of the pod sends to it, with where it is named. */
 function askedPorts(held: Held): { port: number; who: string; resource: Resource; path: (string | number)[] }[] {
-  const { ctx, resource, pod, c } = held;
+  const { resource, c } = held;
   const out: { port: number; who: string; resource: Resource; path: (string | number)[] }[] = [];
   for (const probe of PROBES)
     for (const handler of ['httpGet', 'tcpSocket', 'grpc']) {
       const port = containerPort(c, dig(c.container, [probe, handler, 'port']));
       if (port !== undefined) out.push({ port, who: `its ${probe}`, resource, path: [...c.at, probe, handler, 'port'] });
     }
-  const labels = dig(resource.object, [...pod.at.slice(0, -1), 'metadata', 'labels']);
-  const namespace = namespaceOrDestination(ctx.repo, resource);
-  for (const service of ctx.resources.filter((r) => r.kind === 'Service' && namespaceOrDestination(ctx.repo, r) === namespace)) {
-    const selector = dig(service.object, ['spec', 'selector']);
-    if (!isMap(selector) || Object.keys(selector).length === 0 || !isMap(labels) || !Object.entries(selector).every(([k, v]) => labels[k] === v)) continue;
+  for (const service of servicesOfPod(held))
     objects(dig(service.object, ['spec', 'ports'])).forEach((p, i) => {
       const port = containerPort(c, p.targetPort ?? p.port);
       if (port !== undefined)
         out.push({ port, who: `Service ${service.name}`, resource: service, path: ['spec', 'ports', i, p.targetPort === undefined ? 'port' : 'targetPort'] });
     });
-  }
   return out;
 }
 

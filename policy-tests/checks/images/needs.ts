@@ -5,6 +5,7 @@
  * it reads from the environment (env-needs.ts). Each failure says its own mend.
  */
 import { listensNeed } from './listens.ts';
+import { selfUrlNeed } from './self-url.ts';
 import { dig, objects, str } from '../../model/core/dig.ts';
 import { scalarText } from '../../model/core/text.ts';
 import { capabilitiesOf, imageParts, workloadContainers, type ContainerRef, type PodSpecRef } from '../../model/core/workloads.ts';
@@ -252,4 +253,5 @@ export const NEEDS: readonly ((held: Held) => void)[] = [
   rootNeed,
   commandNeed,
   listensNeed,
+  selfUrlNeed,
 ];

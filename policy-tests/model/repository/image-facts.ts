@@ -73,6 +73,8 @@ export interface ImageNeeds {
   envFormat?: { name: string; pattern: string }[];
   /** Where its own program listens: each port and bind address read from a variable (model/programs/listens.ts). */
   listens?: Listens[];
+  /** The variables naming the address its program gives clients for itself: its host one an Ingress routes to it. */
+  selfUrl?: string[];
   /** Its publisher's release tags, as a pattern (its release workflow's scheme): a version tag outside it does not exist to pull. */
   tagPattern?: string;
   /** The name it is published under now: the registry keeps no new release under this one. */
@@ -279,6 +281,7 @@ const OPTIONAL_FIELDS: Record<string, { valid: (v: unknown) => boolean; says: st
   },
   apiRequests: API_REQUESTS_FIELD,
   listens: LISTENS_FIELD,
+  selfUrl: { valid: (v) => isList(v, (n) => /^\w+$/.test(String(n))), says: 'selfUrl lists the variables naming its own address' },
   callsApiServer: { valid: (v) => typeof v === 'boolean', says: 'callsApiServer is true or false' },
   apiServerWhen: {
     valid: (v) =>

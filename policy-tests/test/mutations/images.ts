@@ -46,6 +46,12 @@ export const imageMutations: Mutation[] = [
   },
   {
     check: 'workload-image-needs',
+    why: "the API's BASE_URL host misspelt: it starts, and its OpenAPI document sends every client to a host no Ingress routes to it",
+    mutate: swap(API, '              value: https://portfolio.example.net\n', '              value: https://portfolio.example.nte\n'),
+    at: 'value: https://portfolio.example.nte',
+  },
+  {
+    check: 'workload-image-needs',
     why: 'the API given a BASE_URL with no scheme: its config refuses it, and the API exits 1 at every start',
     mutate: swap(API, '              value: https://portfolio.example.net\n', '              value: portfolio.example.net\n'),
     at: 'value: portfolio.example.net',
