@@ -46,6 +46,16 @@ export const imageMutations: Mutation[] = [
   },
   {
     check: 'workload-image-needs',
+    why: 'Jellyseerr given PORT=5056: it listens there, and its probes and Service ask 5055, so it is never ready and its Ingress answers 502',
+    mutate: swap(
+      'apps/media/jellyseerr/deployment.yaml',
+      '              value: "Europe/Oslo"\n',
+      '              value: "Europe/Oslo"\n            - name: PORT\n              value: "5056"\n',
+    ),
+    at: (c) => ({ file: 'apps/media/jellyseerr/deployment.yaml', line: lineOf(c, 'apps/media/jellyseerr/deployment.yaml', 'port: http') }),
+  },
+  {
+    check: 'workload-image-needs',
     why: "the API's BASE_URL host misspelt: it starts, and its OpenAPI document sends every client to a host no Ingress routes to it",
     mutate: swap(API, '              value: https://portfolio.example.net\n', '              value: https://portfolio.example.nte\n'),
     at: 'value: https://portfolio.example.nte',
