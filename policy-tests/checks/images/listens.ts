@@ -51,9 +51,11 @@ function askedPorts(held: Held): { port: number; who: string; resource: Resource
   return out;
 }
 
-/** One listener of the program: what names it, its port and bind address (undefined where not read), and the variable that sets the address. */
+/** One listener of the program: what names it, its port and bind address (undefined where not read), and the variables that set them. */
 interface Listener {
   name: string;
+  /** The variable that sets its port (or starts it). */
+  variable: string;
   port?: number;
   address?: string;
   addressVariable?: string;
@@ -65,17 +67,17 @@ function listeners(held: Held, listens: readonly Listens[]): Listener[] {
     if ('nodeInspector' in l) {
       const text = textOf(held.variable(l.nodeInspector));
       if (held.variable(l.nodeInspector) === undefined) return [];
-      if (text === undefined) return [{ name: l.nodeInspector }];
+      if (text === undefined) return [{ name: l.nodeInspector, variable: l.nodeInspector }];
       const inspector = nodeInspector(text);
-      return inspector ? [{ name: `${l.nodeInspector}'s inspector`, port: inspector.port, address: inspector.host }] : [];
+      return inspector ? [{ name: `${l.nodeInspector}'s inspector`, variable: l.nodeInspector, port: inspector.port, address: inspector.host }] : [];
     }
     const text = textOf(held.variable(l.port));
     const port = held.variable(l.port) === undefined || text === '' ? l.default : text === undefined ? undefined : portValue(text);
-    if (!l.address) return [{ name: l.port, port }];
+    if (!l.address) return [{ name: l.port, variable: l.port, port }];
     const set = held.variable(l.address);
     const written = textOf(set);
     const address = set === undefined ? l.addressDefault : written === '' ? l.emptyAddress : written;
-    return [{ name: l.port, port, address, addressVariable: l.address }];
+    return [{ name: l.port, variable: l.port, port, address, addressVariable: l.address }];
   });
 }
 
@@ -95,12 +97,12 @@ export function listensNeed(held: Held): void {
     return at === -1 ? [...c.at, 'name'] : [...c.at, 'env', at, 'value'];
   };
   const seen = new Map<number, string>();
-  for (const { name, port } of heard) {
+  for (const { name, variable, port } of heard) {
     if (port === undefined) continue;
     const first = seen.get(port);
     if (first)
       ctx.fail(
-        { resource, path: variablePath(name.split("'")[0]!) },
+        { resource, path: variablePath(variable) },
         `container ${c.name} has ${image} listen on port ${port} twice (${first} and ${name}): its second listener fails to bind (EADDRINUSE), and the program exits at start (${need.source})`,
         `give ${name} a port of its own`,
       );
