@@ -1,7 +1,7 @@
 /**
  * closure-load-balancer: every LoadBalancer Service gets an address, and something answers for it. Whether a provider
- * exists at all (MetalLB's pools, or one providedOutsideGit), whether a chart's LoadBalancer is declared on its app, and
- * what MetalLB's controller makes of each Service (model/cluster/metallb-allocator.ts): the address it is given, or why
+ * exists at all (MetalLB's pools, or one providedOutsideGit), whether a chart's LoadBalancer is declared on its app, whether the LAN's proxy
+ * admits the LAN, and what MetalLB's controller makes of each Service (model/cluster/metallb-allocator.ts): the address it is given, or why
  * it stays <pending>; then whether an advertisement announces the pool it came from, to it.
  */
 import { applications, applicationsByName, namespaceOrDestination } from '../../model/argocd/argocd.ts';
@@ -14,7 +14,12 @@ import { dig, list, obj } from '../../model/core/dig.ts';
 import { chartValues } from '../../model/helm/chart-values.ts';
 import { selectorMatches } from '../../model/core/label-selector.ts';
 import type { Resource } from '../../model/core/manifest.ts';
-import { cidrFamily } from '../../model/repository/node-network.ts';
+import { cidrFamily, cidrWithin } from '../../model/repository/node-network.ts';
+import { traefikProxiesByClass } from '../../model/traefik/proxies.ts';
+import { LAN_GATEWAY } from '../../model/cluster/ingress-routes.ts';
+
+/** Where the Traefik chart's values set its Service's source ranges (its service.spec is the Service's spec). */
+const SOURCE_RANGES = ['service', 'spec', 'loadBalancerSourceRanges'];
 import { both, requirementFits, type Fit } from '../../model/scheduling/node-affinity.ts';
 import { nodeKinds, viewOf, type NodeKind } from '../../model/scheduling/nodes.ts';
 import { FACTS_FIX } from './closing.ts';
@@ -22,10 +27,10 @@ import { FACTS_FIX } from './closing.ts';
 export const loadBalancerClosureCheck: PolicyCheck = {
   id: 'closure-load-balancer',
   description:
-    'Every LoadBalancer Service (plain, rendered, or declared on its app with gate.homelab-gitops/requires-load-balancer) has an address provider: an IPAddressPool in the repository, or a providedOutsideGit LoadBalancer entry; and MetalLB, as its controller allocates (v0.16.1), gives it an address: the one it asks for (metallb.io/loadBalancerIPs or spec.loadBalancerIP) from the pool that holds it, if that pool serves the Service (its serviceAllocation) and no other Service holds the address on the same ports without the same sharing key; else one from the pool it names (metallb.io/address-pool), which exists and has one free; else one from a pool pinned to it or any pool that auto-assigns; and a layer-2 or BGP advertisement announces that pool to it, from a node its nodeSelectors match among the nodes of the cluster facts that do not carry node.kubernetes.io/exclude-from-external-load-balancers (a BGP one to a peer the repository declares); otherwise it waits for an address forever, or has one nothing answers for. An app that declares one, rendered, renders one, or nothing outside the cluster reaches it (invariants P1).',
+    'Every LoadBalancer Service (plain, rendered, or declared on its app with gate.homelab-gitops/requires-load-balancer) has an address provider: an IPAddressPool in the repository, or a providedOutsideGit LoadBalancer entry; and MetalLB, as its controller allocates (v0.16.1), gives it an address: the one it asks for (metallb.io/loadBalancerIPs or spec.loadBalancerIP) from the pool that holds it, if that pool serves the Service (its serviceAllocation) and no other Service holds the address on the same ports without the same sharing key; else one from the pool it names (metallb.io/address-pool), which exists and has one free; else one from a pool pinned to it or any pool that auto-assigns; and a layer-2 or BGP advertisement announces that pool to it, from a node its nodeSelectors match among the nodes of the cluster facts that do not carry node.kubernetes.io/exclude-from-external-load-balancers (a BGP one to a peer the repository declares); otherwise it waits for an address forever, or has one nothing answers for. An app that declares one, rendered, renders one, or nothing outside the cluster reaches it. The LAN proxy (the Traefik of the LAN ingress class) admits the LAN, the subnet of the nodes in the cluster facts, among the loadBalancerSourceRanges of its Service, or every client on the LAN is refused at the Service (invariants P1).',
   invariants: ['P1'],
-  remediation: `keep MetalLB and its pool (apps/platform/metallb), ${FACTS_FIX}; an app whose chart renders a LoadBalancer Service carries ${REQUIRES_LOAD_BALANCER}: "true"`,
-  reads: { kinds: ['*'], everyKind: 'a LoadBalancer Service, and the pool that serves it, may come from any render', renders: true },
+  remediation: `keep MetalLB and its pool (apps/platform/metallb), ${FACTS_FIX}; an app whose chart renders a LoadBalancer Service carries ${REQUIRES_LOAD_BALANCER}: "true"; list the LAN in the LAN proxy's service.spec.loadBalancerSourceRanges`,
+  reads: { kinds: ['*'], everyKind: 'a LoadBalancer Service, and the pool that serves it, may come from any render', charts: ['traefik'], renders: true },
   exemptible: false,
   run(ctx) {
     const { repo } = ctx;
@@ -64,8 +69,28 @@ export const loadBalancerClosureCheck: PolicyCheck = {
       );
     }
     if (repo.resources.some((r) => r.kind === 'IPAddressPool')) checkAllocations(ctx, services);
+    lanSourceRanges(ctx);
   },
 };
+
+/**
+ * The LAN's proxy (the Traefik that serves the LAN ingress class) admits the LAN at its Service: a LoadBalancer
+ * Service's loadBalancerSourceRanges are the only clients kube-proxy and Cilium let through to it, and its address is
+ * announced on the nodes' segment alone, so ranges that leave the LAN out (the nodes' subnet of the cluster facts)
+ * refuse every client that can reach it, and every LAN app is unreachable.
+ */
+function lanSourceRanges(ctx: CheckContext): void {
+  const subnet = ctx.repo.facts?.nodeNetwork?.subnet;
+  const proxy = traefikProxiesByClass(ctx.repo).get(LAN_GATEWAY);
+  const ranges = proxy ? dig(proxy.values, SOURCE_RANGES) : undefined;
+  if (!subnet || !proxy || !Array.isArray(ranges) || ranges.length === 0) return;
+  if (ranges.some((r) => typeof r === 'string' && cidrWithin(subnet, r.trim()))) return;
+  ctx.fail(
+    { data: proxy.source, path: SOURCE_RANGES },
+    `the LAN proxy's Service (${proxy.appName}) admits only ${ranges.map(String).join(', ')}, none of which holds the LAN (${subnet}, the nodes' subnet of the cluster facts): every client on the LAN is refused at the Service, and every app of ${LAN_GATEWAY} is out of reach`,
+    `list the LAN (${subnet}) in service.spec.loadBalancerSourceRanges`,
+  );
+}
 
 const byKey = (a: { key: string }, b: { key: string }) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
 const stringMap = (v: unknown): Record<string, string> => Object.fromEntries(Object.entries(obj(v)).map(([k, x]) => [k, String(x)]));

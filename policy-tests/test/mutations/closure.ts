@@ -102,6 +102,12 @@ export const closureMutations: Mutation[] = [
   },
   {
     check: 'closure-load-balancer',
+    why: "the LAN proxy's source ranges mistyped 192.186.0.0/16: every LAN client is refused at its Service, and every LAN app is out of reach",
+    mutate: swap('apps/platform/ingress-private/values.yaml', '[192.168.0.0/16, 10.0.0.0/8]', '[192.186.0.0/16, 10.0.0.0/8]'),
+    at: (c) => ({ file: 'apps/platform/ingress-private/values.yaml', line: lineOf(c, 'apps/platform/ingress-private/values.yaml', '192.186.0.0/16') }),
+  },
+  {
+    check: 'closure-load-balancer',
     why: 'the MetalLB platform app removed (with its speaker’s Falco exemption), so the proxies get no address',
     mutate: (c) => {
       removeApp('apps/platform/metallb', 'metallb')(c);
