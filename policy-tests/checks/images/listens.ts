@@ -110,6 +110,7 @@ export function listensNeed(held: Held): void {
   }
   // A listener whose port is not read leaves every asked port unjudged.
   if (heard.some((h) => h.port === undefined)) return;
+  // One finding per address variable: HOST binds every listener it names.
   const said = new Set<string>();
   for (const a of askedPorts(held)) {
     const asker = a.who === `Service ${a.resource.name}` ? a.who : `container ${c.name}'s ${a.who.replace('its ', '')}`;
@@ -123,8 +124,13 @@ export function listensNeed(held: Held): void {
       continue;
     }
     const bound = there.find((h) => h.address !== undefined && ['loopback', 'one'].includes(bindReach(h.address)));
-    if (!bound || there.some((h) => h !== bound && (h.address === undefined || bindReach(h.address) === 'all')) || said.has(bound.name)) continue;
-    said.add(bound.name);
+    if (
+      !bound ||
+      there.some((h) => h !== bound && (h.address === undefined || bindReach(h.address) === 'all')) ||
+      said.has(bound.addressVariable ?? bound.name)
+    )
+      continue;
+    said.add(bound.addressVariable ?? bound.name);
     ctx.fail(
       bound.addressVariable ? { resource, path: variablePath(bound.addressVariable) } : { resource: a.resource, path: a.path },
       `${asker} asks port ${a.port} of container ${c.name}, where ${image} listens on ${bound.address}${bound.addressVariable ? ` (${bound.addressVariable})` : ` (${bound.name})`}, ${BOUND[bindReach(bound.address!) as 'loopback' | 'one']} (${need.source})`,
