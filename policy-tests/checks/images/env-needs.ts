@@ -6,11 +6,9 @@
 import { objects, str } from '../../model/core/dig.ts';
 import { compareReleases, imageRelease, type ContainerRef } from '../../model/core/workloads.ts';
 import { envNamePattern } from '../../model/repository/image-facts.ts';
-import type { Path } from '../../model/core/positions.ts';
-import { holdsValue, textOf, type Held } from './variables.ts';
+import { holdsValue, textOf, valuePath, type Held } from './variables.ts';
 
 /** Where a finding about a variable's value points: an env entry's value, else the envFrom entry that sets it. */
-const valuePath = (path: Path): Path => (path.at(-1) === 'name' ? [...path.slice(0, -1), 'value'] : path);
 
 export function envTogetherNeed({ ctx, resource, c, image, need, env, variable }: Held): void {
   for (const pair of need.envTogether ?? [])

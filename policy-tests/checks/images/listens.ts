@@ -5,7 +5,8 @@
  * asked where it listens; two of its listeners on one port stop it at start (EADDRINUSE, exit 1). The API server
  * takes all three, and the pod is never ready.
  */
-import { dig, isMap, objects } from '../../model/core/dig.ts';
+import { dig, isMap, obj, objects } from '../../model/core/dig.ts';
+import { selectorMatches } from '../../model/core/label-selector.ts';
 import type { ContainerRef } from '../../model/core/workloads.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
@@ -29,7 +30,7 @@ export function servicesOfPod({ ctx, resource, pod }: Pick<Held, 'ctx' | 'resour
   return ctx.resources.filter((service) => {
     if (service.kind !== 'Service' || namespaceOrDestination(ctx.repo, service) !== namespace) return false;
     const selector = dig(service.object, ['spec', 'selector']);
-    return isMap(selector) && Object.keys(selector).length > 0 && isMap(labels) && Object.entries(selector).every(([k, v]) => labels[k] === v);
+    return isMap(selector) && Object.keys(selector).length > 0 && selectorMatches({ matchLabels: selector }, obj(labels));
   });
 }
 

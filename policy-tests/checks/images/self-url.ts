@@ -9,7 +9,7 @@ import { ingressRoutes } from '../../model/cluster/ingress-routes.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { didYouMean } from '../../model/core/did-you-mean.ts';
 import { servicesOfPod } from './listens.ts';
-import { textOf, type Held } from './variables.ts';
+import { textOf, valuePath, type Held } from './variables.ts';
 
 /** The hosts the repository's Ingresses route to one of `services` (by name, in their namespace). */
 function hostsRoutedTo(held: Held, services: ReadonlySet<string>): Set<string> {
@@ -26,7 +26,7 @@ export function selfUrlNeed(held: Held): void {
   for (const name of need.selfUrl ?? []) {
     const path = env.get(name);
     if (!path) continue;
-    const at = { resource, path: path.at(-1) === 'name' ? [...path.slice(0, -1), 'value'] : path };
+    const at = { resource, path: valuePath(path) };
     const text = textOf(held.variable(name));
     let host: string;
     try {

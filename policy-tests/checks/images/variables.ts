@@ -22,6 +22,9 @@ export function setVariables(c: ContainerRef, environment: ContainerEnvironment)
 export const holdsValue = (setting: VariableSetting | undefined): boolean | undefined =>
   setting === 'maybe' ? undefined : setting === 'held' || (setting !== undefined && setting.value !== '');
 
+/** Where a set variable's value stands: its env entry's value where the entry is named by its name, else where it is set. */
+export const valuePath = (path: Path): Path => (path.at(-1) === 'name' ? [...path.slice(0, -1), 'value'] : path);
+
 /** A variable's text where the gate reads it: the container's env, or a plain Secret or ConfigMap its envFrom names. */
 export const textOf = (setting: VariableSetting | undefined): string | undefined => (typeof setting === 'object' ? setting.value : undefined);
 

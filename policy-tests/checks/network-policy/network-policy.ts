@@ -12,6 +12,7 @@ import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { dig, list, obj, type Obj } from '../../model/core/dig.ts';
 import { selectorMatches } from '../../model/core/label-selector.ts';
 import { ciliumSelects } from '../../model/cilium/egress.ts';
+import { ciliumRules } from '../../model/cilium/policy-rules.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { Path } from '../../model/core/positions.ts';
 import { scalarText } from '../../model/core/text.ts';
@@ -31,12 +32,9 @@ function ciliumPoliciesSelect(ctx: CheckContext, templates: ReadonlyMap<string, 
     const ns = namespaceOrDestination(ctx.repo, policy) ?? '';
     if (opaque.has(ns)) continue;
     const pods = (templates.get(ns) ?? []).map((l) => ({ namespace: ns, labels: l, named: new Map<string, string>(), hostNetwork: false }));
-    const rules: { spec: unknown; at: Path }[] = [
-      ...(dig(policy.object, ['spec']) === undefined ? [] : [{ spec: dig(policy.object, ['spec']), at: ['spec'] as Path }]),
-      ...list(dig(policy.object, ['specs'])).map((spec, i) => ({ spec, at: ['specs', i] as Path })),
-    ];
-    for (const { spec, at } of rules) {
-      const selector = dig(spec, ['endpointSelector']);
+    // The agent reads `spec` where it is set (a null one is no rule), as it refuses a policy.
+    for (const { rule, at } of ciliumRules(policy.object)) {
+      const selector = dig(rule, ['endpointSelector']);
       if (selector === undefined || pods.some((pod) => ciliumSelects(selector, pod, labels, ns))) continue;
       ctx.fail(
         { resource: policy, path: [...at, 'endpointSelector'] },

@@ -364,15 +364,20 @@ export function policyRefusal(policy: { object: Obj }, namespaced: boolean, opti
     : (parseRefusal(policy.object, namespaced, ALL_ON) ?? parseRefusal(policy.object, namespaced, undefined));
 }
 
+/** The rules of a Cilium policy, `spec` then each of `specs`, each with where it stands and the field that holds it. */
+export function ciliumRules(object: Obj): { rule: unknown; at: Path; field: 'spec' | 'specs' }[] {
+  const { spec, specs } = object;
+  return [
+    ...(isSet(spec) ? [{ rule: spec, at: ['spec'] as Path, field: 'spec' as const }] : []),
+    ...list(specs).map((rule, i) => ({ rule, at: ['specs', i] as Path, field: 'specs' as const })),
+  ];
+}
+
 function parseRefusal(object: Obj, namespaced: boolean, options: AgentOptions | undefined): Found {
   const { spec, specs } = object;
   const kind = namespaced ? 'CiliumNetworkPolicy' : 'CiliumClusterwideNetworkPolicy';
   if (!isSet(spec) && !isSet(specs)) return refuse([], `Invalid ${kind} spec(s): empty policy`);
-  const rules: [unknown, Path, string][] = [
-    ...(isSet(spec) ? [[spec, ['spec'], 'spec'] as [unknown, Path, string]] : []),
-    ...list(specs).map((r, i): [unknown, Path, string] => [r, ['specs', i], 'specs']),
-  ];
-  return firstOf(rules, ([rule, at, field]) => {
+  return firstOf(ciliumRules(object), ({ rule, at, field }) => {
     const found = ruleRefusal(rule, at, options);
     if (found) return { ...found, message: `Invalid ${kind} ${field}: ${found.message}` };
     return namespaced && isSet(obj(rule).nodeSelector) ? refuse([...at, 'nodeSelector'], `Invalid ${kind} ${field}: rule cannot have NodeSelector`) : undefined;
