@@ -6,7 +6,7 @@ import { dig, list, objects } from '../../model/core/dig.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { withKeyProviders } from '../../model/cluster/provided-keys.ts';
-import { containerEnvironment } from '../../model/cluster/environment.ts';
+import { containerEnvironment, secretShown } from '../../model/cluster/environment.ts';
 import { slippedMount } from '../../model/cluster/mounted-files.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { BACKUP_ENVIRONMENT, halfCredentials } from '../../model/apps/backup-environment.ts';
@@ -103,7 +103,9 @@ export const backupHygieneChecks: PolicyCheck[] = [
             ctx.fail({ resource: job, path: [...c.at, c.container.resources ? 'resources' : 'name'] }, `${job.name} must request ${kind}`, FIX.requests);
         }
         // As the kubelet sets it: its env, else the key of a Secret or ConfigMap its envFrom names.
-        const backupDir = containerEnvironment(ctx, namespaceOrDestination(ctx.repo, job), c.container, { secretText: true }).text('BACKUP_DIR');
+        const environment = containerEnvironment(ctx, namespaceOrDestination(ctx.repo, job), c.container, { secretText: true });
+        const backupDir = environment.text('BACKUP_DIR');
+        const shownDir = secretShown(environment.setting('BACKUP_DIR'), String(backupDir));
         const mounts = objects(c.container.volumeMounts);
         if (backupDir === null)
           ctx.notJudged(
@@ -114,7 +116,7 @@ export const backupHygieneChecks: PolicyCheck[] = [
         else if (!backupDir || (!mounts.some((m) => m.mountPath === backupDir) && !slippedMount(c.container, backupDir)))
           ctx.fail(
             { resource: job, path: [...c.at, 'name'] },
-            `${job.name} must set BACKUP_DIR and mount a volume there${backupDir ? ` (nothing is mounted at ${backupDir})` : ''}`,
+            `${job.name} must set BACKUP_DIR and mount a volume there${backupDir ? ` (nothing is mounted at ${shownDir})` : ''}`,
             FIX.backupDir,
           );
         else {
@@ -124,7 +126,7 @@ export const backupHygieneChecks: PolicyCheck[] = [
           if (gone)
             ctx.fail(
               { resource: job, path: [...main.pod.at, 'volumes', objects(main.pod.spec.volumes).indexOf(volume), 'name'] },
-              `${job.name} keeps BACKUP_DIR (${backupDir}) on volume ${String(volume.name)}, ${gone}, whose files go with the pod: ${list(c.container.args).includes('restore-test') ? 'the drill finds no backup to restore' : 'each backup is gone as its job ends'}`,
+              `${job.name} keeps BACKUP_DIR (${shownDir}) on volume ${String(volume.name)}, ${gone}, whose files go with the pod: ${list(c.container.args).includes('restore-test') ? 'the drill finds no backup to restore' : 'each backup is gone as its job ends'}`,
               'mount the backups claim (a persistentVolumeClaim) at BACKUP_DIR',
             );
         }

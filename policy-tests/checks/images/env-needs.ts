@@ -7,6 +7,7 @@ import { objects, str } from '../../model/core/dig.ts';
 import { compareReleases, imageRelease, type ContainerRef } from '../../model/core/workloads.ts';
 import { envNamePattern } from '../../model/repository/image-facts.ts';
 import { holdsValue, textOf, valuePath, type Held } from './variables.ts';
+import { secretShown } from '../../model/cluster/environment.ts';
 
 /** Where a finding about a variable's value points: an env entry's value, else the envFrom entry that sets it. */
 
@@ -35,13 +36,14 @@ export function envFormatNeed({ ctx, resource, c, image, need, env, variable }: 
     for (const [name, path] of env) {
       if (!envNamePattern(rule.name).test(name)) continue;
       const at = { resource, path: valuePath(path) };
-      const value = textOf(variable(name));
+      const setting = variable(name);
+      const value = textOf(setting);
       if (value === undefined)
         ctx.notJudged(at, `container ${c.name} sets ${name} from a source whose value is not read: whether it matches ${rule.pattern} is not known`);
       else if (!new RegExp(rule.pattern).test(value))
         ctx.fail(
           at,
-          `container ${c.name} sets ${name} to ${JSON.stringify(value)}, but ${image} takes it only in the form ${rule.pattern} (${need.source}): it refuses or ignores this one`,
+          `container ${c.name} sets ${name} to ${secretShown(setting, JSON.stringify(value))}, but ${image} takes it only in the form ${rule.pattern} (${need.source}): it refuses or ignores this one`,
           `write ${name} in that form`,
         );
     }

@@ -12,6 +12,7 @@ import type { Resource } from '../../model/core/manifest.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { bindReach, nodeInspector, portValue, type Listens } from '../../model/programs/listens.ts';
 import { textOf, type Held } from './variables.ts';
+import { fromSecret } from '../../model/cluster/environment.ts';
 
 const PROBES = ['startupProbe', 'livenessProbe', 'readinessProbe'] as const;
 
@@ -60,25 +61,47 @@ interface Listener {
   port?: number;
   address?: string;
   addressVariable?: string;
+  /** Where its port or its address is a Secret's text: a finding says so and never prints it. */
+  secretPort?: boolean;
+  secretAddress?: boolean;
 }
+
+/** A listener's port and address as a finding prints them: never a Secret's text. */
+const portShown = (h: Listener): string => (h.secretPort ? `the port its Secret holds` : `port ${h.port}`);
+const addressShown = (h: Listener): string => (h.secretAddress ? 'the address its Secret holds' : h.address!);
 
 /** Each listener's port and bind address as the program reads them; undefined where a value comes from a source the gate does not read. */
 function listeners(held: Held, listens: readonly Listens[]): Listener[] {
   return listens.flatMap((l): Listener[] => {
     if ('nodeInspector' in l) {
-      const text = textOf(held.variable(l.nodeInspector));
-      if (held.variable(l.nodeInspector) === undefined) return [];
+      const options = held.variable(l.nodeInspector);
+      const text = textOf(options);
+      if (options === undefined) return [];
       if (text === undefined) return [{ name: l.nodeInspector, variable: l.nodeInspector }];
       const inspector = nodeInspector(text);
-      return inspector ? [{ name: `${l.nodeInspector}'s inspector`, variable: l.nodeInspector, port: inspector.port, address: inspector.host }] : [];
+      const secret = fromSecret(options);
+      return inspector
+        ? [
+            {
+              name: `${l.nodeInspector}'s inspector`,
+              variable: l.nodeInspector,
+              port: inspector.port,
+              address: inspector.host,
+              secretPort: secret,
+              secretAddress: secret,
+            },
+          ]
+        : [];
     }
-    const text = textOf(held.variable(l.port));
-    const port = held.variable(l.port) === undefined || text === '' ? l.default : text === undefined ? undefined : portValue(text);
-    if (!l.address) return [{ name: l.port, variable: l.port, port }];
+    const portSetting = held.variable(l.port);
+    const text = textOf(portSetting);
+    const port = portSetting === undefined || text === '' ? l.default : text === undefined ? undefined : portValue(text);
+    const listener = { name: l.port, variable: l.port, port, secretPort: fromSecret(portSetting) };
+    if (!l.address) return [listener];
     const set = held.variable(l.address);
     const written = textOf(set);
     const address = set === undefined ? l.addressDefault : written === '' ? l.emptyAddress : written;
-    return [{ name: l.port, variable: l.port, port, address, addressVariable: l.address }];
+    return [{ ...listener, address, addressVariable: l.address, secretAddress: fromSecret(set) }];
   });
 }
 
@@ -98,13 +121,14 @@ export function listensNeed(held: Held): void {
     return at === -1 ? [...c.at, 'name'] : [...c.at, 'env', at, 'value'];
   };
   const seen = new Map<number, string>();
-  for (const { name, variable, port } of heard) {
+  for (const h of heard) {
+    const { name, variable, port } = h;
     if (port === undefined) continue;
     const first = seen.get(port);
     if (first)
       ctx.fail(
         { resource, path: variablePath(variable) },
-        `container ${c.name} has ${image} listen on port ${port} twice (${first} and ${name}): its second listener fails to bind (EADDRINUSE), and the program exits at start (${need.source})`,
+        `container ${c.name} has ${image} listen on ${portShown(h)} twice (${first} and ${name}): its second listener fails to bind (EADDRINUSE), and the program exits at start (${need.source})`,
         `give ${name} a port of its own`,
       );
     seen.set(port, name);
@@ -119,7 +143,7 @@ export function listensNeed(held: Held): void {
     if (there.length === 0) {
       ctx.fail(
         { resource: a.resource, path: a.path },
-        `${asker} asks port ${a.port} of container ${c.name}, where ${image} does not listen: it listens on ${heard.map((h) => `${h.port} (${h.name})`).join(' and ')} (${need.source})`,
+        `${asker} asks port ${a.port} of container ${c.name}, where ${image} does not listen: it listens on ${heard.map((h) => `${portShown(h)} (${h.name})`).join(' and ')} (${need.source})`,
         'make the container port the one the program listens on, or set the variable that moves it',
       );
       continue;
@@ -134,7 +158,7 @@ export function listensNeed(held: Held): void {
     said.add(bound.addressVariable ?? bound.name);
     ctx.fail(
       bound.addressVariable ? { resource, path: variablePath(bound.addressVariable) } : { resource: a.resource, path: a.path },
-      `${asker} asks port ${a.port} of container ${c.name}, where ${image} listens on ${bound.address}${bound.addressVariable ? ` (${bound.addressVariable})` : ` (${bound.name})`}, ${BOUND[bindReach(bound.address!) as 'loopback' | 'one']} (${need.source})`,
+      `${asker} asks port ${a.port} of container ${c.name}, where ${image} listens on ${addressShown(bound)}${bound.addressVariable ? ` (${bound.addressVariable})` : ` (${bound.name})`}, ${BOUND[bindReach(bound.address!) as 'loopback' | 'one']} (${need.source})`,
       bound.addressVariable ? `set ${bound.addressVariable} to 0.0.0.0` : 'listen on 0.0.0.0',
     );
   }

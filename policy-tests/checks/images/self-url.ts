@@ -10,6 +10,7 @@ import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { didYouMean } from '../../model/core/did-you-mean.ts';
 import { servicesOfPod } from './listens.ts';
 import { textOf, valuePath, type Held } from './variables.ts';
+import { fromSecret, secretShown } from '../../model/cluster/environment.ts';
 
 /** The hosts the repository's Ingresses route to one of `services` (by name, in their namespace). */
 function hostsRoutedTo(held: Held, services: ReadonlySet<string>): Set<string> {
@@ -27,7 +28,8 @@ export function selfUrlNeed(held: Held): void {
     const path = env.get(name);
     if (!path) continue;
     const at = { resource, path: valuePath(path) };
-    const text = textOf(held.variable(name));
+    const setting = held.variable(name);
+    const text = textOf(setting);
     let host: string;
     try {
       host = new URL(text ?? '').hostname;
@@ -41,14 +43,14 @@ export function selfUrlNeed(held: Held): void {
     if (hosts.size === 0) {
       ctx.notJudged(
         at,
-        `container ${c.name}'s ${name} names ${host}, and no Ingress of the repository routes to ${resource.kind} ${resource.name}: whether the host reaches it is not judged`,
+        `container ${c.name}'s ${name} names ${secretShown(setting, host)}, and no Ingress of the repository routes to ${resource.kind} ${resource.name}: whether the host reaches it is not judged`,
       );
       continue;
     }
     if (!hosts.has(host))
       ctx.fail(
         at,
-        `container ${c.name} gives ${image} ${name} with host ${host}, and the Ingresses route ${[...hosts].join(', ')} to it, not that host${didYouMean(host, hosts)}: every client that follows the address the program publishes for itself goes elsewhere (${need.source})`,
+        `container ${c.name} gives ${image} ${name} with ${secretShown(setting, `host ${host}`)}, and the Ingresses route ${[...hosts].join(', ')} to it, not that host${fromSecret(setting) ? '' : didYouMean(host, hosts)}: every client that follows the address the program publishes for itself goes elsewhere (${need.source})`,
         `name a host an Ingress routes to ${resource.name} in ${name}`,
       );
   }

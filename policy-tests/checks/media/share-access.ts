@@ -11,7 +11,7 @@ import { podSpecOf, WORKLOAD_KINDS } from '../../model/core/workloads.ts';
 import { IMAGE_FACTS_GLOB, imageKey, repoImageNeeds } from '../../model/repository/image-facts.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { withKeyProviders } from '../../model/cluster/provided-keys.ts';
-import { containerEnvironment } from '../../model/cluster/environment.ts';
+import { containerEnvironment, fromSecret } from '../../model/cluster/environment.ts';
 import { appRunAs, mayWriteIn, type Ownership, type RunAs } from '../../model/repository/run-as.ts';
 import { folderTable, foldersList, MEDIA_FACTS, MEDIA_NAMESPACES, mountsOf, withFacts } from './media.ts';
 
@@ -36,8 +36,13 @@ function writersOf(ctx: CheckContext, share: { claim: string; mountPath: string 
     if (!pod) continue;
     for (const m of mountsOf(resource).filter((m) => m.claim === share.claim && !m.readOnly)) {
       const image = scalarText(m.container.container.image ?? '');
-      const variable = containerEnvironment(ctx, namespaceOrDestination(ctx.repo, resource), m.container.container, { secretText: true }).text;
-      const answer = appRunAs(pod, m.container, { image, need: needs.get(imageKey(image)), variable });
+      const environment = containerEnvironment(ctx, namespaceOrDestination(ctx.repo, resource), m.container.container, { secretText: true });
+      const answer = appRunAs(pod, m.container, {
+        image,
+        need: needs.get(imageKey(image)),
+        variable: environment.text,
+        fromSecret: (name) => fromSecret(environment.setting(name)),
+      });
       const at = [...m.container.at, 'volumeMounts', m.index];
       if ('unknown' in answer) ctx.notJudged({ resource, path: at }, `whether ${m.container.name} may write the share: ${answer.unknown}`);
       else writers.push({ resource, name: m.container.name, at, runAs: answer.runAs, sees: seenThrough(folders, share.mountPath, m.subPath) });
@@ -46,7 +51,9 @@ function writersOf(ctx: CheckContext, share: { claim: string; mountPath: string 
   return writers;
 }
 
-const described = (r: RunAs): string => `uid ${r.uid}${r.gids.length ? `, groups ${r.gids.join(',')}` : ''}, by ${r.by}`;
+/** The user a writer runs as, for a message: never ids a Secret holds. */
+const uidShown = (r: RunAs): string => (r.secret ? 'the uid its Secret holds' : `uid ${r.uid}`);
+const described = (r: RunAs): string => (r.secret ? `${r.by}` : `uid ${r.uid}${r.gids.length ? `, groups ${r.gids.join(',')}` : ''}, by ${r.by}`);
 const ownership = (o: Ownership): string => `${o.mode} ${o.owner}`;
 
 export const shareAccessCheck: PolicyCheck = {
@@ -77,7 +84,7 @@ export const shareAccessCheck: PolicyCheck = {
         for (const folder of w.sees.filter((f) => verdicts.get(f) === undefined))
           ctx.notJudged(
             { resource: w.resource, path: w.at },
-            `whether ${w.name} may write ${folder} (${ownership(table.get(folder)!)}) turns on the primary group its image gives uid ${w.runAs.uid}, which the repository does not state`,
+            `whether ${w.name} may write ${folder} (${ownership(table.get(folder)!)}) turns on the primary group its image gives ${uidShown(w.runAs)}, which the repository does not state`,
           );
       }
       // The user most writers run as is the share's; each other one is named where it is set.
@@ -86,7 +93,7 @@ export const shareAccessCheck: PolicyCheck = {
       for (const w of writers.filter((w) => w.runAs.uid !== 0 && w.runAs.uid !== common))
         ctx.fail(
           { resource: w.resource, path: w.at },
-          `${w.name} runs as uid ${w.runAs.uid} (${w.runAs.by}), and the share's other writers as ${common}: what they make (755, 644) it cannot change, and what it makes they cannot`,
+          `${w.name} runs as ${uidShown(w.runAs)} (${w.runAs.by}), and the share's other writers as ${writers.some((o) => o.runAs.uid === common && !o.runAs.secret) ? common : 'another uid'}: what they make (755, 644) it cannot change, and what it makes they cannot`,
         );
     });
   },

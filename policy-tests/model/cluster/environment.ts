@@ -17,9 +17,19 @@ type View = { repo: Repo; resources: readonly Resource[] };
 /**
  * How a container's variable is set: its value, where the gate reads it; `held` where it is set from a value the gate
  * does not read (a Secret's text unasked for, a field of the pod, a key an ExternalSecret writes); `maybe` where an
- * envFrom source whose keys cannot be known may set it. Undefined where nothing sets it.
+ * envFrom source whose keys cannot be known may set it. Undefined where nothing sets it. A value read from a Secret's
+ * text (or expanded from one) says so (`secret`): a finding may judge it, and never prints it (secretShown).
  */
-export type VariableSetting = { value: string } | 'held' | 'maybe';
+export type VariableSetting = { value: string; secret?: true } | 'held' | 'maybe';
+
+/** Whether a setting's value is a Secret's text (or holds one): a finding that would print it prints this instead. */
+export const fromSecret = (setting: VariableSetting | undefined): boolean => typeof setting === 'object' && setting.secret === true;
+
+/** A value as a finding prints it: quoted, or, where it is a Secret's text, only where it comes from. */
+export const secretShown = (setting: VariableSetting | undefined, shown: string): string => (fromSecret(setting) ? 'a value its Secret holds' : shown);
+
+/** A value read from an object's key: a Secret's marked as its text. */
+const keyValue = (kind: Kind, value: string): VariableSetting => (kind === 'Secret' ? { value, secret: true } : { value });
 
 /**
  * One variable a container is given, written as an env entry holds it (`value` its text where the gate reads it, else
@@ -55,8 +65,8 @@ const SERVICE_LINK = /_(SERVICE_HOST|SERVICE_PORT(_.*)?|PORT(_.*)?)$/;
 
 /**
  * The container's environment as the kubelet sets it. A Secret's text is read only where `secretText` asks for it
- * (the settings that turn a program's calls on); a reader whose findings may print a value leaves it out, so that no
- * finding prints a Secret's text.
+ * (the settings that turn a program's calls on, a program's own settings); a reader that asks for it prints a value
+ * through secretShown, and one that does not never sees it, so that no finding prints a Secret's text.
  */
 export function containerEnvironment(
   view: View,
@@ -98,7 +108,7 @@ function environmentOf(view: View, namespace: string | undefined, container: Obj
       const key = name.slice(prefix.length);
       if (!object.keys.has(key)) continue;
       const value = kind === 'Secret' && !secretText ? undefined : object.values?.get(key);
-      return { setting: value === undefined ? 'held' : { value }, source: i };
+      return { setting: value === undefined ? 'held' : keyValue(kind, value), source: i };
     }
     return undefined;
   };
@@ -209,7 +219,7 @@ function envEntrySetting(
   if (written?.keys === undefined) return 'held';
   if (!written.keys.has(ref.key)) return ref.optional === true ? 'skipped' : 'held';
   const value = kind === 'Secret' && !secretText ? undefined : written.values?.get(ref.key);
-  return value === undefined ? 'held' : { value };
+  return value === undefined ? 'held' : keyValue(kind, value);
 }
 
 /**
@@ -220,13 +230,17 @@ function envEntrySetting(
  */
 export function expandVariables(input: string, setting: (name: string) => VariableSetting | undefined): VariableSetting {
   let held = false;
+  let secret = false;
   const value = expand(input, (name) => {
     const found = setting(name);
-    if (typeof found === 'object') return found.value;
+    if (typeof found === 'object') {
+      secret ||= found.secret === true;
+      return found.value;
+    }
     if (found !== undefined || SERVICE_LINK.test(name)) held = true;
     return `$(${name})`;
   });
-  return held ? 'held' : { value };
+  return held ? 'held' : secret ? { value, secret: true } : { value };
 }
 
 /**

@@ -21,6 +21,8 @@ export interface RunAs {
   primaryKnown: boolean;
   /** How it is known, for a message: `runAsUser 1000` or `PUID 1000 (its init drops to it)`. */
   by: string;
+  /** Where the ids are a Secret's text (PUID/PGID read from one): a message says so and never prints them. */
+  secret?: true;
 }
 
 export type RunAsAnswer = { runAs: RunAs } | { unknown: string };
@@ -55,7 +57,11 @@ export function dropsToPuid(c: ContainerRef, image: string, need: ImageNeeds | u
 }
 
 /** The user and groups a container's app runs as, or why that is not known from the repository. */
-export function appRunAs(pod: PodSpecRef, c: ContainerRef, app: { image: string; need: ImageNeeds | undefined; variable: VariableText }): RunAsAnswer {
+export function appRunAs(
+  pod: PodSpecRef,
+  c: ContainerRef,
+  app: { image: string; need: ImageNeeds | undefined; variable: VariableText; fromSecret?: (name: string) => boolean },
+): RunAsAnswer {
   const { image, need, variable } = app;
   const setting = (key: string): unknown => dig(c.container, ['securityContext', key]) ?? dig(pod.spec, ['securityContext', key]);
   const user = id(setting('runAsUser'));
@@ -66,6 +72,8 @@ export function appRunAs(pod: PodSpecRef, c: ContainerRef, app: { image: string;
     if (puid === null || pgid === null) return { unknown: `its init drops to PUID/PGID, and they are set from a value the gate does not read` };
     const [uid, gid] = [numeric(puid), numeric(pgid)];
     if (uid === undefined || gid === undefined) return { unknown: `its init drops to PUID/PGID, and they are not set to plain numbers here` };
+    if (app.fromSecret?.('PUID') || app.fromSecret?.('PGID'))
+      return { runAs: { uid, gids: [gid], primaryKnown: true, by: 'the PUID and PGID its Secret holds, which its init drops to', secret: true } };
     return { runAs: { uid, gids: [gid], primaryKnown: true, by: `PUID ${uid} and PGID ${gid}, which its init drops to` } };
   }
   if (user === undefined) return { unknown: `it runs as its image's USER, which the repository does not state (no runAsUser)` };
