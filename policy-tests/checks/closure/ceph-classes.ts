@@ -16,7 +16,7 @@ import type { Resource } from '../../model/core/manifest.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { namespacedProviders } from '../../model/cluster/providers.ts';
 import { cephOf } from './ceph.ts';
-import { isDefaultStorageClass } from '../../model/cluster/providers.ts';
+import { defaultStorageClassName } from '../../model/cluster/providers.ts';
 
 const CSI_DRIVER = /\.(rbd|cephfs)\.csi\.ceph\.com$/;
 /** The Secrets Rook writes for each driver (csi/secrets.go). */
@@ -77,7 +77,7 @@ const RBD_FILE_MODES = new Set(['ReadWriteOnce', 'ReadWriteOncePod', 'ReadOnlyMa
 
 /** Each claim, and each claim template of a StatefulSet, of an RBD class that asks a filesystem only many nodes may write. */
 function judgeClaims(ctx: CheckContext, rbdClasses: ReadonlySet<string>): void {
-  const defaultClass = ctx.resources.find((r) => r.kind === 'StorageClass' && isDefaultStorageClass(r.object))?.name;
+  const defaultClass = defaultStorageClassName(ctx.resources);
   const claims = ctx.resources.flatMap((r) =>
     r.kind === 'PersistentVolumeClaim'
       ? [{ r, at: ['spec'], spec: dig(r.object, ['spec']) }]

@@ -20,8 +20,7 @@ import { selectorMatches } from '../../model/core/label-selector.ts';
 import { namespaceOrDestination } from '../../model/cluster/references.ts';
 import { FACTS_FIX } from './closing.ts';
 import { nfsOptionRefusal } from './nfs-mount-options.ts';
-
-const DEFAULT_CLASS = 'storageclass.kubernetes.io/is-default-class';
+import { defaultStorageClassName } from '../../model/cluster/providers.ts';
 
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 
@@ -81,7 +80,7 @@ export const volumeClosureCheck: PolicyCheck = {
   run(ctx) {
     const volumes = new Map(ctx.resources.filter((r) => r.kind === 'PersistentVolume').map((r) => [r.name, r]));
     const outside = new Set((ctx.repo.facts?.providedOutsideGit ?? []).filter((e) => e.kind === 'PersistentVolume').map((e) => e.name));
-    const defaultClass = ctx.resources.find((r) => r.kind === 'StorageClass' && dig(r.object, ['metadata', 'annotations', DEFAULT_CLASS]) === 'true')?.name;
+    const defaultClass = defaultStorageClassName(ctx.resources);
     for (const claim of ctx.resources.filter((r) => r.kind === 'PersistentVolumeClaim')) {
       const name = dig(claim.object, ['spec', 'volumeName']);
       if (typeof name !== 'string' || name === '') {

@@ -29,6 +29,10 @@ const DEFAULT_CLASS = ['storageclass.kubernetes.io/is-default-class', 'storagecl
 /** Whether a StorageClass is marked the cluster's default: the class a claim that names none is given. */
 export const isDefaultStorageClass = (object: unknown): boolean => DEFAULT_CLASS.some((a) => dig(object, ['metadata', 'annotations', a]) === 'true');
 
+/** The default StorageClass the repository writes, by name: the class admission gives a claim that names none. */
+export const defaultStorageClassName = (resources: readonly { kind: string; name: string; object: unknown }[]): string | undefined =>
+  resources.find((r) => r.kind === 'StorageClass' && isDefaultStorageClass(r.object))?.name;
+
 /** Names of `kind` (in `namespace`, for namespaced kinds) the cluster will have. */
 export function provided(repo: Repo, kind: string, namespace?: string): Set<string> {
   const names = new Set<string>(KUBERNETES_PROVIDES[kind] ?? []);

@@ -66,4 +66,26 @@ describe('closure-volume', () => {
       'PersistentVolumeClaim nowhere binds to PersistentVolume no-such-volume, which nothing in the repository provides: the claim stays Pending',
     ]);
   });
+
+  it('reads the default class by either annotation admission reads, the beta one too (storageutil.IsDefaultAnnotation)', () => {
+    const STABLE = 'storageclass.kubernetes.io/is-default-class';
+    const BETA = 'storageclass.beta.kubernetes.io/is-default-class';
+    // The repository's default class marked by the beta annotation alone.
+    const resources = repo.resources.map((r) => {
+      const annotations = (r.object.metadata as { annotations?: Record<string, string> } | undefined)?.annotations;
+      if (r.kind !== 'StorageClass' || annotations?.[STABLE] !== 'true') return r;
+      const { [STABLE]: _, ...rest } = annotations;
+      return { ...r, object: { ...r.object, metadata: { ...(r.object.metadata as object), annotations: { ...rest, [BETA]: 'true' } } } } as Resource;
+    });
+    expect(resources).not.toEqual(repo.resources);
+    const { storageClassName: _, ...namesNone } = ASK;
+    const findings = runPolicy({ ...repo, resources: [...resources, volume('nas', NAS), claim('named-none', { ...namesNone, volumeName: 'nas' })] } as Repo, [
+      volumeClosureCheck,
+    ]).map((f) => f.message);
+    expect(findings).toEqual([
+      expect.stringMatching(
+        /^PersistentVolumeClaim named-none binds to PersistentVolume nas, but its class is "" and the claim's is "[a-z-]+" \(the default class/,
+      ),
+    ]);
+  });
 });
