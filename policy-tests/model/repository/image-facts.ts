@@ -13,6 +13,7 @@ import { perRepo } from './per-repo.ts';
 import { didYouMean } from '../core/did-you-mean.ts';
 import { isProgramOptions, type ProgramOptions } from '../programs/argparse.ts';
 import { LISTENS_FIELD, type Listens } from '../programs/listens.ts';
+import { SELF_URL_FIELD, type SelfUrl } from '../programs/self-url.ts';
 import { isAnchoredPattern as isPattern } from '../core/text.ts';
 import type { Repo } from './repo.ts';
 
@@ -74,7 +75,7 @@ export interface ImageNeeds {
   /** Where its own program listens: each port and bind address read from a variable (model/programs/listens.ts). */
   listens?: Listens[];
   /** The variables naming the address its program gives clients for itself: its host one an Ingress routes to it. */
-  selfUrl?: string[];
+  selfUrl?: SelfUrl[];
   /** Its publisher's release tags, as a pattern (its release workflow's scheme): a version tag outside it does not exist to pull. */
   tagPattern?: string;
   /** The name it is published under now: the registry keeps no new release under this one. */
@@ -281,7 +282,7 @@ const OPTIONAL_FIELDS: Record<string, { valid: (v: unknown) => boolean; says: st
   },
   apiRequests: API_REQUESTS_FIELD,
   listens: LISTENS_FIELD,
-  selfUrl: { valid: (v) => isList(v, (n) => /^\w+$/.test(String(n))), says: 'selfUrl lists the variables naming its own address' },
+  selfUrl: SELF_URL_FIELD,
   callsApiServer: { valid: (v) => typeof v === 'boolean', says: 'callsApiServer is true or false' },
   apiServerWhen: {
     valid: (v) =>

@@ -96,6 +96,14 @@ describe('imageNeeds', () => {
     expect(read([{ image: 'a/b', source: 's', startsAs: 'root', capabilities: ['CHOWN', 'NET_ADMIN'] }]).problems).toEqual([]);
   });
 
+  it('reads the addresses a program publishes: a variable, or one holding a list cut at one character; refuses anything else', () => {
+    for (const selfUrl of [['BASE URL'], [{ name: 'X' }], [{ name: 'X', separator: ', ' }], [{ name: 'X', separator: ',', sep: ',' }], 'X'])
+      expect(read([{ image: 'a/b', source: 's', selfUrl }]).problems[0]?.message).toMatch(
+        /entry 1: (selfUrl lists the variables naming its own address|.*sep)/,
+      );
+    expect(read([{ image: 'a/b', source: 's', selfUrl: ['BASE_URL', { name: 'PLEX_ADVERTISE_URL', separator: ',' }] }]).problems).toEqual([]);
+  });
+
   it('refuses written directories that are not absolute paths', () => {
     for (const writesTo of [[], ['transcode'], '/transcode'])
       expect(read([{ image: 'a/b', source: 's', writesTo }]).problems[0]?.message).toMatch(/entry 1: writesTo lists the absolute directories/);

@@ -11,6 +11,7 @@ const UNPACKERR = 'apps/media/unpackerr/deployment.yaml';
 const UNPOLLER = 'monitoring/unpoller/deployment.yaml';
 
 const API = 'portfolio-api/deploy/deployment.yaml';
+const PLEX = 'apps/media/plex/deployment.yaml';
 
 export const imageMutations: Mutation[] = [
   {
@@ -65,6 +66,18 @@ export const imageMutations: Mutation[] = [
     why: 'the API given a BASE_URL with no scheme: its config refuses it, and the API exits 1 at every start',
     mutate: swap(API, '              value: https://portfolio.example.net\n', '              value: portfolio.example.net\n'),
     at: 'value: portfolio.example.net',
+  },
+  {
+    check: 'workload-image-needs',
+    why: "Plex's second advertised address misspelt: it publishes it through plex.tv, and a client that tries it reaches a host no Ingress routes to Plex",
+    mutate: swap(PLEX, '              value: https://plex.example.net:443\n', '              value: https://plex.example.net:443, https://plex.exmaple.net\n'),
+    at: 'value: https://plex.example.net:443, https://plex.exmaple.net',
+  },
+  {
+    check: 'workload-image-needs',
+    why: "Plex's advertised address written without its scheme: customConnections takes HTTP or HTTPS URLs, and every client outside the cluster falls back to the relay",
+    mutate: swap(PLEX, '              value: https://plex.example.net:443\n', '              value: plex.example.net:443\n'),
+    at: 'value: plex.example.net:443',
   },
   {
     check: 'workload-image-needs',
