@@ -20,8 +20,11 @@ interface Frame {
   kind: 'with' | 'range' | 'if' | 'define' | 'block';
   dot: Dot;
   outer: Dot;
-  vars: Map<string, { chain: string[] }>;
+  vars: Map<string, Bound>;
 }
+
+/** What a variable holds: a values chain, or (null) something this reading does not follow, which hides one outside. */
+type Bound = { chain: string[] } | null;
 
 export interface TemplateScopes {
   /** How many `with` blocks open on each values chain named by it alone (`with .Values.a.b`), by the chain. */
@@ -39,6 +42,12 @@ export interface TemplateScopes {
    * .Values.image`), by the chain: the helper's body is read from that chain, its fields keys of it.
    */
   passed: Map<string, number>;
+  /**
+   * How many plain declarations bind a variable to each values chain named by it alone (`$vsc :=
+   * .Values.cephBlockPoolsVolumeSnapshotClass`), by the chain: what the templates read through the variable
+   * (`$vsc.enabled`) is read of the chain, and a bare `$vsc` hands it on whole.
+   */
+  bound: Map<string, number>;
   /** Every values chain the templates read through a moved dot, as far as it goes (`a.b.enabled`; `a.b` for a bare dot). */
   reads: Set<string>;
 }
@@ -87,7 +96,7 @@ function keyRead(tokens: readonly Item[], i: number): boolean {
 }
 
 /** The variables a block binds to values chains (`range $i, $x := .Values.a`: `$x` is each element), by name. */
-type Vars = ReadonlyMap<string, { chain: string[] }>;
+type Vars = ReadonlyMap<string, Bound>;
 
 /**
  * Each field run and bare dot of `tokens` read from a moved dot, and each variable bound to a values chain with the
@@ -150,6 +159,17 @@ function declaration(tokens: readonly Item[]): { names: string[]; pipeline: Item
   return { names: tokens.slice(0, at).flatMap((t) => (t.type === 'variable' ? [t.val] : [])), pipeline: tokens.slice(at + 1) };
 }
 
+/**
+ * A plain declaration or assignment (`{{ $x := .Values.a.b }}`, `$x = ...`): the variable and the chain it now holds
+ * (null where its value is anything but a chain alone); undefined for any other action. A variable lives to the end of
+ * the block it is declared in (text/template), so it is bound in the innermost frame.
+ */
+function variableBinding(tokens: readonly Item[], dot: Dot): { name: string; chain: string[] | null } | undefined {
+  const words = wordsOf(tokens);
+  if (words[0]?.type !== 'variable' || (words[1]?.type !== 'declare' && words[1]?.type !== 'assign')) return undefined;
+  return { name: words[0].val, chain: chainAlone(tokens.slice(tokens.indexOf(words[1]) + 1), dot) ?? null };
+}
+
 /** The words of an action, spaces left out. */
 const wordsOf = (tokens: readonly Item[]): Item[] => tokens.filter((t) => t.type !== 'space');
 const OPENS = new Set(['with', 'range', 'if', 'define', 'block']);
@@ -202,7 +222,7 @@ const HELPER_DEPTH = 4;
 export function templateScopes(text: string): TemplateScopes | undefined {
   const items = lexTemplate(text);
   if (items.some((item) => item.type === 'error')) return undefined;
-  const scopes: TemplateScopes = { opened: new Map(), ranged: new Map(), tested: new Map(), passed: new Map(), reads: new Set() };
+  const scopes: TemplateScopes = { opened: new Map(), ranged: new Map(), tested: new Map(), passed: new Map(), bound: new Map(), reads: new Set() };
   const all = actions(items);
   const helpers = definitions(all);
   const followed = new Set<string>();
@@ -235,11 +255,12 @@ export function templateScopes(text: string): TemplateScopes | undefined {
         walk(helper, call.chain ? { chain: call.chain } : 'root', depth + 1);
       }
     };
-    const open = (kind: Frame['kind'], tokens: Item[], outer: Dot): { dot: Dot; vars: Map<string, { chain: string[] }> } => {
-      const vars = new Map<string, { chain: string[] }>();
+    const open = (kind: Frame['kind'], tokens: Item[], outer: Dot): { dot: Dot; vars: Map<string, Bound> } => {
+      const vars = new Map<string, Bound>();
       const { names, pipeline } = kind === 'with' || kind === 'range' ? declaration(tokens) : { names: [], pipeline: tokens };
       const named = kind === 'with' || kind === 'range' ? chainAlone(pipeline, outer) : undefined;
       if (!named) {
+        for (const name of names) vars.set(name, null);
         if (kind === 'if' && fromRoot) for (const chain of testedOnly(pipeline, outer)) count(scopes.tested, chain);
         read(pipeline, outer);
         return { dot: kind === 'if' ? outer : 'unknown', vars };
@@ -252,6 +273,13 @@ export function templateScopes(text: string): TemplateScopes | undefined {
       // The list itself is read (an element's own list, `range .paths`, is a key of that element).
       if (kind === 'range') scopes.reads.add(key);
       return { dot, vars };
+    };
+    /** A declaration binds its variable where it holds a chain alone (counted from the root); any other action is read. */
+    const bindOrRead = (action: Item[]): void => {
+      const binding = variableBinding(action, dotNow());
+      if (binding) stack.at(-1)!.vars.set(binding.name, binding.chain && { chain: binding.chain });
+      if (binding?.chain && fromRoot && dotNow() === 'root') count(scopes.bound, binding.chain.join('.'));
+      else read(action, dotNow());
     };
     for (const action of body) {
       const words = wordsOf(action);
@@ -279,7 +307,7 @@ export function templateScopes(text: string): TemplateScopes | undefined {
         }
       } else if (head === 'end') {
         if (stack.length > 1) stack.pop();
-      } else read(action, dotNow());
+      } else bindOrRead(action);
     }
   };
   walk(all, 'root', 0);

@@ -69,9 +69,10 @@ const valuesReads = perObject((scope: ChartScope): { chains: ReadonlySet<string>
   }
   const scopes = templateScopes(text);
   if (!scopes) return { chains, elements: new Map() };
-  // A chain named only by `with` blocks, truth tests and helper calls is read through them, not taken whole.
-  const quiet = (chain: string) => (scopes.opened.get(chain) ?? 0) + (scopes.tested.get(chain) ?? 0) + (scopes.passed.get(chain) ?? 0);
-  for (const chain of new Set([...scopes.opened.keys(), ...scopes.tested.keys(), ...scopes.passed.keys()]))
+  // A chain named only by `with` blocks, truth tests, helper calls and variables bound to it is read through them, not taken whole.
+  const quiet = (chain: string) =>
+    (scopes.opened.get(chain) ?? 0) + (scopes.tested.get(chain) ?? 0) + (scopes.passed.get(chain) ?? 0) + (scopes.bound.get(chain) ?? 0);
+  for (const chain of new Set([...scopes.opened.keys(), ...scopes.tested.keys(), ...scopes.passed.keys(), ...scopes.bound.keys()]))
     if (named.get(chain) === quiet(chain)) chains.delete(chain);
   for (const read of scopes.reads) chains.add(read);
   return { chains, elements: elementKeys(scopes, (chain) => named.get(chain) === quiet(chain) + (scopes.ranged.get(chain) ?? 0)) };

@@ -201,6 +201,34 @@ describe('unusedValues', () => {
     expect(unusedValues({ cephBlockPools: [{ anything: 1 }] }, { ...rook, templates: bare, defaults: { cephBlockPools: [] } })).toEqual([]);
   });
 
+  it('reads a map through the variable a plain declaration binds it to (Rook opens its VolumeSnapshotClasses so)', () => {
+    const vsc = {
+      name: 'rook-ceph-cluster',
+      defaults: { cephBlockPoolsVolumeSnapshotClass: { enabled: false, name: 'ceph-block', labels: {}, parameters: {} } },
+      templates: [
+        '{{- $root := . -}}{{- $blockpoolvsc := .Values.cephBlockPoolsVolumeSnapshotClass -}}',
+        '{{- if $blockpoolvsc.enabled }}name: {{ $blockpoolvsc.name }}{{- with $blockpoolvsc.labels }}{{ toYaml . }}{{ end }}',
+        'driver: {{ $root.Values.operatorNamespace }}{{- with $blockpoolvsc.parameters }}{{ toYaml . }}{{ end }}{{- end }}',
+      ].join('\n'),
+      subcharts: new Map(),
+    };
+    expect(takesWhole(vsc, ['cephBlockPoolsVolumeSnapshotClass'])).toBe(false);
+    expect(unusedValues({ cephBlockPoolsVolumeSnapshotClass: { eanbled: true } }, vsc)).toEqual([
+      { path: ['cephBlockPoolsVolumeSnapshotClass', 'eanbled'], near: 'enabled' },
+    ]);
+    // What the variable hands on whole (a `with` on its field, then a bare dot) holds anything.
+    expect(unusedValues({ cephBlockPoolsVolumeSnapshotClass: { enabled: true, labels: { a: 'b' }, parameters: { x: 1 } } }, vsc)).toEqual([]);
+    // The variable handed on bare, or declared again to hold anything else, takes the map whole or reads nothing through it.
+    expect(takesWhole({ ...vsc, templates: `${vsc.templates}{{ toYaml $blockpoolvsc }}` }, ['cephBlockPoolsVolumeSnapshotClass'])).toBe(true);
+    const redeclared = vsc.templates.replace('{{- if $blockpoolvsc.enabled }}', '{{- $blockpoolvsc = list }}{{- if $blockpoolvsc.enabled }}');
+    expect(unusedValues({ cephBlockPoolsVolumeSnapshotClass: { eanbled: true } }, { ...vsc, templates: redeclared })).toEqual([
+      { path: ['cephBlockPoolsVolumeSnapshotClass', 'eanbled'], near: 'enabled' },
+    ]);
+    // A declaration with more than the chain (a default) is read as before: the chain taken whole.
+    const defaulted = vsc.templates.replace('.Values.cephBlockPoolsVolumeSnapshotClass -}}', '.Values.cephBlockPoolsVolumeSnapshotClass | default dict -}}');
+    expect(takesWhole({ ...vsc, templates: defaulted }, ['cephBlockPoolsVolumeSnapshotClass'])).toBe(true);
+  });
+
   it('reads a chain handed alone to a helper the chart defines through the helper, its fields keys of it (Cilium builds its images so)', () => {
     const cilium = {
       name: 'cilium',
