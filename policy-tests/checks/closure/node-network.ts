@@ -30,6 +30,7 @@ import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { withKeyProviders } from '../../model/cluster/provided-keys.ts';
 import { containerEnvironment } from '../../model/cluster/environment.ts';
 import { CLUSTER_FACTS_FILE } from '../../model/repository/cluster-facts.ts';
+import { lanHostFindings, LAN_HOST_FIX } from './lan-hosts.ts';
 import { namedNodes, NODE_ADDRESS_ENV, nodeRoles, onSegment, reservedAddresses, type NodeNetwork } from '../../model/repository/node-network.ts';
 
 /**
@@ -123,14 +124,15 @@ const FIX = {
   kubePrism: `point k8sServiceHost and k8sServicePort at KubePrism as the machine config runs it (localhost and machine.features.kubePrism.port), and say so in machineConfig in ${CLUSTER_FACTS_FILE}`,
   pool: `keep MetalLB's layer-2 pool (apps/platform/metallb/addresses.yaml) inside nodeNetwork's subnet and clear of its addresses; a fork on another LAN changes nodeNetwork in ${CLUSTER_FACTS_FILE} first`,
   node: `name a node address of nodeNetwork in ${CLUSTER_FACTS_FILE} as TALOS_NODE, a control-plane one where the call needs etcd`,
+  host: LAN_HOST_FIX,
 } as const;
 
 export const nodeNetworkClosureCheck: PolicyCheck = {
   id: 'closure-node-network',
-  description: `What the repository puts on the nodes' network is on it, as nodeNetwork in ${CLUSTER_FACTS_FILE} states it: every IPAddressPool an L2Advertisement announces lies in the nodes' subnet (ARP never leaves the segment) and holds no node, gateway or VIP address; an address a workload names as a node (TALOS_NODE) is a node of the facts, a control-plane node where it asks for etcd; and a CNI sent to the API server on the node itself (Cilium's k8sServiceHost localhost) finds KubePrism there, on, at its port, as machineConfig states it (machine.features.kubePrism); and where machineConfig runs no kube-proxy (cluster.proxy.disabled), Cilium replaces it (kubeProxyReplacement), or no Service address reaches a pod; and Talos deploys no CNI of its own beside one the repository deploys (cluster.network.cni.name: none) (invariants P1, P2, B1).`,
+  description: `What the repository puts on the nodes' network is on it, as nodeNetwork in ${CLUSTER_FACTS_FILE} states it: every IPAddressPool an L2Advertisement announces lies in the nodes' subnet (ARP never leaves the segment) and holds no node, gateway or VIP address; an address a workload names as a node (TALOS_NODE) is a node of the facts, a control-plane node where it asks for etcd; and a CNI sent to the API server on the node itself (Cilium's k8sServiceHost localhost) finds KubePrism there, on, at its port, as machineConfig states it (machine.features.kubePrism); and where machineConfig runs no kube-proxy (cluster.proxy.disabled), Cilium replaces it (kubeProxyReplacement), or no Service address reaches a pod; and Talos deploys no CNI of its own beside one the repository deploys (cluster.network.cni.name: none); and an NFS server a volume names by host name is one of the LAN machines nodeNetwork lists (hosts), or the node cannot resolve it and the mount fails (invariants P1, P2, B1).`,
   invariants: ['P1', 'P2', 'B1'],
   remediation: Object.values(FIX).join('; '),
-  reads: { kinds: withKeyProviders('IPAddressPool', 'L2Advertisement', ...WORKLOAD_KINDS), charts: ['cilium'], renders: true },
+  reads: { kinds: withKeyProviders('IPAddressPool', 'L2Advertisement', 'PersistentVolume', ...WORKLOAD_KINDS), charts: ['cilium'], renders: true },
   exemptible: false,
   run(ctx) {
     // Cilium's values, merged once for the two rules that read them.
@@ -141,6 +143,7 @@ export const nodeNetworkClosureCheck: PolicyCheck = {
     const network = ctx.repo.facts?.nodeNetwork;
     // A missing or malformed fact is the cluster-facts check's finding; nothing here can be judged against it.
     if (!network) return;
+    lanHostFindings(ctx, network.hosts);
     const pools = ctx.resources.filter((r) => r.kind === 'IPAddressPool');
     const told = new Set<Resource>();
     for (const advertisement of ctx.resources.filter((r) => r.kind === 'L2Advertisement'))

@@ -35,6 +35,21 @@ export interface NodeNetwork {
    * cluster.apiServer.extraArgs), as `[low, high]`; Kubernetes' default 30000-32767 where the facts say none.
    */
   nodePorts: readonly [number, number];
+  /**
+   * The machines of the LAN the cluster reaches by name (the NAS, a hypervisor, the router), as the nodes' resolver
+   * knows them; undefined where the facts name none, and a name a manifest gives a LAN machine is then not judged.
+   */
+  hosts?: readonly string[];
+}
+
+/** A host name as a resolver takes it: dot-separated labels of letters, digits and hyphens, none at either end of one. */
+const HOST_NAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i;
+
+/** The facts' `hosts`, or why they cannot be read. */
+function hostsOf(value: unknown): { hosts?: readonly string[]; problem?: string } {
+  if (value === undefined) return {};
+  if (Array.isArray(value) && value.every((h) => typeof h === 'string' && HOST_NAME.test(h))) return { hosts: value as string[] };
+  return { problem: 'cluster fact "nodeNetwork": hosts lists the names of the LAN\'s machines the cluster reaches (nas.lan), each a host name' };
 }
 
 /** Kubernetes' default `--service-node-port-range`. */
@@ -53,7 +68,7 @@ export function parsePortRange(text: string): readonly [number, number] | undefi
 export type NodeRole = 'control-plane' | 'worker';
 
 const SHAPE =
-  'cluster fact "nodeNetwork" must be a YAML mapping: subnet (a CIDR), gateway, vip (optional), controlPlane and workers (lists of addresses), pods and services (the pod and Service CIDRs), nodePorts (optional: the node-port range, 30000-32767 by default)';
+  'cluster fact "nodeNetwork" must be a YAML mapping: subnet (a CIDR), gateway, vip (optional), controlPlane and workers (lists of addresses), pods and services (the pod and Service CIDRs), nodePorts (optional: the node-port range, 30000-32767 by default), hosts (optional: the LAN machines the cluster reaches by name)';
 
 /** An address's IP family as Kubernetes names it (a Service's ipFamilies), or undefined where it is no address. */
 export const ipFamilyOf = (ip: string): 'IPv4' | 'IPv6' | undefined => (isIPv4(ip) ? 'IPv4' : isIPv6(ip) ? 'IPv6' : undefined);
@@ -147,6 +162,7 @@ export function readNodeNetwork(raw: unknown, counts: { nodeCount: number; contr
     return { problems: [SHAPE] };
   const nodePorts = value.nodePorts === undefined ? DEFAULT_NODE_PORTS : parsePortRange(value.nodePorts as string);
   if (!nodePorts) return { problems: [`cluster fact "nodeNetwork": nodePorts "${String(value.nodePorts)}" is not a port range (30000-32767)`] };
+  const { hosts, problem } = hostsOf(value.hosts);
   const network: NodeNetwork = {
     subnet: value.subnet,
     gateway: value.gateway,
@@ -156,10 +172,11 @@ export function readNodeNetwork(raw: unknown, counts: { nodeCount: number; contr
     pods: value.pods,
     services: value.services,
     nodePorts,
+    ...(hosts ? { hosts } : {}),
   };
   for (const key of ['subnet', 'pods', 'services'] as const)
     if (!subnetBlock(network[key])) return { problems: [`cluster fact "nodeNetwork": ${key} "${network[key]}" is not a CIDR`] };
-  const problems: string[] = [];
+  const problems: string[] = problem ? [problem] : [];
   // Three networks the nodes route between: one inside another sends a pod's or a Service's traffic to the wrong one.
   const nets = [
     ['subnet', network.subnet],

@@ -75,6 +75,15 @@ describe('the nodeNetwork fact', () => {
     ]);
   });
 
+  it("reads the LAN's machines by name where the block lists them, and refuses a list of anything but host names", () => {
+    expect(readNodeNetwork(GOOD, COUNTS).network?.hosts).toBeUndefined();
+    expect(readNodeNetwork(`${GOOD}\nhosts: [nas.lan, pve1.lan]`, COUNTS)).toMatchObject({ network: { hosts: ['nas.lan', 'pve1.lan'] }, problems: [] });
+    for (const hosts of ['nas.lan', '[nas_lan]', '[-nas.lan]', '[nas..lan]', '[10]'])
+      expect(readNodeNetwork(`${GOOD}\nhosts: ${hosts}`, COUNTS).problems, hosts).toEqual([
+        `cluster fact "nodeNetwork": hosts lists the names of the LAN's machines the cluster reaches (nas.lan), each a host name`,
+      ]);
+  });
+
   it("reads the node-port range as the API server's flag takes it, Kubernetes' default where none is named", () => {
     expect(readNodeNetwork(GOOD, COUNTS).network?.nodePorts).toEqual([30000, 32767]);
     expect(readNodeNetwork(`${GOOD}\nnodePorts: 20000-22767`, COUNTS).network?.nodePorts).toEqual([20000, 22767]);

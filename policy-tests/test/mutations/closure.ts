@@ -391,6 +391,13 @@ export const closureMutations: Mutation[] = [
   },
   {
     check: 'closure-node-network',
+    why: "the media backups' NFS volume names the NAS nas.aln: the node cannot resolve it, the mount fails, and every backup job stays ContainerCreating",
+    mutate: swap('apps/media/storage/backups.yaml', 'server: nas.lan\n', 'server: nas.aln\n'),
+    at: inFile('apps/media/storage/backups.yaml', 'server: nas.aln'),
+    fix: "name a machine of nodeNetwork's hosts in clusters/home/cluster-facts.yaml as the NFS server, or add the LAN machine there",
+  },
+  {
+    check: 'closure-node-network',
     why: 'the etcd backup asks a worker for its etcd snapshot: workers run no etcd',
     mutate: swap('apps/platform/backups/etcd-backup.yaml', 'value: 192.168.1.11\n', 'value: 192.168.1.21\n'),
     at: inFile('apps/platform/backups/etcd-backup.yaml', 'value: 192.168.1.21'),
