@@ -1,42 +1,89 @@
 /**
- * The LAN's machines a manifest names (closure-node-network): an NFS volume's server, which the kubelet hands to
- * mount.nfs on the node, is resolved by the node's resolver. A name it does not know (`nas.aln`) fails the mount
- * ("Failed to resolve server"), and every pod that uses the volume stays ContainerCreating; the API server takes it.
- * The cluster facts' nodeNetwork lists the LAN machines the cluster reaches by name (`hosts`); a server named by an
- * address, or any name where the facts list none, is not judged here.
+ * The LAN's machines a manifest names (closure-node-network), as the cluster facts' nodeNetwork lists them (`hosts`,
+ * the names the nodes' resolver knows).
+ * - An NFS volume's server, which the kubelet hands to mount.nfs on the node: a name the resolver does not know
+ *   (`nas.aln`) fails the mount ("Failed to resolve server"), and every pod that uses the volume stays
+ *   ContainerCreating. Every name is held to the list.
+ * - A machine an exporter is sent to probe (a ServiceMonitor endpoint's `params.target`, a Probe's static targets):
+ *   the exporter cannot resolve it, every scrape of it fails, and its metrics are gone. Held where the name is in the
+ *   LAN's domain (the last label of a listed name: `pve4.lan`) or one slip from a listed one (`pve1.aln`), and is no
+ *   host an Ingress of the repository serves; any other name is somewhere else, and not judged.
+ * An address, or any name where the facts list no hosts, is not judged here; the API server takes them all.
  */
 import { isIP } from 'node:net';
-import { dig, objects } from '../../model/core/dig.ts';
+import { dig, list, objects } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { CheckContext } from '../../model/checks/kit.ts';
 import type { Path } from '../../model/core/positions.ts';
-import { didYouMean } from '../../model/core/did-you-mean.ts';
+import { didYouMean, nearestName } from '../../model/core/did-you-mean.ts';
 import { podSpecOf } from '../../model/core/workloads.ts';
+import { ingressRoutes } from '../../model/cluster/ingress-routes.ts';
 import { CLUSTER_FACTS_FILE } from '../../model/repository/cluster-facts.ts';
 
-/** Every NFS server the resources name: a PersistentVolume's, and a pod template's volume's, with where each is written. */
-function nfsServers(resources: readonly Resource[]): { resource: Resource; server: unknown; at: Path }[] {
-  return resources.flatMap((resource) => {
-    if (resource.kind === 'PersistentVolume') return [{ resource, server: dig(resource.object, ['spec', 'nfs', 'server']), at: ['spec', 'nfs', 'server'] }];
-    const pod = podSpecOf(resource);
-    return objects(pod?.spec.volumes).flatMap((v, i) =>
-      v.nfs === undefined ? [] : [{ resource, server: dig(v, ['nfs', 'server']), at: [...pod!.at, 'volumes', i, 'nfs', 'server'] }],
-    );
-  });
+/** One name a manifest gives a LAN machine: an NFS server, or a target an exporter probes. */
+interface NamedMachine {
+  resource: Resource;
+  name: unknown;
+  at: Path;
+  use: 'nfs' | 'target';
 }
 
-export const LAN_HOST_FIX = `name a machine of nodeNetwork's hosts in ${CLUSTER_FACTS_FILE} as the NFS server, or add the LAN machine there`;
+/** Every NFS server the resources name: a PersistentVolume's, and a pod template's volume's, with where each is written. */
+function nfsServers(resource: Resource): NamedMachine[] {
+  if (resource.kind === 'PersistentVolume')
+    return [{ resource, name: dig(resource.object, ['spec', 'nfs', 'server']), at: ['spec', 'nfs', 'server'], use: 'nfs' }];
+  const pod = podSpecOf(resource);
+  return objects(pod?.spec.volumes).flatMap((v, i) =>
+    v.nfs === undefined ? [] : [{ resource, name: dig(v, ['nfs', 'server']), at: [...pod!.at, 'volumes', i, 'nfs', 'server'], use: 'nfs' as const }],
+  );
+}
 
-/** Each NFS server named by a host name the facts' LAN hosts do not hold. */
+/** The machines an exporter is sent to probe: each ServiceMonitor endpoint's `target` parameter, each Probe's static target. */
+function probedTargets(resource: Resource): NamedMachine[] {
+  const named = (values: unknown, at: Path): NamedMachine[] => list(values).map((name, i) => ({ resource, name, at: [...at, i], use: 'target' as const }));
+  if (resource.kind === 'ServiceMonitor')
+    return objects(dig(resource.object, ['spec', 'endpoints'])).flatMap((e, i) =>
+      named(dig(e, ['params', 'target']), ['spec', 'endpoints', i, 'params', 'target']),
+    );
+  if (resource.kind === 'Probe')
+    return named(dig(resource.object, ['spec', 'targets', 'staticConfig', 'static']), ['spec', 'targets', 'staticConfig', 'static']);
+  return [];
+}
+
+/** A target's host: a URL's hostname, or the text before its port. */
+function hostOf(target: string): string {
+  if (target.includes('://')) return URL.parse(target)?.hostname.replace(/^\[(.*)\]$/, '$1') ?? target;
+  return /^\[.*\]|^[^:]*$/.test(target) ? target.replace(/^\[(.*)\].*$/, '$1') : target.replace(/:\d*$/, '');
+}
+
+export const LAN_HOST_FIX = `name a machine of nodeNetwork's hosts in ${CLUSTER_FACTS_FILE}, or add the LAN machine there`;
+
+const WHAT = {
+  nfs: (r: Resource, host: string) => `${r.kind} ${r.name} mounts NFS from ${host}`,
+  target: (r: Resource, host: string) => `${r.kind} ${r.name} has its exporter probe ${host}`,
+} as const;
+const THEN = {
+  nfs: 'the node cannot resolve it, the mount fails, and every pod that uses the volume stays ContainerCreating',
+  target: 'the exporter cannot resolve it, every scrape of it fails, and its metrics are gone',
+} as const;
+
+/** Each machine named by a host name the facts' LAN hosts do not hold (of a target, one that is the LAN's). */
 export function lanHostFindings(ctx: CheckContext, hosts: readonly string[] | undefined): void {
   if (!hosts) return;
   const known = new Set(hosts.map((h) => h.toLowerCase()));
-  for (const { resource, server, at } of nfsServers(ctx.resources)) {
-    // No server, or an address, is the API server's or the network's to judge.
-    if (typeof server !== 'string' || server === '' || isIP(server) !== 0 || known.has(server.toLowerCase().replace(/\.$/, ''))) continue;
+  const domains = new Set(hosts.flatMap((h) => (h.includes('.') ? [h.toLowerCase().split('.').at(-1)!] : [])));
+  const served = new Set(
+    ctx.resources.filter((r) => r.kind === 'Ingress').flatMap((r) => ingressRoutes(r).flatMap((route) => (route.host ? [route.host] : []))),
+  );
+  for (const { resource, name, at, use } of ctx.resources.flatMap((r) => [...nfsServers(r), ...probedTargets(r)])) {
+    if (typeof name !== 'string' || name === '') continue;
+    const host = (use === 'target' ? hostOf(name) : name).toLowerCase().replace(/\.$/, '');
+    if (host === '' || isIP(host) !== 0 || known.has(host)) continue;
+    // A target elsewhere (a public site, a name the cluster serves) is not the LAN's to know.
+    if (use === 'target' && (served.has(host) || (!domains.has(host.split('.').at(-1)!) && nearestName(host, known) === undefined))) continue;
     ctx.fail(
       { resource, path: at },
-      `${resource.kind} ${resource.name} mounts NFS from ${server}, which is none of the LAN's machines nodeNetwork names (${hosts.join(', ')})${didYouMean(server, hosts)}: the node cannot resolve it, the mount fails, and every pod that uses the volume stays ContainerCreating`,
+      `${WHAT[use](resource, host)}, which is none of the LAN's machines nodeNetwork names (${hosts.join(', ')})${didYouMean(host, hosts)}: ${THEN[use]}`,
       LAN_HOST_FIX,
     );
   }

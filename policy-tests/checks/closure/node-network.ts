@@ -129,10 +129,14 @@ const FIX = {
 
 export const nodeNetworkClosureCheck: PolicyCheck = {
   id: 'closure-node-network',
-  description: `What the repository puts on the nodes' network is on it, as nodeNetwork in ${CLUSTER_FACTS_FILE} states it: every IPAddressPool an L2Advertisement announces lies in the nodes' subnet (ARP never leaves the segment) and holds no node, gateway or VIP address; an address a workload names as a node (TALOS_NODE) is a node of the facts, a control-plane node where it asks for etcd; and a CNI sent to the API server on the node itself (Cilium's k8sServiceHost localhost) finds KubePrism there, on, at its port, as machineConfig states it (machine.features.kubePrism); and where machineConfig runs no kube-proxy (cluster.proxy.disabled), Cilium replaces it (kubeProxyReplacement), or no Service address reaches a pod; and Talos deploys no CNI of its own beside one the repository deploys (cluster.network.cni.name: none); and an NFS server a volume names by host name is one of the LAN machines nodeNetwork lists (hosts), or the node cannot resolve it and the mount fails (invariants P1, P2, B1).`,
+  description: `What the repository puts on the nodes' network is on it, as nodeNetwork in ${CLUSTER_FACTS_FILE} states it: every IPAddressPool an L2Advertisement announces lies in the nodes' subnet (ARP never leaves the segment) and holds no node, gateway or VIP address; an address a workload names as a node (TALOS_NODE) is a node of the facts, a control-plane node where it asks for etcd; and a CNI sent to the API server on the node itself (Cilium's k8sServiceHost localhost) finds KubePrism there, on, at its port, as machineConfig states it (machine.features.kubePrism); and where machineConfig runs no kube-proxy (cluster.proxy.disabled), Cilium replaces it (kubeProxyReplacement), or no Service address reaches a pod; and Talos deploys no CNI of its own beside one the repository deploys (cluster.network.cni.name: none); and an NFS server a volume names by host name is one of the LAN machines nodeNetwork lists (hosts), or the node cannot resolve it and the mount fails, and so is a machine of the LAN an exporter is sent to probe (a ServiceMonitor target, a Probe target, in the LAN domain or one slip from a listed host), or every scrape of it fails (invariants P1, P2, B1).`,
   invariants: ['P1', 'P2', 'B1'],
   remediation: Object.values(FIX).join('; '),
-  reads: { kinds: withKeyProviders('IPAddressPool', 'L2Advertisement', 'PersistentVolume', ...WORKLOAD_KINDS), charts: ['cilium'], renders: true },
+  reads: {
+    kinds: withKeyProviders('IPAddressPool', 'L2Advertisement', 'PersistentVolume', 'ServiceMonitor', 'Probe', 'Ingress', ...WORKLOAD_KINDS),
+    charts: ['cilium'],
+    renders: true,
+  },
   exemptible: false,
   run(ctx) {
     // Cilium's values, merged once for the two rules that read them.

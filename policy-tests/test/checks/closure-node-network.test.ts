@@ -81,4 +81,56 @@ describe('closure-node-network', () => {
     ]);
     expect(worker[0]!.file).toBe('apps/platform/backups/etcd-backup.yaml');
   });
+
+  it("holds a LAN machine an exporter probes to nodeNetwork's hosts: in the LAN's domain or one slip from a host, not a name the cluster serves or a site elsewhere", () => {
+    const probe = (targets: string[]): Resource =>
+      ({
+        ...template,
+        kind: 'Probe',
+        name: 'lan',
+        object: {
+          apiVersion: 'monitoring.coreos.com/v1',
+          kind: 'Probe',
+          metadata: { name: 'lan', namespace: 'monitoring' },
+          spec: { targets: { staticConfig: { static: targets } } },
+        },
+      }) as Resource;
+    const fine = [
+      'https://pve1.lan:8006/',
+      'nas.lan:161',
+      'NAS.lan.',
+      'https://tv.lan/ping',
+      'https://dns.gogle/',
+      '192.168.1.5:9100',
+      '[fd00::5]:9100',
+      'http://[fd00::5]/',
+    ];
+    const served = {
+      ...template,
+      kind: 'Ingress',
+      name: 'tv',
+      object: {
+        apiVersion: 'networking.k8s.io/v1',
+        kind: 'Ingress',
+        metadata: { name: 'tv', namespace: 'media' },
+        spec: {
+          rules: [{ host: 'tv.lan', http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'sonarr', port: { number: 8989 } } } }] } }],
+        },
+      },
+    } as Resource;
+    expect(messages(withResources([probe(fine), served]))).toEqual([]);
+    expect(messages(withResources([probe(['https://tv.lan/ping'])]))).toEqual([
+      expect.stringMatching(/^Probe lan has its exporter probe tv\.lan, which is none/),
+    ]);
+    expect(messages(withResources([probe(['https://pve1.aln:8006/', 'pve4.lan:9221', 'gatewya.lan'])]))).toEqual([
+      expect.stringMatching(
+        /^Probe lan has its exporter probe pve1\.aln, which is none of the LAN's machines nodeNetwork names \(nas\.lan, .*\) \(did you mean "pve1\.lan"\?\): the exporter cannot resolve it/,
+      ),
+      expect.stringMatching(/^Probe lan has its exporter probe pve4\.lan, which is none of the LAN's machines/),
+      expect.stringMatching(/^Probe lan has its exporter probe gatewya\.lan, .*\(did you mean "gateway\.lan"\?\)/),
+    ]);
+    // Where the facts list no hosts, no name is judged.
+    const facts = { ...repo.facts!, nodeNetwork: { ...repo.facts!.nodeNetwork!, hosts: undefined } };
+    expect(runPolicy({ ...withResources([probe(['pve4.lan'])]), facts } as Repo, [nodeNetworkClosureCheck])).toEqual([]);
+  });
 });

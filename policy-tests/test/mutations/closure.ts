@@ -394,7 +394,13 @@ export const closureMutations: Mutation[] = [
     why: "the media backups' NFS volume names the NAS nas.aln: the node cannot resolve it, the mount fails, and every backup job stays ContainerCreating",
     mutate: swap('apps/media/storage/backups.yaml', 'server: nas.lan\n', 'server: nas.aln\n'),
     at: inFile('apps/media/storage/backups.yaml', 'server: nas.aln'),
-    fix: "name a machine of nodeNetwork's hosts in clusters/home/cluster-facts.yaml as the NFS server, or add the LAN machine there",
+    fix: "name a machine of nodeNetwork's hosts in clusters/home/cluster-facts.yaml, or add the LAN machine there",
+  },
+  {
+    check: 'closure-node-network',
+    why: 'the second hypervisor misspelt as the exporter target: pve2.aln resolves nowhere, every scrape fails, and its host metrics are gone',
+    mutate: swap('monitoring/pve-exporter/servicemonitor.yaml', 'target: [pve2.lan]\n', 'target: [pve2.aln]\n'),
+    at: inFile('monitoring/pve-exporter/servicemonitor.yaml', 'target: [pve2.aln]'),
   },
   {
     check: 'closure-node-network',
