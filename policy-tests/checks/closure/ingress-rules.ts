@@ -12,14 +12,15 @@ import { dig, isMap, list } from '../../model/core/dig.ts';
 import { scalarText } from '../../model/core/text.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { LAN_GATEWAY, PUBLIC_GATEWAY } from '../../model/cluster/ingress-routes.ts';
+import { slippedDomainFindings } from './ingress-domains.ts';
 
 const TRAEFIK_CLASSES = new Set([PUBLIC_GATEWAY, LAN_GATEWAY]);
 
 export const ingressRulesCheck: PolicyCheck = {
   id: 'closure-ingress-rules',
-  description: `Every rule of an Ingress the proxies serve (class ${PUBLIC_GATEWAY} or ${LAN_GATEWAY}) routes requests as Traefik 3.7 reads it: each rule has http paths (a rule without is skipped), a default backend only on an Ingress without rules (Traefik reads it nowhere else), and Service backends only (a resource backend is not supported); and the proxies' IngressClasses name Traefik's controller, ${TRAEFIK_CONTROLLER} (Traefik lists no other); otherwise its host answers 404 (invariants P1).`,
+  description: `Every rule of an Ingress the proxies serve (class ${PUBLIC_GATEWAY} or ${LAN_GATEWAY}) routes requests as Traefik 3.7 reads it: each rule has http paths (a rule without is skipped), a default backend only on an Ingress without rules (Traefik reads it nowhere else), and Service backends only (a resource backend is not supported); and the proxies' IngressClasses name Traefik's controller, ${TRAEFIK_CONTROLLER} (Traefik lists no other); otherwise its host answers 404; and no host is the one under a domain one slip from the domain of the other Ingresses' hosts, in its zone (radarr.lan.exmaple.net beside *.lan.example.net), which no client looks the app up under (invariants P1).`,
   invariants: ['P1'],
-  remediation: `give each rule its http paths to a Service backend; route a host through a rule, not spec.defaultBackend, on an Ingress that has rules; give the proxies' IngressClasses controller: ${TRAEFIK_CONTROLLER}`,
+  remediation: `give each rule its http paths to a Service backend; route a host through a rule, not spec.defaultBackend, on an Ingress that has rules; give the proxies' IngressClasses controller: ${TRAEFIK_CONTROLLER}; name each host under the lab's domain`,
   reads: { kinds: ['Ingress', 'IngressClass'] },
   exemptible: false,
   run(ctx) {
@@ -32,7 +33,9 @@ export const ingressRulesCheck: PolicyCheck = {
           `IngressClass ${cls.name} names controller ${JSON.stringify(scalarText(controller))}, and Traefik lists only the classes whose controller is ${TRAEFIK_CONTROLLER}: no proxy serves an Ingress of class ${cls.name}`,
         );
     }
-    for (const ing of ctx.resources.filter((r) => r.kind === 'Ingress' && TRAEFIK_CLASSES.has(String(dig(r.object, ['spec', 'ingressClassName']))))) {
+    const served = ctx.resources.filter((r) => r.kind === 'Ingress' && TRAEFIK_CLASSES.has(String(dig(r.object, ['spec', 'ingressClassName']))));
+    slippedDomainFindings(ctx, served);
+    for (const ing of served) {
       const rules = list(dig(ing.object, ['spec', 'rules']));
       rules.forEach((rule, i) => {
         const host = isMap(rule) && typeof rule.host === 'string' ? rule.host : 'every host';

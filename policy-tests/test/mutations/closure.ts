@@ -319,6 +319,12 @@ export const closureMutations: Mutation[] = [
   },
   {
     check: 'closure-ingress-rules',
+    why: "the film manager's LAN host written under lan.exmaple.net, beside every other app's lan.example.net: no client looks it up there, and the app is unreachable at its name",
+    mutate: swap('apps/media/radarr/ingress.yaml', 'host: radarr.lan.example.net\n', 'host: radarr.lan.exmaple.net\n'),
+    at: inFile('apps/media/radarr/ingress.yaml', 'host: radarr.lan.exmaple.net'),
+  },
+  {
+    check: 'closure-ingress-rules',
     why: "the TV manager's Ingress routes its host through spec.defaultBackend beside a rule without http: Traefik skips the rule and reads no default backend of an Ingress with rules, so the host answers 404",
     mutate: swap(
       'apps/media/sonarr/ingress.yaml',
