@@ -13,6 +13,7 @@ import { didYouMean } from '../model/core/did-you-mean.ts';
 import { scalarText } from '../model/core/text.ts';
 import type { Resource } from '../model/core/manifest.ts';
 import { perObject } from '../model/core/per-object.ts';
+import { endpointPath } from '../model/prometheus-operator/scrape-targets.ts';
 
 /**
  * The tag (without a leading `v`) of every `image` string a render's objects name: their containers', and a custom
@@ -111,10 +112,27 @@ function scrapedCharts(ctx: CheckContext, entry: CatalogEntry, deployed: Readonl
   });
 }
 
+/**
+ * Each endpoint of a monitor whose entries say where its metrics come from (`path`) that scrapes another path: the
+ * operator makes it a job all the same, and what it collects from that target is none of the metrics the entries
+ * name, which that target then never gives (an empty path is /metrics, as the operator leaves it to Prometheus).
+ */
+function uncoveredEndpoints(ctx: CheckContext, monitor: Resource, paths: ReadonlySet<string>): void {
+  const field = monitor.kind === 'PodMonitor' ? 'podMetricsEndpoints' : 'endpoints';
+  list(obj(monitor.object.spec)[field]).forEach((e, i) => {
+    const path = endpointPath(obj(e));
+    if (paths.has(path)) return;
+    ctx.fail(
+      { resource: monitor, path: ['spec', field, i, obj(e).path === undefined ? 'port' : 'path'] },
+      `${monitor.kind} ${monitor.name}'s endpoint ${i} scrapes ${path}, and the metrics catalog says its metrics come from ${[...paths].join(', ')}${didYouMean(path, paths)}: that target's metrics are never scraped, and every rule and panel that reads them sees nothing of it`,
+    );
+  });
+}
+
 export const metricsCatalogCheck: PolicyCheck = {
   id: 'metrics-catalog-current',
   description:
-    "Each metrics-catalog entry is well formed (its keys, metric and label names, pin, source files and scrapes, each as the checks read it), names its exporter, version and source, and matches the version the repository pins (a Renovate bump makes it stale), which the repository still runs (a pin on an image no workload runs, a chart no Application deploys or a file that is gone pins nothing, and the entry would never go stale); every monitor has an entry or a reasoned exemption (plain monitors always, a chart's when it renders) (A17).",
+    "Each metrics-catalog entry is well formed (its keys, metric and label names, pin, source files and scrapes, each as the checks read it), names its exporter, version and source, and matches the version the repository pins (a Renovate bump makes it stale), which the repository still runs (a pin on an image no workload runs, a chart no Application deploys or a file that is gone pins nothing, and the entry would never go stale); every monitor has an entry or a reasoned exemption (plain monitors always, a chart's when it renders), and every endpoint of a monitor whose entry says which path serves its metrics scrapes that path (an empty path is /metrics), or that target's metrics are never scraped (A17).",
   invariants: ['A17'],
   remediation:
     'refresh the entry: npm run metrics:catalog -- --refresh <exporter> --version <pinned>; add an entry for a new monitor (monitoring/README.md, "The metrics catalog")',
@@ -153,6 +171,8 @@ export const metricsCatalogCheck: PolicyCheck = {
     const monitors = ctx.repo.resources.filter((r) => (MONITOR_KINDS as readonly string[]).includes(r.kind));
     for (const r of monitors) {
       const id = monitorId(r, namespaceOf);
+      const paths = catalog.coveredPaths.get(id);
+      if (paths && paths !== 'any' && !exempt.has(id)) uncoveredEndpoints(ctx, r, paths);
       if (catalog.coveredMonitors.has(id) || exempt.has(id)) continue;
       const how = r.rendered ? `chart scrape with renders: ${id}` : `scrape: monitor: ${id}`;
       ctx.fail(

@@ -86,6 +86,8 @@ export interface MetricsCatalog {
   exemptionsFile?: DataFile;
   /** Monitor resources (plain, in this repository) that some entry names. */
   coveredMonitors: Set<string>;
+  /** The paths of each covered monitor the entries say their metrics come from; `any` where an entry names no path. */
+  coveredPaths: Map<string, Set<string> | 'any'>;
   problems: CatalogProblem[];
 }
 
@@ -312,6 +314,12 @@ export const metricsCatalog = perRepo((repo: Repo): MetricsCatalog => {
   );
   const jobs: ScrapeJob[] = [];
   const coveredMonitors = new Set<string>();
+  const coveredPaths = new Map<string, Set<string> | 'any'>();
+  const cover = (monitor: string, path: unknown) => {
+    coveredMonitors.add(monitor);
+    const paths = coveredPaths.get(monitor) ?? new Set<string>();
+    coveredPaths.set(monitor, typeof path !== 'string' || paths === 'any' ? 'any' : paths.add(path));
+  };
   for (const entry of entries) {
     list(obj(entry.data.data).scrape)
       .map(obj)
@@ -323,12 +331,14 @@ export const metricsCatalog = perRepo((repo: Repo): MetricsCatalog => {
           const monitor = monitors.get(scrape.monitor);
           // A monitor that is gone is its own check's finding (media-exporters, closure); here it only scrapes nothing.
           if (!monitor) return;
-          coveredMonitors.add(scrape.monitor);
-          for (const j of monitorJobs(monitor, servicesFor(monitor), namespaceOf)) jobs.push({ ...j, metrics, source: scrape.monitor, entry });
+          cover(scrape.monitor, scrape.path);
+          // `path` names the endpoint that serves these metrics: an endpoint of the monitor scraping another path gets none of them.
+          for (const j of monitorJobs(monitor, servicesFor(monitor), namespaceOf).filter((j) => scrape.path === undefined || j.path === scrape.path))
+            jobs.push({ ...j, metrics, source: scrape.monitor, entry });
         } else if (typeof scrape.chart === 'string' && typeof scrape.job === 'string') {
           const source = `chart ${scrape.chart}`;
           // The monitor the chart renders, so a plain copy of it (a duplicate-resource) is not also "undescribed".
-          if (typeof scrape.renders === 'string') coveredMonitors.add(scrape.renders);
+          if (typeof scrape.renders === 'string') cover(scrape.renders, scrape.path);
           const rendered = typeof scrape.renders === 'string' ? renderedMonitors.get(scrape.renders) : undefined;
           if (!rendered) {
             // Not rendered (chart not in the cache): the entry's declaration stands, unverified.
@@ -351,5 +361,5 @@ export const metricsCatalog = perRepo((repo: Repo): MetricsCatalog => {
         }
       });
   }
-  return { entries, jobs, exemptions, monitorExemptions, exemptionsFile, coveredMonitors, problems };
+  return { entries, jobs, exemptions, monitorExemptions, exemptionsFile, coveredMonitors, coveredPaths, problems };
 });

@@ -98,7 +98,8 @@ export function monitorJobs(monitor: Resource, services: readonly ServiceView[],
   }
   const endpoints = list(monitor.kind === 'PodMonitor' ? spec.podMetricsEndpoints : spec.endpoints).map(obj);
   return endpoints.flatMap((endpoint) => {
-    const path = typeof endpoint.path === 'string' ? endpoint.path : '/metrics';
+    // The operator writes metrics_path only for a non-empty path; Prometheus scrapes /metrics otherwise.
+    const path = typeof endpoint.path === 'string' && endpoint.path !== '' ? endpoint.path : '/metrics';
     // Relabelling starts from the job the operator gives each target, so `replacement: "<ns>/$1"` over `job` keeps it.
     const jobs = [...new Set(defaultJobs(monitor, spec, services, namespaceOf).map((job) => relabelledJob(endpoint.relabelings, job) ?? job))];
     return jobs.map((job) => ({

@@ -285,6 +285,17 @@ describe('jobs as the Prometheus operator names them', () => {
     expect(monitorJobs(relabelled, services)).toMatchObject([{ job: 'snmp-nas', intervalMs: 30_000 }]);
   });
 
+  it("reads an endpoint's path as the operator writes it: an empty one is no metrics_path, and Prometheus scrapes /metrics", () => {
+    const services = serviceViews([service('pve', { app: 'pve' })]);
+    const monitor = (path?: string) =>
+      resource('ServiceMonitor', 'monitoring', 'pve', {
+        spec: { selector: { matchLabels: { app: 'pve' } }, endpoints: [{ port: 'http', ...(path === undefined ? {} : { path }) }] },
+      });
+    expect(monitorJobs(monitor(''), services)).toMatchObject([{ path: '/metrics' }]);
+    expect(monitorJobs(monitor(), services)).toMatchObject([{ path: '/metrics' }]);
+    expect(monitorJobs(monitor('/pve'), services)).toMatchObject([{ path: '/pve' }]);
+  });
+
   it('matchExpressions select several Services, each its own job by jobLabel (cert-manager)', () => {
     const monitor = resource('ServiceMonitor', 'monitoring', 'cert-manager', {
       spec: {

@@ -1,8 +1,18 @@
 /** Broken copies of the real repository for the check of policy-tests/checks/metrics-catalog.ts: each fails exactly its check, at its line. */
 import type { Mutation } from '../support/mutation-runner.ts';
-import { replaceFirst } from './edits.ts';
+import { replaceFirst, swap } from './edits.ts';
 
 export const metricsCatalogMutations: Mutation[] = [
+  {
+    check: 'metrics-catalog-current',
+    why: "the first hypervisor's endpoint given an empty path: Prometheus scrapes /metrics, the exporter's own process metrics, and pve1's cluster-wide view is never scraped",
+    mutate: swap(
+      'monitoring/pve-exporter/servicemonitor.yaml',
+      '      path: /pve\n      interval: 60s\n      params:\n        target: [pve1.lan]\n',
+      '      path: ""\n      interval: 60s\n      params:\n        target: [pve1.lan]\n',
+    ),
+    at: 'path: ""',
+  },
   {
     check: 'metrics-catalog-current',
     why: 'Renovate bumps exportarr, its catalog entry is stale',
