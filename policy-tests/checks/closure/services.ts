@@ -18,6 +18,7 @@ import { indexServices, serviceAddresses, serviceIndex, webhookCalls, type Servi
 import { argoGlobMatch } from '../../model/core/glob.ts';
 import { SETTINGS_FILES } from '../../model/apps/media-settings.ts';
 import { ingressRoutes, servicePort } from '../../model/cluster/ingress-routes.ts';
+import { settingsHostFindings } from './settings-hosts.ts';
 import { rookManagerServices } from '../../model/rook/services.ts';
 import { containersOf, podSpecOf } from '../../model/core/workloads.ts';
 import { nearestName, suggesting } from '../../model/core/did-you-mean.ts';
@@ -217,8 +218,10 @@ function checkAddresses(ctx: CheckContext, { index, runtime, opaque, reached }: 
     for (const a of serviceAddresses(r.object, namespaces)) close(`${r.kind} ${r.name}`, a, (m) => ctx.fail({ resource: r, path: a.path }, m));
   // The settings the scripts push into the apps: the addresses the apps dial each other at.
   for (const data of ctx.repo.dataFiles.values())
-    if (argoGlobMatch(SETTINGS_FILES, data.file))
+    if (argoGlobMatch(SETTINGS_FILES, data.file)) {
       for (const a of serviceAddresses(data.data, namespaces)) close(data.file, a, (m) => ctx.fail({ data, path: a.path }, m));
+      settingsHostFindings(ctx, index, data);
+    }
 }
 
 /** A URL whose host is one label (`http://radarr:7878`): the pod's resolver looks it up as a Service of its namespace first. */
@@ -252,7 +255,7 @@ function checkOneLabelHosts(ctx: CheckContext, { index, runtime, opaque }: Scope
 export const serviceClosureCheck: PolicyCheck = {
   id: 'closure-service',
   description:
-    "Every Service an Ingress routes to exists in its namespace with the port it names, every ServiceMonitor has an endpoint and selects some Service with the port its endpoints name (among them the manager Services Rook makes for a rendered CephCluster, with their labels and ports), every in-cluster address a resource or an app's settings name (<service>.<namespace>.svc[:port], or such a host beside its port) is a Service with that port, no container variable dials a one-label host one slip from localhost or a Service of its namespace, so is every Service the API server calls (a webhook configuration's webhooks, a CRD's conversion webhook, an APIService, on port 443 where unset), and every Service with a selector selects pods the cluster runs (a workload of the repository or a chart not scaled to 0 replicas, pods an operator makes from a Prometheus or Alertmanager, or pods the distribution runs, providedOutsideGit), or it has no endpoints, as one without a selector that something reaches has none unless an Endpoints or EndpointSlice of the repository is written for it; judged where the gate sees the namespace whole (invariants P1).",
+    "Every Service an Ingress routes to exists in its namespace with the port it names, every ServiceMonitor has an endpoint and selects some Service with the port its endpoints name (among them the manager Services Rook makes for a rendered CephCluster, with their labels and ports), every in-cluster address a resource or an app's settings name (<service>.<namespace>.svc[:port], or such a host beside its port) is a Service with that port, a settings host of one label is a Service of the app's namespace and one of the lab's zone is a host an Ingress serves, no container variable dials a one-label host one slip from localhost or a Service of its namespace, so is every Service the API server calls (a webhook configuration's webhooks, a CRD's conversion webhook, an APIService, on port 443 where unset), and every Service with a selector selects pods the cluster runs (a workload of the repository or a chart not scaled to 0 replicas, pods an operator makes from a Prometheus or Alertmanager, or pods the distribution runs, providedOutsideGit), or it has no endpoints, as one without a selector that something reaches has none unless an Endpoints or EndpointSlice of the repository is written for it; judged where the gate sees the namespace whole (invariants P1).",
   invariants: ['P1'],
   remediation:
     "point the route, the monitor or the address at a Service (and port) that exists, or add the port to the Service; make a Service's selector match its pods' labels (or list the distribution's pods in providedOutsideGit), or give a Service without one its selector",

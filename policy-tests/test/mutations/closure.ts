@@ -203,6 +203,12 @@ export const closureMutations: Mutation[] = [
   },
   {
     check: 'closure-service',
+    why: "Jellyseerr's TV server given the host sonar: its resolver looks up a Service sonar in media, there is none, and every request to Sonarr fails",
+    mutate: swap('apps/media/jellyseerr/settings/jellyseerr.yaml', '    hostname: sonarr.media.svc\n', '    hostname: sonar\n'),
+    at: inFile('apps/media/jellyseerr/settings/jellyseerr.yaml', 'hostname: sonar'),
+  },
+  {
+    check: 'closure-service',
     why: "Sonarr's exporter sent to loclahost: the pod's resolver finds no Service of that name in media, every scrape of Sonarr fails, and its queue alerts go blind",
     mutate: swap('apps/media/sonarr/deployment.yaml', 'value: http://localhost:8989', 'value: http://loclahost:8989'),
     at: 'http://loclahost:8989',
