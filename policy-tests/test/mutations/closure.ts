@@ -209,6 +209,12 @@ export const closureMutations: Mutation[] = [
   },
   {
     check: 'closure-service',
+    why: "Jellyseerr's film server sent to radar.lan.example.net, a name of the lab's zone no Ingress serves (the film manager's is radarr.lan.example.net): the proxy answers 404, and no request reaches Radarr",
+    mutate: swap('apps/media/jellyseerr/settings/jellyseerr.yaml', '    hostname: radarr.media.svc\n', '    hostname: radar.lan.example.net\n'),
+    at: inFile('apps/media/jellyseerr/settings/jellyseerr.yaml', 'hostname: radar.lan.example.net'),
+  },
+  {
+    check: 'closure-service',
     why: "Sonarr's exporter sent to loclahost: the pod's resolver finds no Service of that name in media, every scrape of Sonarr fails, and its queue alerts go blind",
     mutate: swap('apps/media/sonarr/deployment.yaml', 'value: http://localhost:8989', 'value: http://loclahost:8989'),
     at: 'http://loclahost:8989',
