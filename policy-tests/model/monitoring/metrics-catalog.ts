@@ -86,7 +86,7 @@ export interface MetricsCatalog {
   exemptionsFile?: DataFile;
   /** Monitor resources (plain, in this repository) that some entry names. */
   coveredMonitors: Set<string>;
-  /** The paths of each covered monitor the entries say their metrics come from; `any` where an entry names no path. */
+  /** The paths of each plain monitor the entries say its metrics come from; `any` where an entry names none, and for a chart's monitor. */
   coveredPaths: Map<string, Set<string> | 'any'>;
   problems: CatalogProblem[];
 }
@@ -338,7 +338,8 @@ export const metricsCatalog = perRepo((repo: Repo): MetricsCatalog => {
         } else if (typeof scrape.chart === 'string' && typeof scrape.job === 'string') {
           const source = `chart ${scrape.chart}`;
           // The monitor the chart renders, so a plain copy of it (a duplicate-resource) is not also "undescribed".
-          if (typeof scrape.renders === 'string') cover(scrape.renders, scrape.path);
+          // A chart's monitor may scrape several exporters on one Service (the kubelet's): `path` picks one, the rest stand.
+          if (typeof scrape.renders === 'string') cover(scrape.renders, undefined);
           const rendered = typeof scrape.renders === 'string' ? renderedMonitors.get(scrape.renders) : undefined;
           if (!rendered) {
             // Not rendered (chart not in the cache): the entry's declaration stands, unverified.
