@@ -10,7 +10,7 @@ import { perRepo } from '../model/repository/per-repo.ts';
 import { parsePromQL, resultLabels, type Matcher, type Selector } from '../model/monitoring/promql.ts';
 import { jobsFor, labelsOfProducers, namesRead, SCRAPE_SERIES, selectorLabels, seriesLabels } from '../model/monitoring/metrics-reads.ts';
 import { durationMs } from '../model/core/time.ts';
-import { didYouMean } from '../model/core/did-you-mean.ts';
+import { didYouMean, nearestName, suggesting } from '../model/core/did-you-mean.ts';
 import { type CheckContext, type PolicyCheck, type Area, staticArea } from '../model/checks/kit.ts';
 import type { Repo } from '../model/repository/repo.ts';
 
@@ -65,6 +65,34 @@ function deadJobAlternatives(
     }
   }
 }
+/**
+ * A matcher (`=`, `!=`) on a label value the exporter never writes, as its catalog entry lists them (`labelValues`):
+ * `health_status="degraded"` matches no series, and the alert that reads it never fires; `!=` excludes nothing. Of an
+ * open set (the runtime's reasons), only a value one slip from a known one is refused; another is not judged.
+ */
+function slippedValues(
+  ctx: CheckContext,
+  { what, name, s, producers, place }: { what: string; name: string; s: Selector; producers: readonly ScrapeJob[]; place: Reader['place'] },
+): void {
+  for (const m of s.matchers) {
+    // A dashboard's variable (`$status`) is filled in by Grafana: its values are not read here.
+    if ((m.op !== '=' && m.op !== '!=') || m.value.includes('$')) continue;
+    const lists = producers.flatMap((j) => {
+      const list = j.entry.labelValues.get(name)?.get(m.label);
+      return list ? [list] : [];
+    });
+    const known = new Set(lists.flatMap((l) => [...l.values]));
+    if (known.size === 0 || known.has(m.value)) continue;
+    const near = nearestName(m.value, known);
+    // Of an open set, a value near none of the known ones may be one the list does not hold.
+    if (near === undefined && lists.some((l) => l.open)) continue;
+    ctx.fail(
+      place(),
+      `${what} reads ${name}{${m.label}${m.op}${JSON.stringify(m.value)}}, a value its exporter never writes (it writes ${[...known].join(', ')})${suggesting(near)}: ${m.op === '=' ? 'the selector matches no series, and what reads it never sees one' : 'the matcher excludes nothing'}`,
+    );
+  }
+}
+
 function joinOne(ctx: CheckContext, { catalog, recorded, used }: Joined, { e, s, place }: Reader): void {
   const what = `${e.kind} ${e.name}`;
   // An exempt series comes from outside what this repository scrapes: its job is not judged either.
@@ -105,6 +133,7 @@ function joinOne(ctx: CheckContext, { catalog, recorded, used }: Joined, { e, s,
       ctx.fail(place(), `${what} reads ${name}, which no scraped source produces (jobs considered: ${jobList(candidates)})${hint}`);
       continue;
     }
+    slippedValues(ctx, { what, name, s, producers, place });
     const labels = labelsOfProducers(producers, name);
     for (const label of [...s.matchers.map((m) => m.label), ...s.groupedBy]) {
       if (label === '__name__' || labels.has(label)) continue;
@@ -196,7 +225,7 @@ export const metricsChecks: PolicyCheck[] = [
   {
     id: 'metrics-join',
     description:
-      'Every series an alert, recording rule or dashboard reads, and every input series a promtool rule test feeds, is produced by a job this repository scrapes (each alternative of a job regex matching one), with the labels it filters and groups by (an aggregation over the result of an operator by labels some series under it has), and every label the labels and annotations of an alert print ($labels.x) one the result of its expression carries, as the engine builds it (an aggregation keeps what it groups by, a vector match the labels its matching keeps; Prometheus prints nothing for another), per the metrics catalog; a recording rule read is defined (A17, A10).',
+      'Every series an alert, recording rule or dashboard reads, and every input series a promtool rule test feeds, is produced by a job this repository scrapes (each alternative of a job regex matching one), with the labels it filters and groups by, each value it matches one the exporter writes where its catalog entry lists them (labelValues; of an open set, a value one slip from a known one is refused) (an aggregation over the result of an operator by labels some series under it has), and every label the labels and annotations of an alert print ($labels.x) one the result of its expression carries, as the engine builds it (an aggregation keeps what it groups by, a vector match the labels its matching keeps; Prometheus prints nothing for another), per the metrics catalog; a recording rule read is defined (A17, A10).',
     invariants: ['A17', 'A10'],
     remediation:
       'read a metric and labels the catalog lists for a scraped job, deploy and scrape the exporter that produces it (with its catalog entry), or add a reasoned exemption to monitoring/metrics-catalog/exemptions.yaml',

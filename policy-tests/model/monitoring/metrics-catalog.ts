@@ -42,6 +42,11 @@ export interface CatalogEntry {
   pin: Pin;
   source: { repository?: string; ref?: string; files?: string[]; extract?: string };
   metrics: Record<string, string[]>;
+  /**
+   * The values an exporter writes for a label of a metric, where its source names them (`labelValues`, kept by hand
+   * in the header): every value it can write, or (`open`, written `{known: [...]}`) the known ones of an open set.
+   */
+  labelValues: Map<string, Map<string, { values: Set<string>; open: boolean }>>;
   /** For an entry read from this repository's code (pin.code): how the code now differs from it, if it does. */
   codeDrift?: string;
 }
@@ -153,11 +158,17 @@ function entryOf(data: DataFile, problems: CatalogProblem[]): CatalogEntry | und
     pin: obj(raw.pin) as Pin,
     source: source as CatalogEntry['source'],
     metrics,
+    labelValues: new Map(
+      Object.entries(obj(raw.labelValues)).map(([name, labels]) => [
+        name,
+        new Map(Object.entries(obj(labels)).map(([l, vs]) => [l, { values: new Set(list(isMap(vs) ? vs.known : vs).map(String)), open: isMap(vs) }])),
+      ]),
+    ),
   };
   return entry;
 }
 
-const ENTRY_KEYS = new Set(['exporter', 'version', 'pin', 'source', 'scrape', 'metrics']);
+const ENTRY_KEYS = new Set(['exporter', 'version', 'pin', 'source', 'scrape', 'metrics', 'labelValues']);
 const PIN_KEYS = new Set(['image', 'chart', 'version', 'file', 'contains', 'code', 'note']);
 const PIN_FORMS = "an image; a chart and its version; a file and the text it contains; or this repository's code";
 const SCRAPE_STRINGS = new Set(['monitor', 'chart', 'job', 'renders', 'path', 'interval']);
@@ -165,6 +176,7 @@ const SCRAPE_STRINGS = new Set(['monitor', 'chart', 'job', 'renders', 'path', 'i
 const METRIC_NAME = /^(?:[a-zA-Z_:]|\{\w+\})(?:[a-zA-Z0-9_:]|\{\w+\})*$/;
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 const isText = (v: unknown): v is string => typeof v === 'string' && v.trim() !== '';
+const isValueList = (v: unknown): boolean => Array.isArray(v) && v.length > 0 && v.every(isText);
 
 /**
  * What an entry holds that the check would otherwise read past: a label list that is not one (read as no labels),
@@ -181,6 +193,14 @@ function shapeProblems(raw: Record<string, unknown>, problem: (path: Path, messa
         if (typeof label !== 'string' || !LABEL_NAME.test(label)) problem(['metrics', name, i], `${JSON.stringify(label)} is not a label name (of ${name})`);
       });
   }
+  // Each label's values are those of a metric and a label the entry lists.
+  for (const [name, labels] of Object.entries(obj(raw.labelValues)))
+    for (const [label, values] of Object.entries(obj(labels)))
+      if (!list(obj(raw.metrics)[name]).includes(label) || !isValueList(isMap(values) && Object.keys(values).join() === 'known' ? values.known : values))
+        problem(
+          ['labelValues', name, label],
+          `labelValues lists the values of a label the entry gives ${name} (each a string; {known: [...]} for an open set)`,
+        );
   const pin = raw.pin;
   if (pin !== undefined && !isMap(pin)) problem(['pin'], `the pin must name ${PIN_FORMS}`);
   for (const [key, value] of Object.entries(obj(pin))) {

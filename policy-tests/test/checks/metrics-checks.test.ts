@@ -179,6 +179,29 @@ describe('the metrics catalog of the real repository', () => {
     }
   });
 
+  it('reads the values a label takes, closed or an open set, and refuses a list of anything else or of a label the metric lacks', () => {
+    const ksm = catalog.entries.find((e) => e.exporter === 'kube-state-metrics')!;
+    expect(ksm.labelValues.get('kube_pod_status_phase')?.get('phase')).toEqual({
+      values: new Set(['Pending', 'Running', 'Succeeded', 'Failed', 'Unknown']),
+      open: false,
+    });
+    expect(ksm.labelValues.get('kube_pod_container_status_last_terminated_reason')?.get('reason')).toMatchObject({ open: true });
+    const file = catalog.entries.find((e) => e.exporter === 'argocd')!.data;
+    const broken = (labelValues: unknown) =>
+      metricsCatalog({
+        ...repo,
+        dataFiles: new Map([...repo.dataFiles, [file.file, { ...file, data: { ...(file.data as object), labelValues } }]]),
+      }).problems.map((p) => p.message);
+    for (const labelValues of [
+      { argocd_app_info: { health: ['Healthy'] } },
+      { argocd_app_info: { health_status: [] } },
+      { argocd_app_info: { health_status: { known: 'Healthy' } } },
+    ])
+      expect(broken(labelValues), JSON.stringify(labelValues)).toEqual([
+        expect.stringMatching(/^labelValues lists the values of a label the entry gives argocd_app_info/),
+      ]);
+  });
+
   it('covers every monitor the repository declares', () => {
     const monitors = repo.resources.filter((r) => !r.rendered && (MONITOR_KINDS as readonly string[]).includes(r.kind)).map((r) => monitorId(r));
     expect(monitors.length).toBeGreaterThan(5);

@@ -11,6 +11,18 @@ export const metricsMutations: Mutation[] = [
   },
   {
     check: 'metrics-join',
+    why: 'a health status Argo CD never writes (degraded, not Degraded): the selector matches no series, and GitopsAppDegraded never fires',
+    mutate: replaceFirst(PLATFORM_RULES, 'argocd_app_info{health_status="Degraded"}', 'argocd_app_info{health_status="degraded"}'),
+    at: 'health_status="degraded"',
+  },
+  {
+    check: 'metrics-join',
+    why: "a termination reason one slip from the runtime's (OOMkilled): the OOM alert never fires",
+    mutate: replaceFirst(PLATFORM_RULES, 'reason="OOMKilled"', 'reason="OOMkilled"'),
+    at: 'reason="OOMkilled"',
+  },
+  {
+    check: 'metrics-join',
     why: 'a label the metric does not have',
     mutate: replaceFirst(PLATFORM_RULES, 'argocd_app_info{health_status="Degraded"}', 'argocd_app_info{health="Degraded"}'),
     at: 'health="Degraded"',
