@@ -13,8 +13,13 @@ import { durationMs } from '../model/core/time.ts';
 import { didYouMean, nearestName, suggesting } from '../model/core/did-you-mean.ts';
 import { type CheckContext, type PolicyCheck, type Area, staticArea } from '../model/checks/kit.ts';
 import type { Repo } from '../model/repository/repo.ts';
+import { provided } from '../model/cluster/providers.ts';
+import { namespaceOrDestination } from '../model/argocd/argocd.ts';
 
-const READS = { kinds: ['PrometheusRule', 'ConfigMap', 'Service', ...MONITOR_KINDS, 'Application'], files: ['monitoring/metrics-catalog/*', '*/tests/*'] };
+const READS = {
+  kinds: ['PrometheusRule', 'ConfigMap', 'Service', ...MONITOR_KINDS, 'Application', 'Namespace'],
+  files: ['monitoring/metrics-catalog/*', '*/tests/*'],
+};
 const describeSelector = (expr: string, s: Selector) => s.name ?? expr.slice(s.from).match(/^\{[^}]*\}/)?.[0] ?? 'a selector';
 const jobList = (jobs: readonly ScrapeJob[]) => [...new Set(jobs.map((j) => `${j.job} (${j.source})`))].join(', ') || 'none';
 
@@ -42,7 +47,8 @@ const metricsView = perRepo((repo: Repo) => ({
   expressions: promExpressions(repo).map((e) => ({ e, parsed: parsePromQL(e.expr) })),
 }));
 
-type Joined = { catalog: MetricsCatalog; recorded: Set<string>; used: Set<number> };
+/** What the joins read: the catalog, the recorded series, the exemptions used, and the namespaces the cluster has. */
+type Joined = { catalog: MetricsCatalog; recorded: Set<string>; used: Set<number>; namespaces: ReadonlySet<string> };
 
 /**
  * A `job=~"a|b"` matcher whose alternative matches no job the repository scrapes: the selector still reads the other
@@ -70,17 +76,30 @@ function deadJobAlternatives(
  * `health_status="degraded"` matches no series, and the alert that reads it never fires; `!=` excludes nothing. Of an
  * open set (the runtime's reasons), only a value one slip from a known one is refused; another is not judged.
  */
+const NAMESPACE_LABEL = /^(namespace|exported_namespace|\w+_namespace)$/;
+
 function slippedValues(
   ctx: CheckContext,
-  { what, name, s, producers, place }: { what: string; name: string; s: Selector; producers: readonly ScrapeJob[]; place: Reader['place'] },
+  {
+    what,
+    name,
+    s,
+    producers,
+    place,
+    namespaces,
+  }: { what: string; name: string; s: Selector; producers: readonly ScrapeJob[]; place: Reader['place']; namespaces: ReadonlySet<string> },
 ): void {
   for (const m of s.matchers) {
     // A dashboard's variable (`$status`) is filled in by Grafana: its values are not read here.
-    if ((m.op !== '=' && m.op !== '!=') || m.value.includes('$')) continue;
-    const lists = producers.flatMap((j) => {
-      const list = j.entry.labelValues.get(name)?.get(m.label);
-      return list ? [list] : [];
-    });
+    // An empty value matches a series without the label (hubble's destination_namespace of traffic to the world).
+    if ((m.op !== '=' && m.op !== '!=') || m.value.includes('$') || m.value === '') continue;
+    // A namespace label's values are the cluster's namespaces, whatever the exporter.
+    const lists = NAMESPACE_LABEL.test(m.label)
+      ? [{ values: namespaces, open: false }]
+      : producers.flatMap((j) => {
+          const list = j.entry.labelValues.get(name)?.get(m.label);
+          return list ? [list] : [];
+        });
     const known = new Set(lists.flatMap((l) => [...l.values]));
     if (known.size === 0 || known.has(m.value)) continue;
     const near = nearestName(m.value, known);
@@ -93,7 +112,7 @@ function slippedValues(
   }
 }
 
-function joinOne(ctx: CheckContext, { catalog, recorded, used }: Joined, { e, s, place }: Reader): void {
+function joinOne(ctx: CheckContext, { catalog, recorded, used, namespaces }: Joined, { e, s, place }: Reader): void {
   const what = `${e.kind} ${e.name}`;
   // An exempt series comes from outside what this repository scrapes: its job is not judged either.
   const exempt = s.name ? catalog.exemptions.find((x) => x.pattern.test(s.name!)) : undefined;
@@ -133,7 +152,7 @@ function joinOne(ctx: CheckContext, { catalog, recorded, used }: Joined, { e, s,
       ctx.fail(place(), `${what} reads ${name}, which no scraped source produces (jobs considered: ${jobList(candidates)})${hint}`);
       continue;
     }
-    slippedValues(ctx, { what, name, s, producers, place });
+    slippedValues(ctx, { what, name, s, producers, place, namespaces });
     const labels = labelsOfProducers(producers, name);
     for (const label of [...s.matchers.map((m) => m.label), ...s.groupedBy]) {
       if (label === '__name__' || labels.has(label)) continue;
@@ -225,7 +244,7 @@ export const metricsChecks: PolicyCheck[] = [
   {
     id: 'metrics-join',
     description:
-      'Every series an alert, recording rule or dashboard reads, and every input series a promtool rule test feeds, is produced by a job this repository scrapes (each alternative of a job regex matching one), with the labels it filters and groups by, each value it matches one the exporter writes where its catalog entry lists them (labelValues; of an open set, a value one slip from a known one is refused) (an aggregation over the result of an operator by labels some series under it has), and every label the labels and annotations of an alert print ($labels.x) one the result of its expression carries, as the engine builds it (an aggregation keeps what it groups by, a vector match the labels its matching keeps; Prometheus prints nothing for another), per the metrics catalog; a recording rule read is defined (A17, A10).',
+      'Every series an alert, recording rule or dashboard reads, and every input series a promtool rule test feeds, is produced by a job this repository scrapes (each alternative of a job regex matching one), with the labels it filters and groups by, each value it matches one the exporter writes where its catalog entry lists them (labelValues; of an open set, a value one slip from a known one is refused) and a namespace label's value a namespace the cluster has (an aggregation over the result of an operator by labels some series under it has), and every label the labels and annotations of an alert print ($labels.x) one the result of its expression carries, as the engine builds it (an aggregation keeps what it groups by, a vector match the labels its matching keeps; Prometheus prints nothing for another), per the metrics catalog; a recording rule read is defined (A17, A10).',
     invariants: ['A17', 'A10'],
     remediation:
       'read a metric and labels the catalog lists for a scraped job, deploy and scrape the exporter that produces it (with its catalog entry), or add a reasoned exemption to monitoring/metrics-catalog/exemptions.yaml',
@@ -235,7 +254,8 @@ export const metricsChecks: PolicyCheck[] = [
       const { catalog, recorded } = metricsView(ctx.repo);
       const used = new Set<number>();
       const readers = [...selectorsOf(ctx.repo, ctx)];
-      for (const reader of readers) joinOne(ctx, { catalog, recorded, used }, reader);
+      const namespaces = new Set([...provided(ctx.repo, 'Namespace'), ...ctx.resources.flatMap((r) => namespaceOrDestination(ctx.repo, r) ?? [])]);
+      for (const reader of readers) joinOne(ctx, { catalog, recorded, used, namespaces }, reader);
       joinAcross(ctx, { catalog, recorded }, readers);
       templateLabels(ctx, metricsView(ctx.repo));
       for (const x of catalog.exemptions) {

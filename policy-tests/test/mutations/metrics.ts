@@ -23,6 +23,12 @@ export const metricsMutations: Mutation[] = [
   },
   {
     check: 'metrics-join',
+    why: 'the portfolio\'s dropped-traffic alert reads source_namespace="portfolo": no namespace of the cluster has that name, and the alert never fires',
+    mutate: replaceFirst('monitoring/alert-rules/network.yaml', 'source_namespace="portfolio"', 'source_namespace="portfolo"'),
+    at: 'source_namespace="portfolo"',
+  },
+  {
+    check: 'metrics-join',
     why: 'a label the metric does not have',
     mutate: replaceFirst(PLATFORM_RULES, 'argocd_app_info{health_status="Degraded"}', 'argocd_app_info{health="Degraded"}'),
     at: 'health="Degraded"',
