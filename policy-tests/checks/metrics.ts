@@ -8,9 +8,9 @@ import { topLevelAlternatives } from '../model/core/re2.ts';
 import { labelsReadBy, promExpressions, type PromExpression } from '../model/monitoring/promql-expressions.ts';
 import { perRepo } from '../model/repository/per-repo.ts';
 import { parsePromQL, resultLabels, type Matcher, type Selector } from '../model/monitoring/promql.ts';
-import { jobsFor, labelsOfProducers, namesRead, SCRAPE_SERIES, selectorLabels, seriesLabels } from '../model/monitoring/metrics-reads.ts';
+import { jobsFor, labelsOfProducers, namesRead, SCRAPE_SERIES, selectorLabels, seriesLabels, unwrittenValues } from '../model/monitoring/metrics-reads.ts';
 import { durationMs } from '../model/core/time.ts';
-import { didYouMean, nearestName, suggesting } from '../model/core/did-you-mean.ts';
+import { didYouMean, suggesting } from '../model/core/did-you-mean.ts';
 import { type CheckContext, type PolicyCheck, type Area, staticArea } from '../model/checks/kit.ts';
 import type { Repo } from '../model/repository/repo.ts';
 import { provided } from '../model/cluster/providers.ts';
@@ -71,46 +71,6 @@ function deadJobAlternatives(
     }
   }
 }
-/**
- * A matcher (`=`, `!=`) on a label value the exporter never writes, as its catalog entry lists them (`labelValues`):
- * `health_status="degraded"` matches no series, and the alert that reads it never fires; `!=` excludes nothing. Of an
- * open set (the runtime's reasons), only a value one slip from a known one is refused; another is not judged.
- */
-const NAMESPACE_LABEL = /^(namespace|exported_namespace|\w+_namespace)$/;
-
-function slippedValues(
-  ctx: CheckContext,
-  {
-    what,
-    name,
-    s,
-    producers,
-    place,
-    namespaces,
-  }: { what: string; name: string; s: Selector; producers: readonly ScrapeJob[]; place: Reader['place']; namespaces: ReadonlySet<string> },
-): void {
-  for (const m of s.matchers) {
-    // A dashboard's variable (`$status`) is filled in by Grafana: its values are not read here.
-    // An empty value matches a series without the label (hubble's destination_namespace of traffic to the world).
-    if ((m.op !== '=' && m.op !== '!=') || m.value.includes('$') || m.value === '') continue;
-    // A namespace label's values are the cluster's namespaces, whatever the exporter.
-    const lists = NAMESPACE_LABEL.test(m.label)
-      ? [{ values: namespaces, open: false }]
-      : producers.flatMap((j) => {
-          const list = j.entry.labelValues.get(name)?.get(m.label);
-          return list ? [list] : [];
-        });
-    const known = new Set(lists.flatMap((l) => [...l.values]));
-    if (known.size === 0 || known.has(m.value)) continue;
-    const near = nearestName(m.value, known);
-    // Of an open set, a value near none of the known ones may be one the list does not hold.
-    if (near === undefined && lists.some((l) => l.open)) continue;
-    ctx.fail(
-      place(),
-      `${what} reads ${name}{${m.label}${m.op}${JSON.stringify(m.value)}}, a value its exporter never writes (it writes ${[...known].join(', ')})${suggesting(near)}: ${m.op === '=' ? 'the selector matches no series, and what reads it never sees one' : 'the matcher excludes nothing'}`,
-    );
-  }
-}
 
 function joinOne(ctx: CheckContext, { catalog, recorded, used, namespaces }: Joined, { e, s, place }: Reader): void {
   const what = `${e.kind} ${e.name}`;
@@ -152,7 +112,11 @@ function joinOne(ctx: CheckContext, { catalog, recorded, used, namespaces }: Joi
       ctx.fail(place(), `${what} reads ${name}, which no scraped source produces (jobs considered: ${jobList(candidates)})${hint}`);
       continue;
     }
-    slippedValues(ctx, { what, name, s, producers, place, namespaces });
+    for (const { matcher: m, known, near, namespace } of unwrittenValues(s, name, { producers, namespaces }))
+      ctx.fail(
+        place(),
+        `${what} reads ${name}{${m.label}${m.op}${JSON.stringify(m.value)}}, ${namespace ? `a namespace the cluster does not have (it has ${[...known].join(', ')})` : `a value its exporter never writes (it writes ${[...known].join(', ')})`}${suggesting(near)}: ${m.op === '=' ? 'the selector matches no series, and what reads it never sees one' : 'the matcher excludes nothing'}`,
+      );
     const labels = labelsOfProducers(producers, name);
     for (const label of [...s.matchers.map((m) => m.label), ...s.groupedBy]) {
       if (label === '__name__' || labels.has(label)) continue;

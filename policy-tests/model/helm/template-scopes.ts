@@ -170,6 +170,19 @@ function variableBinding(tokens: readonly Item[], dot: Dot): { name: string; cha
   return { name: words[0].val, chain: chainAlone(tokens.slice(tokens.indexOf(words[1]) + 1), dot) ?? null };
 }
 
+/**
+ * A declaration binds its variable in the innermost frame, to the chain it holds alone or to nothing followed; true
+ * where it binds a chain from the template's root (`counted`, in a walk from the root): the chain is then not read.
+ */
+function bindVariable(action: readonly Item[], stack: Frame[], counted: ((chain: string) => void) | undefined): boolean {
+  const frame = stack.at(-1)!;
+  const binding = variableBinding(action, frame.dot);
+  if (binding) frame.vars.set(binding.name, binding.chain && { chain: binding.chain });
+  if (!binding?.chain || !counted || frame.dot !== 'root') return false;
+  counted(binding.chain.join('.'));
+  return true;
+}
+
 /** The words of an action, spaces left out. */
 const wordsOf = (tokens: readonly Item[]): Item[] => tokens.filter((t) => t.type !== 'space');
 const OPENS = new Set(['with', 'range', 'if', 'define', 'block']);
@@ -274,13 +287,6 @@ export function templateScopes(text: string): TemplateScopes | undefined {
       if (kind === 'range') scopes.reads.add(key);
       return { dot, vars };
     };
-    /** A declaration binds its variable where it holds a chain alone (counted from the root); any other action is read. */
-    const bindOrRead = (action: Item[]): void => {
-      const binding = variableBinding(action, dotNow());
-      if (binding) stack.at(-1)!.vars.set(binding.name, binding.chain && { chain: binding.chain });
-      if (binding?.chain && fromRoot && dotNow() === 'root') count(scopes.bound, binding.chain.join('.'));
-      else read(action, dotNow());
-    };
     for (const action of body) {
       const words = wordsOf(action);
       const head = words[0]?.type;
@@ -307,7 +313,7 @@ export function templateScopes(text: string): TemplateScopes | undefined {
         }
       } else if (head === 'end') {
         if (stack.length > 1) stack.pop();
-      } else bindOrRead(action);
+      } else if (!bindVariable(action, stack, fromRoot ? (chain) => count(scopes.bound, chain) : undefined)) read(action, dotNow());
     }
   };
   walk(all, 'root', 0);

@@ -253,6 +253,13 @@ function codeDrift(root: string, entry: CatalogEntry): string | undefined {
   return sameMetrics(now, entry.metrics) ? undefined : `${code} declares ${Object.keys(now).sort().join(', ')}`;
 }
 
+/** A monitor an entry covers, with the path its metrics come from (`any` where the entry names none). */
+function coverPath(covered: Pick<MetricsCatalog, 'coveredMonitors' | 'coveredPaths'>, monitor: string, path: unknown): void {
+  covered.coveredMonitors.add(monitor);
+  const paths = covered.coveredPaths.get(monitor) ?? new Set<string>();
+  covered.coveredPaths.set(monitor, typeof path !== 'string' || paths === 'any' ? 'any' : paths.add(path));
+}
+
 /** The exemptions file: metric regexes and monitors, each with its reason; a malformed one is a problem. */
 function exemptionsOf(exemptionsFile: DataFile | undefined, problems: CatalogProblem[]): { exemptions: Exemption[]; monitorExemptions: MonitorExemption[] } {
   const exemptions: Exemption[] = [];
@@ -335,11 +342,7 @@ export const metricsCatalog = perRepo((repo: Repo): MetricsCatalog => {
   const jobs: ScrapeJob[] = [];
   const coveredMonitors = new Set<string>();
   const coveredPaths = new Map<string, Set<string> | 'any'>();
-  const cover = (monitor: string, path: unknown) => {
-    coveredMonitors.add(monitor);
-    const paths = coveredPaths.get(monitor) ?? new Set<string>();
-    coveredPaths.set(monitor, typeof path !== 'string' || paths === 'any' ? 'any' : paths.add(path));
-  };
+  const cover = (monitor: string, path: unknown) => coverPath({ coveredMonitors, coveredPaths }, monitor, path);
   for (const entry of entries) {
     list(obj(entry.data.data).scrape)
       .map(obj)

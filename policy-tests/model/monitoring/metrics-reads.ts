@@ -5,6 +5,7 @@
 import { safeFullMatch, type MetricsCatalog, type ScrapeJob } from './metrics-catalog.ts';
 import type { Matcher, Selector } from './promql.ts';
 import { perPair } from '../core/per-object.ts';
+import { nearestName } from '../core/did-you-mean.ts';
 
 /** A label value against a matcher; a regex that does not compile matches (not judged). */
 function matches(m: Matcher, value: string | undefined): boolean {
@@ -79,4 +80,36 @@ export function selectorLabels(catalog: MetricsCatalog, recorded: ReadonlySet<st
     for (const l of labelsOfProducers(producers, name)) labels.add(l);
   }
   return labels;
+}
+
+/** The labels whose values are namespaces: a target's own, and one a series names (hubble's source_namespace). */
+const NAMESPACE_LABEL = /^(namespace|exported_namespace|\w+_namespace)$/;
+
+/**
+ * Each matcher (`=`, `!=`) of a selector on a label value the exporter never writes, as its catalog entry lists them
+ * (`labelValues`), or on a namespace label with a namespace the cluster does not have: `health_status="degraded"`
+ * matches no series, and the alert that reads it never fires; `!=` excludes nothing. Of an open set (the runtime's
+ * reasons), only a value one slip from a known one is said. A dashboard's variable (`$status`) and an empty value (a
+ * series without the label: hubble's destination_namespace of traffic to the world) are not judged.
+ */
+export function unwrittenValues(
+  s: Pick<Selector, 'matchers'>,
+  name: string,
+  { producers, namespaces }: { producers: readonly ScrapeJob[]; namespaces: ReadonlySet<string> },
+): { matcher: Matcher; known: ReadonlySet<string>; near?: string; namespace: boolean }[] {
+  return s.matchers.flatMap((m) => {
+    if ((m.op !== '=' && m.op !== '!=') || m.value.includes('$') || m.value === '') return [];
+    const lists = NAMESPACE_LABEL.test(m.label)
+      ? [{ values: namespaces, open: false }]
+      : producers.flatMap((j) => {
+          const list = j.entry.labelValues.get(name)?.get(m.label);
+          return list ? [list] : [];
+        });
+    const known = new Set(lists.flatMap((l) => [...l.values]));
+    if (known.size === 0 || known.has(m.value)) return [];
+    const near = nearestName(m.value, known);
+    // Of an open set, a value near none of the known ones may be one the list does not hold.
+    if (near === undefined && lists.some((l) => l.open)) return [];
+    return [{ matcher: m, known, near, namespace: NAMESPACE_LABEL.test(m.label) }];
+  });
 }
