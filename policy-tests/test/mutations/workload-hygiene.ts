@@ -88,6 +88,12 @@ export const workloadHygieneMutations: Mutation[] = [
     at: (c) => ({ file: 'apps/media/bazarr/deployment.yaml', line: lineOf(c, 'apps/media/bazarr/deployment.yaml', 'Europe/Olso') }),
   },
   {
+    check: 'workload-cron-deadline',
+    why: "the media databases' nightly backups given 5 seconds to start: the controller checks every 10, Kubernetes documents that such a CronJob may never be scheduled, and every missed run is skipped",
+    mutate: swap('apps/media/components/db-backup/cronjobs.yaml', '  startingDeadlineSeconds: 3600\n', '  startingDeadlineSeconds: 5\n'),
+    at: inFile('apps/media/components/db-backup/cronjobs.yaml', 'startingDeadlineSeconds: 5'),
+  },
+  {
     check: 'workload-capabilities-known',
     why: 'the GPU plugin drops "AL" for ALL: containerd asks runc for CAP_AL, which runc leaves out, so the plugin keeps every default capability',
     mutate: swap(GPU_PLUGIN, '              drop: [ALL]\n', '              drop: [AL]\n'),
