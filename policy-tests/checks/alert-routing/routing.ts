@@ -11,7 +11,6 @@ import {
   EVENTS_ROWS,
   inhibits,
   judgedAlertmanagerConfigs,
-  type JudgedAlertmanagerConfig,
   route,
   sendsToChat,
   wantedDelivery,
@@ -24,14 +23,15 @@ import { renderedByChart } from '../../model/helm/chart-output.ts';
 import { chartValues } from '../../model/helm/chart-values.ts';
 import { alertRules, ruleEntries } from '../../model/monitoring/prometheus-rules.ts';
 import type { Path } from '../../model/core/positions.ts';
-import { dig, list, obj, objects, str } from '../../model/core/dig.ts';
+import { dig, obj, objects, str } from '../../model/core/dig.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { alertmanagerConfigProblems } from '../../model/alertmanager/config.ts';
-import { didYouMean, nearestName, suggesting } from '../../model/core/did-you-mean.ts';
+import { didYouMean } from '../../model/core/did-you-mean.ts';
 import type { CheckContext } from '../../model/checks/kit.ts';
 import { namespaceLabels } from '../../model/cluster/namespaces.ts';
 import { KUBERNETES_NAMESPACES } from '../../model/cluster/pod-templates.ts';
 import { applications } from '../../model/argocd/argocd.ts';
+import { inhibitSidesMatchingNothing, misspeltEqualLabels, misspeltGroupLabels } from './label-slips.ts';
 
 const routePath = (path: number[]): Path => ['route', ...path.flatMap((i) => ['routes', i])];
 
@@ -108,37 +108,6 @@ function unknownNamespaces(ctx: CheckContext): void {
   });
 }
 
-/** Labels every alert may carry from Prometheus and its targets, besides those its rule and its series write. */
-const TARGET_LABELS = ['alertname', 'severity', 'namespace', 'job', 'instance', 'pod', 'container', 'service', 'node', 'endpoint', 'cluster', 'prometheus'];
-
-/**
- * An inhibit rule's `equal` label that no alert carries is the empty value in both alerts, and so always equal: a
- * misspelt `namepsace` makes a critical alert in one namespace mute the warnings of every namespace. A name one slip
- * from a label the alerts carry (their rules' labels, the words of their expressions, the targets' labels) is said.
- */
-function misspeltEqualLabels(ctx: CheckContext, configs: readonly JudgedAlertmanagerConfig[]): void {
-  const rules = ruleEntries(ctx.resources);
-  const carried = new Set([
-    ...TARGET_LABELS,
-    ...rules.flatMap(({ rule }) => Object.keys(obj(rule.labels))),
-    ...rules.flatMap(({ rule }) => scalarText(rule.expr ?? '').match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? []),
-    ...EVENTS_ROWS.flatMap((row) => Object.keys(row.labels)),
-  ]);
-  for (const { config, error, place } of configs) {
-    if (error !== undefined) continue;
-    objects(obj(config).inhibit_rules).forEach((rule, i) =>
-      list(rule.equal).forEach((label, j) => {
-        const near = carried.has(str(label)) ? undefined : nearestName(str(label), carried);
-        if (near !== undefined)
-          ctx.fail(
-            place(['inhibit_rules', i, 'equal', j]),
-            `inhibit rule ${i + 1} holds source and target to an equal "${str(label)}", a label no alert carries${suggesting(near)}: both lack it, so they are always equal, and the rule mutes its targets whatever their ${near}`,
-          );
-      }),
-    );
-  }
-}
-
 /** Each alert rule of the repository's own PrometheusRules (a chart's rules are its author's), with its path. */
 function eachOwnAlert(ctx: CheckContext, body: (r: Resource, rule: Record<string, unknown>, at: Path) => void): void {
   for (const { resource, rule, path } of ruleEntries(ctx.resources)) if (!resource.rendered && rule.alert !== undefined) body(resource, rule, path);
@@ -147,7 +116,7 @@ function eachOwnAlert(ctx: CheckContext, body: (r: Resource, rule: Record<string
 export const routingCheck: PolicyCheck = {
   id: 'alert-routing',
   description:
-    "Critical alerts reach chat with their resolved messages, the hypervisor/NAS events reach it without, app-a alerts reach it at every severity, and nothing else does: each alert rule and each row of the Events table followed through the routing tree of the configuration the cluster gets (the chart's rendered one, its defaults merged in, where it renders) to what its receivers post, and none muted for good by an inhibit rule whose source matches an alert that fires whenever it does (the Watchdog; kube-prometheus-stack's InfoInhibitor for info alerts); every alert rule of the repository has a severity the Events table routes (critical, warning, info; none), so a misspelt or dropped critical is not sent where a warning goes, and a namespace it writes is one the cluster has or the Events table routes, so a misspelt app-a is not either; and no inhibit rule holds its alerts to an equal label one slip from a label they carry (`namepsace`), which both lack and so always match, muting its targets in every namespace (A12-A15).",
+    "Critical alerts reach chat with their resolved messages, the hypervisor/NAS events reach it without, app-a alerts reach it at every severity, and nothing else does: each alert rule and each row of the Events table followed through the routing tree of the configuration the cluster gets (the chart's rendered one, its defaults merged in, where it renders) to what its receivers post, and none muted for good by an inhibit rule whose source matches an alert that fires whenever it does (the Watchdog; kube-prometheus-stack's InfoInhibitor for info alerts); every alert rule of the repository has a severity the Events table routes (critical, warning, info; none), so a misspelt or dropped critical is not sent where a warning goes, and a namespace it writes is one the cluster has or the Events table routes, so a misspelt app-a is not either; and no inhibit rule holds its alerts to an equal label one slip from a label they carry (`namepsace`), which both lack and so always match, muting its targets in every namespace, no route groups by a label one slip from one they carry (`namspace`: one notification for every namespace), and no inhibit rule's side matches a severity or alert name one slip from one they have, which matches no alert (A12-A15).",
   invariants: ['A12', 'A13', 'A14', 'A15'],
   remediation:
     'spell each alert\'s severity as the Events table does (critical, warning, info); route warnings to the "null" receiver, route critical, hypervisor/NAS and app-a alerts to receivers with slack_configs, set send_resolved: true on the critical receiver and false on the event receiver; keep the Watchdog (and, for alerts meant for chat, InfoInhibitor) out of the source of every inhibit rule',
@@ -156,7 +125,7 @@ export const routingCheck: PolicyCheck = {
   run(ctx) {
     // The configurations are parsed once, for the equal labels and the routing alike.
     const configs = judgedAlertmanagerConfigs(ctx.resources, ctx.repo);
-    for (const judge of [unroutedSeverities, unknownNamespaces, misspeltEqualLabels]) judge(ctx, configs);
+    for (const judge of [unroutedSeverities, unknownNamespaces, misspeltEqualLabels, misspeltGroupLabels, inhibitSidesMatchingNothing]) judge(ctx, configs);
     const rules = alertRules(ctx.repo);
     // No routing to read is a finding, never a pass.
     if (configs.length === 0)

@@ -39,6 +39,18 @@ export const alertRoutingMutations: Mutation[] = [
   },
   {
     check: 'alert-routing',
+    why: 'the root route groups by namspace: no alert carries it, and the alerts of every namespace go out in one notification',
+    mutate: swap(KPS, '      group_by: [alertname, namespace]\n', '      group_by: [alertname, namspace]\n'),
+    at: 'group_by: [alertname, namspace]',
+  },
+  {
+    check: 'alert-routing',
+    why: "the first inhibit rule's source written severity = critcal: it matches no alert, and no critical alert mutes its warnings",
+    mutate: swap(KPS, "      - source_matchers: ['severity = critical']\n", "      - source_matchers: ['severity = critcal']\n"),
+    at: "source_matchers: ['severity = critcal']",
+  },
+  {
+    check: 'alert-routing',
     why: 'critical alerts without resolved messages',
     mutate: (c) => c.edit(KPS, 0, (d) => d.setIn([...CHAT, 'send_resolved'], false)),
     at: receiverFieldLine('chat', 'send_resolved'),
