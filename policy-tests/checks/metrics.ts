@@ -13,8 +13,7 @@ import { durationMs } from '../model/core/time.ts';
 import { didYouMean, suggesting } from '../model/core/did-you-mean.ts';
 import { type CheckContext, type PolicyCheck, type Area, staticArea } from '../model/checks/kit.ts';
 import type { Repo } from '../model/repository/repo.ts';
-import { provided } from '../model/cluster/providers.ts';
-import { namespaceOrDestination } from '../model/argocd/argocd.ts';
+import { clusterNamespaces } from '../model/cluster/providers.ts';
 
 const READS = {
   kinds: ['PrometheusRule', 'ConfigMap', 'Service', ...MONITOR_KINDS, 'Application', 'Namespace'],
@@ -218,7 +217,7 @@ export const metricsChecks: PolicyCheck[] = [
       const { catalog, recorded } = metricsView(ctx.repo);
       const used = new Set<number>();
       const readers = [...selectorsOf(ctx.repo, ctx)];
-      const namespaces = new Set([...provided(ctx.repo, 'Namespace'), ...ctx.resources.flatMap((r) => namespaceOrDestination(ctx.repo, r) ?? [])]);
+      const namespaces = clusterNamespaces(ctx);
       for (const reader of readers) joinOne(ctx, { catalog, recorded, used, namespaces }, reader);
       joinAcross(ctx, { catalog, recorded }, readers);
       templateLabels(ctx, metricsView(ctx.repo));

@@ -28,9 +28,7 @@ import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { alertmanagerConfigProblems } from '../../model/alertmanager/config.ts';
 import { didYouMean } from '../../model/core/did-you-mean.ts';
 import type { CheckContext } from '../../model/checks/kit.ts';
-import { namespaceLabels } from '../../model/cluster/namespaces.ts';
-import { KUBERNETES_NAMESPACES } from '../../model/cluster/pod-templates.ts';
-import { applications } from '../../model/argocd/argocd.ts';
+import { clusterNamespaces } from '../../model/cluster/providers.ts';
 import { inhibitSidesMatchingNothing, misspeltEqualLabels, misspeltGroupLabels } from './label-slips.ts';
 
 const routePath = (path: number[]): Path => ['route', ...path.flatMap((i) => ['routes', i])];
@@ -90,13 +88,7 @@ function unroutedSeverities(ctx: CheckContext): void {
  * (`apq-a`) is a slip Alertmanager routes as any other namespace's, a warning to the "null" receiver.
  */
 function unknownNamespaces(ctx: CheckContext): void {
-  const known = new Set([
-    ...namespaceLabels(ctx.repo).keys(),
-    ...KUBERNETES_NAMESPACES,
-    ...ctx.resources.flatMap((r) => (r.namespace ? [r.namespace] : [])),
-    ...applications(ctx.repo).flatMap((a) => (a.destinationNamespace ? [a.destinationNamespace] : [])),
-    ...EVENTS_ROWS.flatMap((row) => (row.labels.namespace ? [row.labels.namespace] : [])),
-  ]);
+  const known = new Set([...clusterNamespaces(ctx), ...EVENTS_ROWS.flatMap((row) => (row.labels.namespace ? [row.labels.namespace] : []))]);
   eachOwnAlert(ctx, (r, rule, at) => {
     const namespace = dig(rule, ['labels', 'namespace']);
     // A templated label takes the series' own namespace, which is the cluster's.

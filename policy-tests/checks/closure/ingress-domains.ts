@@ -6,7 +6,7 @@
  * was meant to have. A domain of its own that is no slip of another (a second zone), or a slip within a zone the
  * others use (`lab.example.net`, which that zone's DNS may serve), is left alone.
  */
-import { dig, isMap, list } from '../../model/core/dig.ts';
+import { ingressHosts, zoneOf } from '../../model/cluster/ingress-routes.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { CheckContext } from '../../model/checks/kit.ts';
 import { nearestName, suggesting } from '../../model/core/did-you-mean.ts';
@@ -14,27 +14,16 @@ import { nearestName, suggesting } from '../../model/core/did-you-mean.ts';
 /** The domain a host is named under: the host without its first label (`lan.example.net`), or undefined for a bare name. */
 const domainOf = (host: string): string | undefined => (host.includes('.') ? host.slice(host.indexOf('.') + 1).toLowerCase() : undefined);
 
-/** A domain's last two labels: the zone it is registered under, as far as this reading goes (`example.net`). */
-const zoneOf = (domain: string): string => domain.split('.').slice(-2).join('.');
-
-/** Each Ingress host with where its rule names it. */
-function ruleHosts(ingresses: readonly Resource[]): { ingress: Resource; host: string; index: number }[] {
-  return ingresses.flatMap((ingress) =>
-    list(dig(ingress.object, ['spec', 'rules'])).flatMap((rule, index) =>
-      isMap(rule) && typeof rule.host === 'string' && rule.host !== '' ? [{ ingress, host: rule.host, index }] : [],
-    ),
-  );
-}
-
 export function slippedDomainFindings(ctx: CheckContext, ingresses: readonly Resource[]): void {
-  const named = ruleHosts(ingresses);
+  // Each Ingress host with where its rule names it (ingressHosts), an empty one (every host) aside.
+  const named = ingresses.flatMap((ingress) => ingressHosts(ingress).flatMap(({ host, at }) => (host === '' ? [] : [{ ingress, host, at }])));
   // Each domain with the distinct hosts named under it.
   const hostsUnder = new Map<string, Set<string>>();
   for (const { host } of named) {
     const domain = domainOf(host);
     if (domain) hostsUnder.set(domain, (hostsUnder.get(domain) ?? new Set()).add(host.toLowerCase()));
   }
-  for (const { ingress, host, index } of named) {
+  for (const { ingress, host, at } of named) {
     const domain = domainOf(host);
     if (!domain || [...hostsUnder.get(domain)!].some((h) => h !== host.toLowerCase())) continue;
     const meant = nearestName(
@@ -44,7 +33,7 @@ export function slippedDomainFindings(ctx: CheckContext, ingresses: readonly Res
     // A slip inside a zone the others use (lab.example.net beside lan.example.net) may be a name of that zone: left alone.
     if (meant === undefined || zoneOf(meant) === zoneOf(domain)) continue;
     ctx.fail(
-      { resource: ingress, path: ['spec', 'rules', index, 'host'] },
+      { resource: ingress, path: at },
       `Ingress ${ingress.name} serves ${host}, the one host under ${domain}, one slip from ${meant}, where the other Ingresses' ${hostsUnder.get(meant)!.size} host(s) are${suggesting(`${host.slice(0, host.indexOf('.'))}.${meant}`)}: no client looks the app up under that domain, and it is unreachable at its name`,
       `name the host under ${meant}, as the others are`,
     );

@@ -17,7 +17,7 @@ import type { CheckContext } from '../../model/checks/kit.ts';
 import type { Path } from '../../model/core/positions.ts';
 import { didYouMean, nearestName } from '../../model/core/did-you-mean.ts';
 import { podSpecOf } from '../../model/core/workloads.ts';
-import { ingressRoutes } from '../../model/cluster/ingress-routes.ts';
+import { servedHosts } from '../../model/cluster/ingress-routes.ts';
 import { CLUSTER_FACTS_FILE } from '../../model/repository/cluster-facts.ts';
 
 /** One name a manifest gives a LAN machine: an NFS server, or a target an exporter probes. */
@@ -72,9 +72,7 @@ export function lanHostFindings(ctx: CheckContext, hosts: readonly string[] | un
   if (!hosts) return;
   const known = new Set(hosts.map((h) => h.toLowerCase()));
   const domains = new Set(hosts.flatMap((h) => (h.includes('.') ? [h.toLowerCase().split('.').at(-1)!] : [])));
-  const served = new Set(
-    ctx.resources.filter((r) => r.kind === 'Ingress').flatMap((r) => ingressRoutes(r).flatMap((route) => (route.host ? [route.host] : []))),
-  );
+  const served = servedHosts(ctx.resources);
   for (const { resource, name, at, use } of ctx.resources.flatMap((r) => [...nfsServers(r), ...probedTargets(r)])) {
     if (typeof name !== 'string' || name === '') continue;
     const host = (use === 'target' ? hostOf(name) : name).toLowerCase().replace(/\.$/, '');

@@ -217,11 +217,9 @@ function checkAddresses(ctx: CheckContext, { index, runtime, opaque, reached }: 
   for (const r of ctx.resources.filter((x) => !NOT_DIALED.has(x.kind)))
     for (const a of serviceAddresses(r.object, namespaces)) close(`${r.kind} ${r.name}`, a, (m) => ctx.fail({ resource: r, path: a.path }, m));
   // The settings the scripts push into the apps: the addresses the apps dial each other at.
-  for (const data of ctx.repo.dataFiles.values())
-    if (argoGlobMatch(SETTINGS_FILES, data.file)) {
-      for (const a of serviceAddresses(data.data, namespaces)) close(data.file, a, (m) => ctx.fail({ data, path: a.path }, m));
-      settingsHostFindings(ctx, index, data);
-    }
+  const settings = [...ctx.repo.dataFiles.values()].filter((data) => argoGlobMatch(SETTINGS_FILES, data.file));
+  for (const data of settings) for (const a of serviceAddresses(data.data, namespaces)) close(data.file, a, (m) => ctx.fail({ data, path: a.path }, m));
+  settingsHostFindings(ctx, index, settings);
 }
 
 /** A URL whose host is one label (`http://radarr:7878`): the pod's resolver looks it up as a Service of its namespace first. */

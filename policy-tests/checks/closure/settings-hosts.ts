@@ -13,7 +13,7 @@ import type { Path } from '../../model/core/positions.ts';
 import { isMap } from '../../model/core/dig.ts';
 import { didYouMean } from '../../model/core/did-you-mean.ts';
 import type { ServiceIndex } from '../../model/cluster/service-addresses.ts';
-import { ingressRoutes } from '../../model/cluster/ingress-routes.ts';
+import { servedHosts, zoneOf } from '../../model/cluster/ingress-routes.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { WORKLOAD_KINDS } from '../../model/core/workloads.ts';
 
@@ -26,17 +26,30 @@ function hostsIn(value: unknown, path: Path = []): { host: string; path: Path }[
   );
 }
 
-const zoneOf = (host: string): string => host.split('.').slice(-2).join('.');
+/**
+ * Each settings file's hosts, judged against what the view serves: the Ingresses' hosts and their zones and the LAN's
+ * machines, read once for every file.
+ */
+export function settingsHostFindings(ctx: CheckContext, index: ServiceIndex, files: readonly DataFile[]): void {
+  const served = servedHosts(ctx.resources);
+  const zones = new Set([...served].filter((h) => h.includes('.')).map(zoneOf));
+  const lan = new Set((ctx.repo.facts?.nodeNetwork?.hosts ?? []).map((h) => h.toLowerCase()));
+  for (const data of files) fileHostFindings(ctx, { index, data, served, zones, lan });
+}
 
-export function settingsHostFindings(ctx: CheckContext, index: ServiceIndex, data: DataFile): void {
+function fileHostFindings(
+  ctx: CheckContext,
+  {
+    index,
+    data,
+    served,
+    zones,
+    lan,
+  }: { index: ServiceIndex; data: DataFile; served: ReadonlySet<string>; zones: ReadonlySet<string>; lan: ReadonlySet<string> },
+): void {
   const app = isMap(data.data) ? data.data.app : undefined;
   const workload = ctx.resources.find((r) => (WORKLOAD_KINDS as readonly string[]).includes(r.kind) && r.name === app);
   const namespace = workload && namespaceOrDestination(ctx.repo, workload);
-  const served = new Set(
-    ctx.resources.filter((r) => r.kind === 'Ingress').flatMap((r) => ingressRoutes(r).flatMap((route) => (route.host ? [route.host.toLowerCase()] : []))),
-  );
-  const zones = new Set([...served].filter((h) => h.includes('.')).map(zoneOf));
-  const lan = new Set((ctx.repo.facts?.nodeNetwork?.hosts ?? []).map((h) => h.toLowerCase()));
   for (const { host: written, path } of hostsIn(data.data)) {
     const host = written.toLowerCase().replace(/\.$/, '');
     if (isIP(host) !== 0 || lan.has(host) || served.has(host) || /\.svc(\.cluster\.local)?$/.test(host)) continue;

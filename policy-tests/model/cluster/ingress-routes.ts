@@ -62,6 +62,13 @@ export function ingressHosts(ingress: Resource): { host: string; at: Path }[] {
   });
 }
 
+/** The hosts the Ingresses among `resources` route to a backend, lower-cased (a rule without `http` routes nothing). */
+export const servedHosts = (resources: readonly Resource[]): Set<string> =>
+  new Set(resources.filter((r) => r.kind === 'Ingress').flatMap((r) => ingressRoutes(r).flatMap((route) => (route.host ? [route.host.toLowerCase()] : []))));
+
+/** A domain's last two labels: the zone it is registered under, as far as this reading goes (`example.net`). */
+export const zoneOf = (domain: string): string => domain.split('.').slice(-2).join('.');
+
 /**
  * Whether an Ingress path of `pathType` matches `requestPath`: Exact is equality; Prefix matches element by element
  * (`/api` matches `/api` and `/api/health`, not `/apis`); ImplementationSpecific is read as a prefix, as Traefik reads it.

@@ -47,6 +47,20 @@ export function provided(repo: Repo, kind: string, namespace?: string): Set<stri
   return names;
 }
 
+/**
+ * The namespaces the cluster will have: those `provided` names (Kubernetes' own, the Namespace objects, what
+ * providedOutsideGit lists, what an Application creates), each Application's destination, and the namespace every
+ * resource of the view lands in (its own, or its Application's destination). The one reading of a namespace a label or
+ * a rule names.
+ */
+export function clusterNamespaces(view: { repo: Repo; resources: readonly Resource[] }): Set<string> {
+  return new Set([
+    ...provided(view.repo, 'Namespace'),
+    ...applications(view.repo).flatMap((a) => (a.destinationNamespace ? [a.destinationNamespace] : [])),
+    ...view.resources.flatMap((r) => namespaceOrDestination(view.repo, r) ?? []),
+  ]);
+}
+
 export interface ProvidedPod {
   namespace: string;
   name: string;
