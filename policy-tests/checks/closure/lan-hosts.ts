@@ -8,6 +8,8 @@
  *   the exporter cannot resolve it, every scrape of it fails, and its metrics are gone. Held where the name is in the
  *   LAN's domain (the last label of a listed name: `pve4.lan`) or one slip from a listed one (`pve1.aln`), and is no
  *   host an Ingress of the repository serves; any other name is somewhere else, and not judged.
+ * - A URL a container is given in a variable's written value (unpoller's `UP_UNIFI_DEFAULT_URL: https://gateway.lan`):
+ *   the program cannot resolve its host, and every call it makes there fails. Held as a target is.
  * An address, or any name where the facts list no hosts, is not judged here; the API server takes them all.
  */
 import { isIP } from 'node:net';
@@ -16,7 +18,7 @@ import type { Resource } from '../../model/core/manifest.ts';
 import type { CheckContext } from '../../model/checks/kit.ts';
 import type { Path } from '../../model/core/positions.ts';
 import { didYouMean, nearestName } from '../../model/core/did-you-mean.ts';
-import { podSpecOf } from '../../model/core/workloads.ts';
+import { containersOf, podSpecOf } from '../../model/core/workloads.ts';
 import { servedHosts } from '../../model/cluster/ingress-routes.ts';
 import { CLUSTER_FACTS_FILE } from '../../model/repository/cluster-facts.ts';
 
@@ -25,7 +27,9 @@ interface NamedMachine {
   resource: Resource;
   name: unknown;
   at: Path;
-  use: 'nfs' | 'target';
+  use: 'nfs' | 'target' | 'url';
+  /** The variable a URL is given in. */
+  variable?: string;
 }
 
 /** Every NFS server the resources name: a PersistentVolume's, and a pod template's volume's, with where each is written. */
@@ -50,6 +54,22 @@ function probedTargets(resource: Resource): NamedMachine[] {
   return [];
 }
 
+/**
+ * Each URL a container's env entry writes as its value (`scheme://host…`). Only the written text: a value read from a
+ * ConfigMap is the ConfigMap's to name, and a Secret's is never printed.
+ */
+function givenUrls(resource: Resource): NamedMachine[] {
+  const pod = podSpecOf(resource);
+  if (!pod) return [];
+  return containersOf(pod).flatMap((c) =>
+    objects(c.container.env).flatMap((e, i) =>
+      typeof e.value === 'string' && /^[a-z][a-z0-9+.-]*:\/\//i.test(e.value)
+        ? [{ resource, name: e.value, at: [...c.at, 'env', i, 'value'], use: 'url' as const, variable: `${c.name}'s ${String(e.name)}` }]
+        : [],
+    ),
+  );
+}
+
 /** A target's host: a URL's hostname, or the text before its port. */
 function hostOf(target: string): string {
   if (target.includes('://')) return URL.parse(target)?.hostname.replace(/^\[(.*)\]$/, '$1') ?? target;
@@ -61,10 +81,12 @@ export const LAN_HOST_FIX = `name a machine of nodeNetwork's hosts in ${CLUSTER_
 const WHAT = {
   nfs: (r: Resource, host: string) => `${r.kind} ${r.name} mounts NFS from ${host}`,
   target: (r: Resource, host: string) => `${r.kind} ${r.name} has its exporter probe ${host}`,
+  url: (r: Resource, host: string, variable?: string) => `${r.kind} ${r.name} gives ${variable} a URL on ${host}`,
 } as const;
 const THEN = {
   nfs: 'the node cannot resolve it, the mount fails, and every pod that uses the volume stays ContainerCreating',
   target: 'the exporter cannot resolve it, every scrape of it fails, and its metrics are gone',
+  url: 'the program cannot resolve it, and every call it makes there fails',
 } as const;
 
 /** Each machine named by a host name the facts' LAN hosts do not hold (of a target, one that is the LAN's). */
@@ -73,15 +95,15 @@ export function lanHostFindings(ctx: CheckContext, hosts: readonly string[] | un
   const known = new Set(hosts.map((h) => h.toLowerCase()));
   const domains = new Set(hosts.flatMap((h) => (h.includes('.') ? [h.toLowerCase().split('.').at(-1)!] : [])));
   const served = servedHosts(ctx.resources);
-  for (const { resource, name, at, use } of ctx.resources.flatMap((r) => [...nfsServers(r), ...probedTargets(r)])) {
+  for (const { resource, name, at, use, variable } of ctx.resources.flatMap((r) => [...nfsServers(r), ...probedTargets(r), ...givenUrls(r)])) {
     if (typeof name !== 'string' || name === '') continue;
-    const host = (use === 'target' ? hostOf(name) : name).toLowerCase().replace(/\.$/, '');
+    const host = (use === 'nfs' ? name : hostOf(name)).toLowerCase().replace(/\.$/, '');
     if (host === '' || isIP(host) !== 0 || known.has(host)) continue;
     // A target elsewhere (a public site, a name the cluster serves) is not the LAN's to know.
-    if (use === 'target' && (served.has(host) || (!domains.has(host.split('.').at(-1)!) && nearestName(host, known) === undefined))) continue;
+    if (use !== 'nfs' && (served.has(host) || (!domains.has(host.split('.').at(-1)!) && nearestName(host, known) === undefined))) continue;
     ctx.fail(
       { resource, path: at },
-      `${WHAT[use](resource, host)}, which is none of the LAN's machines nodeNetwork names (${hosts.join(', ')})${didYouMean(host, hosts)}: ${THEN[use]}`,
+      `${WHAT[use](resource, host, variable)}, which is none of the LAN's machines nodeNetwork names (${hosts.join(', ')})${didYouMean(host, hosts)}: ${THEN[use]}`,
       LAN_HOST_FIX,
     );
   }

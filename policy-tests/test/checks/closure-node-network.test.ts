@@ -133,4 +133,44 @@ describe('closure-node-network', () => {
     const facts = { ...repo.facts!, nodeNetwork: { ...repo.facts!.nodeNetwork!, hosts: undefined } };
     expect(runPolicy({ ...withResources([probe(['pve4.lan'])]), facts } as Repo, [nodeNetworkClosureCheck])).toEqual([]);
   });
+
+  it("holds the host of a URL a container's variable is written with as a probe target: a Secret's or a ConfigMap's value is not read", () => {
+    const poller = (env: object[]): Resource =>
+      ({
+        ...template,
+        kind: 'Deployment',
+        name: 'poller',
+        object: {
+          apiVersion: 'apps/v1',
+          kind: 'Deployment',
+          metadata: { name: 'poller', namespace: 'monitoring' },
+          spec: { template: { spec: { containers: [{ name: 'poll', image: 'poller:1', env }] } } },
+        },
+      }) as Resource;
+    const fine = [
+      'https://gateway.lan',
+      'https://NAS.lan:5001/api',
+      'http://loki.monitoring.svc:3100',
+      'https://192.168.1.1',
+      'https://api.github.com/',
+      'gateway.aln',
+    ];
+    const secret = { name: 'FROM_SECRET', valueFrom: { secretKeyRef: { name: 'poller', key: 'url' } } };
+    expect(messages(withResources([poller([...fine.map((value, i) => ({ name: `URL_${i}`, value })), secret])]))).toEqual([]);
+    const found = runPolicy(
+      withResources([
+        poller([
+          { name: 'UP_UNIFI_DEFAULT_URL', value: 'https://gatway.lan' },
+          { name: 'NAS', value: 'smb://files.lan/share' },
+        ]),
+      ]),
+      [nodeNetworkClosureCheck],
+    );
+    expect(found.map((f) => f.message)).toEqual([
+      expect.stringMatching(
+        /^Deployment poller gives poll's UP_UNIFI_DEFAULT_URL a URL on gatway\.lan, which is none of the LAN's machines .*\(did you mean "gateway\.lan"\?\): the program cannot resolve it/,
+      ),
+      expect.stringMatching(/^Deployment poller gives poll's NAS a URL on files\.lan, which is none/),
+    ]);
+  });
 });

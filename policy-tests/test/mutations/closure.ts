@@ -422,6 +422,12 @@ export const closureMutations: Mutation[] = [
   },
   {
     check: 'closure-node-network',
+    why: 'unpoller sent to the UniFi gateway at gateway.aln: the name resolves nowhere, every poll fails, and the network metrics are gone',
+    mutate: swap('monitoring/unpoller/deployment.yaml', 'value: https://gateway.lan\n', 'value: https://gateway.aln\n'),
+    at: inFile('monitoring/unpoller/deployment.yaml', 'value: https://gateway.aln'),
+  },
+  {
+    check: 'closure-node-network',
     why: 'the etcd backup asks a worker for its etcd snapshot: workers run no etcd',
     mutate: swap('apps/platform/backups/etcd-backup.yaml', 'value: 192.168.1.11\n', 'value: 192.168.1.21\n'),
     at: inFile('apps/platform/backups/etcd-backup.yaml', 'value: 192.168.1.21'),
