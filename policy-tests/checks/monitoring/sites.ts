@@ -1,18 +1,64 @@
 /**
  * The public sites the public-sites Probe and the external watchdog watch (A4, A18): each is a host and path a public
  * Ingress serves, or one the facts list as served elsewhere. A watched site nothing serves fails every probe:
- * PublicSiteDown (critical) for good, and the watchdog's DOWN, for a typo.
+ * PublicSiteDown (critical) for good, and the watchdog's DOWN, for a typo. Where the route sends the request, path as
+ * it came, to a Service whose containers run an image that answers only the paths its facts list (`servedPaths`), the
+ * path is one of them: any other is a 404, and the site is down to both watchers for good.
  */
 import { dig, list } from '../../model/core/dig.ts';
-import { ingressPathMatches, ingressRoutes, PUBLIC_GATEWAY } from '../../model/cluster/ingress-routes.ts';
+import { ingressPathMatches, ingressRoutes, PUBLIC_GATEWAY, servicePort } from '../../model/cluster/ingress-routes.ts';
 import { WRANGLER_FILE, workerSites } from '../../model/monitoring/watchdog-worker.ts';
 import type { Path } from '../../model/core/positions.ts';
 import type { DataFile } from '../../model/repository/repo.ts';
 import type { FailurePlace, PolicyCheck } from '../../model/checks/kit.ts';
+import type { Resource } from '../../model/core/manifest.ts';
+import type { Repo } from '../../model/repository/repo.ts';
+import { obj } from '../../model/core/dig.ts';
+import { scalarText } from '../../model/core/text.ts';
+import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
+import { annotationsOf, traefikField, traefikList } from '../../model/traefik/annotations.ts';
+import { containersBehind } from '../../model/prometheus-operator/scrape-targets.ts';
+import { WORKLOAD_KINDS } from '../../model/core/workloads.ts';
+import { IMAGE_FACTS_GLOB, imageKey, repoImageNeeds } from '../../model/repository/image-facts.ts';
 
 const ELSEWHERE_FILE = 'monitoring/blackbox-exporter/facts/sites-elsewhere.yaml';
 
-type Route = { host: string; path: string; pathType: string };
+type Route = { host: string; path: string; pathType: string; served: () => ServedPaths | undefined };
+
+/** The paths the images behind a route answer, and which image says so; undefined where any of them answers any path. */
+type ServedPaths = { paths: string[]; image: string; file: string };
+
+/** Traefik's middlewares that hand the backend another path than the request's (and a chain, which may hold one). */
+const PATH_MIDDLEWARES = ['stripPrefix', 'stripPrefixRegex', 'replacePath', 'replacePathRegex', 'addPrefix', 'chain'];
+
+/** Whether the request reaches the Ingress's backends with its path as sent: no middleware it names rewrites it, or may. */
+function pathKept(ingress: Resource, resources: readonly Resource[]): boolean {
+  const named = traefikField(annotationsOf(ingress), 'router', 'middlewares');
+  return traefikList(named?.value ?? '').every((ref) => {
+    const [name, provider] = ref.split('@');
+    const middleware = resources.find((r) => r.kind === 'Middleware' && `${r.namespace}-${r.name}` === name);
+    return provider === 'kubernetescrd' && middleware !== undefined && !PATH_MIDDLEWARES.some((key) => key in obj(dig(middleware.object, ['spec'])));
+  });
+}
+
+/** The paths every container behind the route's Service port answers, where each runs an image whose facts list them. */
+function servedBehind(
+  repo: Repo,
+  resources: readonly Resource[],
+  ingress: Resource,
+  backend: { name: string; port: { name?: string; number?: number } },
+): ServedPaths | undefined {
+  const namespace = namespaceOrDestination(repo, ingress) ?? '';
+  const service = resources.find((r) => r.kind === 'Service' && r.name === backend.name && (namespaceOrDestination(repo, r) ?? '') === namespace);
+  const entry = service && servicePort(service, backend.port);
+  if (!service || !entry || !pathKept(ingress, resources)) return undefined;
+  const { needs } = repoImageNeeds(repo);
+  const behind = containersBehind(repo, service, scalarText(entry.name ?? entry.port), namespace).map(({ c }) => scalarText(c.container.image ?? ''));
+  const facts = behind.map((image) => ({ image, need: needs.get(imageKey(image)) }));
+  const first = facts[0];
+  if (!first?.need?.servedPaths || facts.some((f) => !f.need?.servedPaths)) return undefined;
+  return { paths: first.need.servedPaths, image: first.image, file: first.need.file };
+}
 
 /** Whether a route of an Ingress serves the URL. */
 const routes = (route: Route, url: URL) => route.host === url.hostname && ingressPathMatches(route.path, route.pathType, url.pathname);
@@ -32,10 +78,10 @@ function elsewhere(file: DataFile | undefined): { hosts: Map<string, number>; pr
 export const siteChecks: PolicyCheck[] = [
   {
     id: 'public-sites-served',
-    description: `Every public site the public-sites Probe and the external watchdog watch is a host and path a public Ingress serves, or a host ${ELSEWHERE_FILE} lists with its reason; otherwise it fails every probe and PublicSiteDown fires for good (A4, A18).`,
+    description: `Every public site the public-sites Probe and the external watchdog watch is a host and path a public Ingress serves, or a host ${ELSEWHERE_FILE} lists with its reason, and a path the program behind the route answers where its image facts list them (servedPaths) and no middleware rewrites it; otherwise it fails every probe and PublicSiteDown fires for good (A4, A18).`,
     invariants: ['A4', 'A18'],
     remediation: `watch the host a public Ingress (class ${PUBLIC_GATEWAY}) serves, or list a site served outside the cluster in ${ELSEWHERE_FILE} with the reason`,
-    reads: { kinds: ['Probe', 'Ingress'], files: [WRANGLER_FILE, ELSEWHERE_FILE] },
+    reads: { kinds: ['Probe', 'Ingress', 'Service', 'Middleware', ...WORKLOAD_KINDS], files: [WRANGLER_FILE, ELSEWHERE_FILE, IMAGE_FACTS_GLOB] },
     exemptible: false,
     run(ctx) {
       const facts = ctx.repo.dataFiles.get(ELSEWHERE_FILE);
@@ -43,7 +89,14 @@ export const siteChecks: PolicyCheck[] = [
       if (problem) ctx.fail({ file: ELSEWHERE_FILE }, problem);
       const served: Route[] = ctx.resources
         .filter((r) => r.kind === 'Ingress' && dig(r.object, ['spec', 'ingressClassName']) === PUBLIC_GATEWAY)
-        .flatMap((r) => ingressRoutes(r).map((route) => ({ host: route.host ?? '', path: route.path, pathType: route.pathType })));
+        .flatMap((r) =>
+          ingressRoutes(r).map((route) => ({
+            host: route.host ?? '',
+            path: route.path,
+            pathType: route.pathType,
+            served: () => (route.service ? servedBehind(ctx.repo, ctx.resources, r, route.service) : undefined),
+          })),
+        );
       const watched: { url: string; place: FailurePlace; who: string }[] = [];
       for (const probe of ctx.resources.filter((r) => r.kind === 'Probe' && r.name === 'public-sites'))
         (list(dig(probe.object, ['spec', 'targets', 'staticConfig', 'static'])) as string[]).forEach((url, i) =>
@@ -60,10 +113,18 @@ export const siteChecks: PolicyCheck[] = [
         }
         used.add(parsed.hostname);
         if (listed.has(parsed.hostname)) continue;
-        if (!served.some((route) => routes(route, parsed)))
+        const route = served.find((r) => routes(r, parsed));
+        if (!route)
           ctx.fail(
             place,
             `${who} watches ${url}, but no public Ingress (class ${PUBLIC_GATEWAY}) serves ${parsed.hostname}${parsed.pathname} and ${ELSEWHERE_FILE} does not list it: every probe fails, and PublicSiteDown fires for good`,
+          );
+        const answers = route?.served();
+        if (answers && !answers.paths.includes(parsed.pathname))
+          ctx.fail(
+            place,
+            `${who} watches ${url}, and ${answers.image} behind it answers no ${parsed.pathname} (its servedPaths in ${answers.file}): the answer is a 404, every probe fails, and PublicSiteDown fires for good`,
+            `watch ${answers.paths.filter((p) => !p.includes('metrics')).join(' or ')}`,
           );
       }
       // The facts stay true: a listed host that nothing watches, or that an Ingress here serves, is stale.

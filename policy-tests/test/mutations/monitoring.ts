@@ -243,6 +243,13 @@ export const monitoringMutations: Mutation[] = [
   },
   {
     check: 'public-sites-served',
+    why: "the watchdog checks the API's health at /api/helth: the Ingress routes it to the API, which answers a 404, and the watchdog reports the site down for good",
+    mutate: swap(WRANGLER, 'https://portfolio.example.net/api/health', 'https://portfolio.example.net/api/helth'),
+    at: inFile(WRANGLER, 'SITES ='),
+    fix: 'watch /api/health or /api/v1 or /api/v1/openapi.json or /api/v1/profile or /api/v1/infra or /api/v1/blog',
+  },
+  {
+    check: 'public-sites-served',
     why: 'a site listed as served elsewhere that nothing watches any more',
     mutate: (c) => c.write(SITES_ELSEWHERE, `${c.read(SITES_ELSEWHERE)}- host: old.example.net\n  reason: the old site\n`),
     at: 'host: old.example.net',
