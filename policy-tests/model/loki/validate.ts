@@ -9,7 +9,9 @@
  *     when Loki starts at schema v13 and a TSDB index. The gate reads no clock (its verdict is kept by its inputs), so
  *     it holds the last period to it (in force now, or at the first start once its day comes) and says an earlier
  *     one that would fail is not judged;
- *   - retention (`compactor.retention_enabled`) needs a delete-request store and a valid key prefix;
+ *   - retention (`compactor.retention_enabled`) needs a delete-request store and a valid key prefix; the store is one
+ *     of the object clients Loki makes (pkg/storage/factory.go internalNewObjectClient) or a named store, or the
+ *     compactor's start fails ("failed to create delete request store object client") and Loki exits with it;
  *   - a TSDB or boltdb-shipper index needs its directories, which `common.path_prefix` sets when they are not.
  * Each is one refusal at the path of the field it is about, in Loki's words (Loki prints them all at once).
  * Loki fills in its defaults first; the defaults read here are the reference's.
@@ -118,15 +120,20 @@ function schemaProblems(doc: unknown): DecodeProblem[] {
   return out;
 }
 
+/** The names of the storage config's named stores, of every type (those of the thanos clients where Loki uses them). */
+function namedStoresOf(doc: unknown, thanos: boolean): Set<string> {
+  const stores = dig(doc, thanos ? ['storage_config', 'object_store', 'named_stores'] : ['storage_config', 'named_stores']);
+  return new Set(isMap(stores) ? Object.values(stores).flatMap((byName) => (isMap(byName) ? Object.keys(byName) : [])) : []);
+}
+
+/** The object clients internalNewObjectClient makes by type, in the order its refusal names them (inmemory aside). */
+const OBJECT_CLIENTS = ['aws', 's3', 'gcs', 'azure', 'alibabacloud', 'swift', 'bos', 'cos', 'filesystem'];
+
 /** validateSchemaValues: a store and an object store Loki knows, or a named store of the storage config. */
 function storeProblems(doc: unknown, configs: unknown[], at: (i: number) => (string | number)[]): DecodeProblem[] {
   const out: DecodeProblem[] = [];
   const thanos = dig(doc, ['storage_config', 'use_thanos_objstore']) === true;
-  const named = (root: string[]) => {
-    const stores = dig(doc, root);
-    return new Set(isMap(stores) ? Object.values(stores).flatMap((byName) => (isMap(byName) ? Object.keys(byName) : [])) : []);
-  };
-  const namedStores = named(thanos ? ['storage_config', 'object_store', 'named_stores'] : ['storage_config', 'named_stores']);
+  const namedStores = namedStoresOf(doc, thanos);
   configs.forEach((period, i) => {
     const store = text(dig(period, ['store']));
     if (![...TESTING_STORAGE_TYPES, ...SUPPORTED_INDEX_TYPES, ...DEPRECATED_INDEX_TYPES].includes(store))
@@ -147,10 +154,18 @@ function compactorAndDirectoryProblems(doc: unknown): DecodeProblem[] {
   const out: DecodeProblem[] = [];
   const compactor = (key: string) => dig(doc, ['compactor', key]);
   if (compactor('retention_enabled') === true) {
-    if (text(compactor('delete_request_store')) === '')
+    const store = text(compactor('delete_request_store'));
+    const thanos = dig(doc, ['storage_config', 'use_thanos_objstore']) === true;
+    if (store === '')
       out.push({
         path: ['compactor'],
         message: 'CONFIG ERROR: invalid compactor config: compactor.delete-request-store should be configured when retention is enabled',
+      });
+    // Through the thanos clients the name is the bucket's to read, and not judged here.
+    else if (!thanos && ![...OBJECT_CLIENTS, ...TESTING_STORAGE_TYPES].includes(store) && !namedStoresOf(doc, false).has(store))
+      out.push({
+        path: ['compactor', 'delete_request_store'],
+        message: `failed to create delete request store object client: Unrecognized storage client ${store}, choose one of: ${OBJECT_CLIENTS.join(', ')}`,
       });
     const keyPrefix = compactor('delete_request_store_key_prefix');
     const prefix = pathPrefixProblem(keyPrefix === undefined || keyPrefix === null ? 'index/' : text(keyPrefix));

@@ -85,6 +85,12 @@ describe("Loki's checks of a decoded file (Config.Validate)", () => {
 
   it("takes the repository's shape of file", () => {
     expect(refusals(file([period()], { compactor: { retention_enabled: true, delete_request_store: 'filesystem' } }))).toEqual([]);
+    // A named store, or any name the thanos clients read, is a store too.
+    const named = { retention_enabled: true, delete_request_store: 'deletes' };
+    expect(refusals(file([period()], { compactor: named, storage_config: { named_stores: { filesystem: { deletes: { directory: '/d' } } } } }))).toEqual([]);
+    expect(
+      refusals(file([period()], { compactor: { ...named, delete_request_store: 'anything' }, storage_config: { use_thanos_objstore: true } })),
+    ).not.toContainEqual(expect.stringContaining('delete request store'));
   });
 
   it.each([
@@ -122,6 +128,10 @@ describe("Loki's checks of a decoded file (Config.Validate)", () => {
     [
       file([period()], { compactor: { retention_enabled: true } }),
       'compactor: CONFIG ERROR: invalid compactor config: compactor.delete-request-store should be configured when retention is enabled',
+    ],
+    [
+      file([period()], { compactor: { retention_enabled: true, delete_request_store: 'fielsystem' } }),
+      'compactor.delete_request_store: failed to create delete request store object client: Unrecognized storage client fielsystem, choose one of: aws, s3, gcs, azure, alibabacloud, swift, bos, cos, filesystem',
     ],
     [
       file([period()], { limits_config: { retention_stream: [{ selector: '{a="b"}', priority: 1, period: '12h' }] } }),

@@ -118,6 +118,12 @@ export const lokiRenderedMutations: Mutation[] = [
   },
   {
     check: CHECK,
+    why: 'the delete-request store misspelt (fielsystem): the compactor makes no object client of that name, and Loki exits at start',
+    mutate: swap(VALUES, '    delete_request_store: filesystem\n', '    delete_request_store: fielsystem\n'),
+    at: 'delete_request_store: fielsystem',
+  },
+  {
+    check: CHECK,
     why: 'a stream kept 12 hours by a retention_stream rule: Limits.Validate wants at least 24h, and Loki does not start',
     mutate: swap(VALUES, '        period: 720h\n', '        period: 720h\n      - selector: \'{job="debug"}\'\n        priority: 2\n        period: 12h\n'),
     at: 'period: 12h',
