@@ -86,6 +86,10 @@ is committed):
   --falco-libs DIR    falcosecurity/libs: each condition of libsinsp's parser
                       tests (userspace/libsinsp/test/filter_parser.ut.cpp),
                       accepted or refused by the port that reads the tuning
+  --falco DIR         falcosecurity/falco at the sensor's version: each
+                      rules file of its loader tests (unit_tests/engine/
+                      test_rule_loader.cpp), loaded or refused by the
+                      reading of the tuning (reader, conditions, macros)
   --cert-manager DIR  cert-manager/cert-manager: the Certificate rows of
                       internal/apis/certmanager/validation/certificate_test.go
                       (TestValidateCertificate, TestValidateDuration) and the
@@ -218,6 +222,7 @@ export const CHECKOUTS = [
   'yaml-test-suite',
   'yaml-test-matrix',
   'falco-libs',
+  'falco',
   'cert-manager',
   'external-secrets',
   'metallb',

@@ -181,6 +181,13 @@ export async function measure(
   if (matrix)
     report("YAML test suite, the gate's reading against go-yaml v2's (yaml-test-matrix)", conformance.goYamlMatrixAgreement(goYamlMatrixCases(matrix)), print);
   if (falcoLibs) reportFalcoLibs(falcoLibs, print);
+  const falco = dir('falco');
+  if (falco)
+    report(
+      "Falco's rules loader tests (unit_tests/engine/test_rule_loader.cpp)",
+      conformance.falcoLoaderAgreement(conformance.falcoLoaderCases(readText(join(falco, 'unit_tests/engine/test_rule_loader.cpp')))),
+      print,
+    );
   for (const [flag, reportOn] of PROGRAM_REPORTS) if (dir(flag)) await reportOn(dir(flag)!, print);
   if (componentHelpers) reportComponentHelpers(componentHelpers, print);
   if (cron)

@@ -236,6 +236,7 @@ export { templatePatchAgreement, templatePatchCases } from './argocd-template-pa
 export { strategicMergePatchAgreement, strategicMergePatchCases } from './strategic-merge-patch-cases.ts';
 export { quantityAgreement, quantityCases } from './quantity-cases.ts';
 export { falcoParserAgreement, falcoParserCases } from './falco-parser-cases.ts';
+export { falcoLoaderAgreement, falcoLoaderCases } from './falco-loader-cases.ts';
 export { certManagerAgreement, certManagerCases } from './cert-manager-cases.ts';
 export { certManagerIssuerAgreement, certManagerIssuerCases } from './cert-manager-issuer-cases.ts';
 export { certManagerSolverAgreement, certManagerSolverCases } from './cert-manager-solver-cases.ts';

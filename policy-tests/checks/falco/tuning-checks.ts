@@ -1,7 +1,9 @@
 /**
  * The discipline of the custom tuning file (S4-S10): its syntax, no copied upstream rule, changes only through hooks, exemptions scoped to one workload, the boundary rules armed.
  */
-import { parseAppend, parseCondition, walk, ConditionSyntaxError } from '../../model/falco/expr.ts';
+import { parseAppend, parseCondition, walk, ConditionSyntaxError, UPSTREAM } from '../../model/falco/expr.ts';
+import { macroVisible, readerProblems, undefinedMacros } from '../../model/falco/reader.ts';
+import { didYouMean } from '../../model/core/did-you-mean.ts';
 import { fieldProblems, isHookName, loadFalcoPolicy, FALCO_POLICY_FILE, type FalcoPolicy } from '../../model/falco/policy.ts';
 import { normalizeRuleName, tuningFiles, type TuningFile } from '../../model/falco/tuning.ts';
 import {
@@ -55,7 +57,7 @@ export const falcoTuningChecks: PolicyCheck[] = [
   {
     id: 'falco-tuning-syntax',
     description:
-      'The tuning file is a Falco rules file: YAML list items, every condition parses as Falco parses it and reads only fields the deployed Falco knows (Runtime-security exemptions; S6).',
+      'The tuning file is a Falco rules file: YAML list items, each read as the rules reader of Falco reads it (a defined rule has condition, output, desc and a known priority; booleans decode; overrides name keys their item takes), every condition parses as Falco parses it, reads only fields the deployed Falco knows and uses only macros defined before it (Runtime-security exemptions; S6).',
     invariants: ['S6'],
     remediation: 'fix the YAML, the condition expression or the field name at the reported place',
     reads: { kinds: ['ConfigMap'], files: ['security/falco/facts/*'] },
@@ -63,17 +65,33 @@ export const falcoTuningChecks: PolicyCheck[] = [
     run(ctx) {
       const fail = tuningFailer(ctx);
       // The fields the sensor knows, where the policy names them (falco-tuning-policy reports facts it cannot read).
-      const fields = loadFalcoPolicy(ctx.repo).policy?.fields;
-      for (const tuning of tuningFiles(ctx.repo)) {
+      const policy = loadFalcoPolicy(ctx.repo).policy;
+      const fields = policy?.fields;
+      const tunings = tuningFiles(ctx.repo);
+      for (const tuning of tunings) {
         for (const e of tuning.errors) ctx.fail({ file: tuning.file, line: e.pos.line, col: e.pos.col }, `${tuning.key}: ${e.message}`);
+        const others = tunings.filter((t) => t !== tuning).flatMap((t) => t.items);
         for (const item of tuning.items) {
           if (item.type === 'other' && !('required_engine_version' in item.raw) && !('required_plugin_versions' in item.raw))
             fail(tuning, [item.index], 'item is not a rule, macro or list');
+          for (const problem of readerProblems(item))
+            fail(
+              tuning,
+              [item.index, ...problem.path],
+              `${item.type} "${item.name}": ${problem.message}: Falco refuses the rules file at start, and does not run`,
+            );
           if (!item.condition) continue;
           try {
             const expr = item.override?.condition === 'append' ? parseAppend(item.condition) : parseCondition(item.condition);
             for (const problem of fieldProblems(expr, fields))
               fail(tuning, [item.index, 'condition'], `${item.type} "${item.name}": ${problem}: Falco refuses the rules file at start, and does not run`);
+            const visible = policy && macroVisible({ upstream: policy.upstream.macros, items: tuning.items, others, at: item });
+            for (const name of visible ? undefinedMacros(expr, visible, UPSTREAM) : [])
+              fail(
+                tuning,
+                [item.index, 'condition'],
+                `${item.type} "${item.name}": Undefined macro '${name}' used in filter${didYouMean(name, policy!.upstream.macros)}${item.type === 'macro' ? ', or defined after it' : ''}: Falco refuses the rules file at start, and does not run`,
+              );
           } catch (err) {
             fail(
               tuning,

@@ -78,6 +78,24 @@ const gluetunTrips = (rule: string) =>
 
 export const falcoMutations: Mutation[] = [
   {
+    check: 'falco-tuning-syntax',
+    why: "the escape rule's priority misspelt (CRTICAL): Falco's reader knows none such, refuses the rules file, and Falco does not start",
+    mutate: swap(TUNING, '      priority: CRITICAL\n', '      priority: CRTICAL\n'),
+    at: inFile(TUNING, 'priority: CRTICAL'),
+  },
+  {
+    check: 'falco-tuning-syntax',
+    why: "the escape rule's output key misspelt (outptu): a rule that defines itself needs its output, and Falco refuses the rules file",
+    mutate: swap(TUNING, '      output: Host namespace entry', '      outptu: Host namespace entry'),
+    at: inFile(TUNING, '- rule: Homelab host namespace entry from a container'),
+  },
+  {
+    check: 'falco-tuning-syntax',
+    why: 'the escape rule names a macro that does not exist (spawned_proces): Undefined macro, and Falco refuses the rules file',
+    mutate: swap(TUNING, 'spawned_process and container and proc.name = nsenter', 'spawned_proces and container and proc.name = nsenter'),
+    at: after(TUNING, '- rule: Homelab host namespace entry', 'condition: >'),
+  },
+  {
     check: 'falco-exemption-reachable',
     why: 'Renovate moves Cleanuparr to 2.7.5, whose entrypoint no longer chowns /app, and the exemption of its binary stays: it exempts nothing',
     mutate: swap('apps/media/cleanuparr/deployment.yaml', 'cleanuparr/cleanuparr:2.4.6', 'cleanuparr/cleanuparr:2.7.5'),
