@@ -94,6 +94,12 @@ export const workloadHygieneMutations: Mutation[] = [
     at: inFile('apps/media/components/db-backup/cronjobs.yaml', 'startingDeadlineSeconds: 5'),
   },
   {
+    check: 'workload-volume-size',
+    why: "Sonarr's /run given sizeLimit 16 (16 bytes, where 16Mi was meant): s6 writes its first file there at start, the kubelet evicts the pod, and its replacement goes the same way",
+    mutate: swap('apps/media/sonarr/deployment.yaml', '            sizeLimit: 16Mi\n', '            sizeLimit: 16\n'),
+    at: inFile('apps/media/sonarr/deployment.yaml', 'sizeLimit: 16'),
+  },
+  {
     check: 'workload-capabilities-known',
     why: 'the GPU plugin drops "AL" for ALL: containerd asks runc for CAP_AL, which runc leaves out, so the plugin keeps every default capability',
     mutate: swap(GPU_PLUGIN, '              drop: [ALL]\n', '              drop: [AL]\n'),
