@@ -12,6 +12,7 @@ import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { BACKUP_ENVIRONMENT, halfCredentials } from '../../model/apps/backup-environment.ts';
 import { BACKUP_IMAGE, backupJobs, mainContainer, secretsRead } from './backups.ts';
 import { scalarText } from '../../model/core/text.ts';
+import { claimMount, sharedDirFindings, type BackupDirMount } from './shared-dir.ts';
 
 /**
  * The needs of the command a job runs (its first argument) that neither its env nor the keys of the sources its
@@ -65,12 +66,13 @@ export const backupHygieneChecks: PolicyCheck[] = [
   {
     id: 'backup-job-hygiene',
     description:
-      'Every backup, backup-check and restore-test CronJob runs the backup image, forbids overlapping runs, keeps a bounded job history, requests CPU and memory, mounts BACKUP_DIR from a volume that outlives the pod (not an emptyDir, nor a volume with no source, which the API server makes one), reads secrets only from ExternalSecrets, and gives its command the environment it reads (the restic repository and password, the manifest key, and the S3 or B2 credentials restic reads whole: half a pair signs nothing) (B1).',
+      'Every backup, backup-check and restore-test CronJob runs the backup image, forbids overlapping runs, keeps a bounded job history, requests CPU and memory, mounts BACKUP_DIR from a volume that outlives the pod (not an emptyDir, nor a volume with no source, which the API server makes one), a check and a drill at the claim folder a backup of their namespace writes to, reads secrets only from ExternalSecrets, and gives its command the environment it reads (the restic repository and password, the manifest key, and the S3 or B2 credentials restic reads whole: half a pair signs nothing) (B1).',
     invariants: ['B1'],
     remediation: Object.values(FIX).join('; '),
     reads: { kinds: withKeyProviders('CronJob', 'PrometheusRule') },
     exemptible: false,
     run(ctx) {
+      const dirs: BackupDirMount[] = [];
       for (const job of backupJobs(ctx)) {
         const spec = (job.object.spec ?? {}) as Record<string, unknown>;
         if (spec.concurrencyPolicy !== 'Forbid')
@@ -123,6 +125,16 @@ export const backupHygieneChecks: PolicyCheck[] = [
           const mount = mounts.find((m) => m.mountPath === backupDir);
           const volume = objects(main.pod.spec.volumes).find((v) => v.name === mount?.name);
           const gone = volume && podLifetimeSource(volume);
+          const shared = claimMount(volume, mount);
+          const mountAt = [...c.at, 'volumeMounts', mounts.indexOf(mount!), ...(mount?.subPath === undefined ? [] : ['subPath'])];
+          if (shared)
+            dirs.push({
+              job,
+              command: scalarText(dig(c.container, ['args', 0]) ?? ''),
+              namespace: namespaceOrDestination(ctx.repo, job) ?? '',
+              ...shared,
+              at: mountAt,
+            });
           if (gone)
             ctx.fail(
               { resource: job, path: [...main.pod.at, 'volumes', objects(main.pod.spec.volumes).indexOf(volume), 'name'] },
@@ -151,6 +163,7 @@ export const backupHygieneChecks: PolicyCheck[] = [
             FIX.environment,
           );
       }
+      sharedDirFindings(ctx, dirs);
     },
   },
 ];

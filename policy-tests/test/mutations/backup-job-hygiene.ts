@@ -110,4 +110,15 @@ export const backupJobHygieneMutations: Mutation[] = [
     at: inComponent('resources:'),
     fix: 'set resources.requests.cpu and resources.requests.memory',
   },
+  {
+    check: 'backup-job-hygiene',
+    why: "the etcd backup check mounts the backups claim at subPath etcd, where the backup writes at the claim's root: it finds no backup, and says so every morning",
+    mutate: swap(
+      ETCD_JOBS,
+      '              mountPath: /backups\n              readOnly: true',
+      '              mountPath: /backups\n              subPath: etcd\n              readOnly: true',
+    ),
+    at: after(ETCD_JOBS, 'name: etcd-backup-check', 'subPath: etcd'),
+    fix: 'mount the claim the backups are written to, at the same subPath, at BACKUP_DIR',
+  },
 ];
