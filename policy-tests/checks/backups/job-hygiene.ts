@@ -52,6 +52,45 @@ function podLifetimeSource(volume: Record<string, unknown>): string | undefined 
   return source && `a ${source} volume`;
 }
 
+/**
+ * BACKUP_DIR of a job's main container: set to a path a volume that outlives the pod is mounted at (a finding where
+ * not), and the claim folder it is, where a claim's.
+ */
+function backupDirMount(ctx: CheckContext, job: Resource, main: NonNullable<ReturnType<typeof mainContainer>>): BackupDirMount | undefined {
+  const c = main.c!;
+  // As the kubelet sets it: its env, else the key of a Secret or ConfigMap its envFrom names.
+  const environment = containerEnvironment(ctx, namespaceOrDestination(ctx.repo, job), c.container, { secretText: true });
+  const backupDir = environment.text('BACKUP_DIR');
+  const shownDir = secretShown(environment.setting('BACKUP_DIR'), String(backupDir));
+  const mounts = objects(c.container.volumeMounts);
+  if (backupDir === null)
+    ctx.notJudged(
+      { resource: job, path: [...c.at, 'name'] },
+      `${job.name} sets BACKUP_DIR from a value the gate does not read: whether a volume is mounted there is not judged`,
+    );
+  // A BACKUP_DIR under no mount, one keystroke from one, is closure-secret-key's finding, with the mount it meant.
+  else if (!backupDir || (!mounts.some((m) => m.mountPath === backupDir) && !slippedMount(c.container, backupDir)))
+    ctx.fail(
+      { resource: job, path: [...c.at, 'name'] },
+      `${job.name} must set BACKUP_DIR and mount a volume there${backupDir ? ` (nothing is mounted at ${shownDir})` : ''}`,
+      FIX.backupDir,
+    );
+  if (!backupDir || !mounts.some((m) => m.mountPath === backupDir)) return undefined;
+  const mount = mounts.find((m) => m.mountPath === backupDir)!;
+  const volume = objects(main.pod.spec.volumes).find((v) => v.name === mount.name);
+  const gone = volume && podLifetimeSource(volume);
+  if (gone)
+    ctx.fail(
+      { resource: job, path: [...main.pod.at, 'volumes', objects(main.pod.spec.volumes).indexOf(volume), 'name'] },
+      `${job.name} keeps BACKUP_DIR (${shownDir}) on volume ${String(volume.name)}, ${gone}, whose files go with the pod: ${list(c.container.args).includes('restore-test') ? 'the drill finds no backup to restore' : 'each backup is gone as its job ends'}`,
+      'mount the backups claim (a persistentVolumeClaim) at BACKUP_DIR',
+    );
+  const shared = claimMount(volume, mount);
+  if (!shared) return undefined;
+  const at = [...c.at, 'volumeMounts', mounts.indexOf(mount), ...(mount.subPath === undefined ? [] : ['subPath'])];
+  return { job, command: scalarText(dig(c.container, ['args', 0]) ?? ''), namespace: namespaceOrDestination(ctx.repo, job) ?? '', ...shared, at };
+}
+
 const FIX = {
   concurrency: 'set concurrencyPolicy: Forbid',
   history: 'set successfulJobsHistoryLimit and failedJobsHistoryLimit between 1 and 10',
@@ -104,44 +143,8 @@ export const backupHygieneChecks: PolicyCheck[] = [
           if (dig(c.container, ['resources', 'requests', kind]) === undefined)
             ctx.fail({ resource: job, path: [...c.at, c.container.resources ? 'resources' : 'name'] }, `${job.name} must request ${kind}`, FIX.requests);
         }
-        // As the kubelet sets it: its env, else the key of a Secret or ConfigMap its envFrom names.
-        const environment = containerEnvironment(ctx, namespaceOrDestination(ctx.repo, job), c.container, { secretText: true });
-        const backupDir = environment.text('BACKUP_DIR');
-        const shownDir = secretShown(environment.setting('BACKUP_DIR'), String(backupDir));
-        const mounts = objects(c.container.volumeMounts);
-        if (backupDir === null)
-          ctx.notJudged(
-            { resource: job, path: [...c.at, 'name'] },
-            `${job.name} sets BACKUP_DIR from a value the gate does not read: whether a volume is mounted there is not judged`,
-          );
-        // A BACKUP_DIR under no mount, one keystroke from one, is closure-secret-key's finding, with the mount it meant.
-        else if (!backupDir || (!mounts.some((m) => m.mountPath === backupDir) && !slippedMount(c.container, backupDir)))
-          ctx.fail(
-            { resource: job, path: [...c.at, 'name'] },
-            `${job.name} must set BACKUP_DIR and mount a volume there${backupDir ? ` (nothing is mounted at ${shownDir})` : ''}`,
-            FIX.backupDir,
-          );
-        else {
-          const mount = mounts.find((m) => m.mountPath === backupDir);
-          const volume = objects(main.pod.spec.volumes).find((v) => v.name === mount?.name);
-          const gone = volume && podLifetimeSource(volume);
-          const shared = claimMount(volume, mount);
-          const mountAt = [...c.at, 'volumeMounts', mounts.indexOf(mount!), ...(mount?.subPath === undefined ? [] : ['subPath'])];
-          if (shared)
-            dirs.push({
-              job,
-              command: scalarText(dig(c.container, ['args', 0]) ?? ''),
-              namespace: namespaceOrDestination(ctx.repo, job) ?? '',
-              ...shared,
-              at: mountAt,
-            });
-          if (gone)
-            ctx.fail(
-              { resource: job, path: [...main.pod.at, 'volumes', objects(main.pod.spec.volumes).indexOf(volume), 'name'] },
-              `${job.name} keeps BACKUP_DIR (${shownDir}) on volume ${String(volume.name)}, ${gone}, whose files go with the pod: ${list(c.container.args).includes('restore-test') ? 'the drill finds no backup to restore' : 'each backup is gone as its job ends'}`,
-              'mount the backups claim (a persistentVolumeClaim) at BACKUP_DIR',
-            );
-        }
+        const dir = backupDirMount(ctx, job, main);
+        if (dir) dirs.push(dir);
         for (const secret of secretsRead(job)) {
           if (!writtenByExternalSecret(ctx.repo, secret.name, job.namespace ?? ''))
             ctx.fail(
