@@ -88,6 +88,12 @@ export const workloadHygieneMutations: Mutation[] = [
     at: (c) => ({ file: 'apps/media/bazarr/deployment.yaml', line: lineOf(c, 'apps/media/bazarr/deployment.yaml', 'Europe/Olso') }),
   },
   {
+    check: 'workload-time-zone',
+    why: "Jellyseerr's zone given as TY: nothing reads that name, and its schedules run in UTC",
+    mutate: swap('apps/media/jellyseerr/deployment.yaml', '            - name: TZ\n', '            - name: TY\n'),
+    at: inFile('apps/media/jellyseerr/deployment.yaml', '- name: TY'),
+  },
+  {
     check: 'workload-cron-deadline',
     why: "the media databases' nightly backups given 5 seconds to start: the controller checks every 10, Kubernetes documents that such a CronJob may never be scheduled, and every missed run is skipped",
     mutate: swap('apps/media/components/db-backup/cronjobs.yaml', '  startingDeadlineSeconds: 3600\n', '  startingDeadlineSeconds: 5\n'),
