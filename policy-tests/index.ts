@@ -11,6 +11,8 @@ export { clearParseCache } from './model/repository/parse-pool.ts';
 export { allFindings, registeredChecks, runGate, SETTLED_MS, type GateOptions, type GateResult } from './gate/gate.ts';
 export { render as renderReport } from './gate/report/formats/index.ts';
 export { printable } from './gate/report/formats/common.ts';
+// The one "did you mean" of every finding, for the scripts' reports too.
+export { nearestName } from './model/core/did-you-mean.ts';
 export { runPolicy } from './model/checks/runner.ts';
 export { ADMISSION_CHECK_IDS } from './admission/index.ts';
 

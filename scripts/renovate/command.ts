@@ -23,8 +23,9 @@ export async function main(argv: string[], io?: CommandIo): Promise<number> {
 Renovate's own extraction on the repository (offline: --platform=local
 --dry-run=extract), and checks that every pinned version string in the
 repository is matched by a Renovate manager or exempted in ${EXEMPTIONS_FILE}
-with its reason, and that images released together (releasedWith in the
-image facts) move in one pull request.
+with its reason, that images released together (releasedWith in the
+image facts) move in one pull request, and that every name a package rule
+gives is a dependency Renovate extracts.
 
   --root DIR   the repository to check (default: this one)
 

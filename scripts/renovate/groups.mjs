@@ -14,9 +14,12 @@
  * Run by renovate.ts with the repository as its working directory and the
  * config file as its argument (`groups.mjs <config> [--questions-later]`);
  * reads {"deps": [{depName, datasource, manager, packageFile, currentValue?,
- * releases?}]} as JSON on stdin and writes [{group: string | null,
+ * releases?}]} as JSON on stdin and writes [{group: string | null, rules,
  * proposals?: [{version, updateType, branch, approval, automerge}]}, ...] as
- * JSON on stdout, in order. The config and its presets are resolved while
+ * JSON on stdout, in order: `rules` are the names of the config file's own
+ * packageRules (matchPackageNames, matchDepNames, each alone, as Renovate's
+ * matchers read it with its rule's datasource, manager and file matchers)
+ * that take the dependency, each as `rule.key.place`. The config and its presets are resolved while
  * stdin is read; with --questions-later (the caller is still extracting the
  * dependencies it will ask about) the lookup's modules are loaded meanwhile
  * too, so the wait costs the caller nothing.
@@ -27,7 +30,7 @@ const renovate = new URL('../../tools/renovate/node_modules/', import.meta.url);
 /** @param {string} path @returns {Promise<any>} a module of the pinned Renovate (it ships no types for its internals) */
 const load = (path) => import(new URL(path, renovate).href);
 
-const [json5, presets, packageRules, utils, defaults, template, logger] = await Promise.all([
+const [json5, presets, packageRules, utils, defaults, template, logger, matchers] = await Promise.all([
   load('json5/lib/index.js'),
   load('renovate/dist/config/presets/index.js'),
   load('renovate/dist/util/package-rules/index.js'),
@@ -35,6 +38,7 @@ const [json5, presets, packageRules, utils, defaults, template, logger] = await 
   load('renovate/dist/config/defaults.js'),
   load('renovate/dist/util/template/index.js'),
   load('renovate/dist/logger/index.js'),
+  load('renovate/dist/util/package-rules/matchers.js'),
 ]);
 /** The lookup's and flattenUpdates' modules, loaded only when a dependency comes with releases: they load every datasource and manager (two seconds). */
 /** @type {Promise<any> | undefined} */
@@ -66,10 +70,47 @@ async function questions() {
   for await (const chunk of process.stdin) chunks.push(chunk);
   return JSON.parse(Buffer.concat(chunks).toString('utf8'));
 }
-const resolved = readFile(configFile, 'utf8').then((text) =>
-  presets.resolveConfigPresets(utils.mergeChildConfig(defaults.getConfig(), json5.default.parse(text))),
-);
-const [{ deps }, { config }] = await Promise.all([questions(), resolved]);
+const text = readFile(configFile, 'utf8');
+const resolved = text.then((t) => presets.resolveConfigPresets(utils.mergeChildConfig(defaults.getConfig(), json5.default.parse(t))));
+const [{ deps }, { config }, own] = await Promise.all([questions(), resolved, text.then((t) => json5.default.parse(t).packageRules ?? [])]);
+
+/** The matchers of a rule that a dependency as extracted is judged by: its names, and what narrows them (an update's type is not known yet). */
+const NAME_MATCHERS = ['matchPackageNames', 'matchDepNames'];
+const STATIC_MATCHERS = [...NAME_MATCHERS, 'matchDatasources', 'matchManagers', 'matchFileNames'];
+/** @param {Record<string, unknown>} rule */
+const namesOf = (rule) => Object.fromEntries(Object.entries(rule).filter(([k]) => STATIC_MATCHERS.includes(k)));
+
+/**
+ * Whether Renovate's matchers take the dependency for the rule (matchesRule, lib/util/package-rules/index.ts: a
+ * matcher that does not apply says nothing, one that does decides).
+ * @param {Record<string, unknown>} dep @param {Record<string, unknown>} rule
+ */
+async function matches(dep, rule) {
+  for (const matcher of matchers.default) {
+    const found = await matcher.matches(dep, rule);
+    if (found !== null && found !== undefined && !found) return false;
+  }
+  return true;
+}
+
+/**
+ * The names of the config file's own rules that take the dependency, each alone in its rule's place (`i.key.j`: the
+ * rule's place, its matcher, the name's place): a name one of whose rule's others takes is still a name of nothing.
+ * @param {Record<string, unknown>} dep
+ */
+async function namesTaking(dep) {
+  const places = [];
+  for (const [i, rule] of own.entries()) {
+    if (!rule || typeof rule !== 'object') continue;
+    for (const key of NAME_MATCHERS) {
+      const names = Array.isArray(rule[key]) ? rule[key] : [];
+      // A negated name narrows its rule, and is not a name to be taken alone.
+      for (const [j, name] of names.entries())
+        if (typeof name === 'string' && !name.startsWith('!') && (await matches(dep, { ...namesOf(rule), [key]: [name] }))) places.push(`${i}.${key}.${j}`);
+    }
+  }
+  return places;
+}
 const UPDATE_TYPES = ['major', 'minor', 'patch', 'pin', 'digest', 'lockFileMaintenance', 'replacement'];
 
 /**
@@ -118,8 +159,10 @@ async function proposals(depConfig, currentValue, releases) {
 
 const answers = [];
 for (const dep of deps) {
-  const applied = await packageRules.applyPackageRules({ ...config, ...dep, packageName: dep.depName });
+  const asked = { ...dep, packageName: dep.depName };
+  const applied = await packageRules.applyPackageRules({ ...config, ...asked });
   const group = typeof applied.groupName === 'string' && applied.groupName !== '' ? template.compile(applied.groupName, applied) : null;
-  answers.push(dep.releases && dep.currentValue ? { group, proposals: await proposals(applied, dep.currentValue, dep.releases) } : { group });
+  const rules = await namesTaking(asked);
+  answers.push(dep.releases && dep.currentValue ? { group, rules, proposals: await proposals(applied, dep.currentValue, dep.releases) } : { group, rules });
 }
 process.stdout.write(`${JSON.stringify(answers)}\n`);

@@ -11,6 +11,7 @@ import { findRepositoryPins, type Pin } from './pins.ts';
 import { extractDeps, RENOVATE_CONFIG_FILE, startAsking, validateConfig, type ExtractedDep } from './renovate.ts';
 import { minorsQuestion, type SkippedMinor } from './one-minor.ts';
 import { pairsQuestion, type SplitPair } from './release-pairs.ts';
+import { unusedRulesQuestion, type UnusedRule } from './unused-rules.ts';
 
 /** Everything the check found: the validator's problems, or the pins, what Renovate extracted, and the verdict. */
 export type Inspection =
@@ -23,6 +24,7 @@ export type Inspection =
       /** Files git does not track, which Renovate never reads. */ untracked: ReadonlySet<string>;
       /** Images released together that Renovate would propose apart. */ split: SplitPair[];
       /** Pins that move one minor at a time that Renovate would not offer step by step. */ skipped: SkippedMinor[];
+      /** The config's rules that name packages no dependency has. */ unused: UnusedRule[];
     };
 
 /** The files of the checkout git neither tracks nor ignores: Renovate reads only what git tracks. */
@@ -55,8 +57,12 @@ export async function inspectRenovate(root: string, progress: (line: string) => 
     progress("applying Renovate's package rules to the images released together and the pins that move one minor at a time");
     const repo = await loadRepo(root);
     asked = true;
-    const [split, skipped] = await asking.ask<[SplitPair[], SkippedMinor[]]>([pairsQuestion(repo, deps), minorsQuestion(deps, facts.oneMinorAtATime(repo))]);
-    return { problems: [], pins, deps, result: coverage(pins, deps, exemptions), untracked, split, skipped };
+    const [split, skipped, unused] = await asking.ask<[SplitPair[], SkippedMinor[], UnusedRule[]]>([
+      pairsQuestion(repo, deps),
+      minorsQuestion(deps, facts.oneMinorAtATime(repo)),
+      unusedRulesQuestion(root, deps),
+    ]);
+    return { problems: [], pins, deps, result: coverage(pins, deps, exemptions), untracked, split, skipped, unused };
   } finally {
     // Nothing left running: an answer not wanted any more is stopped, and waited for.
     if (!asked) {
@@ -91,8 +97,12 @@ export function report(inspection: Inspection, print: (line: string) => void): n
         ? `SKIPS    ${s.file}: ${s.depName} ${s.from} would be offered ${s.proposed} in one pull request, past ${s.skipped}, but it moves one minor at a time (${s.why}): set separateMultipleMinor on its rule in ${RENOVATE_CONFIG_FILE} (one without matchUpdateTypes)`
         : `HOLDS    ${s.file}: ${s.depName} ${s.from} would get its patch ${s.skipped} only inside the pull request of ${s.proposed}, which waits for a person: offer the patch on its own (separateMultipleMinor or separateMinorPatch on its rule in ${RENOVATE_CONFIG_FILE})`,
     );
+  for (const u of inspection.unused)
+    out(
+      `UNUSED   ${RENOVATE_CONFIG_FILE}:${u.line}: packageRules[${u.index}] names ${u.name}, and no dependency Renovate extracts is that one${u.meant ? ` (did you mean "${u.meant}"?)` : ''}: the rule does nothing for it; name a dependency the repository has, or remove the name`,
+    );
   out(`Pins: ${pins.length} found - covered by Renovate: ${result.covered.length}, exempt: ${result.exempt.length}, uncovered: ${result.uncovered.length}`);
-  return result.uncovered.length || result.unusedExemptions.length || inspection.split.length || inspection.skipped.length ? 1 : 0;
+  return result.uncovered.length || result.unusedExemptions.length || inspection.split.length || inspection.skipped.length || inspection.unused.length ? 1 : 0;
 }
 
 /** Checks the repository at `root`; resolves to the exit status, having written its report through `out`. */

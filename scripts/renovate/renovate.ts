@@ -116,8 +116,9 @@ function questionsInput(deps: readonly Asked[]): string {
 function answersOf(out: string, count: number): Answer[] {
   const answers = JSON.parse(out.split('\n').at(-1) ?? '') as unknown;
   if (!Array.isArray(answers) || answers.length !== count) throw new Error('renovate: the group lookup answered no list of groups');
-  return answers.map((a: { group?: unknown; proposals?: Proposal[] }) => ({
+  return answers.map((a: { group?: unknown; rules?: unknown; proposals?: Proposal[] }) => ({
     ...(typeof a?.group === 'string' ? { group: a.group } : {}),
+    rules: Array.isArray(a?.rules) ? a.rules.filter((r): r is string => typeof r === 'string') : [],
     ...(Array.isArray(a?.proposals) ? { proposals: a.proposals } : {}),
   }));
 }
@@ -125,6 +126,8 @@ function answersOf(out: string, count: number): Answer[] {
 /** Renovate's answer for one dependency asked: the group its pull request belongs to (undefined: one of its own), and what it proposes when it was given releases. */
 export interface Answer {
   group?: string;
+  /** The names of the config file's own packageRules that take the dependency, each as `rule.key.place` (0.matchPackageNames.1). */
+  rules: string[];
   proposals?: Proposal[];
 }
 

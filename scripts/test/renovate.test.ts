@@ -127,7 +127,7 @@ describe('coverage', () => {
 describe('Renovate itself on a copy of the repository', () => {
   const { root, change, restore } = useRenovateCopy();
 
-  it('passes the validator, and covers every pin of the repository and a new app in the usual places, each with the right datasource (a multi-source chart, an image in its values, an image in its manifest); and fails, each with its file:line, on a new pin no manager matches, a version added to a covered file without its renovate comment, and an exemption that matches nothing any more', async () => {
+  it('passes the validator, and covers every pin of the repository and a new app in the usual places, each with the right datasource (a multi-source chart, an image in its values, an image in its manifest); and fails, each with its file:line, on a new pin no manager matches, a version added to a covered file without its renovate comment, an exemption that matches nothing any more, and a package rule naming a package the repository does not have', async () => {
     // One Renovate run (its validator and its extraction) answers it all: Renovate's start-up is most of a run.
     await change('apps/media/newapp/application.yaml', () =>
       [
@@ -158,6 +158,10 @@ describe('Renovate itself on a copy of the repository', () => {
     );
     await change('.ci/run', (t) => t.replace('set -euo pipefail\n', 'set -euo pipefail\nHELM_VERSION=4.2.3\n'));
     await change('.github/renovate-unmanaged.yaml', (t) => `${t}- files: nowhere/*.yaml\n  keys: [version]\n  reason: a file that was removed\n`);
+    // A rule's name slipped: the rule that holds etcd's next minor back would hold back nothing.
+    await change('.github/renovate.json5', (t) =>
+      t.replace("matchPackageNames: ['registry.k8s.io/etcd'],\n      matchUpdateTypes", "matchPackageNames: ['registry.k8s.io/etdc'],\n      matchUpdateTypes"),
+    );
     try {
       const inspection = await inspectRenovate(root());
       const lines: string[] = [];
@@ -165,13 +169,16 @@ describe('Renovate itself on a copy of the repository', () => {
       // The repository's config, unchanged here, passed renovate-config-validator --strict.
       expect(lines[0]).toBe('valid    .github/renovate.json5 (renovate-config-validator --strict)');
       const line = (await readFile(join(root(), '.ci/run'), 'utf8')).split('\n').indexOf('HELM_VERSION=4.2.3') + 1;
-      // Exactly the three planted defects: every other pin of the repository, the new app's among them, is covered.
+      // Exactly the four planted defects: every other pin of the repository, the new app's among them, is covered.
       expect(lines.filter((l) => !l.startsWith('valid'))).toEqual([
         expect.stringContaining(`UNCOVERED .ci/run:${line}: HELM_VERSION HELM_VERSION=4.2.3 is pinned`),
         expect.stringMatching(
           /^UNCOVERED infra\/tools\/deployment\.yaml:9: image ghcr\.io\/example\/tools:1\.4\.2 is pinned, but no Renovate manager matches it/,
         ),
         'STALE    .github/renovate-unmanaged.yaml: the entry for nowhere/*.yaml (version) matches no pin; remove it',
+        expect.stringMatching(
+          /^UNUSED {3}\.github\/renovate\.json5:\d+: packageRules\[\d+\] names registry\.k8s\.io\/etdc, and no dependency Renovate extracts is that one \(did you mean "registry\.k8s\.io\/etcd"\?\)/,
+        ),
         expect.stringMatching(/^Pins: \d+ found - covered by Renovate: \d+, exempt: \d+, uncovered: 2$/),
       ]);
       // And each defect on its own line, wherever the others fall.
@@ -235,6 +242,7 @@ describe('renovate:check on a file git does not track', () => {
         untracked: new Set([pin.file]),
         split: [],
         skipped: [],
+        unused: [],
       },
       (l) => lines.push(l),
     );
@@ -258,6 +266,7 @@ describe('renovate:check on names a pull request wrote', () => {
         untracked: new Set(),
         split: [],
         skipped: [],
+        unused: [],
       },
       (l) => lines.push(l),
     );
@@ -280,7 +289,16 @@ describe('renovate:check on a pin that moves one minor at a time', () => {
       { ...at, step: 'minor' as const, skipped: '1.37.0' },
     ];
     const code = report(
-      { problems: [], pins: [], deps: [], result: { covered: [], exempt: [], uncovered: [], unusedExemptions: [] }, untracked: new Set(), split: [], skipped },
+      {
+        problems: [],
+        pins: [],
+        deps: [],
+        result: { covered: [], exempt: [], uncovered: [], unusedExemptions: [] },
+        untracked: new Set(),
+        split: [],
+        skipped,
+        unused: [],
+      },
       (l) => lines.push(l),
     );
     expect(code).toBe(1);
@@ -296,7 +314,16 @@ describe('renovate:check on images released together that Renovate would propose
     const lines: string[] = [];
     const split = [{ image: 'ghcr.io/x/node', partner: 'ghcr.io/x/server', file: 'apps/x/facts/images.yaml', groups: ['node', undefined] }];
     const code = report(
-      { problems: [], pins: [], deps: [], result: { covered: [], exempt: [], uncovered: [], unusedExemptions: [] }, untracked: new Set(), split, skipped: [] },
+      {
+        problems: [],
+        pins: [],
+        deps: [],
+        result: { covered: [], exempt: [], uncovered: [], unusedExemptions: [] },
+        untracked: new Set(),
+        split,
+        skipped: [],
+        unused: [],
+      },
       (l) => lines.push(l),
     );
     expect(code).toBe(1);
