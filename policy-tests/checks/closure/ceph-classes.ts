@@ -26,6 +26,39 @@ const ROOK_CSI_SECRETS: Record<string, string[]> = {
 };
 const SECRET_NAME = /^csi\.storage\.k8s\.io\/(.+)-secret-name$/;
 
+/** The Secrets ceph-csi cannot work without, by what it does with each, and what fails without it. */
+const NEEDED_SECRETS = {
+  provisioner: 'ceph-csi refuses to create a volume ("provided secret is empty"), and every claim of it stays Pending',
+  'node-stage': 'ceph-csi refuses to stage a volume on a node, and every pod that mounts one stays ContainerCreating',
+  'controller-expand': 'ceph-csi refuses to grow a volume, and every claim resized stays at its size',
+  snapshotter: 'ceph-csi refuses to snapshot a volume, and every snapshot of it fails',
+} as const;
+
+/**
+ * The CSI Secrets a class must give: a StorageClass the provisioner's and node stage's (and the expansion's where it
+ * lets volumes grow), a VolumeSnapshotClass the snapshotter's. The CSI sidecars hand ceph-csi only what the class
+ * names, and take a name only with its namespace (external-provisioner's getSecretReference: both or neither).
+ */
+function neededSecrets(ctx: CheckContext, r: Resource, params: Record<string, unknown>): void {
+  const needed: (keyof typeof NEEDED_SECRETS)[] =
+    r.kind === 'VolumeSnapshotClass'
+      ? ['snapshotter']
+      : ['provisioner', 'node-stage', ...(dig(r.object, ['allowVolumeExpansion']) === true ? (['controller-expand'] as const) : [])];
+  for (const use of Object.keys(NEEDED_SECRETS) as (keyof typeof NEEDED_SECRETS)[]) {
+    const [name, namespace] = [`csi.storage.k8s.io/${use}-secret-name`, `csi.storage.k8s.io/${use}-secret-namespace`];
+    if (params[name] === undefined && params[namespace] !== undefined)
+      ctx.fail(
+        { resource: r, path: ['parameters', namespace] },
+        `${r.kind} ${r.name} gives the ${use} Secret a namespace and no name: the CSI sidecar takes both or neither, and refuses the class, so ${NEEDED_SECRETS[use].replace(/^ceph-csi refuses to /, 'nothing is done: it cannot ')}`,
+      );
+    else if (params[name] === undefined && needed.includes(use))
+      ctx.fail(
+        { resource: r, path: ['parameters'] },
+        `${r.kind} ${r.name} gives ceph-csi no Secret for ${use} (${name} and its namespace): ${NEEDED_SECRETS[use]}`,
+      );
+  }
+}
+
 function judgeClass(ctx: CheckContext, r: Resource, driver: 'rbd' | 'cephfs', ceph: ReturnType<typeof cephOf>): void {
   const params = dig(r.object, ['parameters']);
   if (!isMap(params)) return;
@@ -54,6 +87,7 @@ function judgeClass(ctx: CheckContext, r: Resource, driver: 'rbd' | 'cephfs', ce
             `${r.kind} ${r.name} names ${key} ${JSON.stringify(str(params[key]))}, which no CephBlockPool of ${clusterID} makes (${[...pools].join(', ') || 'none'}): every claim of it stays Pending`,
           );
   }
+  neededSecrets(ctx, r, params);
   // Rook's own in the cluster's namespace, and every Secret the repository provides (declared, written by an
   // ExternalSecret or a Certificate, or providedOutsideGit), as closure-secret reads them.
   const provided = namespacedProviders(ctx.repo, 'Secret');
@@ -102,7 +136,7 @@ function judgeClaims(ctx: CheckContext, rbdClasses: ReadonlySet<string>): void {
 export const cephClassCheck: PolicyCheck = {
   id: 'closure-ceph-class',
   description:
-    "Every StorageClass and VolumeSnapshotClass of Rook's Ceph CSI drivers names what Rook runs: a clusterID that is a CephCluster's namespace, an RBD pool (and dataPool) a CephBlockPool of it makes, and CSI Secrets Rook writes in that namespace (rook-csi-rbd-provisioner, rook-csi-rbd-node, and CephFS's) or the repository does; and every claim of an RBD class (a StatefulSet's claim templates too) that asks a filesystem volume asks a single node's or a read-only access mode, since ceph-csi makes no filesystem volume only many nodes write; otherwise every claim of the class stays Pending and every snapshot fails (invariants P1).",
+    "Every StorageClass and VolumeSnapshotClass of Rook's Ceph CSI drivers names what Rook runs: a clusterID that is a CephCluster's namespace, an RBD pool (and dataPool) a CephBlockPool of it makes, and CSI Secrets Rook writes in that namespace (rook-csi-rbd-provisioner, rook-csi-rbd-node, and CephFS's) or the repository does, each name with its namespace, and those ceph-csi cannot work without (a StorageClass's provisioner and node-stage Secrets, and controller-expand where volumes may grow; a VolumeSnapshotClass's snapshotter); and every claim of an RBD class (a StatefulSet's claim templates too) that asks a filesystem volume asks a single node's or a read-only access mode, since ceph-csi makes no filesystem volume only many nodes write; otherwise every claim of the class stays Pending and every snapshot fails (invariants P1).",
   invariants: ['P1'],
   remediation:
     "name the CephCluster's namespace as clusterID, a pool of its cephBlockPools, and the Secrets Rook writes (apps/platform/rook-ceph-cluster/classes.yaml); give an RBD claim ReadWriteOnce (or volumeMode: Block), or share the data over NFS",

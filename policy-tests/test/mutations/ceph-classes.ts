@@ -40,6 +40,12 @@ export const csiDriverMutations: Mutation[] = [
 export const cephClassMutations: Mutation[] = [
   {
     check: CHECK,
+    why: "the block class's node-stage Secret removed: ceph-csi cannot stage a volume on a node, and every pod that mounts one stays ContainerCreating",
+    mutate: swap(CLASSES, '  csi.storage.k8s.io/node-stage-secret-name: rook-csi-rbd-node\n  csi.storage.k8s.io/node-stage-secret-namespace: rook-ceph\n', ''),
+    at: (c) => ({ file: CLASSES, line: lineOf(c, CLASSES, 'parameters:') }),
+  },
+  {
+    check: CHECK,
     why: 'the StorageClass names clusterID rook, where the CephCluster runs in rook-ceph: ceph-csi finds no such cluster',
     mutate: swap(CLASSES, 'parameters:\n  clusterID: rook-ceph\n  pool: ceph-blockpool\n', 'parameters:\n  clusterID: rook\n  pool: ceph-blockpool\n'),
     at: 'clusterID: rook',
