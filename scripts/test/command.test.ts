@@ -331,7 +331,7 @@ describe('the scripts on the contract', () => {
     const none = capture();
     expect(await conformanceCommand([], none.io)).toBe(2);
     expect(none.out.stderr).toMatch(
-      /^conformance: give --pod-security, --apiserver, --apiextensions, --apimachinery, --kube-openapi, --argocd, --talos, --go-kubernetes, --yaml-test-suite, --yaml-test-matrix, --falco-libs, --cert-manager, --external-secrets, --metallb, --go, --prometheus, --prometheus-operator, --component-helpers, --kubelet, --kubeconform, --rook, --cron, --blackbox-exporter, --loki, --alertmanager, --tempo, --alloy or --traefik: /,
+      /^conformance: give --pod-security, --apiserver, --apiextensions, --apimachinery, --kube-openapi, --argocd, --talos, --go-kubernetes, --yaml-test-suite, --yaml-test-matrix, --falco-libs, --falco, --cert-manager, --external-secrets, --metallb, --go, --prometheus, --prometheus-operator, --component-helpers, --kubelet, --kubeconform, --rook, --cron, --blackbox-exporter, --loki, --alertmanager, --tempo, --alloy or --traefik: /,
     );
     const table = capture();
     expect(await conformanceCommand(['--apiextensions', '/nonexistent/ext'], table.io)).toBe(1);
