@@ -13,6 +13,7 @@ import { buildIndex, buildOpenApi } from '../src/openapi/build.ts';
 import { ROUTES } from '../src/routes/table.ts';
 
 interface Facts {
+  options: { program: string; parser: string; scripts: string[] }[];
   listens: ({ port: string; default: number; address: string; addressDefault: string; emptyAddress: string } | { nodeInspector: string })[];
   envFormat: { name: string; pattern: string }[];
   selfUrl: string[];
@@ -97,5 +98,22 @@ describe("the image facts' selfUrl", () => {
     const config = loadConfig({ BASE_URL: 'https://api.example.test' });
     expect(buildIndex(ROUTES, config).openapi).toBe('https://api.example.test/api/v1/openapi.json');
     expect((buildOpenApi(ROUTES, config) as { servers: { url: string }[] }).servers).toEqual([{ url: 'https://api.example.test' }]);
+  });
+});
+
+describe("the image facts' node scripts", () => {
+  it('are the entry points tsc builds from src/ (each with its source, each running main or the server), the CMD among them', () => {
+    const { scripts } = facts.options.find((o) => o.parser === 'node')!;
+    for (const script of scripts) {
+      expect(script).toMatch(/^dist\/.+\.js$/);
+      const source = readFileSync(new URL(`../src/${script.slice('dist/'.length).replace(/\.js$/, '.ts')}`, import.meta.url), 'utf8');
+      expect(source.length).toBeGreaterThan(0);
+    }
+    const cmd = readFileSync(new URL('../Dockerfile', import.meta.url), 'utf8').match(/^CMD \["node", "([^"]+)"\]/m)![1]!;
+    expect(scripts).toContain(cmd);
+    const writer = parse(readFileSync(new URL('../deploy/status-writer.yaml', import.meta.url), 'utf8')) as {
+      spec: { jobTemplate: { spec: { template: { spec: { containers: { command: string[] }[] } } } } };
+    };
+    expect(scripts).toContain(writer.spec.jobTemplate.spec.template.spec.containers[0]!.command[1]);
   });
 });

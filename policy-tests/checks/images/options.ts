@@ -1,11 +1,43 @@
 /**
- * A program's command line, held to the options its image's facts list for it (`options`): read as its parser reads
- * it (model/programs/argparse.ts), an option it does not have stops it with exit 2 before its own code runs, and the
- * container restarts for good. The API server takes any words.
+ * A program's command line, held to what its image's facts list for it (`options`), read as its reader reads it:
+ * Python's argparse (model/programs/argparse.ts), where an option the program does not have stops it with exit 2
+ * before its own code runs; Node's (model/programs/node-command.ts), where a script the build does not hold stops it
+ * at once ("Cannot find module"). Either way the container restarts for good, and the API server takes any words.
  */
 import { list } from '../../model/core/dig.ts';
-import { argparseRefusal } from '../../model/programs/argparse.ts';
+import { nearestName, suggesting } from '../../model/core/did-you-mean.ts';
+import { argparseRefusal, type ArgparseOptions } from '../../model/programs/argparse.ts';
+import { nodeFindsScript, nodeScript, type NodeScripts } from '../../model/programs/node-command.ts';
 import type { Held } from './variables.ts';
+
+/** The first word of `words` after the program the reader refuses, with why and the mend; undefined where it takes them all. */
+function refusal(
+  words: readonly string[],
+  options: ArgparseOptions | NodeScripts,
+): { index: number; message: string; fix: string; effect: string; unjudged?: true } | undefined {
+  if (options.parser === 'argparse') {
+    const refused = argparseRefusal(words, options);
+    return (
+      refused && {
+        ...refused,
+        message: `which its argument parser refuses (${refused.message}`,
+        effect: 'it exits 2 before it starts, and the container restarts for good',
+        fix: `give ${options.program} only the options it has: ${[...options.flags, ...options.withValue].join(', ')}`,
+      }
+    );
+  }
+  const run = nodeScript(words);
+  const found = run && nodeFindsScript(run.script, options.scripts);
+  if (!run || found === true) return undefined;
+  if (found === undefined)
+    return { index: run.index, message: 'a path from outside the working directory the facts list scripts from', effect: '', fix: '', unjudged: true };
+  return {
+    index: run.index,
+    message: `a script the image's build does not make to run${suggesting(nearestName(run.script.replace(/^(\.\/)+/, ''), options.scripts))} (it makes ${options.scripts.join(', ')}`,
+    effect: 'node stops at once ("Cannot find module"), and the container restarts for good',
+    fix: `run one of the scripts the build makes: ${options.scripts.join(', ')}`,
+  };
+}
 
 export function optionsNeed({ ctx, resource, c, image, need }: Held): void {
   const command = list(c.container.command);
@@ -14,14 +46,21 @@ export function optionsNeed({ ctx, resource, c, image, need }: Held): void {
   for (const options of need.options) {
     const at = (words as string[]).findIndex((w) => w === options.program || w.endsWith(`/${options.program}`));
     if (at === -1) continue;
-    const refusal = argparseRefusal((words as string[]).slice(at + 1), options);
-    if (!refusal) continue;
-    const index = at + 1 + refusal.index;
+    const refused = refusal((words as string[]).slice(at + 1), options);
+    if (!refused) continue;
+    const index = at + 1 + refused.index;
     const path = index < command.length ? [...c.at, 'command', index] : [...c.at, 'args', index - command.length];
+    if (refused.unjudged) {
+      ctx.notJudged(
+        { resource, path },
+        `container ${c.name} runs ${options.program} of ${image} with ${JSON.stringify(words[index])}, ${refused.message}: whether the image holds it is not judged`,
+      );
+      continue;
+    }
     ctx.fail(
       { resource, path },
-      `container ${c.name} runs ${options.program} of ${image} with ${JSON.stringify(words[index])}, which its argument parser refuses (${refusal.message}; ${need.source}): it exits 2 before it starts, and the container restarts for good`,
-      `give ${options.program} only the options it has: ${[...options.flags, ...options.withValue].join(', ')}`,
+      `container ${c.name} runs ${options.program} of ${image} with ${JSON.stringify(words[index])}, ${refused.message}; ${need.source}): ${refused.effect}`,
+      refused.fix,
     );
   }
 }

@@ -10,7 +10,7 @@
 import { nearestName, suggesting } from '../core/did-you-mean.ts';
 
 /** A program's options as its facts list them: those that take no value (`flags`) and those that take one (`withValue`). */
-export interface ProgramOptions {
+export interface ArgparseOptions {
   /** The script or binary, as the command line names it (`Tautulli.py`, or a path ending in it). */
   program: string;
   parser: 'argparse';
@@ -18,15 +18,15 @@ export interface ProgramOptions {
   withValue: string[];
 }
 
-/** Whether a facts entry is a ProgramOptions. */
-export function isProgramOptions(v: unknown): boolean {
+/** Whether a facts entry is an ArgparseOptions. */
+export function isArgparseOptions(v: unknown): boolean {
   const o = (v ?? {}) as Record<string, unknown>;
   const options = (list: unknown) => Array.isArray(list) && list.every((x) => typeof x === 'string' && /^--?[A-Za-z0-9][\w-]*$/.test(x));
   return typeof o.program === 'string' && o.program !== '' && o.parser === 'argparse' && options(o.flags) && options(o.withValue);
 }
 
 /** The first refusal of `words` (the words after the program), with the word's index, or undefined where argparse takes them all. */
-export function argparseRefusal(words: readonly string[], options: ProgramOptions): { index: number; message: string } | undefined {
+export function argparseRefusal(words: readonly string[], options: ArgparseOptions): { index: number; message: string } | undefined {
   const all = [...options.flags, ...options.withValue];
   const takesValue = (o: string) => options.withValue.includes(o);
   const unrecognized = (index: number, word: string) => ({

@@ -11,7 +11,7 @@ import { compareReleases, imageParts, imageRelease } from '../core/workloads.ts'
 import { API_REQUESTS_FIELD, type ApiRequests } from '../apps/api-requests.ts';
 import { perRepo } from './per-repo.ts';
 import { didYouMean } from '../core/did-you-mean.ts';
-import { isProgramOptions, type ProgramOptions } from '../programs/argparse.ts';
+import { isProgramOptions, type ProgramOptions } from '../programs/command-line.ts';
 import { LISTENS_FIELD, type Listens } from '../programs/listens.ts';
 import { SELF_URL_FIELD, type SelfUrl } from '../programs/self-url.ts';
 import { isAnchoredPattern as isPattern } from '../core/text.ts';
@@ -196,9 +196,9 @@ const OPTIONAL_FIELDS: Record<string, { valid: (v: unknown) => boolean; says: st
     says: 'commands lists programs on the image PATH, each a name without a slash',
   },
   options: {
-    keys: ['program', 'parser', 'flags', 'withValue'],
+    keys: ['program', 'parser', 'flags', 'withValue', 'scripts'],
     valid: (v) => isList(v, isProgramOptions),
-    says: 'options lists {program, parser: argparse, flags, withValue}: the options of each',
+    says: 'options lists {program, parser: argparse, flags, withValue} (the options of each) or {program, parser: node, scripts} (the scripts the build holds, from its working directory)',
   },
   envTogether: {
     keys: ['set', 'needs'],

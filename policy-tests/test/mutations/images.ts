@@ -214,6 +214,17 @@ export const imageMutations: Mutation[] = [
   },
   {
     check: 'workload-image-needs',
+    why: 'the status writer told to run dist/status-writer/mian.js: the build makes no such script, node stops at once ("Cannot find module"), and the infrastructure status is never written',
+    mutate: swap(
+      'portfolio-api/deploy/status-writer.yaml',
+      'command: ["node", "dist/status-writer/main.js"]',
+      'command: ["node", "dist/status-writer/mian.js"]',
+    ),
+    at: (c) => ({ file: 'portfolio-api/deploy/status-writer.yaml', line: lineOf(c, 'portfolio-api/deploy/status-writer.yaml', 'mian.js') }),
+    fix: 'run one of the scripts the build makes: dist/server.js, dist/status-writer/main.js',
+  },
+  {
+    check: 'workload-image-needs',
     why: "the GPU plugin's /dev/dri mounted at /dev/drj: it scans the image's empty /dev/dri, finds no GPU, and Plex and the Tdarr node stay Pending",
     mutate: swap('apps/platform/intel-gpu-plugin/daemonset.yaml', '              mountPath: /dev/dri\n', '              mountPath: /dev/drj\n'),
     at: 'mountPath: /dev/drj',
