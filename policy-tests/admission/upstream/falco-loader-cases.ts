@@ -7,7 +7,7 @@
  * counted apart, as not judged, never as agreement. A test whose rules file is not one raw literal is counted apart too.
  */
 import { parseTuning } from '../../model/falco/tuning.ts';
-import { macroVisible, orphanUpdates, readerProblems, undefinedMacros } from '../../model/falco/reader.ts';
+import { macroVisible, orphanUpdates, readerProblems, undefinedMacros, updates } from '../../model/falco/reader.ts';
 import type { TuningItem } from '../../model/falco/tuning.ts';
 import { parseAppend, parseCondition, UPSTREAM } from '../../model/falco/expr.ts';
 import { count, emptyAgreement, type Agreement } from './agreement.ts';
@@ -53,12 +53,7 @@ export function loaderRefusal(rules: string): string | undefined {
     item.type === 'macro' &&
     file.items.some(
       (later) =>
-        later.index > item.index &&
-        later.type === 'macro' &&
-        later.name === item.name &&
-        readerProblems(later).length === 0 &&
-        !/append/.test(JSON.stringify(later.override ?? {})) &&
-        later.raw.append !== true,
+        later.index > item.index && later.type === 'macro' && later.name === item.name && readerProblems(later).length === 0 && updates(later) === undefined,
     );
   for (const item of file.items) {
     const problem = readerProblems(item)[0];

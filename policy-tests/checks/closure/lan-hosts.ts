@@ -20,6 +20,8 @@ import type { Path } from '../../model/core/positions.ts';
 import { didYouMean, nearestName } from '../../model/core/did-you-mean.ts';
 import { containersOf, podSpecOf } from '../../model/core/workloads.ts';
 import { servedHosts } from '../../model/cluster/ingress-routes.ts';
+import { containerEnvironment, givenVariablePath } from '../../model/cluster/environment.ts';
+import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { CLUSTER_FACTS_FILE } from '../../model/repository/cluster-facts.ts';
 
 /** One name a manifest gives a LAN machine: an NFS server, or a target an exporter probes. */
@@ -55,16 +57,17 @@ function probedTargets(resource: Resource): NamedMachine[] {
 }
 
 /**
- * Each URL a container's env entry writes as its value (`scheme://host…`). Only the written text: a value read from a
- * ConfigMap is the ConfigMap's to name, and a Secret's is never printed.
+ * Each URL a container's env entry gives as its value (`scheme://host…`), as the kubelet sets it (`$(NAME)` expanded).
+ * An entry read from a key (valueFrom) is its ConfigMap's or Secret's to name; a Secret's text is never read here.
  */
-function givenUrls(resource: Resource): NamedMachine[] {
+function givenUrls(ctx: CheckContext, resource: Resource): NamedMachine[] {
   const pod = podSpecOf(resource);
   if (!pod) return [];
+  // The one reading of a container's environment, its env entries' written values alone.
   return containersOf(pod).flatMap((c) =>
-    objects(c.container.env).flatMap((e, i) =>
-      typeof e.value === 'string' && /^[a-z][a-z0-9+.-]*:\/\//i.test(e.value)
-        ? [{ resource, name: e.value, at: [...c.at, 'env', i, 'value'], use: 'url' as const, variable: `${c.name}'s ${String(e.name)}` }]
+    containerEnvironment(ctx, namespaceOrDestination(ctx.repo, resource), c.container).entries.flatMap((e) =>
+      e.at[0] === 'env' && e.valueAt !== 'valueFrom' && typeof e.value === 'string' && /^[a-z][a-z0-9+.-]*:\/\//i.test(e.value)
+        ? [{ resource, name: e.value, at: [...c.at, ...givenVariablePath(e, 'value')], use: 'url' as const, variable: `${c.name}'s ${e.name}` }]
         : [],
     ),
   );
@@ -95,7 +98,7 @@ export function lanHostFindings(ctx: CheckContext, hosts: readonly string[] | un
   const known = new Set(hosts.map((h) => h.toLowerCase()));
   const domains = new Set(hosts.flatMap((h) => (h.includes('.') ? [h.toLowerCase().split('.').at(-1)!] : [])));
   const served = servedHosts(ctx.resources);
-  for (const { resource, name, at, use, variable } of ctx.resources.flatMap((r) => [...nfsServers(r), ...probedTargets(r), ...givenUrls(r)])) {
+  for (const { resource, name, at, use, variable } of ctx.resources.flatMap((r) => [...nfsServers(r), ...probedTargets(r), ...givenUrls(ctx, r)])) {
     if (typeof name !== 'string' || name === '') continue;
     const host = (use === 'nfs' ? name : hostOf(name)).toLowerCase().replace(/\.$/, '');
     if (host === '' || isIP(host) !== 0 || known.has(host)) continue;

@@ -11,7 +11,7 @@ import { ingressRoutes } from '../../model/cluster/ingress-routes.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { dig } from '../../model/core/dig.ts';
-import { annotationsOf, traefikField, traefikList } from '../../model/traefik/annotations.ts';
+import { middlewareName, namedMiddlewares } from '../../model/traefik/annotations.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 
 interface Named {
@@ -25,11 +25,10 @@ interface Named {
 /** The middlewares `owner` names for its router or service, each a Middleware its proxy reads. */
 function judgeNamed(ctx: CheckContext, { owner, target, effect, proxy, cls }: Named, middlewares: ReadonlySet<string>): void {
   // The key as Traefik's decoder finds it, its field's name case aside (router.Middlewares is read too).
-  const named = traefikField(annotationsOf(owner), target, 'middlewares');
+  const named = namedMiddlewares(owner, target);
   if (!named) return;
   const at = ['metadata', 'annotations', named.key];
-  for (const ref of traefikList(named.value).filter(Boolean)) {
-    const [name, provider] = ref.split('@') as [string, string | undefined];
+  for (const { ref, name, provider } of named.refs) {
     if (provider !== 'kubernetescrd') {
       ctx.notJudged(
         { resource: owner, path: at },
@@ -62,7 +61,9 @@ export const middlewareClosureCheck: PolicyCheck = {
   reads: { kinds: ['Ingress', 'Middleware', 'Service'], charts: ['traefik'] },
   exemptible: false,
   run(ctx) {
-    const middlewares = new Set(ctx.resources.filter((r) => r.kind === 'Middleware').map((m) => `${namespaceOrDestination(ctx.repo, m) ?? ''}-${m.name}`));
+    const middlewares = new Set(
+      ctx.resources.filter((r) => r.kind === 'Middleware').map((m) => middlewareName(namespaceOrDestination(ctx.repo, m) ?? '', m.name)),
+    );
     const proxies = traefikProxiesByClass(ctx.repo);
     const services = new Map(ctx.resources.filter((r) => r.kind === 'Service').map((s) => [`${namespaceOrDestination(ctx.repo, s) ?? ''}/${s.name}`, s]));
     const seen = new Set<Resource>();

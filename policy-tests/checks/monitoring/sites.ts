@@ -16,7 +16,8 @@ import type { Repo } from '../../model/repository/repo.ts';
 import { obj } from '../../model/core/dig.ts';
 import { scalarText } from '../../model/core/text.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
-import { annotationsOf, traefikField, traefikList } from '../../model/traefik/annotations.ts';
+import { middlewareName, namedMiddlewares } from '../../model/traefik/annotations.ts';
+import { serviceIndex } from '../../model/cluster/service-addresses.ts';
 import { containersBehind } from '../../model/prometheus-operator/scrape-targets.ts';
 import { WORKLOAD_KINDS } from '../../model/core/workloads.ts';
 import { IMAGE_FACTS_GLOB, imageKey, repoImageNeeds } from '../../model/repository/image-facts.ts';
@@ -32,11 +33,9 @@ type ServedPaths = { paths: string[]; image: string; file: string };
 const PATH_MIDDLEWARES = ['stripPrefix', 'stripPrefixRegex', 'replacePath', 'replacePathRegex', 'addPrefix', 'chain'];
 
 /** Whether the request reaches the Ingress's backends with its path as sent: no middleware it names rewrites it, or may. */
-function pathKept(ingress: Resource, resources: readonly Resource[]): boolean {
-  const named = traefikField(annotationsOf(ingress), 'router', 'middlewares');
-  return traefikList(named?.value ?? '').every((ref) => {
-    const [name, provider] = ref.split('@');
-    const middleware = resources.find((r) => r.kind === 'Middleware' && `${r.namespace}-${r.name}` === name);
+function pathKept(repo: Repo, ingress: Resource, resources: readonly Resource[]): boolean {
+  return (namedMiddlewares(ingress, 'router')?.refs ?? []).every(({ name, provider }) => {
+    const middleware = resources.find((r) => r.kind === 'Middleware' && middlewareName(namespaceOrDestination(repo, r) ?? '', r.name) === name);
     return provider === 'kubernetescrd' && middleware !== undefined && !PATH_MIDDLEWARES.some((key) => key in obj(dig(middleware.object, ['spec'])));
   });
 }
@@ -49,9 +48,9 @@ function servedBehind(
   backend: { name: string; port: { name?: string; number?: number } },
 ): ServedPaths | undefined {
   const namespace = namespaceOrDestination(repo, ingress) ?? '';
-  const service = resources.find((r) => r.kind === 'Service' && r.name === backend.name && (namespaceOrDestination(repo, r) ?? '') === namespace);
+  const service = serviceIndex(repo, resources).named(namespace, backend.name);
   const entry = service && servicePort(service, backend.port);
-  if (!service || !entry || !pathKept(ingress, resources)) return undefined;
+  if (!service || !entry || !pathKept(repo, ingress, resources)) return undefined;
   const { needs } = repoImageNeeds(repo);
   const behind = containersBehind(repo, service, scalarText(entry.name ?? entry.port), namespace).map(({ c }) => scalarText(c.container.image ?? ''));
   const facts = behind.map((image) => ({ image, need: needs.get(imageKey(image)) }));

@@ -153,7 +153,7 @@ function ruleProblems(item: TuningItem): ReaderProblem[] {
 }
 
 /** What an item asks of an earlier definition of its name: to append to it, to replace a rule's fields, or nothing. */
-function updates(item: TuningItem): 'append' | 'replace' | undefined {
+export function updates(item: TuningItem): 'append' | 'replace' | undefined {
   const operations = overridesOf(item).map((o) => o.operation);
   if (yamlCppTrue(item.raw.append) || operations.includes('append')) return 'append';
   return item.type === 'rule' && operations.includes('replace') ? 'replace' : undefined;

@@ -217,3 +217,25 @@ export function traefikField(annotations: Readonly<Record<string, unknown>>, tar
 
 /** A `[]string` field's value as the decoder splits it: on commas, each name trimmed; none for an empty value. */
 export const traefikList = (value: string): string[] => (value === '' ? [] : value.split(',').map((v) => v.trim()));
+
+/** A Middleware as a reference names it through the CRD provider: `<namespace>-<name>`. */
+export const middlewareName = (namespace: string, name: string): string => `${namespace}-${name}`;
+
+/**
+ * The middlewares an object names for its router or service (`router.middlewares`, its field's name case aside), each
+ * split at its `@provider` (none: the object's own provider), with the annotation that names them; undefined for none.
+ */
+export function namedMiddlewares(
+  owner: Pick<Resource, 'object'>,
+  target: TraefikTarget,
+): { key: string; refs: { ref: string; name: string; provider?: string }[] } | undefined {
+  const named = traefikField(annotationsOf(owner), target, 'middlewares');
+  if (!named) return undefined;
+  const refs = traefikList(named.value)
+    .filter(Boolean)
+    .map((ref) => {
+      const [name, provider] = ref.split('@') as [string, string | undefined];
+      return { ref, name, ...(provider === undefined ? {} : { provider }) };
+    });
+  return { key: named.key, refs };
+}
