@@ -89,7 +89,8 @@ is committed):
   --falco DIR         falcosecurity/falco at the sensor's version: each
                       rules file of its loader tests (unit_tests/engine/
                       test_rule_loader.cpp), loaded or refused by the
-                      reading of the tuning (reader, conditions, macros)
+                      reading of the tuning (reader, exceptions,
+                      conditions, macros)
   --cert-manager DIR  cert-manager/cert-manager: the Certificate rows of
                       internal/apis/certmanager/validation/certificate_test.go
                       (TestValidateCertificate, TestValidateDuration) and the

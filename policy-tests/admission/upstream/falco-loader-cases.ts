@@ -1,15 +1,17 @@
 /**
  * Falco's own cases of its rules loader (falcosecurity/falco unit_tests/engine/test_rule_loader.cpp), held to the
- * gate's reading of a rules file (model/falco/reader.ts, with the condition port and the macro scope): each test's
- * rules file that Falco loads (`ASSERT_TRUE(load_rules(...))`) draws no refusal from the gate, and each it refuses
- * (`ASSERT_FALSE`) draws one where the refusal is one the gate reads (the reader's, a condition that does not parse, an
- * undefined macro); a refusal of another kind (an exception's fields, a field the engine lacks, an output format) is
+ * gate's reading of a rules file (model/falco/reader.ts and exceptions.ts, with the condition port and the macro scope):
+ * each test's rules file that Falco loads (`ASSERT_TRUE(load_rules(...))`) draws no refusal from the gate, and each it
+ * refuses (`ASSERT_FALSE`) draws one where the refusal is one the gate reads (the reader's, an exception's shape or
+ * operators, a condition that does not parse, an undefined macro); a refusal of another kind (a field the engine lacks,
+ * an engine version, an output format) is
  * counted apart, as not judged, never as agreement. A test whose rules file is not one raw literal is counted apart too.
  */
 import { parseTuning } from '../../model/falco/tuning.ts';
 import { macroVisible, orphanUpdates, readerProblems, undefinedMacros, updates } from '../../model/falco/reader.ts';
 import type { TuningItem } from '../../model/falco/tuning.ts';
 import { parseAppend, parseCondition, UPSTREAM } from '../../model/falco/expr.ts';
+import { exceptionRefusals } from '../../model/falco/exceptions.ts';
 import { count, emptyAgreement, type Agreement } from './agreement.ts';
 
 export interface FalcoLoaderCase {
@@ -55,8 +57,9 @@ export function loaderRefusal(rules: string): string | undefined {
       (later) =>
         later.index > item.index && later.type === 'macro' && later.name === item.name && readerProblems(later).length === 0 && updates(later) === undefined,
     );
+  const exceptions = exceptionRefusals(file.items, undefined);
   for (const item of file.items) {
-    const problem = readerProblems(item)[0];
+    const problem = readerProblems(item)[0] ?? exceptions.find((e) => e.item === item);
     if (problem) return problem.message;
     if (!item.condition || replaced(item)) continue;
     try {
@@ -73,7 +76,7 @@ export function loaderRefusal(rules: string): string | undefined {
 
 /** The refusals the gate reads, by the words of Falco's message. */
 const READ_REFUSALS =
-  /no mapping for key|is empty|non-empty|not a scalar|Invalid priority|decode|override|cannot be (appended|replaced)|is not defined|Unexpected key|Undefined macro|unexpected token|expected a/i;
+  /no mapping for key|is empty|non-empty|not a scalar|Invalid priority|decode|override|cannot be (appended|replaced)|is not defined|Unexpected key|Undefined macro|unexpected token|expected a|comparison operator|comps must|lists must have equal length|exception/i;
 
 /** Each case through the gate's reading, held to Falco's verdict. */
 export function falcoLoaderAgreement(read: ReturnType<typeof falcoLoaderCases>): Agreement {

@@ -3,6 +3,7 @@
  */
 import { parseAppend, parseCondition, walk, ConditionSyntaxError, UPSTREAM } from '../../model/falco/expr.ts';
 import { macroVisible, readerProblems, undefinedMacros } from '../../model/falco/reader.ts';
+import { exceptionRefusals } from '../../model/falco/exceptions.ts';
 import { didYouMean } from '../../model/core/did-you-mean.ts';
 import { fieldProblems, isHookName, loadFalcoPolicy, FALCO_POLICY_FILE, type FalcoPolicy } from '../../model/falco/policy.ts';
 import { normalizeRuleName, tuningFiles, type TuningFile } from '../../model/falco/tuning.ts';
@@ -57,7 +58,7 @@ export const falcoTuningChecks: PolicyCheck[] = [
   {
     id: 'falco-tuning-syntax',
     description:
-      'The tuning file is a Falco rules file: YAML list items, each read as the rules reader of Falco reads it (a defined rule has condition, output, desc and a known priority; booleans decode; overrides name keys their item takes), every condition parses as Falco parses it, reads only fields the deployed Falco knows and uses only macros defined before it (Runtime-security exemptions; S6).',
+      'The tuning file is a Falco rules file: YAML list items, each read as the rules reader of Falco reads it (a defined rule has condition, output, desc and a known priority; booleans decode; overrides name keys their item takes; an exception has fields, comps of the filter grammar and values of their shape), every condition (an exception compiled into its rule as Falco compiles it) parses as Falco parses it, reads only fields the deployed Falco knows and uses only macros defined before it (Runtime-security exemptions; S6).',
     invariants: ['S6'],
     remediation: 'fix the YAML, the condition expression or the field name at the reported place',
     reads: { kinds: ['ConfigMap'], files: ['security/falco/facts/*'] },
@@ -71,6 +72,8 @@ export const falcoTuningChecks: PolicyCheck[] = [
       for (const tuning of tunings) {
         for (const e of tuning.errors) ctx.fail({ file: tuning.file, line: e.pos.line, col: e.pos.col }, `${tuning.key}: ${e.message}`);
         const others = tunings.filter((t) => t !== tuning).flatMap((t) => t.items);
+        for (const { item, path, message } of exceptionRefusals(tuning.items, fields))
+          fail(tuning, [item.index, ...path], `rule "${item.name}": ${message}: Falco refuses the rules file at start, and does not run`);
         for (const item of tuning.items) {
           if (item.type === 'other' && !('required_engine_version' in item.raw) && !('required_plugin_versions' in item.raw))
             fail(tuning, [item.index], 'item is not a rule, macro or list');
@@ -215,7 +218,7 @@ export const falcoTuningChecks: PolicyCheck[] = [
   {
     id: 'falco-boundary-armed',
     description:
-      'The container-boundary rules (kernel module load, release_agent, debugfs, the repo’s escape coverage) exist, are listed under the tuning policy’s boundaryRules (the three upstream ones by name), are never disabled or tuned, and their hooks never name an image exempted elsewhere (S10).',
+      'The container-boundary rules (kernel module load, release_agent, debugfs, the repo’s escape coverage) exist, are listed under the tuning policy’s boundaryRules (the three upstream ones by name), are never disabled or tuned (an exception written in the rule is a tuning too), and their hooks never name an image exempted elsewhere (S10).',
     invariants: ['S10'],
     remediation: 'list each of those rules under boundaryRules; remove the override of the boundary rule, or the exempted image from its hook',
     reads: { kinds: ['ConfigMap'], files: ['security/falco/facts/*'] },
@@ -239,6 +242,9 @@ export const falcoTuningChecks: PolicyCheck[] = [
             if (item.type === 'rule' && policy.boundaryRules.includes(item.name)) {
               if (item.raw.enabled === false) fail(tuning, [item.index, 'enabled'], `boundary rule "${item.name}" is disabled`);
               if (item.override) fail(tuning, [item.index, 'override'], `boundary rule "${item.name}" is tuned; it must stay armed`);
+              // An exception is a tuning written inside the rule: what it matches the rule no longer sees.
+              if (Array.isArray(item.raw.exceptions) && item.raw.exceptions.length > 0)
+                fail(tuning, [item.index, 'exceptions'], `boundary rule "${item.name}" carries exceptions, which exempt what it guards; it must stay armed`);
             }
             if (policy.boundaryHooks.includes(item.name) && item.override) {
               const named = [

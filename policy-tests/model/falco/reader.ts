@@ -64,10 +64,10 @@ export function yamlCppBool(value: unknown): boolean {
 }
 
 /** Whether yaml-cpp decodes the value as true. */
-const yamlCppTrue = (value: unknown): boolean => value === true || (typeof value === 'string' && yamlCppBool(value) && /^(y|yes|true|on)$/i.test(value));
+export const yamlCppTrue = (value: unknown): boolean => value === true || (typeof value === 'string' && yamlCppBool(value) && /^(y|yes|true|on)$/i.test(value));
 
 /** What Falco's decode_val says of a required scalar, or undefined where it reads it. */
-function requiredScalar(item: Record<string, unknown>, key: string): string | undefined {
+export function requiredScalar(item: Record<string, unknown>, key: string): string | undefined {
   if (!(key in item)) return `Item has no mapping for key '${key}'`;
   const value = item[key];
   if (value === null) return `Mapping for key '${key}' is empty`;

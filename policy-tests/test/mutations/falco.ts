@@ -54,6 +54,8 @@ const fixtures: [string, string, string][] = [
   ['syntax.yaml', 'falco-tuning-syntax', 'condition: (proc.name in (sonarr, radarr)'],
   // A field Falco 0.44.1 does not know: it refuses the rules file at start, and does not run.
   ['syntax-field.yaml', 'falco-tuning-syntax', 'condition: (proc.nmae in (sonarr, radarr))'],
+  // An exception's field misspelt: Falco's collector finds no such filter field, refuses the rules file, and does not run.
+  ['syntax-exception.yaml', 'falco-tuning-syntax', 'fields: [proc.pname, container.image.repositry]'],
   ['reach-volume-path.yaml', 'falco-exemption-reachable', '# Every alternative of the real tuning kept'],
   ['reach-unread-process.yaml', 'falco-exemption-reachable', 'proc.name = openvpn'],
 ];
@@ -145,6 +147,16 @@ export const falcoMutations: Mutation[] = [
     why: "the tuning policy drops the kernel module rule from its boundary rules: its hook could then exempt any image, and S10's guard on it is gone",
     mutate: swap('security/falco/facts/tuning-policy.yaml', '  - Linux Kernel Module Injection Detected\n', ''),
     at: inFile('security/falco/facts/tuning-policy.yaml', 'boundaryRules:'),
+  },
+  {
+    check: 'falco-boundary-armed',
+    why: "the escape rule given an exception for the kubectl image's nsenter: Falco loads it, and a container of that image enters the host's namespaces unseen",
+    mutate: swap(
+      TUNING,
+      '      tags: [container, host, mitre_privilege_escalation, T1611]\n',
+      '      tags: [container, host, mitre_privilege_escalation, T1611]\n      exceptions:\n        - name: debug_tools\n          fields: [container.image.repository, proc.pname]\n          values:\n            - [docker.io/bitnami/kubectl, bash]\n',
+    ),
+    at: inFile(TUNING, 'exceptions:'),
   },
   {
     check: 'falco-boundary-armed',
