@@ -3,8 +3,8 @@
  * gate's reading of a rules file (model/falco/reader.ts and exceptions.ts, with the condition port and the macro scope):
  * each test's rules file that Falco loads (`ASSERT_TRUE(load_rules(...))`) draws no refusal from the gate, and each it
  * refuses (`ASSERT_FALSE`) draws one where the refusal is one the gate reads (the reader's, an exception's shape or
- * operators, a condition that does not parse, an undefined macro); a refusal of another kind (a field the engine lacks,
- * an engine version, an output format) is
+ * operators, an engine version, a condition that does not parse, an undefined macro); a refusal of another kind (a field the engine lacks,
+ * an output format) is
  * counted apart, as not judged, never as agreement. A test whose rules file is not one raw literal is counted apart too.
  */
 import { parseTuning } from '../../model/falco/tuning.ts';
@@ -76,7 +76,7 @@ export function loaderRefusal(rules: string): string | undefined {
 
 /** The refusals the gate reads, by the words of Falco's message. */
 const READ_REFUSALS =
-  /no mapping for key|is empty|non-empty|not a scalar|Invalid priority|decode|override|cannot be (appended|replaced)|is not defined|Unexpected key|Undefined macro|unexpected token|expected a|comparison operator|comps must|lists must have equal length|exception/i;
+  /no mapping for key|is empty|non-empty|not a scalar|Invalid priority|decode|override|cannot be (appended|replaced)|is not defined|Unexpected key|Undefined macro|unexpected token|expected a|comparison operator|comps must|lists must have equal length|exception|engine version/i;
 
 /** Each case through the gate's reading, held to Falco's verdict. */
 export function falcoLoaderAgreement(read: ReturnType<typeof falcoLoaderCases>): Agreement {

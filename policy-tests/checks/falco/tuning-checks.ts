@@ -58,7 +58,7 @@ export const falcoTuningChecks: PolicyCheck[] = [
   {
     id: 'falco-tuning-syntax',
     description:
-      'The tuning file is a Falco rules file: YAML list items, each read as the rules reader of Falco reads it (a defined rule has condition, output, desc and a known priority; booleans decode; overrides name keys their item takes; an exception has fields, comps of the filter grammar and values of their shape), every condition (an exception compiled into its rule as Falco compiles it) parses as Falco parses it, reads only fields the deployed Falco knows and uses only macros defined before it (Runtime-security exemptions; S6).',
+      'The tuning file is a Falco rules file: YAML list items, each read as the rules reader of Falco reads it (a defined rule has condition, output, desc and a known priority; booleans decode; overrides name keys their item takes; an exception has fields, comps of the filter grammar and values of their shape; a required engine version is one the sensor has), every condition (an exception compiled into its rule as Falco compiles it) parses as Falco parses it, reads only fields the deployed Falco knows and uses only macros defined before it (Runtime-security exemptions; S6).',
     invariants: ['S6'],
     remediation: 'fix the YAML, the condition expression or the field name at the reported place',
     reads: { kinds: ['ConfigMap'], files: ['security/falco/facts/*'] },
@@ -81,7 +81,7 @@ export const falcoTuningChecks: PolicyCheck[] = [
             fail(
               tuning,
               [item.index, ...problem.path],
-              `${item.type} "${item.name}": ${problem.message}: Falco refuses the rules file at start, and does not run`,
+              `${item.type === 'other' ? 'required_engine_version' : `${item.type} "${item.name}"`}: ${problem.message}: Falco refuses the rules file at start, and does not run`,
             );
           if (!item.condition) continue;
           try {

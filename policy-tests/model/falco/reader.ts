@@ -11,6 +11,8 @@
  * - A macro without a condition, a list without items.
  * - An append (`append: true`, an override's append) to a macro, list or rule that no earlier item of the upstream
  *   rules or of the file defines, or a rule's override replace of one (rule_loader_collector.cpp).
+ * - A `required_engine_version` that is neither a count (the minor of 0.x.0) nor "x.y.z" (sscanf's reading), or one the
+ *   engine is not compatible with: another major, or a later version (rule_loader_collector.cpp, sinsp_version).
  * Then, where its conditions are compiled (rule_loader_compiler.cpp, resolve_macros), a name used as a macro that no
  * macro defines ("Undefined macro 'x' used in filter"): a rule sees every macro, a macro only those defined before it.
  */
@@ -188,9 +190,40 @@ export function orphanUpdates(
   return found;
 }
 
+/** The rules engine's version in the deployed sensor (userspace/engine/falco_engine_version.h at Falco 0.44.1). */
+export const FALCO_ENGINE_VERSION = [0, 62, 0] as const;
+
+/**
+ * What Falco makes of a required_engine_version: yaml-cpp's unsigned count first (a base of 8 or 16 by its prefix, as
+ * a stream reads it), the minor of 0.<n>.0; else sscanf's "%u.%u.%u" (blanks before a number, a sign, anything after).
+ */
+function requiredEngine(value: unknown): number[] | undefined {
+  const text = scalarText(value).trim();
+  if (/^(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9]\d*)$/.test(text)) {
+    const minor = Number(text.startsWith('0') && !/^0[xX]/.test(text) && text.length > 1 ? parseInt(text, 8) : Number(text));
+    if (minor <= 0xffffffff) return [0, minor, 0];
+  }
+  const m = /^\s*([+-]?\d+)\.\s*([+-]?\d+)\.\s*([+-]?\d+)/.exec(isScalar(value) ? scalarText(value) : '');
+  return m ? [Number(m[1]), Number(m[2]), Number(m[3])] : undefined;
+}
+
+/** The collector's refusal of a required engine version the sensor cannot read, or is older than. */
+function engineVersionProblems(raw: Record<string, unknown>): ReaderProblem[] {
+  const value = raw.required_engine_version;
+  const path = ['required_engine_version'];
+  const wanted = requiredEngine(value);
+  if (!wanted)
+    return [{ path, message: `Unable to parse engine version ${JSON.stringify(scalarText(value))} as a semver string. Expected "x.y.z" semver format.` }];
+  const [major, minor, patch] = FALCO_ENGINE_VERSION;
+  const older = wanted[0] !== major || wanted[1]! > minor || (wanted[1] === minor && wanted[2]! > patch);
+  return older
+    ? [{ path, message: `Rules require engine version ${wanted.join('.')}, but engine version is ${FALCO_ENGINE_VERSION.join('.')} (Falco 0.44.1)` }]
+    : [];
+}
+
 /** Every refusal of Falco's reader in one item of a rules file. */
 export function readerProblems(item: TuningItem): ReaderProblem[] {
-  if (item.type === 'other') return [];
+  if (item.type === 'other') return 'required_engine_version' in item.raw ? engineVersionProblems(item.raw) : [];
   if (item.type === 'rule') return ruleProblems(item);
   const field = item.type === 'macro' ? 'condition' : 'items';
   const missing = requiredScalarOrList(item.raw, field, item.type);

@@ -24,6 +24,20 @@ describe("Falco's rules reader", () => {
     ]);
   });
 
+  it('reads a required engine version as a count (the minor) or "x.y.z", and refuses one the engine (0.62.0) is older than', () => {
+    for (const ok of ['26', '0.62.0', '0.10.0', '0x3e', '0.62.0-rc1', ' 0.5.7']) expect(problems(`- required_engine_version: "${ok}"\n`)).toEqual([]);
+    expect(problems('- required_engine_version: 62\n')).toEqual([]);
+    expect(problems('- required_engine_version: seven\n')).toEqual([
+      'required_engine_version: Unable to parse engine version "seven" as a semver string. Expected "x.y.z" semver format.',
+    ]);
+    expect(problems('- required_engine_version: 0.26\n')).toEqual([expect.stringMatching(/Unable to parse engine version "0.26"/)]);
+    expect(problems('- required_engine_version: 0.63.0\n')).toEqual([
+      'required_engine_version: Rules require engine version 0.63.0, but engine version is 0.62.0 (Falco 0.44.1)',
+    ]);
+    expect(problems('- required_engine_version: 63\n')).toEqual([expect.stringMatching(/require engine version 0.63.0/)]);
+    expect(problems('- required_engine_version: 1.0.0\n')).toEqual([expect.stringMatching(/require engine version 1.0.0/)]);
+  });
+
   it('wants each of condition, output, desc and priority of a rule that defines itself, and enabled of one that sets none', () => {
     expect(problems('- rule: r\n  desc: d\n  condition: evt.type = open\n  priority: INFO\n')).toEqual([
       ": Item has no mapping for key 'output': a rule that defines itself sets each of condition, output, desc and priority",
@@ -115,10 +129,14 @@ TEST_F(test_falco_engine, refused_priority) {
 }
 TEST_F(test_falco_engine, refused_other) {
 	std::string rules_content = R"END(
-- required_engine_version: x
+- rule: r
+  desc: d
+  condition: evt.type = open
+  output: "%evt.nope"
+  priority: INFO
 )END";
 	ASSERT_FALSE(load_rules(rules_content, "rules.yaml"));
-	ASSERT_TRUE(check_error_message("Unable to parse engine version"));
+	ASSERT_TRUE(check_error_message("invalid formatting token"));
 }
 TEST_F(test_falco_engine, two_loads) {
 	ASSERT_TRUE(load_rules(a, "a.yaml"));
@@ -131,7 +149,7 @@ TEST_F(test_falco_engine, two_loads) {
     expect(read.cases.map((c) => [c.test, c.loads, c.messages])).toEqual([
       ['loads', true, []],
       ['refused_priority', false, ["Can't decode YAML scalar value"]],
-      ['refused_other', false, ['Unable to parse engine version']],
+      ['refused_other', false, ['invalid formatting token']],
     ]);
     expect(read.cases[1]!.rules).toContain('- rule: base');
     expect(read.unread.map((u) => u.test)).toEqual(['two_loads']);

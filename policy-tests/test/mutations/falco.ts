@@ -56,6 +56,8 @@ const fixtures: [string, string, string][] = [
   ['syntax-field.yaml', 'falco-tuning-syntax', 'condition: (proc.nmae in (sonarr, radarr))'],
   // An exception's field misspelt: Falco's collector finds no such filter field, refuses the rules file, and does not run.
   ['syntax-exception.yaml', 'falco-tuning-syntax', 'fields: [proc.pname, container.image.repositry]'],
+  // A required engine version copied from a later rules release: the sensor's engine (0.62.0) is older, and Falco refuses the file.
+  ['syntax-engine.yaml', 'falco-tuning-syntax', '- required_engine_version: 0.63.0'],
   ['reach-volume-path.yaml', 'falco-exemption-reachable', '# Every alternative of the real tuning kept'],
   ['reach-unread-process.yaml', 'falco-exemption-reachable', 'proc.name = openvpn'],
 ];
