@@ -89,7 +89,7 @@ is committed):
   --falco DIR         falcosecurity/falco at the sensor's version: each
                       rules file of its loader tests (unit_tests/engine/
                       test_rule_loader.cpp), loaded or refused by the
-                      reading of the tuning (reader, exceptions,
+                      reading of the tuning (reader, exceptions, lists,
                       conditions, macros)
   --cert-manager DIR  cert-manager/cert-manager: the Certificate rows of
                       internal/apis/certmanager/validation/certificate_test.go

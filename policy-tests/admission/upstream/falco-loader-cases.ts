@@ -12,6 +12,7 @@ import { macroVisible, orphanUpdates, readerProblems, undefinedMacros, updates }
 import type { TuningItem } from '../../model/falco/tuning.ts';
 import { parseAppend, parseCondition, UPSTREAM } from '../../model/falco/expr.ts';
 import { exceptionRefusals } from '../../model/falco/exceptions.ts';
+import { fileLists, resolveLists } from '../../model/falco/lists.ts';
 import { count, emptyAgreement, type Agreement } from './agreement.ts';
 
 export interface FalcoLoaderCase {
@@ -58,12 +59,14 @@ export function loaderRefusal(rules: string): string | undefined {
         later.index > item.index && later.type === 'macro' && later.name === item.name && readerProblems(later).length === 0 && updates(later) === undefined,
     );
   const exceptions = exceptionRefusals(file.items, undefined);
+  const lists = fileLists(file.items);
   for (const item of file.items) {
     const problem = readerProblems(item)[0] ?? exceptions.find((e) => e.item === item);
     if (problem) return problem.message;
     if (!item.condition || replaced(item)) continue;
     try {
-      const expr = item.override?.condition === 'append' || item.raw.append === true ? parseAppend(item.condition) : parseCondition(item.condition);
+      const text = resolveLists(item.condition, lists);
+      const expr = item.override?.condition === 'append' || item.raw.append === true ? parseAppend(text) : parseCondition(text);
       const visible = macroVisible({ upstream: new Set(), items: file.items, others: [], at: item });
       const undefinedName = undefinedMacros(expr, visible, UPSTREAM)[0];
       if (undefinedName) return `Undefined macro '${undefinedName}' used in filter.`;

@@ -4,6 +4,7 @@
 import { parseAppend, parseCondition, walk, ConditionSyntaxError, UPSTREAM } from '../../model/falco/expr.ts';
 import { macroVisible, readerProblems, undefinedMacros } from '../../model/falco/reader.ts';
 import { exceptionRefusals } from '../../model/falco/exceptions.ts';
+import { fileLists, resolveLists, unreadableLists } from '../../model/falco/lists.ts';
 import { didYouMean } from '../../model/core/did-you-mean.ts';
 import { fieldProblems, isHookName, loadFalcoPolicy, FALCO_POLICY_FILE, type FalcoPolicy } from '../../model/falco/policy.ts';
 import { normalizeRuleName, tuningFiles, type TuningFile } from '../../model/falco/tuning.ts';
@@ -58,7 +59,7 @@ export const falcoTuningChecks: PolicyCheck[] = [
   {
     id: 'falco-tuning-syntax',
     description:
-      'The tuning file is a Falco rules file: YAML list items, each read as the rules reader of Falco reads it (a defined rule has condition, output, desc and a known priority; booleans decode; overrides name keys their item takes; an exception has fields, comps of the filter grammar and values of their shape; a required engine version is one the sensor has), every condition (an exception compiled into its rule as Falco compiles it) parses as Falco parses it, reads only fields the deployed Falco knows and uses only macros defined before it (Runtime-security exemptions; S6).',
+      'The tuning file is a Falco rules file: YAML list items, each read as the rules reader of Falco reads it (a defined rule has condition, output, desc and a known priority; booleans decode; overrides name keys their item takes; an exception has fields, comps of the filter grammar and values of their shape; a required engine version is one the sensor has; a list named in a condition reads there), every condition (an exception compiled into its rule as Falco compiles it) parses as Falco parses it, reads only fields the deployed Falco knows and uses only macros defined before it (Runtime-security exemptions; S6).',
     invariants: ['S6'],
     remediation: 'fix the YAML, the condition expression or the field name at the reported place',
     reads: { kinds: ['ConfigMap'], files: ['security/falco/facts/*'] },
@@ -74,6 +75,10 @@ export const falcoTuningChecks: PolicyCheck[] = [
         const others = tunings.filter((t) => t !== tuning).flatMap((t) => t.items);
         for (const { item, path, message } of exceptionRefusals(tuning.items, fields))
           fail(tuning, [item.index, ...path], `rule "${item.name}": ${message}: Falco refuses the rules file at start, and does not run`);
+        for (const { item, message } of unreadableLists(tuning.items, policy?.upstream.lists ?? new Set()))
+          fail(tuning, [item.index, 'items'], `list "${item.name}": ${message}: Falco refuses the rules file at start, and does not run`);
+        // Falco writes every list's items into a condition's text before it parses it.
+        const lists = [...fileLists(tuning.items), ...fileLists(others)];
         for (const item of tuning.items) {
           if (item.type === 'other' && !('required_engine_version' in item.raw) && !('required_plugin_versions' in item.raw))
             fail(tuning, [item.index], 'item is not a rule, macro or list');
@@ -84,8 +89,9 @@ export const falcoTuningChecks: PolicyCheck[] = [
               `${item.type === 'other' ? 'required_engine_version' : `${item.type} "${item.name}"`}: ${problem.message}: Falco refuses the rules file at start, and does not run`,
             );
           if (!item.condition) continue;
+          const text = resolveLists(item.condition, lists);
           try {
-            const expr = item.override?.condition === 'append' ? parseAppend(item.condition) : parseCondition(item.condition);
+            const expr = item.override?.condition === 'append' ? parseAppend(text) : parseCondition(text);
             for (const problem of fieldProblems(expr, fields))
               fail(tuning, [item.index, 'condition'], `${item.type} "${item.name}": ${problem}: Falco refuses the rules file at start, and does not run`);
             const visible = policy && macroVisible({ upstream: policy.upstream.macros, items: tuning.items, others, at: item });
@@ -99,7 +105,7 @@ export const falcoTuningChecks: PolicyCheck[] = [
             fail(
               tuning,
               [item.index, 'condition'],
-              `${item.type} "${item.name}": condition does not parse: ${(err as Error).message}${err instanceof ConditionSyntaxError ? ` (at character ${err.offset})` : ''}`,
+              `${item.type} "${item.name}": condition does not parse: ${(err as Error).message}${err instanceof ConditionSyntaxError ? ` (at character ${err.offset}${text === item.condition ? '' : ` of ${JSON.stringify(text)}, its lists written in as Falco writes them`})` : ''}`,
             );
           }
         }

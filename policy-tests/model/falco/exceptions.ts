@@ -17,6 +17,7 @@ import { requiredScalar, yamlCppTrue, type ReaderProblem } from './reader.ts';
 import type { TuningItem } from './tuning.ts';
 import { parseCondition } from './expr.ts';
 import { fieldProblems } from './policy.ts';
+import { fileLists, quoteItem, resolveLists } from './lists.ts';
 
 /** One of fields, comps or a value as Falco decodes it: a scalar's text, a list, or neither (a null or a mapping). */
 type Entry = { list: false; item: string } | { list: true; items: Entry[] };
@@ -119,8 +120,6 @@ function validComps(ex: RuleException, fields: Entry): { comps?: Entry; problem?
   return { comps: { list: false, item: op } };
 }
 
-/** quote_item: a value with a blank, not already quoted, in double quotes. */
-const quoted = (e: string): string => (e.includes(' ') && e[0] !== '"' && e[0] !== "'" ? `"${e}"` : e);
 /** paren_item: a list operator's value in parentheses. */
 const parenthesized = (e: string): string => (e[0] === '(' ? e : `(${e})`);
 const forList = (op: string): boolean => LIST_OPERATORS.includes(op) || isModified(op);
@@ -129,7 +128,7 @@ const forList = (op: string): boolean => LIST_OPERATORS.includes(op) || isModifi
 function clauseOf(fields: Entry, comps: Entry, values: readonly Entry[]): { clause?: string; problem?: string } {
   if (!fields.list) {
     if (values.some((v) => v.list)) return { problem: 'Expected values array to contain a list of strings' };
-    return { clause: values.length ? `(${fields.item} ${text(comps)} (${values.map((v) => quoted(text(v))).join(', ')}))` : '' };
+    return { clause: values.length ? `(${fields.item} ${text(comps)} (${values.map((v) => quoteItem(text(v))).join(', ')}))` : '' };
   }
   const ops = comps.list ? comps.items.map(text) : [];
   const alternatives: string[] = [];
@@ -138,7 +137,7 @@ function clauseOf(fields: Entry, comps: Entry, values: readonly Entry[]): { clau
     if (items.length !== fields.items.length) return { problem: 'Fields and values lists must have equal length' };
     const terms = fields.items.map((field, k) => {
       const v = items[k]!;
-      const rhs = v.list ? `(${v.items.map((i) => quoted(text(i))).join(', ')})` : forList(ops[k]!) ? parenthesized(v.item) : quoted(v.item);
+      const rhs = v.list ? `(${v.items.map((i) => quoteItem(text(i))).join(', ')})` : forList(ops[k]!) ? parenthesized(v.item) : quoteItem(v.item);
       return ` ${text(field)} ${ops[k]} ${rhs}`;
     });
     alternatives.push(`(${terms.join(' and ')})`);
@@ -219,6 +218,7 @@ export function exceptionRefusals(
   fields: ReadonlyMap<string, 'none' | 'allowed' | 'required'> | undefined,
 ): { item: TuningItem; path: Path; message: string }[] {
   const out: { item: TuningItem; path: Path; message: string }[] = [];
+  const lists = fileLists(items);
   for (const [item, exceptions] of ruleExceptions(items))
     for (const ex of exceptions) {
       const found = new Map<string, Path>(ex.problems.map((p) => [p.message, p.path]));
@@ -228,7 +228,7 @@ export function exceptionRefusals(
         else for (const problem of fieldProblems(lhs, fields)) found.set(`'${field}' is not a supported filter field: ${problem}`, [...ex.path, 'fields']);
       }
       if (ex.clause && found.size === 0) {
-        const clause = safely(() => parseCondition(ex.clause!));
+        const clause = safely(() => parseCondition(resolveLists(ex.clause!, lists)));
         if (clause instanceof Error)
           found.set(`the condition Falco compiles for the exception, ${JSON.stringify(ex.clause)}, does not parse: ${clause.message}`, [...ex.path, 'values']);
         else

@@ -58,6 +58,8 @@ const fixtures: [string, string, string][] = [
   ['syntax-exception.yaml', 'falco-tuning-syntax', 'fields: [proc.pname, container.image.repositry]'],
   // A required engine version copied from a later rules release: the sensor's engine (0.62.0) is older, and Falco refuses the file.
   ['syntax-engine.yaml', 'falco-tuning-syntax', '- required_engine_version: 0.63.0'],
+  // An item Falco writes into its rules' conditions unquoted: `(sd-pam)` breaks every condition that names the list.
+  ['syntax-list.yaml', 'falco-tuning-syntax', 'items: [fish, "(sd-pam)"]'],
   ['reach-volume-path.yaml', 'falco-exemption-reachable', '# Every alternative of the real tuning kept'],
   ['reach-unread-process.yaml', 'falco-exemption-reachable', 'proc.name = openvpn'],
 ];
