@@ -30,8 +30,7 @@ function carriedLabels(ctx: CheckContext): Set<string> {
  * misspelt `namepsace` makes a critical alert in one namespace mute the warnings of every namespace. A name one slip
  * from a label the alerts carry (their rules' labels, the words of their expressions, the targets' labels) is said.
  */
-export function misspeltEqualLabels(ctx: CheckContext, configs: readonly JudgedAlertmanagerConfig[]): void {
-  const carried = carriedLabels(ctx);
+function misspeltEqualLabels(ctx: CheckContext, configs: readonly JudgedAlertmanagerConfig[], carried: ReadonlySet<string>): void {
   for (const { config, error, place } of configs) {
     if (error !== undefined) continue;
     objects(obj(config).inhibit_rules).forEach((rule, i) =>
@@ -51,8 +50,7 @@ export function misspeltEqualLabels(ctx: CheckContext, configs: readonly JudgedA
  * A route's `group_by` label that no alert carries is the empty value on every alert: a misspelt `namspace` puts the
  * alerts of every namespace into one notification. A name one slip from a carried label is said (`...` groups by all).
  */
-export function misspeltGroupLabels(ctx: CheckContext, configs: readonly JudgedAlertmanagerConfig[]): void {
-  const carried = carriedLabels(ctx);
+function misspeltGroupLabels(ctx: CheckContext, configs: readonly JudgedAlertmanagerConfig[], carried: ReadonlySet<string>): void {
   for (const { config, error, place } of configs) {
     if (error !== undefined) continue;
     const walk = (route: Record<string, unknown>, at: Path): void => {
@@ -74,7 +72,7 @@ export function misspeltGroupLabels(ctx: CheckContext, configs: readonly JudgedA
  * An inhibit rule whose side names a severity or an alert name (`=`) that no alert has, one slip from one that does
  * (`severity = critcal`): that side matches no alert, and the rule mutes nothing, or nothing ever mutes its targets.
  */
-export function inhibitSidesMatchingNothing(ctx: CheckContext, configs: readonly JudgedAlertmanagerConfig[]): void {
+function inhibitSidesMatchingNothing(ctx: CheckContext, configs: readonly JudgedAlertmanagerConfig[]): void {
   const rules = ruleEntries(ctx.resources);
   const known: Record<string, Set<string>> = {
     severity: new Set([
@@ -101,4 +99,12 @@ export function inhibitSidesMatchingNothing(ctx: CheckContext, configs: readonly
         });
     });
   }
+}
+
+/** Every label slip of the configurations: the labels the alerts carry are read once for the equal and group_by slips. */
+export function labelSlips(ctx: CheckContext, configs: readonly JudgedAlertmanagerConfig[]): void {
+  const carried = carriedLabels(ctx);
+  misspeltEqualLabels(ctx, configs, carried);
+  misspeltGroupLabels(ctx, configs, carried);
+  inhibitSidesMatchingNothing(ctx, configs);
 }

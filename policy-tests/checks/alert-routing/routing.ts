@@ -29,7 +29,7 @@ import { alertmanagerConfigProblems } from '../../model/alertmanager/config.ts';
 import { didYouMean } from '../../model/core/did-you-mean.ts';
 import type { CheckContext } from '../../model/checks/kit.ts';
 import { clusterNamespaces } from '../../model/cluster/providers.ts';
-import { inhibitSidesMatchingNothing, misspeltEqualLabels, misspeltGroupLabels } from './label-slips.ts';
+import { labelSlips } from './label-slips.ts';
 
 const routePath = (path: number[]): Path => ['route', ...path.flatMap((i) => ['routes', i])];
 
@@ -117,7 +117,7 @@ export const routingCheck: PolicyCheck = {
   run(ctx) {
     // The configurations are parsed once, for the equal labels and the routing alike.
     const configs = judgedAlertmanagerConfigs(ctx.resources, ctx.repo);
-    for (const judge of [unroutedSeverities, unknownNamespaces, misspeltEqualLabels, misspeltGroupLabels, inhibitSidesMatchingNothing]) judge(ctx, configs);
+    for (const judge of [unroutedSeverities, unknownNamespaces, labelSlips]) judge(ctx, configs);
     const rules = alertRules(ctx.repo);
     // No routing to read is a finding, never a pass.
     if (configs.length === 0)
