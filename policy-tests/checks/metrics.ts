@@ -8,7 +8,16 @@ import { topLevelAlternatives } from '../model/core/re2.ts';
 import { labelsReadBy, promExpressions, type PromExpression } from '../model/monitoring/promql-expressions.ts';
 import { perRepo } from '../model/repository/per-repo.ts';
 import { parsePromQL, resultLabels, type Matcher, type Selector } from '../model/monitoring/promql.ts';
-import { jobsFor, labelsOfProducers, namesRead, SCRAPE_SERIES, selectorLabels, seriesLabels, unwrittenValues } from '../model/monitoring/metrics-reads.ts';
+import {
+  jobsFor,
+  labelsOfProducers,
+  namesRead,
+  SCRAPE_SERIES,
+  selectorLabels,
+  seriesLabels,
+  unscrapedBecause,
+  unwrittenValues,
+} from '../model/monitoring/metrics-reads.ts';
 import { durationMs } from '../model/core/time.ts';
 import { didYouMean, suggesting } from '../model/core/did-you-mean.ts';
 import { type CheckContext, type PolicyCheck, type Area, staticArea } from '../model/checks/kit.ts';
@@ -84,7 +93,7 @@ function joinOne(ctx: CheckContext, { catalog, recorded, used, namespaces }: Joi
   if (jobMatchers.length && candidates.length === 0) {
     ctx.fail(
       place(),
-      `${what} reads ${describeSelector(e.expr, s)} on job ${jobMatchers.map((m) => `${m.op}"${m.value}"`).join(', ')}, which nothing this repository scrapes produces (jobs considered: ${jobList(catalog.jobs)})`,
+      `${what} reads ${describeSelector(e.expr, s)} on job ${jobMatchers.map((m) => `${m.op}"${m.value}"`).join(', ')}, which nothing this repository scrapes produces (jobs considered: ${jobList(catalog.jobs)})${unscrapedBecause(catalog, { jobs: jobMatchers })}`,
     );
     return;
   }
@@ -107,8 +116,8 @@ function joinOne(ctx: CheckContext, { catalog, recorded, used, namespaces }: Joi
       const all = [...new Set(candidates.flatMap((j) => [...j.metrics.keys()]))];
       // Not the one "did you mean" (model/core/did-you-mean.ts): a metric's usual slip is a missing suffix
       // (_total, _seconds_bucket), more edits than a typo's cut-off allows, so the closest name is always shown.
-      const hint = all.length ? `; closest: ${closest(name, all)}` : '';
-      ctx.fail(place(), `${what} reads ${name}, which no scraped source produces (jobs considered: ${jobList(candidates)})${hint}`);
+      const why = unscrapedBecause(catalog, { name }) || (all.length ? `; closest: ${closest(name, all)}` : '');
+      ctx.fail(place(), `${what} reads ${name}, which no scraped source produces (jobs considered: ${jobList(candidates)})${why}`);
       continue;
     }
     for (const { matcher: m, known, near, namespace } of unwrittenValues(s, name, { producers, namespaces }))

@@ -184,24 +184,17 @@ export const sourceChecks: PolicyCheck[] = [
   {
     id: 'volsync-metrics',
     description:
-      "VolSync runs from a pinned chart and its sync metrics (ReplicationSource sync state) are scraped by a ServiceMonitor in volsync-system, the chart's own or a plain one, never both, and reaching them: with the chart rendered, a monitor with no token scrapes none of the metrics its manager guards (--metrics-secure and --metrics-require-rbac, both on unless metrics.disableAuth turns the second off), as every scrape is answered 401 (A8).",
+      "VolSync runs from a pinned chart and its sync metrics (ReplicationSource sync state) reach the store: with the chart rendered, a monitor with no token scrapes none of the metrics its manager guards (--metrics-secure and --metrics-require-rbac, both on unless metrics.disableAuth turns the second off), as every scrape is answered 401 (a chart rendered without its ServiceMonitor is metrics-join's, at each rule that reads them) (A8).",
     invariants: ['A8'],
-    remediation: 'keep the volsync Application; the chart renders its ServiceMonitor whenever the ServiceMonitor API exists, so add no second one',
+    remediation: "keep the volsync Application, and its metrics.disableAuth: true (or give the chart's ServiceMonitor a token)",
     reads: { kinds: ['ServiceMonitor', 'Application', 'Deployment'], charts: ['volsync'], renders: true },
     exemptible: false,
     run(ctx) {
       if (chartValues(ctx.repo, 'volsync').length === 0) ctx.fail({ file: 'monitoring/README.md' }, 'no Application deploys the volsync chart');
       const render = ctx.renders.find((r) => r.source.chart === 'volsync');
-      const monitor = ctx.resources.some(
-        (r) => r.kind === 'ServiceMonitor' && (r.namespace === 'volsync-system' || (render !== undefined && r.rendered?.app === render.app.name)),
-      );
-      // Not rendered (no chart in the cache): the summary counts the source as not judged; volsync 0.13 renders its own monitor.
+      // Not rendered (no chart in the cache): the summary counts the source as not judged. A chart rendered without its
+      // monitor is metrics-join's to say, at each rule that reads what the catalog's scrape of it would have stored.
       if (render?.status === 'rendered') volsyncScrapedWithoutToken(ctx, render);
-      if (monitor || render?.status !== 'rendered') return;
-      ctx.fail(
-        { resource: render.app.resource, path: [...render.source.at, 'chart'] },
-        'nothing scrapes VolSync: neither the chart nor a manifest renders a ServiceMonitor in volsync-system',
-      );
     },
   },
   {

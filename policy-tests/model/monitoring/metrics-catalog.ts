@@ -93,6 +93,8 @@ export interface MetricsCatalog {
   coveredMonitors: Set<string>;
   /** The paths of each plain monitor the entries say its metrics come from; `any` where an entry names none, and for a chart's monitor. */
   coveredPaths: Map<string, Set<string> | 'any'>;
+  /** The chart scrapes whose chart rendered without the monitor they name (its values turned it off): scraped by nothing. */
+  unscraped: { job: string; chart: string; monitor: string; metrics: ReadonlyMap<string, unknown> }[];
   problems: CatalogProblem[];
 }
 
@@ -291,6 +293,11 @@ function exemptionsOf(exemptionsFile: DataFile | undefined, problems: CatalogPro
  * An entry's metric names with a scrape's params filled in, by the entry's metrics (one object per unchanged
  * file, entryOf) and the params: every view of the repository makes the same ones. Never mutated.
  */
+/** The charts some Application's render came out of (`chart falco 9.1.0`), by name. */
+const renderedCharts = perRepo(
+  (repo: Repo) => new Set(repo.resources.flatMap((r) => (r.rendered?.source.startsWith('chart ') ? [r.rendered.source.split(' ')[1]!] : []))),
+);
+
 const filled = perPair<CatalogEntry['metrics'], { metrics: Map<string, string[]>; unfilled?: string }>();
 
 function filledMetrics(metricsOfEntry: CatalogEntry['metrics'], params: Record<string, string>): { metrics: Map<string, string[]>; unfilled?: string } {
@@ -339,6 +346,7 @@ export const metricsCatalog = perRepo((repo: Repo): MetricsCatalog => {
   const renderedMonitors = new Map(
     repo.resources.filter((r) => r.rendered && (MONITOR_KINDS as readonly string[]).includes(r.kind)).map((r) => [monitorId(r, namespaceOf), r]),
   );
+  const unscraped: MetricsCatalog['unscraped'] = [];
   const jobs: ScrapeJob[] = [];
   const coveredMonitors = new Set<string>();
   const coveredPaths = new Map<string, Set<string> | 'any'>();
@@ -365,8 +373,10 @@ export const metricsCatalog = perRepo((repo: Repo): MetricsCatalog => {
           if (typeof scrape.renders === 'string') cover(scrape.renders, undefined);
           const rendered = typeof scrape.renders === 'string' ? renderedMonitors.get(scrape.renders) : undefined;
           if (!rendered) {
-            // Not rendered (chart not in the cache): the entry's declaration stands, unverified.
-            jobs.push({ job: scrape.job, intervalMs: intervalMs(scrape.interval), targetLabels: MONITOR_TARGET_LABELS, metrics, source, entry });
+            // Its chart rendered without it (a value turns it off): scraped by nothing. Not rendered: the entry stands, unverified.
+            if (typeof scrape.renders === 'string' && renderedCharts(repo).has(scrape.chart))
+              unscraped.push({ job: scrape.job, chart: scrape.chart, monitor: scrape.renders, metrics });
+            else jobs.push({ job: scrape.job, intervalMs: intervalMs(scrape.interval), targetLabels: MONITOR_TARGET_LABELS, metrics, source, entry });
             return;
           }
           // Rendered: the job is what the operator will make of the chart's monitor, whatever the entry says.
@@ -385,5 +395,5 @@ export const metricsCatalog = perRepo((repo: Repo): MetricsCatalog => {
         }
       });
   }
-  return { entries, jobs, exemptions, monitorExemptions, exemptionsFile, coveredMonitors, coveredPaths, problems };
+  return { entries, jobs, exemptions, monitorExemptions, exemptionsFile, coveredMonitors, coveredPaths, unscraped, problems };
 });

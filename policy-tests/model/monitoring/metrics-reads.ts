@@ -113,3 +113,15 @@ export function unwrittenValues(
     return [{ matcher: m, known, near, namespace: NAMESPACE_LABEL.test(m.label) }];
   });
 }
+
+/**
+ * Why what a selector reads (a job it names by `=`, or a metric) is scraped by nothing, where the metrics catalog's
+ * scrape of it waits for a monitor its chart rendered without (a value of the chart turns it off, or the API it asks
+ * for): no series of it is ever stored. Empty where no such scrape explains it.
+ */
+export function unscrapedBecause(catalog: MetricsCatalog, read: { jobs?: readonly Matcher[]; name?: string }): string {
+  const u = catalog.unscraped.find((x) => read.jobs?.some((m) => m.op === '=' && m.value === x.job) || (read.name !== undefined && x.metrics.has(read.name)));
+  return u
+    ? `: chart ${u.chart} renders no ${u.monitor}, the monitor the metrics catalog's scrape of job ${u.job} is made from, so nothing ever scrapes it`
+    : '';
+}

@@ -89,6 +89,7 @@ export function standInVolsync(): MutationSetup {
       // The image the real chart runs at this version (its appVersion): metrics-catalog-current holds the
       // catalog entry to what the render names.
       standinImageTag: version,
+      standinManager: false,
     }),
     files: () => ({
       // The controller's image as a data key: the stand-in renders no Deployment, and an image any rendered object names counts.
@@ -107,6 +108,10 @@ export function standInVolsync(): MutationSetup {
       // without a selector that its ServiceMonitor reaches, is closure-service's to fail.
       'templates/service.yaml':
         'apiVersion: v1\nkind: Service\nmetadata:\n  name: volsync-metrics\n  labels:\n    control-plane: volsync-controller\nspec:\n  type: ExternalName\n  externalName: volsync.standin.invalid\n  ports:\n    - name: https\n      port: 8443\n',
+      // Like the real chart's manager (its flags as 0.16 passes them), where a mutation asks for it: the stand-in
+      // otherwise renders no controller, whose pod the workload checks would each judge.
+      'templates/deployment.yaml':
+        '{{- if .Values.standinManager }}\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: volsync\nspec:\n  selector:\n    matchLabels:\n      control-plane: volsync-controller\n  template:\n    metadata:\n      labels:\n        control-plane: volsync-controller\n    spec:\n      containers:\n        - name: manager\n          image: "quay.io/backube/volsync:{{ .Values.standinImageTag }}"\n          args:\n            - --metrics-bind-address=:8443\n            - --metrics-secure\n            {{- if .Values.metrics.disableAuth }}\n            - --metrics-require-rbac=false\n            {{- end }}\n          resources:\n            requests: { cpu: 100m, memory: 64Mi }\n            limits: { memory: 256Mi }\n          securityContext:\n            allowPrivilegeEscalation: false\n            runAsNonRoot: true\n            readOnlyRootFilesystem: true\n            capabilities: { drop: [ALL] }\n            seccompProfile: { type: RuntimeDefault }\n{{- end }}\n',
       'templates/random.yaml':
         '{{- if .Values.standinRandom }}\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: volsync-random\n  namespace: {{ .Release.Namespace }}\ndata:\n  token: {{ randAlphaNum 20 | quote }}\n{{- end }}\n',
     }),
@@ -202,9 +207,18 @@ export const renderMutations: Mutation[] = [
   },
   {
     check: 'volsync-metrics',
-    why: 'the rendered chart has no ServiceMonitor, and no manifest adds one',
+    why: "the manager's metrics left behind RBAC (metrics.disableAuth: false), and the chart's ServiceMonitor scrapes them with no token: every scrape is answered 401",
+    mutate: (c) => c.write(VOLSYNC_VALUES, `${c.read(VOLSYNC_VALUES).replace('disableAuth: true', 'disableAuth: false')}standinManager: true\n`),
+    at: (c) => ({ file: VOLSYNC_VALUES, line: lineOf(c, VOLSYNC_VALUES, 'disableAuth: false') }),
+  },
+  {
+    check: 'metrics-join',
+    why: "the rendered chart has no ServiceMonitor, and no manifest adds one: the backup alert reads VolSync's sync state, which nothing scrapes",
     mutate: (c) => c.write(VOLSYNC_VALUES, `${c.read(VOLSYNC_VALUES)}standinMonitor: false\n`),
-    at: (c) => ({ file: VOLSYNC_APP, line: lineOf(c, VOLSYNC_APP, 'chart: volsync') }),
+    at: (c) => ({
+      file: 'monitoring/alert-rules/internet-backups.yaml',
+      line: lineOf(c, 'monitoring/alert-rules/internet-backups.yaml', 'volsync_volume_out_of_sync'),
+    }),
   },
   {
     check: 'duplicate-resource',
