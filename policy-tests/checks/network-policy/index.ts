@@ -6,6 +6,7 @@ import { defaultDenyChecks } from './default-deny.ts';
 import { ingressPathCheck } from './ingress.ts';
 import { networkPolicyChecks } from './network-policy.ts';
 import { nodeCidrCheck } from './node-cidr.ts';
+import { podCidrCheck } from './pod-cidr.ts';
 import { scrapePathCheck } from './scrape-path.ts';
 import { egressPathCheck } from './egress-path.ts';
 import { apiEgressCheck } from './api-egress.ts';
@@ -25,6 +26,7 @@ export const networkPolicyAreaChecks: PolicyCheck[] = [
   ...cniChecks,
   ...defaultDenyChecks,
   nodeCidrCheck,
+  podCidrCheck,
   ciliumAcceptedCheck,
 ];
 

@@ -38,6 +38,7 @@ import { syncOrderMutations } from './sync-order.ts';
 import { watchdogMutations } from './watchdog.ts';
 import { workloadHygieneMutations } from './workload-hygiene.ts';
 import { networkPolicyMutations } from './network-policy.ts';
+import { podCidrMutations } from './pod-cidr.ts';
 import { chartLockMutations, helmValuesMutations, renderMutations } from './render.ts';
 import type { Mutation } from '../support/mutation-runner.ts';
 
@@ -51,7 +52,7 @@ export const MUTATION_LISTS: Record<string, readonly (readonly Mutation[])[]> = 
   closure: [closureMutations, cephClassMutations, csiDriverMutations, storeSecretMutations],
   'sync-order': [syncOrderMutations],
   'sync-health': [syncHealthMutations],
-  'network-policy': [networkPolicyMutations],
+  'network-policy': [networkPolicyMutations, podCidrMutations],
   admission: [
     apiValidationMutations,
     crdMutations,

@@ -5,7 +5,7 @@
  * the real Helm; the other charts stay not rendered, as on a machine that
  * never pulled them.
  */
-import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
@@ -53,6 +53,30 @@ export interface StandIn {
   files(copy: RepoCopy, version: string): Record<string, string>;
 }
 
+/**
+ * The monitors the metrics catalog says the real chart renders (a scrape's `renders:`), where the stand-in's own files
+ * render none of that name: each a ServiceMonitor of that name and namespace over an ExternalName Service (no pods to
+ * judge), its job written by a relabelling to the catalog's. A stand-in without them would be a chart rendered without
+ * its monitors, whose jobs nothing scrapes.
+ */
+function catalogMonitors(copy: RepoCopy, chart: string, own: Record<string, string>): Record<string, string> {
+  const folder = 'monitoring/metrics-catalog';
+  const scrapes = readdirSync(join(copy.root, folder))
+    .filter((f) => f.endsWith('.yaml') && f !== 'exemptions.yaml')
+    .flatMap((f) => (parse(copy.read(`${folder}/${f}`)) as { scrape?: Record<string, unknown>[] } | null)?.scrape ?? [])
+    .filter((s) => s.chart === chart && typeof s.renders === 'string' && typeof s.job === 'string');
+  const files: Record<string, string> = {};
+  scrapes.forEach((s, i) => {
+    const [kind, namespace, name] = String(s.renders).split('/');
+    if (kind !== 'ServiceMonitor' || Object.values(own).some((t) => t.includes('kind: ServiceMonitor') && t.includes(`name: ${name}\n`))) return;
+    const path = typeof s.path === 'string' ? `      path: ${s.path}\n` : '';
+    files[`templates/standin-monitor-${i}.yaml`] =
+      `apiVersion: v1\nkind: Service\nmetadata:\n  name: standin-monitor-${i}\n  namespace: ${namespace}\n  labels:\n    standin-monitor: "${i}"\nspec:\n  type: ExternalName\n  externalName: standin.invalid\n  ports:\n    - name: metrics\n      port: 9090\n---\n` +
+      `apiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata:\n  name: ${name}\n  namespace: ${namespace}\nspec:\n  selector:\n    matchLabels:\n      standin-monitor: "${i}"\n  endpoints:\n    - port: metrics\n${path}      interval: ${typeof s.interval === 'string' ? s.interval : '30s'}\n      relabelings:\n        - targetLabel: job\n          replacement: ${JSON.stringify(s.job)}\n`;
+  });
+  return files;
+}
+
 /** A mutation list's setup: the stand-in chart at the version the copy pins, in a fresh chart cache, and that cache removed after. */
 export function standInChart(spec: StandIn): MutationSetup {
   let cache = '';
@@ -63,7 +87,13 @@ export function standInChart(spec: StandIn): MutationSetup {
       // digest included), as the other mutation lists' do: a fresh one rendered every kustomization cold, twice a run.
       const env = await toolEnv({ HOMELAB_CHART_CACHE: join(cache, 'charts') });
       const version = new RegExp(`chart: ${spec.chart}\\s+targetRevision: (\\S+)`).exec(copy.read(spec.app))![1]!;
-      const src = writeChart(join(cache, 'src'), { name: spec.chart, version, values: spec.values(copy, version), files: spec.files(copy, version) });
+      const files = spec.files(copy, version);
+      const src = writeChart(join(cache, 'src'), {
+        name: spec.chart,
+        version,
+        values: spec.values(copy, version),
+        files: { ...catalogMonitors(copy, spec.chart, files), ...files },
+      });
       await placeStandIn(copy, { cache, env, src, ref: { repoURL: spec.repoURL, chart: spec.chart, version } });
       return { env };
     },
