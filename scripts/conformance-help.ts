@@ -90,7 +90,8 @@ is committed):
                       rules file of its loader tests (unit_tests/engine/
                       test_rule_loader.cpp), loaded or refused by the
                       reading of the tuning (reader, exceptions, lists,
-                      conditions, macros)
+                      conditions, macros); and each call of its plugin
+                      requirement tests (test_plugin_requirements.cpp)
   --cert-manager DIR  cert-manager/cert-manager: the Certificate rows of
                       internal/apis/certmanager/validation/certificate_test.go
                       (TestValidateCertificate, TestValidateDuration) and the

@@ -188,6 +188,12 @@ export async function measure(
       conformance.falcoLoaderAgreement(conformance.falcoLoaderCases(readText(join(falco, 'unit_tests/engine/test_rule_loader.cpp')))),
       print,
     );
+  if (falco)
+    report(
+      "Falco's plugin requirement tests (unit_tests/engine/test_plugin_requirements.cpp)",
+      conformance.falcoPluginAgreement(conformance.falcoPluginCases(readText(join(falco, 'unit_tests/engine/test_plugin_requirements.cpp')))),
+      print,
+    );
   for (const [flag, reportOn] of PROGRAM_REPORTS) if (dir(flag)) await reportOn(dir(flag)!, print);
   if (componentHelpers) reportComponentHelpers(componentHelpers, print);
   if (cron)

@@ -237,6 +237,7 @@ export { strategicMergePatchAgreement, strategicMergePatchCases } from './strate
 export { quantityAgreement, quantityCases } from './quantity-cases.ts';
 export { falcoParserAgreement, falcoParserCases } from './falco-parser-cases.ts';
 export { falcoLoaderAgreement, falcoLoaderCases } from './falco-loader-cases.ts';
+export { falcoPluginAgreement, falcoPluginCases } from './falco-plugin-cases.ts';
 export { certManagerAgreement, certManagerCases } from './cert-manager-cases.ts';
 export { certManagerIssuerAgreement, certManagerIssuerCases } from './cert-manager-issuer-cases.ts';
 export { certManagerSolverAgreement, certManagerSolverCases } from './cert-manager-solver-cases.ts';

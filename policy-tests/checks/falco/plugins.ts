@@ -11,6 +11,11 @@
 import { parse } from 'yaml';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { SourceRender } from '../../model/argocd/rendered.ts';
+import type { Path } from '../../model/core/positions.ts';
+import type { Repo } from '../../model/repository/repo.ts';
+import type { TuningItem } from '../../model/falco/tuning.ts';
+import { chartValues } from '../../model/helm/chart-values.ts';
+import { pluginRequirements, unmetRequirement } from '../../model/falco/plugin-requirements.ts';
 
 export const RULES_PLUGIN = { name: 'container', required: '0.4.0', ref: 'ghcr.io/falcosecurity/plugins/plugin/container' } as const;
 
@@ -55,4 +60,35 @@ export function renderedFalcoFile(renders: readonly SourceRender[], key: 'falco.
   } catch {
     return { resource, key, data: {} };
   }
+}
+
+/**
+ * The plugins the sensor loads with their versions, as its values give them: the container plugin at its pluginRef's
+ * tag where the container engine collector is on and nothing else is loaded; undefined where the values do not say
+ * (no tag, another plugin), and a rules file's requirements are then not judged.
+ */
+export function loadedPluginVersions(values: unknown): { name: string; version: string }[] | undefined {
+  const v = (values ?? {}) as { collectors?: { containerEngine?: { enabled?: unknown; pluginRef?: unknown } }; falco?: { load_plugins?: unknown } };
+  if (Array.isArray(v.falco?.load_plugins) && extraPlugins(v.falco.load_plugins).length > 0) return undefined;
+  if (v.collectors?.containerEngine?.enabled === false) return [];
+  const ref = v.collectors?.containerEngine?.pluginRef;
+  const tag = typeof ref === 'string' && ref.lastIndexOf(':') > ref.lastIndexOf('/') ? ref.slice(ref.lastIndexOf(':') + 1) : undefined;
+  return tag ? [{ name: RULES_PLUGIN.name, version: tag }] : undefined;
+}
+
+/**
+ * A rules file's required_plugin_versions, as Falco reads them and checks them at start against the plugins each
+ * sensor's values load (not judged where the values do not say), each refusal at its place with what follows.
+ */
+export function pluginRequirementRefusals(repo: Repo, items: readonly TuningItem[]): { item: TuningItem; path: Path; message: string }[] {
+  const { requirements, problems } = pluginRequirements(items);
+  const out = problems.map((p) => ({ ...p, message: `${p.message}: Falco refuses the rules file at start, and does not run` }));
+  for (const sensor of chartValues(repo, 'falco'))
+    for (const r of requirements) {
+      const loaded = loadedPluginVersions(sensor.values);
+      const unmet = loaded && unmetRequirement(r, loaded);
+      const load = loaded?.map((l) => `${l.name} ${l.version}`).join(', ') || 'no plugin';
+      if (unmet) out.push({ item: r.item, path: r.path, message: `${unmet} (the ${sensor.appName} values load ${load}): Falco does not start` });
+    }
+  return out;
 }

@@ -4,6 +4,7 @@
 import { parseAppend, parseCondition, walk, ConditionSyntaxError, UPSTREAM } from '../../model/falco/expr.ts';
 import { macroVisible, readerProblems, undefinedMacros } from '../../model/falco/reader.ts';
 import { exceptionRefusals } from '../../model/falco/exceptions.ts';
+import { pluginRequirementRefusals } from './plugins.ts';
 import { fileLists, resolveLists, unreadableLists } from '../../model/falco/lists.ts';
 import { didYouMean } from '../../model/core/did-you-mean.ts';
 import { fieldProblems, isHookName, loadFalcoPolicy, FALCO_POLICY_FILE, type FalcoPolicy } from '../../model/falco/policy.ts';
@@ -59,10 +60,10 @@ export const falcoTuningChecks: PolicyCheck[] = [
   {
     id: 'falco-tuning-syntax',
     description:
-      'The tuning file is a Falco rules file: YAML list items, each read as the rules reader of Falco reads it (a defined rule has condition, output, desc and a known priority; booleans decode; overrides name keys their item takes; an exception has fields, comps of the filter grammar and values of their shape; a required engine version is one the sensor has; a list named in a condition reads there), every condition (an exception compiled into its rule as Falco compiles it) parses as Falco parses it, reads only fields the deployed Falco knows and uses only macros defined before it (Runtime-security exemptions; S6).',
+      'The tuning file is a Falco rules file: YAML list items, each read as the rules reader of Falco reads it (a defined rule has condition, output, desc and a known priority; booleans decode; overrides name keys their item takes; an exception has fields, comps of the filter grammar and values of their shape; a required engine version is one the sensor has, and each required plugin version one the plugins the sensor values load meet; a list named in a condition reads there), every condition (an exception compiled into its rule as Falco compiles it) parses as Falco parses it, reads only fields the deployed Falco knows and uses only macros defined before it (Runtime-security exemptions; S6).',
     invariants: ['S6'],
     remediation: 'fix the YAML, the condition expression or the field name at the reported place',
-    reads: { kinds: ['ConfigMap'], files: ['security/falco/facts/*'] },
+    reads: { kinds: ['ConfigMap', 'Application'], charts: ['falco'], files: ['security/falco/facts/*'] },
     exemptible: false,
     run(ctx) {
       const fail = tuningFailer(ctx);
@@ -75,6 +76,7 @@ export const falcoTuningChecks: PolicyCheck[] = [
         const others = tunings.filter((t) => t !== tuning).flatMap((t) => t.items);
         for (const { item, path, message } of exceptionRefusals(tuning.items, fields))
           fail(tuning, [item.index, ...path], `rule "${item.name}": ${message}: Falco refuses the rules file at start, and does not run`);
+        for (const r of pluginRequirementRefusals(ctx.repo, tuning.items)) fail(tuning, [r.item.index, ...r.path], r.message);
         for (const { item, message } of unreadableLists(tuning.items, policy?.upstream.lists ?? new Set()))
           fail(tuning, [item.index, 'items'], `list "${item.name}": ${message}: Falco refuses the rules file at start, and does not run`);
         // Falco writes every list's items into a condition's text before it parses it.

@@ -20,6 +20,7 @@ import type { Path } from '../core/positions.ts';
 import { scalarText } from '../core/text.ts';
 import { walk, type Expr } from './expr.ts';
 import type { TuningItem } from './tuning.ts';
+import { compatibleWith, sinspVersion } from './versions.ts';
 
 export interface ReaderProblem {
   /** Where in the item, from its own fields. */
@@ -203,8 +204,7 @@ function requiredEngine(value: unknown): number[] | undefined {
     const minor = Number(text.startsWith('0') && !/^0[xX]/.test(text) && text.length > 1 ? parseInt(text, 8) : Number(text));
     if (minor <= 0xffffffff) return [0, minor, 0];
   }
-  const m = /^\s*([+-]?\d+)\.\s*([+-]?\d+)\.\s*([+-]?\d+)/.exec(isScalar(value) ? scalarText(value) : '');
-  return m ? [Number(m[1]), Number(m[2]), Number(m[3])] : undefined;
+  return isScalar(value) ? sinspVersion(scalarText(value)) : undefined;
 }
 
 /** The collector's refusal of a required engine version the sensor cannot read, or is older than. */
@@ -214,9 +214,7 @@ function engineVersionProblems(raw: Record<string, unknown>): ReaderProblem[] {
   const wanted = requiredEngine(value);
   if (!wanted)
     return [{ path, message: `Unable to parse engine version ${JSON.stringify(scalarText(value))} as a semver string. Expected "x.y.z" semver format.` }];
-  const [major, minor, patch] = FALCO_ENGINE_VERSION;
-  const older = wanted[0] !== major || wanted[1]! > minor || (wanted[1] === minor && wanted[2]! > patch);
-  return older
+  return !compatibleWith(FALCO_ENGINE_VERSION, wanted)
     ? [{ path, message: `Rules require engine version ${wanted.join('.')}, but engine version is ${FALCO_ENGINE_VERSION.join('.')} (Falco 0.44.1)` }]
     : [];
 }

@@ -53,10 +53,12 @@ const rulesOf = perKey(200, (text: string): ParsedRules => {
     );
   const data = errors.length ? [] : doc.toJS({ maxAliasCount: 100 });
   const items: TuningItem[] = [];
-  if (!errors.length && !Array.isArray(data))
+  // An empty file, and an empty item, are read as nothing (rule_loader_reader.cpp read: a null document or item is skipped).
+  if (!errors.length && data !== null && data !== undefined && !Array.isArray(data))
     errors.push({ message: 'a Falco rules file is a YAML list of rule, macro and list items', pos: positions.at([], 'key') });
   (Array.isArray(data) ? data : []).forEach((raw: unknown, index: number) => {
-    const item = (raw ?? {}) as Record<string, unknown>;
+    if (raw === null || raw === undefined) return;
+    const item = raw as Record<string, unknown>;
     const type = (['rule', 'macro', 'list'] as const).find((t) => typeof item[t] === 'string') ?? 'other';
     items.push({
       type,

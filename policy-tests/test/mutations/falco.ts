@@ -60,6 +60,8 @@ const fixtures: [string, string, string][] = [
   ['syntax-engine.yaml', 'falco-tuning-syntax', '- required_engine_version: 0.63.0'],
   // An item Falco writes into its rules' conditions unquoted: `(sd-pam)` breaks every condition that names the list.
   ['syntax-list.yaml', 'falco-tuning-syntax', 'items: [fish, "(sd-pam)"]'],
+  // A container plugin later than the one the sensor's values load (0.7.1): Falco's check of the requirements stops it at start.
+  ['syntax-plugin.yaml', 'falco-tuning-syntax', '- name: container'],
   ['reach-volume-path.yaml', 'falco-exemption-reachable', '# Every alternative of the real tuning kept'],
   ['reach-unread-process.yaml', 'falco-exemption-reachable', 'proc.name = openvpn'],
 ];
