@@ -8,7 +8,8 @@
  *   upper case or with a capital first.
  * - An override whose operation is neither append nor replace, or of a key that operation cannot take; a key overridden
  *   that the item does not set, or one the item sets (of those an override may take) that its override does not name.
- * - A macro without a condition, a list without items.
+ * - A macro without a condition, a list without items; a rule's tags or a list's items that are not a sequence of
+ *   scalars (decode_seq).
  * - An append (`append: true`, an override's append) to a macro, list or rule that no earlier item of the upstream
  *   rules or of the file defines, or a rule's override replace of one (rule_loader_collector.cpp).
  * - A `required_engine_version` that is neither a count (the minor of 0.x.0) nor "x.y.z" (sscanf's reading), or one the
@@ -79,11 +80,18 @@ export function requiredScalar(item: Record<string, unknown>, key: string): stri
   return undefined;
 }
 
+/** decode_seq's refusal of each item of a sequence that is no scalar (a null, a list, a mapping). */
+const scalarItems = (values: readonly unknown[], key: string): ReaderProblem[] =>
+  values.flatMap((v, i) => (v !== null && typeof v !== 'object' ? [] : [{ path: [key, i], message: `'${key}': sequence value is not scalar` }]));
+
 /** The refusals of a priority's and the booleans' values where the item sets them (each of `keys` it sets). */
 function valueProblems(item: Record<string, unknown>, keys: readonly string[]): ReaderProblem[] {
   const problems: ReaderProblem[] = [];
   for (const key of keys.filter((k) => k in item)) {
     const value = item[key];
+    // decode_tags: a sequence of scalars (a null is none, to yaml-cpp).
+    if (key === 'tags' && !Array.isArray(value)) problems.push({ path: [key], message: "'tags': Value is not a sequence" });
+    else if (key === 'tags') problems.push(...scalarItems(value as unknown[], key));
     if (key === 'priority' && isScalar(value) && value !== null && value !== '' && !PRIORITIES.includes(scalarText(value).toLowerCase()))
       problems.push({
         path: [key],
@@ -133,7 +141,7 @@ function ruleProblems(item: TuningItem): ReaderProblem[] {
       ...problems,
       ...valueProblems(
         raw,
-        overrides.filter((o) => o.operation === 'replace').map((o) => o.key),
+        overrides.filter((o) => o.operation === 'replace' || o.key === 'tags').map((o) => o.key),
       ),
     ];
   }
@@ -152,7 +160,7 @@ function ruleProblems(item: TuningItem): ReaderProblem[] {
     if (missing)
       problems.push({ path: key in raw ? [key] : [], message: `${missing}: a rule that defines itself sets each of condition, output, desc and priority` });
   }
-  return [...problems, ...valueProblems(raw, ['priority', 'capture_duration', ...RULE_BOOLEANS])];
+  return [...problems, ...valueProblems(raw, ['priority', 'capture_duration', 'tags', ...RULE_BOOLEANS])];
 }
 
 /** What an item asks of an earlier definition of its name: to append to it, to replace a rule's fields, or nothing. */
@@ -225,7 +233,8 @@ export function readerProblems(item: TuningItem): ReaderProblem[] {
   if (item.type === 'rule') return ruleProblems(item);
   const field = item.type === 'macro' ? 'condition' : 'items';
   const missing = requiredScalarOrList(item.raw, field, item.type);
-  return [...overrideProblems(item, item.type), ...(missing ? [{ path: field in item.raw ? [field] : [], message: missing }] : [])];
+  const items = item.type === 'list' && Array.isArray(item.raw.items) ? scalarItems(item.raw.items, 'items') : [];
+  return [...overrideProblems(item, item.type), ...(missing ? [{ path: field in item.raw ? [field] : [], message: missing }] : []), ...items];
 }
 
 /** A macro's condition (a non-empty scalar) or a list's items (a sequence), as the reader asks for them. */

@@ -38,6 +38,17 @@ describe("Falco's rules reader", () => {
     expect(problems('- required_engine_version: 1.0.0\n')).toEqual([expect.stringMatching(/require engine version 1.0.0/)]);
   });
 
+  it("wants a rule's tags and a list's items as sequences of scalars", () => {
+    expect(problems(RULE('  tags: container, host\n'))).toEqual(["tags: 'tags': Value is not a sequence"]);
+    expect(problems(RULE('  tags: [container, [host]]\n'))).toEqual(["tags.1: 'tags': sequence value is not scalar"]);
+    expect(problems(RULE('  tags: [container, 1611]\n'))).toEqual([]);
+    expect(problems('- rule: r\n  tags: x\n  override:\n    tags: append\n')).toEqual(["tags: 'tags': Value is not a sequence"]);
+    expect(problems('- list: l\n  items: [a, {b: c}, ~]\n')).toEqual([
+      "items.1: 'items': sequence value is not scalar",
+      "items.2: 'items': sequence value is not scalar",
+    ]);
+  });
+
   it('wants each of condition, output, desc and priority of a rule that defines itself, and enabled of one that sets none', () => {
     expect(problems('- rule: r\n  desc: d\n  condition: evt.type = open\n  priority: INFO\n')).toEqual([
       ": Item has no mapping for key 'output': a rule that defines itself sets each of condition, output, desc and priority",

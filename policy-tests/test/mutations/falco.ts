@@ -99,6 +99,12 @@ export const falcoMutations: Mutation[] = [
   },
   {
     check: 'falco-tuning-syntax',
+    why: "the escape rule's tags written without their brackets: a scalar, where Falco's reader wants a sequence, and Falco refuses the rules file",
+    mutate: swap(TUNING, 'tags: [container, host, mitre_privilege_escalation, T1611]', 'tags: container, host, mitre_privilege_escalation, T1611'),
+    at: inFile(TUNING, 'tags: container, host'),
+  },
+  {
+    check: 'falco-tuning-syntax',
     why: 'the escape rule names a macro that does not exist (spawned_proces): Undefined macro, and Falco refuses the rules file',
     mutate: swap(TUNING, 'spawned_process and container and proc.name = nsenter', 'spawned_proces and container and proc.name = nsenter'),
     at: after(TUNING, '- rule: Homelab host namespace entry', 'condition: >'),
