@@ -10,11 +10,11 @@ import { argparseRefusal, type ArgparseOptions } from '../../model/programs/argp
 import { nodeFindsScript, nodeScript, type NodeScripts } from '../../model/programs/node-command.ts';
 import type { Held } from './variables.ts';
 
-/** The first word of `words` after the program the reader refuses, with why and the mend; undefined where it takes them all. */
-function refusal(
-  words: readonly string[],
-  options: ArgparseOptions | NodeScripts,
-): { index: number; message: string; fix: string; effect: string; unjudged?: true } | undefined {
+/** The first word the reader refuses, with why, what follows and the mend; or one the gate cannot judge, with why. */
+type Refusal = { index: number; message: string; fix: string; effect: string } | { index: number; unjudged: string };
+
+/** The first word of `words` after the program the reader refuses, or cannot be judged; undefined where it takes them all. */
+function refusal(words: readonly string[], options: ArgparseOptions | NodeScripts): Refusal | undefined {
   if (options.parser === 'argparse') {
     const refused = argparseRefusal(words, options);
     return (
@@ -29,8 +29,7 @@ function refusal(
   const run = nodeScript(words);
   const found = run && nodeFindsScript(run.script, options.scripts);
   if (!run || found === true) return undefined;
-  if (found === undefined)
-    return { index: run.index, message: 'a path from outside the working directory the facts list scripts from', effect: '', fix: '', unjudged: true };
+  if (found === undefined) return { index: run.index, unjudged: 'a path from outside the working directory the facts list scripts from' };
   return {
     index: run.index,
     message: `a script the image's build does not make to run${suggesting(nearestName(run.script.replace(/^(\.\/)+/, ''), options.scripts))} (it makes ${options.scripts.join(', ')}`,
@@ -50,10 +49,10 @@ export function optionsNeed({ ctx, resource, c, image, need }: Held): void {
     if (!refused) continue;
     const index = at + 1 + refused.index;
     const path = index < command.length ? [...c.at, 'command', index] : [...c.at, 'args', index - command.length];
-    if (refused.unjudged) {
+    if ('unjudged' in refused) {
       ctx.notJudged(
         { resource, path },
-        `container ${c.name} runs ${options.program} of ${image} with ${JSON.stringify(words[index])}, ${refused.message}: whether the image holds it is not judged`,
+        `container ${c.name} runs ${options.program} of ${image} with ${JSON.stringify(words[index])}, ${refused.unjudged}: whether the image holds it is not judged`,
       );
       continue;
     }
