@@ -14,6 +14,7 @@ import {
   namesRead,
   SCRAPE_SERIES,
   selectorLabels,
+  scrapeSeriesProblems,
   seriesLabels,
   unscrapedBecause,
   unwrittenValues,
@@ -98,7 +99,8 @@ function joinOne(ctx: CheckContext, { catalog, recorded, used, namespaces }: Joi
     return;
   }
   deadJobAlternatives(ctx, { what, jobMatchers, jobs: catalog.jobs, place });
-  if (s.name && SCRAPE_SERIES.has(s.name)) return;
+  const scrape = scrapeSeriesProblems(s, candidates);
+  if (scrape) return scrape.forEach((problem) => ctx.fail(place(), `${what} reads ${problem}`));
   const names = namesRead(s, candidates, recorded);
   if (!s.name && names.length === 0) {
     ctx.fail(place(), `${what} reads ${describeSelector(e.expr, s)}, which matches no metric of the jobs considered (${jobList(candidates)})`);
@@ -114,8 +116,7 @@ function joinOne(ctx: CheckContext, { catalog, recorded, used, namespaces }: Joi
     const producers = candidates.filter((j) => j.metrics.has(name));
     if (producers.length === 0) {
       const all = [...new Set(candidates.flatMap((j) => [...j.metrics.keys()]))];
-      // Not the one "did you mean" (model/core/did-you-mean.ts): a metric's usual slip is a missing suffix
-      // (_total, _seconds_bucket), more edits than a typo's cut-off allows, so the closest name is always shown.
+      // Not the one "did you mean": a metric's usual slip is a missing suffix (_total), so the closest name is always shown.
       const why = unscrapedBecause(catalog, { name }) || (all.length ? `; closest: ${closest(name, all)}` : '');
       ctx.fail(place(), `${what} reads ${name}, which no scraped source produces (jobs considered: ${jobList(candidates)})${why}`);
       continue;

@@ -5,7 +5,7 @@
 import { safeFullMatch, type MetricsCatalog, type ScrapeJob } from './metrics-catalog.ts';
 import type { Matcher, Selector } from './promql.ts';
 import { perPair } from '../core/per-object.ts';
-import { nearestName } from '../core/did-you-mean.ts';
+import { didYouMean, nearestName } from '../core/did-you-mean.ts';
 
 /** A label value against a matcher; a regex that does not compile matches (not judged). */
 function matches(m: Matcher, value: string | undefined): boolean {
@@ -124,4 +124,22 @@ export function unscrapedBecause(catalog: MetricsCatalog, read: { jobs?: readonl
   return u
     ? `: chart ${u.chart} renders no ${u.monitor}, the monitor the metrics catalog's scrape of job ${u.job} is made from, so nothing ever scrapes it`
     : '';
+}
+
+/**
+ * What Prometheus writes of every scrape (`up`, `scrape_duration_seconds`, ...) carries the target's labels only: a
+ * label a selector of it filters or groups by that no target of the jobs it reads has is empty on every series
+ * (`up{ojb="snmp-nas"}` matches nothing, and the alert on it never fires). Undefined where the selector reads no such
+ * series; else each label no target has, as a phrase.
+ */
+export function scrapeSeriesProblems(s: Selector, jobs: readonly ScrapeJob[]): string[] | undefined {
+  if (!s.name || !SCRAPE_SERIES.has(s.name)) return undefined;
+  const labels = new Set(jobs.flatMap((j) => j.targetLabels));
+  if (jobs.length === 0) return [];
+  return [...new Set([...s.matchers.map((m) => m.label), ...s.groupedBy])]
+    .filter((label) => label !== '__name__' && !labels.has(label))
+    .map(
+      (label) =>
+        `label ${label} of ${s.name}, which no target of the jobs it reads has${didYouMean(label, labels)} (labels: ${[...labels].sort().join(', ')}): every series has it empty`,
+    );
 }

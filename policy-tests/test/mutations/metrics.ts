@@ -1,8 +1,15 @@
 /** Broken copies of the real repository for the checks of policy-tests/checks/metrics.ts: each fails exactly its check, at its line. */
 import type { Mutation } from '../support/mutation-runner.ts';
-import { DASHBOARD, PLATFORM_RULES, MEDIA_RULES, replaceFirst } from './edits.ts';
+import { DASHBOARD, PLATFORM_RULES, MEDIA_RULES, replaceFirst, swap } from './edits.ts';
+import { lineOf } from '../support/helpers.ts';
 
 export const metricsMutations: Mutation[] = [
+  {
+    check: 'metrics-join',
+    why: 'the NAS exporter alert filters up by a misspelt label (ojb): no target has it, the selector matches nothing, and the alert never fires',
+    mutate: swap('monitoring/alert-rules/nas.yaml', 'up{job="snmp-nas"} == 0', 'up{ojb="snmp-nas"} == 0'),
+    at: (c) => ({ file: 'monitoring/alert-rules/nas.yaml', line: lineOf(c, 'monitoring/alert-rules/nas.yaml', 'up{ojb="snmp-nas"}') }),
+  },
   {
     check: 'metrics-join',
     why: 'a misspelt metric in an alert',
