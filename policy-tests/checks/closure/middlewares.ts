@@ -5,6 +5,9 @@
  * or the Middleware does not exist, Traefik logs `middleware "..." does not exist` and does not build the router:
  * every request to the route is a 404 (traefik/traefik#11510, #9703). A Service an Ingress sends to names its own
  * (`service.middlewares`), which Traefik builds into the service the same way: one that does not exist fails it.
+ * A Middleware is one type (its spec's one key: headers, stripPrefix, ...): with none, or two, Traefik's builder
+ * (pkg/server/middleware/middlewares.go buildConstructor) refuses it ("invalid middleware type", "multi-types
+ * middleware not supported"), and every router or service that names it fails the same way.
  */
 import { traefikProxiesByClass, traefikServing, type TraefikProxy } from '../../model/traefik/proxies.ts';
 import { ingressRoutes } from '../../model/cluster/ingress-routes.ts';
@@ -22,8 +25,18 @@ interface Named {
   cls: string | undefined;
 }
 
+/** Why Traefik cannot build a Middleware: no type in its spec, or more than one; undefined where it has one. */
+function unbuildable(middleware: Resource): string | undefined {
+  const spec = dig(middleware.object, ['spec']);
+  const types = Object.entries(spec !== null && typeof spec === 'object' ? spec : {}).flatMap(([k, v]) => (v === null || v === undefined ? [] : [k]));
+  if (types.length === 1) return undefined;
+  return types.length === 0
+    ? 'sets no middleware type (Traefik: "invalid middleware type or middleware does not exist")'
+    : `sets ${types.length} middleware types, ${types.join(' and ')} (Traefik: "multi-types middleware not supported", one type per Middleware)`;
+}
+
 /** The middlewares `owner` names for its router or service, each a Middleware its proxy reads. */
-function judgeNamed(ctx: CheckContext, { owner, target, effect, proxy, cls }: Named, middlewares: ReadonlySet<string>): void {
+function judgeNamed(ctx: CheckContext, { owner, target, effect, proxy, cls }: Named, middlewares: ReadonlyMap<string, Resource>): void {
   // The key as Traefik's decoder finds it, its field's name case aside (router.Middlewares is read too).
   const named = namedMiddlewares(owner, target);
   if (!named) return;
@@ -36,11 +49,14 @@ function judgeNamed(ctx: CheckContext, { owner, target, effect, proxy, cls }: Na
       );
       continue;
     }
-    if (!middlewares.has(name))
+    const middleware = middlewares.get(name);
+    if (!middleware)
       ctx.fail(
         { resource: owner, path: at },
         `${owner.kind} ${owner.name} names middleware ${ref}, but no Middleware of the repository is ${name} (<namespace>-<name>): ${effect}`,
       );
+    const why = middleware && unbuildable(middleware);
+    if (why) ctx.fail({ resource: middleware, path: ['spec'] }, `Middleware ${middleware.name} ${why}, and ${owner.kind} ${owner.name} names it: ${effect}`);
     if (!proxy.crd) {
       const { line, col } = proxy.source.positions.at(['providers', 'kubernetesCRD', 'enabled'], 'key');
       ctx.fail(
@@ -54,15 +70,15 @@ function judgeNamed(ctx: CheckContext, { owner, target, effect, proxy, cls }: Na
 export const middlewareClosureCheck: PolicyCheck = {
   id: 'closure-middleware',
   description:
-    "Every Traefik middleware an Ingress names (router.middlewares, <namespace>-<name>@kubernetescrd), or a Service it sends to (service.middlewares), is a Middleware of the repository, read by the proxy that serves the Ingress's class (its Kubernetes CRD provider on); otherwise Traefik builds no router and the route answers 404 (invariants P1).",
+    "Every Traefik middleware an Ingress names (router.middlewares, <namespace>-<name>@kubernetescrd), or a Service it sends to (service.middlewares), is a Middleware of the repository of one middleware type (its spec's one key), read by the proxy that serves the Ingress's class (its Kubernetes CRD provider on); otherwise Traefik builds no router and the route answers 404 (invariants P1).",
   invariants: ['P1'],
   remediation:
     'name a Middleware the repository declares as <namespace>-<name>@kubernetescrd, and keep providers.kubernetesCRD.enabled on the proxy that serves the class',
   reads: { kinds: ['Ingress', 'Middleware', 'Service'], charts: ['traefik'] },
   exemptible: false,
   run(ctx) {
-    const middlewares = new Set(
-      ctx.resources.filter((r) => r.kind === 'Middleware').map((m) => middlewareName(namespaceOrDestination(ctx.repo, m) ?? '', m.name)),
+    const middlewares = new Map(
+      ctx.resources.filter((r) => r.kind === 'Middleware').map((m) => [middlewareName(namespaceOrDestination(ctx.repo, m) ?? '', m.name), m]),
     );
     const proxies = traefikProxiesByClass(ctx.repo);
     const services = new Map(ctx.resources.filter((r) => r.kind === 'Service').map((s) => [`${namespaceOrDestination(ctx.repo, s) ?? ''}/${s.name}`, s]));

@@ -305,6 +305,15 @@ export const closureMutations: Mutation[] = [
   },
   {
     check: 'closure-middleware',
+    why: "the API's headers Middleware left with every header commented out (spec: {}): a Middleware of no type, which Traefik will not build, and the public route answers 404",
+    mutate: (c) => {
+      const text = c.read('portfolio-api/deploy/middleware.yaml');
+      c.write('portfolio-api/deploy/middleware.yaml', text.slice(0, text.indexOf('spec:\n  headers:')) + 'spec: {}\n');
+    },
+    at: (c) => ({ file: 'portfolio-api/deploy/middleware.yaml', line: lineOf(c, 'portfolio-api/deploy/middleware.yaml', 'spec: {}') }),
+  },
+  {
+    check: 'closure-middleware',
     why: 'the Ingress names its middleware without the namespace Traefik puts first',
     mutate: swap(PORTFOLIO_INGRESS, 'portfolio-portfolio-headers@kubernetescrd', 'portfolio-headers@kubernetescrd'),
     at: 'router.middlewares',
