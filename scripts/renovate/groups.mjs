@@ -70,9 +70,12 @@ async function questions() {
   for await (const chunk of process.stdin) chunks.push(chunk);
   return JSON.parse(Buffer.concat(chunks).toString('utf8'));
 }
-const text = readFile(configFile, 'utf8');
-const resolved = text.then((t) => presets.resolveConfigPresets(utils.mergeChildConfig(defaults.getConfig(), json5.default.parse(t))));
-const [{ deps }, { config }, own] = await Promise.all([questions(), resolved, text.then((t) => json5.default.parse(t).packageRules ?? [])]);
+// The config file read once: its own rules as written, and resolved with its presets over Renovate's defaults.
+// The rules are copied before the merge reads the parsed file (their callbacks run in this order), so nothing it does reaches them.
+const written = readFile(configFile, 'utf8').then((t) => json5.default.parse(t));
+const ownRules = written.then((w) => structuredClone(w.packageRules ?? []));
+const resolved = written.then((w) => presets.resolveConfigPresets(utils.mergeChildConfig(defaults.getConfig(), w)));
+const [{ deps }, { config }, own] = await Promise.all([questions(), resolved, ownRules]);
 
 /** The matchers of a rule that a dependency as extracted is judged by: its names, and what narrows them (an update's type is not known yet). */
 const NAME_MATCHERS = ['matchPackageNames', 'matchDepNames'];
