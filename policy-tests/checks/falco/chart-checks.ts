@@ -259,7 +259,7 @@ export const falcoChartChecks: PolicyCheck[] = [
   {
     id: 'falco-forwarder',
     description:
-      'falcosidekick runs 2 replicas, posts to chat at priority notice and above with its webhook from an ExternalSecret (key SLACK_WEBHOOKURL, the variable it reads), its web UI off, and no Alertmanager output (S2, A16).',
+      'falcosidekick runs 2 replicas, posts to chat at priority notice and above (its output format one it writes: all, fields or text) with its webhook from an ExternalSecret (key SLACK_WEBHOOKURL, the variable it reads), its web UI off, and no Alertmanager output (S2, A16).',
     invariants: ['S2', 'A16'],
     remediation: Object.values(FORWARDER_FIX).join('; '),
     reads: { kinds: ['Application', 'ExternalSecret'], charts: ['falcosidekick'] },
@@ -275,6 +275,10 @@ export const falcoChartChecks: PolicyCheck[] = [
             ['config', 'slack', 'minimumpriority'],
             `chat minimum priority is "${String(dig(values, ['config', 'slack', 'minimumpriority']))}", must be notice`,
           );
+        // falcosidekick 2.32 (outputs/slack.go) writes fields for all or fields, text for all or text: nothing for another.
+        const format = dig(values, ['config', 'slack', 'outputformat']) ?? '';
+        if (!['all', 'fields', 'text', ''].includes(format as string))
+          fail(['config', 'slack', 'outputformat'], `chat format ${JSON.stringify(format)} posts no event text nor fields`);
         if (dig(values, ['config', 'slack', 'webhookurl']))
           fail(['config', 'slack', 'webhookurl'], 'the webhook URL is committed; take it from config.existingSecret');
         const secret = dig(values, ['config', 'existingSecret']);

@@ -330,6 +330,12 @@ export const falcoMutations: Mutation[] = [
   { check: 'falco-forwarder', why: 'the web UI on', mutate: (c) => c.edit(SIDEKICK_VALUES, 0, (d) => d.setIn(['webui', 'enabled'], true)), at: 'webui:' },
   {
     check: 'falco-forwarder',
+    why: "the chat output format written All: falcosidekick compares it by exact text, and every message posts neither the event's text nor its fields",
+    mutate: swap(SIDEKICK_VALUES, '    outputformat: all\n', '    outputformat: All\n'),
+    at: inFile(SIDEKICK_VALUES, 'outputformat: All'),
+  },
+  {
+    check: 'falco-forwarder',
     why: 'warnings and above only',
     mutate: (c) => c.edit(SIDEKICK_VALUES, 0, (d) => d.setIn(['config', 'slack', 'minimumpriority'], 'warning')),
     at: 'minimumpriority',
