@@ -163,7 +163,9 @@ function modeOf(item: TuningItem): 'define' | 'append' | 'replace' | undefined {
     const operation = item.override.exceptions;
     return operation === 'append' || operation === 'replace' ? operation : undefined;
   }
-  return yamlCppTrue(item.raw.append) ? 'append' : 'define';
+  if (yamlCppTrue(item.raw.append)) return 'append';
+  // A rule that sets none of condition, output, desc and priority only enables or disables an earlier one: its exceptions are not read.
+  return ['condition', 'output', 'desc', 'priority'].some((k) => k in item.raw) ? 'define' : undefined;
 }
 
 /**

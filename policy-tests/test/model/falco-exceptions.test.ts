@@ -66,6 +66,8 @@ describe("Falco's rule exceptions", () => {
     expect(clauses(append('    - name: f\n      fields: [fd.name]\n'))[1]).toMatch(/must have values property/);
     // To a rule the file does not define (an upstream one): a values-only append is not judged.
     expect(clauses('- rule: upstream\n  exceptions:\n    - name: e\n      values: [[x]]\n  override:\n    exceptions: append\n')).toEqual([]);
+    // A rule that only enables another: its exceptions are not read.
+    expect(clauses('- rule: upstream\n  enabled: false\n  exceptions:\n    - name: e\n      comps: [frobulate]\n')).toEqual([]);
     // A replace is read as a definition: its fields are required.
     expect(clauses(`${base}- rule: r\n  exceptions:\n    - name: e\n      values: [[id]]\n  override:\n    exceptions: replace\n`)[1]).toBe(
       "! exceptions.0: Item has no mapping for key 'fields'",
