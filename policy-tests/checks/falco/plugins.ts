@@ -16,22 +16,25 @@ import type { Repo } from '../../model/repository/repo.ts';
 import type { TuningItem } from '../../model/falco/tuning.ts';
 import { chartValues } from '../../model/helm/chart-values.ts';
 import { pluginRequirements, unmetRequirement } from '../../model/falco/plugin-requirements.ts';
+import { compatibleWith, sinspVersion } from '../../model/falco/versions.ts';
 
 export const RULES_PLUGIN = { name: 'container', required: '0.4.0', ref: 'ghcr.io/falcosecurity/plugins/plugin/container' } as const;
 
-/** Compatible as Falco judges required_plugin_versions: the same major, and not older. */
-export function compatibleVersion(actual: string, required: string): boolean {
-  const parse = (v: string) => v.replace(/^v/, '').split(/[.-]/).slice(0, 3).map(Number);
-  const [a, r] = [parse(actual), parse(required)];
-  if (a.some(Number.isNaN) || a[0] !== r[0]) return false;
-  for (let i = 1; i < 3; i++) if (a[i] !== r[i]) return a[i]! > r[i]!;
-  return true;
+/** Compatible as Falco judges required_plugin_versions (sinsp_version, model/falco/versions.ts), a tag's `v` aside. */
+function compatibleVersion(actual: string, required: string): boolean {
+  const [a, r] = [sinspVersion(actual.replace(/^v/, '')), sinspVersion(required)];
+  return a !== undefined && r !== undefined && compatibleWith(a, r);
+}
+
+/** A plugin ref's repository and tag (`ghcr.io/.../container:0.7.1`); the tag empty where the ref names none. */
+function refParts(ref: string): { repo: string; tag: string } {
+  const at = ref.lastIndexOf(':');
+  return at > ref.lastIndexOf('/') ? { repo: ref.slice(0, at), tag: ref.slice(at + 1) } : { repo: ref, tag: '' };
 }
 
 /** Problems with a plugin ref such as `ghcr.io/falcosecurity/plugins/plugin/container:0.7.1`. */
 export function pluginRefProblem(ref: string): string | undefined {
-  const at = ref.lastIndexOf(':');
-  const [repo, tag] = at > ref.lastIndexOf('/') ? [ref.slice(0, at), ref.slice(at + 1)] : [ref, ''];
+  const { repo, tag } = refParts(ref);
   if (repo !== RULES_PLUGIN.ref) return `${ref} is not the container plugin falco-rules 5 requires (${RULES_PLUGIN.ref})`;
   if (!compatibleVersion(tag, RULES_PLUGIN.required))
     return `${ref}: falco-rules 5 requires container ${RULES_PLUGIN.required} or a compatible later version, got "${tag || 'no tag'}"`;
@@ -72,7 +75,7 @@ export function loadedPluginVersions(values: unknown): { name: string; version: 
   if (Array.isArray(v.falco?.load_plugins) && extraPlugins(v.falco.load_plugins).length > 0) return undefined;
   if (v.collectors?.containerEngine?.enabled === false) return [];
   const ref = v.collectors?.containerEngine?.pluginRef;
-  const tag = typeof ref === 'string' && ref.lastIndexOf(':') > ref.lastIndexOf('/') ? ref.slice(ref.lastIndexOf(':') + 1) : undefined;
+  const tag = typeof ref === 'string' ? refParts(ref).tag : '';
   return tag ? [{ name: RULES_PLUGIN.name, version: tag }] : undefined;
 }
 
@@ -83,12 +86,14 @@ export function loadedPluginVersions(values: unknown): { name: string; version: 
 export function pluginRequirementRefusals(repo: Repo, items: readonly TuningItem[]): { item: TuningItem; path: Path; message: string }[] {
   const { requirements, problems } = pluginRequirements(items);
   const out = problems.map((p) => ({ ...p, message: `${p.message}: Falco refuses the rules file at start, and does not run` }));
-  for (const sensor of chartValues(repo, 'falco'))
+  for (const sensor of chartValues(repo, 'falco')) {
+    const loaded = loadedPluginVersions(sensor.values);
+    if (!loaded) continue;
+    const load = loaded.map((l) => `${l.name} ${l.version}`).join(', ') || 'no plugin';
     for (const r of requirements) {
-      const loaded = loadedPluginVersions(sensor.values);
-      const unmet = loaded && unmetRequirement(r, loaded);
-      const load = loaded?.map((l) => `${l.name} ${l.version}`).join(', ') || 'no plugin';
+      const unmet = unmetRequirement(r, loaded);
       if (unmet) out.push({ item: r.item, path: r.path, message: `${unmet} (the ${sensor.appName} values load ${load}): Falco does not start` });
     }
+  }
   return out;
 }

@@ -74,13 +74,15 @@ export const falcoTuningChecks: PolicyCheck[] = [
       for (const tuning of tunings) {
         for (const e of tuning.errors) ctx.fail({ file: tuning.file, line: e.pos.line, col: e.pos.col }, `${tuning.key}: ${e.message}`);
         const others = tunings.filter((t) => t !== tuning).flatMap((t) => t.items);
-        for (const { item, path, message } of exceptionRefusals(tuning.items, fields))
+        // The file's lists, read once for its exceptions, its lists' items and its conditions.
+        const own = fileLists(tuning.items);
+        for (const { item, path, message } of exceptionRefusals(tuning.items, fields, own))
           fail(tuning, [item.index, ...path], `rule "${item.name}": ${message}: Falco refuses the rules file at start, and does not run`);
         for (const r of pluginRequirementRefusals(ctx.repo, tuning.items)) fail(tuning, [r.item.index, ...r.path], r.message);
-        for (const { item, message } of unreadableLists(tuning.items, policy?.upstream.lists ?? new Set()))
+        for (const { item, message } of unreadableLists(tuning.items, policy?.upstream.lists ?? new Set(), own))
           fail(tuning, [item.index, 'items'], `list "${item.name}": ${message}: Falco refuses the rules file at start, and does not run`);
         // Falco writes every list's items into a condition's text before it parses it.
-        const lists = [...fileLists(tuning.items), ...fileLists(others)];
+        const lists = [...own, ...fileLists(others)];
         for (const item of tuning.items) {
           if (item.type === 'other' && !('required_engine_version' in item.raw) && !('required_plugin_versions' in item.raw))
             fail(tuning, [item.index], 'item is not a rule, macro or list');

@@ -40,8 +40,9 @@ export const podCidrCheck: PolicyCheck = {
   reads: { kinds: ['ConfigMap', 'Application'], charts: ['cilium'], renders: true },
   exemptible: false,
   run(ctx) {
-    const pods = ctx.repo.facts?.nodeNetwork?.pods;
-    if (cniOf(ctx.repo).name !== 'cilium' || !pods) return;
+    const network = ctx.repo.facts?.nodeNetwork;
+    if (cniOf(ctx.repo).name !== 'cilium' || !network) return;
+    const { pods, services } = network;
     for (const config of ctx.resources.filter((r) => r.kind === 'ConfigMap' && r.name === 'cilium-config' && r.rendered)) {
       const data = obj(config.object.data);
       const mode = scalarText(data.ipam ?? '');
@@ -59,7 +60,7 @@ export const podCidrCheck: PolicyCheck = {
       for (const cidr of pool.filter((c) => !cidrWithin(c, pods)))
         ctx.fail(
           ipamPlace(ctx, config),
-          `Cilium gives pods addresses from ${cidr} (its cluster-pool IPAM${pool.length === 1 && cidr === '10.0.0.0/8' ? ', the chart default' : ''}), outside the cluster facts' pod network ${pods}, which the nodes' podCIDRs come from: the VPN pod's firewall and every rule held to the pod network miss those pods${cidrWithin(ctx.repo.facts!.nodeNetwork!.services, cidr) ? `, and ${cidr} holds the Service network ${ctx.repo.facts!.nodeNetwork!.services}, so a pod may take a Service's address` : ''}`,
+          `Cilium gives pods addresses from ${cidr} (its cluster-pool IPAM${pool.length === 1 && cidr === '10.0.0.0/8' ? ', the chart default' : ''}), outside the cluster facts' pod network ${pods}, which the nodes' podCIDRs come from: the VPN pod's firewall and every rule held to the pod network miss those pods${cidrWithin(services, cidr) ? `, and ${cidr} holds the Service network ${services}, so a pod may take a Service's address` : ''}`,
           FIX,
         );
     }

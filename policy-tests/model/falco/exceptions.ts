@@ -17,7 +17,7 @@ import { requiredScalar, yamlCppTrue, type ReaderProblem } from './reader.ts';
 import type { TuningItem } from './tuning.ts';
 import { parseCondition } from './expr.ts';
 import { fieldProblems } from './policy.ts';
-import { fileLists, quoteItem, resolveLists } from './lists.ts';
+import { fileLists, quoteItem, resolveLists, type FalcoList } from './lists.ts';
 
 /** One of fields, comps or a value as Falco decodes it: a scalar's text, a list, or neither (a null or a mapping). */
 type Entry = { list: false; item: string } | { list: true; items: Entry[] };
@@ -218,9 +218,9 @@ export function ruleExceptions(items: readonly TuningItem[]): Map<TuningItem, Co
 export function exceptionRefusals(
   items: readonly TuningItem[],
   fields: ReadonlyMap<string, 'none' | 'allowed' | 'required'> | undefined,
+  lists: readonly FalcoList[] = fileLists(items),
 ): { item: TuningItem; path: Path; message: string }[] {
   const out: { item: TuningItem; path: Path; message: string }[] = [];
-  const lists = fileLists(items);
   for (const [item, exceptions] of ruleExceptions(items))
     for (const ex of exceptions) {
       const found = new Map<string, Path>(ex.problems.map((p) => [p.message, p.path]));

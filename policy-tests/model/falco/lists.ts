@@ -78,10 +78,13 @@ export function resolveLists(condition: string, lists: readonly FalcoList[]): st
  * there, with the parser's words: where a condition of the file names it, or it appends to an upstream list (whose
  * rules name it). A list nothing names is never written into a condition, and Falco loads it.
  */
-export function unreadableLists(items: readonly TuningItem[], upstreamLists: ReadonlySet<string>): { item: TuningItem; message: string }[] {
+export function unreadableLists(
+  items: readonly TuningItem[],
+  upstreamLists: ReadonlySet<string>,
+  lists: readonly FalcoList[] = fileLists(items),
+): { item: TuningItem; message: string }[] {
   const conditions = items.flatMap((i) => (i.condition ? [i.condition] : []));
   const out: { item: TuningItem; message: string }[] = [];
-  const lists = fileLists(items);
   for (const item of items) {
     const list = lists.find((l) => l.name === item.name);
     if (item.type !== 'list' || !list || !Array.isArray(item.raw.items)) continue;

@@ -209,7 +209,7 @@ export const FALCO_ENGINE_VERSION = [0, 62, 0] as const;
 function requiredEngine(value: unknown): number[] | undefined {
   const text = scalarText(value).trim();
   if (/^(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9]\d*)$/.test(text)) {
-    const minor = Number(text.startsWith('0') && !/^0[xX]/.test(text) && text.length > 1 ? parseInt(text, 8) : Number(text));
+    const minor = /^0[0-7]+$/.test(text) ? parseInt(text, 8) : Number(text);
     if (minor <= 0xffffffff) return [0, minor, 0];
   }
   return isScalar(value) ? sinspVersion(scalarText(value)) : undefined;

@@ -65,7 +65,7 @@ export const labelsOfProducers = (producers: readonly ScrapeJob[], name: string)
 export function seriesLabels(catalog: MetricsCatalog, recorded: ReadonlySet<string>, s: Pick<Selector, 'name' | 'matchers'>): Set<string> | undefined {
   if (!s.name || !SCRAPE_SERIES.has(s.name)) return selectorLabels(catalog, recorded, s);
   const jobs = jobsFor(s, catalog.jobs);
-  return jobs.length ? new Set(jobs.flatMap((j) => [...j.targetLabels])) : undefined;
+  return jobs.length ? targetLabels(jobs) : undefined;
 }
 
 /** Every label a selector's series may carry, or undefined where the catalog cannot say (a recorded or exempt series, a job's own series, no metric found). */
@@ -134,12 +134,17 @@ export function unscrapedBecause(catalog: MetricsCatalog, read: { jobs?: readonl
  */
 export function scrapeSeriesProblems(s: Selector, jobs: readonly ScrapeJob[]): string[] | undefined {
   if (!s.name || !SCRAPE_SERIES.has(s.name)) return undefined;
-  const labels = new Set(jobs.flatMap((j) => j.targetLabels));
   if (jobs.length === 0) return [];
+  const labels = targetLabels(jobs);
   return [...new Set([...s.matchers.map((m) => m.label), ...s.groupedBy])]
     .filter((label) => label !== '__name__' && !labels.has(label))
     .map(
       (label) =>
         `label ${label} of ${s.name}, which no target of the jobs it reads has${didYouMean(label, labels)} (labels: ${[...labels].sort().join(', ')}): every series has it empty`,
     );
+}
+
+/** The labels the targets of the jobs carry: what a series Prometheus writes of every scrape has. */
+function targetLabels(jobs: readonly ScrapeJob[]): Set<string> {
+  return new Set(jobs.flatMap((j) => j.targetLabels));
 }
