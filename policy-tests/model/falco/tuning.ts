@@ -5,7 +5,7 @@
  */
 import { duplicateKeys } from '../yaml/duplicate-keys.ts';
 import { embeddedPlacer } from '../yaml/embedded-text.ts';
-import { LineCounter, parseDocument } from 'yaml';
+import { LineCounter, parseAllDocuments } from 'yaml';
 import { documentPositions, type Positions } from '../core/manifest.ts';
 import type { Repo } from '../repository/repo.ts';
 import { perRepo } from '../repository/per-repo.ts';
@@ -37,49 +37,73 @@ export interface TuningFile {
 /** A rules file as its own text says, positions inside it: the same for every view of an unchanged file. */
 interface ParsedRules {
   items: readonly TuningItem[];
-  positions: Positions;
+  /** Where a path names a place: its item's index is the item's across the file, mapped to its document's own. */
+  at(path: Path): LinePos;
   errors: readonly { message: string; pos: LinePos }[];
+}
+
+/** An item's document, and its index there. */
+interface ItemPlace {
+  positions: Positions;
+  local: number;
 }
 
 /** Rules files parsed, by text: every view of the repository reads them again (the mutation runs make hundreds). */
 const rulesOf = perKey(200, (text: string): ParsedRules => {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, uniqueKeys: false });
-  const positions: Positions = documentPositions(doc, lineCounter);
-  const errors = doc.errors.map((e) => ({ message: e.message.split('\n')[0]!, pos: e.linePos?.[0] ?? { line: 1, col: 1 } }));
-  if (errors.length === 0)
-    errors.push(
-      ...duplicateKeys(doc, lineCounter).map((d) => ({ message: `duplicate key "${d.key}": Map keys must be unique`, pos: { line: d.line, col: d.col } })),
-    );
-  const data = errors.length ? [] : doc.toJS({ maxAliasCount: 100 });
+  // Falco reads every document of a rules file, in order, as one list of items (rule_loader_reader.cpp read: loadall_from_string).
+  const parsed = parseAllDocuments(text, { lineCounter, uniqueKeys: false });
+  const docs = Array.isArray(parsed) ? parsed : [];
+  const docPositions = docs.map((doc) => documentPositions(doc, lineCounter));
+  const places: ItemPlace[] = [];
+  const at = (path: Path): LinePos => {
+    const place = typeof path[0] === 'number' ? places[path[0]] : undefined;
+    if (place) return place.positions.at([place.local, ...path.slice(1)], 'key');
+    return docPositions[0]?.at(path, 'key') ?? { line: 1, col: 1 };
+  };
   const items: TuningItem[] = [];
-  // An empty file, and an empty item, are read as nothing (rule_loader_reader.cpp read: a null document or item is skipped).
-  if (!errors.length && data !== null && data !== undefined && !Array.isArray(data))
-    errors.push({ message: 'a Falco rules file is a YAML list of rule, macro and list items', pos: positions.at([], 'key') });
-  (Array.isArray(data) ? data : []).forEach((raw: unknown, index: number) => {
-    if (raw === null || raw === undefined) return;
-    const item = raw as Record<string, unknown>;
-    const type = (['rule', 'macro', 'list'] as const).find((t) => typeof item[t] === 'string') ?? 'other';
-    items.push({
-      type,
-      name: type === 'other' ? '' : String(item[type]),
-      index,
-      raw: item,
-      override: typeof item.override === 'object' && item.override !== null ? (item.override as Record<string, unknown>) : undefined,
-      condition: typeof item.condition === 'string' ? item.condition : undefined,
-    });
-  });
-  return { items, positions, errors };
+  const errors: { message: string; pos: LinePos }[] = [];
+  for (const [d, doc] of docs.entries()) {
+    // Falco stops at the first document it cannot read, and keeps none of the file.
+    const docErrors = doc.errors.map((e) => ({ message: e.message.split('\n')[0]!, pos: e.linePos?.[0] ?? { line: 1, col: 1 } }));
+    if (!docErrors.length)
+      docErrors.push(
+        ...duplicateKeys(doc, lineCounter).map((k) => ({ message: `duplicate key "${k.key}": Map keys must be unique`, pos: { line: k.line, col: k.col } })),
+      );
+    const data: unknown = docErrors.length ? null : doc.toJS({ maxAliasCount: 100 });
+    // An empty document, and an empty item, are read as nothing (rule_loader_reader.cpp read: a null document or item is skipped).
+    if (!docErrors.length && data !== null && data !== undefined && !Array.isArray(data))
+      docErrors.push({ message: 'a Falco rules file is a YAML list of rule, macro and list items', pos: docPositions[d]!.at([], 'key') });
+    if (docErrors.length) return { items: [], at, errors: docErrors };
+    for (const [local, raw] of (Array.isArray(data) ? data : []).entries()) {
+      if (raw === null || raw === undefined) continue;
+      places.push({ positions: docPositions[d]!, local });
+      items.push(tuningItem(raw as Record<string, unknown>, places.length - 1));
+    }
+  }
+  return { items, at, errors };
 });
+
+function tuningItem(item: Record<string, unknown>, index: number): TuningItem {
+  const type = (['rule', 'macro', 'list'] as const).find((t) => typeof item[t] === 'string') ?? 'other';
+  return {
+    type,
+    name: type === 'other' ? '' : String(item[type]),
+    index,
+    raw: item,
+    override: typeof item.override === 'object' && item.override !== null ? (item.override as Record<string, unknown>) : undefined,
+    condition: typeof item.condition === 'string' ? item.condition : undefined,
+  };
+}
 
 /** Parses a Falco rules file; `toOuter` maps positions in it to the file it is embedded in. */
 export function parseTuning(file: string, key: string, text: string, toOuter: (p: LinePos) => LinePos = (p) => p): TuningFile {
-  const { items, positions, errors } = rulesOf(text);
+  const { items, at, errors } = rulesOf(text);
   return {
     file,
     key,
     items: [...items],
-    at: (path: Path) => toOuter(positions.at(path, 'key')),
+    at: (path: Path) => toOuter(at(path)),
     errors: errors.map((e) => ({ message: e.message, pos: toOuter(e.pos) })),
   };
 }

@@ -112,6 +112,25 @@ describe("Falco's rules reader", () => {
     expect(undefinedMacros(parseCondition(file[0]!.condition!), scope(0))).toEqual(['b']);
     expect(undefinedMacros(parseCondition(file[2]!.condition!), scope(2))).toEqual(['c']);
   });
+
+  it('reads every document of the file, in order, as one list, each item placed in its own document, and stops at a document it cannot read', () => {
+    const text = '- macro: a\n  condition: evt.type = open\n---\n\n---\n- ~\n- rule: r\n  condition: a\n';
+    const file = parseTuning('rules.yaml', 'rules.yaml', text);
+    expect(file.errors).toEqual([]);
+    expect(file.items.map((i) => [i.type, i.name, i.index])).toEqual([
+      ['macro', 'a', 0],
+      ['rule', 'r', 1],
+    ]);
+    expect(file.at([1, 'condition'])).toEqual({ line: 8, col: 3 });
+    expect(file.at([0, 'condition'])).toEqual({ line: 2, col: 3 });
+    const scope = macroVisible({ upstream: new Set(), items: file.items, others: [], at: file.items[1]! });
+    expect(undefinedMacros(parseCondition(file.items[1]!.condition!), scope)).toEqual([]);
+    const refused = parseTuning('rules.yaml', 'rules.yaml', '- macro: a\n  condition: evt.type = open\n---\nrule: r\n');
+    expect([refused.items, refused.errors.map((e) => [e.message, e.pos.line])]).toEqual([
+      [],
+      [['a Falco rules file is a YAML list of rule, macro and list items', 4]],
+    ]);
+  });
 });
 
 describe("Falco's own loader tests, read", () => {
