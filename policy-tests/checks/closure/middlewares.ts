@@ -7,7 +7,10 @@
  * (`service.middlewares`), which Traefik builds into the service the same way: one that does not exist fails it.
  * A Middleware is one type (its spec's one key: headers, stripPrefix, ...): with none, or two, Traefik's builder
  * (pkg/server/middleware/middlewares.go buildConstructor) refuses it ("invalid middleware type", "multi-types
- * middleware not supported"), and every router or service that names it fails the same way.
+ * middleware not supported"), and every router or service that names it fails the same way. A chain Middleware
+ * names others (`spec.chain.middlewares`, each `name` in its `namespace`, the chain's own where none is given): the
+ * provider drops a chain that names another namespace unless `allowCrossNamespace` is on (createChainMiddleware,
+ * resolveReference), and the builder fails the chain where one it names does not exist, or names the chain again.
  */
 import { traefikProxiesByClass, traefikServing, type TraefikProxy } from '../../model/traefik/proxies.ts';
 import { ingressRoutes } from '../../model/cluster/ingress-routes.ts';
@@ -35,8 +38,40 @@ function unbuildable(middleware: Resource): string | undefined {
     : `sets ${types.length} middleware types, ${types.join(' and ')} (Traefik: "multi-types middleware not supported", one type per Middleware)`;
 }
 
+/** A Middleware, and the namespace it lives in (a chain's own names resolve there). */
+interface Declared {
+  resource: Resource;
+  namespace: string;
+}
+
+/** The middlewares a chain names, each followed as Traefik's provider resolves and its builder builds them; `path` the chains already entered. */
+function judgeChain(ctx: CheckContext, named: Named, chain: Declared, middlewares: ReadonlyMap<string, Declared>, path: readonly Resource[] = []): void {
+  const { owner, effect, proxy } = named;
+  const refs = dig(chain.resource.object, ['spec', 'chain', 'middlewares']);
+  (Array.isArray(refs) ? refs : []).forEach((ref: unknown, i: number) => {
+    const at = { resource: chain.resource, path: ['spec', 'chain', 'middlewares', i] };
+    const name = String(dig(ref, ['name']) ?? '');
+    const namespace = String(dig(ref, ['namespace']) || chain.namespace);
+    const by = `${owner.kind} ${owner.name} names chain Middleware ${chain.resource.name}`;
+    if (name.includes('@')) return ctx.notJudged(at, `chain Middleware ${chain.resource.name} names ${name} of another provider, which the gate does not read`);
+    if (namespace !== chain.namespace && !proxy.crossNamespace)
+      return ctx.fail(
+        at,
+        `${by}, which names ${name} of namespace ${namespace}, but the proxy's CRD provider does not allow another namespace (providers.kubernetesCRD.allowCrossNamespace off) and drops the chain: ${effect}`,
+      );
+    const next = middlewares.get(middlewareName(namespace, name));
+    if (!next) return ctx.fail(at, `${by}, which names ${name}, but no Middleware of the repository is ${name} in namespace ${namespace}: ${effect}`);
+    if (next.resource === chain.resource || path.includes(next.resource))
+      return ctx.fail(at, `${by}, which names ${next.resource.name} inside itself (Traefik: "recursion detected"): ${effect}`);
+    const why = unbuildable(next.resource);
+    if (why) return ctx.fail({ resource: next.resource, path: ['spec'] }, `Middleware ${next.resource.name} ${why}, and ${by}, which names it: ${effect}`);
+    if (dig(next.resource.object, ['spec', 'chain']) !== undefined) judgeChain(ctx, named, next, middlewares, [...path, chain.resource]);
+  });
+}
+
 /** The middlewares `owner` names for its router or service, each a Middleware its proxy reads. */
-function judgeNamed(ctx: CheckContext, { owner, target, effect, proxy, cls }: Named, middlewares: ReadonlyMap<string, Resource>): void {
+function judgeNamed(ctx: CheckContext, by: Named, middlewares: ReadonlyMap<string, Declared>): void {
+  const { owner, target, effect, proxy, cls } = by;
   // The key as Traefik's decoder finds it, its field's name case aside (router.Middlewares is read too).
   const named = namedMiddlewares(owner, target);
   if (!named) return;
@@ -49,7 +84,8 @@ function judgeNamed(ctx: CheckContext, { owner, target, effect, proxy, cls }: Na
       );
       continue;
     }
-    const middleware = middlewares.get(name);
+    const declared = middlewares.get(name);
+    const middleware = declared?.resource;
     if (!middleware)
       ctx.fail(
         { resource: owner, path: at },
@@ -57,6 +93,7 @@ function judgeNamed(ctx: CheckContext, { owner, target, effect, proxy, cls }: Na
       );
     const why = middleware && unbuildable(middleware);
     if (why) ctx.fail({ resource: middleware, path: ['spec'] }, `Middleware ${middleware.name} ${why}, and ${owner.kind} ${owner.name} names it: ${effect}`);
+    else if (declared && dig(declared.resource.object, ['spec', 'chain']) !== undefined) judgeChain(ctx, by, declared, middlewares);
     if (!proxy.crd) {
       const { line, col } = proxy.source.positions.at(['providers', 'kubernetesCRD', 'enabled'], 'key');
       ctx.fail(
@@ -70,7 +107,7 @@ function judgeNamed(ctx: CheckContext, { owner, target, effect, proxy, cls }: Na
 export const middlewareClosureCheck: PolicyCheck = {
   id: 'closure-middleware',
   description:
-    "Every Traefik middleware an Ingress names (router.middlewares, <namespace>-<name>@kubernetescrd), or a Service it sends to (service.middlewares), is a Middleware of the repository of one middleware type (its spec's one key), read by the proxy that serves the Ingress's class (its Kubernetes CRD provider on); otherwise Traefik builds no router and the route answers 404 (invariants P1).",
+    "Every Traefik middleware an Ingress names (router.middlewares, <namespace>-<name>@kubernetescrd), or a Service it sends to (service.middlewares), is a Middleware of the repository of one middleware type (its spec's one key), each a chain names too (in its own namespace unless the proxy allows another, and never itself), read by the proxy that serves the Ingress's class (its Kubernetes CRD provider on); otherwise Traefik builds no router and the route answers 404 (invariants P1).",
   invariants: ['P1'],
   remediation:
     'name a Middleware the repository declares as <namespace>-<name>@kubernetescrd, and keep providers.kubernetesCRD.enabled on the proxy that serves the class',
@@ -78,7 +115,12 @@ export const middlewareClosureCheck: PolicyCheck = {
   exemptible: false,
   run(ctx) {
     const middlewares = new Map(
-      ctx.resources.filter((r) => r.kind === 'Middleware').map((m) => [middlewareName(namespaceOrDestination(ctx.repo, m) ?? '', m.name), m]),
+      ctx.resources
+        .filter((r) => r.kind === 'Middleware')
+        .map((resource) => {
+          const namespace = namespaceOrDestination(ctx.repo, resource) ?? '';
+          return [middlewareName(namespace, resource.name), { resource, namespace }];
+        }),
     );
     const proxies = traefikProxiesByClass(ctx.repo);
     const services = new Map(ctx.resources.filter((r) => r.kind === 'Service').map((s) => [`${namespaceOrDestination(ctx.repo, s) ?? ''}/${s.name}`, s]));

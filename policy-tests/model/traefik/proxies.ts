@@ -19,6 +19,8 @@ export const INGRESS_CLASS_PATH = ['providers', 'kubernetesIngress', 'ingressCla
 export interface TraefikProxy extends ChartValues {
   /** Whether its Kubernetes CRD provider is on: the Middlewares an Ingress names are read through it. */
   crd: boolean;
+  /** Whether its CRD provider lets a chain name a Middleware of another namespace (`allowCrossNamespace`, off by the chart's default). */
+  crossNamespace: boolean;
   /** Whether its Kubernetes Ingress provider is on (the chart's default). */
   servesIngresses: boolean;
   /** The class its Ingress provider serves, as its values write it; undefined for none. */
@@ -30,6 +32,7 @@ export function traefikProxies(repo: Repo): TraefikProxy[] {
   return chartValues(repo, 'traefik').map((v) => ({
     ...v,
     crd: dig(v.values, ['providers', 'kubernetesCRD', 'enabled']) !== false,
+    crossNamespace: dig(v.values, ['providers', 'kubernetesCRD', 'allowCrossNamespace']) === true,
     servesIngresses: dig(v.values, ['providers', 'kubernetesIngress', 'enabled']) !== false,
     ingressClass: dig(v.values, INGRESS_CLASS_PATH) as string | undefined,
   }));

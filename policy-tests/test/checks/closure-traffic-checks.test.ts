@@ -3,13 +3,28 @@
  * pods and ports, an Ingress's class, rules and middlewares, its TLS and the issuers behind it; a LoadBalancer of
  * another provider, and an Ingress served by its default backend. What a pod names: closure-checks.test.ts.
  */
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeMutations } from '../support/mutation-runner.ts';
 import { closureMutations, onTraffic } from '../mutations/closure.ts';
-import { copyGateOptions, lineOf, useCopyWith } from '../support/helpers.ts';
+import { copyGateOptions, copyRepo, lineOf, useCopyWith, type RepoCopy } from '../support/helpers.ts';
+import { throughChain } from '../mutations/edits.ts';
 import { allFindings, runGate } from '../../gate/gate.ts';
 
 describeMutations('platform checks (closure/: what traffic names) bite on a broken copy of the real repository', closureMutations.filter(onTraffic));
+
+describe('a chain Middleware is followed to the Middlewares it names', () => {
+  let copy: RepoCopy | undefined;
+  beforeAll(() => {
+    copy = copyRepo();
+    throughChain('{name: portfolio-headers}', '{name: portfolio-headers, namespace: portfolio}')(copy);
+  });
+  afterAll(() => copy?.dispose());
+
+  it('gives no finding where each it names is a Middleware of one type in its namespace', async () => {
+    const result = await runGate(copyGateOptions(copy!.root));
+    expect(allFindings(result)).toEqual([]);
+  });
+});
 
 describe("a LoadBalancer of another provider's class is not MetalLB's, and not judged", () => {
   const FILE = 'apps/platform/ingress-public/other-class.yaml';

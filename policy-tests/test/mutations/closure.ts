@@ -13,6 +13,8 @@ import {
   STORE,
   CLASSES,
   PORTFOLIO_INGRESS,
+  PORTFOLIO_MIDDLEWARE,
+  throughChain,
   PORTFOLIO_DEPLOYMENT,
   removeApp,
   TUNING,
@@ -337,6 +339,24 @@ export const closureMutations: Mutation[] = [
       'router.Middlewares: portfolio-portfolio-haeders@kubernetescrd',
     ),
     at: 'router.Middlewares',
+  },
+  {
+    check: 'closure-middleware',
+    why: "the API's route goes through a chain Middleware whose headers entry is misspelt: Traefik's builder finds no such Middleware, and the route answers 404",
+    mutate: throughChain('{name: portfolio-headers}', '{name: portfolio-haeders}'),
+    at: (c) => ({ file: PORTFOLIO_MIDDLEWARE, line: lineOf(c, PORTFOLIO_MIDDLEWARE, 'portfolio-haeders') }),
+  },
+  {
+    check: 'closure-middleware',
+    why: "the chain names the headers Middleware in the proxy's namespace: the public proxy's CRD provider does not allow another namespace, drops the chain, and the route answers 404",
+    mutate: throughChain('{name: portfolio-headers, namespace: ingress}'),
+    at: (c) => ({ file: PORTFOLIO_MIDDLEWARE, line: lineOf(c, PORTFOLIO_MIDDLEWARE, 'namespace: ingress}') }),
+  },
+  {
+    check: 'closure-middleware',
+    why: 'the chain names itself: Traefik\'s builder reports "recursion detected" and builds no router',
+    mutate: throughChain('{name: portfolio-headers}', '{name: portfolio-chain, namespace: portfolio}'),
+    at: (c) => ({ file: PORTFOLIO_MIDDLEWARE, line: lineOf(c, PORTFOLIO_MIDDLEWARE, '{name: portfolio-chain') }),
   },
   {
     check: 'closure-ingress-rules',

@@ -223,6 +223,18 @@ export const KUSTOMIZATION = 'apps/platform/argocd/kustomization.yaml';
 export const CLASSES = 'apps/platform/rook-ceph-cluster/classes.yaml';
 
 export const PORTFOLIO_INGRESS = 'portfolio-api/deploy/ingress.yaml';
+export const PORTFOLIO_MIDDLEWARE = 'portfolio-api/deploy/middleware.yaml';
+
+/** The API's Ingress names a chain Middleware, declared beside its headers Middleware, that names `refs` (YAML flow items). */
+export function throughChain(...refs: string[]): (copy: RepoCopy) => void {
+  return (copy) => {
+    copy.write(
+      PORTFOLIO_MIDDLEWARE,
+      `${copy.read(PORTFOLIO_MIDDLEWARE)}---\napiVersion: traefik.io/v1alpha1\nkind: Middleware\nmetadata:\n  name: portfolio-chain\n  namespace: portfolio\n  annotations:\n    argocd.argoproj.io/sync-options: SkipDryRunOnMissingResource=true\nspec:\n  chain:\n    middlewares:\n${refs.map((r) => `      - ${r}\n`).join('')}`,
+    );
+    copy.write(PORTFOLIO_INGRESS, copy.read(PORTFOLIO_INGRESS).replace('portfolio-portfolio-headers@kubernetescrd', 'portfolio-portfolio-chain@kubernetescrd'));
+  };
+}
 
 export const wave = (file: string, to: string) => (c: RepoCopy) =>
   c.write(file, c.read(file).replace(/argocd\.argoproj\.io\/sync-wave: "-?\d+"/, `argocd.argoproj.io/sync-wave: "${to}"`));
