@@ -2,7 +2,8 @@
  * closure-load-balancer: every LoadBalancer Service gets an address, and something answers for it. Whether a provider
  * exists at all (MetalLB's pools, or one providedOutsideGit), whether a chart's LoadBalancer is declared on its app, whether the LAN's proxy
  * admits the LAN, and what MetalLB's controller makes of each Service (model/cluster/metallb-allocator.ts): the address it is given, or why
- * it stays <pending>; then whether an advertisement announces the pool it came from, to it.
+ * it stays <pending>; then whether an advertisement announces the pool it came from, to it; and whether the router's
+ * port forward lands on the public proxy's Service.
  */
 import { applications, applicationsByName, namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { requiresLoadBalancer, REQUIRES_LOAD_BALANCER } from '../../model/argocd/app-declarations.ts';
@@ -16,7 +17,8 @@ import { selectorMatches } from '../../model/core/label-selector.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { cidrFamily, cidrWithin } from '../../model/repository/node-network.ts';
 import { traefikProxiesByClass } from '../../model/traefik/proxies.ts';
-import { LAN_GATEWAY } from '../../model/cluster/ingress-routes.ts';
+import { LAN_GATEWAY, PUBLIC_GATEWAY } from '../../model/cluster/ingress-routes.ts';
+import type { Allocation } from '../../model/cluster/metallb-allocator.ts';
 
 /** Where the Traefik chart's values set its Service's source ranges (its service.spec is the Service's spec). */
 const SOURCE_RANGES = ['service', 'spec', 'loadBalancerSourceRanges'];
@@ -27,7 +29,7 @@ import { FACTS_FIX } from './closing.ts';
 export const loadBalancerClosureCheck: PolicyCheck = {
   id: 'closure-load-balancer',
   description:
-    'Every LoadBalancer Service (plain, rendered, or declared on its app with gate.homelab-gitops/requires-load-balancer) has an address provider: an IPAddressPool in the repository, or a providedOutsideGit LoadBalancer entry; and MetalLB, as its controller allocates (v0.16.1), gives it an address: the one it asks for (metallb.io/loadBalancerIPs or spec.loadBalancerIP) from the pool that holds it, if that pool serves the Service (its serviceAllocation) and no other Service holds the address on the same ports without the same sharing key; else one from the pool it names (metallb.io/address-pool), which exists and has one free; else one from a pool pinned to it or any pool that auto-assigns; and a layer-2 or BGP advertisement announces that pool to it, from a node its nodeSelectors match among the nodes of the cluster facts that do not carry node.kubernetes.io/exclude-from-external-load-balancers (a BGP one to a peer the repository declares); otherwise it waits for an address forever, or has one nothing answers for. An app that declares one, rendered, renders one, or nothing outside the cluster reaches it. The LAN proxy (the Traefik of the LAN ingress class) admits the LAN, the subnet of the nodes in the cluster facts, among the loadBalancerSourceRanges of its Service, or every client on the LAN is refused at the Service (invariants P1).',
+    "Every LoadBalancer Service (plain, rendered, or declared on its app with gate.homelab-gitops/requires-load-balancer) has an address provider: an IPAddressPool in the repository, or a providedOutsideGit LoadBalancer entry; and MetalLB, as its controller allocates (v0.16.1), gives it an address: the one it asks for (metallb.io/loadBalancerIPs or spec.loadBalancerIP) from the pool that holds it, if that pool serves the Service (its serviceAllocation) and no other Service holds the address on the same ports without the same sharing key; else one from the pool it names (metallb.io/address-pool), which exists and has one free; else one from a pool pinned to it or any pool that auto-assigns; and a layer-2 or BGP advertisement announces that pool to it, from a node its nodeSelectors match among the nodes of the cluster facts that do not carry node.kubernetes.io/exclude-from-external-load-balancers (a BGP one to a peer the repository declares); otherwise it waits for an address forever, or has one nothing answers for. An app that declares one, rendered, renders one, or nothing outside the cluster reaches it. The LAN proxy (the Traefik of the LAN ingress class) admits the LAN, the subnet of the nodes in the cluster facts, among the loadBalancerSourceRanges of its Service, or every client on the LAN is refused at the Service. The router's port forward (the cluster facts' nodeNetwork.forwards) lands on the public proxy: a LoadBalancer Service the public class's Traefik renders asks MetalLB for that address (one it does not ask for is the allocator's pick of the moment), is given it, and serves each forwarded port, where its chart renders (invariants P1).",
   invariants: ['P1'],
   remediation: `keep MetalLB and its pool (apps/platform/metallb), ${FACTS_FIX}; an app whose chart renders a LoadBalancer Service carries ${REQUIRES_LOAD_BALANCER}: "true"; list the LAN in the LAN proxy's service.spec.loadBalancerSourceRanges`,
   reads: { kinds: ['*'], everyKind: 'a LoadBalancer Service, and the pool that serves it, may come from any render', charts: ['traefik'], renders: true },
@@ -179,12 +181,14 @@ function checkAllocations(ctx: CheckContext, services: readonly Resource[]): voi
       return { key: svc.key, svc, resource };
     })
     .sort(byKey);
+  const given: Given[] = [];
   for (const { svc, resource } of served) {
     const got = allocator.allocate(svc);
     if ('error' in got) {
       ctx.fail({ resource, path: got.path }, `Service ${resource.name}: MetalLB gives it no address (${got.error}), and it stays <pending>`);
       continue;
     }
+    given.push({ resource, got });
     const pool = pools.find((p) => p.name === got.pool);
     const picking = advertisements.filter((a) => picks(a, pool, svc));
     if (picking.length === 0)
@@ -208,4 +212,49 @@ function checkAllocations(ctx: CheckContext, services: readonly Resource[]): voi
         `Service ${resource.name} gets ${got.ips.join(', ')} from pool ${got.pool}, which ${picking.map((a) => `${a.kind} ${a.name}`).join(' and ')} announces only from nodes its nodeSelectors match, and no node of the cluster facts does: nothing answers for the address`,
       );
   }
+  routerForward(ctx, given);
+}
+
+/** A Service MetalLB gives an address. */
+interface Given {
+  resource: Resource;
+  got: Extract<Allocation, { ips: string[] }>;
+}
+
+/**
+ * The router's port forward (the cluster facts' nodeNetwork.forwards) lands on the public proxy: a LoadBalancer
+ * Service the public class's Traefik renders asks MetalLB for the forwarded address, is given it, and serves each
+ * forwarded port there. An address it does not ask for is the allocator's pick of the moment: a Service created
+ * before it, or its own Service created again, takes another, and the internet reaches nothing. Judged where the
+ * proxy's chart is rendered.
+ */
+function routerForward(ctx: CheckContext, given: readonly Given[]): void {
+  const forwards = ctx.repo.facts?.nodeNetwork?.forwards;
+  const proxy = traefikProxiesByClass(ctx.repo).get(PUBLIC_GATEWAY);
+  if (!forwards || !proxy) return;
+  const renders = ctx.renders.filter((x) => x.app.name === proxy.appName);
+  if (renders.length === 0 || renders.some((x) => x.status !== 'rendered'))
+    return ctx.notJudged(
+      { data: proxy.source, path: ['service'] },
+      `the router forwards ${forwards.ports.join(', ')} to ${forwards.address} (nodeNetwork.forwards); whether the public proxy's Service (${proxy.appName}) holds it is judged where its chart renders`,
+    );
+  const own = given.filter((g) => g.resource.rendered?.app === proxy.appName);
+  const holder = own.find((g) => g.got.asked && g.got.ips.includes(forwards.address));
+  const fix = `ask for it in service.annotations (metallb.io/loadBalancerIPs: ${forwards.address})`;
+  if (!holder) {
+    const gets = own.map((g) => `${g.resource.name} gets ${g.got.ips.join(', ')}${g.got.asked ? '' : ", the allocator's pick of the moment"}`);
+    return ctx.fail(
+      { data: proxy.source, path: ['service', 'annotations'] },
+      `the router forwards ${forwards.ports.join(', ')} to ${forwards.address} (nodeNetwork.forwards), and no LoadBalancer Service of the public proxy (${proxy.appName}) asks MetalLB for it (${gets.join('; ') || 'it renders none MetalLB serves'}): the internet reaches nothing, or whatever holds the address`,
+      fix,
+    );
+  }
+  const served = new Set(list(dig(holder.resource.object, ['spec', 'ports'])).map((p) => `${String(obj(p).protocol ?? 'TCP')}/${String(obj(p).port)}`));
+  const missing = forwards.ports.filter((port) => !served.has(`TCP/${port}`));
+  if (missing.length)
+    ctx.fail(
+      { data: proxy.source, path: ['ports'] },
+      `the router forwards ${forwards.ports.join(', ')} to ${forwards.address}, and the public proxy's Service ${holder.resource.name} serves no TCP port ${missing.join(', ')} there: what the router forwards to it is refused`,
+      `expose ${missing.join(', ')} on the Service (ports.<name>.exposedPort)`,
+    );
 }

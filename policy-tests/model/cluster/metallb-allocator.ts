@@ -36,7 +36,8 @@ export interface LBService {
   family: IPFamily;
 }
 
-export type Allocation = { pool: string; ips: string[] } | { error: string; path: Path };
+/** An address given (`asked`: the one the Service asks for, else the allocator's pick of the moment), or why none is. */
+export type Allocation = { pool: string; ips: string[]; asked: boolean } | { error: string; path: Path };
 
 const ANNOTATION = (name: string) => [`metallb.io/${name}`, `metallb.universe.tf/${name}`] as const;
 const [LB_IPS, LB_IPS_OLD] = ANNOTATION('loadBalancerIPs');
@@ -273,11 +274,11 @@ export class MetalLBAllocator {
         this.unassign(req.svcKey);
         return { error: `requested loadBalancer IP(s) ${goIPs(wanted.ips)} is not compatible with requested address pool ${pool.value}`, path: pool.path };
       }
-      return { pool: assigned.pool, ips: wanted.ips.map(ipString) };
+      return { pool: assigned.pool, ips: wanted.ips.map(ipString), asked: true };
     }
     const got = pool.value !== '' ? this.allocateFromPool(req, svc.family, pool.value) : this.allocateAny(req, svc.family);
     if ('error' in got) return { error: got.error, path: pool.value !== '' ? pool.path : ['spec', 'type'] };
-    return { pool: this.allocated.get(req.svcKey)!.pool, ips: got };
+    return { pool: this.allocated.get(req.svcKey)!.pool, ips: got, asked: false };
   }
 }
 

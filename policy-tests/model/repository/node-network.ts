@@ -40,6 +40,25 @@ export interface NodeNetwork {
    * knows them; undefined where the facts name none, and a name a manifest gives a LAN machine is then not judged.
    */
   hosts?: readonly string[];
+  /**
+   * The router's port forward from the internet: the address on the segment it sends to (the public proxy's) and
+   * the ports; undefined where the facts state none, and nothing public is then judged against it.
+   */
+  forwards?: Forward;
+}
+
+export interface Forward {
+  address: string;
+  ports: readonly number[];
+}
+
+/** The facts' `forwards`, or why they cannot be read. */
+function forwardsOf(value: unknown): { forwards?: Forward; problem?: string } {
+  if (value === undefined) return {};
+  const { address, ports } = obj(value);
+  const isPort = (p: unknown) => Number.isInteger(p) && (p as number) >= 1 && (p as number) <= 65535;
+  if (isAddress(address) && Array.isArray(ports) && ports.length > 0 && ports.every(isPort)) return { forwards: { address, ports: ports as number[] } };
+  return { problem: 'cluster fact "nodeNetwork": forwards is the router\'s port forward, {address: <an address on the subnet>, ports: [80, 443]}' };
 }
 
 /** A host name as a resolver takes it: dot-separated labels of letters, digits and hyphens, none at either end of one. */
@@ -68,7 +87,7 @@ export function parsePortRange(text: string): readonly [number, number] | undefi
 export type NodeRole = 'control-plane' | 'worker';
 
 const SHAPE =
-  'cluster fact "nodeNetwork" must be a YAML mapping: subnet (a CIDR), gateway, vip (optional), controlPlane and workers (lists of addresses), pods and services (the pod and Service CIDRs), nodePorts (optional: the node-port range, 30000-32767 by default), hosts (optional: the LAN machines the cluster reaches by name)';
+  'cluster fact "nodeNetwork" must be a YAML mapping: subnet (a CIDR), gateway, vip (optional), controlPlane and workers (lists of addresses), pods and services (the pod and Service CIDRs), nodePorts (optional: the node-port range, 30000-32767 by default), hosts (optional: the LAN machines the cluster reaches by name), forwards (optional: the router\'s port forward, its address and ports)';
 
 /** An address's IP family as Kubernetes names it (a Service's ipFamilies), or undefined where it is no address. */
 export const ipFamilyOf = (ip: string): 'IPv4' | 'IPv6' | undefined => (isIPv4(ip) ? 'IPv4' : isIPv6(ip) ? 'IPv6' : undefined);
@@ -163,6 +182,7 @@ export function readNodeNetwork(raw: unknown, counts: { nodeCount: number; contr
   const nodePorts = value.nodePorts === undefined ? DEFAULT_NODE_PORTS : parsePortRange(value.nodePorts as string);
   if (!nodePorts) return { problems: [`cluster fact "nodeNetwork": nodePorts "${String(value.nodePorts)}" is not a port range (30000-32767)`] };
   const { hosts, problem } = hostsOf(value.hosts);
+  const { forwards, problem: forwardProblem } = forwardsOf(value.forwards);
   const network: NodeNetwork = {
     subnet: value.subnet,
     gateway: value.gateway,
@@ -173,10 +193,13 @@ export function readNodeNetwork(raw: unknown, counts: { nodeCount: number; contr
     services: value.services,
     nodePorts,
     ...(hosts ? { hosts } : {}),
+    ...(forwards ? { forwards } : {}),
   };
   for (const key of ['subnet', 'pods', 'services'] as const)
     if (!subnetBlock(network[key])) return { problems: [`cluster fact "nodeNetwork": ${key} "${network[key]}" is not a CIDR`] };
-  const problems: string[] = problem ? [problem] : [];
+  const problems: string[] = [problem, forwardProblem].filter((p) => p !== undefined);
+  if (forwards && !onSegment(network, forwards.address))
+    problems.push(`cluster fact "nodeNetwork": the router forwards to ${forwards.address}, outside the subnet ${network.subnet}`);
   // Three networks the nodes route between: one inside another sends a pod's or a Service's traffic to the wrong one.
   const nets = [
     ['subnet', network.subnet],

@@ -84,6 +84,27 @@ describe('the nodeNetwork fact', () => {
       ]);
   });
 
+  it("reads the router's port forward where the block names one, and refuses one of the wrong shape or off the subnet", () => {
+    expect(readNodeNetwork(GOOD, COUNTS).network?.forwards).toBeUndefined();
+    expect(readNodeNetwork(`${GOOD}\nforwards: {address: 10.1.0.240, ports: [80, 443]}`, COUNTS)).toMatchObject({
+      network: { forwards: { address: '10.1.0.240', ports: [80, 443] } },
+      problems: [],
+    });
+    for (const forwards of [
+      '10.1.0.240',
+      '{address: 10.1.0.240}',
+      '{address: 10.1.0.240, ports: []}',
+      '{address: 10.1.0.240, ports: [0]}',
+      '{address: router, ports: [80]}',
+    ])
+      expect(readNodeNetwork(`${GOOD}\nforwards: ${forwards}`, COUNTS).problems, forwards).toEqual([
+        `cluster fact "nodeNetwork": forwards is the router's port forward, {address: <an address on the subnet>, ports: [80, 443]}`,
+      ]);
+    expect(readNodeNetwork(`${GOOD}\nforwards: {address: 10.2.0.240, ports: [443]}`, COUNTS).problems).toEqual([
+      'cluster fact "nodeNetwork": the router forwards to 10.2.0.240, outside the subnet 10.1.0.0/24',
+    ]);
+  });
+
   it("reads the node-port range as the API server's flag takes it, Kubernetes' default where none is named", () => {
     expect(readNodeNetwork(GOOD, COUNTS).network?.nodePorts).toEqual([30000, 32767]);
     expect(readNodeNetwork(`${GOOD}\nnodePorts: 20000-22767`, COUNTS).network?.nodePorts).toEqual([20000, 22767]);

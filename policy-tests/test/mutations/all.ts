@@ -39,6 +39,7 @@ import { watchdogMutations } from './watchdog.ts';
 import { workloadHygieneMutations } from './workload-hygiene.ts';
 import { networkPolicyMutations } from './network-policy.ts';
 import { podCidrMutations } from './pod-cidr.ts';
+import { routerForwardMutations } from './router-forward.ts';
 import { chartLockMutations, helmValuesMutations, renderMutations } from './render.ts';
 import type { Mutation } from '../support/mutation-runner.ts';
 
@@ -49,7 +50,7 @@ import type { Mutation } from '../support/mutation-runner.ts';
  */
 export const MUTATION_LISTS: Record<string, readonly (readonly Mutation[])[]> = {
   repository: [repositoryMutations],
-  closure: [closureMutations, cephClassMutations, csiDriverMutations, storeSecretMutations],
+  closure: [closureMutations, cephClassMutations, csiDriverMutations, storeSecretMutations, routerForwardMutations],
   'sync-order': [syncOrderMutations],
   'sync-health': [syncHealthMutations],
   'network-policy': [networkPolicyMutations, podCidrMutations],
