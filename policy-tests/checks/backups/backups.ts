@@ -187,7 +187,7 @@ export const backupChecks: PolicyCheck[] = [
   {
     id: 'backup-coverage',
     description:
-      'Every app config volume (a PersistentVolumeClaim named *-config) has a ReplicationSource, whose restic repository Secret comes from an ExternalSecret with the RESTIC_REPOSITORY and RESTIC_PASSWORD keys VolSync reads, neither written empty (its mover stops on an empty one), and the S3 or B2 credentials restic reads whole (half a pair signs nothing), its repository one restic stores off the cluster (a location its template writes as a local directory is made inside the mover pod, and ends with it; one naming a backend restic does not have is refused), and no two volumes copied to one repository path (a restore takes the newest snapshot there) (B3).',
+      'Every app config volume (a PersistentVolumeClaim named *-config) has a ReplicationSource, whose restic repository Secret is <claim>-restic (the name the restore guide restores the volume from) and comes from an ExternalSecret with the RESTIC_REPOSITORY and RESTIC_PASSWORD keys VolSync reads, neither written empty (its mover stops on an empty one), and the S3 or B2 credentials restic reads whole (half a pair signs nothing), its repository one restic stores off the cluster (a location its template writes as a local directory is made inside the mover pod, and ends with it; one naming a backend restic does not have is refused), and no two volumes copied to one repository path (a restore takes the newest snapshot there) (B3).',
     invariants: ['B3'],
     remediation: 'add a ReplicationSource (restic mover) for the claim next to it, with its <claim>-restic ExternalSecret',
     reads: { kinds: ['PersistentVolumeClaim', 'ReplicationSource', 'ExternalSecret'] },
@@ -195,12 +195,22 @@ export const backupChecks: PolicyCheck[] = [
     run(ctx) {
       const sources = ctx.resources.filter((r) => r.kind === 'ReplicationSource');
       for (const pvc of ctx.resources.filter((r) => r.kind === 'PersistentVolumeClaim' && r.name.endsWith('-config'))) {
-        const covered = sources.some((s) => s.namespace === pvc.namespace && (s.object.spec as { sourcePVC?: string })?.sourcePVC === pvc.name);
-        if (!covered)
+        const covering = sources.filter((s) => s.namespace === pvc.namespace && dig(s.object, ['spec', 'sourcePVC']) === pvc.name);
+        if (covering.length === 0)
           ctx.fail(
             { resource: pvc, path: ['metadata', 'name'] },
             `config volume ${pvc.namespace}/${pvc.name} has no ReplicationSource: it is not copied off-site`,
           );
+        // The restore guide (docs/restore.md) restores a volume from the Secret <claim>-restic: at 2 a.m. that is the name looked for.
+        for (const source of covering) {
+          const repository = dig(source.object, ['spec', 'restic', 'repository']);
+          if (typeof repository === 'string' && repository !== `${pvc.name}-restic`)
+            ctx.fail(
+              { resource: source, path: ['spec', 'restic', 'repository'] },
+              `ReplicationSource ${source.name} copies ${pvc.name} with the repository Secret ${repository}, and the restore guide restores it from ${pvc.name}-restic (docs/restore.md), which does not hold it`,
+              `name the repository Secret ${pvc.name}-restic`,
+            );
+        }
       }
       for (const source of sources) {
         resticRepositoryProblems(ctx, source);

@@ -16,6 +16,12 @@ export const backupsMutations: Mutation[] = [
   },
   {
     check: 'backup-coverage',
+    why: "cleanuparr's backup target names the app 0: its copy's repository Secret is 0-config-restic, and the restore guide restores its volume from cleanuparr-config-restic, which does not exist",
+    mutate: swap('apps/media/cleanuparr/backup-target.yaml', '  app: cleanuparr\n', '  app: 0\n'),
+    at: 'repository: app-config-restic',
+  },
+  {
+    check: 'backup-coverage',
     why: "the off-site copy's Secret loses its S3 secret key and keeps the key id: restic signs nothing with half a pair, and the bucket refuses every copy",
     mutate: swap('apps/media/components/offsite-copy/replicationsource.yaml', '        AWS_SECRET_ACCESS_KEY: "{{ .secretKey }}"\n', ''),
     at: 'repository: app-config-restic',
