@@ -13,6 +13,7 @@ import { apiEgressCheck } from './api-egress.ts';
 import { webhookPathCheck } from './webhook-path.ts';
 import { dialIngressCheck } from './dial-ingress.ts';
 import { dnsEgressCheck } from './dns-egress.ts';
+import { externalIpsCheck } from './external-ips.ts';
 
 export const networkPolicyAreaChecks: PolicyCheck[] = [
   ...networkPolicyChecks,
@@ -28,6 +29,7 @@ export const networkPolicyAreaChecks: PolicyCheck[] = [
   nodeCidrCheck,
   podCidrCheck,
   ciliumAcceptedCheck,
+  externalIpsCheck,
 ];
 
 export const networkPolicyArea: Area = staticArea('network-policy', networkPolicyAreaChecks);

@@ -41,6 +41,12 @@ webhooks:
 
 export const networkPolicyMutations: Mutation[] = [
   {
+    check: 'service-external-ips',
+    why: "Sonarr's Service claims the NAS's address (externalIPs: [192.168.1.5]): kube-proxy sends every pod's and node's traffic to the NAS on 8989 to Sonarr, and a Service of anyone's could claim any machine the same way",
+    mutate: swap('apps/media/sonarr/service.yaml', '  selector:\n', '  externalIPs: [192.168.1.5]\n  selector:\n'),
+    at: 'externalIPs',
+  },
+  {
     check: 'network-policy-webhook-path',
     why: "a validating webhook for the portfolio's ConfigMaps, served by the API's Service: the API's policies let in only the proxy and Prometheus, the API server (on the control-plane nodes' network, no pod) is let in by none, and every ConfigMap write in portfolio times out and is refused",
     mutate: (c) => c.write(WEBHOOK, WEBHOOK_TEXT),
