@@ -96,6 +96,12 @@ function expectArgs(ctx: CheckContext, job: Resource, args: string[]): void {
 
 function expectSchedule(ctx: CheckContext, job: Resource, pattern: RegExp, every: string): void {
   const schedule = scalarText(dig(job.object, ['spec', 'schedule']) ?? '');
+  // The CronJob controller starts no job of a suspended CronJob: its schedule is read, and nothing runs.
+  if (dig(job.object, ['spec', 'suspend']) === true)
+    ctx.fail(
+      { resource: job, path: ['spec', 'suspend'] },
+      `${job.name} must run ${every}, and it is suspended (spec.suspend: true): the CronJob controller starts none of its jobs`,
+    );
   if (!pattern.test(schedule))
     ctx.fail(
       { resource: job, path: ['spec', 'schedule'] },
@@ -187,7 +193,7 @@ export const backupChecks: PolicyCheck[] = [
   {
     id: 'backup-coverage',
     description:
-      'Every app config volume (a PersistentVolumeClaim named *-config) has a ReplicationSource, whose restic repository Secret is <claim>-restic (the name the restore guide restores the volume from) and comes from an ExternalSecret with the RESTIC_REPOSITORY and RESTIC_PASSWORD keys VolSync reads, neither written empty (its mover stops on an empty one), and the S3 or B2 credentials restic reads whole (half a pair signs nothing), its repository one restic stores off the cluster (a location its template writes as a local directory is made inside the mover pod, and ends with it; one naming a backend restic does not have is refused), and no two volumes copied to one repository path (a restore takes the newest snapshot there) (B3).',
+      'Every app config volume (a PersistentVolumeClaim named *-config) has a ReplicationSource, not paused, whose restic repository Secret is <claim>-restic (the name the restore guide restores the volume from) and comes from an ExternalSecret with the RESTIC_REPOSITORY and RESTIC_PASSWORD keys VolSync reads, neither written empty (its mover stops on an empty one), and the S3 or B2 credentials restic reads whole (half a pair signs nothing), its repository one restic stores off the cluster (a location its template writes as a local directory is made inside the mover pod, and ends with it; one naming a backend restic does not have is refused), and no two volumes copied to one repository path (a restore takes the newest snapshot there) (B3).',
     invariants: ['B3'],
     remediation: 'add a ReplicationSource (restic mover) for the claim next to it, with its <claim>-restic ExternalSecret',
     reads: { kinds: ['PersistentVolumeClaim', 'ReplicationSource', 'ExternalSecret'] },
@@ -200,6 +206,13 @@ export const backupChecks: PolicyCheck[] = [
           ctx.fail(
             { resource: pvc, path: ['metadata', 'name'] },
             `config volume ${pvc.namespace}/${pvc.name} has no ReplicationSource: it is not copied off-site`,
+          );
+        // A paused source copies nothing (VolSync's mover is not started while spec.paused is true).
+        for (const source of covering.filter((s) => dig(s.object, ['spec', 'paused']) === true))
+          ctx.fail(
+            { resource: source, path: ['spec', 'paused'] },
+            `ReplicationSource ${source.name} copies ${pvc.name}, and it is paused (spec.paused: true): VolSync starts no copy, and the volume is not copied off-site`,
+            'remove spec.paused',
           );
         // The restore guide (docs/restore.md) restores a volume from the Secret <claim>-restic: at 2 a.m. that is the name looked for.
         for (const source of covering) {
@@ -221,7 +234,7 @@ export const backupChecks: PolicyCheck[] = [
   },
   {
     id: 'backup-jobs',
-    description: `Every app with a config volume is a backup target or listed under volumeOnly with a reason; every target in ${TARGET_FILES.join(' and ')} has a daily backup CronJob (<app>-db-backup, or etcd-backup) and a daily <app>-backup-check running the backup image's commands for it, named as BackupJobStale's cronjob regex expects; SQLite backups mount the app's claim beside its pod; the monthly restore-test exists under the name RestoreTestFailed reads; no backup-named CronJob lacks a target (B1, B2).`,
+    description: `Every app with a config volume is a backup target or listed under volumeOnly with a reason; every target in ${TARGET_FILES.join(' and ')} has a daily backup CronJob (<app>-db-backup, or etcd-backup) and a daily <app>-backup-check, neither suspended, running the backup image's commands for it, named as BackupJobStale's cronjob regex expects; SQLite backups mount the app's claim beside its pod; the monthly restore-test exists under the name RestoreTestFailed reads, not suspended; no backup-named CronJob lacks a target (B1, B2).`,
     invariants: ['B1', 'B2'],
     remediation:
       'declare the target and give the app its two CronJobs (include apps/media/components/db-backup, as apps/media/sonarr/kustomization.yaml does), or rename the job to what the alert rule watches',

@@ -16,6 +16,12 @@ export const backupsMutations: Mutation[] = [
   },
   {
     check: 'backup-coverage',
+    why: "the off-site copy component paused (spec.paused: true): VolSync starts no mover, and no app's config volume is copied off-site",
+    mutate: swap('apps/media/components/offsite-copy/replicationsource.yaml', '  sourcePVC: app-config\n', '  paused: true\n  sourcePVC: app-config\n'),
+    at: 'paused: true',
+  },
+  {
+    check: 'backup-coverage',
     why: "cleanuparr's backup target names the app 0: its copy's repository Secret is 0-config-restic, and the restore guide restores its volume from cleanuparr-config-restic, which does not exist",
     mutate: swap('apps/media/cleanuparr/backup-target.yaml', '  app: cleanuparr\n', '  app: 0\n'),
     at: 'repository: app-config-restic',
@@ -112,6 +118,18 @@ export const backupsMutations: Mutation[] = [
     why: 'the off-site copy without its trigger: VolSync copies in a tight loop, one restic upload after another, without end',
     mutate: swap(COPY_COMPONENT, '  trigger:\n    schedule: "15 */6 * * *"\n', ''),
     at: (c) => ({ file: COPY_COMPONENT, line: lineOf(c, COPY_COMPONENT, 'spec:\n') }),
+  },
+  {
+    check: 'backup-jobs',
+    why: 'the etcd backup suspended (spec.suspend: true): its schedule stays, and the CronJob controller never starts a snapshot',
+    mutate: swap('apps/platform/backups/etcd-backup.yaml', '  concurrencyPolicy: Forbid\n', '  suspend: true\n  concurrencyPolicy: Forbid\n'),
+    at: 'suspend: true',
+  },
+  {
+    check: 'backup-jobs',
+    why: 'the monthly restore drill suspended: RestoreTestFailed never sees a drill fail, since none runs',
+    mutate: swap('apps/platform/backups/restore-test.yaml', '  concurrencyPolicy: Forbid\n', '  suspend: true\n  concurrencyPolicy: Forbid\n'),
+    at: 'suspend: true',
   },
   {
     check: 'backup-jobs',
