@@ -8,6 +8,7 @@
  */
 import { targetsOfDocument, TARGET_FILES, volumeOnlyApps, type Target } from '../../model/apps/backup-targets.ts';
 import { localRepositoryProblems, resticRepositoryProblems, sharedRepositoryProblems } from './restic-repository.ts';
+import { copiesOfClaim } from './claim-copies.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { perRepo } from '../../model/repository/per-repo.ts';
 import type { PathSegment } from '../../model/core/positions.ts';
@@ -207,23 +208,7 @@ export const backupChecks: PolicyCheck[] = [
             { resource: pvc, path: ['metadata', 'name'] },
             `config volume ${pvc.namespace}/${pvc.name} has no ReplicationSource: it is not copied off-site`,
           );
-        // A paused source copies nothing (VolSync's mover is not started while spec.paused is true).
-        for (const source of covering.filter((s) => dig(s.object, ['spec', 'paused']) === true))
-          ctx.fail(
-            { resource: source, path: ['spec', 'paused'] },
-            `ReplicationSource ${source.name} copies ${pvc.name}, and it is paused (spec.paused: true): VolSync starts no copy, and the volume is not copied off-site`,
-            'remove spec.paused',
-          );
-        // The restore guide (docs/restore.md) restores a volume from the Secret <claim>-restic: at 2 a.m. that is the name looked for.
-        for (const source of covering) {
-          const repository = dig(source.object, ['spec', 'restic', 'repository']);
-          if (typeof repository === 'string' && repository !== `${pvc.name}-restic`)
-            ctx.fail(
-              { resource: source, path: ['spec', 'restic', 'repository'] },
-              `ReplicationSource ${source.name} copies ${pvc.name} with the repository Secret ${repository}, and the restore guide restores it from ${pvc.name}-restic (docs/restore.md), which does not hold it`,
-              `name the repository Secret ${pvc.name}-restic`,
-            );
-        }
+        copiesOfClaim(ctx, pvc, covering);
       }
       for (const source of sources) {
         resticRepositoryProblems(ctx, source);

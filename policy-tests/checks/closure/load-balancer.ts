@@ -18,6 +18,7 @@ import type { Resource } from '../../model/core/manifest.ts';
 import { cidrFamily, cidrWithin } from '../../model/repository/node-network.ts';
 import { traefikProxiesByClass } from '../../model/traefik/proxies.ts';
 import { LAN_GATEWAY, PUBLIC_GATEWAY } from '../../model/cluster/ingress-routes.ts';
+import { scalarText } from '../../model/core/text.ts';
 import type { Allocation } from '../../model/cluster/metallb-allocator.ts';
 
 /** Where the Traefik chart's values set its Service's source ranges (its service.spec is the Service's spec). */
@@ -249,7 +250,7 @@ function routerForward(ctx: CheckContext, given: readonly Given[]): void {
       fix,
     );
   }
-  const served = new Set(list(dig(holder.resource.object, ['spec', 'ports'])).map((p) => `${String(obj(p).protocol ?? 'TCP')}/${String(obj(p).port)}`));
+  const served = new Set(list(dig(holder.resource.object, ['spec', 'ports'])).map((p) => `${scalarText(obj(p).protocol ?? 'TCP')}/${scalarText(obj(p).port)}`));
   const missing = forwards.ports.filter((port) => !served.has(`TCP/${port}`));
   if (missing.length)
     ctx.fail(

@@ -17,6 +17,7 @@ import { ingressRoutes } from '../../model/cluster/ingress-routes.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { dig } from '../../model/core/dig.ts';
+import { scalarText } from '../../model/core/text.ts';
 import { middlewareName, namedMiddlewares } from '../../model/traefik/annotations.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 
@@ -45,13 +46,13 @@ interface Declared {
 }
 
 /** The middlewares a chain names, each followed as Traefik's provider resolves and its builder builds them; `path` the chains already entered. */
-function judgeChain(ctx: CheckContext, named: Named, chain: Declared, middlewares: ReadonlyMap<string, Declared>, path: readonly Resource[] = []): void {
-  const { owner, effect, proxy } = named;
+function judgeChain(ctx: CheckContext, named: Named & { middlewares: ReadonlyMap<string, Declared> }, chain: Declared, path: readonly Resource[] = []): void {
+  const { owner, effect, proxy, middlewares } = named;
   const refs = dig(chain.resource.object, ['spec', 'chain', 'middlewares']);
   (Array.isArray(refs) ? refs : []).forEach((ref: unknown, i: number) => {
     const at = { resource: chain.resource, path: ['spec', 'chain', 'middlewares', i] };
-    const name = String(dig(ref, ['name']) ?? '');
-    const namespace = String(dig(ref, ['namespace']) || chain.namespace);
+    const name = scalarText(dig(ref, ['name']) ?? '');
+    const namespace = scalarText(dig(ref, ['namespace']) ?? '') || chain.namespace;
     const by = `${owner.kind} ${owner.name} names chain Middleware ${chain.resource.name}`;
     if (name.includes('@')) return ctx.notJudged(at, `chain Middleware ${chain.resource.name} names ${name} of another provider, which the gate does not read`);
     if (namespace !== chain.namespace && !proxy.crossNamespace)
@@ -65,7 +66,7 @@ function judgeChain(ctx: CheckContext, named: Named, chain: Declared, middleware
       return ctx.fail(at, `${by}, which names ${next.resource.name} inside itself (Traefik: "recursion detected"): ${effect}`);
     const why = unbuildable(next.resource);
     if (why) return ctx.fail({ resource: next.resource, path: ['spec'] }, `Middleware ${next.resource.name} ${why}, and ${by}, which names it: ${effect}`);
-    if (dig(next.resource.object, ['spec', 'chain']) !== undefined) judgeChain(ctx, named, next, middlewares, [...path, chain.resource]);
+    if (dig(next.resource.object, ['spec', 'chain']) !== undefined) judgeChain(ctx, named, next, [...path, chain.resource]);
   });
 }
 
@@ -93,7 +94,7 @@ function judgeNamed(ctx: CheckContext, by: Named, middlewares: ReadonlyMap<strin
       );
     const why = middleware && unbuildable(middleware);
     if (why) ctx.fail({ resource: middleware, path: ['spec'] }, `Middleware ${middleware.name} ${why}, and ${owner.kind} ${owner.name} names it: ${effect}`);
-    else if (declared && dig(declared.resource.object, ['spec', 'chain']) !== undefined) judgeChain(ctx, by, declared, middlewares);
+    else if (declared && dig(declared.resource.object, ['spec', 'chain']) !== undefined) judgeChain(ctx, { ...by, middlewares }, declared);
     if (!proxy.crd) {
       const { line, col } = proxy.source.positions.at(['providers', 'kubernetesCRD', 'enabled'], 'key');
       ctx.fail(

@@ -7,6 +7,7 @@
  * request could read what the cluster sends to any machine. An exemption next to the Service says why one is meant.
  */
 import { dig, list } from '../../model/core/dig.ts';
+import { scalarText } from '../../model/core/text.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 
 export const externalIpsCheck: PolicyCheck = {
@@ -24,7 +25,7 @@ export const externalIpsCheck: PolicyCheck = {
       const ips = list(dig(service.object, ['spec', 'externalIPs']));
       if (ips.length === 0) continue;
       const at = { resource: service, path: ['spec', 'externalIPs'] };
-      const ports = list(dig(service.object, ['spec', 'ports'])).map((p) => String(dig(p, ['port']) ?? '?'));
+      const ports = list(dig(service.object, ['spec', 'ports'])).map((p) => scalarText(dig(p, ['port']) ?? '?'));
       if (proxyDisabled) {
         ctx.notJudged(
           at,

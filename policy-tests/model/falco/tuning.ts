@@ -38,7 +38,7 @@ export interface TuningFile {
 interface ParsedRules {
   items: readonly TuningItem[];
   /** Where a path names a place: its item's index is the item's across the file, mapped to its document's own. */
-  at(path: Path): LinePos;
+  at: (path: Path) => LinePos;
   errors: readonly { message: string; pos: LinePos }[];
 }
 
