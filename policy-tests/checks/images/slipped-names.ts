@@ -23,12 +23,34 @@ export function slippedImageName(
   ctx: CheckContext,
   { resource, c, image }: { resource: Resource; c: ContainerRef; image: string },
   described: Iterable<ImageNeeds>,
-): void {
+): boolean {
   const meant = slippedFrom(image, described);
-  if (!meant) return;
+  if (!meant) return false;
   ctx.fail(
     { resource, path: [...c.at, 'image'] },
     `container ${c.name} runs ${image}, one keystroke from ${meant.image} (described in ${meant.file}), and no facts describe it: the registry has no such image and the kubelet cannot pull it (ImagePullBackOff), or it is someone else's image under a near name`,
     `run ${meant.image}, or describe the image in ${IMAGE_FACTS_GLOB} if it is meant`,
   );
+  return true;
+}
+
+/** A container of an image no facts describe, and the containers of it after the first. */
+export interface Undescribed {
+  image: string;
+  resource: Resource;
+  c: ContainerRef;
+  others: number;
+}
+
+/**
+ * Says each image no facts describe not judged, once, at its first container: how it is built to run (the programs
+ * on its PATH, the user it starts as, the folders it writes, where it listens) is what the facts tell the gate, and
+ * a new image, or one put in place of another, passes none of those checks by being unknown.
+ */
+export function undescribedImages(ctx: CheckContext, images: ReadonlyMap<string, Undescribed>): void {
+  for (const { image, resource, c, others } of images.values())
+    ctx.notJudged(
+      { resource, path: [...c.at, 'image'] },
+      `container ${c.name} runs ${image}${others ? ` (and ${others} other container${others === 1 ? '' : 's'})` : ''}, which no image facts describe (${IMAGE_FACTS_GLOB}): how the image is built to run, its programs, its user, the folders it writes and where it listens, is not judged`,
+    );
 }

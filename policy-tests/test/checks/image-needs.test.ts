@@ -199,6 +199,16 @@ describe('workload-image-needs: an image no facts describe, one keystroke from o
     ])
       expect(slips(image), image).toEqual([]);
   });
+  it('says an image far from every described one not judged, once for all its containers, and an image one slip away only failed', () => {
+    const findings = (images: string[]) =>
+      runChecks({ ...repo, resources: images.map((image) => workload({ image })) }, [imageNeedsCheck]).findings.map(
+        (f) => `${f.severity ?? 'error'}: ${f.message}`,
+      );
+    expect(findings(['ghcr.io/evil/sonarr:4.0.16', 'ghcr.io/evil/sonarr:4.0.17'])).toEqual([
+      'not-judged: container c runs ghcr.io/evil/sonarr:4.0.16 (and 1 other container), which no image facts describe (*/facts/images.yaml): how the image is built to run, its programs, its user, the folders it writes and where it listens, is not judged',
+    ]);
+    expect(findings(['ghrc.io/unpackerr/unpackerr:v0.14.5']).map((f) => f.split(':')[0])).toEqual(['error']);
+  });
 });
 
 describe("workload-image-needs: a temporary directory where the image's runtime looks for one", () => {
