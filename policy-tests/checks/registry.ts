@@ -16,7 +16,7 @@ import { metricsArea } from './metrics.ts';
 import { metricsCatalogArea } from './metrics-catalog.ts';
 import { monitoringArea } from './monitoring/index.ts';
 import { networkPolicyArea } from './network-policy/index.ts';
-import { privilegeArea } from './privileges.ts';
+import { privilegeArea } from './privileges/index.ts';
 import { projectArea } from './projects.ts';
 import { renderArea } from './render.ts';
 import { repositoryArea } from './repository.ts';

@@ -1,4 +1,4 @@
-/** The checks of the Argo CD parity work bite on a broken copy of the real repository: what Argo CD's repo-server applies and the gate refuses (checks/argocd/repo-server.ts), and privilege named where it is held (checks/privileges.ts). */
+/** The checks of the Argo CD parity work bite on a broken copy of the real repository: what Argo CD's repo-server applies and the gate refuses (checks/argocd/repo-server.ts), and privilege named where it is held, and granted to no subject that stands for many (checks/privileges/). */
 import { describe, expect, it } from 'vitest';
 import { describeMutations } from '../support/mutation-runner.ts';
 import { checkIds, copyRepo, describeFindings } from '../support/helpers.ts';

@@ -1,6 +1,7 @@
 /**
- * Broken copies of the real repository for policy-tests/checks/privileges.ts: privilege added to a workload that an
- * exemption speaks for, or in a namespace Pod Security does not guard, fails until the workload names it.
+ * Broken copies of the real repository for policy-tests/checks/privileges/: privilege added to a workload that an
+ * exemption speaks for, or in a namespace Pod Security does not guard, fails until the workload names it; a role
+ * granted to a subject that stands for many identities fails.
  */
 import { isSeq } from 'yaml';
 import { lineOf } from '../support/helpers.ts';
@@ -8,7 +9,24 @@ import type { Mutation } from '../support/mutation-runner.ts';
 
 const GLUETUN = 'apps/media/gluetun/deployment.yaml';
 
+const PORTFOLIO_RBAC = 'portfolio-api/deploy/rbac.yaml';
+const BINDING = (subject: string) =>
+  `---\napiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: read-for-all\n  namespace: portfolio\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: ClusterRole\n  name: view\nsubjects:\n  - ${subject}\n`;
+
 export const privilegesMutations: Mutation[] = [
+  {
+    check: 'rbac-broad-subject',
+    why: "the portfolio namespace's read-only role granted to system:authenticated: every ServiceAccount of every namespace, and every node, reads it",
+    mutate: (c) =>
+      c.write(PORTFOLIO_RBAC, `${c.read(PORTFOLIO_RBAC)}${BINDING('{kind: Group, name: system:authenticated, apiGroup: rbac.authorization.k8s.io}')}`),
+    at: (c) => ({ file: PORTFOLIO_RBAC, line: lineOf(c, PORTFOLIO_RBAC, 'name: system:authenticated') }),
+  },
+  {
+    check: 'rbac-broad-subject',
+    why: "a role granted to the portfolio namespace's default ServiceAccount: every pod there that names no ServiceAccount runs as it",
+    mutate: (c) => c.write(PORTFOLIO_RBAC, `${c.read(PORTFOLIO_RBAC)}${BINDING('{kind: ServiceAccount, name: default, namespace: portfolio}')}`),
+    at: (c) => ({ file: PORTFOLIO_RBAC, line: lineOf(c, PORTFOLIO_RBAC, 'name: default') }),
+  },
   {
     check: 'workload-privileges-named',
     why: 'a new root, privileged sidecar plus hostPID and hostIPC on the VPN pod, exempted as a workload and in a namespace enforced at privileged',

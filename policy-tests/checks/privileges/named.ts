@@ -5,14 +5,14 @@
  * (model/cluster/privileges.ts), so a new sidecar, host namespace, capability
  * or hostPath in it is a finding until someone names it.
  */
-import { levelsFor } from '../admission/index.ts';
-import { namespaceOrDestination } from '../model/argocd/argocd.ts';
-import { namespaceLabels } from '../model/cluster/namespaces.ts';
-import { namedPrivileges, privilegeLabel, privilegesOf, PRIVILEGES_ANNOTATION, type Privilege, type PrivilegeKind } from '../model/cluster/privileges.ts';
-import type { Resource } from '../model/core/manifest.ts';
-import { EXEMPTION_PREFIX, podSpecOf, WORKLOAD_KINDS, workloadAnnotations } from '../model/core/workloads.ts';
-import type { Repo } from '../model/repository/repo.ts';
-import { type PolicyCheck, type Area, staticArea } from '../model/checks/kit.ts';
+import { levelsFor } from '../../admission/index.ts';
+import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
+import { namespaceLabels } from '../../model/cluster/namespaces.ts';
+import { namedPrivileges, privilegeLabel, privilegesOf, PRIVILEGES_ANNOTATION, type Privilege, type PrivilegeKind } from '../../model/cluster/privileges.ts';
+import type { Resource } from '../../model/core/manifest.ts';
+import { EXEMPTION_PREFIX, podSpecOf, WORKLOAD_KINDS, workloadAnnotations } from '../../model/core/workloads.ts';
+import type { Repo } from '../../model/repository/repo.ts';
+import type { PolicyCheck } from '../../model/checks/kit.ts';
 
 /** What an exemption speaks for: with it, the workload names each such privilege it holds (the exempted check no longer will). */
 const EXEMPTION_COVERS: Record<string, readonly PrivilegeKind[]> = {
@@ -75,5 +75,3 @@ export const privilegeChecks: PolicyCheck[] = [
     },
   },
 ];
-
-export const privilegeArea: Area = staticArea('privileges', privilegeChecks);
