@@ -240,6 +240,9 @@ function routerForward(ctx: CheckContext, given: readonly Given[]): void {
       `the router forwards ${forwards.ports.join(', ')} to ${forwards.address} (nodeNetwork.forwards); whether the public proxy's Service (${proxy.appName}) holds it is judged where its chart renders`,
     );
   const own = given.filter((g) => g.resource.rendered?.app === proxy.appName);
+  // A render of no LoadBalancer Service at all, where the app declares one, is the declaration's finding.
+  const app = applicationsByName(ctx.repo).get(proxy.appName);
+  if (own.length === 0 && app && requiresLoadBalancer(app)) return;
   const holder = own.find((g) => g.got.asked && g.got.ips.includes(forwards.address));
   const fix = `ask for it in service.annotations (metallb.io/loadBalancerIPs: ${forwards.address})`;
   if (!holder) {

@@ -2,28 +2,19 @@
  * The checks on rendered output, each proven to bite on a broken copy of the real repository with a stand-in chart;
  * the values a chart is handed are helm-values-checks.test.ts'.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runGate, allFindings, type GateOptions } from '../../gate/gate.ts';
-import { copyRepo, describeFindings, type RepoCopy } from '../support/helpers.ts';
-import { describeMutations } from '../support/mutation-runner.ts';
+import { describe, expect, it } from 'vitest';
+import { runGate, allFindings } from '../../gate/gate.ts';
+import { describeFindings } from '../support/helpers.ts';
+import { describeMutations, useSetupCopy } from '../support/mutation-runner.ts';
 import { renderMutations, standInVolsync } from '../mutations/render.ts';
 
 describeMutations('checks on rendered output bite on the real repository', renderMutations, standInVolsync());
 
 describe('the stand-in render', () => {
-  const setup = standInVolsync();
-  let copy: RepoCopy;
-  let options: GateOptions;
-  beforeAll(async () => {
-    copy = copyRepo();
-    options = await setup.before(copy);
-  });
-  afterAll(() => {
-    copy?.dispose();
-    setup.after();
-  });
+  const rendered = useSetupCopy(standInVolsync());
 
   it('passes unbroken, with the stand-in rendered and the other nineteen counted as not rendered', async () => {
+    const { copy, options } = rendered();
     const result = await runGate({ root: copy.root, cwd: copy.root, ...options });
     const findings = allFindings(result);
     expect(findings, describeFindings(findings)).toEqual([]);

@@ -19,8 +19,8 @@ roleRef:
   name: cluster-admin
 subjects:
   - kind: ServiceAccount
-    name: default
-    namespace: media
+    name: etcd-backup
+    namespace: backups
 `;
 
 const ARGOCD_CM = 'apps/platform/argocd/patches/argocd-cm.yaml';
@@ -115,7 +115,7 @@ export const argocdRepoServerMutations: Mutation[] = [
     mutate: (c) =>
       c.write(
         'apps/platform/backups/.binding.jsonnet',
-        "{ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'backup-all' },\n  roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-' + 'admin' },\n  subjects: [{ kind: 'ServiceAccount', name: 'default', namespace: 'backups' }] }\n",
+        "{ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'backup-all' },\n  roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-' + 'admin' },\n  subjects: [{ kind: 'ServiceAccount', name: 'etcd-backup', namespace: 'backups' }] }\n",
       ),
     at: () => ({ file: 'apps/platform/backups/.binding.jsonnet', line: 1 }),
   },

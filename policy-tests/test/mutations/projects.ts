@@ -31,7 +31,7 @@ export const projectsMutations: Mutation[] = [
     mutate: (c) =>
       c.write(
         'apps/media/unpackerr/admin.yaml',
-        'apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: unpackerr-admin\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: ClusterRole\n  name: cluster-admin\nsubjects:\n  - kind: ServiceAccount\n    name: default\n    namespace: media\n',
+        'apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: unpackerr-admin\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: ClusterRole\n  name: cluster-admin\nsubjects:\n  - kind: ServiceAccount\n    name: etcd-backup\n    namespace: backups\n',
       ),
     at: 'kind: ClusterRoleBinding',
   },

@@ -18,10 +18,11 @@ const APP = 'apps/platform/ingress-public/application.yaml';
 type Values = Record<string, unknown>;
 const isMap = (v: unknown): v is Values => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Two values files as one, maps merged key by key: the keys of both declared. */
-function merged(a: unknown, b: unknown): Values {
-  const out: Values = { ...(isMap(a) ? a : {}) };
-  for (const [key, value] of Object.entries(isMap(b) ? b : {})) out[key] = isMap(out[key]) && isMap(value) ? merged(out[key], value) : value;
+/** Values files as one, maps merged key by key, the later over the earlier: the keys of all declared. */
+function merged(...files: unknown[]): Values {
+  const out: Values = {};
+  for (const file of files)
+    for (const [key, value] of Object.entries(isMap(file) ? file : {})) out[key] = isMap(out[key]) && isMap(value) ? merged(out[key], value) : value;
   return out;
 }
 
@@ -36,14 +37,18 @@ export function standInTraefik(): MutationSetup {
     chart: 'traefik',
     repoURL: 'https://traefik.github.io/charts',
     app: APP,
-    // Every key either proxy's values set is declared; the chart's own ports under them (values.yaml at 41).
-    values: (copy) => ({
-      ...merged(parse(copy.read(VALUES)), parse(copy.read('apps/platform/ingress-private/values.yaml'))),
-      ports: {
-        web: { port: 8000, exposedPort: 80, expose: { default: true } },
-        websecure: { port: 8443, exposedPort: 443, expose: { default: true } },
-      },
-    }),
+    // Every key either proxy's values set is declared, the Service's annotations empty as the chart's are; the chart's own ports under them (values.yaml at 41).
+    values: (copy) => {
+      const both = merged(parse(copy.read(VALUES)), parse(copy.read('apps/platform/ingress-private/values.yaml')));
+      return {
+        ...both,
+        service: { ...(isMap(both.service) ? both.service : {}), annotations: {} },
+        ports: {
+          web: { port: 8000, exposedPort: 80, expose: { default: true } },
+          websecure: { port: 8443, exposedPort: 443, expose: { default: true } },
+        },
+      };
+    },
     files: () => ({
       // A CRD of each group the public proxy's app says its render installs (the private one skips them, as the real chart's).
       'crds/middlewares.yaml': crd('traefik.io', 'Middleware', 'v1alpha1'),

@@ -31,6 +31,21 @@ export interface Mutation {
   fix?: string;
 }
 
+/** A copy of the real repository with `setup` made for it, before the suite's tests and undone after: the copy, and the gate's options. */
+export function useSetupCopy(setup: MutationSetup): () => { copy: RepoCopy; options: GateOptions } {
+  let copy: RepoCopy | undefined;
+  let options: GateOptions = {};
+  beforeAll(async () => {
+    copy = copyRepo();
+    options = await setup.before(copy);
+  });
+  afterAll(() => {
+    copy?.dispose();
+    setup.after();
+  });
+  return () => ({ copy: copy!, options });
+}
+
 function expectAt(copy: RepoCopy, findings: readonly { file: string; line: number }[], at: Where): void {
   const first = findings[0]!.file;
   const target = typeof at === 'string' ? { file: first, line: lineOf(copy, first, at) } : at(copy);
