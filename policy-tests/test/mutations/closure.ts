@@ -73,6 +73,7 @@ export const onNodes = (m: Mutation): boolean => ON_NODES.has(m.check);
  */
 const ON_TRAFFIC = new Set([
   'closure-service',
+  'closure-host-alias',
   'closure-port-name',
   'closure-ingress-class',
   'closure-ingress-rules',
@@ -298,6 +299,16 @@ export const closureMutations: Mutation[] = [
     why: "the subtitle manager's settings address a Sonarr Service that does not exist",
     mutate: swap('apps/media/bazarr/settings/bazarr.yaml', 'url: http://sonarr.media.svc:8989', 'url: http://sonarr-tv.media.svc:8989'),
     at: 'sonarr-tv.media.svc',
+  },
+  {
+    check: 'closure-host-alias',
+    why: "Sonarr's pod aliases the torrent client's Service name to 10.0.0.9 in its /etc/hosts: every download it hands over goes there, while the name still checks out",
+    mutate: swap(
+      'apps/media/sonarr/deployment.yaml',
+      '      automountServiceAccountToken: false\n',
+      '      automountServiceAccountToken: false\n      hostAliases: [{ip: 10.0.0.9, hostnames: [qbittorrent.media-vpn.svc.cluster.local]}]\n',
+    ),
+    at: 'hostAliases',
   },
   {
     check: 'closure-middleware',
