@@ -4,22 +4,34 @@
  * capture server standing in for the chat webhook, and local sites.
  */
 import { createServer, type Server } from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { Miniflare } from 'miniflare';
+import { parse as parseToml } from 'smol-toml';
 import { afterAll, afterEach, beforeEach } from 'vitest';
 
 export const TOKEN = 'heartbeat-token-0123456789';
 /** A minute of the scheduled events' clock, in ms. */
 export const MIN = 60_000;
 
+/**
+ * The worker as `wrangler deploy` ships it (wrangler.toml): its entry module, compatibility date and KV bindings. The
+ * tests run that, so a binding renamed there, which the code still reads by its old name, or a date workerd does not
+ * know yet, fails here as it would once deployed.
+ */
+export const DEPLOYED = parseToml(readFileSync(new URL('../wrangler.toml', import.meta.url), 'utf8')) as {
+  main?: string;
+  compatibility_date?: string;
+  kv_namespaces?: { binding?: string }[];
+};
+
 let bundle: Promise<string> | undefined;
-/** The worker compiled as Cloudflare would: one ES module. */
+/** The worker compiled as Cloudflare would: one ES module, from the entry wrangler.toml names. */
 export function workerScript(): Promise<string> {
   bundle ??= build({
-    entryPoints: [new URL('../src/index.ts', import.meta.url).pathname],
+    entryPoints: [new URL(`../${DEPLOYED.main ?? ''}`, import.meta.url).pathname],
     bundle: true,
     format: 'esm',
     target: 'es2022',
@@ -108,8 +120,8 @@ export async function startRuntime(bindings: Record<string, string | undefined>,
   const options = {
     modules: true,
     script: await workerScript(),
-    compatibilityDate: '2026-04-01',
-    kvNamespaces: ['WATCHDOG_KV'],
+    compatibilityDate: DEPLOYED.compatibility_date,
+    kvNamespaces: (DEPLOYED.kv_namespaces ?? []).flatMap((ns) => (ns.binding ? [ns.binding] : [])),
     kvPersist: kvDir,
     bindings: vars,
   };
