@@ -69,7 +69,7 @@ export const mediaSettingsChecks: PolicyCheck[] = [
   {
     id: 'media-manager-settings',
     description:
-      'Managers: hardlinks on; the torrent client on 8080 without SSL, one category each; /torrents/ mapped to /data/torrents/ on the byte-equal host; Remove Failed off, Remove Completed only in the TV manager; backups 1 day, 14 days, Backups; distinct roots (M4, M5, M8-M11, M22; B4).',
+      'Managers: hardlinks on; the torrent client on 8080 without SSL, logged in with the login of its settings instance (loginFrom), one category each; /torrents/ mapped to /data/torrents/ on the byte-equal host; Remove Failed off, Remove Completed only in the TV manager; backups 1 day, 14 days, Backups; distinct roots (M4, M5, M8-M11, M22; B4).',
     invariants: ['M4', 'M5', 'M8', 'M9', 'M10', 'M11', 'M22', 'B4'],
     remediation: 'set the row the finding names in the manager’s settings file',
     reads: { files: SETTINGS_READS },
@@ -89,6 +89,12 @@ export const mediaSettingsChecks: PolicyCheck[] = [
           if (c.host !== TORRENT_HOST || c.port !== 8080 || c.useSsl !== false)
             fail(['downloadClients', i], `the download client must be ${TORRENT_HOST}:8080 without SSL`);
           if (c.removeFailedDownloads !== false) fail(['downloadClients', i, 'removeFailedDownloads'], 'Remove Failed Downloads must be off');
+          // media-settings gives the client the login of the instance loginFrom names (MEDIA_<INSTANCE>_USERNAME and _PASSWORD).
+          if (byApp(ctx).get(String(c.loginFrom))?.s.app !== 'qbittorrent')
+            fail(
+              ['downloadClients', i, 'loginFrom'],
+              `the download client logs in with the login of ${JSON.stringify(c.loginFrom)}, and no settings file is that qBittorrent instance: media-settings asks for a login no one keeps, and without qBittorrent's every call is 403`,
+            );
           if (c.removeCompletedDownloads !== want.removeCompleted)
             fail(
               ['downloadClients', i, 'removeCompletedDownloads'],

@@ -50,6 +50,12 @@ const mutations: Mutation[] = [
   },
   {
     check: 'media-manager-settings',
+    why: "the movie manager's download client logs in with a misspelt instance's login: media-settings asks for MEDIA_QBITORRENT_USERNAME, which no one keeps",
+    mutate: swap(RADARR_SETTINGS, 'loginFrom: qbittorrent', 'loginFrom: qbitorrent'),
+    at: 'loginFrom',
+  },
+  {
+    check: 'media-manager-settings',
     why: 'Remove Completed on in a movie manager',
     mutate: swap(RADARR_SETTINGS, 'removeCompletedDownloads: false', 'removeCompletedDownloads: true'),
     at: 'removeCompletedDownloads',
