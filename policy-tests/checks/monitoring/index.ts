@@ -19,6 +19,7 @@ import { lokiConfigCheck } from './loki-config.ts';
 import { tempoConfigCheck } from './tempo-config.ts';
 import { alloyConfigCheck } from './alloy-config.ts';
 import { alloyNodeCheck } from './alloy-node.ts';
+import { alloyWriteCheck } from './alloy-write.ts';
 import { alertsReachAlertmanagerCheck } from './alerting.ts';
 import { MONITORING_INVARIANTS } from './invariants.ts';
 
@@ -43,6 +44,7 @@ export const monitoringAreaChecks: PolicyCheck[] = [
   tempoConfigCheck,
   alloyConfigCheck,
   alloyNodeCheck,
+  alloyWriteCheck,
   alertsReachAlertmanagerCheck,
 ];
 

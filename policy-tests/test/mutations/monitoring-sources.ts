@@ -162,6 +162,28 @@ export const monitoringSourcesMutations: Mutation[] = [
 /** The log and trace shippers': Alloy's configurations and the nodes each tails, the events shipped once, the proxies' traces. */
 export const shipperMutations: Mutation[] = [
   {
+    check: 'alloy-ships-logs',
+    why: "the store's push path written /api/v1/push, Prometheus' habit: Loki answers 404 to every batch, and Alloy runs on without a word",
+    mutate: swap(ALLOY, '          url = "http://loki.monitoring.svc:3100/loki/api/v1/push"', '          url = "http://loki.monitoring.svc:3100/api/v1/push"'),
+    at: inFile(ALLOY, 'url = "http://loki.monitoring.svc:3100/api/v1/push"'),
+  },
+  {
+    check: 'alloy-ships-logs',
+    why: "the pod log source forwarding to an empty list: Alloy reads every pod's log and sends it nowhere",
+    mutate: swap(ALLOY, '        forward_to = [loki.write.default.receiver]', '        forward_to = []'),
+    at: inFile(ALLOY, 'loki.source.kubernetes "pods"'),
+  },
+  {
+    check: 'alloy-ships-logs',
+    why: "the events shipper sending over https to the cluster's Loki, which serves plain HTTP: every handshake fails",
+    mutate: swap(
+      'monitoring/alloy-events/values.yaml',
+      '          url = "http://loki.monitoring.svc:3100',
+      '          url = "https://loki.monitoring.svc:3100',
+    ),
+    at: inFile('monitoring/alloy-events/values.yaml', 'url = "https://loki'),
+  },
+  {
     check: 'alloy-config-loads',
     why: "the store's endpoint given uri for url: Alloy's decoder refuses the attribute and misses the one it requires, and no pod log reaches the log store",
     mutate: swap(ALLOY, '          url = "http://loki.monitoring.svc:3100', '          uri = "http://loki.monitoring.svc:3100'),
