@@ -55,8 +55,10 @@ function writersOf(body: readonly AlloyStatement[], source: Block): { writers: B
     for (const b of next.blocks) {
       const name = b.name.join('.');
       if (name === 'loki.write') writers.add(b);
-      else if (RELAYS.includes(name) && !seen.has(b)) (seen.add(b), queue.push(b));
-      else if (!RELAYS.includes(name)) unread = true;
+      else if (RELAYS.includes(name) && !seen.has(b)) {
+        seen.add(b);
+        queue.push(b);
+      } else if (!RELAYS.includes(name)) unread = true;
     }
   }
   return { writers: [...writers], unread };
