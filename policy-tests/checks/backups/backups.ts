@@ -31,7 +31,7 @@ interface DeclaredTarget {
 }
 
 /** The declared targets with the file that declares them; malformed files are findings of backup-jobs. */
-const declaredTargets = perRepo(
+export const declaredTargets = perRepo(
   (repo: Repo): { targets: DeclaredTarget[]; volumeOnly: Map<string, Set<string>>; problems: { file: string; message: string }[] } => {
     const targets: DeclaredTarget[] = [];
     /** By namespace: the apps whose config volume is their only backup. */

@@ -9,8 +9,9 @@ import { withKeyProviders } from '../../model/cluster/provided-keys.ts';
 import { containerEnvironment, secretShown } from '../../model/cluster/environment.ts';
 import { slippedMount } from '../../model/cluster/mounted-files.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
-import { BACKUP_ENVIRONMENT, halfCredentials } from '../../model/apps/backup-environment.ts';
-import { BACKUP_IMAGE, backupJobs, mainContainer, secretsRead } from './backups.ts';
+import { BACKUP_ENVIRONMENT, ENGINE_ENVIRONMENT, halfCredentials } from '../../model/apps/backup-environment.ts';
+import { TARGET_FILES } from '../../model/apps/backup-targets.ts';
+import { BACKUP_IMAGE, backupJobs, declaredTargets, mainContainer, secretsRead } from './backups.ts';
 import { scalarText } from '../../model/core/text.ts';
 import { claimMount, sharedDirFindings, type BackupDirMount } from './shared-dir.ts';
 
@@ -20,9 +21,12 @@ import { claimMount, sharedDirFindings, type BackupDirMount } from './shared-dir
  * known may meet.
  */
 function missingEnvironment(ctx: CheckContext, job: Resource, container: Record<string, unknown>): { missing: string[]; unread: string[] } {
-  const needs = BACKUP_ENVIRONMENT[String(dig(container, ['args', 0]))];
+  const [command, target] = [scalarText(dig(container, ['args', 0]) ?? ''), scalarText(dig(container, ['args', 1]) ?? '')];
+  const namespace = namespaceOrDestination(ctx.repo, job);
+  const engine = declaredTargets(ctx.repo).targets.find((t) => t.target.name === target && t.target.namespace === namespace)?.target.engine;
+  const needs = BACKUP_ENVIRONMENT[command] && [...BACKUP_ENVIRONMENT[command], ...((engine && ENGINE_ENVIRONMENT[engine]?.[command]) ?? [])];
   if (!needs) return { missing: [], unread: [] };
-  const setting = containerEnvironment(ctx, namespaceOrDestination(ctx.repo, job), container, { secretText: true }).setting;
+  const setting = containerEnvironment(ctx, namespace, container, { secretText: true }).setting;
   // The commands read an empty variable as unset (`!env.RESTIC_REPOSITORY`): an empty value meets nothing.
   const variable = (name: string) => {
     const found = setting(name);
@@ -105,10 +109,11 @@ export const backupHygieneChecks: PolicyCheck[] = [
   {
     id: 'backup-job-hygiene',
     description:
-      'Every backup, backup-check and restore-test CronJob runs the backup image, forbids overlapping runs, keeps a bounded job history, requests CPU and memory, mounts BACKUP_DIR from a volume that outlives the pod (not an emptyDir, nor a volume with no source, which the API server makes one), a check and a drill at the claim folder a backup of their namespace writes to, reads secrets only from ExternalSecrets, and gives its command the environment it reads (the restic repository and password, the manifest key, and the S3 or B2 credentials restic reads whole: half a pair signs nothing) (B1).',
+      'Every backup, backup-check and restore-test CronJob runs the backup image, forbids overlapping runs, keeps a bounded job history, requests CPU and memory, mounts BACKUP_DIR from a volume that outlives the pod (not an emptyDir, nor a volume with no source, which the API server makes one), a check and a drill at the claim folder a backup of their namespace writes to, reads secrets only from ExternalSecrets, and gives its command the environment it reads (the restic repository and password, the manifest key, the S3 or B2 credentials restic reads whole: half a pair signs nothing, and what the target engine reads: TALOS_NODE for the etcd backup) (B1).',
     invariants: ['B1'],
     remediation: Object.values(FIX).join('; '),
-    reads: { kinds: withKeyProviders('CronJob', 'PrometheusRule') },
+    // The targets' files: an engine's needs beyond its command's (the etcd engine's TALOS_NODE).
+    reads: { kinds: withKeyProviders('CronJob', 'PrometheusRule'), files: [...TARGET_FILES] },
     exemptible: false,
     run(ctx) {
       const dirs: BackupDirMount[] = [];

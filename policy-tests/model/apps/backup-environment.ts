@@ -24,6 +24,11 @@ export function halfCredentials(has: (name: string) => boolean | undefined): str
   });
 }
 
+/** What an engine reads beyond its command's needs, by command: the etcd engine's dump calls talosctl on TALOS_NODE (scripts/backup/engines/etcd.ts, talosNode). */
+export const ENGINE_ENVIRONMENT: Readonly<Record<string, Readonly<Record<string, readonly (readonly string[])[]>>>> = {
+  etcd: { backup: [['TALOS_NODE']] },
+};
+
 export const BACKUP_ENVIRONMENT: Readonly<Record<string, readonly (readonly string[])[]>> = {
   backup: [['BACKUP_DIR'], MANIFEST_KEY, ...RESTIC],
   'backup-check': [['BACKUP_DIR'], MANIFEST_KEY, ...RESTIC],

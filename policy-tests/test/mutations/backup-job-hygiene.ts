@@ -16,6 +16,17 @@ export const drillDirFrom = (dir: string) => (c: RepoCopy) => {
 export const backupJobHygieneMutations: Mutation[] = [
   {
     check: 'backup-job-hygiene',
+    why: "the etcd backup's TALOS_NODE left without a value: the etcd engine refuses to run without a node for talosctl, and every night's snapshot fails",
+    mutate: swap(
+      'apps/platform/backups/etcd-backup.yaml',
+      '            - name: TALOS_NODE\n              value: 192.168.1.11\n',
+      '            - name: TALOS_NODE\n',
+    ),
+    at: '- name: etcd-backup\n',
+    fix: 'give the container each variable its command reads (in env, or as a key of a Secret its envFrom names)',
+  },
+  {
+    check: 'backup-job-hygiene',
     why: 'the restic password written under a name restic never reads, so every etcd backup fails',
     mutate: swap('apps/platform/backups/secrets.yaml', '        RESTIC_PASSWORD: "{{ .password }}"', '        RESTIC_PASS: "{{ .password }}"'),
     at: '- name: etcd-backup\n',
