@@ -6,14 +6,11 @@
  * that has long moved, or a machine of anyone's choosing, while every check of the name passes.
  */
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
-import { serviceIndex } from '../../model/cluster/service-addresses.ts';
+import { isServiceDomainHost, serviceIndex } from '../../model/cluster/service-addresses.ts';
 import { dig, list } from '../../model/core/dig.ts';
 import { scalarText } from '../../model/core/text.ts';
 import { podSpecOf, WORKLOAD_KINDS } from '../../model/core/workloads.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
-
-/** A name under a namespace's Services (`.svc`, with or without the cluster's domain). */
-const SERVICE_DOMAIN = /\.svc(\.|$)/;
 
 export const hostAliasCheck: PolicyCheck = {
   id: 'closure-host-alias',
@@ -35,7 +32,7 @@ export const hostAliasCheck: PolicyCheck = {
           const host = scalarText(entry).toLowerCase().replace(/\.$/, '');
           const [first = '', second] = host.split('.');
           const service =
-            SERVICE_DOMAIN.test(host) ||
+            isServiceDomainHost(host) ||
             (host.split('.').length === 1 && services.named(namespace, first) !== undefined) ||
             (host.split('.').length === 2 && second !== undefined && services.named(second, first) !== undefined);
           if (service)

@@ -9,7 +9,7 @@ import { applications, applicationsByName, namespaceOrDestination } from '../../
 import { requiresLoadBalancer, REQUIRES_LOAD_BALANCER } from '../../model/argocd/app-declarations.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { advertisedPools } from '../../model/cluster/address-pools.ts';
-import { allocatorPool, MetalLBAllocator, type IPFamily, type LBService } from '../../model/cluster/metallb-allocator.ts';
+import { allocatorPool, MetalLBAllocator, portsOf, type IPFamily, type LBService } from '../../model/cluster/metallb-allocator.ts';
 import { namespaceLabels } from '../../model/cluster/pod-templates.ts';
 import { dig, list, obj } from '../../model/core/dig.ts';
 import { chartValues } from '../../model/helm/chart-values.ts';
@@ -18,7 +18,6 @@ import type { Resource } from '../../model/core/manifest.ts';
 import { cidrFamily, cidrWithin } from '../../model/repository/node-network.ts';
 import { traefikProxiesByClass } from '../../model/traefik/proxies.ts';
 import { LAN_GATEWAY, PUBLIC_GATEWAY } from '../../model/cluster/ingress-routes.ts';
-import { scalarText } from '../../model/core/text.ts';
 import type { Allocation } from '../../model/cluster/metallb-allocator.ts';
 
 /** Where the Traefik chart's values set its Service's source ranges (its service.spec is the Service's spec). */
@@ -189,7 +188,7 @@ function checkAllocations(ctx: CheckContext, services: readonly Resource[]): voi
       ctx.fail({ resource, path: got.path }, `Service ${resource.name}: MetalLB gives it no address (${got.error}), and it stays <pending>`);
       continue;
     }
-    given.push({ resource, got });
+    given.push({ resource, svc, got });
     const pool = pools.find((p) => p.name === got.pool);
     const picking = advertisements.filter((a) => picks(a, pool, svc));
     if (picking.length === 0)
@@ -219,6 +218,7 @@ function checkAllocations(ctx: CheckContext, services: readonly Resource[]): voi
 /** A Service MetalLB gives an address. */
 interface Given {
   resource: Resource;
+  svc: LBService;
   got: Extract<Allocation, { ips: string[] }>;
 }
 
@@ -253,7 +253,7 @@ function routerForward(ctx: CheckContext, given: readonly Given[]): void {
       fix,
     );
   }
-  const served = new Set(list(dig(holder.resource.object, ['spec', 'ports'])).map((p) => `${scalarText(obj(p).protocol ?? 'TCP')}/${scalarText(obj(p).port)}`));
+  const served = new Set(portsOf(holder.svc));
   const missing = forwards.ports.filter((port) => !served.has(`TCP/${port}`));
   if (missing.length)
     ctx.fail(

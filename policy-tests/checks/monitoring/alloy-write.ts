@@ -15,6 +15,8 @@ import { attributeNamed, blocksNamed, parseAlloy, type AlloyExpr, type AlloyStat
 import { chain, evaluate } from '../../model/alloy/evaluate.ts';
 import { plainValue } from '../../model/alloy/evaluated.ts';
 import { withKeyProviders } from '../../model/cluster/provided-keys.ts';
+import { isServiceDomainHost } from '../../model/cluster/service-addresses.ts';
+import { nodeId } from '../../model/alloy/references.ts';
 import { alloyConfiguration } from './alloy-config.ts';
 
 type Block = AlloyStatement & { kind: 'block' };
@@ -33,9 +35,7 @@ function receivers(body: readonly AlloyStatement[], list: AlloyExpr | undefined)
   for (const item of items) {
     const names = chain(item)?.names;
     const found =
-      names && names.at(-1) === 'receiver'
-        ? body.find((b): b is Block => b.kind === 'block' && [...b.name, b.label].join('.') === names.slice(0, -1).join('.'))
-        : undefined;
+      names && names.at(-1) === 'receiver' ? body.find((b): b is Block => b.kind === 'block' && nodeId(b) === names.slice(0, -1).join('.')) : undefined;
     if (found) blocks.push(found);
     else unread = true;
   }
@@ -72,7 +72,7 @@ function endpointProblem(url: string, lokiTls: boolean): string | undefined {
   } catch {
     return undefined; // alloy-config-loads refuses a URL Alloy cannot parse
   }
-  const inCluster = /\.svc(\.|$)/.test(parsed.hostname);
+  const inCluster = isServiceDomainHost(parsed.hostname);
   // Behind a proxy of its own (another host) Loki's route may sit under a prefix; the cluster's Loki serves it at the root.
   if (inCluster ? !PUSH_PATHS.includes(parsed.pathname) : !PUSH_PATHS.some((p) => parsed.pathname.endsWith(p)))
     return `its path ${parsed.pathname} is no push route of Loki's (${PUSH_PATHS.join(', ')}): every batch is answered 404`;

@@ -55,7 +55,9 @@ const buggy = (ip: GoIP) => {
   const v4 = to4(ip);
   return v4 !== undefined && (v4[3] === 0 || v4[3] === 255);
 };
-const portsOf = (svc: LBService): string[] => (Array.isArray(svc.spec.ports) ? svc.spec.ports : []).map((p: Obj) => `${p?.protocol ?? 'TCP'}/${p?.port}`);
+/** A Service's ports as MetalLB's sharing compares them: `<protocol>/<port>`, TCP where none is written. */
+export const portsOf = (svc: Pick<LBService, 'spec'>): string[] =>
+  (Array.isArray(svc.spec.ports) ? svc.spec.ports : []).map((p: Obj) => `${p?.protocol ?? 'TCP'}/${p?.port}`);
 const goIPs = (ips: readonly GoIP[]) => `[${ips.map((ip) => JSON.stringify(ipString(ip))).join(' ')}]`;
 
 export interface SharingKey {

@@ -59,6 +59,9 @@ export function serviceIndex(repo: Repo, resources: readonly Resource[] = repo.r
   return index;
 }
 
+/** Whether a host is a name under a namespace's Services (`<service>.<namespace>.svc`, with or without the cluster's domain). */
+export const isServiceDomainHost = (host: string): boolean => /\.svc(\.|$)/.test(host);
+
 export interface ServiceAddress {
   service: string;
   namespace: string;

@@ -6,6 +6,8 @@
  * stand-in runs no pods.
  */
 import { parse } from 'yaml';
+import { mergeMaps } from '../../model/yaml/helm-values.ts';
+import { isMap } from '../../model/core/dig.ts';
 import { lineOf } from '../support/helpers.ts';
 import type { Mutation, MutationSetup } from '../support/mutation-runner.ts';
 import { swap } from './edits.ts';
@@ -14,17 +16,6 @@ import { standInChart } from './render.ts';
 const CHECK = 'closure-load-balancer';
 const VALUES = 'apps/platform/ingress-public/values.yaml';
 const APP = 'apps/platform/ingress-public/application.yaml';
-
-type Values = Record<string, unknown>;
-const isMap = (v: unknown): v is Values => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** Values files as one, maps merged key by key, the later over the earlier: the keys of all declared. */
-function merged(...files: unknown[]): Values {
-  const out: Values = {};
-  for (const file of files)
-    for (const [key, value] of Object.entries(isMap(file) ? file : {})) out[key] = isMap(out[key]) && isMap(value) ? merged(out[key], value) : value;
-  return out;
-}
 
 /** A CRD of `kind` in `group`, its objects' fields kept as written. */
 const crd = (group: string, kind: string, version: string): string => {
@@ -39,7 +30,10 @@ export function standInTraefik(): MutationSetup {
     app: APP,
     // Every key either proxy's values set is declared, the Service's annotations empty as the chart's are; the chart's own ports under them (values.yaml at 41).
     values: (copy) => {
-      const both = merged(parse(copy.read(VALUES)), parse(copy.read('apps/platform/ingress-private/values.yaml')));
+      const both = mergeMaps(
+        parse(copy.read(VALUES)) as Record<string, unknown>,
+        parse(copy.read('apps/platform/ingress-private/values.yaml')) as Record<string, unknown>,
+      );
       return {
         ...both,
         service: { ...(isMap(both.service) ? both.service : {}), annotations: {} },
