@@ -17,7 +17,7 @@ import { fromSecret } from '../../model/cluster/environment.ts';
 const PROBES = ['startupProbe', 'livenessProbe', 'readinessProbe'] as const;
 
 /** A port a probe or a Service names, as a port of this container: its number, or undefined where it is another's or unknown. */
-function containerPort(c: ContainerRef, port: unknown): number | undefined {
+export function containerPort(c: ContainerRef, port: unknown): number | undefined {
   const ports = objects(c.container.ports);
   if (typeof port === 'string') return ports.find((p) => p.name === port)?.containerPort as number | undefined;
   // A number may be another container's port in the same pod: judged only where this container declares it.

@@ -11,7 +11,8 @@ import { scalarText } from '../../model/core/text.ts';
 import { capabilitiesOf, imageParts, workloadContainers, type ContainerRef, type PodSpecRef } from '../../model/core/workloads.ts';
 import { imageKey } from '../../model/repository/image-facts.ts';
 import { nearestName, suggesting } from '../../model/core/did-you-mean.ts';
-import { textOf, type Held } from './variables.ts';
+import { httpProbes, textOf, type Held } from './variables.ts';
+import { urlBaseNeed } from './url-base.ts';
 import { conditionalEnvNeed, envFormatNeed, envSinceNeed, envTogetherNeed } from './env-needs.ts';
 import { dropsToPuid, skipsEntrypoint } from '../../model/repository/run-as.ts';
 import { optionsNeed } from './options.ts';
@@ -108,19 +109,6 @@ function s6OverlayNeed({ ctx, pod, c, image, need, where, setting, variable }: H
       `container ${c.name} starts ${image} as user ${scalarText(user)} without ${missing.join(' and ')}: its s6-overlay preinit cannot make the image's /run its own without privileges, and stops before the app starts (${need.source})`,
       `give the container an emptyDir at /run and ${S6_K8S_RUN}=1`,
     );
-}
-
-/** Each httpGet probe of a container: which, the path it asks (without its query; `/` when none is given), and where that is said. */
-function* httpProbes(c: ContainerRef): Generator<{ probe: string; asked: string; at: (string | number)[] }> {
-  for (const probe of ['startupProbe', 'livenessProbe', 'readinessProbe']) {
-    if (dig(c.container, [probe, 'httpGet']) === undefined) continue;
-    const path = dig(c.container, [probe, 'httpGet', 'path']);
-    yield {
-      probe,
-      asked: typeof path === 'string' ? path.split('?')[0]! : '/',
-      at: [...c.at, probe, 'httpGet', typeof path === 'string' ? 'path' : 'port'],
-    };
-  }
 }
 
 function probePathNeed({ ctx, resource, c, image, need }: Held): void {
@@ -254,4 +242,5 @@ export const NEEDS: readonly ((held: Held) => void)[] = [
   commandNeed,
   listensNeed,
   selfUrlNeed,
+  urlBaseNeed,
 ];

@@ -1,5 +1,6 @@
 /** A container as the image's needs read it (`Held`), and its variables: which hold a value, where each is set, and a value's text. */
 import type { Path } from '../../model/core/positions.ts';
+import { dig } from '../../model/core/dig.ts';
 import type { ContainerRef, PodSpecRef } from '../../model/core/workloads.ts';
 import type { CheckContext, FailurePlace } from '../../model/checks/kit.ts';
 import type { Resource } from '../../model/core/manifest.ts';
@@ -44,4 +45,17 @@ export interface Held {
   env: ReadonlyMap<string, Path>;
   /** How the kubelet sets each variable, its envFrom sources read (model/cluster/environment.ts). */
   variable: (name: string) => VariableSetting | undefined;
+}
+
+/** Each httpGet probe of a container: which, the path it asks (without its query; `/` when none is given), and where that is said. */
+export function* httpProbes(c: ContainerRef): Generator<{ probe: string; asked: string; at: (string | number)[] }> {
+  for (const probe of ['startupProbe', 'livenessProbe', 'readinessProbe']) {
+    if (dig(c.container, [probe, 'httpGet']) === undefined) continue;
+    const path = dig(c.container, [probe, 'httpGet', 'path']);
+    yield {
+      probe,
+      asked: typeof path === 'string' ? path.split('?')[0]! : '/',
+      at: [...c.at, probe, 'httpGet', typeof path === 'string' ? 'path' : 'port'],
+    };
+  }
 }

@@ -13,10 +13,9 @@ import type { DataFile } from '../../model/repository/repo.ts';
 import type { FailurePlace, PolicyCheck } from '../../model/checks/kit.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { Repo } from '../../model/repository/repo.ts';
-import { obj } from '../../model/core/dig.ts';
 import { scalarText } from '../../model/core/text.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
-import { middlewareName, namedMiddlewares } from '../../model/traefik/annotations.ts';
+import { ingressKeepsPath } from '../../model/traefik/path-rewrites.ts';
 import { serviceIndex } from '../../model/cluster/service-addresses.ts';
 import { containersBehind } from '../../model/prometheus-operator/scrape-targets.ts';
 import { WORKLOAD_KINDS } from '../../model/core/workloads.ts';
@@ -29,17 +28,6 @@ type Route = { host: string; path: string; pathType: string; served: () => Serve
 /** The paths the images behind a route answer, and which image says so; undefined where any of them answers any path. */
 type ServedPaths = { paths: string[]; image: string; file: string };
 
-/** Traefik's middlewares that hand the backend another path than the request's (and a chain, which may hold one). */
-const PATH_MIDDLEWARES = ['stripPrefix', 'stripPrefixRegex', 'replacePath', 'replacePathRegex', 'addPrefix', 'chain'];
-
-/** Whether the request reaches the Ingress's backends with its path as sent: no middleware it names rewrites it, or may. */
-function pathKept(repo: Repo, ingress: Resource, resources: readonly Resource[]): boolean {
-  return (namedMiddlewares(ingress, 'router')?.refs ?? []).every(({ name, provider }) => {
-    const middleware = resources.find((r) => r.kind === 'Middleware' && middlewareName(namespaceOrDestination(repo, r) ?? '', r.name) === name);
-    return provider === 'kubernetescrd' && middleware !== undefined && !PATH_MIDDLEWARES.some((key) => key in obj(dig(middleware.object, ['spec'])));
-  });
-}
-
 /** The paths every container behind the route's Service port answers, where each runs an image whose facts list them. */
 function servedBehind(
   repo: Repo,
@@ -50,7 +38,7 @@ function servedBehind(
   const namespace = namespaceOrDestination(repo, ingress) ?? '';
   const service = serviceIndex(repo, resources).named(namespace, backend.name);
   const entry = service && servicePort(service, backend.port);
-  if (!service || !entry || !pathKept(repo, ingress, resources)) return undefined;
+  if (!service || !entry || !ingressKeepsPath(repo, ingress, resources)) return undefined;
   const { needs } = repoImageNeeds(repo);
   const behind = containersBehind(repo, service, scalarText(entry.name ?? entry.port), namespace).map(({ c }) => scalarText(c.container.image ?? ''));
   const facts = behind.map((image) => ({ image, need: needs.get(imageKey(image)) }));

@@ -14,6 +14,7 @@ import { didYouMean } from '../core/did-you-mean.ts';
 import { isProgramOptions, type ProgramOptions } from '../programs/command-line.ts';
 import { LISTENS_FIELD, type Listens } from '../programs/listens.ts';
 import { SELF_URL_FIELD, type SelfUrl } from '../programs/self-url.ts';
+import { URL_BASE_FIELD, type UrlBase } from '../programs/url-base.ts';
 import { isAnchoredPattern as isPattern } from '../core/text.ts';
 import type { Repo } from './repo.ts';
 
@@ -76,6 +77,8 @@ export interface ImageNeeds {
   listens?: Listens[];
   /** The variables naming the address its program gives clients for itself: its host one an Ingress routes to it. */
   selfUrl?: SelfUrl[];
+  /** Where it serves its pages: a fixed path, or the variable that sets its URL base, and what it answers outside it. */
+  urlBase?: UrlBase;
   /** Its publisher's release tags, as a pattern (its release workflow's scheme): a version tag outside it does not exist to pull. */
   tagPattern?: string;
   /** The name it is published under now: the registry keeps no new release under this one. */
@@ -223,14 +226,8 @@ const OPTIONAL_FIELDS: Record<string, { valid: (v: unknown) => boolean; says: st
     valid: (v) => typeof v === 'string' && isPattern(v),
     says: 'tagPattern is a regular expression, anchored with ^ and $, that every tag the image is published under matches',
   },
-  movedTo: {
-    valid: isImageName,
-    says: 'movedTo names the image, without a tag, that the publisher pushes now',
-  },
-  releasedWith: {
-    valid: isImageName,
-    says: 'releasedWith names the image, without a tag, that this one works with only at the same release',
-  },
+  movedTo: { valid: isImageName, says: 'movedTo names the image, without a tag, that the publisher pushes now' },
+  releasedWith: { valid: isImageName, says: 'releasedWith names the image, without a tag, that this one works with only at the same release' },
   apiKey: { valid: (v) => isEnvName(v, 'optional') && !String(v).includes('*'), says: 'apiKey names the variable the app reads its own API key from' },
   keyFor: {
     keys: ['url', 'setting', 'key'],
@@ -283,6 +280,7 @@ const OPTIONAL_FIELDS: Record<string, { valid: (v: unknown) => boolean; says: st
   apiRequests: API_REQUESTS_FIELD,
   listens: LISTENS_FIELD,
   selfUrl: SELF_URL_FIELD,
+  urlBase: URL_BASE_FIELD,
   callsApiServer: { valid: (v) => typeof v === 'boolean', says: 'callsApiServer is true or false' },
   apiServerWhen: {
     valid: (v) =>

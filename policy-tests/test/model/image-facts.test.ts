@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { argoGlobMatch } from '../../model/core/glob.ts';
 import { IMAGE_FACTS_GLOB, imageKey, imageNeeds } from '../../model/repository/image-facts.ts';
 import { settingsCall } from '../../model/programs/api-server-calls.ts';
+import { isUnderBase, urlBaseOf } from '../../model/programs/url-base.ts';
 import { expandRequest, runsProgram } from '../../model/apps/api-requests.ts';
 import { loadRepo, REPO_ROOT } from '../../model/repository/repo.ts';
 
@@ -102,6 +103,42 @@ describe('imageNeeds', () => {
         /entry 1: (selfUrl lists the variables naming its own address|.*sep)/,
       );
     expect(read([{ image: 'a/b', source: 's', selfUrl: ['BASE_URL', { name: 'PLEX_ADVERTISE_URL', separator: ',' }] }]).problems).toEqual([]);
+  });
+
+  it('reads where an app serves its pages: a fixed absolute path, or the variable that sets it and what it answers outside; refuses anything else', () => {
+    for (const urlBase of ['sonarr', { env: 'URL BASE', outside: 'redirect' }, { env: 'X' }, { env: 'X', outside: '404' }, ['/']])
+      expect(read([{ image: 'a/b', source: 's', urlBase }]).problems[0]?.message).toMatch(
+        /entry 1: urlBase is the absolute path the app serves its pages under/,
+      );
+    expect(read([{ image: 'a/b', source: 's', urlBase: { env: 'X', outside: 'notFound', default: '/' } }]).problems[0]?.message).toMatch(
+      /urlBase\.default is no field of the image facts/,
+    );
+    expect(
+      read([
+        { image: 'a/b', source: 's', urlBase: '/' },
+        { image: 'a/c', source: 's', urlBase: { env: 'BASE_PATH', outside: 'notFound' } },
+      ]).problems,
+    ).toEqual([]);
+    expect(imageNeeds(repo, isFacts).needs.get('lscr.io/linuxserver/sonarr')?.urlBase).toEqual({ env: 'SONARR__SERVER__URLBASE', outside: 'redirect' });
+  });
+
+  it('reads a URL base as the apps do: slashes doubled or trailing dropped, one leading one given, the root where unset', () => {
+    expect(['', '  ', '/', 'sonarr', '/sonarr/', '//media//sonarr//'].map((text) => urlBaseOf({ env: 'X', outside: 'redirect' }, text))).toEqual([
+      '/',
+      '/',
+      '/',
+      '/sonarr',
+      '/sonarr',
+      '/media/sonarr',
+    ]);
+    expect(urlBaseOf({ env: 'X', outside: 'redirect' }, undefined)).toBe('/');
+    expect(urlBaseOf('/', 'ignored')).toBe('/');
+    expect([
+      isUnderBase('/sonarr/api/v3', '/sonarr'),
+      isUnderBase('/sonarr', '/sonarr'),
+      isUnderBase('/sonarrx', '/sonarr'),
+      isUnderBase('/health', '/'),
+    ]).toEqual([true, true, false, true]);
   });
 
   it('refuses written directories that are not absolute paths', () => {

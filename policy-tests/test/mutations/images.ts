@@ -356,4 +356,26 @@ export const imageMutations: Mutation[] = [
     ),
     at: (c) => ({ file: 'apps/media/plex/deployment.yaml', line: lineOf(c, 'apps/media/plex/deployment.yaml', '        - name: plex') }),
   },
+  {
+    check: 'workload-image-needs',
+    why: 'Sonarr routed at /sonarr with no URL base set: its page loads its scripts, styles and API calls from under /, which the route does not forward, and the UI is blank',
+    mutate: swap('apps/media/sonarr/ingress.yaml', '          - path: /\n', '          - path: /sonarr\n'),
+    at: 'path: /sonarr',
+  },
+  {
+    check: 'workload-image-needs',
+    why: 'Radarr routed by an Exact path: only its first page is forwarded, nothing it loads',
+    mutate: swap('apps/media/radarr/ingress.yaml', '            pathType: Prefix\n', '            pathType: Exact\n'),
+    at: (c) => ({ file: 'apps/media/radarr/ingress.yaml', line: lineOf(c, 'apps/media/radarr/ingress.yaml', '- path: /') }),
+  },
+  {
+    check: 'workload-image-needs',
+    why: 'Cleanuparr given BASE_PATH=/cleanuparr while its probes ask /health: it answers 404 outside its base, and the kubelet kills it over and over',
+    mutate: swap(
+      CLEANUPARR,
+      '              value: "Europe/Oslo"\n',
+      '              value: "Europe/Oslo"\n            - name: BASE_PATH\n              value: /cleanuparr\n',
+    ),
+    at: (c) => ({ file: CLEANUPARR, line: lineOf(c, CLEANUPARR, 'path: /health') }),
+  },
 ];
