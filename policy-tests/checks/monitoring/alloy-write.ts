@@ -11,6 +11,7 @@
  */
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { chartValues, type ChartValues } from '../../model/helm/chart-values.ts';
+import { lokiServesTls } from '../../model/loki/config.ts';
 import { attributeNamed, blocksNamed, parseAlloy, type AlloyExpr, type AlloyStatement } from '../../model/alloy/parser.ts';
 import { chain, evaluate } from '../../model/alloy/evaluate.ts';
 import { plainValue } from '../../model/alloy/evaluated.ts';
@@ -65,7 +66,7 @@ function writersOf(body: readonly AlloyStatement[], source: Block): { writers: B
 }
 
 /** Why an endpoint URL is not a Loki push API the shipper can reach, or undefined. */
-function endpointProblem(url: string, lokiTls: boolean): string | undefined {
+function endpointProblem(url: string, lokiTls: boolean | undefined): string | undefined {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -76,12 +77,14 @@ function endpointProblem(url: string, lokiTls: boolean): string | undefined {
   // Behind a proxy of its own (another host) Loki's route may sit under a prefix; the cluster's Loki serves it at the root.
   if (inCluster ? !PUSH_PATHS.includes(parsed.pathname) : !PUSH_PATHS.some((p) => parsed.pathname.endsWith(p)))
     return `its path ${parsed.pathname} is no push route of Loki's (${PUSH_PATHS.join(', ')}): every batch is answered 404`;
-  if (inCluster && parsed.protocol === 'https:' && !lokiTls)
+  if (inCluster && parsed.protocol === 'https:' && lokiTls === false)
     return "it speaks TLS to the cluster's Loki, which serves plain HTTP (its server has no TLS configuration): every handshake fails";
+  if (inCluster && parsed.protocol === 'http:' && lokiTls === true)
+    return "it speaks plain HTTP to the cluster's Loki, whose server takes TLS only (its http_tls_config names a certificate): Go's TLS server answers every request 400";
   return undefined;
 }
 
-function judge(ctx: CheckContext, v: ChartValues, lokiTls: boolean): void {
+function judge(ctx: CheckContext, v: ChartValues, lokiTls: boolean | undefined): void {
   const configuration = alloyConfiguration(ctx, v);
   if (!configuration) return;
   const { body, errors } = parseAlloy(configuration.text);
@@ -111,6 +114,11 @@ function judge(ctx: CheckContext, v: ChartValues, lokiTls: boolean): void {
           continue;
         }
         const problem = endpointProblem(text, lokiTls);
+        if (!problem && lokiTls === undefined && URL.canParse(text) && isServiceDomainHost(new URL(text).hostname))
+          ctx.notJudged(
+            configuration.place(url!.line),
+            `loki.write "${writer.label}" (${v.appName}) sends to ${text}, and the cluster's Loki config does not parse: whether it takes TLS is not judged`,
+          );
         if (problem)
           ctx.fail(
             configuration.place(url!.line),
@@ -124,14 +132,14 @@ function judge(ctx: CheckContext, v: ChartValues, lokiTls: boolean): void {
 export const alloyWriteCheck: PolicyCheck = {
   id: 'alloy-ships-logs',
   description:
-    "Each log source of an Alloy configuration the log shippers run (loki.source.*) hands its entries, through loki.process and loki.relabel, to a loki.write, and each endpoint of it is a push route Loki serves (/loki/api/v1/push or /api/prom/push; Loki v3.7 answers any other path 404), over plain HTTP to the cluster's Loki unless its server has a TLS configuration; otherwise Alloy loads and runs, and no log reaches the log store. What is not worked out is said not judged (A2).",
+    "Each log source of an Alloy configuration the log shippers run (loki.source.*) hands its entries, through loki.process and loki.relabel, to a loki.write, and each endpoint of it is a push route Loki serves (/loki/api/v1/push or /api/prom/push; Loki v3.7 answers any other path 404), over plain HTTP to the cluster's Loki unless its server takes TLS, and then over https (its server's http_tls_config names a certificate, as its rendered config.yaml says, else its values); otherwise Alloy loads and runs, and no log reaches the log store. What is not worked out is said not judged (A2).",
   invariants: ['A2'],
   remediation: 'forward each source to loki.write.<label>.receiver, and send to http://loki.<namespace>.svc:3100/loki/api/v1/push',
   reads: { kinds: withKeyProviders('Application', 'ConfigMap', 'DaemonSet', 'Deployment', 'StatefulSet'), charts: ['alloy', 'loki'], renders: true },
   exemptible: false,
   run(ctx) {
-    // A Loki whose server takes TLS (server.http_tls_config in its values' structured config).
-    const lokiTls = chartValues(ctx.repo, 'loki').some((l) => JSON.stringify(l.values).includes('http_tls_config'));
+    // Whether the cluster's Loki takes TLS, from its rendered config.yaml, else its values (undefined: a file that does not parse, loki-config's to say).
+    const lokiTls = lokiServesTls(ctx.repo, ctx.resources);
     for (const v of chartValues(ctx.repo, 'alloy')) judge(ctx, v, lokiTls);
   },
 };

@@ -8,7 +8,8 @@
 import { dig, isMap } from '../core/dig.ts';
 import type { Path } from '../core/positions.ts';
 import type { Resource } from '../core/manifest.ts';
-import { renderedByChart, renderedFile, type RenderedFile } from '../helm/chart-output.ts';
+import { parseRenderedFile, renderedByChart, renderedFile, type RenderedFile } from '../helm/chart-output.ts';
+import { chartValues } from '../helm/chart-values.ts';
 import type { DataFile } from '../repository/data-file.ts';
 import type { Repo } from '../repository/repo.ts';
 import { referenceFile } from '../helm/reference-file.ts';
@@ -87,3 +88,21 @@ export const lokiReference: (repo: Repo) => LokiReference | undefined = referenc
   const type = referenceTypes(read.catalog);
   return { version: read.version, chartVersion: read.chartVersion, type, runtime: runtimeConfigType(type) };
 });
+
+/**
+ * Whether the cluster's Loki serves its HTTP API over TLS: its server's `http_tls_config` names a certificate
+ * (dskit's server starts a TLS listener exactly when `cert_file` is set), read from the config.yaml the chart
+ * rendered, else, offline, from the values that write the server block. Undefined where a rendered file does not parse.
+ */
+export function lokiServesTls(repo: Repo, resources: readonly Resource[]): boolean | undefined {
+  const certOf = (server: unknown) => {
+    const cert = dig(server, ['http_tls_config', 'cert_file']);
+    return typeof cert === 'string' && cert.trim() !== '';
+  };
+  const rendered = resources.flatMap((r) => lokiConfigFile(r) ?? []);
+  if (rendered.length > 0) {
+    const parsed = rendered.map((file) => parseRenderedFile(file.text));
+    return parsed.some((p) => 'error' in p) ? undefined : parsed.some((p) => 'doc' in p && certOf(dig(p.doc, ['server'])));
+  }
+  return chartValues(repo, LOKI_CHART).some((v) => valuesConfigParts(v.values).some((part) => part.block === 'server' && certOf(part.value)));
+}

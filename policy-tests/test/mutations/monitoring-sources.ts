@@ -184,6 +184,16 @@ export const shipperMutations: Mutation[] = [
     at: inFile('monitoring/alloy-events/values.yaml', 'url = "https://loki'),
   },
   {
+    check: 'alloy-ships-logs',
+    why: "Loki's server given a certificate (http_tls_config): it takes TLS only, and both shippers still push over plain HTTP, which Go's TLS server answers 400",
+    mutate: swap(
+      'monitoring/loki/values.yaml',
+      '  auth_enabled: false\n',
+      '  auth_enabled: false\n  server:\n    http_tls_config:\n      cert_file: /tls/tls.crt\n      key_file: /tls/tls.key\n',
+    ),
+    at: inFile(ALLOY, 'url = "http://loki.monitoring.svc:3100'),
+  },
+  {
     check: 'alloy-config-loads',
     why: "the store's endpoint given uri for url: Alloy's decoder refuses the attribute and misses the one it requires, and no pod log reaches the log store",
     mutate: swap(ALLOY, '          url = "http://loki.monitoring.svc:3100', '          uri = "http://loki.monitoring.svc:3100'),
