@@ -11,7 +11,7 @@
  */
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { chartValues, type ChartValues } from '../../model/helm/chart-values.ts';
-import { lokiServesTls } from '../../model/loki/config.ts';
+import { lokiSchemeProblem, lokiServesTls } from '../../model/loki/config.ts';
 import { attributeNamed, blocksNamed, parseAlloy, type AlloyExpr, type AlloyStatement } from '../../model/alloy/parser.ts';
 import { chain, evaluate } from '../../model/alloy/evaluate.ts';
 import { plainValue } from '../../model/alloy/evaluated.ts';
@@ -77,11 +77,7 @@ function endpointProblem(url: string, lokiTls: boolean | undefined): string | un
   // Behind a proxy of its own (another host) Loki's route may sit under a prefix; the cluster's Loki serves it at the root.
   if (inCluster ? !PUSH_PATHS.includes(parsed.pathname) : !PUSH_PATHS.some((p) => parsed.pathname.endsWith(p)))
     return `its path ${parsed.pathname} is no push route of Loki's (${PUSH_PATHS.join(', ')}): every batch is answered 404`;
-  if (inCluster && parsed.protocol === 'https:' && lokiTls === false)
-    return "it speaks TLS to the cluster's Loki, which serves plain HTTP (its server has no TLS configuration): every handshake fails";
-  if (inCluster && parsed.protocol === 'http:' && lokiTls === true)
-    return "it speaks plain HTTP to the cluster's Loki, whose server takes TLS only (its http_tls_config names a certificate): Go's TLS server answers every request 400";
-  return undefined;
+  return lokiSchemeProblem(parsed, lokiTls);
 }
 
 function judge(ctx: CheckContext, v: ChartValues, lokiTls: boolean | undefined): void {

@@ -15,6 +15,7 @@ import { dig } from '../../model/core/dig.ts';
 import { GRAFANA_CHART, grafanaSidecars } from '../../model/grafana/sidecars.ts';
 import { withKeyProviders } from '../../model/cluster/provided-keys.ts';
 import { nearestName, suggesting } from '../../model/core/did-you-mean.ts';
+import { lokiSchemeProblem, lokiServesTls } from '../../model/loki/config.ts';
 
 /** The stores the repository runs whose data Grafana reads only through a datasource of their plugin: the chart, and the type. */
 const STORES = [
@@ -73,7 +74,7 @@ function storesWithoutDatasource(ctx: CheckContext, datasources: readonly Provis
 export const grafanaDatasourcesCheck: PolicyCheck = {
   id: 'grafana-datasources',
   description:
-    "Grafana provisions the datasources it is given: at most one per organization marked isDefault (kube-prometheus-stack's Prometheus is, unless its values say not), and no uid held by two datasources of different names; otherwise Grafana refuses its provisioning at start and does not come up; each datasource of a plugin that queries over HTTP (Prometheus, Loki, Tempo...) has a url, without which every query of it fails; no datasource writes a key one slip from one Grafana reads (`uie`), which its provisioning drops unread, nor a list or a map where Grafana reads text (or other than a map where it reads one), which stops Grafana at start; and the log and trace stores the repository runs (Loki, Tempo) each have a datasource of their type, without which nobody can query what they keep (A2, A3, A10).",
+    "Grafana provisions the datasources it is given: at most one per organization marked isDefault (kube-prometheus-stack's Prometheus is, unless its values say not), and no uid held by two datasources of different names; otherwise Grafana refuses its provisioning at start and does not come up; each datasource of a plugin that queries over HTTP (Prometheus, Loki, Tempo...) has a url, without which every query of it fails; no datasource writes a key one slip from one Grafana reads (`uie`), which its provisioning drops unread, nor a list or a map where Grafana reads text (or other than a map where it reads one), which stops Grafana at start; a Loki datasource at the cluster's Loki speaks its scheme (https exactly where its server takes TLS); and the log and trace stores the repository runs (Loki, Tempo) each have a datasource of their type, without which nobody can query what they keep (A2, A3, A10).",
   invariants: ['A2', 'A3', 'A10'],
   remediation:
     "leave isDefault to one datasource (kube-prometheus-stack's Prometheus, or set grafana.sidecar.datasources.isDefaultDatasource: false), and give each datasource its own uid",
@@ -103,6 +104,16 @@ export const grafanaDatasourcesCheck: PolicyCheck = {
         `datasource ${d.name} (${d.type}) has no url${slip ? ` (its key "${slip}" is one slip from url, a key Grafana does not read)` : ''}: Grafana provisions it, and every query of it fails with "unsupported protocol scheme"`,
         "write the datasource's url, the address of its store's Service (url: http://<service>.<namespace>.svc:<port>)",
       );
+    }
+    const lokiTls = lokiServesTls(ctx.repo, ctx.resources);
+    for (const d of datasources.filter((x) => x.type === 'loki' && URL.canParse(x.url))) {
+      const problem = lokiSchemeProblem(new URL(d.url), lokiTls);
+      if (problem)
+        ctx.fail(
+          keyPlace(d, 'url'),
+          `datasource ${d.name} (loki) queries ${d.url}, and ${problem}: every query of the logs fails`,
+          "write the scheme the cluster's Loki serves in the url",
+        );
     }
     const defaults = new Map<number, string>();
     const uids = new Map<string, string>();

@@ -10,6 +10,7 @@ import type { Path } from '../core/positions.ts';
 import type { Resource } from '../core/manifest.ts';
 import { parseRenderedFile, renderedByChart, renderedFile, type RenderedFile } from '../helm/chart-output.ts';
 import { chartValues } from '../helm/chart-values.ts';
+import { isServiceDomainHost } from '../cluster/service-addresses.ts';
 import type { DataFile } from '../repository/data-file.ts';
 import type { Repo } from '../repository/repo.ts';
 import { referenceFile } from '../helm/reference-file.ts';
@@ -105,4 +106,18 @@ export function lokiServesTls(repo: Repo, resources: readonly Resource[]): boole
     return parsed.some((p) => 'error' in p) ? undefined : parsed.some((p) => 'doc' in p && certOf(dig(p.doc, ['server'])));
   }
   return chartValues(repo, LOKI_CHART).some((v) => valuesConfigParts(v.values).some((part) => part.block === 'server' && certOf(part.value)));
+}
+
+/**
+ * Why a client's URL for the cluster's Loki (a Service-domain host) speaks the other scheme than its server, or
+ * undefined: TLS to a Loki that serves plain HTTP fails every handshake, and plain HTTP to one that takes TLS only is
+ * answered 400 by Go's TLS server. Another host, or a Loki whose TLS is not known, is not said.
+ */
+export function lokiSchemeProblem(url: URL, lokiTls: boolean | undefined): string | undefined {
+  if (!isServiceDomainHost(url.hostname)) return undefined;
+  if (url.protocol === 'https:' && lokiTls === false)
+    return "it speaks TLS to the cluster's Loki, which serves plain HTTP (its server has no TLS configuration): every handshake fails";
+  if (url.protocol === 'http:' && lokiTls === true)
+    return "it speaks plain HTTP to the cluster's Loki, whose server takes TLS only (its http_tls_config names a certificate): Go's TLS server answers every request 400";
+  return undefined;
 }

@@ -7,6 +7,12 @@ const VALUES = 'monitoring/kube-prometheus-stack/values.yaml';
 export const grafanaDatasourcesMutations: Mutation[] = [
   {
     check: 'grafana-datasources',
+    why: "Loki's datasource given https while the cluster's Loki serves plain HTTP: every query of the logs fails the handshake",
+    mutate: swap(VALUES, '      url: http://loki.monitoring.svc:3100', '      url: https://loki.monitoring.svc:3100'),
+    at: 'url: https://loki.monitoring.svc:3100',
+  },
+  {
+    check: 'grafana-datasources',
     why: "Loki marked isDefault beside the chart's Prometheus: two defaults in one organization, and Grafana does not start",
     mutate: swap(VALUES, '      type: loki\n', '      type: loki\n      isDefault: true\n'),
     at: '- name: Loki',

@@ -185,12 +185,15 @@ export const shipperMutations: Mutation[] = [
   },
   {
     check: 'alloy-ships-logs',
-    why: "Loki's server given a certificate (http_tls_config): it takes TLS only, and both shippers still push over plain HTTP, which Go's TLS server answers 400",
-    mutate: swap(
-      'monitoring/loki/values.yaml',
-      '  auth_enabled: false\n',
-      '  auth_enabled: false\n  server:\n    http_tls_config:\n      cert_file: /tls/tls.crt\n      key_file: /tls/tls.key\n',
-    ),
+    why: "Loki's server given a certificate (http_tls_config), and Grafana's datasource moved to https with it: it takes TLS only, and both shippers still push over plain HTTP, which Go's TLS server answers 400",
+    mutate: (c) => {
+      swap(
+        'monitoring/loki/values.yaml',
+        '  auth_enabled: false\n',
+        '  auth_enabled: false\n  server:\n    http_tls_config:\n      cert_file: /tls/tls.crt\n      key_file: /tls/tls.key\n',
+      )(c);
+      swap(KPS, '      url: http://loki.monitoring.svc:3100', '      url: https://loki.monitoring.svc:3100')(c);
+    },
     at: inFile(ALLOY, 'url = "http://loki.monitoring.svc:3100'),
   },
   {
