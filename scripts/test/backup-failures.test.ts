@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../policy-tests/model/repository/repo.ts';
-import { contextOf, unpackVerified } from '../backup/run.ts';
+import { contextOf, runBackup, unpackVerified } from '../backup/run.ts';
 import { removeAbandonedScratch, requireScratchSpace, ScratchSpaceError, withScratch } from '../backup/scratch.ts';
 import { listBackups } from '../backup/store.ts';
 import { exec } from '../../test-support/exec.ts';
@@ -114,6 +114,19 @@ describe.skipIf(skip)('killed runs and a full TMPDIR', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('a database path that names no file is refused in one line, and no empty database is made there', async () => {
+    lab.seeded();
+    const before = listBackups(lab.o.backupDir, 'sonarr').length;
+    for (const side of ['', '-wal', '-shm']) rmSync(`${lab.db()}${side}`, { force: true });
+    const err = await runBackup(target, lab.o).catch((e: unknown) => e as Error);
+    expect(err).toBeInstanceOf(Error);
+    expect((err as Error).message).toMatch(
+      /^the database \/config\/sonarr\.db is not there \(.*sonarr\.db\): .*a new empty database; correct its paths in the backup targets$/,
+    );
+    expect(existsSync(lab.db())).toBe(false);
+    expect(listBackups(lab.o.backupDir, 'sonarr')).toHaveLength(before);
   });
 });
 

@@ -105,6 +105,13 @@ export const sqliteEngine: Engine<SqliteTarget> = {
   scalesApp: true,
   fileNames: (target) => target.paths.map((p) => basename(p)),
   async writeSentinel(target, sentinel, ctx) {
+    // SQLite makes a database it is asked to open and there is none: the sentinel would make an empty one beside the
+    // app's, and every night would copy that, pass its check, and hold nothing of the app.
+    const missing = target.paths.find((p) => !existsSync(livePath(p, ctx)));
+    if (missing)
+      throw new Error(
+        `the database ${missing} is not there (${livePath(missing, ctx)}): the target's path names no file the app wrote, and a copy of it would be a new empty database; correct its paths in the backup targets`,
+      );
     for (const p of target.paths) await writeSentinel(livePath(p, ctx), sentinel);
   },
   async liveSentinel(target, ctx) {
