@@ -9,6 +9,7 @@
 import { targetsOfDocument, TARGET_FILES, volumeOnlyApps, type Target } from '../../model/apps/backup-targets.ts';
 import { localRepositoryProblems, resticRepositoryProblems, sharedRepositoryProblems } from './restic-repository.ts';
 import { copiesOfClaim } from './claim-copies.ts';
+import { judgeDatabasePath } from './database-files.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { perRepo } from '../../model/repository/per-repo.ts';
 import type { PathSegment } from '../../model/core/positions.ts';
@@ -19,6 +20,8 @@ import { containersOf, podSpecOf } from '../../model/core/workloads.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { scalarText } from '../../model/core/text.ts';
 import { prometheusMatch } from '../../model/core/re2.ts';
+import { withKeyProviders } from '../../model/cluster/provided-keys.ts';
+import { IMAGE_FACTS_GLOB } from '../../model/repository/image-facts.ts';
 
 /** The image built from scripts/backup/Dockerfile; every backup job runs it. */
 export const BACKUP_IMAGE = 'ghcr.io/homelab-operator/homelab-backup';
@@ -115,7 +118,7 @@ function expectSchedule(ctx: CheckContext, job: Resource, pattern: RegExp, every
  * must mount the claim the app mounts at the same path, and (the volume being
  * ReadWriteOnce) run on the app's node.
  */
-function expectAppVolume(ctx: CheckContext, job: Resource, t: Target & { engine: 'sqlite' }): void {
+function expectAppVolume(ctx: CheckContext, job: Resource, t: Target & { engine: 'sqlite' }, file: DataFile): void {
   const app = ctx.resources.find((r) => r.kind === 'Deployment' && r.namespace === t.namespace && r.name === t.deployment);
   const main = mainContainer(job);
   const appPod = app && podSpecOf(app);
@@ -127,13 +130,13 @@ function expectAppVolume(ctx: CheckContext, job: Resource, t: Target & { engine:
     (objects(pod.spec.volumes) as ({ name?: string; persistentVolumeClaim?: { claimName?: string } } | null)[]).find((v) => v?.name === volume)
       ?.persistentVolumeClaim?.claimName;
   const appMounts = containersOf(appPod).flatMap((c) =>
-    (objects(c.container.volumeMounts) as { name: string; mountPath: string }[]).map((m) => ({ ...m, claim: claimOf(appPod, m.name) })),
+    (objects(c.container.volumeMounts) as { name: string; mountPath: string }[]).map((m) => ({ ...m, claim: claimOf(appPod, m.name), c })),
   );
   const jobMounts = (objects(main.c.container.volumeMounts) as { name: string; mountPath: string }[]).map((m) => ({
     ...m,
     claim: claimOf(main.pod, m.name),
   }));
-  for (const path of t.paths) {
+  for (const [i, path] of t.paths.entries()) {
     const under = (m: { mountPath: string }) => typeof m.mountPath === 'string' && path.startsWith(`${m.mountPath.replace(/\/$/, '')}/`);
     // In a pod of several apps (the VPN pod) each container mounts its own claim at the same path: any of them may be the one.
     const candidates = appMounts.filter((m) => under(m) && m.claim);
@@ -145,6 +148,8 @@ function expectAppVolume(ctx: CheckContext, job: Resource, t: Target & { engine:
         { resource: job, path: [...main.c.at, 'volumeMounts'] },
         `${job.name} must mount the claim ${t.deployment} keeps ${path} on (${candidates.map((m) => `${m.claim} at ${m.mountPath}`).join(' or ')}) to read it`,
       );
+    if (candidates.length > 0)
+      judgeDatabasePath(ctx, t, [...new Set(candidates.map((m) => m.c))], { path, place: { data: file, path: ['targets', t.name, 'paths', i] } });
   }
   const affinity =
     (dig(main.pod.spec, ['affinity', 'podAffinity', 'requiredDuringSchedulingIgnoredDuringExecution']) as
@@ -219,11 +224,11 @@ export const backupChecks: PolicyCheck[] = [
   },
   {
     id: 'backup-jobs',
-    description: `Every app with a config volume is a backup target or listed under volumeOnly with a reason; every target in ${TARGET_FILES.join(' and ')} has a daily backup CronJob (<app>-db-backup, or etcd-backup) and a daily <app>-backup-check, neither suspended, running the backup image's commands for it, named as BackupJobStale's cronjob regex expects; SQLite backups mount the app's claim beside its pod; the monthly restore-test exists under the name RestoreTestFailed reads, not suspended; no backup-named CronJob lacks a target (B1, B2).`,
+    description: `Every app with a config volume is a backup target or listed under volumeOnly with a reason; every target in ${TARGET_FILES.join(' and ')} has a daily backup CronJob (<app>-db-backup, or etcd-backup) and a daily <app>-backup-check, neither suspended, running the backup image's commands for it, named as BackupJobStale's cronjob regex expects; SQLite backups mount the app's claim beside its pod, and back up the database files the app writes where its image's facts list them (databases: under its data folder, as a variable or an option of its command line moves it; any other path holds no file, and every night's backup refuses to run); the monthly restore-test exists under the name RestoreTestFailed reads, not suspended; no backup-named CronJob lacks a target (B1, B2).`,
     invariants: ['B1', 'B2'],
     remediation:
       'declare the target and give the app its two CronJobs (include apps/media/components/db-backup, as apps/media/sonarr/kustomization.yaml does), or rename the job to what the alert rule watches',
-    reads: { kinds: ['CronJob', 'Deployment', 'PrometheusRule', 'PersistentVolumeClaim'], files: [...TARGET_FILES] },
+    reads: { kinds: withKeyProviders('CronJob', 'Deployment', 'PrometheusRule', 'PersistentVolumeClaim'), files: [...TARGET_FILES, IMAGE_FACTS_GLOB] },
     exemptible: false,
     run(ctx) {
       const { targets, volumeOnly, problems } = declaredTargets(ctx.repo);
@@ -267,7 +272,7 @@ export const backupChecks: PolicyCheck[] = [
           }
           expectArgs(ctx, job, [role === 'backup' ? 'backup' : 'backup-check', t.name]);
           expectSchedule(ctx, job, DAILY, 'daily');
-          if (role === 'backup' && t.engine === 'sqlite') expectAppVolume(ctx, job, t);
+          if (role === 'backup' && t.engine === 'sqlite') expectAppVolume(ctx, job, t, file);
         }
       }
       for (const job of backupJobs(ctx)) {

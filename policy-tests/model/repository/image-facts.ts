@@ -15,6 +15,7 @@ import { isProgramOptions, type ProgramOptions } from '../programs/command-line.
 import { LISTENS_FIELD, type Listens } from '../programs/listens.ts';
 import { SELF_URL_FIELD, type SelfUrl } from '../programs/self-url.ts';
 import { URL_BASE_FIELD, type UrlBase } from '../programs/url-base.ts';
+import { DATABASES_FIELD, type Databases } from '../programs/databases.ts';
 import { isAnchoredPattern as isPattern } from '../core/text.ts';
 import type { Repo } from './repo.ts';
 
@@ -79,6 +80,8 @@ export interface ImageNeeds {
   selfUrl?: SelfUrl[];
   /** Where it serves its pages: a fixed path, or the variable that sets its URL base, and what it answers outside it. */
   urlBase?: UrlBase;
+  /** The SQLite databases its app writes: files under its data folder, and what moves the folder. */
+  databases?: Databases;
   /** Its publisher's release tags, as a pattern (its release workflow's scheme): a version tag outside it does not exist to pull. */
   tagPattern?: string;
   /** The name it is published under now: the registry keeps no new release under this one. */
@@ -88,9 +91,8 @@ export interface ImageNeeds {
   /** The variable the app reads its own API key from: every client of it must hold the same key. */
   apiKey?: string;
   /**
-   * The image is a client of other apps: a variable named like `url` (their address) goes with the variable named
-   * like `key` (the API key it sends there), `*` the same text in both. Or the address is a `setting` of the app's
-   * settings file beside its workload (a dotted path, `sonarr.url`), when the app reads it from there.
+   * The image is a client of other apps: a variable named like `url` (their address) goes with the variable named like `key`
+   * (the API key it sends there), `*` the same text in both; or the address is a `setting` (dotted path) of its settings file.
    */
   keyFor?: ({ url: string; key: string } | { setting: string; key: string })[];
   /**
@@ -173,7 +175,6 @@ const isEnvName = (name: unknown, star: 'one' | 'optional'): boolean =>
 const isList = (value: unknown, item: (v: unknown) => boolean): boolean => Array.isArray(value) && value.length > 0 && value.every(item);
 const isPathList = (paths: unknown): boolean => isList(paths, (p) => typeof p === 'string' && p.startsWith('/'));
 const isStringList = (list: unknown): boolean => isList(list, (v) => typeof v === 'string' && v !== '');
-/** An image's name without a tag. */
 const isImageName = (v: unknown): boolean => typeof v === 'string' && v !== '' && imageParts(v).tag === undefined;
 const fieldsOf = (value: unknown): Record<string, unknown> => (value ?? {}) as Record<string, unknown>;
 
@@ -281,6 +282,7 @@ const OPTIONAL_FIELDS: Record<string, { valid: (v: unknown) => boolean; says: st
   listens: LISTENS_FIELD,
   selfUrl: SELF_URL_FIELD,
   urlBase: URL_BASE_FIELD,
+  databases: DATABASES_FIELD,
   callsApiServer: { valid: (v) => typeof v === 'boolean', says: 'callsApiServer is true or false' },
   apiServerWhen: {
     valid: (v) =>

@@ -200,4 +200,16 @@ export const backupsMutations: Mutation[] = [
     at: () => 1,
   },
   { check: 'backup-jobs', why: 'the restore test run weekly', mutate: swap(DRILL, 'schedule: 0 5 1 * *', 'schedule: 0 5 * * 1'), at: 'schedule: 0 5 * * 1' },
+  {
+    check: 'backup-jobs',
+    why: "sonarr's backup target names /config/sonar.db: Sonarr writes /config/sonarr.db, the backup finds no file there and refuses, and every night's backup fails",
+    mutate: swap('apps/media/facts/backup-targets.yaml', 'paths: [/config/sonarr.db]', 'paths: [/config/sonar.db]'),
+    at: (c) => ({ file: 'apps/media/facts/backup-targets.yaml', line: lineOf(c, 'apps/media/facts/backup-targets.yaml', '/config/sonar.db') }),
+  },
+  {
+    check: 'backup-jobs',
+    why: 'Tautulli started with --datadir /config/data: its database moves to /config/data/tautulli.db, and the backup still reads /config/tautulli.db, which is no longer there',
+    mutate: swap('apps/media/tautulli/deployment.yaml', '"--datadir", "/config"]', '"--datadir", "/config/data"]'),
+    at: (c) => ({ file: 'apps/media/facts/backup-targets.yaml', line: lineOf(c, 'apps/media/facts/backup-targets.yaml', '/config/tautulli.db') }),
+  },
 ];
