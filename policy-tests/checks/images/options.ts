@@ -1,20 +1,20 @@
 /**
  * A program's command line, held to what its image's facts list for it (`options`), read as its reader reads it:
  * Python's argparse (model/programs/argparse.ts), where an option the program does not have stops it with exit 2
- * before its own code runs; Node's (model/programs/node-command.ts), where a script the build does not hold stops it
- * at once ("Cannot find module"). Either way the container restarts for good, and the API server takes any words.
+ * before its own code runs; Node's or Python's (model/programs/script-command.ts), where a script the build does not
+ * hold stops it at once. Either way the container restarts for good, and the API server takes any words.
  */
 import { list } from '../../model/core/dig.ts';
 import { nearestName, suggesting } from '../../model/core/did-you-mean.ts';
 import { argparseRefusal, type ArgparseOptions } from '../../model/programs/argparse.ts';
-import { nodeFindsScript, nodeScript, type NodeScripts } from '../../model/programs/node-command.ts';
+import { findsScript, missingScript, runScript, type ScriptRunner } from '../../model/programs/script-command.ts';
 import type { Held } from './variables.ts';
 
 /** The first word the reader refuses, with why, what follows and the mend; or one the gate cannot judge, with why. */
 type Refusal = { index: number; message: string; fix: string; effect: string } | { index: number; unjudged: string };
 
 /** The first word of `words` after the program the reader refuses, or cannot be judged; undefined where it takes them all. */
-function refusal(words: readonly string[], options: ArgparseOptions | NodeScripts): Refusal | undefined {
+function refusal(words: readonly string[], options: ArgparseOptions | ScriptRunner): Refusal | undefined {
   if (options.parser === 'argparse') {
     const refused = argparseRefusal(words, options);
     return (
@@ -26,14 +26,14 @@ function refusal(words: readonly string[], options: ArgparseOptions | NodeScript
       }
     );
   }
-  const run = nodeScript(words);
-  const found = run && nodeFindsScript(run.script, options.scripts);
+  const run = runScript(options.parser, words);
+  const found = run && findsScript(options.parser, run.script, options.scripts);
   if (!run || found === true) return undefined;
   if (found === undefined) return { index: run.index, unjudged: 'a path from outside the working directory the facts list scripts from' };
   return {
     index: run.index,
     message: `a script the image's build does not make to run${suggesting(nearestName(run.script.replace(/^(\.\/)+/, ''), options.scripts))} (it makes ${options.scripts.join(', ')}`,
-    effect: 'node stops at once ("Cannot find module"), and the container restarts for good',
+    effect: `${missingScript(options.parser)}, and the container restarts for good`,
     fix: `run one of the scripts the build makes: ${options.scripts.join(', ')}`,
   };
 }

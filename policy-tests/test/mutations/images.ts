@@ -378,4 +378,10 @@ export const imageMutations: Mutation[] = [
     ),
     at: (c) => ({ file: CLEANUPARR, line: lineOf(c, CLEANUPARR, 'path: /health') }),
   },
+  {
+    check: 'workload-image-needs',
+    why: "Tautulli's script misspelt in its command: python cannot open it and exits 2, and the container restarts for good",
+    mutate: swap(TAUTULLI, '["python", "Tautulli.py"', '["python", "Tautulil.py"'),
+    at: 'Tautulil.py',
+  },
 ];
