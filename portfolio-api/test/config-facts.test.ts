@@ -11,12 +11,18 @@ import { parse } from 'yaml';
 import { loadConfig } from '../src/config.ts';
 import { buildIndex, buildOpenApi } from '../src/openapi/build.ts';
 import { ROUTES } from '../src/routes/table.ts';
+import { targetFromEnv } from '../src/status-writer/writer.ts';
+import { inClusterOptions } from '../src/status-writer/kube.ts';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 interface Facts {
   options: { program: string; parser: string; scripts: string[] }[];
   listens: ({ port: string; default: number; address: string; addressDefault: string; emptyAddress: string } | { nodeInspector: string })[];
   envFormat: { name: string; pattern: string }[];
   selfUrl: string[];
+  variables: string[];
 }
 const facts = (parse(readFileSync(new URL('../deploy/facts/images.yaml', import.meta.url), 'utf8')) as { images: Facts[] }).images[0]!;
 
@@ -115,5 +121,29 @@ describe("the image facts' node scripts", () => {
       spec: { jobTemplate: { spec: { template: { spec: { containers: { command: string[] }[] } } } } };
     };
     expect(scripts).toContain(writer.spec.jobTemplate.spec.template.spec.containers[0]!.command[1]);
+  });
+});
+
+describe("the image facts' variables", () => {
+  it('are every variable the server and the status writer read, and none they do not', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sa-'));
+    try {
+      writeFileSync(join(dir, 'ca.crt'), 'ca');
+      const read = new Set<string>();
+      /** An environment that records each name the program asks for, and answers from `values`. */
+      const watched = (values: Record<string, string>): NodeJS.ProcessEnv =>
+        new Proxy(values, {
+          get: (target, key) => {
+            if (typeof key === 'string') read.add(key);
+            return target[key as string];
+          },
+        });
+      loadConfig(watched({}));
+      targetFromEnv(watched({}));
+      inClusterOptions(watched({ KUBE_TOKEN: 'token', KUBE_SA_DIR: dir }));
+      expect([...read].sort()).toEqual([...facts.variables].sort());
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

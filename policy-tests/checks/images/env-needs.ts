@@ -8,6 +8,7 @@ import { compareReleases, imageRelease, type ContainerRef } from '../../model/co
 import { envNamePattern } from '../../model/repository/image-facts.ts';
 import { holdsValue, textOf, valuePath, type Held } from './variables.ts';
 import { secretShown } from '../../model/cluster/environment.ts';
+import { oneSlipApart } from '../../model/core/did-you-mean.ts';
 
 /** Where a finding about a variable's value points: an env entry's value, else the envFrom entry that sets it. */
 
@@ -93,4 +94,23 @@ export function envSinceNeed({ ctx, resource, c, image, need, env }: Held): void
           `run a release from ${rule.since} on, or set what this release reads instead`,
         );
     }
+}
+
+/**
+ * A variable one keystroke (or its letters' case) from one the program reads, and not itself one, where the facts list
+ * every variable the program reads (`variables`): nothing reads it, and the setting it meant stays at its default (the
+ * API's APJ_KEY for API_KEY: writes stay disabled).
+ */
+export function slippedVariableNeed({ ctx, resource, c, image, need, env }: Held): void {
+  if (!need.variables) return;
+  for (const [name, path] of env) {
+    if (need.variables.includes(name)) continue;
+    const meant = need.variables.find((v) => oneSlipApart(name, v) || v.toUpperCase() === name.toUpperCase());
+    if (meant)
+      ctx.fail(
+        { resource, path },
+        `container ${c.name} sets ${name}, which ${image} does not read (the variables it reads are in ${need.file}): ${meant} stays unset, and the program runs with its default`,
+        `set ${meant}`,
+      );
+  }
 }

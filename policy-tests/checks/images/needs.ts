@@ -13,7 +13,7 @@ import { imageKey } from '../../model/repository/image-facts.ts';
 import { nearestName, suggesting } from '../../model/core/did-you-mean.ts';
 import { httpProbes, textOf, type Held } from './variables.ts';
 import { urlBaseNeed } from './url-base.ts';
-import { conditionalEnvNeed, envFormatNeed, envSinceNeed, envTogetherNeed } from './env-needs.ts';
+import { conditionalEnvNeed, envFormatNeed, envSinceNeed, envTogetherNeed, slippedVariableNeed } from './env-needs.ts';
 import { dropsToPuid, skipsEntrypoint } from '../../model/repository/run-as.ts';
 import { optionsNeed } from './options.ts';
 
@@ -236,6 +236,7 @@ export const NEEDS: readonly ((held: Held) => void)[] = [
   conditionalEnvNeed,
   envSinceNeed,
   envFormatNeed,
+  slippedVariableNeed,
   s6OverlayNeed,
   probePathNeed,
   rootNeed,

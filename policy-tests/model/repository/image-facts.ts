@@ -82,6 +82,8 @@ export interface ImageNeeds {
   urlBase?: UrlBase;
   /** The SQLite databases its app writes: files under its data folder, and what moves the folder. */
   databases?: Databases;
+  /** Every variable its program reads: one a container sets one slip from one of them, and none itself, is read by nothing. */
+  variables?: string[];
   /** Its publisher's release tags, as a pattern (its release workflow's scheme): a version tag outside it does not exist to pull. */
   tagPattern?: string;
   /** The name it is published under now: the registry keeps no new release under this one. */
@@ -95,15 +97,11 @@ export interface ImageNeeds {
    * (the API key it sends there), `*` the same text in both; or the address is a `setting` (dotted path) of its settings file.
    */
   keyFor?: ({ url: string; key: string } | { setting: string; key: string })[];
-  /**
-   * The upstream Falco rules its normal work trips, each with the process (proc.name) and the executable
-   * (proc.exepath) that trip it: what an exemption may name, and what one must scope.
-   */
+  /** The upstream Falco rules its normal work trips, with the process (proc.name) and executable (proc.exepath) that trip each. */
   trips?: FalcoTrip[];
   /**
-   * Where an operator reads this image from when it starts its containers at run time, in pods no file here
-   * declares: a resource (kind and name, rendered or in git) and the dotted path of the image in it. The containers
-   * run in that resource's namespace.
+   * Where an operator reads this image from when it starts its containers at run time, in pods no file here declares: a
+   * resource (kind and name, rendered or in git) and the dotted path of the image in it, in whose namespace they run.
    */
   startedFrom?: { kind: string; name: string; path: string };
   /** The programs it runs that call the API server, each with the requests it sends (api-requests.ts). */
@@ -115,10 +113,9 @@ export interface ImageNeeds {
    */
   callsApiServer?: boolean;
   /**
-   * Its program calls the API server only with one of these settings, read from its environment (falcosidekick's
-   * outputs that reach functions through the API server, or write PolicyReports): each maps variables to the values
-   * that turn the call on, each as written (strconv.ParseBool's six spellings of true are six values), `*` any value but an empty one. With none of them, it sends none.
-   * Said of the image's own start: a container that gives a command or args may read settings from elsewhere.
+   * Its program calls the API server only with one of these settings of its environment (falcosidekick's outputs that reach
+   * functions through it, or write PolicyReports): each maps variables to the values that turn the call on, as written
+   * (ParseBool's six spellings of true are six), `*` any but an empty one; said of the image's own start (no command or args).
    */
   apiServerWhen?: Record<string, string[]>[];
   /** Where in the image's build that is read. */
@@ -172,6 +169,7 @@ export const envNamePattern = (name: string): RegExp => {
 /** A variable name with one `*` in it (`optional`: or none). */
 const isEnvName = (name: unknown, star: 'one' | 'optional'): boolean =>
   typeof name === 'string' && /^[A-Za-z0-9_]*\*?[A-Za-z0-9_]*$/.test(name) && name.replace('*', '') !== '' && (star === 'optional' || name.includes('*'));
+const isPlainName = (name: unknown): boolean => isEnvName(name, 'optional') && !String(name).includes('*');
 const isList = (value: unknown, item: (v: unknown) => boolean): boolean => Array.isArray(value) && value.length > 0 && value.every(item);
 const isPathList = (paths: unknown): boolean => isList(paths, (p) => typeof p === 'string' && p.startsWith('/'));
 const isStringList = (list: unknown): boolean => isList(list, (v) => typeof v === 'string' && v !== '');
@@ -229,20 +227,14 @@ const OPTIONAL_FIELDS: Record<string, { valid: (v: unknown) => boolean; says: st
   },
   movedTo: { valid: isImageName, says: 'movedTo names the image, without a tag, that the publisher pushes now' },
   releasedWith: { valid: isImageName, says: 'releasedWith names the image, without a tag, that this one works with only at the same release' },
-  apiKey: { valid: (v) => isEnvName(v, 'optional') && !String(v).includes('*'), says: 'apiKey names the variable the app reads its own API key from' },
+  apiKey: { valid: isPlainName, says: 'apiKey names the variable the app reads its own API key from' },
   keyFor: {
     keys: ['url', 'setting', 'key'],
     valid: (v) =>
       isList(v, (pair) => {
         const { url, setting, key } = fieldsOf(pair);
         if (setting !== undefined)
-          return (
-            url === undefined &&
-            typeof setting === 'string' &&
-            /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/.test(setting) &&
-            isEnvName(key, 'optional') &&
-            !String(key).includes('*')
-          );
+          return url === undefined && typeof setting === 'string' && /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/.test(setting) && isPlainName(key);
         return isEnvName(url, 'optional') && isEnvName(key, 'optional') && String(url).includes('*') === String(key).includes('*');
       }),
     says: 'keyFor lists {url, key}: the variable naming an app it calls and the one holding the API key it sends there, both with one * standing for the same text, or neither; or {setting, key}: the dotted path of its settings file that names the app, and the variable holding the key',
@@ -284,6 +276,7 @@ const OPTIONAL_FIELDS: Record<string, { valid: (v: unknown) => boolean; says: st
   urlBase: URL_BASE_FIELD,
   databases: DATABASES_FIELD,
   callsApiServer: { valid: (v) => typeof v === 'boolean', says: 'callsApiServer is true or false' },
+  variables: { valid: (v) => isList(v, isPlainName), says: 'variables lists the names of every variable its program reads' },
   apiServerWhen: {
     valid: (v) =>
       isList(v, (settings) => {

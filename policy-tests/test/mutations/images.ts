@@ -384,4 +384,10 @@ export const imageMutations: Mutation[] = [
     mutate: swap(TAUTULLI, '["python", "Tautulli.py"', '["python", "Tautulil.py"'),
     at: 'Tautulil.py',
   },
+  {
+    check: 'workload-image-needs',
+    why: "the API's key given as APJ_KEY: nothing reads it, API_KEY stays unset, and every write is refused (503)",
+    mutate: swap(API, '            - name: API_KEY\n', '            - name: APJ_KEY\n'),
+    at: 'name: APJ_KEY',
+  },
 ];
