@@ -61,6 +61,9 @@ function baseOf(held: Held): { base: string; said: string; env?: string } | unde
 /** The routes to an app with a URL base: on each host, one forwards all of it; and each probe asks inside it where the app answers 404 outside. */
 function judgeBase(held: Held, routes: readonly RouteTo[]): void {
   const { ctx, resource, c, image, need } = held;
+  // Nothing to hold the base to: no route to the container, and no probe the base could turn away.
+  const probed = typeof need.urlBase === 'object' && need.urlBase.outside === 'notFound' && [...httpProbes(c)].length > 0;
+  if (routes.length === 0 && !probed) return;
   const found = baseOf(held);
   if (!found) return;
   const { base, said, env } = found;
