@@ -13,6 +13,8 @@
  * (Loki's checks are then said not judged: the chart's defaults are part of the file they read). A reference
  * read for another Loki than the one the chart runs judges nothing: that is said, not passed.
  */
+import { judgeLokiTls } from './loki-tls.ts';
+import { withKeyProviders } from '../../model/cluster/provided-keys.ts';
 import type { Path } from '../../model/core/positions.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
@@ -66,6 +68,7 @@ function judgeRendered(ctx: CheckContext, resource: Resource, type: GoStruct, va
   const name = `${resource.kind} ${resource.name}'s ${file.path.at(-1)}`;
   if ('error' in parsed) return ctx.fail({ resource, path: file.path }, `${name} is no YAML Loki reads (${parsed.error}): ${CONSEQUENCE}`);
   const { value, expanded } = withoutExpanded(parsed.doc);
+  judgeLokiTls(ctx, resource.rendered!.app, dig(value, ['server']));
   if (expanded) ctx.notJudged({ resource, path: file.path }, `${name} holds values Loki takes from its environment (-config.expand-env): those are not judged`);
   const where = placeInValues({ resource, path: file.path }, values, (path) => ({ roots: valuesRootsOf(String(path[0])), rest: path.slice(1) }));
   const decoded = goDecodeProblems(value, type);
@@ -132,10 +135,15 @@ function judgeValues(ctx: CheckContext, v: ChartValues, type: GoStruct, runtimeT
 export const lokiConfigCheck: PolicyCheck = {
   id: 'monitoring-loki-config',
   description:
-    "Loki loads the configuration the repository gives it: every field one of its config structs has, of the type yaml.v2 decodes into it (ints, durations, byte sizes, a schema period's date...), as Loki's own configuration reference lists them at the version the chart runs; otherwise Loki exits at start and no log is stored. Judged on the rendered config.yaml, offline on the blocks the values write into it (A2).",
+    "Loki loads the configuration the repository gives it: every field one of its config structs has, of the type yaml.v2 decodes into it (ints, durations, byte sizes, a schema period's date...), as Loki's own configuration reference lists them at the version the chart runs; otherwise Loki exits at start and no log is stored. Judged on the rendered config.yaml, offline on the blocks the values write into it. And where its server takes TLS (server.http_tls_config names a certificate), each file that block names is one its container holds (else Loki stops at start), and its probes of the HTTP port speak HTTPS (Go's TLS server answers plain HTTP 400), as they speak HTTP where it does not (A2).",
   invariants: ['A2'],
   remediation: `correct the field the finding names in monitoring/loki/values.yaml as Loki documents its configuration; after a Loki upgrade, refresh ${LOKI_REFERENCE} (${REFRESH})`,
-  reads: { kinds: ['ConfigMap', 'Secret', 'Application', 'StatefulSet', 'Deployment'], charts: [LOKI_CHART], files: [LOKI_REFERENCE], renders: true },
+  reads: {
+    kinds: withKeyProviders('ConfigMap', 'Secret', 'Application', 'StatefulSet', 'Deployment'),
+    charts: [LOKI_CHART],
+    files: [LOKI_REFERENCE],
+    renders: true,
+  },
   exemptible: false,
   run(ctx) {
     const values = chartValues(ctx.repo, LOKI_CHART);
