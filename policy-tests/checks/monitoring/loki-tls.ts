@@ -36,7 +36,7 @@ export function judgeLokiTls(ctx: CheckContext, app: string, server: unknown): v
       const named = dig(get, ['port']);
       const number = typeof named === 'string' ? objects(c.container.ports).find((p) => p.name === named)?.containerPort : named;
       if (number !== port) continue;
-      const https = String(dig(get, ['scheme']) ?? 'HTTP').toUpperCase() === 'HTTPS';
+      const https = scalarText(dig(get, ['scheme']) ?? 'HTTP').toUpperCase() === 'HTTPS';
       if (https !== tls)
         ctx.fail(
           { resource, path: [...c.at, probe, 'httpGet'] },
