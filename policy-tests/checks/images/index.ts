@@ -23,7 +23,12 @@ export const imageNeedsCheck: PolicyCheck = {
   invariants: ['P1'],
   remediation: `follow the image's facts: run the image under the name and tag scheme its publisher uses, and at the release of the image it is released with; leave runAsUser and runAsNonRoot unset for a root-started image, add the capabilities listed and set PUID/PGID (with a workload-privilege exemption saying why); mount an emptyDir at /tmp for one that writes a temporary directory, and at each directory the facts say the app writes; give an s6-overlay image started as a user an emptyDir at /run and S6_YES_I_WANT_A_WORLD_WRITABLE_RUN_BECAUSE_KUBERNETES=1; probe a path the facts list as served and open, none they list as polling, and for liveness none they list as answering only when ready; set the variable a setting needs beside it, or the one the image stops without; run a release that reads a setting you set; listen on 0.0.0.0 and on the container port that probes and Services name; route the whole of an app's URL base (or / to an app that has none) and set the variable to the path routed, and probe inside the base of an app that answers 404 outside it; or correct the facts in ${IMAGE_FACTS_GLOB}`,
   // The Secrets and ConfigMaps a container's envFrom names set the variables its image's needs read.
-  reads: { kinds: withKeyProviders(...WORKLOAD_KINDS, 'ServiceMonitor', 'Service', 'Ingress', 'Middleware'), files: [IMAGE_FACTS_GLOB], renders: true },
+  reads: {
+    kinds: withKeyProviders(...WORKLOAD_KINDS, 'ServiceMonitor', 'Service', 'Ingress', 'Middleware'),
+    files: [IMAGE_FACTS_GLOB],
+    charts: ['traefik'],
+    renders: true,
+  },
   exemptible: false,
   run(ctx) {
     const { needs, problems } = repoImageNeeds(ctx.repo);

@@ -67,3 +67,37 @@ export function entryPointsOf(proxy: TraefikProxy, resources: readonly Resource[
   }
   return names;
 }
+
+/** Where a client reaches a proxy: a port of its LoadBalancer Service, and the scheme its entry point speaks there. */
+export interface ProxyListener {
+  port: number;
+  scheme: 'http:' | 'https:';
+  entryPoint: string;
+}
+
+/**
+ * The ports clients reach `proxy` at, from its rendered LoadBalancer Services: each port sends to the entry point its
+ * targetPort names (the chart names each container port after its entry point), which speaks TLS where the workload
+ * runs with `--entryPoints.<name>.http.tls=true` (the chart's websecure). Undefined where its chart is not rendered.
+ */
+export function proxyListeners(proxy: TraefikProxy, resources: readonly Resource[]): ProxyListener[] | undefined {
+  const own = resources.filter((r) => r.rendered?.app === proxy.appName);
+  const services = own.filter((r) => r.kind === 'Service' && dig(r.object, ['spec', 'type']) === 'LoadBalancer');
+  if (services.length === 0) return undefined;
+  const tls = new Set<string>();
+  for (const workload of own.filter((r) => r.kind === 'Deployment' || r.kind === 'DaemonSet'))
+    for (const { container } of containersOf(podSpecOf(workload) ?? { spec: {}, at: [] }))
+      for (const arg of list(container.args)) {
+        const match = typeof arg === 'string' ? /^--entrypoints\.([^.=]+)\.http\.tls(?:=(.*))?$/i.exec(arg) : null;
+        if (match && (match[2] === undefined || match[2].toLowerCase() === 'true')) tls.add(match[1]!);
+      }
+  return services.flatMap((service) =>
+    list(dig(service.object, ['spec', 'ports'])).flatMap((p) => {
+      const port = dig(p, ['port']);
+      const target = dig(p, ['targetPort']);
+      return typeof port === 'number' && typeof target === 'string'
+        ? [{ port, scheme: tls.has(target) ? ('https:' as const) : ('http:' as const), entryPoint: target }]
+        : [];
+    }),
+  );
+}
