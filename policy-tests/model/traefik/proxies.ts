@@ -77,27 +77,33 @@ export interface ProxyListener {
 
 /**
  * The ports clients reach `proxy` at, from its rendered LoadBalancer Services: each port sends to the entry point its
- * targetPort names (the chart names each container port after its entry point), which speaks TLS where the workload
- * runs with `--entryPoints.<name>.http.tls=true` (the chart's websecure). Undefined where its chart is not rendered.
+ * targetPort names (the chart names each container port after its entry point) or listens on (`--entryPoints.<name>
+ * .address=:<port>`), which speaks TLS where the workload runs with `--entryPoints.<name>.http.tls=true` (the chart's
+ * websecure). Undefined where its chart's Service or workload is not rendered, as the TLS of none is known then.
  */
 export function proxyListeners(proxy: TraefikProxy, resources: readonly Resource[]): ProxyListener[] | undefined {
   const own = resources.filter((r) => r.rendered?.app === proxy.appName);
   const services = own.filter((r) => r.kind === 'Service' && dig(r.object, ['spec', 'type']) === 'LoadBalancer');
-  if (services.length === 0) return undefined;
+  const args = own
+    .filter((r) => r.kind === 'Deployment' || r.kind === 'DaemonSet')
+    .flatMap((w) => containersOf(podSpecOf(w) ?? { spec: {}, at: [] }).flatMap(({ container }) => list(container.args)))
+    .filter((a): a is string => typeof a === 'string');
+  if (services.length === 0 || args.length === 0) return undefined;
   const tls = new Set<string>();
-  for (const workload of own.filter((r) => r.kind === 'Deployment' || r.kind === 'DaemonSet'))
-    for (const { container } of containersOf(podSpecOf(workload) ?? { spec: {}, at: [] }))
-      for (const arg of list(container.args)) {
-        const match = typeof arg === 'string' ? /^--entrypoints\.([^.=]+)\.http\.tls(?:=(.*))?$/i.exec(arg) : null;
-        if (match && (match[2] === undefined || match[2].toLowerCase() === 'true')) tls.add(match[1]!);
-      }
+  const addresses = new Map<number, string>();
+  for (const arg of args) {
+    const flag = /^--entrypoints\.([^.=]+)\.(address|http\.tls)(?:=(.*))?$/i.exec(arg);
+    if (!flag) continue;
+    const [, name, key, value] = flag as unknown as [string, string, string, string | undefined];
+    if (key.toLowerCase() === 'address') addresses.set(Number(/:(\d+)/.exec(value ?? '')?.[1]), name);
+    else if (value === undefined || value.toLowerCase() === 'true') tls.add(name);
+  }
   return services.flatMap((service) =>
     list(dig(service.object, ['spec', 'ports'])).flatMap((p) => {
       const port = dig(p, ['port']);
       const target = dig(p, ['targetPort']);
-      return typeof port === 'number' && typeof target === 'string'
-        ? [{ port, scheme: tls.has(target) ? ('https:' as const) : ('http:' as const), entryPoint: target }]
-        : [];
+      const entryPoint = typeof target === 'string' ? target : typeof target === 'number' ? addresses.get(target) : undefined;
+      return typeof port === 'number' && entryPoint ? [{ port, scheme: tls.has(entryPoint) ? ('https:' as const) : ('http:' as const), entryPoint }] : [];
     }),
   );
 }
