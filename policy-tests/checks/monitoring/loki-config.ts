@@ -135,11 +135,11 @@ function judgeValues(ctx: CheckContext, v: ChartValues, type: GoStruct, runtimeT
 export const lokiConfigCheck: PolicyCheck = {
   id: 'monitoring-loki-config',
   description:
-    "Loki loads the configuration the repository gives it: every field one of its config structs has, of the type yaml.v2 decodes into it (ints, durations, byte sizes, a schema period's date...), as Loki's own configuration reference lists them at the version the chart runs; otherwise Loki exits at start and no log is stored. Judged on the rendered config.yaml, offline on the blocks the values write into it. And where its server takes TLS (server.http_tls_config names a certificate), each file that block names is one its container holds (else Loki stops at start), and its probes of the HTTP port speak HTTPS (Go's TLS server answers plain HTTP 400), as they speak HTTP where it does not (A2).",
+    "Loki loads the configuration the repository gives it: every field one of its config structs has, of the type yaml.v2 decodes into it (ints, durations, byte sizes, a schema period's date...), as Loki's own configuration reference lists them at the version the chart runs; otherwise Loki exits at start and no log is stored. Judged on the rendered config.yaml, offline on the blocks the values write into it. And where its server takes TLS (server.http_tls_config names a certificate), each file that block names is one its container holds (else Loki stops at start), and its probes and the chart's ServiceMonitor of the HTTP port speak HTTPS (Go's TLS server answers plain HTTP 400), as they speak HTTP where it does not (A2).",
   invariants: ['A2'],
   remediation: `correct the field the finding names in monitoring/loki/values.yaml as Loki documents its configuration; after a Loki upgrade, refresh ${LOKI_REFERENCE} (${REFRESH})`,
   reads: {
-    kinds: withKeyProviders('ConfigMap', 'Secret', 'Application', 'StatefulSet', 'Deployment'),
+    kinds: withKeyProviders('ConfigMap', 'Secret', 'Application', 'StatefulSet', 'Deployment', 'Service', 'ServiceMonitor'),
     charts: [LOKI_CHART],
     files: [LOKI_REFERENCE],
     renders: true,

@@ -5,7 +5,8 @@
  * probe of that port in plain HTTP gets Go's 400 and fails, as one in HTTPS to a plain listener fails its handshake.
  * The API server and Argo CD take both, and no log is stored.
  */
-import { dig, objects } from '../../model/core/dig.ts';
+import { dig, obj, objects } from '../../model/core/dig.ts';
+import { selectorMatches } from '../../model/core/label-selector.ts';
 import { scalarText } from '../../model/core/text.ts';
 import type { CheckContext } from '../../model/checks/kit.ts';
 import type { Resource } from '../../model/core/manifest.ts';
@@ -27,8 +28,16 @@ export function judgeLokiTls(ctx: CheckContext, app: string, server: unknown): v
   const tls = files.some(([key]) => key === 'cert_file');
   const listen = dig(server, ['http_listen_port']);
   const port = typeof listen === 'number' ? listen : DEFAULT_HTTP_PORT;
-  for (const { resource, pod, c } of workloadContainers(ctx.resources)) {
-    if (resource.rendered?.app !== app || !renderedByChart(resource, LOKI_CHART) || imageKey(scalarText(c.container.image ?? '')) !== LOKI_IMAGE) continue;
+  const containers = [...workloadContainers(ctx.resources)].filter(
+    ({ resource, c }) =>
+      resource.rendered?.app === app && renderedByChart(resource, LOKI_CHART) && imageKey(scalarText(c.container.image ?? '')) === LOKI_IMAGE,
+  );
+  judgeScrapes(
+    ctx,
+    { app, port, tls },
+    containers.map(({ c }) => c.container),
+  );
+  for (const { resource, pod, c } of containers) {
     if (tls) for (const [key, file] of files) missingFile(ctx, { resource, spec: pod.spec, container: c.container, at: c.at }, key, String(file));
     for (const probe of PROBES) {
       const get = dig(c.container, [probe, 'httpGet']);
@@ -65,4 +74,33 @@ function missingFile(
       `Loki's server.http_tls_config.${key} is ${file}, and ${problem}: Loki cannot read it at start and stops, and no log is stored`,
       'mount the Secret that holds the certificate and its key where http_tls_config names them',
     );
+}
+
+/**
+ * The chart's ServiceMonitor scrapes Loki's HTTP port in the scheme its endpoint says (`scheme`, http unless set): in
+ * plain HTTP a TLS server answers 400, and in HTTPS a plain one fails the handshake; either way `up` is 0 for Loki.
+ */
+function judgeScrapes(ctx: CheckContext, o: { app: string; port: number; tls: boolean }, containers: readonly Record<string, unknown>[]): void {
+  const own = ctx.resources.filter((r) => r.rendered?.app === o.app && renderedByChart(r, LOKI_CHART));
+  const portOf = (target: unknown): unknown =>
+    typeof target === 'string' ? containers.flatMap((c) => objects(c.ports)).find((p) => p.name === target)?.containerPort : target;
+  for (const monitor of own.filter((r) => r.kind === 'ServiceMonitor')) {
+    const selector = dig(monitor.object, ['spec', 'selector']);
+    const services = own.filter((s) => s.kind === 'Service' && selectorMatches(obj(selector), obj(dig(s.object, ['metadata', 'labels']))));
+    objects(dig(monitor.object, ['spec', 'endpoints'])).forEach((endpoint, i) => {
+      const reaches = services.some((s) =>
+        objects(dig(s.object, ['spec', 'ports'])).some((p) => p.name === endpoint.port && portOf(p.targetPort ?? p.port) === o.port),
+      );
+      if (!reaches || (scalarText(endpoint.scheme ?? 'http').toLowerCase() === 'https') === o.tls) return;
+      ctx.fail(
+        { resource: monitor, path: ['spec', 'endpoints', i] },
+        o.tls
+          ? `ServiceMonitor ${monitor.name} scrapes Loki's HTTP port ${o.port} in plain HTTP, and its server takes TLS only (http_tls_config names a certificate): every scrape is answered 400, and up is 0 for Loki`
+          : `ServiceMonitor ${monitor.name} scrapes Loki's HTTP port ${o.port} in HTTPS, which serves plain HTTP: every scrape fails its handshake, and up is 0 for Loki`,
+        o.tls
+          ? 'give the endpoint scheme: https and the tlsConfig that trusts the certificate (monitoring.serviceMonitor in the values)'
+          : 'leave the endpoint its scheme http',
+      );
+    });
+  }
 }

@@ -28,7 +28,12 @@ const rendered = (kind: string, name: string, object: Record<string, unknown>, i
   }) as Resource;
 
 /** The TLS findings for a Loki of this server block, its container mounting `mounts` and probed in `scheme`. */
-function judged(server: Record<string, unknown>, scheme: string, mounts: { mountPath: string; secret: string }[] = []): string[] {
+function judged(
+  server: Record<string, unknown>,
+  scheme: string,
+  mounts: { mountPath: string; secret: string }[] = [],
+  scrape = scheme.toLowerCase(),
+): string[] {
   const config = { auth_enabled: false, server };
   const container = {
     name: 'loki',
@@ -45,6 +50,21 @@ function judged(server: Record<string, unknown>, scheme: string, mounts: { mount
       { spec: { template: { spec: { containers: [container], volumes: mounts.map((m, i) => ({ name: `tls-${i}`, secret: { secretName: m.secret } })) } } } },
       1,
     ),
+    rendered(
+      'Service',
+      'loki',
+      {
+        metadata: { name: 'loki', namespace: 'monitoring', labels: { 'app.kubernetes.io/name': 'loki' } },
+        spec: { ports: [{ name: 'http-metrics', port: 3100, targetPort: 'http-metrics' }] },
+      },
+      2,
+    ),
+    rendered(
+      'ServiceMonitor',
+      'loki',
+      { spec: { selector: { matchLabels: { 'app.kubernetes.io/name': 'loki' } }, endpoints: [{ port: 'http-metrics', path: '/metrics', scheme: scrape }] } },
+      3,
+    ),
   ];
   return runChecks({ ...repo, resources: [...repo.resources, ...resources] }, [lokiConfigCheck])
     .findings.filter((f) => /TLS|tls|HTTPS|handshake/.test(f.message))
@@ -59,16 +79,20 @@ describe("monitoring-loki-config: Loki's TLS", () => {
     expect(judged(tls, 'HTTPS', [{ mountPath: '/tls', secret: 'loki-tls' }])).toEqual([]);
   });
 
-  it('fails each file no volume holds, and a probe in plain HTTP of the TLS port', () => {
+  it('fails each file no volume holds, and a probe and a scrape in plain HTTP of the TLS port', () => {
     expect(judged(tls, 'HTTP')).toEqual([
+      expect.stringMatching(/^ServiceMonitor loki scrapes Loki's HTTP port 3100 in plain HTTP, and its server takes TLS only/),
       expect.stringMatching(/^Loki's server\.http_tls_config\.cert_file is \/tls\/tls\.crt, and no volume of the container provides \/tls\/tls\.crt/),
       expect.stringMatching(/^Loki's server\.http_tls_config\.key_file is \/tls\/tls\.key/),
       expect.stringMatching(/readinessProbe asks Loki's HTTP port 3100 in plain HTTP, and its server takes TLS only/),
     ]);
   });
 
-  it('fails a probe in HTTPS of a plain server, and judges the port the server listens on', () => {
-    expect(judged({}, 'HTTPS')).toEqual([expect.stringMatching(/readinessProbe speaks HTTPS to Loki's HTTP port 3100, which serves plain HTTP/)]);
+  it('fails a probe or a scrape in HTTPS of a plain server, and judges the port the server listens on', () => {
+    expect(judged({}, 'HTTPS', [], 'http')).toEqual([expect.stringMatching(/readinessProbe speaks HTTPS to Loki's HTTP port 3100, which serves plain HTTP/)]);
+    expect(judged({}, 'HTTP', [], 'https')).toEqual([
+      expect.stringMatching(/^ServiceMonitor loki scrapes Loki's HTTP port 3100 in HTTPS, which serves plain HTTP/),
+    ]);
     expect(judged({ http_listen_port: 3200 }, 'HTTPS')).toEqual([]);
   });
 });
