@@ -7,22 +7,15 @@
  */
 import { dig, isMap, obj, objects } from '../../model/core/dig.ts';
 import { selectorMatches } from '../../model/core/label-selector.ts';
-import type { ContainerRef } from '../../model/core/workloads.ts';
+import { containerPort } from '../../model/core/workloads.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
+import { ingressRoutes, type IngressRoute } from '../../model/cluster/ingress-routes.ts';
 import { bindReach, nodeInspector, portValue, type Listens } from '../../model/programs/listens.ts';
 import { textOf, type Held } from './variables.ts';
 import { fromSecret } from '../../model/cluster/environment.ts';
 
 const PROBES = ['startupProbe', 'livenessProbe', 'readinessProbe'] as const;
-
-/** A port a probe or a Service names, as a port of this container: its number, or undefined where it is another's or unknown. */
-export function containerPort(c: ContainerRef, port: unknown): number | undefined {
-  const ports = objects(c.container.ports);
-  if (typeof port === 'string') return ports.find((p) => p.name === port)?.containerPort as number | undefined;
-  // A number may be another container's port in the same pod: judged only where this container declares it.
-  return typeof port === 'number' && ports.some((p) => p.containerPort === port) ? port : undefined;
-}
 
 /** The Services of the container's namespace whose selector its pod template's labels match. */
 export function servicesOfPod({ ctx, resource, pod }: Pick<Held, 'ctx' | 'resource' | 'pod'>): Resource[] {
@@ -33,6 +26,23 @@ export function servicesOfPod({ ctx, resource, pod }: Pick<Held, 'ctx' | 'resour
     const selector = dig(service.object, ['spec', 'selector']);
     return isMap(selector) && Object.keys(selector).length > 0 && selectorMatches({ matchLabels: selector }, obj(labels));
   });
+}
+
+/** Each Ingress route of the pod's namespace that sends to one of `services`, with the Ingress and that Service. */
+export function routesToServices(
+  held: Pick<Held, 'ctx' | 'resource'>,
+  services: readonly Resource[],
+): { ingress: Resource; route: IngressRoute; service: Resource }[] {
+  const { ctx, resource } = held;
+  const namespace = namespaceOrDestination(ctx.repo, resource);
+  return ctx.resources
+    .filter((r) => r.kind === 'Ingress' && namespaceOrDestination(ctx.repo, r) === namespace)
+    .flatMap((ingress) =>
+      ingressRoutes(ingress).flatMap((route) => {
+        const service = route.service && services.find((s) => s.name === route.service!.name);
+        return service ? [{ ingress, route, service }] : [];
+      }),
+    );
 }
 
 /** What reaches the container: each probe's port and each port a Service of the pod sends to it, with where it is named. */

@@ -7,12 +7,10 @@
  * asks for (a node's, a router's), or a value whose text the gate does not read is said not judged.
  */
 import { isIP } from 'node:net';
-import { ingressRoutes } from '../../model/cluster/ingress-routes.ts';
-import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { didYouMean } from '../../model/core/did-you-mean.ts';
 import { dig, list, str } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
-import { servicesOfPod } from './listens.ts';
+import { routesToServices, servicesOfPod } from './listens.ts';
 import { textOf, valuePath, type Held } from './variables.ts';
 import { fromSecret, secretShown } from '../../model/cluster/environment.ts';
 import { selfUrlName, selfUrlValues } from '../../model/programs/self-url.ts';
@@ -21,13 +19,8 @@ import type { FailurePlace } from '../../model/checks/kit.ts';
 
 /** The hosts the repository's Ingresses route to one of `services` (by name, in their namespace), each with the Ingresses that do. */
 function hostsRoutedTo(held: Held, services: readonly Resource[]): Map<string, Resource[]> {
-  const { ctx, resource } = held;
-  const names = new Set(services.map((s) => s.name));
-  const namespace = namespaceOrDestination(ctx.repo, resource);
   const hosts = new Map<string, Resource[]>();
-  for (const ingress of ctx.resources.filter((r) => r.kind === 'Ingress' && namespaceOrDestination(ctx.repo, r) === namespace))
-    for (const route of ingressRoutes(ingress))
-      if (route.host && route.service && names.has(route.service.name)) hosts.set(route.host, [...(hosts.get(route.host) ?? []), ingress]);
+  for (const { ingress, route } of routesToServices(held, services)) if (route.host) hosts.set(route.host, [...(hosts.get(route.host) ?? []), ingress]);
   return hosts;
 }
 

@@ -8,30 +8,23 @@
  * rewrites the path, a base set from a value the gate does not read, and a route below the root to an app whose facts
  * say neither, are said not judged.
  */
-import { ingressPathMatches, ingressRoutes, servicePort, type IngressRoute } from '../../model/cluster/ingress-routes.ts';
-import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
+import { ingressPathMatches, servicePort, type IngressRoute } from '../../model/cluster/ingress-routes.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { ingressKeepsPath } from '../../model/traefik/path-rewrites.ts';
 import { isUnderBase, urlBaseOf } from '../../model/programs/url-base.ts';
 import { secretShown } from '../../model/cluster/environment.ts';
-import { containerPort, servicesOfPod } from './listens.ts';
+import { routesToServices, servicesOfPod } from './listens.ts';
+import { containerPort } from '../../model/core/workloads.ts';
 import { httpProbes, textOf, valuePath, type Held } from './variables.ts';
 
 type RouteTo = { ingress: Resource; route: IngressRoute; host: string };
 
 /** The Ingress routes whose Service sends to a port of this container, each with its host (`every host` for none). */
 function routesToContainer(held: Held): RouteTo[] {
-  const { ctx, resource, c } = held;
-  const services = servicesOfPod(held);
-  const namespace = namespaceOrDestination(ctx.repo, resource);
-  const out: RouteTo[] = [];
-  for (const ingress of ctx.resources.filter((r) => r.kind === 'Ingress' && namespaceOrDestination(ctx.repo, r) === namespace))
-    for (const route of ingressRoutes(ingress)) {
-      const service = route.service && services.find((s) => s.name === route.service!.name);
-      const entry = service && servicePort(service, route.service!.port);
-      if (entry && containerPort(c, entry.targetPort ?? entry.port) !== undefined) out.push({ ingress, route, host: route.host ?? 'every host' });
-    }
-  return out;
+  return routesToServices(held, servicesOfPod(held)).flatMap(({ ingress, route, service }) => {
+    const entry = servicePort(service, route.service!.port);
+    return entry && containerPort(held.c, entry.targetPort ?? entry.port) !== undefined ? [{ ingress, route, host: route.host ?? 'every host' }] : [];
+  });
 }
 
 /** Whether a route forwards every path under `base`, as Traefik matches an Ingress path. */

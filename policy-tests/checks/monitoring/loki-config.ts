@@ -19,7 +19,7 @@ import type { Path } from '../../model/core/positions.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { chartValues, type ChartValues } from '../../model/helm/chart-values.ts';
-import { parseRenderedFile, pinnedVersionMiss, placeInValues, renderedVersionMiss } from '../../model/helm/chart-output.ts';
+import { pinnedVersionMiss, placeInValues, renderedVersionMiss } from '../../model/helm/chart-output.ts';
 import { dig, isMap } from '../../model/core/dig.ts';
 import { goDecodeProblems, type GoStruct } from '../../model/yaml/go-decode.ts';
 import { lokiValidationProblems, streamRetentionProblems, undecidedPeriods } from '../../model/loki/validate.ts';
@@ -28,6 +28,7 @@ import {
   LOKI_REFERENCE,
   lokiConfigFile,
   lokiFile,
+  parseLokiFile,
   LOKI_RUNTIME_KEY,
   LOKI_IMAGE,
   lokiReference,
@@ -64,7 +65,7 @@ function withoutExpanded(value: unknown): { value: unknown; expanded: boolean } 
 
 function judgeRendered(ctx: CheckContext, resource: Resource, type: GoStruct, values: ChartValues | undefined): void {
   const file = lokiConfigFile(resource)!;
-  const parsed = parseRenderedFile(file.text);
+  const parsed = parseLokiFile(file.text);
   const name = `${resource.kind} ${resource.name}'s ${file.path.at(-1)}`;
   if ('error' in parsed) return ctx.fail({ resource, path: file.path }, `${name} is no YAML Loki reads (${parsed.error}): ${CONSEQUENCE}`);
   const { value, expanded } = withoutExpanded(parsed.doc);
@@ -86,7 +87,7 @@ function judgeRendered(ctx: CheckContext, resource: Resource, type: GoStruct, va
 /** The runtime file (per-tenant overrides), which `loki.runtimeConfig` writes whole. */
 function judgeRuntime(ctx: CheckContext, resource: Resource, type: GoStruct, values: ChartValues | undefined): void {
   const file = lokiFile(resource, LOKI_RUNTIME_KEY)!;
-  const parsed = parseRenderedFile(file.text);
+  const parsed = parseLokiFile(file.text);
   const name = `${resource.kind} ${resource.name}'s ${LOKI_RUNTIME_KEY}`;
   if ('error' in parsed) return ctx.fail({ resource, path: file.path }, `${name} is no YAML Loki reads (${parsed.error}): ${CONSEQUENCE}`);
   const where = placeInValues({ resource, path: file.path }, values, (path) => ({ roots: [RUNTIME_VALUES], rest: path }));

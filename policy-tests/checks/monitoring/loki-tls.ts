@@ -11,7 +11,7 @@ import { scalarText } from '../../model/core/text.ts';
 import type { CheckContext } from '../../model/checks/kit.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { imageKey } from '../../model/repository/image-facts.ts';
-import { workloadContainers } from '../../model/core/workloads.ts';
+import { containerPort, workloadContainers, type ContainerRef } from '../../model/core/workloads.ts';
 import { mountedFile } from '../../model/cluster/mounted-files.ts';
 import { renderedByChart } from '../../model/helm/chart-output.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
@@ -35,16 +35,14 @@ export function judgeLokiTls(ctx: CheckContext, app: string, server: unknown): v
   judgeScrapes(
     ctx,
     { app, port, tls },
-    containers.map(({ c }) => c.container),
+    containers.map(({ c }) => c),
   );
   for (const { resource, pod, c } of containers) {
     if (tls) for (const [key, file] of files) missingFile(ctx, { resource, spec: pod.spec, container: c.container, at: c.at }, key, String(file));
     for (const probe of PROBES) {
       const get = dig(c.container, [probe, 'httpGet']);
       if (get === undefined) continue;
-      const named = dig(get, ['port']);
-      const number = typeof named === 'string' ? objects(c.container.ports).find((p) => p.name === named)?.containerPort : named;
-      if (number !== port) continue;
+      if (containerPort(c, dig(get, ['port'])) !== port) continue;
       const https = scalarText(dig(get, ['scheme']) ?? 'HTTP').toUpperCase() === 'HTTPS';
       if (https !== tls)
         ctx.fail(
@@ -80,16 +78,16 @@ function missingFile(
  * The chart's ServiceMonitor scrapes Loki's HTTP port in the scheme its endpoint says (`scheme`, http unless set): in
  * plain HTTP a TLS server answers 400, and in HTTPS a plain one fails the handshake; either way `up` is 0 for Loki.
  */
-function judgeScrapes(ctx: CheckContext, o: { app: string; port: number; tls: boolean }, containers: readonly Record<string, unknown>[]): void {
+function judgeScrapes(ctx: CheckContext, o: { app: string; port: number; tls: boolean }, containers: readonly ContainerRef[]): void {
   const own = ctx.resources.filter((r) => r.rendered?.app === o.app && renderedByChart(r, LOKI_CHART));
-  const portOf = (target: unknown): unknown =>
-    typeof target === 'string' ? containers.flatMap((c) => objects(c.ports)).find((p) => p.name === target)?.containerPort : target;
   for (const monitor of own.filter((r) => r.kind === 'ServiceMonitor')) {
     const selector = dig(monitor.object, ['spec', 'selector']);
     const services = own.filter((s) => s.kind === 'Service' && selectorMatches(obj(selector), obj(dig(s.object, ['metadata', 'labels']))));
     objects(dig(monitor.object, ['spec', 'endpoints'])).forEach((endpoint, i) => {
       const reaches = services.some((s) =>
-        objects(dig(s.object, ['spec', 'ports'])).some((p) => p.name === endpoint.port && portOf(p.targetPort ?? p.port) === o.port),
+        objects(dig(s.object, ['spec', 'ports'])).some(
+          (p) => p.name === endpoint.port && containers.some((c) => containerPort(c, p.targetPort ?? p.port) === o.port),
+        ),
       );
       if (!reaches || (scalarText(endpoint.scheme ?? 'http').toLowerCase() === 'https') === o.tls) return;
       ctx.fail(

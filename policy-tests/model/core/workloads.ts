@@ -1,5 +1,5 @@
 /** Where the pod template sits in each workload kind, so checks see every container the same way. */
-import { dig, obj } from './dig.ts';
+import { dig, obj, objects } from './dig.ts';
 import type { Resource } from './manifest.ts';
 import type { PathSegment } from './positions.ts';
 // semver's functions one by one: its index loads every module of the package (30 ms at each gate's start).
@@ -23,6 +23,14 @@ export interface ContainerRef {
   name: string;
   at: PathSegment[];
   init: boolean;
+}
+
+/** A port a probe or a Service names, as a port of this container: its number, or undefined where it is another's or unknown. */
+export function containerPort(c: ContainerRef, port: unknown): number | undefined {
+  const ports = objects(c.container.ports);
+  if (typeof port === 'string') return ports.find((p) => p.name === port)?.containerPort as number | undefined;
+  // A number may be another container's port in the same pod: judged only where this container declares it.
+  return typeof port === 'number' && ports.some((p) => p.containerPort === port) ? port : undefined;
 }
 
 export function podSpecPath(kind: string): PathSegment[] | undefined {

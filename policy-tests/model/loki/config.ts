@@ -10,6 +10,7 @@ import type { Path } from '../core/positions.ts';
 import type { Resource } from '../core/manifest.ts';
 import { parseRenderedFile, renderedByChart, renderedFile, type RenderedFile } from '../helm/chart-output.ts';
 import { chartValues } from '../helm/chart-values.ts';
+import { perKey } from '../core/per-object.ts';
 import { isServiceDomainHost } from '../cluster/service-addresses.ts';
 import type { DataFile } from '../repository/data-file.ts';
 import type { Repo } from '../repository/repo.ts';
@@ -78,6 +79,9 @@ export const lokiFile = (r: Resource, key: typeof LOKI_CONFIG_KEY | typeof LOKI_
 
 export const lokiConfigFile = (r: Resource): RenderedFile | undefined => lokiFile(r, LOKI_CONFIG_KEY);
 
+/** A rendered Loki file parsed once per text: the config check and the readers of its TLS read the same document. */
+export const parseLokiFile: (text: string) => ReturnType<typeof parseRenderedFile> = perKey(16, parseRenderedFile);
+
 export type LokiReference =
   | { ok: true; data: DataFile; version: string; chartVersion: string; type: GoStruct; runtime: GoStruct }
   | { ok: false; data: DataFile; problem: string };
@@ -102,7 +106,7 @@ export function lokiServesTls(repo: Repo, resources: readonly Resource[]): boole
   };
   const rendered = resources.flatMap((r) => lokiConfigFile(r) ?? []);
   if (rendered.length > 0) {
-    const parsed = rendered.map((file) => parseRenderedFile(file.text));
+    const parsed = rendered.map((file) => parseLokiFile(file.text));
     return parsed.some((p) => 'error' in p) ? undefined : parsed.some((p) => 'doc' in p && certOf(dig(p.doc, ['server'])));
   }
   return chartValues(repo, LOKI_CHART).some((v) => valuesConfigParts(v.values).some((part) => part.block === 'server' && certOf(part.value)));

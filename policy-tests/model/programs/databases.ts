@@ -38,10 +38,10 @@ export interface Started {
   words?: readonly (string | null)[];
 }
 
-/** The value an option is given on a command line (`--datadir X` or `--datadir=X`); null where a word is not read. */
-function optionValue(words: readonly (string | null)[], option: string): string | null | undefined {
+/** The value an option is given on a command line (`--datadir X` or `--datadir=X`); undefined where it is not, or a word before it is not read. */
+function optionValue(words: readonly (string | null)[], option: string): string | undefined {
   for (const [i, word] of words.entries()) {
-    if (word === null) return null;
+    if (word === null) return undefined;
     if (word === option) return words[i + 1] ?? undefined;
     if (word.startsWith(`${option}=`)) return word.slice(option.length + 1);
   }
@@ -52,14 +52,11 @@ function optionValue(words: readonly (string | null)[], option: string): string 
 function dataDir(fact: Databases, started: Started): string | undefined {
   if (fact.dirEnv) {
     const setting = started.variable(fact.dirEnv);
-    if (setting === undefined) return fact.dir;
-    return typeof setting === 'object' && setting.value !== '' ? setting.value : setting === 'held' || setting === 'maybe' ? undefined : fact.dir;
+    if (setting === 'held' || setting === 'maybe') return undefined;
+    // Unset or empty, the program's own folder (Jellyseerr reads an empty CONFIG_DIRECTORY as unset).
+    return setting?.value || fact.dir;
   }
-  if (fact.dirOption && started.words) {
-    const given = optionValue(started.words, fact.dirOption);
-    return given ?? undefined;
-  }
-  return fact.dir;
+  return fact.dirOption && started.words ? optionValue(started.words, fact.dirOption) : fact.dir;
 }
 
 /** The database files the container's app writes, each an absolute path; undefined where its data folder is not known. */

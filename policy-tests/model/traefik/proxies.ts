@@ -48,24 +48,33 @@ export function traefikServing(proxies: ReadonlyMap<string | undefined, TraefikP
 }
 
 /**
- * The entry points `proxy` listens on, by name, from the `--entryPoints.<name>.address` flags its rendered workload
- * runs with (the chart writes one per port of its values); undefined where its chart is not rendered.
+ * The entry points `proxy` runs, by name, from the `--entryPoints.<name>.…` flags its rendered workload runs with (the
+ * chart writes one address per port of its values, and `http.tls` for websecure), read case aside as Traefik reads
+ * them, the name kept as written: each with the port its address listens on and whether it speaks TLS. Undefined where
+ * its chart is not rendered.
  */
-export function entryPointsOf(proxy: TraefikProxy, resources: readonly Resource[]): Set<string> | undefined {
+function entryPointFlags(proxy: TraefikProxy, resources: readonly Resource[]): Map<string, { port?: number; tls: boolean }> | undefined {
   const workloads = resources.filter((r) => r.rendered?.app === proxy.appName && (r.kind === 'Deployment' || r.kind === 'DaemonSet'));
   if (workloads.length === 0) return undefined;
-  const names = new Set<string>();
-  for (const workload of workloads) {
-    const pod = podSpecOf(workload);
-    for (const { container } of pod ? containersOf(pod) : [])
-      for (const arg of list(container.args))
-        if (typeof arg === 'string') {
-          // Traefik's flags are read case aside; the entry point's name is kept as written.
-          const match = /^--entrypoints\.([^.=]+)\.address(=|$)/i.exec(arg);
-          if (match) names.add(match[1]!);
-        }
-  }
-  return names;
+  const points = new Map<string, { port?: number; tls: boolean }>();
+  for (const workload of workloads)
+    for (const { container } of containersOf(podSpecOf(workload) ?? { spec: {}, at: [] }))
+      for (const arg of list(container.args)) {
+        const flag = typeof arg === 'string' ? /^--entrypoints\.([^.=]+)\.(address|http\.tls)(?:=(.*))?$/i.exec(arg) : null;
+        if (!flag) continue;
+        const [, name, key, value] = flag as unknown as [string, string, string, string | undefined];
+        const point = points.get(name) ?? { tls: false };
+        if (key.toLowerCase() === 'address') point.port = Number(/:(\d+)/.exec(value ?? '')?.[1]);
+        else point.tls ||= value === undefined || value.toLowerCase() === 'true';
+        points.set(name, point);
+      }
+  return points;
+}
+
+/** The entry points `proxy` listens on, by name (entryPointFlags); undefined where its chart is not rendered. */
+export function entryPointsOf(proxy: TraefikProxy, resources: readonly Resource[]): Set<string> | undefined {
+  const points = entryPointFlags(proxy, resources);
+  return points && new Set([...points].filter(([, p]) => p.port !== undefined).map(([name]) => name));
 }
 
 /** Where a client reaches a proxy: a port of its LoadBalancer Service, and the scheme its entry point speaks there. */
@@ -82,28 +91,18 @@ export interface ProxyListener {
  * websecure). Undefined where its chart's Service or workload is not rendered, as the TLS of none is known then.
  */
 export function proxyListeners(proxy: TraefikProxy, resources: readonly Resource[]): ProxyListener[] | undefined {
-  const own = resources.filter((r) => r.rendered?.app === proxy.appName);
-  const services = own.filter((r) => r.kind === 'Service' && dig(r.object, ['spec', 'type']) === 'LoadBalancer');
-  const args = own
-    .filter((r) => r.kind === 'Deployment' || r.kind === 'DaemonSet')
-    .flatMap((w) => containersOf(podSpecOf(w) ?? { spec: {}, at: [] }).flatMap(({ container }) => list(container.args)))
-    .filter((a): a is string => typeof a === 'string');
-  if (services.length === 0 || args.length === 0) return undefined;
-  const tls = new Set<string>();
-  const addresses = new Map<number, string>();
-  for (const arg of args) {
-    const flag = /^--entrypoints\.([^.=]+)\.(address|http\.tls)(?:=(.*))?$/i.exec(arg);
-    if (!flag) continue;
-    const [, name, key, value] = flag as unknown as [string, string, string, string | undefined];
-    if (key.toLowerCase() === 'address') addresses.set(Number(/:(\d+)/.exec(value ?? '')?.[1]), name);
-    else if (value === undefined || value.toLowerCase() === 'true') tls.add(name);
-  }
+  const services = resources.filter((r) => r.rendered?.app === proxy.appName && r.kind === 'Service' && dig(r.object, ['spec', 'type']) === 'LoadBalancer');
+  const points = entryPointFlags(proxy, resources);
+  if (services.length === 0 || !points) return undefined;
+  const byPort = new Map([...points].flatMap(([name, p]) => (p.port === undefined ? [] : [[p.port, name] as const])));
   return services.flatMap((service) =>
     list(dig(service.object, ['spec', 'ports'])).flatMap((p) => {
       const port = dig(p, ['port']);
       const target = dig(p, ['targetPort']);
-      const entryPoint = typeof target === 'string' ? target : typeof target === 'number' ? addresses.get(target) : undefined;
-      return typeof port === 'number' && entryPoint ? [{ port, scheme: tls.has(entryPoint) ? ('https:' as const) : ('http:' as const), entryPoint }] : [];
+      const entryPoint = typeof target === 'string' ? target : typeof target === 'number' ? byPort.get(target) : undefined;
+      return typeof port === 'number' && entryPoint
+        ? [{ port, scheme: points.get(entryPoint)?.tls ? ('https:' as const) : ('http:' as const), entryPoint }]
+        : [];
     }),
   );
 }
