@@ -38,6 +38,8 @@ import { keyClosureCheck } from './keys.ts';
 import { apiKeyClosureCheck } from './api-keys.ts';
 import { storeBudgetCheck } from './store-budget.ts';
 import { secretReferenceCheck } from './secret-references.ts';
+import { closeOptionalReferences } from './optional-refs.ts';
+import { IMAGE_FACTS_GLOB } from '../../model/repository/image-facts.ts';
 import { nodeNetworkClosureCheck } from './node-network.ts';
 import { loadBalancerClosureCheck } from './load-balancer.ts';
 import { portNameClosureCheck } from './port-names.ts';
@@ -156,7 +158,7 @@ const podReferenceChecks: PolicyCheck[] = (['ServiceAccount', 'Secret', 'ConfigM
   }[kind];
   return {
     id,
-    description: `Every ${kind} a pod template names (${kind === 'ServiceAccount' ? 'serviceAccountName' : kind === 'PersistentVolumeClaim' ? 'its volumes' : kind === 'Secret' ? "its volumes, env and envFrom, unless optional, and imagePullSecrets, its own or its ServiceAccount's" : 'its volumes, env and envFrom, unless optional'}${kind === 'Secret' ? ", and every Secret a SecretStore or ClusterSecretStore authenticates with (its provider's *SecretRef), or an Issuer's or ClusterIssuer's DNS-01 solver or account binding reads (a ClusterIssuer's in cert-manager's namespace)," : ''}) exists in its namespace: declared, ${kind === 'Secret' ? 'written by an ExternalSecret or a Certificate, ' : ''}${kind === 'ServiceAccount' ? "the namespace's default, " : kind === 'ConfigMap' ? 'kube-root-ca.crt, ' : ''}or in providedOutsideGit${kind === 'ServiceAccount' ? ", and so does every ServiceAccount a RoleBinding or ClusterRoleBinding grants its role to (its subjects; a RoleBinding's own namespace where a subject names none)" : ''}; judged where the gate sees the namespace whole${kind === 'Secret' ? '; and a pull Secret is of a type the kubelet reads (kubernetes.io/dockerconfigjson or dockercfg), else it pulls with no credentials' : ''} (invariants P1).`,
+    description: `Every ${kind} a pod template names (${kind === 'ServiceAccount' ? 'serviceAccountName' : kind === 'PersistentVolumeClaim' ? 'its volumes' : kind === 'Secret' ? "its volumes, env and envFrom, unless optional, and imagePullSecrets, its own or its ServiceAccount's" : 'its volumes, env and envFrom, unless optional'}${kind === 'Secret' || kind === 'ConfigMap' ? `; one the repository's own pod templates name as optional, as well or written at run time by a program the repository runs (its image's apiRequests in ${IMAGE_FACTS_GLOB}), else the pod starts without it for good (a chart's optional ones are its hooks for what a user may add, and are left alone)` : ''}${kind === 'Secret' ? ", and every Secret a SecretStore or ClusterSecretStore authenticates with (its provider's *SecretRef), or an Issuer's or ClusterIssuer's DNS-01 solver or account binding reads (a ClusterIssuer's in cert-manager's namespace)," : ''}) exists in its namespace: declared, ${kind === 'Secret' ? 'written by an ExternalSecret or a Certificate, ' : ''}${kind === 'ServiceAccount' ? "the namespace's default, " : kind === 'ConfigMap' ? 'kube-root-ca.crt, ' : ''}or in providedOutsideGit${kind === 'ServiceAccount' ? ", and so does every ServiceAccount a RoleBinding or ClusterRoleBinding grants its role to (its subjects; a RoleBinding's own namespace where a subject names none)" : ''}; judged where the gate sees the namespace whole${kind === 'Secret' ? '; and a pull Secret is of a type the kubelet reads (kubernetes.io/dockerconfigjson or dockercfg), else it pulls with no credentials' : ''} (invariants P1).`,
     invariants: ['P1'],
     remediation: `declare the ${kind}${kind === 'Secret' ? ' as the target of an ExternalSecret' : ''} in the pod's namespace, or name the one that exists`,
     reads: {
@@ -165,15 +167,19 @@ const podReferenceChecks: PolicyCheck[] = (['ServiceAccount', 'Secret', 'ConfigM
       renders: true,
       // Where cert-manager reads a ClusterIssuer's Secrets: its values, or the namespace it is deployed to.
       ...(kind === 'Secret' ? { charts: ['cert-manager'] } : {}),
+      // What the programs write at run time, for an optional reference.
+      ...(kind === 'Secret' || kind === 'ConfigMap' ? { files: [IMAGE_FACTS_GLOB] } : {}),
     },
     exemptible: false,
     run(ctx) {
       const have = namespacedProviders(ctx.repo, kind);
-      const refs = podRefs(ctx.repo, ctx.resources).filter((r) => r.kind === kind && !r.optional);
+      const all = podRefs(ctx.repo, ctx.resources).filter((r) => r.kind === kind);
+      const refs = all.filter((r) => !r.optional);
       const provided = (ref: Reference) =>
         have.has(`${ref.namespace ?? ''}/${ref.name}`) ||
         (kind === 'ServiceAccount' && ref.name === 'default') ||
         (kind === 'ConfigMap' && ref.name === 'kube-root-ca.crt');
+      if (kind === 'Secret' || kind === 'ConfigMap') closeOptionalReferences(ctx, all, { kind, names: have, provided });
       namespacedClosure(
         ctx,
         refs.filter((r) => !r.pull),

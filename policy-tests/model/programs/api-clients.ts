@@ -229,22 +229,26 @@ function accountsOf(resources: readonly Resource[]): Map<string, Resource> {
   return index;
 }
 
-/** Every program a workload of the view runs that calls the API server, container by container, and each rendered Prometheus. */
-export function apiRuns(ctx: CheckContext): Run[] {
+/** What `runsOf` finds in each container of each workload of the view, in their order. */
+function perContainer(ctx: CheckContext, runsOf: (at: Omit<Run, 'program' | 'requests'>) => Run[]): Run[] {
   const runs: Run[] = [];
   for (const workload of ctx.resources) {
     const pod = podSpecOf(workload);
     if (!pod) continue;
     const namespace = namespaceOrDestination(ctx.repo, workload) ?? 'default';
-    for (const c of containersOf(pod))
-      runs.push(
-        ...factRuns(ctx, { workload, pod, c, namespace }),
-        ...containerRuns(ctx, { workload, pod, c, namespace }),
-        ...alloyRuns(ctx, { workload, pod, c, namespace }),
-      );
+    for (const c of containersOf(pod)) runs.push(...runsOf({ workload, pod, c, namespace }));
   }
+  return runs;
+}
+
+/** Every program a workload of the view runs that calls the API server, container by container, and each rendered Prometheus. */
+export function apiRuns(ctx: CheckContext): Run[] {
+  const runs = perContainer(ctx, (at) => [...factRuns(ctx, at), ...containerRuns(ctx, at), ...alloyRuns(ctx, at)]);
   return [...runs, ...prometheusRuns(ctx)];
 }
+
+/** Only the programs the image facts describe (apiRequests): what a reader of their writes needs, without the rest's cost. */
+export const factApiRuns = (ctx: CheckContext): Run[] => perContainer(ctx, (at) => factRuns(ctx, at));
 
 /**
  * The bindings that grant each ServiceAccount (`namespace/name`) a role that holds rules: a Role or ClusterRole of the

@@ -196,6 +196,12 @@ export const closureMutations: Mutation[] = [
     at: 'name: portfolio-infra-status',
   },
   {
+    check: 'closure-config-map',
+    why: 'the optional status ConfigMap renamed in the Deployment alone: the CronJob writes the old name, and the page serves its snapshot forever',
+    mutate: swap(PORTFOLIO_DEPLOYMENT, '            name: portfolio-infra-status\n', '            name: portfolio-infra-statu\n'),
+    at: 'name: portfolio-infra-statu',
+  },
+  {
     check: 'closure-claim',
     why: 'a volume from a claim nobody declares',
     mutate: (c) =>
