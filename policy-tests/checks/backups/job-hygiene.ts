@@ -8,6 +8,7 @@ import type { Resource } from '../../model/core/manifest.ts';
 import { withKeyProviders } from '../../model/cluster/provided-keys.ts';
 import { containerEnvironment, secretShown } from '../../model/cluster/environment.ts';
 import { slippedMount } from '../../model/cluster/mounted-files.ts';
+import { oneSlipApart } from '../../model/core/did-you-mean.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { BACKUP_ENVIRONMENT, ENGINE_ENVIRONMENT, halfCredentials } from '../../model/apps/backup-environment.ts';
 import { TARGET_FILES } from '../../model/apps/backup-targets.ts';
@@ -42,6 +43,19 @@ function missingEnvironment(ctx: CheckContext, job: Resource, container: Record<
     missing: [...missing.map((need) => need.join(' or ')), ...halfCredentials((n) => (variable(n) === 'maybe' ? undefined : variable(n) !== undefined))],
     unread: unread.map((need) => need.join(' or ')),
   };
+}
+
+/** The variables the container sets one keystroke (or their letters' case) from a missing one: what was meant, misspelt. */
+function slipsOf(missing: readonly string[], container: Record<string, unknown>): string {
+  const set = objects(container.env).map((e) => scalarText(e.name ?? ''));
+  const slips = missing.flatMap((need) =>
+    need
+      .split(' or ')
+      .flatMap((name) =>
+        set.filter((n) => oneSlipApart(n, name) || (n !== name && n.toUpperCase() === name.toUpperCase())).map((n) => `${n}, one keystroke from ${name}`),
+      ),
+  );
+  return slips.length ? ` (it sets ${slips.join(', ')}, which nothing reads)` : '';
 }
 
 /** What mends each cause, printed with its finding (the remediation lists them all). */
@@ -109,7 +123,7 @@ export const backupHygieneChecks: PolicyCheck[] = [
   {
     id: 'backup-job-hygiene',
     description:
-      'Every backup, backup-check and restore-test CronJob runs the backup image, forbids overlapping runs, keeps a bounded job history, requests CPU and memory, mounts BACKUP_DIR from a volume that outlives the pod (not an emptyDir, nor a volume with no source, which the API server makes one), a check and a drill at the claim folder a backup of their namespace writes to, reads secrets only from ExternalSecrets, and gives its command the environment it reads (the restic repository and password, the manifest key, the S3 or B2 credentials restic reads whole: half a pair signs nothing, and what the target engine reads: TALOS_NODE for the etcd backup) (B1).',
+      'Every backup, backup-check and restore-test CronJob runs the backup image, forbids overlapping runs, keeps a bounded job history, requests CPU and memory, mounts BACKUP_DIR from a volume that outlives the pod (not an emptyDir, nor a volume with no source, which the API server makes one), a check and a drill at the claim folder a backup of their namespace writes to, reads secrets only from ExternalSecrets, and gives its command the environment it reads (the restic repository and password, the manifest key, the S3 or B2 credentials restic reads whole: half a pair signs nothing, and what the target engine reads: TALOS_NODE and TALOSCONFIG for the etcd backup, whose talosctl finds no configuration in the HOME of the image) (B1).',
     invariants: ['B1'],
     remediation: Object.values(FIX).join('; '),
     // The targets' files: an engine's needs beyond its command's (the etcd engine's TALOS_NODE).
@@ -167,7 +181,7 @@ export const backupHygieneChecks: PolicyCheck[] = [
         if (missing.length)
           ctx.fail(
             { resource: job, path: [...c.at, 'name'] },
-            `${job.name}'s environment lacks ${missing.join(', ')}, which the backup image's ${String(dig(c.container, ['args', 0]))} reads: it fails every run`,
+            `${job.name}'s environment lacks ${missing.join(', ')}, which the backup image's ${String(dig(c.container, ['args', 0]))} reads: it fails every run${slipsOf(missing, c.container)}`,
             FIX.environment,
           );
       }

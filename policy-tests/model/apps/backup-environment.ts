@@ -24,9 +24,14 @@ export function halfCredentials(has: (name: string) => boolean | undefined): str
   });
 }
 
-/** What an engine reads beyond its command's needs, by command: the etcd engine's dump calls talosctl on TALOS_NODE (scripts/backup/engines/etcd.ts, talosNode). */
+/**
+ * What an engine reads beyond its command's needs, by command: the etcd engine's dump calls talosctl on TALOS_NODE
+ * (scripts/backup/engines/etcd.ts, talosNode), and talosctl finds its client configuration at TALOSCONFIG, else at
+ * $HOME/.talos/config: the image's HOME is /tmp (scripts/backup/Dockerfile), the job's emptyDir, where none is, so
+ * without TALOSCONFIG every snapshot fails before it asks the node.
+ */
 export const ENGINE_ENVIRONMENT: Readonly<Record<string, Readonly<Record<string, readonly (readonly string[])[]>>>> = {
-  etcd: { backup: [['TALOS_NODE']] },
+  etcd: { backup: [['TALOS_NODE'], ['TALOSCONFIG']] },
 };
 
 export const BACKUP_ENVIRONMENT: Readonly<Record<string, readonly (readonly string[])[]>> = {

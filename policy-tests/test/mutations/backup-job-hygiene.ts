@@ -16,6 +16,13 @@ export const drillDirFrom = (dir: string) => (c: RepoCopy) => {
 export const backupJobHygieneMutations: Mutation[] = [
   {
     check: 'backup-job-hygiene',
+    why: "the etcd backup's TALOSCONFIG misspelt: talosctl looks in the image's HOME, an emptyDir, finds no configuration, and every night's snapshot fails",
+    mutate: swap('apps/platform/backups/etcd-backup.yaml', '            - name: TALOSCONFIG\n', '            - name: TALOSCONFGI\n'),
+    at: '- name: etcd-backup\n',
+    fix: 'give the container each variable its command reads (in env, or as a key of a Secret its envFrom names)',
+  },
+  {
+    check: 'backup-job-hygiene',
     why: "the etcd backup's TALOS_NODE left without a value: the etcd engine refuses to run without a node for talosctl, and every night's snapshot fails",
     mutate: swap(
       'apps/platform/backups/etcd-backup.yaml',
