@@ -15,6 +15,7 @@ import { selectorMatches } from '../../model/core/label-selector.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { dig } from '../../model/core/dig.ts';
 import { templatesWithPorts, type Template } from '../../model/cluster/pod-templates.ts';
+import { oneSlipApart } from '../../model/core/did-you-mean.ts';
 import { scaledIntOrPercent, scaledKey, scaleTargetKey, WORKLOAD_KINDS } from '../../model/core/workloads.ts';
 
 type Obj = Record<string, unknown>;
@@ -42,16 +43,46 @@ const FIX = {
 } as const;
 
 /**
+ * The pod template of the namespace a selector misses by one matchLabels entry alone, its value or its key a
+ * keystroke off the template's label: what the selector was written for (`app.kubernetes.io/name: porftolio-api`).
+ */
+function slippedTemplate(selector: Obj, templates: readonly Template[]): { template: Template; entry: string; meant: string } | undefined {
+  const wanted = Object.entries((selector.matchLabels ?? {}) as Obj);
+  for (const template of templates) {
+    const missed = wanted.filter(([k, v]) => template.labels[k] !== v);
+    if (missed.length !== 1) continue;
+    const [key, value] = missed[0]!;
+    const own = template.labels[key];
+    const meant =
+      typeof own === 'string' && typeof value === 'string' && oneSlipApart(value, own)
+        ? ([key, own] as const)
+        : Object.entries(template.labels).find(([k, v]) => v === value && oneSlipApart(key, k));
+    if (!meant) continue;
+    const mended = { ...selector, matchLabels: { ...Object.fromEntries(wanted.filter(([k]) => k !== key)), [meant[0]]: meant[1] } };
+    if (selectorMatches(mended, template.labels)) return { template, entry: `${key}: ${String(value)}`, meant: `${meant[0]}: ${String(meant[1])}` };
+  }
+  return undefined;
+}
+
+/**
  * A budget that selects no pod guards nothing: a drain takes every pod it was written to keep. policy/v1 reads a
  * budget without a selector as selecting none. One whose selector matches no pod template of the repository may still
- * select pods an operator makes from a custom resource (an Alertmanager's, a Ceph daemon's): not judged.
+ * select pods an operator makes from a custom resource (an Alertmanager's, a Ceph daemon's): not judged, unless it
+ * misses a template of its namespace by one label a keystroke off, which is the template it was written for.
  */
-function guardsNothing(ctx: CheckContext, budget: Resource): void {
+function guardsNothing(ctx: CheckContext, budget: Resource, templates: readonly Template[]): void {
   const selector = dig(budget.object, ['spec', 'selector']);
+  const slipped = selector && typeof selector === 'object' ? slippedTemplate(selector as Obj, templates) : undefined;
   if (selector === undefined || selector === null)
     ctx.fail(
       { resource: budget, path: ['spec'] },
       `PodDisruptionBudget ${budget.name} has no selector, which policy/v1 reads as selecting no pod: it guards nothing, and a node drain may take every pod it was written to keep`,
+      FIX.none,
+    );
+  else if (slipped)
+    ctx.fail(
+      { resource: budget, path: ['spec', 'selector', 'matchLabels'] },
+      `PodDisruptionBudget ${budget.name} selects no pod: its ${slipped.entry} is one keystroke from ${slipped.meant}, the label of ${slipped.template.resource.kind} ${slipped.template.resource.name}'s pods, so it guards nothing, and a node drain may take every pod it was written to keep`,
       FIX.none,
     );
   else
@@ -64,7 +95,7 @@ function guardsNothing(ctx: CheckContext, budget: Resource): void {
 export const disruptionBudgetCheck: PolicyCheck = {
   id: 'workload-disruption-budget',
   description:
-    "Every PodDisruptionBudget selects pods (policy/v1 reads one without a selector as selecting none), counts them by minAvailable or maxUnavailable (with neither, the disruption controller keeps none), and allows a disruption with its pods healthy, as the disruption controller counts it (minAvailable below the pods there are, maxUnavailable or a percentage against the scale of a Deployment, StatefulSet or ReplicaSet, never a DaemonSet's or a Job's pods), and no pod is selected by two: otherwise the eviction API refuses every eviction of those pods, and a node drain (kubectl drain, a Talos upgrade or reboot) waits on them (invariants P1).",
+    "Every PodDisruptionBudget selects pods (policy/v1 reads one without a selector as selecting none; one that misses the pod template of its namespace by one label a keystroke off guards none of them), counts them by minAvailable or maxUnavailable (with neither, the disruption controller keeps none), and allows a disruption with its pods healthy, as the disruption controller counts it (minAvailable below the pods there are, maxUnavailable or a percentage against the scale of a Deployment, StatefulSet or ReplicaSet, never a DaemonSet's or a Job's pods), and no pod is selected by two: otherwise the eviction API refuses every eviction of those pods, and a node drain (kubectl drain, a Talos upgrade or reboot) waits on them (invariants P1).",
   invariants: ['P1'],
   remediation: Object.values(FIX).join('; '),
   reads: { kinds: ['PodDisruptionBudget', 'HorizontalPodAutoscaler', ...WORKLOAD_KINDS, 'Application'] },
@@ -82,10 +113,15 @@ export const disruptionBudgetCheck: PolicyCheck = {
     );
     const budgetsOf = new Map<Resource, Resource[]>();
     for (const budget of budgets) {
-      const pods = selected(budget, workloads, namespaceOrDestination(ctx.repo, budget) ?? '');
+      const namespace = namespaceOrDestination(ctx.repo, budget) ?? '';
+      const pods = selected(budget, workloads, namespace);
       for (const w of pods) budgetsOf.set(w.resource, [...(budgetsOf.get(w.resource) ?? []), budget]);
       if (!pods.length) {
-        guardsNothing(ctx, budget);
+        guardsNothing(
+          ctx,
+          budget,
+          workloads.filter((w) => w.namespace === namespace),
+        );
         continue;
       }
       const [min, max] = [dig(budget.object, ['spec', 'minAvailable']) ?? undefined, dig(budget.object, ['spec', 'maxUnavailable']) ?? undefined];

@@ -168,6 +168,33 @@ export const workloadHygieneMutations: Mutation[] = [
   },
   {
     check: 'workload-disruption-budget',
+    why: "the API's budget selects its pods by a label value a keystroke off: it guards no pod, and a drain may take both replicas at once",
+    mutate: (c) =>
+      c.write(
+        API_SERVICE,
+        c.read(API_SERVICE).replace(/(kind: PodDisruptionBudget[\s\S]*?matchLabels:\n      app\.kubernetes\.io\/name: )portfolio-api\n/, '$1porftolio-api\n'),
+      ),
+    at: (c) => ({ file: API_SERVICE, line: lineOf(c, API_SERVICE, 'porftolio-api') - 1 }),
+    fix: "give the budget the selector of its workload's pod labels (spec.selector.matchLabels)",
+  },
+  {
+    check: 'workload-disruption-budget',
+    why: "the API's budget selects its pods by a label key a keystroke off: it guards no pod",
+    mutate: (c) =>
+      c.write(
+        API_SERVICE,
+        c
+          .read(API_SERVICE)
+          .replace(
+            /(kind: PodDisruptionBudget[\s\S]*?matchLabels:\n      )app\.kubernetes\.io\/name: portfolio-api\n/,
+            '$1app.kubernetes.io/nmae: portfolio-api\n',
+          ),
+      ),
+    at: (c) => ({ file: API_SERVICE, line: lineOf(c, API_SERVICE, 'kubernetes.io/nmae') - 1 }),
+    fix: "give the budget the selector of its workload's pod labels (spec.selector.matchLabels)",
+  },
+  {
+    check: 'workload-disruption-budget',
     why: "the API's budget loses its minAvailable: with neither it nor maxUnavailable the disruption controller keeps no pod healthy, and a drain may take both replicas at once",
     mutate: (c) => c.write(API_SERVICE, c.read(API_SERVICE).replace('  minAvailable: 1\n', '')),
     at: (c) => ({ file: API_SERVICE, line: c.read(API_SERVICE).split('\n').lastIndexOf('spec:') + 1 }),
