@@ -89,6 +89,9 @@ describe('writer against the Kubernetes API contract fake', () => {
       for (const minute of ['00', '05']) await writeStatus(kube, targetFromEnv(env), new Date(`2026-11-22T10:${minute}:00Z`));
       const listed = writer!.requests.map((r) => expandRequest(r, (name) => env[name])).map((r) => ('url' in r ? `${r.method} ${r.url}` : r.unread));
       expect(new Set(cluster.requests)).toEqual(new Set(listed));
+      // And the data keys it writes are the ones the facts say (dataKeys): the files a pod mounting the ConfigMap finds.
+      for (const written of cluster.configMaps.values()) expect(Object.keys(written.data ?? {}).sort()).toEqual([...(writer!.dataKeys ?? [])].sort());
+      expect(cluster.configMaps.size).toBe(1);
     }
   });
 

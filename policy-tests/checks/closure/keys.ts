@@ -18,6 +18,24 @@ import { givenVariablePath, containerEnvironment } from '../../model/cluster/env
 import { list, obj } from '../../model/core/dig.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import type { Resource } from '../../model/core/manifest.ts';
+import { programWrites, type ProgramWrites } from '../../model/programs/api-writes.ts';
+import { IMAGE_FACTS_GLOB } from '../../model/repository/image-facts.ts';
+
+/**
+ * Of a file under an optional Secret or ConfigMap that a program the repository runs writes at run time, why it is not
+ * there: the key it would be is none the program's facts say it writes (dataKeys). The status page's STATUS_FILE
+ * named apart from the writer's status.json serves the built-in snapshot forever.
+ */
+function unwrittenKey(
+  writes: (kind: 'Secret' | 'ConfigMap') => ProgramWrites,
+  file: string,
+  at: { namespace: string | undefined; optional: { kind: 'Secret' | 'ConfigMap'; name: string; key: string } },
+): string | undefined {
+  const { kind, name, key } = at.optional;
+  const written = writes(kind).keys.get(`${at.namespace ?? ''}/${name}`);
+  if (!written || written.keys.has(key)) return undefined;
+  return `${file} would be key ${key} of ${kind} ${name}, which ${written.by} writes with only ${[...written.keys].sort().join(', ')} (its image's apiRequests)`;
+}
 
 /**
  * A container's strings that name files to its program, with where each stands: its variables' values (its env, and
@@ -38,7 +56,7 @@ function namedStrings(ctx: CheckContext, namespace: string | undefined, containe
 export const keyClosureCheck: PolicyCheck = {
   id: 'closure-secret-key',
   description:
-    "Every key a container reads from a Secret or ConfigMap (env secretKeyRef and configMapKeyRef, volume items), unless optional, and every key an issuer's DNS-01 solver or a secret store's credentials read, is one its provider in the repository writes (an ExternalSecret, a Certificate, a plain object), otherwise the container never starts; every entry of an ExternalSecret's template (data, labels, annotations) parses as External Secrets parses it (Go's text/template with its functions: the sprig map it vendors and its own) and every key it reads is one its data[] gives (External Secrets fails the template on a missing key, and writes no Secret; a dataFrom's keys are the store's, not judged); and every file its env (or a value of a ConfigMap or plain Secret its envFrom names), args or command names under such a volume is one the volume holds, and one under no volume is not in a folder one keystroke from a mount of the container (/status/status.json beside a mount at /tsatus), otherwise the program finds no file (invariants P1).",
+    "Every key a container reads from a Secret or ConfigMap (env secretKeyRef and configMapKeyRef, volume items), unless optional, and every key an issuer's DNS-01 solver or a secret store's credentials read, is one its provider in the repository writes (an ExternalSecret, a Certificate, a plain object), otherwise the container never starts; every entry of an ExternalSecret's template (data, labels, annotations) parses as External Secrets parses it (Go's text/template with its functions: the sprig map it vendors and its own) and every key it reads is one its data[] gives (External Secrets fails the template on a missing key, and writes no Secret; a dataFrom's keys are the store's, not judged); and every file its env (or a value of a ConfigMap or plain Secret its envFrom names), args or command names under such a volume is one the volume holds (under an optional one a program of the repository writes at run time, a key its image's apiRequests say it writes: dataKeys), and one under no volume is not in a folder one keystroke from a mount of the container (/status/status.json beside a mount at /tsatus), otherwise the program finds no file (invariants P1).",
   invariants: ['P1'],
   remediation: "read a key the Secret or ConfigMap has, or write the key (an ExternalSecret's data[].secretKey)",
   reads: {
@@ -46,6 +64,8 @@ export const keyClosureCheck: PolicyCheck = {
     everyKind: 'keys are read by pod templates of every workload kind, and written by ExternalSecrets, Certificates and plain objects',
     // Where cert-manager reads a ClusterIssuer's Secrets: its values, or the namespace it is deployed to.
     charts: ['cert-manager'],
+    // What the programs write at run time: the keys of an optional ConfigMap or Secret a pod mounts.
+    files: [IMAGE_FACTS_GLOB],
     renders: true,
   },
   exemptible: false,
@@ -67,6 +87,8 @@ export const keyClosureCheck: PolicyCheck = {
         );
     }
     // The files a container is told to read (a config file's flag, a CA bundle's variable) under a Secret or ConfigMap.
+    const byKind = new Map<string, ProgramWrites>();
+    const writes = (kind: 'Secret' | 'ConfigMap') => byKind.get(kind) ?? byKind.set(kind, programWrites(ctx, kind)).get(kind)!;
     for (const r of ctx.resources)
       for (const { spec, at } of podSpecs(r)) {
         const where = { spec, namespace: namespaceOrDestination(ctx.repo, r) };
@@ -76,8 +98,13 @@ export const keyClosureCheck: PolicyCheck = {
             for (const { text, path } of namedStrings(ctx, where.namespace, container, [...at, field, i]))
               for (const file of namedPaths(text)) {
                 const source = mountedFile(ctx, where, container, file);
-                if ('problem' in source && source.problem)
-                  ctx.fail({ resource: r, path }, `${r.kind} ${r.name} has its program read ${file}, but ${source.problem}: the file is not there`);
+                const problem =
+                  'problem' in source
+                    ? source.problem
+                    : 'optional' in source && source.optional
+                      ? unwrittenKey(writes, file, { namespace: where.namespace, optional: source.optional })
+                      : undefined;
+                if (problem) ctx.fail({ resource: r, path }, `${r.kind} ${r.name} has its program read ${file}, but ${problem}: the file is not there`);
                 const slip = slippedMount(container, file);
                 if (slip)
                   ctx.fail(

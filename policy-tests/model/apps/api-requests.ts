@@ -13,6 +13,11 @@ export interface ApiRequests {
   args?: string[];
   /** `METHOD /path[?query]`, `${NAME:-default}` where a variable names a part. */
   requests: string[];
+  /**
+   * The data keys each ConfigMap or Secret it writes (PUT, PATCH, POST) holds, where it writes one: the files a pod
+   * mounting that object finds (the status page's status.json). Absent: not said, and not judged.
+   */
+  dataKeys?: string[];
 }
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
@@ -22,15 +27,24 @@ const isRequest = (text: unknown): boolean => typeof text === 'string' && new Re
 const isArgv = (v: unknown): boolean => v === undefined || (Array.isArray(v) && v.length > 0 && v.every((a) => typeof a === 'string'));
 
 export const API_REQUESTS_FIELD = {
-  keys: ['command', 'args', 'requests'],
+  keys: ['command', 'args', 'requests', 'dataKeys'],
   valid: (v: unknown): boolean =>
     Array.isArray(v) &&
     v.length > 0 &&
     v.every((p: unknown) => {
-      const { command, args, requests } = (p ?? {}) as Record<string, unknown>;
-      return isArgv(command) && isArgv(args) && (command ?? args) !== undefined && Array.isArray(requests) && requests.length > 0 && requests.every(isRequest);
+      const { command, args, requests, dataKeys } = (p ?? {}) as Record<string, unknown>;
+      const keysValid = dataKeys === undefined || (Array.isArray(dataKeys) && dataKeys.every((k) => typeof k === 'string' && k !== ''));
+      return (
+        isArgv(command) &&
+        isArgv(args) &&
+        (command ?? args) !== undefined &&
+        Array.isArray(requests) &&
+        requests.length > 0 &&
+        requests.every(isRequest) &&
+        keysValid
+      );
     }),
-  says: 'apiRequests lists {command?, args?, requests}: the container command or args (or both) that run a program, and each request it sends the API server as `METHOD /path`, `${NAME:-default}` for a part read from a variable',
+  says: 'apiRequests lists {command?, args?, requests, dataKeys?}: the container command or args (or both) that run a program, each request it sends the API server as `METHOD /path`, `${NAME:-default}` for a part read from a variable, and the data keys of the ConfigMaps or Secrets it writes',
 };
 
 /** What a client-go informer (or Prometheus' discovery) asks of one collection: a list, then a watch. */

@@ -17,8 +17,11 @@ interface Mount {
 export type MountedFile =
   /** No volume is mounted over the path: the file is the image's, or nothing. */
   | { on: 'image' }
-  /** A volume whose files the repository does not write (emptyDir, a claim, a projected or optional source). */
-  | { on: 'volume' }
+  /**
+   * A volume whose files the repository does not write (emptyDir, a claim, a projected or optional source); of an
+   * optional Secret or ConfigMap, the key the file would be (`optional`), which a program may write at run time.
+   */
+  | { on: 'volume'; optional?: { kind: 'Secret' | 'ConfigMap'; name: string; key: string } }
   /** A Secret's or ConfigMap's key; `problem` says why the file is not there, when the provider's keys are known. */
   | { on: 'Secret' | 'ConfigMap'; name: string; problem?: string };
 
@@ -36,16 +39,19 @@ export function mountedFile(
   const volume = objects(dig(spec, ['volumes'])).find((v) => v.name === mount.name);
   const field = dig(volume, ['secret']) ? 'secret' : dig(volume, ['configMap']) ? 'configMap' : undefined;
   const name = field && dig(volume, field === 'secret' ? ['secret', 'secretName'] : ['configMap', 'name']);
-  if (!field || typeof name !== 'string' || dig(volume, [field, 'optional']) === true) return { on: 'volume' };
+  if (!field || typeof name !== 'string') return { on: 'volume' };
   const kind = field === 'secret' ? 'Secret' : 'ConfigMap';
   const items = objects(dig(volume, [field, 'items'])) as { key?: string; path?: string }[];
   const root = mount.mountPath.replace(/\/$/, '');
+  const optional = dig(volume, [field, 'optional']) === true;
   // The mount itself: the volume's folder (a program given a config directory), or the one file a subPath puts there.
-  if (file.replace(/\/$/, '') === root && !mount.subPath) return { on: kind, name };
+  if (file.replace(/\/$/, '') === root && !mount.subPath) return optional ? { on: 'volume' } : { on: kind, name };
   const below = file.replace(/\/$/, '') === root ? mount.subPath : file.slice(root.length + 1);
   const key = items.length > 0 ? items.find((i) => i.path === below)?.key : below;
+  // An optional source may be absent, or written at run time: the caller knows what writes it, if anything does.
   if (!below || !key || (items.length === 0 && below.includes('/')))
-    return { on: kind, name, problem: `${file} is no file the ${kind} volume ${String(mount.name)} puts at ${mount.mountPath}` };
+    return optional ? { on: 'volume' } : { on: kind, name, problem: `${file} is no file the ${kind} volume ${String(mount.name)} puts at ${mount.mountPath}` };
+  if (optional) return { on: 'volume', optional: { kind, name, key } };
   const keys = keysOf({ repo, resources }, { kind, namespace, name });
   if (keys && !keys.has(key))
     return {

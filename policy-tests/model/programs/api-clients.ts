@@ -95,6 +95,8 @@ export interface Run {
   unlisted?: boolean;
   /** `why` says why an unread request could not be read, where a variable does not. */
   requests: { text: string; expanded: ExpandedRequest; why?: string }[];
+  /** Of a program the image facts describe, the data keys of the ConfigMaps or Secrets it writes, where they say. */
+  dataKeys?: readonly string[];
   namespace: string;
   /** A run known only by the RBAC its account is granted (grantedRuns): the binding that grants it. */
   grantedBy?: Resource;
@@ -127,6 +129,7 @@ function factRuns(ctx: CheckContext, at: Omit<Run, 'program' | 'requests'>): Run
   return ran.map((p) => ({
     ...at,
     program: JSON.stringify([...(p.command ?? []), ...(p.args ?? [])].join(' ')),
+    ...(p.dataKeys ? { dataKeys: p.dataKeys } : {}),
     requests: p.requests.map((text) => ({
       text,
       expanded: expandRequest(text, containerEnvironment(ctx, at.namespace, at.c.container, { secretText: true }).text),

@@ -14,6 +14,8 @@ const WRITES = new Set(['POST', 'PUT', 'PATCH']);
 export interface ProgramWrites {
   /** `namespace/name` of each object a program writes by name. */
   named: ReadonlySet<string>;
+  /** Of those whose program's facts say the data keys it writes (dataKeys), the keys, and who writes them, for a message. */
+  keys: ReadonlyMap<string, { keys: ReadonlySet<string>; by: string }>;
   /** Of each namespace where a program creates objects whose names its facts do not say, which program, for a "not judged". */
   unnamed: ReadonlyMap<string, string>;
   /** A program whose write of the kind could not be read (a part set from what the gate does not read): it may write any name. */
@@ -25,6 +27,7 @@ export function programWrites(ctx: CheckContext, kind: keyof typeof COLLECTIONS)
   const collection = COLLECTIONS[kind];
   const path = new RegExp(`^/api/v1/namespaces/([^/?]+)/${collection}(?:/([^/?]+))?/?(?:\\?.*)?$`);
   const named = new Set<string>();
+  const keys = new Map<string, { keys: ReadonlySet<string>; by: string }>();
   const unnamed = new Map<string, string>();
   let unread: string | undefined;
   for (const run of factApiRuns(ctx)) {
@@ -45,9 +48,10 @@ export function programWrites(ctx: CheckContext, kind: keyof typeof COLLECTIONS)
       }
       byName.add(m[1]!);
       named.add(`${m[1]}/${m[2]}`);
+      if (run.dataKeys) keys.set(`${m[1]}/${m[2]}`, { keys: new Set(run.dataKeys), by: `${run.workload.kind} ${run.workload.name}` });
     }
     for (const namespace of creates)
       if (!byName.has(namespace)) unnamed.set(namespace, `${who}, which creates ${kind}s in ${namespace} whose names its facts do not say`);
   }
-  return { named, unnamed, ...(unread ? { unread } : {}) };
+  return { named, keys, unnamed, ...(unread ? { unread } : {}) };
 }

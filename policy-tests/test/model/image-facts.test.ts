@@ -63,11 +63,17 @@ describe('imageNeeds', () => {
       [{ args: ['x'], requests: ['get /api'] }],
       [{ args: ['x'], requests: ['GET api/v1/nodes'] }],
       [{ args: [], requests: ['GET /api'] }],
+      [{ args: ['x'], requests: ['GET /api'], dataKeys: 'status.json' }],
+      [{ args: ['x'], requests: ['GET /api'], dataKeys: [''] }],
       [],
     ])
-      expect(read([{ image: 'a/b', source: 's', apiRequests }]).problems[0]?.message).toMatch(/entry 1: apiRequests lists \{command\?, args\?, requests\}/);
+      expect(read([{ image: 'a/b', source: 's', apiRequests }]).problems[0]?.message).toMatch(
+        /entry 1: apiRequests lists \{command\?, args\?, requests, dataKeys\?\}/,
+      );
     expect(
-      read([{ image: 'a/b', source: 's', apiRequests: [{ args: ['x'], requests: ['PUT /api/v1/namespaces/${NS:-a}/configmaps/${CM}'] }] }]).problems,
+      read([
+        { image: 'a/b', source: 's', apiRequests: [{ args: ['x'], requests: ['PUT /api/v1/namespaces/${NS:-a}/configmaps/${CM}'], dataKeys: ['a.json'] }] },
+      ]).problems,
     ).toEqual([]);
   });
 

@@ -54,7 +54,8 @@ describe('the file a container reads, as the kubelet puts it there', () => {
   it("tells the image's files and other volumes apart, and leaves a Secret whose keys are not in the repository", () => {
     expect(source('/opt/ca.pem')).toEqual({ on: 'image' });
     expect(source('/tmp/ca.pem')).toEqual({ on: 'volume' });
-    expect(source('/etc/maybe/x')).toEqual({ on: 'volume' });
+    // An optional source: the key the file would be, for a caller that knows what writes it at run time.
+    expect(source('/etc/maybe/x')).toEqual({ on: 'volume', optional: { kind: 'ConfigMap', name: 'conf', key: 'x' } });
     expect(source('/etc/whole/ca.pem', [])).toEqual({ on: 'Secret', name: 'conf' });
   });
 

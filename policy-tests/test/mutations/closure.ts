@@ -761,6 +761,12 @@ export const closureMutations: Mutation[] = [
   },
   {
     check: 'closure-secret-key',
+    why: "the API's STATUS_FILE names a file the status writer never writes into its ConfigMap (it writes status.json): the page serves its built-in snapshot forever",
+    mutate: swap(PORTFOLIO_DEPLOYMENT, 'value: /status/status.json', 'value: /status/state.json'),
+    at: 'value: /status/state.json',
+  },
+  {
+    check: 'closure-secret-key',
     why: "the TV manager's exporter reads a key its API-key Secret does not have",
     mutate: swap(
       'apps/media/sonarr/deployment.yaml',
