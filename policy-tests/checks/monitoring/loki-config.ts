@@ -14,6 +14,7 @@
  * read for another Loki than the one the chart runs judges nothing: that is said, not passed.
  */
 import { judgeLokiTls } from './loki-tls.ts';
+import { judgeLokiRing } from './loki-ring.ts';
 import { withKeyProviders } from '../../model/cluster/provided-keys.ts';
 import type { Path } from '../../model/core/positions.ts';
 import type { Resource } from '../../model/core/manifest.ts';
@@ -76,6 +77,7 @@ function judgeRendered(ctx: CheckContext, resource: Resource, type: GoStruct, va
   // Loki validates only what decoded; its checks then run on the file with its defaults, so they are judged on the rendered file alone.
   const refused = decoded.length ? decoded : lokiValidationProblems(value);
   for (const p of refused) ctx.fail(where(p.path), `${name} at ${p.path.join('.') || 'its top'}: ${p.message}: ${CONSEQUENCE}`);
+  if (decoded.length === 0) judgeLokiRing(ctx, resource.rendered!.app, value, where);
   if (decoded.length === 0)
     for (const path of undecidedPeriods(value))
       ctx.notJudged(
@@ -136,11 +138,11 @@ function judgeValues(ctx: CheckContext, v: ChartValues, type: GoStruct, runtimeT
 export const lokiConfigCheck: PolicyCheck = {
   id: 'monitoring-loki-config',
   description:
-    "Loki loads the configuration the repository gives it: every field one of its config structs has, of the type yaml.v2 decodes into it (ints, durations, byte sizes, a schema period's date...), as Loki's own configuration reference lists them at the version the chart runs; otherwise Loki exits at start and no log is stored. Judged on the rendered config.yaml, offline on the blocks the values write into it. And where its server takes TLS (server.http_tls_config names a certificate), each file that block names is one its container holds (else Loki stops at start), and its probes and the chart's ServiceMonitor of the HTTP port speak HTTPS (Go's TLS server answers plain HTTP 400), as they speak HTTP where it does not (A2).",
+    "Loki loads the configuration the repository gives it: every field one of its config structs has, of the type yaml.v2 decodes into it (ints, durations, byte sizes, a schema period's date...), as Loki's own configuration reference lists them at the version the chart runs; otherwise Loki exits at start and no log is stored. Judged on the rendered config.yaml, offline on the blocks the values write into it. And where its server takes TLS (server.http_tls_config names a certificate), each file that block names is one its container holds (else Loki stops at start), and its probes and the chart's ServiceMonitor of the HTTP port speak HTTPS (Go's TLS server answers plain HTTP 400), as they speak HTTP where it does not; and the ingester ring has the live ingesters its replication factor asks for a push (common.replication_factor, 3 where unset: half of it plus one), or every push gets 500 and no log is stored (A2).",
   invariants: ['A2'],
   remediation: `correct the field the finding names in monitoring/loki/values.yaml as Loki documents its configuration; after a Loki upgrade, refresh ${LOKI_REFERENCE} (${REFRESH})`,
   reads: {
-    kinds: withKeyProviders('ConfigMap', 'Secret', 'Application', 'StatefulSet', 'Deployment', 'Service', 'ServiceMonitor'),
+    kinds: withKeyProviders('ConfigMap', 'Secret', 'Application', 'StatefulSet', 'Deployment', 'Service', 'ServiceMonitor', 'HorizontalPodAutoscaler'),
     charts: [LOKI_CHART],
     files: [LOKI_REFERENCE],
     renders: true,
