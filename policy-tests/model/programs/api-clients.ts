@@ -109,10 +109,26 @@ export interface Run {
   settings?: 'none' | { unread: string };
 }
 
+/** The programs a container's image's facts describe (apiRequests), whatever command the container runs. */
+const imagePrograms = (ctx: CheckContext, at: Omit<Run, 'program' | 'requests'>): ApiRequests[] =>
+  repoImageNeeds(ctx.repo).needs.get(imageKey(scalarText(at.c.container.image ?? '')))?.apiRequests ?? [];
+
+/** One program of the facts as a container would run it: its requests read with the container's variables. */
+function programRun(ctx: CheckContext, at: Omit<Run, 'program' | 'requests'>, p: ApiRequests): Run {
+  return {
+    ...at,
+    program: JSON.stringify([...(p.command ?? []), ...(p.args ?? [])].join(' ')),
+    ...(p.dataKeys ? { dataKeys: p.dataKeys } : {}),
+    requests: p.requests.map((text) => ({
+      text,
+      expanded: expandRequest(text, containerEnvironment(ctx, at.namespace, at.c.container, { secretText: true }).text),
+    })),
+  };
+}
+
 /** The runs the image facts describe: each program a container runs, its requests read with the container's variables. */
 function factRuns(ctx: CheckContext, at: Omit<Run, 'program' | 'requests'>): Run[] {
-  const { needs } = repoImageNeeds(ctx.repo);
-  const programs: ApiRequests[] = needs.get(imageKey(scalarText(at.c.container.image ?? '')))?.apiRequests ?? [];
+  const programs = imagePrograms(ctx, at);
   const ran = programs.filter((p) => runsProgram(p, at.c.container));
   // An image that calls the API server, run by a command its facts do not list: what it asks is not known.
   if (programs.length > 0 && ran.length === 0) {
@@ -126,15 +142,7 @@ function factRuns(ctx: CheckContext, at: Omit<Run, 'program' | 'requests'>): Run
       },
     ];
   }
-  return ran.map((p) => ({
-    ...at,
-    program: JSON.stringify([...(p.command ?? []), ...(p.args ?? [])].join(' ')),
-    ...(p.dataKeys ? { dataKeys: p.dataKeys } : {}),
-    requests: p.requests.map((text) => ({
-      text,
-      expanded: expandRequest(text, containerEnvironment(ctx, at.namespace, at.c.container, { secretText: true }).text),
-    })),
-  }));
+  return ran.map((p) => programRun(ctx, at, p));
 }
 
 /** The run of a program the gate reads from its own container (k8s-sidecar's environment, kube-state-metrics' flags). */
@@ -250,8 +258,20 @@ export function apiRuns(ctx: CheckContext): Run[] {
   return [...runs, ...prometheusRuns(ctx)];
 }
 
-/** Only the programs the image facts describe (apiRequests): what a reader of their writes needs, without the rest's cost. */
-export const factApiRuns = (ctx: CheckContext): Run[] => perContainer(ctx, (at) => factRuns(ctx, at));
+/**
+ * The programs the image facts describe that each container runs (apiRequests): the ones its command and args run,
+ * or, where they run none its facts list and its pod holds a token, every one of its image's: what the image's
+ * programs write, for a reader of their writes. A command misspelt, or one that cannot start, is another check's
+ * (workload-image-needs, kubelet-admits), not a reason to think the program writes nothing; a pod without a token
+ * (the API's own server, on the writer's image) calls nothing.
+ */
+export const imageProgramRuns = (ctx: CheckContext): Run[] =>
+  perContainer(ctx, (at) => {
+    const programs = imagePrograms(ctx, at);
+    const ran = programs.filter((p) => runsProgram(p, at.c.container));
+    const unlisted = ran.length === 0 && programs.length > 0 && mountsToken(at.pod, serviceAccountOf(ctx, at).resource);
+    return (unlisted ? programs : ran).map((p) => programRun(ctx, at, p));
+  });
 
 /**
  * The bindings that grant each ServiceAccount (`namespace/name`) a role that holds rules: a Role or ClusterRole of the

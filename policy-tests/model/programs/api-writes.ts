@@ -1,12 +1,14 @@
 /**
  * The ConfigMaps and Secrets the programs the repository runs write through the API server, as their images' facts
- * say (apiRequests, each read with its container's variables): what provides, at run time, an object no manifest
+ * say (apiRequests, each read with its container's variables, whatever command the container runs): what provides, at run time, an object no manifest
  * declares (the status page's ConfigMap, the backups' sentinel). A PUT or PATCH names the object it writes. A POST to
  * the collection creates one whose name is in its body, which the facts do not hold: it is taken for the one the same
  * program writes by name in that namespace, and where the program writes none there by name, what it creates is not known.
  */
 import type { CheckContext } from '../checks/kit.ts';
-import { factApiRuns } from './api-clients.ts';
+import { imageProgramRuns } from './api-clients.ts';
+import { containersOf, podSpecOf } from '../core/workloads.ts';
+import { namespaceOrDestination } from '../argocd/argocd.ts';
 
 const COLLECTIONS = { ConfigMap: 'configmaps', Secret: 'secrets' } as const;
 const WRITES = new Set(['POST', 'PUT', 'PATCH']);
@@ -30,7 +32,7 @@ export function programWrites(ctx: CheckContext, kind: keyof typeof COLLECTIONS)
   const keys = new Map<string, { keys: ReadonlySet<string>; by: string }>();
   const unnamed = new Map<string, string>();
   let unread: string | undefined;
-  for (const run of factApiRuns(ctx)) {
+  for (const run of imageProgramRuns(ctx)) {
     const who = `${run.workload.kind} ${run.workload.name} runs ${run.program}`;
     const creates = new Set<string>();
     const byName = new Set<string>();
@@ -52,6 +54,13 @@ export function programWrites(ctx: CheckContext, kind: keyof typeof COLLECTIONS)
     }
     for (const namespace of creates)
       if (!byName.has(namespace)) unnamed.set(namespace, `${who}, which creates ${kind}s in ${namespace} whose names its facts do not say`);
+  }
+  // A workload that runs no container (the API server refuses it: api-validation's): what it would write is not known.
+  for (const r of ctx.resources) {
+    const pod = podSpecOf(r);
+    const namespace = namespaceOrDestination(ctx.repo, r) ?? '';
+    if (pod && containersOf(pod).length === 0 && !unnamed.has(namespace))
+      unnamed.set(namespace, `${r.kind} ${r.name}, which runs no container, so what it would write is not known`);
   }
   return { named, keys, unnamed, ...(unread ? { unread } : {}) };
 }

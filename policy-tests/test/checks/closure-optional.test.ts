@@ -82,6 +82,14 @@ describe('an optional reference of the repository', () => {
     });
   });
 
+  it("takes a writer whose command its facts do not list as writing what its image's programs write (its command is another check's)", () => {
+    const writer = repo.resources.find((r) => r.kind === 'CronJob' && r.name === 'portfolio-infra-status-writer')!;
+    const object = structuredClone(writer.object) as any;
+    object.spec.jobTemplate.spec.template.spec.containers[0].command = ['node', 'dist/status-writer/mian.js'];
+    const findings = runPolicy({ ...repo, resources: repo.resources.map((r) => (r === writer ? { ...writer, object } : r)) } as Repo, checks);
+    expect(findings).toEqual([]);
+  });
+
   it("leaves a chart's optional references alone: its hooks for what a user may add", () => {
     const chart = api2(renameStatus('argocd-repo-server-tls'), { id: 'x#0', app: 'x', source: 'chart x 1.0.0' });
     expect(judge(chart)).toEqual({ failed: [], notJudged: [] });
