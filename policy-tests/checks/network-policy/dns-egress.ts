@@ -20,8 +20,8 @@ import { refusedOutright } from '../../model/cilium/policy-rules.ts';
 import type { PodPorts } from '../../model/cluster/network-reach.ts';
 import { dig, list, obj } from '../../model/core/dig.ts';
 import { ciliumDialect, dnsRules, firstRefused, type ProxyDialect } from './dns-proxy.ts';
-import { providedPods } from '../../model/cluster/providers.ts';
-import type { Template } from '../../model/cluster/pod-templates.ts';
+import { opaqueNamespaces, providedPods } from '../../model/cluster/providers.ts';
+import { templatesWithPorts, type Template } from '../../model/cluster/pod-templates.ts';
 import type { Repo } from '../../model/repository/repo.ts';
 import { dialReads, dialScope, resolvedDials, type DialScope, type ResolvedDial } from './dials.ts';
 import { firstNames, policyNames, selectorAt, selectsAll } from './refusals.ts';
@@ -44,9 +44,42 @@ function asksResolver(t: Template): boolean {
   return policy === undefined || policy === 'ClusterFirst' || policy === 'ClusterFirstWithHostNet';
 }
 
+/** What a lookup is judged by: the name dialled, where it is written, who dials it, and the pods it reaches (none of them asks it). */
+type NamedDial = Pick<ResolvedDial, 'clients' | 'at'> & { address: { text: string }; pods: readonly unknown[]; fqdn?: true };
+
+/**
+ * The names a pod's Cilium policies let it reach by `toFQDNs` matchName: Cilium learns their addresses only from the
+ * answers to the pod's own lookups, through its DNS proxy, so the pod dials each by name (the API's blog feed), whether
+ * or not the gate reads the address it dials.
+ */
+function fqdnDials(templates: readonly Template[], scope: DialScope): NamedDial[] {
+  const out: NamedDial[] = [];
+  for (const { policy, namespace } of scope.policies) {
+    if (policy.kind === 'NetworkPolicy') continue;
+    const selects = (t: Template) =>
+      (policy.kind === 'CiliumClusterwideNetworkPolicy' || t.namespace === namespace) &&
+      ciliumSelects(dig(policy.object, ['spec', 'endpointSelector']), t, scope.peers.namespaces, namespace);
+    list(dig(policy.object, ['spec', 'egress'])).forEach((rule, i) =>
+      list(obj(rule).toFQDNs).forEach((fqdn, j) => {
+        const name = obj(fqdn).matchName;
+        const clients = typeof name === 'string' && name !== '' ? templates.filter(selects) : [];
+        if (clients.length)
+          out.push({
+            clients,
+            address: { text: name as string },
+            at: { resource: policy, path: ['spec', 'egress', i, 'toFQDNs', j, 'matchName'] },
+            pods: [],
+            fqdn: true,
+          });
+      }),
+    );
+  }
+  return out;
+}
+
 /** Each pod that dials by name, with its dials, once. */
-function callers(dials: readonly ResolvedDial[]): Map<Template, ResolvedDial[]> {
-  const out = new Map<Template, ResolvedDial[]>();
+function callers(dials: readonly NamedDial[]): Map<Template, NamedDial[]> {
+  const out = new Map<Template, NamedDial[]>();
   for (const dial of dials) for (const t of dial.clients) if (!dial.pods.includes(t)) out.set(t, [...(out.get(t) ?? []), dial]);
   return out;
 }
@@ -82,7 +115,7 @@ const lookupVerdicts = (caller: Template, env: Pick<Lookups, 'policies' | 'peers
  * Where a pod's lookups go out only through Cilium's DNS proxy, the first dial whose name the proxy refuses on the
  * way, with the name refused and the policies whose DNS rules it read; undefined where nothing is refused.
  */
-function proxyRefusal(caller: Template, dials: readonly ResolvedDial[], env: Lookups): { dial: ResolvedDial; refused: string; by: Resource[] } | undefined {
+function proxyRefusal(caller: Template, dials: readonly NamedDial[], env: Lookups): { dial: NamedDial; refused: string; by: Resource[] } | undefined {
   const selecting = env.policies.filter(
     ({ policy, namespace }) =>
       policy.kind !== 'NetworkPolicy' &&
@@ -106,7 +139,7 @@ function proxyRefusal(caller: Template, dials: readonly ResolvedDial[], env: Loo
 export const dnsEgressCheck: PolicyCheck = {
   id: 'network-policy-dns-egress',
   description:
-    "Where the NetworkPolicies and CiliumNetworkPolicies that select a pod isolate its egress, and the pod dials a Service by name (an address in its workload's object, its app's settings, a ConfigMap it reads, or a datasource Grafana's sidecar loads), some egress rule lets it out to the cluster's resolver (the pods the cluster facts give in kube-system with k8s-app: kube-dns) on 53/UDP, as Cilium enforces both kinds (a NetworkPolicy port without a protocol is TCP; a Cilium port without one is any), and where every rule that lets the lookups out sends them through Cilium's DNS proxy (rules.dns on port 53), the proxy's rules let through each name the resolver asks on the way to each dialled name (the search path first); otherwise every lookup times out or is refused, and with it every dial by name, with every object accepted (invariants P1).",
+    "Where the NetworkPolicies and CiliumNetworkPolicies that select a pod isolate its egress, and the pod dials a Service by name (an address in its workload's object, its app's settings, a ConfigMap it reads, or a datasource Grafana's sidecar loads) or a host a Cilium policy lets it reach by toFQDNs (whose addresses Cilium learns only from its lookups), some egress rule lets it out to the cluster's resolver (the pods the cluster facts give in kube-system with k8s-app: kube-dns) on 53/UDP, as Cilium enforces both kinds (a NetworkPolicy port without a protocol is TCP; a Cilium port without one is any), and where every rule that lets the lookups out sends them through Cilium's DNS proxy (rules.dns on port 53), the proxy's rules let through each name the resolver asks on the way to each dialled name (the search path first); otherwise every lookup times out or is refused, and with it every dial by name, with every object accepted (invariants P1).",
   invariants: ['P1'],
   remediation:
     "add an egress rule to the pods' policy that lets them reach kube-dns on port 53 over UDP and TCP (a NetworkPolicy `to` kube-system's pods with k8s-app: kube-dns, ports 53/UDP and 53/TCP; or a CiliumNetworkPolicy's toEndpoints with k8s:io.kubernetes.pod.namespace: kube-system and k8s:k8s-app: kube-dns, protocol ANY)",
@@ -118,7 +151,9 @@ export const dnsEgressCheck: PolicyCheck = {
     const resolver = resolverPods(ctx.repo);
     // The agent's version decides how it reads a pattern: the chart's, as the Application pins it.
     const env: Lookups = { ...scope, resolver, dialect: ciliumDialect(ctx.repo) };
-    const asking = [...callers(resolvedDials(ctx))].filter(([caller]) => asksResolver(caller));
+    const opaque = opaqueNamespaces(ctx.renders);
+    const templates = templatesWithPorts(ctx.repo).filter((t) => !opaque.has(t.namespace));
+    const asking = [...callers([...resolvedDials(ctx), ...fqdnDials(templates, scope)])].filter(([caller]) => asksResolver(caller));
     if (resolver.length === 0 && asking.length > 0) {
       // One word for the whole run: the resolver is one fact, missing for every pod alike.
       const [caller, dials] = asking[0]!;
@@ -136,7 +171,12 @@ export const dnsEgressCheck: PolicyCheck = {
       const verdict = acrossPods(lookupVerdicts(caller, env))?.verdict;
       if (!verdict) continue;
       if ('allowed' in verdict) {
-        const proxy = proxyRefusal(caller, dials, env);
+        // What the proxy refuses of a toFQDNs host is network-policy-fqdn-dns's to say.
+        const proxy = proxyRefusal(
+          caller,
+          dials.filter((d) => !d.fqdn),
+          env,
+        );
         if (proxy)
           ctx.fail(
             proxy.dial.at,

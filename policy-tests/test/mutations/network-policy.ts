@@ -161,6 +161,20 @@ export const networkPolicyMutations: Mutation[] = [
     at: inFile('apps/media/gluetun/settings/prowlarr.yaml', 'baseUrl: http://sonarr.media.svc:8989'),
   },
   {
+    check: 'network-policy-dns-egress',
+    why: "the API's DNS rule narrowed to TCP: its policy lets it reach the blog feed's host by name (toFQDNs), its lookups go over UDP and time out, and /api/v1/blog never reaches the feed",
+    mutate: swap('portfolio-api/deploy/networkpolicy.yaml', 'protocol: ANY\n          rules:', 'protocol: TCP\n          rules:'),
+    // The toFQDNs entry, not the DNS rule's matchName of the same host above it.
+    at: (c) => ({
+      file: 'portfolio-api/deploy/networkpolicy.yaml',
+      line:
+        c
+          .read('portfolio-api/deploy/networkpolicy.yaml')
+          .split('\n')
+          .findIndex((l, i, all) => l.includes('matchName: blog.example.net') && all[i - 1]!.includes('toFQDNs:')) + 1,
+    }),
+  },
+  {
     check: 'network-policy-enforced',
     why: 'the CNI fact switched back to Flannel, which Talos ships: every policy is inert, and the Cilium app contradicts the fact',
     mutate: swap(FACTS, CILIUM_FACT, '    name: flannel\n    enforces: []\n    fqdnEgress: false'),
@@ -198,8 +212,12 @@ export const networkPolicyMutations: Mutation[] = [
   },
   {
     check: 'network-policy-allowances',
-    why: 'a Cilium DNS allowance names a namespace that does not exist',
-    mutate: swap(POLICY, 'k8s:io.kubernetes.pod.namespace: kube-system', 'k8s:io.kubernetes.pod.namespace: kube-sytem'),
+    why: "a Cilium DNS allowance names a namespace that does not exist (the status writer's, which dials nothing by name)",
+    mutate: swap(
+      POLICY,
+      'k8s:io.kubernetes.pod.namespace: kube-system\n            k8s:k8s-app: kube-dns\n      toPorts:\n        - ports:\n            - port: "53"\n              protocol: ANY\n    - toEntities',
+      'k8s:io.kubernetes.pod.namespace: kube-sytem\n            k8s:k8s-app: kube-dns\n      toPorts:\n        - ports:\n            - port: "53"\n              protocol: ANY\n    - toEntities',
+    ),
     at: (c) => ({ file: POLICY, line: lineOf(c, POLICY, 'kube-sytem') - 1 }),
   },
   {
