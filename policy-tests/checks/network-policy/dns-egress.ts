@@ -48,7 +48,7 @@ function asksResolver(t: Template): boolean {
 type NamedDial = Pick<ResolvedDial, 'clients' | 'at'> & { address: { text: string }; pods: readonly unknown[]; fqdn?: true };
 
 /**
- * The names a pod's Cilium policies let it reach by `toFQDNs` matchName: Cilium learns their addresses only from the
+ * The names a pod's Cilium policies let it reach by `toFQDNs` (matchName or matchPattern): Cilium learns their addresses only from the
  * answers to the pod's own lookups, through its DNS proxy, so the pod dials each by name (the API's blog feed), whether
  * or not the gate reads the address it dials.
  */
@@ -61,13 +61,14 @@ function fqdnDials(templates: readonly Template[], scope: DialScope): NamedDial[
       ciliumSelects(dig(policy.object, ['spec', 'endpointSelector']), t, scope.peers.namespaces, namespace);
     list(dig(policy.object, ['spec', 'egress'])).forEach((rule, i) =>
       list(obj(rule).toFQDNs).forEach((fqdn, j) => {
-        const name = obj(fqdn).matchName;
+        // A pattern's names are looked up as a name's are: which one, the pod knows; the lookup goes out alike.
+        const name = obj(fqdn).matchName ?? obj(fqdn).matchPattern;
         const clients = typeof name === 'string' && name !== '' ? templates.filter(selects) : [];
         if (clients.length)
           out.push({
             clients,
             address: { text: name as string },
-            at: { resource: policy, path: ['spec', 'egress', i, 'toFQDNs', j, 'matchName'] },
+            at: { resource: policy, path: ['spec', 'egress', i, 'toFQDNs', j, obj(fqdn).matchName !== undefined ? 'matchName' : 'matchPattern'] },
             pods: [],
             fqdn: true,
           });

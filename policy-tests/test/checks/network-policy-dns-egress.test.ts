@@ -2,7 +2,7 @@
  * network-policy-dns-egress beyond its mutation (the VPN pod's DNS rule narrowed to TCP): a pod that dials by name is
  * let out to the cluster's resolver on 53/UDP. A NetworkPolicy port without a protocol is TCP, a Cilium port without
  * one is any; a pod whose dnsPolicy sends it elsewhere is not held to it; where the facts give no resolver pods, not
- * judged.
+ * judged. A host a Cilium policy lets it reach by toFQDNs (a name or a pattern) is dialled by name too.
  */
 import { describe, expect, it } from 'vitest';
 import { dnsEgressCheck } from '../../checks/network-policy/dns-egress.ts';
@@ -135,5 +135,28 @@ describe('network-policy-dns-egress', () => {
     expect(findings({ ...withDnsRule(undefined), facts })).toEqual([
       ['not-judged', expect.stringMatching(/^\d+ pods dial Services by name .*the cluster facts give no resolver pods/)],
     ]);
+  });
+
+  it("holds a pod a Cilium policy lets reach a host by toFQDNs (the API's blog feed) to the resolver on 53/UDP, a name or a pattern", () => {
+    /** The API's egress policy with its DNS rule's protocol and its FQDN entry replaced. */
+    const api = (protocol: string, fqdn: Record<string, unknown>): Repo => ({
+      ...repo,
+      resources: repo.resources.map((r) => {
+        if (r.kind !== 'CiliumNetworkPolicy' || r.name !== 'portfolio-api-egress') return r;
+        const object = structuredClone(r.object) as any;
+        object.spec.egress[0].toPorts[0].ports[0].protocol = protocol;
+        object.spec.egress[1].toFQDNs = [fqdn];
+        return { ...r, object } as Resource;
+      }),
+    });
+    expect(findings(api('ANY', { matchName: 'blog.example.net' }))).toEqual([]);
+    expect(findings(api('TCP', { matchName: 'blog.example.net' }))).toEqual([
+      ['fail', expect.stringMatching(/^Deployment portfolio-api dials blog\.example\.net by name, and the egress policies .* let none of its lookups out/)],
+    ]);
+    expect(findings(api('TCP', { matchPattern: '*.example.net' }))).toEqual([
+      ['fail', expect.stringMatching(/^Deployment portfolio-api dials \*\.example\.net by name/)],
+    ]);
+    // What the proxy refuses of the host is network-policy-fqdn-dns's: not said twice.
+    expect(findings(api('ANY', { matchName: 'feed.example.org' }))).toEqual([]);
   });
 });
