@@ -8,7 +8,7 @@ import type { Resource } from '../../model/core/manifest.ts';
 import { withKeyProviders } from '../../model/cluster/provided-keys.ts';
 import { containerEnvironment, secretShown } from '../../model/cluster/environment.ts';
 import { slippedMount } from '../../model/cluster/mounted-files.ts';
-import { oneSlipApart } from '../../model/core/did-you-mean.ts';
+import { mistyped } from '../../model/core/did-you-mean.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { BACKUP_ENVIRONMENT, ENGINE_ENVIRONMENT, halfCredentials } from '../../model/apps/backup-environment.ts';
 import { TARGET_FILES } from '../../model/apps/backup-targets.ts';
@@ -21,12 +21,12 @@ import { claimMount, sharedDirFindings, type BackupDirMount } from './shared-dir
  * envFrom names meet, as the kubelet sets the variables (containerVariables); not a need a source whose keys are not
  * known may meet.
  */
-function missingEnvironment(ctx: CheckContext, job: Resource, container: Record<string, unknown>): { missing: string[]; unread: string[] } {
+function missingEnvironment(ctx: CheckContext, job: Resource, container: Record<string, unknown>): { missing: string[]; unread: string[]; unset: string[] } {
   const [command, target] = [scalarText(dig(container, ['args', 0]) ?? ''), scalarText(dig(container, ['args', 1]) ?? '')];
   const namespace = namespaceOrDestination(ctx.repo, job);
   const engine = declaredTargets(ctx.repo).targets.find((t) => t.target.name === target && t.target.namespace === namespace)?.target.engine;
   const needs = BACKUP_ENVIRONMENT[command] && [...BACKUP_ENVIRONMENT[command], ...((engine && ENGINE_ENVIRONMENT[engine]?.[command]) ?? [])];
-  if (!needs) return { missing: [], unread: [] };
+  if (!needs) return { missing: [], unread: [], unset: [] };
   const setting = containerEnvironment(ctx, namespace, container, { secretText: true }).setting;
   // The commands read an empty variable as unset (`!env.RESTIC_REPOSITORY`): an empty value meets nothing.
   const variable = (name: string) => {
@@ -42,19 +42,15 @@ function missingEnvironment(ctx: CheckContext, job: Resource, container: Record<
   return {
     missing: [...missing.map((need) => need.join(' or ')), ...halfCredentials((n) => (variable(n) === 'maybe' ? undefined : variable(n) !== undefined))],
     unread: unread.map((need) => need.join(' or ')),
+    // Each name of a need nothing sets: the one a mistyped variable was meant to be.
+    unset: missing.flat(),
   };
 }
 
 /** The variables the container sets one keystroke (or their letters' case) from a missing one: what was meant, misspelt. */
-function slipsOf(missing: readonly string[], container: Record<string, unknown>): string {
+function slipsOf(unset: readonly string[], container: Record<string, unknown>): string {
   const set = objects(container.env).map((e) => scalarText(e.name ?? ''));
-  const slips = missing.flatMap((need) =>
-    need
-      .split(' or ')
-      .flatMap((name) =>
-        set.filter((n) => oneSlipApart(n, name) || (n !== name && n.toUpperCase() === name.toUpperCase())).map((n) => `${n}, one keystroke from ${name}`),
-      ),
-  );
+  const slips = unset.flatMap((name) => set.filter((n) => mistyped(n, name)).map((n) => `${n}, one keystroke from ${name}`));
   return slips.length ? ` (it sets ${slips.join(', ')}, which nothing reads)` : '';
 }
 
@@ -172,7 +168,7 @@ export const backupHygieneChecks: PolicyCheck[] = [
               FIX.secrets,
             );
         }
-        const { missing, unread } = missingEnvironment(ctx, job, c.container);
+        const { missing, unread, unset } = missingEnvironment(ctx, job, c.container);
         if (unread.length)
           ctx.notJudged(
             { resource: job, path: [...c.at, 'name'] },
@@ -181,7 +177,7 @@ export const backupHygieneChecks: PolicyCheck[] = [
         if (missing.length)
           ctx.fail(
             { resource: job, path: [...c.at, 'name'] },
-            `${job.name}'s environment lacks ${missing.join(', ')}, which the backup image's ${String(dig(c.container, ['args', 0]))} reads: it fails every run${slipsOf(missing, c.container)}`,
+            `${job.name}'s environment lacks ${missing.join(', ')}, which the backup image's ${String(dig(c.container, ['args', 0]))} reads: it fails every run${slipsOf(unset, c.container)}`,
             FIX.environment,
           );
       }

@@ -8,7 +8,7 @@ import { compareReleases, imageRelease, type ContainerRef } from '../../model/co
 import { envNamePattern } from '../../model/repository/image-facts.ts';
 import { holdsValue, textOf, valuePath, type Held } from './variables.ts';
 import { secretShown } from '../../model/cluster/environment.ts';
-import { oneSlipApart } from '../../model/core/did-you-mean.ts';
+import { mistyped } from '../../model/core/did-you-mean.ts';
 
 /** Where a finding about a variable's value points: an env entry's value, else the envFrom entry that sets it. */
 
@@ -105,7 +105,7 @@ export function slippedVariableNeed({ ctx, resource, c, image, need, env }: Held
   if (!need.variables) return;
   for (const [name, path] of env) {
     if (need.variables.includes(name)) continue;
-    const meant = need.variables.find((v) => oneSlipApart(name, v) || v.toUpperCase() === name.toUpperCase());
+    const meant = need.variables.find((v) => mistyped(name, v));
     if (meant)
       ctx.fail(
         { resource, path },

@@ -12,11 +12,10 @@ import { dig } from '../../model/core/dig.ts';
 import { scalarText } from '../../model/core/text.ts';
 import type { CheckContext, FailurePlace } from '../../model/checks/kit.ts';
 import type { Path } from '../../model/core/positions.ts';
-import { imageKey } from '../../model/repository/image-facts.ts';
-import { scaledKey, scaleTargetKey, workloadContainers } from '../../model/core/workloads.ts';
-import { renderedByChart } from '../../model/helm/chart-output.ts';
+import { scaledKey } from '../../model/core/workloads.ts';
+import { autoscaledWorkloads } from '../../model/cluster/pod-templates.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
-import { LOKI_CHART, LOKI_IMAGE } from '../../model/loki/config.ts';
+import { lokiContainers } from '../../model/loki/config.ts';
 
 /** Loki's -common.replication-factor default. */
 const DEFAULT_FACTOR = 3;
@@ -34,13 +33,10 @@ function targetsOf(args: unknown): string[] {
 
 /** How many pods of the app's rendered Loki workloads run the ingester, or why that is not known. */
 function ingesters(ctx: CheckContext, app: string): { count: number; names: string[] } | { unknown: string } {
-  const scaled = new Set(
-    ctx.resources.filter((r) => r.kind === 'HorizontalPodAutoscaler').map((r) => scaleTargetKey(namespaceOrDestination(ctx.repo, r) ?? '', r.object)),
-  );
+  const scaled = autoscaledWorkloads(ctx.repo, ctx.resources);
   let count = 0;
   const names: string[] = [];
-  for (const { resource, c } of workloadContainers(ctx.resources)) {
-    if (resource.rendered?.app !== app || !renderedByChart(resource, LOKI_CHART) || imageKey(scalarText(c.container.image ?? '')) !== LOKI_IMAGE) continue;
+  for (const { resource, c } of lokiContainers(ctx.resources, app)) {
     if (!targetsOf(c.container.args).some((t) => INGESTING.has(t))) continue;
     if (scaled.has(scaledKey(namespaceOrDestination(ctx.repo, resource) ?? '', resource.kind, resource.name)))
       return { unknown: `${resource.kind} ${resource.name} is autoscaled` };

@@ -10,12 +10,11 @@ import { selectorMatches } from '../../model/core/label-selector.ts';
 import { scalarText } from '../../model/core/text.ts';
 import type { CheckContext } from '../../model/checks/kit.ts';
 import type { Resource } from '../../model/core/manifest.ts';
-import { imageKey } from '../../model/repository/image-facts.ts';
-import { containerPort, workloadContainers, type ContainerRef } from '../../model/core/workloads.ts';
+import { containerPort, type ContainerRef } from '../../model/core/workloads.ts';
 import { mountedFile } from '../../model/cluster/mounted-files.ts';
 import { renderedByChart } from '../../model/helm/chart-output.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
-import { LOKI_CHART, LOKI_IMAGE } from '../../model/loki/config.ts';
+import { LOKI_CHART, lokiContainers } from '../../model/loki/config.ts';
 
 const TLS_FILES = ['cert_file', 'key_file', 'client_ca_file'];
 const PROBES = ['startupProbe', 'livenessProbe', 'readinessProbe'];
@@ -28,10 +27,7 @@ export function judgeLokiTls(ctx: CheckContext, app: string, server: unknown): v
   const tls = files.some(([key]) => key === 'cert_file');
   const listen = dig(server, ['http_listen_port']);
   const port = typeof listen === 'number' ? listen : DEFAULT_HTTP_PORT;
-  const containers = [...workloadContainers(ctx.resources)].filter(
-    ({ resource, c }) =>
-      resource.rendered?.app === app && renderedByChart(resource, LOKI_CHART) && imageKey(scalarText(c.container.image ?? '')) === LOKI_IMAGE,
-  );
+  const containers = lokiContainers(ctx.resources, app);
   judgeScrapes(
     ctx,
     { app, port, tls },

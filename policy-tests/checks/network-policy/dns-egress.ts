@@ -44,6 +44,15 @@ function asksResolver(t: Template): boolean {
   return policy === undefined || policy === 'ClusterFirst' || policy === 'ClusterFirstWithHostNet';
 }
 
+/** Whether a Cilium policy (not a NetworkPolicy) selects a pod: a clusterwide one anywhere, another in its own namespace. */
+function ciliumPolicySelects({ policy, namespace }: DialScope['policies'][number], t: Template, namespaces: DialScope['peers']['namespaces']): boolean {
+  if (policy.kind === 'NetworkPolicy') return false;
+  return (
+    (policy.kind === 'CiliumClusterwideNetworkPolicy' || t.namespace === namespace) &&
+    ciliumSelects(dig(policy.object, ['spec', 'endpointSelector']), t, namespaces, namespace)
+  );
+}
+
 /** What a lookup is judged by: the name dialled, where it is written, who dials it, and the pods it reaches (none of them asks it). */
 type NamedDial = Pick<ResolvedDial, 'clients' | 'at'> & { address: { text: string }; pods: readonly unknown[]; fqdn?: true };
 
@@ -54,11 +63,9 @@ type NamedDial = Pick<ResolvedDial, 'clients' | 'at'> & { address: { text: strin
  */
 function fqdnDials(templates: readonly Template[], scope: DialScope): NamedDial[] {
   const out: NamedDial[] = [];
-  for (const { policy, namespace } of scope.policies) {
-    if (policy.kind === 'NetworkPolicy') continue;
-    const selects = (t: Template) =>
-      (policy.kind === 'CiliumClusterwideNetworkPolicy' || t.namespace === namespace) &&
-      ciliumSelects(dig(policy.object, ['spec', 'endpointSelector']), t, scope.peers.namespaces, namespace);
+  for (const placed of scope.policies) {
+    const { policy } = placed;
+    const selects = (t: Template) => ciliumPolicySelects(placed, t, scope.peers.namespaces);
     list(dig(policy.object, ['spec', 'egress'])).forEach((rule, i) =>
       list(obj(rule).toFQDNs).forEach((fqdn, j) => {
         // A pattern's names are looked up as a name's are: which one, the pod knows; the lookup goes out alike.
@@ -117,12 +124,7 @@ const lookupVerdicts = (caller: Template, env: Pick<Lookups, 'policies' | 'peers
  * way, with the name refused and the policies whose DNS rules it read; undefined where nothing is refused.
  */
 function proxyRefusal(caller: Template, dials: readonly NamedDial[], env: Lookups): { dial: NamedDial; refused: string; by: Resource[] } | undefined {
-  const selecting = env.policies.filter(
-    ({ policy, namespace }) =>
-      policy.kind !== 'NetworkPolicy' &&
-      (policy.kind === 'CiliumClusterwideNetworkPolicy' || namespace === caller.namespace) &&
-      ciliumSelects(dig(policy.object, ['spec', 'endpointSelector']), caller, env.peers.namespaces, namespace),
-  );
+  const selecting = env.policies.filter((placed) => ciliumPolicySelects(placed, caller, env.peers.namespaces));
   const byPolicy = selecting.map((p) => ({ policy: p.policy, rules: dnsRules(p.policy) })).filter((p) => p.rules.length > 0);
   const rules = byPolicy.flatMap((p) => p.rules);
   if (rules.length === 0) return undefined;

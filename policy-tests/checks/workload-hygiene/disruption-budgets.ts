@@ -14,9 +14,9 @@ import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { selectorMatches } from '../../model/core/label-selector.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { dig } from '../../model/core/dig.ts';
-import { templatesWithPorts, type Template } from '../../model/cluster/pod-templates.ts';
+import { autoscaledWorkloads, templatesWithPorts, type Template } from '../../model/cluster/pod-templates.ts';
 import { oneSlipApart } from '../../model/core/did-you-mean.ts';
-import { scaledIntOrPercent, scaledKey, scaleTargetKey, WORKLOAD_KINDS } from '../../model/core/workloads.ts';
+import { scaledIntOrPercent, scaledKey, WORKLOAD_KINDS } from '../../model/core/workloads.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -108,9 +108,7 @@ export const disruptionBudgetCheck: PolicyCheck = {
     // The repository's pod templates, read once for every check (model/cluster/pod-templates.ts); a CronJob's pods
     // belong to the Jobs it makes, which the repository does not declare.
     const workloads = templatesWithPorts(ctx.repo).filter((t) => t.resource.kind !== 'CronJob' && namespaces.has(t.namespace));
-    const autoscaled = new Set(
-      ctx.resources.filter((r) => r.kind === 'HorizontalPodAutoscaler').map((r) => scaleTargetKey(namespaceOrDestination(ctx.repo, r) ?? '', r.object)),
-    );
+    const autoscaled = autoscaledWorkloads(ctx.repo, ctx.resources);
     const budgetsOf = new Map<Resource, Resource[]>();
     for (const budget of budgets) {
       const namespace = namespaceOrDestination(ctx.repo, budget) ?? '';

@@ -10,7 +10,7 @@ import { dig, list, obj, type Obj } from '../core/dig.ts';
 import { selectorIndex } from '../core/label-selector.ts';
 import type { Resource } from '../core/manifest.ts';
 import { scalarText } from '../core/text.ts';
-import { containersOf, podSpecPath, runsAlongside, WORKLOAD_KINDS } from '../core/workloads.ts';
+import { containersOf, podSpecPath, runsAlongside, scaleTargetKey, WORKLOAD_KINDS } from '../core/workloads.ts';
 import { perRepo } from '../repository/per-repo.ts';
 import type { Repo } from '../repository/repo.ts';
 import { namespaceLabels as labelsOf } from './namespaces.ts';
@@ -114,3 +114,8 @@ function templatesIn(repo: Repo, resources: readonly Resource[]): Template[] {
 
 /** Namespaces Kubernetes creates, which it and the distribution fill with pods of their own. */
 export const KUBERNETES_NAMESPACES: ReadonlySet<string> = new Set(KUBERNETES_PROVIDES.Namespace);
+
+/** The workloads a HorizontalPodAutoscaler of `resources` scales, as `scaledKey` names them: their replicas are its to set. */
+export function autoscaledWorkloads(repo: Repo, resources: readonly Resource[]): Set<string | undefined> {
+  return new Set(resources.filter((r) => r.kind === 'HorizontalPodAutoscaler').map((r) => scaleTargetKey(namespaceOrDestination(repo, r) ?? '', r.object)));
+}

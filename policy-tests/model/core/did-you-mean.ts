@@ -44,6 +44,9 @@ export function oneSlipApart(a: string, b: string): boolean {
   return differ.length === 2 && differ[1] === differ[0]! + 1 && a[differ[0]!] === b[differ[1]!] && a[differ[1]!] === b[differ[0]!];
 }
 
+/** Whether a name is another one mistyped: one keystroke apart, or the same but for its letters' case (`apj_key`, `APJ_KEY` for `API_KEY`). */
+export const mistyped = (a: string, b: string): boolean => a !== b && (oneSlipApart(a, b) || a.toUpperCase() === b.toUpperCase());
+
 /** Whether two names split in parts (a path's folders, an image's registry and path) differ in one part alone, and there by one keystroke. */
 export function onePartSlipped(a: readonly string[], b: readonly string[]): boolean {
   if (a.length !== b.length) return false;

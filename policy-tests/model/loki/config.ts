@@ -11,6 +11,9 @@ import type { Resource } from '../core/manifest.ts';
 import { parseRenderedFile, renderedByChart, renderedFile, type RenderedFile } from '../helm/chart-output.ts';
 import { chartValues } from '../helm/chart-values.ts';
 import { perKey } from '../core/per-object.ts';
+import { scalarText } from '../core/text.ts';
+import { workloadContainers, type ContainerRef, type PodSpecRef } from '../core/workloads.ts';
+import { imageKey } from '../repository/image-facts.ts';
 import { isServiceDomainHost } from '../cluster/service-addresses.ts';
 import type { DataFile } from '../repository/data-file.ts';
 import type { Repo } from '../repository/repo.ts';
@@ -124,4 +127,12 @@ export function lokiSchemeProblem(url: URL, lokiTls: boolean | undefined): strin
   if (url.protocol === 'http:' && lokiTls === true)
     return "it speaks plain HTTP to the cluster's Loki, whose server takes TLS only (its http_tls_config names a certificate): Go's TLS server answers every request 400";
   return undefined;
+}
+
+/** The Loki containers of the workloads the loki chart of Application `app` renders: what its config.yaml configures. */
+export function lokiContainers(resources: readonly Resource[], app: string): { resource: Resource; pod: PodSpecRef; c: ContainerRef }[] {
+  return [...workloadContainers(resources)].filter(
+    ({ resource, c }) =>
+      resource.rendered?.app === app && renderedByChart(resource, LOKI_CHART) && imageKey(scalarText(c.container.image ?? '')) === LOKI_IMAGE,
+  );
 }
