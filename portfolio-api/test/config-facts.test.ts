@@ -23,6 +23,7 @@ interface Facts {
   envFormat: { name: string; pattern: string }[];
   selfUrl: string[];
   variables: string[];
+  dials: { url: string; command?: string[] }[];
 }
 const facts = (parse(readFileSync(new URL('../deploy/facts/images.yaml', import.meta.url), 'utf8')) as { images: Facts[] }).images[0]!;
 
@@ -104,6 +105,20 @@ describe("the image facts' selfUrl", () => {
     const config = loadConfig({ BASE_URL: 'https://api.example.test' });
     expect(buildIndex(ROUTES, config).openapi).toBe('https://api.example.test/api/v1/openapi.json');
     expect((buildOpenApi(ROUTES, config) as { servers: { url: string }[] }).servers).toEqual([{ url: 'https://api.example.test' }]);
+  });
+});
+
+describe("the image facts' dials", () => {
+  it("are the feed URL the server fetches: loadConfig's where BLOG_FEED_URL is unset or empty, the variable's where set", () => {
+    // The server is the image's own start (its CMD): the dial names no command.
+    expect(facts.dials).toEqual([{ url: expect.stringMatching(/^\$\{BLOG_FEED_URL:-[^}]+\}$/) }]);
+    const fallback = facts.dials[0]!.url.match(/:-([^}]+)\}/)![1]!;
+    expect(loadConfig({}).blogFeedUrl).toBe(fallback);
+    expect(loadConfig({ BLOG_FEED_URL: '' }).blogFeedUrl).toBe(fallback);
+    expect(loadConfig({ BLOG_FEED_URL: 'https://feeds.example.test/rss' }).blogFeedUrl).toBe('https://feeds.example.test/rss');
+    // The one address the server dials outside the cluster: the blog route fetches it.
+    const app = readFileSync(new URL('../src/app.ts', import.meta.url), 'utf8');
+    expect(app).toMatch(/fetchFeed\(config\.blogFeedUrl/);
   });
 });
 

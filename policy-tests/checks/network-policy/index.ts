@@ -14,6 +14,7 @@ import { webhookPathCheck } from './webhook-path.ts';
 import { dialIngressCheck } from './dial-ingress.ts';
 import { dnsEgressCheck } from './dns-egress.ts';
 import { externalIpsCheck } from './external-ips.ts';
+import { externalEgressCheck } from './external-egress.ts';
 
 export const networkPolicyAreaChecks: PolicyCheck[] = [
   ...networkPolicyChecks,
@@ -22,6 +23,7 @@ export const networkPolicyAreaChecks: PolicyCheck[] = [
   egressPathCheck,
   dialIngressCheck,
   dnsEgressCheck,
+  externalEgressCheck,
   apiEgressCheck,
   webhookPathCheck,
   ...cniChecks,

@@ -24,7 +24,8 @@ const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
 const VARIABLE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
 const isRequest = (text: unknown): boolean => typeof text === 'string' && new RegExp(`^(${METHODS.join('|')}) /\\S*$`).test(text.replace(VARIABLE, 'x'));
-const isArgv = (v: unknown): boolean => v === undefined || (Array.isArray(v) && v.length > 0 && v.every((a) => typeof a === 'string'));
+/** A command or args list of the facts: absent, or one or more texts. */
+export const isArgv = (v: unknown): boolean => v === undefined || (Array.isArray(v) && v.length > 0 && v.every((a) => typeof a === 'string'));
 
 export const API_REQUESTS_FIELD = {
   keys: ['command', 'args', 'requests', 'dataKeys'],
@@ -68,6 +69,14 @@ export type ExpandedRequest = { method: string; url: string } | { unread: string
  * is unset or empty.
  */
 export function expandRequest(text: string, value: (name: string) => string | undefined | null): ExpandedRequest {
+  const expanded = expandDefaults(text, value);
+  if ('unread' in expanded) return expanded;
+  const [method, url] = expanded.text.split(' ') as [string, string];
+  return { method, url };
+}
+
+/** A text with each `${NAME:-default}` read as the shell reads it (`value` as for expandRequest), or the first variable it could not read. */
+export function expandDefaults(text: string, value: (name: string) => string | undefined | null): { text: string } | { unread: string } {
   let unread: string | undefined;
   const expanded = text.replace(VARIABLE, (_all, name: string, fallback: string | undefined) => {
     const v = value(name);
@@ -75,7 +84,8 @@ export function expandRequest(text: string, value: (name: string) => string | un
     // As the shell's `:-`, an empty value takes the default too.
     return v || (fallback ?? '');
   });
-  if (unread !== undefined) return { unread };
-  const [method, url] = expanded.split(' ') as [string, string];
-  return { method, url };
+  return unread !== undefined ? { unread } : { text: expanded };
 }
+
+/** The variables a text reads as `${NAME:-default}`, in order. */
+export const variablesRead = (text: string): string[] => [...text.matchAll(VARIABLE)].map((m) => m[1]!);

@@ -14,6 +14,7 @@ import { didYouMean } from '../core/did-you-mean.ts';
 import { isProgramOptions, type ProgramOptions } from '../programs/command-line.ts';
 import { LISTENS_FIELD, type Listens } from '../programs/listens.ts';
 import { SELF_URL_FIELD, type SelfUrl } from '../programs/self-url.ts';
+import { DIALS_FIELD, type OutboundDial } from '../programs/outbound-dials.ts';
 import { URL_BASE_FIELD, type UrlBase } from '../programs/url-base.ts';
 import { DATABASES_FIELD, type Databases } from '../programs/databases.ts';
 import { isAnchoredPattern as isPattern } from '../core/text.ts';
@@ -78,6 +79,8 @@ export interface ImageNeeds {
   listens?: Listens[];
   /** The variables naming the address its program gives clients for itself: its host one an Ingress routes to it. */
   selfUrl?: SelfUrl[];
+  /** The URLs outside the cluster its program dials, each with the variable that sets it and the default it dials (outbound-dials.ts). */
+  dials?: OutboundDial[];
   /** Where it serves its pages: a fixed path, or the variable that sets its URL base, and what it answers outside it. */
   urlBase?: UrlBase;
   /** The SQLite databases its app writes: files under its data folder, and what moves the folder. */
@@ -273,6 +276,7 @@ const OPTIONAL_FIELDS: Record<string, { valid: (v: unknown) => boolean; says: st
   apiRequests: API_REQUESTS_FIELD,
   listens: LISTENS_FIELD,
   selfUrl: SELF_URL_FIELD,
+  dials: DIALS_FIELD,
   urlBase: URL_BASE_FIELD,
   databases: DATABASES_FIELD,
   callsApiServer: { valid: (v) => typeof v === 'boolean', says: 'callsApiServer is true or false' },

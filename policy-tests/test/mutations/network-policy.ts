@@ -175,6 +175,34 @@ export const networkPolicyMutations: Mutation[] = [
     }),
   },
   {
+    check: 'network-policy-external-egress',
+    why: "the API's rule to the blog feed's host narrowed to port 80: its feed URL is https (443, its image's default), every fetch times out, and /api/v1/blog never has a post, with every object accepted",
+    mutate: swap(
+      'portfolio-api/deploy/networkpolicy.yaml',
+      '- matchName: blog.example.net\n      toPorts:\n        - ports:\n            - port: "443"',
+      '- matchName: blog.example.net\n      toPorts:\n        - ports:\n            - port: "80"',
+    ),
+    // The toFQDNs rule's ports, which let the host through on another port.
+    at: (c) => ({
+      file: 'portfolio-api/deploy/networkpolicy.yaml',
+      line:
+        c
+          .read('portfolio-api/deploy/networkpolicy.yaml')
+          .split('\n')
+          .findIndex((l, i, all) => l.includes('toPorts:') && all[i - 1]!.includes('matchName: blog.example.net') && all[i - 2]!.includes('toFQDNs:')) + 1,
+    }),
+  },
+  {
+    check: 'network-policy-external-egress',
+    why: 'the API given a feed on another port (8443) than the one its egress policy lets the host through on: every fetch times out',
+    mutate: swap(
+      'portfolio-api/deploy/deployment.yaml',
+      '            - name: STATUS_FILE',
+      '            - name: BLOG_FEED_URL\n              value: https://blog.example.net:8443/rss.xml\n            - name: STATUS_FILE',
+    ),
+    at: inFile('portfolio-api/deploy/deployment.yaml', 'value: https://blog.example.net:8443/rss.xml'),
+  },
+  {
     check: 'network-policy-enforced',
     why: 'the CNI fact switched back to Flannel, which Talos ships: every policy is inert, and the Cilium app contradicts the fact',
     mutate: swap(FACTS, CILIUM_FACT, '    name: flannel\n    enforces: []\n    fqdnEgress: false'),

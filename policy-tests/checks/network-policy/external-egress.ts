@@ -1,0 +1,161 @@
+/**
+ * network-policy-external-egress: where the policies that select a pod isolate its egress, each address outside the
+ * cluster its program dials (its image facts' `dials`, model/programs/outbound-dials.ts: the API's blog feed, the
+ * variable's URL or the default its program dials where the variable is unset) gets out on the URL's port by some
+ * egress rule, as Cilium enforces NetworkPolicy and CiliumNetworkPolicy together: a Cilium rule whose toFQDNs name or
+ * pattern matches the host, the world entity (or all), a rule with no destination, or a block of every IPv4 address.
+ * Otherwise every fetch times out with every object accepted: the feed narrowed to port 80 while the URL says https.
+ * A block that holds some addresses, a group or a Service selector is not judged: the host's addresses are the
+ * internet's. What Cilium's DNS proxy lets the pod look up is network-policy-fqdn-dns's and network-policy-dns-egress's.
+ */
+import type { CheckContext, FailurePlace, PolicyCheck } from '../../model/checks/kit.ts';
+import { dig, list, obj, str, type Obj } from '../../model/core/dig.ts';
+import type { Resource } from '../../model/core/manifest.ts';
+import { scalarText } from '../../model/core/text.ts';
+import { containersOf, podSpecOf, type ContainerRef } from '../../model/core/workloads.ts';
+import { anyAdmits, policyVerdict, portsAdmit, toPortsAdmit, type RuleVerdict, type TargetPort } from '../../model/cilium/egress.ts';
+import { ENFORCED_POLICY_KINDS, placedPolicies, type Placed } from '../../model/cluster/network-reach.ts';
+import { namespaceLabels, templatesWithPorts, type Template } from '../../model/cluster/pod-templates.ts';
+import { opaqueNamespaces } from '../../model/cluster/providers.ts';
+import { containerEnvironment, givenVariablePath } from '../../model/cluster/environment.ts';
+import { IMAGE_FACTS_GLOB, imageKey, repoImageNeeds } from '../../model/repository/image-facts.ts';
+import { dialledUrl, runsDialler } from '../../model/programs/outbound-dials.ts';
+import { ciliumDialect, dnsAllows, type ProxyDialect } from './dns-proxy.ts';
+import { policyNames } from './refusals.ts';
+
+/** A host the cluster's resolver answers itself (a Service's name, short or whole): network-policy-egress-path's, not this. */
+const inCluster = (host: string): boolean => !host.includes('.') || /(^|\.)(svc|cluster\.local)$/.test(host) || host === 'localhost';
+
+/** Where a connection goes outside the cluster: the host the URL names and its port (the scheme's where it names none). */
+interface Outside {
+  host: string;
+  port: TargetPort;
+}
+
+const EVERY_IPV4 = '0.0.0.0/0';
+
+/** An address block to a host the gate knows by name: every IPv4 address admits it (no `except` cut out); any other may hold it or not. */
+const blockVerdict = (cidr: unknown, except: unknown): RuleVerdict => (str(cidr) === EVERY_IPV4 && list(except).length === 0 ? 'admits' : 'unknown');
+
+/** The peer keys of a Cilium egress rule: a rule with none of them allows its ports to every destination. */
+const CILIUM_PEERS = ['toEndpoints', 'toEntities', 'toCIDR', 'toCIDRSet', 'toFQDNs', 'toServices', 'toGroups', 'toNodes', 'toRequires'];
+
+/** The toFQDNs entries of a Cilium rule, as the DNS proxy's rules are read (a name or a pattern). */
+const fqdnEntries = (rule: Obj) => list(rule.toFQDNs).map((f) => ({ ...obj(f), at: [] }) as { matchName?: string; matchPattern?: string; at: [] });
+
+function ciliumRule(rule: Obj, to: Outside, dialect: ProxyDialect): RuleVerdict {
+  if (!toPortsAdmit(rule, to.port)) return 'no';
+  if (!CILIUM_PEERS.some((k) => rule[k] !== undefined)) return 'admits';
+  if (dnsAllows(fqdnEntries(rule), to.host, dialect)) return 'admits';
+  const entities = list(rule.toEntities).map(str);
+  if (entities.includes('world') || entities.includes('all')) return 'admits';
+  const blocks = [
+    ...list(rule.toCIDR).map((c) => blockVerdict(c, [])),
+    ...list(rule.toCIDRSet).map((s) => (obj(s).cidr === undefined ? 'unknown' : blockVerdict(obj(s).cidr, obj(s).except))),
+  ];
+  const unread = entities.some((e) => e.startsWith('world-')) || rule.toGroups !== undefined || list(rule.toServices).some((s) => obj(s).k8sServiceSelector);
+  return anyAdmits([...blocks, unread ? 'unknown' : 'no']);
+}
+
+function networkPolicyRule(rule: Obj, to: Outside): RuleVerdict {
+  if (!portsAdmit(list(rule.ports).map(obj), to.port)) return 'no';
+  const peers = list(rule.to).map(obj);
+  if (peers.length === 0) return 'admits';
+  return anyAdmits(peers.map((peer) => (peer.ipBlock === undefined ? 'no' : blockVerdict(obj(peer.ipBlock).cidr, obj(peer.ipBlock).except))));
+}
+
+/** A rule of the refusing Cilium policies that names the host by toFQDNs but not on this port: the slip, where the finding belongs. */
+function nearMiss(refusedBy: readonly Resource[], to: Outside, dialect: ProxyDialect): FailurePlace | undefined {
+  for (const policy of refusedBy) {
+    if (policy.kind === 'NetworkPolicy') continue;
+    const rules = list(dig(policy.object, ['spec', 'egress'])).map(obj);
+    const i = rules.findIndex((r) => dnsAllows(fqdnEntries(r), to.host, dialect));
+    if (i >= 0) return { resource: policy, path: ['spec', 'egress', i, rules[i]!.toPorts === undefined ? 'toFQDNs' : 'toPorts'] };
+  }
+  return undefined;
+}
+
+/** The ports a rule of the refusing policies names for the host, for the message. */
+const portsNamed = (place: FailurePlace | undefined): string => {
+  if (!place || !('resource' in place)) return '';
+  const ports = list(dig(place.resource.object, [...place.path.slice(0, 3), 'toPorts'])).flatMap((tp) =>
+    list(obj(tp).ports).map((p) => `${scalarText(obj(p).port ?? 'any')}/${str(obj(p).protocol) || 'ANY'}`),
+  );
+  return ports.length ? ` (its toFQDNs rule for the host lets ${ports.join(', ')} through)` : '';
+};
+
+interface Scope {
+  policies: Placed[];
+  namespaces: ReadonlyMap<string, Obj>;
+  dialect: ProxyDialect;
+}
+
+/** Judges each dial of one container of a pod template. */
+function judgeContainer(ctx: CheckContext, t: Template, c: ContainerRef, scope: Scope): void {
+  const image = scalarText(c.container.image ?? '');
+  const facts = repoImageNeeds(ctx.repo).needs.get(imageKey(image));
+  const environment = containerEnvironment(ctx, t.namespace, c.container);
+  for (const dial of (facts?.dials ?? []).filter((d) => runsDialler(d, c.container))) {
+    const read = dialledUrl(dial, environment.text);
+    const imageAt: FailurePlace = { resource: t.resource, path: [...c.at, 'image'] };
+    if (read && 'unread' in read) {
+      ctx.notJudged(
+        imageAt,
+        `container ${c.name} sets ${read.unread} from a value the gate does not read: whether its egress policies let ${image} reach the address it names is not judged`,
+      );
+      continue;
+    }
+    if (!read || !['http:', 'https:'].includes(read.url.protocol)) continue; // a value no http(s) URL is envFormat's to say
+    const host = read.url.hostname.toLowerCase().replace(/\.$/, '');
+    if (inCluster(host)) continue;
+    const number = Number(read.url.port || (read.url.protocol === 'https:' ? 443 : 80));
+    const to: Outside = { host, port: { same: (p) => p === String(number), number } };
+    const verdict = policyVerdict(scope.policies, t, 'egress', {
+      namespaceLabels: scope.namespaces,
+      networkPolicy: (rule) => networkPolicyRule(rule, to),
+      cilium: (rule) => ciliumRule(rule, to, scope.dialect),
+    });
+    if ('allowed' in verdict) continue;
+    const set = read.set.at(-1);
+    const entry = set === undefined ? undefined : environment.entries.findLast((e) => e.name === set);
+    const dialAt: FailurePlace = entry ? { resource: t.resource, path: [...c.at, ...givenVariablePath(entry, 'value')] } : imageAt;
+    const dials = `${t.resource.kind} ${t.resource.name} (container ${c.name}) dials ${read.url.href} (${set ? `its ${set}` : "its image's default, no variable set"}) on ${number}/TCP`;
+    if ('unknown' in verdict) {
+      ctx.notJudged(dialAt, `${dials}: whether its egress policies let it out is not known, as ${verdict.unknown} selects it`);
+      continue;
+    }
+    const slip = entry ? undefined : nearMiss(verdict.refusedBy, to, scope.dialect);
+    ctx.fail(
+      slip ?? dialAt,
+      `${dials}, and the egress policies that select its pods in ${t.namespace} (${policyNames(verdict.refusedBy)}) have no rule that lets it reach ${host} on that port${portsNamed(slip)}: each connection times out, with every object accepted (its image facts' dials)`,
+    );
+  }
+}
+
+export const externalEgressCheck: PolicyCheck = {
+  id: 'network-policy-external-egress',
+  description:
+    "Where the NetworkPolicies and CiliumNetworkPolicies that select a pod isolate its egress, every address outside the cluster its program dials (its image facts' dials: the URL a variable sets, or the default the program dials where it is unset or empty) gets out on the URL's port (its scheme's where it names none) by some egress rule, as Cilium enforces both kinds: a Cilium rule whose toFQDNs matchName or matchPattern matches the host, Cilium's world or all entity, a rule with no destination, or a block of every IPv4 address; otherwise every connection times out with every object accepted (a block of some addresses, a group or a Service selector is not judged) (invariants P1).",
+  invariants: ['P1'],
+  remediation:
+    "allow the host on the URL's port: a CiliumNetworkPolicy egress rule with toFQDNs: [{matchName: <host>}] and toPorts for the port, beside the DNS rule that lets the pod look it up",
+  reads: {
+    kinds: ['*'],
+    everyKind:
+      'a dial starts in a pod of any workload kind, reads variables from the ConfigMaps and Secrets around it, and goes past the policies and namespaces around it',
+    files: [IMAGE_FACTS_GLOB],
+    renders: true,
+  },
+  exemptible: false,
+  run(ctx) {
+    const policies = placedPolicies(ctx.repo, ctx.resources, ENFORCED_POLICY_KINDS);
+    if (policies.length === 0) return;
+    const scope: Scope = { policies, namespaces: namespaceLabels(ctx.repo), dialect: ciliumDialect(ctx.repo) };
+    const opaque = opaqueNamespaces(ctx.renders);
+    for (const t of templatesWithPorts(ctx.repo)) {
+      const pod = podSpecOf(t.resource);
+      if (!pod || t.hostNetwork || opaque.has(t.namespace)) continue;
+      for (const c of containersOf(pod)) judgeContainer(ctx, t, c, scope);
+    }
+  },
+};
