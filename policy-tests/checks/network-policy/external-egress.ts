@@ -13,7 +13,7 @@ import { dig, list, obj, str, type Obj } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { scalarText } from '../../model/core/text.ts';
 import { containersOf, podSpecOf, type ContainerRef } from '../../model/core/workloads.ts';
-import { anyAdmits, policyVerdict, portsAdmit, toPortsAdmit, type RuleVerdict, type TargetPort } from '../../model/cilium/egress.ts';
+import { anyAdmits, policyVerdict, portsAdmit, portsAlone, toPortsAdmit, type RuleVerdict, type TargetPort } from '../../model/cilium/egress.ts';
 import { ENFORCED_POLICY_KINDS, placedPolicies, type Placed } from '../../model/cluster/network-reach.ts';
 import { namespaceLabels, templatesWithPorts, type Template } from '../../model/cluster/pod-templates.ts';
 import { opaqueNamespaces } from '../../model/cluster/providers.ts';
@@ -37,15 +37,12 @@ const EVERY_IPV4 = '0.0.0.0/0';
 /** An address block to a host the gate knows by name: every IPv4 address admits it (no `except` cut out); any other may hold it or not. */
 const blockVerdict = (cidr: unknown, except: unknown): RuleVerdict => (str(cidr) === EVERY_IPV4 && list(except).length === 0 ? 'admits' : 'unknown');
 
-/** The peer keys of a Cilium egress rule: a rule with none of them allows its ports to every destination. */
-const CILIUM_PEERS = ['toEndpoints', 'toEntities', 'toCIDR', 'toCIDRSet', 'toFQDNs', 'toServices', 'toGroups', 'toNodes', 'toRequires'];
-
 /** The toFQDNs entries of a Cilium rule, as the DNS proxy's rules are read (a name or a pattern). */
 const fqdnEntries = (rule: Obj) => list(rule.toFQDNs).map((f) => ({ ...obj(f), at: [] }) as { matchName?: string; matchPattern?: string; at: [] });
 
 function ciliumRule(rule: Obj, to: Outside, dialect: ProxyDialect): RuleVerdict {
   if (!toPortsAdmit(rule, to.port)) return 'no';
-  if (!CILIUM_PEERS.some((k) => rule[k] !== undefined)) return 'admits';
+  if (portsAlone(rule)) return 'admits';
   if (dnsAllows(fqdnEntries(rule), to.host, dialect)) return 'admits';
   const entities = list(rule.toEntities).map(str);
   if (entities.includes('world') || entities.includes('all')) return 'admits';

@@ -155,8 +155,18 @@ function networkPolicyRule(rule: Obj, placed: Placed, dest: Destination, peers: 
   return anyAdmits([...verdicts, addressVerdict(rule, { direction: 'to', kind: 'NetworkPolicy' }, destinationPlace(dest, peers))]);
 }
 
+/**
+ * Cilium's peer fields of an egress rule: a rule with none of them is one of ports alone, which Cilium applies to every
+ * destination ("Layer 4 policy can be specified in addition to layer 3 policies or independently", its layer-4 docs).
+ */
+export const CILIUM_EGRESS_PEERS = ['toEndpoints', 'toEntities', 'toCIDR', 'toCIDRSet', 'toFQDNs', 'toServices', 'toGroups', 'toNodes', 'toRequires'];
+
+/** Whether a Cilium egress rule names no peer: its ports, to every destination. */
+export const portsAlone = (rule: Obj): boolean => !CILIUM_EGRESS_PEERS.some((k) => rule[k] !== undefined);
+
 function ciliumRule(rule: Obj, placed: Placed, dest: Destination, peers: PeerFacts): RuleVerdict {
   if (!toPortsAdmit(rule, podPort(dest))) return 'no';
+  if (portsAlone(rule)) return 'admits';
   const byAddress = addressVerdict(rule, { direction: 'to', kind: 'Cilium' }, destinationPlace(dest, peers));
   if (dest.pod.hostNetwork) return anyAdmits([hostNetworkRule(rule), byAddress]);
   if (list(rule.toEndpoints).some((s) => ciliumSelects(s, dest.pod, peers.namespaces, placed.namespace))) return 'admits';
@@ -232,6 +242,7 @@ export const apiServerEgressVerdict = (policies: readonly Placed[], client: PodP
     },
     cilium(rule) {
       if (!toPortsAdmit(rule, API_SERVER_TARGET)) return 'no';
+      if (portsAlone(rule)) return 'admits';
       const entities = list(rule.toEntities).map(str);
       if (entities.some((e) => e === 'kube-apiserver' || e === 'cluster' || e === 'all')) return 'admits';
       const service = list(rule.toServices).map((s) => obj(obj(s).k8sService));

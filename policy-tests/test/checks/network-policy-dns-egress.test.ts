@@ -38,6 +38,9 @@ describe('network-policy-dns-egress', () => {
     expect(findings(port({ protocol: 'TCP' }))).toEqual([['fail', expect.stringMatching(REFUSED)]]);
     expect(findings(port({ protocol: 'UDP' }))).toEqual([]);
     expect(findings(port({}))).toEqual([]); // a Cilium port without a protocol is any
+    // A rule of ports alone, with no peer, is one to every destination (Cilium's layer-4 policy on its own).
+    expect(findings(withDnsRule({ toPorts: [{ ports: [{ port: '53', protocol: 'ANY' }] }] }))).toEqual([]);
+    expect(findings(withDnsRule({ toPorts: [{ ports: [{ port: '53', protocol: 'TCP' }] }] }))).toEqual([['fail', expect.stringMatching(REFUSED)]]);
     // Another namespace's pods are not the resolver.
     expect(findings(withDnsRule({ toEndpoints: [{ matchLabels: { 'k8s:io.kubernetes.pod.namespace': 'media', 'k8s:k8s-app': 'kube-dns' } }] }))).toEqual([
       ['fail', expect.stringMatching(REFUSED)],
