@@ -51,7 +51,7 @@ import { nodeClosureCheck } from './scheduling.ts';
 import { cephClusterCheck, cephDaemonsCheck, cephPoolCheck } from './ceph.ts';
 import { cephClassCheck } from './ceph-classes.ts';
 import { csiDriverCheck } from './csi-drivers.ts';
-import { acmeSolverCheck } from './acme.ts';
+import { acmeKeyCheck, acmeSolverCheck } from './acme.ts';
 import { annotationKeysCheck } from './annotation-keys.ts';
 import { traefikAnnotationsCheck } from './traefik-annotations.ts';
 import { traefikFlagsCheck } from './traefik-flags.ts';
@@ -286,6 +286,7 @@ export function closureChecks({ isClusterScoped, builtinGroups }: CheckEnvironme
     cephClassCheck,
     csiDriverCheck,
     acmeSolverCheck,
+    acmeKeyCheck,
     annotationKeysCheck,
     traefikAnnotationsCheck,
     traefikFlagsCheck,

@@ -83,6 +83,7 @@ const ON_TRAFFIC = new Set([
   'closure-ingress-proxy-class',
   'public-ingress-tls',
   'closure-acme-solver',
+  'closure-acme-key',
   'closure-issuer',
 ]);
 export const onTraffic = (m: Mutation): boolean => ON_TRAFFIC.has(m.check);
@@ -998,6 +999,26 @@ export const closureMutations: Mutation[] = [
       '    solvers:\n      - selector:\n          dnsZones: ["lan.example.net"]\n        dns01:\n',
     ),
     at: inFile(PORTFOLIO_INGRESS, 'dnsNames: ["portfolio.example.net"]'),
+  },
+  {
+    check: 'closure-acme-key',
+    why: "Plex's certificate asks Let's Encrypt for a P-521 key: cert-manager accepts it, Let's Encrypt refuses the CSR at finalize, and Plex's TLS is never issued",
+    mutate: swap(
+      'apps/media/plex/service.yaml',
+      '\n  secretName: plex-tls\n  dnsNames',
+      '\n  secretName: plex-tls\n  privateKey:\n    algorithm: ECDSA\n    size: 521\n  dnsNames',
+    ),
+    at: inFile('apps/media/plex/service.yaml', 'size: 521'),
+  },
+  {
+    check: 'closure-acme-key',
+    why: "the API's certificate asks for an Ed25519 key, which no public CA signs: the Order fails and the public site keeps no certificate",
+    mutate: swap(
+      PORTFOLIO_INGRESS,
+      '  secretName: portfolio-tls\n  dnsNames',
+      '  secretName: portfolio-tls\n  privateKey:\n    algorithm: Ed25519\n  dnsNames',
+    ),
+    at: inFile(PORTFOLIO_INGRESS, 'algorithm: Ed25519'),
   },
   {
     check: 'closure-crd',
