@@ -159,7 +159,8 @@ export const imageKey = (image: string): string =>
     .name.replace(/^(docker\.io|index\.docker\.io|registry-1\.docker\.io)\//, '')
     .replace(/^library\//, '');
 
-const RELEASE = /^\d+\.\d+\.\d+$/;
+/** A release as semver writes one, x.y.z with no leading zero (semver refuses 2.02.0). */
+const RELEASE = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$/;
 /**
  * A facts variable name as a pattern: `UN_SONARR_*_URL` matches UN_SONARR_0_URL, its one group the text `*` stands
  * for; a name without `*` matches itself.

@@ -48,10 +48,14 @@ describe('imageNeeds', () => {
       [{ ...trip, exe: 'speaker' }],
       [{ ...trip, rule: '' }],
       [{ ...trip, before: '2.7' }],
+      // semver writes no leading zero: 2.07.5 is no release its comparison reads (the fuzzer met 2.02.0 thrown).
+      [{ ...trip, before: '2.07.5' }],
       [trip.rule],
     ])
       expect(read([{ image: 'a/b', source: 's', trips }]).problems[0]?.message).toMatch(/entry 1: trips lists \{rule, process, exe, before\?\}/);
     expect(read([{ image: 'a/b', source: 's', trips: [{ ...trip, process: 'gluetun-entrypo', before: '2.7.5' }] }]).problems).toEqual([]);
+    expect(read([{ image: 'a/b', source: 's', envSince: [{ name: 'A', since: '2.02.0' }] }]).problems[0]?.message).toMatch(/envSince lists \{name, since\}/);
+    expect(read([{ image: 'a/b', source: 's', envSince: [{ name: 'A', since: '2.20.0' }] }]).problems).toEqual([]);
   });
 
   it('reads the requests a program sends the API server, and refuses one without its command or args, or a request that is no method and path', () => {
