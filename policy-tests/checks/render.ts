@@ -151,7 +151,7 @@ export const renderChecks: PolicyCheck[] = [
   {
     id: 'helm-values-unused',
     description:
-      "Every key of a values file (and of a chart's own values.yaml under a dependency's key) is one the chart declares in its default values or reads in a template (a key of an element of a list a template walks with range, one the walk reads); Helm ignores any other key without a word (invariants P1).",
+      "Every key of a values file (and of a chart's own values.yaml under a dependency's key) is one the chart declares in its default values or reads in a template (a key of an element of a list a template walks with range, one the walk reads); Helm ignores any other key without a word. Under a map a template takes whole, a key one keystroke from a key the chart declares beside it (four letters or more), which the values do not set, is that key misspelt: the template that reads the declared key never finds it (invariants P1).",
     invariants: ['P1'],
     remediation: "rename the key to the one the chart reads (see the chart's values.yaml), or remove it",
     reads: { renders: true },
@@ -160,10 +160,12 @@ export const renderChecks: PolicyCheck[] = [
       for (const render of ctx.renders) {
         if (render.status !== 'rendered' || !render.chart) continue;
         for (const file of render.values) {
-          for (const { path, near } of unusedValues(file.data, render.chart)) {
+          for (const { path, near, whole } of unusedValues(file.data, render.chart)) {
             ctx.fail(
               { data: file, path },
-              `${path.join('.')}: the ${chartName(render)} chart (${render.label}) neither declares this key in its values nor reads it in any template, so Helm ignores it${suggesting(near)}`,
+              whole
+                ? `${path.join('.')}: the ${chartName(render)} chart (${render.label}) takes the map it is in whole, and declares ${near} beside it, which these values do not set: a template that reads ${near} never finds this key, and the chart's default stands`
+                : `${path.join('.')}: the ${chartName(render)} chart (${render.label}) neither declares this key in its values nor reads it in any template, so Helm ignores it${suggesting(near)}`,
             );
           }
         }

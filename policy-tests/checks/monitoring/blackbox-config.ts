@@ -14,7 +14,7 @@ import type { Resource } from '../../model/core/manifest.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { chartValues, type ChartValues } from '../../model/helm/chart-values.ts';
 import { owningApplication } from '../../model/argocd/argocd.ts';
-import { blackboxConfigProblems, deadStatusCodes, unknownProbers } from '../../model/blackbox/config.ts';
+import { blackboxConfigProblems, deadStatusCodes, sslDeadModules, unknownProbers } from '../../model/blackbox/config.ts';
 import { BLACKBOX_CHART, blackboxConfig } from '../../model/blackbox/exporter.ts';
 import { isMap } from '../../model/core/dig.ts';
 import { deepestWritten } from '../../model/helm/chart-output.ts';
@@ -39,6 +39,10 @@ function refusals(config: unknown): Refusal[] {
       path: ['modules', module, 'http', 'valid_status_codes', index],
       message: `module ${module} accepts status ${code}, which no HTTP response has (Go's client reads three digits; a null entry is 0)${all ? ': no status it accepts can come, so every probe of it fails and probe_success is 0' : ': the entry matches nothing'}`,
     })),
+    ...sslDeadModules(config).map((module) => ({
+      path: ['modules', module, 'http', 'fail_if_ssl'],
+      message: `module ${module} fails a probe whose final request is over TLS (fail_if_ssl) and one whose final request is not (fail_if_not_ssl): every probe of it fails and probe_success is 0`,
+    })),
   ];
 }
 
@@ -59,7 +63,7 @@ function judgeRendered(ctx: CheckContext, resource: Resource, values: ChartValue
 export const blackboxConfigCheck: PolicyCheck = {
   id: 'monitoring-blackbox-config',
   description:
-    "The blackbox exporter loads the configuration the repository gives it (v0.28.0: every field one of its structs has, of the type it decodes, durations, regexps and CEL programs that compile, one way to authenticate, a DNS module with its query name, HTTP versions enable_http3 allows...), and each module names a prober it has and accepts only statuses a response can have (100 to 999): it otherwise exits at start, so every Probe fails and probe_success is never written, answers each probe of a module without a prober with 400, or fails every probe of a module whose valid_status_codes no response matches; judged on the rendered blackbox.yaml, offline on the values' config (A4).",
+    "The blackbox exporter loads the configuration the repository gives it (v0.28.0: every field one of its structs has, of the type it decodes, durations, regexps and CEL programs that compile, one way to authenticate, a DNS module with its query name, HTTP versions enable_http3 allows...), and each module names a prober it has and accepts only statuses a response can have (100 to 999): it otherwise exits at start, so every Probe fails and probe_success is never written, answers each probe of a module without a prober with 400, or fails every probe of a module whose valid_status_codes no response matches, or that sets both fail_if_ssl and fail_if_not_ssl; judged on the rendered blackbox.yaml, offline on the values' config (A4).",
   invariants: ['A4'],
   remediation:
     'correct the field the finding names in monitoring/blackbox-exporter/values.yaml (config.modules), as the blackbox exporter documents its configuration',

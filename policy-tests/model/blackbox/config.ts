@@ -310,5 +310,17 @@ export function deadStatusCodes(config: unknown): { module: string; index: numbe
   });
 }
 
+/**
+ * The HTTP modules that fail every probe on how the final request went: prober/http.go fails one over TLS where
+ * `fail_if_ssl` is set, and else one not over TLS where `fail_if_not_ssl` is, so with both set no probe of the module
+ * passes.
+ */
+export function sslDeadModules(config: unknown): string[] {
+  const modules = isMap(config) && isMap(config.modules) ? config.modules : {};
+  return Object.entries(modules).flatMap(([module, m]) =>
+    isMap(m) && isMap(m.http) && bool(m.http.fail_if_ssl, false) && bool(m.http.fail_if_not_ssl, false) ? [module] : [],
+  );
+}
+
 /** prometheus/common's HTTPClientConfig as a field of its own (`http_config`), its Validate run by its UnmarshalYAML: Alertmanager's receivers hold one. */
 export const HTTP_CLIENT_CONFIG: GoStruct = { go: 'struct', type: 'config.HTTPClientConfig', fields: HTTP_CLIENT_FIELDS, validate: httpClientValidation };

@@ -4,7 +4,7 @@
  * the subchart's key), where a template names it, or under a map a template takes whole (`toYaml .Values.x`).
  */
 import type { ChartScope } from '../argocd/rendered.ts';
-import { nearestName } from '../core/did-you-mean.ts';
+import { mistyped, nearestName } from '../core/did-you-mean.ts';
 import { isMap } from '../core/dig.ts';
 import { perObject } from '../core/per-object.ts';
 import type { Path } from '../core/positions.ts';
@@ -126,6 +126,13 @@ export function namesKey(scope: ChartScope, key: string): boolean {
   return new RegExp(`\\b${escape(key)}\\b`).test(templateText(scope));
 }
 
+/** A key of a values file the chart does not read: where, the declared key it is most likely a typo of, and whether it sits under a map a template takes whole. */
+export interface UnusedValue {
+  path: Path;
+  near?: string;
+  whole?: true;
+}
+
 /**
  * Keys of a values object that the chart neither declares in its default
  * values (its own, or a subchart's under the subchart's key) nor names in
@@ -134,12 +141,14 @@ export function namesKey(scope: ChartScope, key: string): boolean {
  * an empty map, under a key a template reads without declaring it, and
  * under a map a template takes whole (`toYaml .Values.securityContext`,
  * `with .Values.podLabels`): the chart passes that content on as it is.
+ * There, a key one keystroke from a key the chart declares beside it, which
+ * the values do not set, is still said (`whole`): it is that key misspelt.
  * Each element of a list the chart walks with `range` and reads key by key
  * holds only keys the walk reads or the default elements hold, and so does
  * each map in it the walk reads key by key (Rook's pools' `storageClass`).
  */
-export function unusedValues(values: unknown, chart: ChartScope): { path: Path; near?: string }[] {
-  const out: { path: Path; near?: string }[] = [];
+export function unusedValues(values: unknown, chart: ChartScope): UnusedValue[] {
+  const out: UnusedValue[] = [];
   // `scope` is the chart or subchart the node is read by, `declared` its defaults there, `rel` the path within that chart.
   type Within = { scope: ChartScope; declared: Record<string, unknown>[]; rel: string[] };
   const visit = (node: unknown, path: (string | number)[], { scope, declared, rel }: Within): void => {
@@ -160,7 +169,9 @@ export function unusedValues(values: unknown, chart: ChartScope): { path: Path; 
       const defaults = declared.filter((d) => key in d).map((d) => d[key]);
       if (defaults.length > 0) {
         const maps = defaults.filter((d): d is Record<string, unknown> => isMap(d) && Object.keys(d).length > 0);
-        if (maps.length === defaults.length && !takesWhole(scope, [...rel, key])) visit(value, here, { scope, declared: maps, rel: [...rel, key] });
+        if (maps.length === defaults.length)
+          if (takesWhole(scope, [...rel, key])) slips(value, here, maps);
+          else visit(value, here, { scope, declared: maps, rel: [...rel, key] });
         continue;
       }
       if (namesKey(scope, key)) continue;
@@ -168,6 +179,24 @@ export function unusedValues(values: unknown, chart: ChartScope): { path: Path; 
       const siblings = [...new Set(declared.flatMap((d) => Object.keys(d)))];
       const near = nearestName(key, siblings);
       out.push(near ? { path: here, near } : { path: here });
+    }
+  };
+  // Under a map a template takes whole, a key the chart does not declare is passed on as written, and may mean
+  // something there; one a keystroke from a key the chart declares beside it (four letters or more), which the values
+  // do not set, is that key misspelt: a template that reads the map key by key never finds it (Loki's
+  // `singleBinary.persistence.sizf`, which the chart's workload template reads through `$component.persistence.size`).
+  const slips = (node: unknown, path: (string | number)[], declared: Record<string, unknown>[]): void => {
+    if (!isMap(node)) return;
+    const siblings = [...new Set(declared.flatMap((d) => Object.keys(d)))];
+    for (const [key, value] of Object.entries(node)) {
+      const defaults = declared.filter((d) => key in d).map((d) => d[key]);
+      const maps = defaults.filter((d): d is Record<string, unknown> => isMap(d) && Object.keys(d).length > 0);
+      if (defaults.length > 0) {
+        if (maps.length === defaults.length) slips(value, [...path, key], maps);
+        continue;
+      }
+      const near = siblings.find((s) => s.length >= 4 && !(s in node) && mistyped(key, s));
+      if (near) out.push({ path: [...path, key], near, whole: true });
     }
   };
   // The keys of a map within an element the walk reads key by key (`prefix` below the element; none for the element

@@ -31,6 +31,23 @@ describe('unusedValues', () => {
     expect(unusedValues(values, chart)).toEqual([]);
   });
 
+  it('says a key a keystroke from one the chart declares beside it, under a map a template takes whole (Loki reads its persistence so)', () => {
+    const loki = {
+      name: 'loki',
+      defaults: { singleBinary: { persistence: { enabled: true, size: '10Gi', storageClass: null }, extraArgs: [] } },
+      templates: '{{- $component := .Values.singleBinary }}{{ set .Values.singleBinary "podAnnotations" (dict) }}storage: {{ $component.persistence.size }}',
+      subcharts: new Map(),
+    };
+    expect(takesWhole(loki, ['singleBinary'])).toBe(true);
+    expect(unusedValues({ singleBinary: { persistence: { sizf: '50Gi' } } }, loki)).toEqual([
+      { path: ['singleBinary', 'persistence', 'sizf'], near: 'size', whole: true },
+    ]);
+    // A key the values set beside it, a short key, or one no declared key is a keystroke from, may mean something there.
+    expect(unusedValues({ singleBinary: { persistence: { size: '5Gi', sizf: '50Gi' } } }, loki)).toEqual([]);
+    expect(unusedValues({ singleBinary: { persistence: { labels: { a: 'b' } }, tolerations: [] } }, loki)).toEqual([]);
+    expect(unusedValues({ singleBinary: { extraArg: ['-x'] } }, loki)).toEqual([{ path: ['singleBinary', 'extraArg'], near: 'extraArgs', whole: true }]);
+  });
+
   it("answers from the templates' words and .Values chains read once as the patterns they stand for would", () => {
     const templates =
       '{{ toYaml .Values.a.b }} {{ .Values.a.bc.d }} {{ .Values.x.y. }} {{ .Values.Values.z }}{{ .Values.q.r}} my-key {{ .Values.my-key.v }} .Values.\nend_word';

@@ -30,6 +30,12 @@ export const blackboxConfigMutations: Mutation[] = [
   },
   {
     check: CHECK,
+    why: 'fail_if_ssl set beside fail_if_not_ssl: the prober fails a final request over TLS, and else one not over TLS, so every site probe fails and InternetDown fires for good',
+    mutate: swap(VALUES, '        fail_if_not_ssl: true\n', '        fail_if_not_ssl: true\n        fail_if_ssl: true\n'),
+    at: 'fail_if_ssl: true',
+  },
+  {
+    check: CHECK,
     why: 'the module names prober https, which the exporter has no function for: every probe of it is answered 400',
     mutate: swap(VALUES, '      prober: http\n', '      prober: https\n'),
     at: 'prober: https',
