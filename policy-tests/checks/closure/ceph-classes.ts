@@ -11,6 +11,7 @@
  * volumes") unless one of its modes is a single node's (ReadWriteOnce, ReadWriteOncePod) or read-only.
  */
 import { reservedKeyKnown } from './csi-drivers.ts';
+import { didYouMean } from '../../model/core/did-you-mean.ts';
 import { dig, isMap, list, objects, str } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
@@ -59,9 +60,48 @@ function neededSecrets(ctx: CheckContext, r: Resource, params: Record<string, un
   }
 }
 
+/**
+ * The RBD image features ceph-csi makes an image with, each with the features it needs beside it and whether only the
+ * rbd-nbd mounter maps it (internal/rbd/rbd_util.go's supportedFeatures, librbd's names).
+ */
+const IMAGE_FEATURES: Readonly<Record<string, { needs?: string; nbd?: true }>> = {
+  layering: {},
+  'exclusive-lock': {},
+  'object-map': { needs: 'exclusive-lock' },
+  'fast-diff': { needs: 'object-map' },
+  journaling: { needs: 'exclusive-lock', nbd: true },
+  'deep-flatten': {},
+};
+
+/**
+ * Why ceph-csi refuses to make a volume of an RBD StorageClass for its imageFeatures, as parseVolCreateRequest reads
+ * them: an empty one ("empty imageFeatures parameter"), then each of the comma-cut list, as written (no space trimmed),
+ * one it knows (validateImageFeatures: "invalid feature"), with the features it needs, and journaling with the rbd-nbd
+ * mounter alone (the class's `mounter`, rbd where unset).
+ */
+function imageFeaturesRefusal(params: Record<string, unknown>): { said: string; hint?: string } | undefined {
+  if (params.imageFeatures === undefined) return undefined;
+  const written = str(params.imageFeatures);
+  if (written === '') return { said: 'empty imageFeatures parameter' };
+  const features = written.split(',');
+  for (const f of features) {
+    const known = IMAGE_FEATURES[f];
+    if (!known) return { said: `invalid feature ${f}`, hint: didYouMean(f.trim(), Object.keys(IMAGE_FEATURES)) };
+    if (known.needs && !features.includes(known.needs)) return { said: `feature ${f} requires ${known.needs} to be set` };
+    if (known.nbd && (params.mounter === undefined ? 'rbd' : str(params.mounter)) !== 'rbd-nbd') return { said: `feature ${f} requires rbd-nbd for mounter` };
+  }
+  return undefined;
+}
+
 function judgeClass(ctx: CheckContext, r: Resource, driver: 'rbd' | 'cephfs', ceph: ReturnType<typeof cephOf>): void {
   const params = dig(r.object, ['parameters']);
   if (!isMap(params)) return;
+  const refused = driver === 'rbd' && r.kind === 'StorageClass' ? imageFeaturesRefusal(params) : undefined;
+  if (refused)
+    ctx.fail(
+      { resource: r, path: ['parameters', 'imageFeatures'] },
+      `${r.kind} ${r.name}'s imageFeatures ${JSON.stringify(str(params.imageFeatures))}: ceph-csi refuses to make a volume of it ("${refused.said}")${refused.hint ?? ''}, and every claim of it stays Pending`,
+    );
   const clusterID = str(params.clusterID);
   const clusters = new Set(ceph.clusters.map((c) => c.object.namespace));
   if (!clusters.has(clusterID)) {
@@ -136,7 +176,7 @@ function judgeClaims(ctx: CheckContext, rbdClasses: ReadonlySet<string>): void {
 export const cephClassCheck: PolicyCheck = {
   id: 'closure-ceph-class',
   description:
-    "Every StorageClass and VolumeSnapshotClass of Rook's Ceph CSI drivers names what Rook runs: a clusterID that is a CephCluster's namespace, an RBD pool (and dataPool) a CephBlockPool of it makes, and CSI Secrets Rook writes in that namespace (rook-csi-rbd-provisioner, rook-csi-rbd-node, and CephFS's) or the repository does, each name with its namespace, and those ceph-csi cannot work without (a StorageClass's provisioner and node-stage Secrets, and controller-expand where volumes may grow; a VolumeSnapshotClass's snapshotter); and every claim of an RBD class (a StatefulSet's claim templates too) that asks a filesystem volume asks a single node's or a read-only access mode, since ceph-csi makes no filesystem volume only many nodes write; otherwise every claim of the class stays Pending and every snapshot fails (invariants P1).",
+    "Every StorageClass and VolumeSnapshotClass of Rook's Ceph CSI drivers names what Rook runs: a clusterID that is a CephCluster's namespace, an RBD pool (and dataPool) a CephBlockPool of it makes, and CSI Secrets Rook writes in that namespace (rook-csi-rbd-provisioner, rook-csi-rbd-node, and CephFS's) or the repository does, each name with its namespace, and those ceph-csi cannot work without (a StorageClass's provisioner and node-stage Secrets, and controller-expand where volumes may grow; a VolumeSnapshotClass's snapshotter); an RBD StorageClass's imageFeatures ones ceph-csi makes an image with (not empty; each a feature it knows, with the feature it needs, journaling with the rbd-nbd mounter alone); and every claim of an RBD class (a StatefulSet's claim templates too) that asks a filesystem volume asks a single node's or a read-only access mode, since ceph-csi makes no filesystem volume only many nodes write; otherwise every claim of the class stays Pending and every snapshot fails (invariants P1).",
   invariants: ['P1'],
   remediation:
     "name the CephCluster's namespace as clusterID, a pool of its cephBlockPools, and the Secrets Rook writes (apps/platform/rook-ceph-cluster/classes.yaml); give an RBD claim ReadWriteOnce (or volumeMode: Block), or share the data over NFS",

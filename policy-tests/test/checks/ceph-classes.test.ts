@@ -20,3 +20,32 @@ describe('closure-csi-driver offline', () => {
     ]);
   });
 });
+
+describe("closure-ceph-class: the block class's image features, as ceph-csi reads them", () => {
+  const withFeatures = async (parameters: Record<string, unknown>) => {
+    const { loadRepo, REPO_ROOT } = await import('../../model/repository/repo.ts');
+    const { runPolicy } = await import('../../model/checks/runner.ts');
+    const { cephClassCheck } = await import('../../checks/closure/ceph-classes.ts');
+    const repo = await loadRepo(REPO_ROOT);
+    const resources = repo.resources.map((r) =>
+      r.kind === 'StorageClass' && r.name === 'ceph-block'
+        ? { ...r, object: { ...r.object, parameters: { ...(r.object.parameters as object), ...parameters } } }
+        : r,
+    );
+    return runPolicy({ ...repo, resources }, [cephClassCheck]).map((f) => f.message.replace(/^StorageClass ceph-block's imageFeatures "[^"]*": /, ''));
+  };
+
+  it('takes the features ceph-csi knows with those they need, and journaling with the rbd-nbd mounter alone', async () => {
+    expect(await withFeatures({ imageFeatures: 'layering,exclusive-lock,object-map,fast-diff,deep-flatten' })).toEqual([]);
+    expect(await withFeatures({ imageFeatures: 'layering,exclusive-lock,journaling', mounter: 'rbd-nbd' })).toEqual([]);
+    expect(await withFeatures({ imageFeatures: 'layering,fast-diff' })).toEqual([
+      'ceph-csi refuses to make a volume of it ("feature fast-diff requires object-map to be set"), and every claim of it stays Pending',
+    ]);
+    expect(await withFeatures({ imageFeatures: '' })).toEqual([
+      'ceph-csi refuses to make a volume of it ("empty imageFeatures parameter"), and every claim of it stays Pending',
+    ]);
+    expect(await withFeatures({ imageFeatures: 'layring' })).toEqual([
+      expect.stringMatching(/^ceph-csi refuses to make a volume of it \("invalid feature layring"\) \(did you mean "layering"\?\), and/),
+    ]);
+  });
+});

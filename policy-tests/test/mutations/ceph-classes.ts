@@ -40,6 +40,18 @@ export const csiDriverMutations: Mutation[] = [
 export const cephClassMutations: Mutation[] = [
   {
     check: CHECK,
+    why: 'the block class given journaling beside layering and exclusive-lock: ceph-csi maps such an image with rbd-nbd alone, and the class keeps the kernel mounter, so it refuses every volume ("feature journaling requires rbd-nbd for mounter")',
+    mutate: swap(CLASSES, '  imageFeatures: layering\n', '  imageFeatures: layering,exclusive-lock,journaling\n'),
+    at: 'imageFeatures: layering,exclusive-lock,journaling',
+  },
+  {
+    check: CHECK,
+    why: 'the block class\'s image features written with a space after the comma: ceph-csi cuts the list at commas alone and knows no " exclusive-lock" ("invalid feature")',
+    mutate: swap(CLASSES, '  imageFeatures: layering\n', '  imageFeatures: layering, exclusive-lock\n'),
+    at: 'imageFeatures: layering, exclusive-lock',
+  },
+  {
+    check: CHECK,
     why: "the block class's node-stage Secret removed: ceph-csi cannot stage a volume on a node, and every pod that mounts one stays ContainerCreating",
     mutate: swap(CLASSES, '  csi.storage.k8s.io/node-stage-secret-name: rook-csi-rbd-node\n  csi.storage.k8s.io/node-stage-secret-namespace: rook-ceph\n', ''),
     at: (c) => ({ file: CLASSES, line: lineOf(c, CLASSES, 'parameters:') }),
