@@ -12,12 +12,13 @@
  */
 import { reservedKeyKnown } from './csi-drivers.ts';
 import { didYouMean } from '../../model/core/did-you-mean.ts';
-import { dig, isMap, list, objects, str } from '../../model/core/dig.ts';
+import { dig, isMap, list, str } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { namespacedProviders } from '../../model/cluster/providers.ts';
 import { cephOf } from './ceph.ts';
 import { defaultStorageClassName } from '../../model/cluster/providers.ts';
+import { claimSpecs } from '../../model/cluster/claims.ts';
 
 const CSI_DRIVER = /\.(rbd|cephfs)\.csi\.ceph\.com$/;
 /** The Secrets Rook writes for each driver (csi/secrets.go). */
@@ -152,14 +153,7 @@ const RBD_FILE_MODES = new Set(['ReadWriteOnce', 'ReadWriteOncePod', 'ReadOnlyMa
 /** Each claim, and each claim template of a StatefulSet, of an RBD class that asks a filesystem only many nodes may write. */
 function judgeClaims(ctx: CheckContext, rbdClasses: ReadonlySet<string>): void {
   const defaultClass = defaultStorageClassName(ctx.resources);
-  const claims = ctx.resources.flatMap((r) =>
-    r.kind === 'PersistentVolumeClaim'
-      ? [{ r, at: ['spec'], spec: dig(r.object, ['spec']) }]
-      : r.kind === 'StatefulSet'
-        ? objects(dig(r.object, ['spec', 'volumeClaimTemplates'])).map((t, i) => ({ r, at: ['spec', 'volumeClaimTemplates', i, 'spec'], spec: t.spec }))
-        : [],
-  );
-  for (const { r, at, spec } of claims) {
+  for (const { resource: r, at, spec } of claimSpecs(ctx.resources)) {
     const asked = dig(spec, ['storageClassName']);
     const className = typeof asked === 'string' ? asked : defaultClass;
     const modes = list(dig(spec, ['accessModes']));

@@ -10,7 +10,9 @@
  * (storageClassName "", or none where no class is the default) that names no
  * volume is one no provisioner serves: the binder gives it a volume of no
  * class that satisfies it and is reserved for no other claim, and matches its
- * selector, or nothing, and it stays Pending.
+ * selector, or nothing, and it stays Pending. A StatefulSet's claim template is
+ * such a claim for each of its pods (a chart's, Loki's, that names no class
+ * takes the default: a default annotation misspelt leaves it none).
  */
 import { dig, list } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
@@ -20,49 +22,63 @@ import { selectorMatches } from '../../model/core/label-selector.ts';
 import { namespaceOrDestination } from '../../model/cluster/references.ts';
 import { FACTS_FIX } from './closing.ts';
 import { nfsOptionRefusal } from './nfs-mount-options.ts';
-import { defaultStorageClassName } from '../../model/cluster/providers.ts';
+import { DEFAULT_CLASS_ANNOTATIONS, defaultStorageClassName } from '../../model/cluster/providers.ts';
+import { claimSpecs, type ClaimSpec } from '../../model/cluster/claims.ts';
 
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 
 /** The class the binder matches a claim by: its own, else the default one admission gives a claim that names none; "" is none. */
-function claimClass(claim: Resource, defaultClass: string | undefined): string {
-  const asked = dig(claim.object, ['spec', 'storageClassName']);
+function claimClass(claim: Pick<ClaimSpec, 'spec'>, defaultClass: string | undefined): string {
+  const asked = dig(claim.spec, ['storageClassName']);
   return typeof asked === 'string' ? asked : (defaultClass ?? '');
 }
 
-/** A claim of no class and no volume name, which only a volume of the repository that satisfies it would bind. */
-function unmatched(ctx: CheckContext, claim: Resource, volumes: readonly Resource[], defaultClass: string | undefined): void {
-  const namespace = namespaceOrDestination(ctx.repo, claim) ?? '';
-  const selector = dig(claim.object, ['spec', 'selector']) as Record<string, unknown> | undefined;
+/** A claim (or a StatefulSet's claim template) of no class and no volume name, which only a volume of the repository that satisfies it would bind. */
+function unmatched(ctx: CheckContext, claim: ClaimSpec, volumes: readonly Resource[], defaultClass: string | undefined): void {
+  const namespace = namespaceOrDestination(ctx.repo, claim.resource) ?? '';
+  const selector = dig(claim.spec, ['selector']) as Record<string, unknown> | undefined;
   const fits = volumes.filter(
     (pv) => !mismatch(claim, namespace, pv, defaultClass) && selectorMatches(selector, dig(pv.object, ['metadata', 'labels']) as Record<string, unknown>),
   );
   if (fits.length > 0) return;
-  const written = typeof dig(claim.object, ['spec', 'storageClassName']) === 'string';
-  const asked = written ? 'asks for no class (storageClassName "")' : 'names no class, and no StorageClass is the default';
+  const written = typeof dig(claim.spec, ['storageClassName']) === 'string';
+  const asked = written ? 'asks for no class (storageClassName "")' : `names no class, and no StorageClass is the default${notQuiteDefault(ctx.resources)}`;
+  const what = claim.template
+    ? `StatefulSet ${claim.resource.name}'s claim template ${claim.name.slice(0, -claim.resource.name.length - 1)}`
+    : `PersistentVolumeClaim ${claim.name}`;
   ctx.fail(
-    { resource: claim, path: written ? ['spec', 'storageClassName'] : ['spec'] },
-    `PersistentVolumeClaim ${claim.name} ${asked} and no volume (spec.volumeName): no provisioner serves it, and no PersistentVolume of the repository without a class is free for it and satisfies it, so the binder leaves it Pending`,
+    { resource: claim.resource, path: written ? [...claim.at, 'storageClassName'] : claim.at },
+    `${what} ${asked} and no volume (spec.volumeName): no provisioner serves it, and no PersistentVolume of the repository without a class is free for it and satisfies it, so the binder leaves it Pending${claim.template ? ', and each pod of the StatefulSet with it' : ''}`,
   );
 }
 
+/** What a finding adds where a StorageClass's default annotation holds another text than "true", which alone makes a class the default. */
+function notQuiteDefault(resources: readonly Resource[]): string {
+  const near = resources.find(
+    (r) => r.kind === 'StorageClass' && DEFAULT_CLASS_ANNOTATIONS.some((a) => typeof dig(r.object, ['metadata', 'annotations', a]) === 'string'),
+  );
+  const text = near && DEFAULT_CLASS_ANNOTATIONS.map((a) => dig(near.object, ['metadata', 'annotations', a])).find((v) => typeof v === 'string');
+  return near ? ` (StorageClass ${near.name}'s default annotation is ${JSON.stringify(text)}: admission reads "true" alone)` : '';
+}
+
 /** Why `pv` cannot bind the claim, or undefined when it can. */
-function mismatch(claim: Resource, claimNamespace: string, pv: Resource, defaultClass: string | undefined): string | undefined {
+function mismatch(claim: Pick<ClaimSpec, 'spec' | 'name'>, claimNamespace: string, pv: Resource, defaultClass: string | undefined): string | undefined {
   const ref = dig(pv.object, ['spec', 'claimRef']) as { namespace?: string; name?: string } | undefined;
   if (ref && (ref.name !== claim.name || (ref.namespace ?? '') !== claimNamespace))
     return `it is reserved for claim ${ref.namespace ?? ''}/${ref.name ?? ''} (claimRef)`;
   // A claim that names no class gets the default one from admission (DefaultStorageClass); "" asks for none.
-  const asked = dig(claim.object, ['spec', 'storageClassName']);
+  const asked = dig(claim.spec, ['storageClassName']);
   const wanted = claimClass(claim, defaultClass);
   const volumeClass = (dig(pv.object, ['spec', 'storageClassName']) as string | undefined) ?? '';
   if (wanted !== volumeClass)
     return `its class is ${JSON.stringify(volumeClass)} and the claim's is ${JSON.stringify(wanted)}${typeof asked === 'string' ? '' : ' (the default class, which admission gives a claim that names none)'}`;
   const modes = strings(dig(pv.object, ['spec', 'accessModes']));
-  const missing = strings(dig(claim.object, ['spec', 'accessModes'])).filter((m) => !modes.includes(m));
+  const missing = strings(dig(claim.spec, ['accessModes'])).filter((m) => !modes.includes(m));
   if (missing.length) return `it does not offer ${missing.join(', ')} (it offers ${modes.join(', ') || 'none'})`;
-  const volumeMode = (v: Resource) => (dig(v.object, ['spec', 'volumeMode']) as string | undefined) ?? 'Filesystem';
-  if (volumeMode(pv) !== volumeMode(claim)) return `its volumeMode is ${volumeMode(pv)} and the claim's is ${volumeMode(claim)}`;
-  const request = dig(claim.object, ['spec', 'resources', 'requests', 'storage']);
+  const volumeMode = (v: unknown) => (dig(v, ['volumeMode']) as string | undefined) ?? 'Filesystem';
+  if (volumeMode(dig(pv.object, ['spec'])) !== volumeMode(claim.spec))
+    return `its volumeMode is ${volumeMode(dig(pv.object, ['spec']))} and the claim's is ${volumeMode(claim.spec)}`;
+  const request = dig(claim.spec, ['resources', 'requests', 'storage']);
   const capacity = dig(pv.object, ['spec', 'capacity', 'storage']);
   const [asks, has] = [quantityValue(request), quantityValue(capacity)];
   if (asks !== undefined && has !== undefined && has < asks) return `its capacity ${String(capacity)} is less than the ${String(request)} the claim requests`;
@@ -72,22 +88,25 @@ function mismatch(claim: Resource, claimNamespace: string, pv: Resource, default
 export const volumeClosureCheck: PolicyCheck = {
   id: 'closure-volume',
   description:
-    "Every PersistentVolumeClaim bound to a volume by name (spec.volumeName) can bind it: the PersistentVolume exists (in the repository or providedOutsideGit), is not reserved for another claim (claimRef), and has the claim's class (the default class when the claim names none), every access mode it asks for, its volume mode and at least the capacity it requests, and every mount option of an NFS volume is one mount.nfs and the kernel's NFS client take (an unknown one, or a value they cannot read, fails the kubelet's mount); and a claim of no class that names no volume (storageClassName \"\", or none where no class is the default) finds a PersistentVolume of the repository without a class that is free for it, satisfies it and matches its selector, since no provisioner serves it; the binder leaves the claim Pending otherwise, and every pod that mounts it (invariants P1, M1).",
+    "Every PersistentVolumeClaim bound to a volume by name (spec.volumeName) can bind it: the PersistentVolume exists (in the repository or providedOutsideGit), is not reserved for another claim (claimRef), and has the claim's class (the default class when the claim names none), every access mode it asks for, its volume mode and at least the capacity it requests, and every mount option of an NFS volume is one mount.nfs and the kernel's NFS client take (an unknown one, or a value they cannot read, fails the kubelet's mount); and a claim of no class that names no volume (storageClassName \"\", or none where no class is the default: a StorageClass is the default by the annotation's text \"true\" alone), a StatefulSet's claim template too, finds a PersistentVolume of the repository without a class that is free for it, satisfies it and matches its selector, since no provisioner serves it; the binder leaves the claim Pending otherwise, and every pod that mounts it (invariants P1, M1).",
   invariants: ['P1', 'M1'],
   remediation: `make the PersistentVolume and its claim agree (claimRef, storageClassName, accessModes, volumeMode, capacity), or name the volume that exists, ${FACTS_FIX}`,
-  reads: { kinds: ['PersistentVolumeClaim', 'PersistentVolume', 'StorageClass'], renders: true },
+  reads: { kinds: ['PersistentVolumeClaim', 'StatefulSet', 'PersistentVolume', 'StorageClass'], renders: true },
   exemptible: false,
   run(ctx) {
     const volumes = new Map(ctx.resources.filter((r) => r.kind === 'PersistentVolume').map((r) => [r.name, r]));
     const outside = new Set((ctx.repo.facts?.providedOutsideGit ?? []).filter((e) => e.kind === 'PersistentVolume').map((e) => e.name));
     const defaultClass = defaultStorageClassName(ctx.resources);
-    for (const claim of ctx.resources.filter((r) => r.kind === 'PersistentVolumeClaim')) {
-      const name = dig(claim.object, ['spec', 'volumeName']);
+    for (const spec of claimSpecs(ctx.resources)) {
+      const name = dig(spec.spec, ['volumeName']);
       if (typeof name !== 'string' || name === '') {
         // Bound by match (findBestMatchForClaim): only a claim of no class, which no provisioner serves, waits on one.
-        if (outside.size === 0 && claimClass(claim, defaultClass) === '') unmatched(ctx, claim, [...volumes.values()], defaultClass);
+        if (outside.size === 0 && claimClass(spec, defaultClass) === '') unmatched(ctx, spec, [...volumes.values()], defaultClass);
         continue;
       }
+      // A template names no volume of its own: each pod's claim would bind the one volume (StatefulSets are not judged so).
+      if (spec.template) continue;
+      const claim = spec.resource;
       if (outside.has(name)) continue;
       const where = { resource: claim, path: ['spec', 'volumeName'] };
       const pv = volumes.get(name);
@@ -98,7 +117,7 @@ export const volumeClosureCheck: PolicyCheck = {
         );
         continue;
       }
-      const why = mismatch(claim, namespaceOrDestination(ctx.repo, claim) ?? '', pv, defaultClass);
+      const why = mismatch(spec, namespaceOrDestination(ctx.repo, claim) ?? '', pv, defaultClass);
       if (why)
         ctx.fail(
           where,

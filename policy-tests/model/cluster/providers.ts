@@ -24,10 +24,11 @@ export const KUBERNETES_PROVIDES: Record<string, readonly string[]> = {
 };
 
 /** The annotations that mark a StorageClass the cluster's default (the beta one is still read). */
-const DEFAULT_CLASS = ['storageclass.kubernetes.io/is-default-class', 'storageclass.beta.kubernetes.io/is-default-class'];
+export const DEFAULT_CLASS_ANNOTATIONS = ['storageclass.kubernetes.io/is-default-class', 'storageclass.beta.kubernetes.io/is-default-class'];
 
 /** Whether a StorageClass is marked the cluster's default: the class a claim that names none is given. */
-export const isDefaultStorageClass = (object: unknown): boolean => DEFAULT_CLASS.some((a) => dig(object, ['metadata', 'annotations', a]) === 'true');
+export const isDefaultStorageClass = (object: unknown): boolean =>
+  DEFAULT_CLASS_ANNOTATIONS.some((a) => dig(object, ['metadata', 'annotations', a]) === 'true');
 
 /** The default StorageClass the repository writes, by name: the class admission gives a claim that names none. */
 export const defaultStorageClassName = (resources: readonly { kind: string; name: string; object: unknown }[]): string | undefined =>

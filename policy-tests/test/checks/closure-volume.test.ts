@@ -88,4 +88,33 @@ describe('closure-volume', () => {
       ),
     ]);
   });
+
+  it('holds a StatefulSet\'s claim template of no class to the default class, and says a default annotation that is not "true"', () => {
+    const STABLE = 'storageclass.kubernetes.io/is-default-class';
+    const statefulSet = {
+      ...template,
+      kind: 'StatefulSet',
+      name: 'loki',
+      namespace: 'monitoring',
+      object: {
+        apiVersion: 'apps/v1',
+        kind: 'StatefulSet',
+        metadata: { name: 'loki', namespace: 'monitoring' },
+        spec: {
+          volumeClaimTemplates: [{ metadata: { name: 'storage' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '50Gi' } } } }],
+        },
+      },
+    } as Resource;
+    expect(messages([statefulSet])).toEqual([]);
+    const misspelt = repo.resources.map((r) => {
+      const annotations = (r.object.metadata as { annotations?: Record<string, string> } | undefined)?.annotations;
+      if (r.kind !== 'StorageClass' || annotations?.[STABLE] !== 'true') return r;
+      return { ...r, object: { ...r.object, metadata: { ...(r.object.metadata as object), annotations: { ...annotations, [STABLE]: 'ture' } } } } as Resource;
+    });
+    expect(runPolicy({ ...repo, resources: [...misspelt, statefulSet] } as Repo, [volumeClosureCheck]).map((f) => f.message)).toEqual([
+      expect.stringMatching(
+        /^StatefulSet loki's claim template storage names no class, and no StorageClass is the default \(StorageClass [a-z-]+'s default annotation is "ture": admission reads "true" alone\) and no volume .* Pending, and each pod of the StatefulSet with it$/,
+      ),
+    ]);
+  });
 });
