@@ -18,7 +18,7 @@ import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { namespacedProviders } from '../../model/cluster/providers.ts';
 import { cephOf } from './ceph.ts';
 import { defaultStorageClassName } from '../../model/cluster/providers.ts';
-import { claimSpecs } from '../../model/cluster/claims.ts';
+import { claimSpecs } from '../../model/storage/claims.ts';
 
 const CSI_DRIVER = /\.(rbd|cephfs)\.csi\.ceph\.com$/;
 /** The Secrets Rook writes for each driver (csi/secrets.go). */

@@ -23,7 +23,7 @@ import { namespaceOrDestination } from '../../model/cluster/references.ts';
 import { FACTS_FIX } from './closing.ts';
 import { nfsOptionRefusal } from './nfs-mount-options.ts';
 import { DEFAULT_CLASS_ANNOTATIONS, defaultStorageClassName } from '../../model/cluster/providers.ts';
-import { claimSpecs, type ClaimSpec } from '../../model/cluster/claims.ts';
+import { claimSpecs, type ClaimSpec } from '../../model/storage/claims.ts';
 
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 

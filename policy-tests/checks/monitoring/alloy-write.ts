@@ -11,7 +11,7 @@
  */
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { chartValues, type ChartValues } from '../../model/helm/chart-values.ts';
-import { lokiSchemeProblem, lokiServesTls } from '../../model/loki/config.ts';
+import { lokiRequiresTenant, lokiSchemeProblem, lokiServesTls } from '../../model/loki/config.ts';
 import { attributeNamed, blocksNamed, parseAlloy, type AlloyExpr, type AlloyStatement } from '../../model/alloy/parser.ts';
 import { chain, evaluate } from '../../model/alloy/evaluate.ts';
 import { plainValue } from '../../model/alloy/evaluated.ts';
@@ -80,7 +80,23 @@ function endpointProblem(url: string, lokiTls: boolean | undefined): string | un
   return lokiSchemeProblem(parsed, lokiTls);
 }
 
-function judge(ctx: CheckContext, v: ChartValues, lokiTls: boolean | undefined): void {
+/** The tenant header's name, which a multi-tenant Loki reads every push's tenant from. */
+const TENANT_HEADER = 'x-scope-orgid';
+
+/**
+ * Whether an endpoint sends the tenant a multi-tenant Loki needs: its `tenant_id`, or an X-Scope-OrgID among its
+ * `headers`; undefined where a `stage.tenant` of the configuration may set it per entry, or its headers are not worked out.
+ */
+function sendsTenant(endpoint: Block, scope: Parameters<typeof evaluate>[1], text: string): boolean | undefined {
+  if (attributeNamed(endpoint.body, 'tenant_id')) return true;
+  const headers = attributeNamed(endpoint.body, 'headers');
+  const value = headers ? plainValue(evaluate(headers.value, scope)) : {};
+  if (value !== null && typeof value === 'object' && Object.keys(value).some((k) => k.toLowerCase() === TENANT_HEADER)) return true;
+  return text.includes('stage.tenant') || value === undefined || typeof value !== 'object' ? undefined : false;
+}
+
+function judge(ctx: CheckContext, v: ChartValues, loki: { tls: boolean | undefined; tenants: boolean | undefined }): void {
+  const lokiTls = loki.tls;
   const configuration = alloyConfiguration(ctx, v);
   if (!configuration) return;
   const { body, errors } = parseAlloy(configuration.text);
@@ -120,6 +136,19 @@ function judge(ctx: CheckContext, v: ChartValues, lokiTls: boolean | undefined):
             configuration.place(url!.line),
             `loki.write "${writer.label}" (${v.appName}) sends to ${text}, and ${problem}: no log reaches the log store`,
           );
+        else if (loki.tenants && URL.canParse(text) && isServiceDomainHost(new URL(text).hostname)) {
+          const tenant = sendsTenant(endpoint, scope, configuration.text);
+          if (tenant === undefined)
+            ctx.notJudged(
+              configuration.place(endpoint.line),
+              `loki.write "${writer.label}" (${v.appName}): whether it sends the multi-tenant Loki a tenant is not worked out`,
+            );
+          else if (!tenant)
+            ctx.fail(
+              configuration.place(endpoint.line),
+              `loki.write "${writer.label}" (${v.appName}) sends to ${text} with no tenant (tenant_id, or an X-Scope-OrgID header), and the cluster's Loki runs multi-tenant (auth_enabled, its default): it refuses every push 401 "no org id", and no log reaches the log store`,
+            );
+        }
       }
     }
   }
@@ -128,14 +157,14 @@ function judge(ctx: CheckContext, v: ChartValues, lokiTls: boolean | undefined):
 export const alloyWriteCheck: PolicyCheck = {
   id: 'alloy-ships-logs',
   description:
-    "Each log source of an Alloy configuration the log shippers run (loki.source.*) hands its entries, through loki.process and loki.relabel, to a loki.write, and each endpoint of it is a push route Loki serves (/loki/api/v1/push or /api/prom/push; Loki v3.7 answers any other path 404), over plain HTTP to the cluster's Loki unless its server takes TLS, and then over https (its server's http_tls_config names a certificate, as its rendered config.yaml says, else its values); otherwise Alloy loads and runs, and no log reaches the log store. What is not worked out is said not judged (A2).",
+    "Each log source of an Alloy configuration the log shippers run (loki.source.*) hands its entries, through loki.process and loki.relabel, to a loki.write, and each endpoint of it is a push route Loki serves (/loki/api/v1/push or /api/prom/push; Loki v3.7 answers any other path 404), over plain HTTP to the cluster's Loki unless its server takes TLS, and then over https (its server's http_tls_config names a certificate, as its rendered config.yaml says, else its values), with a tenant (tenant_id, or an X-Scope-OrgID header) where that Loki runs multi-tenant (auth_enabled, Loki's default; one a stage.tenant may set is not judged); otherwise Alloy loads and runs, and no log reaches the log store. What is not worked out is said not judged (A2).",
   invariants: ['A2'],
   remediation: 'forward each source to loki.write.<label>.receiver, and send to http://loki.<namespace>.svc:3100/loki/api/v1/push',
   reads: { kinds: withKeyProviders('Application', 'ConfigMap', 'DaemonSet', 'Deployment', 'StatefulSet'), charts: ['alloy', 'loki'], renders: true },
   exemptible: false,
   run(ctx) {
     // Whether the cluster's Loki takes TLS, from its rendered config.yaml, else its values (undefined: a file that does not parse, loki-config's to say).
-    const lokiTls = lokiServesTls(ctx.repo, ctx.resources);
-    for (const v of chartValues(ctx.repo, 'alloy')) judge(ctx, v, lokiTls);
+    const loki = { tls: lokiServesTls(ctx.repo, ctx.resources), tenants: lokiRequiresTenant(ctx.repo, ctx.resources) };
+    for (const v of chartValues(ctx.repo, 'alloy')) judge(ctx, v, loki);
   },
 };

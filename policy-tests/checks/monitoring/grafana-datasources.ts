@@ -6,22 +6,29 @@
  * of another name holds (its store's "data source with the same uid already exists"): Grafana, every dashboard and
  * every alert view are down. kube-prometheus-stack's Prometheus is the default unless its values say not. A datasource
  * of a plugin that queries over HTTP with no url (a misspelt `urll`, which Grafana's YAML reading drops unread) is
- * provisioned, and fails every query; any other key one slip from a key Grafana reads is dropped as unread.
+ * provisioned, and fails every query; any other key one slip from a key Grafana reads is dropped as unread. A Loki
+ * datasource speaks the scheme the cluster's Loki serves, and sends the tenant header where that Loki runs
+ * multi-tenant (auth_enabled): it is otherwise refused every query.
  */
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { DATASOURCE_KEYS, provisionedDatasources, QUERIED_OVER_HTTP, undecodableFields, type ProvisionedDatasource } from '../../model/grafana/datasources.ts';
 import { chartValues } from '../../model/helm/chart-values.ts';
-import { dig } from '../../model/core/dig.ts';
+import { dig, obj } from '../../model/core/dig.ts';
 import { GRAFANA_CHART, grafanaSidecars } from '../../model/grafana/sidecars.ts';
 import { withKeyProviders } from '../../model/cluster/provided-keys.ts';
 import { nearestName, suggesting } from '../../model/core/did-you-mean.ts';
-import { lokiSchemeProblem, lokiServesTls } from '../../model/loki/config.ts';
+import { lokiRequiresTenant, lokiSchemeProblem, lokiServesTls } from '../../model/loki/config.ts';
+import { isServiceDomainHost } from '../../model/cluster/service-addresses.ts';
 
 /** The stores the repository runs whose data Grafana reads only through a datasource of their plugin: the chart, and the type. */
 const STORES = [
   { chart: 'loki', type: 'loki', what: 'logs' },
   { chart: 'tempo', type: 'tempo', what: 'traces' },
 ] as const;
+
+/** Whether a datasource sends a tenant header: a jsonData.httpHeaderName<n> that is X-Scope-OrgID, the header Grafana then sets from secureJsonData. */
+const sendsTenantHeader = (d: ProvisionedDatasource): boolean =>
+  Object.entries(obj(d.fields.jsonData)).some(([k, v]) => /^httpHeaderName\d+$/.test(k) && typeof v === 'string' && v.trim().toLowerCase() === 'x-scope-orgid');
 
 /** Where a finding about one key of a datasource points: the key's line in the values, else the provisioning file. */
 const keyPlace = (d: ProvisionedDatasource, key: string): ProvisionedDatasource['where'] =>
@@ -74,7 +81,7 @@ function storesWithoutDatasource(ctx: CheckContext, datasources: readonly Provis
 export const grafanaDatasourcesCheck: PolicyCheck = {
   id: 'grafana-datasources',
   description:
-    "Grafana provisions the datasources it is given: at most one per organization marked isDefault (kube-prometheus-stack's Prometheus is, unless its values say not), and no uid held by two datasources of different names; otherwise Grafana refuses its provisioning at start and does not come up; each datasource of a plugin that queries over HTTP (Prometheus, Loki, Tempo...) has a url, without which every query of it fails; no datasource writes a key one slip from one Grafana reads (`uie`), which its provisioning drops unread, nor a list or a map where Grafana reads text (or other than a map where it reads one), which stops Grafana at start; a Loki datasource at the cluster's Loki speaks its scheme (https exactly where its server takes TLS); and the log and trace stores the repository runs (Loki, Tempo) each have a datasource of their type, without which nobody can query what they keep (A2, A3, A10).",
+    "Grafana provisions the datasources it is given: at most one per organization marked isDefault (kube-prometheus-stack's Prometheus is, unless its values say not), and no uid held by two datasources of different names; otherwise Grafana refuses its provisioning at start and does not come up; each datasource of a plugin that queries over HTTP (Prometheus, Loki, Tempo...) has a url, without which every query of it fails; no datasource writes a key one slip from one Grafana reads (`uie`), which its provisioning drops unread, nor a list or a map where Grafana reads text (or other than a map where it reads one), which stops Grafana at start; a Loki datasource at the cluster's Loki speaks its scheme (https exactly where its server takes TLS) and, where that Loki runs multi-tenant (auth_enabled, Loki's default), sends the tenant header (jsonData.httpHeaderName<n> X-Scope-OrgID), without which Loki refuses every query 401; and the log and trace stores the repository runs (Loki, Tempo) each have a datasource of their type, without which nobody can query what they keep (A2, A3, A10).",
   invariants: ['A2', 'A3', 'A10'],
   remediation:
     "leave isDefault to one datasource (kube-prometheus-stack's Prometheus, or set grafana.sidecar.datasources.isDefaultDatasource: false), and give each datasource its own uid",
@@ -106,6 +113,7 @@ export const grafanaDatasourcesCheck: PolicyCheck = {
       );
     }
     const lokiTls = lokiServesTls(ctx.repo, ctx.resources);
+    const tenants = lokiRequiresTenant(ctx.repo, ctx.resources);
     for (const d of datasources.filter((x) => x.type === 'loki' && URL.canParse(x.url))) {
       const problem = lokiSchemeProblem(new URL(d.url), lokiTls);
       if (problem)
@@ -113,6 +121,12 @@ export const grafanaDatasourcesCheck: PolicyCheck = {
           keyPlace(d, 'url'),
           `datasource ${d.name} (loki) queries ${d.url}, and ${problem}: every query of the logs fails`,
           "write the scheme the cluster's Loki serves in the url",
+        );
+      else if (tenants && isServiceDomainHost(new URL(d.url).hostname) && !sendsTenantHeader(d))
+        ctx.fail(
+          keyPlace(d, 'url'),
+          `datasource ${d.name} (loki) queries ${d.url} with no tenant (an X-Scope-OrgID header: jsonData.httpHeaderName1 and secureJsonData.httpHeaderValue1), and the cluster's Loki runs multi-tenant (auth_enabled, its default): it refuses every query 401 "no org id"`,
+          "set loki.auth_enabled: false for one tenant, or give the datasource the tenant's X-Scope-OrgID header",
         );
     }
     const defaults = new Map<number, string>();

@@ -107,12 +107,42 @@ export function lokiServesTls(repo: Repo, resources: readonly Resource[]): boole
     const cert = dig(server, ['http_tls_config', 'cert_file']);
     return typeof cert === 'string' && cert.trim() !== '';
   };
+  return lokiSetting(repo, resources, {
+    rendered: (doc) => certOf(dig(doc, ['server'])),
+    values: (values) => valuesConfigParts(values).some((part) => part.block === 'server' && certOf(part.value)),
+    none: false,
+  });
+}
+
+/**
+ * Whether the cluster's Loki runs multi-tenant: `auth_enabled`, true unless its config says false (Loki's flag
+ * -auth.enabled defaults to true), so every push and query without a tenant (X-Scope-OrgID) is refused 401 "no org
+ * id". Read from the rendered config.yaml, else offline from the values' `loki.auth_enabled` (the chart's default
+ * true); undefined where a rendered file does not parse or no values say.
+ */
+export function lokiRequiresTenant(repo: Repo, resources: readonly Resource[]): boolean | undefined {
+  return lokiSetting(repo, resources, {
+    rendered: (doc) => dig(doc, ['auth_enabled']) !== false,
+    values: (values) => {
+      const set = dig(values, ['loki', 'auth_enabled']);
+      return typeof set === 'boolean' ? set : undefined;
+    },
+  });
+}
+
+/** A setting of the cluster's Loki (the loki chart's): any of its rendered config.yaml files says it (undefined where one does not parse), else any of its values. */
+function lokiSetting(
+  repo: Repo,
+  resources: readonly Resource[],
+  read: { rendered: (doc: unknown) => boolean; values: (values: Record<string, unknown>) => boolean | undefined; none?: boolean },
+): boolean | undefined {
   const rendered = resources.flatMap((r) => lokiConfigFile(r) ?? []);
   if (rendered.length > 0) {
     const parsed = rendered.map((file) => parseLokiFile(file.text));
-    return parsed.some((p) => 'error' in p) ? undefined : parsed.some((p) => 'doc' in p && certOf(dig(p.doc, ['server'])));
+    return parsed.some((p) => 'error' in p) ? undefined : parsed.some((p) => 'doc' in p && read.rendered(p.doc));
   }
-  return chartValues(repo, LOKI_CHART).some((v) => valuesConfigParts(v.values).some((part) => part.block === 'server' && certOf(part.value)));
+  const said = chartValues(repo, LOKI_CHART).map((v) => read.values(v.values));
+  return said.includes(true) ? true : said.includes(false) ? false : read.none;
 }
 
 /**

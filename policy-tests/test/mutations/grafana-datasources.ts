@@ -7,6 +7,20 @@ const VALUES = 'monitoring/kube-prometheus-stack/values.yaml';
 export const grafanaDatasourcesMutations: Mutation[] = [
   {
     check: 'grafana-datasources',
+    why: 'Loki turned multi-tenant (auth_enabled) and both shippers given a tenant, the datasource none: Loki refuses every query of the logs 401 "no org id"',
+    mutate: (c) => {
+      swap('monitoring/loki/values.yaml', '  auth_enabled: false\n', '  auth_enabled: true\n')(c);
+      for (const alloy of ['monitoring/alloy/values.yaml', 'monitoring/alloy-events/values.yaml'])
+        swap(
+          alloy,
+          '          url = "http://loki.monitoring.svc:3100/loki/api/v1/push"\n',
+          '          url = "http://loki.monitoring.svc:3100/loki/api/v1/push"\n          tenant_id = "homelab"\n',
+        )(c);
+    },
+    at: 'url: http://loki.monitoring.svc:3100',
+  },
+  {
+    check: 'grafana-datasources',
     why: "Loki's datasource given https while the cluster's Loki serves plain HTTP: every query of the logs fails the handshake",
     mutate: swap(VALUES, '      url: http://loki.monitoring.svc:3100', '      url: https://loki.monitoring.svc:3100'),
     at: 'url: https://loki.monitoring.svc:3100',

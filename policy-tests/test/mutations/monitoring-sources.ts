@@ -169,6 +169,19 @@ export const shipperMutations: Mutation[] = [
   },
   {
     check: 'alloy-ships-logs',
+    why: 'Loki turned multi-tenant (auth_enabled) and Grafana\'s datasource given the tenant header, the shippers no tenant: Loki refuses every push 401 "no org id"',
+    mutate: (c) => {
+      swap('monitoring/loki/values.yaml', '  auth_enabled: false\n', '  auth_enabled: true\n')(c);
+      swap(
+        KPS,
+        '      url: http://loki.monitoring.svc:3100\n',
+        '      url: http://loki.monitoring.svc:3100\n      jsonData:\n        httpHeaderName1: X-Scope-OrgID\n      secureJsonData:\n        httpHeaderValue1: homelab\n',
+      )(c);
+    },
+    at: inFile(ALLOY, '        endpoint {'),
+  },
+  {
+    check: 'alloy-ships-logs',
     why: "the pod log source forwarding to an empty list: Alloy reads every pod's log and sends it nowhere",
     mutate: swap(ALLOY, '        forward_to = [loki.write.default.receiver]', '        forward_to = []'),
     at: inFile(ALLOY, 'loki.source.kubernetes "pods"'),
