@@ -17,6 +17,7 @@ const DOCKERFILE = 'Dockerfile';
 const PROVIDERS = 'internal/constants/providers/providers.go';
 const VPN_TYPES = 'internal/constants/vpn/protocol.go';
 const PROVIDER_SETTINGS = 'internal/configuration/settings/provider.go';
+const PORT_FORWARD_SETTINGS = 'internal/configuration/settings/portforward.go';
 
 /** The variables the Dockerfile's ENV instructions declare (`ENV A=1 \` then `    B= \` lines), each with its default. */
 export function dockerfileEnv(dockerfile: string): Record<string, string> {
@@ -91,10 +92,13 @@ export async function refreshGluetunReference(o: RefreshOptions): Promise<string
   const providerNames = [...all.matchAll(/^\s*(\w+),$/gm)].map((m) => providers.get(m[1]!)!).filter(Boolean);
   const wireguardBlock = /\} else \{ \/\/ Wireguard\s*validNames = \[\]string\{([\s\S]*?)\}/.exec(await read(PROVIDER_SETTINGS))?.[1] ?? '';
   const wireguard = [...wireguardBlock.matchAll(/providers\.(\w+)/g)].map((m) => providers.get(m[1]!)!).filter(Boolean);
+  // PortForwarding.Validate: the providers whose port forwarding gluetun runs; any other with it enabled stops the start.
+  const forwardBlock = /validProviders := \[\]string\{([\s\S]*?)\}/.exec(await read(PORT_FORWARD_SETTINGS))?.[1] ?? '';
+  const portForwarding = [...forwardBlock.matchAll(/providers\.(\w+)/g)].map((m) => providers.get(m[1]!)!).filter(Boolean);
   const types = [...constants(await read(VPN_TYPES)).values()];
-  if (Object.keys(env).length === 0 || Object.keys(settings).length === 0 || providerNames.length === 0 || wireguard.length === 0 || types.length === 0)
+  if ([env, settings].some((o) => Object.keys(o).length === 0) || [providerNames, wireguard, portForwarding, types].some((l) => l.length === 0))
     throw new Error(
-      `the sources at ${ref} do not read as this command expects (${DOCKERFILE}, the settings' reader calls, ${PROVIDERS}, ${PROVIDER_SETTINGS})`,
+      `the sources at ${ref} do not read as this command expects (${DOCKERFILE}, the settings' reader calls, ${PROVIDERS}, ${PROVIDER_SETTINGS}, ${PORT_FORWARD_SETTINGS})`,
     );
   const body = {
     program: 'gluetun',
@@ -102,20 +106,21 @@ export async function refreshGluetunReference(o: RefreshOptions): Promise<string
     source: {
       repository,
       ref,
-      files: [DOCKERFILE, PROVIDERS, VPN_TYPES, PROVIDER_SETTINGS],
+      files: [DOCKERFILE, PROVIDERS, VPN_TYPES, PROVIDER_SETTINGS, PORT_FORWARD_SETTINGS],
       settings: 'every r.<Method>("NAME") call of internal/\'s non-test Go files that take a reader.Reader',
     },
     env,
     settings,
     deprecated,
     vpnTypes: types.sort(),
-    providers: { custom: providers.get('Custom') ?? 'custom', all: providerNames, wireguard },
+    providers: { custom: providers.get('Custom') ?? 'custom', all: providerNames, wireguard, portForwarding },
   };
   const header = `# What gluetun reads of its environment, as the gate holds the VPN container to it (media-gluetun-settings;
 # policy-tests/model/apps/gluetun.ts). Written by npm run gluetun:reference -- --from <clone of qdm12/gluetun>: env, the
 # variables ${DOCKERFILE} declares with their defaults; settings, each variable the settings read and the gosettings reader that parses it
 # (keepsCase: read as written, else lower-cased); deprecated, the old names still read; vpnTypes and providers, the values
-# its settings take (wireguard: the providers it takes with VPN_TYPE=wireguard).
+# its settings take (wireguard: the providers it takes with VPN_TYPE=wireguard; portForwarding: those whose port
+# forwarding it runs, VPN_PORT_FORWARDING on with any other stops its start).
 `;
   writeInCheckout(o.root, file, header + stringify(body, { lineWidth: 0, flowCollectionPadding: false }));
   return `wrote ${file}: ${Object.keys(env).length} declared variables, ${Object.keys(settings).length} read, ${Object.keys(deprecated).length} old names, gluetun ${body.version}`;

@@ -60,6 +60,15 @@ func (p *Provider) validate(vpnType string) (err error) {
 	return nil
 }
 `;
+const PORT_FORWARD_GO = `package settings
+
+func (p PortForwarding) Validate(vpnProvider string) (err error) {
+	validProviders := []string{
+		providers.Pia,
+	}
+	return validate.IsOneOf(providerSelected, validProviders...)
+}
+`;
 const VPN_GO = 'package vpn\n\nconst (\n\tOpenVPN   = "openvpn"\n\tWireguard = "wireguard"\n)\n';
 
 describe("gluetun's Dockerfile and reader calls", () => {
@@ -86,6 +95,7 @@ describe('gluetun:reference', () => {
         'internal/configuration/settings/firewall.go': FIREWALL_GO,
         'internal/configuration/settings/firewall_test.go': 'package settings\n\nvar r *reader.Reader\nvar _ = r.String("TEST_ONLY")\n',
         'internal/configuration/settings/provider.go': PROVIDER_GO,
+        'internal/configuration/settings/portforward.go': PORT_FORWARD_GO,
         'internal/constants/providers/providers.go': PROVIDERS_GO,
         'internal/constants/vpn/protocol.go': VPN_GO,
       },
@@ -106,7 +116,12 @@ describe('gluetun:reference', () => {
       settings: { FIREWALL_INPUT_PORTS: { read: 'CSVUint16' }, FIREWALL_PASSWORD: { read: 'Get', keepsCase: true } },
       deprecated: { EXTRA_SUBNETS: 'FIREWALL_OUTBOUND_SUBNETS' },
       vpnTypes: ['openvpn', 'wireguard'],
-      providers: { custom: 'custom', all: ['mullvad', 'private internet access'], wireguard: ['custom', 'mullvad'] },
+      providers: {
+        custom: 'custom',
+        all: ['mullvad', 'private internet access'],
+        wireguard: ['custom', 'mullvad'],
+        portForwarding: ['private internet access'],
+      },
     });
     expect(written.settings.TEST_ONLY).toBeUndefined();
   });

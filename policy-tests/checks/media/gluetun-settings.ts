@@ -1,7 +1,8 @@
 /**
  * media-gluetun-settings: the VPN container starts with the settings its environment gives it (model/apps/gluetun.ts,
  * against the reference the repository keeps of what gluetun reads). A value gluetun cannot parse, a VPN type or a
- * provider it does not take, a firewall port 0 or an outbound subnet of every address: it exits at start, and the
+ * provider it does not take, port forwarding for a provider it runs none for (Mullvad), a firewall port 0 or an
+ * outbound subnet of every address: it exits at start, and the
  * indexer manager and the torrent client in its pod have no network. A variable it never reads (a misspelt
  * FIREWALL_INPUT_PORTS) does nothing: the setting meant is not made. Its server selection and its keys are not judged.
  *
@@ -40,7 +41,7 @@ const REFRESH = 'npm run gluetun:reference -- --from <clone of qdm12/gluetun> --
 export const gluetunSettingsCheck: PolicyCheck = {
   id: 'media-gluetun-settings',
   description:
-    "The VPN container starts with the settings its environment gives it (its env, the keys of the Secrets and ConfigMaps its envFrom names, and the variables the kubelet links in for each Service of its namespace, which gluetun reads where a Service's name makes one of its settings: a Service named openvpn gives OPENVPN_PORT=udp://<its cluster IP>:1194, read before OPENVPN_ENDPOINT_PORT, unless the pod sets enableServiceLinks to false), as gluetun reads them at the version it runs (the reference apps/media/gluetun/facts/settings-reference.yaml keeps): each variable one gluetun reads, each value one its reader parses (a boolean word, ports, subnets, durations), a VPN type and a provider it takes for that type, no firewall port 0 and no outbound subnet of every address; otherwise gluetun exits at start and the apps in its pod have no network, or the setting meant does nothing (M31).",
+    "The VPN container starts with the settings its environment gives it (its env, the keys of the Secrets and ConfigMaps its envFrom names, and the variables the kubelet links in for each Service of its namespace, which gluetun reads where a Service's name makes one of its settings: a Service named openvpn gives OPENVPN_PORT=udp://<its cluster IP>:1194, read before OPENVPN_ENDPOINT_PORT, unless the pod sets enableServiceLinks to false), as gluetun reads them at the version it runs (the reference apps/media/gluetun/facts/settings-reference.yaml keeps): each variable one gluetun reads, each value one its reader parses (a boolean word, ports, subnets, durations), a VPN type and a provider it takes for that type, port forwarding (VPN_PORT_FORWARDING) only for a provider whose forwarding it runs, no firewall port 0 and no outbound subnet of every address; otherwise gluetun exits at start and the apps in its pod have no network, or the setting meant does nothing (M31).",
   invariants: ['M31'],
   remediation: `set the variable the finding names as gluetun documents it at the version the image runs; after a gluetun upgrade, refresh ${GLUETUN_REFERENCE} (${REFRESH})`,
   reads: { kinds: withKeyProviders('Deployment', 'StatefulSet', 'DaemonSet', 'Service'), files: [GLUETUN_REFERENCE] },

@@ -25,7 +25,8 @@ export interface GluetunReference {
   settings: Readonly<Record<string, { read: string; keepsCase?: boolean }>>;
   deprecated: Readonly<Record<string, string>>;
   vpnTypes: readonly string[];
-  providers: { custom: string; all: readonly string[]; wireguard: readonly string[] };
+  /** portForwarding: the providers whose port forwarding it runs (PortForwarding.Validate); absent in an older reference, and then not judged. */
+  providers: { custom: string; all: readonly string[]; wireguard: readonly string[]; portForwarding?: readonly string[] };
 }
 
 const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
@@ -41,6 +42,7 @@ export function gluetunFields(doc: unknown): GluetunReference | { problem: strin
   if (!strings(vpnTypes)) return { problem: 'vpnTypes is not a list' };
   if (!isMap(providers) || typeof providers.custom !== 'string' || !strings(providers.all) || !strings(providers.wireguard))
     return { problem: 'providers has no custom, all and wireguard' };
+  if (providers.portForwarding !== undefined && !strings(providers.portForwarding)) return { problem: 'providers.portForwarding is not a list' };
   return {
     version,
     env: env as Record<string, string>,
@@ -244,6 +246,7 @@ export function gluetunProblems(env: readonly GluetunEnv[], ref: GluetunReferenc
         message: `gluetun ${ref.version} refuses VPN provider "${name}" with ${vpnType.value} (one of ${valid.join(', ')}) and exits at start`,
       });
   }
+  problems.push(...portForwardingProblems(ref, valueOf));
   for (const ports of ['FIREWALL_INPUT_PORTS', 'FIREWALL_VPN_INPUT_PORTS']) {
     const v = values.get(ports);
     if (v && readerProblem('CSVUint16', v.value) === undefined && v.value.split(',').some((p) => /^0+$/.test(p)))
@@ -261,4 +264,30 @@ export function gluetunProblems(env: readonly GluetunEnv[], ref: GluetunReferenc
       message: `gluetun ${ref.version} refuses the outbound subnet ${open}, which opens every address outside the tunnel, and exits at start`,
     });
   return problems;
+}
+
+/**
+ * PortForwarding.Validate: with VPN_PORT_FORWARDING on, the provider it forwards for (VPN_PORT_FORWARDING_PROVIDER,
+ * else the VPN's) is one whose port forwarding gluetun runs, or gluetun refuses its settings and exits at start. A
+ * reference without the list, or a setting the gate cannot read, is not judged.
+ */
+function portForwardingProblems(
+  ref: GluetunReference,
+  valueOf: (setting: string) => { value: string; from: number | undefined } | undefined,
+): GluetunProblem[] {
+  const valid = ref.providers.portForwarding;
+  const enabled = valueOf('VPN_PORT_FORWARDING');
+  if (!valid || !enabled || gluetunBool(enabled.value) !== true) return [];
+  const own = valueOf('VPN_PORT_FORWARDING_PROVIDER');
+  const provider = own && own.value !== '' ? own : valueOf('VPN_SERVICE_PROVIDER');
+  if (!provider) return [];
+  const name = provider.value === 'pia' || provider.value === '' ? 'private internet access' : provider.value;
+  if (valid.includes(name)) return [];
+  return [
+    {
+      index: enabled.from,
+      on: 'value',
+      message: `gluetun ${ref.version} runs port forwarding for ${valid.join(', ')} alone, and refuses it for "${name}" ("port forwarding cannot be enabled") and exits at start`,
+    },
+  ];
 }

@@ -1,6 +1,6 @@
 /** Mutations for media-gluetun-settings: the VPN container given what gluetun 3.40.4 exits on, or a variable it does not read. */
 import type { Mutation } from '../support/mutation-runner.ts';
-import { appendConfigMap, inFile, swap } from './edits.ts';
+import { after, appendConfigMap, inFile, swap } from './edits.ts';
 
 const GLUETUN = 'apps/media/gluetun/deployment.yaml';
 const CHECK = 'media-gluetun-settings';
@@ -24,6 +24,16 @@ export const settingsFromEnvFrom =
   };
 
 export const gluetunSettingsMutations: Mutation[] = [
+  {
+    check: CHECK,
+    why: 'port forwarding turned on for Mullvad, which gluetun 3.40.4 runs it for no more (Perfect Privacy, Private Internet Access, PrivateVPN and ProtonVPN alone): PortForwarding.Validate refuses the settings and gluetun exits at start',
+    mutate: swap(
+      GLUETUN,
+      '              value: wireguard\n',
+      '              value: wireguard\n            - name: VPN_PORT_FORWARDING\n              value: "on"\n',
+    ),
+    at: after(GLUETUN, 'name: VPN_PORT_FORWARDING', 'value: "on"'),
+  },
   {
     check: CHECK,
     why: "a Service named openvpn for a VPN server on the LAN (no selector: its endpoints are written by hand), beside the VPN pod: the kubelet's service links give the pod OPENVPN_PORT=udp://<its cluster IP>:1194, which gluetun reads (before OPENVPN_ENDPOINT_PORT, its new name) as a port, and it exits at start",
