@@ -11,7 +11,7 @@
  */
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { chartValues, type ChartValues } from '../../model/helm/chart-values.ts';
-import { lokiRequiresTenant, lokiSchemeProblem, lokiServesTls } from '../../model/loki/config.ts';
+import { isTenantHeader, lokiRequiresTenant, lokiSchemeProblem, lokiServesTls } from '../../model/loki/config.ts';
 import { attributeNamed, blocksNamed, parseAlloy, type AlloyExpr, type AlloyStatement } from '../../model/alloy/parser.ts';
 import { chain, evaluate } from '../../model/alloy/evaluate.ts';
 import { plainValue } from '../../model/alloy/evaluated.ts';
@@ -80,9 +80,6 @@ function endpointProblem(url: string, lokiTls: boolean | undefined): string | un
   return lokiSchemeProblem(parsed, lokiTls);
 }
 
-/** The tenant header's name, which a multi-tenant Loki reads every push's tenant from. */
-const TENANT_HEADER = 'x-scope-orgid';
-
 /**
  * Whether an endpoint sends the tenant a multi-tenant Loki needs: its `tenant_id`, or an X-Scope-OrgID among its
  * `headers`; undefined where a `stage.tenant` of the configuration may set it per entry, or its headers are not worked out.
@@ -91,7 +88,7 @@ function sendsTenant(endpoint: Block, scope: Parameters<typeof evaluate>[1], tex
   if (attributeNamed(endpoint.body, 'tenant_id')) return true;
   const headers = attributeNamed(endpoint.body, 'headers');
   const value = headers ? plainValue(evaluate(headers.value, scope)) : {};
-  if (value !== null && typeof value === 'object' && Object.keys(value).some((k) => k.toLowerCase() === TENANT_HEADER)) return true;
+  if (value !== null && typeof value === 'object' && Object.keys(value).some(isTenantHeader)) return true;
   return text.includes('stage.tenant') || value === undefined || typeof value !== 'object' ? undefined : false;
 }
 
@@ -126,7 +123,8 @@ function judge(ctx: CheckContext, v: ChartValues, loki: { tls: boolean | undefin
           continue;
         }
         const problem = endpointProblem(text, lokiTls);
-        if (!problem && lokiTls === undefined && URL.canParse(text) && isServiceDomainHost(new URL(text).hostname))
+        const inCluster = URL.canParse(text) && isServiceDomainHost(new URL(text).hostname);
+        if (!problem && lokiTls === undefined && inCluster)
           ctx.notJudged(
             configuration.place(url!.line),
             `loki.write "${writer.label}" (${v.appName}) sends to ${text}, and the cluster's Loki config does not parse: whether it takes TLS is not judged`,
@@ -136,7 +134,7 @@ function judge(ctx: CheckContext, v: ChartValues, loki: { tls: boolean | undefin
             configuration.place(url!.line),
             `loki.write "${writer.label}" (${v.appName}) sends to ${text}, and ${problem}: no log reaches the log store`,
           );
-        else if (loki.tenants && URL.canParse(text) && isServiceDomainHost(new URL(text).hostname)) {
+        else if (loki.tenants && inCluster) {
           const tenant = sendsTenant(endpoint, scope, configuration.text);
           if (tenant === undefined)
             ctx.notJudged(

@@ -17,7 +17,7 @@ import { dig, obj } from '../../model/core/dig.ts';
 import { GRAFANA_CHART, grafanaSidecars } from '../../model/grafana/sidecars.ts';
 import { withKeyProviders } from '../../model/cluster/provided-keys.ts';
 import { nearestName, suggesting } from '../../model/core/did-you-mean.ts';
-import { lokiRequiresTenant, lokiSchemeProblem, lokiServesTls } from '../../model/loki/config.ts';
+import { isTenantHeader, lokiRequiresTenant, lokiSchemeProblem, lokiServesTls } from '../../model/loki/config.ts';
 import { isServiceDomainHost } from '../../model/cluster/service-addresses.ts';
 
 /** The stores the repository runs whose data Grafana reads only through a datasource of their plugin: the chart, and the type. */
@@ -28,7 +28,7 @@ const STORES = [
 
 /** Whether a datasource sends a tenant header: a jsonData.httpHeaderName<n> that is X-Scope-OrgID, the header Grafana then sets from secureJsonData. */
 const sendsTenantHeader = (d: ProvisionedDatasource): boolean =>
-  Object.entries(obj(d.fields.jsonData)).some(([k, v]) => /^httpHeaderName\d+$/.test(k) && typeof v === 'string' && v.trim().toLowerCase() === 'x-scope-orgid');
+  Object.entries(obj(d.fields.jsonData)).some(([k, v]) => /^httpHeaderName\d+$/.test(k) && typeof v === 'string' && isTenantHeader(v));
 
 /** Where a finding about one key of a datasource points: the key's line in the values, else the provisioning file. */
 const keyPlace = (d: ProvisionedDatasource, key: string): ProvisionedDatasource['where'] =>

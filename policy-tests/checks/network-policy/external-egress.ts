@@ -17,14 +17,15 @@ import { anyAdmits, policyVerdict, portsAdmit, portsAlone, toPortsAdmit, type Ru
 import { ENFORCED_POLICY_KINDS, placedPolicies, type Placed } from '../../model/cluster/network-reach.ts';
 import { namespaceLabels, templatesWithPorts, type Template } from '../../model/cluster/pod-templates.ts';
 import { opaqueNamespaces } from '../../model/cluster/providers.ts';
+import { isServiceDomainHost } from '../../model/cluster/service-addresses.ts';
 import { containerEnvironment, givenVariablePath } from '../../model/cluster/environment.ts';
 import { IMAGE_FACTS_GLOB, imageKey, repoImageNeeds } from '../../model/repository/image-facts.ts';
 import { dialledUrl, runsDialler } from '../../model/programs/outbound-dials.ts';
 import { ciliumDialect, dnsAllows, type ProxyDialect } from './dns-proxy.ts';
 import { policyNames } from './refusals.ts';
 
-/** A host the cluster's resolver answers itself (a Service's name, short or whole): network-policy-egress-path's, not this. */
-const inCluster = (host: string): boolean => !host.includes('.') || /(^|\.)(svc|cluster\.local)$/.test(host) || host === 'localhost';
+/** A host the cluster's resolver answers itself (a Service's name, short or whole, or the cluster's domain): network-policy-egress-path's, not this. */
+const inCluster = (host: string): boolean => !host.includes('.') || isServiceDomainHost(host) || /(^|\.)cluster\.local$/.test(host);
 
 /** Where a connection goes outside the cluster: the host the URL names and its port (the scheme's where it names none). */
 interface Outside {

@@ -114,6 +114,10 @@ export function lokiServesTls(repo: Repo, resources: readonly Resource[]): boole
   });
 }
 
+/** The header a multi-tenant Loki reads each request's tenant from (dskit's user.OrgIDHeaderName), matched case aside as HTTP does. */
+export const LOKI_TENANT_HEADER = 'X-Scope-OrgID';
+export const isTenantHeader = (name: string): boolean => name.trim().toLowerCase() === LOKI_TENANT_HEADER.toLowerCase();
+
 /**
  * Whether the cluster's Loki runs multi-tenant: `auth_enabled`, true unless its config says false (Loki's flag
  * -auth.enabled defaults to true), so every push and query without a tenant (X-Scope-OrgID) is refused 401 "no org
