@@ -13,7 +13,7 @@ import { dig, objects } from '../../model/core/dig.ts';
 import type { Path } from '../../model/core/positions.ts';
 import { withKeyProviders } from '../../model/cluster/provided-keys.ts';
 import { givenVariablePath, containerEnvironment, secretKeyOf, type GivenVariable } from '../../model/cluster/environment.ts';
-import { serviceIndex } from '../../model/cluster/service-addresses.ts';
+import { serviceIndex, urlPort } from '../../model/cluster/service-addresses.ts';
 import { servicePort } from '../../model/cluster/ingress-routes.ts';
 import { selectorMatches } from '../../model/core/label-selector.ts';
 import type { Resource } from '../../model/core/manifest.ts';
@@ -67,8 +67,7 @@ function sameKey(ctx: CheckContext, a: Source, b: Source): 'same' | 'different' 
 function addressOf(text: string): { host: string; port: number } | undefined {
   try {
     const url = new URL(text);
-    const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
-    return { host: url.hostname.replace(/\.$/, ''), port };
+    return { host: url.hostname.replace(/\.$/, ''), port: urlPort(url) };
   } catch {
     return undefined;
   }

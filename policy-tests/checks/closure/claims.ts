@@ -43,12 +43,10 @@ function unmatched(ctx: CheckContext, claim: ClaimSpec, volumes: readonly Resour
   if (fits.length > 0) return;
   const written = typeof dig(claim.spec, ['storageClassName']) === 'string';
   const asked = written ? 'asks for no class (storageClassName "")' : `names no class, and no StorageClass is the default${notQuiteDefault(ctx.resources)}`;
-  const what = claim.template
-    ? `StatefulSet ${claim.resource.name}'s claim template ${claim.name.slice(0, -claim.resource.name.length - 1)}`
-    : `PersistentVolumeClaim ${claim.name}`;
+  const what = claim.template !== undefined ? `StatefulSet ${claim.resource.name}'s claim template ${claim.template}` : `PersistentVolumeClaim ${claim.name}`;
   ctx.fail(
     { resource: claim.resource, path: written ? [...claim.at, 'storageClassName'] : claim.at },
-    `${what} ${asked} and no volume (spec.volumeName): no provisioner serves it, and no PersistentVolume of the repository without a class is free for it and satisfies it, so the binder leaves it Pending${claim.template ? ', and each pod of the StatefulSet with it' : ''}`,
+    `${what} ${asked} and no volume (spec.volumeName): no provisioner serves it, and no PersistentVolume of the repository without a class is free for it and satisfies it, so the binder leaves it Pending${claim.template !== undefined ? ', and each pod of the StatefulSet with it' : ''}`,
   );
 }
 
@@ -105,7 +103,7 @@ export const volumeClosureCheck: PolicyCheck = {
         continue;
       }
       // A template names no volume of its own: each pod's claim would bind the one volume (StatefulSets are not judged so).
-      if (spec.template) continue;
+      if (spec.template !== undefined) continue;
       const claim = spec.resource;
       if (outside.has(name)) continue;
       const where = { resource: claim, path: ['spec', 'volumeName'] };

@@ -6,6 +6,7 @@
  * address it publishes goes elsewhere. A name where no Ingress routes to the workload, an address no Service of it
  * asks for (a node's, a router's), or a value whose text the gate does not read is said not judged.
  */
+import { urlPort } from '../../model/cluster/service-addresses.ts';
 import { isIP } from 'node:net';
 import { didYouMean } from '../../model/core/did-you-mean.ts';
 import { dig, list, str } from '../../model/core/dig.ts';
@@ -32,7 +33,7 @@ function hostsRoutedTo(held: Held, services: readonly Resource[]): Map<string, R
  */
 function reachedAt(held: Held, ingresses: readonly Resource[], url: URL): { ok: boolean; listeners: ProxyListener[] } | undefined {
   const proxies = traefikProxiesByClass(held.ctx.repo);
-  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+  const port = urlPort(url);
   const listeners: ProxyListener[] = [];
   for (const ingress of ingresses) {
     const proxy = traefikServing(proxies, ingress);

@@ -19,7 +19,7 @@ import { acrossPods, ciliumSelects, egressVerdict, type EgressVerdict } from '..
 import { refusedOutright } from '../../model/cilium/policy-rules.ts';
 import type { PodPorts } from '../../model/cluster/network-reach.ts';
 import { dig, list, obj } from '../../model/core/dig.ts';
-import { ciliumDialect, dnsRules, firstRefused, type ProxyDialect } from './dns-proxy.ts';
+import { ciliumDialect, dnsRules, firstRefused, fqdnSelectors, type ProxyDialect } from './dns-proxy.ts';
 import { opaqueNamespaces, providedPods } from '../../model/cluster/providers.ts';
 import { templatesWithPorts, type Template } from '../../model/cluster/pod-templates.ts';
 import type { Repo } from '../../model/repository/repo.ts';
@@ -67,15 +67,15 @@ function fqdnDials(templates: readonly Template[], scope: DialScope): NamedDial[
     const { policy } = placed;
     const selects = (t: Template) => ciliumPolicySelects(placed, t, scope.peers.namespaces);
     list(dig(policy.object, ['spec', 'egress'])).forEach((rule, i) =>
-      list(obj(rule).toFQDNs).forEach((fqdn, j) => {
+      fqdnSelectors(obj(rule), ['spec', 'egress', i]).forEach(({ matchName, matchPattern, at }) => {
         // A pattern's names are looked up as a name's are: which one, the pod knows; the lookup goes out alike.
-        const name = obj(fqdn).matchName ?? obj(fqdn).matchPattern;
-        const clients = typeof name === 'string' && name !== '' ? templates.filter(selects) : [];
+        const name = matchName ?? matchPattern;
+        const clients = name ? templates.filter(selects) : [];
         if (clients.length)
           out.push({
             clients,
-            address: { text: name as string },
-            at: { resource: policy, path: ['spec', 'egress', i, 'toFQDNs', j, obj(fqdn).matchName !== undefined ? 'matchName' : 'matchPattern'] },
+            address: { text: name! },
+            at: { resource: policy, path: [...at, matchName !== undefined ? 'matchName' : 'matchPattern'] },
             pods: [],
             fqdn: true,
           });

@@ -74,21 +74,25 @@ export function searchCandidates(name: string, namespace: string): string[] {
   return [`${name}.${namespace}.svc.${CLUSTER_DOMAIN}.`, `${name}.svc.${CLUSTER_DOMAIN}.`, `${name}.${CLUSTER_DOMAIN}.`, asIs];
 }
 
+/** A name selector (a DNS rule, a toFQDNs entry) as Cilium reads it: its name or pattern where written as text, and its path. */
+function nameSelector(selector: unknown, at: Path): DnsRule {
+  const { matchName, matchPattern } = obj(selector) as Obj & { matchName?: unknown; matchPattern?: unknown };
+  return { ...(typeof matchName === 'string' ? { matchName } : {}), ...(typeof matchPattern === 'string' ? { matchPattern } : {}), at };
+}
+
 /** The DNS rules of a Cilium policy's egress to port 53 (what sends its pods' DNS through the proxy), each with its path. */
 export function dnsRules(policy: Resource): DnsRule[] {
   return list(dig(policy.object, ['spec', 'egress'])).flatMap((rule, i) =>
     list(obj(rule).toPorts).flatMap((tp, j) =>
-      (list(obj(tp).ports).some((p) => String(obj(p).port) === '53') ? list(dig(tp, ['rules', 'dns'])) : []).map((d, k) => {
-        const { matchName, matchPattern } = obj(d) as Obj & { matchName?: unknown; matchPattern?: unknown };
-        return {
-          ...(typeof matchName === 'string' ? { matchName } : {}),
-          ...(typeof matchPattern === 'string' ? { matchPattern } : {}),
-          at: ['spec', 'egress', i, 'toPorts', j, 'rules', 'dns', k] as Path,
-        };
-      }),
+      (list(obj(tp).ports).some((p) => String(obj(p).port) === '53') ? list(dig(tp, ['rules', 'dns'])) : []).map((d, k) =>
+        nameSelector(d, ['spec', 'egress', i, 'toPorts', j, 'rules', 'dns', k]),
+      ),
     ),
   );
 }
+
+/** The toFQDNs entries of a Cilium egress rule at `at`, read as the DNS proxy's rules are (a name or a pattern), each with its path. */
+export const fqdnSelectors = (rule: Obj, at: Path): DnsRule[] => list(rule.toFQDNs).map((f, j) => nameSelector(f, [...at, 'toFQDNs', j]));
 
 /**
  * The first name the pods' resolver asks on the way to `name` that the rules refuse, if any. The search ends at the

@@ -17,11 +17,12 @@ import { anyAdmits, policyVerdict, portsAdmit, portsAlone, toPortsAdmit, type Ru
 import { ENFORCED_POLICY_KINDS, placedPolicies, type Placed } from '../../model/cluster/network-reach.ts';
 import { namespaceLabels, templatesWithPorts, type Template } from '../../model/cluster/pod-templates.ts';
 import { opaqueNamespaces } from '../../model/cluster/providers.ts';
-import { isServiceDomainHost } from '../../model/cluster/service-addresses.ts';
+import { isServiceDomainHost, urlPort } from '../../model/cluster/service-addresses.ts';
 import { containerEnvironment, givenVariablePath } from '../../model/cluster/environment.ts';
 import { IMAGE_FACTS_GLOB, imageKey, repoImageNeeds } from '../../model/repository/image-facts.ts';
 import { dialledUrl, runsDialler } from '../../model/programs/outbound-dials.ts';
-import { ciliumDialect, dnsAllows, type ProxyDialect } from './dns-proxy.ts';
+import { ciliumDialect, dnsAllows, fqdnSelectors, type ProxyDialect } from './dns-proxy.ts';
+import { addressPeers } from '../../model/cilium/node-addresses.ts';
 import { policyNames } from './refusals.ts';
 
 /** A host the cluster's resolver answers itself (a Service's name, short or whole, or the cluster's domain): network-policy-egress-path's, not this. */
@@ -35,52 +36,54 @@ interface Outside {
 
 const EVERY_IPV4 = '0.0.0.0/0';
 
-/** An address block to a host the gate knows by name: every IPv4 address admits it (no `except` cut out); any other may hold it or not. */
-const blockVerdict = (cidr: unknown, except: unknown): RuleVerdict => (str(cidr) === EVERY_IPV4 && list(except).length === 0 ? 'admits' : 'unknown');
+/**
+ * A rule's address blocks (model/cilium/node-addresses.ts) to a host the gate knows by name: a block of every IPv4
+ * address with nothing cut out admits it; any other block, or one the gate cannot read, may hold it or not.
+ */
+function blocksVerdict(rule: Obj, kind: 'NetworkPolicy' | 'Cilium'): RuleVerdict {
+  const { peers, unread } = addressPeers(rule, 'to', kind);
+  if (peers.some((p) => p.cidr === EVERY_IPV4 && p.except.length === 0)) return 'admits';
+  return peers.length > 0 || unread ? 'unknown' : 'no';
+}
 
-/** The toFQDNs entries of a Cilium rule, as the DNS proxy's rules are read (a name or a pattern). */
-const fqdnEntries = (rule: Obj) => list(rule.toFQDNs).map((f) => ({ ...obj(f), at: [] }) as { matchName?: string; matchPattern?: string; at: [] });
+/** Whether a rule names the host by toFQDNs, as the DNS proxy matches a name. */
+const namesHost = (rule: Obj, host: string, dialect: ProxyDialect): boolean => dnsAllows(fqdnSelectors(rule, []), host, dialect);
 
 function ciliumRule(rule: Obj, to: Outside, dialect: ProxyDialect): RuleVerdict {
   if (!toPortsAdmit(rule, to.port)) return 'no';
   if (portsAlone(rule)) return 'admits';
-  if (dnsAllows(fqdnEntries(rule), to.host, dialect)) return 'admits';
+  if (namesHost(rule, to.host, dialect)) return 'admits';
   const entities = list(rule.toEntities).map(str);
   if (entities.includes('world') || entities.includes('all')) return 'admits';
-  const blocks = [
-    ...list(rule.toCIDR).map((c) => blockVerdict(c, [])),
-    ...list(rule.toCIDRSet).map((s) => (obj(s).cidr === undefined ? 'unknown' : blockVerdict(obj(s).cidr, obj(s).except))),
-  ];
   const unread = entities.some((e) => e.startsWith('world-')) || rule.toGroups !== undefined || list(rule.toServices).some((s) => obj(s).k8sServiceSelector);
-  return anyAdmits([...blocks, unread ? 'unknown' : 'no']);
+  return anyAdmits([blocksVerdict(rule, 'Cilium'), unread ? 'unknown' : 'no']);
 }
 
 function networkPolicyRule(rule: Obj, to: Outside): RuleVerdict {
   if (!portsAdmit(list(rule.ports).map(obj), to.port)) return 'no';
-  const peers = list(rule.to).map(obj);
-  if (peers.length === 0) return 'admits';
-  return anyAdmits(peers.map((peer) => (peer.ipBlock === undefined ? 'no' : blockVerdict(obj(peer.ipBlock).cidr, obj(peer.ipBlock).except))));
+  return list(rule.to).length === 0 ? 'admits' : blocksVerdict(rule, 'NetworkPolicy');
 }
 
-/** A rule of the refusing Cilium policies that names the host by toFQDNs but not on this port: the slip, where the finding belongs. */
-function nearMiss(refusedBy: readonly Resource[], to: Outside, dialect: ProxyDialect): FailurePlace | undefined {
+/**
+ * A rule of the refusing Cilium policies that names the host by toFQDNs but not on this port: the slip, where the
+ * finding belongs, with the ports it lets through for the message.
+ */
+function nearMiss(refusedBy: readonly Resource[], to: Outside, dialect: ProxyDialect): { place: FailurePlace; ports: string } | undefined {
   for (const policy of refusedBy) {
     if (policy.kind === 'NetworkPolicy') continue;
     const rules = list(dig(policy.object, ['spec', 'egress'])).map(obj);
-    const i = rules.findIndex((r) => dnsAllows(fqdnEntries(r), to.host, dialect));
-    if (i >= 0) return { resource: policy, path: ['spec', 'egress', i, rules[i]!.toPorts === undefined ? 'toFQDNs' : 'toPorts'] };
+    const i = rules.findIndex((r) => namesHost(r, to.host, dialect));
+    if (i < 0) continue;
+    const ports = list(rules[i]!.toPorts).flatMap((tp) =>
+      list(obj(tp).ports).map((p) => `${scalarText(obj(p).port ?? 'any')}/${str(obj(p).protocol) || 'ANY'}`),
+    );
+    return {
+      place: { resource: policy, path: ['spec', 'egress', i, rules[i]!.toPorts === undefined ? 'toFQDNs' : 'toPorts'] },
+      ports: ports.length ? ` (its toFQDNs rule for the host lets ${ports.join(', ')} through)` : '',
+    };
   }
   return undefined;
 }
-
-/** The ports a rule of the refusing policies names for the host, for the message. */
-const portsNamed = (place: FailurePlace | undefined): string => {
-  if (!place || !('resource' in place)) return '';
-  const ports = list(dig(place.resource.object, [...place.path.slice(0, 3), 'toPorts'])).flatMap((tp) =>
-    list(obj(tp).ports).map((p) => `${scalarText(obj(p).port ?? 'any')}/${str(obj(p).protocol) || 'ANY'}`),
-  );
-  return ports.length ? ` (its toFQDNs rule for the host lets ${ports.join(', ')} through)` : '';
-};
 
 interface Scope {
   policies: Placed[];
@@ -91,9 +94,11 @@ interface Scope {
 /** Judges each dial of one container of a pod template. */
 function judgeContainer(ctx: CheckContext, t: Template, c: ContainerRef, scope: Scope): void {
   const image = scalarText(c.container.image ?? '');
-  const facts = repoImageNeeds(ctx.repo).needs.get(imageKey(image));
+  const dials = (repoImageNeeds(ctx.repo).needs.get(imageKey(image))?.dials ?? []).filter((d) => runsDialler(d, c.container));
+  // Most containers dial nothing out: their environment is not worked out.
+  if (dials.length === 0) return;
   const environment = containerEnvironment(ctx, t.namespace, c.container);
-  for (const dial of (facts?.dials ?? []).filter((d) => runsDialler(d, c.container))) {
+  for (const dial of dials) {
     const read = dialledUrl(dial, environment.text);
     const imageAt: FailurePlace = { resource: t.resource, path: [...c.at, 'image'] };
     if (read && 'unread' in read) {
@@ -106,7 +111,7 @@ function judgeContainer(ctx: CheckContext, t: Template, c: ContainerRef, scope: 
     if (!read || !['http:', 'https:'].includes(read.url.protocol)) continue; // a value no http(s) URL is envFormat's to say
     const host = read.url.hostname.toLowerCase().replace(/\.$/, '');
     if (inCluster(host)) continue;
-    const number = Number(read.url.port || (read.url.protocol === 'https:' ? 443 : 80));
+    const number = urlPort(read.url);
     const to: Outside = { host, port: { same: (p) => p === String(number), number } };
     const verdict = policyVerdict(scope.policies, t, 'egress', {
       namespaceLabels: scope.namespaces,
@@ -117,15 +122,15 @@ function judgeContainer(ctx: CheckContext, t: Template, c: ContainerRef, scope: 
     const set = read.set.at(-1);
     const entry = set === undefined ? undefined : environment.entries.findLast((e) => e.name === set);
     const dialAt: FailurePlace = entry ? { resource: t.resource, path: [...c.at, ...givenVariablePath(entry, 'value')] } : imageAt;
-    const dials = `${t.resource.kind} ${t.resource.name} (container ${c.name}) dials ${read.url.href} (${set ? `its ${set}` : "its image's default, no variable set"}) on ${number}/TCP`;
+    const dialled = `${t.resource.kind} ${t.resource.name} (container ${c.name}) dials ${read.url.href} (${set ? `its ${set}` : "its image's default, no variable set"}) on ${number}/TCP`;
     if ('unknown' in verdict) {
-      ctx.notJudged(dialAt, `${dials}: whether its egress policies let it out is not known, as ${verdict.unknown} selects it`);
+      ctx.notJudged(dialAt, `${dialled}: whether its egress policies let it out is not known, as ${verdict.unknown} selects it`);
       continue;
     }
     const slip = entry ? undefined : nearMiss(verdict.refusedBy, to, scope.dialect);
     ctx.fail(
-      slip ?? dialAt,
-      `${dials}, and the egress policies that select its pods in ${t.namespace} (${policyNames(verdict.refusedBy)}) have no rule that lets it reach ${host} on that port${portsNamed(slip)}: each connection times out, with every object accepted (its image facts' dials)`,
+      slip?.place ?? dialAt,
+      `${dialled}, and the egress policies that select its pods in ${t.namespace} (${policyNames(verdict.refusedBy)}) have no rule that lets it reach ${host} on that port${slip?.ports ?? ''}: each connection times out, with every object accepted (its image facts' dials)`,
     );
   }
 }

@@ -236,8 +236,7 @@ export function gluetunProblems(env: readonly GluetunEnv[], ref: GluetunReferenc
       message: `gluetun ${ref.version} refuses VPN type "${vpnType.value}" (one of ${ref.vpnTypes.join(', ')}) and exits at start`,
     });
   else if (vpnType && provider) {
-    // readVPNServiceProvider: "pia" is the old name of Private Internet Access; unset, SetDefaults gives it too.
-    const name = provider.value === 'pia' || provider.value === '' ? 'private internet access' : provider.value;
+    const name = providerName(provider.value);
     const valid = vpnType.value === 'wireguard' ? ref.providers.wireguard : [...ref.providers.all, ref.providers.custom];
     if (!valid.includes(name))
       problems.push({
@@ -266,6 +265,9 @@ export function gluetunProblems(env: readonly GluetunEnv[], ref: GluetunReferenc
   return problems;
 }
 
+/** A provider as gluetun names it (readVPNServiceProvider): "pia" is the old name of Private Internet Access; unset, SetDefaults gives it too. */
+const providerName = (value: string): string => (value === 'pia' || value === '' ? 'private internet access' : value);
+
 /**
  * PortForwarding.Validate: with VPN_PORT_FORWARDING on, the provider it forwards for (VPN_PORT_FORWARDING_PROVIDER,
  * else the VPN's) is one whose port forwarding gluetun runs, or gluetun refuses its settings and exits at start. A
@@ -281,7 +283,7 @@ function portForwardingProblems(
   const own = valueOf('VPN_PORT_FORWARDING_PROVIDER');
   const provider = own && own.value !== '' ? own : valueOf('VPN_SERVICE_PROVIDER');
   if (!provider) return [];
-  const name = provider.value === 'pia' || provider.value === '' ? 'private internet access' : provider.value;
+  const name = providerName(provider.value);
   if (valid.includes(name)) return [];
   return [
     {

@@ -287,9 +287,12 @@ export function blackboxConfigProblems(config: unknown): DecodeProblem[] {
   return goDecodeProblems(config, CONFIG);
 }
 
+/** The configuration's modules by name (none where it holds no map of them). */
+const modulesOf = (config: unknown): Record<string, unknown> => (isMap(config) && isMap(config.modules) ? config.modules : {});
+
 /** The modules whose prober the exporter has no function for: each probe of one is answered 400 "Unknown prober". */
 export function unknownProbers(config: unknown): { module: string; prober: string }[] {
-  const modules = isMap(config) && isMap(config.modules) ? config.modules : {};
+  const modules = modulesOf(config);
   return Object.entries(modules)
     .filter(([, m]) => isMap(m) && !PROBERS.has(text(m.prober)))
     .map(([module, m]) => ({ module, prober: text((m as Record<string, unknown>).prober) }));
@@ -301,7 +304,7 @@ export function unknownProbers(config: unknown): { module: string; prober: strin
  * entry decodes as 0. `all` where no entry can match: every probe of the module fails.
  */
 export function deadStatusCodes(config: unknown): { module: string; index: number; code: number; all: boolean }[] {
-  const modules = isMap(config) && isMap(config.modules) ? config.modules : {};
+  const modules = modulesOf(config);
   return Object.entries(modules).flatMap(([module, m]) => {
     const codes = isMap(m) && isMap(m.http) && Array.isArray(m.http.valid_status_codes) ? m.http.valid_status_codes : [];
     const read = codes.map((c) => (c === null ? 0 : c));
@@ -316,7 +319,7 @@ export function deadStatusCodes(config: unknown): { module: string; index: numbe
  * passes.
  */
 export function sslDeadModules(config: unknown): string[] {
-  const modules = isMap(config) && isMap(config.modules) ? config.modules : {};
+  const modules = modulesOf(config);
   return Object.entries(modules).flatMap(([module, m]) =>
     isMap(m) && isMap(m.http) && bool(m.http.fail_if_ssl, false) && bool(m.http.fail_if_not_ssl, false) ? [module] : [],
   );

@@ -62,6 +62,9 @@ export function serviceIndex(repo: Repo, resources: readonly Resource[] = repo.r
 /** Whether a host is a name under a namespace's Services (`<service>.<namespace>.svc`, with or without the cluster's domain). */
 export const isServiceDomainHost = (host: string): boolean => /\.svc(\.|$)/.test(host);
 
+/** The port an http(s) URL connects to: the one it names, else its scheme's (443 for https, 80 for any other). */
+export const urlPort = (url: URL): number => Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+
 export interface ServiceAddress {
   service: string;
   namespace: string;

@@ -126,6 +126,12 @@ export function namesKey(scope: ChartScope, key: string): boolean {
   return new RegExp(`\\b${escape(key)}\\b`).test(templateText(scope));
 }
 
+/** What the chart's defaults declare under `key`: each default there, and those that are maps of keys (under which the walk goes on). */
+function declaredUnder(declared: readonly Record<string, unknown>[], key: string): { defaults: unknown[]; maps: Record<string, unknown>[] } {
+  const defaults = declared.filter((d) => key in d).map((d) => d[key]);
+  return { defaults, maps: defaults.filter((d): d is Record<string, unknown> => isMap(d) && Object.keys(d).length > 0) };
+}
+
 /** A key of a values file the chart does not read: where, the declared key it is most likely a typo of, and whether it sits under a map a template takes whole. */
 export interface UnusedValue {
   path: Path;
@@ -166,9 +172,8 @@ export function unusedValues(values: unknown, chart: ChartScope): UnusedValue[] 
       }
       // A list the chart walks is read; its elements' keys are judged there.
       if (Array.isArray(value) && listElements(value, here, { scope, rel: [...rel, key], defaults: declared.map((d) => d[key]) })) continue;
-      const defaults = declared.filter((d) => key in d).map((d) => d[key]);
+      const { defaults, maps } = declaredUnder(declared, key);
       if (defaults.length > 0) {
-        const maps = defaults.filter((d): d is Record<string, unknown> => isMap(d) && Object.keys(d).length > 0);
         if (maps.length === defaults.length)
           if (takesWhole(scope, [...rel, key])) slips(value, here, maps);
           else visit(value, here, { scope, declared: maps, rel: [...rel, key] });
@@ -189,8 +194,7 @@ export function unusedValues(values: unknown, chart: ChartScope): UnusedValue[] 
     if (!isMap(node)) return;
     const siblings = [...new Set(declared.flatMap((d) => Object.keys(d)))];
     for (const [key, value] of Object.entries(node)) {
-      const defaults = declared.filter((d) => key in d).map((d) => d[key]);
-      const maps = defaults.filter((d): d is Record<string, unknown> => isMap(d) && Object.keys(d).length > 0);
+      const { defaults, maps } = declaredUnder(declared, key);
       if (defaults.length > 0) {
         if (maps.length === defaults.length) slips(value, [...path, key], maps);
         continue;

@@ -15,21 +15,18 @@ export interface ClaimSpec {
   spec: unknown;
   /** Its name as a finding says it: the claim's, or the template's with the StatefulSet's. */
   name: string;
-  /** Whether a StatefulSet's template makes it. */
-  template: boolean;
+  /** The claim template's own name, where a StatefulSet's template makes it. */
+  template?: string;
 }
 
 export const claimSpecs = (resources: readonly Resource[]): ClaimSpec[] =>
   resources.flatMap((r): ClaimSpec[] =>
     r.kind === 'PersistentVolumeClaim'
-      ? [{ resource: r, at: ['spec'], spec: dig(r.object, ['spec']), name: r.name, template: false }]
+      ? [{ resource: r, at: ['spec'], spec: dig(r.object, ['spec']), name: r.name }]
       : r.kind === 'StatefulSet'
-        ? objects(dig(r.object, ['spec', 'volumeClaimTemplates'])).map((t, i) => ({
-            resource: r,
-            at: ['spec', 'volumeClaimTemplates', i, 'spec'],
-            spec: t.spec,
-            name: `${str(dig(t, ['metadata', 'name']))}-${r.name}`,
-            template: true,
-          }))
+        ? objects(dig(r.object, ['spec', 'volumeClaimTemplates'])).map((t, i) => {
+            const template = str(dig(t, ['metadata', 'name']));
+            return { resource: r, at: ['spec', 'volumeClaimTemplates', i, 'spec'], spec: t.spec, name: `${template}-${r.name}`, template };
+          })
         : [],
   );
