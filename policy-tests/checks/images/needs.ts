@@ -11,11 +11,12 @@ import { scalarText } from '../../model/core/text.ts';
 import { capabilitiesOf, imageParts, workloadContainers, type ContainerRef, type PodSpecRef } from '../../model/core/workloads.ts';
 import { imageKey } from '../../model/repository/image-facts.ts';
 import { nearestName, suggesting } from '../../model/core/did-you-mean.ts';
-import { httpProbes, textOf, type Held } from './variables.ts';
+import { textOf, type Held } from './variables.ts';
 import { urlBaseNeed } from './url-base.ts';
 import { conditionalEnvNeed, envFormatNeed, envSinceNeed, envTogetherNeed, slippedVariableNeed } from './env-needs.ts';
 import { dropsToPuid, skipsEntrypoint } from '../../model/repository/run-as.ts';
 import { optionsNeed } from './options.ts';
+import { probePathNeed } from './probe-paths.ts';
 
 /** Where Python's tempfile looks for a temporary directory, after $TMPDIR, $TEMP and $TMP. */
 const TEMP_DIRS = ['/tmp', '/var/tmp', '/usr/tmp'];
@@ -109,37 +110,6 @@ function s6OverlayNeed({ ctx, pod, c, image, need, where, setting, variable }: H
       `container ${c.name} starts ${image} as user ${scalarText(user)} without ${missing.join(' and ')}: its s6-overlay preinit cannot make the image's /run its own without privileges, and stops before the app starts (${need.source})`,
       `give the container an emptyDir at /run and ${S6_K8S_RUN}=1`,
     );
-}
-
-function probePathNeed({ ctx, resource, c, image, need }: Held): void {
-  for (const { probe, asked, at } of httpProbes(c)) {
-    if (need.servedPaths && !need.servedPaths.includes(asked))
-      ctx.fail(
-        { resource, path: at },
-        `container ${c.name}'s ${probe} asks ${image} for ${asked}, which it does not serve (${need.source}): the answer is a 404, so the probe always fails${probe === 'readinessProbe' ? ', and the pod never joins its Service' : ', and the kubelet kills the container over and over'}: ask ${need.servedPaths.join(' or ')}`,
-        `probe ${need.servedPaths.join(' or ')}`,
-      );
-    if (need.openPaths && !need.openPaths.includes(asked))
-      ctx.fail(
-        { resource, path: at },
-        `container ${c.name}'s ${probe} asks ${image} for ${asked}, which it answers only after a login (${need.source}); the kubelet never logs in, so the probe always fails: ask ${need.openPaths.join(' or ')}`,
-        `probe ${need.openPaths.join(' or ')}`,
-      );
-    if (probe === 'livenessProbe' && need.readyPaths?.includes(asked))
-      ctx.fail(
-        { resource, path: at },
-        `container ${c.name}'s livenessProbe asks ${image} for ${asked}, which answers only once it is ready (${need.source}): a start that takes longer than the probe allows is killed and starts over, longer each time; leave readiness to the readinessProbe and ask a path the process answers as soon as it serves`,
-        'probe a path the process answers as soon as it serves, and leave readiness to the readinessProbe',
-      );
-    if (need.pollPaths?.includes(asked)) {
-      const timeout = dig(c.container, [probe, 'timeoutSeconds']) ?? 1;
-      ctx.fail(
-        { resource, path: at },
-        `container ${c.name}'s ${probe} asks ${image} for ${asked}, and every request there polls what it watches (${need.source}): the probe polls it at each period, and fails whenever that answers slower than the probe's ${scalarText(timeout)} s timeout, ${probe === 'livenessProbe' ? 'so the kubelet restarts a healthy exporter' : 'so the pod leaves its Service'}: ask a path the process answers itself`,
-        'probe a path the process answers itself',
-      );
-    }
-  }
 }
 
 function publishedNeed({ ctx, resource, c, image, need }: Held): void {

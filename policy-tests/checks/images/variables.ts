@@ -47,8 +47,8 @@ export interface Held {
   variable: (name: string) => VariableSetting | undefined;
 }
 
-/** Each httpGet probe of a container: which, the path it asks (without its query; `/` when none is given), and where that is said. */
-export function* httpProbes(c: ContainerRef): Generator<{ probe: string; asked: string; at: (string | number)[] }> {
+/** Each httpGet probe of a container: which, the path it asks (without its query; `/` when none is given), where that is said, and its port as written. */
+export function* httpProbes(c: ContainerRef): Generator<{ probe: string; asked: string; at: (string | number)[]; port: unknown }> {
   for (const probe of ['startupProbe', 'livenessProbe', 'readinessProbe']) {
     if (dig(c.container, [probe, 'httpGet']) === undefined) continue;
     const path = dig(c.container, [probe, 'httpGet', 'path']);
@@ -56,6 +56,7 @@ export function* httpProbes(c: ContainerRef): Generator<{ probe: string; asked: 
       probe,
       asked: typeof path === 'string' ? path.split('?')[0]! : '/',
       at: [...c.at, probe, 'httpGet', typeof path === 'string' ? 'path' : 'port'],
+      port: dig(c.container, [probe, 'httpGet', 'port']),
     };
   }
 }

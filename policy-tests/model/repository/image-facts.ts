@@ -13,6 +13,7 @@ import { perRepo } from './per-repo.ts';
 import { didYouMean } from '../core/did-you-mean.ts';
 import { isProgramOptions, type ProgramOptions } from '../programs/command-line.ts';
 import { LISTENS_FIELD, type Listens } from '../programs/listens.ts';
+import { HTTP_PATH_FIELDS, type HttpPaths } from '../programs/http-paths.ts';
 import { SELF_URL_FIELD, type SelfUrl } from '../programs/self-url.ts';
 import { DIALS_FIELD, type OutboundDial } from '../programs/outbound-dials.ts';
 import { URL_BASE_FIELD, type UrlBase } from '../programs/url-base.ts';
@@ -23,7 +24,8 @@ import type { Repo } from './repo.ts';
 /** Where image facts live: one file per area, beside the workloads that run the images (never applied: `*\/facts/*`). */
 export const IMAGE_FACTS_GLOB = '*/facts/images.yaml';
 
-export interface ImageNeeds {
+/** What an image needs, and what its program answers over HTTP (its path facts, http-paths.ts). */
+export interface ImageNeeds extends HttpPaths {
   /** The image's repository, registry included, without tag or digest. */
   image: string;
   file: string;
@@ -47,14 +49,6 @@ export interface ImageNeeds {
    * S6_YES_I_WANT_A_WORLD_WRITABLE_RUN_BECAUSE_KUBERNETES is set (libexec/preinit).
    */
   s6Overlay?: boolean;
-  /** The only HTTP paths it answers without a login: a kubelet's httpGet probe, which never logs in, must ask one of them. */
-  openPaths?: string[];
-  /** The only HTTP paths it answers at all, on any of its ports (any other is a 404): an httpGet probe must ask one of them. */
-  servedPaths?: string[];
-  /** HTTP paths whose every request polls the device or service the image watches (an exporter's scrape): no probe's path. */
-  pollPaths?: string[];
-  /** HTTP paths that answer only once the app is ready, after its start-up work (a WAL replayed): no liveness probe's path. */
-  readyPaths?: string[];
   /**
    * The image's ENTRYPOINT, when `root` and `s6Overlay` are its needs rather than the app's: a container whose
    * `command` replaces it never runs it (the kubelet's `command` overrides ENTRYPOINT, and CMD with it).
@@ -192,10 +186,7 @@ const OPTIONAL_FIELDS: Record<string, { valid: (v: unknown) => boolean; says: st
   s6Overlay: { valid: (v) => typeof v === 'boolean', says: 's6Overlay is true or false' },
   writesTo: { valid: isPathList, says: 'writesTo lists the absolute directories the app writes that need a writable volume' },
   nodeFolders: { valid: isPathList, says: "nodeFolders lists the node's absolute folders the program reads or writes at the same path" },
-  openPaths: { valid: isPathList, says: 'openPaths lists the absolute paths the image answers without a login' },
-  servedPaths: { valid: isPathList, says: 'servedPaths lists the absolute paths the image answers at all' },
-  pollPaths: { valid: isPathList, says: 'pollPaths lists the absolute paths whose every request polls what the image watches' },
-  readyPaths: { valid: isPathList, says: 'readyPaths lists the absolute paths that answer only once the app is ready' },
+  ...HTTP_PATH_FIELDS,
   entrypoint: { valid: (v) => isList(v, (e) => typeof e === 'string'), says: "entrypoint is the image's ENTRYPOINT, a list of strings" },
   commands: {
     valid: (v) => isList(v, (e) => typeof e === 'string' && /^[^/\s]+$/.test(e)),

@@ -254,3 +254,59 @@ describe("workload-image-needs: a temporary directory where the image's runtime 
     expect(onVolumeAt(pve, '/scratch')).toEqual([expect.stringContaining('no writable volume at $TMPDIR, /tmp, /var/tmp or /usr/tmp')]);
   });
 });
+
+describe("workload-image-needs: a probe's path, held to the server the image's path facts are of", () => {
+  // gluetun's facts are of its control server (HTTP_CONTROL_SERVER_ADDRESS, :8000): every path its public role does not list answers 401.
+  const gluetun = {
+    image: 'qmcgaw/gluetun:v3.40.4',
+    securityContext: { capabilities: { add: ['NET_ADMIN', 'MKNOD'] } },
+    ports: [
+      { name: 'http-control', containerPort: 8000 },
+      { name: 'health', containerPort: 9999 },
+    ],
+  };
+  const probing = (port: unknown, path: string, more: Record<string, unknown> = {}) =>
+    judge({ ...gluetun, livenessProbe: { httpGet: { path, port } }, ...more }).filter((m) => /probe/i.test(m));
+
+  it('holds a probe of the control server to its public routes, by port name or number', () => {
+    expect(probing('http-control', '/v1/publicip/ip')).toEqual([]);
+    expect(probing(8000, '/v1/vpn/status')).toEqual([]);
+    expect(probing('http-control', '/v1/publicip')).toEqual([expect.stringMatching(/^error: .*for \/v1\/publicip, which it answers only after a login/)]);
+    expect(probing(8000, '/v1/vpn/settings')).toEqual([expect.stringMatching(/^error: .*for \/v1\/vpn\/settings, which it answers only after a login/)]);
+    // A slash more is another path to the roles' exact match.
+    expect(probing(8000, '/v1/publicip/ip/')).toHaveLength(1);
+  });
+
+  it('leaves a probe of another port alone: the health server answers any path', () => {
+    const env = [{ name: 'HEALTH_SERVER_ADDRESS', value: ':9999' }];
+    expect(probing('health', '/', { env })).toEqual([]);
+    expect(probing(9999, '/anything', { env })).toEqual([]);
+  });
+
+  it('follows the control server to the port its listening address names', () => {
+    const moved = { env: [{ name: 'HTTP_CONTROL_SERVER_ADDRESS', value: '0.0.0.0:9000' }], ports: [{ name: 'http-control', containerPort: 9000 }] };
+    expect(probing('http-control', '/v1/publicip', moved)).toHaveLength(1);
+    expect(probing(8000, '/v1/publicip', moved)).toEqual([]);
+  });
+
+  it('says not judged where a mounted roles file may open other routes, or the address is not read', () => {
+    const mounted = (mountPath: string, env: unknown[] = []) => ({ env, volumeMounts: [{ name: 'auth', mountPath }] });
+    expect(probing(8000, '/v1/publicip', mounted('/gluetun'))).toEqual([
+      expect.stringMatching(/^not-judged: .*the volume mounted at \/gluetun may hold \/gluetun\/auth\/config\.toml/),
+    ]);
+    expect(probing(8000, '/v1/publicip', mounted('/gluetun/auth/config.toml'))).toHaveLength(1);
+    // The roles file named elsewhere: a mount at /gluetun no longer holds it, one at its folder does.
+    const named = [{ name: 'HTTP_CONTROL_SERVER_AUTH_CONFIG_FILEPATH', value: '/config/auth.toml' }];
+    expect(probing(8000, '/v1/publicip', mounted('/gluetun', named))).toEqual([expect.stringMatching(/^error: /)]);
+    expect(probing(8000, '/v1/publicip', mounted('/config/', named))).toEqual([expect.stringMatching(/^not-judged: /)]);
+    // A mount beside the file's folder is not above it.
+    expect(probing(8000, '/v1/publicip', mounted('/gluetun/aut'))).toEqual([expect.stringMatching(/^error: /)]);
+    const secret = [{ name: 'HTTP_CONTROL_SERVER_ADDRESS', valueFrom: { secretKeyRef: { name: 'g', key: 'a' } } }];
+    expect(probing(8000, '/v1/publicip', { env: secret })).toEqual([
+      expect.stringMatching(/^not-judged: .*read from a value the gate does not read \(HTTP_CONTROL_SERVER_ADDRESS\)/),
+    ]);
+    expect(probing(8000, '/v1/publicip', { env: [{ name: 'HTTP_CONTROL_SERVER_ADDRESS', value: '8000' }] })).toEqual([
+      expect.stringMatching(/^not-judged: .*HTTP_CONTROL_SERVER_ADDRESS is no \[host\]:port/),
+    ]);
+  });
+});

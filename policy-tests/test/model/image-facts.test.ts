@@ -200,6 +200,28 @@ describe('imageNeeds', () => {
     expect(imageNeeds(repo, isFacts).needs.get('grafana/loki')?.readyPaths).toEqual(['/ready']);
   });
 
+  it('reads the server the paths are of, and refuses one without its address variable and port, or a replacing file that is no absolute path', () => {
+    for (const pathsServer of [
+      { address: 'X', default: 0 },
+      { address: 'not a name', default: 80 },
+      { default: 80 },
+      { address: 'X', default: 80, replacedBy: { variable: 'F', default: 'auth.toml' } },
+      { address: 'X', default: 80, replacedBy: { default: '/auth.toml' } },
+      ['X', 80],
+    ])
+      expect(read([{ image: 'a/b', source: 's', openPaths: ['/'], pathsServer }]).problems[0]?.message, JSON.stringify(pathsServer)).toMatch(
+        /entry 1: pathsServer is \{address, default, replacedBy\?\}/,
+      );
+    expect(read([{ image: 'a/b', source: 's', pathsServer: { address: 'X', default: 80, port: 1 } }]).problems[0]?.message).toMatch(
+      /pathsServer\.port is no field of the image facts/,
+    );
+    expect(imageNeeds(repo, isFacts).needs.get('qmcgaw/gluetun')?.pathsServer).toEqual({
+      address: 'HTTP_CONTROL_SERVER_ADDRESS',
+      default: 8000,
+      replacedBy: { variable: 'HTTP_CONTROL_SERVER_AUTH_CONFIG_FILEPATH', default: '/gluetun/auth/config.toml' },
+    });
+  });
+
   it("refuses a conditional need that cannot be read, and reads the VPN image's", () => {
     for (const envNeeds of [
       [{ when: {}, needs: ['A'] }],

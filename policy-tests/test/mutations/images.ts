@@ -300,6 +300,26 @@ export const imageMutations: Mutation[] = [
   },
   {
     check: 'workload-image-needs',
+    why: "gluetun's liveness probe asks /v1/publicip, the public IP route without its /ip: the control server answers every path its public role does not list with a 401, the probe always fails, and the kubelet restarts the VPN over and over",
+    mutate: swap(
+      'apps/media/gluetun/deployment.yaml',
+      '          livenessProbe:\n            httpGet:\n              path: /v1/publicip/ip\n',
+      '          livenessProbe:\n            httpGet:\n              path: /v1/publicip\n',
+    ),
+    at: (c) => ({ file: 'apps/media/gluetun/deployment.yaml', line: lineOf(c, 'apps/media/gluetun/deployment.yaml', '              path: /v1/publicip\n') }),
+  },
+  {
+    check: 'workload-image-needs',
+    why: "the Proxmox exporter's readiness probe asks /healthz: its server has three routes (/, /metrics and /pve) and answers any other with a 404, so the exporter never joins its Service and is never scraped",
+    mutate: swap(
+      PVE_EXPORTER,
+      '          readinessProbe:\n            httpGet:\n              path: /\n',
+      '          readinessProbe:\n            httpGet:\n              path: /healthz\n',
+    ),
+    at: (c) => ({ file: PVE_EXPORTER, line: lineOf(c, PVE_EXPORTER, '              path: /healthz') }),
+  },
+  {
+    check: 'workload-image-needs',
     why: "the VPN's interface address dropped from gluetun: Mullvad's WireGuard has no default address, gluetun refuses its settings, and the VPN pod never starts",
     mutate: swap('apps/media/gluetun/deployment.yaml', /            # The tunnel's own address[^]*?key: WIREGUARD_ADDRESSES\n/, ''),
     at: after('apps/media/gluetun/deployment.yaml', '        - name: gluetun', '          env:'),
