@@ -5,7 +5,7 @@
  */
 import { objects, str } from '../../model/core/dig.ts';
 import { compareReleases, imageRelease, type ContainerRef } from '../../model/core/workloads.ts';
-import { envNamePattern } from '../../model/repository/image-facts.ts';
+import { envNamePattern, type EnvNeed } from '../../model/repository/image-facts.ts';
 import { holdsValue, textOf, valuePath, type Held } from './variables.ts';
 import { secretShown } from '../../model/cluster/environment.ts';
 import { mistyped } from '../../model/core/did-you-mean.ts';
@@ -32,8 +32,23 @@ export function envTogetherNeed({ ctx, resource, c, image, need, env, variable }
     }
 }
 
+/** Where the container's env sets a variable empty (its last entry of the name), where the image reads the empty text as written. */
+function setEmptyAt(c: ContainerRef, variable: Held['variable'], name: string): (string | number)[] | undefined {
+  if (textOf(variable(name)) !== '') return undefined;
+  const index = objects(c.container.env).findLastIndex((e) => e.name === name);
+  return index < 0 ? undefined : [...c.at, 'env', index, objects(c.container.env)[index]!.value === undefined ? 'name' : 'value'];
+}
+
 export function envFormatNeed({ ctx, resource, c, image, need, env, variable }: Held): void {
-  for (const rule of need.envFormat ?? [])
+  for (const rule of need.envFormat ?? []) {
+    // Set empty, the value is no longer the image's default: the program reads the empty text, and may refuse it.
+    const emptyAt = rule.empty ? setEmptyAt(c, variable, rule.name) : undefined;
+    if (emptyAt && !new RegExp(rule.pattern).test(''))
+      ctx.fail(
+        { resource, path: emptyAt },
+        `container ${c.name} sets ${rule.name} empty, but ${image} reads it as written and takes it only in the form ${rule.pattern} (${need.source}): the empty text replaces the image's default, and is refused`,
+        `set ${rule.name} in that form, or leave it out for the image's default`,
+      );
     for (const [name, path] of env) {
       if (!envNamePattern(rule.name).test(name)) continue;
       const at = { resource, path: valuePath(path) };
@@ -48,6 +63,7 @@ export function envFormatNeed({ ctx, resource, c, image, need, env, variable }: 
           `write ${name} in that form`,
         );
     }
+  }
 }
 
 /** Whether a volume is mounted at one of `dirs`, inside one, or above one: the image could read its setting from a file there. */
@@ -57,16 +73,41 @@ const mountsUnder = (c: ContainerRef, dirs: readonly string[]): boolean =>
     return dirs.some((dir) => at === dir || at.startsWith(`${dir}/`) || dir.startsWith(`${at === '/' ? '' : at}/`));
   });
 
+/**
+ * A setting that makes or unmakes a need, as the image reads it: the container's text, else (unset or empty) the
+ * image's default, and undefined where the value is not read (a Secret's, or an envFrom source's that may set it).
+ */
+function conditionValue(variable: Held['variable'], rule: EnvNeed, name: string): { value: string; byDefault: boolean } | undefined {
+  const setting = variable(name);
+  if (setting === 'held' || setting === 'maybe') return undefined;
+  const text = textOf(setting);
+  if (text !== undefined && text !== '') return { value: text, byDefault: false };
+  const fallback = rule.defaults?.[name];
+  return fallback === undefined ? undefined : { value: fallback, byDefault: true };
+}
+
+/** Whether a needed setting holds a value under its name or an older one the image reads; undefined where a source may give it. */
+function neededHeld(variable: Held['variable'], rule: EnvNeed, name: string): boolean | undefined {
+  const held = [name, ...(rule.aliases?.[name] ?? [])].map((n) => holdsValue(variable(n)));
+  return held.includes(true) ? true : held.includes(undefined) ? undefined : false;
+}
+
 export function conditionalEnvNeed({ ctx, resource, c, image, need, variable }: Held): void {
   const where = { resource, path: [...c.at, c.container.env === undefined ? 'name' : 'env'] };
+  const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
   for (const rule of need.envNeeds ?? []) {
     const when = Object.entries(rule.when ?? {});
-    const applies = when.every(([name, values]) => values.some((v) => v.toLowerCase() === textOf(variable(name))?.toLowerCase()));
+    const whenNot = Object.entries(rule.whenNot ?? {});
+    const value = (name: string) => conditionValue(variable, rule, name);
+    const matches = (name: string, values: string[]) => values.some((v) => value(name) !== undefined && same(v, value(name)!.value));
+    const applies =
+      when.every(([name, values]) => matches(name, values)) && whenNot.every(([name, values]) => value(name) !== undefined && !matches(name, values));
     if (!applies) continue;
-    const missing = rule.needs.filter((name) => !holdsValue(variable(name)));
+    const missing = rule.needs.filter((name) => !neededHeld(variable, rule, name));
     if (missing.length === 0) continue;
-    const because = when.length > 0 ? ` with ${when.map(([name]) => `${name}=${textOf(variable(name))}`).join(', ')}` : '';
-    if (missing.some((name) => holdsValue(variable(name)) === undefined) || (rule.orFilesUnder && mountsUnder(c, rule.orFilesUnder)))
+    const shown = [...when, ...whenNot].map(([name]) => `${name}=${value(name)!.value}${value(name)!.byDefault ? ' (unset: the image default)' : ''}`);
+    const because = shown.length > 0 ? ` with ${shown.join(', ')}` : '';
+    if (missing.some((name) => neededHeld(variable, rule, name) === undefined) || (rule.orFilesUnder && mountsUnder(c, rule.orFilesUnder)))
       ctx.notJudged(
         where,
         `container ${c.name} runs ${image}${because} and no ${missing.join(' or ')} in its env; whether its envFrom sources or mounted files give ${missing.length > 1 ? 'them' : 'it'} is not read`,

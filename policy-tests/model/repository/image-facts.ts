@@ -60,15 +60,12 @@ export interface ImageNeeds extends HttpPaths {
   options?: ProgramOptions[];
   /** Settings read from the environment that work only together: a variable named like `set` is ignored without its `needs` (`*` the same text in both). */
   envTogether?: { set: string; needs: string }[];
-  /**
-   * Settings the image cannot do without (when others hold given values, if `when` is given): each of `needs` is set,
-   * or the image reads it from a file under one of `orFilesUnder`.
-   */
+  /** Settings the image cannot do without (where others hold given values, if `when` or `whenNot` is given; EnvNeed). */
   envNeeds?: EnvNeed[];
   /** Settings the image reads only from a release on (`*` any text): an older release ignores the variable. */
   envSince?: { name: string; since: string }[];
   /** Settings it takes in one form only (`pattern`, the value as written): another value is refused, or ignored. */
-  envFormat?: { name: string; pattern: string }[];
+  envFormat?: { name: string; pattern: string; empty?: boolean }[];
   /** Where its own program listens: each port and bind address read from a variable (model/programs/listens.ts). */
   listens?: Listens[];
   /** The variables naming the address its program gives clients for itself: its host one an Ingress routes to it. */
@@ -140,10 +137,17 @@ export function holdsBefore(image: string, before: string | undefined): boolean 
 /** Whether a container of this image reference trips the rule (its release is before the trip's `before`, if any). */
 export const tripsAt = (trip: FalcoTrip, image: string): boolean | undefined => holdsBefore(image, trip.before);
 
+/** A setting the image cannot do without: each of `needs` is set, or read from a file under one of `orFilesUnder`. */
 export interface EnvNeed {
-  /** The values of other settings that make the need; without it, the need is always there. */
+  /** The values of other settings that make the need; without it (and `whenNot`), the need is always there. */
   when?: Record<string, string[]>;
+  /** The values of other settings that unmake it (any other value makes it). */
+  whenNot?: Record<string, string[]>;
+  /** The value a `when` or `whenNot` setting takes where unset or empty (the image's ENV, else the program's default). */
+  defaults?: Record<string, string>;
   needs: string[];
+  /** Older names the image also reads a needed setting from. */
+  aliases?: Record<string, string[]>;
   orFilesUnder?: string[];
 }
 
@@ -173,6 +177,8 @@ const isPathList = (paths: unknown): boolean => isList(paths, (p) => typeof p ==
 const isStringList = (list: unknown): boolean => isList(list, (v) => typeof v === 'string' && v !== '');
 const isImageName = (v: unknown): boolean => typeof v === 'string' && v !== '' && imageParts(v).tag === undefined;
 const fieldsOf = (value: unknown): Record<string, unknown> => (value ?? {}) as Record<string, unknown>;
+const isMapOf = (value: unknown, item: (v: unknown) => boolean): boolean =>
+  typeof value === 'object' && !Array.isArray(value) && isList(Object.values(fieldsOf(value)), item);
 
 /**
  * Every optional field but the root start, with what a value must be and what the facts say when it is not: one
@@ -203,18 +209,15 @@ const OPTIONAL_FIELDS: Record<string, { valid: (v: unknown) => boolean; says: st
     says: 'envTogether lists {set, needs}: two variable names, each with one * standing for the same text',
   },
   envNeeds: {
-    keys: ['when', 'needs', 'orFilesUnder'],
+    keys: ['when', 'whenNot', 'defaults', 'needs', 'aliases', 'orFilesUnder'],
     valid: (v) =>
       isList(v, (need) => {
-        const { when, needs, orFilesUnder } = fieldsOf(need);
-        const conditions = typeof when === 'object' && when !== null && !Array.isArray(when) ? Object.values(when) : [];
-        return (
-          (when === undefined || (conditions.length > 0 && conditions.every(isStringList))) &&
-          isStringList(needs) &&
-          (orFilesUnder === undefined || isPathList(orFilesUnder))
-        );
+        const { when, whenNot, defaults, needs, aliases, orFilesUnder } = fieldsOf(need);
+        const optional = (value: unknown, valid: (v: unknown) => boolean) => value === undefined || valid(value);
+        const maps = [when, whenNot, aliases].every((map) => optional(map, (m) => isMapOf(m, isStringList)));
+        return maps && optional(defaults, (d) => isMapOf(d, (t) => isStringList([t]))) && isStringList(needs) && optional(orFilesUnder, isPathList);
       }),
-    says: 'envNeeds lists {when?, needs, orFilesUnder?}: when (if the need is not always there) maps variables to the values that make it, needs names variables, orFilesUnder absolute paths',
+    says: 'envNeeds lists {when?, whenNot?, defaults?, needs, aliases?, orFilesUnder?}: when and whenNot (if the need is not always there) map variables to the values that make it and unmake it, defaults each such variable to its value where unset, needs names variables, aliases maps one to the older names also read, orFilesUnder lists absolute paths',
   },
   tagPattern: {
     valid: (v) => typeof v === 'string' && isPattern(v),
@@ -260,10 +263,18 @@ const OPTIONAL_FIELDS: Record<string, { valid: (v: unknown) => boolean; says: st
     says: 'envSince lists {name, since}: a variable name (one * at most) and the release (x.y.z) that first reads it',
   },
   envFormat: {
-    keys: ['name', 'pattern'],
+    keys: ['name', 'pattern', 'empty'],
     valid: (v) =>
-      isList(v, (e) => isEnvName(fieldsOf(e).name, 'optional') && typeof fieldsOf(e).pattern === 'string' && isPattern(fieldsOf(e).pattern as string)),
-    says: 'envFormat lists {name, pattern}: a variable name (one * at most) and the pattern (^...$) its value must match',
+      isList(v, (e) => {
+        const { name, pattern, empty } = fieldsOf(e);
+        return (
+          isEnvName(name, 'optional') &&
+          typeof pattern === 'string' &&
+          isPattern(pattern) &&
+          (empty === undefined || (empty === true && !String(name).includes('*')))
+        );
+      }),
+    says: 'envFormat lists {name, pattern, empty?}: a variable name (one * at most) and the pattern (^...$) its value must match, and empty: true where a value set empty is read as written (a name without *)',
   },
   apiRequests: API_REQUESTS_FIELD,
   listens: LISTENS_FIELD,

@@ -69,6 +69,39 @@ describe('workload-image-needs beyond the mutation lists', () => {
     expect(judge({ ...gluetun, env: [{ name: 'VPN_SERVICE_PROVIDER', value: 'nordvpn' }, ...env.slice(1)] })).toEqual([]);
   });
 
+  it("takes a setting's image default where it is unset, an older name for a needed one, and a value that unmakes the need", () => {
+    const gluetun = { image: 'qmcgaw/gluetun:v3.40.4', securityContext: { capabilities: { add: ['NET_ADMIN', 'MKNOD'] } } };
+    const needing = (env: unknown[], more: Record<string, unknown> = {}) =>
+      judge({ ...gluetun, env, ...more }).filter((m) => /(without|no) OPENVPN_/.test(m.split(' (gluetun cmd')[0]!));
+    const mullvad = { name: 'VPN_SERVICE_PROVIDER', value: 'mullvad' };
+    // VPN_TYPE unset: the image's openvpn, which needs both.
+    expect(needing([mullvad])).toEqual([
+      expect.stringMatching(/^error: .*with VPN_TYPE=openvpn \(unset: the image default\), VPN_SERVICE_PROVIDER=mullvad but without OPENVPN_USER/),
+      expect.stringMatching(/^error: .*without OPENVPN_PASSWORD/),
+    ]);
+    // Both unset: the image's pia, and set empty is unset to gluetun.
+    expect(needing([{ name: 'VPN_TYPE', value: '' }])).toEqual([
+      expect.stringMatching(/VPN_TYPE=openvpn \(unset: the image default\), VPN_SERVICE_PROVIDER=pia \(unset/),
+      expect.stringMatching(/OPENVPN_PASSWORD/),
+    ]);
+    expect(needing([mullvad, { name: 'USER', value: 'u' }, { name: 'OPENVPN_PASSWORD', value: 'p' }])).toEqual([]);
+    // An IVPN account ID needs no password; a custom configuration no user.
+    expect(
+      needing([
+        { name: 'VPN_SERVICE_PROVIDER', value: 'IVPN' },
+        { name: 'OPENVPN_USER', value: 'i-abcd-efgh-ijkl' },
+      ]),
+    ).toEqual([]);
+    expect(needing([{ name: 'VPN_SERVICE_PROVIDER', value: 'custom' }])).toEqual([]);
+    expect(needing([mullvad, { name: 'VPN_TYPE', value: 'wireguard' }])).toEqual([]);
+    // A type or provider from a Secret is not read: the need is not held to it.
+    expect(needing([mullvad, { name: 'VPN_TYPE', valueFrom: { secretKeyRef: { name: 'g', key: 't' } } }])).toEqual([]);
+    expect(needing([mullvad], { volumeMounts: [{ name: 's', mountPath: '/run/secrets' }] })).toEqual([
+      expect.stringMatching(/^not-judged: .*no OPENVPN_USER in its env/),
+      expect.stringMatching(/^not-judged: .*no OPENVPN_PASSWORD in its env/),
+    ]);
+  });
+
   it('reads the settings an envFrom source gives where the repository writes it: its keys, and a plain one its values', () => {
     const gluetun = { image: 'qmcgaw/gluetun:v3.40.4', securityContext: { capabilities: { add: ['NET_ADMIN', 'MKNOD'] } } };
     const key = { name: 'WIREGUARD_PRIVATE_KEY', valueFrom: { secretKeyRef: { name: 'g', key: 'k' } } };

@@ -200,6 +200,30 @@ describe('imageNeeds', () => {
     expect(imageNeeds(repo, isFacts).needs.get('grafana/loki')?.readyPaths).toEqual(['/ready']);
   });
 
+  it('refuses a form read as written when empty unless it names one variable', () => {
+    const format = (rule: Record<string, unknown>) => read([{ image: 'a/b', source: 's', envFormat: [{ pattern: '^[0-9]+$', ...rule }] }]).problems;
+    expect(format({ name: 'PGID', empty: true })).toEqual([]);
+    expect(format({ name: 'UN_*_GID', empty: true })[0]?.message).toMatch(/envFormat lists \{name, pattern, empty\?\}/);
+    expect(format({ name: 'PGID', empty: 'yes' })[0]?.message).toMatch(/envFormat lists \{name, pattern, empty\?\}/);
+  });
+
+  it('refuses a need whose conditions, defaults or older names cannot be read', () => {
+    for (const need of [
+      { whenNot: { A: 'x' }, needs: ['B'] },
+      { when: {}, needs: ['B'] },
+      { defaults: { A: '' }, needs: ['B'] },
+      { defaults: { A: ['x'] }, needs: ['B'] },
+      { defaults: 'abc', needs: ['B'] },
+      { aliases: { B: 'C' }, needs: ['B'] },
+    ])
+      expect(read([{ image: 'a/b', source: 's', envNeeds: [need] }]).problems[0]?.message, JSON.stringify(need)).toMatch(
+        /entry 1: envNeeds lists \{when\?, whenNot\?/,
+      );
+    expect(
+      read([{ image: 'a/b', source: 's', envNeeds: [{ whenNot: { A: ['x'] }, defaults: { A: 'y' }, needs: ['B'], aliases: { B: ['C'] } }] }]).problems,
+    ).toEqual([]);
+  });
+
   it('reads the server the paths are of, and refuses one without its address variable and port, or a replacing file that is no absolute path', () => {
     for (const pathsServer of [
       { address: 'X', default: 0 },
@@ -229,7 +253,9 @@ describe('imageNeeds', () => {
       [{ when: { A: ['x'] }, needs: [] }],
       [{ when: { A: ['x'] }, needs: ['B'], orFilesUnder: ['run'] }],
     ])
-      expect(read([{ image: 'a/b', source: 's', envNeeds }]).problems[0]?.message).toMatch(/entry 1: envNeeds lists \{when\?, needs, orFilesUnder\?\}/);
+      expect(read([{ image: 'a/b', source: 's', envNeeds }]).problems[0]?.message).toMatch(
+        /entry 1: envNeeds lists \{when\?, whenNot\?, defaults\?, needs, aliases\?, orFilesUnder\?\}/,
+      );
     expect(imageNeeds(repo, isFacts).needs.get('qmcgaw/gluetun')?.envNeeds?.[0]).toMatchObject({ needs: ['WIREGUARD_PRIVATE_KEY', 'WIREGUARD_ADDRESSES'] });
     // A need with no condition is always there: the managers' API keys.
     expect(read([{ image: 'a/b', source: 's', envNeeds: [{ needs: ['A'] }] }]).problems).toEqual([]);

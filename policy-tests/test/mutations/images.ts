@@ -326,6 +326,18 @@ export const imageMutations: Mutation[] = [
   },
   {
     check: 'workload-image-needs',
+    why: "Cleanuparr's PGID left without its value: the kubelet sets it empty, which replaces the image's 1000, and its entrypoint's groupadd -g '' stops the start under set -e",
+    mutate: swap(CLEANUPARR, '            - name: PGID\n              value: "1000"\n', '            - name: PGID\n'),
+    at: (c) => ({ file: CLEANUPARR, line: lineOf(c, CLEANUPARR, '            - name: PGID') }),
+  },
+  {
+    check: 'workload-image-needs',
+    why: "gluetun's VPN_TYPE line tidied away: the image's default type is OpenVPN, which logs in to Mullvad with a user and a password the pod does not set, so gluetun refuses its settings and the VPN pod never starts",
+    mutate: swap('apps/media/gluetun/deployment.yaml', '            - name: VPN_TYPE\n              value: wireguard\n', ''),
+    at: after('apps/media/gluetun/deployment.yaml', '        - name: gluetun', '          env:'),
+  },
+  {
+    check: 'workload-image-needs',
     why: 'unpoller held at 2.19.0, its catalog entry with it: save_syslog arrived in 2.20.0, so the variable is ignored and no system log reaches Loki',
     mutate: (c) => {
       swap(UNPOLLER, 'ghcr.io/unpoller/unpoller:v2.20.0', 'ghcr.io/unpoller/unpoller:v2.19.0')(c);
