@@ -78,6 +78,12 @@ interface Listener {
 
 /** A listener's port and address as a finding prints them: never a Secret's text. */
 const portShown = (h: Listener): string => (h.secretPort ? `the port its Secret holds` : `port ${h.port}`);
+/** Where the program listens, as a finding prints it: each port with the variable that sets it, the fixed ones together. */
+function heardShown(heard: readonly Listener[]): string {
+  const fixed = heard.filter((h) => h.name === 'fixed').map((h) => h.port);
+  const set = heard.filter((h) => h.name !== 'fixed').map((h) => `${portShown(h)} (${h.name})`);
+  return [...set, ...(fixed.length > 0 ? [`${fixed.length > 1 ? 'ports' : 'port'} ${fixed.join(', ')} (fixed)`] : [])].join(' and ');
+}
 const addressShown = (h: Listener): string => (h.secretAddress ? 'the address its Secret holds' : h.address!);
 
 /** Each listener's port and bind address as the program reads them; undefined where a value comes from a source the gate does not read. */
@@ -103,10 +109,12 @@ function listeners(held: Held, listens: readonly Listens[]): Listener[] {
           ]
         : [];
     }
-    const portSetting = held.variable(l.port);
+    // A fixed port: the program takes no setting for it.
+    const portSetting = l.port === undefined ? undefined : held.variable(l.port);
     const text = textOf(portSetting);
     const port = portSetting === undefined || text === '' ? l.default : text === undefined ? undefined : portValue(text);
-    const listener = { name: l.port, variable: l.port, port, secretPort: fromSecret(portSetting) };
+    const name = l.port ?? 'fixed';
+    const listener = { name, variable: name, port, secretPort: fromSecret(portSetting) };
     if (!l.address) return [listener];
     const set = held.variable(l.address);
     const written = textOf(set);
@@ -153,7 +161,7 @@ export function listensNeed(held: Held): void {
     if (there.length === 0) {
       ctx.fail(
         { resource: a.resource, path: a.path },
-        `${asker} asks port ${a.port} of container ${c.name}, where ${image} does not listen: it listens on ${heard.map((h) => `${portShown(h)} (${h.name})`).join(' and ')} (${need.source})`,
+        `${asker} asks port ${a.port} of container ${c.name}, where ${image} does not listen: it listens on ${heardShown(heard)} (${need.source})`,
         'make the container port the one the program listens on, or set the variable that moves it',
       );
       continue;

@@ -12,9 +12,9 @@ export type Listens = PortListens | { nodeInspector: string };
 
 /** A listener of the program itself: its port and bind address, each read from a variable. */
 export interface PortListens {
-  /** The variable the port is read from. */
-  port: string;
-  /** The port where the variable is unset (the image's ENV, else the program's default). */
+  /** The variable the port is read from; none where the program's port is fixed (`default` alone). */
+  port?: string;
+  /** The port where the variable is unset (the image's ENV, else the program's default), or the fixed one. */
   default: number;
   /** The variable the bind address is read from, if any. */
   address?: string;
@@ -36,15 +36,14 @@ export const LISTENS_FIELD = {
       const { port, default: fallback, address, addressDefault, emptyAddress, nodeInspector } = (l ?? {}) as Record<string, unknown>;
       if (nodeInspector !== undefined) return typeof nodeInspector === 'string' && NAME.test(nodeInspector) && Object.keys(l as object).length === 1;
       return (
-        typeof port === 'string' &&
-        NAME.test(port) &&
+        (port === undefined || (typeof port === 'string' && NAME.test(port))) &&
         isPort(fallback) &&
         (address === undefined || (typeof address === 'string' && NAME.test(address))) &&
         isAddress(addressDefault) &&
         isAddress(emptyAddress)
       );
     }),
-  says: "listens lists {port, default, address?, addressDefault?, emptyAddress?}: the variable its program reads a port from and the port where it is unset, and the variable it reads its bind address from with the address where it is unset and where it is empty (an IP address or localhost); or {nodeInspector}: the variable (NODE_OPTIONS) whose --inspect options start Node's inspector",
+  says: "listens lists {port?, default, address?, addressDefault?, emptyAddress?}: the variable its program reads a port from (none: the port is fixed) and the port where it is unset, and the variable it reads its bind address from with the address where it is unset and where it is empty (an IP address or localhost); or {nodeInspector}: the variable (NODE_OPTIONS) whose --inspect options start Node's inspector",
 };
 
 /** What a bind address reaches: every address of the pod, loopback alone, or one address the pod may not hold. */

@@ -3,7 +3,7 @@
  * Node's inspector as NODE_OPTIONS starts it (each case as Node 24.21 itself listened, 2026-12-06: docs/admission.md).
  */
 import { describe, expect, it } from 'vitest';
-import { bindReach, nodeInspector, portValue } from '../../model/programs/listens.ts';
+import { bindReach, LISTENS_FIELD, nodeInspector, portValue } from '../../model/programs/listens.ts';
 
 describe('bindReach', () => {
   it('reads the wildcard addresses as every address of the pod, loopback as loopback, and another address as one', () => {
@@ -40,5 +40,13 @@ describe('nodeInspector', () => {
     expect(nodeInspector('--max-old-space-size=100')).toBeUndefined();
     expect(nodeInspector('--inspect-port=127.0.0.1:0')).toBeUndefined();
     expect(nodeInspector('')).toBeUndefined();
+  });
+});
+
+describe('LISTENS_FIELD', () => {
+  it('takes a fixed port (a default without a variable), and refuses a port variable that is no name or a default that is no port', () => {
+    expect(LISTENS_FIELD.valid([{ default: 32400 }, { port: 'PORT', default: 11011, address: 'HOST', addressDefault: '0.0.0.0' }])).toBe(true);
+    for (const bad of [[{ port: 'not a name', default: 80 }], [{ default: 0 }], [{ port: 'PORT' }], [{ default: '80' }], []])
+      expect(LISTENS_FIELD.valid(bad), JSON.stringify(bad)).toBe(false);
   });
 });

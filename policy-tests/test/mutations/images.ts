@@ -326,6 +326,18 @@ export const imageMutations: Mutation[] = [
   },
   {
     check: 'workload-image-needs',
+    why: "Plex's container port written 32401: Plex listens on 32400 whatever the pod says, so its probes and its Service ask a port where nothing answers, and the kubelet restarts it over and over",
+    mutate: swap(PLEX, '              containerPort: 32400\n', '              containerPort: 32401\n'),
+    at: (c) => ({ file: PLEX, line: lineOf(c, PLEX, 'port: http') }),
+  },
+  {
+    check: 'workload-image-needs',
+    why: 'Cleanuparr given PORT=11012 for a second instance beside it: Kestrel listens there, and its probes and Service still ask 11011, so it is never ready',
+    mutate: swap(CLEANUPARR, '          env:\n', '          env:\n            - name: PORT\n              value: "11012"\n'),
+    at: (c) => ({ file: CLEANUPARR, line: lineOf(c, CLEANUPARR, 'port: http') }),
+  },
+  {
+    check: 'workload-image-needs',
     why: "Cleanuparr's PGID left without its value: the kubelet sets it empty, which replaces the image's 1000, and its entrypoint's groupadd -g '' stops the start under set -e",
     mutate: swap(CLEANUPARR, '            - name: PGID\n              value: "1000"\n', '            - name: PGID\n'),
     at: (c) => ({ file: CLEANUPARR, line: lineOf(c, CLEANUPARR, '            - name: PGID') }),
