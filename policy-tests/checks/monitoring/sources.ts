@@ -20,7 +20,7 @@ import { durationMs } from '../../model/core/time.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { goParseBool, scalarText } from '../../model/core/text.ts';
 import { CLIENT_CREDENTIALS } from '../../model/prometheus-operator/http-client.ts';
-import { PVE_CONFIG_AT, pveExporter, pveTargets } from '../../model/monitoring/pve-exporter.ts';
+import { PVE_CONFIG_AT, pveExporter, pveModuleAsked, pveTargets } from '../../model/monitoring/pve-exporter.ts';
 
 const EVENTS_SOURCE = /loki\.source\.kubernetes_events\s+"/;
 
@@ -200,7 +200,7 @@ export const sourceChecks: PolicyCheck[] = [
   {
     id: 'pve-audit-token',
     description:
-      'The hypervisor exporter scrapes three hosts every 60 s, one of them cluster-wide, with the API token of an audit-only user (PVEAuditor), never a password (A7).',
+      'The hypervisor exporter scrapes three hosts every 60 s, one of them cluster-wide, each with a module its pve.yml has (`default` where the scrape names none; any other answers 400 and the scrape fails), with the API token of an audit-only user (PVEAuditor), never a password (A7).',
     invariants: ['A7'],
     remediation: `scrape three targets at 60s with exactly one cluster=1, and render pve.yml from an ExternalSecret with user/token_name/token_value of the user in ${PVE_FACTS}`,
     reads: { kinds: ['ServiceMonitor', 'ExternalSecret'], files: ['monitoring/pve-exporter/facts/*'] },
@@ -209,7 +209,7 @@ export const sourceChecks: PolicyCheck[] = [
       const facts = (ctx.repo.dataFiles.get(PVE_FACTS)?.data ?? {}) as { user?: string; role?: string; token?: string };
       if (facts.role !== 'PVEAuditor')
         ctx.fail({ file: PVE_FACTS }, `the exporter's user must hold only PVEAuditor, facts say ${JSON.stringify(facts.role ?? null)}`);
-      const { monitor, secret, modules } = pveExporter(ctx.resources);
+      const { monitor, secret, modules, moduleNames } = pveExporter(ctx.resources);
       if (!monitor) {
         ctx.fail({ file: 'monitoring/README.md' }, 'no ServiceMonitor pve-exporter scrapes the hypervisors');
         return;
@@ -232,6 +232,14 @@ export const sourceChecks: PolicyCheck[] = [
         else ctx.fail({ file: 'monitoring/README.md' }, 'no ExternalSecret pve-exporter renders the exporter config');
         return;
       }
+      endpoints.forEach((e, i) => {
+        const module = pveModuleAsked(e.params);
+        if (!moduleNames!.includes(module))
+          ctx.fail(
+            { resource: monitor, path: ['spec', 'endpoints', i, 'params', e.params?.module ? 'module' : 'target'] },
+            `the scrape of ${scalarText(e.params?.target?.[0])} asks for module ${JSON.stringify(module)}, which pve.yml does not have (${moduleNames!.join(', ')}): the exporter answers 400 "Module not found in config", and the host's metrics stop`,
+          );
+      });
       for (const m of modules) {
         if ('password' in m) ctx.fail({ resource: secret, path: at }, 'the exporter logs in with a password; use the audit user’s API token');
         if (m.user !== facts.user || m.token_name !== facts.token || !scalarText(m.token_value ?? '').includes('{{'))

@@ -18,22 +18,29 @@ export interface PveExporter {
   monitor?: Resource;
   secret?: Resource;
   deployment?: Resource;
-  /** pve.yml's modules (undefined when it is missing or does not parse). */
+  /** pve.yml's modules (undefined when it is missing or does not parse), and their names: a scrape's `module` picks one. */
   modules?: Record<string, unknown>[];
+  moduleNames?: string[];
 }
+
+/** The module a scrape of /pve asks for (its `module` param's first value, werkzeug's args[key]), `default` where unset. */
+export const pveModuleAsked = (params: Record<string, unknown> | undefined): string =>
+  Array.isArray(params?.module) && params.module.length > 0 ? scalarText(params.module[0]) : 'default';
 
 export function pveExporter(resources: readonly Resource[]): PveExporter {
   const named = (kind: string) => resources.find((r) => r.kind === kind && r.name === 'pve-exporter');
   const secret = named('ExternalSecret');
   let modules: Record<string, unknown>[] | undefined;
+  let moduleNames: string[] | undefined;
   try {
     const config = parse(scalarText(dig(secret?.object, PVE_CONFIG_AT) ?? '')) as unknown;
     // A module written as null is the empty one yaml's decode makes of it.
-    if (config && typeof config === 'object') modules = Object.values(config).map(obj);
+    if (config && typeof config === 'object') [modules, moduleNames] = [Object.values(config).map(obj), Object.keys(config)];
   } catch {
     // left undefined: the checks say pve.yml does not parse
   }
-  return { monitor: named('ServiceMonitor'), secret, deployment: named('Deployment'), modules: modules?.length ? modules : undefined };
+  const read = modules?.length ? { modules, moduleNames } : {};
+  return { monitor: named('ServiceMonitor'), secret, deployment: named('Deployment'), ...read };
 }
 
 /** The hosts the ServiceMonitor has the exporter scrape (its `target` params), each with where it stands. */

@@ -30,6 +30,28 @@ export const monitoringSourcesMutations: Mutation[] = [
   },
   {
     check: 'pve-audit-token',
+    why: "the second host's scrape asks for module defualt: the exporter answers 400 (Module not found in config), and pve2's metrics stop",
+    mutate: (c) =>
+      c.write(
+        'monitoring/pve-exporter/servicemonitor.yaml',
+        c
+          .read('monitoring/pve-exporter/servicemonitor.yaml')
+          .replace('        target: [pve2.lan]\n', '        target: [pve2.lan]\n        module: [defualt]\n'),
+      ),
+    at: 'module: [defualt]',
+  },
+  {
+    check: 'pve-audit-token',
+    why: "pve.yml's module renamed lab while no scrape names a module: each asks for default, which pve.yml no longer has, and every host's metrics stop",
+    mutate: (c) =>
+      c.write(
+        'monitoring/pve-exporter/externalsecret.yaml',
+        c.read('monitoring/pve-exporter/externalsecret.yaml').replace('          default:\n', '          lab:\n'),
+      ),
+    at: (c) => ({ file: 'monitoring/pve-exporter/servicemonitor.yaml', line: lineOf(c, 'monitoring/pve-exporter/servicemonitor.yaml', 'target: [pve1.lan]') }),
+  },
+  {
+    check: 'pve-audit-token',
     why: 'a password instead of the token',
     mutate: (c) =>
       c.write(
