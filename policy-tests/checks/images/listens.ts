@@ -14,6 +14,7 @@ import { ingressRoutes, type IngressRoute } from '../../model/cluster/ingress-ro
 import { bindReach, nodeInspector, portValue, type Listens } from '../../model/programs/listens.ts';
 import { textOf, type Held } from './variables.ts';
 import { fromSecret } from '../../model/cluster/environment.ts';
+import { splitHostPort } from '../../model/go/net.ts';
 
 const PROBES = ['startupProbe', 'livenessProbe', 'readinessProbe'] as const;
 
@@ -86,6 +87,17 @@ function heardShown(heard: readonly Listener[]): string {
 }
 const addressShown = (h: Listener): string => (h.secretAddress ? 'the address its Secret holds' : h.address!);
 
+/** A listener whose port and address one variable holds as `[host]:port` (Go's net.Listen: an empty host is every address). */
+function hostPortListener(held: Held, variable: string, port: number, address: string | undefined): Listener {
+  const setting = held.variable(variable);
+  const text = textOf(setting);
+  const read = { name: variable, variable, addressVariable: variable, secretPort: fromSecret(setting), secretAddress: fromSecret(setting) };
+  if (setting === undefined || text === '') return { ...read, port, address };
+  if (text === undefined) return read;
+  const split = splitHostPort(text);
+  return 'error' in split ? read : { ...read, port: portValue(split.port), address: split.host || '0.0.0.0' };
+}
+
 /** Each listener's port and bind address as the program reads them; undefined where a value comes from a source the gate does not read. */
 function listeners(held: Held, listens: readonly Listens[]): Listener[] {
   return listens.flatMap((l): Listener[] => {
@@ -109,6 +121,7 @@ function listeners(held: Held, listens: readonly Listens[]): Listener[] {
           ]
         : [];
     }
+    if (l.listen) return [hostPortListener(held, l.listen, l.default, l.addressDefault)];
     // A fixed port: the program takes no setting for it.
     const portSetting = l.port === undefined ? undefined : held.variable(l.port);
     const text = textOf(portSetting);
@@ -177,7 +190,7 @@ export function listensNeed(held: Held): void {
     ctx.fail(
       bound.addressVariable ? { resource, path: variablePath(bound.addressVariable) } : { resource: a.resource, path: a.path },
       `${asker} asks port ${a.port} of container ${c.name}, where ${image} listens on ${addressShown(bound)}${bound.addressVariable ? ` (${bound.addressVariable})` : ` (${bound.name})`}, ${BOUND[bindReach(bound.address!) as 'loopback' | 'one']} (${need.source})`,
-      bound.addressVariable ? `set ${bound.addressVariable} to 0.0.0.0` : 'listen on 0.0.0.0',
+      !bound.addressVariable ? 'listen on 0.0.0.0' : `set ${bound.addressVariable} to 0.0.0.0${bound.addressVariable === bound.variable ? `:${a.port}` : ''}`,
     );
   }
 }

@@ -12,8 +12,10 @@ export type Listens = PortListens | { nodeInspector: string };
 
 /** A listener of the program itself: its port and bind address, each read from a variable. */
 export interface PortListens {
-  /** The variable the port is read from; none where the program's port is fixed (`default` alone). */
+  /** The variable the port is read from; none where the program's port is fixed (`default` alone), or read with its address. */
   port?: string;
+  /** The variable holding its `[host]:port` in one (Go's net.Listen address: an empty host is every address), in place of `port` and `address`. */
+  listen?: string;
   /** The port where the variable is unset (the image's ENV, else the program's default), or the fixed one. */
   default: number;
   /** The variable the bind address is read from, if any. */
@@ -28,22 +30,23 @@ const isPort = (v: unknown): boolean => Number.isInteger(v) && (v as number) > 0
 const isAddress = (v: unknown): boolean => v === undefined || (typeof v === 'string' && (isIP(v) !== 0 || v === 'localhost'));
 
 export const LISTENS_FIELD = {
-  keys: ['port', 'default', 'address', 'addressDefault', 'emptyAddress', 'nodeInspector'],
+  keys: ['port', 'listen', 'default', 'address', 'addressDefault', 'emptyAddress', 'nodeInspector'],
   valid: (v: unknown): boolean =>
     Array.isArray(v) &&
     v.length > 0 &&
     v.every((l: unknown) => {
-      const { port, default: fallback, address, addressDefault, emptyAddress, nodeInspector } = (l ?? {}) as Record<string, unknown>;
+      const { port, listen, default: fallback, address, addressDefault, emptyAddress, nodeInspector } = (l ?? {}) as Record<string, unknown>;
       if (nodeInspector !== undefined) return typeof nodeInspector === 'string' && NAME.test(nodeInspector) && Object.keys(l as object).length === 1;
       return (
         (port === undefined || (typeof port === 'string' && NAME.test(port))) &&
+        (listen === undefined || (typeof listen === 'string' && NAME.test(listen) && port === undefined && address === undefined)) &&
         isPort(fallback) &&
         (address === undefined || (typeof address === 'string' && NAME.test(address))) &&
         isAddress(addressDefault) &&
         isAddress(emptyAddress)
       );
     }),
-  says: "listens lists {port?, default, address?, addressDefault?, emptyAddress?}: the variable its program reads a port from (none: the port is fixed) and the port where it is unset, and the variable it reads its bind address from with the address where it is unset and where it is empty (an IP address or localhost); or {nodeInspector}: the variable (NODE_OPTIONS) whose --inspect options start Node's inspector",
+  says: "listens lists {port? or listen?, default, address?, addressDefault?, emptyAddress?}: the variable its program reads a port from (none: the port is fixed; or listen, the one it reads [host]:port from) and the port where it is unset, and the variable it reads its bind address from with the address where it is unset and where it is empty (an IP address or localhost); or {nodeInspector}: the variable (NODE_OPTIONS) whose --inspect options start Node's inspector",
 };
 
 /** What a bind address reaches: every address of the pod, loopback alone, or one address the pod may not hold. */

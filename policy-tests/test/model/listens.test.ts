@@ -46,7 +46,16 @@ describe('nodeInspector', () => {
 describe('LISTENS_FIELD', () => {
   it('takes a fixed port (a default without a variable), and refuses a port variable that is no name or a default that is no port', () => {
     expect(LISTENS_FIELD.valid([{ default: 32400 }, { port: 'PORT', default: 11011, address: 'HOST', addressDefault: '0.0.0.0' }])).toBe(true);
-    for (const bad of [[{ port: 'not a name', default: 80 }], [{ default: 0 }], [{ port: 'PORT' }], [{ default: '80' }], []])
+    expect(LISTENS_FIELD.valid([{ listen: 'UP_PROMETHEUS_HTTP_LISTEN', default: 9130, addressDefault: '0.0.0.0' }])).toBe(true);
+    for (const bad of [
+      [{ port: 'not a name', default: 80 }],
+      [{ default: 0 }],
+      [{ port: 'PORT' }],
+      [{ default: '80' }],
+      [],
+      [{ listen: 'LISTEN', port: 'PORT', default: 80 }],
+      [{ listen: 'LISTEN', address: 'HOST', default: 80 }],
+    ])
       expect(LISTENS_FIELD.valid(bad), JSON.stringify(bad)).toBe(false);
   });
 });

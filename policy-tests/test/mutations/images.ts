@@ -290,6 +290,18 @@ export const imageMutations: Mutation[] = [
   },
   {
     check: 'workload-image-needs',
+    why: "unpoller's listen address moved to :9131 while its container port, probes and Service stay at 9130: nothing answers there, and the gateway's metrics stop",
+    mutate: swap(UNPOLLER, '              value: 0.0.0.0:9130\n', '              value: :9131\n'),
+    at: (c) => ({ file: UNPOLLER, line: lineOf(c, UNPOLLER, 'port: http-metrics') }),
+  },
+  {
+    check: 'workload-image-needs',
+    why: "unpoller told to listen on 127.0.0.1:9130: the kubelet's probes and Prometheus come to the pod's address, where nothing answers",
+    mutate: swap(UNPOLLER, '              value: 0.0.0.0:9130\n', '              value: 127.0.0.1:9130\n'),
+    at: (c) => ({ file: UNPOLLER, line: lineOf(c, UNPOLLER, 'value: 127.0.0.1:9130') }),
+  },
+  {
+    check: 'workload-image-needs',
     why: "unpoller's liveness probe back on /metrics: every request there polls the UniFi controller, so a controller slower than the probe's second restarts a healthy exporter",
     mutate: swap(
       UNPOLLER,
