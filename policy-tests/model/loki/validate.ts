@@ -12,6 +12,7 @@
  *   - retention (`compactor.retention_enabled`) needs a delete-request store and a valid key prefix; the store is one
  *     of the object clients Loki makes (pkg/storage/factory.go internalNewObjectClient) or a named store, or the
  *     compactor's start fails ("failed to create delete request store object client") and Loki exits with it;
+ *   - an S3 store (a period's object store, the delete-request store) has a bucket, or its client refuses at start;
  *   - a TSDB or boltdb-shipper index needs its directories, which `common.path_prefix` sets when they are not.
  * Each is one refusal at the path of the field it is about, in Loki's words (Loki prints them all at once).
  * Loki fills in its defaults first; the defaults read here are the reference's.
@@ -126,6 +127,20 @@ function namedStoresOf(doc: unknown, thanos: boolean): Set<string> {
   return new Set(isMap(stores) ? Object.values(stores).flatMap((byName) => (isMap(byName) ? Object.keys(byName) : [])) : []);
 }
 
+/**
+ * Whether an S3 object client of this name has a bucket (aws.NewS3ObjectClient's buckets(): `bucketnames`, or the
+ * path of an `s3` URL): a named store's own config, else the storage config's `aws`, which `common.storage.s3` fills
+ * (applyStorageConfig). Without one the client refuses, "at least one bucket name must be specified", and Loki exits.
+ */
+function s3HasBucket(doc: unknown, name: string): boolean {
+  const named = dig(doc, ['storage_config', 'named_stores', 'aws', name]);
+  const configs = isMap(named) ? [named] : [dig(doc, ['storage_config', 'aws']), dig(doc, ['common', 'storage', 's3'])];
+  return configs.some((c) => text(dig(c, ['bucketnames'])) !== '' || text(dig(c, ['s3'])).replace(/^[a-z0-9+.-]+:\/\/[^/]*\/?/i, '') !== '');
+}
+
+/** Whether a store name makes an S3 client (the type, or a named store of the storage config's aws stores). */
+const makesS3Client = (doc: unknown, name: string): boolean => ['aws', 's3'].includes(name) || isMap(dig(doc, ['storage_config', 'named_stores', 'aws', name]));
+
 /** The object clients internalNewObjectClient makes by type, in the order its refusal names them (inmemory aside). */
 const OBJECT_CLIENTS = ['aws', 's3', 'gcs', 'azure', 'alibabacloud', 'swift', 'bos', 'cos', 'filesystem'];
 
@@ -145,6 +160,9 @@ function storeProblems(doc: unknown, configs: unknown[], at: (i: number) => (str
         path: [...at(i), 'object_store'],
         message: `unrecognized \`object_store\` type \`${object}\`, which also does not match any named_stores. Choose one of: ${(thanos ? THANOS_BACKENDS : SUPPORTED_STORAGE_TYPES).join(', ')}. Or choose a named_store`,
       });
+    // Every period's object client is made at start (NewStore), past and future ones alike.
+    else if (!thanos && makesS3Client(doc, object) && !s3HasBucket(doc, object))
+      out.push({ path: [...at(i), 'object_store'], message: `error creating object client for ${object}: at least one bucket name must be specified` });
   });
   return out;
 }
@@ -166,6 +184,11 @@ function compactorAndDirectoryProblems(doc: unknown): DecodeProblem[] {
       out.push({
         path: ['compactor', 'delete_request_store'],
         message: `failed to create delete request store object client: Unrecognized storage client ${store}, choose one of: ${OBJECT_CLIENTS.join(', ')}`,
+      });
+    else if (!thanos && makesS3Client(doc, store) && !s3HasBucket(doc, store))
+      out.push({
+        path: ['compactor', 'delete_request_store'],
+        message: 'failed to create delete request store object client: at least one bucket name must be specified',
       });
     const keyPrefix = compactor('delete_request_store_key_prefix');
     const prefix = pathPrefixProblem(keyPrefix === undefined || keyPrefix === null ? 'index/' : text(keyPrefix));

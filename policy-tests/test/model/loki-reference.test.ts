@@ -93,6 +93,29 @@ describe("Loki's checks of a decoded file (Config.Validate)", () => {
     ).not.toContainEqual(expect.stringContaining('delete request store'));
   });
 
+  it("holds an S3 store, a period's or the delete-request store, to a bucket: its own, the storage config's, or common.storage.s3's", () => {
+    const s3 = (more: Record<string, unknown>) =>
+      refusals(file([period({ object_store: 's3' })], { compactor: { retention_enabled: true, delete_request_store: 'aws' }, ...more }));
+    expect(s3({})).toEqual([
+      'schema_config.configs.0.object_store: error creating object client for s3: at least one bucket name must be specified',
+      'compactor.delete_request_store: failed to create delete request store object client: at least one bucket name must be specified',
+    ]);
+    expect(s3({ storage_config: { aws: { bucketnames: 'chunks' } } })).toEqual([]);
+    expect(s3({ common: { path_prefix: '/var/loki', storage: { s3: { s3: 's3://key:secret@eu-west-1/chunks' } } } })).toEqual([]);
+    // A URL without a path names no bucket.
+    expect(s3({ storage_config: { aws: { s3: 's3://eu-west-1' } } })).toHaveLength(2);
+    // A named aws store answers for itself alone.
+    const named = { named_stores: { aws: { archive: { bucketnames: 'archive' } } } };
+    expect(refusals(file([period({ object_store: 'archive' })], { storage_config: named }))).toEqual([]);
+    expect(
+      refusals(
+        file([period({ object_store: 'archive' })], { storage_config: { named_stores: { aws: { archive: { region: 'x' } } }, aws: { bucketnames: 'b' } } }),
+      ),
+    ).toHaveLength(1);
+    // Through the thanos clients the bucket is theirs to read.
+    expect(refusals(file([period({ object_store: 's3' })], { storage_config: { use_thanos_objstore: true } }))).toEqual([]);
+  });
+
   it.each([
     [file([]), 'schema_config: CONFIG ERROR: invalid schema config: must specify at least one schema configuration'],
     [
@@ -148,7 +171,8 @@ describe("Loki's checks of a decoded file (Config.Validate)", () => {
   });
 
   it('takes a named store, and v12 with structured metadata off', () => {
-    const named = { storage_config: { named_stores: { aws: { 'store-1': { endpoint: 's3://foo' } } } } };
+    // Config.Validate takes it by its name; its client then needs a bucket to start.
+    const named = { storage_config: { named_stores: { aws: { 'store-1': { endpoint: 's3://foo', bucketnames: 'chunks' } } } } };
     expect(refusals(file([period({ object_store: 'store-1' })], named))).toEqual([]);
     expect(refusals(file([period({ schema: 'v12' })], { limits_config: { allow_structured_metadata: false } }))).toEqual([]);
   });
