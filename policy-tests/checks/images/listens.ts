@@ -5,13 +5,13 @@
  * asked where it listens; two of its listeners on one port stop it at start (EADDRINUSE, exit 1). The API server
  * takes all three, and the pod is never ready.
  */
-import { dig, isMap, obj, objects } from '../../model/core/dig.ts';
+import { dig, isMap, list, obj, objects } from '../../model/core/dig.ts';
 import { selectorMatches } from '../../model/core/label-selector.ts';
 import { containerPort } from '../../model/core/workloads.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { ingressRoutes, type IngressRoute } from '../../model/cluster/ingress-routes.ts';
-import { bindReach, nodeInspector, portValue, type Listens } from '../../model/programs/listens.ts';
+import { bindReach, nodeInspector, optionValue, portValue, type Listens } from '../../model/programs/listens.ts';
 import { textOf, type Held } from './variables.ts';
 import { fromSecret } from '../../model/cluster/environment.ts';
 import { splitHostPort } from '../../model/go/net.ts';
@@ -48,11 +48,17 @@ export function routesToServices(
 
 /** What reaches the container: each probe's port and each port a Service of the pod sends to it, with where it is named. */
 function askedPorts(held: Held): { port: number; who: string; resource: Resource; path: (string | number)[] }[] {
-  const { resource, c } = held;
+  const { resource, c, pod } = held;
   const out: { port: number; who: string; resource: Resource; path: (string | number)[] }[] = [];
+  // A container's probe asks its own program, on a port it declares or one no other container of the pod declares.
+  const othersDeclare = (port: number) =>
+    ['containers', 'initContainers'].some((field) =>
+      objects(pod.spec[field]).some((other) => other !== c.container && objects(other.ports).some((p) => p.containerPort === port)),
+    );
+  const probed = (port: unknown) => containerPort(c, port) ?? (typeof port === 'number' && !othersDeclare(port) ? port : undefined);
   for (const probe of PROBES)
     for (const handler of ['httpGet', 'tcpSocket', 'grpc']) {
-      const port = containerPort(c, dig(c.container, [probe, handler, 'port']));
+      const port = probed(dig(c.container, [probe, handler, 'port']));
       if (port !== undefined) out.push({ port, who: `its ${probe}`, resource, path: [...c.at, probe, handler, 'port'] });
     }
   for (const service of servicesOfPod(held))
@@ -87,14 +93,15 @@ function heardShown(heard: readonly Listener[]): string {
 }
 const addressShown = (h: Listener): string => (h.secretAddress ? 'the address its Secret holds' : h.address!);
 
-/** A listener whose port and address one variable holds as `[host]:port` (Go's net.Listen: an empty host is every address). */
-function hostPortListener(held: Held, variable: string, port: number, address: string | undefined): Listener {
-  const setting = held.variable(variable);
-  const text = textOf(setting);
-  const read = { name: variable, variable, addressVariable: variable, secretPort: fromSecret(setting), secretAddress: fromSecret(setting) };
-  if (setting === undefined || text === '') return { ...read, port, address };
-  if (text === undefined) return read;
-  const split = splitHostPort(text);
+/**
+ * A listener whose port and address one setting holds as `[host]:port` (Go's net.Listen: an empty host is every
+ * address): a variable, or an option of the command line. `given` is its text, undefined where unset (the defaults
+ * stand), null where it is not read.
+ */
+function hostPortListener(read: Listener, given: string | undefined | null, port: number, address: string | undefined): Listener {
+  if (given === undefined || given === '') return { ...read, port, address };
+  if (given === null) return read;
+  const split = splitHostPort(given);
   return 'error' in split ? read : { ...read, port: portValue(split.port), address: split.host || '0.0.0.0' };
 }
 
@@ -121,7 +128,16 @@ function listeners(held: Held, listens: readonly Listens[]): Listener[] {
           ]
         : [];
     }
-    if (l.listen) return [hostPortListener(held, l.listen, l.default, l.addressDefault)];
+    if (l.listen) {
+      const setting = held.variable(l.listen);
+      const secret = fromSecret(setting);
+      const read = { name: l.listen, variable: l.listen, addressVariable: l.listen, secretPort: secret, secretAddress: secret };
+      return [hostPortListener(read, setting === undefined ? undefined : (textOf(setting) ?? null), l.default, l.addressDefault)];
+    }
+    if (l.option) {
+      const read = { name: l.option, variable: l.option, addressVariable: l.option };
+      return [hostPortListener(read, optionValue(list(held.c.container.args), l.option), l.default, l.addressDefault)];
+    }
     // A fixed port: the program takes no setting for it.
     const portSetting = l.port === undefined ? undefined : held.variable(l.port);
     const text = textOf(portSetting);
@@ -144,10 +160,15 @@ const BOUND = {
 
 export function listensNeed(held: Held): void {
   const { ctx, resource, c, image, need } = held;
-  // The image's own program: a container that gives a command or args runs another.
-  if (!need.listens || c.container.command !== undefined || c.container.args !== undefined) return;
+  // The image's own program: a container that gives a command runs another, and one that gives args too, but where
+  // each listener is an option of the ENTRYPOINT's program, which the args are given to.
+  const optionsAlone = need.listens?.every((l) => 'option' in l && l.option !== undefined);
+  if (!need.listens || c.container.command !== undefined || (c.container.args !== undefined && !optionsAlone)) return;
   const heard = listeners(held, need.listens);
+  // Where a setting is given: an option's argument, a variable's env entry, else the container.
   const variablePath = (name: string) => {
+    const arg = list(c.container.args).findLastIndex((a) => typeof a === 'string' && (a === name || a.startsWith(`${name}=`)));
+    if (name.startsWith('--')) return arg === -1 ? [...c.at, 'name'] : [...c.at, 'args', arg];
     const at = objects(c.container.env).findLastIndex((e) => e.name === name);
     return at === -1 ? [...c.at, 'name'] : [...c.at, 'env', at, 'value'];
   };

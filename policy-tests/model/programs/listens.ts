@@ -16,6 +16,8 @@ export interface PortListens {
   port?: string;
   /** The variable holding its `[host]:port` in one (Go's net.Listen address: an empty host is every address), in place of `port` and `address`. */
   listen?: string;
+  /** The long option of the image's ENTRYPOINT program that takes its `[host]:port` (`--opt=value` or `--opt value`, the last one given). */
+  option?: string;
   /** The port where the variable is unset (the image's ENV, else the program's default), or the fixed one. */
   default: number;
   /** The variable the bind address is read from, if any. */
@@ -30,23 +32,26 @@ const isPort = (v: unknown): boolean => Number.isInteger(v) && (v as number) > 0
 const isAddress = (v: unknown): boolean => v === undefined || (typeof v === 'string' && (isIP(v) !== 0 || v === 'localhost'));
 
 export const LISTENS_FIELD = {
-  keys: ['port', 'listen', 'default', 'address', 'addressDefault', 'emptyAddress', 'nodeInspector'],
+  keys: ['port', 'listen', 'option', 'default', 'address', 'addressDefault', 'emptyAddress', 'nodeInspector'],
   valid: (v: unknown): boolean =>
     Array.isArray(v) &&
     v.length > 0 &&
     v.every((l: unknown) => {
-      const { port, listen, default: fallback, address, addressDefault, emptyAddress, nodeInspector } = (l ?? {}) as Record<string, unknown>;
+      const { port, listen, option, default: fallback, address, addressDefault, emptyAddress, nodeInspector } = (l ?? {}) as Record<string, unknown>;
       if (nodeInspector !== undefined) return typeof nodeInspector === 'string' && NAME.test(nodeInspector) && Object.keys(l as object).length === 1;
       return (
         (port === undefined || (typeof port === 'string' && NAME.test(port))) &&
+        [listen, option].filter((v) => v !== undefined).length <= 1 &&
         (listen === undefined || (typeof listen === 'string' && NAME.test(listen) && port === undefined && address === undefined)) &&
+        (option === undefined ||
+          (typeof option === 'string' && /^--[A-Za-z0-9][A-Za-z0-9._-]*$/.test(option) && port === undefined && address === undefined)) &&
         isPort(fallback) &&
         (address === undefined || (typeof address === 'string' && NAME.test(address))) &&
         isAddress(addressDefault) &&
         isAddress(emptyAddress)
       );
     }),
-  says: "listens lists {port? or listen?, default, address?, addressDefault?, emptyAddress?}: the variable its program reads a port from (none: the port is fixed; or listen, the one it reads [host]:port from) and the port where it is unset, and the variable it reads its bind address from with the address where it is unset and where it is empty (an IP address or localhost); or {nodeInspector}: the variable (NODE_OPTIONS) whose --inspect options start Node's inspector",
+  says: "listens lists {port? or listen? or option?, default, address?, addressDefault?, emptyAddress?}: the variable its program reads a port from (none: the port is fixed; or listen, the one it reads [host]:port from; or option, the long option of its ENTRYPOINT that takes it) and the port where it is unset, and the variable it reads its bind address from with the address where it is unset and where it is empty (an IP address or localhost); or {nodeInspector}: the variable (NODE_OPTIONS) whose --inspect options start Node's inspector",
 };
 
 /** What a bind address reaches: every address of the pod, loopback alone, or one address the pod may not hold. */
@@ -55,6 +60,22 @@ export function bindReach(address: string): 'all' | 'loopback' | 'one' | 'unknow
   if (text === '0.0.0.0' || text === '::' || text === '::0') return 'all';
   if (text === 'localhost' || text === '::1' || (isIP(text) === 4 && text.startsWith('127.'))) return 'loopback';
   return isIP(text) !== 0 ? 'one' : 'unknown';
+}
+
+/**
+ * The value a long option is given in a command's arguments (`--opt=value`, or `--opt value`; the last one, as Go's flag
+ * parsers and argparse keep it), undefined where none is given, null where an argument is not text the gate reads.
+ */
+export function optionValue(args: readonly unknown[], option: string): string | undefined | null {
+  let value: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (typeof arg !== 'string') return null;
+    if (arg === '--') break;
+    if (arg.startsWith(`${option}=`)) value = arg.slice(option.length + 1);
+    else if (arg === option) value = typeof args[i + 1] === 'string' ? (args[++i] as string) : undefined;
+  }
+  return value;
 }
 
 /** A port variable's value as the program reads it (a whole number 1-65535), else undefined. */

@@ -343,3 +343,37 @@ describe("workload-image-needs: a probe's path, held to the server the image's p
     ]);
   });
 });
+
+describe("workload-image-needs: where a program listens by an option of its command line (Alloy's --server.http.listen-addr)", () => {
+  const alloy = (args: string[], port: unknown, more: Record<string, unknown> = {}) =>
+    judge({
+      image: 'docker.io/grafana/alloy:v1.18.1',
+      args,
+      ports: [{ name: 'http-metrics', containerPort: 12345 }],
+      livenessProbe: { httpGet: { path: '/-/healthy', port } },
+      ...more,
+    }).filter((m) => /listen/.test(m));
+  const chart = ['run', '/etc/alloy/config.alloy', '--server.http.listen-addr=0.0.0.0:12345'];
+
+  it('takes the option the chart gives, and holds a probe to the port it names', () => {
+    expect(alloy(chart, 'http-metrics')).toEqual([]);
+    expect(alloy(chart, 12345)).toEqual([]);
+    // A port no container of the pod declares is still this container's probe: nothing listens there.
+    expect(alloy(chart, 12346)).toEqual([
+      expect.stringMatching(
+        /^error: container c's livenessProbe asks port 12346 of container c, where .* does not listen: it listens on port 12345 \(--server\.http\.listen-addr\)/,
+      ),
+    ]);
+  });
+
+  it("reads the program's default where the option is not given: loopback alone", () => {
+    expect(alloy(['run', '/etc/alloy/config.alloy'], 'http-metrics')).toEqual([
+      expect.stringMatching(/listens on 127\.0\.0\.1 \(--server\.http\.listen-addr\), loopback alone/),
+    ]);
+  });
+
+  it('leaves a command of its own, and an argument it cannot read, unjudged', () => {
+    expect(alloy(chart, 12346, { command: ['/bin/sh', '-c'] })).toEqual([]);
+    expect(alloy([...chart, 1 as never], 12346)).toEqual([]);
+  });
+});

@@ -3,7 +3,7 @@
  * Node's inspector as NODE_OPTIONS starts it (each case as Node 24.21 itself listened, 2026-12-06: docs/admission.md).
  */
 import { describe, expect, it } from 'vitest';
-import { bindReach, LISTENS_FIELD, nodeInspector, portValue } from '../../model/programs/listens.ts';
+import { bindReach, LISTENS_FIELD, nodeInspector, optionValue, portValue } from '../../model/programs/listens.ts';
 
 describe('bindReach', () => {
   it('reads the wildcard addresses as every address of the pod, loopback as loopback, and another address as one', () => {
@@ -47,6 +47,7 @@ describe('LISTENS_FIELD', () => {
   it('takes a fixed port (a default without a variable), and refuses a port variable that is no name or a default that is no port', () => {
     expect(LISTENS_FIELD.valid([{ default: 32400 }, { port: 'PORT', default: 11011, address: 'HOST', addressDefault: '0.0.0.0' }])).toBe(true);
     expect(LISTENS_FIELD.valid([{ listen: 'UP_PROMETHEUS_HTTP_LISTEN', default: 9130, addressDefault: '0.0.0.0' }])).toBe(true);
+    expect(LISTENS_FIELD.valid([{ option: '--server.http.listen-addr', default: 12345, addressDefault: '127.0.0.1' }])).toBe(true);
     for (const bad of [
       [{ port: 'not a name', default: 80 }],
       [{ default: 0 }],
@@ -55,7 +56,25 @@ describe('LISTENS_FIELD', () => {
       [],
       [{ listen: 'LISTEN', port: 'PORT', default: 80 }],
       [{ listen: 'LISTEN', address: 'HOST', default: 80 }],
+      [{ option: 'web.listen-address', default: 80 }],
+      [{ option: '--web', listen: 'LISTEN', default: 80 }],
+      [{ option: '--web', port: 'PORT', default: 80 }],
     ])
       expect(LISTENS_FIELD.valid(bad), JSON.stringify(bad)).toBe(false);
+  });
+});
+
+describe('optionValue', () => {
+  it('reads --opt=value and --opt value, the last one given, up to --', () => {
+    const opt = '--web.listen-address';
+    expect(optionValue(['--config.file=/x'], opt)).toBeUndefined();
+    expect(optionValue([`${opt}=:9222`], opt)).toBe(':9222');
+    expect(optionValue([opt, '[::]:9223', '--config.file=/x'], opt)).toBe('[::]:9223');
+    expect(optionValue([`${opt}=:1`, opt, ':2'], opt)).toBe(':2');
+    expect(optionValue(['--', `${opt}=:1`], opt)).toBeUndefined();
+    // Another option that starts with the same letters is not this one.
+    expect(optionValue([`${opt}-v6=:1`], opt)).toBeUndefined();
+    expect(optionValue([opt], opt)).toBeUndefined();
+    expect(optionValue([1, `${opt}=:1`], opt)).toBeNull();
   });
 });

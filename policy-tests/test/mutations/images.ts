@@ -290,6 +290,22 @@ export const imageMutations: Mutation[] = [
   },
   {
     check: 'workload-image-needs',
+    why: "the Proxmox exporter's container port written 9222: it listens at --web.listen-address, [::]:9221 where not given, so its probes and Service ask a port where nothing answers",
+    mutate: swap(PVE_EXPORTER, '              containerPort: 9221\n', '              containerPort: 9222\n'),
+    at: (c) => ({ file: PVE_EXPORTER, line: lineOf(c, PVE_EXPORTER, 'port: http') }),
+  },
+  {
+    check: 'workload-image-needs',
+    why: 'the Proxmox exporter given --web.listen-address=127.0.0.1:9221: the kubelet and Prometheus come to the pod address, where nothing answers',
+    mutate: swap(
+      PVE_EXPORTER,
+      '"--config.file=/etc/pve-exporter/pve.yml"]',
+      '"--config.file=/etc/pve-exporter/pve.yml", "--web.listen-address=127.0.0.1:9221"]',
+    ),
+    at: (c) => ({ file: PVE_EXPORTER, line: lineOf(c, PVE_EXPORTER, '--web.listen-address=127.0.0.1:9221') }),
+  },
+  {
+    check: 'workload-image-needs',
     why: "unpoller's listen address moved to :9131 while its container port, probes and Service stay at 9130: nothing answers there, and the gateway's metrics stop",
     mutate: swap(UNPOLLER, '              value: 0.0.0.0:9130\n', '              value: :9131\n'),
     at: (c) => ({ file: UNPOLLER, line: lineOf(c, UNPOLLER, 'port: http-metrics') }),
