@@ -5,6 +5,7 @@
  * probe asks one path of one port, never logs in, and fails on any answer outside 200-399.
  */
 import { splitHostPort } from '../go/net.ts';
+import { isPort, portValue } from './listens.ts';
 
 export interface HttpPaths {
   /** The only HTTP paths it answers without a login: a kubelet's httpGet probe, which never logs in, must ask one of them. */
@@ -29,8 +30,9 @@ export interface PathsServer {
 }
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const isPort = (v: unknown): v is number => Number.isInteger(v) && (v as number) > 0 && (v as number) <= 65535;
-const isPathList = (paths: unknown): boolean => Array.isArray(paths) && paths.length > 0 && paths.every((p) => typeof p === 'string' && p.startsWith('/'));
+/** A non-empty list of absolute paths. */
+export const isPathList = (paths: unknown): boolean =>
+  Array.isArray(paths) && paths.length > 0 && paths.every((p) => typeof p === 'string' && p.startsWith('/'));
 const pathsField = (says: string) => ({ valid: isPathList, says });
 
 function isPathsServer(v: unknown): boolean {
@@ -62,9 +64,7 @@ export const HTTP_PATH_FIELDS = {
 /** The port a listening address gives (`[host]:port`, a number 1-65535), else undefined: the program refuses it. */
 export function listeningPort(address: string): number | undefined {
   const split = splitHostPort(address);
-  if ('error' in split || !/^\d+$/.test(split.port)) return undefined;
-  const port = Number(split.port);
-  return isPort(port) ? port : undefined;
+  return 'error' in split || !/^\d+$/.test(split.port) ? undefined : portValue(split.port);
 }
 
 /** Whether a volume mounted at `mountPath` holds `file`: mounted at the file itself, or at a folder above it. */

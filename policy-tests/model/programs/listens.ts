@@ -28,7 +28,8 @@ export interface PortListens {
 }
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const isPort = (v: unknown): boolean => Number.isInteger(v) && (v as number) > 0 && (v as number) <= 65535;
+/** A TCP port a program can listen on: a whole number from 1 to 65535. */
+export const isPort = (v: unknown): v is number => Number.isInteger(v) && (v as number) > 0 && (v as number) <= 65535;
 const isAddress = (v: unknown): boolean => v === undefined || (typeof v === 'string' && (isIP(v) !== 0 || v === 'localhost'));
 
 export const LISTENS_FIELD = {

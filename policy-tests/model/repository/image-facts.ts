@@ -13,7 +13,7 @@ import { perRepo } from './per-repo.ts';
 import { didYouMean } from '../core/did-you-mean.ts';
 import { isProgramOptions, type ProgramOptions } from '../programs/command-line.ts';
 import { LISTENS_FIELD, type Listens } from '../programs/listens.ts';
-import { HTTP_PATH_FIELDS, type HttpPaths } from '../programs/http-paths.ts';
+import { HTTP_PATH_FIELDS, isPathList, type HttpPaths } from '../programs/http-paths.ts';
 import { SELF_URL_FIELD, type SelfUrl } from '../programs/self-url.ts';
 import { DIALS_FIELD, type OutboundDial } from '../programs/outbound-dials.ts';
 import { URL_BASE_FIELD, type UrlBase } from '../programs/url-base.ts';
@@ -173,7 +173,6 @@ const isEnvName = (name: unknown, star: 'one' | 'optional'): boolean =>
   typeof name === 'string' && /^[A-Za-z0-9_]*\*?[A-Za-z0-9_]*$/.test(name) && name.replace('*', '') !== '' && (star === 'optional' || name.includes('*'));
 const isPlainName = (name: unknown): boolean => isEnvName(name, 'optional') && !String(name).includes('*');
 const isList = (value: unknown, item: (v: unknown) => boolean): boolean => Array.isArray(value) && value.length > 0 && value.every(item);
-const isPathList = (paths: unknown): boolean => isList(paths, (p) => typeof p === 'string' && p.startsWith('/'));
 const isStringList = (list: unknown): boolean => isList(list, (v) => typeof v === 'string' && v !== '');
 const isImageName = (v: unknown): boolean => typeof v === 'string' && v !== '' && imageParts(v).tag === undefined;
 const fieldsOf = (value: unknown): Record<string, unknown> => (value ?? {}) as Record<string, unknown>;
