@@ -4,6 +4,7 @@
  * Each failure says its own mend.
  */
 import { objects, str } from '../../model/core/dig.ts';
+import { mountHolds } from '../../model/programs/http-paths.ts';
 import { compareReleases, imageRelease, type ContainerRef } from '../../model/core/workloads.ts';
 import { envNamePattern, type EnvNeed } from '../../model/repository/image-facts.ts';
 import { holdsValue, textOf, valuePath, type Held } from './variables.ts';
@@ -68,10 +69,7 @@ export function envFormatNeed({ ctx, resource, c, image, need, env, variable }: 
 
 /** Whether a volume is mounted at one of `dirs`, inside one, or above one: the image could read its setting from a file there. */
 const mountsUnder = (c: ContainerRef, dirs: readonly string[]): boolean =>
-  (objects(c.container.volumeMounts) as { mountPath?: string }[]).some((m) => {
-    const at = str(m.mountPath).replace(/\/+$/, '') || '/';
-    return dirs.some((dir) => at === dir || at.startsWith(`${dir}/`) || dir.startsWith(`${at === '/' ? '' : at}/`));
-  });
+  objects(c.container.volumeMounts).some((m) => dirs.some((dir) => mountHolds(str(m.mountPath), dir) || mountHolds(dir, str(m.mountPath))));
 
 /**
  * A setting that makes or unmakes a need, as the image reads it: the container's text, else (unset or empty) the

@@ -12,7 +12,7 @@ import type { Resource } from '../../model/core/manifest.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { ingressRoutes, type IngressRoute } from '../../model/cluster/ingress-routes.ts';
 import { bindReach, nodeInspector, optionValue, portValue, type Listens } from '../../model/programs/listens.ts';
-import { textOf, type Held } from './variables.ts';
+import { probedPort, textOf, type Held } from './variables.ts';
 import { fromSecret } from '../../model/cluster/environment.ts';
 import { splitHostPort } from '../../model/go/net.ts';
 
@@ -48,17 +48,11 @@ export function routesToServices(
 
 /** What reaches the container: each probe's port and each port a Service of the pod sends to it, with where it is named. */
 function askedPorts(held: Held): { port: number; who: string; resource: Resource; path: (string | number)[] }[] {
-  const { resource, c, pod } = held;
+  const { resource, c } = held;
   const out: { port: number; who: string; resource: Resource; path: (string | number)[] }[] = [];
-  // A container's probe asks its own program, on a port it declares or one no other container of the pod declares.
-  const othersDeclare = (port: number) =>
-    ['containers', 'initContainers'].some((field) =>
-      objects(pod.spec[field]).some((other) => other !== c.container && objects(other.ports).some((p) => p.containerPort === port)),
-    );
-  const probed = (port: unknown) => containerPort(c, port) ?? (typeof port === 'number' && !othersDeclare(port) ? port : undefined);
   for (const probe of PROBES)
     for (const handler of ['httpGet', 'tcpSocket', 'grpc']) {
-      const port = probed(dig(c.container, [probe, handler, 'port']));
+      const port = probedPort(held, dig(c.container, [probe, handler, 'port']));
       if (port !== undefined) out.push({ port, who: `its ${probe}`, resource, path: [...c.at, probe, handler, 'port'] });
     }
   for (const service of servicesOfPod(held))

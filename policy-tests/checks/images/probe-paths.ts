@@ -7,9 +7,8 @@
  */
 import { dig, objects, str } from '../../model/core/dig.ts';
 import { scalarText } from '../../model/core/text.ts';
-import { containerPort } from '../../model/core/workloads.ts';
 import { listeningPort, mountHolds, type PathsServer } from '../../model/programs/http-paths.ts';
-import { httpProbes, textOf, type Held } from './variables.ts';
+import { httpProbes, probedPort, textOf, type Held } from './variables.ts';
 
 /**
  * The port of the server the path facts are of (its listening address as the container sets it, else the facts'
@@ -29,9 +28,6 @@ function factsPort({ c, variable }: Held, server: PathsServer | undefined): { po
   const mount = objects(c.container.volumeMounts).find((m) => mountHolds(str(m.mountPath), file));
   return mount ? { unread: `the volume mounted at ${str(mount.mountPath)} may hold ${file}, which says other paths where it exists` } : { port };
 }
-
-/** The port a probe asks as a number: a number as written, a name as the container names one of its ports. */
-const probedPort = (held: Held, port: unknown): number | undefined => (typeof port === 'number' ? port : containerPort(held.c, port));
 
 export function probePathNeed(held: Held): void {
   const { ctx, resource, c, image, need } = held;

@@ -1,7 +1,7 @@
 /** A container as the image's needs read it (`Held`), and its variables: which hold a value, where each is set, and a value's text. */
 import type { Path } from '../../model/core/positions.ts';
-import { dig } from '../../model/core/dig.ts';
-import type { ContainerRef, PodSpecRef } from '../../model/core/workloads.ts';
+import { dig, objects } from '../../model/core/dig.ts';
+import { containerPort, type ContainerRef, type PodSpecRef } from '../../model/core/workloads.ts';
 import type { CheckContext, FailurePlace } from '../../model/checks/kit.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { ImageNeeds } from '../../model/repository/image-facts.ts';
@@ -59,4 +59,17 @@ export function* httpProbes(c: ContainerRef): Generator<{ probe: string; asked: 
       port: dig(c.container, [probe, 'httpGet', 'port']),
     };
   }
+}
+
+/**
+ * The port a container's probe asks of its own program, as a number: a name as the container names one of its ports,
+ * a number it declares or no other container of the pod declares (the probe reaches the pod's address, where another
+ * container's declared port is that container's).
+ */
+export function probedPort({ c, pod }: Pick<Held, 'c' | 'pod'>, port: unknown): number | undefined {
+  const othersDeclare = (n: number) =>
+    ['containers', 'initContainers'].some((field) =>
+      objects(pod.spec[field]).some((other) => other !== c.container && objects(other.ports).some((p) => p.containerPort === n)),
+    );
+  return containerPort(c, port) ?? (typeof port === 'number' && !othersDeclare(port) ? port : undefined);
 }

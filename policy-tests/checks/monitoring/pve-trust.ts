@@ -40,7 +40,7 @@ export const pveTrustCheck: PolicyCheck = {
         { resource: deployment, path: [...containerAt, ...caEntry.at] },
         `the exporter takes its CA file from ${String(caEntry.name)}, set from a value the gate does not read: whether it holds the hypervisors' CA is not judged`,
       );
-    for (const m of modules) {
+    for (const m of modules.values()) {
       const verify = m.verify_ssl;
       if (verify === false || verify === 'false' || verify === 0) {
         ctx.fail(

@@ -209,7 +209,7 @@ export const sourceChecks: PolicyCheck[] = [
       const facts = (ctx.repo.dataFiles.get(PVE_FACTS)?.data ?? {}) as { user?: string; role?: string; token?: string };
       if (facts.role !== 'PVEAuditor')
         ctx.fail({ file: PVE_FACTS }, `the exporter's user must hold only PVEAuditor, facts say ${JSON.stringify(facts.role ?? null)}`);
-      const { monitor, secret, modules, moduleNames } = pveExporter(ctx.resources);
+      const { monitor, secret, modules } = pveExporter(ctx.resources);
       if (!monitor) {
         ctx.fail({ file: 'monitoring/README.md' }, 'no ServiceMonitor pve-exporter scrapes the hypervisors');
         return;
@@ -234,13 +234,13 @@ export const sourceChecks: PolicyCheck[] = [
       }
       endpoints.forEach((e, i) => {
         const module = pveModuleAsked(e.params);
-        if (!moduleNames!.includes(module))
+        if (!modules.has(module))
           ctx.fail(
             { resource: monitor, path: ['spec', 'endpoints', i, 'params', e.params?.module ? 'module' : 'target'] },
-            `the scrape of ${scalarText(e.params?.target?.[0])} asks for module ${JSON.stringify(module)}, which pve.yml does not have (${moduleNames!.join(', ')}): the exporter answers 400 "Module not found in config", and the host's metrics stop`,
+            `the scrape of ${scalarText(e.params?.target?.[0])} asks for module ${JSON.stringify(module)}, which pve.yml does not have (${[...modules.keys()].join(', ')}): the exporter answers 400 "Module not found in config", and the host's metrics stop`,
           );
       });
-      for (const m of modules) {
+      for (const m of modules.values()) {
         if ('password' in m) ctx.fail({ resource: secret, path: at }, 'the exporter logs in with a password; use the audit user’s API token');
         if (m.user !== facts.user || m.token_name !== facts.token || !scalarText(m.token_value ?? '').includes('{{'))
           ctx.fail({ resource: secret, path: at }, `pve.yml must use ${facts.user}'s token "${facts.token}", with token_value taken from the secret store`);

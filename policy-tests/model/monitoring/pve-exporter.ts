@@ -18,9 +18,8 @@ export interface PveExporter {
   monitor?: Resource;
   secret?: Resource;
   deployment?: Resource;
-  /** pve.yml's modules (undefined when it is missing or does not parse), and their names: a scrape's `module` picks one. */
-  modules?: Record<string, unknown>[];
-  moduleNames?: string[];
+  /** pve.yml's modules by name (undefined when it is missing or does not parse): a scrape's `module` picks one. */
+  modules?: Map<string, Record<string, unknown>>;
 }
 
 /** The module a scrape of /pve asks for (its `module` param's first value, werkzeug's args[key]), `default` where unset. */
@@ -30,17 +29,15 @@ export const pveModuleAsked = (params: Record<string, unknown> | undefined): str
 export function pveExporter(resources: readonly Resource[]): PveExporter {
   const named = (kind: string) => resources.find((r) => r.kind === kind && r.name === 'pve-exporter');
   const secret = named('ExternalSecret');
-  let modules: Record<string, unknown>[] | undefined;
-  let moduleNames: string[] | undefined;
+  let modules: Map<string, Record<string, unknown>> | undefined;
   try {
     const config = parse(scalarText(dig(secret?.object, PVE_CONFIG_AT) ?? '')) as unknown;
     // A module written as null is the empty one yaml's decode makes of it.
-    if (config && typeof config === 'object') [modules, moduleNames] = [Object.values(config).map(obj), Object.keys(config)];
+    if (config && typeof config === 'object') modules = new Map(Object.entries(config).map(([name, m]) => [name, obj(m)]));
   } catch {
     // left undefined: the checks say pve.yml does not parse
   }
-  const read = modules?.length ? { modules, moduleNames } : {};
-  return { monitor: named('ServiceMonitor'), secret, deployment: named('Deployment'), ...read };
+  return { monitor: named('ServiceMonitor'), secret, deployment: named('Deployment'), ...(modules?.size ? { modules } : {}) };
 }
 
 /** The hosts the ServiceMonitor has the exporter scrape (its `target` params), each with where it stands. */
