@@ -1,20 +1,38 @@
 /**
  * A program's command line, held to what its image's facts list for it (`options`), read as its reader reads it:
- * Python's argparse (model/programs/argparse.ts), where an option the program does not have stops it with exit 2
- * before its own code runs; Node's or Python's (model/programs/script-command.ts), where a script the build does not
- * hold stops it at once. Either way the container restarts for good, and the API server takes any words.
+ * Python's argparse (model/command-lines/argparse.ts), where an option the program does not have stops it with exit 2
+ * before its own code runs; Node's or Python's (model/command-lines/script-command.ts), where a script the build does not
+ * hold stops it at once; kingpin (model/command-lines/kingpin.ts), where a flag the Go program does not have, a value
+ * its type refuses or one of the flags that print and exit stops it before it serves. Either way the container
+ * restarts for good, and the API server takes any words. A container with no command gives its args to the image's
+ * ENTRYPOINT, where the facts name it (`entrypoint`).
  */
 import { list } from '../../model/core/dig.ts';
 import { nearestName, suggesting } from '../../model/core/did-you-mean.ts';
-import { argparseRefusal, type ArgparseOptions } from '../../model/programs/argparse.ts';
-import { findsScript, missingScript, runScript, type ScriptRunner } from '../../model/programs/script-command.ts';
+import { argparseRefusal, type ArgparseOptions } from '../../model/command-lines/argparse.ts';
+import { kingpinRefusal, type KingpinOptions } from '../../model/command-lines/kingpin.ts';
+import { findsScript, missingScript, runScript, type ScriptRunner } from '../../model/command-lines/script-command.ts';
 import type { Held } from './variables.ts';
 
 /** The first word the reader refuses, with why, what follows and the mend; or one the gate cannot judge, with why. */
 type Refusal = { index: number; message: string; fix: string; effect: string } | { index: number; unjudged: string };
 
 /** The first word of `words` after the program the reader refuses, or cannot be judged; undefined where it takes them all. */
-function refusal(words: readonly string[], options: ArgparseOptions | ScriptRunner): Refusal | undefined {
+function refusal(words: readonly string[], options: ArgparseOptions | KingpinOptions | ScriptRunner): Refusal | undefined {
+  if (options.parser === 'kingpin') {
+    const refused = kingpinRefusal(words, options);
+    if (!refused || 'unjudged' in refused) return refused;
+    const flags = [...options.flags, ...options.withValue];
+    return {
+      index: refused.index,
+      message: refused.exit === 0 ? `with which it exits before it serves (${refused.message}` : `which its flag parser refuses (${refused.message}`,
+      effect: `it exits ${refused.exit} before it serves, and the container restarts for good`,
+      fix:
+        refused.exit === 0
+          ? `leave ${refused.message.split(' ')[0]} out of a serving container`
+          : `give ${options.program} only the flags it has, as it reads them: ${flags.join(', ')}`,
+    };
+  }
   if (options.parser === 'argparse') {
     const refused = argparseRefusal(words, options);
     return (
@@ -29,7 +47,8 @@ function refusal(words: readonly string[], options: ArgparseOptions | ScriptRunn
   const run = runScript(options.parser, words);
   const found = run && findsScript(options.parser, run.script, options.scripts);
   if (!run || found === true) return undefined;
-  if (found === undefined) return { index: run.index, unjudged: 'a path from outside the working directory the facts list scripts from' };
+  if (found === undefined)
+    return { index: run.index, unjudged: 'a path from outside the working directory the facts list scripts from: whether the image holds it is not judged' };
   return {
     index: run.index,
     message: `a script the image's build does not make to run${suggesting(nearestName(run.script.replace(/^(\.\/)+/, ''), options.scripts))} (it makes ${options.scripts.join(', ')}`,
@@ -38,9 +57,15 @@ function refusal(words: readonly string[], options: ArgparseOptions | ScriptRunn
   };
 }
 
-export function optionsNeed({ ctx, resource, c, image, need }: Held): void {
+/** Each word the container runs, with where it is written: its command's or its args, else the image's ENTRYPOINT's. */
+function commandLine(c: Held['c'], entrypoint: string[] | undefined): { words: unknown[]; lead: number; own: boolean } {
   const command = list(c.container.command);
-  const words = [...command, ...list(c.container.args)];
+  const lead = command.length > 0 || !entrypoint ? command : entrypoint;
+  return { words: [...lead, ...list(c.container.args)], lead: lead.length, own: lead === command };
+}
+
+export function optionsNeed({ ctx, resource, c, image, need }: Held): void {
+  const { words, lead, own } = commandLine(c, need.entrypoint);
   if (!need.options || !words.every((w) => typeof w === 'string')) return;
   for (const options of need.options) {
     const at = (words as string[]).findIndex((w) => w === options.program || w.endsWith(`/${options.program}`));
@@ -48,12 +73,9 @@ export function optionsNeed({ ctx, resource, c, image, need }: Held): void {
     const refused = refusal((words as string[]).slice(at + 1), options);
     if (!refused) continue;
     const index = at + 1 + refused.index;
-    const path = index < command.length ? [...c.at, 'command', index] : [...c.at, 'args', index - command.length];
+    const path = index >= lead ? [...c.at, 'args', index - lead] : own ? [...c.at, 'command', index] : c.at;
     if ('unjudged' in refused) {
-      ctx.notJudged(
-        { resource, path },
-        `container ${c.name} runs ${options.program} of ${image} with ${JSON.stringify(words[index])}, ${refused.unjudged}: whether the image holds it is not judged`,
-      );
+      ctx.notJudged({ resource, path }, `container ${c.name} runs ${options.program} of ${image} with ${JSON.stringify(words[index])}, ${refused.unjudged}`);
       continue;
     }
     ctx.fail(

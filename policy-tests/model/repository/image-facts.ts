@@ -11,7 +11,7 @@ import { compareReleases, imageParts, imageRelease } from '../core/workloads.ts'
 import { API_REQUESTS_FIELD, type ApiRequests } from '../apps/api-requests.ts';
 import { perRepo } from './per-repo.ts';
 import { didYouMean } from '../core/did-you-mean.ts';
-import { isProgramOptions, type ProgramOptions } from '../programs/command-line.ts';
+import { isProgramOptions, type ProgramOptions } from '../command-lines/command-line.ts';
 import { LISTENS_FIELD, type Listens } from '../programs/listens.ts';
 import { HTTP_PATH_FIELDS, isPathList, type HttpPaths } from '../programs/http-paths.ts';
 import { SELF_URL_FIELD, type SelfUrl } from '../programs/self-url.ts';
@@ -198,9 +198,9 @@ const OPTIONAL_FIELDS: Record<string, { valid: (v: unknown) => boolean; says: st
     says: 'commands lists programs on the image PATH, each a name without a slash',
   },
   options: {
-    keys: ['program', 'parser', 'flags', 'withValue', 'scripts'],
+    keys: ['program', 'parser', 'flags', 'withValue', 'repeatable', 'values', 'short', 'exits', 'scripts'],
     valid: (v) => isList(v, isProgramOptions),
-    says: 'options lists {program, parser: argparse, flags, withValue} (the options of each) or {program, parser: node, scripts} (the scripts the build holds, from its working directory)',
+    says: 'options lists {program, parser: argparse, flags, withValue} (the options of each), {program, parser: kingpin, flags, withValue, repeatable?, values?, short?, exits?} (its flags, those kept each time given, the values a flag takes, its short flags, those that make it exit) or {program, parser: node, scripts} (the scripts the build holds, from its working directory)',
   },
   envTogether: {
     keys: ['set', 'needs'],

@@ -377,3 +377,30 @@ describe("workload-image-needs: where a program listens by an option of its comm
     expect(alloy([...chart, 1 as never], 12346)).toEqual([]);
   });
 });
+
+describe("workload-image-needs: a Go program's flags, as kingpin reads the args its image's ENTRYPOINT is given (the SNMP exporter)", () => {
+  const snmp = (args: unknown[], more: Record<string, unknown> = {}) =>
+    judge({ image: 'quay.io/prometheus/snmp-exporter:v0.30.1', args, ...more }).filter((m) => /snmp_exporter/.test(m));
+  // What the chart renders: its own --config.file, then the values' extraArgs.
+  const chart = ['--config.file=/config/snmp.yaml', '--config.file=/etc/snmp_exporter/snmp.yml', '--config.expand-environment-variables'];
+
+  it("takes the chart's args, and refuses a flag the exporter does not have at its word, with the one meant", () => {
+    expect(snmp(chart)).toEqual([]);
+    expect(snmp([...chart.slice(0, 2), '--config.expand-environment-varibales'])).toEqual([
+      expect.stringMatching(
+        /^error: container c runs snmp_exporter of quay\.io\/prometheus\/snmp-exporter:v0\.30\.1 with "--config\.expand-environment-varibales", which its flag parser refuses \(unknown long flag '--config\.expand-environment-varibales' \(did you mean "--config\.expand-environment-variables"\?\); snmp_exporter v0\.30\.1: .*\): it exits 1 before it serves/,
+      ),
+    ]);
+  });
+
+  it('refuses a value for a flag that takes none, and a flag that makes it exit', () => {
+    expect(snmp([...chart.slice(0, 2), '--config.expand-environment-variables=true'])).toEqual([expect.stringMatching(/refuses \(unexpected true /)]);
+    expect(snmp([...chart, '--dry-run'])).toEqual([expect.stringMatching(/with which it exits before it serves \(--dry-run makes it exit/)]);
+  });
+
+  it('leaves a command that runs another program alone, and reads the program where a command names it', () => {
+    expect(snmp(['--bogus'], { command: ['/bin/sh', '-c', 'exec /bin/snmp_exporter "$@"'] })).toEqual([]);
+    expect(snmp(['--bogus'], { command: ['/bin/snmp_exporter'] })).toEqual([expect.stringMatching(/unknown long flag '--bogus'/)]);
+    expect(snmp(['@/etc/args'])).toEqual([expect.stringMatching(/^not-judged: .*file of arguments .*: what it gives is not judged$/)]);
+  });
+});

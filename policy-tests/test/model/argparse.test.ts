@@ -1,6 +1,6 @@
-/** Python's argparse as model/programs/argparse.ts reads a command line, on Tautulli.py's options (v2.16.0). */
+/** Python's argparse as model/command-lines/argparse.ts reads a command line, on Tautulli.py's options (v2.16.0). */
 import { describe, expect, it } from 'vitest';
-import { argparseRefusal, type ArgparseOptions as ProgramOptions } from '../../model/programs/argparse.ts';
+import { argparseRefusal, type ArgparseOptions as ProgramOptions } from '../../model/command-lines/argparse.ts';
 
 const tautulli: ProgramOptions = {
   program: 'Tautulli.py',

@@ -1,6 +1,6 @@
-/** A runtime's command line as model/programs/script-command.ts reads which script it runs (Node, Python), and whether the build makes it. */
+/** A runtime's command line as model/command-lines/script-command.ts reads which script it runs (Node, Python), and whether the build makes it. */
 import { describe, expect, it } from 'vitest';
-import { findsScript, isScriptRunner, runScript } from '../../model/programs/script-command.ts';
+import { findsScript, isScriptRunner, runScript } from '../../model/command-lines/script-command.ts';
 
 const nodeScript = (words: string[]) => runScript('node', words);
 const pythonScript = (words: string[]) => runScript('python', words);

@@ -1,8 +1,0 @@
-/** The command-line readers an image's facts may name for a program (`options`): Python's argparse, or the script Node or Python runs. */
-import { isArgparseOptions, type ArgparseOptions } from './argparse.ts';
-import { isScriptRunner, type ScriptRunner } from './script-command.ts';
-
-export type ProgramOptions = ArgparseOptions | ScriptRunner;
-
-/** Whether a facts entry is one of the readers' entries. */
-export const isProgramOptions = (v: unknown): boolean => isArgparseOptions(v) || isScriptRunner(v);
