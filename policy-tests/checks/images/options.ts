@@ -35,6 +35,13 @@ function refusal(words: readonly string[], options: ArgparseOptions | KingpinOpt
   }
   if (options.parser === 'argparse') {
     const refused = argparseRefusal(words, options);
+    if (refused?.exit === 0)
+      return {
+        index: refused.index,
+        message: `with which it exits before it serves (${refused.message}`,
+        effect: 'it exits 0 before it starts, and the container restarts for good',
+        fix: `leave the help option out of a serving container`,
+      };
     return (
       refused && {
         ...refused,

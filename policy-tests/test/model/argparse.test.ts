@@ -28,10 +28,21 @@ describe('argparse, as Python reads a command line', () => {
     expect(refusal('--no')).toEqual({ index: 0, message: 'ambiguous option: --no could match --nolaunch, --nofork' });
     expect(refusal('--nolaunch', '--config')).toEqual({ index: 1, message: 'argument --config: expected one argument' });
     expect(refusal('--dev=1')).toEqual({ index: 0, message: "argument --dev: ignored explicit argument '1'" });
-    expect(refusal('-vx')).toEqual({ index: 0, message: 'unrecognized arguments: -vx' });
+    expect(refusal('-vx')).toEqual({ index: 0, message: "argument -v: ignored explicit argument 'x'" });
+    expect(refusal('-xv')).toEqual({ index: 0, message: 'unrecognized arguments: -xv' });
     expect(refusal('--', 'x')).toEqual({ index: 0, message: 'unrecognized arguments: --' });
     // A word that looks like an option is no value, as argparse classes it: `--config --datadri` misses the config.
     expect(refusal('--config', '--datadri')).toEqual({ index: 0, message: 'argument --config: expected one argument' });
     expect(refusal('--pidfile', '-h2')).toEqual({ index: 0, message: 'argument --pidfile: expected one argument' });
+  });
+
+  it('ends at the help option with exit 0, after a word it does not know but not after one that stops it at once', () => {
+    const help = { index: 1, message: 'the help option prints its usage and exits 0', exit: 0 };
+    expect(refusal('--datadri', '-h')).toEqual(help);
+    expect(refusal('--nolaunch', '--he')).toEqual(help);
+    expect(refusal('-q', '-vh')).toEqual(help);
+    expect(refusal('-h', '--no')).toEqual({ index: 1, message: 'ambiguous option: --no could match --nolaunch, --nofork' });
+    expect(refusal('-hx')).toEqual({ index: 0, message: "argument -h: ignored explicit argument 'x'" });
+    expect(refusal('--', '-h')).toEqual({ index: 0, message: 'unrecognized arguments: --' });
   });
 });

@@ -452,6 +452,16 @@ export const imageMutations: Mutation[] = [
   },
   {
     check: 'workload-image-needs',
+    why: "the Proxmox exporter given --collector.replicatoin: the args go to its ENTRYPOINT, whose argparse refuses the option, exit 2 before it serves, and the host's metrics stop",
+    mutate: swap(
+      PVE_EXPORTER,
+      'args: ["--config.file=/etc/pve-exporter/pve.yml"]',
+      'args: ["--config.file=/etc/pve-exporter/pve.yml", "--collector.replicatoin"]',
+    ),
+    at: '"--collector.replicatoin"',
+  },
+  {
+    check: 'workload-image-needs',
     why: "Tautulli's script misspelt in its command: python cannot open it and exits 2, and the container restarts for good",
     mutate: swap(TAUTULLI, '["python", "Tautulli.py"', '["python", "Tautulil.py"'),
     at: 'Tautulil.py',
