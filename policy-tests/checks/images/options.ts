@@ -4,12 +4,14 @@
  * before its own code runs; Node's or Python's (model/command-lines/script-command.ts), where a script the build does not
  * hold stops it at once; kingpin (model/command-lines/kingpin.ts), where a flag the Go program does not have, a value
  * its type refuses or one of the flags that print and exit stops it before it serves. Either way the container
- * restarts for good, and the API server takes any words. A container with no command gives its args to the image's
+ * restarts for good, and the API server takes any words. Go's flag package (model/command-lines/go-flag.ts) the same,
+ * exit 2, where a program reads its flags with it. A container with no command gives its args to the image's
  * ENTRYPOINT, where the facts name it (`entrypoint`).
  */
 import { list } from '../../model/core/dig.ts';
 import { nearestName, suggesting } from '../../model/core/did-you-mean.ts';
 import { argparseRefusal, type ArgparseOptions } from '../../model/command-lines/argparse.ts';
+import { goFlagRefusal, type GoFlagOptions } from '../../model/command-lines/go-flag.ts';
 import { kingpinRefusal, type KingpinOptions } from '../../model/command-lines/kingpin.ts';
 import { findsScript, missingScript, runScript, type ScriptRunner } from '../../model/command-lines/script-command.ts';
 import type { Held } from './variables.ts';
@@ -18,14 +20,17 @@ import type { Held } from './variables.ts';
 type Refusal = { index: number; message: string; fix: string; effect: string } | { index: number; unjudged: string };
 
 /** The first word of `words` after the program the reader refuses, or cannot be judged; undefined where it takes them all. */
-function refusal(words: readonly string[], options: ArgparseOptions | KingpinOptions | ScriptRunner): Refusal | undefined {
-  if (options.parser === 'kingpin') {
-    const refused = kingpinRefusal(words, options);
+function refusal(words: readonly string[], options: ArgparseOptions | KingpinOptions | GoFlagOptions | ScriptRunner): Refusal | undefined {
+  if (options.parser === 'kingpin' || options.parser === 'goflag') {
+    const refused = options.parser === 'kingpin' ? kingpinRefusal(words, options) : goFlagRefusal(words, options);
     if (!refused || 'unjudged' in refused) return refused;
     const flags = [...options.flags, ...options.withValue];
     return {
       index: refused.index,
-      message: refused.exit === 0 ? `with which it exits before it serves (${refused.message}` : `which its flag parser refuses (${refused.message}`,
+      message:
+        refused.exit === 0
+          ? `with which it exits before it serves (${refused.message}`
+          : `which ${options.parser === 'goflag' && refused.exit === 1 ? 'it refuses once its flags are read' : 'its flag parser refuses'} (${refused.message}`,
       effect: `it exits ${refused.exit} before it serves, and the container restarts for good`,
       fix:
         refused.exit === 0

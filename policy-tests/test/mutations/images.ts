@@ -462,6 +462,12 @@ export const imageMutations: Mutation[] = [
   },
   {
     check: 'workload-image-needs',
+    why: "the GPU plugin given -shared-dev-num=two: Go's flag package cannot read it as a number and exits 2, the plugin restarts for good, and no pod is given the GPU",
+    mutate: swap('apps/platform/intel-gpu-plugin/daemonset.yaml', 'args: ["-shared-dev-num=2"]', 'args: ["-shared-dev-num=two"]'),
+    at: '"-shared-dev-num=two"',
+  },
+  {
+    check: 'workload-image-needs',
     why: "Tautulli's script misspelt in its command: python cannot open it and exits 2, and the container restarts for good",
     mutate: swap(TAUTULLI, '["python", "Tautulli.py"', '["python", "Tautulil.py"'),
     at: 'Tautulil.py',
