@@ -86,8 +86,11 @@ export function optionsNeed({ ctx, resource, c, image, need }: Held): void {
     if (!refused) continue;
     const index = at + 1 + refused.index;
     const path = index >= lead ? [...c.at, 'args', index - lead] : own ? [...c.at, 'command', index] : c.at;
-    if ('unjudged' in refused) {
-      ctx.notJudged({ resource, path }, `container ${c.name} runs ${options.program} of ${image} with ${JSON.stringify(words[index])}, ${refused.unjudged}`);
+    // The kubelet replaces $(NAME) in a command with the container's variable before the program reads it.
+    const expanded = /\$\([A-Za-z_][A-Za-z0-9_]*\)/.test(String(words[index]));
+    if ('unjudged' in refused || expanded) {
+      const why = 'unjudged' in refused ? refused.unjudged : 'which the kubelet expands from a variable: what the program reads is not judged';
+      ctx.notJudged({ resource, path }, `container ${c.name} runs ${options.program} of ${image} with ${JSON.stringify(words[index])}, ${why}`);
       continue;
     }
     ctx.fail(

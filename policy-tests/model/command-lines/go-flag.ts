@@ -119,14 +119,27 @@ const goInteger = (text: string): bigint | undefined => {
   return (match[1] === '-' ? -1n : 1n) * BigInt(digits);
 };
 
-/** Why a flag's value stops the program, or undefined where it takes it. */
-function valueRefusal(flag: string, value: string, type: GoFlagValue | undefined): { message: string; exit: 1 | 2 } | undefined {
-  if (type?.pattern !== undefined && !new RegExp(type.pattern).test(value))
-    return { message: `invalid value ${JSON.stringify(value)} for flag ${flag}: parse error`, exit: 2 };
+/** Why a flag's type refuses its value (the text its pattern reads, the integer type it fits), or undefined where it reads it. */
+export function typeRefusal(flag: string, value: string, type: Pick<GoFlagValue, 'pattern' | 'fits'> | undefined): string | undefined {
+  if (type?.pattern !== undefined && !new RegExp(type.pattern).test(value)) return `invalid value ${JSON.stringify(value)} for flag ${flag}: parse error`;
   const number = goInteger(value);
   const range = type?.fits && RANGES[type.fits];
   if (range && number !== undefined && (number < range[0] || number > range[1]))
-    return { message: `invalid value ${JSON.stringify(value)} for flag ${flag}: value out of range`, exit: 2 };
+    return `invalid value ${JSON.stringify(value)} for flag ${flag}: value out of range`;
+  return undefined;
+}
+
+/** Whether a facts entry is a type's `pattern`, with the integer type it `fits` if any, and nothing else. */
+export const isTypeValue = (v: unknown): boolean => {
+  const { pattern, fits, ...rest } = (v ?? {}) as Record<string, unknown>;
+  return Object.keys(rest).length === 0 && isPattern(pattern) && (fits === undefined || (typeof fits === 'string' && fits in RANGES));
+};
+
+/** Why a flag's value stops the program, or undefined where it takes it. */
+function valueRefusal(flag: string, value: string, type: GoFlagValue | undefined): { message: string; exit: 1 | 2 } | undefined {
+  const refused = typeRefusal(flag, value, type);
+  if (refused) return { message: refused, exit: 2 };
+  const number = goInteger(value);
   if (type?.choices && !type.choices.includes(value))
     return { message: `${JSON.stringify(value)} for ${flag}, which takes one of ${type.choices.join(', ')}`, exit: 1 };
   if (type?.min !== undefined && !(number !== undefined && number >= BigInt(type.min)))

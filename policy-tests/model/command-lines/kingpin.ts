@@ -14,9 +14,10 @@
  * (Application.Version; given at all, even as `--no-version`, its PreAction prints and exits).
  */
 import { nearestName, suggesting } from '../core/did-you-mean.ts';
+import { isTypeValue, typeRefusal, type GoFlagValue } from './go-flag.ts';
 
-/** What a flag's value must be where its type reads it: a number (strconv.ParseFloat, kingpin's Int), or one of a list. */
-export type KingpinValue = { number: true } | { choices: string[]; anyCase?: boolean };
+/** What a flag's value must be where its type reads it: a number (strconv.ParseFloat: kingpin's Int and Float64), one of a list, or text a pattern reads (strconv.ParseUint, kingpin's Uint: see go-flag.ts). */
+export type KingpinValue = { number: true } | { choices: string[]; anyCase?: boolean } | { pattern: string; fits?: GoFlagValue['fits'] };
 
 /** A program's flags as its facts list them. */
 export interface KingpinOptions {
@@ -53,6 +54,7 @@ const isStrings = (v: unknown) => Array.isArray(v) && v.length > 0 && v.every((x
 const isValue = (v: unknown): boolean => {
   const o = (v ?? {}) as Record<string, unknown>;
   if (o.number === true) return Object.keys(o).length === 1;
+  if (o.pattern !== undefined) return isTypeValue(o);
   return isStrings(o.choices) && (o.anyCase === undefined || typeof o.anyCase === 'boolean') && Object.keys(o).every((k) => k === 'choices' || k === 'anyCase');
 };
 const isRecord = (v: unknown, valid: (key: string, value: unknown) => boolean) =>
@@ -189,6 +191,8 @@ function setValues(elements: readonly Element[], options: KingpinOptions): { ref
         refusal: { index, message: `strconv.ParseFloat: parsing ${JSON.stringify(value)}: invalid syntax, for ${flag}, which takes a number`, exit: 1 },
         completion,
       };
+    const refused = type && 'pattern' in type ? typeRefusal(flag, value, type) : undefined;
+    if (refused) return { refusal: { index, message: refused, exit: 1 }, completion };
     if (type && 'choices' in type && !type.choices.some((c) => (type.anyCase ? c.toLowerCase() === value.toLowerCase() : c === value)))
       return { refusal: { index, message: `${JSON.stringify(value)} for ${flag}, which takes one of ${type.choices.join(', ')}`, exit: 1 }, completion };
     if (flag === '--completion-bash') completion = value === 'true';

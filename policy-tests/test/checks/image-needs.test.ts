@@ -402,5 +402,19 @@ describe("workload-image-needs: a Go program's flags, as kingpin reads the args 
     expect(snmp(['--bogus'], { command: ['/bin/sh', '-c', 'exec /bin/snmp_exporter "$@"'] })).toEqual([]);
     expect(snmp(['--bogus'], { command: ['/bin/snmp_exporter'] })).toEqual([expect.stringMatching(/unknown long flag '--bogus'/)]);
     expect(snmp(['@/etc/args'])).toEqual([expect.stringMatching(/^not-judged: .*file of arguments .*: what it gives is not judged$/)]);
+    expect(snmp(['--log.level=$(LEVEL)'])).toEqual([expect.stringMatching(/^not-judged: .*"--log\.level=\$\(LEVEL\)", which the kubelet expands/)]);
+  });
+});
+
+describe("workload-image-needs: the blackbox exporter's flags, a Uint's text read as strconv.ParseUint reads it", () => {
+  const blackbox = (args: unknown[]) => judge({ image: 'quay.io/prometheus/blackbox-exporter:v0.28.0', args }).filter((m) => /blackbox_exporter/.test(m));
+
+  it("takes the chart's args and a history limit in any base Go reads, and refuses a signed one, or one past 64 bits", () => {
+    expect(blackbox(['--config.file=/config/blackbox.yaml', '--history.limit=0x100', '--timeout-offset=0.25'])).toEqual([]);
+    expect(blackbox(['--config.file=/config/blackbox.yaml', '--history.limit=-1'])).toEqual([
+      expect.stringMatching(/with "--history\.limit=-1", which its flag parser refuses \(invalid value "-1" for flag --history\.limit: parse error;/),
+    ]);
+    expect(blackbox(['--history.limit', '18446744073709551616'])).toEqual([expect.stringMatching(/value out of range/)]);
+    expect(blackbox(['--config.check'])).toEqual([expect.stringMatching(/exits before it serves \(--config\.check makes it exit/)]);
   });
 });
