@@ -11,7 +11,7 @@ import { containerPort } from '../../model/core/workloads.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { ingressRoutes, type IngressRoute } from '../../model/cluster/ingress-routes.ts';
-import { bindReach, nodeInspector, optionValue, portValue, type Listens } from '../../model/programs/listens.ts';
+import { bindReach, nodeInspector, optionValues, portValue, type Listens } from '../../model/programs/listens.ts';
 import { probedPort, textOf, type Held } from './variables.ts';
 import { fromSecret } from '../../model/cluster/environment.ts';
 import { splitHostPort } from '../../model/go/net.ts';
@@ -130,7 +130,10 @@ function listeners(held: Held, listens: readonly Listens[]): Listener[] {
     }
     if (l.option) {
       const read = { name: l.option, variable: l.option, addressVariable: l.option };
-      return [hostPortListener(read, optionValue(list(held.c.container.args), l.option), l.default, l.addressDefault)];
+      const values = optionValues(list(held.c.container.args), l.option);
+      // A list option listens at each address given; any other at the last.
+      const given = values === null ? [null] : values.length === 0 ? [undefined] : l.every ? values : values.slice(-1);
+      return given.map((value) => hostPortListener(read, value, l.default, l.addressDefault));
     }
     // A fixed port: the program takes no setting for it.
     const portSetting = l.port === undefined ? undefined : held.variable(l.port);

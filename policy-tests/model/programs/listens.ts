@@ -18,6 +18,8 @@ export interface PortListens {
   listen?: string;
   /** The long option of the image's ENTRYPOINT program that takes its `[host]:port` (`--opt=value` or `--opt value`, the last one given). */
   option?: string;
+  /** The option is a list: the program listens at each address given (kingpin's Strings), not the last alone. */
+  every?: boolean;
   /** The port where the variable is unset (the image's ENV, else the program's default), or the fixed one. */
   default: number;
   /** The variable the bind address is read from, if any. */
@@ -33,12 +35,12 @@ export const isPort = (v: unknown): v is number => Number.isInteger(v) && (v as 
 const isAddress = (v: unknown): boolean => v === undefined || (typeof v === 'string' && (isIP(v) !== 0 || v === 'localhost'));
 
 export const LISTENS_FIELD = {
-  keys: ['port', 'listen', 'option', 'default', 'address', 'addressDefault', 'emptyAddress', 'nodeInspector'],
+  keys: ['port', 'listen', 'option', 'every', 'default', 'address', 'addressDefault', 'emptyAddress', 'nodeInspector'],
   valid: (v: unknown): boolean =>
     Array.isArray(v) &&
     v.length > 0 &&
     v.every((l: unknown) => {
-      const { port, listen, option, default: fallback, address, addressDefault, emptyAddress, nodeInspector } = (l ?? {}) as Record<string, unknown>;
+      const { port, listen, option, every, default: fallback, address, addressDefault, emptyAddress, nodeInspector } = (l ?? {}) as Record<string, unknown>;
       if (nodeInspector !== undefined) return typeof nodeInspector === 'string' && NAME.test(nodeInspector) && Object.keys(l as object).length === 1;
       return (
         (port === undefined || (typeof port === 'string' && NAME.test(port))) &&
@@ -46,13 +48,14 @@ export const LISTENS_FIELD = {
         (listen === undefined || (typeof listen === 'string' && NAME.test(listen) && port === undefined && address === undefined)) &&
         (option === undefined ||
           (typeof option === 'string' && /^--[A-Za-z0-9][A-Za-z0-9._-]*$/.test(option) && port === undefined && address === undefined)) &&
+        (every === undefined || (every === true && option !== undefined)) &&
         isPort(fallback) &&
         (address === undefined || (typeof address === 'string' && NAME.test(address))) &&
         isAddress(addressDefault) &&
         isAddress(emptyAddress)
       );
     }),
-  says: "listens lists {port? or listen? or option?, default, address?, addressDefault?, emptyAddress?}: the variable its program reads a port from (none: the port is fixed; or listen, the one it reads [host]:port from; or option, the long option of its ENTRYPOINT that takes it) and the port where it is unset, and the variable it reads its bind address from with the address where it is unset and where it is empty (an IP address or localhost); or {nodeInspector}: the variable (NODE_OPTIONS) whose --inspect options start Node's inspector",
+  says: "listens lists {port? or listen? or option? (with every?), default, address?, addressDefault?, emptyAddress?}: the variable its program reads a port from (none: the port is fixed; or listen, the one it reads [host]:port from; or option, the long option of its ENTRYPOINT that takes it, every: true where it listens at each one given) and the port where it is unset, and the variable it reads its bind address from with the address where it is unset and where it is empty (an IP address or localhost); or {nodeInspector}: the variable (NODE_OPTIONS) whose --inspect options start Node's inspector",
 };
 
 /** What a bind address reaches: every address of the pod, loopback alone, or one address the pod may not hold. */
@@ -64,19 +67,25 @@ export function bindReach(address: string): 'all' | 'loopback' | 'one' | 'unknow
 }
 
 /**
- * The value a long option is given in a command's arguments (`--opt=value`, or `--opt value`; the last one, as Go's flag
- * parsers and argparse keep it), undefined where none is given, null where an argument is not text the gate reads.
+ * Each value a long option is given in a command's arguments (`--opt=value`, or `--opt value`), in order; null where an
+ * argument is not text the gate reads.
  */
-export function optionValue(args: readonly unknown[], option: string): string | undefined | null {
-  let value: string | undefined;
+export function optionValues(args: readonly unknown[], option: string): string[] | null {
+  const values: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     if (typeof arg !== 'string') return null;
     if (arg === '--') break;
-    if (arg.startsWith(`${option}=`)) value = arg.slice(option.length + 1);
-    else if (arg === option) value = typeof args[i + 1] === 'string' ? (args[++i] as string) : undefined;
+    if (arg.startsWith(`${option}=`)) values.push(arg.slice(option.length + 1));
+    else if (arg === option && typeof args[i + 1] === 'string') values.push(args[++i] as string);
   }
-  return value;
+  return values;
+}
+
+/** The value a long option is given (the last one, as Go's flag parsers and argparse keep it), undefined where none is, null where an argument is not text. */
+export function optionValue(args: readonly unknown[], option: string): string | undefined | null {
+  const values = optionValues(args, option);
+  return values === null ? null : values.at(-1);
 }
 
 /** A port variable's value as the program reads it (a whole number 1-65535), else undefined. */

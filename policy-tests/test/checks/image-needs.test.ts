@@ -406,6 +406,26 @@ describe("workload-image-needs: a Go program's flags, as kingpin reads the args 
   });
 });
 
+describe('workload-image-needs: an exporter listens at each --web.listen-address given (a list flag), :9116 where none is', () => {
+  const snmp = (args: string[]) =>
+    judge({
+      image: 'quay.io/prometheus/snmp-exporter:v0.30.1',
+      args: ['--config.file=/config/snmp.yaml', ...args],
+      ports: [{ name: 'http', containerPort: 9116 }],
+      livenessProbe: { httpGet: { path: '/-/healthy', port: 'http' } },
+    }).filter((m) => /listen/.test(m));
+
+  it('takes the default and any list that holds the probed port, and refuses an address moved away from it', () => {
+    expect(snmp([])).toEqual([]);
+    expect(snmp(['--web.listen-address=127.0.0.1:9117', '--web.listen-address', ':9116'])).toEqual([]);
+    expect(snmp(['--web.listen-address=:9117'])).toEqual([
+      expect.stringMatching(
+        /^error: container c's livenessProbe asks port 9116 of container c, where .* does not listen: it listens on port 9117 \(--web\.listen-address\)/,
+      ),
+    ]);
+  });
+});
+
 describe("workload-image-needs: the blackbox exporter's flags, a Uint's text read as strconv.ParseUint reads it", () => {
   const blackbox = (args: unknown[]) => judge({ image: 'quay.io/prometheus/blackbox-exporter:v0.28.0', args }).filter((m) => /blackbox_exporter/.test(m));
 

@@ -3,7 +3,7 @@
  * Node's inspector as NODE_OPTIONS starts it (each case as Node 24.21 itself listened, 2026-12-06: docs/admission.md).
  */
 import { describe, expect, it } from 'vitest';
-import { bindReach, LISTENS_FIELD, nodeInspector, optionValue, portValue } from '../../model/programs/listens.ts';
+import { bindReach, LISTENS_FIELD, nodeInspector, optionValue, optionValues, portValue } from '../../model/programs/listens.ts';
 
 describe('bindReach', () => {
   it('reads the wildcard addresses as every address of the pod, loopback as loopback, and another address as one', () => {
@@ -76,5 +76,14 @@ describe('optionValue', () => {
     expect(optionValue([`${opt}-v6=:1`], opt)).toBeUndefined();
     expect(optionValue([opt], opt)).toBeUndefined();
     expect(optionValue([1, `${opt}=:1`], opt)).toBeNull();
+  });
+
+  it('reads every value of a list option in order (optionValues), and takes every only with an option', () => {
+    const opt = '--web.listen-address';
+    expect(optionValues([`${opt}=:1`, '--x', opt, ':2', '--', `${opt}=:3`], opt)).toEqual([':1', ':2']);
+    expect(optionValues([], opt)).toEqual([]);
+    expect(LISTENS_FIELD.valid([{ option: opt, every: true, default: 9116 }])).toBe(true);
+    expect(LISTENS_FIELD.valid([{ port: 'PORT', every: true, default: 9116 }])).toBe(false);
+    expect(LISTENS_FIELD.valid([{ option: opt, every: 'yes', default: 9116 }])).toBe(false);
   });
 });
