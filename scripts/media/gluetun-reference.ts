@@ -43,14 +43,20 @@ export interface ReaderCall {
   retro: string[];
   /** `reader.ForceLowercase(false)`: the value is read as written. */
   keepsCase: boolean;
+  /** A call that reads old names alone (`IsRetro`): it says nothing of how the current key is parsed. */
+  retroOnly?: true;
 }
 
 /** Every `r.Method("NAME", options...)` call of a Go file to a gosettings parse method, its arguments read to the closing parenthesis. */
 export function readerCalls(go: string): ReaderCall[] {
   const out: ReaderCall[] = [];
-  // The reader is `r` in most settings, `reader` in a few (which is also the package RetroKeys comes from).
+  // A constant as the call reads it: its declaration nearest before the call (each function may declare its own).
+  const constantBefore = (name: string, at: number) =>
+    [...go.slice(0, at).matchAll(new RegExp(`\\bconst\\s+${name}\\s*=\\s*"([A-Z][A-Z0-9_]*)"`, 'g'))].at(-1)?.[1];
+  // The reader is `r` in most settings, `reader` in a few (which is also the package RetroKeys comes from). A call
+  // with no name ("") reads its retro keys alone, for the key IsRetro names (a literal or a constant of the file).
   for (const m of go.matchAll(
-    /\b(?:r|reader)\.(String|Get|CSV\w*|Bool(?:Ptr)?|(?:Uint|Int)\d*(?:Ptr)?|Float\d+(?:Ptr)?|Duration(?:Ptr)?|Netip\w+)\(\s*"([A-Z][A-Z0-9_]*)"/g,
+    /\b(?:r|reader)\.(String|Get|CSV\w*|Bool(?:Ptr)?|(?:Uint|Int)\d*(?:Ptr)?|Float\d+(?:Ptr)?|Duration(?:Ptr)?|Netip\w+)\(\s*"([A-Z][A-Z0-9_]*)?"/g,
   )) {
     let depth = 0;
     let end = m.index + m[0].indexOf('(');
@@ -60,12 +66,19 @@ export function readerCalls(go: string): ReaderCall[] {
     }
     const args = go.slice(m.index + m[0].length, end);
     const retro = /RetroKeys\(([^)]*)\)/.exec(args)?.[1];
-    out.push({
-      method: m[1]!,
-      name: m[2]!,
-      retro: retro ? [...retro.matchAll(/"([A-Z][A-Z0-9_]*)"/g)].map((r) => r[1]!) : [],
-      keepsCase: /ForceLowercase\(false\)/.test(args),
-    });
+    const isRetro = /IsRetro\(\s*(?:"([A-Z][A-Z0-9_]*)"|(\w+))\s*\)/.exec(args);
+    const current = isRetro ? (isRetro[1] ?? constantBefore(isRetro[2]!, m.index)) : undefined;
+    const retroKeys = retro ? [...retro.matchAll(/"([A-Z][A-Z0-9_]*)"/g)].map((r) => r[1]!) : [];
+    // A named call marked IsRetro reads an old name itself: it stands for the current key.
+    if (current && m[2]) {
+      out.push({ method: m[1]!, name: current, retro: [m[2], ...retroKeys], keepsCase: /ForceLowercase\(false\)/.test(args), retroOnly: true });
+      continue;
+    }
+    if (!m[2]) {
+      if (current) out.push({ method: m[1]!, name: current, retro: retroKeys, keepsCase: /ForceLowercase\(false\)/.test(args), retroOnly: true });
+      continue;
+    }
+    out.push({ method: m[1]!, name: m[2], retro: retroKeys, keepsCase: /ForceLowercase\(false\)/.test(args) });
   }
   return out;
 }
@@ -84,7 +97,8 @@ export async function refreshGluetunReference(o: RefreshOptions): Promise<string
   const settings: Record<string, { read: string; keepsCase?: true }> = {};
   const deprecated: Record<string, string> = {};
   for (const c of calls.sort((a, b) => a.name.localeCompare(b.name))) {
-    if (!settings[c.name] || settings[c.name]!.read === 'Get') settings[c.name] = { read: c.method, ...(c.keepsCase ? { keepsCase: true as const } : {}) };
+    if (!c.retroOnly && (!settings[c.name] || settings[c.name]!.read === 'Get'))
+      settings[c.name] = { read: c.method, ...(c.keepsCase ? { keepsCase: true as const } : {}) };
     for (const old of c.retro) deprecated[old] = c.name;
   }
   const providers = constants(await read(PROVIDERS));

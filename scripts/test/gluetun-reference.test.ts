@@ -82,6 +82,24 @@ describe("gluetun's Dockerfile and reader calls", () => {
       { method: 'Get', name: 'FIREWALL_PASSWORD', retro: [], keepsCase: true },
     ]);
   });
+
+  it('reads a call of old names alone (IsRetro, a literal or the constant declared nearest before it) as old names of the current key', () => {
+    const go = `func a(r *reader.Reader) {
+	port, err := r.Uint16Ptr("",
+		reader.RetroKeys("HTTPPROXY_PORT", "PROXY_PORT"),
+		reader.IsRetro("HTTPPROXY_LISTENING_ADDRESS"))
+	const currentKey = "HTTPPROXY_LISTENING_ADDRESS"
+	return r.String(currentKey)
+}
+func b(r *reader.Reader) {
+	const currentKey = "SHADOWSOCKS_LISTENING_ADDRESS"
+	port, err := r.Uint16Ptr("SHADOWSOCKS_PORT", reader.IsRetro(currentKey))
+}`;
+    expect(readerCalls(go)).toEqual([
+      { method: 'Uint16Ptr', name: 'HTTPPROXY_LISTENING_ADDRESS', retro: ['HTTPPROXY_PORT', 'PROXY_PORT'], keepsCase: false, retroOnly: true },
+      { method: 'Uint16Ptr', name: 'SHADOWSOCKS_LISTENING_ADDRESS', retro: ['SHADOWSOCKS_PORT'], keepsCase: false, retroOnly: true },
+    ]);
+  });
 });
 
 describe('gluetun:reference', () => {

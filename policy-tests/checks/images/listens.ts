@@ -11,7 +11,7 @@ import { containerPort } from '../../model/core/workloads.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { ingressRoutes, type IngressRoute } from '../../model/cluster/ingress-routes.ts';
-import { bindReach, nodeInspector, optionValues, portValue, type Listens } from '../../model/programs/listens.ts';
+import { bindReach, nodeInspector, optionValues, portValue, type Listens, type ListenSwitch } from '../../model/programs/listens.ts';
 import { probedPort, textOf, type Held } from './variables.ts';
 import { fromSecret } from '../../model/cluster/environment.ts';
 import { splitHostPort } from '../../model/go/net.ts';
@@ -99,9 +99,36 @@ function hostPortListener(read: Listener, given: string | undefined | null, port
   return 'error' in split ? read : { ...read, port: portValue(split.port), address: split.host || '0.0.0.0' };
 }
 
+/** Whether a listener's switch is on: true, false, or undefined where its value comes from a source the gate does not read. */
+function switchedOn(held: Held, when: ListenSwitch): boolean | undefined {
+  for (const name of [...(when.aliases ?? []), when.variable]) {
+    const setting = held.variable(name);
+    const text = textOf(setting);
+    if (setting === undefined || text?.trim() === '') continue;
+    return text === undefined ? undefined : when.on.includes(text.trim().toLowerCase());
+  }
+  return when.on.includes((when.default ?? '').toLowerCase());
+}
+
+/** The listener an older variable holding the port alone makes (on every address), where one is set and not empty. */
+function aliasListener(held: Held, names: readonly string[]): Listener | undefined {
+  for (const name of names) {
+    const setting = held.variable(name);
+    const text = textOf(setting);
+    if (setting === undefined || text === '') continue;
+    return { name, variable: name, port: text === undefined ? undefined : portValue(text), address: '0.0.0.0', secretPort: fromSecret(setting) };
+  }
+  return undefined;
+}
+
 /** Each listener's port and bind address as the program reads them; undefined where a value comes from a source the gate does not read. */
 function listeners(held: Held, listens: readonly Listens[]): Listener[] {
   return listens.flatMap((l): Listener[] => {
+    if ('when' in l && l.when) {
+      const on = switchedOn(held, l.when);
+      if (on === false) return [];
+      if (on === undefined) return [{ name: l.when.variable, variable: l.when.variable }];
+    }
     if ('nodeInspector' in l) {
       const options = held.variable(l.nodeInspector);
       const text = textOf(options);
@@ -122,6 +149,8 @@ function listeners(held: Held, listens: readonly Listens[]): Listener[] {
           ]
         : [];
     }
+    const alias = l.listen && l.portAliases ? aliasListener(held, l.portAliases) : undefined;
+    if (alias) return [alias];
     if (l.listen) {
       const setting = held.variable(l.listen);
       const secret = fromSecret(setting);
@@ -139,7 +168,7 @@ function listeners(held: Held, listens: readonly Listens[]): Listener[] {
     const portSetting = l.port === undefined ? undefined : held.variable(l.port);
     const text = textOf(portSetting);
     const port = portSetting === undefined || text === '' ? l.default : text === undefined ? undefined : portValue(text);
-    const name = l.port ?? 'fixed';
+    const name = l.port ?? l.when?.variable ?? 'fixed';
     const listener = { name, variable: name, port, secretPort: fromSecret(portSetting) };
     if (!l.address) return [listener];
     const set = held.variable(l.address);

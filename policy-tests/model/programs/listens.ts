@@ -27,6 +27,21 @@ export interface PortListens {
   /** The bind address where that variable is unset; `emptyAddress` where it is set empty (the program's own default). */
   addressDefault?: string;
   emptyAddress?: string;
+  /** Older variables that hold the port alone, read before `listen` where set and not empty (on every address). */
+  portAliases?: string[];
+  /** A switch the listener runs under: off, it does not listen at all. */
+  when?: ListenSwitch;
+}
+
+/**
+ * A program's switch as a settings reader like gosettings reads it: the first of its older names (`aliases`), then its
+ * own, that is set and not empty, trimmed and lowercased, is on where `on` lists it; `default` where none is set.
+ */
+export interface ListenSwitch {
+  variable: string;
+  aliases?: string[];
+  on: string[];
+  default?: string;
 }
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -34,13 +49,40 @@ const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 export const isPort = (v: unknown): v is number => Number.isInteger(v) && (v as number) > 0 && (v as number) <= 65535;
 const isAddress = (v: unknown): boolean => v === undefined || (typeof v === 'string' && (isIP(v) !== 0 || v === 'localhost'));
 
+const isNames = (v: unknown) => Array.isArray(v) && v.length > 0 && v.every((n) => typeof n === 'string' && NAME.test(n));
+const isSwitch = (v: unknown): boolean => {
+  const { variable, aliases, on, default: fallback, ...rest } = (v ?? {}) as Record<string, unknown>;
+  return (
+    Object.keys(rest).length === 0 &&
+    typeof variable === 'string' &&
+    NAME.test(variable) &&
+    (aliases === undefined || isNames(aliases)) &&
+    Array.isArray(on) &&
+    on.length > 0 &&
+    on.every((w) => typeof w === 'string' && w === w.toLowerCase()) &&
+    (fallback === undefined || typeof fallback === 'string')
+  );
+};
+
 export const LISTENS_FIELD = {
-  keys: ['port', 'listen', 'option', 'every', 'default', 'address', 'addressDefault', 'emptyAddress', 'nodeInspector'],
+  keys: ['port', 'listen', 'option', 'every', 'default', 'address', 'addressDefault', 'emptyAddress', 'portAliases', 'when', 'nodeInspector'],
   valid: (v: unknown): boolean =>
     Array.isArray(v) &&
     v.length > 0 &&
     v.every((l: unknown) => {
-      const { port, listen, option, every, default: fallback, address, addressDefault, emptyAddress, nodeInspector } = (l ?? {}) as Record<string, unknown>;
+      const {
+        port,
+        listen,
+        option,
+        every,
+        default: fallback,
+        address,
+        addressDefault,
+        emptyAddress,
+        portAliases,
+        when,
+        nodeInspector,
+      } = (l ?? {}) as Record<string, unknown>;
       if (nodeInspector !== undefined) return typeof nodeInspector === 'string' && NAME.test(nodeInspector) && Object.keys(l as object).length === 1;
       return (
         (port === undefined || (typeof port === 'string' && NAME.test(port))) &&
@@ -52,10 +94,12 @@ export const LISTENS_FIELD = {
         isPort(fallback) &&
         (address === undefined || (typeof address === 'string' && NAME.test(address))) &&
         isAddress(addressDefault) &&
-        isAddress(emptyAddress)
+        isAddress(emptyAddress) &&
+        (portAliases === undefined || (isNames(portAliases) && listen !== undefined)) &&
+        (when === undefined || isSwitch(when))
       );
     }),
-  says: "listens lists {port? or listen? or option? (with every?), default, address?, addressDefault?, emptyAddress?}: the variable its program reads a port from (none: the port is fixed; or listen, the one it reads [host]:port from; or option, the long option of its ENTRYPOINT that takes it, every: true where it listens at each one given) and the port where it is unset, and the variable it reads its bind address from with the address where it is unset and where it is empty (an IP address or localhost); or {nodeInspector}: the variable (NODE_OPTIONS) whose --inspect options start Node's inspector",
+  says: "listens lists {port? or listen? or option? (with every?), default, address?, addressDefault?, emptyAddress?}: the variable its program reads a port from (none: the port is fixed; or listen, the one it reads [host]:port from; or option, the long option of its ENTRYPOINT that takes it, every: true where it listens at each one given; with listen, portAliases: older variables holding the port alone, read first) and the port where it is unset, and the variable it reads its bind address from with the address where it is unset and where it is empty (an IP address or localhost), and when: {variable, aliases?, on, default?}, the switch it listens under (lowercased words that turn it on, its value where unset); or {nodeInspector}: the variable (NODE_OPTIONS) whose --inspect options start Node's inspector",
 };
 
 /** What a bind address reaches: every address of the pod, loopback alone, or one address the pod may not hold. */

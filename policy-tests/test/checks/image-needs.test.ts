@@ -319,7 +319,10 @@ describe("workload-image-needs: a probe's path, held to the server the image's p
   it('follows the control server to the port its listening address names', () => {
     const moved = { env: [{ name: 'HTTP_CONTROL_SERVER_ADDRESS', value: '0.0.0.0:9000' }], ports: [{ name: 'http-control', containerPort: 9000 }] };
     expect(probing('http-control', '/v1/publicip', moved)).toHaveLength(1);
-    expect(probing(8000, '/v1/publicip', moved)).toEqual([]);
+    // Not held to the paths, as a probe of another port: but nothing listens there now (the facts' listens).
+    expect(probing(8000, '/v1/publicip', moved)).toEqual([
+      expect.stringMatching(/asks port 8000 of container c, where .* does not listen: it listens on port 9000 \(HTTP_CONTROL_SERVER_ADDRESS\)/),
+    ]);
   });
 
   it('says not judged where a mounted roles file may open other routes, or the address is not read', () => {
@@ -436,5 +439,55 @@ describe("workload-image-needs: the blackbox exporter's flags, a Uint's text rea
     ]);
     expect(blackbox(['--history.limit', '18446744073709551616'])).toEqual([expect.stringMatching(/value out of range/)]);
     expect(blackbox(['--config.check'])).toEqual([expect.stringMatching(/exits before it serves \(--config\.check makes it exit/)]);
+  });
+});
+
+describe("workload-image-needs: gluetun's servers, each under its switch, older port-only names read first", () => {
+  const gluetun = (env: { name: string; value: string }[], port: number) =>
+    judge({
+      image: 'docker.io/qmcgaw/gluetun:v3.40.4',
+      env: [{ name: 'VPN_TYPE', value: 'wireguard' }, ...env],
+      ports: [{ name: 'proxy', containerPort: port }],
+      readinessProbe: { tcpSocket: { port: 'proxy' } },
+    }).filter((m) => /listen/.test(m));
+
+  it('holds a port to the HTTP proxy only where its switch is on, by its address or an older port variable', () => {
+    expect(gluetun([{ name: 'HTTPPROXY', value: 'on' }], 8888)).toEqual([]);
+    expect(gluetun([{ name: 'PROXY', value: 'Yes' }], 8888)).toEqual([]);
+    expect(gluetun([{ name: 'HTTPPROXY', value: 'off' }], 8888)).toEqual([expect.stringMatching(/asks port 8888 .* does not listen/)]);
+    expect(
+      gluetun(
+        [
+          { name: 'HTTPPROXY', value: 'on' },
+          { name: 'HTTPPROXY_PORT', value: '3128' },
+        ],
+        3128,
+      ),
+    ).toEqual([]);
+    expect(
+      gluetun(
+        [
+          { name: 'HTTPPROXY', value: 'on' },
+          { name: 'HTTPPROXY_LISTENING_ADDRESS', value: ':3128' },
+        ],
+        8888,
+      ),
+    ).toEqual([expect.stringMatching(/does not listen: it listens on .*port 3128 \(HTTPPROXY_LISTENING_ADDRESS\)/)]);
+  });
+
+  it('takes the DNS server on 53 by the image default, and says a switch from an unread source not judged', () => {
+    expect(gluetun([], 53)).toEqual([]);
+    expect(gluetun([{ name: 'DOT', value: 'off' }], 53)).toEqual([expect.stringMatching(/does not listen/)]);
+    expect(
+      judge({
+        image: 'docker.io/qmcgaw/gluetun:v3.40.4',
+        env: [
+          { name: 'VPN_TYPE', value: 'wireguard' },
+          { name: 'HTTPPROXY', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } },
+        ],
+        ports: [{ name: 'proxy', containerPort: 8888 }],
+        readinessProbe: { tcpSocket: { port: 'proxy' } },
+      }).filter((m) => /listen/.test(m)),
+    ).toEqual([]);
   });
 });

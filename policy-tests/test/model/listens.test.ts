@@ -86,4 +86,14 @@ describe('optionValue', () => {
     expect(LISTENS_FIELD.valid([{ port: 'PORT', every: true, default: 9116 }])).toBe(false);
     expect(LISTENS_FIELD.valid([{ option: opt, every: 'yes', default: 9116 }])).toBe(false);
   });
+
+  it('takes a switch a listener runs under, and older port-only names only beside listen', () => {
+    const when = { variable: 'HTTPPROXY', aliases: ['PROXY'], on: ['on', 'yes'], default: 'off' };
+    expect(LISTENS_FIELD.valid([{ listen: 'ADDR', portAliases: ['PORT'], default: 8888, when }])).toBe(true);
+    expect(LISTENS_FIELD.valid([{ default: 53, when: { variable: 'DOT', on: ['on'] } }])).toBe(true);
+    expect(LISTENS_FIELD.valid([{ port: 'P', portAliases: ['PORT'], default: 8888 }])).toBe(false);
+    expect(LISTENS_FIELD.valid([{ default: 53, when: { variable: 'DOT', on: ['On'] } }])).toBe(false);
+    expect(LISTENS_FIELD.valid([{ default: 53, when: { variable: 'DOT', on: [] } }])).toBe(false);
+    expect(LISTENS_FIELD.valid([{ default: 53, when: { variable: 'DOT', on: ['on'], extra: 1 } }])).toBe(false);
+  });
 });

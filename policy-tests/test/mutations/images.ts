@@ -462,6 +462,12 @@ export const imageMutations: Mutation[] = [
   },
   {
     check: 'workload-image-needs',
+    why: "gluetun's probes moved to its health server's port 9999: it listens on 127.0.0.1 alone (HEALTH_SERVER_ADDRESS), the kubelet's probes find nothing there, and the VPN pod restarts for good",
+    mutate: swap('apps/media/gluetun/deployment.yaml', '              containerPort: 8000', '              containerPort: 9999'),
+    at: (c) => ({ file: 'apps/media/gluetun/deployment.yaml', line: lineOf(c, 'apps/media/gluetun/deployment.yaml', '        - name: gluetun') }),
+  },
+  {
+    check: 'workload-image-needs',
     why: "the GPU plugin given -shared-dev-num=two: Go's flag package cannot read it as a number and exits 2, the plugin restarts for good, and no pod is given the GPU",
     mutate: swap('apps/platform/intel-gpu-plugin/daemonset.yaml', 'args: ["-shared-dev-num=2"]', 'args: ["-shared-dev-num=two"]'),
     at: '"-shared-dev-num=two"',
