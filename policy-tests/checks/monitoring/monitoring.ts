@@ -29,7 +29,7 @@ export const monitoringChecks: PolicyCheck[] = [
   {
     id: 'monitoring-retention',
     description:
-      'Retention and shape of the stores: metrics 7d; Alertmanager 2 replicas and 120h; Loki single binary, logs 7d and Kubernetes events 30d; traces 24h over OTLP; the log shipper a DaemonSet that tolerates the control-plane taint, so it runs on every node; the sensor and the shipper keep nothing (Limits; A1, A2, A3).',
+      'Retention and shape of the stores: metrics 7d; Alertmanager 2 replicas and 120h; Loki single binary, logs 7d and Kubernetes events 30d; traces 24h over OTLP; the log shipper a DaemonSet that tolerates the control-plane taint, so it runs on every node, and one that ships pod logs (loki.source.kubernetes or loki.source.file; an Alloy whose configuration was dropped runs the example of its chart, which ships none); the sensor and the shipper keep nothing (Limits; A1, A2, A3).',
     invariants: ['A1', 'A2', 'A3'],
     remediation: 'set the retention or replica count docs/invariants.md states (A1-A3)',
     reads: { kinds: ['Application'], charts: ['kube-prometheus-stack', 'loki', 'tempo', 'alloy', 'falco'] },
@@ -62,8 +62,14 @@ export const monitoringChecks: PolicyCheck[] = [
         expectDuration(fail, values, ['tempo', 'retention'], { expected: '24h', what: 'trace retention' });
         if (!dig(values, ['tempo', 'receivers', 'otlp'])) fail(['tempo', 'receivers'], 'Tempo must receive OTLP');
       });
+      // A2: a shipper on every node ships pod logs. The node shippers (DaemonSets) where none holds a pod-log source.
+      const nodeShippers: Fail[] = [];
+      let podLogsShipped = false;
       onValues(ctx, 'alloy', ({ values }, fail) => {
         const shipsPodLogs = /loki\.source\.kubernetes\s+"/.test(alloyConfig(values));
+        // Pod logs tailed through the API, or read from the node's files (/var/log/pods).
+        podLogsShipped ||= shipsPodLogs || /loki\.source\.file\s+"/.test(alloyConfig(values));
+        if ((dig(values, ['controller', 'type']) ?? 'daemonset') === 'daemonset') nodeShippers.push(fail);
         if (shipsPodLogs && (dig(values, ['controller', 'type']) ?? 'daemonset') !== 'daemonset')
           fail(['controller', 'type'], 'the pod-log shipper must run on every node (controller.type: daemonset)');
         // The chart tolerates nothing: without the control-plane taint's toleration, the pods there ship no log.
@@ -78,6 +84,13 @@ export const monitoringChecks: PolicyCheck[] = [
         if ((Array.isArray(claims) && claims.length) || dig(values, ['alloy', 'storagePath']))
           fail(['controller'], 'the log shipper keeps nothing: no volume claims, no storage path');
       });
+      if (!podLogsShipped)
+        for (const fail of nodeShippers)
+          fail(
+            ['alloy', 'configMap'],
+            "no Alloy ships pod logs: this node shipper's configuration has no loki.source.kubernetes (nor loki.source.file), so no pod log reaches Loki",
+            "give the node shipper a loki.source.kubernetes over a discovery.kubernetes of its own node's pods, forwarded to a loki.write",
+          );
       onValues(ctx, 'falco', ({ values }, fail) => {
         if (dig(values, ['falco', 'file_output', 'enabled']) === true) fail(['falco', 'file_output'], 'the sensor keeps nothing: no file output');
       });

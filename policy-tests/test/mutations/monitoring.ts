@@ -141,6 +141,16 @@ export const monitoringMutations: Mutation[] = [
   },
   {
     check: 'monitoring-retention',
+    why: "the node shipper's pod-log source deleted: Alloy loads its discovery and its writer, and no pod log reaches Loki",
+    mutate: swap(
+      'monitoring/alloy/values.yaml',
+      '      loki.source.kubernetes "pods" {\n        targets    = discovery.kubernetes.pods.targets\n        forward_to = [loki.write.default.receiver]\n      }\n',
+      '',
+    ),
+    at: inFile('monitoring/alloy/values.yaml', '  configMap:'),
+  },
+  {
+    check: 'monitoring-retention',
     why: 'traces kept 2 days',
     mutate: (c) => c.edit(TEMPO, 0, (d) => d.setIn(['tempo', 'retention'], '48h')),
     at: 'retention: 48h',
