@@ -24,7 +24,15 @@ import { pinnedVersionMiss, placeInValues, renderedFile } from '../../model/helm
 import { applicationsByName, namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { withKeyProviders } from '../../model/cluster/provided-keys.ts';
 import { containerEnvironment, mayStartWith } from '../../model/cluster/environment.ts';
-import { FALCOCTL_PORT, falcoctlProblems, type FalcoctlCommand, type FalcoctlEnv } from '../../model/falco/falcoctl.ts';
+import {
+  ARTIFACT_INDEX_FILE,
+  FALCOCTL_PORT,
+  falcoctlProblems,
+  indexEntries,
+  type FalcoctlCommand,
+  type FalcoctlEnv,
+  type FalcoctlProblem,
+} from '../../model/falco/falcoctl.ts';
 
 const CONTAINERS: Readonly<Record<FalcoctlCommand, string>> = { install: 'falcoctl-artifact-install', follow: 'falcoctl-artifact-follow' };
 /** What every variable falcoctl reads from its environment starts with (viper's env prefix). */
@@ -63,9 +71,12 @@ const unreadSource = (container: Obj, source: number) => {
   return `${entry.secretRef !== undefined ? 'Secret' : 'ConfigMap'} ${str(ref.name)}${entry.prefix ? ` (prefix ${str(entry.prefix)})` : ''}`;
 };
 
-/** Whether the container's arguments name references of their own after `artifact <command>` (then the file's are not read). */
-const namesRefs = (container: Obj): boolean =>
-  (Array.isArray(container.args) ? container.args.slice(2) : []).some((a) => typeof a === 'string' && a !== '' && !a.startsWith('-'));
+/** The references the container's arguments name after `artifact <command>` (then the file's are not read). */
+const argumentRefs = (container: Obj): string[] =>
+  (Array.isArray(container.args) ? container.args.slice(2) : []).filter((a): a is string => typeof a === 'string' && a !== '' && !a.startsWith('-'));
+
+/** A problem said: failed, or not judged where the gate cannot work it out. */
+const say = (ctx: CheckContext, where: FailurePlace, p: FalcoctlProblem) => (p.notJudged ? ctx.notJudged(where, p.message) : ctx.fail(where, p.message));
 
 /**
  * Where a variable of a rendered falcoctl container is set: the values' env or envFrom entry the chart copied it
@@ -120,9 +131,17 @@ function judgeRendered(ctx: CheckContext, render: SourceRender, values: ChartVal
         );
         continue;
       }
-      for (const p of falcoctlProblems(doc, command, { env: given.env, whole: true, refsOnCommandLine: namesRefs(container) })) {
+      const index = indexEntries(ctx.repo.dataFiles.get(ARTIFACT_INDEX_FILE)?.data);
+      const refs = argumentRefs(container);
+      for (const p of falcoctlProblems(doc, command, {
+        env: given.env,
+        whole: true,
+        refsOnCommandLine: refs.length > 0,
+        commandLineRefs: refs,
+        ...(index ? { index } : {}),
+      })) {
         const where: FailurePlace = 'env' in p.at ? variablePlace(values, command, { resource: w, at, container }, given.at.get(p.at.env)!) : place(p.at.path);
-        ctx.fail(where, p.message);
+        say(ctx, where, p);
       }
     }
   }
@@ -147,20 +166,26 @@ function judgeValues(ctx: CheckContext, v: ChartValues): void {
       );
       continue;
     }
-    for (const p of falcoctlProblems(config, command, { env: given.env, whole: false })) {
+    const index = indexEntries(ctx.repo.dataFiles.get(ARTIFACT_INDEX_FILE)?.data);
+    for (const p of falcoctlProblems(config, command, { env: given.env, whole: false, ...(index ? { index } : {}) })) {
       const path: Path = 'env' in p.at ? [...artifact, ...given.at.get(p.at.env)!] : ['falcoctl', 'config', ...p.at.path];
-      ctx.fail({ data: v.source, path }, p.message);
+      say(ctx, { data: v.source, path }, p);
     }
   }
 }
 
 export const falcoctlConfigCheck: PolicyCheck = {
   id: 'falcoctl-config-loads',
-  description: `falcoctl's install init container and follow sidecar start with the configuration the falco chart gives them, as falcoctl ${FALCOCTL_PORT.version} reads it (viper's keys in any case and FALCOCTL_ variables, from env or the keys of an envFrom source the repository writes, each setting parsed by the flag it overwrites, allowedTypes and refs as its config package reads them); otherwise Falco never starts, or its pod is never ready. Judged on the rendered falcoctl.yaml, offline on the values' falcoctl.config (S3).`,
+  description: `falcoctl's install init container and follow sidecar start with the configuration the falco chart gives them, as falcoctl ${FALCOCTL_PORT.version} reads it (viper's keys in any case and FALCOCTL_ variables, from env or the keys of an envFrom source the repository writes, each setting parsed by the flag it overwrites, allowedTypes and refs as its config package reads them, and each reference the install pulls of a type allowedTypes takes, by the falcosecurity index facts); otherwise Falco never starts, or its pod is never ready. Judged on the rendered falcoctl.yaml, offline on the values' falcoctl.config (S3).`,
   invariants: ['S3'],
   remediation:
     'write each falcoctl setting as falcoctl documents it: refs a list of references, allowedTypes a non-empty list of rulesfile, plugin and asset, follow.every a Go duration (168h), resolveDeps and noVerify true or false, startupBehavior skip, jitter or immediate',
-  reads: { kinds: withKeyProviders('Application', 'ConfigMap', 'DaemonSet', 'Deployment'), charts: [FALCOCTL_PORT.chart], renders: true },
+  reads: {
+    kinds: withKeyProviders('Application', 'ConfigMap', 'DaemonSet', 'Deployment'),
+    charts: [FALCOCTL_PORT.chart],
+    renders: true,
+    files: [ARTIFACT_INDEX_FILE],
+  },
   exemptible: false,
   run(ctx) {
     const values = chartValues(ctx.repo, FALCOCTL_PORT.chart);

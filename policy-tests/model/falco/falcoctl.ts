@@ -65,6 +65,29 @@ export interface FalcoctlProblem {
   /** Where in the configuration file, or the env variable that set it. */
   at: { path: Path } | { env: string };
   message: string;
+  /** What the gate cannot work out (a reference its index facts do not hold): said not judged, never failed. */
+  notJudged?: true;
+}
+
+/** An artifact of the index falcoctl resolves names through: its name, type, and where a full reference finds it. */
+export interface IndexEntry {
+  name: string;
+  type: string;
+  registry: string;
+  repository: string;
+}
+
+/** The falcosecurity index, the one the chart's falcoctl configuration names. */
+export const FALCOSECURITY_INDEX = 'https://falcosecurity.github.io/falcoctl/index.yaml';
+/** The facts that record that index's entries. */
+export const ARTIFACT_INDEX_FILE = 'security/falco/facts/artifact-index.yaml';
+
+/** The index facts' entries, where the file holds a list of them (each with its four texts); undefined otherwise. */
+export function indexEntries(data: unknown): IndexEntry[] | undefined {
+  const list = isMap(data) ? data.index : undefined;
+  const keys = ['name', 'type', 'registry', 'repository'];
+  const valid = (e: unknown) => isMap(e) && Object.keys(e).length === keys.length && keys.every((k) => typeof e[k] === 'string' && e[k] !== '');
+  return Array.isArray(list) && list.length > 0 && list.every(valid) ? (list as IndexEntry[]) : undefined;
 }
 
 /** Where a key stands: its value and the path as the file spells it, or why the file is ambiguous about it. */
@@ -174,6 +197,46 @@ function refsProblem(doc: unknown, command: FalcoctlCommand, env: FalcoctlEnv, w
 }
 
 /**
+ * ResolveReference, then CheckAllowedType: each reference `artifact install` pulls is of a type allowedTypes takes
+ * (an empty list takes any). A name is found in the index, a full reference (registry/repository[:tag]) by its
+ * repository; one the index facts do not hold, or a configuration that names other indexes, is not judged.
+ */
+function typeProblems(doc: unknown, env: FalcoctlEnv, index: readonly IndexEntry[], refs: readonly string[] | undefined): FalcoctlProblem[] {
+  const allowed = lookup(doc, 'artifact.allowedTypes', env);
+  if (!allowed || 'unknown' in allowed || 'ambiguous' in allowed) return [];
+  const types = stringSlice(allowed.value).flatMap((t) => t.split(','));
+  const found = lookup(doc, 'artifact.install.refs', env);
+  const named = refs ?? (found && 'value' in found ? stringSlice(found.value).flatMap((r) => r.split(';')) : []);
+  if (types.length === 0 || named.length === 0) return [];
+  const indexes = lookup(doc, 'indexes', env);
+  const urls = indexes && 'value' in indexes && Array.isArray(indexes.value) ? indexes.value.map((i) => (isMap(i) ? i.url : undefined)) : [FALCOSECURITY_INDEX];
+  const at = found && 'at' in found ? found.at : allowed.at;
+  return named.flatMap((ref): FalcoctlProblem[] => {
+    const slash = ref.indexOf('/');
+    const bare = ref.replace(/@.*$/, '').replace(/:[^:/]*$/, '');
+    const entry =
+      (urls.length === 1 && urls[0] === FALCOSECURITY_INDEX) || slash !== -1
+        ? index.find((e) => (slash === -1 ? e.name === bare : `${e.registry}/${e.repository}` === bare))
+        : undefined;
+    if (!entry)
+      return [
+        {
+          at,
+          notJudged: true,
+          message: `falcoctl ${FALCOCTL_PORT.version} artifact install pulls ${ref}, whose type the index facts do not say: whether allowedTypes takes it is not judged`,
+        },
+      ];
+    if (types.includes(entry.type)) return [];
+    return [
+      {
+        at: allowed.at,
+        message: `falcoctl ${FALCOCTL_PORT.version} artifact install pulls ${ref}, a ${entry.type}, and allowedTypes (${types.join(', ')}) does not take it: "cannot download artifact of type ${entry.type}: type not permitted", and the init container exits`,
+      },
+    ];
+  });
+}
+
+/**
  * Why `falcoctl artifact <command>` stops at start on configuration `doc` with `env`. With `whole` false (the values
  * alone, the chart's defaults not known), a setting left unset is not judged; with `refsOnCommandLine`, the command's
  * own arguments name the references, and the file's are never read.
@@ -181,7 +244,7 @@ function refsProblem(doc: unknown, command: FalcoctlCommand, env: FalcoctlEnv, w
 export function falcoctlProblems(
   doc: unknown,
   command: FalcoctlCommand,
-  o: { env: FalcoctlEnv; whole: boolean; refsOnCommandLine?: boolean },
+  o: { env: FalcoctlEnv; whole: boolean; refsOnCommandLine?: boolean; index?: readonly IndexEntry[]; commandLineRefs?: readonly string[] },
 ): FalcoctlProblem[] {
   const problems: FalcoctlProblem[] = [];
   const keys = [...CARRIED[command].map((c) => c.key), 'artifact.allowedTypes', `artifact.${command}.refs`];
@@ -196,5 +259,7 @@ export function falcoctlProblems(
   carriedProblems(doc, command, o.env, problems);
   for (const p of [allowedTypesProblem(doc, o.env), o.refsOnCommandLine ? undefined : refsProblem(doc, command, o.env, o.whole)])
     if (p) problems.push({ at: p.at, message: `falcoctl ${FALCOCTL_PORT.version} artifact ${command} ${p.why} and exits at start` });
+  if (command === 'install' && o.index && problems.length === 0 && !(o.refsOnCommandLine && !o.commandLineRefs))
+    problems.push(...typeProblems(doc, o.env, o.index, o.refsOnCommandLine ? o.commandLineRefs : undefined));
   return problems;
 }

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
-import { falcoctlProblems, type FalcoctlCommand } from '../../model/falco/falcoctl.ts';
+import { falcoctlProblems, indexEntries, type FalcoctlCommand, type IndexEntry } from '../../model/falco/falcoctl.ts';
 
 /** The chart's configuration, with `extra` YAML replacing its artifact block's lines; parsed as falcoctl's yaml.v3 reads ints. */
 const config = (artifact: string): unknown =>
@@ -96,5 +96,44 @@ describe("falcoctl's reading of its configuration", () => {
     expect(falcoctlProblems(config('  install:\n    resolveDeps: false\n'), 'install', { env: new Map(), whole: true }).map((p) => p.message)).toEqual([
       expect.stringContaining('has no artifacts to install'),
     ]);
+  });
+});
+
+describe("falcoctl's install of each reference, held to allowedTypes by its type in the index", () => {
+  const index: IndexEntry[] = [
+    { name: 'falco-rules', type: 'rulesfile', registry: 'ghcr.io', repository: 'falcosecurity/rules/falco-rules' },
+    { name: 'container', type: 'plugin', registry: 'ghcr.io', repository: 'falcosecurity/plugins/plugin/container' },
+  ];
+  const install = (doc: unknown, commandLineRefs?: string[]) =>
+    falcoctlProblems(doc, 'install', { env: new Map(), whole: true, index, ...(commandLineRefs ? { refsOnCommandLine: true, commandLineRefs } : {}) });
+
+  it('takes a reference of an allowed type, by its name, its full reference, or named on the command line', () => {
+    expect(install(config(CHART))).toEqual([]);
+    expect(install(config(CHART.replace('refs: [falco-rules:5]', 'refs: [ghcr.io/falcosecurity/rules/falco-rules:5]')))).toEqual([]);
+    expect(install(config(CHART), ['container:0.3', 'falco-rules:5'])).toEqual([]);
+  });
+
+  it('refuses one whose type allowedTypes does not take, where falcoctl stops: "type not permitted"', () => {
+    expect(install(config(CHART.replace('allowedTypes: [rulesfile, plugin]', 'allowedTypes: [plugin]')))).toEqual([
+      expect.objectContaining({ message: expect.stringMatching(/pulls falco-rules:5, a rulesfile, and allowedTypes \(plugin\) does not take it/) }),
+    ]);
+    expect(install(config(CHART.replace('allowedTypes: [rulesfile, plugin]', 'allowedTypes: [rulesfile]')), ['container:0.3'])).toEqual([
+      expect.objectContaining({ message: expect.stringMatching(/pulls container:0\.3, a plugin/) }),
+    ]);
+  });
+
+  it('says a reference the index facts do not hold not judged, and reads names through no other index', () => {
+    expect(install(config(CHART.replace('refs: [falco-rules:5]', 'refs: [k8smeta:0.3]')))).toEqual([
+      expect.objectContaining({ notJudged: true, message: expect.stringMatching(/k8smeta:0\.3, whose type the index facts do not say/) }),
+    ]);
+    const other = parseDocument(`indexes:\n  - name: mine\n    url: https://example.net/index.yaml\nartifact:\n${CHART}`).toJS();
+    expect(install(other)).toEqual([expect.objectContaining({ notJudged: true })]);
+  });
+
+  it('reads the index facts only where each entry has its four texts', () => {
+    expect(indexEntries({ index })).toEqual(index);
+    expect(indexEntries({ index: [{ ...index[0], type: 1 }] })).toBeUndefined();
+    expect(indexEntries({ index: [] })).toBeUndefined();
+    expect(indexEntries(undefined)).toBeUndefined();
   });
 });

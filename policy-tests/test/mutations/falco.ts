@@ -269,6 +269,12 @@ export const falcoMutations: Mutation[] = [
   },
   {
     check: 'falcoctl-config-loads',
+    why: 'rulesfile dropped from allowedTypes: the install pulls falco-rules, a rulesfile, and falcoctl refuses it ("type not permitted"), so the init container exits and Falco never starts',
+    mutate: swap(FALCO_VALUES, '      allowedTypes: [rulesfile, plugin]\n', '      allowedTypes: [plugin]\n'),
+    at: 'allowedTypes: [plugin]',
+  },
+  {
+    check: 'falcoctl-config-loads',
     why: 'the follower told to start "later", a startup behaviour falcoctl does not know: the sidecar exits at start and the sensor pod is never ready',
     mutate: (c) => c.edit(FALCO_VALUES, 0, (d) => d.setIn(['falcoctl', 'config', 'artifact', 'follow', 'startupBehavior'], 'later')),
     at: 'startupBehavior: later',
