@@ -13,6 +13,7 @@ import { nearestName, suggesting } from '../../model/core/did-you-mean.ts';
 import { argparseRefusal, type ArgparseOptions } from '../../model/command-lines/argparse.ts';
 import { goFlagRefusal, type GoFlagOptions } from '../../model/command-lines/go-flag.ts';
 import { kingpinRefusal, type KingpinOptions } from '../../model/command-lines/kingpin.ts';
+import { pflagRefusal, type PflagOptions } from '../../model/command-lines/pflag.ts';
 import { findsScript, missingScript, runScript, type ScriptRunner } from '../../model/command-lines/script-command.ts';
 import type { Held } from './variables.ts';
 
@@ -20,9 +21,14 @@ import type { Held } from './variables.ts';
 type Refusal = { index: number; message: string; fix: string; effect: string } | { index: number; unjudged: string };
 
 /** The first word of `words` after the program the reader refuses, or cannot be judged; undefined where it takes them all. */
-function refusal(words: readonly string[], options: ArgparseOptions | KingpinOptions | GoFlagOptions | ScriptRunner): Refusal | undefined {
-  if (options.parser === 'kingpin' || options.parser === 'goflag') {
-    const refused = options.parser === 'kingpin' ? kingpinRefusal(words, options) : goFlagRefusal(words, options);
+function refusal(words: readonly string[], options: ArgparseOptions | KingpinOptions | GoFlagOptions | PflagOptions | ScriptRunner): Refusal | undefined {
+  if (options.parser === 'kingpin' || options.parser === 'goflag' || options.parser === 'pflag') {
+    const refused =
+      options.parser === 'kingpin'
+        ? kingpinRefusal(words, options)
+        : options.parser === 'goflag'
+          ? goFlagRefusal(words, options)
+          : pflagRefusal(words, options);
     if (!refused || 'unjudged' in refused) return refused;
     const flags = [...options.flags, ...options.withValue];
     return {

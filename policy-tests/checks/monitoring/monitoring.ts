@@ -29,7 +29,7 @@ export const monitoringChecks: PolicyCheck[] = [
   {
     id: 'monitoring-retention',
     description:
-      'Retention and shape of the stores: metrics 7d; Alertmanager 2 replicas and 120h; Loki single binary, logs 7d and Kubernetes events 30d; traces 24h over OTLP; the log shipper a DaemonSet that tolerates the control-plane taint, so it runs on every node, and one that ships pod logs (loki.source.kubernetes or loki.source.file; an Alloy whose configuration was dropped runs the example of its chart, which ships none); the sensor and the shipper keep nothing (Limits; A1, A2, A3).',
+      'Retention and shape of the stores: metrics 7d; Alertmanager 2 replicas and 120h; Loki single binary, logs 7d and Kubernetes events 30d; traces 24h over OTLP; the log shipper a DaemonSet that tolerates the control-plane taint, so it runs on every node, and one that ships pod logs (a log source other than the events one, loki.source.kubernetes or loki.source.file; an Alloy whose configuration was dropped runs the example of its chart, which ships none); the sensor and the shipper keep nothing (Limits; A1, A2, A3).',
     invariants: ['A1', 'A2', 'A3'],
     remediation: 'set the retention or replica count docs/invariants.md states (A1-A3)',
     reads: { kinds: ['Application'], charts: ['kube-prometheus-stack', 'loki', 'tempo', 'alloy', 'falco'] },
@@ -67,8 +67,9 @@ export const monitoringChecks: PolicyCheck[] = [
       let podLogsShipped = false;
       onValues(ctx, 'alloy', ({ values }, fail) => {
         const shipsPodLogs = /loki\.source\.kubernetes\s+"/.test(alloyConfig(values));
-        // Pod logs tailed through the API, or read from the node's files (/var/log/pods).
-        podLogsShipped ||= shipsPodLogs || /loki\.source\.file\s+"/.test(alloyConfig(values));
+        // Pod logs tailed through the API, or read from the node's files: any log source but the events' counts (a
+        // component name Alloy does not have is alloy-config-loads' to say).
+        podLogsShipped ||= [...alloyConfig(values).matchAll(/loki\.source\.(\w+)\s+"/g)].some((m) => m[1] !== 'kubernetes_events');
         if ((dig(values, ['controller', 'type']) ?? 'daemonset') === 'daemonset') nodeShippers.push(fail);
         if (shipsPodLogs && (dig(values, ['controller', 'type']) ?? 'daemonset') !== 'daemonset')
           fail(['controller', 'type'], 'the pod-log shipper must run on every node (controller.type: daemonset)');
@@ -88,7 +89,7 @@ export const monitoringChecks: PolicyCheck[] = [
         for (const fail of nodeShippers)
           fail(
             ['alloy', 'configMap'],
-            "no Alloy ships pod logs: this node shipper's configuration has no loki.source.kubernetes (nor loki.source.file), so no pod log reaches Loki",
+            "no Alloy ships pod logs: this node shipper's configuration has no log source but the events' (loki.source.kubernetes, or loki.source.file of the node's pod logs), so no pod log reaches Loki",
             "give the node shipper a loki.source.kubernetes over a discovery.kubernetes of its own node's pods, forwarded to a loki.write",
           );
       onValues(ctx, 'falco', ({ values }, fail) => {

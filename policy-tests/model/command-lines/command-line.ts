@@ -1,13 +1,15 @@
 /**
  * The command-line readers an image's facts may name for a program (`options`): Python's argparse, kingpin (the flags of
- * Prometheus' Go programs), Go's own flag package, or the script Node or Python runs.
+ * Prometheus' Go programs), Go's own flag package, pflag under cobra (Alloy's), or the script Node or Python runs.
  */
 import { isArgparseOptions, type ArgparseOptions } from './argparse.ts';
 import { isGoFlagOptions, type GoFlagOptions } from './go-flag.ts';
 import { isKingpinOptions, type KingpinOptions } from './kingpin.ts';
+import { isPflagOptions, type PflagOptions } from './pflag.ts';
 import { isScriptRunner, type ScriptRunner } from './script-command.ts';
 
-export type ProgramOptions = ArgparseOptions | KingpinOptions | GoFlagOptions | ScriptRunner;
+export type ProgramOptions = ArgparseOptions | KingpinOptions | GoFlagOptions | PflagOptions | ScriptRunner;
 
 /** Whether a facts entry is one of the readers' entries. */
-export const isProgramOptions = (v: unknown): boolean => isArgparseOptions(v) || isKingpinOptions(v) || isGoFlagOptions(v) || isScriptRunner(v);
+export const isProgramOptions = (v: unknown): boolean =>
+  isArgparseOptions(v) || isKingpinOptions(v) || isGoFlagOptions(v) || isPflagOptions(v) || isScriptRunner(v);

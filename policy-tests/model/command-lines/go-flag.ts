@@ -11,6 +11,7 @@
  * print its usage and exit 0.
  */
 import { nearestName, suggesting } from '../core/did-you-mean.ts';
+import { goParseDuration } from '../core/time.ts';
 
 /**
  * What a flag's value must be: text its type reads (`pattern`, a JavaScript regular expression), a whole number that
@@ -20,6 +21,8 @@ import { nearestName, suggesting } from '../core/did-you-mean.ts';
 export interface GoFlagValue {
   pattern?: string;
   fits?: 'int32' | 'int64' | 'uint64';
+  /** A Go duration, as time.ParseDuration reads it. */
+  duration?: true;
   choices?: string[];
   /** The least value the program takes once parsed (it exits 1 below it). */
   min?: number;
@@ -60,14 +63,15 @@ const isPattern = (v: unknown) => {
   }
 };
 const isValue = (v: unknown): boolean => {
-  const { pattern, fits, choices, min, ...rest } = (v ?? {}) as Record<string, unknown>;
+  const { pattern, fits, duration, choices, min, ...rest } = (v ?? {}) as Record<string, unknown>;
   return (
     Object.keys(rest).length === 0 &&
     (pattern === undefined || isPattern(pattern)) &&
+    (duration === undefined || duration === true) &&
     (fits === undefined || (typeof fits === 'string' && fits in RANGES)) &&
     (choices === undefined || (Array.isArray(choices) && choices.length > 0 && choices.every((c) => typeof c === 'string'))) &&
     (min === undefined || Number.isInteger(min)) &&
-    [pattern, choices, min].some((x) => x !== undefined)
+    [pattern, duration, choices, min].some((x) => x !== undefined)
   );
 };
 
@@ -120,8 +124,10 @@ const goInteger = (text: string): bigint | undefined => {
 };
 
 /** Why a flag's type refuses its value (the text its pattern reads, the integer type it fits), or undefined where it reads it. */
-export function typeRefusal(flag: string, value: string, type: Pick<GoFlagValue, 'pattern' | 'fits'> | undefined): string | undefined {
+export function typeRefusal(flag: string, value: string, type: Pick<GoFlagValue, 'pattern' | 'fits' | 'duration'> | undefined): string | undefined {
   if (type?.pattern !== undefined && !new RegExp(type.pattern).test(value)) return `invalid value ${JSON.stringify(value)} for flag ${flag}: parse error`;
+  const duration = type?.duration ? goParseDuration(value) : undefined;
+  if (duration && !duration.ok) return `invalid value ${JSON.stringify(value)} for flag ${flag}: ${duration.error}`;
   const number = goInteger(value);
   const range = type?.fits && RANGES[type.fits];
   if (range && number !== undefined && (number < range[0] || number > range[1]))
@@ -177,7 +183,7 @@ export function goFlagRefusal(words: readonly string[], options: GoFlagOptions):
     if (value === undefined) return { index: i, message: `flag needs an argument: ${flag}`, exit: 2 };
     const at = inline === undefined ? ++i : i;
     const type = options.values?.[flag];
-    const refused = valueRefusal(flag, value, type && { pattern: type.pattern, fits: type.fits });
+    const refused = valueRefusal(flag, value, type && { pattern: type.pattern, fits: type.fits, duration: type.duration });
     if (refused) return { index: at, ...refused };
     last.set(flag, { value, index: at });
   }

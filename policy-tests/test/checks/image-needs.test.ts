@@ -379,6 +379,17 @@ describe("workload-image-needs: where a program listens by an option of its comm
     expect(alloy(chart, 12346, { command: ['/bin/sh', '-c'] })).toEqual([]);
     expect(alloy([...chart, 1 as never], 12346)).toEqual([]);
   });
+
+  it('refuses a flag run does not have, as pflag reads the args the ENTRYPOINT is given, and a second path', () => {
+    const run = (args: string[]) => judge({ image: 'docker.io/grafana/alloy:v1.18.1', args }).filter((m) => /runs alloy/.test(m));
+    expect(run(chart)).toEqual([]);
+    expect(run([...chart, '--cluster.enabld'])).toEqual([
+      expect.stringMatching(
+        /^error: container c runs alloy of docker\.io\/grafana\/alloy:v1\.18\.1 with "--cluster\.enabld", which its flag parser refuses \(unknown flag: --cluster\.enabld \(did you mean "--cluster\.enabled"\?\)/,
+      ),
+    ]);
+    expect(run([...chart, '/etc/alloy/other.alloy'])).toEqual([expect.stringMatching(/accepts 1 arg\(s\), received 2/)]);
+  });
 });
 
 describe("workload-image-needs: a Go program's flags, as kingpin reads the args its image's ENTRYPOINT is given (the SNMP exporter)", () => {
