@@ -14,6 +14,7 @@
  * (Application.Version; given at all, even as `--no-version`, its PreAction prints and exits).
  */
 import { nearestName, suggesting } from '../core/did-you-mean.ts';
+import { goParsesFloat } from '../go/strconv.ts';
 import { isTypeValue, typeRefusal, type GoFlagValue } from './go-flag.ts';
 
 /** What a flag's value must be where its type reads it: a number (strconv.ParseFloat: kingpin's Int and Float64), one of a list, or text a pattern reads (strconv.ParseUint, kingpin's Uint: see go-flag.ts). */
@@ -72,37 +73,6 @@ export function isKingpinOptions(v: unknown): boolean {
     isRecord(o.values, (k, x) => (o.withValue as string[]).includes(k) && isValue(x)) &&
     isRecord(o.short, (k, x) => /^-[A-Za-z0-9]$/.test(k) && typeof x === 'string' && own.has(x))
   );
-}
-
-/**
- * Whether Go's strconv.ParseFloat reads `text` (kingpin's Int and Float values): a decimal float, a hex one with its
- * `p` exponent, inf or nan; underscores only between digits (underscoreOK); not one past the largest float (ErrRange).
- */
-export function goParsesFloat(text: string): boolean {
-  const body = text.replace(/^[+-]/, '');
-  if (/^(inf|infinity|nan)$/i.test(body)) return true;
-  const hex = /^0x/i.test(body);
-  if (!underscoreOK(body, hex)) return false;
-  const plain = body.replaceAll('_', '');
-  if (!hex) return /^(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(plain) && Number.isFinite(Number(plain));
-  const match = /^0x([0-9a-f]*)(?:\.([0-9a-f]*))?p([+-]?\d+)$/i.exec(plain);
-  if (!match || match[1]! + (match[2] ?? '') === '') return false;
-  const mantissa = parseInt(match[1] || '0', 16) + (match[2] ? parseInt(match[2], 16) / 16 ** match[2].length : 0);
-  return mantissa === 0 || Number.isFinite(mantissa * 2 ** Number(match[3]));
-}
-
-/** Go's underscoreOK: an underscore only after a digit (or the base prefix) and before another digit. */
-function underscoreOK(body: string, hex: boolean): boolean {
-  let saw = hex ? 'digit' : 'start';
-  for (const ch of hex ? body.slice(2) : body) {
-    if (/[0-9]/.test(ch) || (hex && /[a-f]/i.test(ch))) saw = 'digit';
-    else if (ch === '_') {
-      if (saw !== 'digit') return false;
-      saw = '_';
-    } else if (saw === '_') return false;
-    else saw = 'other';
-  }
-  return saw !== '_';
 }
 
 interface Element {

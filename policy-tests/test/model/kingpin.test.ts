@@ -1,6 +1,7 @@
 /** kingpin v2.4.0 as model/command-lines/kingpin.ts reads a command line, on snmp_exporter v0.30.1's flags. */
 import { describe, expect, it } from 'vitest';
-import { goParsesFloat, isKingpinOptions, kingpinRefusal, type KingpinOptions } from '../../model/command-lines/kingpin.ts';
+import { isKingpinOptions, kingpinRefusal, type KingpinOptions } from '../../model/command-lines/kingpin.ts';
+import { goParsesFloat } from '../../model/go/strconv.ts';
 
 const snmp: KingpinOptions = {
   program: 'snmp_exporter',
