@@ -8,7 +8,8 @@
  *     every word after it one;
  *   - each value is set as it is read: the first a flag's type refuses stops the parse.
  * An unknown flag, a missing value or a value refused is cobra's "Error: ...", exit 1; so is a count of positional
- * arguments the command does not take (cobra.ExactArgs). `--help` (or `-h`) prints its usage and exits 0.
+ * arguments the command does not take (cobra.ExactArgs), and so is what the command itself checks as it starts (`needs`:
+ * Alloy's experimental flags below its experimental stability level). `--help` (or `-h`) prints its usage and exits 0.
  */
 import { nearestName, suggesting } from '../core/did-you-mean.ts';
 import { isTypeValue, typeRefusal, type GoFlagValue } from './go-flag.ts';
@@ -28,6 +29,8 @@ export interface PflagOptions {
   withValue: string[];
   /** The values a flag's type reads (a pattern, the integer type it fits, a duration) or takes (choices). */
   values?: Record<string, Pick<GoFlagValue, 'pattern' | 'fits' | 'duration' | 'choices'>>;
+  /** What the command checks as it starts: a flag given true needs another's value (its last, else its default) among `is`. */
+  needs?: { given: string; flag: string; is: string[]; default: string }[];
 }
 
 export type PflagRefusal = { index: number; message: string; exit: 0 | 1 } | { index: number; unjudged: string };
@@ -47,6 +50,19 @@ export function isPflagOptions(v: unknown): boolean {
   if (typeof o.program !== 'string' || o.program === '' || o.parser !== 'pflag' || !isFlagList(o.flags) || !isFlagList(o.withValue)) return false;
   if (o.subcommand !== undefined && (typeof o.subcommand !== 'string' || !/^[a-z][\w-]*$/.test(o.subcommand))) return false;
   if (o.positional !== undefined && !(Number.isInteger(o.positional) && (o.positional as number) >= 0)) return false;
+  const isNeed = (n: unknown) => {
+    const { given, flag, is, default: fallback, ...rest } = (n ?? {}) as Record<string, unknown>;
+    return (
+      Object.keys(rest).length === 0 &&
+      (o.flags as string[]).includes(given as string) &&
+      (o.withValue as string[]).includes(flag as string) &&
+      Array.isArray(is) &&
+      is.length > 0 &&
+      is.every((v) => typeof v === 'string') &&
+      typeof fallback === 'string'
+    );
+  };
+  if (o.needs !== undefined && !(Array.isArray(o.needs) && o.needs.every(isNeed))) return false;
   const values = o.values;
   return (
     values === undefined ||
@@ -86,6 +102,7 @@ export function pflagRefusal(words: readonly string[], options: PflagOptions): P
   const fail = (index: number, message: string) => ({ index, message, exit: 1 as const });
   const positional: number[] = [];
   let help: number | undefined;
+  const last = new Map<string, { value: string; index: number }>();
   for (let i = options.subcommand === undefined ? 0 : 1; i < words.length; i++) {
     const word = words[i]!;
     if (word === '--') {
@@ -123,9 +140,18 @@ export function pflagRefusal(words: readonly string[], options: PflagOptions): P
     const refused = setRefusal(flag, value, options);
     if (refused) return fail(at, refused);
     if (flag === '--help') help = /^(1|t|true)$/i.test(value) ? (help ?? at) : undefined;
+    last.set(flag, { value, index: at });
   }
   if (help !== undefined) return { index: help, message: '--help prints its usage and exits 0', exit: 0 };
   if (options.positional !== undefined && positional.length !== options.positional)
     return fail(positional[options.positional] ?? words.length - 1, `accepts ${options.positional} arg(s), received ${positional.length}`);
+  for (const need of options.needs ?? []) {
+    const given = last.get(need.given);
+    if (!given || !/^(1|t|true)$/i.test(given.value) || need.is.includes(last.get(need.flag)?.value ?? need.default)) continue;
+    return fail(
+      given.index,
+      `'${need.given}' can only be used with ${need.flag}=${need.is.join(' or ')} (it is ${last.get(need.flag)?.value ?? `${need.default}, its default`})`,
+    );
+  }
   return undefined;
 }

@@ -198,9 +198,9 @@ const OPTIONAL_FIELDS: Record<string, { valid: (v: unknown) => boolean; says: st
     says: 'commands lists programs on the image PATH, each a name without a slash',
   },
   options: {
-    keys: ['program', 'parser', 'subcommand', 'positional', 'flags', 'withValue', 'repeatable', 'values', 'short', 'exits', 'conflicts', 'scripts'],
+    keys: ['program', 'parser', 'subcommand', 'positional', 'needs', 'flags', 'withValue', 'repeatable', 'values', 'short', 'exits', 'conflicts', 'scripts'],
     valid: (v) => isList(v, isProgramOptions),
-    says: 'options lists {program, parser: argparse, flags, withValue} (the options of each), {program, parser: kingpin, flags, withValue, repeatable?, values?, short?, exits?} (its flags, those kept each time given, the values a flag takes, its short flags, those that make it exit), {program, parser: goflag, flags, withValue, values?, conflicts?} (the Go flag package: each flag with one dash, the values a flag takes: a pattern, the integer type it fits, choices, a least number; and flags refused together), {program, parser: pflag, subcommand?, positional?, flags, withValue, values?} (pflag under cobra: its command, the positional arguments it takes) or {program, parser: node, scripts} (the scripts the build holds, from its working directory)',
+    says: 'options lists {program, parser: argparse, flags, withValue} (the options of each), {program, parser: kingpin, flags, withValue, repeatable?, values?, short?, exits?} (its flags, those kept each time given, the values a flag takes, its short flags, those that make it exit), {program, parser: goflag, flags, withValue, values?, conflicts?} (the Go flag package: each flag with one dash, the values a flag takes: a pattern, the integer type it fits, choices, a least number; and flags refused together), {program, parser: pflag, subcommand?, positional?, flags, withValue, values?, needs?} (pflag under cobra: its command, the positional arguments it takes, a flag that needs another given a value) or {program, parser: node, scripts} (the scripts the build holds, from its working directory)',
   },
   envTogether: {
     keys: ['set', 'needs'],

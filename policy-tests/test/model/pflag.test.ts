@@ -58,11 +58,25 @@ describe('pflag under cobra, as Alloy run reads its command line', () => {
     expect(refusal('-h', '-h=false')).toBeUndefined();
   });
 
+  it('refuses an experimental flag below the experimental stability level, as run checks as it starts', () => {
+    expect(refusal('--server.http.enable-graphql')).toMatchObject({
+      index: 5,
+      message: expect.stringMatching(/^'--server\.http\.enable-graphql' can only be used with --stability\.level=experimental \(it is generally-available\)/),
+      exit: 1,
+    });
+    expect(refusal('--server.http.enable-graphql', '--stability.level=experimental')).toBeUndefined();
+    expect(refusal('--server.http.enable-graphql=false')).toBeUndefined();
+    expect(pflagRefusal(['run', '/c', '--feature.prometheus.direct-fanout.enabled'], facts)).toMatchObject({
+      message: expect.stringMatching(/generally-available, its default/),
+    });
+  });
+
   it('says another command not judged, and refuses facts whose values name a flag it has not', () => {
     expect(pflagRefusal(['fmt', '/x'], facts)).toMatchObject({ index: 0, unjudged: expect.stringMatching(/another command than run/) });
     expect(isPflagOptions(facts)).toBe(true);
     expect(isPflagOptions({ ...facts, values: { '--cluster.enabled': { duration: true } } })).toBe(false);
     expect(isPflagOptions({ ...facts, values: { '--cluster.name': {} } })).toBe(false);
     expect(isPflagOptions({ ...facts, positional: -1 })).toBe(false);
+    expect(isPflagOptions({ ...facts, needs: [{ given: '--cluster.name', flag: '--stability.level', is: ['experimental'], default: 'x' }] })).toBe(false);
   });
 });
