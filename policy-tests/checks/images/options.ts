@@ -31,12 +31,14 @@ function refusal(words: readonly string[], options: ArgparseOptions | KingpinOpt
           : pflagRefusal(words, options);
     if (!refused || 'unjudged' in refused) return refused;
     const flags = [...options.flags, ...options.withValue];
+    // Go's flag package stops a parse with exit 2: its exit 1 is the program's own check, as a command's `started` is.
+    const byProgram = (options.parser === 'goflag' && refused.exit === 1) || ('started' in refused && refused.started === true);
     return {
       index: refused.index,
       message:
         refused.exit === 0
           ? `with which it exits before it serves (${refused.message}`
-          : `which ${options.parser === 'goflag' && refused.exit === 1 ? 'it refuses once its flags are read' : 'its flag parser refuses'} (${refused.message}`,
+          : `which ${byProgram ? 'it refuses once its flags are read' : 'its flag parser refuses'} (${refused.message}`,
       effect: `it exits ${refused.exit} before it serves, and the container restarts for good`,
       fix:
         refused.exit === 0

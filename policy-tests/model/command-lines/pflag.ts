@@ -33,7 +33,8 @@ export interface PflagOptions {
   needs?: { given: string; flag: string; is: string[]; default: string }[];
 }
 
-export type PflagRefusal = { index: number; message: string; exit: 0 | 1 } | { index: number; unjudged: string };
+/** Why the command stops (`started`: by its own check as it starts, not its flag parser's), or a word not judged. */
+export type PflagRefusal = { index: number; message: string; exit: 0 | 1; started?: true } | { index: number; unjudged: string };
 
 const LONG = /^--[A-Za-z0-9][\w.-]*$/;
 const isFlagList = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === 'string' && LONG.test(x));
@@ -148,10 +149,8 @@ export function pflagRefusal(words: readonly string[], options: PflagOptions): P
   for (const need of options.needs ?? []) {
     const given = last.get(need.given);
     if (!given || !/^(1|t|true)$/i.test(given.value) || need.is.includes(last.get(need.flag)?.value ?? need.default)) continue;
-    return fail(
-      given.index,
-      `'${need.given}' can only be used with ${need.flag}=${need.is.join(' or ')} (it is ${last.get(need.flag)?.value ?? `${need.default}, its default`})`,
-    );
+    const message = `'${need.given}' can only be used with ${need.flag}=${need.is.join(' or ')} (it is ${last.get(need.flag)?.value ?? `${need.default}, its default`})`;
+    return { ...fail(given.index, message), started: true };
   }
   return undefined;
 }

@@ -63,6 +63,7 @@ describe('pflag under cobra, as Alloy run reads its command line', () => {
       index: 5,
       message: expect.stringMatching(/^'--server\.http\.enable-graphql' can only be used with --stability\.level=experimental \(it is generally-available\)/),
       exit: 1,
+      started: true,
     });
     expect(refusal('--server.http.enable-graphql', '--stability.level=experimental')).toBeUndefined();
     expect(refusal('--server.http.enable-graphql=false')).toBeUndefined();
