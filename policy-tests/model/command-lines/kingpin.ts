@@ -18,7 +18,7 @@ import { goParsesFloat } from '../go/strconv.ts';
 import { isTypeValue, typeRefusal, type GoFlagValue } from './go-flag.ts';
 
 /** What a flag's value must be where its type reads it: a number (strconv.ParseFloat: kingpin's Int and Float64), one of a list, or text a pattern reads (strconv.ParseUint, kingpin's Uint: see go-flag.ts). */
-export type KingpinValue = { number: true } | { choices: string[]; anyCase?: boolean } | { pattern: string; fits?: GoFlagValue['fits'] };
+export type KingpinValue = { number: true } | { duration: true } | { choices: string[]; anyCase?: boolean } | { pattern: string; fits?: GoFlagValue['fits'] };
 
 /** A program's flags as its facts list them. */
 export interface KingpinOptions {
@@ -54,7 +54,7 @@ const isFlagList = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x =
 const isStrings = (v: unknown) => Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string');
 const isValue = (v: unknown): boolean => {
   const o = (v ?? {}) as Record<string, unknown>;
-  if (o.number === true) return Object.keys(o).length === 1;
+  if (o.number === true || o.duration === true) return Object.keys(o).length === 1;
   if (o.pattern !== undefined) return isTypeValue(o);
   return isStrings(o.choices) && (o.anyCase === undefined || typeof o.anyCase === 'boolean') && Object.keys(o).every((k) => k === 'choices' || k === 'anyCase');
 };
@@ -161,7 +161,8 @@ function setValues(elements: readonly Element[], options: KingpinOptions): { ref
         refusal: { index, message: `strconv.ParseFloat: parsing ${JSON.stringify(value)}: invalid syntax, for ${flag}, which takes a number`, exit: 1 },
         completion,
       };
-    const refused = type && 'pattern' in type ? typeRefusal(flag, value, type) : undefined;
+    // kingpin's Duration is time.ParseDuration's; a Uint's text a pattern.
+    const refused = type && ('pattern' in type || 'duration' in type) ? typeRefusal(flag, value, type) : undefined;
     if (refused) return { refusal: { index, message: refused, exit: 1 }, completion };
     if (type && 'choices' in type && !type.choices.some((c) => (type.anyCase ? c.toLowerCase() === value.toLowerCase() : c === value)))
       return { refusal: { index, message: `${JSON.stringify(value)} for ${flag}, which takes one of ${type.choices.join(', ')}`, exit: 1 }, completion };

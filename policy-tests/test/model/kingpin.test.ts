@@ -84,6 +84,13 @@ describe('kingpin, as a Prometheus program reads its command line', () => {
     for (const text of ['', 'abc', '1__0', '_1', '1_', '1._5', '0x1', '0xp1', '1e400', '0x1p2000', '1e']) expect(goParsesFloat(text), text).toBe(false);
   });
 
+  it("reads a Duration flag's value as time.ParseDuration reads it", () => {
+    const timed: KingpinOptions = { ...snmp, withValue: [...snmp.withValue, '--scrape.timeout'], values: { '--scrape.timeout': { duration: true } } };
+    expect(isKingpinOptions(timed)).toBe(true);
+    expect(kingpinRefusal(['--scrape.timeout=1m30s'], timed)).toBeUndefined();
+    expect(kingpinRefusal(['--scrape.timeout', '90'], timed)).toMatchObject({ index: 1, message: expect.stringMatching(/missing unit in duration/), exit: 1 });
+  });
+
   it('refuses facts that name a flag of their own lists the program does not have', () => {
     expect(isKingpinOptions(snmp)).toBe(true);
     expect(isKingpinOptions({ ...snmp, exits: ['--dry-runn'] })).toBe(false);
