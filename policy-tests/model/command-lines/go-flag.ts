@@ -12,6 +12,8 @@
  */
 import { nearestName, suggesting } from '../core/did-you-mean.ts';
 import { goParseDuration } from '../core/time.ts';
+import { goParseBool } from '../core/text.ts';
+import { goIntegerText } from '../go/strconv.ts';
 
 /**
  * What a flag's value must be: text its type reads (`pattern`, a JavaScript regular expression), a whole number that
@@ -105,9 +107,6 @@ export function isGoFlagOptions(v: unknown): boolean {
   );
 }
 
-/** strconv.ParseBool's words. */
-const GO_BOOLS = ['1', 't', 'T', 'TRUE', 'true', 'True', '0', 'f', 'F', 'FALSE', 'false', 'False'];
-
 /** The whole numbers each integer type holds. */
 const RANGES: Record<string, [bigint, bigint]> = {
   int32: [-(2n ** 31n), 2n ** 31n - 1n],
@@ -115,20 +114,12 @@ const RANGES: Record<string, [bigint, bigint]> = {
   uint64: [0n, 2n ** 64n - 1n],
 };
 
-/** A whole number's value as written in Go (a sign, a base prefix or a leading 0 for octal, underscores); undefined where it is not one. */
-const goInteger = (text: string): bigint | undefined => {
-  const match = /^([+-]?)(0[xob][0-9a-f]+|0[0-7]+|[0-9]+)$/i.exec(text.replaceAll('_', ''));
-  if (!match) return undefined;
-  const digits = /^0[0-7]+$/.test(match[2]!) ? `0o${match[2]!.slice(1)}` : match[2]!;
-  return (match[1] === '-' ? -1n : 1n) * BigInt(digits);
-};
-
 /** Why a flag's type refuses its value (the text its pattern reads, the integer type it fits), or undefined where it reads it. */
 export function typeRefusal(flag: string, value: string, type: Pick<GoFlagValue, 'pattern' | 'fits' | 'duration'> | undefined): string | undefined {
   if (type?.pattern !== undefined && !new RegExp(type.pattern).test(value)) return `invalid value ${JSON.stringify(value)} for flag ${flag}: parse error`;
   const duration = type?.duration ? goParseDuration(value) : undefined;
   if (duration && !duration.ok) return `invalid value ${JSON.stringify(value)} for flag ${flag}: ${duration.error}`;
-  const number = goInteger(value);
+  const number = goIntegerText(value);
   const range = type?.fits && RANGES[type.fits];
   if (range && number !== undefined && (number < range[0] || number > range[1]))
     return `invalid value ${JSON.stringify(value)} for flag ${flag}: value out of range`;
@@ -145,7 +136,7 @@ export const isTypeValue = (v: unknown): boolean => {
 function valueRefusal(flag: string, value: string, type: GoFlagValue | undefined): { message: string; exit: 1 | 2 } | undefined {
   const refused = typeRefusal(flag, value, type);
   if (refused) return { message: refused, exit: 2 };
-  const number = goInteger(value);
+  const number = goIntegerText(value);
   if (type?.choices && !type.choices.includes(value))
     return { message: `${JSON.stringify(value)} for ${flag}, which takes one of ${type.choices.join(', ')}`, exit: 1 };
   if (type?.min !== undefined && !(number !== undefined && number >= BigInt(type.min)))
@@ -170,9 +161,9 @@ export function goFlagRefusal(words: readonly string[], options: GoFlagOptions):
     const [bare, inline] = eq === -1 ? [name, undefined] : [name.slice(0, eq), name.slice(eq + 1)];
     const flag = `-${bare}`;
     if (options.flags.includes(flag)) {
-      if (inline !== undefined && !GO_BOOLS.includes(inline))
-        return { index: i, message: `invalid boolean value ${JSON.stringify(inline)} for ${flag}: parse error`, exit: 2 };
-      on.set(flag, { value: inline === undefined || /^(1|t|true)$/i.test(inline), index: i });
+      const value = inline === undefined ? true : goParseBool(inline);
+      if (value === undefined) return { index: i, message: `invalid boolean value ${JSON.stringify(inline)} for ${flag}: parse error`, exit: 2 };
+      on.set(flag, { value, index: i });
       continue;
     }
     if (!options.withValue.includes(flag)) {
@@ -203,7 +194,7 @@ function conflictRefusal(
   for (const { given, below, says } of conflicts) {
     if (!given.every((g) => on.get(g)?.value)) continue;
     const set = below && last.get(below.flag);
-    const number = set ? goInteger(set.value) : below && BigInt(below.default);
+    const number = set ? goIntegerText(set.value) : below && BigInt(below.default);
     if (below && number !== undefined && number >= BigInt(below.min)) continue;
     const index = Math.max(...given.map((g) => on.get(g)!.index), set?.index ?? -1);
     return {

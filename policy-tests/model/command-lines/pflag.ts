@@ -12,6 +12,7 @@
  * Alloy's experimental flags below its experimental stability level). `--help` (or `-h`) prints its usage and exits 0.
  */
 import { nearestName, suggesting } from '../core/did-you-mean.ts';
+import { goParseBool } from '../core/text.ts';
 import { isTypeValue, typeRefusal, type GoFlagValue } from './go-flag.ts';
 
 /** A command's flags as its facts list them. */
@@ -74,13 +75,10 @@ export function isPflagOptions(v: unknown): boolean {
   );
 }
 
-/** strconv.ParseBool's words. */
-const GO_BOOLS = ['1', 't', 'T', 'TRUE', 'true', 'True', '0', 'f', 'F', 'FALSE', 'false', 'False'];
-
 /** Why a flag's value is refused as pflag sets it, or undefined. */
 function setRefusal(flag: string, value: string, options: PflagOptions): string | undefined {
   if (options.flags.includes(flag) || flag === '--help')
-    return GO_BOOLS.includes(value)
+    return goParseBool(value) !== undefined
       ? undefined
       : `invalid argument ${JSON.stringify(value)} for "${flag}" flag: strconv.ParseBool: parsing ${JSON.stringify(value)}: invalid syntax`;
   const type = options.values?.[flag];
@@ -122,7 +120,7 @@ export function pflagRefusal(words: readonly string[], options: PflagOptions): P
       const refused = word.length > 2 ? setRefusal('--help', word.slice(3), options) : undefined;
       if (refused) return fail(i, refused);
       // The help flag's last value decides, as cobra reads it once every flag is set.
-      help = word.length === 2 || /^(1|t|true)$/i.test(word.slice(3)) ? (help ?? i) : undefined;
+      help = word.length === 2 || goParseBool(word.slice(3)) === true ? (help ?? i) : undefined;
       continue;
     }
     const name = word.slice(2);
@@ -140,7 +138,7 @@ export function pflagRefusal(words: readonly string[], options: PflagOptions): P
     }
     const refused = setRefusal(flag, value, options);
     if (refused) return fail(at, refused);
-    if (flag === '--help') help = /^(1|t|true)$/i.test(value) ? (help ?? at) : undefined;
+    if (flag === '--help') help = goParseBool(value) === true ? (help ?? at) : undefined;
     last.set(flag, { value, index: at });
   }
   if (help !== undefined) return { index: help, message: '--help prints its usage and exits 0', exit: 0 };
@@ -148,7 +146,7 @@ export function pflagRefusal(words: readonly string[], options: PflagOptions): P
     return fail(positional[options.positional] ?? words.length - 1, `accepts ${options.positional} arg(s), received ${positional.length}`);
   for (const need of options.needs ?? []) {
     const given = last.get(need.given);
-    if (!given || !/^(1|t|true)$/i.test(given.value) || need.is.includes(last.get(need.flag)?.value ?? need.default)) continue;
+    if (!given || goParseBool(given.value) !== true || need.is.includes(last.get(need.flag)?.value ?? need.default)) continue;
     const message = `'${need.given}' can only be used with ${need.flag}=${need.is.join(' or ')} (it is ${last.get(need.flag)?.value ?? `${need.default}, its default`})`;
     return { ...fail(given.index, message), started: true };
   }

@@ -96,23 +96,35 @@ function underscoreOK(text: string): boolean {
 
 const BASE_DIGITS: Readonly<Record<number, RegExp>> = { 2: /^[01]+$/, 8: /^[0-7]+$/, 10: /^[0-9]+$/, 16: /^[0-9a-fA-F]+$/ };
 
-/** strconv.ParseUint(text, 0, 64) as a BigInt, or undefined where it fails (syntax or range). */
-export function goParseUint(text: string): bigint | undefined {
-  if (text === '' || /^[+-]/.test(text)) return undefined;
+/**
+ * A whole number as strconv.ParseInt(text, 0, ·) reads its syntax, whatever its size: a sign, a base prefix (or a
+ * leading 0 for octal), underscores between digits; undefined where the text is not one. The parsers below hold it to
+ * their type's range.
+ */
+export function goIntegerText(text: string): bigint | undefined {
+  const sign = /^[+-]/.test(text) ? text[0]! : '';
+  const body = text.slice(sign.length);
   let base = 10;
-  let digits = text;
-  if (/^0[xX]/.test(text)) [base, digits] = [16, text.slice(2)];
-  else if (/^0[oO]/.test(text)) [base, digits] = [8, text.slice(2)];
-  else if (/^0[bB]/.test(text)) [base, digits] = [2, text.slice(2)];
-  else if (text.length > 1 && text.startsWith('0')) [base, digits] = [8, text.slice(1)];
+  let digits = body;
+  if (/^0[xX]/.test(body)) [base, digits] = [16, body.slice(2)];
+  else if (/^0[oO]/.test(body)) [base, digits] = [8, body.slice(2)];
+  else if (/^0[bB]/.test(body)) [base, digits] = [2, body.slice(2)];
+  else if (body.length > 1 && body.startsWith('0')) [base, digits] = [8, body.slice(1)];
   if (digits.includes('_')) {
-    if (!underscoreOK(text)) return undefined;
+    if (!underscoreOK(body)) return undefined;
     digits = digits.replace(/_/g, '');
   }
   if (!BASE_DIGITS[base]!.test(digits)) return undefined;
   const prefix = base === 16 ? '0x' : base === 8 ? '0o' : base === 2 ? '0b' : '';
   const value = BigInt(prefix + digits);
-  return value > 0xffffffffffffffffn ? undefined : value;
+  return sign === '-' ? -value : value;
+}
+
+/** strconv.ParseUint(text, 0, 64) as a BigInt, or undefined where it fails (syntax or range). */
+export function goParseUint(text: string): bigint | undefined {
+  if (/^[+-]/.test(text)) return undefined;
+  const value = goIntegerText(text);
+  return value === undefined || value > 0xffffffffffffffffn ? undefined : value;
 }
 
 /** strconv.ParseInt(text, 0, 64), or undefined where it fails. */

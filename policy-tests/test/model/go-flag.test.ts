@@ -68,6 +68,11 @@ describe("Go's flag package, as a Go program reads its command line", () => {
     expect(refusal('-wsl', '-enable-monitoring=false')).toBeUndefined();
   });
 
+  it('reads a value no integer syntax takes (0b12, 0o9) as text, and never throws on it', () => {
+    expect(refusal('-allocation-policy=0b12')).toMatchObject({ exit: 1, message: expect.stringMatching(/one of balanced, packed, none/) });
+    expect(refusal('-shared-dev-num=0o9')).toMatchObject({ exit: 2, message: expect.stringMatching(/parse error/) });
+  });
+
   it('prints its usage and exits 0 at -h or -help, where the program defines neither', () => {
     expect(refusal('-h')).toEqual({ index: 0, message: '-h prints its usage and exits 0', exit: 0 });
     expect(refusal('--help')).toEqual({ index: 0, message: '-help prints its usage and exits 0', exit: 0 });

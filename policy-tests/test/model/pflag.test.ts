@@ -47,6 +47,11 @@ describe('pflag under cobra, as Alloy run reads its command line', () => {
     expect(refusal('---x')).toEqual({ index: 5, message: 'bad flag syntax: ---x', exit: 1 });
   });
 
+  it('reads a value no integer syntax takes as text, and never throws on it', () => {
+    expect(refusal('--stability.level=0b12')).toMatchObject({ exit: 1, message: expect.stringMatching(/takes one of/) });
+    expect(refusal('--cluster.max-join-peers=0o9')).toMatchObject({ exit: 1, message: expect.stringMatching(/parse error/) });
+  });
+
   it('refuses a count of paths run does not take (cobra.ExactArgs(1)), at the first one too many', () => {
     expect(refusal('/etc/alloy/other.alloy')).toEqual({ index: 5, message: 'accepts 1 arg(s), received 2', exit: 1 });
     expect(pflagRefusal(['run', '--cluster.enabled'], facts)).toMatchObject({ message: 'accepts 1 arg(s), received 0' });
