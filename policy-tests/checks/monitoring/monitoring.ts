@@ -66,10 +66,11 @@ export const monitoringChecks: PolicyCheck[] = [
       const nodeShippers: Fail[] = [];
       let podLogsShipped = false;
       onValues(ctx, 'alloy', ({ values }, fail) => {
-        const shipsPodLogs = /loki\.source\.kubernetes\s+"/.test(alloyConfig(values));
+        const config = alloyConfig(values);
+        const shipsPodLogs = /loki\.source\.kubernetes\s+"/.test(config);
         // Pod logs tailed through the API, or read from the node's files: any log source but the events' counts (a
         // component name Alloy does not have is alloy-config-loads' to say).
-        podLogsShipped ||= [...alloyConfig(values).matchAll(/loki\.source\.(\w+)\s+"/g)].some((m) => m[1] !== 'kubernetes_events');
+        podLogsShipped ||= [...config.matchAll(/loki\.source\.(\w+)\s+"/g)].some((m) => m[1] !== 'kubernetes_events');
         if ((dig(values, ['controller', 'type']) ?? 'daemonset') === 'daemonset') nodeShippers.push(fail);
         if (shipsPodLogs && (dig(values, ['controller', 'type']) ?? 'daemonset') !== 'daemonset')
           fail(['controller', 'type'], 'the pod-log shipper must run on every node (controller.type: daemonset)');

@@ -166,6 +166,12 @@ function carriedProblems(doc: unknown, command: FalcoctlCommand, env: FalcoctlEn
   }
 }
 
+/** A list as falcoctl's config package reads one (ArtifactAllowedTypes, Installer's refs): a single text split at `separator`. */
+function listOf(value: unknown, separator: string): string[] {
+  const list = stringSlice(value);
+  return list.length === 1 ? list[0]!.split(separator) : list;
+}
+
 /** config.ArtifactAllowedTypes, then the flag's Set of the list joined: an empty list is refused too. */
 function allowedTypesProblem(doc: unknown, env: FalcoctlEnv): { at: FalcoctlProblem['at']; why: string } | undefined {
   const found = lookup(doc, 'artifact.allowedTypes', env);
@@ -204,9 +210,9 @@ function refsProblem(doc: unknown, command: FalcoctlCommand, env: FalcoctlEnv, w
 function typeProblems(doc: unknown, env: FalcoctlEnv, index: readonly IndexEntry[], refs: readonly string[] | undefined): FalcoctlProblem[] {
   const allowed = lookup(doc, 'artifact.allowedTypes', env);
   if (!allowed || 'unknown' in allowed || 'ambiguous' in allowed) return [];
-  const types = stringSlice(allowed.value).flatMap((t) => t.split(','));
+  const types = listOf(allowed.value, ',');
   const found = lookup(doc, 'artifact.install.refs', env);
-  const named = refs ?? (found && 'value' in found ? stringSlice(found.value).flatMap((r) => r.split(';')) : []);
+  const named = refs ?? (found && 'value' in found ? listOf(found.value, ';') : []);
   if (types.length === 0 || named.length === 0) return [];
   const indexes = lookup(doc, 'indexes', env);
   const urls = indexes && 'value' in indexes && Array.isArray(indexes.value) ? indexes.value.map((i) => (isMap(i) ? i.url : undefined)) : [FALCOSECURITY_INDEX];
