@@ -20,49 +20,49 @@ import type { Held } from './variables.ts';
 /** The first word the reader refuses, with why, what follows and the mend; or one the gate cannot judge, with why. */
 type Refusal = { index: number; message: string; fix: string; effect: string } | { index: number; unjudged: string };
 
+/** A parser's refusal, with the status it exits with (`started`: the program's own check once its flags are read). */
+type ParserRefusal = { index: number; message: string; exit: 0 | 1 | 2; started?: true } | { index: number; unjudged: string };
+
+/** The first word the program's own option parser refuses, or that ends it. */
+function parserRefusal(words: readonly string[], options: ArgparseOptions | KingpinOptions | GoFlagOptions | PflagOptions): ParserRefusal | undefined {
+  switch (options.parser) {
+    case 'argparse': {
+      const refused = argparseRefusal(words, options);
+      return refused && { ...refused, exit: refused.exit ?? 2 };
+    }
+    case 'kingpin':
+      return kingpinRefusal(words, options);
+    case 'goflag':
+      return goFlagRefusal(words, options);
+    case 'pflag':
+      return pflagRefusal(words, options);
+  }
+}
+
 /** The first word of `words` after the program the reader refuses, or cannot be judged; undefined where it takes them all. */
 function refusal(words: readonly string[], options: ArgparseOptions | KingpinOptions | GoFlagOptions | PflagOptions | ScriptRunner): Refusal | undefined {
-  if (options.parser === 'kingpin' || options.parser === 'goflag' || options.parser === 'pflag') {
-    const refused =
-      options.parser === 'kingpin'
-        ? kingpinRefusal(words, options)
-        : options.parser === 'goflag'
-          ? goFlagRefusal(words, options)
-          : pflagRefusal(words, options);
+  if ('flags' in options) {
+    const refused = parserRefusal(words, options);
     if (!refused || 'unjudged' in refused) return refused;
-    const flags = [...options.flags, ...options.withValue];
+    // Python's argparse names its words options, and stops before the app starts; a Go parser, flags.
+    const argparse = options.parser === 'argparse';
     // Go's flag package stops a parse with exit 2: its exit 1 is the program's own check, as a command's `started` is.
-    const byProgram = (options.parser === 'goflag' && refused.exit === 1) || ('started' in refused && refused.started === true);
+    const byProgram = (options.parser === 'goflag' && refused.exit === 1) || refused.started === true;
+    const all = [...options.flags, ...options.withValue].join(', ');
     return {
       index: refused.index,
       message:
         refused.exit === 0
           ? `with which it exits before it serves (${refused.message}`
-          : `which ${byProgram ? 'it refuses once its flags are read' : 'its flag parser refuses'} (${refused.message}`,
-      effect: `it exits ${refused.exit} before it serves, and the container restarts for good`,
+          : `which ${byProgram ? 'it refuses once its flags are read' : `its ${argparse ? 'argument' : 'flag'} parser refuses`} (${refused.message}`,
+      effect: `it exits ${refused.exit} before it ${argparse ? 'starts' : 'serves'}, and the container restarts for good`,
       fix:
         refused.exit === 0
-          ? `leave ${refused.message.split(' ')[0]} out of a serving container`
-          : `give ${options.program} only the flags it has, as it reads them: ${flags.join(', ')}`,
+          ? `leave ${argparse ? 'the help option' : refused.message.split(' ')[0]} out of a serving container`
+          : argparse
+            ? `give ${options.program} only the options it has: ${all}`
+            : `give ${options.program} only the flags it has, as it reads them: ${all}`,
     };
-  }
-  if (options.parser === 'argparse') {
-    const refused = argparseRefusal(words, options);
-    if (refused?.exit === 0)
-      return {
-        index: refused.index,
-        message: `with which it exits before it serves (${refused.message}`,
-        effect: 'it exits 0 before it starts, and the container restarts for good',
-        fix: `leave the help option out of a serving container`,
-      };
-    return (
-      refused && {
-        ...refused,
-        message: `which its argument parser refuses (${refused.message}`,
-        effect: 'it exits 2 before it starts, and the container restarts for good',
-        fix: `give ${options.program} only the options it has: ${[...options.flags, ...options.withValue].join(', ')}`,
-      }
-    );
   }
   const run = runScript(options.parser, words);
   const found = run && findsScript(options.parser, run.script, options.scripts);
