@@ -32,13 +32,16 @@ function limitsOf(data: unknown): Limits | string {
 
 interface Route {
   receiver?: string;
-  matchers?: string[];
-  match?: Record<string, string>;
+  matchers?: unknown;
+  match?: unknown;
   repeat_interval?: string;
 }
 
+/** Whether a route matches the Watchdog alert, read whatever its fields hold (a pull request may write anything there). */
 export function isWatchdogRoute(route: Route): boolean {
-  return route.match?.alertname === 'Watchdog' || (route.matchers ?? []).some((m) => /^alertname\s*=\s*"?Watchdog"?$/.test(m.trim()));
+  return (
+    dig(route.match, ['alertname']) === 'Watchdog' || list(route.matchers).some((m) => typeof m === 'string' && /^alertname\s*=\s*"?Watchdog"?$/.test(m.trim()))
+  );
 }
 
 /** What mends each cause, printed with its finding (the remediation lists them all). */
