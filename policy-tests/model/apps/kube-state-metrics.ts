@@ -5,8 +5,8 @@
  * or every one at once, a cluster-scoped one once (pkg/options). Without its reads, each series of that resource is
  * missing, and every alert built on one (a CronJob's last success, a pod's restarts) never fires.
  */
-import { scalarText } from '../core/text.ts';
-import { commandLineFlag as flag, containerArgv } from '../core/workloads.ts';
+import { goTrimSpace, scalarText } from '../core/text.ts';
+import { commandLineFlag as flag, commandLineFlagValues, containerArgv } from '../core/workloads.ts';
 import { informerRequests } from './api-requests.ts';
 
 /** Each resource's API path and whether it is cluster-scoped, as builder.go's store for it lists it. */
@@ -72,13 +72,21 @@ export function kubeStateMetricsRequests(
 ): { requests: string[] } | { unread: string } {
   if (argv.includes(null)) return { unread: 'its command line reads a variable whose value the gate does not read' };
   const args = argv as string[];
-  const listed = flag(args, 'resources');
-  const resources = listed === undefined ? DEFAULT_RESOURCES : listed.split(',').filter((r) => r !== '');
+  // A list flag (ResourceSet, NamespaceList) adds each value's items, trimmed, to what the ones before it gave.
+  const items = (name: string) =>
+    commandLineFlagValues(args, name).flatMap((v) =>
+      v
+        .split(',')
+        .map(goTrimSpace)
+        .filter((x) => x !== ''),
+    );
+  const listed = items('resources');
+  const resources = listed.length === 0 ? DEFAULT_RESOURCES : [...new Set(listed)];
   const unknown = resources.find((r) => !RESOURCES[r]);
   if (unknown) return { unread: `--resources names ${unknown}, which the gate does not know` };
   if (flag(args, 'custom-resource-state-config') ?? flag(args, 'custom-resource-state-config-file'))
     return { unread: 'its custom resource state configuration' };
-  const namespaces = (flag(args, 'namespaces') ?? '').split(',').filter((n) => n !== '');
+  const namespaces = [...new Set(items('namespaces'))];
   const requests: string[] = [];
   for (const resource of resources) {
     const { path, cluster } = RESOURCES[resource]!;

@@ -10,6 +10,13 @@ import { isScriptRunner, type ScriptRunner } from './script-command.ts';
 
 export type ProgramOptions = ArgparseOptions | KingpinOptions | GoFlagOptions | PflagOptions | ScriptRunner;
 
+/** Every field a reader's entry may have, each reader reading its own. */
+export const PROGRAM_OPTIONS_KEYS = [
+  ...['program', 'parser', 'flags', 'withValue', 'values', 'scripts'],
+  ...['subcommand', 'commands', 'positional', 'shorthands', 'needs', 'exclusive', 'overriddenBy'],
+  ...['repeatable', 'short', 'exits', 'conflicts'],
+];
+
 /** Whether a facts entry is one of the readers' entries. */
 export const isProgramOptions = (v: unknown): boolean =>
   isArgparseOptions(v) || isKingpinOptions(v) || isGoFlagOptions(v) || isPflagOptions(v) || isScriptRunner(v);

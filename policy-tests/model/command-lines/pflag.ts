@@ -12,8 +12,24 @@
  * Alloy's experimental flags below its experimental stability level). `--help` (or `-h`) prints its usage and exits 0.
  */
 import { nearestName, suggesting } from '../core/did-you-mean.ts';
-import { goParseBool } from '../core/text.ts';
+import { goParseBool, goTrimSpace } from '../core/text.ts';
+import { goParsesFloat } from '../go/strconv.ts';
 import { isTypeValue, typeRefusal, type GoFlagValue } from './go-flag.ts';
+import { readMapOfLists } from './map-of-lists.ts';
+
+/** What a flag's value must be: what its type reads or takes, and what the program checks of it as it starts. */
+export interface PflagValue extends Pick<GoFlagValue, 'pattern' | 'fits' | 'duration' | 'choices'> {
+  /** Its comma-separated items (trimmed, empty ones dropped, gathered over every time it is given), each one of these. */
+  each?: string[];
+  /** The name before each `=[` of its last value (a map of lists, `pods=[app],nodes=[*]`), each one of these. */
+  keys?: string[];
+  /** A switch that, given true, makes the program read neither `each` nor `keys` of this value. */
+  skippedBy?: string;
+  /** A number as strconv.ParseFloat(·, 64) reads it. */
+  float?: true;
+  /** A map of lists, as kube-state-metrics' LabelsAllowList.Set reads it (map-of-lists.ts). */
+  mapOfLists?: true;
+}
 
 /** A command's flags as its facts list them. */
 export interface PflagOptions {
@@ -22,57 +38,71 @@ export interface PflagOptions {
   parser: 'pflag';
   /** The cobra subcommand these flags are of, the first word; a command line that runs another is not judged. */
   subcommand?: string;
-  /** How many positional arguments the command takes (cobra.ExactArgs), where it says. */
-  positional?: number;
+  /** The root command's other commands (cobra's own help and __complete among them): a command line whose first word that is no flag names one runs it, and is not judged. */
+  commands?: string[];
+  /** How many positional arguments the command takes (cobra.ExactArgs), or `none` (cobra.NoArgs: any is an unknown command). */
+  positional?: number | 'none';
   /** Flags that take no value (Bool): `--x`, or `--x=false`. */
   flags: string[];
   /** Flags that take one value. */
   withValue: string[];
-  /** The values a flag's type reads (a pattern, the integer type it fits, a duration) or takes (choices). */
-  values?: Record<string, Pick<GoFlagValue, 'pattern' | 'fits' | 'duration' | 'choices'>>;
+  /** One-letter shorthands of long flags (`-v` of `--v`, as pflag gives a Go flag of one letter); `-h` is `--help`'s. */
+  shorthands?: Record<string, string>;
+  /** The values a flag's type reads (a pattern, the integer type it fits, a duration) or takes (choices), and what the program checks of them as it starts. */
+  values?: Record<string, PflagValue>;
   /** What the command checks as it starts: a flag given true needs another's value (its last, else its default) among `is`. */
   needs?: { given: string; flag: string; is: string[]; default: string }[];
+  /** Lists the program refuses together as it starts: each flag given an item. */
+  exclusive?: { flags: string[]; says: string }[];
+  /** Flags naming a file whose settings override the command line's: what the program checks as it starts is then not judged. */
+  overriddenBy?: string[];
 }
 
 /** Why the command stops (`started`: by its own check as it starts, not its flag parser's), or a word not judged. */
-export type PflagRefusal = { index: number; message: string; exit: 0 | 1; started?: true } | { index: number; unjudged: string };
+export type PflagRefusal = { index: number; message: string; exit: 0 | 1 | 2; started?: true } | { index: number; unjudged: string };
 
 const LONG = /^--[A-Za-z0-9][\w.-]*$/;
 const isFlagList = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === 'string' && LONG.test(x));
-const isValue = (v: unknown): boolean => {
-  const { choices, ...type } = (v ?? {}) as Record<string, unknown>;
-  if (choices !== undefined && !(Array.isArray(choices) && choices.length > 0 && choices.every((c) => typeof c === 'string'))) return false;
-  if (Object.keys(type).length === 0) return choices !== undefined;
+const isTexts = (v: unknown) => Array.isArray(v) && v.length > 0 && v.every((c) => typeof c === 'string');
+const isValue = (v: unknown, bools: string[]): boolean => {
+  const { choices, each, keys, skippedBy, float, mapOfLists, ...type } = (v ?? {}) as Record<string, unknown>;
+  if (![choices, each, keys].every((x) => x === undefined || isTexts(x)) || ![float, mapOfLists].every((x) => x === undefined || x === true)) return false;
+  if (skippedBy !== undefined && !(bools.includes(skippedBy as string) && (each !== undefined || keys !== undefined))) return false;
+  if (keys !== undefined && mapOfLists !== true) return false;
+  if (Object.keys(type).length === 0) return [choices, each, keys, float, mapOfLists].some((x) => x !== undefined);
   return type.pattern === undefined ? Object.keys(type).length === 1 && type.duration === true : isTypeValue(type);
 };
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Whether a facts entry is a PflagOptions whose values name its own flags that take one. */
+/** Whether a facts entry is a PflagOptions whose values, shorthands and checks name its own flags. */
 export function isPflagOptions(v: unknown): boolean {
   const o = (v ?? {}) as Record<string, unknown>;
   if (typeof o.program !== 'string' || o.program === '' || o.parser !== 'pflag' || !isFlagList(o.flags) || !isFlagList(o.withValue)) return false;
+  const flags = o.flags as string[];
+  const withValue = o.withValue as string[];
+  const all = [...flags, ...withValue, '--help'];
   if (o.subcommand !== undefined && (typeof o.subcommand !== 'string' || !/^[a-z][\w-]*$/.test(o.subcommand))) return false;
-  if (o.positional !== undefined && !(Number.isInteger(o.positional) && (o.positional as number) >= 0)) return false;
+  if (o.commands !== undefined && !(isTexts(o.commands) && o.subcommand === undefined)) return false;
+  if (o.positional !== undefined && !((Number.isInteger(o.positional) && (o.positional as number) >= 0) || o.positional === 'none')) return false;
+  if (
+    o.shorthands !== undefined &&
+    !(isRecord(o.shorthands) && Object.entries(o.shorthands).every(([k, f]) => /^-[A-Za-z0-9]$/.test(k) && all.includes(f as string)))
+  )
+    return false;
   const isNeed = (n: unknown) => {
     const { given, flag, is, default: fallback, ...rest } = (n ?? {}) as Record<string, unknown>;
     return (
-      Object.keys(rest).length === 0 &&
-      (o.flags as string[]).includes(given as string) &&
-      (o.withValue as string[]).includes(flag as string) &&
-      Array.isArray(is) &&
-      is.length > 0 &&
-      is.every((v) => typeof v === 'string') &&
-      typeof fallback === 'string'
+      Object.keys(rest).length === 0 && flags.includes(given as string) && withValue.includes(flag as string) && isTexts(is) && typeof fallback === 'string'
     );
   };
   if (o.needs !== undefined && !(Array.isArray(o.needs) && o.needs.every(isNeed))) return false;
-  const values = o.values;
-  return (
-    values === undefined ||
-    (typeof values === 'object' &&
-      values !== null &&
-      !Array.isArray(values) &&
-      Object.entries(values).every(([k, x]) => (o.withValue as string[]).includes(k) && isValue(x)))
-  );
+  const isExclusive = (x: unknown) => {
+    const { flags: together, says, ...rest } = (x ?? {}) as Record<string, unknown>;
+    return Object.keys(rest).length === 0 && isTexts(together) && (together as string[]).every((f) => withValue.includes(f)) && typeof says === 'string';
+  };
+  if (o.exclusive !== undefined && !(Array.isArray(o.exclusive) && o.exclusive.every(isExclusive))) return false;
+  if (o.overriddenBy !== undefined && !(isTexts(o.overriddenBy) && (o.overriddenBy as string[]).every((f) => withValue.includes(f)))) return false;
+  return o.values === undefined || (isRecord(o.values) && Object.entries(o.values).every(([k, x]) => withValue.includes(k) && isValue(x, flags)));
 }
 
 /** Why a flag's value is refused as pflag sets it, or undefined. */
@@ -84,71 +114,191 @@ function setRefusal(flag: string, value: string, options: PflagOptions): string 
   const type = options.values?.[flag];
   const refused = typeRefusal(flag, value, type);
   if (refused) return refused;
+  if (type?.float && !goParsesFloat(value))
+    return `invalid argument ${JSON.stringify(value)} for "${flag}" flag: strconv.ParseFloat: parsing ${JSON.stringify(value)}: invalid syntax`;
+  const map = type?.mapOfLists ? readMapOfLists(value) : undefined;
+  if (map && 'error' in map)
+    return map.panics ? `panic: ${map.error}, reading ${flag}` : `invalid argument ${JSON.stringify(value)} for "${flag}" flag: ${map.error}`;
   return type?.choices && !type.choices.includes(value)
     ? `invalid argument ${JSON.stringify(value)} for "${flag}" flag: takes one of ${type.choices.join(', ')}`
     : undefined;
 }
 
+type Set = { flag: string; value: string; index: number };
+/** Why the parse stops: exit 1, cobra's error, or 2 where the Go runtime panics on the value. */
+type Fail = { index: number; message: string; exit: 1 | 2 };
+const fail = (index: number, message: string, exit: 1 | 2 = 1): Fail => ({ index, message, exit });
+const isBool = (flag: string, options: PflagOptions) => flag === '--help' || options.flags.includes(flag);
+
 /**
- * The first word of `words` (after the program) that stops the command before it runs, or undefined where it takes
- * them all; where the first word is not the facts' subcommand, the command line is another command's: not judged.
+ * One word of one-letter flags (`-v 2`, `-v2`, `-v=2`, `-hv 2`), as pflag's parseShortArg reads it: each letter in turn,
+ * a switch taking "true", a flag with a value the rest of the word (after `=`) or else the next word. Returns the words
+ * it took, or why it stops.
  */
-export function pflagRefusal(words: readonly string[], options: PflagOptions): PflagRefusal | undefined {
-  if (options.subcommand !== undefined && words[0] !== options.subcommand)
-    return { index: 0, unjudged: `another command than ${options.subcommand}, whose flags the facts do not list: not judged` };
-  const bools = [...options.flags, '--help'];
-  const all = [...bools, ...options.withValue];
-  const fail = (index: number, message: string) => ({ index, message, exit: 1 as const });
+function readShorts(words: readonly string[], i: number, options: PflagOptions, sets: Set[]): { next: number } | Fail {
+  const shorthands: Record<string, string> = { '-h': '--help', ...options.shorthands };
+  let letters = words[i]!.slice(1);
+  let next = i + 1;
+  // A go test flag (-test.v) is passed over, as pflag does.
+  while (letters.length > 0 && !letters.startsWith('test.')) {
+    const flag = shorthands[`-${letters[0]}`];
+    if (!flag) return fail(i, `unknown shorthand flag: '${letters[0]}' in -${letters}`);
+    let value: string;
+    let at = i;
+    if (letters.length > 2 && letters[1] === '=') [value, letters] = [letters.slice(2), ''];
+    else if (isBool(flag, options)) [value, letters] = ['true', letters.slice(1)];
+    else if (letters.length > 1) [value, letters] = [letters.slice(1), ''];
+    else if (i + 1 < words.length) [value, letters, next, at] = [words[i + 1]!, '', i + 2, i + 1];
+    else return fail(i, `flag needs an argument: '${letters[0]}' in -${letters}`);
+    const refused = setRefusal(flag, value, options);
+    if (refused) return fail(at, refused, refused.startsWith('panic: ') ? 2 : 1);
+    sets.push({ flag, value, index: at });
+  }
+  return { next };
+}
+
+/** One `--name[=value]` word (and its value's word), as pflag's parseLongArg reads it. */
+function readLong(words: readonly string[], i: number, options: PflagOptions, sets: Set[]): { next: number } | Fail {
+  const word = words[i]!;
+  const name = word.slice(2);
+  if (name.startsWith('-') || name.startsWith('=')) return fail(i, `bad flag syntax: ${word}`);
+  const all = ['--help', ...options.flags, ...options.withValue];
+  const eq = name.indexOf('=');
+  const flag = `--${eq === -1 ? name : name.slice(0, eq)}`;
+  if (!all.includes(flag)) return fail(i, `unknown flag: ${flag}${suggesting(nearestName(flag, all))}`);
+  let value = eq === -1 ? undefined : name.slice(eq + 1);
+  let at = i;
+  if (value === undefined && isBool(flag, options)) value = 'true';
+  if (value === undefined) {
+    if (i + 1 >= words.length) return fail(i, `flag needs an argument: ${word}`);
+    value = words[++at]!;
+  }
+  const refused = setRefusal(flag, value, options);
+  if (refused) return fail(at, refused, refused.startsWith('panic: ') ? 2 : 1);
+  sets.push({ flag, value, index: at });
+  return { next: at + 1 };
+}
+
+/**
+ * The root's command a command line runs, as cobra's Find reads its words (stripFlags): the first word that is no flag,
+ * passing over a flag's value where `--name` or `-x` takes one (but not the last word, which cobra never strips).
+ */
+function otherCommand(words: readonly string[], options: PflagOptions): number | undefined {
+  const shorthands: Record<string, string> = { '-h': '--help', ...options.shorthands };
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i]!;
+    if (word === '--') return undefined;
+    const long = word.startsWith('--') && !word.includes('=') && !isBool(word, options);
+    const short = word.startsWith('-') && !word.includes('=') && word.length === 2 && !isBool(shorthands[word] ?? '', options);
+    if (long || short) {
+      if (i + 1 >= words.length - 1) return undefined;
+      i++;
+    } else if (word !== '' && !word.startsWith('-')) return options.commands?.includes(word) || COMPLETE.includes(word) ? i : undefined;
+  }
+  return undefined;
+}
+
+// cobra's own hidden command, on every root: it reads no flag (DisableFlagParsing).
+const COMPLETE = ['__complete', '__completeNoDesc'];
+
+/** Every flag and positional argument of `words`, as pflag reads them in turn, or why it stops. */
+function readWords(words: readonly string[], from: number, options: PflagOptions): { sets: Set[]; positional: number[] } | Fail {
+  const sets: Set[] = [];
   const positional: number[] = [];
-  let help: number | undefined;
-  const last = new Map<string, { value: string; index: number }>();
-  for (let i = options.subcommand === undefined ? 0 : 1; i < words.length; i++) {
+  for (let i = from; i < words.length;) {
     const word = words[i]!;
     if (word === '--') {
       for (let k = i + 1; k < words.length; k++) positional.push(k);
       break;
     }
     if (word.length < 2 || !word.startsWith('-')) {
-      positional.push(i);
+      positional.push(i++);
       continue;
     }
-    if (!word.startsWith('--')) {
-      // Only cobra's -h is a shorthand here; a go test flag (-test.v) is passed over.
-      if (word.startsWith('-test.')) continue;
-      if (word[1] !== 'h') return fail(i, `unknown shorthand flag: '${word[1]}' in ${word}`);
-      if (word.length > 2 && word[2] !== '=') return fail(i, `unknown shorthand flag: '${word[2]}' in -${word.slice(2)}`);
-      const refused = word.length > 2 ? setRefusal('--help', word.slice(3), options) : undefined;
-      if (refused) return fail(i, refused);
-      // The help flag's last value decides, as cobra reads it once every flag is set.
-      help = word.length === 2 || goParseBool(word.slice(3)) === true ? (help ?? i) : undefined;
-      continue;
-    }
-    const name = word.slice(2);
-    if (name.startsWith('-') || name.startsWith('=')) return fail(i, `bad flag syntax: ${word}`);
-    const eq = name.indexOf('=');
-    const flag = `--${eq === -1 ? name : name.slice(0, eq)}`;
-    if (!all.includes(flag)) return fail(i, `unknown flag: ${flag}${suggesting(nearestName(flag, all))}`);
-    let value = eq === -1 ? undefined : name.slice(eq + 1);
-    let at = i;
-    if (value === undefined && bools.includes(flag)) value = 'true';
-    if (value === undefined) {
-      if (i + 1 >= words.length) return fail(i, `flag needs an argument: ${word}`);
-      value = words[++i]!;
-      at = i;
-    }
-    const refused = setRefusal(flag, value, options);
-    if (refused) return fail(at, refused);
-    if (flag === '--help') help = goParseBool(value) === true ? (help ?? at) : undefined;
-    last.set(flag, { value, index: at });
+    const read = word.startsWith('--') ? readLong(words, i, options, sets) : readShorts(words, i, options, sets);
+    if ('message' in read) return read;
+    i = read.next;
   }
-  if (help !== undefined) return { index: help, message: '--help prints its usage and exits 0', exit: 0 };
-  if (options.positional !== undefined && positional.length !== options.positional)
-    return fail(positional[options.positional] ?? words.length - 1, `accepts ${options.positional} arg(s), received ${positional.length}`);
-  for (const need of options.needs ?? []) {
-    const given = last.get(need.given);
-    if (!given || goParseBool(given.value) !== true || need.is.includes(last.get(need.flag)?.value ?? need.default)) continue;
-    const message = `'${need.given}' can only be used with ${need.flag}=${need.is.join(' or ')} (it is ${last.get(need.flag)?.value ?? `${need.default}, its default`})`;
-    return { ...fail(given.index, message), started: true };
+  return { sets, positional };
+}
+
+/**
+ * A command line that runs another of the root's commands: that command reads every other word with its own flags,
+ * cobra's help alone (the root's are no persistent ones), so a root's flag stops it (exit 1); else what it does is not judged.
+ */
+function otherCommandRefusal(words: readonly string[], at: number, options: PflagOptions): PflagRefusal {
+  const name = words[at]!;
+  const unjudged = { index: at, unjudged: `${options.program}'s ${name} command, whose arguments the facts do not list: not judged` };
+  if (COMPLETE.includes(name)) return unjudged;
+  const read = readWords([...words.slice(0, at), ...words.slice(at + 1)], 0, { program: options.program, parser: 'pflag', flags: [], withValue: [] });
+  if (!('message' in read)) return unjudged;
+  return { ...read, index: read.index >= at ? read.index + 1 : read.index, message: `${read.message} (its ${name} command has only --help)` };
+}
+
+const items = (value: string) =>
+  value
+    .split(',')
+    .map(goTrimSpace)
+    .filter((x) => x !== '');
+/** The names of a map of lists its last value gives (read once every value has been taken). */
+const mapKeys = (value: string) => {
+  const read = readMapOfLists(value);
+  return 'map' in read ? [...read.map.keys()] : [];
+};
+
+/** What the program checks of its values as it starts, in the facts' order: each list's items, each map's names, lists given together. */
+function startRefusal(sets: readonly Set[], options: PflagOptions): Fail | undefined {
+  const isTrue = (flag: string) => goParseBool(sets.findLast((s) => s.flag === flag)?.value) === true;
+  for (const [flag, type] of Object.entries(options.values ?? {})) {
+    if (type.skippedBy !== undefined && isTrue(type.skippedBy)) continue;
+    const given = sets.filter((s) => s.flag === flag);
+    for (const set of type.each ? given : []) {
+      const item = items(set.value).find((x) => !type.each!.includes(x));
+      if (item !== undefined)
+        return fail(set.index, `${JSON.stringify(item)} in ${flag} is none the program knows${suggesting(nearestName(item, type.each!))}`);
+    }
+    const lastSet = given.at(-1);
+    const key = type.keys && lastSet ? mapKeys(lastSet.value).find((x) => !type.keys!.includes(x)) : undefined;
+    if (key !== undefined)
+      return fail(lastSet!.index, `${JSON.stringify(key)} in ${flag} is none the program knows${suggesting(nearestName(key, type.keys!))}`);
+  }
+  for (const { flags, says } of options.exclusive ?? []) {
+    const given = flags.map((flag) => sets.filter((s) => s.flag === flag && items(s.value).length > 0).at(-1));
+    if (given.every((s) => s !== undefined)) return fail(Math.max(...given.map((s) => s!.index)), `${flags.join(' and ')} both given: ${says}`);
   }
   return undefined;
+}
+
+/**
+ * The first word of `words` (after the program) that stops the command before it runs, or undefined where it takes
+ * them all; where the first word is not the facts' subcommand, or names another of the root's commands, the command
+ * line is another command's: not judged.
+ */
+export function pflagRefusal(words: readonly string[], options: PflagOptions): PflagRefusal | undefined {
+  if (options.subcommand !== undefined && words[0] !== options.subcommand)
+    return { index: 0, unjudged: `another command than ${options.subcommand}, whose flags the facts do not list: not judged` };
+  const other = options.subcommand === undefined ? otherCommand(words, options) : undefined;
+  if (other !== undefined) return otherCommandRefusal(words, other, options);
+  const read = readWords(words, options.subcommand === undefined ? 0 : 1, options);
+  if ('message' in read) return read;
+  const { sets, positional } = read;
+  // The help flag's last value decides, as cobra reads it once every flag is set.
+  const help = sets.findLast((s) => s.flag === '--help');
+  if (help && goParseBool(help.value) === true) return { index: help.index, message: '--help prints its usage and exits 0', exit: 0 };
+  if (options.positional === 'none' && positional.length > 0)
+    return fail(positional[0]!, `unknown command ${JSON.stringify(words[positional[0]!])} for ${JSON.stringify(options.program)}`);
+  if (typeof options.positional === 'number' && positional.length !== options.positional)
+    return fail(positional[options.positional] ?? words.length - 1, `accepts ${options.positional} arg(s), received ${positional.length}`);
+  const last = (flag: string) => sets.findLast((s) => s.flag === flag);
+  for (const need of options.needs ?? []) {
+    const given = last(need.given);
+    if (!given || goParseBool(given.value) !== true || need.is.includes(last(need.flag)?.value ?? need.default)) continue;
+    const message = `'${need.given}' can only be used with ${need.flag}=${need.is.join(' or ')} (it is ${last(need.flag)?.value ?? `${need.default}, its default`})`;
+    return { ...fail(given.index, message), started: true };
+  }
+  const started = startRefusal(sets, options);
+  const override = options.overriddenBy?.map(last).find((s) => s !== undefined);
+  if (started && override)
+    return { index: started.index, unjudged: `the file ${options.overriddenBy!.join(' or ')} names may override it as ${options.program} starts: not judged` };
+  return started && { ...started, started: true };
 }

@@ -19,6 +19,13 @@ export function goParseBool(text: unknown): boolean | undefined {
   return GO_TRUE.has(text) ? true : GO_FALSE.has(text) ? false : undefined;
 }
 
+// Go's unicode.IsSpace, as strings.TrimSpace trims it (U+FEFF, which JavaScript's trim takes, is none).
+const GO_SPACE = '[\\t\\n\\v\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]';
+const GO_TRIMMED = new RegExp(`^${GO_SPACE}+|${GO_SPACE}+$`, 'g');
+
+/** A text as Go's strings.TrimSpace leaves it. */
+export const goTrimSpace = (text: string): string => text.replace(GO_TRIMMED, '');
+
 /** A Pod Security policy version as ParseVersion reads it, "v1.N": its minor, or undefined for anything else ("latest" too). */
 export function policyVersionMinor(text: unknown): number | undefined {
   const pinned = typeof text === 'string' ? /^v1\.(0|[1-9][0-9]*)$/.exec(text) : null;

@@ -72,15 +72,13 @@ export const runsAlongside = (c: ContainerRef): boolean => !c.init || c.containe
 export const containerArgv = (container: Obj): string[] =>
   [...(Array.isArray(container.command) ? container.command : []), ...(Array.isArray(container.args) ? container.args : [])].map((a) => scalarText(a));
 
-/** A flag's value as pflag reads a command line: `--name=value` or `--name value`, the last one given; undefined where absent. */
-export function commandLineFlag(args: readonly string[], name: string): string | undefined {
-  let value: string | undefined;
-  args.forEach((a, i) => {
-    if (a.startsWith(`--${name}=`)) value = a.slice(name.length + 3);
-    else if (a === `--${name}` && i + 1 < args.length) value = args[i + 1];
-  });
-  return value;
+/** Each value of a flag as pflag reads a command line, in order: `--name=value` or `--name value`. */
+export function commandLineFlagValues(args: readonly string[], name: string): string[] {
+  return args.flatMap((a, i) => (a.startsWith(`--${name}=`) ? [a.slice(name.length + 3)] : a === `--${name}` && i + 1 < args.length ? [args[i + 1]!] : []));
 }
+
+/** A flag's value as pflag reads a command line, the last one given; undefined where absent. */
+export const commandLineFlag = (args: readonly string[], name: string): string | undefined => commandLineFlagValues(args, name).at(-1);
 
 /** A container's variables from its `env` as the kubelet sets them (the last entry of a name wins): null where one comes from a reference. */
 export function containerEnv(container: Obj): Map<string, string | null> {

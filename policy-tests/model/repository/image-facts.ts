@@ -11,7 +11,7 @@ import { compareReleases, imageParts, imageRelease } from '../core/workloads.ts'
 import { API_REQUESTS_FIELD, type ApiRequests } from '../apps/api-requests.ts';
 import { perRepo } from './per-repo.ts';
 import { didYouMean } from '../core/did-you-mean.ts';
-import { isProgramOptions, type ProgramOptions } from '../command-lines/command-line.ts';
+import { isProgramOptions, PROGRAM_OPTIONS_KEYS, type ProgramOptions } from '../command-lines/command-line.ts';
 import { LISTENS_FIELD, type Listens } from '../programs/listens.ts';
 import { HTTP_PATH_FIELDS, isPathList, type HttpPaths } from '../programs/http-paths.ts';
 import { SELF_URL_FIELD, type SelfUrl } from '../programs/self-url.ts';
@@ -198,9 +198,9 @@ const OPTIONAL_FIELDS: Record<string, { valid: (v: unknown) => boolean; says: st
     says: 'commands lists programs on the image PATH, each a name without a slash',
   },
   options: {
-    keys: ['program', 'parser', 'subcommand', 'positional', 'needs', 'flags', 'withValue', 'repeatable', 'values', 'short', 'exits', 'conflicts', 'scripts'],
+    keys: PROGRAM_OPTIONS_KEYS,
     valid: (v) => isList(v, isProgramOptions),
-    says: 'options lists {program, parser: argparse, flags, withValue} (the options of each), {program, parser: kingpin, flags, withValue, repeatable?, values?, short?, exits?} (its flags, those kept each time given, the values a flag takes, its short flags, those that make it exit), {program, parser: goflag, flags, withValue, values?, conflicts?} (the Go flag package: each flag with one dash, the values a flag takes: a pattern, the integer type it fits, choices, a least number; and flags refused together), {program, parser: pflag, subcommand?, positional?, flags, withValue, values?, needs?} (pflag under cobra: its command, the positional arguments it takes, a flag that needs another given a value) or {program, parser: node, scripts} (the scripts the build holds, from its working directory)',
+    says: 'options lists {program, parser: argparse, flags, withValue} (the options of each), {program, parser: kingpin, flags, withValue, repeatable?, values?, short?, exits?} (its flags, those kept each time given, the values a flag takes, its short flags, those that make it exit), {program, parser: goflag, flags, withValue, values?, conflicts?} (the Go flag package: each flag with one dash, the values a flag takes: a pattern, the integer type it fits, choices, a least number; and flags refused together), {program, parser: pflag, subcommand? or commands?, positional?, flags, withValue, shorthands?, values?, needs?, exclusive?, overriddenBy?} (pflag under cobra: its command or the other commands of the root, the positional arguments it takes or none, one-letter shorthands, what a value must be as it is read and as the program starts, a flag that needs another given a value, lists refused together, a file whose settings override the flags) or {program, parser: node, scripts} (the scripts the build holds, from its working directory)',
   },
   envTogether: {
     keys: ['set', 'needs'],

@@ -392,6 +392,39 @@ describe("workload-image-needs: where a program listens by an option of its comm
   });
 });
 
+describe('workload-image-needs: kube-state-metrics, as pflag under cobra reads the args its ENTRYPOINT (with its own flags) is given', () => {
+  const ksm = (args: unknown[], more: Record<string, unknown> = {}) =>
+    judge({ image: 'registry.k8s.io/kube-state-metrics/kube-state-metrics:v2.20.0', args, ...more }).filter((m) => /runs kube-state-metrics/.test(m));
+  // What the chart renders: --port, --resources from its collectors, the values' allowlists.
+  const chart = ['--port=8080', '--resources=configmaps,nodes,pods', '--metric-labels-allowlist=pods=[app]'];
+
+  it("takes the chart's args, and refuses a collector the builder has not at its word, as it starts", () => {
+    expect(ksm(chart)).toEqual([]);
+    expect(ksm(['--port=8080', '--resources=configmaps,nodez,pods'])).toEqual([
+      expect.stringMatching(
+        /^error: container c runs kube-state-metrics of registry\.k8s\.io\/kube-state-metrics\/kube-state-metrics:v2\.20\.0 with "--resources=configmaps,nodez,pods", which it refuses once its flags are read \("nodez" in --resources is none the program knows \(did you mean "nodes"\?\); kube-state-metrics v2\.20\.0 .*\): it exits 1 before it serves/,
+      ),
+    ]);
+  });
+
+  it('refuses a labels allowlist of a resource it has not, or one it cannot read, and an argument', () => {
+    expect(ksm([...chart, '--metric-labels-allowlist=pod=[app]'])).toEqual([
+      expect.stringMatching(/"pod" in --metric-labels-allowlist is none the program knows/),
+    ]);
+    expect(ksm([...chart, '--metric-labels-allowlist=pods=[app],'])).toEqual([
+      expect.stringMatching(/which its flag parser refuses \(invalid argument .*invalid format/),
+    ]);
+    expect(ksm([...chart, 'pods'])).toEqual([expect.stringMatching(/unknown command "pods" for "kube-state-metrics"/)]);
+  });
+
+  it('leaves a value the kubelet expands, and a command of its own, unjudged', () => {
+    expect(ksm(['--resources=$(RESOURCES)'])).toEqual([
+      expect.stringMatching(/^not-judged: .*"--resources=\$\(RESOURCES\)", which the kubelet expands from a variable/),
+    ]);
+    expect(ksm(['--resources=podz'], { command: ['/bin/sh', '-c'] })).toEqual([]);
+  });
+});
+
 describe("workload-image-needs: a Go program's flags, as kingpin reads the args its image's ENTRYPOINT is given (the SNMP exporter)", () => {
   const snmp = (args: unknown[], more: Record<string, unknown> = {}) =>
     judge({ image: 'quay.io/prometheus/snmp-exporter:v0.30.1', args, ...more }).filter((m) => /snmp_exporter/.test(m));

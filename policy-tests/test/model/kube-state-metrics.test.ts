@@ -29,6 +29,22 @@ describe('kubeStateMetricsRequests', () => {
     });
   });
 
+  it('adds each --resources and --namespaces given to the ones before it, trimmed, as ResourceSet and NamespaceList do', () => {
+    // Read as the last one alone, the secrets' informer went unasked, and a grant it needs unjudged.
+    expect(kubeStateMetricsRequests({ image, args: ['--resources=nodes', '--resources= secrets ,', '--namespaces=media', '--namespaces', 'backups'] })).toEqual(
+      {
+        requests: [
+          'GET /api/v1/nodes',
+          'GET /api/v1/nodes?watch=true',
+          'GET /api/v1/namespaces/media/secrets',
+          'GET /api/v1/namespaces/media/secrets?watch=true',
+          'GET /api/v1/namespaces/backups/secrets',
+          'GET /api/v1/namespaces/backups/secrets?watch=true',
+        ],
+      },
+    );
+  });
+
   it('reads its 32 default resources where --resources is absent, and says what it cannot read', () => {
     const read = kubeStateMetricsRequests({ image, args: [] });
     expect('requests' in read && read.requests.length).toBe(64);
