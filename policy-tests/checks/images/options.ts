@@ -5,16 +5,19 @@
  * hold stops it at once; kingpin (model/command-lines/kingpin.ts), where a flag the Go program does not have, a value
  * its type refuses or one of the flags that print and exit stops it before it serves. Either way the container
  * restarts for good, and the API server takes any words. Go's flag package (model/command-lines/go-flag.ts) the same,
- * exit 2, where a program reads its flags with it. A container with no command gives its args to the image's
- * ENTRYPOINT, where the facts name it (`entrypoint`).
+ * exit 2, where a program reads its flags with it; pflag under cobra (model/command-lines/pflag.ts) and cxxopts
+ * (model/command-lines/cxxopts.ts: Falco's options), exit 1, with what the program checks as it starts. A container
+ * with no command gives its args to the image's ENTRYPOINT, where the facts name it (`entrypoint`).
  */
 import { list } from '../../model/core/dig.ts';
 import { nearestName, suggesting } from '../../model/core/did-you-mean.ts';
-import { argparseRefusal, type ArgparseOptions } from '../../model/command-lines/argparse.ts';
-import { goFlagRefusal, type GoFlagOptions } from '../../model/command-lines/go-flag.ts';
-import { kingpinRefusal, type KingpinOptions } from '../../model/command-lines/kingpin.ts';
-import { pflagRefusal, type PflagOptions } from '../../model/command-lines/pflag.ts';
+import { argparseRefusal } from '../../model/command-lines/argparse.ts';
+import { cxxoptsRefusal } from '../../model/command-lines/cxxopts.ts';
+import { goFlagRefusal } from '../../model/command-lines/go-flag.ts';
+import { kingpinRefusal } from '../../model/command-lines/kingpin.ts';
+import { pflagRefusal } from '../../model/command-lines/pflag.ts';
 import { findsScript, missingScript, runScript, type ScriptRunner } from '../../model/command-lines/script-command.ts';
+import type { ProgramOptions } from '../../model/command-lines/command-line.ts';
 import type { Held } from './variables.ts';
 
 /** The first word the reader refuses, with why, what follows and the mend; or one the gate cannot judge, with why. */
@@ -24,7 +27,7 @@ type Refusal = { index: number; message: string; fix: string; effect: string } |
 type ParserRefusal = { index: number; message: string; exit: 0 | 1 | 2; started?: true } | { index: number; unjudged: string };
 
 /** The first word the program's own option parser refuses, or that ends it. */
-function parserRefusal(words: readonly string[], options: ArgparseOptions | KingpinOptions | GoFlagOptions | PflagOptions): ParserRefusal | undefined {
+function parserRefusal(words: readonly string[], options: Exclude<ProgramOptions, ScriptRunner>): ParserRefusal | undefined {
   switch (options.parser) {
     case 'argparse': {
       const refused = argparseRefusal(words, options);
@@ -36,16 +39,19 @@ function parserRefusal(words: readonly string[], options: ArgparseOptions | King
       return goFlagRefusal(words, options);
     case 'pflag':
       return pflagRefusal(words, options);
+    case 'cxxopts':
+      return cxxoptsRefusal(words, options);
   }
 }
 
 /** The first word of `words` after the program the reader refuses, or cannot be judged; undefined where it takes them all. */
-function refusal(words: readonly string[], options: ArgparseOptions | KingpinOptions | GoFlagOptions | PflagOptions | ScriptRunner): Refusal | undefined {
+function refusal(words: readonly string[], options: ProgramOptions): Refusal | undefined {
   if ('flags' in options) {
     const refused = parserRefusal(words, options);
     if (!refused || 'unjudged' in refused) return refused;
-    // Python's argparse names its words options, and stops before the app starts; a Go parser, flags.
+    // Python's argparse and cxxopts name their words options, and argparse stops before the app starts; a Go parser, flags.
     const argparse = options.parser === 'argparse';
+    const noun = argparse || options.parser === 'cxxopts' ? 'options' : 'flags';
     // Go's flag package stops a parse with exit 2: its exit 1 is the program's own check, as a command's `started` is.
     const byProgram = (options.parser === 'goflag' && refused.exit === 1) || refused.started === true;
     const all = [...options.flags, ...options.withValue].join(', ');
@@ -54,14 +60,14 @@ function refusal(words: readonly string[], options: ArgparseOptions | KingpinOpt
       message:
         refused.exit === 0
           ? `with which it exits before it serves (${refused.message}`
-          : `which ${byProgram ? 'it refuses once its flags are read' : `its ${argparse ? 'argument' : 'flag'} parser refuses`} (${refused.message}`,
+          : `which ${byProgram ? `it refuses once its ${noun} are read` : `its ${argparse ? 'argument' : noun.slice(0, -1)} parser refuses`} (${refused.message}`,
       effect: `it exits ${refused.exit} before it ${argparse ? 'starts' : 'serves'}, and the container restarts for good`,
       fix:
         refused.exit === 0
           ? `leave ${argparse ? 'the help option' : refused.message.split(' ')[0]} out of a serving container`
           : argparse
             ? `give ${options.program} only the options it has: ${all}`
-            : `give ${options.program} only the flags it has, as it reads them: ${all}`,
+            : `give ${options.program} only the ${noun} it has, as it reads them: ${all}`,
     };
   }
   const run = runScript(options.parser, words);

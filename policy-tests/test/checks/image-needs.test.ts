@@ -392,6 +392,24 @@ describe("workload-image-needs: where a program listens by an option of its comm
   });
 });
 
+describe("workload-image-needs: Falco's options, as cxxopts reads the args that name it (the image has no ENTRYPOINT)", () => {
+  const falco = (args: unknown[]) => judge({ image: 'docker.io/falcosecurity/falco:0.44.1', args }).filter((m) => /runs falco/.test(m));
+
+  it("takes the chart's args, and refuses an option Falco no longer has, with the one meant", () => {
+    expect(falco(['/usr/bin/falco', '--disable-source', 'syscall', '-pk'])).toEqual([]);
+    expect(falco(['/usr/bin/falco', '-u'])).toEqual([
+      expect.stringMatching(
+        /^error: container c runs falco of docker\.io\/falcosecurity\/falco:0\.44\.1 with "-u", which its option parser refuses \(Option 'u' does not exist \(did you mean "-U"\?\); falco 0\.44\.1: .*\): it exits 1 before it serves/,
+      ),
+    ]);
+  });
+
+  it('refuses a configuration option without its value as it loads it, and ends at one that runs something else', () => {
+    expect(falco(['/usr/bin/falco', '-o', 'engine.kind'])).toEqual([expect.stringMatching(/"engine\.kind", which it refuses once its options are read/)]);
+    expect(falco(['/usr/bin/falco', '--dry-run'])).toEqual([expect.stringMatching(/"--dry-run", with which it exits before it serves/)]);
+  });
+});
+
 describe('workload-image-needs: kube-state-metrics, as pflag under cobra reads the args its ENTRYPOINT (with its own flags) is given', () => {
   const ksm = (args: unknown[], more: Record<string, unknown> = {}) =>
     judge({ image: 'registry.k8s.io/kube-state-metrics/kube-state-metrics:v2.20.0', args, ...more }).filter((m) => /runs kube-state-metrics/.test(m));

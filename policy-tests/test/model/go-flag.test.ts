@@ -1,14 +1,10 @@
 /** Go's flag package as model/command-lines/go-flag.ts reads a command line, on the Intel GPU plugin's flags (v0.32.0, with klog's). */
-import { readFileSync } from 'node:fs';
-import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { goFlagRefusal, isGoFlagOptions, type GoFlagOptions } from '../../model/command-lines/go-flag.ts';
-import { REPO_ROOT } from '../../model/repository/repo.ts';
+import { programOptions } from '../../../test-support/program-options.ts';
 
 // The facts as the repository writes them: their patterns are what is under test.
-const facts = (parse(readFileSync(`${REPO_ROOT}/apps/platform/facts/images.yaml`, 'utf8')) as { images: { options?: GoFlagOptions[] }[] }).images
-  .flatMap((i) => i.options ?? [])
-  .find((o) => o.parser === 'goflag')!;
+const facts = programOptions<GoFlagOptions>('apps/platform/facts/images.yaml', 'intel_gpu_device_plugin');
 const refusal = (...words: string[]) => goFlagRefusal(words, facts);
 
 describe("Go's flag package, as a Go program reads its command line", () => {

@@ -1,13 +1,9 @@
 /** pflag under cobra as model/command-lines/pflag.ts reads a command line, on Alloy's run command (v1.18.1) as its facts list it. */
-import { readFileSync } from 'node:fs';
-import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { isPflagOptions, pflagRefusal, type PflagOptions } from '../../model/command-lines/pflag.ts';
-import { REPO_ROOT } from '../../model/repository/repo.ts';
+import { programOptions } from '../../../test-support/program-options.ts';
 
-const facts = (parse(readFileSync(`${REPO_ROOT}/monitoring/alloy/facts/images.yaml`, 'utf8')) as { images: { options?: PflagOptions[] }[] }).images
-  .flatMap((i) => i.options ?? [])
-  .find((o) => o.parser === 'pflag')!;
+const facts = programOptions<PflagOptions>('monitoring/alloy/facts/images.yaml', 'alloy');
 const chart = [
   'run',
   '/etc/alloy/config.alloy',
@@ -87,11 +83,7 @@ describe('pflag under cobra, as Alloy run reads its command line', () => {
   });
 });
 
-const ksm = (
-  parse(readFileSync(`${REPO_ROOT}/monitoring/kube-prometheus-stack/facts/images.yaml`, 'utf8')) as { images: { options?: PflagOptions[] }[] }
-).images
-  .flatMap((i) => i.options ?? [])
-  .find((o) => o.program === 'kube-state-metrics')!;
+const ksm = programOptions<PflagOptions>('monitoring/kube-prometheus-stack/facts/images.yaml', 'kube-state-metrics');
 // The image's ENTRYPOINT's words, then the chart's args (kube-state-metrics chart 7.x: --port and --resources).
 const ksmChart = ['--port=8080', '--telemetry-port=8081', '--port=8080', '--resources=configmaps,pods,nodes'];
 const ksmRefusal = (...extra: string[]) => pflagRefusal([...ksmChart, ...extra], ksm);
