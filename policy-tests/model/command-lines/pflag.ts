@@ -105,23 +105,18 @@ export function isPflagOptions(v: unknown): boolean {
   return o.values === undefined || (isRecord(o.values) && Object.entries(o.values).every(([k, x]) => withValue.includes(k) && isValue(x, flags)));
 }
 
-/** Why a flag's value is refused as pflag sets it, or undefined. */
-function setRefusal(flag: string, value: string, options: PflagOptions): string | undefined {
+/** Why a flag's value is refused as pflag sets it (exit 2 where the Go runtime panics on it), or undefined. */
+function setRefusal(flag: string, value: string, options: PflagOptions): { message: string; exit: 1 | 2 } | undefined {
+  const refused = (message: string) => ({ message: `invalid argument ${JSON.stringify(value)} for "${flag}" flag: ${message}`, exit: 1 as const });
   if (options.flags.includes(flag) || flag === '--help')
-    return goParseBool(value) !== undefined
-      ? undefined
-      : `invalid argument ${JSON.stringify(value)} for "${flag}" flag: strconv.ParseBool: parsing ${JSON.stringify(value)}: invalid syntax`;
+    return goParseBool(value) !== undefined ? undefined : refused(`strconv.ParseBool: parsing ${JSON.stringify(value)}: invalid syntax`);
   const type = options.values?.[flag];
-  const refused = typeRefusal(flag, value, type);
-  if (refused) return refused;
-  if (type?.float && !goParsesFloat(value))
-    return `invalid argument ${JSON.stringify(value)} for "${flag}" flag: strconv.ParseFloat: parsing ${JSON.stringify(value)}: invalid syntax`;
+  const typed = typeRefusal(flag, value, type);
+  if (typed) return { message: typed, exit: 1 };
+  if (type?.float && !goParsesFloat(value)) return refused(`strconv.ParseFloat: parsing ${JSON.stringify(value)}: invalid syntax`);
   const map = type?.mapOfLists ? readMapOfLists(value) : undefined;
-  if (map && 'error' in map)
-    return map.panics ? `panic: ${map.error}, reading ${flag}` : `invalid argument ${JSON.stringify(value)} for "${flag}" flag: ${map.error}`;
-  return type?.choices && !type.choices.includes(value)
-    ? `invalid argument ${JSON.stringify(value)} for "${flag}" flag: takes one of ${type.choices.join(', ')}`
-    : undefined;
+  if (map && 'error' in map) return map.panics ? { message: `panic: ${map.error}, reading ${flag}`, exit: 2 } : refused(map.error);
+  return type?.choices && !type.choices.includes(value) ? refused(`takes one of ${type.choices.join(', ')}`) : undefined;
 }
 
 type Set = { flag: string; value: string; index: number };
@@ -151,7 +146,7 @@ function readShorts(words: readonly string[], i: number, options: PflagOptions, 
     else if (i + 1 < words.length) [value, letters, next, at] = [words[i + 1]!, '', i + 2, i + 1];
     else return fail(i, `flag needs an argument: '${letters[0]}' in -${letters}`);
     const refused = setRefusal(flag, value, options);
-    if (refused) return fail(at, refused, refused.startsWith('panic: ') ? 2 : 1);
+    if (refused) return fail(at, refused.message, refused.exit);
     sets.push({ flag, value, index: at });
   }
   return { next };
@@ -174,7 +169,7 @@ function readLong(words: readonly string[], i: number, options: PflagOptions, se
     value = words[++at]!;
   }
   const refused = setRefusal(flag, value, options);
-  if (refused) return fail(at, refused, refused.startsWith('panic: ') ? 2 : 1);
+  if (refused) return fail(at, refused.message, refused.exit);
   sets.push({ flag, value, index: at });
   return { next: at + 1 };
 }
