@@ -5,7 +5,7 @@
  * or every one at once, a cluster-scoped one once (pkg/options). Without its reads, each series of that resource is
  * missing, and every alert built on one (a CronJob's last success, a pod's restarts) never fires.
  */
-import { goTrimSpace, scalarText } from '../core/text.ts';
+import { goCommaItems, scalarText } from '../core/text.ts';
 import { commandLineFlag as flag, commandLineFlagValues, containerArgv } from '../core/workloads.ts';
 import { informerRequests } from './api-requests.ts';
 
@@ -73,13 +73,7 @@ export function kubeStateMetricsRequests(
   if (argv.includes(null)) return { unread: 'its command line reads a variable whose value the gate does not read' };
   const args = argv as string[];
   // A list flag (ResourceSet, NamespaceList) adds each value's items, trimmed, to what the ones before it gave.
-  const items = (name: string) =>
-    commandLineFlagValues(args, name).flatMap((v) =>
-      v
-        .split(',')
-        .map(goTrimSpace)
-        .filter((x) => x !== ''),
-    );
+  const items = (name: string) => commandLineFlagValues(args, name).flatMap(goCommaItems);
   const listed = items('resources');
   const resources = listed.length === 0 ? DEFAULT_RESOURCES : [...new Set(listed)];
   const unknown = resources.find((r) => !RESOURCES[r]);

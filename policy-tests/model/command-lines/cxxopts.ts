@@ -19,6 +19,7 @@
  * one, one with a value of its own given at all); a check's `after` names the exit whose turn comes just before it.
  */
 import { nearestName, suggesting } from '../core/did-you-mean.ts';
+import { isRegExpSource, isTextList } from '../core/text.ts';
 
 /** What a value must be: a whole number of a C++ type, one of a few words in any case, or text a pattern reads. */
 export interface CxxoptsValue {
@@ -57,14 +58,6 @@ export type CxxoptsRefusal = { index: number; message: string; exit: 0 | 1; star
 const OPTION = /^(?:--(?<long>[A-Za-z0-9][-_A-Za-z0-9]+)(?<set>=(?<value>.*))?|-(?<group>[A-Za-z0-9]+))$/;
 const NAME = /^(--[A-Za-z0-9][-_A-Za-z0-9]+|-[A-Za-z0-9])$/;
 const isNames = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === 'string' && NAME.test(x));
-const isTexts = (v: unknown) => Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string');
-const isPattern = (v: unknown) => {
-  try {
-    return typeof v === 'string' && new RegExp(v) instanceof RegExp;
-  } catch {
-    return false;
-  }
-};
 
 /** Whether a facts entry is a CxxoptsOptions whose short names, values, exits and conflicts name its own options. */
 export function isCxxoptsOptions(v: unknown): boolean {
@@ -84,8 +77,8 @@ export function isCxxoptsOptions(v: unknown): boolean {
       isAfter(after) &&
       [...(o.withValue as string[])].includes(flag) &&
       (int === undefined || int === 'int32') &&
-      (choices === undefined || isTexts(choices)) &&
-      (items === undefined || isPattern(items)) &&
+      (choices === undefined || isTextList(choices)) &&
+      (items === undefined || isRegExpSource(items)) &&
       [int, choices, items].some((y) => y !== undefined)
     );
   };
@@ -95,7 +88,7 @@ export function isCxxoptsOptions(v: unknown): boolean {
     const { given, says, items, after, ...rest } = (c ?? {}) as Record<string, unknown>;
     return (
       Object.keys(rest).length === 0 &&
-      isTexts(given) &&
+      isTextList(given) &&
       (given as string[]).every((f) => all.includes(f)) &&
       typeof says === 'string' &&
       (items === undefined || items === true) &&

@@ -12,7 +12,7 @@
  */
 import { nearestName, suggesting } from '../core/did-you-mean.ts';
 import { goParseDuration } from '../core/time.ts';
-import { goParseBool } from '../core/text.ts';
+import { goParseBool, isRegExpSource } from '../core/text.ts';
 import { goIntegerText } from '../go/strconv.ts';
 
 /**
@@ -56,19 +56,11 @@ export type GoFlagRefusal = { index: number; message: string; exit: 0 | 1 | 2 };
 
 const SHORT = /^-[A-Za-z0-9][\w.-]*$/;
 const isFlagList = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === 'string' && SHORT.test(x));
-const isPattern = (v: unknown) => {
-  if (typeof v !== 'string') return false;
-  try {
-    return new RegExp(v) instanceof RegExp;
-  } catch {
-    return false;
-  }
-};
 const isValue = (v: unknown): boolean => {
   const { pattern, fits, duration, choices, min, ...rest } = (v ?? {}) as Record<string, unknown>;
   return (
     Object.keys(rest).length === 0 &&
-    (pattern === undefined || isPattern(pattern)) &&
+    (pattern === undefined || isRegExpSource(pattern)) &&
     (duration === undefined || duration === true) &&
     (fits === undefined || (typeof fits === 'string' && fits in RANGES)) &&
     (choices === undefined || (Array.isArray(choices) && choices.length > 0 && choices.every((c) => typeof c === 'string'))) &&
@@ -129,7 +121,7 @@ export function typeRefusal(flag: string, value: string, type: Pick<GoFlagValue,
 /** Whether a facts entry is a type's `pattern`, with the integer type it `fits` if any, and nothing else. */
 export const isTypeValue = (v: unknown): boolean => {
   const { pattern, fits, ...rest } = (v ?? {}) as Record<string, unknown>;
-  return Object.keys(rest).length === 0 && isPattern(pattern) && (fits === undefined || (typeof fits === 'string' && fits in RANGES));
+  return Object.keys(rest).length === 0 && isRegExpSource(pattern) && (fits === undefined || (typeof fits === 'string' && fits in RANGES));
 };
 
 /** Why a flag's value stops the program, or undefined where it takes it. */

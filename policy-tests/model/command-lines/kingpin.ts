@@ -14,6 +14,7 @@
  * (Application.Version; given at all, even as `--no-version`, its PreAction prints and exits).
  */
 import { nearestName, suggesting } from '../core/did-you-mean.ts';
+import { isTextList } from '../core/text.ts';
 import { goParsesFloat } from '../go/strconv.ts';
 import { isTypeValue, typeRefusal, type GoFlagValue } from './go-flag.ts';
 
@@ -51,12 +52,13 @@ const PRE_ACTIONS = ['--help-long', '--help-man', '--completion-script-bash', '-
 const ARGUMENTS_FILE = 'a file of arguments kingpin reads a flag from on each line, in the running container: what it gives is not judged';
 const LONG = /^--[A-Za-z0-9][\w.-]*$/;
 const isFlagList = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === 'string' && LONG.test(x));
-const isStrings = (v: unknown) => Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string');
 const isValue = (v: unknown): boolean => {
   const o = (v ?? {}) as Record<string, unknown>;
   if (o.number === true || o.duration === true) return Object.keys(o).length === 1;
   if (o.pattern !== undefined) return isTypeValue(o);
-  return isStrings(o.choices) && (o.anyCase === undefined || typeof o.anyCase === 'boolean') && Object.keys(o).every((k) => k === 'choices' || k === 'anyCase');
+  return (
+    isTextList(o.choices) && (o.anyCase === undefined || typeof o.anyCase === 'boolean') && Object.keys(o).every((k) => k === 'choices' || k === 'anyCase')
+  );
 };
 const isRecord = (v: unknown, valid: (key: string, value: unknown) => boolean) =>
   v === undefined || (typeof v === 'object' && v !== null && !Array.isArray(v) && Object.entries(v).every(([k, x]) => valid(k, x)));

@@ -12,7 +12,7 @@
  * Alloy's experimental flags below its experimental stability level). `--help` (or `-h`) prints its usage and exits 0.
  */
 import { nearestName, suggesting } from '../core/did-you-mean.ts';
-import { goParseBool, goTrimSpace } from '../core/text.ts';
+import { goCommaItems, goParseBool, isTextList } from '../core/text.ts';
 import { goParsesFloat } from '../go/strconv.ts';
 import { isTypeValue, typeRefusal, type GoFlagValue } from './go-flag.ts';
 import { readMapOfLists } from './map-of-lists.ts';
@@ -63,10 +63,9 @@ export type PflagRefusal = { index: number; message: string; exit: 0 | 1 | 2; st
 
 const LONG = /^--[A-Za-z0-9][\w.-]*$/;
 const isFlagList = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === 'string' && LONG.test(x));
-const isTexts = (v: unknown) => Array.isArray(v) && v.length > 0 && v.every((c) => typeof c === 'string');
 const isValue = (v: unknown, bools: string[]): boolean => {
   const { choices, each, keys, skippedBy, float, mapOfLists, ...type } = (v ?? {}) as Record<string, unknown>;
-  if (![choices, each, keys].every((x) => x === undefined || isTexts(x)) || ![float, mapOfLists].every((x) => x === undefined || x === true)) return false;
+  if (![choices, each, keys].every((x) => x === undefined || isTextList(x)) || ![float, mapOfLists].every((x) => x === undefined || x === true)) return false;
   if (skippedBy !== undefined && !(bools.includes(skippedBy as string) && (each !== undefined || keys !== undefined))) return false;
   if (keys !== undefined && mapOfLists !== true) return false;
   if (Object.keys(type).length === 0) return [choices, each, keys, float, mapOfLists].some((x) => x !== undefined);
@@ -82,7 +81,7 @@ export function isPflagOptions(v: unknown): boolean {
   const withValue = o.withValue as string[];
   const all = [...flags, ...withValue, '--help'];
   if (o.subcommand !== undefined && (typeof o.subcommand !== 'string' || !/^[a-z][\w-]*$/.test(o.subcommand))) return false;
-  if (o.commands !== undefined && !(isTexts(o.commands) && o.subcommand === undefined)) return false;
+  if (o.commands !== undefined && !(isTextList(o.commands) && o.subcommand === undefined)) return false;
   if (o.positional !== undefined && !((Number.isInteger(o.positional) && (o.positional as number) >= 0) || o.positional === 'none')) return false;
   if (
     o.shorthands !== undefined &&
@@ -92,16 +91,16 @@ export function isPflagOptions(v: unknown): boolean {
   const isNeed = (n: unknown) => {
     const { given, flag, is, default: fallback, ...rest } = (n ?? {}) as Record<string, unknown>;
     return (
-      Object.keys(rest).length === 0 && flags.includes(given as string) && withValue.includes(flag as string) && isTexts(is) && typeof fallback === 'string'
+      Object.keys(rest).length === 0 && flags.includes(given as string) && withValue.includes(flag as string) && isTextList(is) && typeof fallback === 'string'
     );
   };
   if (o.needs !== undefined && !(Array.isArray(o.needs) && o.needs.every(isNeed))) return false;
   const isExclusive = (x: unknown) => {
     const { flags: together, says, ...rest } = (x ?? {}) as Record<string, unknown>;
-    return Object.keys(rest).length === 0 && isTexts(together) && (together as string[]).every((f) => withValue.includes(f)) && typeof says === 'string';
+    return Object.keys(rest).length === 0 && isTextList(together) && (together as string[]).every((f) => withValue.includes(f)) && typeof says === 'string';
   };
   if (o.exclusive !== undefined && !(Array.isArray(o.exclusive) && o.exclusive.every(isExclusive))) return false;
-  if (o.overriddenBy !== undefined && !(isTexts(o.overriddenBy) && (o.overriddenBy as string[]).every((f) => withValue.includes(f)))) return false;
+  if (o.overriddenBy !== undefined && !(isTextList(o.overriddenBy) && (o.overriddenBy as string[]).every((f) => withValue.includes(f)))) return false;
   return o.values === undefined || (isRecord(o.values) && Object.entries(o.values).every(([k, x]) => withValue.includes(k) && isValue(x, flags)));
 }
 
@@ -124,6 +123,8 @@ type Set = { flag: string; value: string; index: number };
 type Fail = { index: number; message: string; exit: 1 | 2 };
 const fail = (index: number, message: string, exit: 1 | 2 = 1): Fail => ({ index, message, exit });
 const isBool = (flag: string, options: PflagOptions) => flag === '--help' || options.flags.includes(flag);
+/** The one-letter flags and the long ones they stand for: cobra's `-h` of `--help`, and the facts' own. */
+const shorthandsOf = (options: PflagOptions): Record<string, string> => ({ '-h': '--help', ...options.shorthands });
 
 /**
  * One word of one-letter flags (`-v 2`, `-v2`, `-v=2`, `-hv 2`), as pflag's parseShortArg reads it: each letter in turn,
@@ -131,7 +132,7 @@ const isBool = (flag: string, options: PflagOptions) => flag === '--help' || opt
  * it took, or why it stops.
  */
 function readShorts(words: readonly string[], i: number, options: PflagOptions, sets: Set[]): { next: number } | Fail {
-  const shorthands: Record<string, string> = { '-h': '--help', ...options.shorthands };
+  const shorthands = shorthandsOf(options);
   let letters = words[i]!.slice(1);
   let next = i + 1;
   // A go test flag (-test.v) is passed over, as pflag does.
@@ -179,7 +180,7 @@ function readLong(words: readonly string[], i: number, options: PflagOptions, se
  * passing over a flag's value where `--name` or `-x` takes one (but not the last word, which cobra never strips).
  */
 function otherCommand(words: readonly string[], options: PflagOptions): number | undefined {
-  const shorthands: Record<string, string> = { '-h': '--help', ...options.shorthands };
+  const shorthands = shorthandsOf(options);
   for (let i = 0; i < words.length; i++) {
     const word = words[i]!;
     if (word === '--') return undefined;
@@ -230,11 +231,6 @@ function otherCommandRefusal(words: readonly string[], at: number, options: Pfla
   return { ...read, index: read.index >= at ? read.index + 1 : read.index, message: `${read.message} (its ${name} command has only --help)` };
 }
 
-const items = (value: string) =>
-  value
-    .split(',')
-    .map(goTrimSpace)
-    .filter((x) => x !== '');
 /** The names of a map of lists its last value gives (read once every value has been taken). */
 const mapKeys = (value: string) => {
   const read = readMapOfLists(value);
@@ -248,7 +244,7 @@ function startRefusal(sets: readonly Set[], options: PflagOptions): Fail | undef
     if (type.skippedBy !== undefined && isTrue(type.skippedBy)) continue;
     const given = sets.filter((s) => s.flag === flag);
     for (const set of type.each ? given : []) {
-      const item = items(set.value).find((x) => !type.each!.includes(x));
+      const item = goCommaItems(set.value).find((x) => !type.each!.includes(x));
       if (item !== undefined)
         return fail(set.index, `${JSON.stringify(item)} in ${flag} is none the program knows${suggesting(nearestName(item, type.each!))}`);
     }
@@ -258,7 +254,7 @@ function startRefusal(sets: readonly Set[], options: PflagOptions): Fail | undef
       return fail(lastSet!.index, `${JSON.stringify(key)} in ${flag} is none the program knows${suggesting(nearestName(key, type.keys!))}`);
   }
   for (const { flags, says } of options.exclusive ?? []) {
-    const given = flags.map((flag) => sets.filter((s) => s.flag === flag && items(s.value).length > 0).at(-1));
+    const given = flags.map((flag) => sets.filter((s) => s.flag === flag && goCommaItems(s.value).length > 0).at(-1));
     if (given.every((s) => s !== undefined)) return fail(Math.max(...given.map((s) => s!.index)), `${flags.join(' and ')} both given: ${says}`);
   }
   return undefined;

@@ -26,6 +26,25 @@ const GO_TRIMMED = new RegExp(`^${GO_SPACE}+|${GO_SPACE}+$`, 'g');
 /** A text as Go's strings.TrimSpace leaves it. */
 export const goTrimSpace = (text: string): string => text.replace(GO_TRIMMED, '');
 
+/** A Go list flag's items (kube-state-metrics' ResourceSet, MetricSet, NamespaceList): split at commas, each trimmed, empty ones dropped. */
+export const goCommaItems = (value: string): string[] =>
+  value
+    .split(',')
+    .map(goTrimSpace)
+    .filter((x) => x !== '');
+
+/** Whether a facts entry is a list of one text or more. */
+export const isTextList = (v: unknown): v is string[] => Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string');
+
+/** Whether a facts entry is a regular expression JavaScript compiles. */
+export function isRegExpSource(v: unknown): v is string {
+  try {
+    return typeof v === 'string' && new RegExp(v) instanceof RegExp;
+  } catch {
+    return false;
+  }
+}
+
 /** A Pod Security policy version as ParseVersion reads it, "v1.N": its minor, or undefined for anything else ("latest" too). */
 export function policyVersionMinor(text: unknown): number | undefined {
   const pinned = typeof text === 'string' ? /^v1\.(0|[1-9][0-9]*)$/.exec(text) : null;
