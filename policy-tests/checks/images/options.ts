@@ -21,10 +21,13 @@ import type { ProgramOptions } from '../../model/command-lines/command-line.ts';
 import type { Held } from './variables.ts';
 
 /** The first word the reader refuses, with why, what follows and the mend; or one the gate cannot judge, with why. */
-type Refusal = { index: number; message: string; fix: string; effect: string } | { index: number; unjudged: string };
+type Refusal = { index: number; message: string; fix: string; effect: string } | { index: number; unjudged: string; another?: true };
 
-/** A parser's refusal, with the status it exits with (`started`: the program's own check once its flags are read). */
-type ParserRefusal = { index: number; message: string; exit: 0 | 1 | 2; started?: true } | { index: number; unjudged: string };
+/**
+ * A parser's refusal, with the status it exits with (`started`: the program's own check once its flags are read), and
+ * its own mend where it has one; or a word not judged (`another`: a command line of another command than the entry's).
+ */
+type ParserRefusal = { index: number; message: string; exit: 0 | 1 | 2; started?: true; fix?: string } | { index: number; unjudged: string; another?: true };
 
 /** The first word the program's own option parser refuses, or that ends it. */
 function parserRefusal(words: readonly string[], options: Exclude<ProgramOptions, ScriptRunner>): ParserRefusal | undefined {
@@ -63,11 +66,12 @@ function refusal(words: readonly string[], options: ProgramOptions): Refusal | u
           : `which ${byProgram ? `it refuses once its ${noun} are read` : `its ${argparse ? 'argument' : noun.slice(0, -1)} parser refuses`} (${refused.message}`,
       effect: `it exits ${refused.exit} before it ${argparse ? 'starts' : 'serves'}, and the container restarts for good`,
       fix:
-        refused.exit === 0
+        refused.fix ??
+        (refused.exit === 0
           ? `leave ${argparse ? 'the help option' : refused.message.split(' ')[0]} out of a serving container`
           : argparse
             ? `give ${options.program} only the options it has: ${all}`
-            : `give ${options.program} only the ${noun} it has, as it reads them: ${all}`,
+            : `give ${options.program} only the ${noun} it has, as it reads them: ${all}`),
     };
   }
   const run = runScript(options.parser, words);
@@ -93,11 +97,20 @@ function commandLine(c: Held['c'], entrypoint: string[] | undefined): { words: u
 export function optionsNeed({ ctx, resource, c, image, need }: Held): void {
   const { words, lead, own } = commandLine(c, need.entrypoint);
   if (!need.options || !words.every((w) => typeof w === 'string')) return;
-  for (const options of need.options) {
+  const read = need.options.flatMap((options) => {
     const at = (words as string[]).findIndex((w) => w === options.program || w.endsWith(`/${options.program}`));
-    if (at === -1) continue;
-    const refused = refusal((words as string[]).slice(at + 1), options);
+    return at === -1 ? [] : [{ options, at, refused: refusal((words as string[]).slice(at + 1), options) }];
+  });
+  // A program with an entry per command (falcoctl's artifact install and follow): a line one of them reads is not
+  // another's, and a word every entry stops at (before the commands part) is said once.
+  const isAnother = (r: (typeof read)[number]) => r.refused !== undefined && 'another' in r.refused && r.refused.another === true;
+  const said = new Set<string>();
+  for (const { options, at, refused } of read) {
     if (!refused) continue;
+    if (isAnother({ options, at, refused }) && read.some((r) => r.options.program === options.program && !isAnother(r))) continue;
+    const word = `${options.program} ${at + refused.index} ${'unjudged' in refused ? refused.unjudged : refused.message}`;
+    if (said.has(word)) continue;
+    said.add(word);
     const index = at + 1 + refused.index;
     const path = index >= lead ? [...c.at, 'args', index - lead] : own ? [...c.at, 'command', index] : c.at;
     // The kubelet replaces $(NAME) in a command with the container's variable before the program reads it.

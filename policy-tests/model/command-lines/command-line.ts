@@ -7,7 +7,8 @@ import { isArgparseOptions, type ArgparseOptions } from './argparse.ts';
 import { isCxxoptsOptions, type CxxoptsOptions } from './cxxopts.ts';
 import { isGoFlagOptions, type GoFlagOptions } from './go-flag.ts';
 import { isKingpinOptions, type KingpinOptions } from './kingpin.ts';
-import { isPflagOptions, type PflagOptions } from './pflag.ts';
+import { isPflagOptions } from './pflag-facts.ts';
+import type { PflagOptions } from './pflag.ts';
 import { isScriptRunner, type ScriptRunner } from './script-command.ts';
 
 export type ProgramOptions = ArgparseOptions | KingpinOptions | GoFlagOptions | PflagOptions | CxxoptsOptions | ScriptRunner;

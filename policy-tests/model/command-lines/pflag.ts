@@ -12,9 +12,9 @@
  * Alloy's experimental flags below its experimental stability level). `--help` (or `-h`) prints its usage and exits 0.
  */
 import { nearestName, suggesting } from '../core/did-you-mean.ts';
-import { goCommaItems, goParseBool, isTextList } from '../core/text.ts';
+import { goCommaItems, goParseBool } from '../core/text.ts';
 import { goParsesFloat } from '../go/strconv.ts';
-import { isTypeValue, typeRefusal, type GoFlagValue } from './go-flag.ts';
+import { typeRefusal, type GoFlagValue } from './go-flag.ts';
 import { readMapOfLists } from './map-of-lists.ts';
 
 /** What a flag's value must be: what its type reads or takes, and what the program checks of it as it starts. */
@@ -29,6 +29,16 @@ export interface PflagValue extends Pick<GoFlagValue, 'pattern' | 'fits' | 'dura
   float?: true;
   /** A map of lists, as kube-state-metrics' LabelsAllowList.Set reads it (map-of-lists.ts). */
   mapOfLists?: true;
+  /** What the program checks of its last value given, as it starts (falcoctl's `--platform` OS/Arch). */
+  shape?: { pattern: string; says: string };
+}
+
+/** A root command with cobra's TraverseChildren (falcoctl): the words before each command of the path are read as flags. */
+export interface PflagTraverse {
+  /** The root's persistent flags: the only ones a command of the path before the last reads. */
+  inherited: string[];
+  /** Each command's other commands along the path, the root's first (cobra's help and completion among them). */
+  others: string[][];
 }
 
 /** A command's flags as its facts list them. */
@@ -36,8 +46,10 @@ export interface PflagOptions {
   /** The binary, as the command line (or the image's ENTRYPOINT) names it: a path ending in it. */
   program: string;
   parser: 'pflag';
-  /** The cobra subcommand these flags are of, the first word; a command line that runs another is not judged. */
+  /** The cobra subcommand these flags are of, its words (`artifact install`); a command line that runs another is not judged. */
   subcommand?: string;
+  /** How the root finds the subcommand where it traverses its children, reading flags on the way (cobra's Traverse). */
+  traverse?: PflagTraverse;
   /** The root command's other commands (cobra's own help and __complete among them): a command line whose first word that is no flag names one runs it, and is not judged. */
   commands?: string[];
   /** How many positional arguments the command takes (cobra.ExactArgs), or `none` (cobra.NoArgs: any is an unknown command). */
@@ -52,57 +64,23 @@ export interface PflagOptions {
   values?: Record<string, PflagValue>;
   /** What the command checks as it starts: a flag given true needs another's value (its last, else its default) among `is`. */
   needs?: { given: string; flag: string; is: string[]; default: string }[];
-  /** Lists the program refuses together as it starts: each flag given an item. */
-  exclusive?: { flags: string[]; says: string }[];
+  /**
+   * Lists the program refuses together as it starts: each flag given an item; or, `changed`, each given at all (cobra's
+   * MarkFlagsMutuallyExclusive), where a flag in `configured` left out may be set by the program's configuration file as
+   * it starts (falcoctl's PreRunE): not judged.
+   */
+  exclusive?: { flags: string[]; says: string; changed?: true; configured?: string[] }[];
   /** Flags naming a file whose settings override the command line's: what the program checks as it starts is then not judged. */
   overriddenBy?: string[];
 }
 
-/** Why the command stops (`started`: by its own check as it starts, not its flag parser's), or a word not judged. */
-export type PflagRefusal = { index: number; message: string; exit: 0 | 1 | 2; started?: true } | { index: number; unjudged: string };
-
-const LONG = /^--[A-Za-z0-9][\w.-]*$/;
-const isFlagList = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === 'string' && LONG.test(x));
-const isValue = (v: unknown, bools: string[]): boolean => {
-  const { choices, each, keys, skippedBy, float, mapOfLists, ...type } = (v ?? {}) as Record<string, unknown>;
-  if (![choices, each, keys].every((x) => x === undefined || isTextList(x)) || ![float, mapOfLists].every((x) => x === undefined || x === true)) return false;
-  if (skippedBy !== undefined && !(bools.includes(skippedBy as string) && (each !== undefined || keys !== undefined))) return false;
-  if (keys !== undefined && mapOfLists !== true) return false;
-  if (Object.keys(type).length === 0) return [choices, each, keys, float, mapOfLists].some((x) => x !== undefined);
-  return type.pattern === undefined ? Object.keys(type).length === 1 && type.duration === true : isTypeValue(type);
-};
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** Whether a facts entry is a PflagOptions whose values, shorthands and checks name its own flags. */
-export function isPflagOptions(v: unknown): boolean {
-  const o = (v ?? {}) as Record<string, unknown>;
-  if (typeof o.program !== 'string' || o.program === '' || o.parser !== 'pflag' || !isFlagList(o.flags) || !isFlagList(o.withValue)) return false;
-  const flags = o.flags as string[];
-  const withValue = o.withValue as string[];
-  const all = [...flags, ...withValue, '--help'];
-  if (o.subcommand !== undefined && (typeof o.subcommand !== 'string' || !/^[a-z][\w-]*$/.test(o.subcommand))) return false;
-  if (o.commands !== undefined && !(isTextList(o.commands) && o.subcommand === undefined)) return false;
-  if (o.positional !== undefined && !((Number.isInteger(o.positional) && (o.positional as number) >= 0) || o.positional === 'none')) return false;
-  if (
-    o.shorthands !== undefined &&
-    !(isRecord(o.shorthands) && Object.entries(o.shorthands).every(([k, f]) => /^-[A-Za-z0-9]$/.test(k) && all.includes(f as string)))
-  )
-    return false;
-  const isNeed = (n: unknown) => {
-    const { given, flag, is, default: fallback, ...rest } = (n ?? {}) as Record<string, unknown>;
-    return (
-      Object.keys(rest).length === 0 && flags.includes(given as string) && withValue.includes(flag as string) && isTextList(is) && typeof fallback === 'string'
-    );
-  };
-  if (o.needs !== undefined && !(Array.isArray(o.needs) && o.needs.every(isNeed))) return false;
-  const isExclusive = (x: unknown) => {
-    const { flags: together, says, ...rest } = (x ?? {}) as Record<string, unknown>;
-    return Object.keys(rest).length === 0 && isTextList(together) && (together as string[]).every((f) => withValue.includes(f)) && typeof says === 'string';
-  };
-  if (o.exclusive !== undefined && !(Array.isArray(o.exclusive) && o.exclusive.every(isExclusive))) return false;
-  if (o.overriddenBy !== undefined && !(isTextList(o.overriddenBy) && (o.overriddenBy as string[]).every((f) => withValue.includes(f)))) return false;
-  return o.values === undefined || (isRecord(o.values) && Object.entries(o.values).every(([k, x]) => withValue.includes(k) && isValue(x, flags)));
-}
+/**
+ * Why the command stops (`started`: by its own check as it starts, not its flag parser's), or a word not judged
+ * (`another`: the command line runs another command than the facts' subcommand).
+ */
+export type PflagRefusal =
+  | { index: number; message: string; exit: 0 | 1 | 2; started?: true; fix?: string }
+  | { index: number; unjudged: string; another?: true };
 
 /** Why a flag's value is refused as pflag sets it (exit 2 where the Go runtime panics on it), or undefined. */
 function setRefusal(flag: string, value: string, options: PflagOptions): { message: string; exit: 1 | 2 } | undefined {
@@ -122,23 +100,27 @@ type Set = { flag: string; value: string; index: number };
 /** Why the parse stops: exit 1, cobra's error, or 2 where the Go runtime panics on the value. */
 type Fail = { index: number; message: string; exit: 1 | 2 };
 const fail = (index: number, message: string, exit: 1 | 2 = 1): Fail => ({ index, message, exit });
-const isBool = (flag: string, options: PflagOptions) => flag === '--help' || options.flags.includes(flag);
+/** A command's flags as pflag parses them; `helpless` before cobra gives the command its help flag (a parent's, traversed). */
+type Reading = PflagOptions & { helpless?: true };
+const isBool = (flag: string, options: Reading) => (flag === '--help' && !options.helpless) || options.flags.includes(flag);
 /** The one-letter flags and the long ones they stand for: cobra's `-h` of `--help`, and the facts' own. */
-const shorthandsOf = (options: PflagOptions): Record<string, string> => ({ '-h': '--help', ...options.shorthands });
+const shorthandsOf = (options: Reading): Record<string, string> => ({ ...(options.helpless ? {} : { '-h': '--help' }), ...options.shorthands });
+// pflag's answer to a help flag its set does not have.
+const HELP_REQUESTED = 'pflag: help requested';
 
 /**
  * One word of one-letter flags (`-v 2`, `-v2`, `-v=2`, `-hv 2`), as pflag's parseShortArg reads it: each letter in turn,
  * a switch taking "true", a flag with a value the rest of the word (after `=`) or else the next word. Returns the words
  * it took, or why it stops.
  */
-function readShorts(words: readonly string[], i: number, options: PflagOptions, sets: Set[]): { next: number } | Fail {
+function readShorts(words: readonly string[], i: number, options: Reading, sets: Set[]): { next: number } | Fail {
   const shorthands = shorthandsOf(options);
   let letters = words[i]!.slice(1);
   let next = i + 1;
   // A go test flag (-test.v) is passed over, as pflag does.
   while (letters.length > 0 && !letters.startsWith('test.')) {
     const flag = shorthands[`-${letters[0]}`];
-    if (!flag) return fail(i, `unknown shorthand flag: '${letters[0]}' in -${letters}`);
+    if (!flag) return fail(i, letters[0] === 'h' ? HELP_REQUESTED : `unknown shorthand flag: '${letters[0]}' in -${letters}`);
     let value: string;
     let at = i;
     if (letters.length > 2 && letters[1] === '=') [value, letters] = [letters.slice(2), ''];
@@ -154,13 +136,14 @@ function readShorts(words: readonly string[], i: number, options: PflagOptions, 
 }
 
 /** One `--name[=value]` word (and its value's word), as pflag's parseLongArg reads it. */
-function readLong(words: readonly string[], i: number, options: PflagOptions, sets: Set[]): { next: number } | Fail {
+function readLong(words: readonly string[], i: number, options: Reading, sets: Set[]): { next: number } | Fail {
   const word = words[i]!;
   const name = word.slice(2);
   if (name.startsWith('-') || name.startsWith('=')) return fail(i, `bad flag syntax: ${word}`);
-  const all = ['--help', ...options.flags, ...options.withValue];
+  const all = [...(options.helpless ? [] : ['--help']), ...options.flags, ...options.withValue];
   const eq = name.indexOf('=');
   const flag = `--${eq === -1 ? name : name.slice(0, eq)}`;
+  if (flag === '--help' && options.helpless) return fail(i, HELP_REQUESTED);
   if (!all.includes(flag)) return fail(i, `unknown flag: ${flag}${suggesting(nearestName(flag, all))}`);
   let value = eq === -1 ? undefined : name.slice(eq + 1);
   let at = i;
@@ -198,7 +181,7 @@ function otherCommand(words: readonly string[], options: PflagOptions): number |
 const COMPLETE = ['__complete', '__completeNoDesc'];
 
 /** Every flag and positional argument of `words`, as pflag reads them in turn, or why it stops. */
-function readWords(words: readonly string[], from: number, options: PflagOptions): { sets: Set[]; positional: number[] } | Fail {
+function readWords(words: readonly string[], from: number, options: Reading): { sets: Set[]; positional: number[] } | Fail {
   const sets: Set[] = [];
   const positional: number[] = [];
   for (let i = from; i < words.length;) {
@@ -237,8 +220,11 @@ const mapKeys = (value: string) => {
   return 'map' in read ? [...read.map.keys()] : [];
 };
 
-/** What the program checks of its values as it starts, in the facts' order: each list's items, each map's names, lists given together. */
-function startRefusal(sets: readonly Set[], options: PflagOptions): Fail | undefined {
+/**
+ * What the program checks of its values as it starts, in the facts' order: each list's items, each map's names, each
+ * last value's shape; then lists given together.
+ */
+function startRefusal(sets: readonly Set[], options: PflagOptions): Fail | { index: number; unjudged: string } | undefined {
   const isTrue = (flag: string) => goParseBool(sets.findLast((s) => s.flag === flag)?.value) === true;
   for (const [flag, type] of Object.entries(options.values ?? {})) {
     if (type.skippedBy !== undefined && isTrue(type.skippedBy)) continue;
@@ -252,12 +238,69 @@ function startRefusal(sets: readonly Set[], options: PflagOptions): Fail | undef
     const key = type.keys && lastSet ? mapKeys(lastSet.value).find((x) => !type.keys!.includes(x)) : undefined;
     if (key !== undefined)
       return fail(lastSet!.index, `${JSON.stringify(key)} in ${flag} is none the program knows${suggesting(nearestName(key, type.keys!))}`);
+    if (type.shape && lastSet && !new RegExp(type.shape.pattern).test(lastSet.value))
+      return fail(lastSet.index, `${flag} ${JSON.stringify(lastSet.value)}: ${type.shape.says}`);
   }
-  for (const { flags, says } of options.exclusive ?? []) {
-    const given = flags.map((flag) => sets.filter((s) => s.flag === flag && goCommaItems(s.value).length > 0).at(-1));
+  for (const { flags, says, changed, configured } of options.exclusive ?? []) {
+    const given = flags.map((flag) => sets.filter((s) => s.flag === flag && (changed || goCommaItems(s.value).length > 0)).at(-1));
     if (given.every((s) => s !== undefined)) return fail(Math.max(...given.map((s) => s!.index)), `${flags.join(' and ')} both given: ${says}`);
+    const left = flags.filter((_, k) => given[k] === undefined);
+    const set = given.find((s) => s !== undefined);
+    if (set && left.every((f) => configured?.includes(f)))
+      return {
+        index: set.index,
+        unjudged: `${options.program} refuses it beside ${left.join(' and ')}, which its configuration file may set as it starts: not judged`,
+      };
   }
   return undefined;
+}
+
+/** A word cobra's Traverse takes for a flag of its own, with its value after `=` or none (cobra's isFlagArg). */
+const isFlagArg = (word: string) => (word.length >= 3 && word.startsWith('--')) || (word.length >= 2 && word[0] === '-' && word[1] !== '-');
+
+/**
+ * Where the words of the facts' subcommand begin, as cobra's Traverse finds it from a root with TraverseChildren: the
+ * words before each command of the path are its parent's, scanned (a `--name` but a switch the parent has, or a `-x`
+ * but a switch's letter, takes the next word, `--` among them) and then parsed with the root's persistent flags and no
+ * help flag yet (`--help` there is pflag's "help requested", exit 1). A word naming another command runs that: not
+ * judged. A word naming none stops the walk: the command reached has no code of its own, so once its words parse it
+ * prints its usage and exits 0.
+ */
+function traversed(words: readonly string[], path: string[], traverse: PflagTraverse, options: PflagOptions): { from: number } | PflagRefusal {
+  const own = (flag: string) => traverse.inherited.includes(flag);
+  const shorthands = Object.fromEntries(Object.entries(options.shorthands ?? {}).filter(([, flag]) => own(flag)));
+  const parent: Reading = { ...options, flags: options.flags.filter(own), withValue: options.withValue.filter(own), shorthands, helpless: true };
+  let from = 0;
+  for (const [depth, name] of path.entries()) {
+    let at = from;
+    for (let inFlag = false; at < words.length; at++) {
+      const word = words[at]!;
+      if (word.startsWith('--') && !word.includes('=')) inFlag = !isBool(word, parent);
+      else if (word.startsWith('-') && !word.includes('=') && word.length === 2 && !isBool(shorthands[word] ?? '', parent)) inFlag = true;
+      else if (inFlag) inFlag = false;
+      else if (!isFlagArg(word)) break;
+    }
+    const word = words[at];
+    const other = word !== undefined && word !== name && (traverse.others[depth]!.includes(word) || (depth === 0 && COMPLETE.includes(word)));
+    const stops = word !== name && !other;
+    // A command found parses its parent's words first; where none is, the parent runs, with its help flag, on every word.
+    const read = readWords(stops ? words : words.slice(0, at), from, { ...parent, helpless: stops ? undefined : true });
+    if ('message' in read) return read;
+    if (word === name) {
+      from = at + 1;
+      continue;
+    }
+    const command = [options.program, ...path.slice(0, depth)].join(' ');
+    if (other) return { index: at, unjudged: `${command}'s ${word} command, whose flags the facts do not list: not judged`, another: true };
+    const named = word === undefined ? 'none' : `no ${JSON.stringify(word)}`;
+    return {
+      index: Math.min(at, words.length - 1),
+      message: `${command} has ${named} among its commands, and with no code of its own it prints its usage and exits 0`,
+      exit: 0,
+      fix: `name ${options.program} ${options.subcommand} first, with its flags after`,
+    };
+  }
+  return { from };
 }
 
 /**
@@ -266,11 +309,14 @@ function startRefusal(sets: readonly Set[], options: PflagOptions): Fail | undef
  * line is another command's: not judged.
  */
 export function pflagRefusal(words: readonly string[], options: PflagOptions): PflagRefusal | undefined {
-  if (options.subcommand !== undefined && words[0] !== options.subcommand)
-    return { index: 0, unjudged: `another command than ${options.subcommand}, whose flags the facts do not list: not judged` };
+  const path = options.subcommand?.split(' ') ?? [];
+  const found = options.traverse ? traversed(words, path, options.traverse, options) : { from: path.length };
+  if (!('from' in found)) return found;
+  if (!path.every((name, k) => options.traverse || words[k] === name))
+    return { index: 0, unjudged: `another command than ${options.subcommand}, whose flags the facts do not list: not judged`, another: true };
   const other = options.subcommand === undefined ? otherCommand(words, options) : undefined;
   if (other !== undefined) return otherCommandRefusal(words, other, options);
-  const read = readWords(words, options.subcommand === undefined ? 0 : 1, options);
+  const read = readWords(words, found.from, options);
   if ('message' in read) return read;
   const { sets, positional } = read;
   // The help flag's last value decides, as cobra reads it once every flag is set.
@@ -288,6 +334,7 @@ export function pflagRefusal(words: readonly string[], options: PflagOptions): P
     return { ...fail(given.index, message), started: true };
   }
   const started = startRefusal(sets, options);
+  if (started && 'unjudged' in started) return started;
   const override = options.overriddenBy?.map(last).find((s) => s !== undefined);
   if (started && override)
     return { index: started.index, unjudged: `the file ${options.overriddenBy!.join(' or ')} names may override it as ${options.program} starts: not judged` };

@@ -1,6 +1,7 @@
 /** pflag under cobra as model/command-lines/pflag.ts reads a command line, on Alloy's run command (v1.18.1) as its facts list it. */
 import { describe, expect, it } from 'vitest';
-import { isPflagOptions, pflagRefusal, type PflagOptions } from '../../model/command-lines/pflag.ts';
+import { isPflagOptions } from '../../model/command-lines/pflag-facts.ts';
+import { pflagRefusal, type PflagOptions } from '../../model/command-lines/pflag.ts';
 import { programOptions } from '../../../test-support/program-options.ts';
 
 const facts = programOptions<PflagOptions>('monitoring/alloy/facts/images.yaml', 'alloy');
