@@ -443,6 +443,34 @@ describe('workload-image-needs: kube-state-metrics, as pflag under cobra reads t
   });
 });
 
+describe('workload-image-needs: falcoctl, as cobra traverses its children to each of its commands, with an entry per command', () => {
+  const falcoctl = (args: unknown[]) => judge({ image: 'docker.io/falcosecurity/falcoctl:0.13.0', args }).filter((m) => /runs falcoctl/.test(m));
+
+  it("takes the chart's install and follow, each read by its own entry, and refuses what each checks as it starts", () => {
+    expect(falcoctl(['artifact', 'install', '--log-format=json'])).toEqual([]);
+    expect(falcoctl(['artifact', 'follow', '--log-format=json', '--every=24h'])).toEqual([]);
+    expect(falcoctl(['artifact', 'install', '--log-format=json', '--platform=linux'])).toEqual([
+      expect.stringMatching(
+        /^error: container c runs falcoctl of docker\.io\/falcosecurity\/falcoctl:0\.13\.0 with "--platform=linux", which it refuses once its flags are read \(--platform "linux": .*OS\/Arch; falcoctl 0\.13\.0: .*\): it exits 1 before it serves/,
+      ),
+    ]);
+    expect(falcoctl(['artifact', 'follow', '--log-format=json', '--every=1h'])).toEqual([]);
+    expect(falcoctl(['artifact', 'install', '--every=1h'])).toEqual([expect.stringMatching(/which its flag parser refuses \(unknown flag: --every/)]);
+  });
+
+  it('says a word every entry stops at once, with the mend of naming the command, and another command once, not judged', () => {
+    expect(falcoctl(['artifact', 'bogus'])).toEqual([
+      expect.stringMatching(/"bogus", with which it exits before it serves \(falcoctl artifact has no "bogus" among its commands/),
+    ]);
+    const found = runChecks({ ...repo, resources: [workload({ image: 'docker.io/falcosecurity/falcoctl:0.13.0', args: ['artifact', 'bogus'] })] }, [
+      imageNeedsCheck,
+    ]);
+    expect(found.findings.map((f) => f.fix)).toEqual(['name falcoctl artifact install first, with its flags after']);
+    expect(falcoctl(['version'])).toEqual([expect.stringMatching(/^not-judged: .*falcoctl's version command/)]);
+    expect(falcoctl(['artifact', 'follow', '--cron=@daily'])).toEqual([expect.stringMatching(/^not-judged: .*configuration file may set/)]);
+  });
+});
+
 describe("workload-image-needs: a Go program's flags, as kingpin reads the args its image's ENTRYPOINT is given (the SNMP exporter)", () => {
   const snmp = (args: unknown[], more: Record<string, unknown> = {}) =>
     judge({ image: 'quay.io/prometheus/snmp-exporter:v0.30.1', args, ...more }).filter((m) => /snmp_exporter/.test(m));
