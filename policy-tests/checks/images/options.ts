@@ -4,7 +4,8 @@
  * before its own code runs; Node's or Python's (model/command-lines/script-command.ts), where a script the build does not
  * hold stops it at once; kingpin (model/command-lines/kingpin.ts), where a flag the Go program does not have, a value
  * its type refuses or one of the flags that print and exit stops it before it serves. Either way the container
- * restarts for good, and the API server takes any words. Go's flag package (model/command-lines/go-flag.ts) the same,
+ * restarts for good (an init container holds its pod back, or, ending with exit 0, lets it start with its work undone),
+ * and the API server takes any words. Go's flag package (model/command-lines/go-flag.ts) the same,
  * exit 2, where a program reads its flags with it; pflag under cobra (model/command-lines/pflag.ts) and cxxopts
  * (model/command-lines/cxxopts.ts: Falco's options), exit 1, with what the program checks as it starts. A container
  * with no command gives its args to the image's ENTRYPOINT, where the facts name it (`entrypoint`).
@@ -21,7 +22,7 @@ import type { ProgramOptions } from '../../model/command-lines/command-line.ts';
 import type { Held } from './variables.ts';
 
 /** The first word the reader refuses, with why, what follows and the mend; or one the gate cannot judge, with why. */
-type Refusal = { index: number; message: string; fix: string; effect: string } | { index: number; unjudged: string; another?: true };
+type Refusal = { index: number; message: string; fix: string; effect: string; exit: number } | { index: number; unjudged: string; another?: true };
 
 /**
  * A parser's refusal, with the status it exits with (`started`: the program's own check once its flags are read), and
@@ -64,7 +65,8 @@ function refusal(words: readonly string[], options: ProgramOptions): Refusal | u
         refused.exit === 0
           ? `with which it exits before it serves (${refused.message}`
           : `which ${byProgram ? `it refuses once its ${noun} are read` : `its ${argparse ? 'argument' : noun.slice(0, -1)} parser refuses`} (${refused.message}`,
-      effect: `it exits ${refused.exit} before it ${argparse ? 'starts' : 'serves'}, and the container restarts for good`,
+      effect: `it exits ${refused.exit} before it ${argparse ? 'starts' : 'serves'}`,
+      exit: refused.exit,
       fix:
         refused.fix ??
         (refused.exit === 0
@@ -82,9 +84,21 @@ function refusal(words: readonly string[], options: ProgramOptions): Refusal | u
   return {
     index: run.index,
     message: `a script the image's build does not make to run${suggesting(nearestName(run.script.replace(/^(\.\/)+/, ''), options.scripts))} (it makes ${options.scripts.join(', ')}`,
-    effect: `${missingScript(options.parser)}, and the container restarts for good`,
+    effect: missingScript(options.parser),
+    exit: 2,
     fix: `run one of the scripts the build makes: ${options.scripts.join(', ')}`,
   };
+}
+
+/**
+ * What the exit does to the pod: a container restarts for good; an init container (not a sidecar) that fails holds the
+ * pod's containers back, and one that exits 0 lets them start with its work undone (falcoctl's rules never installed).
+ */
+function afterExit(c: Held['c'], exit: number): string {
+  if (!c.init || c.container.restartPolicy === 'Always') return ', and the container restarts for good';
+  return exit === 0
+    ? ': the init container succeeds with its work undone, and the pod starts without it'
+    : ', so the init container fails at every try and the pod never starts';
 }
 
 /** Each word the container runs, with where it is written: its command's or its args, else the image's ENTRYPOINT's. */
@@ -122,7 +136,7 @@ export function optionsNeed({ ctx, resource, c, image, need }: Held): void {
     }
     ctx.fail(
       { resource, path },
-      `container ${c.name} runs ${options.program} of ${image} with ${JSON.stringify(words[index])}, ${refused.message}; ${need.source}): ${refused.effect}`,
+      `container ${c.name} runs ${options.program} of ${image} with ${JSON.stringify(words[index])}, ${refused.message}; ${need.source}): ${refused.effect}${afterExit(c, refused.exit)}`,
       refused.fix,
     );
   }

@@ -469,6 +469,24 @@ describe('workload-image-needs: falcoctl, as cobra traverses its children to eac
     expect(falcoctl(['version'])).toEqual([expect.stringMatching(/^not-judged: .*falcoctl's version command/)]);
     expect(falcoctl(['artifact', 'follow', '--cron=@daily'])).toEqual([expect.stringMatching(/^not-judged: .*configuration file may set/)]);
   });
+
+  it('says what an exit does to an init container: a failure holds the pod back, an exit 0 lets it start with the work undone', () => {
+    const asInit = (args: string[], restartPolicy?: string) => {
+      const pod = workload({});
+      const spec = (pod.object as { spec: { template: { spec: Record<string, unknown> } } }).spec.template.spec;
+      spec.initContainers = [{ name: 'install', image: 'docker.io/falcosecurity/falcoctl:0.13.0', args, restartPolicy }];
+      spec.containers = [];
+      return runChecks({ ...repo, resources: [pod] }, [imageNeedsCheck]).findings.map((f) => f.message);
+    };
+    expect(asInit(['artifact', 'install', '--platform=linux'])).toEqual([
+      expect.stringMatching(/: it exits 1 before it serves, so the init container fails at every try and the pod never starts$/),
+    ]);
+    expect(asInit(['artifact', 'install', '--help'])).toEqual([
+      expect.stringMatching(/: it exits 0 before it serves: the init container succeeds with its work undone, and the pod starts without it$/),
+    ]);
+    // A sidecar (an init container that restarts always) restarts as a container does.
+    expect(asInit(['artifact', 'follow', '--help'], 'Always')).toEqual([expect.stringMatching(/, and the container restarts for good$/)]);
+  });
 });
 
 describe("workload-image-needs: a Go program's flags, as kingpin reads the args its image's ENTRYPOINT is given (the SNMP exporter)", () => {
