@@ -3,6 +3,9 @@
  * chart gives them (S3), as falcoctl reads it (model/falco/falcoctl.ts). A setting its flag cannot take (a duration
  * without a unit, a boolean written `yes`), an artifact type it does not know, an empty allowedTypes, references it
  * cannot split: the init container fails and Falco never starts, or the sidecar restarts and the pod is never ready.
+ * And the follow sidecar asks the Falco of its pod for its versions as it starts (model/falco/falco-versions.ts): a URL
+ * the webserver of the rendered falco.yaml does not answer (another port, HTTPS either way, another path, the server
+ * off) stops it.
  *
  * Judged on the falcoctl.yaml the chart renders, with each container's variables (a FALCOCTL_ variable over the file:
  * its env, and the keys of the Secrets and ConfigMaps its envFrom names, as the repository writes them), each finding
@@ -17,15 +20,17 @@ import { dig, obj, objects, str, type Obj } from '../../model/core/dig.ts';
 import type { Path } from '../../model/core/positions.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { scalarText } from '../../model/core/text.ts';
-import { containersOf, imageParts, podSpecOf } from '../../model/core/workloads.ts';
+import { commandLineFlagValues, containerArgv, containersOf, imageParts, podSpecOf, type ContainerRef } from '../../model/core/workloads.ts';
 import type { SourceRender } from '../../model/argocd/rendered.ts';
 import { chartValues, type ChartValues } from '../../model/helm/chart-values.ts';
-import { pinnedVersionMiss, placeInValues, renderedFile } from '../../model/helm/chart-output.ts';
+import { parseRenderedFile, pinnedVersionMiss, placeInValues, renderedFile } from '../../model/helm/chart-output.ts';
+import { FALCO_VERSIONS_DEFAULT, falcoWebserver, versionsMiss } from '../../model/falco/falco-versions.ts';
 import { applicationsByName, namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { withKeyProviders } from '../../model/cluster/provided-keys.ts';
 import { containerEnvironment, mayStartWith } from '../../model/cluster/environment.ts';
 import {
   ARTIFACT_INDEX_FILE,
+  carriedText,
   FALCOCTL_PORT,
   falcoctlProblems,
   indexEntries,
@@ -143,8 +148,71 @@ function judgeRendered(ctx: CheckContext, render: SourceRender, values: ChartVal
         const where: FailurePlace = 'env' in p.at ? variablePlace(values, command, { resource: w, at, container }, given.at.get(p.at.env)!) : place(p.at.path);
         say(ctx, where, p);
       }
+      if (command === 'follow') {
+        const url = versionsUrl(doc, given.env, container);
+        if (!url) continue;
+        const urlPlace = (): FailurePlace =>
+          'arg' in url.at
+            ? { resource: w, path: [...at, 'args', url.at.arg] }
+            : 'env' in url.at
+              ? variablePlace(values, command, { resource: w, at, container }, given.at.get(url.at.env)!)
+              : 'path' in url.at
+                ? place(url.at.path)
+                : { resource: w, path: [...at, 'name'] };
+        judgeVersions(ctx, { render, values, pod: containersOf(pod), url: url.text, urlPlace, byDefault: 'default' in url.at });
+      }
     }
   }
+}
+
+/** Where follow asks Falco's versions: its command line's --falco-versions, else the configuration's, else its default. */
+function versionsUrl(
+  doc: unknown,
+  env: FalcoctlEnv,
+  container: Obj,
+): { text: string; at: FalcoctlProblem['at'] | { arg: number } | { default: true } } | undefined {
+  const args = (Array.isArray(container.args) ? container.args : []).map((a) => scalarText(a));
+  const given = commandLineFlagValues(args.slice(2), 'falco-versions');
+  if (given.length > 0) {
+    const arg = args.findLastIndex((a, i) => i >= 2 && (a.startsWith('--falco-versions=') || args[i - 1] === '--falco-versions'));
+    return { text: given.at(-1)!, at: { arg } };
+  }
+  const set = carriedText(doc, 'artifact.follow.falcoversions', env);
+  if (set && !('text' in set)) return undefined;
+  return set ?? { text: FALCO_VERSIONS_DEFAULT, at: { default: true } };
+}
+
+/**
+ * follow's versions URL held to the webserver of the Falco container beside it, as its rendered falco.yaml sets it;
+ * a miss where the URL is falcoctl's default is said at the webserver setting that moved away from it.
+ */
+function judgeVersions(
+  ctx: CheckContext,
+  o: { render: SourceRender; values: ChartValues | undefined; pod: ContainerRef[]; url: string; urlPlace: () => FailurePlace; byDefault: boolean },
+): void {
+  const falco = o.pod.find((c) => c.name === 'falco');
+  const config = o.render.resources.map((r) => ({ r, file: renderedFile(r, 'falco.yaml') })).find((x) => x.r.kind === 'ConfigMap' && x.file);
+  if (!falco || !config) return;
+  const parsed = parseRenderedFile(config.file!.text);
+  const server = 'doc' in parsed ? falcoWebserver(parsed.doc) : undefined;
+  if (!server) return;
+  const overridden =
+    containerArgv(falco.container).some((a) => a.includes('webserver.')) ||
+    objects(falco.container.volumeMounts).some((m) => str(m.mountPath).startsWith('/etc/falco/config.d'));
+  const miss = overridden ? { unjudged: "Falco's command line or a file under its config.d may set its webserver" } : versionsMiss(o.url, server);
+  if (!miss) return;
+  const serverPlace = (setting: string) =>
+    placeInValues({ resource: config.r, path: config.file!.path }, o.values, (path) => ({ roots: [['falco']], rest: path, minDepth: 2 }))([
+      'webserver',
+      setting,
+    ]);
+  const where = 'why' in miss && o.byDefault && miss.setting !== 'path' ? serverPlace(miss.setting) : o.urlPlace();
+  if ('unjudged' in miss) return ctx.notJudged(where, `falcoctl artifact follow asks ${o.url} for Falco's versions as it starts: ${miss.unjudged}`);
+  ctx.fail(
+    where,
+    `falcoctl ${FALCOCTL_PORT.version} artifact follow asks ${o.url} for Falco's versions as it starts, where the Falco of its pod ${miss.why}: it gets none, exits 1, and the sidecar restarts for good (the pod is never ready)`,
+    `point falcoctl.config.artifact.follow.falcoversions (or --falco-versions) at http://localhost:<falco.webserver.listen_port>/versions, with falco.webserver enabled and without ssl_enabled`,
+  );
 }
 
 function judgeValues(ctx: CheckContext, v: ChartValues): void {
@@ -176,10 +244,10 @@ function judgeValues(ctx: CheckContext, v: ChartValues): void {
 
 export const falcoctlConfigCheck: PolicyCheck = {
   id: 'falcoctl-config-loads',
-  description: `falcoctl's install init container and follow sidecar start with the configuration the falco chart gives them, as falcoctl ${FALCOCTL_PORT.version} reads it (viper's keys in any case and FALCOCTL_ variables, from env or the keys of an envFrom source the repository writes, each setting parsed by the flag it overwrites, allowedTypes and refs as its config package reads them, and each reference the install pulls of a type allowedTypes takes, by the falcosecurity index facts); otherwise Falco never starts, or its pod is never ready. Judged on the rendered falcoctl.yaml, offline on the values' falcoctl.config (S3).`,
+  description: `falcoctl's install init container and follow sidecar start with the configuration the falco chart gives them, as falcoctl ${FALCOCTL_PORT.version} reads it (viper's keys in any case and FALCOCTL_ variables, from env or the keys of an envFrom source the repository writes, each setting parsed by the flag it overwrites, allowedTypes and refs as its config package reads them, and each reference the install pulls of a type allowedTypes takes, by the falcosecurity index facts), and the follow sidecar's Falco versions URL (its --falco-versions, else the configuration's, else falcoctl's http://localhost:8765/versions) is one the webserver of the Falco beside it answers, as the rendered falco.yaml sets it (its port, HTTP or HTTPS, /versions, the server on; another host, and a webserver Falco's command line may move, not judged); otherwise Falco never starts, or its pod is never ready. Judged on the rendered falcoctl.yaml and falco.yaml, offline on the values' falcoctl.config (S3).`,
   invariants: ['S3'],
   remediation:
-    'write each falcoctl setting as falcoctl documents it: refs a list of references, allowedTypes a non-empty list of rulesfile, plugin and asset, follow.every a Go duration (168h), resolveDeps and noVerify true or false, startupBehavior skip, jitter or immediate',
+    'write each falcoctl setting as falcoctl documents it: refs a list of references, allowedTypes a non-empty list of rulesfile, plugin and asset, follow.every a Go duration (168h), resolveDeps and noVerify true or false, startupBehavior skip, jitter or immediate, follow.falcoversions the Falco webserver of its pod (http://localhost:<falco.webserver.listen_port>/versions)',
   reads: {
     kinds: withKeyProviders('Application', 'ConfigMap', 'DaemonSet', 'Deployment'),
     charts: [FALCOCTL_PORT.chart],

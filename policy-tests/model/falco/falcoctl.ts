@@ -115,6 +115,22 @@ function lookup(doc: unknown, key: string, env: FalcoctlEnv): Found {
   return node === null || node === undefined ? undefined : { value: node, at: { path } };
 }
 
+/**
+ * A setting as falcoctl carries it into its flag (a FALCOCTL_ variable over the file, printed as text); undefined where
+ * unset, `unknown` where a variable only the pod knows sets it, `ambiguous` where two spellings of the key compete
+ * (which falcoctlProblems says).
+ */
+export function carriedText(
+  doc: unknown,
+  key: string,
+  env: FalcoctlEnv,
+): { text: string; at: FalcoctlProblem['at'] } | { unknown: string } | { ambiguous: true } | undefined {
+  const found = lookup(doc, key, env);
+  if (!found) return undefined;
+  if ('ambiguous' in found) return { ambiguous: true };
+  return 'unknown' in found ? found : { text: goPrint(found.value), at: found.at };
+}
+
 /** spf13/cast's ToStringE of one element: scalars as text, anything else an error (undefined). */
 function castText(value: unknown): string | undefined {
   if (value === null || value === undefined) return '';
