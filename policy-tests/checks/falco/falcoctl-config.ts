@@ -159,11 +159,15 @@ function judgeRendered(ctx: CheckContext, render: SourceRender, values: ChartVal
               : 'path' in url.at
                 ? place(url.at.path)
                 : { resource: w, path: [...at, 'name'] };
-        judgeVersions(ctx, { render, values, pod: containersOf(pod), url: url.text, urlPlace, byDefault: 'default' in url.at });
+        judgeVersions(ctx, { render, values, pod: containersOf(pod), url: url.text, urlPlace, byDefault: !writtenUrl(values, url.at) });
       }
     }
   }
 }
+
+/** Whether the repository's values wrote the URL: its argument, variable, or key under falcoctl.config (not the chart's default). */
+const writtenUrl = (values: ChartValues | undefined, at: FalcoctlProblem['at'] | { arg: number } | { default: true }) =>
+  'arg' in at || 'env' in at || ('path' in at && dig(values?.values, ['falcoctl', 'config', ...at.path]) !== undefined);
 
 /** Where follow asks Falco's versions: its command line's --falco-versions, else the configuration's, else its default. */
 function versionsUrl(
