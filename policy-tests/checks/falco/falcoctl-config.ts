@@ -80,6 +80,13 @@ const unreadSource = (container: Obj, source: number) => {
 const argumentRefs = (container: Obj): string[] =>
   (Array.isArray(container.args) ? container.args.slice(2) : []).filter((a): a is string => typeof a === 'string' && a !== '' && !a.startsWith('-'));
 
+/** Which of --cron and --every (or its -e) a list of falcoctl's arguments gives, as pflag reads a long flag or a bundle of shorthands. */
+const givenFlags = (args: unknown): string[] => {
+  const words = (Array.isArray(args) ? args : []).filter((a): a is string => typeof a === 'string');
+  const gives = (flag: string, short?: RegExp) => words.some((w) => w === `--${flag}` || w.startsWith(`--${flag}=`) || (short?.test(w) ?? false));
+  return [...(gives('cron') ? ['cron'] : []), ...(gives('every', /^-[vh]*e/) ? ['every'] : [])];
+};
+
 /** A problem said: failed, or not judged where the gate cannot work it out. */
 const say = (ctx: CheckContext, where: FailurePlace, p: FalcoctlProblem) => (p.notJudged ? ctx.notJudged(where, p.message) : ctx.fail(where, p.message));
 
@@ -143,6 +150,7 @@ function judgeRendered(ctx: CheckContext, render: SourceRender, values: ChartVal
         whole: true,
         refsOnCommandLine: refs.length > 0,
         commandLineRefs: refs,
+        commandLineFlags: givenFlags(container.args),
         ...(index ? { index } : {}),
       })) {
         const where: FailurePlace = 'env' in p.at ? variablePlace(values, command, { resource: w, at, container }, given.at.get(p.at.env)!) : place(p.at.path);
@@ -239,7 +247,8 @@ function judgeValues(ctx: CheckContext, v: ChartValues): void {
       continue;
     }
     const index = indexEntries(ctx.repo.dataFiles.get(ARTIFACT_INDEX_FILE)?.data);
-    for (const p of falcoctlProblems(config, command, { env: given.env, whole: false, ...(index ? { index } : {}) })) {
+    const commandLineFlags = givenFlags(dig(v.values, [...artifact, 'args']));
+    for (const p of falcoctlProblems(config, command, { env: given.env, whole: false, commandLineFlags, ...(index ? { index } : {}) })) {
       const path: Path = 'env' in p.at ? [...artifact, ...given.at.get(p.at.env)!] : ['falcoctl', 'config', ...p.at.path];
       say(ctx, { data: v.source, path }, p);
     }

@@ -163,7 +163,7 @@ function flagProblem(type: FlagType, flag: string, text: string): string | undef
 }
 
 /** Each setting `command` carries into a flag, as its flag reads it, and the follower's own checks of two of them. */
-function carriedProblems(doc: unknown, command: FalcoctlCommand, env: FalcoctlEnv, problems: FalcoctlProblem[]): void {
+function carriedProblems(doc: unknown, command: FalcoctlCommand, env: FalcoctlEnv, problems: FalcoctlProblem[], cronRead: boolean): void {
   for (const { key, flag, type } of CARRIED[command]) {
     const found = lookup(doc, key, env);
     if (!found || 'unknown' in found || 'ambiguous' in found) continue;
@@ -175,11 +175,33 @@ function carriedProblems(doc: unknown, command: FalcoctlCommand, env: FalcoctlEn
       problems.push({ at: found.at, message: `falcoctl ${FALCOCTL_PORT.version} artifact ${command} takes the text "${text}" of ${key} as its --${flag}` });
     else if (flag === 'startup-behavior' && !STARTUP_BEHAVIORS.includes(text))
       stop(`refuses --startup-behavior "${text}" (one of ${STARTUP_BEHAVIORS.join(', ')})`);
-    else if (flag === 'cron' && text !== '') {
+    else if (flag === 'cron' && text !== '' && cronRead) {
       const parsed = parseStandard(text);
       if (!parsed.ok) stop(`cannot parse cron '${text}' (${parsed.error})`);
     }
   }
+}
+
+/**
+ * follow's PreRunE sets --every and --cron from the configuration where the command line leaves them (viper.IsSet), and
+ * a flag set so counts as given: cobra's group (MarkFlagsMutuallyExclusive) then refuses the two together, so a cron
+ * beside the chart's every: 168h stops the sidecar. Said at the configuration's setting; two flags both on the command
+ * line are the command line's reader's to say.
+ */
+function cronWithEvery(doc: unknown, env: FalcoctlEnv, commandLine: readonly string[]): FalcoctlProblem | undefined {
+  const source = (flag: 'cron' | 'every') => {
+    if (commandLine.includes(flag)) return 'command line' as const;
+    const found = lookup(doc, `artifact.follow.${flag}`, env);
+    return found && 'value' in found ? found : undefined;
+  };
+  const [cron, every] = [source('cron'), source('every')];
+  if (!cron || !every || (cron === 'command line' && every === 'command line')) return undefined;
+  const from = (s: typeof cron) => (s === 'command line' ? 'its command line' : 'at' in s && 'env' in s.at ? s.at.env : 'its configuration');
+  const at = cron !== 'command line' ? cron.at : (every as Exclude<typeof every, 'command line'>).at;
+  return {
+    at,
+    message: `falcoctl ${FALCOCTL_PORT.version} artifact follow is given --cron (by ${from(cron)}) and --every (by ${from(every)}): cobra refuses the two together ("if any flags in the group [cron every] are set none of the others can be") and it exits at start`,
+  };
 }
 
 /** A list as falcoctl's config package reads one (ArtifactAllowedTypes, Installer's refs): a single text split at `separator`. */
@@ -266,7 +288,15 @@ function typeProblems(doc: unknown, env: FalcoctlEnv, index: readonly IndexEntry
 export function falcoctlProblems(
   doc: unknown,
   command: FalcoctlCommand,
-  o: { env: FalcoctlEnv; whole: boolean; refsOnCommandLine?: boolean; index?: readonly IndexEntry[]; commandLineRefs?: readonly string[] },
+  o: {
+    env: FalcoctlEnv;
+    whole: boolean;
+    refsOnCommandLine?: boolean;
+    index?: readonly IndexEntry[];
+    commandLineRefs?: readonly string[];
+    /** The flags the command's own arguments give (`cron`, `every`), which the configuration then does not overwrite. */
+    commandLineFlags?: readonly string[];
+  },
 ): FalcoctlProblem[] {
   const problems: FalcoctlProblem[] = [];
   const keys = [...CARRIED[command].map((c) => c.key), 'artifact.allowedTypes', `artifact.${command}.refs`];
@@ -278,9 +308,12 @@ export function falcoctlProblems(
         message: `falcoctl ${FALCOCTL_PORT.version} reads keys in any case: ${found.keys.join(' and ')} are one key to it, and which it keeps is left to chance`,
       });
   }
-  carriedProblems(doc, command, o.env, problems);
+  // cobra refuses --cron with --every before the command runs, where it would parse the cron.
+  const group = command === 'follow' ? cronWithEvery(doc, o.env, o.commandLineFlags ?? []) : undefined;
+  carriedProblems(doc, command, o.env, problems, group === undefined);
   for (const p of [allowedTypesProblem(doc, o.env), o.refsOnCommandLine ? undefined : refsProblem(doc, command, o.env, o.whole)])
     if (p) problems.push({ at: p.at, message: `falcoctl ${FALCOCTL_PORT.version} artifact ${command} ${p.why} and exits at start` });
+  if (group) problems.push(group);
   if (command === 'install' && o.index && problems.length === 0 && !(o.refsOnCommandLine && !o.commandLineRefs))
     problems.push(...typeProblems(doc, o.env, o.index, o.refsOnCommandLine ? o.commandLineRefs : undefined));
   return problems;

@@ -86,8 +86,22 @@ describe("falcoctl's reading of its configuration", () => {
     const follow = (line: string) => messages(config(CHART.replace('    every: 168h\n', `    every: 168h\n    ${line}\n`)), 'follow');
     expect(follow('startupBehavior: immediate')).toEqual([]);
     expect(follow('startupBehavior: Immediate')).toEqual([expect.stringContaining('refuses --startup-behavior "Immediate"')]);
-    expect(follow('cron: "0 3 * * 1"')).toEqual([]);
-    expect(follow('cron: "0 3 * *"')).toEqual([expect.stringContaining("cannot parse cron '0 3 * *'")]);
+    const cronAlone = (line: string) => messages(config(CHART.replace('    every: 168h\n', `    ${line}\n`)), 'follow');
+    expect(cronAlone('cron: "0 3 * * 1"')).toEqual([]);
+    expect(cronAlone('cron: "0 3 * *"')).toEqual([expect.stringContaining("cannot parse cron '0 3 * *'")]);
+    // The chart's every: 168h and a cron both set their flags in PreRunE: cobra refuses the group before the cron is parsed.
+    for (const cron of ['cron: "0 3 * * 1"', 'cron: "0 3 * *"'])
+      expect(follow(cron)).toEqual([
+        expect.stringMatching(/is given --cron \(by its configuration\) and --every \(by its configuration\): cobra refuses the two together/),
+      ]);
+    const chart = config(CHART);
+    const given = (commandLineFlags: string[], env: Record<string, string> = {}) =>
+      falcoctlProblems(chart, 'follow', { env: new Map(Object.entries(env)), whole: true, commandLineFlags }).map((p) => p.message);
+    expect(given(['cron'])).toEqual([expect.stringMatching(/--cron \(by its command line\) and --every \(by its configuration\)/)]);
+    expect(given([], { FALCOCTL_ARTIFACT_FOLLOW_CRON: '@daily' })).toEqual([expect.stringMatching(/--cron \(by FALCOCTL_ARTIFACT_FOLLOW_CRON\)/)]);
+    // Both on the command line are the command line's reader's to say; --every there keeps the configuration's from counting.
+    expect(given(['cron', 'every'])).toEqual([]);
+    expect(given(['every'])).toEqual([]);
     expect(follow('tmpdir: [a, b]')).toEqual([expect.stringContaining('takes the text "[a b]" of artifact.follow.tmpdir as its --tmp-dir')]);
   });
 

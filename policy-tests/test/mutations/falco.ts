@@ -275,6 +275,12 @@ export const falcoMutations: Mutation[] = [
   },
   {
     check: 'falcoctl-config-loads',
+    why: 'a cron written beside every: 168h: follow sets both flags from its configuration, cobra refuses --cron with --every, and the sidecar exits at start, so the sensor pod is never ready',
+    mutate: swap(FALCO_VALUES, '        every: 168h\n', '        every: 168h\n        cron: "0 3 * * 1"\n'),
+    at: 'cron: "0 3 * * 1"',
+  },
+  {
+    check: 'falcoctl-config-loads',
     why: 'the follower told to start "later", a startup behaviour falcoctl does not know: the sidecar exits at start and the sensor pod is never ready',
     mutate: (c) => c.edit(FALCO_VALUES, 0, (d) => d.setIn(['falcoctl', 'config', 'artifact', 'follow', 'startupBehavior'], 'later')),
     at: 'startupBehavior: later',
