@@ -26,17 +26,22 @@ export type VersionsMiss = { why: string; setting: 'enabled' | 'listen_port' | '
 // yaml-cpp's bool spellings, as Falco's get_scalar<bool> reads a scalar.
 const TRUE = ['true', 'True', 'TRUE', 'yes', 'Yes', 'YES', 'on', 'On', 'ON', 'y', 'Y'];
 const FALSE = ['false', 'False', 'FALSE', 'no', 'No', 'NO', 'off', 'Off', 'OFF', 'n', 'N'];
-const yamlBool = (v: unknown, unset: boolean): boolean | undefined =>
-  v === undefined || v === null ? unset : typeof v === 'boolean' ? v : TRUE.includes(String(v)) ? true : FALSE.includes(String(v)) ? false : undefined;
+const yamlBool = (v: unknown, unset: boolean): boolean | undefined => {
+  if (v === undefined || v === null) return unset;
+  if (typeof v === 'boolean') return v;
+  return typeof v !== 'string' ? undefined : TRUE.includes(v) ? true : FALSE.includes(v) ? false : undefined;
+};
+/** A scalar as yaml-cpp hands it over: text, a number or a boolean as written. */
+const scalar = (v: unknown): string | undefined => (typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'bigint' ? v.toString() : undefined);
 
 /** Falco's webserver from its parsed falco.yaml; undefined where a setting is one the gate does not read (Falco checks those itself). */
 export function falcoWebserver(falcoYaml: unknown): FalcoWebserver | undefined {
   const w = isMap(falcoYaml) && isMap(falcoYaml.webserver) ? falcoYaml.webserver : {};
   const enabled = yamlBool(w.enabled, false);
   const ssl = yamlBool(w.ssl_enabled, false);
-  const port = w.listen_port === undefined || w.listen_port === null ? 8765 : Number(String(w.listen_port));
-  const address = w.listen_address === undefined || w.listen_address === null ? '0.0.0.0' : String(w.listen_address);
-  if (enabled === undefined || ssl === undefined || !Number.isInteger(port) || port < 0 || port > 65535) return undefined;
+  const port = w.listen_port === undefined || w.listen_port === null ? 8765 : Number(scalar(w.listen_port) ?? NaN);
+  const address = w.listen_address === undefined || w.listen_address === null ? '0.0.0.0' : scalar(w.listen_address);
+  if (enabled === undefined || ssl === undefined || address === undefined || !Number.isInteger(port) || port < 0 || port > 65535) return undefined;
   return { enabled, port, address, ssl };
 }
 

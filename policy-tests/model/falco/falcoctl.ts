@@ -163,7 +163,8 @@ function flagProblem(type: FlagType, flag: string, text: string): string | undef
 }
 
 /** Each setting `command` carries into a flag, as its flag reads it, and the follower's own checks of two of them. */
-function carriedProblems(doc: unknown, command: FalcoctlCommand, env: FalcoctlEnv, problems: FalcoctlProblem[], cronRead: boolean): void {
+function carriedProblems(doc: unknown, command: FalcoctlCommand, env: FalcoctlEnv, cronRead: boolean): FalcoctlProblem[] {
+  const problems: FalcoctlProblem[] = [];
   for (const { key, flag, type } of CARRIED[command]) {
     const found = lookup(doc, key, env);
     if (!found || 'unknown' in found || 'ambiguous' in found) continue;
@@ -180,6 +181,7 @@ function carriedProblems(doc: unknown, command: FalcoctlCommand, env: FalcoctlEn
       if (!parsed.ok) stop(`cannot parse cron '${text}' (${parsed.error})`);
     }
   }
+  return problems;
 }
 
 /**
@@ -310,7 +312,7 @@ export function falcoctlProblems(
   }
   // cobra refuses --cron with --every before the command runs, where it would parse the cron.
   const group = command === 'follow' ? cronWithEvery(doc, o.env, o.commandLineFlags ?? []) : undefined;
-  carriedProblems(doc, command, o.env, problems, group === undefined);
+  problems.push(...carriedProblems(doc, command, o.env, group === undefined));
   for (const p of [allowedTypesProblem(doc, o.env), o.refsOnCommandLine ? undefined : refsProblem(doc, command, o.env, o.whole)])
     if (p) problems.push({ at: p.at, message: `falcoctl ${FALCOCTL_PORT.version} artifact ${command} ${p.why} and exits at start` });
   if (group) problems.push(group);
