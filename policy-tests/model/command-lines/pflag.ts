@@ -10,6 +10,9 @@
  * An unknown flag, a missing value or a value refused is cobra's "Error: ...", exit 1; so is a count of positional
  * arguments the command does not take (cobra.ExactArgs), and so is what the command itself checks as it starts (`needs`:
  * Alloy's experimental flags below its experimental stability level). `--help` (or `-h`) prints its usage and exits 0.
+ * A command is found as cobra finds it: the first word (Alloy), cobra's Find over the root's other commands
+ * (kube-state-metrics), or, under a root with TraverseChildren, its Traverse down a path of words (falcoctl's
+ * `artifact install`), each parent reading the words before its child as its own flags.
  */
 import { nearestName, suggesting } from '../core/did-you-mean.ts';
 import { goCommaItems, goParseBool } from '../core/text.ts';
