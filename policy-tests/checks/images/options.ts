@@ -4,8 +4,8 @@
  * before its own code runs; Node's or Python's (model/command-lines/script-command.ts), where a script the build does not
  * hold stops it at once; kingpin (model/command-lines/kingpin.ts), where a flag the Go program does not have, a value
  * its type refuses or one of the flags that print and exit stops it before it serves. Either way the container
- * restarts for good (an init container holds its pod back, or, ending with exit 0, lets it start with its work undone),
- * and the API server takes any words. Go's flag package (model/command-lines/go-flag.ts) the same,
+ * restarts for good (an init container holds its pod back, or, ending with exit 0, lets it start with its work undone;
+ * a Job's run fails, or ends as a success with nothing done), and the API server takes any words. Go's flag package (model/command-lines/go-flag.ts) the same,
  * exit 2, where a program reads its flags with it; pflag under cobra (model/command-lines/pflag.ts) and cxxopts
  * (model/command-lines/cxxopts.ts: Falco's options), exit 1, with what the program checks as it starts. A container
  * with no command gives its args to the image's ENTRYPOINT, where the facts name it (`entrypoint`).
@@ -92,13 +92,17 @@ function refusal(words: readonly string[], options: ProgramOptions): Refusal | u
 
 /**
  * What the exit does to the pod: a container restarts for good; an init container (not a sidecar) that fails holds the
- * pod's containers back, and one that exits 0 lets them start with its work undone (falcoctl's rules never installed).
+ * pod's containers back, and one that exits 0 lets them start with its work undone (falcoctl's rules never installed);
+ * a Job's container (its pod restarting Never or OnFailure) fails the run, or ends it as a success with nothing done.
  */
-function afterExit(c: Held['c'], exit: number): string {
-  if (!c.init || c.container.restartPolicy === 'Always') return ', and the container restarts for good';
-  return exit === 0
-    ? ': the init container succeeds with its work undone, and the pod starts without it'
-    : ', so the init container fails at every try and the pod never starts';
+function afterExit(c: Held['c'], pod: Held['pod'], exit: number): string {
+  const sidecar = c.init && c.container.restartPolicy === 'Always';
+  if (c.init && !sidecar)
+    return exit === 0
+      ? ': the init container succeeds with its work undone, and the pod starts without it'
+      : ', so the init container fails at every try and the pod never starts';
+  if (sidecar || (pod.spec.restartPolicy ?? 'Always') === 'Always') return ', and the container restarts for good';
+  return exit === 0 ? ': the run ends as a success with its work undone' : ', so the run fails, and the Job with it once its retries are spent';
 }
 
 /** Each word the container runs, with where it is written: its command's or its args, else the image's ENTRYPOINT's. */
@@ -108,7 +112,7 @@ function commandLine(c: Held['c'], entrypoint: string[] | undefined): { words: u
   return { words: [...lead, ...list(c.container.args)], lead: lead.length, own: lead === command };
 }
 
-export function optionsNeed({ ctx, resource, c, image, need }: Held): void {
+export function optionsNeed({ ctx, resource, pod, c, image, need }: Held): void {
   const { words, lead, own } = commandLine(c, need.entrypoint);
   if (!need.options || !words.every((w) => typeof w === 'string')) return;
   const read = need.options.flatMap((options) => {
@@ -136,7 +140,7 @@ export function optionsNeed({ ctx, resource, c, image, need }: Held): void {
     }
     ctx.fail(
       { resource, path },
-      `container ${c.name} runs ${options.program} of ${image} with ${JSON.stringify(words[index])}, ${refused.message}; ${need.source}): ${refused.effect}${afterExit(c, refused.exit)}`,
+      `container ${c.name} runs ${options.program} of ${image} with ${JSON.stringify(words[index])}, ${refused.message}; ${need.source}): ${refused.effect}${afterExit(c, pod, refused.exit)}`,
       refused.fix,
     );
   }

@@ -486,6 +486,16 @@ describe('workload-image-needs: falcoctl, as cobra traverses its children to eac
     ]);
     // A sidecar (an init container that restarts always) restarts as a container does.
     expect(asInit(['artifact', 'follow', '--help'], 'Always')).toEqual([expect.stringMatching(/, and the container restarts for good$/)]);
+    // A Job's container: its pod never restarts it, so the run fails, or ends as a success with nothing done.
+    const inJob = (args: string[]) => {
+      const pod = workload({ image: 'docker.io/falcosecurity/falcoctl:0.13.0', args });
+      (pod.object as { spec: { template: { spec: Record<string, unknown> } } }).spec.template.spec.restartPolicy = 'OnFailure';
+      return runChecks({ ...repo, resources: [pod] }, [imageNeedsCheck]).findings.map((f) => f.message);
+    };
+    expect(inJob(['artifact', 'install', '--platform=linux'])).toEqual([
+      expect.stringMatching(/, so the run fails, and the Job with it once its retries are spent$/),
+    ]);
+    expect(inJob(['artifact', 'install', '--help'])).toEqual([expect.stringMatching(/: the run ends as a success with its work undone$/)]);
   });
 });
 
