@@ -20,7 +20,7 @@ import { dig, obj, objects, str, type Obj } from '../../model/core/dig.ts';
 import type { Path } from '../../model/core/positions.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { scalarText } from '../../model/core/text.ts';
-import { commandLineFlagValues, containerArgv, containersOf, imageParts, podSpecOf, type ContainerRef } from '../../model/core/workloads.ts';
+import { commandLineFlagEntries, containerArgv, containersOf, imageParts, podSpecOf, type ContainerRef } from '../../model/core/workloads.ts';
 import type { SourceRender } from '../../model/argocd/rendered.ts';
 import { chartValues, type ChartValues } from '../../model/helm/chart-values.ts';
 import { parseRenderedFile, pinnedVersionMiss, placeInValues, renderedFile } from '../../model/helm/chart-output.ts';
@@ -184,11 +184,9 @@ function versionsUrl(
   container: Obj,
 ): { text: string; at: FalcoctlProblem['at'] | { arg: number } | { default: true } } | undefined {
   const args = (Array.isArray(container.args) ? container.args : []).map((a) => scalarText(a));
-  const given = commandLineFlagValues(args.slice(2), 'falco-versions');
-  if (given.length > 0) {
-    const arg = args.findLastIndex((a, i) => i >= 2 && (a.startsWith('--falco-versions=') || args[i - 1] === '--falco-versions'));
-    return { text: given.at(-1)!, at: { arg } };
-  }
+  // The words after `artifact follow`: the last --falco-versions given wins.
+  const given = commandLineFlagEntries(args.slice(2), 'falco-versions').at(-1);
+  if (given) return { text: given.value, at: { arg: given.index + 2 } };
   const set = carriedText(doc, 'artifact.follow.falcoversions', env);
   if (set && !('text' in set)) return undefined;
   return set ?? { text: FALCO_VERSIONS_DEFAULT, at: { default: true } };

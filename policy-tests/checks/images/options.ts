@@ -121,11 +121,11 @@ export function optionsNeed({ ctx, resource, pod, c, image, need }: Held): void 
   });
   // A program with an entry per command (falcoctl's artifact install and follow): a line one of them reads is not
   // another's, and a word every entry stops at (before the commands part) is said once.
-  const isAnother = (r: (typeof read)[number]) => r.refused !== undefined && 'another' in r.refused && r.refused.another === true;
+  const isAnother = (refused: Refusal | undefined) => refused !== undefined && 'another' in refused && refused.another === true;
   const said = new Set<string>();
   for (const { options, at, refused } of read) {
     if (!refused) continue;
-    if (isAnother({ options, at, refused }) && read.some((r) => r.options.program === options.program && !isAnother(r))) continue;
+    if (isAnother(refused) && read.some((r) => r.options.program === options.program && !isAnother(r.refused))) continue;
     const word = `${options.program} ${at + refused.index} ${'unjudged' in refused ? refused.unjudged : refused.message}`;
     if (said.has(word)) continue;
     said.add(word);

@@ -315,7 +315,8 @@ export function pflagRefusal(words: readonly string[], options: PflagOptions): P
   const path = options.subcommand?.split(' ') ?? [];
   const found = options.traverse ? traversed(words, path, options.traverse, options) : { from: path.length };
   if (!('from' in found)) return found;
-  if (!path.every((name, k) => options.traverse || words[k] === name))
+  // Traversed, the walk found the path; else the path is the first words as written.
+  if (!options.traverse && !path.every((name, k) => words[k] === name))
     return { index: 0, unjudged: `another command than ${options.subcommand}, whose flags the facts do not list: not judged`, another: true };
   const other = options.subcommand === undefined ? otherCommand(words, options) : undefined;
   if (other !== undefined) return otherCommandRefusal(words, other, options);

@@ -72,10 +72,19 @@ export const runsAlongside = (c: ContainerRef): boolean => !c.init || c.containe
 export const containerArgv = (container: Obj): string[] =>
   [...(Array.isArray(container.command) ? container.command : []), ...(Array.isArray(container.args) ? container.args : [])].map((a) => scalarText(a));
 
-/** Each value of a flag as pflag reads a command line, in order: `--name=value` or `--name value`. */
-export function commandLineFlagValues(args: readonly string[], name: string): string[] {
-  return args.flatMap((a, i) => (a.startsWith(`--${name}=`) ? [a.slice(name.length + 3)] : a === `--${name}` && i + 1 < args.length ? [args[i + 1]!] : []));
+/** Each value of a flag as pflag reads a command line, in order, with the index of the word that holds it: `--name=value` or `--name value`. */
+export function commandLineFlagEntries(args: readonly string[], name: string): { value: string; index: number }[] {
+  return args.flatMap((a, i) =>
+    a.startsWith(`--${name}=`)
+      ? [{ value: a.slice(name.length + 3), index: i }]
+      : a === `--${name}` && i + 1 < args.length
+        ? [{ value: args[i + 1]!, index: i + 1 }]
+        : [],
+  );
 }
+
+/** Each value of a flag as pflag reads a command line, in order: `--name=value` or `--name value`. */
+export const commandLineFlagValues = (args: readonly string[], name: string): string[] => commandLineFlagEntries(args, name).map((e) => e.value);
 
 /** A flag's value as pflag reads a command line, the last one given; undefined where absent. */
 export const commandLineFlag = (args: readonly string[], name: string): string | undefined => commandLineFlagValues(args, name).at(-1);
