@@ -149,6 +149,89 @@ export function parseReference(markdown: string): Reference {
   };
 }
 
+/** A flag's value type in the catalog: what the doc-generator's field type says of the text the flag takes. */
+export type FlagType = 'boolean' | 'int' | 'float' | 'duration' | 'bytes' | 'string';
+const FLAG_TYPES: ReadonlySet<string> = new Set(['boolean', 'int', 'float', 'duration', 'bytes']);
+
+const CLI_FLAG = /^\s*# CLI flag: (-\S+)$/;
+/** A section's list of the `<prefix>` its flags are written under (`- \`ruler.storage\``, after "The supported CLI flags"). */
+const PREFIX_ITEM = /^- `([^`]+)`$/;
+
+/** The prefixes a section lists for its `<prefix>` flags: the items after its sentence that names them, up to its fence. */
+function sectionPrefixes(body: readonly string[]): string[] {
+  const start = body.findIndex((line) => line.includes('The supported CLI flags `<prefix>`'));
+  if (start === -1) return [];
+  const prefixes: string[] = [];
+  for (const line of body.slice(start + 1)) {
+    if (line.startsWith('```')) break;
+    const item = PREFIX_ITEM.exec(line);
+    if (item) prefixes.push(item[1]!);
+  }
+  return prefixes;
+}
+
+/**
+ * Every flag the reference names (`# CLI flag: -name` above a field), each `<prefix>` written out for every prefix its
+ * section lists, with the type of the field it sets.
+ */
+export function cliFlags(markdown: string): Record<string, FlagType> {
+  const names = new Set(sections(markdown).blocks.keys());
+  const lines = markdown.split('\n');
+  const starts = lines.flatMap((line, i) => (/^##+ /.test(line) ? [i] : []));
+  const flags: Record<string, FlagType> = {};
+  starts.forEach((start, n) => {
+    const body = lines.slice(start + 1, starts[n + 1] ?? lines.length);
+    const prefixes = sectionPrefixes(body);
+    for (let i = 0; i < body.length; i++) {
+      const flag = CLI_FLAG.exec(body[i]!)?.[1];
+      const field = flag && FIELD.exec(body[i + 1] ?? '');
+      if (!flag || !field) continue;
+      const type = fieldType(field[3]!, field[4], names);
+      const typed: FlagType = FLAG_TYPES.has(type) ? (type as FlagType) : 'string';
+      const written = flag.includes('<prefix>') ? prefixes.map((p) => flag.replace('<prefix>', p)) : [flag];
+      for (const name of written) flags[name] = typed;
+    }
+  });
+  return Object.fromEntries(Object.entries(flags).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+const GO_FLAG_TYPES: Readonly<Record<string, FlagType>> = { Bool: 'boolean', String: 'string', Int: 'int', Duration: 'duration', Float64: 'float' };
+
+/**
+ * The flags `loki.ConfigWrapper.RegisterFlags` adds beside the configuration's (pkg/loki/config_wrapper.go: -version,
+ * -verify-config, -config.file...), which no field of the reference sets: each `f.<Type>Var(&c.<field>, <name>` of the
+ * source, a name given by a constant of the file read from it.
+ */
+export function wrapperFlags(goSource: string): Record<string, FlagType> {
+  const constants = new Map([...goSource.matchAll(/^\s*(?:const\s+)?([A-Za-z_]\w*)\s*=\s*"([^"]+)"/gm)].map((m) => [m[1]!, m[2]!]));
+  const flags: Record<string, FlagType> = {};
+  for (const m of goSource.matchAll(/\bf\.(\w+)Var\(&c\.\w+,\s*(?:"([^"]+)"|([A-Za-z_]\w*))/g)) {
+    const name = m[2] ?? constants.get(m[3]!);
+    const type = GO_FLAG_TYPES[m[1]!];
+    if (name === undefined || type === undefined) throw new Error(`a flag of ConfigWrapper this reader does not know: ${m[0]}`);
+    flags[`-${name}`] = type;
+  }
+  if (Object.keys(flags).length === 0) throw new Error('no flag registered in ConfigWrapper.RegisterFlags');
+  return flags;
+}
+
+/**
+ * What Loki's own source registers that the reference may not name (a hidden field's flag): from each line of
+ * `f.<Type>Var(&cfg.X, "name"`, the whole name; from `f.<Type>Var(&cfg.X, prefix+"name"`, the end of a name (`s3.url`,
+ * `.grpc-max-recv-msg-size`) under a prefix only the running program knows.
+ */
+export function registeredFlags(goLines: readonly string[]): { names: Record<string, FlagType>; endings: string[] } {
+  const names: Record<string, FlagType> = {};
+  const endings = new Set<string>();
+  for (const line of goLines) {
+    for (const m of line.matchAll(/\bf\.(\w*)Var\([^,]+,\s*(?:"([^"]+)"|[A-Za-z_][\w.]*\s*\+\s*"([^"]+)")/g)) {
+      if (m[2] !== undefined) names[`-${m[2]}`] = GO_FLAG_TYPES[m[1]!] ?? (/^(U?Int(64)?|Uint)$/.test(m[1]!) ? 'int' : 'string');
+      if (m[3] !== undefined) endings.add(m[3]);
+    }
+  }
+  return { names, endings: [...endings].sort() };
+}
+
 /** The yaml names of the fields a Go source marks `doc:"hidden"` (an untagged exported field: its name in lower case). */
 export function hiddenFieldNames(goSource: string): string[] {
   const names: string[] = [];

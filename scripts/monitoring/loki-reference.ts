@@ -10,15 +10,20 @@ import { writeInCheckout } from '../lib/checkout-write.ts';
 import { grepUpstream, readUpstreamFile } from '../lib/upstream-source.ts';
 import { facts } from '../../policy-tests/index.ts';
 import { referenceCommand, refreshTarget, type RefreshOptions } from './program-reference.ts';
-import { hiddenFieldNames, parseReference } from './loki-reference-parse.ts';
+import { cliFlags, hiddenFieldNames, parseReference, registeredFlags, wrapperFlags } from './loki-reference-parse.ts';
 
 const REFERENCE_DOC = 'docs/sources/shared/configuration.md';
+const WRAPPER = 'pkg/loki/config_wrapper.go';
 const HIDDEN_TAG = 'doc:"hidden"';
 
 const HEADER = `# Loki's configuration structs, as the gate decodes Loki's file against them (monitoring-loki-config; the
 # reading in policy-tests/model/loki/). Written by npm run loki:reference -- --from <clone of grafana/loki>: the
 # blocks and fields of ${REFERENCE_DOC} at source.ref, which Loki's doc-generator writes of its config structs, and
-# hidden: the fields it leaves out (doc:"hidden" under pkg/), which Loki takes and the gate does not judge.
+# hidden: the fields it leaves out (doc:"hidden" under pkg/), which Loki takes and the gate does not judge; and
+# flags: every command-line flag the reference names (each <prefix> written out), with ${WRAPPER}'s own, and the type
+# of the value it takes (boolean, int, float, duration, bytes or string); undocumented: the flags Loki's source under pkg/
+# registers by a whole name that the reference does not name; endings: the ends of the names it registers under a
+# prefix (prefix + "name"), which a flag the gate does not know may be.
 # Types: string, int, float, boolean, duration, bytes, daytime, time, strings (a list), block <name>,
 # list of <type>, map of <type>, any (not decoded); a map of fields is a struct written in place.
 `;
@@ -27,19 +32,33 @@ const HEADER = `# Loki's configuration structs, as the gate decodes Loki's file 
 export async function refreshReference(o: RefreshOptions): Promise<string> {
   const file = facts.LOKI_REFERENCE;
   const { repository, ref, chartVersion } = refreshTarget(o, file, 'https://github.com/grafana/loki');
-  const reference = parseReference(await readUpstreamFile(repository, { ref, file: REFERENCE_DOC }, o.from));
+  const markdown = await readUpstreamFile(repository, { ref, file: REFERENCE_DOC }, o.from);
+  const reference = parseReference(markdown);
   const hidden = [...new Set(hiddenFieldNames((await grepUpstream(o.from, ref, HIDDEN_TAG, 'pkg')).join('\n')))].sort();
+  const wrapper = wrapperFlags(await readUpstreamFile(repository, { ref, file: WRAPPER }, o.from));
+  const documented = { ...cliFlags(markdown), ...wrapper };
+  const flags = Object.fromEntries(Object.entries(documented).sort(([a], [b]) => a.localeCompare(b)));
+  // The program's own registrations the reference leaves out (hidden fields'), and the ends of the names it prefixes.
+  const registered = registeredFlags(await grepUpstream(o.from, ref, 'Var(', ['pkg', ':!*_test.go']));
+  const undocumented = Object.fromEntries(
+    Object.entries(registered.names)
+      .filter(([name]) => !(name in documented))
+      .sort(([a], [b]) => a.localeCompare(b)),
+  );
   const body = {
     program: 'loki',
     version: ref.replace(/^v/, ''),
     pin: { chart: facts.LOKI_CHART, version: chartVersion },
-    source: { repository, ref, files: [REFERENCE_DOC], hidden: `${HIDDEN_TAG} under pkg/` },
+    source: { repository, ref, files: [REFERENCE_DOC, WRAPPER], hidden: `${HIDDEN_TAG} under pkg/` },
     hidden,
     root: reference.root,
     blocks: reference.blocks,
+    flags,
+    undocumented,
+    endings: registered.endings,
   };
   writeInCheckout(o.root, file, HEADER + stringify(body, { lineWidth: 0 }));
-  return `wrote ${file}: ${Object.keys(reference.blocks).length} blocks, ${hidden.length} hidden fields, Loki ${body.version}`;
+  return `wrote ${file}: ${Object.keys(reference.blocks).length} blocks, ${hidden.length} hidden fields, ${Object.keys(flags).length} flags, Loki ${body.version}`;
 }
 
 export const main = (argv: string[], io?: CommandIo): Promise<number> =>

@@ -76,7 +76,13 @@ http_headers:
 
 ### tls_config
 
+The TLS configuration. The supported CLI flags \`<prefix>\` used to reference this configuration block are:
+
+- \`ingester.client\`
+- \`server\`
+
 \`\`\`yaml
+# CLI flag: -<prefix>.tls-cert-path
 [cert_file: <string> | default = ""]
 \`\`\`
 `;
@@ -122,7 +128,15 @@ describe('loki:reference', () => {
     clone = await taggedClone('loki', 'v3.8.0', {
       files: {
         'docs/sources/shared/configuration.md': REFERENCE,
-        'pkg/compactor/config.go': 'type Config struct {\n\tRunOnce bool `yaml:"_" doc:"hidden"`\n\tTenant string `doc:"hidden"`\n}\n',
+        'pkg/compactor/config.go': [
+          'type Config struct {\n\tRunOnce bool `yaml:"_" doc:"hidden"`\n\tTenant string `doc:"hidden"`\n}\n',
+          'func (cfg *Config) RegisterFlags(prefix string, f *flag.FlagSet) {\n\tf.BoolVar(&cfg.RunOnce, "compactor.run-once", false, "")\n\tf.StringVar(&cfg.Tenant, prefix+"tenant", "", "")\n}\n',
+        ].join(''),
+        'pkg/loki/config_wrapper.go': [
+          'const versionFlag = "version"\n',
+          'func (c *ConfigWrapper) RegisterFlags(f *flag.FlagSet) {\n\tf.BoolVar(&c.printVersion, versionFlag, false, "")\n',
+          '\tf.StringVar(&c.ConfigFile, "config.file", "config.yaml", "")\n}\n',
+        ].join(''),
       },
       rootDirs: ['monitoring/loki/facts'],
     });
@@ -133,7 +147,7 @@ describe('loki:reference', () => {
   it('writes the reference of the tag, with the hidden fields and the chart it pins', async () => {
     const { out, io } = capture();
     expect(await main(['--from', upstream, '--ref', 'v3.8.0', '--chart-version', '19.0.0', '--root', root], io)).toBe(0);
-    expect(out.stdout).toBe('wrote monitoring/loki/facts/config-reference.yaml: 4 blocks, 2 hidden fields, Loki 3.8.0\n');
+    expect(out.stdout).toBe('wrote monitoring/loki/facts/config-reference.yaml: 4 blocks, 2 hidden fields, 5 flags, Loki 3.8.0\n');
     const written = parse(await readFile(join(root, 'monitoring/loki/facts/config-reference.yaml'), 'utf8'));
     expect(written).toMatchObject({
       program: 'loki',
@@ -142,6 +156,17 @@ describe('loki:reference', () => {
       source: { ref: 'v3.8.0' },
       hidden: ['_', 'tenant'],
       root: { target: 'string' },
+      // Each <prefix> written out for every prefix its block lists, with the wrapper's flags beside them.
+      flags: {
+        '-config.file': 'string',
+        '-ingester.client.tls-cert-path': 'string',
+        '-server.tls-cert-path': 'string',
+        '-target': 'string',
+        '-version': 'boolean',
+      },
+      // What the source registers beyond the reference: whole names, and the ends of prefixed ones.
+      undocumented: { '-compactor.run-once': 'boolean' },
+      endings: ['tenant'],
     });
   });
 

@@ -8,6 +8,9 @@
  * Then Loki's own checks of the decoded file (model/loki/validate.ts: the schema periods, structured metadata,
  * retention, the index directories), which read the whole file with its defaults.
  *
+ * And Loki's command line (loki-flags.ts): the chart's arguments and the values' extraArgs, read as Go's flag package
+ * reads them on the flags Loki registers.
+ *
  * Judged where the chart is rendered on the config.yaml it renders, each refusal placed on the values line that
  * wrote it where the values did; offline on the blocks the values write into the file as they are, decoded only
  * (Loki's checks are then said not judged: the chart's defaults are part of the file they read). A reference
@@ -15,6 +18,7 @@
  */
 import { judgeLokiTls } from './loki-tls.ts';
 import { judgeLokiRing } from './loki-ring.ts';
+import { judgeLokiFlags, judgeValuesFlags } from './loki-flags.ts';
 import { withKeyProviders } from '../../model/cluster/provided-keys.ts';
 import type { Path } from '../../model/core/positions.ts';
 import type { Resource } from '../../model/core/manifest.ts';
@@ -138,7 +142,7 @@ function judgeValues(ctx: CheckContext, v: ChartValues, type: GoStruct, runtimeT
 export const lokiConfigCheck: PolicyCheck = {
   id: 'monitoring-loki-config',
   description:
-    "Loki loads the configuration the repository gives it: every field one of its config structs has, of the type yaml.v2 decodes into it (ints, durations, byte sizes, a schema period's date...), as Loki's own configuration reference lists them at the version the chart runs; otherwise Loki exits at start and no log is stored; and every S3 store it names (a schema period's object store, the delete-request store) has a bucket, or its client refuses at start. Judged on the rendered config.yaml, offline on the blocks the values write into it. And where its server takes TLS (server.http_tls_config names a certificate), each file that block names is one its container holds (else Loki stops at start), and its probes and the chart's ServiceMonitor of the HTTP port speak HTTPS (Go's TLS server answers plain HTTP 400), as they speak HTTP where it does not; and the ingester ring has the live ingesters its replication factor asks for a push (common.replication_factor, 3 where unset: half of it plus one), or every push gets 500 and no log is stored (A2).",
+    "Loki loads the configuration the repository gives it: every field one of its config structs has, of the type yaml.v2 decodes into it (ints, durations, byte sizes, a schema period's date...), as Loki's own configuration reference lists them at the version the chart runs; otherwise Loki exits at start and no log is stored; and every S3 store it names (a schema period's object store, the delete-request store) has a bucket, or its client refuses at start. Judged on the rendered config.yaml, offline on the blocks the values write into it. And where its server takes TLS (server.http_tls_config names a certificate), each file that block names is one its container holds (else Loki stops at start), and its probes and the chart's ServiceMonitor of the HTTP port speak HTTPS (Go's TLS server answers plain HTTP 400), as they speak HTTP where it does not; and the ingester ring has the live ingesters its replication factor asks for a push (common.replication_factor, 3 where unset: half of it plus one), or every push gets 500 and no log is stored (A2). And Loki takes its command line (the chart's arguments, then the values' extraArgs): every flag one Loki registers, each value of the type its flag reads (a boolean, a duration, a float, a byte size), and no -help, -version, -health or -verify-config, each of which stops Loki before it serves; a flag the reference does not name is refused where it is a slip of one it does, and otherwise said not judged.",
   invariants: ['A2'],
   remediation: `correct the field the finding names in monitoring/loki/values.yaml as Loki documents its configuration; after a Loki upgrade, refresh ${LOKI_REFERENCE} (${REFRESH})`,
   reads: {
@@ -162,6 +166,7 @@ export const lokiConfigCheck: PolicyCheck = {
       return;
     }
     const judged = new Set<string>();
+    const flagged = new Set<string>();
     for (const resource of rendered) {
       const app = resource.rendered!.app;
       judged.add(app);
@@ -179,12 +184,17 @@ export const lokiConfigCheck: PolicyCheck = {
       }
       const appValues = values.find((v) => v.appName === app);
       judgeRendered(ctx, resource, reference.type, appValues);
+      if (reference.flags && !flagged.has(app)) judgeLokiFlags(ctx, { app, flags: reference.flags, values: appValues });
+      flagged.add(app);
       for (const runtime of runtimes.filter((r) => r.rendered!.app === app)) judgeRuntime(ctx, runtime, reference.runtime, appValues);
     }
     for (const v of values.filter((x) => !judged.has(x.appName))) {
       const miss = pinnedVersionMiss(ctx.repo, { app: v.appName, chart: LOKI_CHART, chartVersion: reference.chartVersion, refresh: REFRESH });
       if (miss) ctx.notJudged({ data: v.source, path: ['loki'] }, miss);
-      else judgeValues(ctx, v, reference.type, reference.runtime);
+      else {
+        judgeValues(ctx, v, reference.type, reference.runtime);
+        if (reference.flags) judgeValuesFlags(ctx, v, reference.flags);
+      }
     }
   },
 };

@@ -20,6 +20,7 @@ import type { Repo } from '../repository/repo.ts';
 import { referenceFile } from '../helm/reference-file.ts';
 import type { GoStruct } from '../yaml/go-decode.ts';
 import { referenceCatalog, referenceTypes, runtimeConfigType } from './reference.ts';
+import { lokiFlags, type LokiFlags } from './flags.ts';
 
 export const LOKI_CHART = 'loki';
 export const LOKI_IMAGE = 'grafana/loki';
@@ -86,7 +87,7 @@ export const lokiConfigFile = (r: Resource): RenderedFile | undefined => lokiFil
 export const parseLokiFile: (text: string) => ReturnType<typeof parseRenderedFile> = perKey(16, parseRenderedFile);
 
 export type LokiReference =
-  | { ok: true; data: DataFile; version: string; chartVersion: string; type: GoStruct; runtime: GoStruct }
+  | { ok: true; data: DataFile; version: string; chartVersion: string; type: GoStruct; runtime: GoStruct; flags: LokiFlags | undefined }
   | { ok: false; data: DataFile; problem: string };
 
 /** The reference the repository keeps of Loki's structs, read once; undefined where it keeps none. */
@@ -94,7 +95,7 @@ export const lokiReference: (repo: Repo) => LokiReference | undefined = referenc
   const read = referenceCatalog(doc);
   if ('problem' in read) return read;
   const type = referenceTypes(read.catalog);
-  return { version: read.version, chartVersion: read.chartVersion, type, runtime: runtimeConfigType(type) };
+  return { version: read.version, chartVersion: read.chartVersion, type, runtime: runtimeConfigType(type), flags: lokiFlags(doc) };
 });
 
 /**

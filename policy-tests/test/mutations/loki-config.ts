@@ -59,6 +59,22 @@ export const lokiConfigMutations: Mutation[] = [
     ),
     at: `selector: 'job="integrations/kubernetes/eventhandler"'`,
   },
+  {
+    check: CHECK,
+    why: "an argument of the single binary misspelt (-config.expand-envv): Go's flag package refuses a flag Loki does not register, and Loki exits 2 at start",
+    mutate: swap(VALUES, 'singleBinary:\n  replicas: 1\n', 'singleBinary:\n  extraArgs:\n    - -config.expand-envv=true\n  replicas: 1\n'),
+    at: '-config.expand-envv=true',
+  },
+  {
+    check: CHECK,
+    why: 'the longest chunk age given as 2hours on the command line: the flag is a time.Duration, its parse refuses the word, and Loki exits 2',
+    mutate: swap(
+      VALUES,
+      'singleBinary:\n  replicas: 1\n',
+      'singleBinary:\n  extraArgs:\n    - -log.level=debug\n    - -ingester.max-chunk-age=2hours\n  replicas: 1\n',
+    ),
+    at: '-ingester.max-chunk-age=2hours',
+  },
 ];
 
 /**
