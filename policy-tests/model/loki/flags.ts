@@ -90,7 +90,7 @@ export function lokiFlagProblem(words: readonly string[], flags: LokiFlags): Lok
     const flag = `-${bare}`;
     const type = flags.known.get(flag);
     if (type === undefined) {
-      if (bare === 'h' || bare === 'help') return { index: i, message: `${word} prints Loki's usage and exits 2`, exit: 2 };
+      if (bare === 'h' || bare === 'help') return { index: i, message: `${word} prints Loki's usage`, exit: 2 };
       return unknownFlag(flag, i, flags);
     }
     if (type === 'boolean') {
