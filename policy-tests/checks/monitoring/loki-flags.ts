@@ -3,7 +3,8 @@
  * (-config.file, -config.expand-env, -target...) and then the values' `extraArgs` (global, defaults, then the
  * component's) as written: a flag Loki does not register, a value its type refuses, `-help`, `-version` or
  * `-verify-config` stop Loki before it serves (model/loki/flags.ts), the container restarts for good, and no log is
- * stored. Judged on the rendered containers' arguments, each on the values line that wrote it; offline on the lists
+ * stored. And `-config.file` (its last value) names a file the container holds: Loki reads the first of its paths
+ * that is there, and exits 1 where none is. Judged on the rendered containers' arguments, each on the values line that wrote it; offline on the lists
  * the values give.
  */
 import { dig, isMap } from '../../model/core/dig.ts';
@@ -11,8 +12,12 @@ import type { Path } from '../../model/core/positions.ts';
 import { scalarText } from '../../model/core/text.ts';
 import type { CheckContext } from '../../model/checks/kit.ts';
 import type { ChartValues } from '../../model/helm/chart-values.ts';
-import { lokiContainers } from '../../model/loki/config.ts';
-import { lokiFlagProblem, type LokiFlagProblem, type LokiFlags } from '../../model/loki/flags.ts';
+import type { Resource } from '../../model/core/manifest.ts';
+import type { ContainerRef, PodSpecRef } from '../../model/core/workloads.ts';
+import { mountedFile } from '../../model/cluster/mounted-files.ts';
+import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
+import { LOKI_CONFIG_KEY, lokiConfigFile, lokiContainers } from '../../model/loki/config.ts';
+import { lokiFlagProblem, readLokiFlags, type LokiFlagProblem, type LokiFlags } from '../../model/loki/flags.ts';
 
 type Place = Parameters<CheckContext['fail']>[0];
 
@@ -37,24 +42,67 @@ const say = (ctx: CheckContext, place: Place, what: string, p: LokiFlagProblem) 
     ? ctx.notJudged(place, `${what}: ${p.unjudged}`)
     : ctx.fail(place, `${what}: ${p.message}: ${p.exit === 0 ? 'Loki exits' : `Loki exits ${p.exit} at start`}, ${CONSEQUENCE}`);
 
+/** Where a word of a rendered Loki container's arguments is written: the values' extraArgs item, else the argument. */
+function wordPlace(values: ChartValues | undefined, rendered: { resource: Resource; c: ContainerRef; words: string[] }, index: number): Place {
+  const word = rendered.words[index]!;
+  const written =
+    values &&
+    argumentLists(values.values).flatMap((path) => {
+      const at = texts(dig(values.values, path)).indexOf(word);
+      return at === -1 ? [] : [[...path, at]];
+    })[0];
+  return written ? { data: values!.source, path: written } : { resource: rendered.resource, path: [...rendered.c.at, 'args', index] };
+}
+
 /** The rendered Loki containers of `app`: their arguments, a problem said on the values item that wrote its word. */
 export function judgeLokiFlags(ctx: CheckContext, o: { app: string; flags: LokiFlags; values: ChartValues | undefined }): void {
-  for (const { resource, c } of lokiContainers(ctx.resources, o.app)) {
+  for (const { resource, pod, c } of lokiContainers(ctx.resources, o.app)) {
     // Another command than the image's entrypoint (the chart's `command`) reads the arguments its own way.
     if (c.container.command !== undefined) continue;
     const words = texts(c.container.args);
-    const problem = lokiFlagProblem(words, o.flags);
-    if (!problem) continue;
-    const word = words[problem.index];
-    const written =
-      o.values &&
-      argumentLists(o.values.values).flatMap((path) => {
-        const at = texts(dig(o.values!.values, path)).indexOf(word!);
-        return at === -1 ? [] : [[...path, at]];
-      })[0];
-    const place: Place = written ? { data: o.values!.source, path: written } : { resource, path: [...c.at, 'args', problem.index] };
-    say(ctx, place, `container ${c.name} of ${resource.kind} ${resource.name}`, problem);
+    const { problem, values } = readLokiFlags(words, o.flags);
+    const what = `container ${c.name} of ${resource.kind} ${resource.name}`;
+    if (problem) say(ctx, wordPlace(o.values, { resource, c, words }, problem.index), what, problem);
+    const file = values.get(CONFIG_FLAG);
+    // The chart's own -config.file names its config.yaml, where its volume puts it; a later one may name another file.
+    if (problem || !file) continue;
+    judgeConfigFile(ctx, { resource, pod, c, app: o.app, paths: file.value, place: wordPlace(o.values, { resource, c, words }, file.index), what });
   }
+}
+
+const CONFIG_FLAG = '-config.file';
+
+/**
+ * -config.file: Loki reads the first of its comma-separated paths the container
+ * holds, and exits 1 where it holds none ("... does not exist"). A path on the chart's config.yaml is the file judged;
+ * one another volume or the image holds is Loki's configuration the gate does not read: not judged.
+ */
+function judgeConfigFile(
+  ctx: CheckContext,
+  o: { resource: Resource; pod: PodSpecRef; c: ContainerRef; app: string; paths: string; place: Place; what: string },
+): void {
+  if (o.paths === '') return ctx.notJudged(o.place, `${o.what}: -config.file is empty, so Loki reads no file and runs on its defaults and flags: not judged`);
+  const configs = ctx.resources.filter((r) => r.rendered?.app === o.app && lokiConfigFile(r) !== undefined);
+  const missing: string[] = [];
+  for (const path of o.paths.split(',').map((p) => p.trim())) {
+    const m = path === '' ? undefined : mountedFile(ctx, { spec: o.pod.spec, namespace: namespaceOrDestination(ctx.repo, o.resource) }, o.c.container, path);
+    if (!m || ('problem' in m && m.problem)) {
+      missing.push(m && 'problem' in m ? m.problem! : 'an empty path');
+      continue;
+    }
+    const chart = 'name' in m && configs.some((r) => r.kind === m.on && r.name === m.name) && path.endsWith(`/${LOKI_CONFIG_KEY}`);
+    if (!chart)
+      ctx.notJudged(
+        o.place,
+        `${o.what}: Loki reads its configuration from ${path}${'name' in m ? ` (${m.on} ${m.name})` : m.on === 'image' ? ' if its image holds it' : ' if its volume holds it'}, not the chart's ${LOKI_CONFIG_KEY} the gate judges: not judged`,
+      );
+    return;
+  }
+  ctx.fail(
+    o.place,
+    `${o.what}: -config.file names ${o.paths}, and the container holds none of it (${missing.join('; ')}): Loki exits 1 at start ("${o.paths} does not exist"), ${CONSEQUENCE}`,
+    `name the file the chart mounts, /etc/loki/config/${LOKI_CONFIG_KEY}, or mount the one -config.file names`,
+  );
 }
 
 /** Offline: the values' lists of arguments, each component's after the shared ones, as the chart concatenates them. */

@@ -73,13 +73,11 @@ function unknownFlag(flag: string, index: number, flags: LokiFlags): LokiFlagPro
   return { index, message: `flag provided but not defined: ${flag}${suggesting(near)}`, exit: 2 };
 }
 
-/** The first word of Loki's arguments that stops it before it serves (or that the gate cannot judge), or undefined. */
-export function lokiFlagProblem(words: readonly string[], flags: LokiFlags): LokiFlagProblem | undefined {
-  for (const [pattern, says] of EARLY) {
-    const index = words.findIndex((w) => pattern.test(w));
-    if (index !== -1) return { index, message: `${words[index]} ${says}`, exit: 0 };
-  }
-  const last = new Map<string, { value: string; index: number }>();
+/** Each flag a command line sets, with its last value and the word that gave it. */
+export type LokiFlagValues = ReadonlyMap<string, { value: string; index: number }>;
+
+/** The flags Loki's words set, as Go's flag package parses them, or the word that stops the parse. */
+function parseFlags(words: readonly string[], flags: LokiFlags, last: Map<string, { value: string; index: number }>): LokiFlagProblem | undefined {
   for (let i = 0; i < words.length; i++) {
     const word = words[i]!;
     if (word.length < 2 || !word.startsWith('-') || word === '--') break;
@@ -110,12 +108,31 @@ export function lokiFlagProblem(words: readonly string[], flags: LokiFlags): Lok
     if (refused) return { index: at, message: `invalid value ${JSON.stringify(value)} for flag ${flag}: ${refused}`, exit: 2 };
     last.set(flag, { value, index: at });
   }
+  return undefined;
+}
+
+/**
+ * What Loki's arguments do: the first word that stops it before it serves (or that the gate cannot judge), and the
+ * last value of each flag they set (of the words before that one, where one stops the parse).
+ */
+export function readLokiFlags(words: readonly string[], flags: LokiFlags): { problem: LokiFlagProblem | undefined; values: LokiFlagValues } {
+  const last = new Map<string, { value: string; index: number }>();
+  for (const [pattern, says] of EARLY) {
+    const index = words.findIndex((w) => pattern.test(w));
+    if (index !== -1) return { problem: { index, message: `${words[index]} ${says}`, exit: 0 }, values: last };
+  }
+  const stopped = parseFlags(words, flags, last);
+  if (stopped) return { problem: stopped, values: last };
   for (const [flag, does] of [
     ['-verify-config', 'check its configuration and exit 0'],
     ['-list-targets', 'list its targets and exit 0'],
   ] as const) {
     const set = last.get(flag);
-    if (set && goParseBool(set.value) === true) return { index: set.index, message: `${flag} makes Loki ${does}, so it never serves`, exit: 0 };
+    if (set && goParseBool(set.value) === true)
+      return { problem: { index: set.index, message: `${flag} makes Loki ${does}, so it never serves`, exit: 0 }, values: last };
   }
-  return undefined;
+  return { problem: undefined, values: last };
 }
+
+/** The first word of Loki's arguments that stops it before it serves (or that the gate cannot judge), or undefined. */
+export const lokiFlagProblem = (words: readonly string[], flags: LokiFlags): LokiFlagProblem | undefined => readLokiFlags(words, flags).problem;

@@ -31,10 +31,17 @@ const rendered = (kind: string, object: Record<string, unknown>, i: number): Res
 
 /** The command-line findings (failed and not judged) for a rendered Loki container given `args` and, if any, `command`. */
 function judged(args: string[], command?: string[]) {
-  const container = { name: 'loki', image: `docker.io/grafana/loki:${version}`, args, ...(command ? { command } : {}) };
+  const container = {
+    name: 'loki',
+    image: `docker.io/grafana/loki:${version}`,
+    args,
+    ...(command ? { command } : {}),
+    volumeMounts: [{ name: 'config', mountPath: '/etc/loki/config' }],
+  };
+  const volumes = [{ name: 'config', configMap: { name: 'loki' } }];
   const resources = [
     rendered('ConfigMap', { data: { 'config.yaml': stringify({ auth_enabled: false }) } }, 0),
-    rendered('StatefulSet', { spec: { template: { spec: { containers: [container] } } } }, 1),
+    rendered('StatefulSet', { spec: { template: { spec: { containers: [container], volumes } } } }, 1),
   ];
   const found = runChecks({ ...repo, resources: [...repo.resources, ...resources] }, [lokiConfigCheck]).findings.filter((f) =>
     f.message.startsWith('container loki of StatefulSet loki:'),
@@ -56,6 +63,24 @@ describe("monitoring-loki-config: Loki's command line, rendered", () => {
         ),
       }),
     ]);
+  });
+
+  it('fails a -config.file whose paths the container holds none of, and takes the first it holds', () => {
+    expect(judged([...CHART_ARGS, '-config.file=/etc/loki/config/loki.yaml']).failed).toEqual([
+      expect.objectContaining({
+        message: expect.stringMatching(
+          /^container loki of StatefulSet loki: -config\.file names \/etc\/loki\/config\/loki\.yaml, and the container holds none of it \(\/etc\/loki\/config\/loki\.yaml would be key loki\.yaml of ConfigMap loki, which has only config\.yaml\): Loki exits 1 at start/,
+        ),
+      }),
+    ]);
+    expect(judged([...CHART_ARGS, '-config.file=/etc/loki/config/loki.yaml, /etc/loki/config/config.yaml'])).toEqual({ failed: [], notJudged: [] });
+  });
+
+  it('says not judged a -config.file Loki reads from its image, and an empty one', () => {
+    expect(judged([...CHART_ARGS, '--config.file', '/etc/loki/local-config.yaml']).notJudged).toEqual([
+      expect.objectContaining({ message: expect.stringMatching(/reads its configuration from \/etc\/loki\/local-config\.yaml if its image holds it/) }),
+    ]);
+    expect(judged([...CHART_ARGS, '-config.file=']).notJudged).toEqual([expect.objectContaining({ message: expect.stringMatching(/-config\.file is empty/) })]);
   });
 
   it('says not judged a flag a prefix may make, and reads nothing of a container given another command', () => {

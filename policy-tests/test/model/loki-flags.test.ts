@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { lokiFlagProblem, lokiFlags } from '../../model/loki/flags.ts';
+import { lokiFlagProblem, lokiFlags, readLokiFlags } from '../../model/loki/flags.ts';
 import { LOKI_REFERENCE } from '../../model/loki/config.ts';
 import { REPO_ROOT } from '../../model/repository/repo.ts';
 
@@ -31,6 +31,15 @@ describe("Loki's command line", () => {
     expect(problem('-ruler.storage.s3.insecure', '-limits.per-user-override-period=10s')).toBeUndefined();
     expect(problem('extra', '-no-such-flag')).toBeUndefined();
     expect(problem('--', '-no-such-flag')).toBeUndefined();
+  });
+
+  it('keeps the last value of each flag and the word that gave it, and what was set before a word that stops the parse', () => {
+    const read = readLokiFlags([...CHART, '--config.file', '/etc/loki/other.yaml', '-config.expand-env=false'], flags);
+    expect(read.problem).toBeUndefined();
+    expect(read.values.get('-config.file')).toEqual({ value: '/etc/loki/other.yaml', index: 5 });
+    expect(read.values.get('-config.expand-env')).toEqual({ value: 'false', index: 6 });
+    const stopped = readLokiFlags([...CHART, '-log.level=debug', '-nope.flagg=1'], flags);
+    expect(stopped.values.get('-log.level')).toEqual({ value: 'debug', index: 4 });
   });
 
   it('refuses a slip of a known flag with the nearest, bad syntax, a missing value and a value its type refuses', () => {
