@@ -6,14 +6,18 @@
  *   - the first word that is not a flag (`-` among them) ends the flags, and `--` does too: what follows is left to the
  *     program, which reads it or not;
  *   - a flag given twice keeps the last value.
- * A flag it does not define ("flag provided but not defined"), a missing value, a value the flag's type refuses, or
- * bad syntax (`---x`, `-=x`) exits 2 before the program runs; `-h` and `-help`, where the program defines neither,
- * print its usage and exit 0.
+ * A flag it does not define ("flag provided but not defined"), a missing value, a value the flag's type refuses (its
+ * `Set`: a number, a duration, a float, a Kubernetes quantity, component-base's key=bool map), or bad syntax (`---x`,
+ * `-=x`) exits 2 before the program runs; `-h` and `-help`, where the program defines neither, print its usage and
+ * exit 0. Then what the program does with the flags it read: a flag that makes it print and stop (exit 0, before the
+ * rest), the values it checks as it starts (choices, case aside where it lowers them; a least number; a map's keys),
+ * and flags it refuses together (exit 1).
  */
 import { nearestName, suggesting } from '../core/did-you-mean.ts';
 import { goParseDuration } from '../core/time.ts';
 import { goParseBool, isRegExpSource } from '../core/text.ts';
-import { goIntegerText } from '../go/strconv.ts';
+import { goIntegerText, goParsesFloat } from '../go/strconv.ts';
+import { parseGoQuantity } from '../go/quantity.ts';
 
 /**
  * What a flag's value must be: text its type reads (`pattern`, a JavaScript regular expression), a whole number that
@@ -26,15 +30,31 @@ export interface GoFlagValue {
   /** A Go duration, as time.ParseDuration reads it. */
   duration?: true;
   choices?: string[];
+  /** The choices compared as the program compares them, case aside (strings.ToLower). */
+  caseless?: true;
   /** The least value the program takes once parsed (it exits 1 below it). */
   min?: number;
+  /** A number as strconv.ParseFloat(·, 64) reads it (a Float64 flag). */
+  float?: true;
+  /** A Kubernetes quantity, as resource.ParseQuantity reads it; an empty value is left unset. */
+  quantity?: true;
+  /**
+   * key=bool pairs, comma-separated, as component-base's MapStringBool sets them (feature gates), gathered over every
+   * time the flag is given; each key one of `keys`, which the program checks as it starts.
+   */
+  boolMap?: { keys: string[] };
 }
 
-/** Flags the program refuses together once they are parsed (exit 1): each of `given` true, and `below`'s flag under its `min` where named (its default where not given). */
+/**
+ * Flags the program refuses together once they are parsed (exit 1): each of `given` true, and `below`'s flag under its
+ * `min` where named (its default where not given); or, `exit: 0`, flags that make it do one thing and stop (print its
+ * version).
+ */
 export interface GoFlagConflict {
   given: string[];
   below?: { flag: string; min: number; default: number };
   says: string;
+  exit?: 0;
 }
 
 /** A program's flags as its facts list them, each written with one dash. */
@@ -57,23 +77,28 @@ export type GoFlagRefusal = { index: number; message: string; exit: 0 | 1 | 2 };
 const SHORT = /^-[A-Za-z0-9][\w.-]*$/;
 const isFlagList = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === 'string' && SHORT.test(x));
 const isValue = (v: unknown): boolean => {
-  const { pattern, fits, duration, choices, min, ...rest } = (v ?? {}) as Record<string, unknown>;
+  const { pattern, fits, duration, choices, min, caseless, float, quantity, boolMap, ...rest } = (v ?? {}) as Record<string, unknown>;
+  const keys = (boolMap as { keys?: unknown } | undefined)?.keys;
   return (
     Object.keys(rest).length === 0 &&
+    [caseless, float, quantity].every((x) => x === undefined || x === true) &&
+    (caseless === undefined || choices !== undefined) &&
+    (boolMap === undefined || (Array.isArray(keys) && keys.length > 0 && keys.every((k) => typeof k === 'string'))) &&
     (pattern === undefined || isRegExpSource(pattern)) &&
     (duration === undefined || duration === true) &&
     (fits === undefined || (typeof fits === 'string' && fits in RANGES)) &&
     (choices === undefined || (Array.isArray(choices) && choices.length > 0 && choices.every((c) => typeof c === 'string'))) &&
     (min === undefined || Number.isInteger(min)) &&
-    [pattern, duration, choices, min].some((x) => x !== undefined)
+    [pattern, duration, choices, min, float, quantity, boolMap].some((x) => x !== undefined)
   );
 };
 
 const isConflict = (c: unknown, flags: string[], withValue: string[]): boolean => {
-  const { given, below, says, ...rest } = (c ?? {}) as Record<string, unknown>;
+  const { given, below, says, exit, ...rest } = (c ?? {}) as Record<string, unknown>;
   const b = (below ?? {}) as Record<string, unknown>;
   return (
     Object.keys(rest).length === 0 &&
+    (exit === undefined || (exit === 0 && below === undefined)) &&
     Array.isArray(given) &&
     given.length > 0 &&
     given.every((g) => flags.includes(g)) &&
@@ -124,12 +149,37 @@ export const isTypeValue = (v: unknown): boolean => {
   return Object.keys(rest).length === 0 && isRegExpSource(pattern) && (fits === undefined || (typeof fits === 'string' && fits in RANGES));
 };
 
+/** Why component-base's MapStringBool.Set refuses a value: a pair without `=`, or a value strconv.ParseBool does not read. */
+function boolMapRefusal(value: string): string | undefined {
+  for (const item of value.split(',').map((s) => s.trim())) {
+    if (item === '') continue;
+    const eq = item.indexOf('=');
+    if (eq === -1) return 'malformed pair, expect string=bool';
+    const [key, text] = [item.slice(0, eq).trim(), item.slice(eq + 1).trim()];
+    if (goParseBool(text) === undefined) return `invalid value of ${key}: ${text}, err: strconv.ParseBool: parsing ${JSON.stringify(text)}: invalid syntax`;
+  }
+  return undefined;
+}
+
+/** Why a flag's type refuses its value as the flag package sets it (exit 2), or undefined. */
+function setRefusal(flag: string, value: string, type: GoFlagValue | undefined): string | undefined {
+  const refused = typeRefusal(flag, value, type);
+  if (refused) return refused;
+  const invalid = (why: string) => `invalid value ${JSON.stringify(value)} for flag ${flag}: ${why}`;
+  if (type?.float && !goParsesFloat(value)) return invalid('parse error');
+  const quantity = type?.quantity && value !== '' ? parseGoQuantity(value) : undefined;
+  if (quantity && !quantity.ok) return invalid(quantity.error);
+  const pairs = type?.boolMap ? boolMapRefusal(value) : undefined;
+  return pairs && invalid(pairs);
+}
+
 /** Why a flag's value stops the program, or undefined where it takes it. */
 function valueRefusal(flag: string, value: string, type: GoFlagValue | undefined): { message: string; exit: 1 | 2 } | undefined {
-  const refused = typeRefusal(flag, value, type);
+  const refused = setRefusal(flag, value, type);
   if (refused) return { message: refused, exit: 2 };
   const number = goIntegerText(value);
-  if (type?.choices && !type.choices.includes(value))
+  const chosen = type?.caseless ? value.toLowerCase() : value;
+  if (type?.choices && !type.choices.includes(chosen))
     return { message: `${JSON.stringify(value)} for ${flag}, which takes one of ${type.choices.join(', ')}`, exit: 1 };
   if (type?.min !== undefined && !(number !== undefined && number >= BigInt(type.min)))
     return { message: `${value} for ${flag}, which must be ${type.min} or more`, exit: 1 };
@@ -143,6 +193,7 @@ function valueRefusal(flag: string, value: string, type: GoFlagValue | undefined
 export function goFlagRefusal(words: readonly string[], options: GoFlagOptions): GoFlagRefusal | undefined {
   const names = [...options.flags, ...options.withValue];
   const last = new Map<string, { value: string; index: number }>();
+  const all: { flag: string; value: string; index: number }[] = [];
   const on = new Map<string, { value: boolean; index: number }>();
   for (let i = 0; i < words.length; i++) {
     const word = words[i]!;
@@ -165,16 +216,48 @@ export function goFlagRefusal(words: readonly string[], options: GoFlagOptions):
     const value = inline ?? words[i + 1];
     if (value === undefined) return { index: i, message: `flag needs an argument: ${flag}`, exit: 2 };
     const at = inline === undefined ? ++i : i;
-    const type = options.values?.[flag];
-    const refused = valueRefusal(flag, value, type && { pattern: type.pattern, fits: type.fits, duration: type.duration });
-    if (refused) return { index: at, ...refused };
+    const refused = setRefusal(flag, value, options.values?.[flag]);
+    if (refused) return { index: at, message: refused, exit: 2 };
     last.set(flag, { value, index: at });
+    all.push({ flag, value, index: at });
   }
+  // What the program does once its flags are parsed: a flag that makes it print and stop, then its own checks.
+  const conflicts = options.conflicts ?? [];
+  const stops = conflictRefusal(
+    conflicts.filter((c) => c.exit === 0),
+    on,
+    last,
+  );
+  if (stops) return stops;
   for (const [flag, { value, index }] of last) {
     const refused = valueRefusal(flag, value, options.values?.[flag]);
     if (refused) return { index, ...refused };
   }
-  return conflictRefusal(options.conflicts ?? [], on, last);
+  return (
+    unknownKey(all, options.values ?? {}) ??
+    conflictRefusal(
+      conflicts.filter((c) => c.exit === undefined),
+      on,
+      last,
+    )
+  );
+}
+
+/** A key of a key=bool map (every time its flag is given) that is none of the keys the program knows: it exits 1 as it starts. */
+function unknownKey(all: readonly { flag: string; value: string; index: number }[], values: Record<string, GoFlagValue>): GoFlagRefusal | undefined {
+  for (const { flag, value, index } of all) {
+    const keys = values[flag]?.boolMap?.keys;
+    if (!keys) continue;
+    const key = value
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s.includes('='))
+      .map((s) => s.slice(0, s.indexOf('=')).trim())
+      .find((k) => !keys.includes(k));
+    if (key !== undefined)
+      return { index, message: `${JSON.stringify(key)} in ${flag} is none the program knows${suggesting(nearestName(key, keys))}`, exit: 1 };
+  }
+  return undefined;
 }
 
 /** The first conflict the parsed flags make, at the last of its flags given. */
@@ -183,7 +266,7 @@ function conflictRefusal(
   on: ReadonlyMap<string, { value: boolean; index: number }>,
   last: ReadonlyMap<string, { value: string; index: number }>,
 ): GoFlagRefusal | undefined {
-  for (const { given, below, says } of conflicts) {
+  for (const { given, below, says, exit } of conflicts) {
     if (!given.every((g) => on.get(g)?.value)) continue;
     const set = below && last.get(below.flag);
     const number = set ? goIntegerText(set.value) : below && BigInt(below.default);
@@ -192,7 +275,7 @@ function conflictRefusal(
     return {
       index,
       message: `${[...given, ...(below ? [`${below.flag} ${set?.value ?? `${below.default} (its default)`}`] : [])].join(' with ')}: ${says}`,
-      exit: 1,
+      exit: exit ?? 1,
     };
   }
   return undefined;
