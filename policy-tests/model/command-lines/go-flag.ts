@@ -149,9 +149,12 @@ export const isTypeValue = (v: unknown): boolean => {
   return Object.keys(rest).length === 0 && isRegExpSource(pattern) && (fits === undefined || (typeof fits === 'string' && fits in RANGES));
 };
 
-/** Why component-base's MapStringBool.Set refuses a value: a pair without `=`, or a value strconv.ParseBool does not read. */
+/**
+ * Why component-base's MapStringBool.Set (v0.36) refuses a value: a non-empty piece between commas (a space is one)
+ * without `=`, or a value, trimmed, strconv.ParseBool does not read.
+ */
 function boolMapRefusal(value: string): string | undefined {
-  for (const item of value.split(',').map((s) => s.trim())) {
+  for (const item of value.split(',')) {
     if (item === '') continue;
     const eq = item.indexOf('=');
     if (eq === -1) return 'malformed pair, expect string=bool';
@@ -250,7 +253,6 @@ function unknownKey(all: readonly { flag: string; value: string; index: number }
     if (!keys) continue;
     const key = value
       .split(',')
-      .map((s) => s.trim())
       .filter((s) => s.includes('='))
       .map((s) => s.slice(0, s.indexOf('=')).trim())
       .find((k) => !keys.includes(k));

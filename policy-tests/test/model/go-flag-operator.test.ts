@@ -39,6 +39,8 @@ describe("Go's flag package, on the Prometheus Operator's flags", () => {
       exit: 2,
       message: expect.stringMatching(/malformed pair, expect string=bool$/),
     });
+    // A piece of spaces alone is not empty: component-base trims only the key and the value of a pair.
+    expect(refusal('--feature-gates=PrometheusAgentDaemonSet=true, ')).toMatchObject({ exit: 2, message: expect.stringMatching(/malformed pair/) });
     expect(refusal('--feature-gates=PrometheusAgentDaemonSet=yes')).toMatchObject({
       exit: 2,
       message: expect.stringMatching(/invalid value of PrometheusAgentDaemonSet: yes/),
