@@ -3,8 +3,8 @@
  * (-config.file, -config.expand-env, -target...) and then the values' `extraArgs` (global, defaults, then the
  * component's) as written: a flag Loki does not register, a value its type refuses, `-help`, `-version` or
  * `-verify-config` stop Loki before it serves (model/loki/flags.ts), the container restarts for good, and no log is
- * stored. And `-config.file` (its last value) names a file the container holds: Loki reads the first of its paths
- * that is there, and exits 1 where none is. Judged on the rendered containers' arguments, each on the values line that wrote it; offline on the lists
+ * stored. And `-config.file` (its last value): Loki reads the first of its paths that is there, which is either the
+ * chart's config.yaml, judged, or said not judged. Judged on the rendered containers' arguments, each on the values line that wrote it; offline on the lists
  * the values give.
  */
 import { dig, isMap } from '../../model/core/dig.ts';
@@ -73,9 +73,9 @@ export function judgeLokiFlags(ctx: CheckContext, o: { app: string; flags: LokiF
 const CONFIG_FLAG = '-config.file';
 
 /**
- * -config.file: Loki reads the first of its comma-separated paths the container
- * holds, and exits 1 where it holds none ("... does not exist"). A path on the chart's config.yaml is the file judged;
- * one another volume or the image holds is Loki's configuration the gate does not read: not judged.
+ * -config.file: Loki reads the first of its comma-separated paths the container holds. A path on the chart's
+ * config.yaml is the file judged; one another volume or the image holds is Loki's configuration the gate does not
+ * read: not judged. Where it holds none, Loki exits 1 ("... does not exist"): closure-secret-key fails each path.
  */
 function judgeConfigFile(
   ctx: CheckContext,
@@ -83,13 +83,9 @@ function judgeConfigFile(
 ): void {
   if (o.paths === '') return ctx.notJudged(o.place, `${o.what}: -config.file is empty, so Loki reads no file and runs on its defaults and flags: not judged`);
   const configs = ctx.resources.filter((r) => r.rendered?.app === o.app && lokiConfigFile(r) !== undefined);
-  const missing: string[] = [];
   for (const path of o.paths.split(',').map((p) => p.trim())) {
     const m = path === '' ? undefined : mountedFile(ctx, { spec: o.pod.spec, namespace: namespaceOrDestination(ctx.repo, o.resource) }, o.c.container, path);
-    if (!m || ('problem' in m && m.problem)) {
-      missing.push(m && 'problem' in m ? m.problem! : 'an empty path');
-      continue;
-    }
+    if (!m || ('problem' in m && m.problem)) continue;
     const chart = 'name' in m && configs.some((r) => r.kind === m.on && r.name === m.name) && path.endsWith(`/${LOKI_CONFIG_KEY}`);
     if (!chart)
       ctx.notJudged(
@@ -98,11 +94,7 @@ function judgeConfigFile(
       );
     return;
   }
-  ctx.fail(
-    o.place,
-    `${o.what}: -config.file names ${o.paths}, and the container holds none of it (${missing.join('; ')}): Loki exits 1 at start ("${o.paths} does not exist"), ${CONSEQUENCE}`,
-    `name the file the chart mounts, /etc/loki/config/${LOKI_CONFIG_KEY}, or mount the one -config.file names`,
-  );
+  // None is there: closure-secret-key says each path no volume puts a file at (Loki then exits 1, "... does not exist").
 }
 
 /** Offline: the values' lists of arguments, each component's after the shared ones, as the chart concatenates them. */
