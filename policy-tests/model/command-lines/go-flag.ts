@@ -190,6 +190,19 @@ function valueRefusal(flag: string, value: string, type: GoFlagValue | undefined
 }
 
 /**
+ * One word as Go's flag package's parseOne reads it: the end of the flags (a word no flag, or `--`), bad syntax, or a
+ * flag (one dash or two) with its value after `=`.
+ */
+export function goFlagWord(word: string): { end: true } | { bad: string } | { flag: string; bare: string; inline: string | undefined } {
+  if (word.length < 2 || !word.startsWith('-') || word === '--') return { end: true };
+  const name = word.slice(word.startsWith('--') ? 2 : 1);
+  if (name === '' || name.startsWith('-') || name.startsWith('=')) return { bad: `bad flag syntax: ${word}` };
+  const eq = name.indexOf('=');
+  const [bare, inline] = eq === -1 ? [name, undefined] : [name.slice(0, eq), name.slice(eq + 1)];
+  return { flag: `-${bare}`, bare, inline };
+}
+
+/**
  * The first word of `words` (after the program) that stops it before it serves, or undefined where it takes them all.
  * Values the program itself checks (`choices`, `min`) are read once every flag is parsed, the last of each.
  */
@@ -199,13 +212,10 @@ export function goFlagRefusal(words: readonly string[], options: GoFlagOptions):
   const all: { flag: string; value: string; index: number }[] = [];
   const on = new Map<string, { value: boolean; index: number }>();
   for (let i = 0; i < words.length; i++) {
-    const word = words[i]!;
-    if (word.length < 2 || !word.startsWith('-') || word === '--') break;
-    const name = word.slice(word.startsWith('--') ? 2 : 1);
-    if (name === '' || name.startsWith('-') || name.startsWith('=')) return { index: i, message: `bad flag syntax: ${word}`, exit: 2 };
-    const eq = name.indexOf('=');
-    const [bare, inline] = eq === -1 ? [name, undefined] : [name.slice(0, eq), name.slice(eq + 1)];
-    const flag = `-${bare}`;
+    const read = goFlagWord(words[i]!);
+    if ('end' in read) break;
+    if ('bad' in read) return { index: i, message: read.bad, exit: 2 };
+    const { flag, bare, inline } = read;
     if (options.flags.includes(flag)) {
       const value = inline === undefined ? true : goParseBool(inline);
       if (value === undefined) return { index: i, message: `invalid boolean value ${JSON.stringify(inline)} for ${flag}: parse error`, exit: 2 };

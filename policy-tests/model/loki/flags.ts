@@ -19,6 +19,7 @@ import { goParseBool } from '../core/text.ts';
 import { goParsesFloat } from '../go/strconv.ts';
 import { dig, isMap } from '../core/dig.ts';
 import { byteSizeProblem } from './reference.ts';
+import { goFlagWord } from '../command-lines/go-flag.ts';
 
 export type LokiFlagType = 'boolean' | 'int' | 'float' | 'duration' | 'bytes' | 'string';
 
@@ -79,16 +80,13 @@ export type LokiFlagValues = ReadonlyMap<string, { value: string; index: number 
 /** The flags Loki's words set, as Go's flag package parses them, or the word that stops the parse. */
 function parseFlags(words: readonly string[], flags: LokiFlags, last: Map<string, { value: string; index: number }>): LokiFlagProblem | undefined {
   for (let i = 0; i < words.length; i++) {
-    const word = words[i]!;
-    if (word.length < 2 || !word.startsWith('-') || word === '--') break;
-    const name = word.slice(word.startsWith('--') ? 2 : 1);
-    if (name === '' || name.startsWith('-') || name.startsWith('=')) return { index: i, message: `bad flag syntax: ${word}`, exit: 2 };
-    const eq = name.indexOf('=');
-    const [bare, inline] = eq === -1 ? [name, undefined] : [name.slice(0, eq), name.slice(eq + 1)];
-    const flag = `-${bare}`;
+    const read = goFlagWord(words[i]!);
+    if ('end' in read) break;
+    if ('bad' in read) return { index: i, message: read.bad, exit: 2 };
+    const { flag, bare, inline } = read;
     const type = flags.known.get(flag);
     if (type === undefined) {
-      if (bare === 'h' || bare === 'help') return { index: i, message: `${word} prints Loki's usage`, exit: 2 };
+      if (bare === 'h' || bare === 'help') return { index: i, message: `${words[i]} prints Loki's usage`, exit: 2 };
       return unknownFlag(flag, i, flags);
     }
     if (type === 'boolean') {
