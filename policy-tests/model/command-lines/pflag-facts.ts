@@ -8,15 +8,21 @@ import { isTypeValue } from './go-flag.ts';
 const LONG = /^--[A-Za-z0-9][\w.-]*$/;
 const isFlagList = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === 'string' && LONG.test(x));
 const isValue = (v: unknown, bools: string[]): boolean => {
-  const { choices, each, keys, skippedBy, float, mapOfLists, shape, ...type } = (v ?? {}) as Record<string, unknown>;
+  const { choices, each, keys, skippedBy, float, mapOfLists, shape, hostPorts, slice, ...type } = (v ?? {}) as Record<string, unknown>;
+  if (hostPorts !== undefined && !(isHostPorts(hostPorts) && slice === true)) return false;
+  if (slice !== undefined && slice !== true) return false;
   if (![choices, each, keys].every((x) => x === undefined || isTextList(x)) || ![float, mapOfLists].every((x) => x === undefined || x === true)) return false;
   if (skippedBy !== undefined && !(bools.includes(skippedBy as string) && (each !== undefined || keys !== undefined))) return false;
   if (keys !== undefined && mapOfLists !== true) return false;
   if (shape !== undefined && !isShape(shape)) return false;
-  if (Object.keys(type).length === 0) return [choices, each, keys, float, mapOfLists, shape].some((x) => x !== undefined);
+  if (Object.keys(type).length === 0) return [choices, each, keys, float, mapOfLists, shape, hostPorts, slice].some((x) => x !== undefined);
   return type.pattern === undefined ? Object.keys(type).length === 1 && type.duration === true : isTypeValue(type);
 };
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isHostPorts = (v: unknown) => {
+  const { https, says, ...rest } = (v ?? {}) as Record<string, unknown>;
+  return Object.keys(rest).length === 0 && (https === undefined || https === true) && typeof says === 'string';
+};
 const isShape = (v: unknown) => {
   const { pattern, says, ...rest } = (v ?? {}) as Record<string, unknown>;
   return Object.keys(rest).length === 0 && isRegExpSource(pattern) && typeof says === 'string';

@@ -12,13 +12,17 @@
  * Alloy's experimental flags below its experimental stability level). `--help` (or `-h`) prints its usage and exits 0.
  * A command is found as cobra finds it: the first word (Alloy), cobra's Find over the root's other commands
  * (kube-state-metrics), or, under a root with TraverseChildren, its Traverse down a path of words (falcoctl's
- * `artifact install`), each parent reading the words before its child as its own flags.
+ * `artifact install`), each parent reading the words before its child as its own flags. A StringSlice's value is one
+ * CSV record (go/csv.ts), and the program may check each of its items as it starts (cert-manager's nameservers).
  */
 import { nearestName, suggesting } from '../core/did-you-mean.ts';
 import { goCommaItems, goParseBool } from '../core/text.ts';
 import { goParsesFloat } from '../go/strconv.ts';
 import { typeRefusal, type GoFlagValue } from './go-flag.ts';
 import { readMapOfLists } from './map-of-lists.ts';
+import { splitHostPort } from '../go/net.ts';
+import { goCsvRecord } from '../go/csv.ts';
+import { parseRequestURI } from '../go/url.ts';
 
 /** What a flag's value must be: what its type reads or takes, and what the program checks of it as it starts. */
 export interface PflagValue extends Pick<GoFlagValue, 'pattern' | 'fits' | 'duration' | 'choices'> {
@@ -34,6 +38,13 @@ export interface PflagValue extends Pick<GoFlagValue, 'pattern' | 'fits' | 'dura
   mapOfLists?: true;
   /** What the program checks of its last value given, as it starts (falcoctl's `--platform` OS/Arch). */
   shape?: { pattern: string; says: string };
+  /**
+   * A StringSlice whose every item (over every time it is given) the program checks as it starts: a `host:port` Go's
+   * net.SplitHostPort splits, or, `https`, a URL with that scheme and a host (cert-manager's DNS-over-HTTPS servers).
+   */
+  hostPorts?: { https?: true; says: string };
+  /** A StringSlice: its value read as one record of comma-separated fields, as Go's encoding/csv reads it (readAsCSV). */
+  slice?: true;
 }
 
 /** A root command with cobra's TraverseChildren (falcoctl): the words before each command of the path are read as flags. */
@@ -94,6 +105,8 @@ function setRefusal(flag: string, value: string, options: PflagOptions): { messa
   const typed = typeRefusal(flag, value, type);
   if (typed) return { message: typed, exit: 1 };
   if (type?.float && !goParsesFloat(value)) return refused(`strconv.ParseFloat: parsing ${JSON.stringify(value)}: invalid syntax`);
+  const record = type?.slice && value !== '' ? goCsvRecord(value) : undefined;
+  if (record && 'error' in record) return refused(record.error);
   const map = type?.mapOfLists ? readMapOfLists(value) : undefined;
   if (map && 'error' in map) return map.panics ? { message: `panic: ${map.error}, reading ${flag}`, exit: 2 } : refused(map.error);
   return type?.choices && !type.choices.includes(value) ? refused(`takes one of ${type.choices.join(', ')}`) : undefined;
@@ -217,6 +230,25 @@ function otherCommandRefusal(words: readonly string[], at: number, options: Pfla
   return { ...read, index: read.index >= at ? read.index + 1 : read.index, message: `${read.message} (its ${name} command has only --help)` };
 }
 
+/** A StringSlice value's items, as pflag's readAsCSV reads them (a value it refuses was refused as it was set). */
+const sliceItems = (value: string): string[] => {
+  const record = value === '' ? undefined : goCsvRecord(value);
+  return record && 'fields' in record ? record.fields : [];
+};
+
+/** Whether an item is a `host:port` net.SplitHostPort splits, or, where https is taken, an https URL with a host (url.ParseRequestURI). */
+function isAddress(item: string, o: { https?: true }): boolean {
+  if (o.https && item.startsWith('https://')) {
+    try {
+      const u = parseRequestURI(item);
+      return u.scheme === 'https' && u.host !== '';
+    } catch {
+      return false;
+    }
+  }
+  return !('error' in splitHostPort(item));
+}
+
 /** The names of a map of lists its last value gives (read once every value has been taken). */
 const mapKeys = (value: string) => {
   const read = readMapOfLists(value);
@@ -243,6 +275,9 @@ function startRefusal(sets: readonly Set[], options: PflagOptions): Fail | { ind
       return fail(lastSet!.index, `${JSON.stringify(key)} in ${flag} is none the program knows${suggesting(nearestName(key, type.keys!))}`);
     if (type.shape && lastSet && !new RegExp(type.shape.pattern).test(lastSet.value))
       return fail(lastSet.index, `${flag} ${JSON.stringify(lastSet.value)}: ${type.shape.says}`);
+    const address =
+      type.hostPorts && given.flatMap((set) => sliceItems(set.value).map((item) => ({ item, set }))).find((x) => !isAddress(x.item, type.hostPorts!));
+    if (address) return fail(address.set.index, `${JSON.stringify(address.item)} in ${flag}: ${type.hostPorts!.says}`);
   }
   for (const { flags, says, changed, configured } of options.exclusive ?? []) {
     const given = flags.map((flag) => sets.filter((s) => s.flag === flag && (changed || goCommaItems(s.value).length > 0)).at(-1));
