@@ -13,7 +13,7 @@
  * A command is found as cobra finds it: the first word (Alloy), cobra's Find over the root's other commands
  * (kube-state-metrics), or, under a root with TraverseChildren, its Traverse down a path of words (falcoctl's
  * `artifact install`), each parent reading the words before its child as its own flags. A StringSlice's value is one
- * CSV record (go/csv.ts), and the program may check each of its items as it starts (cert-manager's nameservers).
+ * CSV record (csv-record.ts), and the program may check each of its items as it starts (cert-manager's nameservers).
  */
 import { nearestName, suggesting } from '../core/did-you-mean.ts';
 import { goCommaItems, goParseBool } from '../core/text.ts';
@@ -21,7 +21,7 @@ import { goParsesFloat } from '../go/strconv.ts';
 import { typeRefusal, type GoFlagValue } from './go-flag.ts';
 import { readMapOfLists } from './map-of-lists.ts';
 import { splitHostPort } from '../go/net.ts';
-import { goCsvRecord } from '../go/csv.ts';
+import { goCsvRecord } from './csv-record.ts';
 import { parseRequestURI } from '../go/url.ts';
 
 /** What a flag's value must be: what its type reads or takes, and what the program checks of it as it starts. */

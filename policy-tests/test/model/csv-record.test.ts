@@ -1,6 +1,6 @@
-/** Go's encoding/csv reading one record as pflag's StringSlice reads a flag's value (model/go/csv.ts). */
+/** Go's encoding/csv reading one record as pflag's StringSlice reads a flag's value (model/command-lines/csv-record.ts). */
 import { describe, expect, it } from 'vitest';
-import { goCsvRecord } from '../../model/go/csv.ts';
+import { goCsvRecord } from '../../model/command-lines/csv-record.ts';
 
 describe("Go's encoding/csv, one record", () => {
   it('splits at commas, keeps an empty last field, and reads a quoted field with its commas and doubled quotes', () => {
