@@ -70,5 +70,7 @@ describe("Go's flag package, on the Prometheus Operator's flags", () => {
     expect(refusal('-version=false')).toBeUndefined();
     expect(isGoFlagOptions({ ...facts, conflicts: [{ given: ['-version'], exit: 1, says: 'x' }] })).toBe(false);
     expect(isGoFlagOptions({ ...facts, values: { '-log-level': { caseless: true } } })).toBe(false);
+    expect(isGoFlagOptions({ ...facts, values: { '-feature-gates': { boolMap: { keys: [] } } } })).toBe(false);
+    expect(isGoFlagOptions({ ...facts, values: { '-auto-gomemlimit-ratio': { float: 'yes' } } })).toBe(false);
   });
 });

@@ -23,6 +23,9 @@ const refusal = (...extra: string[]) => pflagRefusal([...CHART, ...extra], facts
 describe("pflag, on cert-manager's controller", () => {
   it("takes the chart's arguments and the flags a DNS-01 issuer is given", () => {
     expect(isPflagOptions(facts)).toBe(true);
+    // A list's items checked as addresses only on a StringSlice, whose value is read as CSV.
+    const values = { ...facts.values, '--dns01-recursive-nameservers': { hostPorts: { says: 'x' } } };
+    expect(isPflagOptions({ ...facts, values })).toBe(false);
     expect(refusal()).toBeUndefined();
     expect(refusal('--dns01-recursive-nameservers-only', '--dns01-recursive-nameservers=1.1.1.1:53,[2606:4700::1111]:53')).toBeUndefined();
     expect(refusal('--dns01-recursive-nameservers=https://1.1.1.1/dns-query', '--enable-certificate-owner-ref=true', '-v', '4')).toBeUndefined();
