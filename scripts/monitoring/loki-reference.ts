@@ -10,7 +10,7 @@ import { writeInCheckout } from '../lib/checkout-write.ts';
 import { grepUpstream, readUpstreamFile } from '../lib/upstream-source.ts';
 import { facts } from '../../policy-tests/index.ts';
 import { referenceCommand, refreshTarget, type RefreshOptions } from './program-reference.ts';
-import { cliFlags, hiddenFieldNames, parseReference, registeredFlags, wrapperFlags } from './loki-reference-parse.ts';
+import { cliFlags, hiddenFieldNames, parseReference, registeredFlags, wrapperFlags, type FlagType } from './loki-reference-parse.ts';
 
 const REFERENCE_DOC = 'docs/sources/shared/configuration.md';
 const WRAPPER = 'pkg/loki/config_wrapper.go';
@@ -20,13 +20,22 @@ const HEADER = `# Loki's configuration structs, as the gate decodes Loki's file 
 # reading in policy-tests/model/loki/). Written by npm run loki:reference -- --from <clone of grafana/loki>: the
 # blocks and fields of ${REFERENCE_DOC} at source.ref, which Loki's doc-generator writes of its config structs, and
 # hidden: the fields it leaves out (doc:"hidden" under pkg/), which Loki takes and the gate does not judge; and
-# flags: every command-line flag the reference names (each <prefix> written out), with ${WRAPPER}'s own, and the type
-# of the value it takes (boolean, int, float, duration, bytes or string); undocumented: the flags Loki's source under pkg/
-# registers by a whole name that the reference does not name; endings: the ends of the names it registers under a
-# prefix (prefix + "name"), which a flag the gate does not know may be.
+# flags: every command-line flag the reference names (each <prefix> written out), with ${WRAPPER}'s own, under the type
+# of the value it takes (boolean, int, float, duration, bytes or string), one to a line; undocumented: the flags Loki's
+# source under pkg/ registers by a whole name that the reference does not name; endings: the ends of the names it
+# registers under a prefix (prefix + "name"), which a flag the gate does not know may be.
 # Types: string, int, float, boolean, duration, bytes, daytime, time, strings (a list), block <name>,
 # list of <type>, map of <type>, any (not decoded); a map of fields is a struct written in place.
 `;
+
+/** Names one to a line, sorted: one text the gate reads at every load, where thousands of entries cost it time. */
+const lines = (names: readonly string[]): string => `${[...names].sort((a, b) => a.localeCompare(b)).join('\n')}\n`;
+
+/** The flags of each type, as lines of names. */
+function byType(flags: Record<string, FlagType>): Partial<Record<FlagType, string>> {
+  const types = [...new Set(Object.values(flags))].sort();
+  return Object.fromEntries(types.map((type) => [type, lines(Object.keys(flags).filter((name) => flags[name] === type))]));
+}
 
 /** Rewrites the reference at `ref` (default: the one it was read at); returns a line saying what it holds. */
 export async function refreshReference(o: RefreshOptions): Promise<string> {
@@ -37,14 +46,10 @@ export async function refreshReference(o: RefreshOptions): Promise<string> {
   const hidden = [...new Set(hiddenFieldNames((await grepUpstream(o.from, ref, HIDDEN_TAG, 'pkg')).join('\n')))].sort();
   const wrapper = wrapperFlags(await readUpstreamFile(repository, { ref, file: WRAPPER }, o.from));
   const documented = { ...cliFlags(markdown), ...wrapper };
-  const flags = Object.fromEntries(Object.entries(documented).sort(([a], [b]) => a.localeCompare(b)));
+  const flags = byType(documented);
   // The program's own registrations the reference leaves out (hidden fields'), and the ends of the names it prefixes.
   const registered = registeredFlags(await grepUpstream(o.from, ref, 'Var(', ['pkg', ':!*_test.go']));
-  const undocumented = Object.fromEntries(
-    Object.entries(registered.names)
-      .filter(([name]) => !(name in documented))
-      .sort(([a], [b]) => a.localeCompare(b)),
-  );
+  const undocumented = byType(Object.fromEntries(Object.entries(registered.names).filter(([name]) => !(name in documented))));
   const body = {
     program: 'loki',
     version: ref.replace(/^v/, ''),
@@ -55,10 +60,10 @@ export async function refreshReference(o: RefreshOptions): Promise<string> {
     blocks: reference.blocks,
     flags,
     undocumented,
-    endings: registered.endings,
+    endings: lines(registered.endings),
   };
   writeInCheckout(o.root, file, HEADER + stringify(body, { lineWidth: 0 }));
-  return `wrote ${file}: ${Object.keys(reference.blocks).length} blocks, ${hidden.length} hidden fields, ${Object.keys(flags).length} flags, Loki ${body.version}`;
+  return `wrote ${file}: ${Object.keys(reference.blocks).length} blocks, ${hidden.length} hidden fields, ${Object.keys(documented).length} flags, Loki ${body.version}`;
 }
 
 export const main = (argv: string[], io?: CommandIo): Promise<number> =>

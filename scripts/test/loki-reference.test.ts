@@ -156,17 +156,11 @@ describe('loki:reference', () => {
       source: { ref: 'v3.8.0' },
       hidden: ['_', 'tenant'],
       root: { target: 'string' },
-      // Each <prefix> written out for every prefix its block lists, with the wrapper's flags beside them.
-      flags: {
-        '-config.file': 'string',
-        '-ingester.client.tls-cert-path': 'string',
-        '-server.tls-cert-path': 'string',
-        '-target': 'string',
-        '-version': 'boolean',
-      },
+      // Each <prefix> written out for every prefix its block lists, with the wrapper's flags beside them, one to a line under its type.
+      flags: { boolean: '-version\n', string: '-config.file\n-ingester.client.tls-cert-path\n-server.tls-cert-path\n-target\n' },
       // What the source registers beyond the reference: whole names, and the ends of prefixed ones.
-      undocumented: { '-compactor.run-once': 'boolean' },
-      endings: ['tenant'],
+      undocumented: { boolean: '-compactor.run-once\n' },
+      endings: 'tenant\n',
     });
   });
 

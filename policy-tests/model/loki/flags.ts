@@ -35,14 +35,20 @@ export type LokiFlagProblem = { index: number; message: string; exit: 0 | 1 | 2 
 
 const TYPES: ReadonlySet<string> = new Set(['boolean', 'int', 'float', 'duration', 'bytes', 'string']);
 
-/** The flags a reference document lists (`flags`, `undocumented`, `endings`), or undefined where it lists none. */
+/** Names written one to a line (or apart by any space). */
+const names = (text: unknown): string[] => (typeof text === 'string' ? text.split(/\s+/).filter((n) => n !== '') : []);
+
+/**
+ * The flags a reference document lists (`flags` and `undocumented`: the names of each type; `endings`), or undefined
+ * where it lists none.
+ */
 export function lokiFlags(doc: unknown): LokiFlags | undefined {
-  const [flags, undocumented, endings] = [dig(doc, ['flags']), dig(doc, ['undocumented']) ?? {}, dig(doc, ['endings']) ?? []];
-  if (!isMap(flags) || !isMap(undocumented) || !Array.isArray(endings)) return undefined;
+  const [flags, undocumented, endings] = [dig(doc, ['flags']), dig(doc, ['undocumented']) ?? {}, dig(doc, ['endings']) ?? ''];
+  if (!isMap(flags) || !isMap(undocumented) || typeof endings !== 'string') return undefined;
   const known = new Map<string, LokiFlagType>();
-  for (const [name, type] of [...Object.entries(flags), ...Object.entries(undocumented)])
-    if (typeof type === 'string' && TYPES.has(type)) known.set(name, type as LokiFlagType);
-  return { known, endings: endings.filter((e): e is string => typeof e === 'string' && e !== '') };
+  for (const [type, text] of [...Object.entries(flags), ...Object.entries(undocumented)])
+    if (TYPES.has(type)) for (const name of names(text)) known.set(name, type as LokiFlagType);
+  return { known, endings: names(endings) };
 }
 
 /** Why a value is refused by a flag of `type` as Go's flag package sets it, or undefined (a custom int type may read text: not judged). */
