@@ -184,7 +184,7 @@ export const lokiConfigCheck: PolicyCheck = {
       }
       const appValues = values.find((v) => v.appName === app);
       judgeRendered(ctx, resource, reference.type, appValues);
-      if (reference.flags && !flagged.has(app)) judgeLokiFlags(ctx, { app, flags: reference.flags, values: appValues });
+      if (reference.flags && !flagged.has(app)) judgeLokiFlags(ctx, { app, flags: reference.flags });
       flagged.add(app);
       for (const runtime of runtimes.filter((r) => r.rendered!.app === app)) judgeRuntime(ctx, runtime, reference.runtime, appValues);
     }

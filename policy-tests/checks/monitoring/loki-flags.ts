@@ -4,8 +4,8 @@
  * component's) as written: a flag Loki does not register, a value its type refuses, `-help`, `-version` or
  * `-verify-config` stop Loki before it serves (model/loki/flags.ts), the container restarts for good, and no log is
  * stored. And `-config.file` (its last value): Loki reads the first of its paths that is there, which is either the
- * chart's config.yaml, judged, or said not judged. Judged on the rendered containers' arguments, each on the values line that wrote it; offline on the lists
- * the values give.
+ * chart's config.yaml, judged, or said not judged. Judged on the rendered containers' arguments, each on the values
+ * line that wrote it; offline on the lists the values give.
  */
 import { dig, isMap } from '../../model/core/dig.ts';
 import type { Path } from '../../model/core/positions.ts';
@@ -32,9 +32,9 @@ const texts = (value: unknown): string[] => (Array.isArray(value) ? value.map((w
 /** Every values list of arguments the chart adds to a component's: the shared ones, then each component's own. */
 function argumentLists(values: Record<string, unknown>): Path[] {
   const own = Object.entries(values)
-    .filter(([, v]) => isMap(v) && Array.isArray((v as Record<string, unknown>).extraArgs))
+    .filter(([key, v]) => key !== 'global' && key !== 'defaults' && isMap(v) && Array.isArray((v as Record<string, unknown>).extraArgs))
     .map(([key]): Path => [key, 'extraArgs']);
-  return [...SHARED, ...own.filter((p) => p[0] !== 'global' && p[0] !== 'defaults')];
+  return [...SHARED, ...own];
 }
 
 const say = (ctx: CheckContext, place: Place, what: string, p: LokiFlagProblem) =>
@@ -42,31 +42,22 @@ const say = (ctx: CheckContext, place: Place, what: string, p: LokiFlagProblem) 
     ? ctx.notJudged(place, `${what}: ${p.unjudged}`)
     : ctx.fail(place, `${what}: ${p.message}: ${p.exit === 0 ? 'Loki exits' : `Loki exits ${p.exit} at start`}, ${CONSEQUENCE}`);
 
-/** Where a word of a rendered Loki container's arguments is written: the values' extraArgs item, else the argument. */
-function wordPlace(values: ChartValues | undefined, rendered: { resource: Resource; c: ContainerRef; words: string[] }, index: number): Place {
-  const word = rendered.words[index]!;
-  const written =
-    values &&
-    argumentLists(values.values).flatMap((path) => {
-      const at = texts(dig(values.values, path)).indexOf(word);
-      return at === -1 ? [] : [[...path, at]];
-    })[0];
-  return written ? { data: values!.source, path: written } : { resource: rendered.resource, path: [...rendered.c.at, 'args', index] };
-}
-
-/** The rendered Loki containers of `app`: their arguments, a problem said on the values item that wrote its word. */
-export function judgeLokiFlags(ctx: CheckContext, o: { app: string; flags: LokiFlags; values: ChartValues | undefined }): void {
+/**
+ * The rendered Loki containers of `app`: their arguments, a problem said at its word, which the render's positions
+ * place on the values item that wrote it (render/output.ts renderedPositions).
+ */
+export function judgeLokiFlags(ctx: CheckContext, o: { app: string; flags: LokiFlags }): void {
   for (const { resource, pod, c } of lokiContainers(ctx.resources, o.app)) {
     // Another command than the image's entrypoint (the chart's `command`) reads the arguments its own way.
     if (c.container.command !== undefined) continue;
-    const words = texts(c.container.args);
-    const { problem, values } = readLokiFlags(words, o.flags);
+    const { problem, values } = readLokiFlags(texts(c.container.args), o.flags);
     const what = `container ${c.name} of ${resource.kind} ${resource.name}`;
-    if (problem) say(ctx, wordPlace(o.values, { resource, c, words }, problem.index), what, problem);
+    const word = (index: number): Place => ({ resource, path: [...c.at, 'args', index] });
+    if (problem) say(ctx, word(problem.index), what, problem);
     const file = values.get(CONFIG_FLAG);
     // The chart's own -config.file names its config.yaml, where its volume puts it; a later one may name another file.
     if (problem || !file) continue;
-    judgeConfigFile(ctx, { resource, pod, c, app: o.app, paths: file.value, place: wordPlace(o.values, { resource, c, words }, file.index), what });
+    judgeConfigFile(ctx, { resource, pod, c, app: o.app, paths: file.value, place: word(file.index), what });
   }
 }
 
