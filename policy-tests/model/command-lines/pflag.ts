@@ -16,77 +16,15 @@
  * CSV record (csv-record.ts), and the program may check each of its items as it starts (cert-manager's nameservers).
  */
 import { nearestName, suggesting } from '../core/did-you-mean.ts';
-import { goCommaItems, goParseBool } from '../core/text.ts';
+import { goParseBool } from '../core/text.ts';
 import { goParsesFloat } from '../go/strconv.ts';
-import { typeRefusal, type GoFlagValue } from './go-flag.ts';
+import { typeRefusal } from './go-flag.ts';
 import { readMapOfLists } from './map-of-lists.ts';
-import { splitHostPort } from '../go/net.ts';
 import { goCsvRecord } from './csv-record.ts';
-import { parseRequestURI } from '../go/url.ts';
+import type { PflagOptions, PflagTraverse } from './pflag-facts.ts';
+import { startRefusal, type FlagSet } from './pflag-start.ts';
 
-/** What a flag's value must be: what its type reads or takes, and what the program checks of it as it starts. */
-export interface PflagValue extends Pick<GoFlagValue, 'pattern' | 'fits' | 'duration' | 'choices'> {
-  /** Its comma-separated items (trimmed, empty ones dropped, gathered over every time it is given), each one of these. */
-  each?: string[];
-  /** The name before each `=[` of its last value (a map of lists, `pods=[app],nodes=[*]`), each one of these. */
-  keys?: string[];
-  /** A switch that, given true, makes the program read neither `each` nor `keys` of this value. */
-  skippedBy?: string;
-  /** A number as strconv.ParseFloat(·, 64) reads it. */
-  float?: true;
-  /** A map of lists, as kube-state-metrics' LabelsAllowList.Set reads it (map-of-lists.ts). */
-  mapOfLists?: true;
-  /** What the program checks of its last value given, as it starts (falcoctl's `--platform` OS/Arch). */
-  shape?: { pattern: string; says: string };
-  /**
-   * A StringSlice whose every item (over every time it is given) the program checks as it starts: a `host:port` Go's
-   * net.SplitHostPort splits, or, `https`, a URL with that scheme and a host (cert-manager's DNS-over-HTTPS servers).
-   */
-  hostPorts?: { https?: true; says: string };
-  /** A StringSlice: its value read as one record of comma-separated fields, as Go's encoding/csv reads it (readAsCSV). */
-  slice?: true;
-}
-
-/** A root command with cobra's TraverseChildren (falcoctl): the words before each command of the path are read as flags. */
-export interface PflagTraverse {
-  /** The root's persistent flags: the only ones a command of the path before the last reads. */
-  inherited: string[];
-  /** Each command's other commands along the path, the root's first (cobra's help and completion among them). */
-  others: string[][];
-}
-
-/** A command's flags as its facts list them. */
-export interface PflagOptions {
-  /** The binary, as the command line (or the image's ENTRYPOINT) names it: a path ending in it. */
-  program: string;
-  parser: 'pflag';
-  /** The cobra subcommand these flags are of, its words (`artifact install`); a command line that runs another is not judged. */
-  subcommand?: string;
-  /** How the root finds the subcommand where it traverses its children, reading flags on the way (cobra's Traverse). */
-  traverse?: PflagTraverse;
-  /** The root command's other commands (cobra's own help and __complete among them): a command line whose first word that is no flag names one runs it, and is not judged. */
-  commands?: string[];
-  /** How many positional arguments the command takes (cobra.ExactArgs), or `none` (cobra.NoArgs: any is an unknown command). */
-  positional?: number | 'none';
-  /** Flags that take no value (Bool): `--x`, or `--x=false`. */
-  flags: string[];
-  /** Flags that take one value. */
-  withValue: string[];
-  /** One-letter shorthands of long flags (`-v` of `--v`, as pflag gives a Go flag of one letter); `-h` is `--help`'s. */
-  shorthands?: Record<string, string>;
-  /** The values a flag's type reads (a pattern, the integer type it fits, a duration) or takes (choices), and what the program checks of them as it starts. */
-  values?: Record<string, PflagValue>;
-  /** What the command checks as it starts: a flag given true needs another's value (its last, else its default) among `is`. */
-  needs?: { given: string; flag: string; is: string[]; default: string }[];
-  /**
-   * Lists the program refuses together as it starts: each flag given an item; or, `changed`, each given at all (cobra's
-   * MarkFlagsMutuallyExclusive), where a flag in `configured` left out may be set by the program's configuration file as
-   * it starts (falcoctl's PreRunE): not judged.
-   */
-  exclusive?: { flags: string[]; says: string; changed?: true; configured?: string[] }[];
-  /** Flags naming a file whose settings override the command line's: what the program checks as it starts is then not judged. */
-  overriddenBy?: string[];
-}
+export type { PflagOptions, PflagTraverse, PflagValue } from './pflag-facts.ts';
 
 /**
  * Why the command stops (`started`: by its own check as it starts, not its flag parser's), or a word not judged
@@ -112,7 +50,7 @@ function setRefusal(flag: string, value: string, options: PflagOptions): { messa
   return type?.choices && !type.choices.includes(value) ? refused(`takes one of ${type.choices.join(', ')}`) : undefined;
 }
 
-type Set = { flag: string; value: string; index: number };
+type Set = FlagSet;
 /** Why the parse stops: exit 1, cobra's error, or 2 where the Go runtime panics on the value. */
 type Fail = { index: number; message: string; exit: 1 | 2 };
 const fail = (index: number, message: string, exit: 1 | 2 = 1): Fail => ({ index, message, exit });
@@ -230,69 +168,6 @@ function otherCommandRefusal(words: readonly string[], at: number, options: Pfla
   return { ...read, index: read.index >= at ? read.index + 1 : read.index, message: `${read.message} (its ${name} command has only --help)` };
 }
 
-/** A StringSlice value's items, as pflag's readAsCSV reads them (a value it refuses was refused as it was set). */
-const sliceItems = (value: string): string[] => {
-  const record = value === '' ? undefined : goCsvRecord(value);
-  return record && 'fields' in record ? record.fields : [];
-};
-
-/** Whether an item is a `host:port` net.SplitHostPort splits, or, where https is taken, an https URL with a host (url.ParseRequestURI). */
-function isAddress(item: string, o: { https?: true }): boolean {
-  if (o.https && item.startsWith('https://')) {
-    try {
-      const u = parseRequestURI(item);
-      return u.scheme === 'https' && u.host !== '';
-    } catch {
-      return false;
-    }
-  }
-  return !('error' in splitHostPort(item));
-}
-
-/** The names of a map of lists its last value gives (read once every value has been taken). */
-const mapKeys = (value: string) => {
-  const read = readMapOfLists(value);
-  return 'map' in read ? [...read.map.keys()] : [];
-};
-
-/**
- * What the program checks of its values as it starts, in the facts' order: each list's items, each map's names, each
- * last value's shape; then lists given together.
- */
-function startRefusal(sets: readonly Set[], options: PflagOptions): Fail | { index: number; unjudged: string } | undefined {
-  const isTrue = (flag: string) => goParseBool(sets.findLast((s) => s.flag === flag)?.value) === true;
-  for (const [flag, type] of Object.entries(options.values ?? {})) {
-    if (type.skippedBy !== undefined && isTrue(type.skippedBy)) continue;
-    const given = sets.filter((s) => s.flag === flag);
-    for (const set of type.each ? given : []) {
-      const item = goCommaItems(set.value).find((x) => !type.each!.includes(x));
-      if (item !== undefined)
-        return fail(set.index, `${JSON.stringify(item)} in ${flag} is none the program knows${suggesting(nearestName(item, type.each!))}`);
-    }
-    const lastSet = given.at(-1);
-    const key = type.keys && lastSet ? mapKeys(lastSet.value).find((x) => !type.keys!.includes(x)) : undefined;
-    if (key !== undefined)
-      return fail(lastSet!.index, `${JSON.stringify(key)} in ${flag} is none the program knows${suggesting(nearestName(key, type.keys!))}`);
-    if (type.shape && lastSet && !new RegExp(type.shape.pattern).test(lastSet.value))
-      return fail(lastSet.index, `${flag} ${JSON.stringify(lastSet.value)}: ${type.shape.says}`);
-    const address =
-      type.hostPorts && given.flatMap((set) => sliceItems(set.value).map((item) => ({ item, set }))).find((x) => !isAddress(x.item, type.hostPorts!));
-    if (address) return fail(address.set.index, `${JSON.stringify(address.item)} in ${flag}: ${type.hostPorts!.says}`);
-  }
-  for (const { flags, says, changed, configured } of options.exclusive ?? []) {
-    const given = flags.map((flag) => sets.filter((s) => s.flag === flag && (changed || goCommaItems(s.value).length > 0)).at(-1));
-    if (given.every((s) => s !== undefined)) return fail(Math.max(...given.map((s) => s!.index)), `${flags.join(' and ')} both given: ${says}`);
-    const left = flags.filter((_, k) => given[k] === undefined);
-    const set = given.find((s) => s !== undefined);
-    if (set && left.every((f) => configured?.includes(f)))
-      return {
-        index: set.index,
-        unjudged: `${options.program} refuses it beside ${left.join(' and ')}, which its configuration file may set as it starts: not judged`,
-      };
-  }
-  return undefined;
-}
-
 /** A word cobra's Traverse takes for a flag of its own, with its value after `=` or none (cobra's isFlagArg). */
 const isFlagArg = (word: string) => (word.length >= 3 && word.startsWith('--')) || (word.length >= 2 && word[0] === '-' && word[1] !== '-');
 
@@ -377,5 +252,5 @@ export function pflagRefusal(words: readonly string[], options: PflagOptions): P
   const override = options.overriddenBy?.map(last).find((s) => s !== undefined);
   if (started && override)
     return { index: started.index, unjudged: `the file ${options.overriddenBy!.join(' or ')} names may override it as ${options.program} starts: not judged` };
-  return started && { ...started, started: true };
+  return started && { ...started, exit: 1, started: true };
 }

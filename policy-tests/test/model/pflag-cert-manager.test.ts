@@ -1,8 +1,10 @@
 /**
- * pflag under cobra on cert-manager's controller (v1.21.1, as the repository's facts list it): the chart's arguments,
- * the flags users give it (DNS-01 nameservers, owner references), and what its PreRunE refuses of them as it starts: a
- * nameserver without its port, a DNS-over-HTTPS URL without a host, a log format it has not; a --config file, whose
- * settings override the command line's, leaves those checks not judged.
+ * pflag under cobra on cert-manager's controller, webhook and CA injector (v1.21.1, as the repository's facts list
+ * them): the chart's arguments, the flags users give them (DNS-01 nameservers, owner references, TLS files, ignored
+ * namespaces), and what each PreRunE refuses of them as it starts: a nameserver without its port, a DNS-over-HTTPS URL
+ * without a host, a log format it has not, TLS from files beside a dynamic CA or either in part, a port beyond 65535,
+ * --namespace beside --ignore-namespaces; a --config file, whose settings override the command line's, leaves those
+ * checks not judged.
  */
 import { describe, expect, it } from 'vitest';
 import { isPflagOptions } from '../../model/command-lines/pflag-facts.ts';
@@ -70,5 +72,100 @@ describe("pflag, on cert-manager's controller", () => {
     expect(refusal('--config=/etc/cert-manager/config.yaml', '--dns01-recursive-nameservers=8.8.8.8')).toMatchObject({
       unjudged: expect.stringMatching(/override it/),
     });
+  });
+
+  it("refuses its metrics server's TLS from files beside a dynamic CA, or from a certificate without its key", () => {
+    expect(refusal('--metrics-tls-cert-file=/tls/tls.crt', '--metrics-tls-private-key-file=/tls/tls.key')).toBeUndefined();
+    expect(refusal('--metrics-tls-cert-file=/tls/tls.crt')).toMatchObject({
+      index: 5,
+      exit: 1,
+      started: true,
+      message: '--metrics-tls-private-key-file not set beside --metrics-tls-cert-file: must be specified when using filesystem based TLS config',
+    });
+    expect(refusal('--metrics-tls-cert-file=/c', '--metrics-tls-private-key-file=/k', '--metrics-dynamic-serving-dns-names=cert-manager')).toMatchObject({
+      index: 7,
+      message: expect.stringMatching(/cannot specify both filesystem based and dynamic TLS configuration$/),
+    });
+  });
+});
+
+const webhook = programOptions<PflagOptions>('apps/platform/cert-manager/facts/images.yaml', 'webhook');
+// The chart's arguments for the webhook (cert-manager v1.21.1 with the repository's values), its dynamic serving CA.
+const WEBHOOK = [
+  '--v=2',
+  '--secure-port=10250',
+  '--dynamic-serving-ca-secret-namespace=$(POD_NAMESPACE)',
+  '--dynamic-serving-ca-secret-name=cert-manager-webhook-ca',
+  '--dynamic-serving-dns-names=cert-manager-webhook',
+  '--dynamic-serving-dns-names=cert-manager-webhook.$(POD_NAMESPACE)',
+  '--dynamic-serving-dns-names=cert-manager-webhook.$(POD_NAMESPACE).svc',
+];
+const webhookRefusal = (...extra: string[]) => pflagRefusal([...WEBHOOK, ...extra, '--metrics-listen-address=0'], webhook);
+
+describe("pflag, on cert-manager's webhook", () => {
+  it("takes the chart's arguments, a port in base 16 and a client's subject names", () => {
+    expect(isPflagOptions(webhook)).toBe(true);
+    expect(webhookRefusal()).toBeUndefined();
+    expect(webhookRefusal('--healthz-port=0x17c0', '--client-subject-names=kube-apiserver,"front, proxy"', '--enable-client-verification')).toBeUndefined();
+  });
+
+  it('refuses a port its Int32 reads beyond 65535 as it starts, and one it does not read as it parses', () => {
+    expect(webhookRefusal('--secure-port=70000')).toEqual({ index: 7, exit: 1, started: true, message: '--secure-port "70000": must be a valid port number' });
+    expect(webhookRefusal('--healthz-port=-1')).toMatchObject({ index: 7, started: true });
+    expect(webhookRefusal('--secure-port=4294967296')).toMatchObject({ index: 7, exit: 1, message: expect.stringMatching(/value out of range$/) });
+    expect(webhookRefusal('--secure-port=10250', '--secure-prot=6443')).toMatchObject({
+      index: 8,
+      message: expect.stringMatching(/did you mean "--secure-port"/),
+    });
+  });
+
+  it("refuses TLS from files beside the chart's dynamic CA, and a dynamic CA a later value leaves without its name", () => {
+    expect(webhookRefusal('--tls-cert-file=/tls/tls.crt', '--tls-private-key-file=/tls/tls.key')).toEqual({
+      index: 7,
+      exit: 1,
+      started: true,
+      message: '--tls-cert-file and --dynamic-serving-ca-secret-namespace both set: cannot specify both filesystem based and dynamic TLS configuration',
+    });
+    // A string is set where its last value is not empty; a StringSlice where any value given holds a name.
+    expect(webhookRefusal('--dynamic-serving-ca-secret-name=')).toMatchObject({
+      index: 7,
+      message: '--dynamic-serving-ca-secret-name not set beside --dynamic-serving-ca-secret-namespace: must be specified when using dynamic TLS config',
+    });
+    expect(webhookRefusal('--dynamic-serving-dns-names=')).toBeUndefined();
+    expect(webhookRefusal('--tls-cert-file=/tls/tls.crt', '--tls-cert-file=')).toBeUndefined();
+    expect(webhookRefusal('--config=/var/cert-manager/config/config.yaml', '--tls-cert-file=/c')).toMatchObject({
+      unjudged: expect.stringMatching(/override it/),
+    });
+  });
+});
+
+const cainjector = programOptions<PflagOptions>('apps/platform/cert-manager/facts/images.yaml', 'cainjector');
+const cainjectorRefusal = (...extra: string[]) =>
+  pflagRefusal(['--v=2', '--leader-election-namespace=kube-system', ...extra, '--metrics-listen-address=0'], cainjector);
+
+describe("pflag, on cert-manager's CA injector", () => {
+  it('takes its switches, and refuses --namespace beside --ignore-namespaces as it starts', () => {
+    expect(isPflagOptions(cainjector)).toBe(true);
+    expect(cainjectorRefusal('--enable-apiservices-injectable=false', '--ignore-namespaces=kube-system,flux-system')).toBeUndefined();
+    expect(cainjectorRefusal('--namespace=cert-manager', '--ignore-namespaces=kube-system')).toEqual({
+      index: 3,
+      exit: 1,
+      started: true,
+      message: '--namespace and --ignore-namespaces both set: should not be used with --namespace',
+    });
+    expect(cainjectorRefusal('--namespace=', '--ignore-namespaces=kube-system')).toBeUndefined();
+    expect(cainjectorRefusal('--namespace=cert-manager', '--ignore-namespace=kube-system')).toMatchObject({
+      exit: 1,
+      message: expect.stringMatching(/^unknown flag/),
+    });
+  });
+
+  it('refuses a facts entry whose range, groups apart or whole group do not hold together', () => {
+    const values = { ...cainjector.values, '--leader-election-lease-duration': { duration: true, within: { min: 1, max: 2, says: 'x' } } };
+    expect(isPflagOptions({ ...cainjector, values })).toBe(false);
+    expect(isPflagOptions({ ...cainjector, apart: [{ groups: [['--namespace']], says: 'x' }] })).toBe(false);
+    expect(isPflagOptions({ ...cainjector, apart: [{ groups: [['--namespace'], ['--nope']], says: 'x' }] })).toBe(false);
+    expect(isPflagOptions({ ...cainjector, whole: [{ flags: ['--namespace'], says: 'x' }] })).toBe(false);
+    expect(isPflagOptions({ ...webhook, values: { '--secure-port': { pattern: '^[0-9]+$', within: { min: 2, max: 1, says: 'x' } } } })).toBe(false);
   });
 });
