@@ -55,6 +55,8 @@ export interface PflagOptions {
   flags: string[];
   /** Flags that take one value. */
   withValue: string[];
+  /** Flags that take a value only after `=`, else this one (pflag's NoOptDefVal: startupapicheck's `-v` is `-v=2`). */
+  optional?: Record<string, string>;
   /** One-letter shorthands of long flags (`-v` of `--v`, as pflag gives a Go flag of one letter); `-h` is `--help`'s. */
   shorthands?: Record<string, string>;
   /** The values a flag's type reads (a pattern, the integer type it fits, a duration) or takes (choices), and what the program checks of them as it starts. */
@@ -134,6 +136,11 @@ export function isPflagOptions(v: unknown): boolean {
   if (
     o.shorthands !== undefined &&
     !(isRecord(o.shorthands) && Object.entries(o.shorthands).every(([k, f]) => /^-[A-Za-z0-9]$/.test(k) && all.includes(f as string)))
+  )
+    return false;
+  if (
+    o.optional !== undefined &&
+    !(isRecord(o.optional) && Object.entries(o.optional).every(([k, value]) => withValue.includes(k) && typeof value === 'string' && value !== ''))
   )
     return false;
   const isNeed = (n: unknown) => {

@@ -2,7 +2,8 @@
  * How spf13/pflag v1.0.10, under a cobra command, reads a program's command line, for the flags an image's facts list
  * (Alloy's `run`). Read from pflag's flag.go (parseArgs, parseLongArg, parseSingleShortArg) and cobra's command.go:
  *   - a long flag is `--name`, its value after `=`, else, for a flag that takes one, the next word whatever it is; a flag
- *     that takes none (a Bool, its NoOptDefVal "true") takes a value only after `=`;
+ *     that takes none (a Bool, its NoOptDefVal "true"; or one with a NoOptDefVal of its own, `optional`) takes a value
+ *     only after `=`;
  *   - a short flag is `-x`, bundled (`-xy`), its value attached (`-xVAL`, `-x=VAL`) or the next word;
  *   - a word that is no flag is a positional argument, wherever it stands (cobra parses interspersed), and `--` makes
  *     every word after it one;
@@ -57,6 +58,12 @@ const fail = (index: number, message: string, exit: 1 | 2 = 1): Fail => ({ index
 /** A command's flags as pflag parses them; `helpless` before cobra gives the command its help flag (a parent's, traversed). */
 type Reading = PflagOptions & { helpless?: true };
 const isBool = (flag: string, options: Reading) => (flag === '--help' && !options.helpless) || options.flags.includes(flag);
+/**
+ * The value a flag takes where no `=` gives one (pflag's NoOptDefVal): a Bool's "true", or an `optional` flag's own
+ * (startupapicheck's `-v`, 2); undefined where it takes the next word. Cobra finds its commands past such flags alike.
+ */
+const bareValue = (flag: string, options: Reading): string | undefined => (isBool(flag, options) ? 'true' : options.optional?.[flag]);
+const takesNextWord = (flag: string, options: Reading) => bareValue(flag, options) === undefined;
 /** The one-letter flags and the long ones they stand for: cobra's `-h` of `--help`, and the facts' own. */
 const shorthandsOf = (options: Reading): Record<string, string> => ({ ...(options.helpless ? {} : { '-h': '--help' }), ...options.shorthands });
 // pflag's answer to a help flag its set does not have.
@@ -78,7 +85,7 @@ function readShorts(words: readonly string[], i: number, options: Reading, sets:
     let value: string;
     let at = i;
     if (letters.length > 2 && letters[1] === '=') [value, letters] = [letters.slice(2), ''];
-    else if (isBool(flag, options)) [value, letters] = ['true', letters.slice(1)];
+    else if (!takesNextWord(flag, options)) [value, letters] = [bareValue(flag, options)!, letters.slice(1)];
     else if (letters.length > 1) [value, letters] = [letters.slice(1), ''];
     else if (i + 1 < words.length) [value, letters, next, at] = [words[i + 1]!, '', i + 2, i + 1];
     else return fail(i, `flag needs an argument: '${letters[0]}' in -${letters}`);
@@ -101,7 +108,7 @@ function readLong(words: readonly string[], i: number, options: Reading, sets: S
   if (!all.includes(flag)) return fail(i, `unknown flag: ${flag}${suggesting(nearestName(flag, all))}`);
   let value = eq === -1 ? undefined : name.slice(eq + 1);
   let at = i;
-  if (value === undefined && isBool(flag, options)) value = 'true';
+  value ??= bareValue(flag, options);
   if (value === undefined) {
     if (i + 1 >= words.length) return fail(i, `flag needs an argument: ${word}`);
     value = words[++at]!;
@@ -121,8 +128,8 @@ function otherCommand(words: readonly string[], options: PflagOptions): number |
   for (let i = 0; i < words.length; i++) {
     const word = words[i]!;
     if (word === '--') return undefined;
-    const long = word.startsWith('--') && !word.includes('=') && !isBool(word, options);
-    const short = word.startsWith('-') && !word.includes('=') && word.length === 2 && !isBool(shorthands[word] ?? '', options);
+    const long = word.startsWith('--') && !word.includes('=') && takesNextWord(word, options);
+    const short = word.startsWith('-') && !word.includes('=') && word.length === 2 && takesNextWord(shorthands[word] ?? '', options);
     if (long || short) {
       if (i + 1 >= words.length - 1) return undefined;
       i++;
@@ -188,8 +195,8 @@ function traversed(words: readonly string[], path: string[], traverse: PflagTrav
     let at = from;
     for (let inFlag = false; at < words.length; at++) {
       const word = words[at]!;
-      if (word.startsWith('--') && !word.includes('=')) inFlag = !isBool(word, parent);
-      else if (word.startsWith('-') && !word.includes('=') && word.length === 2 && !isBool(shorthands[word] ?? '', parent)) inFlag = true;
+      if (word.startsWith('--') && !word.includes('=')) inFlag = takesNextWord(word, parent);
+      else if (word.startsWith('-') && !word.includes('=') && word.length === 2 && takesNextWord(shorthands[word] ?? '', parent)) inFlag = true;
       else if (inFlag) inFlag = false;
       else if (!isFlagArg(word)) break;
     }

@@ -169,3 +169,31 @@ describe("pflag, on cert-manager's CA injector", () => {
     expect(isPflagOptions({ ...webhook, values: { '--secure-port': { pattern: '^[0-9]+$', within: { min: 2, max: 1, says: 'x' } } } })).toBe(false);
   });
 });
+
+const startupapicheck = programOptions<PflagOptions>('apps/platform/cert-manager/facts/images.yaml', 'startupapicheck');
+// The chart's post-install Job: `check api --wait=<timeout>`, then the values' extraArgs (-v by default).
+const checkRefusal = (...extra: string[]) => pflagRefusal(['check', 'api', '--wait=1m', '-v', ...extra], startupapicheck);
+
+describe("pflag, on cert-manager's startupapicheck", () => {
+  it('takes -v without a value (2), and then reads the next word as an argument, as pflag reads a NoOptDefVal', () => {
+    expect(isPflagOptions(startupapicheck)).toBe(true);
+    expect(checkRefusal()).toBeUndefined();
+    expect(checkRefusal('-v=4', '-n', 'cert-manager', '--interval=10s')).toBeUndefined();
+    expect(pflagRefusal(['check', 'api', '-v', '4'], startupapicheck)).toBeUndefined();
+    // `-v4` is -v (2) and then a shorthand 4 it does not have; `--v=x` a verbosity its Set refuses.
+    expect(checkRefusal('-v4')).toEqual({ index: 4, exit: 1, message: "unknown shorthand flag: '4' in -4" });
+    expect(checkRefusal('--v=x')).toMatchObject({ index: 4, exit: 1 });
+  });
+
+  it('refuses a misspelt flag and a timeout without its unit, and leaves another command not judged', () => {
+    expect(checkRefusal('--wiat=5m')).toMatchObject({ index: 4, exit: 1, message: 'unknown flag: --wiat (did you mean "--wait"?)' });
+    expect(checkRefusal('--interval=5')).toMatchObject({ index: 4, exit: 1, message: expect.stringMatching(/missing unit in duration/) });
+    expect(checkRefusal('--logging-format=logfmt')).toMatchObject({ index: 4, exit: 1, started: true });
+    expect(pflagRefusal(['check', 'webhook'], startupapicheck)).toMatchObject({ unjudged: expect.stringMatching(/another command/) });
+  });
+
+  it('refuses a facts entry whose optional value is empty or of a flag it does not have', () => {
+    expect(isPflagOptions({ ...startupapicheck, optional: { '--v': '' } })).toBe(false);
+    expect(isPflagOptions({ ...startupapicheck, optional: { '--verbose': '2' } })).toBe(false);
+  });
+});
