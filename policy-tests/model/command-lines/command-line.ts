@@ -16,7 +16,7 @@ export type ProgramOptions = ArgparseOptions | KingpinOptions | GoFlagOptions | 
 /** Every field a reader's entry may have, each reader reading its own. */
 export const PROGRAM_OPTIONS_KEYS = [
   ...['program', 'parser', 'flags', 'withValue', 'values', 'scripts'],
-  ...['subcommand', 'traverse', 'commands', 'positional', 'shorthands', 'optional', 'needs', 'exclusive', 'apart', 'whole', 'overriddenBy'],
+  ...['subcommand', 'traverse', 'commands', 'positional', 'shorthands', 'optional', 'needs', 'exclusive', 'apart', 'notBelow', 'whole', 'overriddenBy'],
   ...['repeatable', 'short', 'exits', 'conflicts', 'implicit', 'lists'],
 ];
 

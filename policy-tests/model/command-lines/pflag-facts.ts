@@ -26,8 +26,12 @@ export interface PflagValue extends Pick<GoFlagValue, 'pattern' | 'fits' | 'dura
   hostPorts?: { https?: true; says: string };
   /** A StringSlice: its value read as one record of comma-separated fields, as Go's encoding/csv reads it (readAsCSV). */
   slice?: true;
-  /** A whole number the program checks as it starts: its last value given, as strconv reads it, from `min` to `max` (a port). */
-  within?: { min: number; max: number; says: string };
+  /**
+   * What the program checks of a whole number or a duration (in nanoseconds) as it starts: its last value given from
+   * `min` to `max` (a port; a leader election's lease above 0), where named; checked only `while` a switch holds (its
+   * last value given, else its default).
+   */
+  within?: { min?: number; max?: number; says: string; while?: { flag: string; default: boolean } };
 }
 
 /** A root command with cobra's TraverseChildren (falcoctl): the words before each command of the path are read as flags. */
@@ -74,6 +78,8 @@ export interface PflagOptions {
    * StringSlice holding an item, any other flag's last value not empty), and every group set is refused.
    */
   apart?: { groups: string[][]; says: string }[];
+  /** A number the program needs not below another's as it starts (their last values, else their defaults), compared as float32. */
+  notBelow?: { flag: string; other: string; defaults: [string, string]; says: string }[];
   /** Groups the program needs whole as it starts: where any flag of one is set (as `apart` reads it), every one must be. */
   whole?: { flags: string[]; says: string }[];
   /** Flags naming a file whose settings override the command line's: what the program checks as it starts is then not judged. */
@@ -85,8 +91,8 @@ const isFlagList = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x =
 const isValue = (v: unknown, bools: string[]): boolean => {
   const { choices, each, keys, skippedBy, float, mapOfLists, shape, hostPorts, slice, within, ...type } = (v ?? {}) as Record<string, unknown>;
   if (hostPorts !== undefined && !(isHostPorts(hostPorts) && slice === true)) return false;
-  // A range is of a whole number: its type's pattern reads one.
-  if (within !== undefined && !(isWithin(within) && typeof type.pattern === 'string')) return false;
+  // A range is of a whole number (its type's pattern reads one), a duration or a float; `while` names a switch.
+  if (within !== undefined && !(isWithin(within, bools) && (typeof type.pattern === 'string' || type.duration === true || float === true))) return false;
   if (slice !== undefined && slice !== true) return false;
   if (![choices, each, keys].every((x) => x === undefined || isTextList(x)) || ![float, mapOfLists].every((x) => x === undefined || x === true)) return false;
   if (skippedBy !== undefined && !(bools.includes(skippedBy as string) && (each !== undefined || keys !== undefined))) return false;
@@ -100,11 +106,13 @@ const isHostPorts = (v: unknown) => {
   const { https, says, ...rest } = (v ?? {}) as Record<string, unknown>;
   return Object.keys(rest).length === 0 && (https === undefined || https === true) && typeof says === 'string';
 };
-const isWithin = (v: unknown) => {
-  const { min, max, says, ...rest } = (v ?? {}) as Record<string, unknown>;
-  return (
-    Object.keys(rest).length === 0 && Number.isSafeInteger(min) && Number.isSafeInteger(max) && (min as number) <= (max as number) && typeof says === 'string'
-  );
+const isWithin = (v: unknown, bools: string[]) => {
+  const { min, max, says, while: during, ...rest } = (v ?? {}) as Record<string, unknown>;
+  const { flag, default: fallback, ...more } = (during ?? {}) as Record<string, unknown>;
+  const isSwitch = during === undefined || (Object.keys(more).length === 0 && bools.includes(flag as string) && typeof fallback === 'boolean');
+  const bounds = [min, max].filter((x) => x !== undefined);
+  const ordered = bounds.length < 2 || (min as number) <= (max as number);
+  return Object.keys(rest).length === 0 && bounds.length > 0 && bounds.every(Number.isSafeInteger) && ordered && typeof says === 'string' && isSwitch;
 };
 const isShape = (v: unknown) => {
   const { pattern, says, ...rest } = (v ?? {}) as Record<string, unknown>;
@@ -168,6 +176,12 @@ export function isPflagOptions(v: unknown): boolean {
     return Object.keys(rest).length === 0 && isFlagsOf(group) && (group as string[]).length >= 2 && typeof says === 'string';
   };
   if (o.apart !== undefined && !(Array.isArray(o.apart) && o.apart.every(isApart))) return false;
+  const isNotBelow = (x: unknown) => {
+    const { flag, other, defaults, says, ...rest } = (x ?? {}) as Record<string, unknown>;
+    const pair = isTextList(defaults) && (defaults as string[]).length === 2;
+    return Object.keys(rest).length === 0 && withValue.includes(flag as string) && withValue.includes(other as string) && pair && typeof says === 'string';
+  };
+  if (o.notBelow !== undefined && !(Array.isArray(o.notBelow) && o.notBelow.every(isNotBelow))) return false;
   if (o.whole !== undefined && !(Array.isArray(o.whole) && o.whole.every(isWhole))) return false;
   if (o.overriddenBy !== undefined && !(isTextList(o.overriddenBy) && (o.overriddenBy as string[]).every((f) => withValue.includes(f)))) return false;
   return o.values === undefined || (isRecord(o.values) && Object.entries(o.values).every(([k, x]) => withValue.includes(k) && isValue(x, flags)));

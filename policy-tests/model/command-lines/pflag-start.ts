@@ -6,12 +6,13 @@
  */
 import { nearestName, suggesting } from '../core/did-you-mean.ts';
 import { goCommaItems, goParseBool } from '../core/text.ts';
-import { goIntegerText } from '../go/strconv.ts';
+import { goIntegerText, goParseFloat } from '../go/strconv.ts';
 import { splitHostPort } from '../go/net.ts';
 import { parseRequestURI } from '../go/url.ts';
 import { goCsvRecord } from './csv-record.ts';
 import { readMapOfLists } from './map-of-lists.ts';
-import type { PflagOptions } from './pflag-facts.ts';
+import type { PflagOptions, PflagValue } from './pflag-facts.ts';
+import { goParseDuration } from '../core/time.ts';
 
 /** One value pflag set: the flag, its value, and the word that gave it. */
 export type FlagSet = { flag: string; value: string; index: number };
@@ -54,6 +55,22 @@ function setBy(flag: string, sets: readonly FlagSet[], options: PflagOptions): F
   return last && last.value !== '' ? last : undefined;
 }
 
+/** A whole number or a float as strconv reads it, as a number. */
+const numberOf = (text: string): number | undefined => {
+  const whole = goIntegerText(text);
+  return whole === undefined ? goParseFloat(text) : Number(whole);
+};
+
+/** Whether a value is within its range as the program reads it (a whole number, or a duration's nanoseconds), or is not checked. */
+function isWithin(value: string, type: PflagValue, sets: readonly FlagSet[]): boolean {
+  const { min, max, while: during } = type.within!;
+  if (during && (goParseBool(sets.findLast((s) => s.flag === during.flag)?.value) ?? during.default) !== true) return true;
+  const duration = type.duration ? goParseDuration(value) : undefined;
+  const number = type.float ? goParseFloat(value) : duration ? (duration.ok ? duration.nanoseconds : undefined) : goIntegerText(value);
+  // Refused below min or above max as Go's < and > refuse: a NaN is neither.
+  return number === undefined || !((min !== undefined && number < min) || (max !== undefined && number > max));
+}
+
 /** What the program checks of each flag's values, in the facts' order. */
 function valueRefusal(sets: readonly FlagSet[], options: PflagOptions): StartRefusal | undefined {
   const isTrue = (flag: string) => goParseBool(sets.findLast((s) => s.flag === flag)?.value) === true;
@@ -71,9 +88,8 @@ function valueRefusal(sets: readonly FlagSet[], options: PflagOptions): StartRef
       return { index: lastSet!.index, message: `${JSON.stringify(key)} in ${flag} is none the program knows${suggesting(nearestName(key, type.keys!))}` };
     if (type.shape && lastSet && !new RegExp(type.shape.pattern).test(lastSet.value))
       return { index: lastSet.index, message: `${flag} ${JSON.stringify(lastSet.value)}: ${type.shape.says}` };
-    const number = type.within && lastSet ? goIntegerText(lastSet.value) : undefined;
-    if (number !== undefined && (number < BigInt(type.within!.min) || number > BigInt(type.within!.max)))
-      return { index: lastSet!.index, message: `${flag} ${JSON.stringify(lastSet!.value)}: ${type.within!.says}` };
+    if (type.within && lastSet && !isWithin(lastSet.value, type, sets))
+      return { index: lastSet.index, message: `${flag} ${JSON.stringify(lastSet.value)}: ${type.within.says}` };
     const address =
       type.hostPorts && given.flatMap((set) => sliceItems(set.value).map((item) => ({ item, set }))).find((x) => !isAddress(x.item, type.hostPorts!));
     if (address) return { index: address.set.index, message: `${JSON.stringify(address.item)} in ${flag}: ${type.hostPorts!.says}` };
@@ -104,6 +120,16 @@ function togetherRefusal(sets: readonly FlagSet[], options: PflagOptions): Start
     );
     if (set.every((s) => s !== undefined))
       return { index: Math.max(...set.map((s) => s!.index)), message: `${set.map((s) => s!.flag).join(' and ')} both set: ${says}` };
+  }
+  for (const { flag, other, defaults, says } of options.notBelow ?? []) {
+    const [given, than] = [flag, other].map((f) => sets.findLast((s) => s.flag === f));
+    // Compared as float32 numbers, as cert-manager compares float32(its API burst) with its QPS.
+    const [a, b] = [given?.value ?? defaults[0], than?.value ?? defaults[1]].map((text) => Math.fround(numberOf(text) ?? Number.NaN));
+    if (a! < b! && (given || than))
+      return {
+        index: Math.max(given?.index ?? -1, than?.index ?? -1),
+        message: `${flag} ${given?.value ?? defaults[0]} below ${other} ${than?.value ?? defaults[1]}: ${says}`,
+      };
   }
   for (const { flags, says } of options.whole ?? []) {
     const set = flags.map((flag) => setBy(flag, sets, options));

@@ -74,6 +74,30 @@ describe("pflag, on cert-manager's controller", () => {
     });
   });
 
+  it('refuses as it starts a leader election time not above 0 while it elects, a burst below its rate, an issuer kind left empty', () => {
+    expect(refusal('--leader-election-retry-period=0s')).toEqual({
+      index: 5,
+      exit: 1,
+      started: true,
+      message: '--leader-election-retry-period "0s": must be greater than 0',
+    });
+    expect(refusal('--leader-election-retry-period=0s', '--leader-elect=false')).toBeUndefined();
+    expect(refusal('--internal-healthz-leader-election-timeout=-1s')).toMatchObject({ index: 5, started: true });
+    // float32(burst) below the QPS, each its last value given, else its default (50 and 20).
+    expect(refusal('--kube-api-burst=10')).toMatchObject({
+      index: 5,
+      started: true,
+      message: '--kube-api-burst 10 below --kube-api-qps 20: must be higher or equal to kubernetesAPIQPS',
+    });
+    expect(refusal('--kube-api-qps=60')).toMatchObject({ index: 5, started: true });
+    expect(refusal('--kube-api-qps=60', '--kube-api-burst=0x40')).toBeUndefined();
+    expect(refusal('--kube-api-qps=-2', '--kube-api-burst=-3')).toMatchObject({ message: '--kube-api-burst "-3": must be greater than or equal to -1' });
+    expect(refusal('--default-issuer-kind=')).toMatchObject({ index: 5, started: true, message: '--default-issuer-kind "": must not be empty' });
+    // A module's level as strconv.ParseUint(s, 10, 31) reads it: 2147483647 at most.
+    expect(refusal('--vmodule=controller*=2147483647')).toBeUndefined();
+    expect(refusal('--vmodule=controller*=2147483648')).toMatchObject({ index: 5, exit: 1 });
+  });
+
   it("refuses its metrics server's TLS from files beside a dynamic CA, or from a certificate without its key", () => {
     expect(refusal('--metrics-tls-cert-file=/tls/tls.crt', '--metrics-tls-private-key-file=/tls/tls.key')).toBeUndefined();
     expect(refusal('--metrics-tls-cert-file=/tls/tls.crt')).toMatchObject({
@@ -160,13 +184,26 @@ describe("pflag, on cert-manager's CA injector", () => {
     });
   });
 
+  it('refuses a leader election time not above 0 unless --leader-elect=false', () => {
+    expect(cainjectorRefusal('--leader-election-lease-duration=0s')).toMatchObject({ index: 2, exit: 1, started: true });
+    expect(cainjectorRefusal('--leader-elect=false', '--leader-election-lease-duration=0s')).toBeUndefined();
+    expect(cainjectorRefusal('--leader-election-renew-deadline=1ns')).toBeUndefined();
+  });
+
   it('refuses a facts entry whose range, groups apart or whole group do not hold together', () => {
-    const values = { ...cainjector.values, '--leader-election-lease-duration': { duration: true, within: { min: 1, max: 2, says: 'x' } } };
+    // A range is of a whole number, a duration or a float: not of a list's names.
+    const values = { ...cainjector.values, '--ignore-namespaces': { slice: true, within: { min: 1, max: 2, says: 'x' } } };
     expect(isPflagOptions({ ...cainjector, values })).toBe(false);
     expect(isPflagOptions({ ...cainjector, apart: [{ groups: [['--namespace']], says: 'x' }] })).toBe(false);
     expect(isPflagOptions({ ...cainjector, apart: [{ groups: [['--namespace'], ['--nope']], says: 'x' }] })).toBe(false);
     expect(isPflagOptions({ ...cainjector, whole: [{ flags: ['--namespace'], says: 'x' }] })).toBe(false);
     expect(isPflagOptions({ ...webhook, values: { '--secure-port': { pattern: '^[0-9]+$', within: { min: 2, max: 1, says: 'x' } } } })).toBe(false);
+    expect(isPflagOptions({ ...webhook, values: { '--secure-port': { pattern: '^[0-9]+$', within: { says: 'x' } } } })).toBe(false);
+    const lease = (during: unknown) => ({ '--leader-election-lease-duration': { duration: true, within: { min: 1, says: 'x', while: during } } });
+    expect(isPflagOptions({ ...cainjector, values: lease({ flag: '--leader-elect', default: true }) })).toBe(true);
+    expect(isPflagOptions({ ...cainjector, values: lease({ flag: '--namespace', default: true }) })).toBe(false);
+    expect(isPflagOptions({ ...cainjector, notBelow: [{ flag: '--namespace', other: '--nope', defaults: ['1', '2'], says: 'x' }] })).toBe(false);
+    expect(isPflagOptions({ ...cainjector, notBelow: [{ flag: '--namespace', other: '--kubeconfig', defaults: ['1'], says: 'x' }] })).toBe(false);
   });
 });
 
