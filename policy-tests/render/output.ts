@@ -145,12 +145,38 @@ function scalarIndex(data: unknown): Map<string, Path[]> {
   return out;
 }
 
+/** A command-line flag a chart builds from one value, `--name=value` (`--leader-election-retry-period={{ .retryPeriod }}`). */
+const BUILT_FLAG = /^--?([A-Za-z0-9][\w.-]*)=(.*)$/s;
+
+/**
+ * The paths of a values file that may have written a flag the chart built: a scalar whose text is the flag's value,
+ * under a key that ends the flag's name, case and dashes aside (retryPeriod of --leader-election-retry-period).
+ */
+function builtFlagPaths(data: unknown, word: string): Path[] {
+  const [, name, value] = BUILT_FLAG.exec(word) ?? [];
+  if (name === undefined || value === undefined || value === '') return [];
+  const bare = name.replace(/[-_.]/g, '').toLowerCase();
+  const out: Path[] = [];
+  const walk = (v: unknown, path: (string | number)[]): void => {
+    if (Array.isArray(v)) v.forEach((x, i) => walk(x, [...path, i]));
+    else if (isMap(v)) for (const [k, x] of Object.entries(v)) walk(x, [...path, k]);
+    else if (['string', 'number', 'boolean'].includes(typeof v) && String(v) === value) {
+      const key = [...path].reverse().find((p): p is string => typeof p === 'string');
+      if (key !== undefined && bare.endsWith(key.replace(/[-_.]/g, '').toLowerCase())) out.push(path);
+    }
+  };
+  walk(data, []);
+  return out;
+}
+
 /**
  * Positions of a rendered object. A path whose value equals the value of a
  * same-named key in one of the values files (the last file wins, as in Helm)
  * points at that key; failing that, a string found under exactly one key of
  * the values files points there (a chart may rename the key: widgetSize ->
- * size). Anything else points at the chart source.
+ * size); failing that, a command-line flag the chart built from exactly one
+ * value points at that value (builtFlagPaths). Anything else points at the
+ * chart source.
  */
 export function renderedPositions(
   object: Record<string, unknown>,
@@ -174,6 +200,8 @@ export function renderedPositions(
         scalars ??= values.map((file) => ({ file, index: scalarIndex(file.data) }));
         const hits = scalars.flatMap(({ file, index }) => (index.get(value) ?? []).map((p) => ({ file, path: p })));
         if (hits.length === 1) return { ...hits[0]!.file.positions.at(hits[0]!.path, target), file: hits[0]!.file.file };
+        const built = values.flatMap((file) => builtFlagPaths(file.data, value).map((p) => ({ file, path: p })));
+        if (built.length === 1) return { ...built[0]!.file.positions.at(built[0]!.path, target), file: built[0]!.file.file };
       }
       return fallback(path, target);
     },
