@@ -27,6 +27,12 @@ export interface PflagValue extends Pick<GoFlagValue, 'pattern' | 'fits' | 'dura
   /** A StringSlice: its value read as one record of comma-separated fields, as Go's encoding/csv reads it (readAsCSV). */
   slice?: true;
   /**
+   * Feature gates, `name=bool` pairs component-base's MapStringBool gathers over every time the flag is given, whose
+   * names the program's gate set (featuregate.SetFromMap) checks as it starts: each one of `known`; one of `others`
+   * (another build of the same project registers it, and which of them this binary links is not read) not judged.
+   */
+  gates?: { known: string[]; others?: string[] };
+  /**
    * What the program checks of a whole number or a duration (in nanoseconds) as it starts: its last value given from
    * `min` to `max` (a port; a leader election's lease above 0), where named; checked only `while` a switch holds (its
    * last value given, else its default).
@@ -89,7 +95,8 @@ export interface PflagOptions {
 const LONG = /^--[A-Za-z0-9][\w.-]*$/;
 const isFlagList = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === 'string' && LONG.test(x));
 const isValue = (v: unknown, bools: string[]): boolean => {
-  const { choices, each, keys, skippedBy, float, mapOfLists, shape, hostPorts, slice, within, ...type } = (v ?? {}) as Record<string, unknown>;
+  const { choices, each, keys, skippedBy, float, mapOfLists, shape, hostPorts, slice, within, gates, ...type } = (v ?? {}) as Record<string, unknown>;
+  if (gates !== undefined && !isGates(gates)) return false;
   if (hostPorts !== undefined && !(isHostPorts(hostPorts) && slice === true)) return false;
   // A range is of a whole number (its type's pattern reads one), a duration or a float; `while` names a switch.
   if (within !== undefined && !(isWithin(within, bools) && (typeof type.pattern === 'string' || type.duration === true || float === true))) return false;
@@ -98,7 +105,7 @@ const isValue = (v: unknown, bools: string[]): boolean => {
   if (skippedBy !== undefined && !(bools.includes(skippedBy as string) && (each !== undefined || keys !== undefined))) return false;
   if (keys !== undefined && mapOfLists !== true) return false;
   if (shape !== undefined && !isShape(shape)) return false;
-  if (Object.keys(type).length === 0) return [choices, each, keys, float, mapOfLists, shape, hostPorts, slice].some((x) => x !== undefined);
+  if (Object.keys(type).length === 0) return [choices, each, keys, float, mapOfLists, shape, hostPorts, slice, gates].some((x) => x !== undefined);
   return type.pattern === undefined ? Object.keys(type).length === 1 && type.duration === true : isTypeValue(type);
 };
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -113,6 +120,10 @@ const isWithin = (v: unknown, bools: string[]) => {
   const bounds = [min, max].filter((x) => x !== undefined);
   const ordered = bounds.length < 2 || (min as number) <= (max as number);
   return Object.keys(rest).length === 0 && bounds.length > 0 && bounds.every(Number.isSafeInteger) && ordered && typeof says === 'string' && isSwitch;
+};
+const isGates = (v: unknown) => {
+  const { known, others, ...rest } = (v ?? {}) as Record<string, unknown>;
+  return Object.keys(rest).length === 0 && isTextList(known) && (known as string[]).length > 0 && (others === undefined || isTextList(others));
 };
 const isShape = (v: unknown) => {
   const { pattern, says, ...rest } = (v ?? {}) as Record<string, unknown>;

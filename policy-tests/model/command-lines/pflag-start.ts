@@ -61,6 +61,24 @@ const numberOf = (text: string): number | undefined => {
   return whole === undefined ? goParseFloat(text) : Number(whole);
 };
 
+/** The names a key=bool map's values give, as component-base's MapStringBool.Set reads them (trimmed; empty pieces skipped). */
+const gateNames = (value: string): string[] =>
+  value
+    .split(',')
+    .filter((piece) => piece !== '')
+    .map((piece) => piece.split('=')[0]!.trim());
+
+/** A feature gate the program's gate set does not have (featuregate's "unrecognized feature gate"), or one another build may have: not judged. */
+function gateRefusal(given: readonly FlagSet[], gates: { known: string[]; others?: string[] }): StartRefusal | undefined {
+  const names = given.flatMap((set) => gateNames(set.value).map((name) => ({ name, set })));
+  const unknown = names.find(({ name }) => !gates.known.includes(name) && !gates.others?.includes(name));
+  if (unknown) return { index: unknown.set.index, message: `unrecognized feature gate: ${unknown.name}${suggesting(nearestName(unknown.name, gates.known))}` };
+  const other = names.find(({ name }) => !gates.known.includes(name));
+  if (other)
+    return { index: other.set.index, unjudged: `${other.name} is a feature gate another build of it has: whether this one registers it is not judged` };
+  return undefined;
+}
+
 /** Whether a value is within its range as the program reads it (a whole number, or a duration's nanoseconds), or is not checked. */
 function isWithin(value: string, type: PflagValue, sets: readonly FlagSet[]): boolean {
   const { min, max, while: during } = type.within!;
@@ -90,6 +108,8 @@ function valueRefusal(sets: readonly FlagSet[], options: PflagOptions): StartRef
       return { index: lastSet.index, message: `${flag} ${JSON.stringify(lastSet.value)}: ${type.shape.says}` };
     if (type.within && lastSet && !isWithin(lastSet.value, type, sets))
       return { index: lastSet.index, message: `${flag} ${JSON.stringify(lastSet.value)}: ${type.within.says}` };
+    const gate = type.gates && gateRefusal(given, type.gates);
+    if (gate) return gate;
     const address =
       type.hostPorts && given.flatMap((set) => sliceItems(set.value).map((item) => ({ item, set }))).find((x) => !isAddress(x.item, type.hostPorts!));
     if (address) return { index: address.set.index, message: `${JSON.stringify(address.item)} in ${flag}: ${type.hostPorts!.says}` };

@@ -98,6 +98,22 @@ describe("pflag, on cert-manager's controller", () => {
     expect(refusal('--vmodule=controller*=2147483648')).toMatchObject({ index: 5, exit: 1 });
   });
 
+  it("refuses a feature gate it does not register as it starts, over every time the flag is given; the CA injector's is not judged", () => {
+    expect(refusal('--feature-gates=ExperimentalGatewayAPISupport=true', '--feature-gates= AllAlpha = false,')).toBeUndefined();
+    expect(refusal('--feature-gates=ServerSideApply=true', '--feature-gates=ExperimentalGatewayApiSupport=true')).toEqual({
+      index: 6,
+      exit: 1,
+      started: true,
+      message: 'unrecognized feature gate: ExperimentalGatewayApiSupport (did you mean "ExperimentalGatewayAPISupport"?)',
+    });
+    expect(refusal('--feature-gates=CAInjectorMerging=false')).toMatchObject({
+      index: 5,
+      unjudged: expect.stringMatching(/^CAInjectorMerging is a feature gate another build/),
+    });
+    // A gate's name is refused before a gate another build has is left unjudged.
+    expect(refusal('--feature-gates=CAInjectorMerging=false,Nope=true')).toMatchObject({ message: 'unrecognized feature gate: Nope' });
+  });
+
   it("refuses its metrics server's TLS from files beside a dynamic CA, or from a certificate without its key", () => {
     expect(refusal('--metrics-tls-cert-file=/tls/tls.crt', '--metrics-tls-private-key-file=/tls/tls.key')).toBeUndefined();
     expect(refusal('--metrics-tls-cert-file=/tls/tls.crt')).toMatchObject({
@@ -203,6 +219,8 @@ describe("pflag, on cert-manager's CA injector", () => {
     expect(isPflagOptions({ ...cainjector, values: lease({ flag: '--leader-elect', default: true }) })).toBe(true);
     expect(isPflagOptions({ ...cainjector, values: lease({ flag: '--namespace', default: true }) })).toBe(false);
     expect(isPflagOptions({ ...cainjector, notBelow: [{ flag: '--namespace', other: '--nope', defaults: ['1', '2'], says: 'x' }] })).toBe(false);
+    expect(isPflagOptions({ ...cainjector, values: { '--feature-gates': { gates: { known: [] } } } })).toBe(false);
+    expect(isPflagOptions({ ...cainjector, values: { '--feature-gates': { gates: { known: ['A'], others: 'B' } } } })).toBe(false);
     expect(isPflagOptions({ ...cainjector, notBelow: [{ flag: '--namespace', other: '--kubeconfig', defaults: ['1'], says: 'x' }] })).toBe(false);
   });
 });
