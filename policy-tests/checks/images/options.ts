@@ -22,13 +22,17 @@ import type { ProgramOptions } from '../../model/command-lines/command-line.ts';
 import type { Held } from './variables.ts';
 
 /** The first word the reader refuses, with why, what follows and the mend; or one the gate cannot judge, with why. */
-type Refusal = { index: number; message: string; fix: string; effect: string; exit: number } | { index: number; unjudged: string; another?: true };
+type Refusal =
+  | { index: number; message: string; fix: string; effect: string; exit: number; another?: true }
+  | { index: number; unjudged: string; another?: true };
 
 /**
  * A parser's refusal, with the status it exits with (`started`: the program's own check once its flags are read), and
  * its own mend where it has one; or a word not judged (`another`: a command line of another command than the entry's).
  */
-type ParserRefusal = { index: number; message: string; exit: 0 | 1 | 2; started?: true; fix?: string } | { index: number; unjudged: string; another?: true };
+type ParserRefusal =
+  | { index: number; message: string; exit: 0 | 1 | 2; started?: true; fix?: string; another?: true }
+  | { index: number; unjudged: string; another?: true };
 
 /** The first word the program's own option parser refuses, or that ends it. */
 function parserRefusal(words: readonly string[], options: Exclude<ProgramOptions, ScriptRunner>): ParserRefusal | undefined {
@@ -74,6 +78,7 @@ function refusal(words: readonly string[], options: ProgramOptions): Refusal | u
           : argparse
             ? `give ${options.program} only the options it has: ${all}`
             : `give ${options.program} only the ${noun} it has, as it reads them: ${all}`),
+      ...(refused.another ? { another: true as const } : {}),
     };
   }
   const run = runScript(options.parser, words);
@@ -119,13 +124,18 @@ export function optionsNeed({ ctx, resource, pod, c, image, need }: Held): void 
     const at = (words as string[]).findIndex((w) => w === options.program || w.endsWith(`/${options.program}`));
     return at === -1 ? [] : [{ options, at, refused: refusal((words as string[]).slice(at + 1), options) }];
   });
-  // A program with an entry per command (falcoctl's artifact install and follow): a line one of them reads is not
-  // another's, and a word every entry stops at (before the commands part) is said once.
+  // A program with an entry per command (falcoctl's artifact install and follow, external-secrets' root, webhook and
+  // certcontroller): a line one of them reads is not another's; one none reads is said once, by the first entry; and a
+  // word every entry stops at (before the commands part) is said once.
   const isAnother = (refused: Refusal | undefined) => refused !== undefined && 'another' in refused && refused.another === true;
   const said = new Set<string>();
+  const anotherSaid = new Set<string>();
   for (const { options, at, refused } of read) {
     if (!refused) continue;
-    if (isAnother(refused) && read.some((r) => r.options.program === options.program && !isAnother(r.refused))) continue;
+    if (isAnother(refused)) {
+      if (anotherSaid.has(options.program) || read.some((r) => r.options.program === options.program && !isAnother(r.refused))) continue;
+      anotherSaid.add(options.program);
+    }
     const word = `${options.program} ${at + refused.index} ${'unjudged' in refused ? refused.unjudged : refused.message}`;
     if (said.has(word)) continue;
     said.add(word);

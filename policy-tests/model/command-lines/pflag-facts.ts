@@ -59,8 +59,12 @@ export interface PflagOptions {
   traverse?: PflagTraverse;
   /** The root command's other commands (cobra's own help and __complete among them): a command line whose first word that is no flag names one runs it, and is not judged. */
   commands?: string[];
-  /** How many positional arguments the command takes (cobra.ExactArgs), or `none` (cobra.NoArgs: any is an unknown command). */
-  positional?: number | 'none';
+  /**
+   * How many positional arguments the command takes (cobra.ExactArgs), or `none` (cobra.NoArgs: any is an unknown
+   * command), or `legacy` (a root with commands and no Args: cobra's Find refuses the first word that is no flag and
+   * names no command, before it reads a flag, --help too).
+   */
+  positional?: number | 'none' | 'legacy';
   /** Flags that take no value (Bool): `--x`, or `--x=false`. */
   flags: string[];
   /** Flags that take one value. */
@@ -151,7 +155,11 @@ export function isPflagOptions(v: unknown): boolean {
   if (o.subcommand !== undefined && (typeof o.subcommand !== 'string' || !/^[a-z][\w-]*( [a-z][\w-]*)*$/.test(o.subcommand))) return false;
   if (o.traverse !== undefined && !(o.subcommand !== undefined && isTraverse(o.traverse, all, (o.subcommand as string).split(' ')))) return false;
   if (o.commands !== undefined && !(isTextList(o.commands) && o.subcommand === undefined)) return false;
-  if (o.positional !== undefined && !((Number.isInteger(o.positional) && (o.positional as number) >= 0) || o.positional === 'none')) return false;
+  if (
+    o.positional !== undefined &&
+    !((Number.isInteger(o.positional) && (o.positional as number) >= 0) || o.positional === 'none' || o.positional === 'legacy')
+  )
+    return false;
   if (
     o.shorthands !== undefined &&
     !(isRecord(o.shorthands) && Object.entries(o.shorthands).every(([k, f]) => /^-[A-Za-z0-9]$/.test(k) && all.includes(f as string)))

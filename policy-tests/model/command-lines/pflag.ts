@@ -32,7 +32,7 @@ export type { PflagOptions, PflagTraverse, PflagValue } from './pflag-facts.ts';
  * (`another`: the command line runs another command than the facts' subcommand).
  */
 export type PflagRefusal =
-  | { index: number; message: string; exit: 0 | 1 | 2; started?: true; fix?: string }
+  | { index: number; message: string; exit: 0 | 1 | 2; started?: true; fix?: string; another?: true }
   | { index: number; unjudged: string; another?: true };
 
 /** Why a flag's value is refused as pflag sets it (exit 2 where the Go runtime panics on it), or undefined. */
@@ -120,10 +120,12 @@ function readLong(words: readonly string[], i: number, options: Reading, sets: S
 }
 
 /**
- * The root's command a command line runs, as cobra's Find reads its words (stripFlags): the first word that is no flag,
- * passing over a flag's value where `--name` or `-x` takes one (but not the last word, which cobra never strips).
+ * The first word cobra's Find reads as a command's name (stripFlags): the first word that is no flag, passing over a
+ * flag's value where `--name` or `-x` takes one (but not the last word, which cobra never strips), none after `--`.
+ * Find runs before cobra gives the command its help flag, so `--help` and `-h` take the next word there.
  */
-function otherCommand(words: readonly string[], options: PflagOptions): number | undefined {
+function firstWord(words: readonly string[], command: PflagOptions): number | undefined {
+  const options: Reading = { ...command, helpless: true };
   const shorthands = shorthandsOf(options);
   for (let i = 0; i < words.length; i++) {
     const word = words[i]!;
@@ -133,9 +135,15 @@ function otherCommand(words: readonly string[], options: PflagOptions): number |
     if (long || short) {
       if (i + 1 >= words.length - 1) return undefined;
       i++;
-    } else if (word !== '' && !word.startsWith('-')) return options.commands?.includes(word) || COMPLETE.includes(word) ? i : undefined;
+    } else if (word !== '' && !word.startsWith('-')) return i;
   }
   return undefined;
+}
+
+/** The root's command a command line runs, as cobra's Find finds it: its first word, where that names one. */
+function otherCommand(words: readonly string[], options: PflagOptions): number | undefined {
+  const at = firstWord(words, options);
+  return at !== undefined && (options.commands?.includes(words[at]!) || COMPLETE.includes(words[at]!)) ? at : undefined;
 }
 
 // cobra's own hidden command, on every root: it reads no flag (DisableFlagParsing).
@@ -168,11 +176,13 @@ function readWords(words: readonly string[], from: number, options: Reading): { 
  */
 function otherCommandRefusal(words: readonly string[], at: number, options: PflagOptions): PflagRefusal {
   const name = words[at]!;
-  const unjudged = { index: at, unjudged: `${options.program}'s ${name} command, whose arguments the facts do not list: not judged` };
+  // Another command's line (`another`): where an entry of its own reads it (external-secrets' webhook), that one says it.
+  const unjudged = { index: at, unjudged: `${options.program}'s ${name} command, whose arguments the facts do not list: not judged`, another: true as const };
   if (COMPLETE.includes(name)) return unjudged;
   const read = readWords([...words.slice(0, at), ...words.slice(at + 1)], 0, { program: options.program, parser: 'pflag', flags: [], withValue: [] });
   if (!('message' in read)) return unjudged;
-  return { ...read, index: read.index >= at ? read.index + 1 : read.index, message: `${read.message} (its ${name} command has only --help)` };
+  const index = read.index >= at ? read.index + 1 : read.index;
+  return { ...read, index, message: `${read.message} (its ${name} command has only --help)`, another: true };
 }
 
 /** A word cobra's Traverse takes for a flag of its own, with its value after `=` or none (cobra's isFlagArg). */
@@ -237,6 +247,9 @@ export function pflagRefusal(words: readonly string[], options: PflagOptions): P
     return { index: 0, unjudged: `another command than ${options.subcommand}, whose flags the facts do not list: not judged`, another: true };
   const other = options.subcommand === undefined ? otherCommand(words, options) : undefined;
   if (other !== undefined) return otherCommandRefusal(words, other, options);
+  // cobra's legacyArgs, which Find runs on a root with commands and no Args of its own, before any flag is read.
+  const first = options.positional === 'legacy' ? firstWord(words, options) : undefined;
+  if (first !== undefined) return fail(first, `unknown command ${JSON.stringify(words[first])} for ${JSON.stringify(options.program)}`);
   const read = readWords(words, found.from, options);
   if ('message' in read) return read;
   const { sets, positional } = read;

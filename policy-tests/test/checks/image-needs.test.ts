@@ -609,3 +609,31 @@ describe("workload-image-needs: gluetun's servers, each under its switch, older 
     ).toEqual([]);
   });
 });
+
+describe('workload-image-needs: external-secrets, a cobra root whose webhook and certcontroller commands have entries of their own', () => {
+  const eso = (args: unknown[]) => judge({ image: 'ghcr.io/external-secrets/external-secrets:v2.9.0', args }).filter((m) => /runs external-secrets/.test(m));
+
+  it("takes each chart command's args, each read by the entry of its command, and refuses a slip of a flag once", () => {
+    expect(eso(['--concurrent=1', '--metrics-addr=:8080', '--loglevel=info', '--zap-time-encoding=epoch', '--enable-vault-token-cache'])).toEqual([]);
+    expect(eso(['webhook', '--port=10250', '--cert-dir=/tmp/certs', '--check-interval=5m', '--loglevel=info'])).toEqual([]);
+    expect(eso(['certcontroller', '--crd-requeue-interval=5m', '--service-name=external-secrets-webhook', '--loglevel=info'])).toEqual([]);
+    expect(eso(['webhook', '--port=10250', '--lookahed-interval=24h'])).toEqual([
+      expect.stringMatching(
+        /^error: .*"--lookahed-interval=24h", which its flag parser refuses \(unknown flag: --lookahed-interval \(did you mean "--lookahead-interval"\?\)/,
+      ),
+    ]);
+    // A root's flag given to the webhook is the webhook's entry's to refuse, once.
+    expect(eso(['webhook', '--concurrent=2'])).toEqual([
+      expect.stringMatching(/^error: .*"--concurrent=2", which its flag parser refuses \(unknown flag: --concurrent;/),
+    ]);
+  });
+
+  it('refuses a log level zap does not read as it starts, and a word no command names before it reads a flag', () => {
+    expect(eso(['--concurrent=1', '--loglevel=verbose'])).toEqual([
+      expect.stringMatching(/which it refuses once its flags are read \(--loglevel "verbose": unrecognized level/),
+    ]);
+    expect(eso(['certcontroller', '--loglevel=WARNING'])).toEqual([]);
+    expect(eso(['--loglevel=info', 'controller', '--help'])).toEqual([expect.stringMatching(/unknown command "controller" for "external-secrets"/)]);
+    expect(eso(['help'])).toEqual([expect.stringMatching(/^not-judged: .*external-secrets's help command/)]);
+  });
+});

@@ -80,6 +80,8 @@ describe('pflag under cobra, as Alloy run reads its command line', () => {
     expect(isPflagOptions({ ...facts, values: { '--cluster.enabled': { duration: true } } })).toBe(false);
     expect(isPflagOptions({ ...facts, values: { '--cluster.name': {} } })).toBe(false);
     expect(isPflagOptions({ ...facts, positional: -1 })).toBe(false);
+    expect(isPflagOptions({ ...facts, positional: 'legacy' })).toBe(true);
+    expect(isPflagOptions({ ...facts, positional: 'legacyArgs' })).toBe(false);
     expect(isPflagOptions({ ...facts, needs: [{ given: '--cluster.name', flag: '--stability.level', is: ['experimental'], default: 'x' }] })).toBe(false);
   });
 });
@@ -128,12 +130,18 @@ describe('pflag under cobra, as kube-state-metrics v2.20.0 reads its command lin
     expect(ksmRefusal('pods')).toEqual({ index: 4, message: 'unknown command "pods" for "kube-state-metrics"', exit: 1 });
     expect(ksmRefusal('--', '--port=1')).toMatchObject({ index: 5, message: expect.stringMatching(/unknown command/) });
     // The command reads the whole line with its own flags, --help alone: the ENTRYPOINT's --port stops it.
-    expect(ksmRefusal('version')).toEqual({ index: 0, message: 'unknown flag: --port (its version command has only --help)', exit: 1 });
+    // Said as another command's line (`another`): an entry of that command's own would say it instead.
+    expect(ksmRefusal('version')).toEqual({ index: 0, message: 'unknown flag: --port (its version command has only --help)', exit: 1, another: true });
     expect(pflagRefusal(['version', '-h'], ksm)).toMatchObject({ index: 0, unjudged: expect.stringMatching(/version command/) });
     expect(pflagRefusal(['c', 'bash'], ksm)).toMatchObject({ index: 0, unjudged: expect.stringMatching(/c command/) });
     expect(ksmRefusal('__complete', 'x')).toMatchObject({ index: 4, unjudged: expect.stringMatching(/__complete command/) });
-    // cobra finds the command past a flag's value, but never takes the last word for one.
+    // cobra finds the command past a flag's value, but never takes the last word for one. kube-state-metrics gives
+    // its own -h (a Bool), so Find, which runs before cobra would give one, knows it takes no value.
     expect(pflagRefusal(['-h', 'help'], ksm)).toMatchObject({ index: 1, unjudged: expect.stringMatching(/help command/) });
+    expect(pflagRefusal(['help', '-h'], ksm)).toMatchObject({ index: 0, unjudged: expect.stringMatching(/help command/) });
+    // A root without its own: cobra's -h is given after Find, which reads it as taking the next word ("help").
+    const own = { ...ksm, flags: ksm.flags.filter((f) => f !== '--help'), shorthands: { '-v': '--v' } };
+    expect(pflagRefusal(['-h', 'help'], own)).toMatchObject({ index: 0, message: '--help prints its usage and exits 0', exit: 0 });
     expect(pflagRefusal(['--host', '::', 'help'], ksm)).toMatchObject({ index: 0, message: expect.stringMatching(/unknown flag: --host/) });
     expect(pflagRefusal(['--host', 'version'], ksm)).toBeUndefined();
     expect(ksmRefusal('-h')).toEqual({ index: 4, message: '--help prints its usage and exits 0', exit: 0 });
