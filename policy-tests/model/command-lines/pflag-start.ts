@@ -68,14 +68,23 @@ const gateNames = (value: string): string[] =>
     .filter((piece) => piece !== '')
     .map((piece) => piece.split('=')[0]!.trim());
 
-/** A feature gate the program's gate set does not have (featuregate's "unrecognized feature gate"), or one another build may have: not judged. */
-function gateRefusal(given: readonly FlagSet[], gates: { known: string[]; others?: string[] }): StartRefusal | undefined {
-  const names = given.flatMap((set) => gateNames(set.value).map((name) => ({ name, set })));
-  const unknown = names.find(({ name }) => !gates.known.includes(name) && !gates.others?.includes(name));
-  if (unknown) return { index: unknown.set.index, message: `unrecognized feature gate: ${unknown.name}${suggesting(nearestName(unknown.name, gates.known))}` };
-  const other = names.find(({ name }) => !gates.known.includes(name));
-  if (other)
-    return { index: other.set.index, unjudged: `${other.name} is a feature gate another build of it has: whether this one registers it is not judged` };
+/** Each feature gate a map flag gives, with the word that gave it. */
+const gatesGiven = (sets: readonly FlagSet[], flag: string) =>
+  sets.filter((s) => s.flag === flag).flatMap((set) => gateNames(set.value).map((name) => ({ name, set })));
+
+/** A feature gate the program's gate set does not have (featuregate's "unrecognized feature gate"). */
+function gateRefusal(sets: readonly FlagSet[], flag: string, gates: { known: string[]; others?: string[] }): StartRefusal | undefined {
+  const unknown = gatesGiven(sets, flag).find(({ name }) => !gates.known.includes(name) && !gates.others?.includes(name));
+  return unknown && { index: unknown.set.index, message: `unrecognized feature gate: ${unknown.name}${suggesting(nearestName(unknown.name, gates.known))}` };
+}
+
+/** A feature gate another build of the program registers, which this one may not: not judged, where nothing else is refused. */
+function otherBuildGate(sets: readonly FlagSet[], options: PflagOptions): StartRefusal | undefined {
+  for (const [flag, type] of Object.entries(options.values ?? {})) {
+    const other = type.gates && gatesGiven(sets, flag).find(({ name }) => !type.gates!.known.includes(name));
+    if (other)
+      return { index: other.set.index, unjudged: `${other.name} is a feature gate another build of it has: whether this one registers it is not judged` };
+  }
   return undefined;
 }
 
@@ -108,7 +117,7 @@ function valueRefusal(sets: readonly FlagSet[], options: PflagOptions): StartRef
       return { index: lastSet.index, message: `${flag} ${JSON.stringify(lastSet.value)}: ${type.shape.says}` };
     if (type.within && lastSet && !isWithin(lastSet.value, type, sets))
       return { index: lastSet.index, message: `${flag} ${JSON.stringify(lastSet.value)}: ${type.within.says}` };
-    const gate = type.gates && gateRefusal(given, type.gates);
+    const gate = type.gates && gateRefusal(sets, flag, type.gates);
     if (gate) return gate;
     const address =
       type.hostPorts && given.flatMap((set) => sliceItems(set.value).map((item) => ({ item, set }))).find((x) => !isAddress(x.item, type.hostPorts!));
@@ -164,4 +173,4 @@ function togetherRefusal(sets: readonly FlagSet[], options: PflagOptions): Start
 
 /** The first thing the program refuses as it starts, once its flags are read; undefined where it takes them. */
 export const startRefusal = (sets: readonly FlagSet[], options: PflagOptions): StartRefusal | undefined =>
-  valueRefusal(sets, options) ?? togetherRefusal(sets, options);
+  valueRefusal(sets, options) ?? togetherRefusal(sets, options) ?? otherBuildGate(sets, options);

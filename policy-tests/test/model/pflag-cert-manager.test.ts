@@ -110,8 +110,9 @@ describe("pflag, on cert-manager's controller", () => {
       index: 5,
       unjudged: expect.stringMatching(/^CAInjectorMerging is a feature gate another build/),
     });
-    // A gate's name is refused before a gate another build has is left unjudged.
+    // What the program refuses whatever the gate: a name no build has, or another check, before another build's gate.
     expect(refusal('--feature-gates=CAInjectorMerging=false,Nope=true')).toMatchObject({ message: 'unrecognized feature gate: Nope' });
+    expect(refusal('--feature-gates=CAInjectorMerging=false', '--kube-api-burst=10')).toMatchObject({ index: 6, started: true });
   });
 
   it("refuses its metrics server's TLS from files beside a dynamic CA, or from a certificate without its key", () => {
