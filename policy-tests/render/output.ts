@@ -133,13 +133,14 @@ function pathsEndingIn(data: unknown, key: string, memo: Map<string, Path[]>): P
   return out;
 }
 
-/** Every scalar path of a values file by its value, for values distinctive enough to name one key. */
-function scalarIndex(data: unknown): Map<string, Path[]> {
-  const out = new Map<string, Path[]>();
+/** Every scalar of a values file by its text (a string, a number or a boolean), with its path and whether it is a string. */
+type ScalarIndex = Map<string, { path: Path; text: boolean }[]>;
+function scalarIndex(data: unknown): ScalarIndex {
+  const out: ScalarIndex = new Map();
   const walk = (v: unknown, path: (string | number)[]): void => {
     if (Array.isArray(v)) v.forEach((x, i) => walk(x, [...path, i]));
     else if (isMap(v)) for (const [k, x] of Object.entries(v)) walk(x, [...path, k]);
-    else if (typeof v === 'string' && v.length >= 3) out.set(v, [...(out.get(v) ?? []), path]);
+    else if (['string', 'number', 'boolean'].includes(typeof v)) out.set(String(v), [...(out.get(String(v)) ?? []), { path, text: typeof v === 'string' }]);
   };
   walk(data, []);
   return out;
@@ -148,25 +149,22 @@ function scalarIndex(data: unknown): Map<string, Path[]> {
 /** A command-line flag a chart builds from one value, `--name=value` (`--leader-election-retry-period={{ .retryPeriod }}`). */
 const BUILT_FLAG = /^--?([A-Za-z0-9][\w.-]*)=(.*)$/s;
 
+/** A key or flag name as the two are compared: case and dashes aside. */
+const bareName = (name: string) => name.replace(/[-_.]/g, '').toLowerCase();
+
 /**
  * The paths of a values file that may have written a flag the chart built: a scalar whose text is the flag's value,
  * under a key that ends the flag's name, case and dashes aside (retryPeriod of --leader-election-retry-period).
  */
-function builtFlagPaths(data: unknown, word: string): Path[] {
+function builtFlagPaths(index: ScalarIndex, word: string): Path[] {
   const [, name, value] = BUILT_FLAG.exec(word) ?? [];
   if (name === undefined || value === undefined || value === '') return [];
-  const bare = name.replace(/[-_.]/g, '').toLowerCase();
-  const out: Path[] = [];
-  const walk = (v: unknown, path: (string | number)[]): void => {
-    if (Array.isArray(v)) v.forEach((x, i) => walk(x, [...path, i]));
-    else if (isMap(v)) for (const [k, x] of Object.entries(v)) walk(x, [...path, k]);
-    else if (['string', 'number', 'boolean'].includes(typeof v) && String(v) === value) {
+  return (index.get(value) ?? [])
+    .map(({ path }) => path)
+    .filter((path) => {
       const key = [...path].reverse().find((p): p is string => typeof p === 'string');
-      if (key !== undefined && bare.endsWith(key.replace(/[-_.]/g, '').toLowerCase())) out.push(path);
-    }
-  };
-  walk(data, []);
-  return out;
+      return key !== undefined && bareName(name).endsWith(bareName(key));
+    });
 }
 
 /**
@@ -184,7 +182,7 @@ export function renderedPositions(
   fallback: (path: Path, target: 'key' | 'value') => FilePosition,
 ): Positions {
   const memos = values.map(() => new Map<string, Path[]>());
-  let scalars: { file: DataFile; index: Map<string, Path[]> }[] | undefined;
+  let scalars: { file: DataFile; index: ScalarIndex }[] | undefined;
   return {
     at(path, target) {
       const key = [...path].reverse().find((p): p is string => typeof p === 'string');
@@ -198,9 +196,9 @@ export function renderedPositions(
       }
       if (typeof value === 'string' && value.length >= 3) {
         scalars ??= values.map((file) => ({ file, index: scalarIndex(file.data) }));
-        const hits = scalars.flatMap(({ file, index }) => (index.get(value) ?? []).map((p) => ({ file, path: p })));
+        const hits = scalars.flatMap(({ file, index }) => (index.get(value) ?? []).filter((s) => s.text).map((s) => ({ file, path: s.path })));
         if (hits.length === 1) return { ...hits[0]!.file.positions.at(hits[0]!.path, target), file: hits[0]!.file.file };
-        const built = values.flatMap((file) => builtFlagPaths(file.data, value).map((p) => ({ file, path: p })));
+        const built = scalars.flatMap(({ file, index }) => builtFlagPaths(index, value).map((p) => ({ file, path: p })));
         if (built.length === 1) return { ...built[0]!.file.positions.at(built[0]!.path, target), file: built[0]!.file.file };
       }
       return fallback(path, target);

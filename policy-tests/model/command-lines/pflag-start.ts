@@ -19,6 +19,9 @@ export type FlagSet = { flag: string; value: string; index: number };
 /** Why the program stops as it starts, at the word that decides it; or a word not judged. */
 export type StartRefusal = { index: number; message: string } | { index: number; unjudged: string };
 
+/** The last value a flag was given, with its word; undefined where it was not given. */
+export const lastSet = (sets: readonly FlagSet[], flag: string): FlagSet | undefined => sets.findLast((s) => s.flag === flag);
+
 /** A StringSlice value's items, as pflag's readAsCSV reads them (a value it refuses was refused as it was set). */
 const sliceItems = (value: string): string[] => {
   const record = value === '' ? undefined : goCsvRecord(value);
@@ -91,7 +94,7 @@ function otherBuildGate(sets: readonly FlagSet[], options: PflagOptions): StartR
 /** Whether a value is within its range as the program reads it (a whole number, or a duration's nanoseconds), or is not checked. */
 function isWithin(value: string, type: PflagValue, sets: readonly FlagSet[]): boolean {
   const { min, max, while: during } = type.within!;
-  if (during && (goParseBool(sets.findLast((s) => s.flag === during.flag)?.value) ?? during.default) !== true) return true;
+  if (during && (goParseBool(lastSet(sets, during.flag)?.value) ?? during.default) !== true) return true;
   const duration = type.duration ? goParseDuration(value) : undefined;
   const number = type.float ? goParseFloat(value) : duration ? (duration.ok ? duration.nanoseconds : undefined) : goIntegerText(value);
   // Refused below min or above max as Go's < and > refuse: a NaN is neither.
@@ -100,7 +103,7 @@ function isWithin(value: string, type: PflagValue, sets: readonly FlagSet[]): bo
 
 /** What the program checks of each flag's values, in the facts' order. */
 function valueRefusal(sets: readonly FlagSet[], options: PflagOptions): StartRefusal | undefined {
-  const isTrue = (flag: string) => goParseBool(sets.findLast((s) => s.flag === flag)?.value) === true;
+  const isTrue = (flag: string) => goParseBool(lastSet(sets, flag)?.value) === true;
   for (const [flag, type] of Object.entries(options.values ?? {})) {
     if (type.skippedBy !== undefined && isTrue(type.skippedBy)) continue;
     const given = sets.filter((s) => s.flag === flag);
@@ -151,7 +154,7 @@ function togetherRefusal(sets: readonly FlagSet[], options: PflagOptions): Start
       return { index: Math.max(...set.map((s) => s!.index)), message: `${set.map((s) => s!.flag).join(' and ')} both set: ${says}` };
   }
   for (const { flag, other, defaults, says } of options.notBelow ?? []) {
-    const [given, than] = [flag, other].map((f) => sets.findLast((s) => s.flag === f));
+    const [given, than] = [flag, other].map((f) => lastSet(sets, f));
     // Compared as float32 numbers, as cert-manager compares float32(its API burst) with its QPS.
     const [a, b] = [given?.value ?? defaults[0], than?.value ?? defaults[1]].map((text) => Math.fround(numberOf(text) ?? Number.NaN));
     if (a! < b! && (given || than))

@@ -23,7 +23,7 @@ import { typeRefusal } from './go-flag.ts';
 import { readMapOfLists } from './map-of-lists.ts';
 import { goCsvRecord } from './csv-record.ts';
 import type { PflagOptions, PflagTraverse } from './pflag-facts.ts';
-import { startRefusal, type FlagSet } from './pflag-start.ts';
+import { lastSet, startRefusal, type FlagSet } from './pflag-start.ts';
 
 export type { PflagOptions, PflagTraverse, PflagValue } from './pflag-facts.ts';
 
@@ -51,7 +51,6 @@ function setRefusal(flag: string, value: string, options: PflagOptions): { messa
   return type?.choices && !type.choices.includes(value) ? refused(`takes one of ${type.choices.join(', ')}`) : undefined;
 }
 
-type Set = FlagSet;
 /** Why the parse stops: exit 1, cobra's error, or 2 where the Go runtime panics on the value. */
 type Fail = { index: number; message: string; exit: 1 | 2 };
 const fail = (index: number, message: string, exit: 1 | 2 = 1): Fail => ({ index, message, exit });
@@ -74,7 +73,7 @@ const HELP_REQUESTED = 'pflag: help requested';
  * a switch taking "true", a flag with a value the rest of the word (after `=`) or else the next word. Returns the words
  * it took, or why it stops.
  */
-function readShorts(words: readonly string[], i: number, options: Reading, sets: Set[]): { next: number } | Fail {
+function readShorts(words: readonly string[], i: number, options: Reading, sets: FlagSet[]): { next: number } | Fail {
   const shorthands = shorthandsOf(options);
   let letters = words[i]!.slice(1);
   let next = i + 1;
@@ -97,7 +96,7 @@ function readShorts(words: readonly string[], i: number, options: Reading, sets:
 }
 
 /** One `--name[=value]` word (and its value's word), as pflag's parseLongArg reads it. */
-function readLong(words: readonly string[], i: number, options: Reading, sets: Set[]): { next: number } | Fail {
+function readLong(words: readonly string[], i: number, options: Reading, sets: FlagSet[]): { next: number } | Fail {
   const word = words[i]!;
   const name = word.slice(2);
   if (name.startsWith('-') || name.startsWith('=')) return fail(i, `bad flag syntax: ${word}`);
@@ -150,8 +149,8 @@ function otherCommand(words: readonly string[], options: PflagOptions): number |
 const COMPLETE = ['__complete', '__completeNoDesc'];
 
 /** Every flag and positional argument of `words`, as pflag reads them in turn, or why it stops. */
-function readWords(words: readonly string[], from: number, options: Reading): { sets: Set[]; positional: number[] } | Fail {
-  const sets: Set[] = [];
+function readWords(words: readonly string[], from: number, options: Reading): { sets: FlagSet[]; positional: number[] } | Fail {
+  const sets: FlagSet[] = [];
   const positional: number[] = [];
   for (let i = from; i < words.length;) {
     const word = words[i]!;
@@ -254,13 +253,13 @@ export function pflagRefusal(words: readonly string[], options: PflagOptions): P
   if ('message' in read) return read;
   const { sets, positional } = read;
   // The help flag's last value decides, as cobra reads it once every flag is set.
-  const help = sets.findLast((s) => s.flag === '--help');
+  const help = lastSet(sets, '--help');
   if (help && goParseBool(help.value) === true) return { index: help.index, message: '--help prints its usage and exits 0', exit: 0 };
   if (options.positional === 'none' && positional.length > 0)
     return fail(positional[0]!, `unknown command ${JSON.stringify(words[positional[0]!])} for ${JSON.stringify(options.program)}`);
   if (typeof options.positional === 'number' && positional.length !== options.positional)
     return fail(positional[options.positional] ?? words.length - 1, `accepts ${options.positional} arg(s), received ${positional.length}`);
-  const last = (flag: string) => sets.findLast((s) => s.flag === flag);
+  const last = (flag: string) => lastSet(sets, flag);
   for (const need of options.needs ?? []) {
     const given = last(need.given);
     if (!given || goParseBool(given.value) !== true || need.is.includes(last(need.flag)?.value ?? need.default)) continue;
