@@ -31,7 +31,7 @@ type Refusal =
  * its own mend where it has one; or a word not judged (`another`: a command line of another command than the entry's).
  */
 type ParserRefusal =
-  | { index: number; message: string; exit: 0 | 1 | 2; started?: true; fix?: string; another?: true }
+  | { index: number; message: string; exit: 0 | 1 | 2 | 255; started?: true; fix?: string; another?: true }
   | { index: number; unjudged: string; another?: true };
 
 /** The first word the program's own option parser refuses, or that ends it. */
@@ -60,8 +60,9 @@ function refusal(words: readonly string[], options: ProgramOptions): Refusal | u
     // Python's argparse and cxxopts name their words options, and argparse stops before the app starts; a Go parser, flags.
     const argparse = options.parser === 'argparse';
     const noun = argparse || options.parser === 'cxxopts' ? 'options' : 'flags';
-    // Go's flag package stops a parse with exit 2: its exit 1 is the program's own check, as a command's `started` is.
-    const byProgram = (options.parser === 'goflag' && refused.exit === 1) || refused.started === true;
+    // Go's flag package stops a parse with exit 2: its exit 1 (255 from klog.Fatal) is the program's own check, as a
+    // command's `started` is.
+    const byProgram = (options.parser === 'goflag' && (refused.exit === 1 || refused.exit === 255)) || refused.started === true;
     const all = [...options.flags, ...options.withValue].join(', ');
     return {
       index: refused.index,

@@ -5,7 +5,7 @@
  */
 import { isArgparseOptions, type ArgparseOptions } from './argparse.ts';
 import { isCxxoptsOptions, type CxxoptsOptions } from './cxxopts.ts';
-import { isGoFlagOptions, type GoFlagOptions } from './go-flag.ts';
+import { isGoFlagOptions, type GoFlagOptions } from './go-flag-facts.ts';
 import { isKingpinOptions, type KingpinOptions } from './kingpin.ts';
 import { isPflagOptions } from './pflag-facts.ts';
 import type { PflagOptions } from './pflag.ts';

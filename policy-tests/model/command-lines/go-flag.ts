@@ -2,7 +2,8 @@
  * How Go's own flag package (flag.Parse on flag.CommandLine, ExitOnError) reads a program's command line, for the flags
  * an image's facts list. Read from its source (flag.go, parseOne):
  *   - a flag is `-name` or `--name`, its value after `=`, or, for a flag that takes one, the next word whatever it is;
- *     a flag that takes none (a Bool) takes a value only after `=`, as strconv.ParseBool reads it;
+ *     a flag that takes none (a Bool) takes a value only after `=`, as strconv.ParseBool reads it (or its own Set,
+ *     flag.BoolFunc's);
  *   - the first word that is not a flag (`-` among them) ends the flags, and `--` does too: what follows is left to the
  *     program, which reads it or not;
  *   - a flag given twice keeps the last value.
@@ -10,126 +11,19 @@
  * `Set`: a number, a duration, a float, a Kubernetes quantity, component-base's key=bool map), or bad syntax (`---x`,
  * `-=x`) exits 2 before the program runs; `-h` and `-help`, where the program defines neither, print its usage and
  * exit 0. Then what the program does with the flags it read: a flag that makes it print and stop (exit 0, before the
- * rest), the values it checks as it starts (choices, case aside where it lowers them; a least number; a map's keys),
- * and flags it refuses together (exit 1).
+ * rest), the values it checks as it starts (choices, case aside where it lowers them; a least number or duration; a
+ * shape; a map's keys, and its locked ones), and flags it refuses together (exit 1); gates it sets with klog.Fatal
+ * once those pass (exit 255); and a flag that makes it print and stop only after them all. The facts' fields, and
+ * whether an entry holds together, are `go-flag-facts.ts`.
  */
 import { nearestName, suggesting } from '../core/did-you-mean.ts';
 import { goParseDuration } from '../core/time.ts';
-import { goParseBool, isRegExpSource } from '../core/text.ts';
+import { goParseBool } from '../core/text.ts';
 import { goIntegerText, goParsesFloat } from '../go/strconv.ts';
 import { parseGoQuantity } from '../go/quantity.ts';
+import { RANGES, type GoFlagConflict, type GoFlagOptions, type GoFlagValue } from './go-flag-facts.ts';
 
-/**
- * What a flag's value must be: text its type reads (`pattern`, a JavaScript regular expression), a whole number that
- * fits its type (`fits`: strconv's ErrRange beyond it), one of a list the program checks, or a whole number it holds at
- * `min` or more.
- */
-export interface GoFlagValue {
-  pattern?: string;
-  fits?: 'int32' | 'int64' | 'uint64';
-  /** A Go duration, as time.ParseDuration reads it. */
-  duration?: true;
-  choices?: string[];
-  /** The choices compared as the program compares them, case aside (strings.ToLower). */
-  caseless?: true;
-  /** The least value the program takes once parsed (it exits 1 below it). */
-  min?: number;
-  /** A number as strconv.ParseFloat(·, 64) reads it (a Float64 flag). */
-  float?: true;
-  /** A Kubernetes quantity, as resource.ParseQuantity reads it; an empty value is left unset. */
-  quantity?: true;
-  /**
-   * key=bool pairs, comma-separated, as component-base's MapStringBool sets them (feature gates), gathered over every
-   * time the flag is given; each key one of `keys`, which the program checks as it starts.
-   */
-  boolMap?: { keys: string[] };
-}
-
-/**
- * Flags the program refuses together once they are parsed (exit 1): each of `given` true, and `below`'s flag under its
- * `min` where named (its default where not given); or, `exit: 0`, flags that make it do one thing and stop (print its
- * version).
- */
-export interface GoFlagConflict {
-  given: string[];
-  below?: { flag: string; min: number; default: number };
-  says: string;
-  exit?: 0;
-}
-
-/** A program's flags as its facts list them, each written with one dash. */
-export interface GoFlagOptions {
-  /** The binary, as the command line (or the image's ENTRYPOINT) names it: a path ending in it. */
-  program: string;
-  parser: 'goflag';
-  /** Flags that take no value (Bool): `-x`, or `-x=false`. */
-  flags: string[];
-  /** Flags that take one value. */
-  withValue: string[];
-  /** The values a flag takes, where its type or the program refuses others. */
-  values?: Record<string, GoFlagValue>;
-  /** Flags the program refuses together. */
-  conflicts?: GoFlagConflict[];
-}
-
-export type GoFlagRefusal = { index: number; message: string; exit: 0 | 1 | 2 };
-
-const SHORT = /^-[A-Za-z0-9][\w.-]*$/;
-const isFlagList = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === 'string' && SHORT.test(x));
-const isValue = (v: unknown): boolean => {
-  const { pattern, fits, duration, choices, min, caseless, float, quantity, boolMap, ...rest } = (v ?? {}) as Record<string, unknown>;
-  const keys = (boolMap as { keys?: unknown } | undefined)?.keys;
-  return (
-    Object.keys(rest).length === 0 &&
-    [caseless, float, quantity].every((x) => x === undefined || x === true) &&
-    (caseless === undefined || choices !== undefined) &&
-    (boolMap === undefined || (Array.isArray(keys) && keys.length > 0 && keys.every((k) => typeof k === 'string'))) &&
-    (pattern === undefined || isRegExpSource(pattern)) &&
-    (duration === undefined || duration === true) &&
-    (fits === undefined || (typeof fits === 'string' && fits in RANGES)) &&
-    (choices === undefined || (Array.isArray(choices) && choices.length > 0 && choices.every((c) => typeof c === 'string'))) &&
-    (min === undefined || Number.isInteger(min)) &&
-    [pattern, duration, choices, min, float, quantity, boolMap].some((x) => x !== undefined)
-  );
-};
-
-const isConflict = (c: unknown, flags: string[], withValue: string[]): boolean => {
-  const { given, below, says, exit, ...rest } = (c ?? {}) as Record<string, unknown>;
-  const b = (below ?? {}) as Record<string, unknown>;
-  return (
-    Object.keys(rest).length === 0 &&
-    (exit === undefined || (exit === 0 && below === undefined)) &&
-    Array.isArray(given) &&
-    given.length > 0 &&
-    given.every((g) => flags.includes(g)) &&
-    typeof says === 'string' &&
-    (below === undefined || (withValue.includes(b.flag as string) && Number.isInteger(b.min) && Number.isInteger(b.default)))
-  );
-};
-
-/** Whether a facts entry is a GoFlagOptions whose values and conflicts name its own flags. */
-export function isGoFlagOptions(v: unknown): boolean {
-  const o = (v ?? {}) as Record<string, unknown>;
-  if (typeof o.program !== 'string' || o.program === '' || o.parser !== 'goflag' || !isFlagList(o.flags) || !isFlagList(o.withValue)) return false;
-  const conflicts = o.conflicts;
-  if (conflicts !== undefined && !(Array.isArray(conflicts) && conflicts.every((c) => isConflict(c, o.flags as string[], o.withValue as string[]))))
-    return false;
-  const values = o.values;
-  if (values === undefined) return true;
-  return (
-    typeof values === 'object' &&
-    values !== null &&
-    !Array.isArray(values) &&
-    Object.entries(values).every(([k, x]) => (o.withValue as string[]).includes(k) && isValue(x))
-  );
-}
-
-/** The whole numbers each integer type holds. */
-const RANGES: Record<string, [bigint, bigint]> = {
-  int32: [-(2n ** 31n), 2n ** 31n - 1n],
-  int64: [-(2n ** 63n), 2n ** 63n - 1n],
-  uint64: [0n, 2n ** 64n - 1n],
-};
+export type GoFlagRefusal = { index: number; message: string; exit: 0 | 1 | 2 | 255 };
 
 /** Why a flag's type refuses its value (the text its pattern reads, the integer type it fits), or undefined where it reads it. */
 export function typeRefusal(flag: string, value: string, type: Pick<GoFlagValue, 'pattern' | 'fits' | 'duration'> | undefined): string | undefined {
@@ -142,12 +36,6 @@ export function typeRefusal(flag: string, value: string, type: Pick<GoFlagValue,
     return `invalid value ${JSON.stringify(value)} for flag ${flag}: value out of range`;
   return undefined;
 }
-
-/** Whether a facts entry is a type's `pattern`, with the integer type it `fits` if any, and nothing else. */
-export const isTypeValue = (v: unknown): boolean => {
-  const { pattern, fits, ...rest } = (v ?? {}) as Record<string, unknown>;
-  return Object.keys(rest).length === 0 && isRegExpSource(pattern) && (fits === undefined || (typeof fits === 'string' && fits in RANGES));
-};
 
 /**
  * Why component-base's MapStringBool.Set (v0.36) refuses a value: a non-empty piece between commas (a space is one)
@@ -180,12 +68,14 @@ function setRefusal(flag: string, value: string, type: GoFlagValue | undefined):
 function valueRefusal(flag: string, value: string, type: GoFlagValue | undefined): { message: string; exit: 1 | 2 } | undefined {
   const refused = setRefusal(flag, value, type);
   if (refused) return { message: refused, exit: 2 };
-  const number = goIntegerText(value);
+  const duration = type?.duration ? goParseDuration(value) : undefined;
+  const number = duration?.ok ? duration.nanoseconds : goIntegerText(value);
   const chosen = type?.caseless ? value.toLowerCase() : value;
   if (type?.choices && !type.choices.includes(chosen))
     return { message: `${JSON.stringify(value)} for ${flag}, which takes one of ${type.choices.join(', ')}`, exit: 1 };
   if (type?.min !== undefined && !(number !== undefined && number >= BigInt(type.min)))
-    return { message: `${value} for ${flag}, which must be ${type.min} or more`, exit: 1 };
+    return { message: `${value} for ${flag}, which must be ${type.min}${duration ? 'ns' : ''} or more`, exit: 1 };
+  if (type?.shape && !new RegExp(type.shape.pattern).test(value)) return { message: `${JSON.stringify(value)} for ${flag}: ${type.shape.says}`, exit: 1 };
   return undefined;
 }
 
@@ -217,7 +107,7 @@ export function goFlagRefusal(words: readonly string[], options: GoFlagOptions):
     if ('bad' in read) return { index: i, message: read.bad, exit: 2 };
     const { flag, bare, inline } = read;
     if (options.flags.includes(flag)) {
-      const value = inline === undefined ? true : goParseBool(inline);
+      const value = inline === undefined ? true : boolValue(inline, options.values?.[flag]?.pattern);
       if (value === undefined) return { index: i, message: `invalid boolean value ${JSON.stringify(inline)} for ${flag}: parse error`, exit: 2 };
       on.set(flag, { value, index: i });
       continue;
@@ -234,59 +124,107 @@ export function goFlagRefusal(words: readonly string[], options: GoFlagOptions):
     last.set(flag, { value, index: at });
     all.push({ flag, value, index: at });
   }
-  // What the program does once its flags are parsed: a flag that makes it print and stop, then its own checks.
+  // What the program does once its flags are parsed: a flag that makes it print and stop, then its own checks, its gates
+  // where it sets them last, and a flag that makes it print and stop only once they all pass.
   const conflicts = options.conflicts ?? [];
-  const stops = conflictRefusal(
-    conflicts.filter((c) => c.exit === 0),
-    on,
-    last,
-  );
-  if (stops) return stops;
+  const read = { on, last, all };
+  const stops = (late: boolean) =>
+    conflictRefusal(
+      conflicts.filter((c) => c.exit === 0 && (c.late === true) === late),
+      read,
+    );
+  const early = stops(false);
+  if (early) return early;
   for (const [flag, { value, index }] of last) {
     const refused = valueRefusal(flag, value, options.values?.[flag]);
     if (refused) return { index, ...refused };
   }
+  const values = options.values ?? {};
   return (
-    unknownKey(all, options.values ?? {}) ??
+    gateRefusal(all, values, false) ??
     conflictRefusal(
       conflicts.filter((c) => c.exit === undefined),
-      on,
-      last,
-    )
+      read,
+    ) ??
+    gateRefusal(all, values, true) ??
+    stops(true)
   );
 }
 
-/** A key of a key=bool map (every time its flag is given) that is none of the keys the program knows: it exits 1 as it starts. */
-function unknownKey(all: readonly { flag: string; value: string; index: number }[], values: Record<string, GoFlagValue>): GoFlagRefusal | undefined {
+/** A Bool's value after `=`: strconv.ParseBool's, or, where its own Set reads `pattern`, on unless it reads false. */
+function boolValue(inline: string, pattern: string | undefined): boolean | undefined {
+  if (pattern === undefined) return goParseBool(inline);
+  return new RegExp(pattern).test(inline) ? goParseBool(inline) !== false : undefined;
+}
+
+/**
+ * A key of a key=bool map (every time its flag is given) that is none of the keys the program knows, or a locked key
+ * its last setting sets other than its value: it exits as it starts (1, or 255 where it sets them with klog.Fatal).
+ */
+function gateRefusal(
+  all: readonly { flag: string; value: string; index: number }[],
+  values: Record<string, GoFlagValue>,
+  fatal: boolean,
+): GoFlagRefusal | undefined {
+  const set = new Map<string, { on: boolean; index: number; flag: string }>();
   for (const { flag, value, index } of all) {
-    const keys = values[flag]?.boolMap?.keys;
-    if (!keys) continue;
-    const key = value
-      .split(',')
-      .filter((s) => s.includes('='))
-      .map((s) => s.slice(0, s.indexOf('=')).trim())
-      .find((k) => !keys.includes(k));
-    if (key !== undefined)
-      return { index, message: `${JSON.stringify(key)} in ${flag} is none the program knows${suggesting(nearestName(key, keys))}`, exit: 1 };
+    const map = values[flag]?.boolMap;
+    if (!map || (map.fatal === true) !== fatal) continue;
+    const exit = fatal ? 255 : 1;
+    for (const item of value.split(',').filter((s) => s.includes('='))) {
+      const key = item.slice(0, item.indexOf('=')).trim();
+      if (!map.keys.includes(key))
+        return { index, message: `${JSON.stringify(key)} in ${flag} is none the program knows${suggesting(nearestName(key, map.keys))}`, exit };
+      if (map.locked && key in map.locked) set.set(key, { on: goParseBool(item.slice(item.indexOf('=') + 1).trim()) === true, index, flag });
+    }
+  }
+  for (const [key, { on, index, flag }] of set) {
+    const locked = values[flag]?.boolMap?.locked?.[key];
+    if (locked !== undefined && on !== locked)
+      return {
+        index,
+        message: `${flag} sets ${JSON.stringify(key)} to ${on}, which the program holds at ${locked} (locked to its default)`,
+        exit: fatal ? 255 : 1,
+      };
   }
   return undefined;
 }
 
+/** The flags as parsed: each Bool's last value, each other flag's last value, and every value given, in order. */
+type Parsed = {
+  on: ReadonlyMap<string, { value: boolean; index: number }>;
+  last: ReadonlyMap<string, { value: string; index: number }>;
+  all: readonly { flag: string; value: string; index: number }[];
+};
+
+/** The word of each `valued` flag whose value its pattern finds, or undefined where one has none. */
+function valuedWords(valued: GoFlagConflict['valued'], { last, all }: Parsed): { flag: string; value: string; index: number }[] | undefined {
+  const found = (valued ?? []).map(({ flag, pattern, any }) => {
+    const finds = (v: { value: string }) => new RegExp(pattern).test(v.value);
+    if (!any) {
+      const set = last.get(flag);
+      return set && finds(set) ? { flag, ...set } : undefined;
+    }
+    return all.filter((v) => v.flag === flag && finds(v)).at(-1);
+  });
+  return found.every((x) => x !== undefined) ? found : undefined;
+}
+
 /** The first conflict the parsed flags make, at the last of its flags given. */
-function conflictRefusal(
-  conflicts: readonly GoFlagConflict[],
-  on: ReadonlyMap<string, { value: boolean; index: number }>,
-  last: ReadonlyMap<string, { value: string; index: number }>,
-): GoFlagRefusal | undefined {
-  for (const { given, below, says, exit } of conflicts) {
+function conflictRefusal(conflicts: readonly GoFlagConflict[], read: Parsed): GoFlagRefusal | undefined {
+  const { on, last } = read;
+  for (const { given, below, valued, says, exit } of conflicts) {
     if (!given.every((g) => on.get(g)?.value)) continue;
+    const words = valuedWords(valued, read);
+    if (!words) continue;
     const set = below && last.get(below.flag);
     const number = set ? goIntegerText(set.value) : below && BigInt(below.default);
     if (below && number !== undefined && number >= BigInt(below.min)) continue;
-    const index = Math.max(...given.map((g) => on.get(g)!.index), set?.index ?? -1);
+    const index = Math.max(...given.map((g) => on.get(g)!.index), ...words.map((w) => w.index), set?.index ?? -1);
+    const named = [...given, ...words.map((w) => `${w.flag}=${JSON.stringify(w.value)}`)];
     return {
       index,
-      message: `${[...given, ...(below ? [`${below.flag} ${set?.value ?? `${below.default} (its default)`}`] : [])].join(' with ')}: ${says}`,
+      message: `${[...named, ...(below ? [`${below.flag} ${set?.value ?? `${below.default} (its default)`}`] : [])].join(' with ')}: ${says}`,
       exit: exit ?? 1,
     };
   }

@@ -16,7 +16,8 @@
 import { nearestName, suggesting } from '../core/did-you-mean.ts';
 import { isTextList } from '../core/text.ts';
 import { goParsesFloat } from '../go/strconv.ts';
-import { isTypeValue, typeRefusal, type GoFlagValue } from './go-flag.ts';
+import { isTypeValue, type GoFlagValue } from './go-flag-facts.ts';
+import { typeRefusal } from './go-flag.ts';
 
 /** What a flag's value must be where its type reads it: a number (strconv.ParseFloat: kingpin's Int and Float64), one of a list, or text a pattern reads (strconv.ParseUint, kingpin's Uint: see go-flag.ts). */
 export type KingpinValue = { number: true } | { duration: true } | { choices: string[]; anyCase?: boolean } | { pattern: string; fits?: GoFlagValue['fits'] };

@@ -3,7 +3,7 @@
  * shorthands, checks and traversal name its own flags, and each type is one the reader reads.
  */
 import { isRegExpSource, isTextList } from '../core/text.ts';
-import { isTypeValue, type GoFlagValue } from './go-flag.ts';
+import { isTypeValue, type GoFlagValue } from './go-flag-facts.ts';
 
 /** What a flag's value must be: what its type reads or takes, and what the program checks of it as it starts. */
 export interface PflagValue extends Pick<GoFlagValue, 'pattern' | 'fits' | 'duration' | 'choices'> {

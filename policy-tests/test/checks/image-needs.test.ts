@@ -637,3 +637,26 @@ describe('workload-image-needs: external-secrets, a cobra root whose webhook and
     expect(eso(['help'])).toEqual([expect.stringMatching(/^not-judged: .*external-secrets's help command/)]);
   });
 });
+
+describe("workload-image-needs: the CSI snapshot controller's flags, as Go's flag package reads the args its ENTRYPOINT is given", () => {
+  const snapshot = (args: unknown[]) =>
+    judge({ image: 'registry.k8s.io/sig-storage/snapshot-controller:v8.6.0', args }).filter((m) => /runs snapshot-controller/.test(m));
+  const chart = ['--feature-gates=CSIVolumeGroupSnapshot=true', '--http-endpoint=:8080', '--leader-election=true', '--leader-election-namespace=$(NAMESPACE)'];
+
+  it("takes the chart's args, and refuses a duration without its unit with exit 2", () => {
+    expect(snapshot(chart)).toEqual([]);
+    expect(snapshot([...chart, '--retry-interval-max=10'])).toEqual([
+      expect.stringMatching(
+        /^error: container c runs snapshot-controller of registry\.k8s\.io\/sig-storage\/snapshot-controller:v8\.6\.0 with "--retry-interval-max=10", which its flag parser refuses \(invalid value "10" for flag -retry-interval-max: time: missing unit in duration "10"; .*\): it exits 2 before it serves, and the container restarts for good$/,
+      ),
+    ]);
+  });
+
+  it('refuses a gate it has not as it starts, with the exit klog.Fatal gives', () => {
+    expect(snapshot(['--feature-gates=CSIVolumeGroupSnapshots=true'])).toEqual([
+      expect.stringMatching(
+        /which it refuses once its flags are read \("CSIVolumeGroupSnapshots" in -feature-gates is none the program knows .*: it exits 255 before it serves/,
+      ),
+    ]);
+  });
+});

@@ -5,7 +5,8 @@
  * prints the version and exits 0 before any of them.
  */
 import { describe, expect, it } from 'vitest';
-import { goFlagRefusal, isGoFlagOptions, type GoFlagOptions } from '../../model/command-lines/go-flag.ts';
+import { goFlagRefusal } from '../../model/command-lines/go-flag.ts';
+import { isGoFlagOptions, type GoFlagOptions } from '../../model/command-lines/go-flag-facts.ts';
 import { programOptions } from '../../../test-support/program-options.ts';
 
 const facts = programOptions<GoFlagOptions>('monitoring/kube-prometheus-stack/facts/images.yaml', 'operator');

@@ -1,6 +1,7 @@
 /** Go's flag package as model/command-lines/go-flag.ts reads a command line, on the Intel GPU plugin's flags (v0.32.0, with klog's). */
 import { describe, expect, it } from 'vitest';
-import { goFlagRefusal, isGoFlagOptions, type GoFlagOptions } from '../../model/command-lines/go-flag.ts';
+import { goFlagRefusal } from '../../model/command-lines/go-flag.ts';
+import { isGoFlagOptions, type GoFlagOptions } from '../../model/command-lines/go-flag-facts.ts';
 import { programOptions } from '../../../test-support/program-options.ts';
 
 // The facts as the repository writes them: their patterns are what is under test.
@@ -76,7 +77,10 @@ describe("Go's flag package, as a Go program reads its command line", () => {
 
   it('refuses facts whose values or conflicts name a flag of none of its lists', () => {
     expect(isGoFlagOptions(facts)).toBe(true);
-    expect(isGoFlagOptions({ ...facts, values: { '-wsl': { pattern: '^x$' } } })).toBe(false);
+    expect(isGoFlagOptions({ ...facts, values: { '-wls': { pattern: '^x$' } } })).toBe(false);
+    // A flag that takes no value may name only the text its own Set reads.
+    expect(isGoFlagOptions({ ...facts, values: { '-wsl': { pattern: '^x$' } } })).toBe(true);
+    expect(isGoFlagOptions({ ...facts, values: { '-wsl': { choices: ['x'] } } })).toBe(false);
     expect(isGoFlagOptions({ ...facts, values: { '-v': { pattern: '(' } } })).toBe(false);
     expect(isGoFlagOptions({ ...facts, conflicts: [{ given: ['-wls'], says: 'x' }] })).toBe(false);
     expect(isGoFlagOptions({ ...facts, flags: ['wsl'] })).toBe(false);

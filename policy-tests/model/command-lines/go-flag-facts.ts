@@ -1,0 +1,166 @@
+/**
+ * What an image's facts say of a program that reads its flags with Go's own flag package (`parser: goflag`): its
+ * flags, the values each takes, and the flags it refuses together; and whether an entry holds together, so that a
+ * malformed one is refused as a whole. The reading itself is `go-flag.ts`.
+ */
+import { isRegExpSource } from '../core/text.ts';
+
+/**
+ * What a flag's value must be: text its type reads (`pattern`, a JavaScript regular expression), a whole number that
+ * fits its type (`fits`: strconv's ErrRange beyond it), one of a list the program checks, or a whole number it holds at
+ * `min` or more.
+ */
+export interface GoFlagValue {
+  pattern?: string;
+  fits?: 'int32' | 'int64' | 'uint64';
+  /** A Go duration, as time.ParseDuration reads it. */
+  duration?: true;
+  choices?: string[];
+  /** The choices compared as the program compares them, case aside (strings.ToLower). */
+  caseless?: true;
+  /** The least value the program takes once parsed (it exits 1 below it): a whole number, or a duration's nanoseconds. */
+  min?: number;
+  /** Text the program takes once parsed (a JavaScript regular expression), saying `says` of another (exit 1). */
+  shape?: { pattern: string; says: string };
+  /** A number as strconv.ParseFloat(·, 64) reads it (a Float64 flag). */
+  float?: true;
+  /** A Kubernetes quantity, as resource.ParseQuantity reads it; an empty value is left unset. */
+  quantity?: true;
+  /**
+   * key=bool pairs, comma-separated, as component-base's MapStringBool sets them (feature gates), gathered over every
+   * time the flag is given; each key one of `keys`, which the program checks as it starts, and none of `locked` set
+   * other than its value there (featuregate's LockToDefault). `fatal`: the program sets them with klog.Fatal once its
+   * other checks pass (exit 255).
+   */
+  boolMap?: { keys: string[]; locked?: Record<string, boolean>; fatal?: true };
+}
+
+/**
+ * Flags the program refuses together once they are parsed (exit 1): each of `given` true, and `below`'s flag under its
+ * `min` where named (its default where not given); or, `exit: 0`, flags that make it do one thing and stop (print its
+ * version): before its own checks, or after them all where `late`. `valued`: flags that take a value, each given with
+ * one its `pattern` finds (the last value, or, `any`, any value given, where the program gathers them); `given` may then
+ * be empty.
+ */
+export interface GoFlagConflict {
+  given: string[];
+  below?: { flag: string; min: number; default: number };
+  valued?: { flag: string; pattern: string; any?: true }[];
+  says: string;
+  exit?: 0;
+  late?: true;
+}
+
+/** A program's flags as its facts list them, each written with one dash. */
+export interface GoFlagOptions {
+  /** The binary, as the command line (or the image's ENTRYPOINT) names it: a path ending in it. */
+  program: string;
+  parser: 'goflag';
+  /** Flags that take no value (Bool): `-x`, or `-x=false`. */
+  flags: string[];
+  /** Flags that take one value. */
+  withValue: string[];
+  /**
+   * The values a flag takes, where its type or the program refuses others; for a flag that takes none, the text its
+   * own Set reads after `=` (flag.BoolFunc's function), as a `pattern`, in place of strconv.ParseBool.
+   */
+  values?: Record<string, GoFlagValue>;
+  /** Flags the program refuses together. */
+  conflicts?: GoFlagConflict[];
+}
+
+/** The whole numbers each integer type holds. */
+export const RANGES: Record<string, [bigint, bigint]> = {
+  int32: [-(2n ** 31n), 2n ** 31n - 1n],
+  int64: [-(2n ** 63n), 2n ** 63n - 1n],
+  uint64: [0n, 2n ** 64n - 1n],
+};
+
+const SHORT = /^-[A-Za-z0-9][\w.-]*$/;
+const isFlagList = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === 'string' && SHORT.test(x));
+const isValue = (v: unknown): boolean => {
+  const { pattern, fits, duration, choices, min, caseless, float, quantity, boolMap, shape, ...rest } = (v ?? {}) as Record<string, unknown>;
+  return (
+    Object.keys(rest).length === 0 &&
+    [caseless, float, quantity].every((x) => x === undefined || x === true) &&
+    (caseless === undefined || choices !== undefined) &&
+    (boolMap === undefined || isBoolMap(boolMap)) &&
+    (shape === undefined || isShape(shape)) &&
+    (pattern === undefined || isRegExpSource(pattern)) &&
+    (duration === undefined || duration === true) &&
+    (fits === undefined || (typeof fits === 'string' && fits in RANGES)) &&
+    (choices === undefined || (Array.isArray(choices) && choices.length > 0 && choices.every((c) => typeof c === 'string'))) &&
+    (min === undefined || Number.isInteger(min)) &&
+    [pattern, duration, choices, min, float, quantity, boolMap, shape].some((x) => x !== undefined)
+  );
+};
+
+const isShape = (v: unknown): boolean => {
+  const { pattern, says, ...rest } = (v ?? {}) as Record<string, unknown>;
+  return Object.keys(rest).length === 0 && isRegExpSource(pattern) && typeof says === 'string' && says !== '';
+};
+
+const isBoolMap = (v: unknown): boolean => {
+  const { keys, locked, fatal, ...rest } = (v ?? {}) as Record<string, unknown>;
+  const names = Array.isArray(keys) && keys.length > 0 && keys.every((k) => typeof k === 'string') ? (keys as string[]) : undefined;
+  return (
+    Object.keys(rest).length === 0 &&
+    names !== undefined &&
+    (fatal === undefined || fatal === true) &&
+    (locked === undefined ||
+      (typeof locked === 'object' &&
+        locked !== null &&
+        !Array.isArray(locked) &&
+        Object.entries(locked).every(([k, b]) => names.includes(k) && typeof b === 'boolean')))
+  );
+};
+
+/** A flag that takes no value may name only the text its own Set reads. */
+const isOwnBoolSet = (v: unknown): boolean => {
+  const { pattern, ...rest } = (v ?? {}) as Record<string, unknown>;
+  return Object.keys(rest).length === 0 && isRegExpSource(pattern);
+};
+
+const isConflict = (c: unknown, flags: string[], withValue: string[]): boolean => {
+  const { given, below, says, exit, late, valued, ...rest } = (c ?? {}) as Record<string, unknown>;
+  const b = (below ?? {}) as Record<string, unknown>;
+  return (
+    Object.keys(rest).length === 0 &&
+    (exit === undefined || (exit === 0 && below === undefined)) &&
+    (late === undefined || (late === true && exit === 0)) &&
+    (valued === undefined || (Array.isArray(valued) && valued.length > 0 && valued.every((x) => isValued(x, withValue)))) &&
+    Array.isArray(given) &&
+    given.length + (Array.isArray(valued) ? valued.length : 0) > 0 &&
+    given.every((g) => flags.includes(g)) &&
+    typeof says === 'string' &&
+    (below === undefined || (withValue.includes(b.flag as string) && Number.isInteger(b.min) && Number.isInteger(b.default)))
+  );
+};
+
+const isValued = (v: unknown, withValue: string[]): boolean => {
+  const { flag, pattern, any, ...rest } = (v ?? {}) as Record<string, unknown>;
+  return Object.keys(rest).length === 0 && withValue.includes(flag as string) && isRegExpSource(pattern) && (any === undefined || any === true);
+};
+
+/** Whether a facts entry is a GoFlagOptions whose values and conflicts name its own flags. */
+export function isGoFlagOptions(v: unknown): boolean {
+  const o = (v ?? {}) as Record<string, unknown>;
+  if (typeof o.program !== 'string' || o.program === '' || o.parser !== 'goflag' || !isFlagList(o.flags) || !isFlagList(o.withValue)) return false;
+  const conflicts = o.conflicts;
+  if (conflicts !== undefined && !(Array.isArray(conflicts) && conflicts.every((c) => isConflict(c, o.flags as string[], o.withValue as string[]))))
+    return false;
+  const values = o.values;
+  if (values === undefined) return true;
+  return (
+    typeof values === 'object' &&
+    values !== null &&
+    !Array.isArray(values) &&
+    Object.entries(values).every(([k, x]) => ((o.withValue as string[]).includes(k) && isValue(x)) || ((o.flags as string[]).includes(k) && isOwnBoolSet(x)))
+  );
+}
+
+/** Whether a facts entry is a type's `pattern`, with the integer type it `fits` if any, and nothing else. */
+export const isTypeValue = (v: unknown): boolean => {
+  const { pattern, fits, ...rest } = (v ?? {}) as Record<string, unknown>;
+  return Object.keys(rest).length === 0 && isRegExpSource(pattern) && (fits === undefined || (typeof fits === 'string' && fits in RANGES));
+};
