@@ -4,6 +4,8 @@
  * malformed one is refused as a whole. The reading itself is `go-flag.ts`.
  */
 import { isRegExpSource } from '../core/text.ts';
+import { goParseDuration } from '../core/time.ts';
+import { goParseFloat } from '../go/strconv.ts';
 
 /**
  * What a flag's value must be: text its type reads (`pattern`, a JavaScript regular expression), a whole number that
@@ -39,16 +41,22 @@ export interface GoFlagValue {
  * Flags the program refuses together once they are parsed (exit 1): each of `given` true, and `below`'s flag under its
  * `min` where named (its default where not given); or, `exit: 0`, flags that make it do one thing and stop (print its
  * version): before its own checks, or after them all where `late`. `valued`: flags that take a value, each given with
- * one its `pattern` finds (the last value, or, `any`, any value given, where the program gathers them); `given` may then
- * be empty.
+ * one its `pattern` finds (the last value, or, `any`, any value given, where the program gathers them); `above`: a
+ * float flag's value over `than` (as float32 holds it, where `float32`); `notAbove`: a duration not over another's (or
+ * a fixed one) times `times`, as Go multiplies a Duration by a float64; each flag's `default` where it is not given.
+ * Any of these may stand for `given`, which may then be empty. `running`: refused only once the program runs, past its
+ * flags that print and stop, by a library it starts (a client's rate, a leader election), with its own `exit`.
  */
 export interface GoFlagConflict {
   given: string[];
   below?: { flag: string; min: number; default: number };
   valued?: { flag: string; pattern: string; any?: true }[];
+  above?: { flag: string; than: number; default: string; float32?: true };
+  notAbove?: { flag: string; default: string; than: { flag?: string; default: string; times?: number } };
   says: string;
-  exit?: 0;
+  exit?: 0 | 2 | 255;
   late?: true;
+  running?: true;
 }
 
 /** A program's flags as its facts list them, each written with one dash. */
@@ -122,18 +130,48 @@ const isOwnBoolSet = (v: unknown): boolean => {
 };
 
 const isConflict = (c: unknown, flags: string[], withValue: string[]): boolean => {
-  const { given, below, says, exit, late, valued, ...rest } = (c ?? {}) as Record<string, unknown>;
+  const { given, below, says, exit, late, valued, above, notAbove, running, ...rest } = (c ?? {}) as Record<string, unknown>;
   const b = (below ?? {}) as Record<string, unknown>;
   return (
     Object.keys(rest).length === 0 &&
-    (exit === undefined || (exit === 0 && below === undefined)) &&
+    (running === undefined || running === true) &&
+    (exit === undefined || (exit === 0 && below === undefined && running === undefined) || (running === true && (exit === 2 || exit === 255))) &&
     (late === undefined || (late === true && exit === 0)) &&
     (valued === undefined || (Array.isArray(valued) && valued.length > 0 && valued.every((x) => isValued(x, withValue)))) &&
+    (above === undefined || isAbove(above, withValue)) &&
+    (notAbove === undefined || isNotAbove(notAbove, withValue)) &&
     Array.isArray(given) &&
-    given.length + (Array.isArray(valued) ? valued.length : 0) > 0 &&
+    given.length + (Array.isArray(valued) ? valued.length : 0) + (above ? 1 : 0) + (notAbove ? 1 : 0) > 0 &&
     given.every((g) => flags.includes(g)) &&
     typeof says === 'string' &&
     (below === undefined || (withValue.includes(b.flag as string) && Number.isInteger(b.min) && Number.isInteger(b.default)))
+  );
+};
+
+const isDuration = (v: unknown) => typeof v === 'string' && goParseDuration(v).ok;
+
+const isAbove = (v: unknown, withValue: string[]): boolean => {
+  const { flag, than, default: byDefault, float32, ...rest } = (v ?? {}) as Record<string, unknown>;
+  return (
+    Object.keys(rest).length === 0 &&
+    withValue.includes(flag as string) &&
+    typeof than === 'number' &&
+    typeof byDefault === 'string' &&
+    goParseFloat(byDefault) !== undefined &&
+    (float32 === undefined || float32 === true)
+  );
+};
+
+const isNotAbove = (v: unknown, withValue: string[]): boolean => {
+  const { flag, default: byDefault, than, ...rest } = (v ?? {}) as Record<string, unknown>;
+  const { flag: other, default: otherDefault, times, ...more } = (than ?? {}) as Record<string, unknown>;
+  return (
+    Object.keys(rest).length + Object.keys(more).length === 0 &&
+    withValue.includes(flag as string) &&
+    isDuration(byDefault) &&
+    (other === undefined || withValue.includes(other as string)) &&
+    isDuration(otherDefault) &&
+    (times === undefined || (typeof times === 'number' && Number.isFinite(times)))
   );
 };
 

@@ -13,13 +13,14 @@
  * exit 0. Then what the program does with the flags it read: a flag that makes it print and stop (exit 0, before the
  * rest), the values it checks as it starts (choices, case aside where it lowers them; a least number or duration; a
  * shape; a map's keys, and its locked ones), and flags it refuses together (exit 1); gates it sets with klog.Fatal
- * once those pass (exit 255); and a flag that makes it print and stop only after them all. The facts' fields, and
+ * once those pass (exit 255); a flag that makes it print and stop only after them all; and what a library it starts
+ * then refuses (a client's rate, a leader election's timings: `running`). The facts' fields, and
  * whether an entry holds together, are `go-flag-facts.ts`.
  */
 import { nearestName, suggesting } from '../core/did-you-mean.ts';
 import { goParseDuration } from '../core/time.ts';
 import { goParseBool } from '../core/text.ts';
-import { goIntegerText, goParsesFloat } from '../go/strconv.ts';
+import { goIntegerText, goParseFloat, goParsesFloat } from '../go/strconv.ts';
 import { parseGoQuantity } from '../go/quantity.ts';
 import { RANGES, type GoFlagConflict, type GoFlagOptions, type GoFlagValue } from './go-flag-facts.ts';
 
@@ -143,11 +144,15 @@ export function goFlagRefusal(words: readonly string[], options: GoFlagOptions):
   return (
     gateRefusal(all, values, false) ??
     conflictRefusal(
-      conflicts.filter((c) => c.exit === undefined),
+      conflicts.filter((c) => c.exit === undefined && !c.running),
       read,
     ) ??
     gateRefusal(all, values, true) ??
-    stops(true)
+    stops(true) ??
+    conflictRefusal(
+      conflicts.filter((c) => c.running),
+      read,
+    )
   );
 }
 
@@ -210,18 +215,52 @@ function valuedWords(valued: GoFlagConflict['valued'], { last, all }: Parsed): {
   return found.every((x) => x !== undefined) ? found : undefined;
 }
 
+/** A flag's last value, or its default where it is not given (at no word: index -1). */
+function valueOf(flag: string, byDefault: string, last: Parsed['last']): { flag: string; value: string; index: number } {
+  const set = last.get(flag);
+  return set ? { flag, ...set } : { flag, value: byDefault, index: -1 };
+}
+
+/** Go's int64(f) on amd64: toward zero, and the least int64 for what it cannot hold. */
+const goInt64 = (f: number): bigint => (Number.isFinite(f) && Math.abs(f) < 2 ** 63 ? BigInt(Math.trunc(f)) : -(2n ** 63n));
+
+/** The words of an `above` and a `notAbove` where each holds, or undefined where one does not. */
+function comparedWords({ above, notAbove }: GoFlagConflict, { last }: Parsed): { flag: string; value: string; index: number }[] | undefined {
+  const words: { flag: string; value: string; index: number }[] = [];
+  if (above) {
+    const word = valueOf(above.flag, above.default, last);
+    const read = goParseFloat(last.get(above.flag)?.value ?? above.default) ?? NaN;
+    if (!((above.float32 ? Math.fround(read) : read) > above.than)) return undefined;
+    words.push(word);
+  }
+  if (notAbove) {
+    const { flag, default: byDefault, than } = notAbove;
+    const ns = (f: string | undefined, d: string) => {
+      const parsed = goParseDuration((f && last.get(f)?.value) ?? d);
+      return parsed.ok ? parsed.nanoseconds : 0n;
+    };
+    const bound = than.times === undefined ? ns(than.flag, than.default) : goInt64(than.times * Number(ns(than.flag, than.default)));
+    if (ns(flag, byDefault) > bound) return undefined;
+    words.push(valueOf(flag, byDefault, last), ...(than.flag ? [valueOf(than.flag, than.default, last)] : []));
+  }
+  return words;
+}
+
 /** The first conflict the parsed flags make, at the last of its flags given. */
 function conflictRefusal(conflicts: readonly GoFlagConflict[], read: Parsed): GoFlagRefusal | undefined {
   const { on, last } = read;
-  for (const { given, below, valued, says, exit } of conflicts) {
+  for (const conflict of conflicts) {
+    const { given, below, valued, says, exit } = conflict;
     if (!given.every((g) => on.get(g)?.value)) continue;
-    const words = valuedWords(valued, read);
-    if (!words) continue;
+    const found = valuedWords(valued, read);
+    const compared = found && comparedWords(conflict, read);
+    if (!found || !compared) continue;
+    const words = [...found, ...compared];
     const set = below && last.get(below.flag);
     const number = set ? goIntegerText(set.value) : below && BigInt(below.default);
     if (below && number !== undefined && number >= BigInt(below.min)) continue;
     const index = Math.max(...given.map((g) => on.get(g)!.index), ...words.map((w) => w.index), set?.index ?? -1);
-    const named = [...given, ...words.map((w) => `${w.flag}=${JSON.stringify(w.value)}`)];
+    const named = [...given, ...words.map((w) => (w.index === -1 ? `${w.flag} ${w.value} (its default)` : `${w.flag}=${JSON.stringify(w.value)}`))];
     return {
       index,
       message: `${[...named, ...(below ? [`${below.flag} ${set?.value ?? `${below.default} (its default)`}`] : [])].join(' with ')}: ${says}`,

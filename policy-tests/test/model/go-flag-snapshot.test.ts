@@ -80,6 +80,35 @@ describe("Go's flag package, on the snapshot controller's flags", () => {
     expect(refusal('--version', '--feature-gates=Nope=true')).toMatchObject({ index: 5, exit: 255 });
   });
 
+  it('refuses, once it runs, a burst under 1 at a rate above 0 (exit 1) and leader election timings client-go refuses (a panic, exit 2)', () => {
+    expect(refusal('--kube-api-burst=0')).toEqual({
+      index: 4,
+      message:
+        '-kube-api-qps 5 (its default) with -kube-api-burst 0: burst is required to be greater than 0 when RateLimiter is not set and QPS is set to greater than 0',
+      exit: 1,
+    });
+    // A rate float32 holds as 0, or one below, takes any burst.
+    expect(refusal('--kube-api-burst=0', '--kube-api-qps=1e-50')).toBeUndefined();
+    expect(refusal('--kube-api-burst=-1', '--kube-api-qps=-1')).toBeUndefined();
+    expect(refusal('--leader-election-renew-deadline=15s')).toEqual({
+      index: 4,
+      message:
+        '-leader-election with -leader-election-lease-duration 15s (its default) with -leader-election-renew-deadline="15s": leaseDuration must be greater than renewDeadline',
+      exit: 2,
+    });
+    // 1.2 times the retry period, truncated to whole nanoseconds as Go converts the float64.
+    expect(refusal('--leader-election-retry-period=8333333334ns')).toMatchObject({
+      index: 4,
+      exit: 2,
+      message: expect.stringMatching(/retryPeriod\*JitterFactor$/),
+    });
+    expect(refusal('--leader-election-retry-period=8333333333ns')).toBeUndefined();
+    expect(refusal('--leader-election-retry-period=0s')).toMatchObject({ exit: 2, message: expect.stringMatching(/retryPeriod must be greater than zero$/) });
+    // Without leader election none of its timings is read; the version flag stops it before any of this.
+    expect(refusal('--leader-election=false', '--leader-election-renew-deadline=1h')).toBeUndefined();
+    expect(refusal('--kube-api-burst=0', '--version')).toMatchObject({ exit: 0 });
+  });
+
   it('refuses facts whose new fields do not hold together', () => {
     const values = facts.values!;
     const gates = values['-feature-gates']!;
@@ -93,5 +122,12 @@ describe("Go's flag package, on the snapshot controller's flags", () => {
     expect(broken({ conflicts: [{ given: [], says: 'x' }] })).toBe(false);
     expect(broken({ conflicts: [{ given: [], valued: [{ flag: '-version', pattern: 'x' }], says: 'x' }] })).toBe(false);
     expect(broken({ conflicts: [{ given: [], valued: [{ flag: '-vmodule', pattern: '[' }], says: 'x' }] })).toBe(false);
+    const lease = { flag: '-leader-election-lease-duration', default: '15s', than: { default: '0s' } };
+    expect(broken({ conflicts: [{ given: [], notAbove: lease, says: 'x', running: true, exit: 2 }] })).toBe(true);
+    expect(broken({ conflicts: [{ given: [], notAbove: lease, says: 'x', exit: 2 }] })).toBe(false);
+    expect(broken({ conflicts: [{ given: [], notAbove: { ...lease, default: '15' }, says: 'x' }] })).toBe(false);
+    expect(broken({ conflicts: [{ given: [], notAbove: { ...lease, than: { flag: '-leader-election', default: '0s' } }, says: 'x' }] })).toBe(false);
+    expect(broken({ conflicts: [{ given: [], above: { flag: '-kube-api-qps', than: 0, default: 'five' }, says: 'x' }] })).toBe(false);
+    expect(broken({ conflicts: [{ given: ['-version'], says: 'x', running: true, exit: 0 }] })).toBe(false);
   });
 });
