@@ -24,7 +24,8 @@ import { goIntegerText, goParseFloat, goParsesFloat } from '../go/strconv.ts';
 import { parseGoQuantity } from '../go/quantity.ts';
 import { RANGES, type GoFlagConflict, type GoFlagOptions, type GoFlagValue } from './go-flag-facts.ts';
 
-export type GoFlagRefusal = { index: number; message: string; exit: 0 | 1 | 2 | 255 };
+/** A refusal, `started` where the program's own code refuses once it runs (a panic's exit 2 is not its parser's). */
+export type GoFlagRefusal = { index: number; message: string; exit: 0 | 1 | 2 | 255; started?: true };
 
 /** Why a flag's type refuses its value (the text its pattern reads, the integer type it fits), or undefined where it reads it. */
 export function typeRefusal(flag: string, value: string, type: Pick<GoFlagValue, 'pattern' | 'fits' | 'duration'> | undefined): string | undefined {
@@ -265,6 +266,7 @@ function conflictRefusal(conflicts: readonly GoFlagConflict[], read: Parsed): Go
       index,
       message: `${[...named, ...(below ? [`${below.flag} ${set?.value ?? `${below.default} (its default)`}`] : [])].join(' with ')}: ${says}`,
       exit: exit ?? 1,
+      ...(conflict.running ? { started: true as const } : {}),
     };
   }
   return undefined;

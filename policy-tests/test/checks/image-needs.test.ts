@@ -659,4 +659,12 @@ describe("workload-image-needs: the CSI snapshot controller's flags, as Go's fla
       ),
     ]);
   });
+
+  it("says a leader election client-go refuses as the program's own refusal, though its panic exits 2", () => {
+    expect(snapshot([...chart, '--leader-election-renew-deadline=15s'])).toEqual([
+      expect.stringMatching(
+        /which it refuses once its flags are read \(-leader-election with .*leaseDuration must be greater than renewDeadline; .*: it exits 2 before it serves/,
+      ),
+    ]);
+  });
 });

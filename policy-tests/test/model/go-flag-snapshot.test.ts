@@ -86,6 +86,7 @@ describe("Go's flag package, on the snapshot controller's flags", () => {
       message:
         '-kube-api-qps 5 (its default) with -kube-api-burst 0: burst is required to be greater than 0 when RateLimiter is not set and QPS is set to greater than 0',
       exit: 1,
+      started: true,
     });
     // A rate float32 holds as 0, or one below, takes any burst.
     expect(refusal('--kube-api-burst=0', '--kube-api-qps=1e-50')).toBeUndefined();
@@ -95,6 +96,7 @@ describe("Go's flag package, on the snapshot controller's flags", () => {
       message:
         '-leader-election with -leader-election-lease-duration 15s (its default) with -leader-election-renew-deadline="15s": leaseDuration must be greater than renewDeadline',
       exit: 2,
+      started: true,
     });
     // 1.2 times the retry period, truncated to whole nanoseconds as Go converts the float64.
     expect(refusal('--leader-election-retry-period=8333333334ns')).toMatchObject({
