@@ -41,7 +41,8 @@ export interface GoFlagValue {
  * Flags the program refuses together once they are parsed (exit 1): each of `given` true, and `below`'s flag under its
  * `min` where named (its default where not given); or, `exit: 0`, flags that make it do one thing and stop (print its
  * version): before its own checks, or after them all where `late`. `valued`: flags that take a value, each given with
- * one its `pattern` finds (the last value, or, `any`, any value given, where the program gathers them); `above`: a
+ * one its `pattern` finds (the last value, its `default` where not given, or, `any`, any value given, where the program
+ * gathers them); `above`: a
  * float flag's value over `than` (as float32 holds it, where `float32`); `notAbove`: a duration not over another's (or
  * a fixed one) times `times`, as Go multiplies a Duration by a float64; each flag's `default` where it is not given.
  * Any of these may stand for `given`, which may then be empty. `running`: refused only once the program runs, past its
@@ -50,7 +51,7 @@ export interface GoFlagValue {
 export interface GoFlagConflict {
   given: string[];
   below?: { flag: string; min: number; default: number };
-  valued?: { flag: string; pattern: string; any?: true }[];
+  valued?: { flag: string; pattern: string; any?: true; default?: string }[];
   above?: { flag: string; than: number; default: string; float32?: true };
   notAbove?: { flag: string; default: string; than: { flag?: string; default: string; times?: number } };
   says: string;
@@ -176,8 +177,14 @@ const isNotAbove = (v: unknown, withValue: string[]): boolean => {
 };
 
 const isValued = (v: unknown, withValue: string[]): boolean => {
-  const { flag, pattern, any, ...rest } = (v ?? {}) as Record<string, unknown>;
-  return Object.keys(rest).length === 0 && withValue.includes(flag as string) && isRegExpSource(pattern) && (any === undefined || any === true);
+  const { flag, pattern, any, default: byDefault, ...rest } = (v ?? {}) as Record<string, unknown>;
+  return (
+    Object.keys(rest).length === 0 &&
+    withValue.includes(flag as string) &&
+    isRegExpSource(pattern) &&
+    (any === undefined || (any === true && byDefault === undefined)) &&
+    (byDefault === undefined || typeof byDefault === 'string')
+  );
 };
 
 /** Whether a facts entry is a GoFlagOptions whose values and conflicts name its own flags. */

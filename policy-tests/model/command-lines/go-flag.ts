@@ -74,7 +74,7 @@ function valueRefusal(flag: string, value: string, type: GoFlagValue | undefined
   const number = duration?.ok ? duration.nanoseconds : goIntegerText(value);
   const chosen = type?.caseless ? value.toLowerCase() : value;
   if (type?.choices && !type.choices.includes(chosen))
-    return { message: `${JSON.stringify(value)} for ${flag}, which takes one of ${type.choices.join(', ')}`, exit: 1 };
+    return { message: `${JSON.stringify(value)} for ${flag}, which takes one of ${type.choices.map((c) => c || '""').join(', ')}`, exit: 1 };
   if (type?.min !== undefined && !(number !== undefined && number >= BigInt(type.min)))
     return { message: `${value} for ${flag}, which must be ${type.min}${duration ? 'ns' : ''} or more`, exit: 1 };
   if (type?.shape && !new RegExp(type.shape.pattern).test(value)) return { message: `${JSON.stringify(value)} for ${flag}: ${type.shape.says}`, exit: 1 };
@@ -205,10 +205,10 @@ type Parsed = {
 
 /** The word of each `valued` flag whose value its pattern finds, or undefined where one has none. */
 function valuedWords(valued: GoFlagConflict['valued'], { last, all }: Parsed): { flag: string; value: string; index: number }[] | undefined {
-  const found = (valued ?? []).map(({ flag, pattern, any }) => {
+  const found = (valued ?? []).map(({ flag, pattern, any, default: byDefault }) => {
     const finds = (v: { value: string }) => new RegExp(pattern).test(v.value);
     if (!any) {
-      const set = last.get(flag);
+      const set = last.get(flag) ?? (byDefault === undefined ? undefined : { value: byDefault, index: -1 });
       return set && finds(set) ? { flag, ...set } : undefined;
     }
     return all.filter((v) => v.flag === flag && finds(v)).at(-1);
@@ -261,7 +261,7 @@ function conflictRefusal(conflicts: readonly GoFlagConflict[], read: Parsed): Go
     const number = set ? goIntegerText(set.value) : below && BigInt(below.default);
     if (below && number !== undefined && number >= BigInt(below.min)) continue;
     const index = Math.max(...given.map((g) => on.get(g)!.index), ...words.map((w) => w.index), set?.index ?? -1);
-    const named = [...given, ...words.map((w) => (w.index === -1 ? `${w.flag} ${w.value} (its default)` : `${w.flag}=${JSON.stringify(w.value)}`))];
+    const named = [...given, ...words.map((w) => (w.index === -1 ? `${w.flag} ${w.value || '""'} (its default)` : `${w.flag}=${JSON.stringify(w.value)}`))];
     return {
       index,
       message: `${[...named, ...(below ? [`${below.flag} ${set?.value ?? `${below.default} (its default)`}`] : [])].join(' with ')}: ${says}`,

@@ -668,3 +668,17 @@ describe("workload-image-needs: the CSI snapshot controller's flags, as Go's fla
     ]);
   });
 });
+
+describe("workload-image-needs: MetalLB's speaker and controller, as Go's flag package reads the args their ENTRYPOINTs are given", () => {
+  const metallb = (image: string, args: unknown[]) => judge({ image, args }).filter((m) => /runs (speaker|controller) of/.test(m));
+
+  it('refuses cipher suites without a TLS 1.2 minimum, as each starts', () => {
+    expect(metallb('quay.io/metallb/speaker:v0.16.1', ['--port=7472', '--log-level=info'])).toEqual([]);
+    expect(metallb('quay.io/metallb/speaker:v0.16.1', ['--port=7472', '--tls-cipher-suites=TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256'])).toEqual([
+      expect.stringMatching(
+        /^error: container c runs speaker of quay\.io\/metallb\/speaker:v0\.16\.1 with "--tls-cipher-suites=TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", which it refuses once its flags are read \(.*cannot be configured with TLS 1\.3; .*\): it exits 1 before it serves/,
+      ),
+    ]);
+    expect(metallb('quay.io/metallb/controller:v0.16.1', ['--port=7472', '--webhook-mode=on'])).toEqual([expect.stringMatching(/"on" for -webhook-mode/)]);
+  });
+});
