@@ -19,7 +19,7 @@ import { argoGlobMatch } from '../../model/core/glob.ts';
 import { SETTINGS_FILES } from '../../model/apps/media-settings.ts';
 import { ingressRoutes, servicePort } from '../../model/cluster/ingress-routes.ts';
 import { settingsHostFindings } from './settings-hosts.ts';
-import { rookManagerServices } from '../../model/rook/services.ts';
+import { rookOperatorServices } from '../../model/rook/services.ts';
 import { containersOf, podSpecOf } from '../../model/core/workloads.ts';
 import { nearestName, suggesting } from '../../model/core/did-you-mean.ts';
 
@@ -267,9 +267,7 @@ export const serviceClosureCheck: PolicyCheck = {
   run(ctx) {
     const { services } = serviceIndex(ctx.repo, ctx.resources);
     // The Services an operator makes that the model knows, with their labels and ports: held to like any other.
-    const operatorMade = ctx.resources
-      .filter((r) => r.kind === 'CephCluster')
-      .flatMap((c) => rookManagerServices({ ...c, namespace: namespaceOrDestination(ctx.repo, c) }));
+    const operatorMade = rookOperatorServices(ctx.repo, ctx.resources);
     const index = indexServices([...services, ...operatorMade, API_SERVER_SERVICE]);
     const runtime = createdAtRuntime(ctx.repo).filter(
       (e) => e.kind === 'Service' && !operatorMade.some((s) => s.namespace === e.namespace && s.name === e.name),

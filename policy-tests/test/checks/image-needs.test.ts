@@ -682,3 +682,39 @@ describe("workload-image-needs: MetalLB's speaker and controller, as Go's flag p
     expect(metallb('quay.io/metallb/controller:v0.16.1', ['--port=7472', '--webhook-mode=on'])).toEqual([expect.stringMatching(/"on" for -webhook-mode/)]);
   });
 });
+
+describe("workload-image-needs: a scrape of the Service Rook's operator makes for the Ceph managers", () => {
+  const at = (kind: string, name: string, object: Record<string, unknown>): Resource =>
+    ({
+      ...repo.resources[0]!,
+      kind,
+      name,
+      namespace: 'rook-ceph',
+      apiVersion: String(object.apiVersion),
+      object: { kind, metadata: { name, namespace: 'rook-ceph' }, ...object },
+    }) as Resource;
+  const cluster = at('CephCluster', 'rook-ceph', { apiVersion: 'ceph.rook.io/v1', spec: { cephVersion: { image: 'quay.io/ceph/ceph:v19.2.3' } } });
+  const monitor = (endpoint: Record<string, unknown>) =>
+    at('ServiceMonitor', 'rook-ceph-mgr', {
+      apiVersion: 'monitoring.coreos.com/v1',
+      spec: { selector: { matchLabels: { app: 'rook-ceph-mgr', rook_cluster: 'rook-ceph' } }, endpoints: [{ port: 'http-metrics', ...endpoint }] },
+    });
+  const scrape = (endpoint: Record<string, unknown>, resources = [cluster, monitor(endpoint)]) =>
+    runChecks({ ...repo, resources }, [imageNeedsCheck]).findings.map((f) => f.message);
+
+  it('takes /metrics, given or by default, and refuses another path, where the manager answers its HTML index', () => {
+    expect(scrape({ path: '/metrics' })).toEqual([]);
+    expect(scrape({})).toEqual([]);
+    expect(scrape({ path: '/metrics?format=x' })).toEqual([]);
+    expect(scrape({ path: '/metric' })).toEqual([
+      expect.stringMatching(
+        /^ServiceMonitor rook-ceph-mgr scrapes Service rook-ceph-mgr \(port http-metrics\), which Rook's operator makes for the Ceph managers, at \/metric, where they serve no metrics \(.*\): the answer is its index page, HTML, which no scrape parses, so every scrape fails and up is 0$/,
+      ),
+    ]);
+  });
+
+  it('holds nothing where no CephCluster makes the Service, or another port is scraped', () => {
+    expect(scrape({ path: '/metric' }, [monitor({ path: '/metric' })])).toEqual([]);
+    expect(scrape({ port: 'http-dashboard', path: '/x' })).toEqual([]);
+  });
+});
