@@ -1,15 +1,17 @@
 /**
  * The labels an Alertmanager configuration names, held to the alerts that reach it (alert-routing): an inhibit rule's
- * `equal` label, a route's `group_by` label, and an inhibit rule's side's severity or alert name. A name or value one
- * slip from what the alerts carry is a slip Alertmanager takes without a word.
+ * `equal` label, a route's `group_by` label, the label a route's or an inhibit rule's side's matcher names, and an
+ * inhibit rule's side's severity or alert name. A name or value one slip from what the alerts carry is a slip
+ * Alertmanager takes without a word.
  */
-import { EVENT_SEVERITIES, EVENTS_ROWS, routeMatchers, type JudgedAlertmanagerConfig } from '../../model/monitoring/alertmanager.ts';
+import { EVENT_SEVERITIES, EVENTS_ROWS, routeMatchers, type ConfigPlace, type JudgedAlertmanagerConfig } from '../../model/monitoring/alertmanager.ts';
 import { ruleEntries } from '../../model/monitoring/prometheus-rules.ts';
 import { scalarText } from '../../model/core/text.ts';
 import { list, obj, objects, str } from '../../model/core/dig.ts';
 import type { Path } from '../../model/core/positions.ts';
 import type { CheckContext } from '../../model/checks/kit.ts';
 import { nearestName, suggesting } from '../../model/core/did-you-mean.ts';
+import { matcherMatches } from '../../model/alertmanager/matchers.ts';
 
 /** Labels every alert may carry from Prometheus and its targets, besides those its rule and its series write. */
 const TARGET_LABELS = ['alertname', 'severity', 'namespace', 'job', 'instance', 'pod', 'container', 'service', 'node', 'endpoint', 'cluster', 'prometheus'];
@@ -54,6 +56,7 @@ function misspeltGroupLabels(ctx: CheckContext, configs: readonly JudgedAlertman
   for (const { config, error, place } of configs) {
     if (error !== undefined) continue;
     const walk = (route: Record<string, unknown>, at: Path): void => {
+      misspeltMatcherLabels(ctx, { lines: list(route.matchers), carried, at: (j) => place([...at, 'matchers', j]), what: 'the route' });
       list(route.group_by).forEach((label, j) => {
         const near = str(label) === '...' || carried.has(str(label)) ? undefined : nearestName(str(label), carried);
         if (near !== undefined)
@@ -69,10 +72,32 @@ function misspeltGroupLabels(ctx: CheckContext, configs: readonly JudgedAlertman
 }
 
 /**
+ * A matcher (`name op value`) naming a label no alert carries, one slip from one they do (`severitz = info`): every
+ * alert lacks it, which is the empty value, so the matcher matches none of them, or, where it takes the empty value
+ * (`!=`, a regex matching nothing), all of them.
+ */
+function misspeltMatcherLabels(
+  ctx: CheckContext,
+  { lines, carried, at, what }: { lines: unknown[]; carried: ReadonlySet<string>; at: (j: number) => ConfigPlace; what: string },
+): void {
+  lines.forEach((line, j) => {
+    for (const m of routeMatchers({ matchers: [str(line)] }) ?? []) {
+      const near = carried.has(m.name) ? undefined : nearestName(m.name, carried);
+      if (near === undefined) continue;
+      const all = matcherMatches(m, '');
+      ctx.fail(
+        at(j),
+        `${what} matches on "${m.name}", a label no alert carries${suggesting(near)}: every alert has it empty, so ${str(line)} matches ${all ? 'every alert' : 'no alert'}`,
+      );
+    }
+  });
+}
+
+/**
  * An inhibit rule whose side names a severity or an alert name (`=`) that no alert has, one slip from one that does
  * (`severity = critcal`): that side matches no alert, and the rule mutes nothing, or nothing ever mutes its targets.
  */
-function inhibitSidesMatchingNothing(ctx: CheckContext, configs: readonly JudgedAlertmanagerConfig[]): void {
+function inhibitSidesMatchingNothing(ctx: CheckContext, configs: readonly JudgedAlertmanagerConfig[], carried: ReadonlySet<string>): void {
   const rules = ruleEntries(ctx.resources);
   const known: Record<string, Set<string>> = {
     severity: new Set([
@@ -85,8 +110,10 @@ function inhibitSidesMatchingNothing(ctx: CheckContext, configs: readonly Judged
   for (const { config, error, place } of configs) {
     if (error !== undefined) continue;
     objects(obj(config).inhibit_rules).forEach((rule, i) => {
-      for (const side of ['source', 'target'] as const)
-        list(rule[`${side}_matchers`]).forEach((line, j) => {
+      for (const side of ['source', 'target'] as const) {
+        const lines = list(rule[`${side}_matchers`]);
+        misspeltMatcherLabels(ctx, { lines, carried, at: (j) => place(['inhibit_rules', i, `${side}_matchers`, j]), what: `inhibit rule ${i + 1}'s ${side}` });
+        lines.forEach((line, j) => {
           for (const m of routeMatchers({ matchers: [str(line)] }) ?? []) {
             const values = known[m.name];
             const near = m.type !== '=' || !values || values.has(m.value) ? undefined : nearestName(m.value, values);
@@ -97,6 +124,7 @@ function inhibitSidesMatchingNothing(ctx: CheckContext, configs: readonly Judged
               );
           }
         });
+      }
     });
   }
 }
@@ -106,5 +134,5 @@ export function labelSlips(ctx: CheckContext, configs: readonly JudgedAlertmanag
   const carried = carriedLabels(ctx);
   misspeltEqualLabels(ctx, configs, carried);
   misspeltGroupLabels(ctx, configs, carried);
-  inhibitSidesMatchingNothing(ctx, configs);
+  inhibitSidesMatchingNothing(ctx, configs, carried);
 }

@@ -51,6 +51,18 @@ export const alertRoutingMutations: Mutation[] = [
   },
   {
     check: 'alert-routing',
+    why: "the second inhibit rule's target written on severitz: no alert carries it, so the rule matches no target and a warning never mutes its info alerts",
+    mutate: swap(KPS, "        target_matchers: ['severity = info']\n", "        target_matchers: ['severitz = info']\n"),
+    at: "target_matchers: ['severitz = info']",
+  },
+  {
+    check: 'alert-routing',
+    why: "app-a's route matching on namesapce: no alert carries it, so the route takes none of app-a's alerts and they go to no one",
+    mutate: swap(KPS, `matchers: ['namespace="app-a"']`, `matchers: ['namesapce="app-a"']`),
+    at: `matchers: ['namesapce="app-a"']`,
+  },
+  {
+    check: 'alert-routing',
     why: 'critical alerts without resolved messages',
     mutate: (c) => c.edit(KPS, 0, (d) => d.setIn([...CHAT, 'send_resolved'], false)),
     at: receiverFieldLine('chat', 'send_resolved'),
