@@ -101,7 +101,7 @@ export function goFlagWord(word: string): { end: true } | { bad: string } | { fl
 export function goFlagRefusal(words: readonly string[], options: GoFlagOptions): GoFlagRefusal | undefined {
   const names = [...options.flags, ...options.withValue];
   const last = new Map<string, { value: string; index: number }>();
-  const all: { flag: string; value: string; index: number }[] = [];
+  const all: Word[] = [];
   const on = new Map<string, { value: boolean; index: number }>();
   for (let i = 0; i < words.length; i++) {
     const read = goFlagWord(words[i]!);
@@ -167,16 +167,12 @@ function boolValue(inline: string, pattern: string | undefined): boolean | undef
  * A key of a key=bool map (every time its flag is given) that is none of the keys the program knows, or a locked key
  * its last setting sets other than its value: it exits as it starts (1, or 255 where it sets them with klog.Fatal).
  */
-function gateRefusal(
-  all: readonly { flag: string; value: string; index: number }[],
-  values: Record<string, GoFlagValue>,
-  fatal: boolean,
-): GoFlagRefusal | undefined {
+function gateRefusal(all: readonly Word[], values: Record<string, GoFlagValue>, fatal: boolean): GoFlagRefusal | undefined {
+  const exit = fatal ? 255 : 1;
   const set = new Map<string, { on: boolean; index: number; flag: string }>();
   for (const { flag, value, index } of all) {
     const map = values[flag]?.boolMap;
     if (!map || (map.fatal === true) !== fatal) continue;
-    const exit = fatal ? 255 : 1;
     for (const item of value.split(',').filter((s) => s.includes('='))) {
       const key = item.slice(0, item.indexOf('=')).trim();
       if (!map.keys.includes(key))
@@ -190,21 +186,24 @@ function gateRefusal(
       return {
         index,
         message: `${flag} sets ${JSON.stringify(key)} to ${on}, which the program holds at ${locked} (locked to its default)`,
-        exit: fatal ? 255 : 1,
+        exit,
       };
   }
   return undefined;
 }
 
+/** A flag's value and the word it is at (-1: its default, at no word). */
+type Word = { flag: string; value: string; index: number };
+
 /** The flags as parsed: each Bool's last value, each other flag's last value, and every value given, in order. */
 type Parsed = {
   on: ReadonlyMap<string, { value: boolean; index: number }>;
   last: ReadonlyMap<string, { value: string; index: number }>;
-  all: readonly { flag: string; value: string; index: number }[];
+  all: readonly Word[];
 };
 
 /** The word of each `valued` flag whose value its pattern finds, or undefined where one has none. */
-function valuedWords(valued: GoFlagConflict['valued'], { last, all }: Parsed): { flag: string; value: string; index: number }[] | undefined {
+function valuedWords(valued: GoFlagConflict['valued'], { last, all }: Parsed): Word[] | undefined {
   const found = (valued ?? []).map(({ flag, pattern, any, default: byDefault }) => {
     const finds = (v: { value: string }) => new RegExp(pattern).test(v.value);
     if (!any) {
@@ -217,7 +216,7 @@ function valuedWords(valued: GoFlagConflict['valued'], { last, all }: Parsed): {
 }
 
 /** A flag's last value, or its default where it is not given (at no word: index -1). */
-function valueOf(flag: string, byDefault: string, last: Parsed['last']): { flag: string; value: string; index: number } {
+function valueOf(flag: string, byDefault: string, last: Parsed['last']): Word {
   const set = last.get(flag);
   return set ? { flag, ...set } : { flag, value: byDefault, index: -1 };
 }
@@ -225,24 +224,28 @@ function valueOf(flag: string, byDefault: string, last: Parsed['last']): { flag:
 /** Go's int64(f) on amd64: toward zero, and the least int64 for what it cannot hold. */
 const goInt64 = (f: number): bigint => (Number.isFinite(f) && Math.abs(f) < 2 ** 63 ? BigInt(Math.trunc(f)) : -(2n ** 63n));
 
+/** A Go duration's nanoseconds (0 for text the flag's type has already refused). */
+const nanoseconds = (text: string): bigint => {
+  const parsed = goParseDuration(text);
+  return parsed.ok ? parsed.nanoseconds : 0n;
+};
+
 /** The words of an `above` and a `notAbove` where each holds, or undefined where one does not. */
-function comparedWords({ above, notAbove }: GoFlagConflict, { last }: Parsed): { flag: string; value: string; index: number }[] | undefined {
-  const words: { flag: string; value: string; index: number }[] = [];
+function comparedWords({ above, notAbove }: GoFlagConflict, { last }: Parsed): Word[] | undefined {
+  const words: Word[] = [];
   if (above) {
     const word = valueOf(above.flag, above.default, last);
-    const read = goParseFloat(last.get(above.flag)?.value ?? above.default) ?? NaN;
+    const read = goParseFloat(word.value) ?? NaN;
     if (!((above.float32 ? Math.fround(read) : read) > above.than)) return undefined;
     words.push(word);
   }
   if (notAbove) {
     const { flag, default: byDefault, than } = notAbove;
-    const ns = (f: string | undefined, d: string) => {
-      const parsed = goParseDuration((f && last.get(f)?.value) ?? d);
-      return parsed.ok ? parsed.nanoseconds : 0n;
-    };
-    const bound = than.times === undefined ? ns(than.flag, than.default) : goInt64(than.times * Number(ns(than.flag, than.default)));
-    if (ns(flag, byDefault) > bound) return undefined;
-    words.push(valueOf(flag, byDefault, last), ...(than.flag ? [valueOf(than.flag, than.default, last)] : []));
+    const word = valueOf(flag, byDefault, last);
+    const other = than.flag ? valueOf(than.flag, than.default, last) : undefined;
+    const bound = nanoseconds(other?.value ?? than.default);
+    if (nanoseconds(word.value) > (than.times === undefined ? bound : goInt64(than.times * Number(bound)))) return undefined;
+    words.push(word, ...(other ? [other] : []));
   }
   return words;
 }
