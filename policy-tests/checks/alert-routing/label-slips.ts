@@ -11,7 +11,7 @@ import { list, obj, objects, str } from '../../model/core/dig.ts';
 import type { Path } from '../../model/core/positions.ts';
 import type { CheckContext } from '../../model/checks/kit.ts';
 import { nearestName, suggesting } from '../../model/core/did-you-mean.ts';
-import { matcherMatches } from '../../model/alertmanager/matchers.ts';
+import { matcherMatches, type AmMatcher } from '../../model/alertmanager/matchers.ts';
 
 /** Labels every alert may carry from Prometheus and its targets, besides those its rule and its series write. */
 const TARGET_LABELS = ['alertname', 'severity', 'namespace', 'job', 'instance', 'pod', 'container', 'service', 'node', 'endpoint', 'cluster', 'prometheus'];
@@ -56,7 +56,7 @@ function misspeltGroupLabels(ctx: CheckContext, configs: readonly JudgedAlertman
   for (const { config, error, place } of configs) {
     if (error !== undefined) continue;
     const walk = (route: Record<string, unknown>, at: Path): void => {
-      misspeltMatcherLabels(ctx, { lines: list(route.matchers), carried, at: (j) => place([...at, 'matchers', j]), what: 'the route' });
+      misspeltMatcherLabels(ctx, { written: writtenMatchers(route, '', (path) => place([...at, ...path])), carried, what: 'the route' });
       list(route.group_by).forEach((label, j) => {
         const near = str(label) === '...' || carried.has(str(label)) ? undefined : nearestName(str(label), carried);
         if (near !== undefined)
@@ -76,21 +76,42 @@ function misspeltGroupLabels(ctx: CheckContext, configs: readonly JudgedAlertman
  * alert lacks it, which is the empty value, so the matcher matches none of them, or, where it takes the empty value
  * (`!=`, a regex matching nothing), all of them.
  */
-function misspeltMatcherLabels(
-  ctx: CheckContext,
-  { lines, carried, at, what }: { lines: unknown[]; carried: ReadonlySet<string>; at: (j: number) => ConfigPlace; what: string },
-): void {
-  lines.forEach((line, j) => {
-    for (const m of routeMatchers({ matchers: [str(line)] }) ?? []) {
-      const near = carried.has(m.name) ? undefined : nearestName(m.name, carried);
-      if (near === undefined) continue;
-      const all = matcherMatches(m, '');
-      ctx.fail(
-        at(j),
-        `${what} matches on "${m.name}", a label no alert carries${suggesting(near)}: every alert has it empty, so ${str(line)} matches ${all ? 'every alert' : 'no alert'}`,
-      );
+function misspeltMatcherLabels(ctx: CheckContext, { written, carried, what }: { written: Written[]; carried: ReadonlySet<string>; what: string }): void {
+  for (const { m, text, at } of written) {
+    const near = carried.has(m.name) ? undefined : nearestName(m.name, carried);
+    if (near === undefined) continue;
+    let all: boolean;
+    try {
+      all = matcherMatches(m, '');
+    } catch {
+      continue; // a regex Go cannot compile refuses the configuration: alertmanager-config-loads says so
     }
-  });
+    ctx.fail(
+      at,
+      `${what} matches on "${m.name}", a label no alert carries${suggesting(near)}: every alert has it empty, so ${text} matches ${all ? 'every alert' : 'no alert'}`,
+    );
+  }
+}
+
+/** A matcher as a route or an inhibit rule side writes it, with its text and where it is. */
+type Written = { m: AmMatcher; text: string; at: ConfigPlace };
+
+/**
+ * The matchers a route or an inhibit rule side writes, under `prefix` (`''` for a route, `source_` or `target_`): its
+ * `matchers` lines, and its `match` and `match_re` maps, the older forms Alertmanager still reads.
+ */
+function writtenMatchers(node: Record<string, unknown>, prefix: string, place: (path: Path) => ConfigPlace): Written[] {
+  const lines = list(node[`${prefix}matchers`]).flatMap((line, j) =>
+    (routeMatchers({ matchers: [str(line)] }) ?? []).map((m) => ({ m, text: str(line), at: place([`${prefix}matchers`, j]) })),
+  );
+  const maps = (['match', 'match_re'] as const).flatMap((key) =>
+    Object.entries(obj(node[`${prefix}${key}`])).map(([name, value]) => ({
+      m: { name, type: key === 'match' ? ('=' as const) : ('=~' as const), value: scalarText(value) },
+      text: `${name}: ${scalarText(value)}`,
+      at: place([`${prefix}${key}`, name]),
+    })),
+  );
+  return [...lines, ...maps];
 }
 
 /**
@@ -111,9 +132,9 @@ function inhibitSidesMatchingNothing(ctx: CheckContext, configs: readonly Judged
     if (error !== undefined) continue;
     objects(obj(config).inhibit_rules).forEach((rule, i) => {
       for (const side of ['source', 'target'] as const) {
-        const lines = list(rule[`${side}_matchers`]);
-        misspeltMatcherLabels(ctx, { lines, carried, at: (j) => place(['inhibit_rules', i, `${side}_matchers`, j]), what: `inhibit rule ${i + 1}'s ${side}` });
-        lines.forEach((line, j) => {
+        const written = writtenMatchers(rule, `${side}_`, (path) => place(['inhibit_rules', i, ...path]));
+        misspeltMatcherLabels(ctx, { written, carried, what: `inhibit rule ${i + 1}'s ${side}` });
+        list(rule[`${side}_matchers`]).forEach((line, j) => {
           for (const m of routeMatchers({ matchers: [str(line)] }) ?? []) {
             const values = known[m.name];
             const near = m.type !== '=' || !values || values.has(m.value) ? undefined : nearestName(m.value, values);

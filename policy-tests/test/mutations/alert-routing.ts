@@ -57,6 +57,12 @@ export const alertRoutingMutations: Mutation[] = [
   },
   {
     check: 'alert-routing',
+    why: "the second inhibit rule's source written in Alertmanager's older map form on severitz: no alert carries it, so no warning ever mutes its info alerts",
+    mutate: swap(KPS, "      - source_matchers: ['severity = warning']\n", '      - source_match: {severitz: warning}\n'),
+    at: 'source_match: {severitz: warning}',
+  },
+  {
+    check: 'alert-routing',
     why: "app-a's route matching on namesapce: no alert carries it, so the route takes none of app-a's alerts and they go to no one",
     mutate: swap(KPS, `matchers: ['namespace="app-a"']`, `matchers: ['namesapce="app-a"']`),
     at: `matchers: ['namesapce="app-a"']`,
