@@ -56,7 +56,8 @@ function misspeltGroupLabels(ctx: CheckContext, configs: readonly JudgedAlertman
   for (const { config, error, place } of configs) {
     if (error !== undefined) continue;
     const walk = (route: Record<string, unknown>, at: Path): void => {
-      misspeltMatcherLabels(ctx, { written: writtenMatchers(route, '', (path) => place([...at, ...path])), carried, what: 'the route' });
+      const { lines, maps } = writtenMatchers(route, '', (path) => place([...at, ...path]));
+      misspeltMatcherLabels(ctx, { written: [...lines, ...maps], carried, what: 'the route' });
       list(route.group_by).forEach((label, j) => {
         const near = str(label) === '...' || carried.has(str(label)) ? undefined : nearestName(str(label), carried);
         if (near !== undefined)
@@ -98,9 +99,9 @@ type Written = { m: AmMatcher; text: string; at: ConfigPlace };
 
 /**
  * The matchers a route or an inhibit rule side writes, under `prefix` (`''` for a route, `source_` or `target_`): its
- * `matchers` lines, and its `match` and `match_re` maps, the older forms Alertmanager still reads.
+ * `matchers` lines, and its `match` and `match_re` maps, the older forms Alertmanager still reads; each line parsed once.
  */
-function writtenMatchers(node: Record<string, unknown>, prefix: string, place: (path: Path) => ConfigPlace): Written[] {
+function writtenMatchers(node: Record<string, unknown>, prefix: string, place: (path: Path) => ConfigPlace): { lines: Written[]; maps: Written[] } {
   const lines = list(node[`${prefix}matchers`]).flatMap((line, j) =>
     (routeMatchers({ matchers: [str(line)] }) ?? []).map((m) => ({ m, text: str(line), at: place([`${prefix}matchers`, j]) })),
   );
@@ -111,7 +112,7 @@ function writtenMatchers(node: Record<string, unknown>, prefix: string, place: (
       at: place([`${prefix}${key}`, name]),
     })),
   );
-  return [...lines, ...maps];
+  return { lines, maps };
 }
 
 /**
@@ -132,19 +133,18 @@ function inhibitSidesMatchingNothing(ctx: CheckContext, configs: readonly Judged
     if (error !== undefined) continue;
     objects(obj(config).inhibit_rules).forEach((rule, i) => {
       for (const side of ['source', 'target'] as const) {
-        const written = writtenMatchers(rule, `${side}_`, (path) => place(['inhibit_rules', i, ...path]));
-        misspeltMatcherLabels(ctx, { written, carried, what: `inhibit rule ${i + 1}'s ${side}` });
-        list(rule[`${side}_matchers`]).forEach((line, j) => {
-          for (const m of routeMatchers({ matchers: [str(line)] }) ?? []) {
-            const values = known[m.name];
-            const near = m.type !== '=' || !values || values.has(m.value) ? undefined : nearestName(m.value, values);
-            if (near !== undefined)
-              ctx.fail(
-                place(['inhibit_rules', i, `${side}_matchers`, j]),
-                `inhibit rule ${i + 1}'s ${side} matches ${m.name} "${m.value}", which no alert has${suggesting(near)}: that side matches no alert, and the rule mutes nothing`,
-              );
-          }
-        });
+        const { lines, maps } = writtenMatchers(rule, `${side}_`, (path) => place(['inhibit_rules', i, ...path]));
+        misspeltMatcherLabels(ctx, { written: [...lines, ...maps], carried, what: `inhibit rule ${i + 1}'s ${side}` });
+        // A severity or alert name is held where a matchers line writes it.
+        for (const { m, at } of lines) {
+          const values = known[m.name];
+          const near = m.type !== '=' || !values || values.has(m.value) ? undefined : nearestName(m.value, values);
+          if (near !== undefined)
+            ctx.fail(
+              at,
+              `inhibit rule ${i + 1}'s ${side} matches ${m.name} "${m.value}", which no alert has${suggesting(near)}: that side matches no alert, and the rule mutes nothing`,
+            );
+        }
       }
     });
   }
