@@ -4,7 +4,7 @@
  * (plain or through a chart), to what Kubernetes itself creates, or to an
  * entry of `providedOutsideGit` in the cluster facts, which says why.
  * The references are in references.ts, the providers in providers.ts, and
- * the checks with long bodies in crd.ts, services.ts, host-aliases.ts, keys.ts, api-keys.ts, store-budget.ts, middlewares.ts, tls.ts, ingress-rules.ts, node-network.ts, port-names.ts, roles.ts, claims.ts, devices.ts, autoscalers.ts, scheduling.ts (with host-ports.ts; the nodes themselves in model/scheduling), ceph.ts, ceph-classes.ts, csi-drivers.ts, acme.ts, annotation-keys.ts, traefik-annotations.ts, traefik-flags.ts and proxy-classes.ts; this is the table.
+ * the checks with long bodies in crd.ts, services.ts, host-aliases.ts, keys.ts, api-keys.ts, store-budget.ts, middlewares.ts, traefik-headers.ts, tls.ts, ingress-rules.ts, node-network.ts, port-names.ts, roles.ts, claims.ts, devices.ts, autoscalers.ts, scheduling.ts (with host-ports.ts; the nodes themselves in model/scheduling), ceph.ts, ceph-classes.ts, csi-drivers.ts, acme.ts, annotation-keys.ts, traefik-annotations.ts, traefik-flags.ts and proxy-classes.ts; this is the table.
  */
 import { hostAliasCheck } from './host-aliases.ts';
 import { dig, list } from '../../model/core/dig.ts';
@@ -32,6 +32,7 @@ import {
 } from '../../model/cluster/references.ts';
 import { serviceClosureCheck } from './services.ts';
 import { middlewareClosureCheck } from './middlewares.ts';
+import { traefikHeadersCheck } from './traefik-headers.ts';
 import { publicTlsCheck } from './tls.ts';
 import { ingressRulesCheck } from './ingress-rules.ts';
 import { keyClosureCheck } from './keys.ts';
@@ -269,6 +270,7 @@ export function closureChecks({ isClusterScoped, builtinGroups }: CheckEnvironme
     serviceClosureCheck,
     hostAliasCheck,
     middlewareClosureCheck,
+    traefikHeadersCheck,
     publicTlsCheck,
     ingressRulesCheck,
     loadBalancerClosureCheck,

@@ -78,6 +78,7 @@ const ON_TRAFFIC = new Set([
   'closure-ingress-class',
   'closure-ingress-rules',
   'closure-middleware',
+  'traefik-headers-read',
   'closure-traefik-annotations',
   'closure-traefik-flags',
   'closure-ingress-proxy-class',
@@ -621,6 +622,18 @@ export const closureMutations: Mutation[] = [
     why: 'the public proxy is started with --tracing.otlp.grpc.tls.insecureSkipVerfy: Traefik finds no such field of its configuration and exits at start, and every public route is down',
     mutate: swap('apps/platform/ingress-public/values.yaml', '      insecure: true\n', '      insecure: true\n      tls:\n        insecureSkipVerfy: true\n'),
     at: 'insecureSkipVerfy: true',
+  },
+  {
+    check: 'traefik-headers-read',
+    why: "the public API's security headers misspell frame-ancestors: browsers skip the directive, and only the older X-Frame-Options keeps the API's answers out of other sites' frames",
+    mutate: swap('portfolio-api/deploy/middleware.yaml', "frame-ancestors 'none'", "farme-ancestors 'none'"),
+    at: 'contentSecurityPolicy:',
+  },
+  {
+    check: 'traefik-headers-read',
+    why: "the public API's policy runs its two directives together: frame-ancestors is read as a host default-src allows",
+    mutate: swap('portfolio-api/deploy/middleware.yaml', "default-src 'none'; frame-ancestors", "default-src 'none' frame-ancestors"),
+    at: 'contentSecurityPolicy:',
   },
   {
     check: 'closure-traefik-annotations',
