@@ -10,7 +10,7 @@ import { scalarText } from '../../model/core/text.ts';
 import type { Ownership } from '../../model/repository/run-as.ts';
 import { dig, isMap, objects } from '../../model/core/dig.ts';
 import { SETTINGS_READS } from '../../model/apps/media-settings.ts';
-import { libraryFolderProblems, torrentClientPathProblems } from './settings-paths.ts';
+import { libraryFolderProblems, misplacedFolders, torrentClientPathProblems } from './settings-paths.ts';
 
 export const MEDIA_FACTS = 'apps/media/facts/media.yaml';
 /** The media apps' namespaces: media, and media-vpn for the VPN pod alone (it needs NET_ADMIN, which only a privileged namespace admits). */
@@ -226,7 +226,8 @@ export const mediaChecks: PolicyCheck[] = [
   },
   {
     id: 'media-folders-prepared',
-    description: 'A PreSync job creates every folder of the storage table and every library folder; /data/movies-4k gets mode 777 and the share user (M6).',
+    description:
+      'A PreSync job creates every folder of the storage table and every library folder on the share: its container mounts the share writable, whole and at the path the apps mount it, over every folder of its table (else it makes them in its own filesystem and succeeds, fails on a read-only mount, or makes them elsewhere on the share); /data/movies-4k gets mode 777 and the share user (M6).',
     invariants: ['M6'],
     remediation: 'list the folder in the media-folders ConfigMap (path, mode, owner) that the PreSync job walks',
     reads: { kinds: ['ConfigMap', 'Job'], files: ['apps/media/facts/media.yaml'] },
@@ -253,7 +254,13 @@ export const mediaChecks: PolicyCheck[] = [
           );
         const jobMounts = mountsOf(job);
         if (!jobMounts.some((m) => m.claim === share.claim))
-          ctx.fail({ resource: job, path: ['spec', 'template', 'spec'] }, `the PreSync job does not mount the share ${share.claim}`);
+          return ctx.fail({ resource: job, path: ['spec', 'template', 'spec'] }, `the PreSync job does not mount the share ${share.claim}`);
+        for (const { at, message } of misplacedFolders(jobMounts, share, [...byPath.keys()]))
+          ctx.fail(
+            { resource: job, path: at ? mountPath(at) : ['spec', 'template', 'spec', 'containers'] },
+            message,
+            `mount ${share.claim} whole (no subPath) and writable at ${share.mountPath}, where the apps mount it`,
+          );
       });
     },
   },

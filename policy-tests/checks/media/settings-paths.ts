@@ -1,7 +1,8 @@
 /**
  * Where the media apps' settings put files, against the volumes their containers mount: the torrent client's download
  * folders (M3) and the media server's library folders (M16). The settings script gives each app the paths its settings
- * name; a path no volume holds, or one outside the folder it must be, loses the files or shows nothing.
+ * name; a path no volume holds, or one outside the folder it must be, loses the files or shows nothing. And where the
+ * PreSync job makes the share's folders (M6).
  */
 import type { Path } from '../../model/core/positions.ts';
 import type { DataFile, Repo } from '../../model/repository/repo.ts';
@@ -30,12 +31,49 @@ const isUnder = (path: string, dir: string): boolean => {
 };
 
 /** The mount of a container that holds a path it writes to: the deepest mount path above it, as the kernel resolves it. */
-const mountHolding = (mounts: readonly PathMount[], path: string): PathMount | undefined =>
+const mountHolding = <M extends PathMount>(mounts: readonly M[], path: string): M | undefined =>
   mounts.filter((m) => isUnder(path, m.mountPath)).sort((a, b) => b.mountPath.length - a.mountPath.length)[0];
 
 /** Where a container path of a share mount lies on the share, as the apps that mount it whole at `share.mountPath` see it. */
 const onShare = (m: PathMount, path: string, share: Share): string =>
   `${share.mountPath.replace(/\/+$/, '')}${m.subPath ? `/${m.subPath.replace(/^\/+|\/+$/g, '')}` : ''}${path.slice(m.mountPath.replace(/\/+$/, '').length)}`;
+
+/**
+ * Why the job's folders do not land on the share where the table means them (under the share's mount path, as the
+ * apps mount it): the deepest mount over a folder is another volume or none (the folder is made in the container's
+ * own filesystem, and the job still succeeds), the share read-only (mkdir fails), or the share at a subPath that puts
+ * it elsewhere on the share. One sentence per mount, with the folders it misplaces.
+ */
+export function misplacedFolders<M extends PathMount>(
+  jobMounts: readonly M[],
+  share: Share,
+  folders: readonly string[],
+): { at: M | undefined; message: string }[] {
+  const byMount = new Map<M | undefined, string[]>();
+  for (const folder of folders) {
+    const m = mountHolding(jobMounts, folder);
+    const lands = m?.claim === share.claim && !m.readOnly && onShare(m, folder, share) === folder;
+    if (!lands) byMount.set(m, [...(byMount.get(m) ?? []), folder]);
+  }
+  const shareMount = jobMounts.find((m) => m.claim === share.claim);
+  return [...byMount].map(([m, list]) => {
+    const [named, them] = list.length === 1 ? [`folder ${list[0]} of its table`, 'it'] : [`${list.length} folders of its table (${list.join(', ')})`, 'them'];
+    if (m?.claim !== share.claim)
+      return {
+        at: shareMount,
+        message: `the PreSync job mounts the share ${share.claim} at ${shareMount!.mountPath}, not over the ${named}${m ? ` (${m.mountPath} is another volume)` : ''}: it makes ${them} in the container's own filesystem, succeeds, and the share never has ${them}`,
+      };
+    if (m.readOnly)
+      return {
+        at: m,
+        message: `the PreSync job mounts the share ${share.claim} read-only at ${m.mountPath}: mkdir of the ${named} fails, and so does the sync`,
+      };
+    return {
+      at: m,
+      message: `the PreSync job mounts the share ${share.claim} at ${m.mountPath}${m.subPath ? ` (subPath ${m.subPath})` : ''}, so it makes the ${named} elsewhere on the share than the apps find ${them} at ${share.mountPath}`,
+    };
+  });
+}
 
 /** The torrent client's save_path and, where it keeps incomplete downloads apart, temp_path (M3). */
 export function torrentClientPathProblems(

@@ -87,6 +87,18 @@ export const mediaMutations: Mutation[] = [
     at: 'folders.tsv: |',
   },
   {
+    check: 'media-folders-prepared',
+    why: 'the job mounts the share at /dtaa: it makes every folder in its own filesystem, succeeds, and the share has none',
+    mutate: swap(FOLDERS, '              mountPath: /data\n', '              mountPath: /dtaa\n'),
+    at: 'mountPath: /dtaa',
+  },
+  {
+    check: 'media-folders-prepared',
+    why: 'the job mounts the share read-only: mkdir fails, and so does every sync after it',
+    mutate: swap(FOLDERS, '              mountPath: /data\n', '              mountPath: /data\n              readOnly: true\n'),
+    at: 'mountPath: /data\n',
+  },
+  {
     check: 'media-share-writable',
     why: 'the TV root left to the share user and group 100, which no app runs in',
     mutate: swap(FOLDERS, '/data/series\t775\t1026:1000', '/data/series\t775\t1026:100'),
