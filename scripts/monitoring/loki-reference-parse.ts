@@ -195,7 +195,7 @@ export function cliFlags(markdown: string): Record<string, FlagType> {
   return Object.fromEntries(Object.entries(flags).sort(([a], [b]) => a.localeCompare(b)));
 }
 
-const GO_FLAG_TYPES: Readonly<Record<string, FlagType>> = { Bool: 'boolean', String: 'string', Int: 'int', Duration: 'duration', Float64: 'float' };
+export const GO_FLAG_TYPES: Readonly<Record<string, FlagType>> = { Bool: 'boolean', String: 'string', Int: 'int', Duration: 'duration', Float64: 'float' };
 
 /**
  * The flags `loki.ConfigWrapper.RegisterFlags` adds beside the configuration's (pkg/loki/config_wrapper.go: -version,
@@ -216,17 +216,21 @@ export function wrapperFlags(goSource: string): Record<string, FlagType> {
 }
 
 /**
- * What Loki's own source registers that the reference may not name (a hidden field's flag): from each line of
- * `f.<Type>Var(&cfg.X, "name"`, the whole name; from `f.<Type>Var(&cfg.X, prefix+"name"`, the end of a name (`s3.url`,
+ * What a Grafana program's own source registers (Loki's, that the reference may not name: a hidden field's flag; all
+ * of Tempo's): from each line of `f.<Type>Var(&cfg.X, "name"`, the whole name; from `f.<Type>Var(&cfg.X,
+ * prefix+"name"` or `util.PrefixConfig(prefix, "name")` (Tempo's: prefix, a dot, name), the end of a name (`s3.url`,
  * `.grpc-max-recv-msg-size`) under a prefix only the running program knows.
  */
 export function registeredFlags(goLines: readonly string[]): { names: Record<string, FlagType>; endings: string[] } {
   const names: Record<string, FlagType> = {};
   const endings = new Set<string>();
   for (const line of goLines) {
-    for (const m of line.matchAll(/\bf\.(\w*)Var\([^,]+,\s*(?:"([^"]+)"|[A-Za-z_][\w.]*\s*\+\s*"([^"]+)")/g)) {
+    for (const m of line.matchAll(
+      /\bf\.(\w*)Var\([^,]+,\s*(?:"([^"]+)"|[A-Za-z_][\w.]*\s*\+\s*"([^"]+)"|[A-Za-z_][\w.]*PrefixConfig\([^,()]+,\s*"([^"]+)"\))/g,
+    )) {
       if (m[2] !== undefined) names[`-${m[2]}`] = GO_FLAG_TYPES[m[1]!] ?? (/^(U?Int(64)?|Uint)$/.test(m[1]!) ? 'int' : 'string');
-      if (m[3] !== undefined) endings.add(m[3]);
+      const ending = m[3] ?? m[4];
+      if (ending !== undefined) endings.add(ending);
     }
   }
   return { names, endings: [...endings].sort() };
@@ -242,4 +246,13 @@ export function hiddenFieldNames(goSource: string): string[] {
     if (name && name !== '-') names.push(name);
   }
   return names;
+}
+
+/** Names one to a line, sorted: one text the gate reads at every load, where thousands of entries cost it time. */
+export const lines = (names: readonly string[]): string => `${[...names].sort((a, b) => a.localeCompare(b)).join('\n')}\n`;
+
+/** The flags of each type, as lines of names. */
+export function byType(flags: Record<string, FlagType>): Partial<Record<FlagType, string>> {
+  const types = [...new Set(Object.values(flags))].sort();
+  return Object.fromEntries(types.map((type) => [type, lines(Object.keys(flags).filter((name) => flags[name] === type))]));
 }

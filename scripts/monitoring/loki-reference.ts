@@ -10,7 +10,7 @@ import { writeInCheckout } from '../lib/checkout-write.ts';
 import { grepUpstream, readUpstreamFile } from '../lib/upstream-source.ts';
 import { facts } from '../../policy-tests/index.ts';
 import { referenceCommand, refreshTarget, type RefreshOptions } from './program-reference.ts';
-import { cliFlags, hiddenFieldNames, parseReference, registeredFlags, wrapperFlags, type FlagType } from './loki-reference-parse.ts';
+import { byType, cliFlags, hiddenFieldNames, lines, parseReference, registeredFlags, wrapperFlags } from './loki-reference-parse.ts';
 
 const REFERENCE_DOC = 'docs/sources/shared/configuration.md';
 const WRAPPER = 'pkg/loki/config_wrapper.go';
@@ -27,15 +27,6 @@ const HEADER = `# Loki's configuration structs, as the gate decodes Loki's file 
 # Types: string, int, float, boolean, duration, bytes, daytime, time, strings (a list), block <name>,
 # list of <type>, map of <type>, any (not decoded); a map of fields is a struct written in place.
 `;
-
-/** Names one to a line, sorted: one text the gate reads at every load, where thousands of entries cost it time. */
-const lines = (names: readonly string[]): string => `${[...names].sort((a, b) => a.localeCompare(b)).join('\n')}\n`;
-
-/** The flags of each type, as lines of names. */
-function byType(flags: Record<string, FlagType>): Partial<Record<FlagType, string>> {
-  const types = [...new Set(Object.values(flags))].sort();
-  return Object.fromEntries(types.map((type) => [type, lines(Object.keys(flags).filter((name) => flags[name] === type))]));
-}
 
 /** Rewrites the reference at `ref` (default: the one it was read at); returns a line saying what it holds. */
 export async function refreshReference(o: RefreshOptions): Promise<string> {

@@ -1,6 +1,7 @@
 /**
  * npm run tempo:reference: the reference read from a local clone of Tempo at a tag (its manifest's tree, its root
- * struct's fields, its source's field names), and the refusals: no --from (a usage error), a tag the clone lacks.
+ * struct's fields, its source's field names, the flags its flag set holds and its modules' prefixes), and the
+ * refusals: no --from (a usage error), a tag the clone lacks.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -12,8 +13,41 @@ import { taggedClone, type TaggedClone } from '../../test-support/tagged-clone.t
 
 const MANIFEST =
   '# Manifest\n\n## Complete configuration\n\n```yaml\ntarget: all\nserver:\n    http_listen_port: 3200\ningester: {}\nstorage:\n    trace:\n        backend: local\n        wal:\n            path: /var/tempo/wal\n```\n';
-const CONFIG_GO =
-  'package app\n\ntype Config struct {\n\tTarget string `yaml:"target,omitempty"`\n\tStreamOverHTTPEnabled bool `yaml:"stream_over_http_enabled,omitempty"`\n}\n';
+const CONFIG_GO = [
+  'package app\n\ntype Config struct {\n\tTarget string `yaml:"target,omitempty"`\n\tStreamOverHTTPEnabled bool `yaml:"stream_over_http_enabled,omitempty"`\n}\n',
+  'func (c *Config) RegisterFlagsAndApplyDefaults(prefix string, f *flag.FlagSet) {',
+  '\tf.StringVar(&c.Target, "target", SingleBinary, "target module")',
+  '\tf.DurationVar(&c.ShutdownDelay, "shutdown-delay", 0, "How long to wait")',
+  '\tflagext.DefaultValues(&c.InternalServer)',
+  '\tc.Server.LogLevel.RegisterFlags(f)',
+  '\tc.Overrides.RegisterFlagsAndApplyDefaults(f)',
+  '\tc.Distributor.RegisterFlagsAndApplyDefaults(util.PrefixConfig(prefix, "distributor"), f)',
+  '\tc.Frontend.RegisterFlagsAndApplyDefaults(util.PrefixConfig(prefix, "query-frontend"), f)',
+  '}',
+  '',
+  'func (c *Config) CheckConfig() {}',
+  '',
+].join('\n');
+const MAIN_GO = [
+  'package main',
+  'func main() {',
+  '\tprintVersion := flag.Bool("version", false, "Print this builds version information")',
+  '\tballastMBs := flag.Int("mem-ballast-size-mbs", 0, "Size of memory ballast to allocate in MBs.")',
+  '}',
+  'func loadConfig() {',
+  '\tconst (',
+  '\t\tconfigFileOption      = "config.file"',
+  '\t\tconfigVerifyOption    = "config.verify"',
+  '\t)',
+  '\tflagext.IgnoredFlag(flag.CommandLine, configFileOption, "Configuration file to load")',
+  '\tflagext.IgnoredFlag(flag.CommandLine, configVerifyOption, "Verify configuration and exit")',
+  '}',
+  '',
+].join('\n');
+const OVERRIDES_GO =
+  'package overrides\nfunc (c *Config) RegisterFlagsAndApplyDefaults(f *flag.FlagSet) {\n\tf.Float64Var(&c.X, "metrics-generator.native-histogram-bucket-factor", 1.1, "x")\n}\n';
+const LEVEL_GO =
+  'package log\nfunc (l *Level) RegisterFlags(f *flag.FlagSet) {\n\tf.Var(l, "log.level", "Only log messages with the given severity or above.")\n}\n';
 
 describe("Tempo's manifest and root struct", () => {
   it('reads the manifest as a tree of fields, an empty struct a leaf', () => {
@@ -38,6 +72,9 @@ describe('tempo:reference', () => {
       files: {
         'docs/sources/tempo/configuration/manifest.md': MANIFEST,
         'cmd/tempo/app/config.go': CONFIG_GO,
+        'cmd/tempo/main.go': MAIN_GO,
+        'modules/overrides/config.go': OVERRIDES_GO,
+        'vendor/github.com/grafana/dskit/log/level.go': LEVEL_GO,
         'vendor/x/x.go': 'type V struct {\n\tA string `yaml:"vendored"`\n}\n',
       },
       rootDirs: ['monitoring/tempo/facts'],
@@ -49,13 +86,22 @@ describe('tempo:reference', () => {
   it("writes the reference of the tag: the manifest's tree, the root fields, the source's names but vendor's", async () => {
     const { out, io } = capture();
     expect(await main(['--from', upstream, '--ref', 'v2.11.0', '--chart-version', '2.3.0', '--root', root], io)).toBe(0);
-    expect(out.stdout).toBe('wrote monitoring/tempo/facts/config-reference.yaml: 2 root fields, 2 field names, Tempo 2.11.0\n');
+    expect(out.stdout).toBe('wrote monitoring/tempo/facts/config-reference.yaml: 2 root fields, 2 field names, 8 flags, Tempo 2.11.0\n');
     const written = parse(await readFile(join(root, 'monitoring/tempo/facts/config-reference.yaml'), 'utf8'));
     expect(written).toMatchObject({
       version: '2.11.0',
       pin: { chart: 'tempo', version: '2.3.0' },
       root: ['target', 'stream_over_http_enabled'],
       names: ['stream_over_http_enabled', 'target'],
+      // What main and the configuration register on the flag set by whole names, and the modules' prefixes.
+      flags: {
+        boolean: '-version\n',
+        duration: '-shutdown-delay\n',
+        float: '-metrics-generator.native-histogram-bucket-factor\n',
+        int: '-mem-ballast-size-mbs\n',
+        string: '-config.file\n-config.verify\n-log.level\n-target\n',
+      },
+      prefixes: ['distributor.', 'query-frontend.'],
     });
   });
 

@@ -13,6 +13,7 @@ import { chartValues } from '../../model/helm/chart-values.ts';
 import { parseRenderedFile, pinnedVersionMiss, placeInValues, renderedVersionMiss } from '../../model/helm/chart-output.ts';
 import { dig } from '../../model/core/dig.ts';
 import { receiverRefusals, silentReceivers } from '../../model/tempo/receivers.ts';
+import { judgeTempoFlags, judgeValuesTempoFlags } from './tempo-flags.ts';
 import { TEMPO_CHART, TEMPO_REFERENCE, TEMPO_VALUES_BLOCKS, tempoConfigFile, tempoKeys, tempoReference, type TempoVerdict } from '../../model/tempo/config.ts';
 
 /** Where Tempo's file holds the receivers its distributor hands the OpenTelemetry collector (model/tempo/receivers.ts). */
@@ -36,7 +37,7 @@ function report(ctx: CheckContext, verdict: TempoVerdict, place: (path: Path) =>
 export const tempoConfigCheck: PolicyCheck = {
   id: 'monitoring-tempo-config',
   description:
-    "Tempo loads the configuration the repository gives it: every key one of its config structs has, as Tempo's manifest, its root struct and its source's field names list them at the version the chart runs, and receivers its distributor makes (otlp, jaeger, zipkin, kafka), the OTLP and Jaeger ones with protocols they speak, the OTLP one's grpc and http servers with keys their structs have (the collector's v0.150.0); otherwise Tempo exits at start and no trace is stored. An OTLP or Jaeger receiver left with no protocol is not refused (Tempo does not run the collector check that would) but starts no server, and fails too. Judged on the rendered tempo.yaml, offline on the blocks the values write into it; field types are not judged (A3).",
+    "Tempo loads the configuration the repository gives it: every key one of its config structs has, as Tempo's manifest, its root struct and its source's field names list them at the version the chart runs, and receivers its distributor makes (otlp, jaeger, zipkin, kafka), the OTLP and Jaeger ones with protocols they speak, the OTLP one's grpc and http servers with keys their structs have (the collector's v0.150.0); otherwise Tempo exits at start and no trace is stored. An OTLP or Jaeger receiver left with no protocol is not refused (Tempo does not run the collector check that would) but starts no server, and fails too. Judged on the rendered tempo.yaml, offline on the blocks the values write into it; field types are not judged. And Tempo takes its command line (the chart's -config.file and -mem-ballast-size-mbs, then the values' tempo.extraArgs, each -key=value as Helm prints it): every flag one its flag set holds (main's, and what its configuration registers by a whole name, as the reference lists them from its source), each value of the type its flag reads, and no -help, -version or -config.verify, each of which stops Tempo before it serves; a flag under a module's prefix that the reference does not list, and a later -config.file, are said not judged (A3).",
   invariants: ['A3'],
   remediation: `correct the key the finding names in monitoring/tempo/values.yaml as Tempo documents its configuration; after a Tempo upgrade, refresh ${TEMPO_REFERENCE} (${REFRESH})`,
   reads: { kinds: ['ConfigMap', 'Application', 'StatefulSet', 'Deployment'], charts: [TEMPO_CHART], files: [TEMPO_REFERENCE], renders: true },
@@ -82,6 +83,7 @@ export const tempoConfigCheck: PolicyCheck = {
       // On the rendered file only: Helm merges an empty map in the values with the chart's own protocols.
       for (const r of silentReceivers(dig(parsed.doc, RECEIVERS)))
         ctx.fail(place([...RECEIVERS, ...r.path]), `${name} at ${[...RECEIVERS, ...r.path].join('.')}: ${r.message}`);
+      if (reference.flags) judgeTempoFlags(ctx, { app, flags: reference.flags });
     }
     for (const v of values.filter((x) => !judged.has(x.appName))) {
       const miss = reference
@@ -101,6 +103,7 @@ export const tempoConfigCheck: PolicyCheck = {
           { data: v.source, path: ['tempo', 'receivers', ...r.path] },
           `the values' tempo.receivers.${r.path.join('.')} (Tempo's distributor.receivers): ${r.message}: ${CONSEQUENCE}`,
         );
+      if (reference.flags) judgeValuesTempoFlags(ctx, v, reference.flags);
     }
   },
 };

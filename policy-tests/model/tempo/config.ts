@@ -13,6 +13,7 @@ import type { Resource } from '../core/manifest.ts';
 import type { DataFile } from '../repository/data-file.ts';
 import { referenceFile } from '../helm/reference-file.ts';
 import { renderedByChart, renderedFile, type RenderedFile } from '../helm/chart-output.ts';
+import { registeredFlagsOf, type RegisteredFlags } from '../command-lines/registered-flags.ts';
 
 export const TEMPO_CHART = 'tempo';
 export const TEMPO_CONFIG_KEY = 'tempo.yaml';
@@ -40,6 +41,8 @@ export interface TempoFields {
   fields: Tree;
   root: ReadonlySet<string>;
   names: ReadonlySet<string>;
+  /** The flags Tempo's flag set holds, and the prefixes its modules register theirs under (model/tempo/flags.ts). */
+  flags: RegisteredFlags | undefined;
 }
 
 export type TempoReference = ({ ok: true; data: DataFile } & TempoFields) | { ok: false; data: DataFile; problem: string };
@@ -50,7 +53,7 @@ export function tempoFields(doc: unknown): TempoFields | { problem: string } {
   if (typeof version !== 'string' || typeof chartVersion !== 'string' || !isMap(fields) || !Array.isArray(root) || !Array.isArray(names))
     return { problem: 'it needs version, pin.version, fields, root and names (npm run tempo:reference writes them)' };
   const asSet = (list: unknown[]) => new Set(list.filter((x): x is string => typeof x === 'string'));
-  return { version, chartVersion, fields: fields as Tree, root: asSet(root), names: asSet(names) };
+  return { version, chartVersion, fields: fields as Tree, root: asSet(root), names: asSet(names), flags: registeredFlagsOf(doc) };
 }
 
 export const tempoReference = referenceFile(TEMPO_REFERENCE, tempoFields);

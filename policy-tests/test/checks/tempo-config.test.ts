@@ -1,5 +1,11 @@
 /** monitoring-tempo-config on a broken copy of the real repository, offline; what Tempo takes passes, and a key the manifest's struct does not list but Tempo has elsewhere is said not judged. */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
 import { receiverRefusals, silentReceivers } from '../../model/tempo/receivers.ts';
+import { extraArgWords, readTempoFlags } from '../../model/tempo/flags.ts';
+import { TEMPO_REFERENCE, tempoFields } from '../../model/tempo/config.ts';
+import { REPO_ROOT } from '../../model/repository/repo.ts';
 import { describe, expect, it } from 'vitest';
 import { onBrokenCopy } from '../support/helpers.ts';
 import { describeMutations } from '../support/mutation-runner.ts';
@@ -72,5 +78,54 @@ describe("Tempo 2.10.8's receivers, as the OpenTelemetry collector's config prov
         message: "'http' has invalid keys: max_recv_msg_size_mib (the OTLP receiver's http server)",
       },
     ]);
+  });
+});
+
+describe("Tempo 2.10.8's command line, as Go's flag package reads it on the flags the reference lists", () => {
+  const flags = tempoFields(parse(readFileSync(join(REPO_ROOT, TEMPO_REFERENCE), 'utf8')) as unknown);
+  const read = (...extra: string[]) => {
+    if ('problem' in flags || !flags.flags) throw new Error('the reference holds no flags');
+    return readTempoFlags(['-config.file=/conf/tempo.yaml', '-mem-ballast-size-mbs=1024', ...extra], flags.flags).problem;
+  };
+
+  it("takes the chart's flags, the configuration's own, and typed values as Go reads them", () => {
+    expect(read()).toBeUndefined();
+    expect(read('-target=all', '--log.level=debug', '-multitenancy.enabled', '-shutdown-delay=30s', '-server.http-listen-port=0x0c80')).toBeUndefined();
+    expect(read('-memberlist.host-port', 'tempo-gossip:7946', '-config.expand-env=true')).toBeUndefined();
+    // The first word that is no flag ends the flags: what follows is an argument Tempo never reads.
+    expect(read('all', '-nothing')).toBeUndefined();
+  });
+
+  it('refuses a flag its flag set does not hold, a value its type refuses, a missing value, and the words that end it', () => {
+    expect(read('-versoin')).toEqual({ index: 2, message: 'flag provided but not defined: -versoin (did you mean "-version"?)', exit: 2 });
+    expect(read('-internal-server.enable=true')).toMatchObject({ message: 'flag provided but not defined: -internal-server.enable', exit: 2 });
+    expect(read('-distributer.foo=1')).toMatchObject({ message: 'flag provided but not defined: -distributer.foo (did you mean "-distributor.foo"?)' });
+    expect(read('-shutdown-delay=30')).toMatchObject({ message: 'invalid value "30" for flag -shutdown-delay: parse error', exit: 2 });
+    expect(read('-server.http-listen-port=1e+06')).toMatchObject({ message: 'invalid value "1e+06" for flag -server.http-listen-port: parse error' });
+    expect(read('-multitenancy.enabled=yes')).toMatchObject({ exit: 2 });
+    expect(read('-target')).toMatchObject({ message: 'flag needs an argument: -target', exit: 2 });
+    expect(read('-help')).toMatchObject({ message: "-help prints Tempo's usage", exit: 0 });
+    expect(read('-version')).toMatchObject({ message: '-version makes Tempo print its version and exit 0, so it never serves', exit: 0 });
+    expect(read('-config.verify=true')).toMatchObject({ index: 2, exit: 0 });
+    expect(read('-config.verify=false')).toBeUndefined();
+  });
+
+  it("says a flag under a module's prefix that the reference does not list not judged", () => {
+    expect(read('-querier.frontend-address=tempo:9095')).toEqual({
+      index: 2,
+      unjudged:
+        "-querier.frontend-address is no flag the reference names, and Tempo's querier module registers flags under querier. that the gate does not list: not judged",
+    });
+  });
+
+  it("writes the values' extraArgs as the chart's template does: by key, -key=value, a falsy value alone, numbers as Helm prints them", () => {
+    expect(extraArgWords({ target: 'all', 'config.expand-env': true, b: false, a: 1000000, c: '' })).toEqual([
+      { key: 'a', word: '-a=1e+06' },
+      { key: 'b', word: '-b' },
+      { key: 'c', word: '-c' },
+      { key: 'config.expand-env', word: '-config.expand-env=true' },
+      { key: 'target', word: '-target=all' },
+    ]);
+    expect(extraArgWords(['-x'])).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-/** Mutations for monitoring-tempo-config: Tempo's values given a key Tempo 2.10.8 has no field for, or a protocol its receivers do not speak, offline. */
+/** Mutations for monitoring-tempo-config: Tempo's values given a key Tempo 2.10.8 has no field for, a protocol its receivers do not speak, or a flag it does not take, offline. */
 import type { Mutation } from '../support/mutation-runner.ts';
 import { swap } from './edits.ts';
 
@@ -29,5 +29,17 @@ export const tempoConfigMutations: Mutation[] = [
     why: "the OTLP receiver's gRPC server given endpiont (a misspelt endpoint): configgrpc.ServerConfig has no such key, the collector refuses it, and Tempo exits at start",
     mutate: swap(VALUES, '        grpc:\n          endpoint: 0.0.0.0:4317', '        grpc:\n          endpiont: 0.0.0.0:4317'),
     at: 'endpiont:',
+  },
+  {
+    check: CHECK,
+    why: 'Tempo given -shutdown-delay=30 in extraArgs: a duration flag reads no bare number, the flag package stops Tempo with exit 2 at every start',
+    mutate: swap(VALUES, '  retention: 24h\n', '  retention: 24h\n  extraArgs:\n    shutdown-delay: 30\n'),
+    at: 'shutdown-delay: 30',
+  },
+  {
+    check: CHECK,
+    why: 'Tempo given -distributer.log-received-spans.enabled (a slip of the distributor module): its flag set holds no such flag, exit 2',
+    mutate: swap(VALUES, '  retention: 24h\n', '  retention: 24h\n  extraArgs:\n    distributer.log-received-spans.enabled: true\n'),
+    at: 'distributer.log-received-spans.enabled',
   },
 ];

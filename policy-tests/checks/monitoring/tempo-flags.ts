@@ -1,0 +1,62 @@
+/**
+ * monitoring-tempo-config: Tempo takes the command line the chart gives it (model/tempo/flags.ts): the chart's
+ * -config.file and -mem-ballast-size-mbs, then the values' `tempo.extraArgs`, each `-<key>=<value>`. A flag Tempo's
+ * flag set does not hold, a value its type refuses, `-help`, `-version` or `-config.verify` stop Tempo before it
+ * serves, the container restarts for good, and no trace is stored. A flag under a module's prefix the reference does
+ * not list is said not judged, and so is a later -config.file, which names another file than the tempo.yaml judged.
+ * Judged on the rendered container's arguments, offline on the values' map as the chart writes it.
+ */
+import { dig } from '../../model/core/dig.ts';
+import { goPrint } from '../../model/go/fmt.ts';
+import type { CheckContext } from '../../model/checks/kit.ts';
+import type { ChartValues } from '../../model/helm/chart-values.ts';
+import type { RegisteredFlagProblem, RegisteredFlags } from '../../model/command-lines/registered-flags.ts';
+import { extraArgWords, readTempoFlags, tempoContainers } from '../../model/tempo/flags.ts';
+import { scalarText } from '../../model/core/text.ts';
+
+type Place = Parameters<CheckContext['fail']>[0];
+
+const CONSEQUENCE = 'its container restarts for good, and no trace is stored';
+const CONFIG_FLAG = '-config.file';
+
+const say = (ctx: CheckContext, place: Place, what: string, p: RegisteredFlagProblem) =>
+  'unjudged' in p
+    ? ctx.notJudged(place, `${what}: ${p.unjudged}`)
+    : ctx.fail(place, `${what}: ${p.message}: ${p.exit === 0 ? 'Tempo exits' : `Tempo exits ${p.exit} at start`}, ${CONSEQUENCE}`);
+
+/** The rendered Tempo containers of `app`: their arguments, a problem said at its word. */
+export function judgeTempoFlags(ctx: CheckContext, o: { app: string; flags: RegisteredFlags }): void {
+  for (const { resource, c } of tempoContainers(ctx.resources, o.app)) {
+    // Another command than the image's entrypoint reads the arguments its own way.
+    if (c.container.command !== undefined) continue;
+    const words = Array.isArray(c.container.args) ? c.container.args.map((w) => scalarText(w)) : [];
+    const { problem, values } = readTempoFlags(words, o.flags);
+    const what = `container ${c.name} of ${resource.kind} ${resource.name}`;
+    const word = (index: number): Place => ({ resource, path: [...c.at, 'args', index] });
+    if (problem) say(ctx, word(problem.index), what, problem);
+    const file = values.get(CONFIG_FLAG);
+    const first = words.findIndex((w) => w.startsWith(`${CONFIG_FLAG}=`) || w.startsWith(`-${CONFIG_FLAG}=`));
+    if (!problem && file && first !== -1 && file.index !== first)
+      ctx.notJudged(word(file.index), `${what}: Tempo reads its configuration from ${file.value}, not the chart's tempo.yaml the gate judges: not judged`);
+  }
+}
+
+/** Offline: the chart's own two flags, then the values' `tempo.extraArgs` as its template writes them. */
+export function judgeValuesTempoFlags(ctx: CheckContext, v: ChartValues, flags: RegisteredFlags): void {
+  const extra = extraArgWords(dig(v.values, ['tempo', 'extraArgs']));
+  const ballast = dig(v.values, ['tempo', 'memBallastSizeMbs']);
+  const chart = [`${CONFIG_FLAG}=/conf/tempo.yaml`, `-mem-ballast-size-mbs=${ballast === undefined ? '1024' : goPrint(ballast)}`];
+  const { problem, values } = readTempoFlags([...chart, ...extra.map((x) => x.word)], flags);
+  const file = values.get(CONFIG_FLAG);
+  if (!problem && file && file.index >= chart.length)
+    ctx.notJudged(
+      { data: v.source, path: ['tempo', 'extraArgs', extra[file.index - chart.length]!.key] },
+      `Tempo reads its configuration from ${file.value}, not the chart's tempo.yaml the gate judges: not judged`,
+    );
+  if (!problem) return;
+  const at =
+    problem.index < chart.length
+      ? ['tempo', ...(ballast === undefined ? [] : ['memBallastSizeMbs'])]
+      : ['tempo', 'extraArgs', extra[problem.index - chart.length]!.key];
+  say(ctx, { data: v.source, path: at }, "Tempo's command line (the chart's flags, then tempo.extraArgs)", problem);
+}
