@@ -83,7 +83,7 @@ export const tempoConfigCheck: PolicyCheck = {
       // On the rendered file only: Helm merges an empty map in the values with the chart's own protocols.
       for (const r of silentReceivers(dig(parsed.doc, RECEIVERS)))
         ctx.fail(place([...RECEIVERS, ...r.path]), `${name} at ${[...RECEIVERS, ...r.path].join('.')}: ${r.message}`);
-      if (reference.flags) judgeTempoFlags(ctx, { app, flags: reference.flags });
+      if (reference.flags) judgeTempoFlags(ctx, { app, flags: reference.flags, values: v });
     }
     for (const v of values.filter((x) => !judged.has(x.appName))) {
       const miss = reference

@@ -18,21 +18,35 @@ type Place = Parameters<CheckContext['fail']>[0];
 
 const CONSEQUENCE = 'its container restarts for good, and no trace is stored';
 const CONFIG_FLAG = '-config.file';
+const FIX =
+  "give tempo.extraArgs only flags Tempo's flag set holds, each with a value of its type (quote a number over 999,999: Helm prints it as 1e+06), and no -version, -help or -config.verify";
 
 const say = (ctx: CheckContext, place: Place, what: string, p: RegisteredFlagProblem) =>
   'unjudged' in p
     ? ctx.notJudged(place, `${what}: ${p.unjudged}`)
-    : ctx.fail(place, `${what}: ${p.message}: ${p.exit === 0 ? 'Tempo exits' : `Tempo exits ${p.exit} at start`}, ${CONSEQUENCE}`);
+    : ctx.fail(place, `${what}: ${p.message}: ${p.exit === 0 ? 'Tempo exits' : `Tempo exits ${p.exit} at start`}, ${CONSEQUENCE}`, FIX);
 
-/** The rendered Tempo containers of `app`: their arguments, a problem said at its word. */
-export function judgeTempoFlags(ctx: CheckContext, o: { app: string; flags: RegisteredFlags }): void {
+/**
+ * Where the values wrote a rendered word: the `tempo.extraArgs` entry the chart's template writes as it, or the ballast
+ * size; undefined for the chart's own words (and where the values are not read), said at the rendered word.
+ */
+function writtenAt(v: ChartValues | undefined, word: string | undefined): Place | undefined {
+  if (!v || word === undefined) return undefined;
+  const entry = extraArgWords(dig(v.values, ['tempo', 'extraArgs'])).find((x) => x.word === word);
+  if (entry) return { data: v.source, path: ['tempo', 'extraArgs', entry.key] };
+  const ballast = word.startsWith('-mem-ballast-size-mbs=') && dig(v.values, ['tempo', 'memBallastSizeMbs']) !== undefined;
+  return ballast ? { data: v.source, path: ['tempo', 'memBallastSizeMbs'] } : undefined;
+}
+
+/** The rendered Tempo containers of `app`: their arguments, a problem said at the values line that wrote its word. */
+export function judgeTempoFlags(ctx: CheckContext, o: { app: string; flags: RegisteredFlags; values: ChartValues | undefined }): void {
   for (const { resource, c } of tempoContainers(ctx.resources, o.app)) {
     // Another command than the image's entrypoint reads the arguments its own way.
     if (c.container.command !== undefined) continue;
     const words = Array.isArray(c.container.args) ? c.container.args.map((w) => scalarText(w)) : [];
     const { problem, values } = readTempoFlags(words, o.flags);
     const what = `container ${c.name} of ${resource.kind} ${resource.name}`;
-    const word = (index: number): Place => ({ resource, path: [...c.at, 'args', index] });
+    const word = (index: number): Place => writtenAt(o.values, words[index]) ?? { resource, path: [...c.at, 'args', index] };
     if (problem) say(ctx, word(problem.index), what, problem);
     const file = values.get(CONFIG_FLAG);
     const first = words.findIndex((w) => w.startsWith(`${CONFIG_FLAG}=`) || w.startsWith(`-${CONFIG_FLAG}=`));
