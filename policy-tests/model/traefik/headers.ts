@@ -94,9 +94,14 @@ function repeated(text: string): string[] {
   return out;
 }
 
-/** What a browser does not read of a policy as written, each in a sentence; empty where it reads all of it. */
+/**
+ * What a browser does not read of a header as written, each in a sentence; empty where it reads all of it. A header
+ * may carry several policies apart by commas (CSP3's serialized CSP list), each read and enforced on its own.
+ */
 export function policyMisreadings(text: string): string[] {
-  const csp = new CspParser(text).csp;
-  const findings = [...checkUnknownDirective(csp), ...checkMissingSemicolon(csp), ...checkInvalidKeyword(csp)];
-  return [...findings.map(misreading), ...repeated(text)];
+  return text.split(',').flatMap((policy) => {
+    const csp = new CspParser(policy).csp;
+    const findings = [...checkUnknownDirective(csp), ...checkMissingSemicolon(csp), ...checkInvalidKeyword(csp)];
+    return [...findings.map(misreading), ...repeated(policy)];
+  });
 }

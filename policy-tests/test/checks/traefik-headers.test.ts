@@ -28,8 +28,9 @@ describe('traefik-headers-read', () => {
         "script-src 'nonce-r4nd0m' 'strict-dynamic' https: 'unsafe-inline'; object-src 'none'; base-uri 'self'; img-src data: *.example.net; report-to csp; upgrade-insecure-requests",
       ),
     ).toEqual([]);
-    // Names are read without case, as the browser reads them.
+    // Names are read without case, as the browser reads them; a header of two policies is two policies, each whole.
     expect(policyMisreadings("DEFAULT-SRC 'none'; Frame-Ancestors 'none'")).toEqual([]);
+    expect(policyMisreadings("default-src 'self', frame-ancestors 'none'; default-src 'none'")).toEqual([]);
   });
 
   it('says a misspelt directive, and one ended by a colon, with the directive meant', () => {
