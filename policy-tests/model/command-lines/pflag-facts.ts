@@ -7,7 +7,10 @@ import { isTypeValue, type GoFlagValue } from './go-flag-facts.ts';
 
 /** What a flag's value must be: what its type reads or takes, and what the program checks of it as it starts. */
 export interface PflagValue extends Pick<GoFlagValue, 'pattern' | 'fits' | 'duration' | 'choices'> {
-  /** Its comma-separated items (trimmed, empty ones dropped, gathered over every time it is given), each one of these. */
+  /**
+   * Its comma-separated items (trimmed, empty ones dropped; a StringSlice's, its CSV fields as written), gathered over
+   * every time it is given, each one of these.
+   */
   each?: string[];
   /** The name before each `=[` of its last value (a map of lists, `pods=[app],nodes=[*]`), each one of these. */
   keys?: string[];

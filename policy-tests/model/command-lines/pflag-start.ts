@@ -108,7 +108,8 @@ function valueRefusal(sets: readonly FlagSet[], options: PflagOptions): StartRef
     if (type.skippedBy !== undefined && isTrue(type.skippedBy)) continue;
     const given = sets.filter((s) => s.flag === flag);
     for (const set of type.each ? given : []) {
-      const item = goCommaItems(set.value).find((x) => !type.each!.includes(x));
+      // A StringSlice's items are its CSV record's fields as written (not trimmed); another list's, trimmed pieces.
+      const item = (type.slice ? sliceItems(set.value) : goCommaItems(set.value)).find((x) => !type.each!.includes(x));
       if (item !== undefined)
         return { index: set.index, message: `${JSON.stringify(item)} in ${flag} is none the program knows${suggesting(nearestName(item, type.each!))}` };
     }

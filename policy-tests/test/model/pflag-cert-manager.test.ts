@@ -68,6 +68,19 @@ describe("pflag, on cert-manager's controller", () => {
     expect(refusal('--logging-format=logfmt')).toMatchObject({ exit: 1, started: true, message: expect.stringMatching(/Unsupported log format/) });
   });
 
+  it('refuses as it starts a controller name it does not have, each item as the CSV record holds it, "-" before it or not', () => {
+    expect(refusal('--controllers=*,-certificaterequests-approver', '--controllers=certificatesigningrequests-issuer-ca')).toBeUndefined();
+    expect(refusal('--controllers=*,-certificaterequest-approver')).toEqual({
+      index: 5,
+      message: '"-certificaterequest-approver" in --controllers is none the program knows (did you mean "-certificaterequests-approver"?)',
+      exit: 1,
+      started: true,
+    });
+    // listenerset has a controller name but is not among AllControllers at v1.21.1; a space is part of a CSV field.
+    expect(refusal('--controllers=listenerset')).toMatchObject({ exit: 1, started: true });
+    expect(refusal('--controllers=issuers, orders')).toMatchObject({ exit: 1, message: expect.stringMatching(/^" orders" in --controllers/) });
+  });
+
   it('leaves what it checks as it starts not judged beside a --config file, which may override it', () => {
     expect(refusal('--config=/etc/cert-manager/config.yaml', '--dns01-recursive-nameservers=8.8.8.8')).toMatchObject({
       unjudged: expect.stringMatching(/override it/),
