@@ -636,6 +636,16 @@ describe('workload-image-needs: external-secrets, a cobra root whose webhook and
     expect(eso(['--loglevel=info', 'controller', '--help'])).toEqual([expect.stringMatching(/unknown command "controller" for "external-secrets"/)]);
     expect(eso(['help'])).toEqual([expect.stringMatching(/^not-judged: .*external-secrets's help command/)]);
   });
+
+  it("refuses as it starts a webhook cipher Go's tls.CipherSuites() does not name, the value split at its commas as written", () => {
+    expect(eso(['webhook', '--tls-ciphers=TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,TLS_AES_128_GCM_SHA256', '--tls-ciphers='])).toEqual([]);
+    expect(eso(['webhook', '--tls-ciphers=TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,TLS_ECDHE_RSA_WITH_3DES_EDE_CBC_SHA'])).toEqual([
+      expect.stringMatching(/which it refuses once its flags are read \(--tls-ciphers ".*": unable to fetch tls ciphers/),
+    ]);
+    // A space or an empty piece is a name of no suite, and an insecure suite is not among tls.CipherSuites().
+    expect(eso(['webhook', '--tls-ciphers=TLS_AES_128_GCM_SHA256, TLS_AES_256_GCM_SHA384'])).toHaveLength(1);
+    expect(eso(['webhook', '--tls-ciphers=TLS_AES_128_GCM_SHA256,'])).toHaveLength(1);
+  });
 });
 
 describe("workload-image-needs: the CSI snapshot controller's flags, as Go's flag package reads the args its ENTRYPOINT is given", () => {
