@@ -27,6 +27,8 @@ const MANAGERS: Record<string, { root: string; removeCompleted: boolean; kind: s
   'radarr-4k': { root: '/data/movies-4k', removeCompleted: false, kind: '4K movie manager' },
 };
 const TORRENT_HOST = 'qbittorrent.media-vpn.svc.cluster.local';
+/** The kinds of app that search indexers: a TV manager (Sonarr) and a movie manager (Radarr), each instance its own. */
+const MANAGER_APPS: ReadonlySet<string> = new Set(['sonarr', 'radarr']);
 
 export const mediaSettingsChecks: PolicyCheck[] = [
   {
@@ -122,7 +124,7 @@ export const mediaSettingsChecks: PolicyCheck[] = [
   {
     id: 'media-seeding-chain',
     description:
-      'Seeding: indexer ratio limits 5 or none and never a time limit; no global limits and no queueing in the torrent client; the 4K manager synced as its own app with full sync and movie categories, each app keyed by a manager of its kind; the queue cleaner never deletes private torrents and its download cleaner is off (M14, M20, M21, M23).',
+      'Seeding: indexer ratio limits 5 or none and never a time limit; no global limits and no queueing in the torrent client; the 4K manager synced as its own app with full sync and movie categories, each app keyed by a manager of its kind, and every TV or movie manager of the settings an app Prowlarr syncs to (its only indexers); the queue cleaner never deletes private torrents and its download cleaner is off (M14, M20, M21, M23).',
     invariants: ['M14', 'M20', 'M21', 'M23'],
     remediation: 'set the seeding rule the finding names',
     reads: { files: SETTINGS_READS },
@@ -151,6 +153,13 @@ export const mediaSettingsChecks: PolicyCheck[] = [
               }): media-settings finds no API key for it and syncs no indexer there`,
             );
         });
+        // A TV or movie manager gets its indexers from Prowlarr alone: one no app syncs to has none, and searches nothing.
+        for (const [instance, v] of settings)
+          if (MANAGER_APPS.has(String(v.s.app)) && !apps.some((a) => a.keyFrom === instance && a.syncLevel !== 'disabled'))
+            ctx.fail(
+              { data: prowlarr.file, path: ['applications'] },
+              `${instance} (a ${String(v.s.app)} instance of the settings) is no application Prowlarr syncs to: it gets no indexer, has none of its own, and every search it runs finds nothing`,
+            );
         const i4k = apps.findIndex((a) => String(a.baseUrl).includes('radarr-4k'));
         const a4k = apps[i4k];
         if (!a4k || a4k.syncLevel !== 'fullSync' || !((a4k.syncCategories ?? []) as number[]).every((c) => c >= 2000 && c < 3000)) {

@@ -107,6 +107,16 @@ const mutations: Mutation[] = [
   },
   {
     check: 'media-seeding-chain',
+    why: "the 1080p movie manager's app removed from Prowlarr: Radarr gets no indexer and every search finds nothing",
+    mutate: swap(
+      PROWLARR_SETTINGS,
+      '  - name: Radarr\n    implementation: Radarr\n    baseUrl: http://radarr.media.svc:7878\n    syncLevel: fullSync\n    syncCategories: [2000, 2040]\n    keyFrom: radarr\n',
+      '',
+    ),
+    at: 'applications:',
+  },
+  {
+    check: 'media-seeding-chain',
     why: 'the download cleaner turned on',
     mutate: swap(CLEANUPARR_SETTINGS, 'downloadCleaner:\n  enabled: false', 'downloadCleaner:\n  enabled: true'),
     at: 'downloadCleaner:',
