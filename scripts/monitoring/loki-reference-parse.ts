@@ -197,13 +197,17 @@ export function cliFlags(markdown: string): Record<string, FlagType> {
 
 export const GO_FLAG_TYPES: Readonly<Record<string, FlagType>> = { Bool: 'boolean', String: 'string', Int: 'int', Duration: 'duration', Float64: 'float' };
 
+/** The string constants a Go source declares one to a line (`name = "text"`, in a `const` block or alone), by name. */
+export const goStringConstants = (goSource: string): Map<string, string> =>
+  new Map([...goSource.matchAll(/^\s*(?:const\s+)?([A-Za-z_]\w*)\s*=\s*"([^"]+)"/gm)].map((m) => [m[1]!, m[2]!]));
+
 /**
  * The flags `loki.ConfigWrapper.RegisterFlags` adds beside the configuration's (pkg/loki/config_wrapper.go: -version,
  * -verify-config, -config.file...), which no field of the reference sets: each `f.<Type>Var(&c.<field>, <name>` of the
  * source, a name given by a constant of the file read from it.
  */
 export function wrapperFlags(goSource: string): Record<string, FlagType> {
-  const constants = new Map([...goSource.matchAll(/^\s*(?:const\s+)?([A-Za-z_]\w*)\s*=\s*"([^"]+)"/gm)].map((m) => [m[1]!, m[2]!]));
+  const constants = goStringConstants(goSource);
   const flags: Record<string, FlagType> = {};
   for (const m of goSource.matchAll(/\bf\.(\w+)Var\(&c\.\w+,\s*(?:"([^"]+)"|([A-Za-z_]\w*))/g)) {
     const name = m[2] ?? constants.get(m[3]!);

@@ -11,7 +11,7 @@ import { writeInCheckout } from '../lib/checkout-write.ts';
 import { grepUpstream, readUpstreamFile } from '../lib/upstream-source.ts';
 import { facts } from '../../policy-tests/index.ts';
 import { referenceCommand, refreshTarget, type RefreshOptions } from './program-reference.ts';
-import { byType, GO_FLAG_TYPES, registeredFlags, type FlagType } from './loki-reference-parse.ts';
+import { byType, GO_FLAG_TYPES, goStringConstants, registeredFlags, type FlagType } from './loki-reference-parse.ts';
 
 const MANIFEST = 'docs/sources/tempo/configuration/manifest.md';
 const ROOT_CONFIG = 'cmd/tempo/app/config.go';
@@ -47,7 +47,7 @@ export function structFields(goSource: string, name: string): string[] {
  * file's three, which `flagext.IgnoredFlag` registers again as flags that take a value (any) and ignore it.
  */
 export function mainFlags(goSource: string): Record<string, FlagType> {
-  const constants = new Map([...goSource.matchAll(/^\s*([A-Za-z_]\w*)\s*=\s*"([^"]+)"/gm)].map((m) => [m[1]!, m[2]!]));
+  const constants = goStringConstants(goSource);
   const flags: Record<string, FlagType> = {};
   for (const m of goSource.matchAll(/\bflag\.(Bool|U?Int(?:64)?|Float64|Duration|String)\("([^"]+)"/g)) flags[`-${m[2]}`] = GO_FLAG_TYPES[m[1]!] ?? 'int';
   for (const m of goSource.matchAll(/IgnoredFlag\(flag\.CommandLine,\s*(?:"([^"]+)"|([A-Za-z_]\w*))/g)) {

@@ -4,14 +4,14 @@
  * inhibit rule's side's severity or alert name. A name or value one slip from what the alerts carry is a slip
  * Alertmanager takes without a word.
  */
-import { EVENT_SEVERITIES, EVENTS_ROWS, routeMatchers, type ConfigPlace, type JudgedAlertmanagerConfig } from '../../model/monitoring/alertmanager.ts';
+import { EVENT_SEVERITIES, EVENTS_ROWS, type ConfigPlace, type JudgedAlertmanagerConfig } from '../../model/monitoring/alertmanager.ts';
 import { ruleEntries } from '../../model/monitoring/prometheus-rules.ts';
 import { scalarText } from '../../model/core/text.ts';
 import { list, obj, objects, str } from '../../model/core/dig.ts';
 import type { Path } from '../../model/core/positions.ts';
 import type { CheckContext } from '../../model/checks/kit.ts';
 import { nearestName, suggesting } from '../../model/core/did-you-mean.ts';
-import { matcherMatches, type AmMatcher } from '../../model/alertmanager/matchers.ts';
+import { matcherMatches, parseMatchers, type AmMatcher } from '../../model/alertmanager/matchers.ts';
 
 /** Labels every alert may carry from Prometheus and its targets, besides those its rule and its series write. */
 const TARGET_LABELS = ['alertname', 'severity', 'namespace', 'job', 'instance', 'pod', 'container', 'service', 'node', 'endpoint', 'cluster', 'prometheus'];
@@ -102,9 +102,10 @@ type Written = { m: AmMatcher; text: string; at: ConfigPlace };
  * `matchers` lines, and its `match` and `match_re` maps, the older forms Alertmanager still reads; each line parsed once.
  */
 function writtenMatchers(node: Record<string, unknown>, prefix: string, place: (path: Path) => ConfigPlace): { lines: Written[]; maps: Written[] } {
-  const lines = list(node[`${prefix}matchers`]).flatMap((line, j) =>
-    (routeMatchers({ matchers: [str(line)] }) ?? []).map((m) => ({ m, text: str(line), at: place([`${prefix}matchers`, j]) })),
-  );
+  const lines = list(node[`${prefix}matchers`]).flatMap((line, j) => {
+    const parsed = parseMatchers(str(line));
+    return 'error' in parsed ? [] : parsed.map((m) => ({ m, text: str(line), at: place([`${prefix}matchers`, j]) }));
+  });
   const maps = (['match', 'match_re'] as const).flatMap((key) =>
     Object.entries(obj(node[`${prefix}${key}`])).map(([name, value]) => ({
       m: { name, type: key === 'match' ? ('=' as const) : ('=~' as const), value: scalarText(value) },

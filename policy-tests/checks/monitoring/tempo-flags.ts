@@ -21,6 +21,9 @@ const CONFIG_FLAG = '-config.file';
 const FIX =
   "give tempo.extraArgs only flags Tempo's flag set holds, each with a value of its type (quote a number over 999,999: Helm prints it as 1e+06), and no -version, -help or -config.verify";
 
+/** Why a later -config.file is not judged. */
+const otherFile = (path: string) => `Tempo reads its configuration from ${path}, not the chart's tempo.yaml the gate judges: not judged`;
+
 const say = (ctx: CheckContext, place: Place, what: string, p: RegisteredFlagProblem) =>
   'unjudged' in p
     ? ctx.notJudged(place, `${what}: ${p.unjudged}`)
@@ -50,8 +53,7 @@ export function judgeTempoFlags(ctx: CheckContext, o: { app: string; flags: Regi
     if (problem) say(ctx, word(problem.index), what, problem);
     const file = values.get(CONFIG_FLAG);
     const first = words.findIndex((w) => w.startsWith(`${CONFIG_FLAG}=`) || w.startsWith(`-${CONFIG_FLAG}=`));
-    if (!problem && file && first !== -1 && file.index !== first)
-      ctx.notJudged(word(file.index), `${what}: Tempo reads its configuration from ${file.value}, not the chart's tempo.yaml the gate judges: not judged`);
+    if (!problem && file && first !== -1 && file.index !== first) ctx.notJudged(word(file.index), `${what}: ${otherFile(file.value)}`);
   }
 }
 
@@ -63,10 +65,7 @@ export function judgeValuesTempoFlags(ctx: CheckContext, v: ChartValues, flags: 
   const { problem, values } = readTempoFlags([...chart, ...extra.map((x) => x.word)], flags);
   const file = values.get(CONFIG_FLAG);
   if (!problem && file && file.index >= chart.length)
-    ctx.notJudged(
-      { data: v.source, path: ['tempo', 'extraArgs', extra[file.index - chart.length]!.key] },
-      `Tempo reads its configuration from ${file.value}, not the chart's tempo.yaml the gate judges: not judged`,
-    );
+    ctx.notJudged({ data: v.source, path: ['tempo', 'extraArgs', extra[file.index - chart.length]!.key] }, otherFile(file.value));
   if (!problem) return;
   const at =
     problem.index < chart.length
